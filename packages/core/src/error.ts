@@ -1,0 +1,59 @@
+import type { Deny } from './decision.js';
+
+/** One problem found while validating input, with a code and a concrete fix. */
+export interface Problem {
+  readonly code: string;
+  readonly message: string;
+  /** How to fix it, ideally with a valid example. */
+  readonly hint?: string;
+  /** Where the problem is: an index, a key path or a field name. */
+  readonly path?: string;
+  readonly severity?: 'error' | 'warning';
+}
+
+export interface TrustErrorOptions {
+  readonly cause?: unknown;
+  readonly hint?: string;
+  readonly decision?: Deny;
+  readonly problems?: readonly Problem[];
+}
+
+/**
+ * The base of every error trust throws. Callers and tests match on `code`, never on the message.
+ *
+ * @example
+ * try { parseCapabilities(['env']); } catch (e) { if (e instanceof TrustError) console.log(e.code, e.hint); }
+ */
+export class TrustError extends Error {
+  readonly code: string;
+  readonly hint: string | undefined;
+  readonly decision: Deny | undefined;
+  readonly problems: readonly Problem[];
+
+  constructor(code: string, message: string, options: TrustErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'TrustError';
+    this.code = code;
+    this.hint = options.hint;
+    this.decision = options.decision;
+    this.problems = Object.freeze([...(options.problems ?? [])]);
+  }
+}
+
+/** Turns a deny decision into the error an enforcement point throws. */
+export function deniedError(decision: Deny): TrustError {
+  const message = decision.hint ? `${decision.reason}; ${decision.hint}` : decision.reason;
+  return new TrustError(decision.code, message, { decision, hint: decision.hint });
+}
+
+/** True when `value` is a TrustError, optionally with the given code. */
+export function isTrustError(value: unknown, code?: string): value is TrustError {
+  return value instanceof TrustError && (code === undefined || value.code === code);
+}
+
+/** Thrown by features that are declared but not built yet. */
+export function notImplemented(what: string): TrustError {
+  return new TrustError('NOT_IMPLEMENTED', `${what} is not implemented yet`, {
+    hint: 'this feature is planned; see the package README for what works today',
+  });
+}
