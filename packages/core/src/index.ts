@@ -7,3 +7,7 @@ export type { Principal, PrincipalKind } from './principal.js';
 export type { CapabilityName } from './capability-name.js';
 export type { EgressContext, EgressHttpRequest, EgressPeer, EgressPolicy } from './egress-policy.js';
 export type { AuditEvent, AuditInput, AuditSink } from './audit-event.js';
+export { formatIp, ipEquals, isIpv4Mapped, parseIp, parseIpWithZone, unmapIpv4 } from './address.js';
+export type { IpAddress, ZonedIpAddress } from './address.js';
+export { cidrContains, formatCidr, parseCidr } from './cidr.js';
+export type { Cidr } from './cidr.js';
