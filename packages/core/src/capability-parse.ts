@@ -1,0 +1,156 @@
+import type { CapabilityName } from './capability-name.js';
+import { formatCapability, type Capability, type CapabilitySet } from './capability.js';
+import { createCapabilitySet } from './capability-set.js';
+import { TrustError, type Problem } from './error.js';
+import { normalizeAbsolutePath } from './path.js';
+import { suggest } from './suggest.js';
+
+const PLAIN: readonly CapabilityName[] = [
+  'args', 'stdin', 'stdout', 'stderr', 'http', 'tcp', 'udp', 'network', 'sockets', 'clocks', 'random',
+];
+const PLAIN_SET: ReadonlySet<string> = new Set(PLAIN);
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const FORMS = 'args, stdin, stdout, stderr, http, tcp, udp, network, sockets, clocks, random, env:NAME, fs:ro:<dir>, fs:rw:<dir>';
+
+type Result = { ok: true; cap: Capability } | { ok: false; problem: Omit<Problem, 'path'> };
+
+const fail = (code: string, message: string, hint: string): Result => ({ ok: false, problem: { code, message, hint } });
+
+function unknown(entry: string): Result {
+  const trimmed = entry.trim();
+  const colon = trimmed.indexOf(':');
+  let guess: string | undefined;
+  if (colon > 0) {
+    const head = trimmed.slice(0, colon);
+    const prefix = head.toLowerCase() === 'filesystem' ? 'fs' : suggest(head, ['env', 'fs']);
+    if (prefix) guess = `${prefix}${trimmed.slice(colon)}`;
+    else if (PLAIN_SET.has(head)) {
+      return fail('CAPABILITY_UNKNOWN', `unknown capability ${JSON.stringify(entry)}: "${head}" takes no argument`,
+        `write "${head}"${head === 'http' || head === 'tcp' || head === 'udp' ? ' and allow destinations in the egress policy' : ''}`);
+    }
+  } else {
+    guess = suggest(trimmed, PLAIN);
+  }
+  const hint = guess ? `did you mean "${guess}"? valid forms: ${FORMS}` : `valid forms: ${FORMS}`;
+  return fail('CAPABILITY_UNKNOWN', `unknown capability ${JSON.stringify(entry)}`, hint);
+}
+
+function parseFs(entry: string): Result {
+  const rest = entry.slice(3);
+  const colon = rest.indexOf(':');
+  const mode = colon < 0 ? '' : rest.slice(0, colon);
+  if (mode !== 'ro' && mode !== 'rw') {
+    const lower = mode.toLowerCase();
+    const example = lower === 'ro' || lower === 'rw' ? `fs:${lower}:${rest.slice(colon + 1)}`
+      : rest.startsWith('/') ? `fs:ro:${rest}` : 'fs:ro:/etc/myapp';
+    return fail('CAPABILITY_FS_MODE', `capability ${JSON.stringify(entry)} has no valid mode: use ro or rw`, `write "${example}" (read-only) or "fs:rw:..." (read-write)`);
+  }
+  const raw = rest.slice(colon + 1);
+  if (raw === '') return fail('CAPABILITY_EMPTY', `capability ${JSON.stringify(entry)} requires a path`, `name one directory, e.g. "fs:${mode}:/var/lib/myapp"`);
+  const path = normalizeAbsolutePath(raw);
+  if (path === undefined) {
+    return fail('CAPABILITY_FS_RELATIVE', `capability ${JSON.stringify(entry)} has a relative path`,
+      `write an absolute path, e.g. "fs:${mode}:/${raw.replace(/^\.?\/*/, '')}"; relative paths would depend on the host's working directory`);
+  }
+  if (path === '/') {
+    return fail('CAPABILITY_BARE_FS', `capability ${JSON.stringify(entry)} grants the whole filesystem`, `grant one directory instead, e.g. "fs:${mode}:/var/lib/myapp"`);
+  }
+  return { ok: true, cap: { kind: 'fs', mode, path } };
+}
+
+function parseEntry(entry: unknown): Result {
+  if (typeof entry !== 'string') return fail('CAPABILITY_UNKNOWN', `capability ${String(entry)} is not a string`, `write a string such as "http" or "env:LOG_LEVEL"`);
+  if (entry.includes('\0')) return fail('CAPABILITY_NUL', `capability ${JSON.stringify(entry)} contains a NUL byte`, 'remove the NUL byte');
+  if (entry === '') return fail('CAPABILITY_EMPTY', 'empty capability name', `remove the entry or write one of: ${FORMS}`);
+  if (entry === 'env') {
+    return fail('CAPABILITY_BARE_ENV', 'bare "env" would grant every host environment variable (every secret) and is not allowed',
+      'grant specific variables by name, e.g. "env:LOG_LEVEL"');
+  }
+  if (entry === 'fs' || entry === 'filesystem') {
+    return fail('CAPABILITY_BARE_FS', `bare "${entry}" would grant the whole filesystem and is not allowed`,
+      'grant one directory: "fs:ro:/etc/myapp" (read-only) or "fs:rw:/var/lib/myapp" (read-write)');
+  }
+  if (entry.startsWith('env:')) {
+    const name = entry.slice(4);
+    if (name === '') return fail('CAPABILITY_EMPTY', 'capability "env:" requires a variable name', 'write e.g. "env:LOG_LEVEL"');
+    if (!ENV_NAME.test(name)) {
+      return fail('CAPABILITY_ENV_NAME', `capability ${JSON.stringify(entry)} does not name a valid environment variable`,
+        'use letters, digits and underscores, not starting with a digit, e.g. "env:LOG_LEVEL"');
+    }
+    return { ok: true, cap: { kind: 'env', name } };
+  }
+  if (entry.startsWith('fs:')) return parseFs(entry);
+  if (PLAIN_SET.has(entry)) return { ok: true, cap: { kind: entry as Exclude<CapabilityName, 'env' | 'fs'> } };
+  return unknown(entry);
+}
+
+/**
+ * Parses a capability list into a frozen `CapabilitySet`. `undefined` and `[]` both mean
+ * deny-all: an empty set. Matching is exact and case-sensitive.
+ *
+ * Throws a `TrustError` with code `CAPABILITY_INVALID` whose `problems` list every problem at
+ * once, each with its own code and a hint: `CAPABILITY_UNKNOWN` (with "did you mean"),
+ * `CAPABILITY_BARE_ENV`, `CAPABILITY_BARE_FS` (also `fs:ro:/`), `CAPABILITY_EMPTY`,
+ * `CAPABILITY_NUL`, `CAPABILITY_FS_MODE`, `CAPABILITY_FS_RELATIVE` (fs paths must be absolute:
+ * a relative path would silently depend on the host's working directory),
+ * `CAPABILITY_ENV_NAME` (`[A-Za-z_][A-Za-z0-9_]*`) and `CAPABILITY_TIER_CONFLICT`
+ * (`tcp`/`udp` with `network`/`sockets`). Duplicates (after normalisation) are kept once and
+ * reported in `set.warnings` as `CAPABILITY_DUPLICATE`.
+ *
+ * @example
+ * const set = parseCapabilities(['env:LOG_LEVEL', 'fs:ro:/etc/certs', 'http']);
+ * set.fsGrant('/etc/certs/ca.pem'); // { access: 'ro', root: '/etc/certs' }
+ * set.egressTier();                 // 'brokered'
+ */
+export function parseCapabilities(list: readonly string[] | undefined): CapabilitySet {
+  const result = tryParseCapabilities(list);
+  if (!result.ok) throw result.error;
+  return result.set;
+}
+
+/**
+ * Like `parseCapabilities`, but returns the error instead of throwing.
+ *
+ * @example
+ * const r = tryParseCapabilities(['env']);
+ * if (!r.ok) console.log(r.error.problems[0]?.code); // 'CAPABILITY_BARE_ENV'
+ */
+export function tryParseCapabilities(
+  list: readonly string[] | undefined,
+): { ok: true; set: CapabilitySet } | { ok: false; error: TrustError } {
+  const problems: Problem[] = [];
+  const warnings: Problem[] = [];
+  const entries: Capability[] = [];
+  const seen = new Map<string, number>();
+  (list ?? []).forEach((entry, index) => {
+    const r = parseEntry(entry);
+    if (!r.ok) {
+      problems.push({ ...r.problem, path: `[${index}]`, severity: 'error' });
+      return;
+    }
+    const canonical = formatCapability(r.cap);
+    const first = seen.get(canonical);
+    if (first !== undefined) {
+      warnings.push({ code: 'CAPABILITY_DUPLICATE', message: `capability "${canonical}" is listed more than once (first at [${first}])`,
+        hint: 'remove the duplicate', path: `[${index}]`, severity: 'warning' });
+      return;
+    }
+    seen.set(canonical, index);
+    entries.push(r.cap);
+  });
+  const fine = entries.filter((e) => e.kind === 'tcp' || e.kind === 'udp').map((e) => e.kind);
+  const coarse = entries.filter((e) => e.kind === 'network' || e.kind === 'sockets').map((e) => e.kind);
+  if (fine.length > 0 && coarse.length > 0) {
+    problems.push({ code: 'CAPABILITY_TIER_CONFLICT', severity: 'error', path: `[${seen.get(coarse[0] as string)}]`,
+      message: `${fine.join('/')} and ${coarse.join('/')} are mutually exclusive network tiers`,
+      hint: `pick one tier: keep "${fine.join('", "')}" for policy-gated peers (recommended), or "${coarse[0]}" for raw sockets` });
+  }
+  if (problems.length > 0) {
+    const lines = problems.map((p) => `${p.path} ${p.message}${p.hint ? ` (${p.hint})` : ''}`);
+    const error = new TrustError('CAPABILITY_INVALID',
+      `invalid capabilities (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${lines.join('; ')}`,
+      { problems, hint: problems[0]?.hint });
+    return { ok: false, error };
+  }
+  return { ok: true, set: createCapabilitySet(entries, warnings) };
+}
