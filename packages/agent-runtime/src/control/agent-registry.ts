@@ -1,0 +1,161 @@
+import type { AuditEvent, Principal } from '@trust/core';
+
+/** A value or a promise of it: registries may be synchronous (SQLite) or not. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** One agent as the list shows it. */
+export interface AgentSummary {
+  readonly id: string;
+  readonly name: string;
+  /** e.g. `stopped`, `idle`, `running`, `waiting-approval`, `error`. */
+  readonly state: string;
+  readonly description?: string;
+  readonly pendingApprovals?: number;
+}
+
+/** One turn of the agent loop. `content` is untrusted text (LLM output, tool results). */
+export interface LoopTurn {
+  readonly seq: number;
+  readonly role: 'user' | 'assistant' | 'tool' | 'system';
+  readonly content: string;
+  readonly time: string;
+  readonly tool?: { readonly name: string; readonly args?: unknown; readonly status?: string };
+}
+
+/** A human-in-the-loop approval task for a restricted tool call. */
+export interface ApprovalTask {
+  readonly id: string;
+  readonly agent: string;
+  readonly tool: string;
+  /** The exact arguments the model asked for (untrusted; shown as text). */
+  readonly args: unknown;
+  readonly reason: string;
+  readonly status: 'pending' | 'approved' | 'denied';
+  readonly createdAt: string;
+  readonly feedback?: string;
+}
+
+/** One row of the tool access matrix. `lockedWhy` says why the agent cannot change it. */
+export interface ToolRow {
+  readonly name: string;
+  readonly enabled: boolean;
+  readonly visible: boolean;
+  readonly restricted: boolean;
+  readonly locked: boolean;
+  readonly lockedWhy?: string;
+}
+
+/** The config as the owner sees it: secrets redacted, with the fields the agent may not touch. */
+export interface AgentConfigView {
+  readonly config: unknown;
+  readonly lockedFields: readonly { readonly path: string; readonly why: string }[];
+  readonly guardPaths: readonly { readonly path: string; readonly why: string }[];
+}
+
+/** A file in the agent's document store. */
+export interface AgentFileInfo {
+  readonly path: string;
+  readonly size: number;
+  readonly authorized: boolean;
+  readonly protection?: string;
+}
+
+/** An inbound or outbound message, with the trust stamps the runtime set after verification. */
+export interface MessageView {
+  readonly id: string;
+  readonly from: string;
+  readonly to: string;
+  readonly time: string;
+  readonly content: string;
+  readonly subject?: string;
+  readonly status?: string;
+  readonly stamps?: Readonly<Record<string, unknown>>;
+}
+
+/** Result of verifying an agent's audit hash chain. */
+export interface ChainStatus {
+  readonly ok: boolean;
+  readonly count: number;
+  /** Index of the first event that does not verify, when `ok` is false. */
+  readonly brokenAt?: number;
+  readonly reason?: string;
+}
+
+/** What the live stream carries. `data` is JSON-serialisable. */
+export interface ControlEvent {
+  readonly kind: 'approval' | 'task' | 'turn' | 'audit' | 'state' | 'message';
+  readonly agent: string;
+  readonly data: unknown;
+}
+
+/** A trigger from outside the owner's console. `source: 'user'` is refused by the server. */
+export interface TriggerInput {
+  readonly source: string;
+  readonly payload?: unknown;
+}
+
+/**
+ * One open agent, as the control server drives it. Every method but `summary` is optional: a
+ * route whose method is missing answers `501 NOT_IMPLEMENTED`, so a registry can grow feature by
+ * feature without the server pretending. `by` is always the owner principal of the control API.
+ */
+export interface ControlAgent {
+  readonly id: string;
+  summary(): Awaitable<AgentSummary>;
+  start?(by: Principal): Awaitable<void>;
+  stop?(by: Principal): Awaitable<void>;
+  /** Sends an owner chat message and runs the loop until it waits or ends; returns the new turns. */
+  send?(text: string, by: Principal): Awaitable<readonly LoopTurn[]>;
+  history?(): Awaitable<readonly LoopTurn[]>;
+  tasks?(): Awaitable<readonly ApprovalTask[]>;
+  approve?(taskId: string, change: { args?: unknown }, by: Principal): Awaitable<ApprovalTask>;
+  deny?(taskId: string, change: { feedback?: string }, by: Principal): Awaitable<ApprovalTask>;
+  config?(): Awaitable<AgentConfigView>;
+  /** Owner update: bypasses the agent's locks, and must be audited by the implementation. */
+  updateConfig?(change: { path: string; value: unknown }, by: Principal): Awaitable<AgentConfigView>;
+  tools?(): Awaitable<readonly ToolRow[]>;
+  updateTool?(name: string, change: Partial<Omit<ToolRow, 'name' | 'lockedWhy'>>, by: Principal): Awaitable<readonly ToolRow[]>;
+  files?(): Awaitable<readonly AgentFileInfo[]>;
+  readFile?(path: string): Awaitable<{ path: string; content: string; authorized: boolean }>;
+  setAuthorized?(path: string, authorized: boolean, by: Principal): Awaitable<AgentFileInfo>;
+  inbox?(): Awaitable<readonly MessageView[]>;
+  outbox?(): Awaitable<readonly MessageView[]>;
+  audit?(): Awaitable<readonly AuditEvent[]>;
+  verifyAudit?(): Awaitable<ChainStatus>;
+  trigger?(input: TriggerInput): Awaitable<unknown>;
+}
+
+/**
+ * The agents of one workspace, as the control server sees them.
+ *
+ * @example
+ * const agents: ControlAgents = { list: async () => [], open: async (id) => { throw controlError('CONTROL_AGENT_NOT_FOUND', id); } };
+ */
+export interface ControlAgents {
+  list(): Awaitable<readonly AgentSummary[]>;
+  /** Opens (or returns the open) agent; throws `CONTROL_AGENT_NOT_FOUND` for an unknown id. */
+  open(id: string): Awaitable<ControlAgent>;
+  create?(input: { name: string; description?: string }, by: Principal): Awaitable<AgentSummary>;
+  /** Live events of every agent; returns the unsubscribe function. */
+  subscribe?(listener: (event: ControlEvent) => void): () => void;
+}
+
+/** What the plugin inspector shows for one package. Provided by the host (e.g. the CLI). */
+export interface PluginReport {
+  readonly name: string;
+  readonly version?: string;
+  readonly capabilities: readonly { readonly name: string; readonly risk: 'low' | 'medium' | 'high'; readonly note?: string }[];
+  readonly signature?: { readonly status: 'valid' | 'invalid' | 'unsigned'; readonly signer?: string };
+  readonly imports?: readonly { readonly name: string; readonly granted: boolean }[];
+}
+
+/** One sandboxed process run, as the sandbox records it. Provided by the host. */
+export interface SandboxRunView {
+  readonly id: string;
+  readonly command: string;
+  readonly policy: unknown;
+  readonly exitCode?: number | null;
+  readonly violations?: readonly string[];
+  readonly egress?: readonly { readonly target: string; readonly decision: 'allow' | 'deny'; readonly rule?: string }[];
+  readonly startedAt?: string;
+}

@@ -1,0 +1,128 @@
+import { createPrincipal, type Principal } from '@trust/core';
+import type { ControlAgent, ControlAgents, PluginReport, SandboxRunView, ApprovalTask } from './agent-registry.js';
+import { controlError } from './control-error.js';
+import { evaluateRelativePath } from './safe-path.js';
+import { ApproveBody, AuthorizedBody, ChatBody, ConfigBody, CreateAgentBody, DenyBody, ToolBody, TriggerBody, parseBody } from './route-schemas.js';
+
+/** Sources that speak with the owner's voice; the trigger endpoint never accepts them. */
+const RESERVED_SOURCES = ['user', 'owner', 'system'];
+
+/** What a handler gets: path params, the parsed JSON body (for writes) and the acting owner. */
+export interface RouteContext {
+  readonly params: Readonly<Record<string, string>>;
+  readonly body: unknown;
+  readonly by: Principal;
+}
+
+/** One API route: method, a pattern over the path after `/api/v1`, and a handler returning JSON. */
+export interface Route {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH';
+  readonly pattern: RegExp;
+  readonly handler: (ctx: RouteContext) => Promise<unknown>;
+}
+
+/** Host-provided data sources for the plugin inspector and the sandbox-run views. */
+export interface ControlHostData {
+  readonly plugins?: () => PluginReport[] | Promise<PluginReport[]>;
+  readonly sandboxRuns?: () => SandboxRunView[] | Promise<SandboxRunView[]>;
+  readonly cspReports: () => readonly unknown[];
+}
+
+const ID = '(?<id>[A-Za-z0-9][A-Za-z0-9._-]{0,63})';
+const TASK = '(?<task>[A-Za-z0-9._:-]{1,128})';
+
+/** The control API's route table. Pure data plus closures over the registry; no I/O of its own. */
+export function createRoutes(agents: ControlAgents, host: ControlHostData): readonly Route[] {
+  const open = async (id: string): Promise<ControlAgent> => agents.open(id);
+  const need = <K extends keyof ControlAgent>(agent: ControlAgent, key: K): NonNullable<ControlAgent[K]> => {
+    const fn = agent[key];
+    if (typeof fn !== 'function') {
+      throw controlError('NOT_IMPLEMENTED', `this agent runtime does not support "${String(key)}" yet`, 'see "not implemented yet" in the agent-runtime README');
+    }
+    return (fn as (...a: unknown[]) => unknown).bind(agent) as NonNullable<ControlAgent[K]>;
+  };
+  const r = (method: Route['method'], path: string, handler: Route['handler']): Route => ({ method, pattern: new RegExp(`^${path}$`), handler });
+  const p = (ctx: RouteContext, k: string) => ctx.params[k]!;
+
+  return [
+    r('GET', '/agents', async () => ({ agents: await agents.list() })),
+    r('POST', '/agents', async (ctx) => {
+      if (agents.create === undefined) throw controlError('NOT_IMPLEMENTED', 'creating agents is not supported by this registry');
+      return { agent: await agents.create(parseBody(CreateAgentBody, ctx.body), ctx.by) };
+    }),
+    r('GET', `/agents/${ID}`, async (ctx) => ({ agent: await (await open(p(ctx, 'id'))).summary() })),
+    r('POST', `/agents/${ID}/start`, async (ctx) => {
+      const a = await open(p(ctx, 'id'));
+      await need(a, 'start')(ctx.by);
+      return { agent: await a.summary() };
+    }),
+    r('POST', `/agents/${ID}/stop`, async (ctx) => {
+      const a = await open(p(ctx, 'id'));
+      await need(a, 'stop')(ctx.by);
+      return { agent: await a.summary() };
+    }),
+    r('GET', `/agents/${ID}/chat`, async (ctx) => ({ turns: await need(await open(p(ctx, 'id')), 'history')() })),
+    r('POST', `/agents/${ID}/chat`, async (ctx) => {
+      const { text } = parseBody(ChatBody, ctx.body);
+      return { turns: await need(await open(p(ctx, 'id')), 'send')(text, ctx.by) };
+    }),
+    r('GET', '/tasks', async () => {
+      const all: ApprovalTask[] = [];
+      for (const s of await agents.list()) {
+        const a = await open(s.id);
+        if (typeof a.tasks === 'function') all.push(...(await a.tasks()));
+      }
+      return { tasks: all };
+    }),
+    r('GET', `/agents/${ID}/tasks`, async (ctx) => ({ tasks: await need(await open(p(ctx, 'id')), 'tasks')() })),
+    r('POST', `/agents/${ID}/tasks/${TASK}/approve`, async (ctx) => {
+      const body = parseBody(ApproveBody, ctx.body);
+      return { task: await need(await open(p(ctx, 'id')), 'approve')(p(ctx, 'task'), body.args === undefined ? {} : { args: body.args }, ctx.by) };
+    }),
+    r('POST', `/agents/${ID}/tasks/${TASK}/deny`, async (ctx) => {
+      const body = parseBody(DenyBody, ctx.body);
+      return { task: await need(await open(p(ctx, 'id')), 'deny')(p(ctx, 'task'), body.feedback === undefined ? {} : { feedback: body.feedback }, ctx.by) };
+    }),
+    r('GET', `/agents/${ID}/config`, async (ctx) => need(await open(p(ctx, 'id')), 'config')()),
+    r('PATCH', `/agents/${ID}/config`, async (ctx) => need(await open(p(ctx, 'id')), 'updateConfig')(parseBody(ConfigBody, ctx.body), ctx.by)),
+    r('GET', `/agents/${ID}/tools`, async (ctx) => ({ tools: await need(await open(p(ctx, 'id')), 'tools')() })),
+    r('PATCH', `/agents/${ID}/tools/(?<tool>[A-Za-z0-9_.:-]{1,128})`, async (ctx) => ({
+      tools: await need(await open(p(ctx, 'id')), 'updateTool')(p(ctx, 'tool'), parseBody(ToolBody, ctx.body), ctx.by),
+    })),
+    r('GET', `/agents/${ID}/files`, async (ctx) => ({ files: await need(await open(p(ctx, 'id')), 'files')() })),
+    r('GET', `/agents/${ID}/files/(?<path>.+)`, async (ctx) => ({ file: await need(await open(p(ctx, 'id')), 'readFile')(safePath(p(ctx, 'path'))) })),
+    r('PUT', `/agents/${ID}/authorized/(?<path>.+)`, async (ctx) => {
+      const { authorized } = parseBody(AuthorizedBody, ctx.body);
+      return { file: await need(await open(p(ctx, 'id')), 'setAuthorized')(safePath(p(ctx, 'path')), authorized, ctx.by) };
+    }),
+    r('GET', `/agents/${ID}/inbox`, async (ctx) => ({ messages: await need(await open(p(ctx, 'id')), 'inbox')() })),
+    r('GET', `/agents/${ID}/outbox`, async (ctx) => ({ messages: await need(await open(p(ctx, 'id')), 'outbox')() })),
+    r('GET', `/agents/${ID}/audit`, async (ctx) => {
+      const a = await open(p(ctx, 'id'));
+      const events = await need(a, 'audit')();
+      const chain = typeof a.verifyAudit === 'function' ? await a.verifyAudit() : { ok: false, count: events.length, reason: 'this runtime cannot verify its chain yet' };
+      return { events, chain };
+    }),
+    r('POST', `/agents/${ID}/trigger`, async (ctx) => {
+      const body = parseBody(TriggerBody, ctx.body);
+      if (RESERVED_SOURCES.includes(body.source.trim().toLowerCase())) {
+        throw controlError('CONTROL_TRIGGER_SOURCE_FORBIDDEN', `trigger source "${body.source}" is refused: it would speak with the owner's voice`, 'use a source such as "timer" or "webhook"; owner messages go through POST …/chat');
+      }
+      return { result: (await need(await open(p(ctx, 'id')), 'trigger')(body.payload === undefined ? { source: body.source } : { source: body.source, payload: body.payload })) ?? null };
+    }),
+    r('GET', '/plugins', async () => ({ provided: host.plugins !== undefined, plugins: host.plugins ? await host.plugins() : [] })),
+    r('GET', '/sandbox-runs', async () => ({ provided: host.sandboxRuns !== undefined, runs: host.sandboxRuns ? await host.sandboxRuns() : [] })),
+    r('GET', '/csp-reports', async () => ({ reports: host.cspReports() })),
+  ];
+}
+
+function safePath(encoded: string): string {
+  const d = evaluateRelativePath(encoded);
+  if (!d.allow) throw controlError('CONTROL_PATH_INVALID', d.reason, d.hint);
+  return d.path!;
+}
+
+/** The owner principal every control API request acts as (only the token holder gets here). */
+export function controlOwner(): Principal {
+  return createPrincipal('owner', 'control-api');
+}

@@ -1,0 +1,190 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ControlAgents, PluginReport, SandboxRunView } from './agent-registry.js';
+import { controlError, toErrorResponse } from './control-error.js';
+import { controlOwner, createRoutes, type Route } from './control-routes.js';
+import { evaluateBearer, loadOrCreateToken } from './control-token.js';
+import { createEventHub } from './event-hub.js';
+import { createGuardSettings, evaluateControlRequest } from './request-guard.js';
+import { readJsonBody, readLimited } from './request-body.js';
+import { CSP_REPORT_PATH, buildCsp, setCommonHeaders } from './security-headers.js';
+import { serveStatic } from './static-files.js';
+
+const API_PREFIX = '/api/v1';
+
+/** Options of {@link createControlServer}. */
+export interface ControlServerOptions {
+  /** The workspace's agents. */
+  readonly agents: ControlAgents;
+  /** The bearer token to require. Omitted: read from / created in `tokenFile`, else generated. */
+  readonly token?: string;
+  /** Where the token lives (created with mode 0600 on first start). */
+  readonly tokenFile?: string;
+  /** 0 or omitted: an ephemeral port. */
+  readonly port?: number;
+  /** Loopback address to bind: `127.0.0.1` (default) or `::1`. Anything else needs `allowLan`. */
+  readonly host?: string;
+  /** Explicit opt-in to bind a non-loopback address; `allowedHosts` then names the LAN Host values. */
+  readonly allowLan?: boolean;
+  /** Extra `host:port` values accepted in the Host header (LAN names). `[]`/omitted: loopback names only. */
+  readonly allowedHosts?: readonly string[];
+  /** Folder of the built studio. Omitted: no pages are served, only the API. */
+  readonly studioDir?: string;
+  /** Overrides the Content-Security-Policy (tests only; the default is the studio policy). */
+  readonly csp?: string;
+  /** Largest JSON body accepted, in bytes. Default 64 KiB. */
+  readonly maxBodyBytes?: number;
+  /** Host data for the plugin inspector. Omitted: the view says none is provided. */
+  readonly plugins?: () => PluginReport[] | Promise<PluginReport[]>;
+  /** Host data for the sandbox-runs view. Omitted: the view says none is provided. */
+  readonly sandboxRuns?: () => SandboxRunView[] | Promise<SandboxRunView[]>;
+  /** Called on unexpected handler errors (the client only sees CONTROL_INTERNAL). */
+  readonly onError?: (err: unknown) => void;
+}
+
+/** A running control server. */
+export interface ControlServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+  /** CSP violation reports received so far (most recent last, at most 200). */
+  cspReports(): readonly unknown[];
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1']);
+
+/**
+ * Starts the owner's control API (and, with `studioDir`, the studio pages) on loopback.
+ *
+ * Every request passes, in order: the Host allow-list, the no-token-in-query rule, the
+ * Origin / Sec-Fetch-Site same-origin rule; every `/api/` request then needs the bearer token.
+ * Static studio files carry no data and need no token.
+ *
+ * @example
+ * const server = await createControlServer({ agents, tokenFile: join(dir, '.trust/control-token'), studioDir });
+ * console.log(`${server.url}/#token=${server.token}`);
+ * await server.close();
+ */
+export async function createControlServer(options: ControlServerOptions): Promise<ControlServer> {
+  const bindHost = options.host ?? '127.0.0.1';
+  if (!LOOPBACK.has(bindHost) && options.allowLan !== true) {
+    throw controlError('CONTROL_BAD_REQUEST', `refusing to bind ${bindHost}: the control API is loopback-only`, 'pass allowLan: true to expose it on the network deliberately');
+  }
+  const token = loadOrCreateToken({ ...(options.token === undefined ? {} : { token: options.token }), ...(options.tokenFile === undefined ? {} : { tokenFile: options.tokenFile }) });
+  const limit = options.maxBodyBytes ?? 64 * 1024;
+  const csp = options.csp ?? buildCsp();
+  const reports: unknown[] = [];
+  const hub = createEventHub();
+  const unsubscribe = options.agents.subscribe?.((e) => hub.publish(e));
+  const routes = createRoutes(options.agents, {
+    ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
+    ...(options.sandboxRuns === undefined ? {} : { sandboxRuns: options.sandboxRuns }),
+    cspReports: () => reports.slice(),
+  });
+  let guard = createGuardSettings(0);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    setCommonHeaders(res);
+    res.setHeader('Content-Security-Policy', csp);
+    const method = req.method ?? 'GET';
+    const rawUrl = req.url ?? '/';
+    const gate = evaluateControlRequest({ method, url: rawUrl, headers: req.headers }, guard);
+    if (!gate.allow) throw controlError(gate.code as 'CONTROL_CROSS_ORIGIN', gate.reason, gate.hint);
+    const path = rawUrl.split('?')[0]!;
+
+    if (path === CSP_REPORT_PATH) {
+      if (method !== 'POST') throw controlError('CONTROL_METHOD_NOT_ALLOWED', 'CSP reports are POSTed');
+      const text = await readLimited(req, 16 * 1024);
+      try {
+        reports.push(JSON.parse(text) as unknown);
+      } catch {
+        reports.push({ unparsed: text.slice(0, 1000) });
+      }
+      if (reports.length > 200) reports.shift();
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
+
+    if (path === API_PREFIX || path.startsWith(API_PREFIX + '/')) {
+      const auth = evaluateBearer(req.headers.authorization, token);
+      if (!auth.allow) throw controlError(auth.code as 'CONTROL_TOKEN_MISSING', auth.reason, auth.hint);
+      const sub = path.slice(API_PREFIX.length);
+      if (sub === '/events' && method === 'GET') {
+        const agent = new URLSearchParams(rawUrl.split('?')[1] ?? '').get('agent') ?? undefined;
+        hub.attach(res, agent);
+        return;
+      }
+      const { route, params, pathMatched } = match(routes, method, sub);
+      if (route === undefined) {
+        throw pathMatched
+          ? controlError('CONTROL_METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}`)
+          : controlError('CONTROL_NOT_FOUND', `no route ${method} ${path}`, 'see the route list in the agent-runtime README');
+      }
+      const body = method === 'GET' ? undefined : await readJsonBody(req, limit);
+      const result = await route.handler({ params, body, by: controlOwner() });
+      sendJson(res, 200, result);
+      return;
+    }
+
+    if (method !== 'GET' && method !== 'HEAD') throw controlError('CONTROL_METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}`);
+    if (options.studioDir === undefined) throw controlError('CONTROL_NOT_FOUND', 'this server does not serve the studio');
+    await serveStatic(options.studioDir, path, res, method === 'HEAD');
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const { status, body } = toErrorResponse(err);
+      if (status === 500) options.onError?.(err);
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      // A refused oversized body: answer, then drop the connection instead of draining it.
+      if (status === 413) res.setHeader('Connection', 'close');
+      sendJson(res, status, body);
+    });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, bindHost, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  guard = createGuardSettings(port, options.allowedHosts ?? []);
+  const hostPart = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+  return {
+    url: `http://${hostPart}:${port}`,
+    port,
+    token,
+    cspReports: () => reports.slice(),
+    close: async () => {
+      unsubscribe?.();
+      hub.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function match(routes: readonly Route[], method: string, path: string): { route?: Route; params: Record<string, string>; pathMatched: boolean } {
+  let pathMatched = false;
+  for (const route of routes) {
+    const m = route.pattern.exec(path);
+    if (m === null) continue;
+    pathMatched = true;
+    if (route.method === method) return { route, params: { ...(m.groups ?? {}) }, pathMatched };
+  }
+  return { params: {}, pathMatched };
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const text = JSON.stringify(value);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
