@@ -34,6 +34,9 @@ export interface EgressContext {
   readonly capability: CapabilityName;
 }
 
+/** Whether a policy's allow grants (`gate`) or only means "no objection" (`filter`). */
+export type EgressPolicyRole = 'gate' | 'filter';
+
 /**
  * The one interface every outbound byte is judged by. A policy decides destinations; the egress
  * engine always applies the address guard as well, on the address it actually dials.
@@ -43,6 +46,13 @@ export interface EgressContext {
 export interface EgressPolicy {
   /** A name for audit events and errors. */
   readonly name?: string;
+  /**
+   * `gate` (the default when absent) grants: its allow lets the request through. A `filter` may
+   * deny or mutate `request.headers`, but its allow only means "no objection" and never grants
+   * access. `chain(...)` applies these roles; an enforcement point handed a bare filter must treat
+   * it as granting nothing (evaluating `chain(policy)` does exactly that).
+   */
+  readonly role?: EgressPolicyRole;
   authorizeHttp(request: EgressHttpRequest, context: EgressContext): Decision | Promise<Decision>;
   authorizeTcp?(peer: EgressPeer, context: EgressContext): Decision | Promise<Decision>;
   authorizeUdp?(peer: EgressPeer, context: EgressContext): Decision | Promise<Decision>;

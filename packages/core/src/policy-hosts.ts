@@ -1,0 +1,128 @@
+import { allow, deny, type Decision } from './decision.js';
+import type { EgressHttpRequest, EgressPeer, EgressPolicy } from './egress-policy.js';
+import { TrustError, type Problem } from './error.js';
+import { matchHostRule, parseHostRules, type HostRule } from './host-rule.js';
+
+const METHOD = /^[A-Z][A-Z-]*$/;
+
+/** Parses rules once; throws `POLICY_INVALID` listing every bad rule. */
+export function compileHostRules(rules: readonly string[], path: string, extra: Problem[] = []): HostRule[] {
+  const { rules: parsed, problems } = parseHostRules(rules, path);
+  const all = [...problems, ...extra];
+  if (all.length > 0) {
+    throw new TrustError('POLICY_INVALID', `invalid policy: ${all.map((p) => `${p.path ?? ''} ${p.message}`).join('; ')}`, {
+      problems: all,
+      hint: all[0]?.hint,
+    });
+  }
+  return parsed;
+}
+
+/** The first rule matching the peer by name, or by its vetted IP for IP and CIDR rules. */
+export function matchPeer(rules: readonly HostRule[], peer: EgressPeer): HostRule | undefined {
+  return rules.find(
+    (r) => matchHostRule(r, peer.host, peer.port) || (peer.ip !== undefined && (r.kind === 'ip' || r.kind === 'cidr') && matchHostRule(r, peer.ip, peer.port)),
+  );
+}
+
+export interface AllowHostsOptions {
+  /** Name used in decisions and audit events; default `allow-hosts`. */
+  readonly name?: string;
+  /** HTTP methods allowed (case-insensitive). `undefined` = any method; `[]` = none. */
+  readonly methods?: readonly string[];
+  /** Also allow TCP peers matching the rules. Default false (no `authorizeTcp`: deny). */
+  readonly tcp?: boolean;
+  /** Also allow UDP peers matching the rules. Default false (no `authorizeUdp`: deny). */
+  readonly udp?: boolean;
+}
+
+/**
+ * A gate that allows HTTP requests to hosts matching `rules` (see `parseHostRule`), and TCP/UDP
+ * peers only when `tcp`/`udp` is set. Anything else is denied with `EGRESS_HOST_NOT_ALLOWED`
+ * (or `EGRESS_METHOD_NOT_ALLOWED`) and a hint naming what to add. An empty list allows nothing.
+ * Rules are validated here, once: bad ones throw `POLICY_INVALID` listing every problem.
+ *
+ * @example
+ * const gate = allowHosts(['api.example.com', '*.cdn.example.com'], { methods: ['GET'] });
+ */
+export function allowHosts(rules: readonly string[], options: AllowHostsOptions = {}): EgressPolicy {
+  const name = options.name ?? 'allow-hosts';
+  const methodProblems: Problem[] = [];
+  const methods = options.methods?.map((m, i) => {
+    const upper = m.toUpperCase();
+    if (!METHOD.test(upper)) {
+      methodProblems.push({ code: 'POLICY_METHOD_INVALID', path: `methods[${i}]`, message: `${JSON.stringify(m)} is not an HTTP method`, hint: 'write e.g. "GET" or "POST"' });
+    }
+    return upper;
+  });
+  const compiled = compileHostRules(rules, 'rules', methodProblems);
+  const methodSet = methods === undefined ? undefined : new Set(methods);
+
+  const peerCheck = (kind: 'tcp' | 'udp') => (peer: EgressPeer): Decision => {
+    const hit = matchPeer(compiled, peer);
+    if (hit) return allow(`${name}:${hit.text}`);
+    return deny('EGRESS_HOST_NOT_ALLOWED', `egress denied: ${kind} ${peer.host}:${peer.port} is not on the allow list (rule ${name})`, {
+      rule: name,
+      hint: `add "${peer.host}:${peer.port}" to the ${kind} allow list of ${name}`,
+    });
+  };
+
+  const policy: EgressPolicy = {
+    name,
+    role: 'gate',
+    authorizeHttp(request: EgressHttpRequest): Decision {
+      const hit = compiled.find((r) => matchHostRule(r, request.host, request.port));
+      if (!hit) {
+        return deny('EGRESS_HOST_NOT_ALLOWED', `egress denied: ${request.host}:${request.port} is not on the allow list (rule ${name})`, {
+          rule: name,
+          hint: `add "${request.host}" to the allow list of ${name} to permit it`,
+        });
+      }
+      const method = request.method.toUpperCase();
+      if (methodSet && !methodSet.has(method)) {
+        return deny('EGRESS_METHOD_NOT_ALLOWED', `egress denied: ${method} to ${request.host} is not an allowed method (rule ${name})`, {
+          rule: name,
+          hint: `add "${method}" to the methods of ${name} to permit it`,
+        });
+      }
+      return allow(`${name}:${hit.text}`);
+    },
+  };
+  return Object.freeze({
+    ...policy,
+    ...(options.tcp ? { authorizeTcp: peerCheck('tcp') } : {}),
+    ...(options.udp ? { authorizeUdp: peerCheck('udp') } : {}),
+  });
+}
+
+/**
+ * A filter that denies HTTP requests and TCP/UDP peers matching `rules` with
+ * `EGRESS_HOST_DENIED`; for anything else it has no objection (and grants nothing).
+ * An empty list denies nothing.
+ *
+ * @example
+ * chain(denyHosts(['admin.example.com']), allowHosts(['*.example.com']));
+ */
+export function denyHosts(rules: readonly string[], options: { readonly name?: string } = {}): EgressPolicy {
+  const name = options.name ?? 'deny-hosts';
+  const compiled = compileHostRules(rules, 'rules');
+  const denied = (what: string, hit: HostRule): Decision =>
+    deny('EGRESS_HOST_DENIED', `egress denied: ${what} is on the deny list (rule ${name}: ${hit.text})`, {
+      rule: name,
+      hint: `remove "${hit.text}" from the deny list of ${name} to permit it`,
+    });
+  const peer = (kind: string) => (p: EgressPeer): Decision => {
+    const hit = matchPeer(compiled, p);
+    return hit ? denied(`${kind} ${p.host}:${p.port}`, hit) : allow(name);
+  };
+  return Object.freeze({
+    name,
+    role: 'filter' as const,
+    authorizeHttp(request: EgressHttpRequest): Decision {
+      const hit = compiled.find((r) => matchHostRule(r, request.host, request.port));
+      return hit ? denied(`${request.host}:${request.port}`, hit) : allow(name);
+    },
+    authorizeTcp: peer('tcp'),
+    authorizeUdp: peer('udp'),
+  });
+}

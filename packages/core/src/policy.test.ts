@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import type { Decision } from './decision.js';
+import type { EgressPolicy } from './egress-policy.js';
+import { TrustError } from './error.js';
+import { chain, denyAll } from './policy-chain.js';
+import { allowHosts, denyHosts } from './policy-hosts.js';
+import { injectHeaders } from './policy-inject.js';
+import { createTestContext, createTestRequest } from './testing/requests.js';
+
+const ctx = createTestContext();
+const http = (p: EgressPolicy, url: string, method = 'GET') => p.authorizeHttp(createTestRequest(url, { method }), ctx) as Decision;
+const code = (d: Decision) => (d.allow ? 'allow' : d.code);
+
+describe('allowHosts', () => {
+  const gate = allowHosts(['api.example.com', '*.cdn.example.com', '10.0.0.0/8', 'svc.example.com:8443']);
+  it.each([
+    ['https://api.example.com/x', 'allow'],
+    ['https://API.EXAMPLE.COM./x', 'allow'],
+    ['https://a.cdn.example.com/', 'allow'],
+    ['https://cdn.example.com/', 'EGRESS_HOST_NOT_ALLOWED'],
+    ['https://example.com/', 'EGRESS_HOST_NOT_ALLOWED'],
+    ['http://10.1.2.3/', 'allow'],
+    ['http://0x0a.1.2.3/', 'allow'],
+    ['http://[::ffff:10.1.2.3]/', 'allow'],
+    ['http://11.1.2.3/', 'EGRESS_HOST_NOT_ALLOWED'],
+    ['https://svc.example.com:8443/', 'allow'],
+    ['https://svc.example.com/', 'EGRESS_HOST_NOT_ALLOWED'],
+    ['https://evil.test/', 'EGRESS_HOST_NOT_ALLOWED'],
+  ])('%s -> %s', (url, expected) => {
+    expect(code(http(gate, url))).toBe(expected);
+  });
+
+  it('names the rule and gives a hint', () => {
+    const d = http(allowHosts(['a.example.com'], { name: 'mine' }), 'https://b.example.com/');
+    expect(d).toMatchObject({ allow: false, rule: 'mine', hint: expect.stringContaining('"b.example.com"') });
+    expect(http(allowHosts(['a.example.com'], { name: 'mine' }), 'https://a.example.com/')).toEqual({ allow: true, rule: 'mine:a.example.com' });
+  });
+
+  it('allows nothing with an empty list', () => {
+    expect(code(http(allowHosts([]), 'https://api.example.com/'))).toBe('EGRESS_HOST_NOT_ALLOWED');
+  });
+
+  it.each([
+    [undefined, 'DELETE', 'allow'],
+    [['GET', 'post'], 'POST', 'allow'],
+    [['GET'], 'get', 'allow'],
+    [['GET'], 'POST', 'EGRESS_METHOD_NOT_ALLOWED'],
+    [[], 'GET', 'EGRESS_METHOD_NOT_ALLOWED'],
+  ])('methods %j with %s -> %s', (methods, method, expected) => {
+    expect(code(http(allowHosts(['a.example.com'], { methods }), 'https://a.example.com/', method))).toBe(expected);
+  });
+
+  it('allows TCP/UDP only when enabled, matching the vetted IP for IP rules', () => {
+    const off = allowHosts(['db.example.com']);
+    expect(off.authorizeTcp).toBeUndefined();
+    expect(off.authorizeUdp).toBeUndefined();
+    const on = allowHosts(['db.example.com:5432', '10.0.0.0/8'], { tcp: true, udp: true });
+    expect(code(on.authorizeTcp!({ host: 'db.example.com', port: 5432 }, ctx) as Decision)).toBe('allow');
+    expect(code(on.authorizeTcp!({ host: 'db.example.com', port: 5433 }, ctx) as Decision)).toBe('EGRESS_HOST_NOT_ALLOWED');
+    expect(code(on.authorizeUdp!({ host: 'x.internal', port: 53, ip: '10.0.0.53' }, ctx) as Decision)).toBe('allow');
+    expect(code(on.authorizeUdp!({ host: 'x.internal', port: 53, ip: '192.168.0.1' }, ctx) as Decision)).toBe('EGRESS_HOST_NOT_ALLOWED');
+  });
+
+  it('validates every rule and method once, at construction', () => {
+    let caught: unknown;
+    try {
+      allowHosts(['ok.example.com', '*', '*.com'], { methods: ['GET', 'G T'] });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(TrustError);
+    const err = caught as TrustError;
+    expect(err.code).toBe('POLICY_INVALID');
+    expect(err.problems.map((p) => [p.code, p.path])).toEqual([
+      ['POLICY_HOST_RULE_INVALID', 'rules[1]'],
+      ['POLICY_HOST_RULE_INVALID', 'rules[2]'],
+      ['POLICY_METHOD_INVALID', 'methods[1]'],
+    ]);
+  });
+});
+
+describe('denyHosts', () => {
+  const filter = denyHosts(['admin.example.com', '169.254.0.0/16']);
+  it.each([
+    ['https://admin.example.com/', 'EGRESS_HOST_DENIED'],
+    ['https://api.example.com/', 'allow'],
+    ['http://169.254.169.254/', 'EGRESS_HOST_DENIED'],
+  ])('%s -> %s', (url, expected) => {
+    expect(code(http(filter, url))).toBe(expected);
+  });
+  it('is a filter and denies peers too', () => {
+    expect(filter.role).toBe('filter');
+    expect(code(filter.authorizeTcp!({ host: 'x', port: 1, ip: '169.254.1.1' }, ctx) as Decision)).toBe('EGRESS_HOST_DENIED');
+    expect(code(filter.authorizeUdp!({ host: 'admin.example.com', port: 1 }, ctx) as Decision)).toBe('EGRESS_HOST_DENIED');
+  });
+});
+
+describe('injectHeaders', () => {
+  const inject = injectHeaders(['api.example.com'], { authorization: 'Bearer s3cret', 'x-api-key': 'k' });
+  it('sets headers on matching hosts only, replacing caller values', () => {
+    const req = createTestRequest('https://api.example.com/', { headers: { authorization: 'Bearer forged' } });
+    expect(inject.authorizeHttp(req, ctx)).toEqual({ allow: true, rule: 'inject-headers' });
+    expect(req.headers.get('authorization')).toBe('Bearer s3cret');
+    expect(req.headers.get('x-api-key')).toBe('k');
+    const other = createTestRequest('https://evil.test/');
+    inject.authorizeHttp(other, ctx);
+    expect(other.headers.get('authorization')).toBeNull();
+  });
+  it('never grants on its own inside a chain', () => {
+    expect(code(http(chain(inject), 'https://api.example.com/'))).toBe('EGRESS_NO_POLICY');
+  });
+  it('rejects bad header names and values without echoing the value', () => {
+    let caught: unknown;
+    try {
+      injectHeaders(['api.example.com'], { 'bad name': 'x', good: 'top-secret\r\nx: y' });
+    } catch (e) {
+      caught = e;
+    }
+    const err = caught as TrustError;
+    expect(err.code).toBe('POLICY_INVALID');
+    expect(err.problems.map((p) => p.code)).toEqual(['POLICY_HEADER_INVALID', 'POLICY_HEADER_INVALID']);
+    expect(JSON.stringify({ m: err.message, p: err.problems })).not.toContain('top-secret');
+  });
+});
+
+describe('chain: evaluation order (deny, allow, deny)', () => {
+  const gateA = allowHosts(['a.example.com'], { name: 'gate-a' });
+  const gateB = allowHosts(['b.example.com'], { name: 'gate-b' });
+  const denyA = denyHosts(['a.example.com'], { name: 'deny-a' });
+  it.each([
+    ['no policies', [], 'a.example.com', 'EGRESS_NO_POLICY'],
+    ['only a filter', [denyHosts(['x.example.com'])], 'a.example.com', 'EGRESS_NO_POLICY'],
+    ['one gate allows', [gateA], 'a.example.com', 'allow'],
+    ['one gate denies', [gateA], 'b.example.com', 'EGRESS_HOST_NOT_ALLOWED'],
+    ['second gate allows', [gateA, gateB], 'b.example.com', 'allow'],
+    ['no gate allows', [gateA, gateB], 'c.example.com', 'EGRESS_HOST_NOT_ALLOWED'],
+    ['deny filter before gate', [denyA, gateA], 'a.example.com', 'EGRESS_HOST_DENIED'],
+    ['deny filter after gate', [gateA, denyA], 'a.example.com', 'EGRESS_HOST_DENIED'],
+    ['deny-all before gate', [denyAll, gateA], 'a.example.com', 'EGRESS_DENY_ALL'],
+    ['deny-all after gate', [gateA, denyAll], 'a.example.com', 'EGRESS_DENY_ALL'],
+    ['deny-all alone', [denyAll], 'a.example.com', 'EGRESS_DENY_ALL'],
+    ['nested chain', [chain(gateB), chain(denyA, gateA)], 'a.example.com', 'EGRESS_HOST_DENIED'],
+  ] as const)('%s -> %s', (_label, policies, host, expected) => {
+    expect(code(http(chain(...(policies as readonly EgressPolicy[])), `https://${host}/`))).toBe(expected);
+  });
+
+  it('reports the first gate deny (with its hint) when no gate allows', () => {
+    const d = http(chain(gateA, gateB), 'https://c.example.com/');
+    expect(d).toMatchObject({ allow: false, rule: 'gate-a' });
+  });
+
+  it('runs filters after an allow, so headers are injected', () => {
+    const req = createTestRequest('https://a.example.com/');
+    chain(gateA, injectHeaders(['a.example.com'], { 'x-k': 'v' })).authorizeHttp(req, ctx);
+    expect(req.headers.get('x-k')).toBe('v');
+  });
+
+  it('supports async policies', async () => {
+    const slowGate: EgressPolicy = { name: 'slow', authorizeHttp: async () => ({ allow: true, rule: 'slow' }) };
+    const slowDeny: EgressPolicy = { name: 'slow-deny', role: 'filter', authorizeHttp: async () => ({ allow: false, code: 'X_DENY', reason: 'no' }) };
+    expect(await chain(slowGate).authorizeHttp(createTestRequest('https://z.test/'), ctx)).toEqual({ allow: true, rule: 'slow' });
+    expect(code(await chain(slowGate, slowDeny).authorizeHttp(createTestRequest('https://z.test/'), ctx))).toBe('X_DENY');
+    expect(code(await chain(slowDeny, gateA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx))).toBe('X_DENY');
+    expect(code(await chain(slowGate, denyA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx))).toBe('EGRESS_HOST_DENIED');
+  });
+
+  it('skips policies without a TCP/UDP method, and denies when none answers', () => {
+    const tcpGate = allowHosts(['db.example.com'], { tcp: true });
+    expect(code(chain(gateA, tcpGate).authorizeTcp!({ host: 'db.example.com', port: 5432 }, ctx) as Decision)).toBe('allow');
+    expect(code(chain(gateA).authorizeTcp!({ host: 'a.example.com', port: 1 }, ctx) as Decision)).toBe('EGRESS_NO_POLICY');
+    expect(code(chain(gateA).authorizeUdp!({ host: 'a.example.com', port: 1 }, ctx) as Decision)).toBe('EGRESS_NO_POLICY');
+    expect(code(chain(tcpGate, denyHosts(['db.example.com'])).authorizeTcp!({ host: 'db.example.com', port: 1 }, ctx) as Decision)).toBe('EGRESS_HOST_DENIED');
+  });
+});
