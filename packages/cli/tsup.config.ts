@@ -1,4 +1,9 @@
+import { cpSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
+
+const here = dirname(fileURLToPath(import.meta.url));
 
 export default defineConfig({
   entry: ['src/index.ts'],
@@ -6,4 +11,18 @@ export default defineConfig({
   dts: true,
   clean: true,
   target: 'node20',
+  // Commands are dynamic imports; splitting keeps each in its own chunk so `trust --help` loads
+  // only the command table.
+  splitting: true,
+  // The CLI is published alone, so it carries the built studio (turbo builds @trust/studio
+  // first: it is a devDependency). `trust studio` serves dist/studio.
+  async onSuccess() {
+    const studio = join(here, 'node_modules', '@trust', 'studio', 'dist');
+    if (!existsSync(join(studio, 'index.html'))) {
+      console.warn('cli: the studio is not built (no @trust/studio dist/index.html); `trust studio` will say so');
+      return;
+    }
+    cpSync(studio, join(here, 'dist', 'studio'), { recursive: true });
+    console.log('cli: copied the studio into dist/studio');
+  },
 });

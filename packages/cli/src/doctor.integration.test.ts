@@ -1,0 +1,75 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTempHome, runCli } from './run-cli.test-helper.js';
+import { doctorSchema, failureSchema, versionSchema } from './json-schemas.js';
+
+const tmp = createTempHome();
+afterAll(() => tmp.cleanup());
+
+describe('trust (built binary)', () => {
+  it('--help lists every command and exits 0', async () => {
+    const r = await runCli(['--help'], { home: tmp.home });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('doctor');
+    expect(r.stdout).toContain('Exit codes');
+    expect(r.stderr).toBe('');
+  });
+
+  it('--version --json matches its schema', async () => {
+    const r = await runCli(['--version', '--json'], { home: tmp.home });
+    expect(r.code).toBe(0);
+    expect(versionSchema.parse(r.json()).result.version).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('an unknown command is a usage error with did-you-mean', async () => {
+    const r = await runCli(['doctr'], { home: tmp.home });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error[CLI_USAGE_UNKNOWN_COMMAND]');
+    expect(r.stderr).toContain("did you mean 'trust doctor'?");
+  });
+});
+
+describe('trust doctor (built binary)', () => {
+  it('reports every check as schema-valid JSON; bwrap and Chromium are present on this test machine', async () => {
+    const r = await runCli(['doctor', '--json'], { home: tmp.home });
+    expect(r.code).toBe(0);
+    const doc = doctorSchema.parse(r.json());
+    expect(doc.result.checks.map((c) => c.id)).toEqual(['node', 'bwrap', 'userns', 'netns', 'seccomp', 'landlock', 'seatbelt', 'chromium', 'sqlite']);
+    const byId = Object.fromEntries(doc.result.checks.map((c) => [c.id, c]));
+    expect(byId.node?.status).toBe('ok');
+    expect(byId.bwrap?.status).toBe('ok');
+    expect(byId.chromium?.status).toBe('ok');
+    expect(byId.sqlite?.status).toBe('ok');
+    for (const c of doc.result.checks) if (c.status === 'missing') expect(c.remedy).toBeTruthy();
+    expect(r.stderr).toContain('› checking');
+  });
+
+  it('names the remedy when bwrap and Chromium are not on PATH, without colour off a TTY', async () => {
+    const r = await runCli(['doctor'], { home: tmp.home, env: { PATH: '/nonexistent' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/✗ bubblewrap.*\n\s+fix: apt-get install bubblewrap/);
+    expect(r.stdout).toMatch(/✗ Chromium.*\n\s+fix: apt-get install chromium/);
+    expect(r.stdout).not.toContain('\u001b[');
+  });
+
+  it('--strict exits 1 when something is missing', async () => {
+    const r = await runCli(['doctor', '--strict', '--json'], { home: tmp.home, env: { PATH: '/nonexistent' } });
+    expect(r.code).toBe(1);
+    expect(doctorSchema.parse(r.json()).result.ok).toBe(false);
+  });
+
+  it('rejects an unknown flag with exit 2 and a JSON error', async () => {
+    const r = await runCli(['doctor', '--strikt', '--json'], { home: tmp.home });
+    expect(r.code).toBe(2);
+    expect(failureSchema.parse(r.json()).error).toMatchObject({ code: 'CLI_USAGE_UNKNOWN_OPTION', hint: "did you mean '--strict'?" });
+  });
+});
+
+describe('commands that are not available yet (built binary)', () => {
+  it('exit 1 with NOT_IMPLEMENTED and say why', async () => {
+    const r = await runCli(['studio', '--json'], { home: tmp.home });
+    expect(r.code).toBe(1);
+    const doc = failureSchema.parse(r.json());
+    expect(doc.error.code).toBe('NOT_IMPLEMENTED');
+    expect(doc.error.message).toContain('not available yet');
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * The documented exit codes of `trust`. Scripts may rely on them.
+ *
+ * - 0 `ok`: the command did what was asked.
+ * - 1 `failure`: it could not (a missing file, a broken chain, a feature not built yet).
+ * - 2 `usage`: the command line was wrong (unknown flag, missing argument).
+ * - 126 `denied`: a policy denied the action (egress denied, capability refused).
+ * - 130 `rejected`: a person rejected the action (an approval answered "no").
+ *
+ * `trust sandbox` passes the sandboxed process's own exit code through instead.
+ *
+ * @example
+ * process.exitCode = EXIT_CODES.usage;
+ */
+export const EXIT_CODES = Object.freeze({ ok: 0, failure: 1, usage: 2, denied: 126, rejected: 130 });
+
+/** One of the documented exit codes. */
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+
+interface CodedError {
+  readonly code?: unknown;
+  readonly exitCode?: unknown;
+  readonly decision?: unknown;
+}
+
+/**
+ * Maps an error to its exit code: an explicit `exitCode` wins; `CLI_USAGE*` is 2; a code ending in
+ * `_REJECTED` is 130; an error that carries a deny decision, or a code ending in `_DENIED`, is 126;
+ * everything else is 1.
+ *
+ * @example
+ * exitCodeFor({ code: 'CLI_USAGE_UNKNOWN_OPTION' }); // 2
+ */
+export function exitCodeFor(error: unknown): ExitCode {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as CodedError;
+  if (typeof e.exitCode === 'number' && (Object.values(EXIT_CODES) as number[]).includes(e.exitCode)) {
+    return e.exitCode as ExitCode;
+  }
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (code.startsWith('CLI_USAGE')) return EXIT_CODES.usage;
+  if (code.endsWith('_REJECTED')) return EXIT_CODES.rejected;
+  if (code.endsWith('_DENIED') || (typeof e.decision === 'object' && e.decision !== null)) return EXIT_CODES.denied;
+  return EXIT_CODES.failure;
+}
