@@ -1,8 +1,13 @@
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-
-function App() {
-  return <main><h1>trust studio</h1><p>The views arrive with the control API.</p></main>;
-}
+import { App } from './app';
+import './styles.css';
 
 const root = document.getElementById('root');
-if (root) createRoot(root).render(<App />);
+if (root) {
+  createRoot(root).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  );
+}

@@ -1,0 +1,85 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { ApiError, createApi } from './api';
+import { StudioContext, type Studio } from './studio-context';
+import { forgetToken, takeToken } from './token';
+import { AgentsView } from './views/agents-view';
+import { ApprovalsView } from './views/approvals-view';
+import { AuditView } from './views/audit-view';
+import { NotAuthorised } from './views/not-authorised';
+import { PluginsView } from './views/plugins-view';
+import { SandboxView } from './views/sandbox-view';
+import { ToolsView } from './views/tools-view';
+
+const VIEWS = [
+  ['agents', 'Agents'],
+  ['approvals', 'Approvals'],
+  ['tools', 'Tools & config'],
+  ['audit', 'Audit'],
+  ['plugins', 'Plugins'],
+  ['sandbox', 'Sandbox runs'],
+] as const;
+type ViewId = (typeof VIEWS)[number][0];
+
+export function App() {
+  const [token] = useState(() => takeToken());
+  const [auth, setAuth] = useState<'checking' | 'ok' | 'denied'>(token === undefined ? 'denied' : 'checking');
+  const [view, setView] = useState<ViewId>('agents');
+  const [tick, setTick] = useState(0);
+  const [agent, setAgent] = useState<string>();
+  const [live, setLive] = useState(false);
+  const api = useMemo(() => (token === undefined ? undefined : createApi(token)), [token]);
+  const onDenied = useCallback(() => {
+    forgetToken();
+    setAuth('denied');
+  }, []);
+
+  useEffect(() => {
+    if (api === undefined) return;
+    api.get<{ agents: { id: string }[] }>('/agents').then(
+      (r) => {
+        setAuth('ok');
+        setAgent((a) => a ?? r.agents[0]?.id);
+      },
+      (e: unknown) => (e instanceof ApiError && e.status === 401 ? onDenied() : setAuth('ok')),
+    );
+  }, [api, onDenied]);
+
+  useEffect(() => {
+    if (api === undefined || auth !== 'ok') return;
+    const ac = new AbortController();
+    setLive(true);
+    api.events(() => setTick((t) => t + 1), ac.signal).catch(() => undefined).finally(() => setLive(false));
+    return () => ac.abort();
+  }, [api, auth]);
+
+  const studio = useMemo<Studio | undefined>(
+    () => (api === undefined ? undefined : { api, tick, agent, selectAgent: setAgent, onDenied }),
+    [api, tick, agent, onDenied],
+  );
+
+  if (auth === 'denied' || studio === undefined) return <NotAuthorised />;
+  if (auth === 'checking') return <p className="checking">Checking access…</p>;
+  return (
+    <StudioContext.Provider value={studio}>
+      <div className="shell">
+        <nav className="nav">
+          <h1>trust studio</h1>
+          {VIEWS.map(([id, label]) => (
+            <button key={id} className={id === view ? 'nav-item active' : 'nav-item'} onClick={() => setView(id)} data-view={id}>
+              {label}
+            </button>
+          ))}
+          <p className={live ? 'live on' : 'live'}>{live ? 'live' : 'offline'}</p>
+        </nav>
+        <main className="main">
+          {view === 'agents' && <AgentsView />}
+          {view === 'approvals' && <ApprovalsView />}
+          {view === 'tools' && <ToolsView />}
+          {view === 'audit' && <AuditView />}
+          {view === 'plugins' && <PluginsView />}
+          {view === 'sandbox' && <SandboxView />}
+        </main>
+      </div>
+    </StudioContext.Provider>
+  );
+}

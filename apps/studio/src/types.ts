@@ -1,0 +1,21 @@
+// The JSON shapes of the control API (see the agent-runtime README). All text fields that come
+// from agents, models or the network are untrusted and rendered as text or sanitised markdown.
+
+export interface AgentSummary { id: string; name: string; state: string; description?: string; pendingApprovals?: number }
+export interface LoopTurn { seq: number; role: 'user' | 'assistant' | 'tool' | 'system'; content: string; time: string; tool?: { name: string; args?: unknown; status?: string } }
+export interface ApprovalTask { id: string; agent: string; tool: string; args: unknown; reason: string; status: 'pending' | 'approved' | 'denied'; createdAt: string; feedback?: string }
+export interface ToolRow { name: string; enabled: boolean; visible: boolean; restricted: boolean; locked: boolean; lockedWhy?: string }
+export interface ConfigView { config: unknown; lockedFields: { path: string; why: string }[]; guardPaths: { path: string; why: string }[] }
+export interface AgentFile { path: string; size: number; authorized: boolean; protection?: string }
+export interface MessageView { id: string; from: string; to: string; time: string; content: string; subject?: string; status?: string; stamps?: Record<string, unknown> }
+export interface AuditEvent { v: 1; time: string; principal: { kind: string; id: string; agent?: string }; action: string; target: string; decision: 'allow' | 'deny'; rule?: string; code?: string; details?: Record<string, unknown>; prev: string; hash: string }
+export interface ChainStatus { ok: boolean; count: number; brokenAt?: number; reason?: string }
+export interface PluginReport {
+  name: string;
+  version?: string;
+  capabilities: { name: string; risk: 'low' | 'medium' | 'high'; note?: string }[];
+  signature?: { status: 'valid' | 'invalid' | 'unsigned'; signer?: string };
+  imports?: { name: string; granted: boolean }[];
+}
+export interface SandboxRun { id: string; command: string; policy: unknown; exitCode?: number | null; violations?: string[]; egress?: { target: string; decision: 'allow' | 'deny'; rule?: string }[]; startedAt?: string }
+export interface LiveEvent { kind: string; agent: string; data: unknown }

@@ -1,0 +1,78 @@
+import { useState } from 'react';
+import { ApiError } from '../api';
+import { ErrorNote, useLoad, useStudio } from '../studio-context';
+import type { AgentSummary } from '../types';
+import { ChatPanel } from './chat-panel';
+import { FilesPanel } from './files-panel';
+import { MessagesPanel } from './messages-panel';
+
+/** The agents of the workspace with their state, and the selected agent's chat, mail and files. */
+export function AgentsView() {
+  const { api, agent, selectAgent } = useStudio();
+  const list = useLoad<{ agents: AgentSummary[] }>('/agents');
+  const [tab, setTab] = useState<'chat' | 'inbox' | 'outbox' | 'files'>('chat');
+  const [name, setName] = useState('');
+  const [error, setError] = useState<ApiError>();
+  const current = list.data?.agents.find((a) => a.id === agent);
+
+  const act = (p: Promise<unknown>) =>
+    p.then(
+      () => (setError(undefined), list.reload()),
+      (e: unknown) => setError(e as ApiError),
+    );
+
+  return (
+    <section className="split">
+      <aside className="list">
+        <h2>Agents</h2>
+        <ul>
+          {(list.data?.agents ?? []).map((a) => (
+            <li key={a.id}>
+              <button className={a.id === agent ? 'row active' : 'row'} onClick={() => selectAgent(a.id)}>
+                <span className="name">{a.name}</span>
+                <span className={`badge state-${a.state}`}>{a.state}</span>
+                {a.pendingApprovals ? <span className="badge warn">{a.pendingApprovals} to approve</span> : null}
+              </button>
+            </li>
+          ))}
+        </ul>
+        <form
+          className="inline"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (name.trim() !== '') act(api.send('POST', '/agents', { name: name.trim() })).then(() => setName(''));
+          }}
+        >
+          <input value={name} onChange={(e) => setName(e.target.value)} placeholder="new agent name" aria-label="new agent name" />
+          <button type="submit">Create</button>
+        </form>
+        <ErrorNote error={error ?? list.error} />
+      </aside>
+      <div className="detail">
+        {current === undefined ? (
+          <p className="muted">Select an agent.</p>
+        ) : (
+          <>
+            <header className="detail-head">
+              <h2>{current.name}</h2>
+              <span className={`badge state-${current.state}`}>{current.state}</span>
+              <button onClick={() => act(api.send('POST', `/agents/${encodeURIComponent(current.id)}/start`, {}))}>Start</button>
+              <button onClick={() => act(api.send('POST', `/agents/${encodeURIComponent(current.id)}/stop`, {}))}>Stop</button>
+            </header>
+            <div className="tabs">
+              {(['chat', 'inbox', 'outbox', 'files'] as const).map((t) => (
+                <button key={t} className={t === tab ? 'tab active' : 'tab'} onClick={() => setTab(t)}>
+                  {t}
+                </button>
+              ))}
+            </div>
+            {tab === 'chat' && <ChatPanel agent={current.id} />}
+            {tab === 'inbox' && <MessagesPanel agent={current.id} box="inbox" />}
+            {tab === 'outbox' && <MessagesPanel agent={current.id} box="outbox" />}
+            {tab === 'files' && <FilesPanel agent={current.id} />}
+          </>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,64 @@
+import { useState } from 'react';
+import { ApiError } from '../api';
+import { Markdown } from '../markdown';
+import { ErrorNote, useLoad, useStudio } from '../studio-context';
+import type { LoopTurn } from '../types';
+
+/** The loop history (model and tool text as sanitised markdown) and the owner's message box. */
+export function ChatPanel({ agent }: { agent: string }) {
+  const { api } = useStudio();
+  const path = `/agents/${encodeURIComponent(agent)}`;
+  const history = useLoad<{ turns: LoopTurn[] }>(`${path}/chat`);
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError>();
+
+  const send = async () => {
+    setBusy(true);
+    try {
+      await api.send('POST', `${path}/chat`, { text });
+      setText('');
+      setError(undefined);
+    } catch (e) {
+      setError(e as ApiError);
+    } finally {
+      setBusy(false);
+      history.reload();
+    }
+  };
+
+  return (
+    <div className="chat">
+      <ol className="turns">
+        {(history.data?.turns ?? []).map((t) => (
+          <li key={t.seq} className={`turn ${t.role}`} data-role={t.role}>
+            <div className="turn-head">
+              <span className="role">{t.role}</span>
+              {t.tool ? (
+                <code className="tool">
+                  {t.tool.name}
+                  {t.tool.status ? ` · ${t.tool.status}` : ''}
+                </code>
+              ) : null}
+              <time>{t.time.slice(11, 19)}</time>
+            </div>
+            {t.role === 'user' ? <p className="plain">{t.content}</p> : <Markdown text={t.content} />}
+          </li>
+        ))}
+      </ol>
+      <ErrorNote error={error ?? history.error} />
+      <form
+        className="composer"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (text.trim() !== '' && !busy) void send();
+        }}
+      >
+        <textarea value={text} onChange={(e) => setText(e.target.value)} placeholder="Message the agent" aria-label="message" rows={2} />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Sending…' : 'Send'}
+        </button>
+      </form>
+    </div>
+  );
+}
