@@ -23,3 +23,8 @@ export { chain, denyAll } from './policy-chain.js';
 export { allowHosts, denyHosts } from './policy-hosts.js';
 export type { AllowHostsOptions } from './policy-hosts.js';
 export { injectHeaders } from './policy-inject.js';
+export { policyFileSchema } from './policy-file-schema.js';
+export type { PolicyFile } from './policy-file-schema.js';
+export { parsePolicyFile, parsePolicyText } from './policy-file.js';
+export { compilePolicy } from './policy-compile.js';
+export type { CompilePolicyOptions, GuardSettings } from './policy-compile.js';

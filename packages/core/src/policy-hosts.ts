@@ -30,6 +30,8 @@ export interface AllowHostsOptions {
   readonly name?: string;
   /** HTTP methods allowed (case-insensitive). `undefined` = any method; `[]` = none. */
   readonly methods?: readonly string[];
+  /** Allow HTTP requests matching the rules. Default true; false makes a TCP/UDP-only gate. */
+  readonly http?: boolean;
   /** Also allow TCP peers matching the rules. Default false (no `authorizeTcp`: deny). */
   readonly tcp?: boolean;
   /** Also allow UDP peers matching the rules. Default false (no `authorizeUdp`: deny). */
@@ -71,6 +73,12 @@ export function allowHosts(rules: readonly string[], options: AllowHostsOptions 
     name,
     role: 'gate',
     authorizeHttp(request: EgressHttpRequest): Decision {
+      if (options.http === false) {
+        return deny('EGRESS_HOST_NOT_ALLOWED', `egress denied: ${name} allows no HTTP (${request.host}:${request.port})`, {
+          rule: name,
+          hint: 'allow the host in an HTTP allow list',
+        });
+      }
       const hit = compiled.find((r) => matchHostRule(r, request.host, request.port));
       if (!hit) {
         return deny('EGRESS_HOST_NOT_ALLOWED', `egress denied: ${request.host}:${request.port} is not on the allow list (rule ${name})`, {
@@ -98,12 +106,16 @@ export function allowHosts(rules: readonly string[], options: AllowHostsOptions 
 /**
  * A filter that denies HTTP requests and TCP/UDP peers matching `rules` with
  * `EGRESS_HOST_DENIED`; for anything else it has no objection (and grants nothing).
- * An empty list denies nothing.
+ * An empty list denies nothing. Options `http`, `tcp`, `udp` (each default true) limit which
+ * traffic it judges; a disabled kind is left to the other policies.
  *
  * @example
  * chain(denyHosts(['admin.example.com']), allowHosts(['*.example.com']));
  */
-export function denyHosts(rules: readonly string[], options: { readonly name?: string } = {}): EgressPolicy {
+export function denyHosts(
+  rules: readonly string[],
+  options: { readonly name?: string; readonly http?: boolean; readonly tcp?: boolean; readonly udp?: boolean } = {},
+): EgressPolicy {
   const name = options.name ?? 'deny-hosts';
   const compiled = compileHostRules(rules, 'rules');
   const denied = (what: string, hit: HostRule): Decision =>
@@ -119,10 +131,11 @@ export function denyHosts(rules: readonly string[], options: { readonly name?: s
     name,
     role: 'filter' as const,
     authorizeHttp(request: EgressHttpRequest): Decision {
+      if (options.http === false) return allow(name);
       const hit = compiled.find((r) => matchHostRule(r, request.host, request.port));
       return hit ? denied(`${request.host}:${request.port}`, hit) : allow(name);
     },
-    authorizeTcp: peer('tcp'),
-    authorizeUdp: peer('udp'),
+    ...(options.tcp === false ? {} : { authorizeTcp: peer('tcp') }),
+    ...(options.udp === false ? {} : { authorizeUdp: peer('udp') }),
   });
 }

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import type { Decision } from './decision.js';
+import { TrustError } from './error.js';
+import { compilePolicy } from './policy-compile.js';
+import { parsePolicyFile, parsePolicyText } from './policy-file.js';
+import { policyFileSchema } from './policy-file-schema.js';
+import { createTestContext, createTestRequest } from './testing/requests.js';
+
+function problems(doc: unknown): [string, string | undefined][] {
+  try {
+    parsePolicyFile(doc);
+  } catch (e) {
+    expect(e).toBeInstanceOf(TrustError);
+    expect((e as TrustError).code).toBe('POLICY_INVALID');
+    for (const p of (e as TrustError).problems) expect(p.hint, p.message).toBeTruthy();
+    return (e as TrustError).problems.map((p) => [p.code, p.path]);
+  }
+  throw new Error('expected POLICY_INVALID');
+}
+
+describe('parsePolicyFile: valid files', () => {
+  it.each([
+    [{ v: 1 }],
+    [{ v: 1, name: 'n', description: 'd', http: { allow: [] } }],
+    [{ v: 1, http: { allow: ['api.example.com', '*.example.com'], deny: ['x.example.com'], methods: ['GET'] } }],
+    [{ v: 1, http: { allow: ['a.example.com'], inject: [{ hosts: ['a.example.com'], headers: { authorization: 'x', 'x-key': { env: 'KEY' } } }] } }],
+    [{ v: 1, tcp: { allow: ['db.example.com:5432', '10.0.0.0/8'] }, udp: { allow: ['[::1]:53'], deny: [] } }],
+    [{ v: 1, guard: { mode: 'strict', protectedPorts: [22], allowCidrs: ['10.1.0.0/16'], denyCidrs: ['fd00::/8'] } }],
+  ])('%j', (doc) => {
+    expect(parsePolicyFile(doc)).toEqual(doc);
+  });
+
+  it('describes every field of the schema', () => {
+    const json = JSON.stringify(policyFileSchema.toJSONSchema?.() ?? {});
+    expect(json).toContain('Format version of the policy file');
+    expect(json).toContain('Address guard mode');
+  });
+});
+
+describe('parsePolicyFile: every problem at once, with paths', () => {
+  it.each([
+    ['not an object', 'nope', [['POLICY_TYPE', '']]],
+    ['missing version', {}, [['POLICY_VERSION', 'v']]],
+    ['wrong version', { v: 2 }, [['POLICY_VERSION', 'v']]],
+    ['unknown root key', { v: 1, htpp: {} }, [['POLICY_UNKNOWN_KEY', 'htpp']]],
+    ['unknown nested key', { v: 1, http: { allow: [], alow: [] } }, [['POLICY_UNKNOWN_KEY', 'http.alow']]],
+    ['missing allow', { v: 1, http: {} }, [['POLICY_TYPE', 'http.allow']]],
+    ['allow not a list', { v: 1, http: { allow: 'a.com' } }, [['POLICY_TYPE', 'http.allow']]],
+    ['bad host rules', { v: 1, http: { allow: ['ok.example.com', '*', '*.com'] } }, [['POLICY_HOST_RULE_INVALID', 'http.allow[1]'], ['POLICY_HOST_RULE_INVALID', 'http.allow[2]']]],
+    ['bad deny rule', { v: 1, tcp: { allow: [], deny: [''] } }, [['POLICY_HOST_RULE_INVALID', 'tcp.deny[0]']]],
+    ['bad method', { v: 1, http: { allow: [], methods: ['G T'] } }, [['POLICY_INVALID_VALUE', 'http.methods[0]']]],
+    ['bad inject', { v: 1, http: { allow: [], inject: [{ hosts: ['*'], headers: { 'bad name': 'x', ok: { env: '1X' } }, extra: 1 }] } },
+      [['POLICY_HOST_RULE_INVALID', 'http.inject[0].hosts[0]'], ['POLICY_INVALID_VALUE', 'http.inject[0].headers.bad name'], ['POLICY_INVALID_VALUE', 'http.inject[0].headers.ok.env'], ['POLICY_UNKNOWN_KEY', 'http.inject[0].extra']]],
+    ['bad guard', { v: 1, guard: { mode: 'lax', protectedPorts: [0, 22.5], allowCidrs: ['10.0.0.0/33'], denyCidr: [] } },
+      [['POLICY_INVALID_VALUE', 'guard.mode'], ['POLICY_INVALID_VALUE', 'guard.protectedPorts[0]'], ['POLICY_TYPE', 'guard.protectedPorts[1]'], ['POLICY_CIDR_INVALID', 'guard.allowCidrs[0]'], ['POLICY_UNKNOWN_KEY', 'guard.denyCidr']]],
+  ])('%s', (_label, doc, expected) => {
+    expect(problems(doc).sort()).toEqual([...expected].sort());
+  });
+
+  it('suggests the key that was meant and gives a valid example', () => {
+    try {
+      parsePolicyFile({ v: 1, htpp: { allow: [] }, guard: { protectedPort: [22] }, name: 5 });
+    } catch (e) {
+      const byPath = Object.fromEntries((e as TrustError).problems.map((p) => [p.path, p.hint]));
+      expect(byPath.htpp).toContain('did you mean "http"');
+      expect(byPath['guard.protectedPort']).toContain('did you mean "protectedPorts"');
+      expect(byPath.name).toContain('"name": "github-readonly"');
+      return;
+    }
+    throw new Error('expected an error');
+  });
+});
+
+describe('parsePolicyText', () => {
+  it('parses JSON', () => {
+    expect(parsePolicyText('{"v":1,"http":{"allow":["a.example.com"]}}').http?.allow).toEqual(['a.example.com']);
+  });
+  it.each(['{', '{"v":1,', '{"v":1,"http":{"inject":[{"headers":{"a":"TOPSECRET"}}]]}'])('%j is POLICY_JSON without quoting the text', (text) => {
+    try {
+      parsePolicyText(text);
+    } catch (e) {
+      expect((e as TrustError).code).toBe('POLICY_JSON');
+      expect((e as TrustError).message).not.toContain('TOPSECRET');
+      expect((e as TrustError).cause).toBeUndefined();
+      return;
+    }
+    throw new Error('expected POLICY_JSON');
+  });
+});
+
+describe('compilePolicy', () => {
+  const ctx = createTestContext();
+  const file = parsePolicyFile({
+    v: 1,
+    name: 'demo',
+    http: {
+      allow: ['*.example.com'],
+      deny: ['admin.example.com'],
+      methods: ['GET'],
+      inject: [{ hosts: ['api.example.com'], headers: { authorization: { env: 'API_TOKEN' }, 'x-static': 'lit' } }],
+    },
+    tcp: { allow: ['db.example.com:5432'], deny: ['10.0.0.0/8'] },
+    guard: { allowCidrs: ['10.1.0.0/16'] },
+  });
+  const { policy, guard } = compilePolicy(file, { env: { API_TOKEN: 'Bearer t0k' } });
+  const code = (d: Decision) => (d.allow ? 'allow' : d.code);
+
+  it.each([
+    ['https://api.example.com/', 'GET', 'allow'],
+    ['https://admin.example.com/', 'GET', 'EGRESS_HOST_DENIED'],
+    ['https://api.example.com/', 'POST', 'EGRESS_METHOD_NOT_ALLOWED'],
+    ['https://example.com/', 'GET', 'EGRESS_HOST_NOT_ALLOWED'],
+    ['https://db.example.com:5432/', 'GET', 'allow'],
+    ['https://evil.test/', 'GET', 'EGRESS_HOST_NOT_ALLOWED'],
+  ])('http %s %s -> %s', (url, method, expected) => {
+    expect(code(policy.authorizeHttp(createTestRequest(url, { method }), ctx) as Decision)).toBe(expected);
+  });
+
+  it.each([
+    [{ host: 'db.example.com', port: 5432 }, 'allow'],
+    [{ host: 'db.example.com', port: 5432, ip: '10.0.0.7' }, 'EGRESS_HOST_DENIED'],
+    [{ host: 'db.example.com', port: 5433 }, 'EGRESS_HOST_NOT_ALLOWED'],
+    [{ host: 'api.example.com', port: 443 }, 'EGRESS_HOST_NOT_ALLOWED'],
+  ])('tcp %j -> %s', (peer, expected) => {
+    expect(code(policy.authorizeTcp!(peer, ctx) as Decision)).toBe(expected);
+  });
+
+  it('denies UDP when the file has no udp section', () => {
+    expect(code(policy.authorizeUdp!({ host: 'db.example.com', port: 5432 }, ctx) as Decision)).toBe('EGRESS_NO_POLICY');
+  });
+
+  it('injects headers from the env and literals', () => {
+    const req = createTestRequest('https://api.example.com/');
+    policy.authorizeHttp(req, ctx);
+    expect(req.headers.get('authorization')).toBe('Bearer t0k');
+    expect(req.headers.get('x-static')).toBe('lit');
+  });
+
+  it('names the policy and returns guard settings with parsed CIDRs', () => {
+    expect(policy.name).toBe('demo');
+    expect(guard?.mode).toBe('default');
+    expect(guard?.protectedPorts).toBeUndefined();
+    expect(guard?.allowCidrs.map((c) => c.prefix)).toEqual([16]);
+    expect(guard?.denyCidrs).toEqual([]);
+    expect(compilePolicy(parsePolicyFile({ v: 1 })).guard).toBeUndefined();
+  });
+
+  it('an empty file denies everything', () => {
+    const empty = compilePolicy(parsePolicyFile({ v: 1 })).policy;
+    expect(code(empty.authorizeHttp(createTestRequest('https://a.example.com/'), ctx) as Decision)).toBe('EGRESS_NO_POLICY');
+  });
+
+  it('reports every missing secret without leaking values', () => {
+    const f = parsePolicyFile({ v: 1, http: { allow: [], inject: [{ hosts: ['a.example.com'], headers: { a: { env: 'A' }, b: { env: 'B' }, c: 'SECRETLIT' } }] } });
+    try {
+      compilePolicy(f, { env: { B: '' } });
+    } catch (e) {
+      const err = e as TrustError;
+      expect(err.code).toBe('POLICY_SECRET_MISSING');
+      expect(err.problems.map((p) => p.path)).toEqual(['http.inject[0].headers.a', 'http.inject[0].headers.b']);
+      expect(err.message).not.toContain('SECRETLIT');
+      return;
+    }
+    throw new Error('expected POLICY_SECRET_MISSING');
+  });
+});
