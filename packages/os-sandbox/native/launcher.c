@@ -1,0 +1,208 @@
+/*
+ * trust-sandbox-launcher: runs INSIDE the bubblewrap sandbox, with no more authority than the
+ * command it starts. It does three small things before exec, so that no shell and no Node
+ * process is needed per spawn:
+ *
+ *   1. --bridge PORT SOCKET: listens on 127.0.0.1:PORT in the sandbox's own network namespace
+ *      and relays every accepted connection to the unix socket SOCKET (the run's egress proxy,
+ *      bind-mounted in). The listener is bound before the command starts, so no readiness poll
+ *      is needed. The relay process is double-forked, so the command never sees it as a child
+ *      (a wait() loop in the command cannot hang on it); the PID namespace ends it with the run.
+ *   2. --rlimit NAME=VALUE: setrlimit(2) for as, nofile, nproc, fsize, core, cpu.
+ *   3. exec of the command argv (execvp semantics: PATH lookup with the sandbox's PATH).
+ *
+ * On the host side, before bubblewrap starts, it has one more job:
+ *   4. --cgroup FILE: writes its own pid to FILE (a cgroup.procs file), so that bwrap and every
+ *      sandboxed process start inside the run's cgroup with no race.
+ * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1} for probeSandbox().
+ *
+ * Usage: trust-sandbox-launcher [--cgroup FILE]... [--bridge PORT SOCKET]... [--rlimit NAME=VALUE]... -- CMD [ARGS...]
+ * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#define MAX_BRIDGES 4
+
+static void die(const char *what) {
+  fprintf(stderr, "trust-sandbox-launcher: %s: %s\n", what, strerror(errno));
+  _exit(125);
+}
+
+static int relay(int a, int b) {
+  char buf[65536];
+  struct pollfd p[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
+  int open_a = 1, open_b = 1;
+  while (open_a || open_b) {
+    p[0].fd = open_a ? a : -1;
+    p[1].fd = open_b ? b : -1;
+    if (poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+      if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      int from = i == 0 ? a : b, to = i == 0 ? b : a;
+      ssize_t n = read(from, buf, sizeof buf);
+      if (n <= 0) {
+        shutdown(to, SHUT_WR);
+        if (i == 0) open_a = 0; else open_b = 0;
+        continue;
+      }
+      for (ssize_t off = 0; off < n;) {
+        ssize_t w = write(to, buf + off, (size_t)(n - off));
+        if (w < 0) {
+          if (errno == EINTR) continue;
+          return -1;
+        }
+        off += w;
+      }
+    }
+  }
+  return 0;
+}
+
+static void serve(int listener, const char *path) {
+  signal(SIGCHLD, SIG_IGN); /* relay children are reaped by the kernel */
+  for (;;) {
+    int c = accept(listener, NULL, NULL);
+    if (c < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      _exit(0);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(listener);
+      int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      struct sockaddr_un addr;
+      memset(&addr, 0, sizeof addr);
+      addr.sun_family = AF_UNIX;
+      strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+      if (u < 0 || connect(u, (struct sockaddr *)&addr, sizeof addr) < 0) _exit(1);
+      relay(c, u);
+      _exit(0);
+    }
+    close(c);
+  }
+}
+
+static int start_bridge(int port, const char *path) {
+  if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+    errno = ENAMETOOLONG;
+    die("bridge socket path");
+  }
+  int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (l < 0) die("socket");
+  int one = 1;
+  setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  struct sockaddr_in sin;
+  memset(&sin, 0, sizeof sin);
+  sin.sin_family = AF_INET;
+  sin.sin_port = htons((unsigned short)port);
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(l, (struct sockaddr *)&sin, sizeof sin) < 0) die("bind 127.0.0.1");
+  if (listen(l, 128) < 0) die("listen");
+  pid_t pid = fork();
+  if (pid < 0) die("fork");
+  if (pid == 0) {
+    pid_t g = fork();
+    if (g < 0) _exit(1);
+    if (g > 0) _exit(0); /* orphan the relay: it is reparented to the sandbox's init */
+    setsid();
+    serve(l, path);
+    _exit(0);
+  }
+  close(l);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  return 0;
+}
+
+struct limit_name { const char *name; int resource; };
+static const struct limit_name LIMITS[] = {
+  {"as", RLIMIT_AS}, {"nofile", RLIMIT_NOFILE}, {"nproc", RLIMIT_NPROC},
+  {"fsize", RLIMIT_FSIZE}, {"core", RLIMIT_CORE}, {"cpu", RLIMIT_CPU},
+};
+
+static void apply_limit(const char *spec) {
+  const char *eq = strchr(spec, '=');
+  if (!eq) { errno = EINVAL; die(spec); }
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(eq + 1, &end, 10);
+  if (errno || !end || *end) { errno = EINVAL; die(spec); }
+  for (size_t i = 0; i < sizeof LIMITS / sizeof LIMITS[0]; i++) {
+    if (strlen(LIMITS[i].name) == (size_t)(eq - spec) && strncmp(LIMITS[i].name, spec, (size_t)(eq - spec)) == 0) {
+      struct rlimit r = {(rlim_t)v, (rlim_t)v};
+      if (setrlimit(LIMITS[i].resource, &r) < 0) die(spec);
+      return;
+    }
+  }
+  errno = EINVAL;
+  die(spec);
+}
+
+static void join_cgroup(const char *file) {
+  int fd = open(file, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) die(file);
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+  if (write(fd, buf, (size_t)n) != n) die(file);
+  close(fd);
+}
+
+static int probe(void) {
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+  long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1UL /* LANDLOCK_CREATE_RULESET_VERSION */);
+  int seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+  printf("{\"landlock\":%ld,\"seccomp\":%d}\n", abi < 0 ? 0L : abi, seccomp);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  int i = 1;
+  if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
+  const char *limits[16];
+  int nlimits = 0, nbridges = 0;
+  for (; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0) { i++; break; }
+    if (strcmp(argv[i], "--bridge") == 0 && i + 2 < argc && nbridges < MAX_BRIDGES) {
+      start_bridge(atoi(argv[i + 1]), argv[i + 2]);
+      nbridges++;
+      i += 2;
+    } else if (strcmp(argv[i], "--cgroup") == 0 && i + 1 < argc) {
+      join_cgroup(argv[++i]);
+    } else if (strcmp(argv[i], "--rlimit") == 0 && i + 1 < argc && nlimits < 16) {
+      limits[nlimits++] = argv[++i];
+    } else {
+      fprintf(stderr, "trust-sandbox-launcher: bad argument %s\n", argv[i]);
+      return 125;
+    }
+  }
+  if (i >= argc) {
+    fprintf(stderr, "trust-sandbox-launcher: no command after --\n");
+    return 125;
+  }
+  /* Limits last, so the relay is not bound by the command's file or process limits. */
+  for (int k = 0; k < nlimits; k++) apply_limit(limits[k]);
+  execvp(argv[i], argv + i);
+  fprintf(stderr, "trust-sandbox-launcher: cannot execute %s: %s\n", argv[i], strerror(errno));
+  return 127;
+}

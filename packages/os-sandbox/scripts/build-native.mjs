@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// Compiles native/launcher.c into .native/ (git-ignored) ahead of first use. Optional: the
+// sandbox compiles it lazily too. Fails (exit 1) when no C compiler is present.
+import { ensureLauncher } from '../dist/index.js';
+const l = await ensureLauncher();
+process.stdout.write(`launcher ${l.path} sha256 ${l.sha256}\n`);

@@ -1,0 +1,199 @@
+import { TrustError } from '@trust/core';
+import type { HostFacts, PathFact } from './host-facts.js';
+import type { SandboxPolicy } from './policy.js';
+import { ETC_FILES, PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_GIT, SENSITIVE_ROOTS, USRMERGE_DIRS } from './protected-paths.js';
+
+/** Where things live inside a Linux sandbox. */
+export const SANDBOX_LAYOUT = Object.freeze({
+  home: '/sandbox/home',
+  tmp: '/tmp',
+  launcher: '/sandbox/launcher',
+  egressSocket: '/sandbox/egress.sock',
+});
+
+/** The resource limits the launcher applies with setrlimit(2), as `name=value`. */
+export type Rlimit = readonly [name: 'as' | 'nofile' | 'nproc' | 'fsize' | 'core' | 'cpu', value: number];
+
+/** Everything a Linux plan needs besides the policy and argv; gathered by the executor. */
+export interface LinuxPlanContext {
+  readonly facts: HostFacts;
+  /** The complete sandbox environment (see `buildSandboxEnv`). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Working directory inside the sandbox; must be a granted path or the sandbox home. */
+  readonly cwd: string;
+  /** Host path of the compiled launcher; required when `rlimits` or `egress` are set. */
+  readonly launcher?: string;
+  /** The run's egress-proxy unix socket on the host, and the loopback port it is bridged to. */
+  readonly egress?: { readonly socketPath: string; readonly port: number };
+  readonly rlimits?: readonly Rlimit[];
+  /**
+   * Host paths of an empty read-only file and an empty read-only directory, mounted over
+   * protected and hidden paths. (A /dev/null bind would accept writes silently: writes to a
+   * device node are not stopped by a read-only mount.)
+   */
+  readonly empty: { readonly file: string; readonly dir: string };
+  /** Run with the host network namespace (only with the `shared-network` degraded mode). */
+  readonly shareNetwork?: boolean;
+  /** Skip the private /proc (only with the `no-proc` degraded mode). */
+  readonly noProc?: boolean;
+}
+
+/** A Linux plan: the bwrap arguments and the host placeholders bwrap will create. */
+export interface LinuxPlan {
+  readonly platform: 'linux';
+  /** Absolute path of bubblewrap. */
+  readonly file: string;
+  /** Every bwrap argument: `options`, then `--`, then `command`. */
+  readonly args: readonly string[];
+  /** The options, sent NUL-separated through `--args <fd>` (no argv size cap, values not in `ps`). */
+  readonly options: readonly string[];
+  /** What runs inside: the launcher (when needed) and the caller's argv. */
+  readonly command: readonly string[];
+  /**
+   * Host paths that do not exist yet and become read-only mount points (protected files inside
+   * writable roots). bwrap creates them as empty files or directories; the executor removes
+   * them after the run.
+   */
+  readonly placeholders: readonly { readonly path: string; readonly type: 'file' | 'dir' }[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+const fact = (facts: HostFacts, path: string): PathFact => facts.paths[path] ?? { kind: 'missing' };
+const within = (root: string, path: string): boolean => root === '/' || path === root || path.startsWith(`${root}/`);
+const depthSort = (a: string, b: string): number => a.split('/').length - b.split('/').length || a.localeCompare(b);
+
+/** The host paths whose facts a Linux plan for `policy` reads. */
+export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): string[] {
+  const out = [...USRMERGE_DIRS, ...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(home ? [home] : [])];
+  for (const g of policy.capabilities.fsGrants) {
+    out.push(g.path);
+    if (g.mode !== 'rw') continue;
+    for (const f of PROTECTED_FILES) out.push(`${g.path}/${f}`);
+    for (const d of PROTECTED_DIRS) out.push(`${g.path}/${d}`);
+    out.push(`${g.path}/.git`);
+    for (const p of PROTECTED_GIT) out.push(`${g.path}/${p.path}`);
+  }
+  return out;
+}
+
+/**
+ * Plans a bubblewrap invocation. Pure: the same inputs always give the same argv.
+ *
+ * Layout: an empty tmpfs root; /usr and the usrmerge links read-only; a short list of /etc
+ * files; private /proc, /dev, /tmp and HOME; /run as an empty tmpfs; granted directories at
+ * their host paths; protected files read-only inside writable roots; user-hidden paths
+ * replaced; then the root is remounted read-only. All namespaces are unshared, capabilities
+ * dropped, further user namespaces disabled, the environment cleared and rebuilt.
+ */
+export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: LinuxPlanContext, bwrapPath = '/usr/bin/bwrap'): LinuxPlan {
+  if (argv.length === 0 || argv[0] === '') {
+    throw new TrustError('SANDBOX_ARGV_INVALID', 'the command argv is empty', { hint: 'pass the program and its arguments as an array, e.g. ["/bin/ls", "-l"]' });
+  }
+  const a: string[] = [];
+  const caps = policy.capabilities;
+
+  a.push('--unshare-all', '--unshare-user');
+  if (ctx.shareNetwork) a.push('--share-net');
+  a.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
+  if (ctx.facts.bwrapDisableUserns) a.push('--disable-userns');
+  a.push('--hostname', 'sandbox');
+
+  // System: /usr read-only, usrmerge links as symlinks (a bind of a symlink would fail), a short /etc.
+  a.push('--ro-bind', '/usr', '/usr');
+  for (const dir of USRMERGE_DIRS) {
+    const f = fact(ctx.facts, dir);
+    if (f.kind === 'symlink') a.push('--symlink', f.target, dir);
+    else if (f.kind === 'dir') a.push('--ro-bind', dir, dir);
+  }
+  for (const etc of ETC_FILES) a.push('--ro-bind-try', etc, etc);
+  for (const root of [...policy.systemRoots].sort(depthSort)) a.push('--ro-bind', root, root);
+
+  if (!ctx.noProc) a.push('--proc', '/proc');
+  a.push('--dev', '/dev');
+  a.push('--tmpfs', SANDBOX_LAYOUT.tmp, '--tmpfs', '/var/tmp', '--tmpfs', SANDBOX_LAYOUT.home);
+  // /run and /var/run hold host sockets (docker, D-Bus, ssh-agent): a read-only bind would not stop
+  // connect(), so they are fresh empty directories.
+  a.push('--tmpfs', '/run', '--symlink', '../run', '/var/run');
+
+  // Grants, parents before children. A sensitive root strictly inside a grant is hidden again
+  // after that grant, and grants inside it are re-applied on top.
+  const grants = [...caps.fsGrants].sort((x, y) => depthSort(x.path, y.path));
+  const sensitive = [...SENSITIVE_ROOTS.filter((r) => r !== '/run' && r !== '/var/run'), ...(ctx.facts.home ? [ctx.facts.home] : [])];
+  const hideAfter = new Set<string>();
+  for (const g of grants) {
+    for (const s of sensitive) if (s !== g.path && within(g.path, s)) hideAfter.add(s);
+  }
+  const mountGrant = (g: { mode: 'ro' | 'rw'; path: string }): void => {
+    a.push(g.mode === 'rw' ? '--bind' : '--ro-bind', g.path, g.path);
+  };
+  for (const g of grants) if (![...hideAfter].some((s) => within(s, g.path) && s !== g.path)) mountGrant(g);
+  for (const s of [...hideAfter].sort(depthSort)) {
+    if (fact(ctx.facts, s).kind === 'missing') continue;
+    a.push('--tmpfs', s);
+    for (const g of grants) if (g.path !== s && within(s, g.path)) mountGrant(g);
+    a.push('--remount-ro', s);
+  }
+
+  // Protected files inside writable roots.
+  const placeholders: { path: string; type: 'file' | 'dir' }[] = [];
+  const protect = (path: string, type: 'file' | 'dir'): void => {
+    const f = fact(ctx.facts, path);
+    if (f.kind === 'missing') {
+      placeholders.push({ path, type });
+      a.push('--ro-bind', type === 'file' ? ctx.empty.file : ctx.empty.dir, path);
+    } else {
+      a.push('--ro-bind', path, path);
+    }
+  };
+  for (const g of grants) {
+    if (g.mode !== 'rw') continue;
+    // A protected path inside a nested read-only grant is already read-only.
+    for (const f of PROTECTED_FILES) protect(`${g.path}/${f}`, 'file');
+    for (const d of PROTECTED_DIRS) protect(`${g.path}/${d}`, 'dir');
+    const git = fact(ctx.facts, `${g.path}/.git`);
+    if (git.kind === 'dir') {
+      // Pin .git as a mount point: renaming a directory that merely *contains* mount points is
+      // allowed, so `mv .git x && mkdir -p .git/hooks` would otherwise plant a new hook.
+      a.push('--bind', `${g.path}/.git`, `${g.path}/.git`);
+      for (const p of PROTECTED_GIT) protect(`${g.path}/${p.path}`, p.type);
+    }
+    else protect(`${g.path}/.git`, git.kind === 'missing' ? 'dir' : 'file');
+  }
+
+  for (const hidden of [...policy.hiddenPaths].sort(depthSort)) {
+    const f = fact(ctx.facts, hidden);
+    if (f.kind === 'dir') a.push('--ro-bind', ctx.empty.dir, hidden);
+    else if (f.kind !== 'missing') a.push('--ro-bind', ctx.empty.file, hidden);
+  }
+
+  const command: string[] = [];
+  const rlimits = ctx.rlimits ?? [];
+  if (ctx.egress || rlimits.length > 0) {
+    if (!ctx.launcher) {
+      throw new TrustError('SANDBOX_UNAVAILABLE', 'the sandbox launcher is needed for network bridging and resource limits but was not provided', {
+        hint: 'install a C compiler (cc) so the launcher can be built, or remove limits and the http/tcp capabilities',
+      });
+    }
+    a.push('--ro-bind', ctx.launcher, SANDBOX_LAYOUT.launcher);
+    command.push(SANDBOX_LAYOUT.launcher);
+    if (ctx.egress) {
+      a.push('--ro-bind', ctx.egress.socketPath, SANDBOX_LAYOUT.egressSocket);
+      command.push('--bridge', String(ctx.egress.port), SANDBOX_LAYOUT.egressSocket);
+    }
+    for (const [name, value] of rlimits) command.push('--rlimit', `${name}=${value}`);
+    command.push('--');
+  }
+
+  a.push('--remount-ro', '/');
+  a.push('--chdir', ctx.cwd);
+  a.push('--clearenv');
+  for (const [k, v] of Object.entries(ctx.env)) a.push('--setenv', k, v);
+  const cmd = [...command, ...argv];
+  return Object.freeze({
+    platform: 'linux',
+    file: bwrapPath,
+    args: Object.freeze([...a, '--', ...cmd]),
+    options: Object.freeze(a),
+    command: Object.freeze(cmd),
+    placeholders: Object.freeze(placeholders), env: ctx.env });
+}

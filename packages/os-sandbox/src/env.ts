@@ -1,0 +1,96 @@
+import { TrustError, allow, deny, type Decision } from '@trust/core';
+import type { SandboxPolicy } from './policy.js';
+
+/** Names passed through from the source environment without a grant (none of them secret). */
+export const BASE_ENV_NAMES: readonly string[] = Object.freeze(['PATH', 'LANG', 'TERM', 'TZ']);
+/** PATH used when the source environment has none. */
+export const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+const SECRET_PARTS = ['KEY', 'SECRET', 'TOKEN', 'PASSWORD', 'PASSWD', 'CREDENTIAL', 'PRIVATE', 'COOKIE', 'SESSION', 'AUTH'];
+/** Names the sandbox owns; a caller cannot set them. */
+const RESERVED = new Set(['HOME', 'TMPDIR', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'all_proxy', 'no_proxy']);
+
+/**
+ * True when an environment variable name looks like it holds a secret (`*KEY*`, `*SECRET*`,
+ * `*TOKEN*`, `*PASSWORD*`, `*PASSWD*`, `*CREDENTIAL*`, `*PRIVATE*`, `*COOKIE*`, `*SESSION*`,
+ * `*AUTH*`, case-insensitive). False positives (`MONKEY`) are accepted: they only need a grant.
+ *
+ * @example
+ * looksLikeSecretName('GITHUB_TOKEN'); // true
+ * looksLikeSecretName('LOG_LEVEL');    // false
+ */
+export function looksLikeSecretName(name: string): boolean {
+  const upper = name.toUpperCase();
+  return SECRET_PARTS.some((part) => upper.includes(part));
+}
+
+/**
+ * Decides whether one explicitly passed variable may enter the sandbox:
+ * - a name granted by `env:NAME` is allowed;
+ * - a secret-looking name without that exact grant is denied (`SANDBOX_ENV_SECRET`);
+ * - a name the sandbox owns (HOME, TMPDIR, proxy variables) is denied (`SANDBOX_ENV_RESERVED`);
+ * - any other name is allowed (the caller chose to pass it).
+ */
+export function evaluateExplicitEnv(policy: SandboxPolicy, name: string): Decision {
+  if (RESERVED.has(name)) {
+    return deny('SANDBOX_ENV_RESERVED', `environment variable ${JSON.stringify(name)} is set by the sandbox itself`, {
+      hint: 'remove it from spawn({ env }); HOME and TMPDIR point at private sandbox directories and proxy variables are set for http/tcp',
+    });
+  }
+  const granted = policy.capabilities.allowsEnv(name);
+  if (granted.allow) return granted;
+  if (looksLikeSecretName(name)) {
+    return deny('SANDBOX_ENV_SECRET', `environment variable ${JSON.stringify(name)} looks like a secret and is not granted by name`, {
+      rule: 'env-secret-name',
+      hint: `grant it explicitly with "env:${name}" if the sandboxed process must see it, or inject the credential through the egress policy instead`,
+    });
+  }
+  return allow('env-explicit');
+}
+
+/** What the sandbox environment is built from. */
+export interface EnvInput {
+  /** Where granted and base names are read from (the host environment by default). */
+  readonly source: Readonly<Record<string, string | undefined>>;
+  /** Variables the caller passes explicitly for this run; each is checked by `evaluateExplicitEnv`. */
+  readonly explicit?: Readonly<Record<string, string>>;
+  /** The sandbox's private HOME and TMPDIR. */
+  readonly home: string;
+  readonly tmpdir: string;
+  /** Proxy variables for the http/tcp capabilities, set last. */
+  readonly proxy?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Builds the complete sandbox environment: everything else is cleared. Throws
+ * `SANDBOX_ENV_SECRET` / `SANDBOX_ENV_RESERVED` for a refused explicit variable.
+ *
+ * @example
+ * buildSandboxEnv(policy, { source: process.env, home: '/home/sandbox', tmpdir: '/tmp' });
+ */
+export function buildSandboxEnv(policy: SandboxPolicy, input: EnvInput): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of BASE_ENV_NAMES) {
+    const v = input.source[name];
+    if (typeof v === 'string') env[name] = v;
+  }
+  env.PATH ??= DEFAULT_PATH;
+  for (const name of policy.capabilities.envNames) {
+    const v = input.source[name];
+    if (typeof v === 'string' && !RESERVED.has(name)) env[name] = v;
+  }
+  for (const [name, value] of Object.entries(input.explicit ?? {})) {
+    const d = evaluateExplicitEnv(policy, name);
+    if (!d.allow) throw new TrustError(d.code, d.reason, { hint: d.hint, decision: d });
+    if (name.includes('=') || name === '' || value.includes('\0')) {
+      throw new TrustError('SANDBOX_ENV_INVALID', `environment variable ${JSON.stringify(name)} has an invalid name or value`, {
+        hint: 'names may not be empty or contain "="; values may not contain NUL bytes',
+      });
+    }
+    env[name] = value;
+  }
+  env.HOME = input.home;
+  env.TMPDIR = input.tmpdir;
+  Object.assign(env, input.proxy ?? {});
+  return env;
+}

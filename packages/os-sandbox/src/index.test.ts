@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import * as mod from './index.js';
+
+describe('@trust/os-sandbox public API', () => {
+  it('exports exactly these names', () => {
+    expect(Object.keys(mod).sort()).toEqual([
+      'BASE_ENV_NAMES',
+      'DEFAULT_OUTPUT_BYTES',
+      'DEFAULT_PATH',
+      'DEFAULT_TIME_MS',
+      'DEGRADED_MODES',
+      'ETC_FILES',
+      'PROTECTED_DIRS',
+      'PROTECTED_FILES',
+      'PROTECTED_GIT',
+      'SANDBOX_EXEC',
+      'SANDBOX_LAYOUT',
+      'SENSITIVE_ROOTS',
+      'USRMERGE_FACTS',
+      'buildSandboxEnv',
+      'collectPathFacts',
+      'createSandbox',
+      'ensureLauncher',
+      'evaluateExplicitEnv',
+      'launcherSourcePath',
+      'linuxPathsOfInterest',
+      'looksLikeSecretName',
+      'parseSandboxPolicy',
+      'planBwrap',
+      'planSandbox',
+      'planSeatbelt',
+      'probeSandbox',
+      'proxyEnv',
+      'readAll',
+      'sandboxPolicySchema',
+      'verifyLauncher',
+    ]);
+  });
+});

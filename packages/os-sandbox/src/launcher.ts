@@ -1,0 +1,76 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TrustError } from '@trust/core';
+
+/** Where the launcher source ships inside the package (`native/launcher.c`). */
+export function launcherSourcePath(): string {
+  return fileURLToPath(new URL('../native/launcher.c', import.meta.url));
+}
+
+/** A compiled launcher and the SHA-256 it was checked against. */
+export interface Launcher {
+  readonly path: string;
+  readonly sha256: string;
+}
+
+const sha256 = (data: Buffer | string): string => createHash('sha256').update(data).digest('hex');
+
+function run(file: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: 60_000 }, (err, _out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve()));
+  });
+}
+
+/**
+ * Returns the launcher binary, compiling `native/launcher.c` with the system C compiler on first
+ * use. Builds land in `<cacheDir>/<first 16 hex of the source hash>/`, next to a `.sha256`
+ * file recorded at build time; every load re-hashes the binary and refuses a mismatch
+ * (`SANDBOX_LAUNCHER_TAMPERED`). The launcher only ever runs inside the sandbox (or, for
+ * cgroup joining, immediately execs bubblewrap), so it holds no more authority than the run.
+ *
+ * @example
+ * const l = await ensureLauncher({ cacheDir: '/var/cache/trust' });
+ */
+export async function ensureLauncher(options: { cacheDir?: string; cc?: string; source?: string } = {}): Promise<Launcher> {
+  const source = options.source ?? launcherSourcePath();
+  let text: string;
+  try {
+    text = readFileSync(source, 'utf8');
+  } catch (err) {
+    throw new TrustError('SANDBOX_UNAVAILABLE', `the launcher source ${source} is missing`, { cause: err, hint: 'reinstall @trust/os-sandbox' });
+  }
+  const cacheDir = options.cacheDir ?? fileURLToPath(new URL('../.native/', import.meta.url));
+  const dir = join(cacheDir, sha256(text).slice(0, 16));
+  const bin = join(dir, 'trust-sandbox-launcher');
+  const sumFile = `${bin}.sha256`;
+  if (!existsSync(bin) || !existsSync(sumFile)) {
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    const tmp = `${bin}.${process.pid}.${Date.now()}.tmp`;
+    try {
+      await run(options.cc ?? 'cc', ['-O2', '-Wall', '-o', tmp, source]);
+    } catch (err) {
+      throw new TrustError('SANDBOX_UNAVAILABLE', 'could not compile the sandbox launcher with the system C compiler', {
+        cause: err,
+        hint: 'install a C compiler (Debian: apt-get install gcc libc6-dev), or pass launcherPath to createSandbox',
+      });
+    }
+    writeFileSync(`${tmp}.sha256`, `${sha256(readFileSync(tmp))}\n`);
+    renameSync(`${tmp}.sha256`, sumFile);
+    renameSync(tmp, bin);
+  }
+  return verifyLauncher(bin, readFileSync(sumFile, 'utf8').trim());
+}
+
+/** Re-hashes a launcher binary and refuses it when the hash differs from `expected`. */
+export function verifyLauncher(path: string, expected: string): Launcher {
+  const actual = sha256(readFileSync(path));
+  if (actual !== expected) {
+    throw new TrustError('SANDBOX_LAUNCHER_TAMPERED', `the sandbox launcher ${path} does not match its recorded hash`, {
+      hint: `delete ${dirname(path)} so it is rebuilt from source`,
+    });
+  }
+  return Object.freeze({ path, sha256: actual });
+}

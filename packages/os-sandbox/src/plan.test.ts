@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { planSandbox } from './plan.js';
+import type { HostFacts } from './host-facts.js';
+
+const WS = '/srv/work';
+const facts: HostFacts = {
+  paths: {
+    '/bin': { kind: 'symlink', target: 'usr/bin' },
+    '/sbin': { kind: 'symlink', target: 'usr/sbin' },
+    '/lib': { kind: 'symlink', target: 'usr/lib' },
+    '/lib64': { kind: 'symlink', target: 'usr/lib64' },
+    '/root': { kind: 'dir' },
+    '/home': { kind: 'dir' },
+    '/home/alice': { kind: 'dir' },
+    [WS]: { kind: 'dir' },
+    [`${WS}/.git`]: { kind: 'dir' },
+    [`${WS}/.git/hooks`]: { kind: 'dir' },
+    [`${WS}/.git/config`]: { kind: 'file' },
+    [`${WS}/.bashrc`]: { kind: 'file' },
+    '/srv/secrets': { kind: 'dir' },
+  },
+  home: '/home/alice',
+  bwrapDisableUserns: true,
+};
+
+/** Renders bwrap options one per line, so snapshots read like a profile. */
+function render(args: readonly string[]): string {
+  const lines: string[] = [];
+  let cur: string[] = [];
+  for (const a of args) {
+    if (a.startsWith('--') && cur.length > 0) {
+      lines.push(cur.join(' '));
+      cur = [];
+    }
+    cur.push(a);
+  }
+  lines.push(cur.join(' '));
+  return lines.join('\n');
+}
+
+describe('planSandbox (linux)', () => {
+  it('default policy: nothing granted', () => {
+    const plan = planSandbox({ v: 1 }, ['/bin/true'], 'linux');
+    expect(plan.platform).toBe('linux');
+    if (plan.platform !== 'linux') return;
+    expect(render(plan.args)).toMatchSnapshot();
+    expect(plan.placeholders).toEqual([]);
+  });
+
+  it('workspace, read-only grant over /home, hidden path, limits and the egress bridge', () => {
+    const plan = planSandbox(
+      { v: 1, capabilities: [`fs:rw:${WS}`, 'fs:ro:/home', 'fs:rw:/home/alice/project', 'http'], hiddenPaths: ['/srv/secrets'], systemRoots: ['/opt/node'] },
+      ['/usr/bin/node', 'build.js'],
+      'linux',
+      {
+        facts,
+        cwd: WS,
+        env: { PATH: '/usr/bin:/bin', HOME: '/sandbox/home', TMPDIR: '/tmp', HTTP_PROXY: 'http://127.0.0.1:3128' },
+        launcher: '/var/cache/trust/launcher',
+        egress: { socketPath: '/tmp/trust-sandbox-x/run/egress.sock', port: 3128 },
+        rlimits: [['nofile', 256], ['core', 0]],
+        empty: { file: '/tmp/trust-sandbox-x/empty', dir: '/tmp/trust-sandbox-x/empty.d' },
+      },
+    );
+    if (plan.platform !== 'linux') throw new Error('linux plan expected');
+    expect(render(plan.args)).toMatchSnapshot();
+    expect(plan.placeholders.map((p) => p.path)).toContain(`${WS}/.envrc`);
+    expect(plan.placeholders.map((p) => p.path)).not.toContain(`${WS}/.bashrc`);
+    expect(plan.command.slice(0, 4)).toEqual(['/sandbox/launcher', '--bridge', '3128', '/sandbox/egress.sock']);
+  });
+
+  it.each([
+    ['--unshare-all'],
+    ['--unshare-user'],
+    ['--die-with-parent'],
+    ['--new-session'],
+    ['--disable-userns'],
+    ['--clearenv'],
+  ])('always contains %s', (flag) => {
+    const plan = planSandbox({ v: 1, capabilities: ['fs:rw:/w'] }, ['/bin/true'], 'linux');
+    expect(plan.args).toContain(flag);
+  });
+
+  it('drops all capabilities, hides /run and remounts the root read-only after every mount', () => {
+    const plan = planSandbox({ v: 1, capabilities: ['fs:rw:/w'] }, ['/bin/true'], 'linux');
+    if (plan.platform !== 'linux') throw new Error('linux plan expected');
+    const o = plan.options.join(' ');
+    expect(o).toContain('--cap-drop ALL');
+    expect(o).toContain('--tmpfs /run --symlink ../run /var/run');
+    const remount = plan.options.lastIndexOf('/');
+    const lastMount = Math.max(...['--bind', '--ro-bind', '--tmpfs'].map((m) => plan.options.lastIndexOf(m)));
+    expect(plan.options[remount - 1]).toBe('--remount-ro');
+    expect(remount).toBeGreaterThan(lastMount);
+  });
+
+  it('never takes a shell string: argv stays separate words after --', () => {
+    const plan = planSandbox({ v: 1 }, ['/bin/echo', 'a; rm -rf /', '$(id)'], 'linux');
+    expect(plan.args.slice(-3)).toEqual(['/bin/echo', 'a; rm -rf /', '$(id)']);
+    expect(() => planSandbox({ v: 1 }, [], 'linux')).toThrow(expect.objectContaining({ code: 'SANDBOX_ARGV_INVALID' }));
+    expect(() => planSandbox({ v: 1 }, 'ls -l' as unknown as string[], 'linux')).toThrow(expect.objectContaining({ code: 'SANDBOX_ARGV_INVALID' }));
+  });
+
+  it('is pure: the same inputs give the same plan', () => {
+    const p = { v: 1 as const, capabilities: ['fs:rw:/w', 'env:A'] };
+    expect(planSandbox(p, ['/bin/true'], 'linux')).toEqual(planSandbox(p, ['/bin/true'], 'linux'));
+  });
+
+  it('refuses an invalid policy with every problem listed', () => {
+    try {
+      planSandbox({ v: 2, capabilities: ['env', 'fs:rw:relative'], extra: 1 } as never, ['/bin/true'], 'linux');
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toMatchObject({ code: 'SANDBOX_POLICY_INVALID' });
+      expect((err as { problems: unknown[] }).problems.length).toBeGreaterThanOrEqual(2);
+    }
+    expect(() => planSandbox({ v: 1, capabilities: ['env', 'fs:rw:relative'] }, ['/bin/true'], 'linux')).toThrow(
+      expect.objectContaining({ code: 'SANDBOX_POLICY_INVALID' }),
+    );
+  });
+});

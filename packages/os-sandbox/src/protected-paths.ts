@@ -1,0 +1,32 @@
+/**
+ * Files and directories that the host (a shell, git, direnv, npm, an editor) later reads or runs
+ * on its own. Inside every writable root they are mounted read-only; when missing, a read-only
+ * placeholder is mounted so the sandbox cannot create them either.
+ */
+export const PROTECTED_FILES: readonly string[] = Object.freeze([
+  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile',
+  '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.zlogout',
+  '.gitconfig', '.envrc', '.npmrc',
+]);
+
+/** Protected directories (hooks run by git and husky). `.git` itself is protected when missing. */
+export const PROTECTED_DIRS: readonly string[] = Object.freeze(['.husky']);
+
+/** Protected paths inside an existing `.git` directory. */
+export const PROTECTED_GIT: readonly { readonly path: string; readonly type: 'file' | 'dir' }[] = Object.freeze([
+  { path: '.git/hooks', type: 'dir' },
+  { path: '.git/config', type: 'file' },
+]);
+
+/** Host paths hidden by default (besides the host user's $HOME), unless a grant names them or a path inside. */
+export const SENSITIVE_ROOTS: readonly string[] = Object.freeze(['/root', '/home', '/run', '/var/run']);
+
+/** Files of /etc a typical program needs (no /etc/shadow, no host credentials). */
+export const ETC_FILES: readonly string[] = Object.freeze([
+  '/etc/alternatives', '/etc/ca-certificates', '/etc/ca-certificates.conf', '/etc/group', '/etc/host.conf',
+  '/etc/hosts', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime', '/etc/mime.types',
+  '/etc/nsswitch.conf', '/etc/os-release', '/etc/passwd', '/etc/protocols', '/etc/services', '/etc/ssl', '/etc/timezone',
+]);
+
+/** Top-level directories that are symlinks into /usr on usrmerge systems. */
+export const USRMERGE_DIRS: readonly string[] = Object.freeze(['/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32']);

@@ -1,0 +1,457 @@
+import { spawn as spawnChild, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import {
+  TrustError,
+  createPrincipal,
+  isTrustError,
+  notImplemented,
+  type AuditSink,
+  type EgressPolicy,
+  type Principal,
+} from '@trust/core';
+import { planBwrap, linuxPathsOfInterest, SANDBOX_LAYOUT, type LinuxPlan, type Rlimit } from './bwrap-plan.js';
+import { createRunCgroups, type RunCgroups } from './cgroup.js';
+import { buildSandboxEnv } from './env.js';
+import { collectPathFactsSync } from './host-facts.js';
+import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
+import {
+  createRunAudit,
+  defaultProxyFactory,
+  proxyEnv,
+  type EgressProxyFactory,
+  type EgressProxyHandle,
+  type SandboxGuardOptions,
+  type SandboxViolation,
+} from './network.js';
+import { capOutput } from './output-capture.js';
+import { DEFAULT_OUTPUT_BYTES, DEFAULT_TIME_MS, parseSandboxPolicy, type DegradedMode, type SandboxPolicy, type SandboxPolicyInput } from './policy.js';
+import { probeSandbox, type SandboxProbe } from './probe.js';
+import { planSeatbelt, type DarwinPlan } from './seatbelt-plan.js';
+
+/** Options of `createSandbox`; everything is injectable and has a real default. */
+export interface CreateSandboxOptions {
+  /** The policy every http/tcp request of every run is judged by. Required for those capabilities. */
+  readonly egress?: EgressPolicy;
+  /** Address-guard options for the per-run proxy; `mode` defaults to the policy's `network.guard` ('strict'). */
+  readonly guard?: SandboxGuardOptions;
+  /** Where spawn, degraded, exit and egress events go. Undefined = not recorded anywhere. */
+  readonly audit?: AuditSink;
+  /** Source of base and granted environment variables; undefined = `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly bwrapPath?: string;
+  /** A prebuilt launcher with its expected SHA-256; undefined = compile `native/launcher.c` once. */
+  readonly launcher?: { readonly path: string; readonly sha256: string };
+  /** Where compiled launchers are cached; undefined = the package's `.native/` directory. */
+  readonly launcherCacheDir?: string;
+  /** Host directory for per-run sockets and (macOS) HOME/TMPDIR; undefined = a fresh private temp dir. */
+  readonly workDir?: string;
+  /** The host facts probe result; undefined = measured by `probeSandbox`. */
+  readonly probe?: SandboxProbe;
+  /** Starts the per-run egress proxy; undefined = `@trust/egress` `createEgressProxy`. */
+  readonly createProxy?: EgressProxyFactory;
+  /** Overrides the detected platform (tests). */
+  readonly platform?: 'linux' | 'darwin';
+}
+
+/** Options of one run. */
+export interface SpawnOptions {
+  /** Working directory inside the sandbox; must be granted. Undefined = the first rw grant, else the sandbox HOME. */
+  readonly cwd?: string;
+  /** Extra variables for this run; secret-looking names need an exact `env:NAME` grant. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Data for standard input (needs the `stdin` capability). Undefined = /dev/null. */
+  readonly stdin?: string | Uint8Array | Readable;
+  /** Wall-clock limit; capped by the policy's `limits.timeMs` (default 60 s). */
+  readonly timeoutMs?: number;
+  /** Bytes kept per stream; capped by the policy's `limits.outputBytes` (default 1 MiB). */
+  readonly maxOutputBytes?: number;
+  /** Aborting kills the whole run. */
+  readonly signal?: AbortSignal;
+}
+
+/** How a run ended. */
+export interface SandboxExit {
+  /** Exit code of the command (bubblewrap passes it through); null when killed by a signal. */
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly timedOut: boolean;
+  /** True when stdout or stderr went over the output cap and was cut. */
+  readonly truncated: boolean;
+  readonly truncatedStreams: { readonly stdout: boolean; readonly stderr: boolean };
+  /** Refusals observed for this run (egress denials from its own proxy). */
+  readonly violations: readonly SandboxViolation[];
+  readonly runId: string;
+  readonly durationMs: number;
+}
+
+/** A running sandboxed process. */
+export interface SandboxProcess {
+  readonly runId: string;
+  /** Host pid of the outer bubblewrap (or sandbox-exec) process. */
+  readonly pid: number;
+  /** Capped output; empty when the stream capability is not granted. */
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Ends the whole process tree. */
+  kill(): void;
+  readonly exit: Promise<SandboxExit>;
+}
+
+/** An independent sandbox: its own policy, proxy listeners and state. */
+export interface Sandbox {
+  readonly policy: SandboxPolicy;
+  readonly probe: SandboxProbe;
+  /** Weaker modes in effect for every run (each one named in `allowDegraded`). */
+  readonly degraded: readonly DegradedMode[];
+  spawn(argv: readonly string[], options?: SpawnOptions): Promise<SandboxProcess>;
+  /** Ends every run, closes every listener and removes the work directory. */
+  close(): Promise<void>;
+}
+
+function refuseDegraded(policy: SandboxPolicy, mode: DegradedMode, why: string, hint: string): void {
+  if (!policy.allowDegraded.includes(mode)) {
+    throw new TrustError('SANDBOX_DEGRADED_REFUSED', `${why}; refusing to run in the weaker mode "${mode}"`, {
+      hint: `${hint}, or accept it with allowDegraded: ["${mode}"]`,
+    });
+  }
+}
+
+/** Decides which degraded modes a policy needs on this host; throws for one not accepted. */
+function decideDegraded(policy: SandboxPolicy, probe: SandboxProbe): DegradedMode[] {
+  const out: DegradedMode[] = [];
+  const caps = policy.capabilities;
+  const need = (mode: DegradedMode, cond: boolean, why: string, hint: string): void => {
+    if (!cond) return;
+    refuseDegraded(policy, mode, why, hint);
+    out.push(mode);
+  };
+  if (caps.has('udp')) throw notImplemented('the udp capability in @trust/os-sandbox (no datagram broker yet)');
+  need('shared-network', caps.egressTier() === 'coarse', 'the network/sockets capability needs the host network namespace and its address floor cannot be enforced here', 'grant http or tcp instead (brokered through the egress policy)');
+  need('shared-network', !probe.netns && caps.egressTier() !== 'coarse', 'this host cannot create a network namespace', 'allow network namespaces for bubblewrap');
+  need('no-proc', !probe.proc, 'a private /proc cannot be mounted here', 'run outside a restricted container');
+  need('no-userns-lock', !probe.disableUserns, `bubblewrap ${probe.bwrap?.version ?? '?'} cannot disable nested user namespaces`, 'install bubblewrap 0.8 or newer');
+  need('no-pids-limit', policy.limits.pids !== undefined && !probe.cgroups.pids, 'a process limit was asked for but no writable pids cgroup exists (RLIMIT_NPROC does not bind uid 0)', 'delegate a cgroup (systemd-run --user --scope -p Delegate=yes)');
+  need('no-memory-limit', false, '', '');
+  return [...new Set(out)];
+}
+
+/**
+ * Creates an independent sandbox for one policy. Probes the host once, compiles (or verifies)
+ * the launcher, and fails closed: `SANDBOX_UNAVAILABLE` when bubblewrap or user namespaces are
+ * missing, `SANDBOX_DEGRADED_REFUSED` when the policy would need a weaker mode it did not name,
+ * `SANDBOX_POLICY_INVALID` for a bad policy.
+ *
+ * @example
+ * const sb = await createSandbox({ v: 1, capabilities: ['fs:rw:/srv/work', 'stdout', 'stderr'] });
+ * const p = await sb.spawn(['/bin/ls', '-la'], { cwd: '/srv/work' });
+ * const out = await readAll(p.stdout);
+ * const { code } = await p.exit;
+ * await sb.close();
+ */
+export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, options: CreateSandboxOptions = {}): Promise<Sandbox> {
+  const policy = parseSandboxPolicy(input);
+  const platform = options.platform ?? (process.platform === 'darwin' ? 'darwin' : process.platform === 'linux' ? 'linux' : undefined);
+  if (!platform) {
+    throw new TrustError('SANDBOX_UNAVAILABLE', `no sandbox backend for ${process.platform}`, { hint: 'run on Linux (bubblewrap) or macOS (seatbelt)' });
+  }
+  const caps = policy.capabilities;
+  const brokered = caps.has('http') || caps.has('tcp');
+  if (brokered && !options.egress) {
+    throw new TrustError('SANDBOX_POLICY_INVALID', 'the http/tcp capability needs an egress policy to judge destinations', {
+      hint: 'pass createSandbox(policy, { egress: allowHosts([...]) }); without one there is no reach',
+    });
+  }
+  const needsLauncher = platform === 'linux';
+  let launcher: Launcher | undefined;
+  if (needsLauncher) {
+    launcher = options.launcher
+      ? verifyLauncher(options.launcher.path, options.launcher.sha256)
+      : await ensureLauncher(options.launcherCacheDir ? { cacheDir: options.launcherCacheDir } : {});
+  }
+  const probe =
+    options.probe ??
+    (await probeSandbox({ ...(options.bwrapPath ? { bwrapPath: options.bwrapPath } : {}), ...(launcher ? { launcherPath: launcher.path } : {}) }));
+  if (platform === 'linux') {
+    if (!probe.bwrap) throw new TrustError('SANDBOX_UNAVAILABLE', 'bubblewrap is not installed', { hint: probe.notes.join('; ') || 'apt-get install bubblewrap' });
+    if (!probe.userns) throw new TrustError('SANDBOX_UNAVAILABLE', 'bubblewrap cannot create a user namespace on this host', { hint: probe.notes.join('; ') });
+  } else if (!probe.seatbelt && !options.probe) {
+    throw new TrustError('SANDBOX_UNAVAILABLE', '/usr/bin/sandbox-exec is missing', { hint: 'seatbelt ships with macOS; it cannot be installed separately' });
+  }
+  const degraded = decideDegraded(policy, probe);
+  const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), 'trust-sandbox-'));
+  const ownsWorkDir = options.workDir === undefined;
+  // Empty read-only mount sources for protected and hidden paths.
+  const empty = { file: join(workDir, 'empty'), dir: join(workDir, 'empty.d') };
+  if (!existsSync(empty.file)) writeFileSync(empty.file, '', { mode: 0o444 });
+  if (!existsSync(empty.dir)) mkdirSync(empty.dir, { mode: 0o555 });
+  const sourceEnv = options.env ?? process.env;
+  const createProxy = options.createProxy ?? defaultProxyFactory;
+  const running = new Set<SandboxProcess>();
+  let closed = false;
+
+  const audit = (principal: Principal, action: string, target: string, decision: 'allow' | 'deny', extra: { code?: string; rule?: string; details?: Record<string, unknown> } = {}): void => {
+    options.audit?.record({ principal, action, target, decision, ...extra });
+  };
+
+  async function spawnRun(argv: readonly string[], opts: SpawnOptions = {}): Promise<SandboxProcess> {
+    if (closed) throw new TrustError('SANDBOX_CLOSED', 'this sandbox was closed', { hint: 'create a new sandbox' });
+    if (!Array.isArray(argv) || argv.length === 0 || argv.some((x) => typeof x !== 'string' || x.includes('\0'))) {
+      throw new TrustError('SANDBOX_ARGV_INVALID', 'argv must be a non-empty array of strings without NUL bytes', {
+        hint: 'pass ["/usr/bin/env", "node", "script.js"], never a shell command string',
+      });
+    }
+    const runId = randomUUID();
+    const principal = createPrincipal('process', runId);
+    const started = Date.now();
+    const violations: SandboxViolation[] = [];
+    const cleanups: (() => void | Promise<void>)[] = [];
+    const cleanup = async (): Promise<void> => {
+      for (const c of cleanups.reverse()) {
+        try {
+          await c();
+        } catch {
+          /* best effort */
+        }
+      }
+    };
+    try {
+      if (opts.stdin !== undefined && !caps.has('stdin')) {
+        throw new TrustError('SANDBOX_CAPABILITY_MISSING', 'stdin data was passed but the policy does not grant "stdin"', { hint: 'add "stdin" to the capabilities' });
+      }
+      const runDir = join(workDir, runId.slice(0, 8));
+      mkdirSync(runDir, { mode: 0o700 });
+      cleanups.push(() => rmSync(runDir, { recursive: true, force: true }));
+
+      // The run's own egress listener: attribution is by which socket the bytes arrive on.
+      let proxy: EgressProxyHandle | undefined;
+      let proxyPort: number | undefined;
+      let socketPath: string | undefined;
+      if (brokered) {
+        const runAudit = createRunAudit(options.audit, violations);
+        const guard: SandboxGuardOptions = { mode: policy.network.guard, ...options.guard };
+        if (platform === 'linux') {
+          socketPath = join(runDir, 'egress.sock');
+          proxy = await createProxy({ policy: options.egress!, guard, audit: runAudit, principal, listen: { path: socketPath } });
+          proxyPort = policy.network.proxyPort;
+        } else {
+          proxy = await createProxy({ policy: options.egress!, guard, audit: runAudit, principal, listen: { host: '127.0.0.1', port: 0 } });
+          proxyPort = (proxy.address as { port?: number }).port;
+        }
+        const p = proxy;
+        cleanups.push(() => p.close());
+      }
+
+      const home = platform === 'linux' ? SANDBOX_LAYOUT.home : join(runDir, 'home');
+      const tmp = platform === 'linux' ? SANDBOX_LAYOUT.tmp : join(runDir, 'tmp');
+      let env: Record<string, string>;
+      try {
+        env = buildSandboxEnv(policy, {
+          source: sourceEnv,
+          ...(opts.env ? { explicit: opts.env } : {}),
+          home,
+          tmpdir: tmp,
+          ...(proxyPort !== undefined ? { proxy: proxyEnv(proxyPort) } : {}),
+        });
+      } catch (err) {
+        audit(principal, 'sandbox.spawn', argv[0]!, 'deny', { code: isTrustError(err) ? err.code : 'SANDBOX_ENV_INVALID', details: { runId } });
+        throw err;
+      }
+
+      const timeoutMs = Math.min(opts.timeoutMs ?? Infinity, policy.limits.timeMs ?? DEFAULT_TIME_MS);
+      const maxOutput = Math.min(opts.maxOutputBytes ?? Infinity, policy.limits.outputBytes ?? DEFAULT_OUTPUT_BYTES);
+      const firstRw = caps.fsGrants.find((g) => g.mode === 'rw')?.path;
+      const cwd = opts.cwd ?? firstRw ?? home;
+      if (cwd !== home && caps.fsGrant(cwd).access === 'none') {
+        throw new TrustError('SANDBOX_CWD_NOT_GRANTED', `working directory ${cwd} is not inside a granted directory`, {
+          hint: `grant it with "fs:rw:${cwd}" or "fs:ro:${cwd}"`,
+        });
+      }
+
+      let file: string;
+      let args: readonly string[];
+      let argsFd: readonly string[] | undefined;
+      let placeholders: LinuxPlan['placeholders'] = [];
+      let cgroups: RunCgroups | undefined;
+      if (platform === 'linux') {
+        const rl: Rlimit[] = [];
+        if (policy.limits.memoryBytes !== undefined) rl.push(['as', policy.limits.memoryBytes]);
+        if (policy.limits.files !== undefined) rl.push(['nofile', policy.limits.files]);
+        if (policy.limits.pids !== undefined) rl.push(['nproc', policy.limits.pids]);
+        if (policy.limits.fileSizeBytes !== undefined) rl.push(['fsize', policy.limits.fileSizeBytes]);
+        if (rl.length > 0) rl.push(['core', 0]);
+        const facts = {
+          paths: collectPathFactsSync(linuxPathsOfInterest(policy, sourceEnv.HOME)),
+          ...(sourceEnv.HOME ? { home: sourceEnv.HOME } : {}),
+          bwrapDisableUserns: probe.disableUserns,
+        };
+        const plan = planBwrap(
+          policy,
+          argv,
+          {
+            facts,
+            env,
+            cwd,
+            empty,
+            ...(launcher ? { launcher: launcher.path } : {}),
+            ...(socketPath !== undefined && proxyPort !== undefined ? { egress: { socketPath, port: proxyPort } } : {}),
+            rlimits: rl,
+            shareNetwork: degraded.includes('shared-network'),
+            noProc: degraded.includes('no-proc'),
+          },
+          probe.bwrap!.path,
+        );
+        placeholders = plan.placeholders;
+        cleanups.push(() => removePlaceholders(plan.placeholders));
+        cgroups = createRunCgroups(runId, probe.cgroups, {
+          ...(policy.limits.pids !== undefined ? { pids: policy.limits.pids } : {}),
+          ...(policy.limits.memoryBytes !== undefined ? { memoryBytes: policy.limits.memoryBytes } : {}),
+        });
+        if (cgroups) {
+          const cg = cgroups;
+          cleanups.push(() => cg.remove());
+          file = launcher!.path;
+          args = [...cg.procsFiles.flatMap((f) => ['--cgroup', f]), '--', plan.file, '--args', '3', '--', ...plan.command];
+        } else {
+          file = plan.file;
+          args = ['--args', '3', '--', ...plan.command];
+        }
+        argsFd = plan.options;
+      } else {
+        mkdirSync(home, { mode: 0o700 });
+        mkdirSync(tmp, { mode: 0o700 });
+        const plan: DarwinPlan = planSeatbelt(policy, argv, { env, home, tmpdir: tmp, ...(proxyPort !== undefined ? { proxyPort } : {}) });
+        file = plan.file;
+        args = plan.args;
+      }
+
+      audit(principal, 'sandbox.spawn', argv[0]!, 'allow', {
+        details: { runId, platform, capabilities: caps.toStrings(), degraded, cwd, timeoutMs, maxOutput, placeholders: placeholders.length },
+      });
+      if (degraded.length > 0) {
+        audit(principal, 'sandbox.degraded', argv[0]!, 'allow', { rule: 'allowDegraded', details: { runId, degraded } });
+      }
+
+      const child: ChildProcess = spawnChild(file, args as string[], {
+        stdio: [opts.stdin !== undefined ? 'pipe' : 'ignore', caps.has('stdout') ? 'pipe' : 'ignore', caps.has('stderr') ? 'pipe' : 'ignore', argsFd ? 'pipe' : 'ignore'],
+        detached: true,
+        env: platform === 'darwin' ? env : { PATH: '/usr/bin:/bin' },
+      });
+      if (argsFd) {
+        const fd3 = child.stdio[3] as NodeJS.WritableStream | null;
+        fd3?.on('error', () => undefined);
+        fd3?.end(Buffer.from(argsFd.map((x) => `${x}\0`).join(''), 'utf8'));
+      }
+      if (opts.stdin !== undefined && child.stdin) {
+        child.stdin.on('error', () => undefined);
+        if (typeof opts.stdin === 'string' || opts.stdin instanceof Uint8Array) child.stdin.end(opts.stdin);
+        else opts.stdin.pipe(child.stdin);
+      }
+      const out = capOutput(child.stdout, maxOutput);
+      const err = capOutput(child.stderr, maxOutput);
+
+      let timedOut = false;
+      let done = false;
+      const killTree = (): void => {
+        if (done || child.pid === undefined) return;
+        // bwrap runs in its own process group (detached). Killing it ends the sandbox's PID 1
+        // (--die-with-parent), and the kernel then kills every process in the PID namespace.
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+        try {
+          child.kill('SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        killTree();
+      }, timeoutMs);
+      const onAbort = (): void => killTree();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      if (opts.signal?.aborted) killTree();
+
+      const exit = new Promise<SandboxExit>((resolve, reject) => {
+        child.once('error', (e) => {
+          done = true;
+          clearTimeout(timer);
+          void cleanup().then(() =>
+            reject(new TrustError('SANDBOX_UNAVAILABLE', `could not start ${file}: ${e.message}`, { cause: e, hint: 'check that bubblewrap is installed' })),
+          );
+        });
+        child.once('close', (code, signal) => {
+          done = true;
+          clearTimeout(timer);
+          opts.signal?.removeEventListener('abort', onAbort);
+          running.delete(handle);
+          void cleanup().then(() => {
+            const result: SandboxExit = Object.freeze({
+              code,
+              signal,
+              timedOut,
+              truncated: out.truncated() || err.truncated(),
+              truncatedStreams: { stdout: out.truncated(), stderr: err.truncated() },
+              violations: Object.freeze([...violations]),
+              runId,
+              durationMs: Date.now() - started,
+            });
+            audit(principal, 'sandbox.exit', argv[0]!, 'allow', {
+              ...(timedOut ? { code: 'SANDBOX_TIMEOUT' } : {}),
+              details: { runId, code, signal, timedOut, truncated: result.truncated, violations: violations.length, durationMs: result.durationMs },
+            });
+            resolve(result);
+          });
+        });
+      });
+      const handle: SandboxProcess = Object.freeze({
+        runId,
+        pid: child.pid ?? -1,
+        stdout: out.stream,
+        stderr: err.stream,
+        kill: killTree,
+        exit,
+      });
+      running.add(handle);
+      return handle;
+    } catch (err) {
+      await cleanup();
+      throw err;
+    }
+  }
+
+  return Object.freeze({
+    policy,
+    probe,
+    degraded: Object.freeze(degraded),
+    spawn: spawnRun,
+    async close(): Promise<void> {
+      closed = true;
+      const waits = [...running].map((r) => {
+        r.kill();
+        return r.exit.catch(() => undefined);
+      });
+      await Promise.all(waits);
+      if (ownsWorkDir) rmSync(workDir, { recursive: true, force: true });
+    },
+  });
+}
+
+/** Removes placeholders bwrap created on the host, but only while they are still empty. */
+function removePlaceholders(list: LinuxPlan['placeholders']): void {
+  for (const p of list) {
+    try {
+      const st = statSync(p.path);
+      if (p.type === 'file' && st.isFile() && st.size === 0) unlinkSync(p.path);
+      else if (p.type === 'dir' && st.isDirectory() && readdirSync(p.path).length === 0) rmdirSync(p.path);
+    } catch {
+      /* already gone */
+    }
+  }
+}
