@@ -1,9 +1,10 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // worker-entry runs inside each plugin's worker thread; it must be its own file.
+  entry: ['src/index.ts', 'src/worker-entry.ts'],
   format: ['esm'],
-  dts: true,
+  dts: { entry: 'src/index.ts' },
   clean: true,
   target: 'node20',
 });

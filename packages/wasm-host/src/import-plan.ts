@@ -1,0 +1,71 @@
+import type { CapabilitySet } from '@trust/core';
+
+/** One directory the guest sees, at the same path as on the host. */
+export interface PreopenPlan {
+  readonly guestPath: string;
+  readonly hostPath: string;
+  readonly mode: 'ro' | 'rw';
+}
+
+/**
+ * The WASI import object of one plugin instance, as data: what `buildWasiImports` will create.
+ * Pure and serialisable (it crosses into the plugin's worker thread); snapshot-testable.
+ */
+export interface ImportPlan {
+  readonly pluginId: string;
+  /** Exactly the granted variables that are set on the host, in grant order. */
+  readonly env: readonly (readonly [string, string])[];
+  /** The manifest's `args`, only with the `args` capability; otherwise `[]`. */
+  readonly args: readonly string[];
+  readonly preopens: readonly PreopenPlan[];
+  /** `capture` hands output to the host (labelled with the plugin id); `discard` drops it. */
+  readonly stdout: 'capture' | 'discard';
+  readonly stderr: 'capture' | 'discard';
+  /** Always closed: plugins never read the host's stdin. */
+  readonly stdin: 'closed';
+  readonly http: boolean;
+  readonly tcp: boolean;
+  readonly udp: boolean;
+  /** `network`/`sockets`: raw TCP through egress with only the address floor. */
+  readonly coarse: boolean;
+}
+
+/**
+ * Turns a capability set into an import plan. `hostEnv` is read only for granted names.
+ * `existingDirs` filters fs grants: a granted directory that does not exist is skipped (the
+ * guest then gets a normal "not found"), as fidius does.
+ *
+ * @example
+ * planImports({ pluginId: 'p1', caps: parseCapabilities(['env:A']), hostEnv: { A: '1', B: '2' } }).env; // [['A', '1']]
+ */
+export function planImports(input: {
+  pluginId: string;
+  caps: CapabilitySet;
+  hostEnv: Readonly<Record<string, string | undefined>>;
+  args?: readonly string[];
+  existingDirs?: (path: string) => boolean;
+  brokeredNetwork: boolean;
+}): ImportPlan {
+  const { caps } = input;
+  const env: [string, string][] = [];
+  for (const name of caps.envNames) {
+    const value = input.hostEnv[name];
+    if (value !== undefined) env.push([name, value]);
+  }
+  const exists = input.existingDirs ?? (() => true);
+  const preopens = caps.fsGrants.filter((g) => exists(g.path)).map((g) => ({ guestPath: g.path, hostPath: g.path, mode: g.mode }));
+  const net = input.brokeredNetwork;
+  return Object.freeze({
+    pluginId: input.pluginId,
+    env,
+    args: caps.has('args') ? [...(input.args ?? [])] : [],
+    preopens,
+    stdout: caps.has('stdout') ? 'capture' : 'discard',
+    stderr: caps.has('stderr') ? 'capture' : 'discard',
+    stdin: 'closed',
+    http: net && caps.has('http'),
+    tcp: net && caps.has('tcp'),
+    udp: net && caps.has('udp'),
+    coarse: net && (caps.has('network') || caps.has('sockets')),
+  });
+}

@@ -1,0 +1,408 @@
+import { existsSync, statSync } from 'node:fs';
+import { MessageChannel, Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { createPrincipal, parseCapabilities, tryParseCapabilities, type AuditSink, type CapabilitySet, type EgressPolicy, type TrustError } from '@trust/core';
+import { describeComponent, diffInterfaces, type ComponentInterface } from './component-info.js';
+import { wasmError } from './errors.js';
+import { checkImports } from './import-requirements.js';
+import { planImports, type ImportPlan } from './import-plan.js';
+import { parseManifest, type PackageManifest } from './manifest.js';
+import { createNetworkBroker, FLOOR_ONLY_POLICY } from './net-broker.js';
+import type { PackageLimits } from './package-files.js';
+import { readSource, type PluginSource } from './package-source.js';
+import { instantiateRuntime, type CallOutcome } from './plugin-runtime.js';
+import { SIGNATURE_FILE, verifyPackage, type PublicSigningKey, type VerifiedSigner } from './signing.js';
+import { serveSyncCalls } from './sync-bridge.js';
+import { transpileComponent, type TranspiledComponent } from './transpile-cache.js';
+
+/** Resource limits. `undefined` fields take the defaults. */
+export interface PluginLimits {
+  /** Wall-clock deadline per call in worker mode (default 5000 ms); the worker is terminated at it. */
+  readonly callTimeoutMs?: number;
+  /** Ceiling on the guest's linear memory, checked after every call (default 256 MiB). */
+  readonly maxMemoryBytes?: number;
+  /** V8 heap ceiling of the plugin's worker (`resourceLimits.maxOldGenerationSizeMb`, default 128). */
+  readonly maxHeapMb?: number;
+  /** Cap on every brokered HTTP request (default 30 000 ms). */
+  readonly httpTimeoutMs?: number;
+  /** Captured stdout/stderr kept per plugin (default 64 KiB each; older output is dropped). */
+  readonly maxOutputBytes?: number;
+  /** Package reading caps. */
+  readonly package?: PackageLimits;
+}
+
+/** Options of `createPluginHost`. */
+export interface PluginHostOptions {
+  /** Host-wide egress policy (the second key of `http`/`tcp`/`udp`). `undefined`: no plugin gets network unless `load` passes one. */
+  readonly egress?: EgressPolicy;
+  /** `@trust/egress` address-guard options; `mode` defaults to `'strict'`. */
+  readonly guard?: Record<string, unknown>;
+  /** Keys whose signatures the host accepts. `undefined`/`[]`: none. */
+  readonly trustedKeys?: readonly PublicSigningKey[];
+  /** Refuse unsigned packages and bare components (default `true`). */
+  readonly requireSignature?: boolean;
+  /** Directory for the transpile cache (by component SHA-256). `undefined`: in-memory only. */
+  readonly cacheDir?: string;
+  readonly audit?: AuditSink;
+  readonly limits?: PluginLimits;
+  /** `worker` (default): each plugin in its own worker thread. `in-thread`: on the calling thread, no deadline, no network. */
+  readonly isolation?: 'worker' | 'in-thread';
+  /** Where `env:NAME` values come from (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Options of `host.load`. */
+export interface LoadOptions {
+  /** Capability list that replaces (or, with `grantMode: 'narrow'`, intersects) the manifest's. */
+  readonly grants?: readonly string[];
+  readonly grantMode?: 'replace' | 'narrow';
+  /** Per-plugin egress policy; replaces the host-wide one for this plugin. */
+  readonly egress?: EgressPolicy;
+  /** The interface the host expects (from `describeComponent(reference).interface`), or its hash. */
+  readonly interface?: ComponentInterface | string;
+  /** Plugin id for the principal and audit (default `<name>#<n>`). */
+  readonly id?: string;
+  readonly isolation?: 'worker' | 'in-thread';
+  /** Receives captured guest output as it arrives. */
+  readonly onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
+}
+
+/** A loaded plugin instance. */
+export interface Plugin {
+  readonly id: string;
+  readonly name: string;
+  readonly version: string | undefined;
+  /** SHA-256 of the component bytes. */
+  readonly digest: string;
+  readonly capabilities: readonly string[];
+  readonly signer: VerifiedSigner | undefined;
+  readonly interface: ComponentInterface;
+  /** Calls an export (`'env-count'` or `'envCount'`; `iface.fn` for interface exports). */
+  call(name: string, ...args: unknown[]): Promise<unknown>;
+  /** Captured stdout/stderr (only streams the plugin was granted). */
+  output(): { stdout: string; stderr: string };
+  /** The error that killed the plugin, or `undefined` while it is alive. */
+  readonly dead: TrustError | undefined;
+  dispose(): Promise<void>;
+}
+
+export interface PluginHost {
+  load(source: PluginSource, options?: LoadOptions): Promise<Plugin>;
+  /** Disposes every plugin this host loaded. */
+  close(): Promise<void>;
+}
+
+function workerScript(): URL {
+  // Built layout: dist/index.js next to dist/worker-entry.js. Source layout (tests): use the build.
+  const here = new URL('./worker-entry.js', import.meta.url);
+  if (existsSync(fileURLToPath(here))) return here;
+  const built = new URL('../dist/worker-entry.js', import.meta.url);
+  if (existsSync(fileURLToPath(built))) return built;
+  throw wasmError('WASM_WORKER_CRASHED', '@trust/wasm-host: dist/worker-entry.js not found', { hint: 'build the package first (pnpm turbo run build --filter=@trust/wasm-host)' });
+}
+
+const isDir = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Creates a plugin host. Loading is fail-closed and works on bytes read once:
+ * read → verify signature → parse manifest → choose capabilities → read the component's real
+ * imports/exports → check the interface → check every import against the grants (and the egress
+ * policy) → transpile (cached) → instantiate with a fresh deny-all WASI import object.
+ *
+ * @example
+ * const host = createPluginHost({ trustedKeys: [publicKey], cacheDir: '.cache/wasm' });
+ * const plugin = await host.load('./greeter');
+ * console.log(await plugin.call('greet', 'world'));
+ * await host.close();
+ */
+export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
+  const requireSignature = options.requireSignature ?? true;
+  const trustedKeys = options.trustedKeys ?? [];
+  const limits = {
+    callTimeoutMs: options.limits?.callTimeoutMs ?? 5000,
+    maxMemoryBytes: options.limits?.maxMemoryBytes ?? 256 * 1024 * 1024,
+    maxHeapMb: options.limits?.maxHeapMb ?? 128,
+    httpTimeoutMs: options.limits?.httpTimeoutMs ?? 30_000,
+    maxOutputBytes: options.limits?.maxOutputBytes ?? 64 * 1024,
+  };
+  const hostEnv = options.env ?? process.env;
+  const transpiled = new Map<string, Promise<TranspiledComponent>>();
+  const live = new Set<Plugin>();
+  let counter = 0;
+
+  const audit = (input: Parameters<AuditSink['record']>[0]) => options.audit?.record(input);
+
+  async function load(source: PluginSource, loadOptions: LoadOptions = {}): Promise<Plugin> {
+    const target = typeof source === 'string' ? source : source instanceof Uint8Array ? '<bytes>' : source.source;
+    let principalId = loadOptions.id ?? `plugin#${++counter}`;
+    try {
+      return await loadInner(source, loadOptions, (id) => (principalId = id));
+    } catch (e) {
+      const err = e as TrustError;
+      audit({ principal: createPrincipal('plugin', principalId), action: 'plugin.load', target, decision: 'deny', code: err.code ?? 'WASM_LOAD_FAILED', details: { reason: err.message } });
+      throw e;
+    }
+  }
+
+  async function loadInner(source: PluginSource, lo: LoadOptions, setId: (id: string) => void): Promise<Plugin> {
+    const loaded = await readSource(source, options.limits?.package);
+    let signer: VerifiedSigner | undefined;
+    let manifest: PackageManifest | undefined;
+    let component: Uint8Array;
+    if (loaded.kind === 'package') {
+      const hasSig = loaded.pkg.files.has(SIGNATURE_FILE);
+      if (requireSignature || hasSig) signer = verifyPackage(loaded.pkg, trustedKeys);
+      const toml = loaded.pkg.files.get('package.toml');
+      if (!toml) throw wasmError('WASM_MANIFEST_INVALID', `package ${loaded.pkg.source} has no package.toml`, { hint: 'add a package.toml (see the README for the format)' });
+      manifest = parseManifest(Buffer.from(toml).toString('utf8'));
+      const bytes = loaded.pkg.files.get(manifest.component);
+      if (!bytes) throw wasmError('WASM_MANIFEST_INVALID', `package.toml names component ${JSON.stringify(manifest.component)}, which is not in the package`, { hint: 'fix [wasm].component or add the file' });
+      component = bytes;
+    } else {
+      if (requireSignature) throw wasmError('WASM_UNSIGNED', `${loaded.source} is a bare component, which cannot carry a signature`, { hint: 'load a signed package, or create the host with requireSignature: false' });
+      component = loaded.bytes;
+    }
+    const name = manifest?.name ?? 'component';
+    const id = lo.id ?? `${name}#${++counter}`;
+    setId(id);
+    const principal = createPrincipal('plugin', id);
+
+    // capabilities: the manifest's, replaced or narrowed by load-time grants
+    let caps: CapabilitySet = manifest?.capabilitySet ?? parseCapabilities([]);
+    if (lo.grants) {
+      const parsed = tryParseCapabilities(lo.grants);
+      if (!parsed.ok) {
+        const unknown = parsed.error.problems.some((p) => p.code === 'CAPABILITY_UNKNOWN');
+        throw wasmError(unknown ? 'WASM_CAPABILITY_UNKNOWN' : 'WASM_CAPABILITY_INVALID', `load-time grants are invalid: ${parsed.error.message}`, { problems: parsed.error.problems, hint: parsed.error.hint, cause: parsed.error });
+      }
+      caps = lo.grantMode === 'narrow' ? caps.narrow(parsed.set) : parsed.set;
+    }
+    const policy = lo.egress ?? options.egress;
+    const wantsBrokered = caps.has('http') || caps.has('tcp') || caps.has('udp');
+    if (wantsBrokered && !policy) {
+      const named = (['http', 'tcp', 'udp'] as const).filter((c) => caps.has(c));
+      throw wasmError('WASM_EGRESS_POLICY_MISSING', `plugin ${id} declares ${named.join(', ')} but the host has no egress policy; network capabilities need both keys`, {
+        hint: 'pass egress: <EgressPolicy> to createPluginHost() or host.load(), or remove the capability',
+      });
+    }
+
+    const info = await describeComponent(component);
+    if (lo.interface !== undefined) {
+      const expectedHash = typeof lo.interface === 'string' ? lo.interface : lo.interface.hash;
+      if (expectedHash !== info.interface.hash) {
+        const diffs = typeof lo.interface === 'string' ? [`interface hash ${info.interface.hash} != expected ${expectedHash}`] : diffInterfaces(lo.interface, info.interface);
+        throw wasmError('WASM_INTERFACE_MISMATCH', `plugin ${id} does not implement the expected interface: ${diffs.join('; ')}`, {
+          hint: 'rebuild the plugin against the interface the host expects',
+          problems: diffs.map((d) => ({ code: 'WASM_INTERFACE_MISMATCH', message: d })),
+        });
+      }
+    }
+    const checks = checkImports(info.imports, caps, Boolean(policy));
+    const unsatisfied = checks.filter((c) => !c.satisfied);
+    if (unsatisfied.length > 0) {
+      throw wasmError('WASM_IMPORT_UNSATISFIED', `plugin ${id} imports what its grants do not provide: ${unsatisfied.map((c) => `${c.import} (${c.reason})`).join('; ')}`, {
+        hint: unsatisfied[0]?.hint,
+        problems: unsatisfied.map((c) => ({ code: 'WASM_IMPORT_UNSATISFIED', path: c.import, message: c.reason ?? 'unsatisfied', ...(c.hint ? { hint: c.hint } : {}) })),
+      });
+    }
+    const isolation = lo.isolation ?? options.isolation ?? 'worker';
+    const network = caps.egressTier() !== 'none';
+    if (network && isolation === 'in-thread') {
+      throw wasmError('WASM_ISOLATION_REQUIRED', `plugin ${id} has network capabilities, which need worker isolation`, {
+        hint: 'the guest blocks its thread on every request while egress runs on the main thread; load it with isolation: "worker"',
+      });
+    }
+    for (const cap of caps.toStrings()) audit({ principal, action: 'plugin.grant', target: cap, decision: 'allow', rule: lo.grants ? `load-grants:${lo.grantMode ?? 'replace'}` : 'manifest' });
+
+    let t = transpiled.get(info.digest);
+    if (!t) {
+      t = transpileComponent(component, options.cacheDir);
+      transpiled.set(info.digest, t);
+      t.catch(() => transpiled.delete(info.digest));
+    }
+    const tc = await t;
+    const plan = planImports({ pluginId: id, caps, hostEnv, args: manifest?.args ?? [], existingDirs: isDir, brokeredNetwork: network });
+    const plugin = await start({ id, name, manifest, info, signer, caps, plan, tc, policy, principal, isolation, lo });
+    audit({ principal, action: 'plugin.load', target: `${name}@${manifest?.version ?? '-'}`, decision: 'allow', rule: signer ? `signed:${signer.keyId}` : 'unsigned', details: { digest: info.digest, isolation, capabilities: caps.toStrings() } });
+    live.add(plugin);
+    return plugin;
+  }
+
+  async function start(s: {
+    id: string; name: string; manifest: PackageManifest | undefined; info: Awaited<ReturnType<typeof describeComponent>>;
+    signer: VerifiedSigner | undefined; caps: CapabilitySet; plan: ImportPlan; tc: TranspiledComponent; policy: EgressPolicy | undefined;
+    principal: ReturnType<typeof createPrincipal>; isolation: 'worker' | 'in-thread'; lo: LoadOptions;
+  }): Promise<Plugin> {
+    const out = { stdout: '', stderr: '' };
+    const dec = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+    const onOutput = (stream: 'stdout' | 'stderr', data: Uint8Array) => {
+      const text = dec[stream].decode(data, { stream: true });
+      out[stream] = (out[stream] + text).slice(-limits.maxOutputBytes);
+      s.lo.onOutput?.(stream, text);
+    };
+    let dead: TrustError | undefined;
+    const failureError = (o: Extract<CallOutcome, { ok: false }>, name: string): TrustError => {
+      const f = o.failure;
+      if (f.kind === 'exit') return wasmError('WASM_EXIT', `plugin ${s.id} exited with code ${f.exitCode} during ${name}`, { hint: 'the guest called wasi:cli/exit; the instance is gone, load it again' });
+      if (f.kind === 'guest') return Object.assign(wasmError('WASM_GUEST_ERROR', `plugin ${s.id}: ${name} returned an error`, { hint: 'see error.payload for the guest\'s error value' }), { payload: f.payload });
+      if (f.kind === 'memory') return wasmError('WASM_MEMORY_LIMIT', `plugin ${s.id}: ${f.message}`, { hint: 'raise limits.maxMemoryBytes if the plugin legitimately needs more' });
+      if (f.kind === 'unknown-export') return wasmError('WASM_EXPORT_UNKNOWN', `plugin ${s.id}: ${f.message}`, { hint: `exports: ${s.info.exports.join(', ')}` });
+      return wasmError('WASM_TRAP', `plugin ${s.id} trapped in ${name}: ${f.message}`, { hint: 'the instance is dropped; load the plugin again' });
+    };
+    const deadError = () => wasmError('WASM_PLUGIN_DEAD', `plugin ${s.id} is dead (${dead?.code}): ${dead?.message}`, { cause: dead, hint: 'load the plugin again' });
+
+    let invoke: (name: string, args: unknown[]) => Promise<unknown>;
+    let shutdown: () => Promise<void>;
+
+    if (s.isolation === 'in-thread') {
+      const runtime = await instantiateRuntime({ glueUrl: s.tc.glueUrl, modules: s.tc.modules, plan: s.plan, onOutput, maxMemoryBytes: limits.maxMemoryBytes });
+      invoke = async (name, args) => {
+        const o = runtime.call(name, args);
+        if (o.ok) return o.value;
+        const err = failureError(o, name);
+        if (o.fatal) dead = err;
+        throw err;
+      };
+      shutdown = async () => {};
+    } else {
+      let broker: ReturnType<typeof createNetworkBroker> | undefined;
+      const extra: Record<string, unknown> = {};
+      const transfer: import('node:worker_threads').TransferListItem[] = [];
+      if (s.plan.http || s.plan.tcp || s.plan.udp || s.plan.coarse) {
+        const channel = new MessageChannel();
+        const flag = new SharedArrayBuffer(4);
+        broker = createNetworkBroker({
+          principal: s.principal,
+          policy: s.plan.coarse ? FLOOR_ONLY_POLICY : s.policy!,
+          ...(options.guard ? { guard: options.guard } : {}),
+          ...(options.audit ? { audit: options.audit } : {}),
+          httpTimeoutMs: limits.httpTimeoutMs,
+        });
+        serveSyncCalls(channel.port1, flag, (op, payload) => broker!.handle(op, payload));
+        channel.port1.unref();
+        extra.bridgePort = channel.port2;
+        extra.bridgeFlag = flag;
+        transfer.push(channel.port2);
+      }
+      const worker = new Worker(workerScript(), {
+        workerData: { glueUrl: s.tc.glueUrl, modules: Object.fromEntries(s.tc.modules), plan: s.plan, maxMemoryBytes: limits.maxMemoryBytes, ...extra },
+        transferList: transfer,
+        resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb, maxYoungGenerationSizeMb: 16 },
+        stdout: true,
+        stderr: true,
+        env: {},
+      });
+      worker.stdout.resume();
+      worker.stderr.resume();
+      const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void; name: string; timer: NodeJS.Timeout }>();
+      let nextId = 1;
+      let exited = false;
+      const killAll = (err: TrustError) => {
+        dead ??= err;
+        for (const p of pending.values()) {
+          clearTimeout(p.timer);
+          p.reject(err);
+        }
+        pending.clear();
+      };
+      await new Promise<void>((resolve, reject) => {
+        worker.on('message', (m: { type: string; id?: number; outcome?: CallOutcome; stream?: 'stdout' | 'stderr'; data?: Uint8Array; message?: string }) => {
+          if (m.type === 'ready') resolve();
+          else if (m.type === 'init-error') reject(wasmError('WASM_IMPORT_UNSATISFIED', `plugin ${s.id} failed to instantiate: ${m.message}`, { hint: 'check the component imports against its grants' }));
+          else if (m.type === 'stdio') onOutput(m.stream!, m.data!);
+          else if (m.type === 'result') {
+            const p = pending.get(m.id!);
+            if (!p) return;
+            pending.delete(m.id!);
+            clearTimeout(p.timer);
+            if (pending.size === 0) worker.unref();
+            const o = m.outcome!;
+            if (o.ok) p.resolve(o.value);
+            else {
+              const err = failureError(o, p.name);
+              if (o.fatal) {
+                dead = err;
+                void worker.terminate();
+              }
+              p.reject(err);
+            }
+          }
+        });
+        worker.on('error', (e: Error & { code?: string }) => {
+          const err = e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? wasmError('WASM_MEMORY_LIMIT', `plugin ${s.id} ran out of memory (heap ceiling ${limits.maxHeapMb} MB)`, { cause: e, hint: 'raise limits.maxHeapMb if the plugin legitimately needs more' })
+            : wasmError('WASM_WORKER_CRASHED', `plugin ${s.id}'s worker crashed: ${e.message}`, { cause: e, hint: 'load the plugin again' });
+          killAll(err);
+          reject(err);
+        });
+        worker.on('exit', () => {
+          exited = true;
+          broker?.close();
+          killAll(wasmError('WASM_WORKER_CRASHED', `plugin ${s.id}'s worker exited`, { hint: 'load the plugin again' }));
+          reject(dead);
+        });
+      });
+      worker.unref();
+      invoke = (name, args) =>
+        new Promise((resolve, reject) => {
+          const id = nextId++;
+          const timer = setTimeout(() => {
+            const err = wasmError('WASM_TIMEOUT', `plugin ${s.id}: ${name} exceeded its deadline of ${limits.callTimeoutMs} ms and was terminated`, { hint: 'raise limits.callTimeoutMs, or fix the guest' });
+            dead ??= err;
+            void worker.terminate();
+            killAll(err);
+          }, limits.callTimeoutMs);
+          pending.set(id, { resolve, reject, name, timer });
+          worker.ref();
+          worker.postMessage({ type: 'call', id, name, args });
+        });
+      shutdown = async () => {
+        dead ??= wasmError('WASM_PLUGIN_DEAD', `plugin ${s.id} was disposed`, { hint: 'load the plugin again' });
+        if (!exited) await worker.terminate();
+        broker?.close();
+      };
+    }
+
+    let queue: Promise<unknown> = Promise.resolve();
+    const plugin: Plugin = {
+      id: s.id,
+      name: s.name,
+      version: s.manifest?.version,
+      digest: s.info.digest,
+      capabilities: s.caps.toStrings(),
+      signer: s.signer,
+      interface: s.info.interface,
+      get dead() {
+        return dead;
+      },
+      call(name, ...args) {
+        const run = async () => {
+          if (dead) throw deadError();
+          return invoke(name, args);
+        };
+        const p = queue.then(run, run);
+        queue = p.catch(() => undefined);
+        return p;
+      },
+      output: () => ({ ...out }),
+      async dispose() {
+        live.delete(plugin);
+        await shutdown();
+      },
+    };
+    return plugin;
+  }
+
+  return {
+    load,
+    async close() {
+      await Promise.all([...live].map((p) => p.dispose()));
+    },
+  };
+}

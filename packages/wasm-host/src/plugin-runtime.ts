@@ -1,0 +1,102 @@
+import { buildWasiImports, GuestExit } from './wasi-imports.js';
+import type { ImportPlan } from './import-plan.js';
+import type { SyncCall } from './sync-bridge.js';
+
+/** How a guest call ended when it did not return normally. Crosses the worker boundary as data. */
+export interface CallFailure {
+  readonly kind: 'trap' | 'exit' | 'guest' | 'memory' | 'unknown-export';
+  readonly message: string;
+  readonly exitCode?: number;
+  /** For `guest`: the `err` payload of a `result` export. */
+  readonly payload?: unknown;
+}
+
+export type CallOutcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly failure: CallFailure; readonly fatal: boolean };
+
+/** One instantiated component: runs on the main thread (in-thread mode) or inside a worker. */
+export interface PluginRuntime {
+  call(name: string, args: readonly unknown[]): CallOutcome;
+  /** Total bytes of all linear memories. */
+  memoryBytes(): number;
+}
+
+const camel = (s: string): string => s.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * Instantiates transpiled glue with a fresh per-instance import object built from `plan`.
+ * Memories are captured through jco's `instantiateCore` hook so the host can enforce a ceiling.
+ */
+export async function instantiateRuntime(input: {
+  glueUrl: string;
+  modules: ReadonlyMap<string, WebAssembly.Module>;
+  plan: ImportPlan;
+  onOutput: (stream: 'stdout' | 'stderr', data: Uint8Array) => void;
+  bridge?: SyncCall;
+  maxMemoryBytes?: number;
+}): Promise<PluginRuntime> {
+  const glue = (await import(input.glueUrl)) as {
+    instantiate: (get: (n: string) => WebAssembly.Module, imports: unknown, core: (m: WebAssembly.Module, i: WebAssembly.Imports) => Promise<WebAssembly.Instance>) => Promise<Record<string, unknown>>;
+  };
+  const imports = buildWasiImports(input.plan, { onOutput: input.onOutput, ...(input.bridge ? { bridge: input.bridge } : {}) });
+  const memories: WebAssembly.Memory[] = [];
+  const exports = await glue.instantiate(
+    (n) => {
+      const m = input.modules.get(n);
+      if (!m) throw new Error(`core module ${n} missing`);
+      return m;
+    },
+    imports,
+    async (module, imp) => {
+      const instance = await WebAssembly.instantiate(module, imp);
+      for (const v of Object.values(instance.exports)) if (v instanceof WebAssembly.Memory) memories.push(v);
+      return instance;
+    },
+  );
+  const memoryBytes = () => memories.reduce((n, m) => n + m.buffer.byteLength, 0);
+  const fns = new Map<string, (...a: unknown[]) => unknown>();
+  const lookup = (name: string) => {
+    let fn = fns.get(name);
+    if (fn) return fn;
+    let target: unknown = exports;
+    for (const part of name.split('.')) target = (target as Record<string, unknown> | undefined)?.[camel(part)] ?? (target as Record<string, unknown> | undefined)?.[part];
+    if (typeof target !== 'function') return undefined;
+    fn = target as (...a: unknown[]) => unknown;
+    fns.set(name, fn);
+    return fn;
+  };
+  return {
+    memoryBytes,
+    call(name, args) {
+      const fn = lookup(name);
+      if (!fn) return { ok: false, fatal: false, failure: { kind: 'unknown-export', message: `the plugin has no export ${JSON.stringify(name)}` } };
+      try {
+        const value = fn(...args);
+        if (input.maxMemoryBytes !== undefined && memoryBytes() > input.maxMemoryBytes) {
+          return { ok: false, fatal: true, failure: { kind: 'memory', message: `linear memory grew to ${memoryBytes()} bytes, above the ceiling of ${input.maxMemoryBytes}` } };
+        }
+        return { ok: true, value };
+      } catch (e) {
+        return classify(e);
+      }
+    },
+  };
+}
+
+function classify(e: unknown): CallOutcome {
+  if (e instanceof GuestExit) return { ok: false, fatal: true, failure: { kind: 'exit', message: e.message, exitCode: e.exitCode } };
+  if (e && typeof e === 'object' && 'payload' in e && (e as unknown as Error).name === 'ComponentError') {
+    return { ok: false, fatal: false, failure: { kind: 'guest', message: `the plugin returned an error: ${safe((e as { payload: unknown }).payload)}`, payload: (e as { payload: unknown }).payload } };
+  }
+  // Any other exception out of a guest (a wasm trap, stack overflow, a host import throwing)
+  // leaves the instance in an unknown state: it is dropped.
+  const message = e instanceof Error ? `${e.name}: ${e.message}` : safe(e);
+  return { ok: false, fatal: true, failure: { kind: 'trap', message } };
+}
+
+function safe(v: unknown): string {
+  try {
+    return typeof v === 'string' ? v : JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}

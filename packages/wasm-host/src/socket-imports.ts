@@ -1,0 +1,225 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+import type { BridgeTcpResult } from './net-protocol.js';
+
+/**
+ * Per-instance `wasi:sockets` whose TCP connections are opened by the host's egress broker
+ * (policy + address guard on the peer, connection pinned). Bind and listen are refused
+ * (`access-denied`): plugins only connect out. UDP and name lookup are refused.
+ */
+export interface SocketImportDeps {
+  readonly InputStream: new () => any;
+  readonly OutputStream: new () => any;
+  readonly ready: () => unknown;
+  readonly tcp: boolean;
+  readonly call: (op: string, payload: unknown) => BridgeTcpResult;
+}
+
+type IpAddress = { tag: 'ipv4'; val: { port: number; address: number[] } } | { tag: 'ipv6'; val: { port: number; address: number[] } };
+
+function formatAddress(a: IpAddress): { host: string; port: number } {
+  if (a.tag === 'ipv4') return { host: a.val.address.join('.'), port: a.val.port };
+  return { host: a.val.address.map((g) => g.toString(16)).join(':'), port: a.val.port };
+}
+
+export function createSocketImports(deps: SocketImportDeps): Record<string, Record<string, unknown>> {
+  const { ready } = deps;
+  const fail = (e: BridgeTcpResult & { kind: 'error' }): string =>
+    e.error === 'denied' ? 'access-denied' : e.error === 'refused' ? 'connection-refused' : e.error === 'timeout' ? 'timeout' : 'unknown';
+
+  class Network {
+    noop(): void {}
+  }
+  const network = new Network();
+
+  class TcpInput extends deps.InputStream {
+    id: number;
+    eof = false;
+    constructor(id: number) {
+      super();
+      this.id = id;
+    }
+    pull(len: bigint, block: boolean): Uint8Array {
+      if (this.eof) throw { tag: 'closed' };
+      const r = deps.call('tcp.read', { id: this.id, max: Number(len), block });
+      if (r.kind === 'error') throw { tag: 'closed' };
+      if (r.closed) {
+        this.eof = true;
+        throw { tag: 'closed' };
+      }
+      return r.data ?? new Uint8Array(0);
+    }
+    read(len: bigint): Uint8Array {
+      return this.pull(len, false);
+    }
+    blockingRead(len: bigint): Uint8Array {
+      return this.pull(len, true);
+    }
+    skip(len: bigint): bigint {
+      return BigInt(this.read(len).length);
+    }
+    blockingSkip(len: bigint): bigint {
+      return BigInt(this.blockingRead(len).length);
+    }
+    subscribe() {
+      return ready();
+    }
+  }
+
+  class TcpOutput extends deps.OutputStream {
+    id: number;
+    constructor(id: number) {
+      super();
+      this.id = id;
+    }
+    checkWrite(): bigint {
+      return 65536n;
+    }
+    write(buf: Uint8Array): void {
+      const r = deps.call('tcp.write', { id: this.id, data: new Uint8Array(buf) });
+      if (r.kind === 'error') throw { tag: 'closed' };
+    }
+    blockingWriteAndFlush(buf: Uint8Array): void {
+      this.write(buf);
+    }
+    flush(): void {}
+    blockingFlush(): void {}
+    writeZeroes(n: bigint): void {
+      this.write(new Uint8Array(Number(n)));
+    }
+    blockingWriteZeroesAndFlush(n: bigint): void {
+      this.writeZeroes(n);
+    }
+    splice(): bigint {
+      throw { tag: 'closed' };
+    }
+    blockingSplice(): bigint {
+      throw { tag: 'closed' };
+    }
+    subscribe() {
+      return ready();
+    }
+  }
+
+  class TcpSocket {
+    family: string;
+    state: 'new' | 'connecting' | 'connected' | 'failed' = 'new';
+    id = 0;
+    error: string | undefined;
+    remote: IpAddress | undefined;
+    constructor(family: string) {
+      this.family = family;
+    }
+    startBind(): never {
+      throw 'access-denied';
+    }
+    finishBind(): never {
+      throw 'not-in-progress';
+    }
+    startListen(): never {
+      throw 'access-denied';
+    }
+    finishListen(): never {
+      throw 'not-in-progress';
+    }
+    accept(): never {
+      throw 'invalid-state';
+    }
+    startConnect(_network: unknown, remote: IpAddress): void {
+      if (this.state !== 'new') throw 'invalid-state';
+      this.remote = remote;
+      const { host, port } = formatAddress(remote);
+      const r = deps.call('tcp.connect', { host, port });
+      if (r.kind === 'error') {
+        this.state = 'failed';
+        this.error = fail(r);
+      } else {
+        this.state = 'connecting';
+        this.id = r.id ?? 0;
+      }
+    }
+    finishConnect(): [TcpInput, TcpOutput] {
+      if (this.state === 'failed') {
+        this.state = 'new';
+        throw this.error;
+      }
+      if (this.state !== 'connecting') throw 'not-in-progress';
+      this.state = 'connected';
+      return [new TcpInput(this.id), new TcpOutput(this.id)];
+    }
+    localAddress(): never {
+      throw 'invalid-state';
+    }
+    remoteAddress(): IpAddress {
+      if (!this.remote) throw 'invalid-state';
+      return this.remote;
+    }
+    isListening() {
+      return false;
+    }
+    addressFamily() {
+      return this.family;
+    }
+    setListenBacklogSize(): void {}
+    keepAliveEnabled() {
+      return false;
+    }
+    setKeepAliveEnabled(): void {}
+    keepAliveIdleTime() {
+      return 7_200_000_000_000n;
+    }
+    setKeepAliveIdleTime(): void {}
+    keepAliveInterval() {
+      return 75_000_000_000n;
+    }
+    setKeepAliveInterval(): void {}
+    keepAliveCount() {
+      return 9;
+    }
+    setKeepAliveCount(): void {}
+    hopLimit() {
+      return 64;
+    }
+    setHopLimit(): void {}
+    receiveBufferSize() {
+      return 65536n;
+    }
+    setReceiveBufferSize(): void {}
+    sendBufferSize() {
+      return 65536n;
+    }
+    setSendBufferSize(): void {}
+    subscribe() {
+      return ready();
+    }
+    shutdown(): void {
+      if (this.id) deps.call('tcp.close', { id: this.id });
+    }
+  }
+
+  class UdpSocket {}
+  class ResolveAddressStream {}
+
+  return {
+    'wasi:sockets/network': { Network },
+    'wasi:sockets/instance-network': { instanceNetwork: () => network },
+    'wasi:sockets/tcp': { TcpSocket },
+    'wasi:sockets/tcp-create-socket': {
+      createTcpSocket(family: string) {
+        if (!deps.tcp) throw 'access-denied';
+        return new TcpSocket(family);
+      },
+    },
+    'wasi:sockets/udp': { UdpSocket, IncomingDatagramStream: class {}, OutgoingDatagramStream: class {} },
+    'wasi:sockets/udp-create-socket': {
+      createUdpSocket() {
+        throw 'access-denied';
+      },
+    },
+    'wasi:sockets/ip-name-lookup': {
+      ResolveAddressStream,
+      resolveAddresses() {
+        throw 'permanent-resolver-failure';
+      },
+    },
+  };
+}

@@ -1,0 +1,169 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+import { randomBytes } from 'node:crypto';
+import * as shim from '@bytecodealliance/preview2-shim';
+import { _createPreopenDescriptor, types as fsTypes } from '@bytecodealliance/preview2-shim/filesystem';
+import { createFsGuard } from './fs-guard.js';
+import { createHttpImports } from './http-imports.js';
+import type { ImportPlan } from './import-plan.js';
+import type { BridgeHttpResult, BridgeTcpResult } from './net-protocol.js';
+import { createSocketImports } from './socket-imports.js';
+import type { SyncCall } from './sync-bridge.js';
+
+/** Thrown by the guest's `wasi:cli/exit` instead of exiting the host process. */
+export class GuestExit extends Error {
+  readonly exitCode: number;
+  constructor(code: number) {
+    super(`guest exited with code ${code}`);
+    this.name = 'GuestExit';
+    this.exitCode = code;
+  }
+}
+
+export interface WasiImportOptions {
+  /** Receives captured stdout/stderr bytes (only for streams the plan captures). */
+  readonly onOutput: (stream: 'stdout' | 'stderr', data: Uint8Array) => void;
+  /** The synchronous bridge to the host's network broker; absent when the plan has no network. */
+  readonly bridge?: SyncCall;
+  readonly maxRequestBodyBytes?: number;
+}
+
+/**
+ * Executes an import plan: builds a fresh WASI 0.2 import object for one instance. Nothing here
+ * touches preview2-shim's process-global state (env, args, cwd, preopens, stdio, exit, network
+ * switches): every interface that has such state is replaced by a per-instance object.
+ * Keys are unversioned, as jco's generated glue reads them.
+ */
+export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): Record<string, Record<string, unknown>> {
+  const { InputStream, OutputStream } = shim.io.streams as any;
+  const ready = () => (shim.clocks.monotonicClock as any).subscribeDuration(0n);
+
+  class Sink extends OutputStream {
+    stream: 'stdout' | 'stderr';
+    capture: boolean;
+    constructor(stream: 'stdout' | 'stderr', capture: boolean) {
+      super();
+      this.stream = stream;
+      this.capture = capture;
+    }
+    checkWrite() {
+      return 1_048_576n;
+    }
+    write(buf: Uint8Array) {
+      if (this.capture && buf.length > 0) options.onOutput(this.stream, new Uint8Array(buf));
+    }
+    blockingWriteAndFlush(buf: Uint8Array) {
+      this.write(buf);
+    }
+    flush() {}
+    blockingFlush() {}
+    writeZeroes(n: bigint) {
+      this.write(new Uint8Array(Number(n)));
+    }
+    blockingWriteZeroesAndFlush(n: bigint) {
+      this.writeZeroes(n);
+    }
+    splice(): bigint {
+      throw { tag: 'closed' };
+    }
+    blockingSplice(): bigint {
+      throw { tag: 'closed' };
+    }
+    subscribe() {
+      return ready();
+    }
+  }
+  class ClosedInput extends InputStream {
+    read(): never {
+      throw { tag: 'closed' };
+    }
+    blockingRead(): never {
+      throw { tag: 'closed' };
+    }
+    skip(): never {
+      throw { tag: 'closed' };
+    }
+    blockingSkip(): never {
+      throw { tag: 'closed' };
+    }
+    subscribe() {
+      return ready();
+    }
+  }
+  const stdout = new Sink('stdout', plan.stdout === 'capture');
+  const stderr = new Sink('stderr', plan.stderr === 'capture');
+  const stdin = new ClosedInput();
+
+  const guard = createFsGuard();
+  const dirs = plan.preopens.map((p) => [guard.wrap(_createPreopenDescriptor(p.hostPath) as unknown as object, p.mode, true), p.guestPath] as const);
+
+  const env = plan.env.map(([k, v]) => [k, v] as [string, string]);
+  const args = [...plan.args];
+  const seed = randomBytes(16);
+  const cli = shim.cli as any;
+
+  const imports: Record<string, Record<string, unknown>> = {
+    'wasi:cli/environment': {
+      getEnvironment: () => env.map(([k, v]) => [k, v]),
+      getArguments: () => [...args],
+      initialCwd: () => undefined,
+    },
+    'wasi:cli/exit': {
+      exit(status: { tag: string }) {
+        throw new GuestExit(status?.tag === 'err' ? 1 : 0);
+      },
+      exitWithCode(code: number) {
+        throw new GuestExit(code);
+      },
+    },
+    'wasi:cli/stdin': { getStdin: () => stdin },
+    'wasi:cli/stdout': { getStdout: () => stdout },
+    'wasi:cli/stderr': { getStderr: () => stderr },
+    'wasi:cli/terminal-input': cli.terminalInput,
+    'wasi:cli/terminal-output': cli.terminalOutput,
+    'wasi:cli/terminal-stdin': { getTerminalStdin: () => undefined },
+    'wasi:cli/terminal-stdout': { getTerminalStdout: () => undefined },
+    'wasi:cli/terminal-stderr': { getTerminalStderr: () => undefined },
+    'wasi:clocks/monotonic-clock': (shim.clocks as any).monotonicClock,
+    'wasi:clocks/wall-clock': (shim.clocks as any).wallClock,
+    'wasi:random/random': (shim.random as any).random,
+    'wasi:random/insecure': (shim.random as any).insecure,
+    'wasi:random/insecure-seed': { insecureSeed: () => [seed.readBigUInt64LE(0), seed.readBigUInt64LE(8)] },
+    'wasi:io/error': (shim.io as any).error,
+    'wasi:io/poll': (shim.io as any).poll,
+    'wasi:io/streams': (shim.io as any).streams,
+    'wasi:filesystem/types': fsTypes as any,
+    'wasi:filesystem/preopens': { getDirectories: () => dirs.map(([d, p]) => [d, p]) },
+  };
+
+  const bridge = options.bridge;
+  if (plan.http && bridge) {
+    const http = createHttpImports({
+      InputStream,
+      OutputStream,
+      ready,
+      send: (req) => bridge('http', req) as BridgeHttpResult,
+      maxRequestBodyBytes: options.maxRequestBodyBytes ?? 16 * 1024 * 1024,
+    });
+    imports['wasi:http/types'] = http.types;
+    imports['wasi:http/outgoing-handler'] = http.outgoingHandler;
+  } else {
+    // No http grant: the types are present (harmless), the handler is not (load fails closed
+    // before this point if the component imports it).
+    imports['wasi:http/types'] = createHttpImports({
+      InputStream,
+      OutputStream,
+      ready,
+      send: () => ({ kind: 'error', error: 'denied', message: 'http is not granted' }),
+      maxRequestBodyBytes: 0,
+    }).types;
+  }
+  const sockets = createSocketImports({
+    InputStream,
+    OutputStream,
+    ready,
+    tcp: Boolean(bridge) && (plan.tcp || plan.coarse),
+    call: (op, payload) => (bridge ? (bridge(op, payload) as BridgeTcpResult) : { kind: 'error', error: 'denied', message: 'no network' }),
+  });
+  Object.assign(imports, sockets);
+  return imports;
+}

@@ -1,0 +1,15 @@
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Builds the fixtures in a separate process (jco's WIT reader needs preview2-shim's global
+ * preopens, which must never be touched in a process that hosts plugins) and the package's
+ * dist, because plugin workers run dist/worker-entry.js.
+ */
+export default function setup(): void {
+  execFileSync(process.execPath, [join(pkgDir, 'scripts', 'build-fixtures.mjs')], { cwd: pkgDir, stdio: 'inherit' });
+  execFileSync(join(pkgDir, '..', '..', 'node_modules', '.bin', 'tsup'), ['--silent'], { cwd: pkgDir, stdio: 'inherit' });
+}
