@@ -1,0 +1,231 @@
+import type { CommandContext, ShellCommand } from '../shell-types.js';
+import { fileContent } from '../file-content.js';
+
+/** Splits `-abc` style flags from operands; `--` ends flags. Flags in `withValue` take the next word. */
+export function parseArgs(argv: readonly string[], withValue: readonly string[] = []): { flags: Map<string, string>; operands: string[] } {
+  const flags = new Map<string, string>();
+  const operands: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') { operands.push(...argv.slice(i + 1)); break; }
+    if (/^-[0-9]+$/.test(a)) { flags.set('n', a.slice(1)); continue; }
+    if (a.startsWith('-') && a.length > 1) {
+      const letters = a.slice(1);
+      for (let j = 0; j < letters.length; j++) {
+        const f = letters[j]!;
+        if (withValue.includes(f)) { flags.set(f, letters.slice(j + 1) || argv[++i] || ''); break; }
+        flags.set(f, '');
+      }
+    } else operands.push(a);
+  }
+  return { flags, operands };
+}
+
+/** Reads the named files through fs_read, or stdin when there are none (or `-`). */
+export async function inputText(ctx: CommandContext, files: readonly string[]): Promise<string> {
+  if (files.length === 0) return ctx.stdin;
+  let s = '';
+  for (const f of files) s += f === '-' ? ctx.stdin : fileContent(await ctx.tool('fs_read', { path: f }));
+  return s;
+}
+
+/** Lines of a text, without the empty string after a final newline. */
+export function lines(text: string): string[] {
+  if (text === '') return [];
+  const l = text.split('\n');
+  if (l[l.length - 1] === '') l.pop();
+  return l;
+}
+
+const readsFiles = (operands: readonly string[]) => (operands.filter((o) => o !== '-').length > 0 ? ['fs_read'] : []);
+
+const noTools = () => [] as string[];
+
+export const echo: ShellCommand = {
+  name: 'echo', summary: 'print arguments (-n: no newline, -e: escapes)', tools: noTools,
+  async run(ctx, argv) {
+    let i = 0; let newline = true; let escapes = false;
+    while (i < argv.length && /^-[neE]+$/.test(argv[i]!)) { if (argv[i]!.includes('n')) newline = false; if (argv[i]!.includes('e')) escapes = true; i++; }
+    let text = argv.slice(i).join(' ');
+    if (escapes) text = text.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\');
+    ctx.out.write(newline ? `${text}\n` : text);
+    return 0;
+  },
+};
+
+export const printf: ShellCommand = {
+  name: 'printf', summary: 'formatted output (%s %d %i %x %%, \\n \\t)', tools: noTools,
+  async run(ctx, argv) {
+    const [format = '', ...rest] = argv;
+    const fmt = format.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\');
+    let args = [...rest];
+    do {
+      let used = 0;
+      ctx.out.write(fmt.replace(/%([-0-9]*)([sdix%])/g, (_m, width: string, conv: string) => {
+        if (conv === '%') return '%';
+        const a = args[used++] ?? '';
+        let v = conv === 's' ? a : conv === 'x' ? (parseInt(a, 10) || 0).toString(16) : String(parseInt(a, 10) || 0);
+        const w = parseInt(width, 10);
+        if (w) v = width.startsWith('-') ? v.padEnd(-w) : v.padStart(w);
+        return v;
+      }));
+      args = used > 0 ? args.slice(used) : [];
+    } while (args.length > 0);
+    return 0;
+  },
+};
+
+export const trueCmd: ShellCommand = { name: 'true', summary: 'exit 0', tools: noTools, run: async () => 0 };
+export const colon: ShellCommand = { name: ':', summary: 'exit 0', tools: noTools, run: async () => 0 };
+export const falseCmd: ShellCommand = { name: 'false', summary: 'exit 1', tools: noTools, run: async () => 1 };
+
+export const cat: ShellCommand = {
+  name: 'cat', summary: 'print files or stdin (→ fs_read)', tools: (argv) => readsFiles(parseArgs(argv).operands),
+  async run(ctx, argv) { ctx.out.write(await inputText(ctx, parseArgs(argv).operands)); return 0; },
+};
+
+export const grep: ShellCommand = {
+  name: 'grep', summary: 'match lines (-i -v -n -c -q -o -F -E; files → fs_read)',
+  tools: (argv) => readsFiles(parseArgs(argv, ['e']).operands.slice(parseArgs(argv, ['e']).flags.has('e') ? 0 : 1)),
+  async run(ctx, argv) {
+    const { flags, operands } = parseArgs(argv, ['e']);
+    const pattern = flags.get('e') ?? operands.shift();
+    if (pattern === undefined) { ctx.err.write('usage: grep [-ivncqoFE] PATTERN [FILE...]\n'); return 2; }
+    let re: RegExp;
+    try {
+      re = new RegExp(flags.has('F') ? pattern.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&') : pattern, flags.has('i') ? 'gi' : 'g');
+    } catch { ctx.err.write(`grep: invalid pattern ${JSON.stringify(pattern)}\n`); return 2; }
+    const text = await inputText(ctx, operands);
+    let count = 0;
+    lines(text).forEach((line, i) => {
+      re.lastIndex = 0;
+      const hit = re.test(line) !== flags.has('v');
+      if (!hit) return;
+      count++;
+      if (flags.has('q') || flags.has('c')) return;
+      if (flags.has('o') && !flags.has('v')) { for (const m of line.matchAll(re)) ctx.out.write(`${m[0]}\n`); return; }
+      ctx.out.write(flags.has('n') ? `${i + 1}:${line}\n` : `${line}\n`);
+    });
+    if (flags.has('c')) ctx.out.write(`${count}\n`);
+    return count > 0 ? 0 : 1;
+  },
+};
+
+const headTail = (name: 'head' | 'tail'): ShellCommand => ({
+  name, summary: `${name === 'head' ? 'first' : 'last'} lines (-n N; files → fs_read)`, tools: (argv) => readsFiles(parseArgs(argv, ['n']).operands),
+  async run(ctx, argv) {
+    const { flags, operands } = parseArgs(argv, ['n']);
+    const n = Number(flags.get('n') ?? 10);
+    const l = lines(await inputText(ctx, operands));
+    const pick = name === 'head' ? l.slice(0, n) : n === 0 ? [] : l.slice(-n);
+    ctx.out.write(pick.map((x) => `${x}\n`).join(''));
+    return 0;
+  },
+});
+export const head = headTail('head');
+export const tail = headTail('tail');
+
+export const wc: ShellCommand = {
+  name: 'wc', summary: 'count lines, words, bytes (-l -w -c; files → fs_read)', tools: (argv) => readsFiles(parseArgs(argv).operands),
+  async run(ctx, argv) {
+    const { flags, operands } = parseArgs(argv);
+    const text = await inputText(ctx, operands);
+    const counts = { l: (text.match(/\n/g) ?? []).length, w: text.split(/\s+/).filter(Boolean).length, c: Buffer.byteLength(text) };
+    const chosen = (['l', 'w', 'c'] as const).filter((k) => flags.has(k));
+    ctx.out.write(`${(chosen.length ? chosen : (['l', 'w', 'c'] as const)).map((k) => counts[k]).join(' ')}\n`);
+    return 0;
+  },
+};
+
+export const sort: ShellCommand = {
+  name: 'sort', summary: 'sort lines (-r -n -u; files → fs_read)', tools: (argv) => readsFiles(parseArgs(argv).operands),
+  async run(ctx, argv) {
+    const { flags, operands } = parseArgs(argv);
+    let l = lines(await inputText(ctx, operands));
+    l = flags.has('n') ? l.sort((a, b) => parseFloat(a) - parseFloat(b)) : l.sort();
+    if (flags.has('r')) l.reverse();
+    if (flags.has('u')) l = [...new Set(l)];
+    ctx.out.write(l.map((x) => `${x}\n`).join(''));
+    return 0;
+  },
+};
+
+export const uniq: ShellCommand = {
+  name: 'uniq', summary: 'drop adjacent duplicate lines (-c)', tools: (argv) => readsFiles(parseArgs(argv).operands),
+  async run(ctx, argv) {
+    const { flags, operands } = parseArgs(argv);
+    const out: Array<[string, number]> = [];
+    for (const l of lines(await inputText(ctx, operands))) { const last = out[out.length - 1]; if (last && last[0] === l) last[1]++; else out.push([l, 1]); }
+    ctx.out.write(out.map(([l, c]) => (flags.has('c') ? `${String(c).padStart(7)} ${l}\n` : `${l}\n`)).join(''));
+    return 0;
+  },
+};
+
+export const tr: ShellCommand = {
+  name: 'tr', summary: 'translate or delete characters (-d)', tools: noTools,
+  async run(ctx, argv) {
+    const { flags, operands } = parseArgs(argv);
+    const expand = (set: string) => set.replace(/(.)-(.)/g, (_m, a: string, b: string) => { let s = ''; for (let c = a.charCodeAt(0); c <= b.charCodeAt(0); c++) s += String.fromCharCode(c); return s; });
+    const from = expand(operands[0] ?? '');
+    const to = expand(operands[1] ?? '');
+    let s = '';
+    for (const ch of ctx.stdin) { const i = from.indexOf(ch); if (i < 0) s += ch; else if (!flags.has('d')) s += to[Math.min(i, to.length - 1)] ?? ''; }
+    ctx.out.write(s);
+    return 0;
+  },
+};
+
+/** `test` / `[`: strings, integers, and `-e`/`-f` through fs_list. */
+const testTools = (argv: readonly string[]) => (argv.some((a) => a === '-e' || a === '-f' || a === '-s') ? ['fs_read'] : []);
+async function evaluateTest(ctx: CommandContext, args: string[]): Promise<boolean> {
+  if (args[0] === '!') return !(await evaluateTest(ctx, args.slice(1)));
+  if (args.length === 0) return false;
+  if (args.length === 1) return args[0] !== '';
+  if (args.length === 2) {
+    const [op, v = ''] = args;
+    if (op === '-z') return v === '';
+    if (op === '-n') return v !== '';
+    if (op === '-e' || op === '-f' || op === '-s') {
+      try { const c = fileContent(await ctx.tool('fs_read', { path: v })); return op === '-s' ? c.length > 0 : true; } catch { return false; }
+    }
+    throw new Error(`unknown unary operator ${op}`);
+  }
+  const [a = '', op, b = ''] = args;
+  const n = (x: string) => { if (!/^-?[0-9]+$/.test(x.trim())) throw new Error(`integer expression expected: ${x}`); return Number(x); };
+  switch (op) {
+    case '=': case '==': return a === b;
+    case '!=': return a !== b;
+    case '-eq': return n(a) === n(b);
+    case '-ne': return n(a) !== n(b);
+    case '-lt': return n(a) < n(b);
+    case '-le': return n(a) <= n(b);
+    case '-gt': return n(a) > n(b);
+    case '-ge': return n(a) >= n(b);
+    default: throw new Error(`unknown binary operator ${op}`);
+  }
+}
+export const test: ShellCommand = {
+  name: 'test', summary: 'conditions: -z -n = != -eq -lt …, -e/-f/-s (→ fs_read)', tools: testTools,
+  async run(ctx, argv) { try { return (await evaluateTest(ctx, [...argv])) ? 0 : 1; } catch (e) { ctx.err.write(`test: ${(e as Error).message}\n`); return 2; } },
+};
+export const bracket: ShellCommand = {
+  name: '[', summary: 'same as test; needs a closing ]', tools: testTools,
+  async run(ctx, argv) {
+    if (argv[argv.length - 1] !== ']') { ctx.err.write('[: missing ]\n'); return 2; }
+    return test.run(ctx, argv.slice(0, -1));
+  },
+};
+
+export const seq: ShellCommand = {
+  name: 'seq', summary: 'print a sequence of integers (at most 100000)', tools: noTools,
+  async run(ctx, argv) {
+    const nums = argv.map(Number);
+    const [first, last] = nums.length === 1 ? [1, nums[0]!] : [nums[0]!, nums[nums.length - 1]!];
+    const step = nums.length === 3 ? nums[1]! : 1;
+    if (!Number.isFinite(first) || !Number.isFinite(last) || step === 0 || Math.abs((last - first) / step) > 100_000) { ctx.err.write('seq: bad range\n'); return 1; }
+    let s = '';
+    for (let i = first; step > 0 ? i <= last : i >= last; i += step) s += `${i}\n`;
+    ctx.out.write(s);
+    return 0;
+  },
+};

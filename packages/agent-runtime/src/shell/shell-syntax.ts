@@ -1,0 +1,55 @@
+import sh from 'mvdan-sh';
+import { TrustError } from '@trust/core';
+
+/**
+ * The shell parser: mvdan/sh (the parser behind shfmt) compiled to JavaScript. It yields a full
+ * typed AST; the interpreter walks that AST and never builds a command string for a host shell.
+ *
+ * Operator tokens are Go enum numbers; instead of hard-coding them, {@link createShellSyntax}
+ * learns them by parsing one sample of each operator, so a parser upgrade cannot silently swap
+ * `|` for `&&`.
+ */
+// The AST is untyped Go data; `Node` marks where we hold one.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Node = any;
+
+/** Operator tables learned from the parser. */
+export interface ShellOps {
+  readonly binary: ReadonlyMap<number, '&&' | '||' | '|' | '|&'>;
+  readonly redirect: ReadonlyMap<number, string>;
+  readonly paramExp: ReadonlyMap<number, string>;
+  readonly arith: ReadonlyMap<number, string>;
+}
+
+/** A parser bound to its operator tables. */
+export interface ShellSyntax {
+  readonly ops: ShellOps;
+  /** Parses a script; throws TrustError SHELL_SYNTAX with the parser's message. */
+  parse(source: string): Node;
+  /** The AST node type name, e.g. `CallExpr`. */
+  nodeType(node: Node): string;
+}
+
+/** Creates a parser and learns its operator numbers. */
+export function createShellSyntax(): ShellSyntax {
+  const syntax = sh.syntax;
+  const parser = syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash));
+  const parse = (source: string): Node => {
+    try {
+      return parser.Parse(source, 'script');
+    } catch (e) {
+      const message = typeof (e as { Error?: () => string })?.Error === 'function' ? (e as { Error: () => string }).Error() : String((e as { message?: string })?.message ?? e);
+      throw new TrustError('SHELL_SYNTAX', `shell syntax error: ${message}`, { hint: 'check quoting and brackets; the shell follows bash syntax' });
+    }
+  };
+  const binary = new Map<number, '&&' | '||' | '|' | '|&'>();
+  for (const op of ['&&', '||', '|', '|&'] as const) binary.set(parse(`a ${op} b`).Stmts[0].Cmd.Op, op);
+  const redirect = new Map<number, string>();
+  const redirSamples: Array<[string, string]> = [['>', 'a > f'], ['>>', 'a >> f'], ['<', 'a < f'], ['<<', 'a <<E\nx\nE\n'], ['<<-', 'a <<-E\nx\nE\n'], ['<<<', 'a <<< w'], ['>&', 'a >&2'], ['<&', 'a <&0'], ['&>', 'a &> f'], ['&>>', 'a &>> f'], ['<>', 'a <> f'], ['>|', 'a >| f']];
+  for (const [op, src] of redirSamples) redirect.set(parse(src).Stmts[0].Redirs[0].Op, op);
+  const paramExp = new Map<number, string>();
+  for (const op of [':-', '-', ':=', '=', ':+', '+', ':?', '?', '#', '##', '%', '%%']) paramExp.set(parse(`echo \${a${op}b}`).Stmts[0].Cmd.Args[1].Parts[0].Exp.Op, op);
+  const arith = new Map<number, string>();
+  for (const op of ['+', '-', '*', '/', '%', '==', '!=', '<', '>', '<=', '>=', '&&', '||']) arith.set(parse(`echo $((1${op}2))`).Stmts[0].Cmd.Args[1].Parts[0].X.Op, op);
+  return { ops: { binary, redirect, paramExp, arith }, parse, nodeType: (n: Node) => syntax.NodeType(n) as string };
+}

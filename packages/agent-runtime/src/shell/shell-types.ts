@@ -1,0 +1,63 @@
+import type { Decision } from '@trust/core';
+
+/**
+ * The gate as the shell sees it. `preflight` is asked once per tool before a command runs
+ * (it may ask a human); `call` runs a tool the command declared and preflight allowed.
+ */
+export interface ShellGate {
+  preflight(tool: string): Promise<Decision>;
+  call(tool: string, args: Record<string, unknown>): Promise<unknown>;
+}
+
+/** Where a command writes. */
+export interface ShellSink {
+  write(text: string): void;
+}
+
+/** What a command receives at run time. */
+export interface CommandContext {
+  readonly stdin: string;
+  readonly out: ShellSink;
+  readonly err: ShellSink;
+  /** Runs one of the tools this invocation declared (anything else throws SHELL_UNDECLARED_TOOL). */
+  tool(name: string, args: Record<string, unknown>): Promise<unknown>;
+  /** Runs shell source in the current shell (eval, source) or a child shell (sh -c). */
+  script(source: string, options: { readonly child: boolean; readonly args?: readonly string[] }): Promise<number>;
+  /** Runs one command by argv through the same choke point as any other (xargs). */
+  command(argv: readonly string[]): Promise<number>;
+}
+
+/** One command of the virtual shell. */
+export interface ShellCommand {
+  readonly name: string;
+  readonly summary: string;
+  /**
+   * The tools this invocation resolves to, from its argv alone (before anything runs). The
+   * choke point preflights each; the command can use no other.
+   */
+  tools(argv: readonly string[]): readonly string[];
+  run(ctx: CommandContext, argv: readonly string[]): Promise<number>;
+}
+
+/** Result of one shell run. */
+export interface ShellResult {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Every command that passed the choke point, in order, with the tools it resolved to. */
+  readonly trace: readonly ShellTraceEntry[];
+}
+
+/** One command seen by the choke point. */
+export interface ShellTraceEntry {
+  readonly command: string;
+  readonly tools: readonly string[];
+  readonly outcome: 'ran' | 'disabled' | 'rejected' | 'unknown';
+}
+
+/** Exit status of a command whose tool is disabled or otherwise denied. */
+export const EXIT_DENIED = 126;
+/** Exit status of an unknown command. */
+export const EXIT_NOT_FOUND = 127;
+/** Exit status of a command whose approval a human rejected. */
+export const EXIT_REJECTED = 130;
