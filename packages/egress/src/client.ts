@@ -1,0 +1,125 @@
+import { deniedError, type AuditSink, type Deny, type EgressPolicy, type Principal } from '@trust/core';
+import { WebSocket, type Response } from 'undici';
+import type { Socket } from 'node:net';
+import { recordEgress } from './audit.js';
+import { createEgressDispatcher, toGuard } from './dispatcher.js';
+import type { Engine } from './engine.js';
+import type { EgressGuard } from './guard.js';
+import type { GuardOptions } from './guard-options.js';
+import { egressFetch, type EgressCallContext, type EgressFetchInit } from './http-fetch.js';
+import { resolveLimits, type EgressLimits } from './limits.js';
+import { authorizeHttp } from './policy-call.js';
+import { redactUrl } from './redact.js';
+import { egressConnectTcp, egressSendUdp, type SocketCallContext } from './sockets.js';
+import { hostPort, isDenyResult, parseTarget } from './target.js';
+
+export interface EgressClientOptions {
+  /** Decides destinations and may inject headers. Required: there is no default allow. */
+  readonly policy: EgressPolicy;
+  /** Address guard (a compiled guard, or options). Default: mode `default`, no protected ports. */
+  readonly guard?: EgressGuard | GuardOptions;
+  /** Where one event per decision goes. `undefined`: no audit. */
+  readonly audit?: AuditSink;
+  readonly limits?: EgressLimits;
+  /** Follow https→http redirects (default false: `EGRESS_DOWNGRADE`). */
+  readonly allowDowngrade?: boolean;
+  /** Clock for durations (default `Date.now`). */
+  readonly now?: () => number;
+}
+
+export interface WebSocketOptions {
+  readonly principal: Principal;
+  readonly protocols?: string | string[];
+  /** Extra handshake headers; the policy may add more (e.g. credentials). */
+  readonly headers?: Record<string, string>;
+}
+
+/** The one outbound path: every method runs policy, guard, pinned connect and audit. */
+export interface EgressClient {
+  /** Guarded fetch (undici `Response`). */
+  fetch(url: string | URL, init: EgressFetchInit | undefined, call: EgressCallContext): Promise<Response>;
+  /** Opens a ws:/wss: WebSocket through the same dispatcher; resolves once the checks allow it. */
+  webSocket(url: string | URL, options: WebSocketOptions): Promise<WebSocket>;
+  /** A TCP connection to a vetted address (needs `policy.authorizeTcp`). Never binds or listens. */
+  connectTcp(host: string, port: number, call: SocketCallContext): Promise<Socket>;
+  /** Sends one UDP datagram to a vetted address (needs `policy.authorizeUdp`). */
+  sendUdp(host: string, port: number, data: Uint8Array | string, call: SocketCallContext): Promise<void>;
+  /** The guard this client enforces. */
+  readonly guard: EgressGuard;
+  /** Closes pooled connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the guarded egress client.
+ *
+ * @example
+ * const client = createEgressClient({
+ *   policy: { name: 'demo', authorizeHttp: (req) => (req.host === 'api.example.com' ? { allow: true, rule: 'demo' } : { allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'not allowed' }) },
+ *   guard: { mode: 'strict' },
+ * });
+ * const res = await client.fetch('https://api.example.com/v1', undefined, { principal: { kind: 'plugin', id: 'p1' } });
+ */
+export function createEgressClient(options: EgressClientOptions): EgressClient {
+  if (typeof options?.policy?.authorizeHttp !== 'function') throw new TypeError('createEgressClient: options.policy with authorizeHttp is required');
+  const guard = toGuard(options.guard);
+  const limits = resolveLimits(options.limits);
+  const dialled = new Map<string, string>();
+  const dispatcher = createEgressDispatcher({
+    guard,
+    limits,
+    onDial: (d) => {
+      if (dialled.size > 4096) dialled.clear();
+      dialled.set(hostPort(d.host, d.port), d.ip);
+    },
+  });
+  const engine: Engine = {
+    policy: options.policy,
+    guard,
+    audit: options.audit,
+    limits,
+    dispatcher,
+    dialled,
+    allowDowngrade: options.allowDowngrade === true,
+    now: options.now ?? Date.now,
+  };
+
+  const webSocket = async (url: string | URL, ws: WebSocketOptions): Promise<WebSocket> => {
+    const started = engine.now();
+    const audit = (decision: Parameters<typeof recordEgress>[1]['decision'], extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
+      recordEgress(engine.audit, { principal: ws.principal, action: 'egress.ws', target: redactUrl(url), decision, started, method: 'GET', policy: engine.policy.name, ...extra }, engine.now);
+    const target = parseTarget(url, ['ws:', 'wss:']);
+    if (isDenyResult(target)) {
+      audit(target);
+      throw deniedError(target);
+    }
+    const headers = new Headers(ws.headers);
+    const auth = await authorizeHttp(
+      engine.policy,
+      { method: 'GET', url: target.url.href, scheme: target.scheme as 'ws:' | 'wss:', host: target.host, port: target.port, path: `${target.url.pathname}${target.url.search}`, headers },
+      { principal: ws.principal, capability: 'http' },
+    );
+    if (!auth.decision.allow) {
+      audit(auth.decision);
+      throw deniedError(auth.decision as Deny);
+    }
+    const verdict = await guard.resolveHost(target.host, target.port);
+    if (!verdict.allow) {
+      audit(verdict, { addresses: verdict.addresses });
+      throw deniedError(verdict);
+    }
+    audit(auth.decision, { addresses: verdict.addresses });
+    // undici's handshake is a fetch with redirect 'error' through this dispatcher, so the pinned
+    // connector judges the address it dials.
+    return new WebSocket(target.url.href, { protocols: ws.protocols, dispatcher, headers: [...headers] });
+  };
+
+  return Object.freeze({
+    guard,
+    fetch: (url: string | URL, init: EgressFetchInit | undefined, call: EgressCallContext) => egressFetch(engine, url, init ?? {}, call),
+    webSocket,
+    connectTcp: (host: string, port: number, call: SocketCallContext) => egressConnectTcp(engine, host, port, call),
+    sendUdp: (host: string, port: number, data: Uint8Array | string, call: SocketCallContext) => egressSendUdp(engine, host, port, data, call),
+    close: () => dispatcher.close(),
+  });
+}

@@ -1,0 +1,181 @@
+import { deniedError, deny, type CapabilityName, type Deny, type Principal } from '@trust/core';
+import { fetch as undiciFetch, Response, type BodyInit, type HeadersInit } from 'undici';
+import { recordEgress } from './audit.js';
+import type { Engine } from './engine.js';
+import { egressDenied, toEgressError } from './errors.js';
+import { authorizeHttp } from './policy-call.js';
+import { SENSITIVE_HEADERS, redactUrl } from './redact.js';
+import { hostPort, isDenyResult, parseTarget } from './target.js';
+
+/** Who is asking. The principal lands in the policy context and every audit event. */
+export interface EgressCallContext {
+  readonly principal: Principal;
+  /** Capability under which the call is made (default `http`). */
+  readonly capability?: CapabilityName;
+}
+
+/** The subset of `RequestInit` the egress client honours. */
+export interface EgressFetchInit {
+  readonly method?: string;
+  readonly headers?: HeadersInit;
+  /** Strings, bytes, Blob, FormData and URLSearchParams can be replayed on 307/308; a stream cannot. */
+  readonly body?: BodyInit | null;
+  readonly signal?: AbortSignal | null;
+  /** `follow` (default): manual, re-checked hops. `manual`: return the 3xx. `error`: a redirect throws. */
+  readonly redirect?: 'follow' | 'manual' | 'error';
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+const CONTENT_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
+
+function isStreamBody(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (typeof (body as ReadableStream).getReader === 'function' || Symbol.asyncIterator in body);
+}
+
+function limitBody(res: Response, engine: Engine, where: string, signals: { user?: AbortSignal | null; total: AbortSignal }, secrets: readonly string[]): ReadableStream<Uint8Array> | null {
+  if (res.body === null) return null;
+  const max = engine.limits.maxResponseBytes;
+  const reader = res.body.getReader();
+  let total = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        total += value.byteLength;
+        if (total > max) {
+          const err = egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where} exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
+          controller.error(err);
+          reader.cancel(err).catch(() => {});
+          return;
+        }
+        controller.enqueue(value);
+      } catch (e) {
+        controller.error(toEgressError(e, { where, userSignal: signals.user, totalSignal: signals.total, secrets }));
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/**
+ * The guarded fetch: policy and guard on every hop, pinned connects, manual redirects, limits and
+ * one audit event per decision. See `createEgressClient`.
+ */
+export async function egressFetch(engine: Engine, input: string | URL, init: EgressFetchInit = {}, call: EgressCallContext): Promise<Response> {
+  const context = { principal: call.principal, capability: call.capability ?? 'http' } as const;
+  const totalSignal = AbortSignal.timeout(engine.limits.totalTimeoutMs);
+  const userSignal = init.signal ?? undefined;
+  const signal = userSignal ? AbortSignal.any([userSignal, totalSignal]) : totalSignal;
+  const callerHeaders = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
+  const secrets = new Set<string>();
+  for (const h of SENSITIVE_HEADERS) {
+    const v = callerHeaders.get(h);
+    if (v !== null) secrets.add(v);
+  }
+  let method = (init.method ?? 'GET').toUpperCase();
+  let body: BodyInit | null = init.body ?? null;
+  let current: string | URL = input;
+  const policyName = engine.policy.name;
+
+  for (let hop = 0; ; hop++) {
+    const hopStarted = engine.now();
+    const audit = (decision: Parameters<typeof recordEgress>[1]['decision'], extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
+      recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(current), decision, started: hopStarted, method, hop, policy: policyName, ...extra }, engine.now);
+
+    const target = parseTarget(current, ['http:', 'https:']);
+    if (isDenyResult(target)) {
+      audit(target);
+      throw deniedError(target);
+    }
+    const where = redactUrl(target.url);
+    const headers = new Headers(callerHeaders);
+    const auth = await authorizeHttp(
+      engine.policy,
+      { method, url: target.url.href, scheme: target.scheme as 'http:' | 'https:', host: target.host, port: target.port, path: `${target.url.pathname}${target.url.search}`, headers },
+      context,
+    );
+    for (const s of auth.secrets) secrets.add(s);
+    if (!auth.decision.allow) {
+      audit(auth.decision);
+      throw deniedError(auth.decision as Deny);
+    }
+    const verdict = await engine.guard.resolveHost(target.host, target.port);
+    if (!verdict.allow) {
+      audit(verdict, { addresses: verdict.addresses });
+      throw deniedError(verdict);
+    }
+
+    let res: Response;
+    try {
+      res = await undiciFetch(target.url.href, {
+        method,
+        headers: [...headers],
+        body: method === 'GET' || method === 'HEAD' ? null : body,
+        redirect: 'manual',
+        dispatcher: engine.dispatcher,
+        signal,
+        ...(isStreamBody(body) ? { duplex: 'half' as const } : {}),
+      });
+    } catch (e) {
+      const err = toEgressError(e, { where, userSignal, totalSignal, secrets });
+      // A denial from the connector (rebinding, pooled reconnect) is a guard decision; anything
+      // else is a transport failure after an allow.
+      if (err.decision !== undefined && err.decision.rule !== 'limits') audit(err.decision, { addresses: verdict.addresses });
+      else audit(auth.decision, { addresses: verdict.addresses, failure: err.code });
+      throw err;
+    }
+    const dialled = engine.dialled.get(hostPort(target.host, target.port));
+    audit(auth.decision, { addresses: verdict.addresses, status: res.status, ...(dialled ? { dialled } : {}) });
+
+    const location = res.headers.get('location');
+    if (!REDIRECTS.has(res.status) || location === null || init.redirect === 'manual') {
+      const cl = Number(res.headers.get('content-length') ?? NaN);
+      if (Number.isFinite(cl) && cl > engine.limits.maxResponseBytes) {
+        await res.body?.cancel().catch(() => {});
+        throw egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where} declares ${cl} bytes, over ${engine.limits.maxResponseBytes}`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
+      }
+      const stream = NULL_BODY.has(res.status) ? null : limitBody(res, engine, where, { user: userSignal, total: totalSignal }, [...secrets]);
+      const out = new Response(stream, { status: res.status, statusText: res.statusText, headers: res.headers });
+      Object.defineProperty(out, 'url', { value: target.url.href });
+      Object.defineProperty(out, 'redirected', { value: hop > 0 });
+      return out;
+    }
+    await res.body?.cancel().catch(() => {});
+
+    const refuse = (code: string, reason: string, rule: string, hint: string, at: string | URL = current): never => {
+      const d = deny(code, reason, { rule, hint });
+      recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(at), decision: d, started: engine.now(), method, hop: hop + 1, policy: policyName }, engine.now);
+      throw deniedError(d);
+    };
+    if (init.redirect === 'error') refuse('EGRESS_REDIRECT_REFUSED', `egress: ${where} redirected and redirects were refused`, 'redirect', 'pass redirect: "follow" or "manual"');
+    if (hop >= engine.limits.maxRedirects) {
+      refuse('EGRESS_TOO_MANY_REDIRECTS', `egress denied: more than ${engine.limits.maxRedirects} redirects starting at ${redactUrl(input)}`, 'max-redirects', 'raise limits.maxRedirects, or fix the redirect loop');
+    }
+    let next: URL;
+    try {
+      next = new URL(location, target.url);
+    } catch {
+      return refuse('EGRESS_REDIRECT_INVALID', `egress denied: ${where} redirected to an unparsable Location`, 'redirect', 'the peer must send a valid Location');
+    }
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+      refuse('EGRESS_REDIRECT_SCHEME', `egress denied: ${where} redirected to scheme ${next.protocol}`, 'redirect-scheme', 'only http: and https: redirects are followed', target.url);
+    }
+    if (target.scheme === 'https:' && next.protocol === 'http:' && !engine.allowDowngrade) {
+      refuse('EGRESS_DOWNGRADE', `egress denied: ${where} redirected from https to http (${redactUrl(next)})`, 'no-downgrade', 'pass allowDowngrade: true to the client to permit it', next);
+    }
+    if (next.origin !== target.url.origin) for (const h of SENSITIVE_HEADERS) callerHeaders.delete(h);
+    const toGet = (res.status === 303 && method !== 'HEAD') || ((res.status === 301 || res.status === 302) && method === 'POST');
+    if (toGet) {
+      method = 'GET';
+      body = null;
+      for (const h of CONTENT_HEADERS) callerHeaders.delete(h);
+    } else if (body !== null && isStreamBody(body)) {
+      refuse('EGRESS_REDIRECT_BODY', `egress: ${where} answered ${res.status}, but a streamed body cannot be replayed`, 'redirect', 'send the body as a string, bytes or Blob so it can be replayed');
+    }
+    current = next;
+  }
+}

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import * as mod from './index.js';
+
+describe('@trust/egress public API', () => {
+  it('exports exactly these names', () => {
+    expect(Object.keys(mod).sort()).toEqual([
+      'DEFAULT_LIMITS',
+      'EGRESS_CODES',
+      'classifyAddress',
+      'createEgressClient',
+      'createEgressDispatcher',
+      'createEgressGuard',
+      'createEgressProxy',
+      'evaluateUrl',
+      'explainUrl',
+      'redactUrl',
+    ]);
+  });
+});
