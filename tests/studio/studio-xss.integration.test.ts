@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { ControlServer } from '@trust/agent-runtime';
+import { createDemoAgents } from './demo-workspace.js';
+import { launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
+import { XSS_DOCUMENT } from './xss-corpus.js';
+
+let browser: Browser;
+let server: ControlServer;
+const agents = createDemoAgents({
+  script: [{ kind: 'say', text: XSS_DOCUMENT }],
+  inbox: [{ id: 'evil-1', from: 'did:key:z6MkAttacker', to: 'did:key:z6MkHelper', time: new Date().toISOString(), subject: 'invoice', content: XSS_DOCUMENT }],
+  files: { 'inbound/evil.md': XSS_DOCUMENT },
+});
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  server = await startStudio(agents);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Asserts that what is rendered in `.md` blocks is inert. */
+async function assertInert(page: Page): Promise<void> {
+  expect(await page.evaluate('window.__pwned')).toBeUndefined();
+  const md = page.locator('.md');
+  expect(await md.count()).toBeGreaterThan(0);
+  expect(await page.locator('.md :is(script, iframe, object, embed, style, svg, math, form, meta, base, button)').count()).toBe(0);
+  const attrs = (await page.evaluate(
+    `[...document.querySelectorAll('.md *')].flatMap((el) => [...el.attributes].map((a) => a.name))`,
+  )) as string[];
+  expect(attrs.filter((a) => a.startsWith('on') || a === 'style' || a === 'srcdoc' || a === 'formaction')).toEqual([]);
+  const links = (await page.evaluate(
+    `[...document.querySelectorAll('.md a')].map((a) => ({ href: a.getAttribute('href'), rel: a.getAttribute('rel'), target: a.getAttribute('target') }))`,
+  )) as { href: string | null; rel: string; target: string }[];
+  expect(links.length).toBeGreaterThan(0);
+  for (const l of links) {
+    if (l.href !== null) expect(l.href).toMatch(/^(https?:|mailto:)/i);
+    expect(l.rel).toBe('noopener noreferrer');
+    expect(l.target).toBe('_blank');
+  }
+  // Clicking every link must neither run script nor navigate this page.
+  const before = page.url();
+  for (const a of await page.locator('.md a:not([href])').all()) await a.click();
+  expect(page.url()).toBe(before);
+  expect(await page.evaluate('window.__pwned')).toBeUndefined();
+}
+
+async function cspReports(): Promise<string[]> {
+  return server.cspReports().map((r) => JSON.stringify(r));
+}
+
+describe('XSS corpus in the studio (Chromium, real CSP)', () => {
+  it('as LLM output in the chat: inert, and the CSP reports the blocked exfiltration', async () => {
+    const page = await openPage(browser);
+    // A request the CSP blocks never reaches the network: Chromium fails it with reason "csp".
+    const leaks: string[] = [];
+    page.on('requestfinished', (r) => {
+      if (r.url().includes('127.0.0.1:9/')) leaks.push(r.url());
+    });
+    const blocked: string[] = [];
+    page.on('requestfailed', (r) => {
+      if (r.url().includes('127.0.0.1:9/')) blocked.push(`${r.url()} ${r.failure()?.errorText}`);
+    });
+    await page.goto(`${server.url}/#token=${server.token}`);
+    await page.getByLabel('message').fill('summarise the page');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('image exfiltration').waitFor();
+    await assertInert(page);
+    await expect.poll(async () => (await cspReports()).some((r) => r.includes('img-src') && r.includes('127.0.0.1:9'))).toBe(true);
+    expect(leaks).toEqual([]);
+    expect(blocked).toContain('http://127.0.0.1:9/img-leak.png csp');
+    for (const b of blocked) expect(b).toMatch(/ csp$/);
+    await screenshot(page, 'xss-chat');
+    await page.context().close();
+  });
+
+  it('as an inbound message and as a file: inert', async () => {
+    const page = await openPage(browser);
+    await page.goto(`${server.url}/#token=${server.token}`);
+    await page.getByRole('button', { name: 'inbox' }).click();
+    await page.locator('[data-message="evil-1"] .md').waitFor();
+    await assertInert(page);
+    await page.getByRole('button', { name: 'files' }).click();
+    await page.getByRole('button', { name: 'inbound/evil.md' }).click();
+    await page.locator('.file-view .md').waitFor();
+    await assertInert(page);
+    await page.context().close();
+  });
+
+  it('the CSP alone stops script that got past the sanitiser, and reports it', async () => {
+    const page = await openPage(browser);
+    await page.goto(`${server.url}/#token=${server.token}`);
+    await page.getByRole('button', { name: 'Start' }).waitFor();
+    const before = server.cspReports().length;
+    // Simulate a sanitiser bypass: raw HTML with a handler, and an inline script, straight into the DOM.
+    // (String eval is not tested here: code run through the DevTools protocol is exempt from CSP.)
+    await page.evaluate(`
+      document.body.insertAdjacentHTML('beforeend', '<img src="/nothing.png" onerror="window.__pwned=\\'handler\\'">');
+      const s = document.createElement('script'); s.textContent = "window.__pwned='inline'"; document.body.append(s);
+    `);
+    await expect.poll(() => server.cspReports().length - before).toBeGreaterThanOrEqual(2);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    const kinds = (await cspReports()).slice(before).join('\n');
+    expect(kinds).toMatch(/script-src/);
+    await page.context().close();
+  });
+});
