@@ -1,0 +1,198 @@
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { TrustError } from '@trust/core';
+import { createAdfAuditSink, type AdfAuditSink } from '../audit/adf-audit-sink.js';
+import type { AgentConfig } from '../config/agent-config-schema.js';
+import { defaultAgentConfig, parseAgentConfig } from '../config/agent-config.js';
+import { createAdfFiles, type AdfFiles } from './adf-files.js';
+import { createAdfMeta, type AdfMeta } from './adf-meta.js';
+import { createAdfLogs, createAdfLoop, createAdfMail, createAdfTimers, type AdfLogs, type AdfLoop, type AdfMail, type AdfTimers } from './adf-records.js';
+import { createAdfTasks, type AdfTasks } from './adf-tasks.js';
+import { checkSqliteHeader } from './file-header.js';
+import { auditAdfSchema } from './schema-audit.js';
+import { ADF_FORMAT, ADF_MIGRATIONS, ADF_SCHEMA_VERSION, schemaStatements } from './schema.js';
+
+/** An open `.adf` agent file. Not shared between processes except through SQLite's own locking. */
+export interface AdfFile {
+  readonly path: string;
+  /** The read-write better-sqlite3 connection. Internal: agent-facing SQL goes through the SQL guard. */
+  readonly db: Database.Database;
+  readonly readonly: boolean;
+  readonly schemaVersion: number;
+  /** The validated, frozen config. */
+  config(): AgentConfig;
+  /** Stores a config (re-validated) and bumps `updated_at`. */
+  setConfig(config: AgentConfig | unknown): AgentConfig;
+  readonly files: AdfFiles;
+  readonly tasks: AdfTasks;
+  readonly loop: AdfLoop;
+  readonly inbox: AdfMail;
+  readonly outbox: AdfMail;
+  readonly timers: AdfTimers;
+  readonly logs: AdfLogs;
+  readonly meta: AdfMeta;
+  /** Hash-chained audit sink over `adf_audit`. */
+  readonly audit: AdfAuditSink;
+  /** Runs `fn` in one IMMEDIATE transaction. */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+export interface CreateAdfOptions {
+  /** Starting config; defaults to {@link defaultAgentConfig}. Validated. */
+  readonly template?: unknown;
+  /** Schema version to create; only tests use an older one to exercise migrations. */
+  readonly schemaVersion?: number;
+  readonly clock?: () => Date;
+}
+
+export interface OpenAdfOptions {
+  /**
+   * `owned`: a file this runtime created. `foreign` (the default): a file from elsewhere, which
+   * additionally gets a full integrity check. Both get the schema audit.
+   */
+  readonly trust?: 'owned' | 'foreign';
+  /** Open without writing anything: no migrations, no reconciliation. */
+  readonly readonly?: boolean;
+  readonly clock?: () => Date;
+}
+
+const sysClock = () => new Date();
+
+function applyPragmas(db: Database.Database, readonly: boolean): void {
+  // Schema-defined SQL (views, triggers, defaults) may not call functions with side effects.
+  db.pragma('trusted_schema = OFF');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  if (!readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+  }
+}
+
+/**
+ * Creates a new `.adf` file. Refuses to overwrite an existing path (`ADF_EXISTS`).
+ *
+ * @example
+ * const adf = createAdf('agent.adf', { template: { v: 1, name: 'helper' } });
+ * adf.files.write('notes.md', '# hi');
+ * adf.close();
+ */
+export function createAdf(path: string, options: CreateAdfOptions = {}): AdfFile {
+  if (existsSync(path)) throw new TrustError('ADF_EXISTS', `"${path}" already exists; createAdf never overwrites`, { hint: 'use openAdf, or pick a new path' });
+  const config = options.template === undefined ? defaultAgentConfig() : parseAgentConfig(options.template);
+  const clock = options.clock ?? sysClock;
+  const version = options.schemaVersion ?? ADF_SCHEMA_VERSION;
+  const db = new Database(path);
+  try {
+    applyPragmas(db, false);
+    db.transaction(() => {
+      for (const sql of schemaStatements(version)) db.exec(sql);
+      const meta = db.prepare("INSERT INTO adf_meta (key, value, protection) VALUES (?, ?, 'readonly')");
+      meta.run('adf_format', ADF_FORMAT);
+      meta.run('adf_schema_version', String(version));
+      meta.run('adf_created_at', clock().toISOString());
+      db.prepare('INSERT INTO adf_config (id, config_json, updated_at) VALUES (1, ?, ?)').run(JSON.stringify(config), clock().toISOString());
+    }).immediate();
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return assemble(path, db, { readonly: false, clock, version });
+}
+
+/**
+ * Opens an existing `.adf` file. The raw header is checked first (`ADF_NOT_FOUND`,
+ * `ADF_NOT_SQLITE`, `ADF_TRUNCATED`), then SQLite's integrity check (`ADF_CORRUPT`), the version
+ * (`ADF_TOO_NEW`), the schema audit (`ADF_SCHEMA_TAMPERED`, `ADF_NOT_ADF`) and the config
+ * (`ADF_CONFIG_INVALID`). Nothing is written until every check passed, so a failed open never
+ * changes the file. Then older schemas migrate in one transaction, and crashed tasks reconcile.
+ *
+ * @example
+ * const adf = openAdf('agent.adf', { trust: 'foreign' });
+ */
+export function openAdf(path: string, options: OpenAdfOptions = {}): AdfFile {
+  checkSqliteHeader(path);
+  const readonly = options.readonly === true;
+  let db: Database.Database;
+  try {
+    db = new Database(path, { fileMustExist: true, readonly });
+  } catch (cause) {
+    throw classify(cause, path);
+  }
+  try {
+    db.pragma('trusted_schema = OFF');
+    let version: number;
+    try {
+      version = auditAdfSchema(db, { integrity: options.trust === 'owned' ? 'quick' : 'full' }).version;
+    } catch (e) {
+      throw e instanceof TrustError ? e : classify(e, path);
+    }
+    const configJson = db.prepare('SELECT config_json FROM adf_config WHERE id = 1').pluck().get() as string | undefined;
+    if (configJson === undefined) throw new TrustError('ADF_CONFIG_INVALID', 'adf_config has no row', { hint: 'the owner must set a config' });
+    let doc: unknown;
+    try { doc = JSON.parse(configJson); } catch (cause) { throw new TrustError('ADF_CONFIG_INVALID', 'adf_config is not JSON', { cause }); }
+    parseAgentConfig(doc);
+    applyPragmas(db, readonly);
+    const clock = options.clock ?? sysClock;
+    if (!readonly && version < ADF_SCHEMA_VERSION) {
+      db.transaction(() => {
+        for (const m of ADF_MIGRATIONS) if (m.to > version) for (const sql of m.sql) db.exec(sql);
+        db.prepare("UPDATE adf_meta SET value = ? WHERE key = 'adf_schema_version'").run(String(ADF_SCHEMA_VERSION));
+      }).immediate();
+      version = ADF_SCHEMA_VERSION;
+    }
+    const adf = assemble(path, db, { readonly, clock, version });
+    if (!readonly) adf.tasks.reconcile();
+    return adf;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+function classify(cause: unknown, path: string): TrustError {
+  const code = (cause as { code?: string }).code ?? '';
+  if (code === 'SQLITE_NOTADB') return new TrustError('ADF_NOT_SQLITE', `"${path}" is not an SQLite database`, { cause });
+  if (code.startsWith('SQLITE_CORRUPT')) return new TrustError('ADF_CORRUPT', `"${path}" is corrupt: ${(cause as Error).message}`, { cause, hint: 'restore the file from a backup' });
+  if (code === 'SQLITE_CANTOPEN') return new TrustError('ADF_NOT_FOUND', `cannot open "${path}"`, { cause });
+  return new TrustError('ADF_OPEN_FAILED', `cannot open "${path}": ${(cause as Error).message}`, { cause });
+}
+
+function assemble(path: string, db: Database.Database, o: { readonly: boolean; clock: () => Date; version: number }): AdfFile {
+  const getConfig = db.prepare('SELECT config_json, updated_at FROM adf_config WHERE id = 1');
+  // `data_version` changes when another connection commits; `generation` when this one writes
+  // the config. Together they let config() skip the SELECT and parse on the hot path.
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let generation = 0;
+  let cached: { json: string; config: AgentConfig; dv: unknown; gen: number } | undefined;
+  const config = (): AgentConfig => {
+    const dv = dataVersion.get();
+    if (cached && cached.dv === dv && cached.gen === generation) return cached.config;
+    const row = getConfig.get() as { config_json: string; updated_at: string };
+    const parsed = cached && cached.json === row.config_json ? cached.config : parseAgentConfig(JSON.parse(row.config_json));
+    cached = { json: row.config_json, config: parsed, dv, gen: generation };
+    return parsed;
+  };
+  return {
+    path, db, readonly: o.readonly, schemaVersion: o.version,
+    config,
+    setConfig(next) {
+      const parsed = parseAgentConfig(next);
+      generation++;
+      db.prepare('UPDATE adf_config SET config_json = ?, updated_at = ? WHERE id = 1').run(JSON.stringify(parsed), o.clock().toISOString());
+      return parsed;
+    },
+    files: createAdfFiles(db, o.clock),
+    tasks: createAdfTasks(db, o.clock),
+    loop: createAdfLoop(db, o.clock),
+    inbox: createAdfMail(db, 'adf_inbox', o.clock),
+    outbox: createAdfMail(db, 'adf_outbox', o.clock),
+    timers: createAdfTimers(db, o.clock),
+    logs: createAdfLogs(db, o.clock, () => config().logging.max_rows),
+    meta: createAdfMeta(db),
+    audit: createAdfAuditSink(db, o.clock),
+    transaction: (fn) => db.transaction(fn).immediate(),
+    close: () => { if (db.open) db.close(); },
+  };
+}

@@ -1,0 +1,205 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdf, type AdfFile } from '../adf/adf-file.js';
+import { createSqlGuard, type SqlGuard } from './sql-guard.js';
+
+let adf: AdfFile;
+let guard: SqlGuard;
+
+beforeAll(() => {
+  adf = createAdf(join(mkdtempSync(join(tmpdir(), 'sql-')), 'a.adf'), {
+    template: { v: 1, security: { table_protections: { local_ao: 'append_only', local_auth: 'authorized' } }, limits: { max_sql_rows: 5 } },
+  });
+  adf.db.exec(`
+    CREATE TABLE local_notes (id INTEGER PRIMARY KEY, body TEXT, tag TEXT UNIQUE);
+    CREATE TABLE local_ao (id INTEGER PRIMARY KEY, v TEXT);
+    CREATE TABLE local_auth (id INTEGER PRIMARY KEY, v TEXT);
+    CREATE TABLE local_src (x);
+    CREATE TABLE local_log (x);
+    CREATE VIEW local_view_ok AS SELECT body FROM local_notes;
+    CREATE TRIGGER local_src_t AFTER INSERT ON local_src BEGIN INSERT INTO local_log VALUES (new.x); END;
+    INSERT INTO local_notes (body, tag) VALUES ('a','t1'),('b','t2'),('c','t3'),('d','t4'),('e','t5'),('f','t6'),('g','t7');
+    INSERT INTO local_ao (v) VALUES ('first');
+    INSERT INTO adf_identity (purpose, value) VALUES ('crypto:signing:private_key', x'00112233');
+  `);
+  adf.logs.add({ level: 'info', message: 'hello' });
+  guard = createSqlGuard(adf);
+});
+afterAll(() => { guard.close(); adf.close(); });
+
+type Case = [string, string, 'allow' | string];
+
+// [mode, sql, expected code]
+const QUERY: Case[] = [
+  ['q', 'select * from local_notes', 'allow'],
+  ['q', 'SELECT body FROM "local_notes" WHERE id = 1', 'allow'],
+  ['q', 'select * from [local_notes]', 'allow'],
+  ['q', 'select * from `local_notes`', 'allow'],
+  ['q', 'select * from main.local_notes', 'allow'],
+  ['q', 'select * from adf_loop', 'allow'],
+  ['q', 'select * from adf_inbox', 'allow'],
+  ['q', 'select * from adf_outbox', 'allow'],
+  ['q', 'select path, size from adf_files', 'allow'],
+  ['q', 'select * from adf_timers', 'allow'],
+  ['q', 'select * from adf_audit', 'allow'],
+  ['q', 'select * from adf_logs', 'allow'],
+  ['q', 'select * from adf_tasks', 'allow'],
+  ['q', 'select name from sqlite_schema', 'allow'],
+  ['q', 'select 1', 'allow'],
+  ['q', 'values (1), (2)', 'allow'],
+  ['q', 'with c(x) as (select 1) select * from c', 'allow'],
+  ['q', 'select * from local_view_ok', 'allow'],
+  ['q', '/* lead */ -- c\n select 1', 'allow'],
+  ['q', 'select * from adf_identity', 'SQL_TABLE_DENIED'],
+  ['q', 'select * from adf_config', 'SQL_TABLE_DENIED'],
+  ['q', 'select * from adf_meta', 'SQL_TABLE_DENIED'],
+  ['q', 'select * from ADF_CONFIG', 'SQL_TABLE_DENIED'],
+  ['q', 'select * from [adf_identity]', 'SQL_TABLE_DENIED'],
+  ['q', 'select * from `adf_identity`', 'SQL_TABLE_DENIED'],
+  ['q', 'select * from "adf_identity"', 'SQL_TABLE_DENIED'],
+  ['q', 'select * from main.adf_identity', 'SQL_TABLE_DENIED'],
+  ['q', 'select * from "main"."adf_config"', 'SQL_TABLE_DENIED'],
+  ['q', "select 1 as [x'], * from adf_identity as [y']", 'SQL_TABLE_DENIED'],
+  ['q', "select 1 as `x'`, * from adf_config as `y'`", 'SQL_TABLE_DENIED'],
+  ['q', 'select \'x\' as "a\'", * from adf_meta', 'SQL_TABLE_DENIED'],
+  ['q', 'select * from local_notes where id in (select length(value) from adf_identity)', 'SQL_TABLE_DENIED'],
+  ['q', 'select body from local_notes union select config_json from adf_config', 'SQL_TABLE_DENIED'],
+  ['q', 'select body from local_notes union all select value from adf_meta', 'SQL_TABLE_DENIED'],
+  ['q', 'with s as (select * from adf_identity) select * from s', 'SQL_TABLE_DENIED'],
+  ['q', 'with recursive r(x) as (select purpose from adf_identity) select * from r', 'SQL_TABLE_DENIED'],
+  ['q', 'select (select config_json from adf_config) as c', 'SQL_TABLE_DENIED'],
+  ['q', 'select * from local_notes join adf_identity on 1', 'SQL_TABLE_DENIED'],
+  ['q', 'select exists(select 1 from adf_identity where purpose like \'crypto%\')', 'SQL_TABLE_DENIED'],
+  ['q', 'select count(*) from adf_meta', 'SQL_TABLE_DENIED'],
+  ['q', "select * from pragma_table_info('adf_identity')", 'SQL_VIRTUAL_TABLE'],
+  ['q', 'select * from pragma_database_list', 'SQL_VIRTUAL_TABLE'],
+  ['q', "select * from json_each('[1]')", 'SQL_VIRTUAL_TABLE'],
+  ['q', "select load_extension('/tmp/x.so')", 'SQL_FUNCTION_DENIED'],
+  ['q', 'pragma table_info(adf_identity)', 'SQL_VERB_DENIED'],
+  ['q', 'PRAGMA writable_schema = 1', 'SQL_VERB_DENIED'],
+  ['q', "attach database ':memory:' as x", 'SQL_VERB_DENIED'],
+  ['q', 'detach x', 'SQL_VERB_DENIED'],
+  ['q', 'explain select * from adf_identity', 'SQL_VERB_DENIED'],
+  ['q', 'select 1; select * from adf_identity', 'SQL_MULTIPLE_STATEMENTS'],
+  ['q', 'select 1; ', 'allow'],
+  ['q', "insert into local_notes (body) values ('x')", 'SQL_VERB_DENIED'],
+  ['q', 'delete from local_notes', 'SQL_VERB_DENIED'],
+  ['q', 'with x as (select 1) delete from local_notes', 'SQL_WRITE_DENIED'],
+  ['q', 'vacuum', 'SQL_VERB_DENIED'],
+  ['q', 'begin', 'SQL_VERB_DENIED'],
+  ['q', 'select * from nosuch', 'SQL_INVALID'],
+  ['q', 'select * from temp.sqlite_temp_master', 'SQL_OTHER_DATABASE'],
+];
+
+const EXECUTE: Case[] = [
+  ['x', "insert into local_notes (body) values ('new')", 'allow'],
+  ['x', "insert into [local_notes] (body) values ('new')", 'allow'],
+  ['x', "update `local_notes` set body = 'z' where id = 1", 'allow'],
+  ['x', 'delete from "local_notes" where id = 99', 'allow'],
+  ['x', 'insert into local_notes (body) select message from adf_logs', 'allow'],
+  ['x', 'create table local_x (a, b)', 'allow'],
+  ['x', 'create index local_notes_body on local_notes(body)', 'allow'],
+  ['x', "insert into local_ao (v) values ('more')", 'allow'],
+  ['x', 'insert into local_src values (1)', 'allow'],
+  ['x', "insert into adf_logs (level, message, created_at) values ('x','y','z')", 'SQL_WRITE_DENIED'],
+  ['x', "update adf_config set config_json = '{}'", 'SQL_WRITE_DENIED'],
+  ['x', "update local_notes set body = (select config_json from adf_config)", 'SQL_TABLE_DENIED'],
+  ['x', 'alter table local_notes add column extra text', 'allow'],
+  ['x', 'alter table local_src rename to local_src2', 'allow'],
+  ['x', "update sqlite_sequence set seq = 0 where name = 'adf_audit'", 'SQL_WRITE_DENIED'],
+  ['x', "update [adf_tasks] set status = 'completed'", 'SQL_WRITE_DENIED'],
+  ['x', 'delete from `adf_audit`', 'SQL_WRITE_DENIED'],
+  ['x', 'delete from main."adf_loop"', 'SQL_WRITE_DENIED'],
+  ['x', "insert into local_notes (body) select value from adf_identity", 'SQL_TABLE_DENIED'],
+  ['x', "create table local_y as select * from adf_identity", 'SQL_TABLE_DENIED'],
+  ['x', "create table local_y as select 1 as [a'], * from adf_identity as [b']", 'SQL_TABLE_DENIED'],
+  ['x', "create table local_y as select * from `adf_config`", 'SQL_TABLE_DENIED'],
+  ['x', "create table local_y as select * from adf_loop", 'allow'],
+  ['x', 'create table adf_evil (a)', 'SQL_DDL_DENIED'],
+  ['x', 'create table notes (a)', 'SQL_DDL_DENIED'],
+  ['x', 'drop table adf_logs', 'SQL_WRITE_DENIED'],
+  ['x', 'create view local_v as select * from adf_identity', 'SQL_VIEW_PROTECTED'],
+  ['x', 'create view local_v2 as select * from [adf_config]', 'SQL_VIEW_PROTECTED'],
+  ['x', 'create trigger local_t after insert on local_notes begin delete from adf_loop; end', 'SQL_TRIGGER_PROTECTED'],
+  ['x', 'create trigger local_t2 after insert on adf_inbox begin select 1; end', 'SQL_DDL_DENIED'],
+  ['x', 'create temp table local_tmp (a)', 'SQL_OTHER_DATABASE'],
+  ['x', 'create temp trigger local_tt after insert on local_notes begin select 1; end', 'SQL_OTHER_DATABASE'],
+  ['x', "create virtual table local_fts using fts5(a)", 'SQL_VIRTUAL_TABLE'],
+  ['x', 'create table local_ai (id integer primary key autoincrement)', 'SQL_DDL_DENIED'],
+  ['x', 'alter table local_notes rename to adf_x', 'SQL_DDL_DENIED'],
+  ['x', "update local_ao set v = 'changed'", 'SQL_APPEND_ONLY'],
+  ['x', 'delete from local_ao', 'SQL_APPEND_ONLY'],
+  ['x', 'delete from local_ao where id = 1', 'SQL_APPEND_ONLY'],
+  ['x', "insert or replace into local_ao values (1, 'overwrite')", 'SQL_APPEND_ONLY'],
+  ['x', "replace into local_ao values (1, 'overwrite')", 'SQL_APPEND_ONLY'],
+  ['x', "insert into local_ao values (1, 'x') on conflict(id) do update set v = 'y'", 'SQL_APPEND_ONLY'],
+  ['x', 'drop table local_ao', 'SQL_APPEND_ONLY'],
+  ['x', "insert into local_auth (v) values ('x')", 'SQL_REQUIRES_AUTHORIZED'],
+  ['x', 'pragma foreign_keys = off', 'SQL_VERB_DENIED'],
+  ['x', "attach ':memory:' as x", 'SQL_VERB_DENIED'],
+  ['x', 'vacuum', 'SQL_VERB_DENIED'],
+  ['x', 'reindex', 'SQL_VERB_DENIED'],
+  ['x', 'analyze', 'SQL_VERB_DENIED'],
+  ['x', 'begin immediate', 'SQL_VERB_DENIED'],
+  ['x', 'select * from local_notes', 'SQL_VERB_DENIED'],
+  ['x', "insert into local_notes (body) values ('a'); delete from adf_loop", 'SQL_MULTIPLE_STATEMENTS'],
+];
+
+describe('SQL guard decisions (compiled statement, not text)', () => {
+  it.each([...QUERY, ...EXECUTE])('%s %s -> %s', (mode, sql, expected) => {
+    const d = mode === 'q' ? guard.checkQuery(sql) : guard.checkExecute(sql);
+    if (expected === 'allow') expect(d).toMatchObject({ allow: true });
+    else if (d.allow) {
+      // DDL is allowed provisionally and judged on the resulting schema diff, which must refuse it.
+      expect(mode).toBe('x');
+      expect(() => guard.runExecute(sql)).toThrowError(expect.objectContaining({ code: expected }));
+    } else expect(d).toMatchObject({ allow: false, code: expected });
+  });
+
+  it('has at least 60 cases', () => expect(QUERY.length + EXECUTE.length).toBeGreaterThanOrEqual(60));
+});
+
+describe('running agent SQL', () => {
+  it('db_query caps rows and reports truncation', () => {
+    const r = guard.runQuery('select body from local_notes order by id');
+    expect(r.rows).toHaveLength(5);
+    expect(r.truncated).toBe(true);
+    expect(r.columns).toEqual(['body']);
+  });
+
+  it('db_query runs on a read-only connection even if a check were wrong', () => {
+    expect(() => guard.runQuery('delete from local_notes')).toThrowError(expect.objectContaining({ code: 'SQL_VERB_DENIED' }));
+    expect(adf.db.prepare('select count(*) from local_notes').pluck().get()).toBeGreaterThan(0);
+  });
+
+  it('a refused DDL leaves no trace in the schema', () => {
+    expect(() => guard.runExecute('create view local_leak as select * from adf_meta')).toThrow();
+    expect(adf.db.prepare("select count(*) from sqlite_schema where name = 'local_leak'").pluck().get()).toBe(0);
+  });
+
+  it('authorized code may write authorized tables and mutate append_only ones', () => {
+    expect(guard.runExecute("insert into local_auth (v) values ('ok')", { authorized: true }).changes).toBe(1);
+    expect(guard.checkExecute("update local_ao set v = 'x'", { authorized: true })).toMatchObject({ allow: true });
+  });
+
+  it('a trigger planted after the check is caught at use (verdict keyed on schema version)', () => {
+    expect(guard.checkExecute("insert into local_notes (body) values ('p')")).toMatchObject({ allow: true });
+    adf.db.exec('CREATE TRIGGER local_planted AFTER INSERT ON local_notes BEGIN DELETE FROM adf_loop; END');
+    expect(guard.checkExecute("insert into local_notes (body) values ('p')")).toMatchObject({ allow: false, code: 'SQL_WRITE_DENIED' });
+    adf.db.exec('DROP TRIGGER local_planted');
+  });
+
+  it('a view redefined to reach a protected table is refused at use', () => {
+    adf.db.exec('CREATE VIEW local_sneaky AS SELECT 1 AS x');
+    expect(guard.runQuery('select * from local_sneaky').rows).toEqual([{ x: 1 }]);
+    adf.db.exec('DROP VIEW local_sneaky; CREATE VIEW local_sneaky AS SELECT value AS x FROM adf_identity');
+    expect(guard.checkQuery('select * from local_sneaky')).toMatchObject({ allow: false, code: 'SQL_TABLE_DENIED' });
+    adf.db.exec('DROP VIEW local_sneaky');
+  });
+
+  it('bound parameters work', () => {
+    expect(guard.runQuery('select body from local_notes where id = ?', [2]).rows).toEqual([{ body: 'b' }]);
+  });
+});
