@@ -1,0 +1,136 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditInput } from '../audit-event.js';
+import { GENESIS_HASH, verifyChain } from '../audit-chain.js';
+import { TrustError } from '../error.js';
+import { createPrincipal } from '../principal.js';
+import { createJsonlAuditSink, readJsonlAudit } from './jsonl-audit.js';
+
+const input = (n: number): AuditInput => ({
+  principal: createPrincipal('process', 'run-1'),
+  action: 'sandbox.spawn',
+  target: `/bin/tool-${n}`,
+  decision: 'allow',
+});
+
+let dir: string;
+let file: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'trust-audit-'));
+  file = join(dir, 'audit.jsonl');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof TrustError ? e.code : 'not-a-trust-error';
+  }
+  return undefined;
+}
+
+describe('createJsonlAuditSink', () => {
+  it('appends one line per event, mode 0600, and the file verifies', () => {
+    const sink = createJsonlAuditSink(file, { fsync: false });
+    const a = sink.record(input(1));
+    const b = sink.record(input(2));
+    sink.close();
+    expect(readFileSync(file, 'utf8').split('\n')).toHaveLength(3);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(a.prev).toBe(GENESIS_HASH);
+    expect(b.prev).toBe(a.hash);
+    const events = readJsonlAudit(file);
+    expect(events).toEqual([a, b]);
+    expect(verifyChain(events)).toEqual({ ok: true, count: 2, head: b.hash });
+  });
+
+  it('continues the chain of an existing file', () => {
+    const first = createJsonlAuditSink(file);
+    const a = first.record(input(1));
+    first.close();
+    const second = createJsonlAuditSink(file);
+    expect(second.head()).toBe(a.hash);
+    second.record(input(2));
+    second.close();
+    expect(verifyChain(readJsonlAudit(file))).toMatchObject({ ok: true, count: 2 });
+  });
+
+  it('refuses to record after close', () => {
+    const sink = createJsonlAuditSink(file);
+    sink.close();
+    expect(codeOf(() => sink.record(input(1)))).toBe('AUDIT_SINK_CLOSED');
+  });
+
+  it('reads the last event of a file larger than one read chunk', () => {
+    const sink = createJsonlAuditSink(file, { fsync: false });
+    let last = sink.record(input(0));
+    for (let i = 1; i < 800; i++) last = sink.record({ ...input(i), details: { pad: 'x'.repeat(100) } });
+    sink.close();
+    expect(statSync(file).size).toBeGreaterThan(64 * 1024);
+    const reopened = createJsonlAuditSink(file);
+    expect(reopened.head()).toBe(last.hash);
+    reopened.close();
+  });
+
+  it.each([
+    ['an incomplete last line', (f: string) => appendFileSync(f, '{"v":1,"ti')],
+    ['a last line that is not JSON', (f: string) => appendFileSync(f, 'garbage\n')],
+    ['a malformed last event', (f: string) => appendFileSync(f, '{"v":1}\n')],
+    ['an edited last event', (f: string) => writeFileSync(f, readFileSync(f, 'utf8').replace('tool-2', 'tool-9'))],
+  ])('rejects %s with AUDIT_FILE_CORRUPT', (_label, damage) => {
+    const sink = createJsonlAuditSink(file);
+    sink.record(input(1));
+    sink.record(input(2));
+    sink.close();
+    damage(file);
+    let caught: unknown;
+    try {
+      createJsonlAuditSink(file);
+    } catch (e) {
+      caught = e;
+    }
+    expect((caught as TrustError).code).toBe('AUDIT_FILE_CORRUPT');
+    expect((caught as TrustError).hint).toContain('move the file aside');
+  });
+});
+
+describe('readJsonlAudit', () => {
+  it('names every bad line', () => {
+    const sink = createJsonlAuditSink(file);
+    sink.record(input(1));
+    sink.close();
+    appendFileSync(file, 'nope\n{"v":2}\n\n');
+    let caught: unknown;
+    try {
+      readJsonlAudit(file);
+    } catch (e) {
+      caught = e;
+    }
+    const err = caught as TrustError;
+    expect(err.code).toBe('AUDIT_FILE_CORRUPT');
+    expect(err.problems.map((p) => [p.code, p.path])).toEqual([
+      ['AUDIT_LINE_INVALID', 'line 2'],
+      ['AUDIT_LINE_INVALID', 'line 3'],
+      ['AUDIT_LINE_INVALID', 'line 4'],
+    ]);
+  });
+
+  it('reads an empty file as no events, and a missing file as AUDIT_FILE_READ', () => {
+    writeFileSync(file, '');
+    expect(readJsonlAudit(file)).toEqual([]);
+    expect(codeOf(() => readJsonlAudit(join(dir, 'missing.jsonl')))).toBe('AUDIT_FILE_READ');
+  });
+
+  it('lets verifyChain find a deleted line', () => {
+    const sink = createJsonlAuditSink(file);
+    for (let i = 0; i < 4; i++) sink.record(input(i));
+    sink.close();
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines.splice(1, 1);
+    writeFileSync(file, lines.join('\n'));
+    expect(verifyChain(readJsonlAudit(file))).toMatchObject({ ok: false, index: 1, code: 'AUDIT_PREV_MISMATCH' });
+  });
+});
