@@ -1,14 +1,8 @@
-import type { AuditEvent, AuditInput, AuditSink, EgressPolicy, Principal } from '@trust/core';
-import { TrustError } from '@trust/core';
+import { createMemoryAuditSink, type AuditEvent, type AuditInput, type AuditSink, type EgressPolicy, type Principal } from '@trust/core';
+import { createEgressProxy, type GuardOptions } from '@trust/egress';
 
-/** The address-guard options handed to the run's egress proxy. */
-export interface SandboxGuardOptions {
-  readonly mode?: 'strict' | 'default' | 'allow-local';
-  readonly protectedPorts?: readonly number[];
-  readonly resolve?: (host: string) => Promise<readonly string[]>;
-  readonly allowCidrs?: readonly string[];
-  readonly denyCidrs?: readonly string[];
-}
+/** The address-guard options handed to the run's egress proxy (see `@trust/egress` GuardOptions). */
+export type SandboxGuardOptions = GuardOptions;
 
 /** What a proxy factory receives: one listener per run, keyed by principal. */
 export interface EgressProxyRequest {
@@ -17,27 +11,22 @@ export interface EgressProxyRequest {
   readonly audit: AuditSink;
   readonly principal: Principal;
   readonly listen: { readonly path: string } | { readonly host: '127.0.0.1'; readonly port: number };
+  /** How CONNECT tunnels are judged: as HTTPS (`http` capability) or as TCP peers (`tcp` only). */
+  readonly connectAs: 'http' | 'tcp';
 }
 
 /** A started proxy listener. */
 export interface EgressProxyHandle {
-  readonly address: unknown;
-  close(): Promise<void> | void;
+  readonly address: { readonly path: string } | { readonly host: string; readonly port: number };
+  close(): Promise<void>;
 }
 
 /** Starts an egress proxy listener (default: `createEgressProxy` from `@trust/egress`). */
-export type EgressProxyFactory = (request: EgressProxyRequest) => Promise<EgressProxyHandle> | EgressProxyHandle;
+export type EgressProxyFactory = (request: EgressProxyRequest) => Promise<EgressProxyHandle>;
 
-/** The default factory: `@trust/egress`'s forward proxy (HTTP + CONNECT). */
-export async function defaultProxyFactory(request: EgressProxyRequest): Promise<EgressProxyHandle> {
-  const mod = (await import('@trust/egress')) as Record<string, unknown>;
-  const create = mod.createEgressProxy as ((o: EgressProxyRequest) => Promise<EgressProxyHandle> | EgressProxyHandle) | undefined;
-  if (typeof create !== 'function') {
-    throw new TrustError('SANDBOX_UNAVAILABLE', '@trust/egress does not provide createEgressProxy in this build', {
-      hint: 'rebuild @trust/egress, or pass createProxy to createSandbox',
-    });
-  }
-  return create(request);
+/** The default factory: `@trust/egress`'s forward proxy (HTTP + CONNECT) on the run's own listener. */
+export function defaultProxyFactory(request: EgressProxyRequest): Promise<EgressProxyHandle> {
+  return createEgressProxy(request);
 }
 
 /** The proxy variables a sandboxed process sees for a proxy on 127.0.0.1:`port`. */
@@ -55,13 +44,14 @@ export function proxyEnv(port: number): Record<string, string> {
 
 /** An audit sink that forwards to `inner` and keeps this run's denials as violations. */
 export function createRunAudit(inner: AuditSink | undefined, violations: SandboxViolation[]): AuditSink {
+  // Without a caller sink the run still keeps a real, chained record for its own lifetime.
+  const fallback = createMemoryAuditSink();
   return {
     record(input: AuditInput): AuditEvent {
       if (input.decision === 'deny' && violations.length < 100) {
         violations.push({ kind: 'egress', action: input.action, target: input.target, ...(input.code ? { code: input.code } : {}) });
       }
-      if (inner) return inner.record(input);
-      return { ...input, v: 1, time: new Date().toISOString(), prev: '0'.repeat(64), hash: '0'.repeat(64) };
+      return (inner ?? fallback).record(input);
     },
   };
 }

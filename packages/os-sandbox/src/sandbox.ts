@@ -233,13 +233,14 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       if (brokered) {
         const runAudit = createRunAudit(options.audit, violations);
         const guard: SandboxGuardOptions = { mode: policy.network.guard, ...options.guard };
+        const connectAs = caps.has('http') ? 'http' : 'tcp';
         if (platform === 'linux') {
           socketPath = join(runDir, 'egress.sock');
-          proxy = await createProxy({ policy: options.egress!, guard, audit: runAudit, principal, listen: { path: socketPath } });
+          proxy = await createProxy({ policy: options.egress!, guard, audit: runAudit, principal, listen: { path: socketPath }, connectAs });
           proxyPort = policy.network.proxyPort;
         } else {
-          proxy = await createProxy({ policy: options.egress!, guard, audit: runAudit, principal, listen: { host: '127.0.0.1', port: 0 } });
-          proxyPort = (proxy.address as { port?: number }).port;
+          proxy = await createProxy({ policy: options.egress!, guard, audit: runAudit, principal, listen: { host: '127.0.0.1', port: 0 }, connectAs });
+          proxyPort = 'port' in proxy.address ? proxy.address.port : undefined;
         }
         const p = proxy;
         cleanups.push(() => p.close());

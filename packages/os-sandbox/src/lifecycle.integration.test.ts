@@ -1,0 +1,143 @@
+// Timeouts, kill, output caps, parent death and resource limits with real bubblewrap.
+import { spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox } from './sandbox.js';
+import { readAll } from './output-capture.js';
+import { freshDir, runIn } from './test-helpers.js';
+
+/** Host pids whose command line contains `marker`. */
+function hostPidsWith(marker: string): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(marker)) out.push(Number(d));
+    } catch {
+      /* exited */
+    }
+  }
+  return out;
+}
+
+async function waitGone(marker: string): Promise<number[]> {
+  for (let i = 0; i < 50; i++) {
+    const left = hostPidsWith(marker);
+    if (left.length === 0) return left;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return hostPidsWith(marker);
+}
+
+/** A `sleep` whose argument is unique, so its host processes can be found. */
+const marker = (): string => `${9000 + randomInt(999)}.${randomInt(1_000_000)}`;
+
+describe('lifecycle (bubblewrap)', () => {
+  let ws: string;
+  let sb: Sandbox;
+  beforeAll(async () => {
+    expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
+    ws = freshDir('trust-life-');
+    sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr', 'stdin'] });
+  });
+  afterAll(async () => {
+    await sb?.close();
+    if (ws) rmSync(ws, { recursive: true, force: true });
+  });
+
+  it('a timeout kills the whole forking process tree', async () => {
+    const m = marker();
+    const p = await sb.spawn(['/bin/sh', '-c', `sleep ${m} & (sleep ${m} &) ; sh -c "sleep ${m}" & echo started; wait`], { timeoutMs: 400 });
+    const out = readAll(p.stdout);
+    const exit = await p.exit;
+    expect(await out).toContain('started');
+    expect(exit.timedOut).toBe(true);
+    expect(exit.signal).toBe('SIGKILL');
+    expect(await waitGone(m)).toEqual([]);
+  });
+
+  it('kill() and an abort signal end the tree', async () => {
+    const m = marker();
+    const p = await sb.spawn(['/bin/sh', '-c', `sleep ${m} & sleep ${m}`]);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(hostPidsWith(m).length).toBeGreaterThan(0);
+    p.kill();
+    const exit = await p.exit;
+    expect(exit.timedOut).toBe(false);
+    expect(await waitGone(m)).toEqual([]);
+
+    const ac = new AbortController();
+    const m2 = marker();
+    const q = await sb.spawn(['/bin/sh', '-c', `sleep ${m2} & sleep ${m2}`], { signal: ac.signal });
+    setTimeout(() => ac.abort(), 100);
+    await q.exit;
+    expect(await waitGone(m2)).toEqual([]);
+  });
+
+  it('truncates output at the cap and reports it', async () => {
+    const r = await runIn(sb, ['/bin/sh', '-c', 'head -c 200000 /dev/zero; echo done >&2'], { maxOutputBytes: 1000 });
+    expect(r.stdout.length).toBe(1000);
+    expect(r.stderr).toBe('done\n');
+    expect(r.exit.truncated).toBe(true);
+    expect(r.exit.truncatedStreams).toEqual({ stdout: true, stderr: false });
+    expect(r.exit.code).toBe(0);
+  });
+
+  it('passes stdin and returns the exit code', async () => {
+    const r = await runIn(sb, ['/bin/sh', '-c', 'cat; exit 7'], { stdin: 'from-stdin' });
+    expect(r.stdout).toBe('from-stdin');
+    expect(r.exit.code).toBe(7);
+  });
+
+  it('killing the parent process ends the sandboxed child', async () => {
+    const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    expect(existsSync(dist), 'build @trust/os-sandbox first (dist/index.js)').toBe(true);
+    const m = marker();
+    const script = join(ws, 'parent.mjs');
+    writeFileSync(
+      script,
+      `import { createSandbox } from ${JSON.stringify(dist)};
+       const sb = await createSandbox({ v: 1, capabilities: ['stdout'] });
+       const p = await sb.spawn(['/bin/sh', '-c', 'sleep ${m} & sleep ${m}']);
+       process.stdout.write('spawned ' + p.pid + '\\n');
+       setInterval(() => {}, 1000);`,
+    );
+    const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((res) => parent.stdout.once('data', () => res()));
+    for (let i = 0; i < 50 && hostPidsWith(m).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(hostPidsWith(m).length).toBeGreaterThan(0);
+    parent.kill('SIGKILL');
+    expect(await waitGone(m)).toEqual([]);
+  });
+
+  it('applies rlimits through the launcher', async () => {
+    const limited = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'], limits: { files: 64, fileSizeBytes: 4096, memoryBytes: 512 * 1024 * 1024 } });
+    try {
+      const r = await runIn(limited, ['/bin/bash', '-c', 'ulimit -n; ulimit -f; ulimit -v; ulimit -c; head -c 10000 /dev/zero > /tmp/big; echo rc=$?']);
+      expect(r.stdout.split('\n').slice(0, 4)).toEqual(['64', '4', String(512 * 1024), '0']);
+      expect(r.stdout).toMatch(/rc=(1|153)/);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('limits processes through a pids cgroup when one is delegated, else refuses without allowDegraded', async () => {
+    const probeOnly = await createSandbox({ v: 1, capabilities: ['stdout'] });
+    const hasPids = Boolean(probeOnly.probe.cgroups.pids);
+    await probeOnly.close();
+    if (!hasPids) {
+      await expect(createSandbox({ v: 1, limits: { pids: 16 } })).rejects.toMatchObject({ code: 'SANDBOX_DEGRADED_REFUSED' });
+      return;
+    }
+    const limited = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'], limits: { pids: 16 } });
+    try {
+      const r = await runIn(limited, ['/bin/bash', '-c', 'for i in $(seq 1 40); do sleep 2 & done 2>/dev/null; jobs -p | wc -l; kill $(jobs -p) 2>/dev/null; true']);
+      expect(Number(r.stdout.trim())).toBeLessThan(16);
+    } finally {
+      await limited.close();
+    }
+  });
+});

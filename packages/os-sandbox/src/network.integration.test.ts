@@ -1,0 +1,86 @@
+// The http capability end to end: sandboxed curl → in-sandbox loopback bridge → the run's own
+// unix socket → @trust/egress proxy → policy + address guard → a real loopback peer.
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allowHosts, createMemoryAuditSink } from '@trust/core';
+import { createStubResolver, startPeer, type Peer } from '@trust/testing';
+import { createSandbox, type Sandbox } from './sandbox.js';
+import { runIn } from './test-helpers.js';
+
+const CURL = '/usr/bin/curl';
+
+describe('http capability through the per-run egress proxy (bubblewrap)', () => {
+  let peer: Peer;
+  let sb: Sandbox;
+  let strict: Sandbox;
+  const audit = createMemoryAuditSink();
+  const resolve = createStubResolver({ 'api.test': ['127.0.0.1'], 'denied.test': ['127.0.0.1'], 'meta.test': ['169.254.169.254'] });
+
+  beforeAll(async () => {
+    expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
+    expect(existsSync(CURL), 'curl is needed inside the sandbox for this test').toBe(true);
+    peer = await startPeer({ routes: { '/hello': { kind: 'text', body: 'hello-through-proxy' } } });
+    const egress = allowHosts(['api.test', 'meta.test']);
+    // 'default' guard mode: loopback peers are reachable (the peer is on 127.0.0.1), metadata never.
+    sb = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress, audit, guard: { mode: 'default', resolve } });
+    // The policy default: 'strict' — loopback, private and metadata addresses are refused after DNS.
+    strict = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress, audit, guard: { resolve } });
+  });
+  afterAll(async () => {
+    await sb?.close();
+    await strict?.close();
+    await peer?.close();
+  });
+
+  it('an allowed host works against the real local peer, and the run is audited as its own principal', async () => {
+    const r = await runIn(sb, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('hello-through-proxy');
+    expect(r.exit.code).toBe(0);
+    const mine = audit.events().filter((e) => e.principal.id === r.exit.runId);
+    expect(mine.map((e) => `${e.action}:${e.decision}`)).toEqual(['sandbox.spawn:allow', 'egress.http:allow', 'sandbox.exit:allow']);
+    expect(mine.every((e) => e.principal.kind === 'process')).toBe(true);
+  });
+
+  it('HTTPS-style CONNECT tunnels go through the same policy', async () => {
+    const r = await runIn(sb, [CURL, '-sS', '--max-time', '10', '-p', '-o', '/dev/null', '-w', '%{http_connect}', `http://api.test:${peer.httpPort}/hello`]);
+    expect(r.stdout).toBe('200');
+    const denied = await runIn(sb, [CURL, '-sS', '--max-time', '10', '-p', `http://denied.test:${peer.httpPort}/hello`]);
+    expect(denied.exit.code).not.toBe(0);
+    expect(denied.stderr).toMatch(/403/);
+  });
+
+  it('a denied host gets a clear 403 with the reason, recorded as a violation', async () => {
+    const r = await runIn(sb, [CURL, '-sS', '--max-time', '10', '-i', `http://denied.test:${peer.httpPort}/hello`]);
+    expect(r.stdout).toMatch(/^HTTP\/1\.1 403/);
+    expect(r.stdout).toMatch(/x-trust-deny: \w+/i);
+    expect(r.stdout).toMatch(/denied\.test/);
+    expect(r.exit.violations).toEqual([expect.objectContaining({ kind: 'egress', action: 'egress.http' })]);
+    expect((await peer.requests()).some((q) => q.headers.host?.startsWith('denied.test'))).toBe(false);
+  });
+
+  it('strict mode refuses a name that resolves to loopback, and metadata in every mode', async () => {
+    const loop = await runIn(strict, [CURL, '-sS', '--max-time', '10', '-i', `http://api.test:${peer.httpPort}/hello`]);
+    expect(loop.stdout).toMatch(/^HTTP\/1\.1 403/);
+    expect(loop.stdout).not.toContain('hello-through-proxy');
+    const meta = await runIn(sb, [CURL, '-sS', '--max-time', '10', '-i', 'http://meta.test/latest/meta-data/']);
+    expect(meta.stdout).toMatch(/^HTTP\/1\.1 403/);
+    expect(meta.exit.violations.length).toBe(1);
+  });
+
+  it('still has no direct route: the proxy is the only way out', async () => {
+    const r = await runIn(sb, [CURL, '-sS', '--max-time', '5', '--noproxy', '*', `http://127.0.0.1:${peer.httpPort}/hello`]);
+    expect(r.exit.code).not.toBe(0);
+    expect(r.stdout).not.toContain('hello-through-proxy');
+  });
+
+  it('concurrent runs each get their own listener and principal', async () => {
+    const runs = await Promise.all([1, 2, 3].map(() => runIn(sb, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`])));
+    expect(runs.map((r) => r.stdout)).toEqual(['hello-through-proxy', 'hello-through-proxy', 'hello-through-proxy']);
+    const ids = new Set(runs.map((r) => r.exit.runId));
+    expect(ids.size).toBe(3);
+    for (const id of ids) {
+      expect(audit.events().filter((e) => e.principal.id === id && e.action === 'egress.http').length).toBe(1);
+    }
+  });
+});
