@@ -11,6 +11,7 @@ describe('@trust/agent-runtime public API', () => {
       'controlError',
       'createControlServer',
       'createGuardSettings',
+      'createWorkspaceAgents',
       'evaluateBearer',
       'evaluateControlRequest',
       'evaluateRelativePath',

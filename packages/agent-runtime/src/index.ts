@@ -8,6 +8,7 @@ export {
   controlError,
   createControlServer,
   createGuardSettings,
+  createWorkspaceAgents,
   evaluateBearer,
   evaluateControlRequest,
   evaluateRelativePath,
@@ -17,6 +18,7 @@ export {
 export type {
   AgentConfigView,
   AgentFileInfo,
+  AgentRuntimeHooks,
   AgentSummary,
   ApprovalTask,
   Awaitable,
@@ -36,4 +38,5 @@ export type {
   SandboxRunView,
   ToolRow,
   TriggerInput,
+  WorkspaceAgentsOptions,
 } from './control/index.js';

@@ -24,3 +24,5 @@ export type {
   ToolRow,
   TriggerInput,
 } from './agent-registry.js';
+export { createWorkspaceAgents } from './workspace-agents.js';
+export type { AgentRuntimeHooks, WorkspaceAgentsOptions } from './workspace-agents.js';

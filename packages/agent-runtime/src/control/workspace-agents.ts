@@ -1,0 +1,188 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { isTrustError, type Principal } from '@trust/core';
+import { createAdf, openAdf, type AdfFile } from '../adf/adf-file.js';
+import { cloneConfig, effectiveToolDeclarations } from '../config/agent-config.js';
+import { DEFAULT_LOCKED_PATHS, GUARD_PATHS } from '../config/config-update.js';
+import { redactConfig } from '../config/redact-config.js';
+import type { AgentConfigView, ApprovalTask, ControlAgent, ControlAgents, ControlEvent, LoopTurn, MessageView, ToolRow } from './agent-registry.js';
+import { setConfigPath } from './config-path.js';
+import { controlError } from './control-error.js';
+
+/** What a running agent adds to its file: the loop and the approval desk. */
+export type AgentRuntimeHooks = Pick<ControlAgent, 'start' | 'stop' | 'send' | 'approve' | 'deny' | 'trigger'> & {
+  /** e.g. `running`, `waiting-approval`; omitted: `idle`. */
+  state?(): string;
+};
+
+/** Options of {@link createWorkspaceAgents}. */
+export interface WorkspaceAgentsOptions {
+  /** Folder of `<id>.adf` files. */
+  readonly dir: string;
+  /**
+   * Attaches the agent runtime (loop, approvals) to an opened file. Omitted: chat send, approve,
+   * deny, start, stop and trigger answer `501 NOT_IMPLEMENTED`; everything read from the file,
+   * and owner changes to config, tools and files, still work.
+   */
+  readonly attach?: (adf: AdfFile, id: string, emit: (event: ControlEvent) => void) => AgentRuntimeHooks;
+  readonly clock?: () => Date;
+}
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const GUARD_WHY = 'guard path: decides what needs approval; only the owner console changes it, never the agent';
+
+/**
+ * The agents of a workspace folder, for {@link createControlServer}. Each `<id>.adf` file is one
+ * agent, opened once and kept open. Every owner change is audited in the agent's own chain.
+ *
+ * @example
+ * const server = await createControlServer({ agents: createWorkspaceAgents({ dir: 'agents' }), tokenFile });
+ */
+export function createWorkspaceAgents(options: WorkspaceAgentsOptions): ControlAgents & { close(): void } {
+  const open = new Map<string, ControlAgent & { adf: AdfFile }>();
+  const listeners = new Set<(e: ControlEvent) => void>();
+  const emit = (e: ControlEvent) => listeners.forEach((l) => l(e));
+  const clockOpt = options.clock === undefined ? {} : { clock: options.clock };
+
+  const get = (id: string) => {
+    if (!ID.test(id)) throw controlError('CONTROL_AGENT_NOT_FOUND', `no agent "${id}"`);
+    const cached = open.get(id);
+    if (cached) return cached;
+    let adf: AdfFile;
+    try {
+      adf = openAdf(join(options.dir, `${id}.adf`), { trust: 'owned', ...clockOpt });
+    } catch (e) {
+      if (isTrustError(e, 'ADF_NOT_FOUND')) throw controlError('CONTROL_AGENT_NOT_FOUND', `no agent "${id}" in this workspace`, 'list agents with GET /api/v1/agents');
+      throw e;
+    }
+    const agent = fromAdf(id, adf, emit, options.attach?.(adf, id, emit));
+    open.set(id, agent);
+    return agent;
+  };
+  const ids = () => readdirSync(options.dir).filter((f) => f.endsWith('.adf')).map((f) => f.slice(0, -4)).filter((id) => ID.test(id)).sort();
+
+  return {
+    list: () => ids().map((id) => get(id).summary() as ReturnType<typeof summaryOf>),
+    open: (id) => get(id),
+    create(input, by) {
+      if (ids().includes(input.name)) throw controlError('CONTROL_CONFLICT', `agent "${input.name}" already exists`, 'pick another name');
+      const adf = createAdf(join(options.dir, `${input.name}.adf`), { template: { v: 1, name: input.name, description: input.description ?? '' }, ...clockOpt });
+      adf.audit.record({ principal: by, action: 'agent.create', target: input.name, decision: 'allow', rule: 'owner' });
+      adf.close();
+      return get(input.name).summary() as ReturnType<typeof summaryOf>;
+    },
+    subscribe(l) {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    close() {
+      for (const a of open.values()) a.adf.close();
+      open.clear();
+    },
+  };
+}
+
+function summaryOf(id: string, adf: AdfFile, hooks: AgentRuntimeHooks | undefined) {
+  const c = adf.config();
+  return { id, name: c.name, state: hooks?.state?.() ?? (hooks ? 'idle' : 'stopped'), description: c.description, pendingApprovals: adf.tasks.list({ status: 'pending_approval' }).length };
+}
+
+function fromAdf(id: string, adf: AdfFile, emit: (e: ControlEvent) => void, hooks: AgentRuntimeHooks | undefined): ControlAgent & { adf: AdfFile } {
+  const audited = (by: Principal, action: string, target: string, details?: Record<string, unknown>) => {
+    const event = adf.audit.record({ principal: { ...by, agent: id }, action, target, decision: 'allow', rule: 'owner-bypasses-locks', ...(details ? { details } : {}) });
+    emit({ kind: 'audit', agent: id, data: event });
+  };
+  const configView = (): AgentConfigView => {
+    const c = adf.config();
+    return {
+      config: redactConfig(c),
+      lockedFields: [
+        ...DEFAULT_LOCKED_PATHS.map((path) => ({ path, why: 'locked in code for every agent: changing it needs a one-time owner approval' })),
+        ...c.locked_fields.map((path) => ({ path, why: 'in locked_fields: the agent may only ask the owner' })),
+      ],
+      guardPaths: GUARD_PATHS.map((path) => ({ path, why: GUARD_WHY })),
+    };
+  };
+  const tools = (): ToolRow[] => {
+    const c = adf.config();
+    const lockedByField = (name: string) => c.locked_fields.some((f) => f === 'tools' || f === `tools.${name}` || f.startsWith(`tools.${name}.`));
+    return [...effectiveToolDeclarations(c).values()].map((d) => {
+      const locked = d.locked || lockedByField(d.name);
+      const row = { name: d.name, enabled: d.enabled, visible: d.visible, restricted: d.restricted, locked };
+      return locked ? { ...row, lockedWhy: d.locked ? 'declaration is locked: the agent cannot change it' : 'in locked_fields: the agent may only ask' } : row;
+    });
+  };
+  const task = (t: ReturnType<AdfFile['tasks']['list']>[number]): ApprovalTask => ({
+    id: t.id,
+    agent: id,
+    tool: t.tool,
+    args: t.args,
+    reason: String(t.approvalMeta?.reason ?? 'restricted') + (t.approvalMeta?.detail ? `: ${String(t.approvalMeta.detail)}` : ''),
+    status: t.status === 'pending_approval' ? 'pending' : t.status === 'denied' || t.status === 'cancelled' ? 'denied' : 'approved',
+    createdAt: t.createdAt,
+    ...(t.error && (t.status === 'denied' || t.status === 'cancelled') ? { feedback: t.error } : {}),
+  });
+  const mail = (box: AdfFile['inbox']): MessageView[] =>
+    box.list({ limit: 200 }).map((m) => ({
+      id: m.id, from: m.from ?? '', to: m.to ?? '', time: m.at, content: m.content, status: m.status, stamps: m.meta,
+      ...(m.subject ? { subject: m.subject } : {}),
+    }));
+  const turn = (e: ReturnType<AdfFile['loop']['list']>[number]): LoopTurn => {
+    const role = (['user', 'assistant', 'tool', 'system'] as const).find((r) => r === e.role) ?? 'system';
+    return { seq: e.seq, role, content: typeof e.content === 'string' ? e.content : JSON.stringify(e.content, null, 2), time: e.createdAt };
+  };
+
+  const agent: ControlAgent & { adf: AdfFile } = {
+    id,
+    adf,
+    summary: () => summaryOf(id, adf, hooks),
+    history: () => adf.loop.list({ limit: 500 }).map(turn),
+    tasks: () => adf.tasks.list().filter((t) => t.requiresAuthorization).map(task),
+    config: configView,
+    updateConfig(change, by) {
+      const doc = cloneConfig(adf.config());
+      const path = setConfigPath(doc, change.path, change.value);
+      adf.setConfig(doc);
+      audited(by, 'config.update', path);
+      return configView();
+    },
+    tools,
+    updateTool(name, change, by) {
+      const doc = cloneConfig(adf.config()) as { tools: Record<string, unknown>[] };
+      const decls = doc.tools.filter((d) => d.name === name);
+      if (decls.length === 0) doc.tools.push({ name, enabled: false, visible: false, ...change });
+      // Duplicates are sticky for restricted/locked, so the owner's change goes to every one of them.
+      for (const d of decls) Object.assign(d, change);
+      adf.setConfig(doc);
+      audited(by, 'config.tool', name, { ...change });
+      return tools();
+    },
+    files: () => adf.files.list().map((f) => ({ path: f.path, size: f.size, authorized: f.authorized, protection: f.protection })),
+    readFile(path) {
+      const f = adf.files.read(path);
+      if (f === undefined) throw controlError('CONTROL_NOT_FOUND', `no file "${path}"`);
+      return { path: f.path, content: f.content.subarray(0, 512 * 1024).toString('utf8'), authorized: f.authorized };
+    },
+    setAuthorized(path, authorized, by) {
+      if (adf.files.read(path) === undefined) throw controlError('CONTROL_NOT_FOUND', `no file "${path}"`);
+      adf.files.setAuthorized(path, authorized, 'owner');
+      audited(by, 'file.authorize', path, { authorized });
+      const f = adf.files.list().find((x) => x.path === path)!;
+      return { path: f.path, size: f.size, authorized: f.authorized, protection: f.protection };
+    },
+    inbox: () => mail(adf.inbox),
+    outbox: () => mail(adf.outbox),
+    audit: () => adf.audit.list(),
+    verifyAudit() {
+      const r = adf.audit.verify();
+      return r.ok ? { ok: true, count: r.count } : { ok: false, count: adf.audit.list().length, brokenAt: r.index, reason: r.reason };
+    },
+  };
+  if (hooks) {
+    for (const k of ['start', 'stop', 'send', 'approve', 'deny', 'trigger'] as const) {
+      if (hooks[k] !== undefined) (agent as unknown as Record<string, unknown>)[k] = hooks[k];
+    }
+  }
+  return agent;
+}
+
