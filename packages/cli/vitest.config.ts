@@ -1,5 +1,7 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'cli', include: ['src/**/*.test.ts'] },
+  // Integration tests spawn the built binary (and bubblewrap); on a loaded machine one spawn can
+  // take seconds, so the per-test budget is generous. This is a hang guard, not a speed check.
+  test: { name: 'cli', include: ['src/**/*.test.ts'], testTimeout: 60_000 },
 });

@@ -47,3 +47,42 @@ export const doctorSchema = successSchema(
   'doctor',
   z.object({ platform: z.string(), ok: z.boolean(), checks: z.array(doctorCheckSchema) }).strict(),
 );
+
+/** `trust egress check --json`. */
+export const egressCheckSchema = successSchema(
+  'egress check',
+  z
+    .object({
+      url: z.string(),
+      mode: z.enum(['default', 'allow-local', 'strict']),
+      allow: z.boolean(),
+      rule: z.string().optional(),
+      code: z.string().optional(),
+      reason: z.string().optional(),
+      hint: z.string().optional(),
+      addresses: z.array(z.string()),
+      steps: z.array(
+        z.object({ step: z.enum(['parse', 'scheme', 'userinfo', 'host', 'resolve', 'classify', 'rule', 'verdict', 'policy']), ok: z.boolean(), detail: z.string() }).strict(),
+      ),
+    })
+    .strict(),
+);
+
+/** `trust sandbox --json`. */
+export const sandboxSchema = successSchema(
+  'sandbox',
+  z
+    .object({
+      runId: z.string(),
+      code: z.number().int().nullable(),
+      signal: z.string().nullable(),
+      timedOut: z.boolean(),
+      truncated: z.boolean(),
+      durationMs: z.number(),
+      degraded: z.array(z.string()),
+      violations: z.array(z.object({ kind: z.string(), action: z.string(), target: z.string(), code: z.string().optional() }).strict()),
+      stdout: z.string(),
+      stderr: z.string(),
+    })
+    .strict(),
+);

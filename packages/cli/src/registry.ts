@@ -17,7 +17,7 @@ export interface CommandEntry {
 /** Every command, in help order. */
 export const COMMANDS: readonly CommandEntry[] = Object.freeze([
   { name: 'doctor', summary: 'check what this machine supports and how to fix what is missing', load: () => import('./commands/doctor.js') },
-  { name: 'egress check', summary: 'explain, step by step, whether a URL may be reached', unavailable: '@trust/egress (explainUrl) has not landed' },
+  { name: 'egress check', summary: 'explain, step by step, whether a URL may be reached', load: () => import('./commands/egress-check.js') },
   { name: 'egress fetch', summary: 'fetch a URL through the egress policy and print the audit event', unavailable: '@trust/egress (createEgressClient) has not landed' },
   { name: 'egress proxy', summary: 'run the policy proxy for third-party tools', unavailable: '@trust/egress (createEgressProxy) has not landed' },
   { name: 'package init', summary: 'create a plugin package directory with a package.toml', unavailable: '@trust/wasm-host (package format) has not landed' },
@@ -27,7 +27,7 @@ export const COMMANDS: readonly CommandEntry[] = Object.freeze([
   { name: 'package verify', summary: 'verify a package signature against trusted keys', unavailable: '@trust/wasm-host (verifyPackage) has not landed' },
   { name: 'keygen', summary: 'create an Ed25519 signing key pair for plugin packages', unavailable: '@trust/wasm-host (key files) has not landed' },
   { name: 'run', summary: 'run a plugin export under the WASM host with explicit grants', unavailable: '@trust/wasm-host (createPluginHost) has not landed' },
-  { name: 'sandbox', summary: 'run a process under the OS sandbox, passing its exit code through', unavailable: '@trust/os-sandbox (createSandbox) has not landed' },
+  { name: 'sandbox', summary: 'run a process under the OS sandbox, passing its exit code through', load: () => import('./commands/sandbox.js') },
   { name: 'agent new', summary: 'create an agent file (.adf)', unavailable: '@trust/agent-runtime (createAdf) has not landed' },
   { name: 'agent inspect', summary: 'show an agent: tool matrix, locks, triggers, code flags, review status', unavailable: '@trust/agent-runtime (openAdf) has not landed' },
   { name: 'agent chat', summary: 'chat with an agent in the terminal, with approval prompts', unavailable: '@trust/agent-runtime (openAgent) has not landed' },

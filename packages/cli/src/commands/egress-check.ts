@@ -1,0 +1,68 @@
+import type { CommandSpec } from '../command.js';
+import { choiceOption, listOption } from '../args.js';
+import { parseResolveOverrides } from '../resolve-overrides.js';
+import { parsePortList } from '../ports.js';
+import { escapeTerminal } from '../terminal-text.js';
+
+const MODES = ['default', 'allow-local', 'strict'] as const;
+
+export const command: CommandSpec = {
+  name: 'egress check',
+  summary: 'explain, step by step, whether a URL may be reached',
+  description:
+    'Runs the address guard on a URL without connecting: parse (WHATWG), scheme, userinfo, the canonical\nhost, the resolved addresses, the class of each address, the rule and the verdict.\nNothing is sent to the URL; names are resolved (or taken from --resolve).',
+  positionals: [{ name: 'url', description: 'the URL to judge, e.g. http://127.1:8080/' }],
+  options: {
+    mode: { type: 'string', valueName: 'mode', description: 'default (loopback ok except protected ports) | allow-local (also private ranges) | strict' },
+    'protect-port': { type: 'string', multiple: true, valueName: 'port', description: 'a port never reachable on loopback or private addresses (repeatable)' },
+    'allow-cidr': { type: 'string', multiple: true, valueName: 'cidr', description: 'operator allow for a private/local block, e.g. 10.1.0.0/16 (repeatable)' },
+    'deny-cidr': { type: 'string', multiple: true, valueName: 'cidr', description: 'extra block denied in every mode (repeatable)' },
+    resolve: { type: 'string', multiple: true, valueName: 'name=ip', description: 'answer for a name instead of DNS, like curl --resolve (repeatable; unlisted names then fail)' },
+  },
+  examples: [
+    { command: 'trust egress check http://169.254.169.254/latest/meta-data/', explain: 'cloud metadata is blocked in every mode' },
+    { command: 'trust egress check http://0x7f000001:7385/ --protect-port 7385', explain: 'a loose spelling of loopback on a protected port' },
+    { command: 'trust egress check http://10.0.0.5/ --mode allow-local', explain: 'private ranges are allowed only in allow-local mode' },
+    { command: 'trust egress check https://api.internal.test/ --resolve api.internal.test=10.0.0.5', explain: 'what happens when a name resolves to a private address' },
+    { command: 'trust egress check https://example.com/ --json | jq .result.allow', explain: 'for scripts' },
+  ],
+  jsonShape:
+    '{ "url": string, "mode": "default"|"allow-local"|"strict", "allow": boolean, "rule"?: string, "code"?: string, "reason"?: string, "hint"?: string, "addresses": string[], "steps": [{ "step", "ok", "detail" }] }',
+  exitCodes: ['126 the guard denies the URL (the explanation is still printed)'],
+  async run({ out, values, positionals }) {
+    const { explainUrl } = await import('@trust/egress');
+    const url = positionals[0] as string;
+    const mode = choiceOption(values, 'mode', MODES) ?? 'default';
+    const resolve = parseResolveOverrides(listOption(values, 'resolve'));
+    const options = {
+      mode,
+      protectedPorts: parsePortList(listOption(values, 'protect-port'), 'protect-port'),
+      allowCidrs: listOption(values, 'allow-cidr'),
+      denyCidrs: listOption(values, 'deny-cidr'),
+      ...(resolve ? { resolve } : {}),
+    };
+    const { steps, verdict } = await explainUrl(url, options);
+    const result: Record<string, unknown> = { url, mode, allow: verdict.allow };
+    if (verdict.rule !== undefined) result.rule = verdict.rule;
+    if (!verdict.allow) {
+      result.code = verdict.code;
+      result.reason = verdict.reason;
+      if (verdict.hint !== undefined) result.hint = verdict.hint;
+    }
+    result.addresses = [...verdict.addresses];
+    result.steps = steps.map((s) => ({ step: s.step, ok: s.ok, detail: s.detail }));
+    out.result(result);
+    const s = out.style;
+    out.line(`${s.bold('trust egress check')} ${escapeTerminal(url)} ${s.dim(`(mode ${mode})`)}`);
+    for (const step of steps) {
+      out.line(`  ${step.ok ? s.green('✓') : s.red('✗')} ${step.step.padEnd(9)}${escapeTerminal(step.detail)}`);
+    }
+    if (verdict.allow) {
+      out.line(s.green(`allowed (rule ${verdict.rule ?? 'public'})`));
+      return 0;
+    }
+    out.line(`${s.red('denied')} [${escapeTerminal(verdict.code)}]: ${escapeTerminal(verdict.reason)}`);
+    if (verdict.hint) out.line(`  ${s.cyan('hint')}: ${escapeTerminal(verdict.hint)}`);
+    return 126;
+  },
+};

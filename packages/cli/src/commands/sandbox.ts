@@ -1,0 +1,118 @@
+import type { CommandSpec } from '../command.js';
+import { integerOption, listOption, stringOption } from '../args.js';
+import { readInputFile, parseJsonFile } from '../read-input-file.js';
+import { loadEgressPolicyFile } from '../egress-policy-file.js';
+import { trustHome } from '../trust-home.js';
+import { escapeTerminal } from '../terminal-text.js';
+import { CliError, usageError } from '../cli-error.js';
+import { join, resolve } from 'node:path';
+
+const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
+
+/** Exit code of the sandboxed run as a shell would report it. */
+export function passthroughCode(exit: { code: number | null; signal: string | null; timedOut: boolean }): number {
+  if (exit.timedOut) return 124;
+  if (exit.code !== null) return exit.code;
+  return 128 + (SIGNALS[exit.signal ?? ''] ?? 9);
+}
+
+export const command: CommandSpec = {
+  name: 'sandbox',
+  summary: 'run a process under the OS sandbox, passing its exit code through',
+  description:
+    'Runs argv under bubblewrap (Linux) or seatbelt (macOS) with nothing but the capabilities you grant:\nno network, no $HOME, a private /tmp and a scrubbed environment. stdout and stderr are granted by\ndefault (pass --cap stdin to pipe your stdin in). http/tcp need an egress policy file (--egress):\nevery request goes through a per-run proxy that judges it. On a terminal, the process output is\nescaped (no control sequences); use --raw to pass it through unchanged.',
+  positionals: [],
+  passthrough: { name: 'argv', description: 'the program and its arguments (no shell: use sh -c yourself if you need one)' },
+  options: {
+    cap: { type: 'string', multiple: true, valueName: 'capability', description: 'grant a capability: env:NAME, fs:ro:<dir>, fs:rw:<dir>, stdin, http, tcp, … (repeatable)' },
+    policy: { type: 'string', valueName: 'file', description: 'a sandbox policy file (JSON, v: 1: capabilities, limits, allowDegraded, …); --cap adds to it' },
+    egress: { type: 'string', valueName: 'file', description: 'the egress policy file that judges http/tcp requests' },
+    timeout: { type: 'string', valueName: 'seconds', description: 'wall-clock limit; the whole process tree is killed (exit 124)' },
+    cwd: { type: 'string', valueName: 'dir', description: 'working directory inside the sandbox (must be granted)' },
+    'allow-degraded': { type: 'string', multiple: true, valueName: 'mode', description: 'accept a weaker mode by name (shared-network, no-proc, …); otherwise fail closed' },
+    raw: { type: 'boolean', description: 'pass the process output through unescaped even on a terminal' },
+  },
+  examples: [
+    { command: 'trust sandbox -- ls /', explain: 'list what the sandbox sees of the file system' },
+    { command: 'trust sandbox --cap fs:rw:$PWD -- sh -c "echo hi > out.txt"', explain: 'let a command write in the current directory only' },
+    { command: 'trust sandbox --cap env:LANG -- env', explain: 'the environment is scrubbed; only granted variables pass' },
+    { command: 'trust sandbox --cap http --egress policy.json -- curl https://api.example.com/', explain: 'network only through the egress policy' },
+    { command: 'trust sandbox --timeout 5 -- sleep 60; echo $?', explain: 'a timeout kills the tree; the exit code is 124' },
+  ],
+  jsonShape:
+    '{ "runId": string, "code": number|null, "signal": string|null, "timedOut": boolean, "truncated": boolean, "durationMs": number, "degraded": string[], "violations": [{ "kind", "action", "target", "code"? }], "stdout": string, "stderr": string }',
+  exitCodes: ['N the exit code of the sandboxed process (124 on timeout, 128+signal when killed)', '1 the sandbox could not start (the error says why and how to fix it)'],
+  async run({ io, out, values, rest }) {
+    const { createSandbox } = await import('@trust/os-sandbox');
+    const policyPath = stringOption(values, 'policy');
+    let base: Record<string, unknown> = { v: 1 };
+    if (policyPath) {
+      const doc = parseJsonFile(await readInputFile(io.cwd, policyPath, 'sandbox policy file'), policyPath, 'sandbox policy file');
+      if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+        throw new CliError('SANDBOX_POLICY_INVALID', `sandbox policy file ${policyPath} must hold a JSON object`, { hint: 'for example {"v":1,"capabilities":["stdout"]}' });
+      }
+      base = doc as Record<string, unknown>;
+    }
+    const seconds = integerOption(values, 'timeout', { min: 1, max: 86_400 });
+    const baseCaps = Array.isArray(base.capabilities) ? (base.capabilities as unknown[]) : [];
+    const caps = [...new Set([...baseCaps.map(String), 'stdout', 'stderr', ...listOption(values, 'cap')])];
+    const degraded = [...(Array.isArray(base.allowDegraded) ? (base.allowDegraded as string[]) : []), ...listOption(values, 'allow-degraded')];
+    const limits = { ...(typeof base.limits === 'object' && base.limits !== null ? (base.limits as Record<string, unknown>) : {}) };
+    if (seconds !== undefined) limits.timeMs = seconds * 1000;
+    const policy = { ...base, capabilities: caps, allowDegraded: degraded, limits };
+    const egressPath = stringOption(values, 'egress');
+    const egress = egressPath ? await loadEgressPolicyFile(io.cwd, egressPath, io.env) : undefined;
+    if (!egress && caps.some((c) => c === 'http' || c === 'tcp')) {
+      throw usageError('CLI_USAGE_MISSING_OPTION', 'the http/tcp capability needs --egress <policy file> to judge destinations', 'write a policy such as {"v":1,"http":{"allow":["api.example.com"]}} and pass --egress policy.json');
+    }
+    const wantsStdin = caps.includes('stdin');
+    out.progress(`starting the sandbox (${caps.join(', ')})`);
+    const sandbox = await createSandbox(policy as never, {
+      env: io.env,
+      launcherCacheDir: join(trustHome(io.env), 'cache', 'launcher'),
+      ...(egress ? { egress: egress.policy, guard: egress.guard as never } : {}),
+    });
+    try {
+      const cwd = stringOption(values, 'cwd');
+      const child = await sandbox.spawn([...rest], {
+        ...(cwd ? { cwd: resolve(io.cwd, cwd) } : {}),
+        ...(wantsStdin ? { stdin: io.stdin as never } : {}),
+        signal: io.signal,
+      });
+      const escape = !values.raw && !out.json;
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8');
+      child.stderr.setEncoding('utf8');
+      child.stdout.on('data', (d: string) => {
+        if (out.json) stdout += d;
+        else io.stdout.write(escape && io.stdout.isTTY ? escapeTerminal(d, { multiline: true }) : d);
+      });
+      child.stderr.on('data', (d: string) => {
+        if (out.json) stderr += d;
+        else io.stderr.write(escape && io.stderr.isTTY ? escapeTerminal(d, { multiline: true }) : d);
+      });
+      const exit = await child.exit;
+      out.result({
+        runId: exit.runId,
+        code: exit.code,
+        signal: exit.signal,
+        timedOut: exit.timedOut,
+        truncated: exit.truncated,
+        durationMs: exit.durationMs,
+        degraded: [...sandbox.degraded],
+        violations: exit.violations.map((v) => ({ ...v })),
+        stdout,
+        stderr,
+      });
+      if (!out.json) {
+        for (const v of exit.violations) out.warn(`denied ${escapeTerminal(v.action)} ${escapeTerminal(v.target)}${v.code ? ` (${v.code})` : ''}`);
+        if (exit.timedOut) out.warn(`the run hit the ${seconds ?? 60} s time limit and was killed (exit 124)`);
+        if (exit.truncated) out.warn('output went over the cap and was cut');
+      }
+      return passthroughCode(exit);
+    } finally {
+      await sandbox.close();
+    }
+  },
+};

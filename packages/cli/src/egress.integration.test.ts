@@ -1,0 +1,57 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTempHome, runCli } from './run-cli.test-helper.js';
+import { egressCheckSchema, failureSchema } from './json-schemas.js';
+
+const tmp = createTempHome();
+afterAll(() => tmp.cleanup());
+
+// Only IP literals, localhost and --resolve answers: these checks never use DNS or connect anywhere.
+describe('trust egress check (built binary)', () => {
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/', [], 'EGRESS_METADATA'],
+    ['http://0x7f000001:7385/', ['--protect-port', '7385'], 'EGRESS_PROTECTED_PORT'],
+    ['http://10.0.0.5/', [], undefined],
+    ['http://127.1/', ['--mode', 'strict'], undefined],
+    ['ftp://93.184.215.14/', [], 'EGRESS_SCHEME'],
+    ['http://user:pw@93.184.215.14/', [], 'EGRESS_USERINFO'],
+  ])('%s %j is denied (exit 126) with steps', async (url, flags, code) => {
+    const r = await runCli(['egress', 'check', url, ...flags, '--json'], { home: tmp.home });
+    expect(r.code).toBe(126);
+    const doc = egressCheckSchema.parse(r.json());
+    expect(doc.result.allow).toBe(false);
+    if (code) expect(doc.result.code).toBe(code);
+    expect(doc.result.steps.at(-1)).toMatchObject({ step: 'verdict', ok: false });
+  });
+
+  it('allows a public address and a private one in allow-local mode (exit 0)', async () => {
+    const pub = await runCli(['egress', 'check', 'https://93.184.215.14/', '--json'], { home: tmp.home });
+    expect(pub.code).toBe(0);
+    expect(egressCheckSchema.parse(pub.json()).result).toMatchObject({ allow: true, addresses: ['93.184.215.14'] });
+    const local = await runCli(['egress', 'check', 'http://10.0.0.5/', '--mode', 'allow-local', '--json'], { home: tmp.home });
+    expect(local.code).toBe(0);
+  });
+
+  it('judges a name through --resolve: a name that resolves to a private address is denied', async () => {
+    const r = await runCli(['egress', 'check', 'https://api.internal.test/', '--resolve', 'api.internal.test=10.0.0.5'], { home: tmp.home });
+    expect(r.code).toBe(126);
+    expect(r.stdout).toContain('resolve  api.internal.test → 10.0.0.5');
+    expect(r.stdout).toMatch(/denied \[EGRESS_PRIVATE/);
+  });
+
+  it('escapes a hostile URL before printing it', async () => {
+    const r = await runCli(['egress', 'check', 'http://93.184.215.14/\u001b[2J\u0007x'], { home: tmp.home });
+    expect(r.stdout).not.toContain('\u001b');
+    expect(r.stdout).not.toContain('\u0007');
+  });
+
+  it.each([
+    [['egress', 'check'], 'CLI_USAGE_MISSING_ARGUMENT'],
+    [['egress', 'check', 'http://x/', '--mode', 'strct'], 'CLI_USAGE_INVALID_VALUE'],
+    [['egress', 'check', 'http://x/', '--protect-port', '99999'], 'CLI_USAGE_INVALID_VALUE'],
+    [['egress', 'check', 'http://x/', '--protec-port', '1'], 'CLI_USAGE_UNKNOWN_OPTION'],
+  ])('%j is a usage error (exit 2)', async (argv, code) => {
+    const r = await runCli([...argv, '--json'], { home: tmp.home });
+    expect(r.code).toBe(2);
+    expect(failureSchema.parse(r.json()).error.code).toBe(code);
+  });
+});

@@ -1,0 +1,65 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTempHome, runCli } from './run-cli.test-helper.js';
+import { failureSchema, sandboxSchema } from './json-schemas.js';
+
+// Needs bubblewrap with user namespaces (installed by the bootstrap); fails without it.
+const tmp = createTempHome();
+afterAll(() => tmp.cleanup());
+
+describe('trust sandbox (built binary, real bubblewrap)', () => {
+  it('passes the exit code and the output through', async () => {
+    const r = await runCli(['sandbox', '--', 'sh', '-c', 'echo out; echo err >&2; exit 3'], { home: tmp.home });
+    expect(r.stderr).not.toContain('error[');
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('out\n');
+    expect(r.stderr).toContain('err\n');
+  });
+
+  it('hides the home directory and scrubs the environment, passing only granted variables', async () => {
+    writeFileSync(join(tmp.home, 'secret.txt'), 's3cret');
+    const r = await runCli(['sandbox', '--cap', 'env:VISIBLE', '--json', '--', 'sh', '-c', `echo "$VISIBLE/$HIDDEN_TOKEN"; cat ${join(tmp.home, 'secret.txt')}`], {
+      home: tmp.home,
+      env: { VISIBLE: 'yes', HIDDEN_TOKEN: 'leak' },
+    });
+    const doc = sandboxSchema.parse(r.json());
+    expect(doc.result.stdout).toBe('yes/\n');
+    expect(doc.result.code).not.toBe(0);
+    expect(r.code).toBe(doc.result.code);
+  });
+
+  it('lets a granted directory be written, and reads the policy from a file', async () => {
+    const work = join(tmp.home, 'work');
+    mkdirSync(work, { recursive: true });
+    writeFileSync(join(tmp.home, 'policy.json'), JSON.stringify({ v: 1, capabilities: [`fs:rw:${work}`] }));
+    const r = await runCli(['sandbox', '--policy', 'policy.json', '--cwd', work, '--', 'sh', '-c', 'echo hi > out.txt'], { home: tmp.home });
+    expect(r.stderr).not.toContain('error[');
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(work, 'out.txt'), 'utf8')).toBe('hi\n');
+  });
+
+  it('pipes stdin only when granted', async () => {
+    const granted = await runCli(['sandbox', '--cap', 'stdin', '--', 'cat'], { home: tmp.home, input: 'piped' });
+    expect(granted.stdout).toBe('piped');
+    const denied = await runCli(['sandbox', '--', 'cat'], { home: tmp.home, input: 'piped' });
+    expect(denied.stdout).toBe('');
+  });
+
+  it('kills the run at --timeout and exits 124', async () => {
+    const r = await runCli(['sandbox', '--timeout', '1', '--json', '--', 'sh', '-c', 'sleep 30 & sleep 30'], { home: tmp.home });
+    expect(r.code).toBe(124);
+    expect(sandboxSchema.parse(r.json()).result.timedOut).toBe(true);
+  });
+
+  it.each([
+    [['sandbox', '--cap', 'stdout'], 2, 'CLI_USAGE_MISSING_ARGUMENT'],
+    [['sandbox', '--cap', 'http', '--', 'true'], 2, 'CLI_USAGE_MISSING_OPTION'],
+    [['sandbox', '--cap', 'netwrok', '--', 'true'], 1, 'SANDBOX_POLICY_INVALID'],
+    [['sandbox', '--policy', 'missing.json', '--', 'true'], 1, 'CLI_FILE_NOT_FOUND'],
+  ])('%j exits %i with %s', async (argv, exit, code) => {
+    const r = await runCli([argv[0] as string, '--json', ...argv.slice(1)], { home: tmp.home });
+    expect(r.code).toBe(exit);
+    expect(failureSchema.parse(r.json()).error.code).toBe(code);
+  });
+});
