@@ -152,6 +152,10 @@ describe('parseCapabilities: every rejection', () => {
     expect((caught as TrustError).message).not.toContain('\u001b');
   });
 
+  it('parseCapabilities throws CAPABILITY_INVALID', () => {
+    expect(() => parseCapabilities(['env', 'fs'])).toThrowTrustError('CAPABILITY_INVALID');
+  });
+
   it('rejects non-string entries from untyped input', () => {
     expect(problemsOf([42 as unknown as string])[0]?.code).toBe('CAPABILITY_UNKNOWN');
   });

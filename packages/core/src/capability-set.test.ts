@@ -19,7 +19,8 @@ describe('CapabilitySet', () => {
     ['', false],
   ])('allowsEnv(%j) is %s', (name, allowed) => {
     const d = parseCapabilities(['env:A', 'env:B', 'http']).allowsEnv(name);
-    expect(d.allow).toBe(allowed);
+    if (allowed) expect(d).toBeAllowed();
+    else expect(d).toBeDenied('CAPABILITY_ENV_NOT_GRANTED');
     if (!d.allow) {
       expect(d.code).toBe('CAPABILITY_ENV_NOT_GRANTED');
       expect(d.hint).toContain(`"env:${name}"`);

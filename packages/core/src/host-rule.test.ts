@@ -84,7 +84,7 @@ describe('parseHostRule: rejections', () => {
     expect(r.error).toBeInstanceOf(TrustError);
     expect(r.error.code).toBe('POLICY_HOST_RULE_INVALID');
     expect(`${r.error.message} ${r.error.hint}`).toContain(fragment);
-    expect(() => parseHostRule(text)).toThrow(TrustError);
+    expect(() => parseHostRule(text)).toThrowTrustError('POLICY_HOST_RULE_INVALID');
   });
 
   it('collects every problem of a list with paths', () => {

@@ -34,3 +34,5 @@ export { GENESIS_HASH, computeEventHash, sealEvent, verifyChain } from './audit-
 export type { ChainVerdict } from './audit-chain.js';
 export { auditDecision, createMemoryAuditSink } from './audit-sink.js';
 export type { AuditDecisionInput, MemoryAuditSink } from './audit-sink.js';
+export { AUDIT_ERROR_CODES, CAPABILITY_ERROR_CODES, CORE_ERROR_CODES, POLICY_ERROR_CODES } from './error-codes.js';
+export type { AuditErrorCode, CapabilityErrorCode, CoreErrorCode, EgressErrorCode, PolicyErrorCode, TrustErrorCode } from './error-codes.js';

@@ -6,6 +6,11 @@ import { parsePolicyFile, parsePolicyText } from './policy-file.js';
 import { policyFileSchema } from './policy-file-schema.js';
 import { createTestContext, createTestRequest } from './testing/requests.js';
 
+function expectDecision(d: Decision, expected: string): void {
+  if (expected === 'allow') expect(d).toBeAllowed();
+  else expect(d).toBeDenied(expected);
+}
+
 function problems(doc: unknown): [string, string | undefined][] {
   try {
     parsePolicyFile(doc);
@@ -103,7 +108,6 @@ describe('compilePolicy', () => {
     guard: { allowCidrs: ['10.1.0.0/16'] },
   });
   const { policy, guard } = compilePolicy(file, { env: { API_TOKEN: 'Bearer t0k' } });
-  const code = (d: Decision) => (d.allow ? 'allow' : d.code);
 
   it.each([
     ['https://api.example.com/', 'GET', 'allow'],
@@ -113,7 +117,7 @@ describe('compilePolicy', () => {
     ['https://db.example.com:5432/', 'GET', 'allow'],
     ['https://evil.test/', 'GET', 'EGRESS_HOST_NOT_ALLOWED'],
   ])('http %s %s -> %s', (url, method, expected) => {
-    expect(code(policy.authorizeHttp(createTestRequest(url, { method }), ctx) as Decision)).toBe(expected);
+    expectDecision(policy.authorizeHttp(createTestRequest(url, { method }), ctx) as Decision, expected);
   });
 
   it.each([
@@ -122,11 +126,11 @@ describe('compilePolicy', () => {
     [{ host: 'db.example.com', port: 5433 }, 'EGRESS_HOST_NOT_ALLOWED'],
     [{ host: 'api.example.com', port: 443 }, 'EGRESS_HOST_NOT_ALLOWED'],
   ])('tcp %j -> %s', (peer, expected) => {
-    expect(code(policy.authorizeTcp!(peer, ctx) as Decision)).toBe(expected);
+    expectDecision(policy.authorizeTcp!(peer, ctx) as Decision, expected);
   });
 
   it('denies UDP when the file has no udp section', () => {
-    expect(code(policy.authorizeUdp!({ host: 'db.example.com', port: 5432 }, ctx) as Decision)).toBe('EGRESS_NO_POLICY');
+    expectDecision(policy.authorizeUdp!({ host: 'db.example.com', port: 5432 }, ctx) as Decision, 'EGRESS_NO_POLICY');
   });
 
   it('injects headers from the env and literals', () => {
@@ -147,7 +151,7 @@ describe('compilePolicy', () => {
 
   it('an empty file denies everything', () => {
     const empty = compilePolicy(parsePolicyFile({ v: 1 })).policy;
-    expect(code(empty.authorizeHttp(createTestRequest('https://a.example.com/'), ctx) as Decision)).toBe('EGRESS_NO_POLICY');
+    expectDecision(empty.authorizeHttp(createTestRequest('https://a.example.com/'), ctx) as Decision, 'EGRESS_NO_POLICY');
   });
 
   it('reports every missing secret without leaking values', () => {

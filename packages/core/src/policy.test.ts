@@ -7,9 +7,13 @@ import { allowHosts, denyHosts } from './policy-hosts.js';
 import { injectHeaders } from './policy-inject.js';
 import { createTestContext, createTestRequest } from './testing/requests.js';
 
+function expectDecision(d: Decision, expected: string): void {
+  if (expected === 'allow') expect(d).toBeAllowed();
+  else expect(d).toBeDenied(expected);
+}
+
 const ctx = createTestContext();
 const http = (p: EgressPolicy, url: string, method = 'GET') => p.authorizeHttp(createTestRequest(url, { method }), ctx) as Decision;
-const code = (d: Decision) => (d.allow ? 'allow' : d.code);
 
 describe('allowHosts', () => {
   const gate = allowHosts(['api.example.com', '*.cdn.example.com', '10.0.0.0/8', 'svc.example.com:8443']);
@@ -27,7 +31,7 @@ describe('allowHosts', () => {
     ['https://svc.example.com/', 'EGRESS_HOST_NOT_ALLOWED'],
     ['https://evil.test/', 'EGRESS_HOST_NOT_ALLOWED'],
   ])('%s -> %s', (url, expected) => {
-    expect(code(http(gate, url))).toBe(expected);
+    expectDecision(http(gate, url), expected);
   });
 
   it('names the rule and gives a hint', () => {
@@ -37,7 +41,7 @@ describe('allowHosts', () => {
   });
 
   it('allows nothing with an empty list', () => {
-    expect(code(http(allowHosts([]), 'https://api.example.com/'))).toBe('EGRESS_HOST_NOT_ALLOWED');
+    expectDecision(http(allowHosts([]), 'https://api.example.com/'), 'EGRESS_HOST_NOT_ALLOWED');
   });
 
   it.each([
@@ -47,7 +51,7 @@ describe('allowHosts', () => {
     [['GET'], 'POST', 'EGRESS_METHOD_NOT_ALLOWED'],
     [[], 'GET', 'EGRESS_METHOD_NOT_ALLOWED'],
   ])('methods %j with %s -> %s', (methods, method, expected) => {
-    expect(code(http(allowHosts(['a.example.com'], { methods }), 'https://a.example.com/', method))).toBe(expected);
+    expectDecision(http(allowHosts(['a.example.com'], { methods }), 'https://a.example.com/', method), expected);
   });
 
   it('allows TCP/UDP only when enabled, matching the vetted IP for IP rules', () => {
@@ -55,10 +59,10 @@ describe('allowHosts', () => {
     expect(off.authorizeTcp).toBeUndefined();
     expect(off.authorizeUdp).toBeUndefined();
     const on = allowHosts(['db.example.com:5432', '10.0.0.0/8'], { tcp: true, udp: true });
-    expect(code(on.authorizeTcp!({ host: 'db.example.com', port: 5432 }, ctx) as Decision)).toBe('allow');
-    expect(code(on.authorizeTcp!({ host: 'db.example.com', port: 5433 }, ctx) as Decision)).toBe('EGRESS_HOST_NOT_ALLOWED');
-    expect(code(on.authorizeUdp!({ host: 'x.internal', port: 53, ip: '10.0.0.53' }, ctx) as Decision)).toBe('allow');
-    expect(code(on.authorizeUdp!({ host: 'x.internal', port: 53, ip: '192.168.0.1' }, ctx) as Decision)).toBe('EGRESS_HOST_NOT_ALLOWED');
+    expectDecision(on.authorizeTcp!({ host: 'db.example.com', port: 5432 }, ctx) as Decision, 'allow');
+    expectDecision(on.authorizeTcp!({ host: 'db.example.com', port: 5433 }, ctx) as Decision, 'EGRESS_HOST_NOT_ALLOWED');
+    expectDecision(on.authorizeUdp!({ host: 'x.internal', port: 53, ip: '10.0.0.53' }, ctx) as Decision, 'allow');
+    expectDecision(on.authorizeUdp!({ host: 'x.internal', port: 53, ip: '192.168.0.1' }, ctx) as Decision, 'EGRESS_HOST_NOT_ALLOWED');
   });
 
   it('validates every rule and method once, at construction', () => {
@@ -86,12 +90,12 @@ describe('denyHosts', () => {
     ['https://api.example.com/', 'allow'],
     ['http://169.254.169.254/', 'EGRESS_HOST_DENIED'],
   ])('%s -> %s', (url, expected) => {
-    expect(code(http(filter, url))).toBe(expected);
+    expectDecision(http(filter, url), expected);
   });
   it('is a filter and denies peers too', () => {
     expect(filter.role).toBe('filter');
-    expect(code(filter.authorizeTcp!({ host: 'x', port: 1, ip: '169.254.1.1' }, ctx) as Decision)).toBe('EGRESS_HOST_DENIED');
-    expect(code(filter.authorizeUdp!({ host: 'admin.example.com', port: 1 }, ctx) as Decision)).toBe('EGRESS_HOST_DENIED');
+    expectDecision(filter.authorizeTcp!({ host: 'x', port: 1, ip: '169.254.1.1' }, ctx) as Decision, 'EGRESS_HOST_DENIED');
+    expectDecision(filter.authorizeUdp!({ host: 'admin.example.com', port: 1 }, ctx) as Decision, 'EGRESS_HOST_DENIED');
   });
 });
 
@@ -107,7 +111,7 @@ describe('injectHeaders', () => {
     expect(other.headers.get('authorization')).toBeNull();
   });
   it('never grants on its own inside a chain', () => {
-    expect(code(http(chain(inject), 'https://api.example.com/'))).toBe('EGRESS_NO_POLICY');
+    expectDecision(http(chain(inject), 'https://api.example.com/'), 'EGRESS_NO_POLICY');
   });
   it('rejects bad header names and values without echoing the value', () => {
     let caught: unknown;
@@ -141,7 +145,7 @@ describe('chain: evaluation order (deny, allow, deny)', () => {
     ['deny-all alone', [denyAll], 'a.example.com', 'EGRESS_DENY_ALL'],
     ['nested chain', [chain(gateB), chain(denyA, gateA)], 'a.example.com', 'EGRESS_HOST_DENIED'],
   ] as const)('%s -> %s', (_label, policies, host, expected) => {
-    expect(code(http(chain(...(policies as readonly EgressPolicy[])), `https://${host}/`))).toBe(expected);
+    expectDecision(http(chain(...(policies as readonly EgressPolicy[])), `https://${host}/`), expected);
   });
 
   it('reports the first gate deny (with its hint) when no gate allows', () => {
@@ -159,16 +163,16 @@ describe('chain: evaluation order (deny, allow, deny)', () => {
     const slowGate: EgressPolicy = { name: 'slow', authorizeHttp: async () => ({ allow: true, rule: 'slow' }) };
     const slowDeny: EgressPolicy = { name: 'slow-deny', role: 'filter', authorizeHttp: async () => ({ allow: false, code: 'X_DENY', reason: 'no' }) };
     expect(await chain(slowGate).authorizeHttp(createTestRequest('https://z.test/'), ctx)).toEqual({ allow: true, rule: 'slow' });
-    expect(code(await chain(slowGate, slowDeny).authorizeHttp(createTestRequest('https://z.test/'), ctx))).toBe('X_DENY');
-    expect(code(await chain(slowDeny, gateA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx))).toBe('X_DENY');
-    expect(code(await chain(slowGate, denyA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx))).toBe('EGRESS_HOST_DENIED');
+    expectDecision(await chain(slowGate, slowDeny).authorizeHttp(createTestRequest('https://z.test/'), ctx), 'X_DENY');
+    expectDecision(await chain(slowDeny, gateA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx), 'X_DENY');
+    expectDecision(await chain(slowGate, denyA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx), 'EGRESS_HOST_DENIED');
   });
 
   it('skips policies without a TCP/UDP method, and denies when none answers', () => {
     const tcpGate = allowHosts(['db.example.com'], { tcp: true });
-    expect(code(chain(gateA, tcpGate).authorizeTcp!({ host: 'db.example.com', port: 5432 }, ctx) as Decision)).toBe('allow');
-    expect(code(chain(gateA).authorizeTcp!({ host: 'a.example.com', port: 1 }, ctx) as Decision)).toBe('EGRESS_NO_POLICY');
-    expect(code(chain(gateA).authorizeUdp!({ host: 'a.example.com', port: 1 }, ctx) as Decision)).toBe('EGRESS_NO_POLICY');
-    expect(code(chain(tcpGate, denyHosts(['db.example.com'])).authorizeTcp!({ host: 'db.example.com', port: 1 }, ctx) as Decision)).toBe('EGRESS_HOST_DENIED');
+    expectDecision(chain(gateA, tcpGate).authorizeTcp!({ host: 'db.example.com', port: 5432 }, ctx) as Decision, 'allow');
+    expectDecision(chain(gateA).authorizeTcp!({ host: 'a.example.com', port: 1 }, ctx) as Decision, 'EGRESS_NO_POLICY');
+    expectDecision(chain(gateA).authorizeUdp!({ host: 'a.example.com', port: 1 }, ctx) as Decision, 'EGRESS_NO_POLICY');
+    expectDecision(chain(tcpGate, denyHosts(['db.example.com'])).authorizeTcp!({ host: 'db.example.com', port: 1 }, ctx) as Decision, 'EGRESS_HOST_DENIED');
   });
 });
