@@ -1,3 +1,4 @@
+import { parseSseFrames } from './sse';
 import type { LiveEvent } from './types';
 
 /** An error answer of the control API: `{ error: { code, message, hint } }`. */
@@ -37,17 +38,9 @@ export function createApi(token: string): Api {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
-        buf += value;
-        let cut: number;
-        while ((cut = buf.indexOf('\n\n')) >= 0) {
-          const frame = buf.slice(0, cut);
-          buf = buf.slice(cut + 2);
-          const kind = /^event: (.*)$/m.exec(frame)?.[1];
-          const data = /^data: (.*)$/m.exec(frame)?.[1];
-          if (kind === undefined || data === undefined) continue;
-          const parsed = JSON.parse(data) as { agent: string; data: unknown };
-          onEvent({ kind, agent: parsed.agent, data: parsed.data });
-        }
+        const parsed = parseSseFrames(buf + value);
+        buf = parsed.rest;
+        parsed.events.forEach(onEvent);
       }
     },
   };

@@ -47,10 +47,24 @@ export function App() {
   useEffect(() => {
     if (api === undefined || auth !== 'ok') return;
     const ac = new AbortController();
-    setLive(true);
-    api.events(() => setTick((t) => t + 1), ac.signal).catch(() => undefined).finally(() => setLive(false));
+    // Reconnect with a growing pause (1 s to 30 s) when the stream drops; stop when unmounted.
+    const connect = async (pause: number): Promise<void> => {
+      setLive(true);
+      setTick((t) => t + 1);
+      await api.events(() => setTick((t) => t + 1), ac.signal).catch((e: unknown) => {
+        if (e instanceof ApiError && e.status === 401) {
+          onDenied();
+          ac.abort();
+        }
+      });
+      setLive(false);
+      if (ac.signal.aborted) return;
+      await new Promise((r) => setTimeout(r, pause));
+      if (!ac.signal.aborted) await connect(Math.min(pause * 2, 30_000));
+    };
+    void connect(1000);
     return () => ac.abort();
-  }, [api, auth]);
+  }, [api, auth, onDenied]);
 
   const studio = useMemo<Studio | undefined>(
     () => (api === undefined ? undefined : { api, tick, agent, selectAgent: setAgent, onDenied }),
