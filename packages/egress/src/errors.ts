@@ -34,7 +34,8 @@ export interface ErrorContext {
   /** Where, for the message: `host:port` or a redacted URL. Never carries secrets. */
   readonly where: string;
   readonly userSignal?: AbortSignal | null;
-  readonly totalSignal?: AbortSignal;
+  /** True once the client's total deadline fired. */
+  readonly timedOut?: () => boolean;
   readonly secrets?: Iterable<string>;
 }
 
@@ -53,7 +54,7 @@ export function toEgressError(err: unknown, ctx: ErrorContext): TrustError {
   const make = (code: string, reason: string, hint: string): TrustError =>
     new TrustError(code, `${reason}; ${hint}`, { cause, hint, decision: deny(code, reason, { rule: 'limits', hint }) as Deny });
   if (ctx.userSignal?.aborted) return make('EGRESS_ABORTED', `egress to ${ctx.where} was aborted by the caller`, 'the AbortSignal passed in fired');
-  if (ctx.totalSignal?.aborted) return make('EGRESS_TIMEOUT', `egress to ${ctx.where} exceeded the total time limit`, 'raise limits.totalTimeoutMs if the peer is legitimately slow');
+  if (ctx.timedOut?.() === true) return make('EGRESS_TIMEOUT', `egress to ${ctx.where} exceeded the total time limit`, 'raise limits.totalTimeoutMs if the peer is legitimately slow');
   const { codes, names } = codesOf(err);
   const has = (c: string) => codes.includes(c);
   if (has('UND_ERR_HEADERS_TIMEOUT')) return make('EGRESS_TIMEOUT', `egress to ${ctx.where}: response headers did not arrive in time`, 'raise limits.headersTimeoutMs if the peer is legitimately slow');

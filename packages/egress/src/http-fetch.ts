@@ -1,10 +1,12 @@
 import { deniedError, deny, type CapabilityName, type Deny, type Principal } from '@trust/core';
-import { fetch as undiciFetch, Response, type BodyInit, type HeadersInit } from 'undici';
+import { Headers as ResponseHeaders, Response, type BodyInit, type Dispatcher, type HeadersInit } from 'undici';
 import { recordEgress } from './audit.js';
 import type { Engine } from './engine.js';
 import { egressDenied, toEgressError } from './errors.js';
 import { authorizeHttp } from './policy-call.js';
 import { SENSITIVE_HEADERS, redactUrl } from './redact.js';
+import { isStreamBody, toDispatchBody } from './request-body.js';
+import { boundedBody } from './response-body.js';
 import { hostPort, isDenyResult, parseTarget } from './target.js';
 
 /** Who is asking. The principal lands in the policy context and every audit event. */
@@ -29,47 +31,17 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 const CONTENT_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
 
-function isStreamBody(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && (typeof (body as ReadableStream).getReader === 'function' || Symbol.asyncIterator in body);
-}
-
-function limitBody(res: Response, engine: Engine, where: string, signals: { user?: AbortSignal | null; total: AbortSignal }, secrets: readonly string[]): ReadableStream<Uint8Array> | null {
-  if (res.body === null) return null;
-  const max = engine.limits.maxResponseBytes;
-  const reader = res.body.getReader();
-  let total = 0;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) return controller.close();
-        total += value.byteLength;
-        if (total > max) {
-          const err = egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where} exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
-          controller.error(err);
-          reader.cancel(err).catch(() => {});
-          return;
-        }
-        controller.enqueue(value);
-      } catch (e) {
-        controller.error(toEgressError(e, { where, userSignal: signals.user, totalSignal: signals.total, secrets }));
-      }
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
-}
-
 /**
  * The guarded fetch: policy and guard on every hop, pinned connects, manual redirects, limits and
  * one audit event per decision. See `createEgressClient`.
  */
 export async function egressFetch(engine: Engine, input: string | URL, init: EgressFetchInit = {}, call: EgressCallContext): Promise<Response> {
   const context = { principal: call.principal, capability: call.capability ?? 'http' } as const;
-  const totalSignal = AbortSignal.timeout(engine.limits.totalTimeoutMs);
   const userSignal = init.signal ?? undefined;
-  const signal = userSignal ? AbortSignal.any([userSignal, totalSignal]) : totalSignal;
+  const deadline = createDeadline(engine.limits.totalTimeoutMs, userSignal);
+  const signal = deadline.signal;
+  const timedOut = deadline.timedOut;
+  try {
   const callerHeaders = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
   const secrets = new Set<string>();
   for (const h of SENSITIVE_HEADERS) {
@@ -84,6 +56,7 @@ export async function egressFetch(engine: Engine, input: string | URL, init: Egr
   for (let hop = 0; ; hop++) {
     const hopStarted = engine.now();
     const audit = (decision: Parameters<typeof recordEgress>[1]['decision'], extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
+      engine.audit !== undefined &&
       recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(current), decision, started: hopStarted, method, hop, policy: policyName, ...extra }, engine.now);
 
     const target = parseTarget(current, ['http:', 'https:']);
@@ -91,7 +64,8 @@ export async function egressFetch(engine: Engine, input: string | URL, init: Egr
       audit(target);
       throw deniedError(target);
     }
-    const where = redactUrl(target.url);
+    let whereText: string | undefined;
+    const where = () => (whereText ??= redactUrl(target.url));
     const headers = new Headers(callerHeaders);
     const auth = await authorizeHttp(
       engine.policy,
@@ -109,49 +83,76 @@ export async function egressFetch(engine: Engine, input: string | URL, init: Egr
       throw deniedError(verdict);
     }
 
-    let res: Response;
+    let res: Dispatcher.ResponseData;
     try {
-      res = await undiciFetch(target.url.href, {
-        method,
-        headers: [...headers],
-        body: method === 'GET' || method === 'HEAD' ? null : body,
-        redirect: 'manual',
-        dispatcher: engine.dispatcher,
+      const sendBody = method === 'GET' || method === 'HEAD' ? null : await toDispatchBody(body, headers);
+      const flat: string[] = [];
+      headers.forEach((v, k) => flat.push(k, v));
+      res = await engine.dispatcher.request({
+        origin: target.url.origin,
+        path: `${target.url.pathname}${target.url.search}`,
+        method: method as Dispatcher.HttpMethod,
+        headers: flat,
+        body: sendBody as Dispatcher.RequestOptions['body'],
         signal,
-        ...(isStreamBody(body) ? { duplex: 'half' as const } : {}),
-      });
+      } as Dispatcher.RequestOptions);
     } catch (e) {
-      const err = toEgressError(e, { where, userSignal, totalSignal, secrets });
+      const err = toEgressError(e, { where: where(), userSignal, timedOut, secrets });
       // A denial from the connector (rebinding, pooled reconnect) is a guard decision; anything
       // else is a transport failure after an allow.
       if (err.decision !== undefined && err.decision.rule !== 'limits') audit(err.decision, { addresses: verdict.addresses });
       else audit(auth.decision, { addresses: verdict.addresses, failure: err.code });
       throw err;
     }
+    const status = res.statusCode;
     const dialled = engine.dialled.get(hostPort(target.host, target.port));
-    audit(auth.decision, { addresses: verdict.addresses, status: res.status, ...(dialled ? { dialled } : {}) });
+    audit(auth.decision, { addresses: verdict.addresses, status, ...(dialled ? { dialled } : {}) });
 
-    const location = res.headers.get('location');
-    if (!REDIRECTS.has(res.status) || location === null || init.redirect === 'manual') {
-      const cl = Number(res.headers.get('content-length') ?? NaN);
+    const first = (name: string): string | undefined => {
+      const v = res.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const location = first('location');
+    if (!REDIRECTS.has(status) || location === undefined || init.redirect === 'manual') {
+      const cl = Number(first('content-length') ?? NaN);
       if (Number.isFinite(cl) && cl > engine.limits.maxResponseBytes) {
-        await res.body?.cancel().catch(() => {});
-        throw egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where} declares ${cl} bytes, over ${engine.limits.maxResponseBytes}`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
+        res.body.destroy();
+        throw egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} declares ${cl} bytes, over ${engine.limits.maxResponseBytes}`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
       }
-      const stream = NULL_BODY.has(res.status) ? null : limitBody(res, engine, where, { user: userSignal, total: totalSignal }, [...secrets]);
-      const out = new Response(stream, { status: res.status, statusText: res.statusText, headers: res.headers });
-      Object.defineProperty(out, 'url', { value: target.url.href });
-      Object.defineProperty(out, 'redirected', { value: hop > 0 });
-      return out;
+      const out = new ResponseHeaders();
+      for (const [k, v] of Object.entries(res.headers)) {
+        if (v === undefined) continue;
+        for (const one of Array.isArray(v) ? v : [v]) out.append(k, one);
+      }
+      let stream: ReadableStream<Uint8Array> | null = null;
+      if (NULL_BODY.has(status) || method === 'HEAD') {
+        res.body.dump().catch(() => {});
+        deadline.done();
+      }
+      else {
+        const max = engine.limits.maxResponseBytes;
+        stream = boundedBody(
+          res.body,
+          first('content-encoding'),
+          max,
+          () => egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted'),
+          (e) => toEgressError(e, { where: where(), userSignal, timedOut, secrets }),
+          deadline.done,
+        );
+      }
+      const response = new Response(stream, { status, headers: out });
+      Object.defineProperty(response, 'url', { value: target.url.href });
+      Object.defineProperty(response, 'redirected', { value: hop > 0 });
+      return response;
     }
-    await res.body?.cancel().catch(() => {});
+    res.body.dump().catch(() => {});
 
     const refuse = (code: string, reason: string, rule: string, hint: string, at: string | URL = current): never => {
       const d = deny(code, reason, { rule, hint });
       recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(at), decision: d, started: engine.now(), method, hop: hop + 1, policy: policyName }, engine.now);
       throw deniedError(d);
     };
-    if (init.redirect === 'error') refuse('EGRESS_REDIRECT_REFUSED', `egress: ${where} redirected and redirects were refused`, 'redirect', 'pass redirect: "follow" or "manual"');
+    if (init.redirect === 'error') refuse('EGRESS_REDIRECT_REFUSED', `egress: ${where()} redirected and redirects were refused`, 'redirect', 'pass redirect: "follow" or "manual"');
     if (hop >= engine.limits.maxRedirects) {
       refuse('EGRESS_TOO_MANY_REDIRECTS', `egress denied: more than ${engine.limits.maxRedirects} redirects starting at ${redactUrl(input)}`, 'max-redirects', 'raise limits.maxRedirects, or fix the redirect loop');
     }
@@ -159,23 +160,51 @@ export async function egressFetch(engine: Engine, input: string | URL, init: Egr
     try {
       next = new URL(location, target.url);
     } catch {
-      return refuse('EGRESS_REDIRECT_INVALID', `egress denied: ${where} redirected to an unparsable Location`, 'redirect', 'the peer must send a valid Location');
+      return refuse('EGRESS_REDIRECT_INVALID', `egress denied: ${where()} redirected to an unparsable Location`, 'redirect', 'the peer must send a valid Location');
     }
     if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-      refuse('EGRESS_REDIRECT_SCHEME', `egress denied: ${where} redirected to scheme ${next.protocol}`, 'redirect-scheme', 'only http: and https: redirects are followed', target.url);
+      refuse('EGRESS_REDIRECT_SCHEME', `egress denied: ${where()} redirected to scheme ${next.protocol}`, 'redirect-scheme', 'only http: and https: redirects are followed', target.url);
     }
     if (target.scheme === 'https:' && next.protocol === 'http:' && !engine.allowDowngrade) {
-      refuse('EGRESS_DOWNGRADE', `egress denied: ${where} redirected from https to http (${redactUrl(next)})`, 'no-downgrade', 'pass allowDowngrade: true to the client to permit it', next);
+      refuse('EGRESS_DOWNGRADE', `egress denied: ${where()} redirected from https to http (${redactUrl(next)})`, 'no-downgrade', 'pass allowDowngrade: true to the client to permit it', next);
     }
     if (next.origin !== target.url.origin) for (const h of SENSITIVE_HEADERS) callerHeaders.delete(h);
-    const toGet = (res.status === 303 && method !== 'HEAD') || ((res.status === 301 || res.status === 302) && method === 'POST');
+    const toGet = (status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST');
     if (toGet) {
       method = 'GET';
       body = null;
       for (const h of CONTENT_HEADERS) callerHeaders.delete(h);
     } else if (body !== null && isStreamBody(body)) {
-      refuse('EGRESS_REDIRECT_BODY', `egress: ${where} answered ${res.status}, but a streamed body cannot be replayed`, 'redirect', 'send the body as a string, bytes or Blob so it can be replayed');
+      refuse('EGRESS_REDIRECT_BODY', `egress: ${where()} answered ${status}, but a streamed body cannot be replayed`, 'redirect', 'send the body as a string, bytes or Blob so it can be replayed');
     }
     current = next;
   }
+  } catch (e) {
+    deadline.done();
+    throw e;
+  }
+}
+
+/** The total deadline of one fetch, joined with the caller's signal, without AbortSignal.any. */
+function createDeadline(ms: number, user: AbortSignal | undefined) {
+  const controller = new AbortController();
+  let fired = false;
+  const timer = setTimeout(() => {
+    fired = true;
+    controller.abort(new DOMException('egress total timeout', 'TimeoutError'));
+  }, ms);
+  timer.unref?.();
+  const onUser = () => controller.abort(user?.reason);
+  if (user !== undefined) {
+    if (user.aborted) onUser();
+    else user.addEventListener('abort', onUser, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    timedOut: () => fired,
+    done: () => {
+      clearTimeout(timer);
+      user?.removeEventListener('abort', onUser);
+    },
+  };
 }

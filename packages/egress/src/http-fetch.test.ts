@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { MockAgent } from 'undici';
+import { createStubResolver } from '@trust/testing';
+import { isTrustError } from '@trust/core';
+import { createEgressGuard } from './guard.js';
+import { egressFetch } from './http-fetch.js';
+import { resolveLimits } from './limits.js';
+import type { Engine } from './engine.js';
+import { allowAll, memorySink, principal } from './test-fixtures.js';
+
+// Redirect logic against undici's MockAgent: nothing is dialled (the mock answers), so https
+// origins can be modelled without certificates. The guard still runs its pre-flight.
+function engine(allowDowngrade: boolean) {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const pool = agent.get('https://secure.test');
+  pool.intercept({ path: '/down' }).reply(302, '', { headers: { location: 'http://secure.test/plain' } }).persist();
+  pool.intercept({ path: '/data' }).reply(302, '', { headers: { location: 'data:text/plain,x' } }).persist();
+  pool.intercept({ path: '/bad' }).reply(302, '', { headers: { location: 'http://[::1' } }).persist();
+  agent.get('http://secure.test').intercept({ path: '/plain' }).reply(200, 'plain').persist();
+  const audit = memorySink();
+  const e: Engine = {
+    policy: allowAll,
+    guard: createEgressGuard({ resolve: createStubResolver({ 'secure.test': ['93.184.216.34'] }) }),
+    audit,
+    limits: resolveLimits({}),
+    dispatcher: agent as unknown as Engine['dispatcher'],
+    dialled: new Map(),
+    allowDowngrade,
+    now: Date.now,
+  };
+  return { e, audit, agent };
+}
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'resolved';
+  } catch (err) {
+    if (isTrustError(err)) return err.code;
+    throw err;
+  }
+}
+
+describe('egressFetch redirect rules', () => {
+  it('refuses https → http unless allowDowngrade', async () => {
+    const { e, audit, agent } = engine(false);
+    expect(await codeOf(egressFetch(e, 'https://secure.test/down', {}, { principal }))).toBe('EGRESS_DOWNGRADE');
+    expect(audit.events.at(-1)).toMatchObject({ decision: 'deny', code: 'EGRESS_DOWNGRADE', target: 'http://secure.test/plain' });
+    await agent.close();
+    const open = engine(true);
+    const res = await egressFetch(open.e, 'https://secure.test/down', {}, { principal });
+    expect(await res.text()).toBe('plain');
+    await open.agent.close();
+  });
+
+  it('refuses non-http(s) and unparsable Locations', async () => {
+    const { e, agent } = engine(false);
+    expect(await codeOf(egressFetch(e, 'https://secure.test/data', {}, { principal }))).toBe('EGRESS_REDIRECT_SCHEME');
+    expect(await codeOf(egressFetch(e, 'https://secure.test/bad', {}, { principal }))).toBe('EGRESS_REDIRECT_INVALID');
+    await agent.close();
+  });
+});
