@@ -21,8 +21,10 @@ export interface LinuxPlanContext {
   readonly env: Readonly<Record<string, string>>;
   /** Working directory inside the sandbox; must be a granted path or the sandbox home. */
   readonly cwd: string;
-  /** Host path of the compiled launcher; required when `rlimits` or `egress` are set. */
+  /** Host path of the compiled launcher; used when `rlimits` or `egress` are set. */
   readonly launcher?: string;
+  /** Without a launcher: socat (bridge) and prlimit (limits) paths visible inside the sandbox. */
+  readonly fallback?: { readonly socat?: string; readonly prlimit?: string };
   /** The run's egress-proxy unix socket on the host, and the loopback port it is bridged to. */
   readonly egress?: { readonly socketPath: string; readonly port: number };
   readonly rlimits?: readonly Rlimit[];
@@ -56,6 +58,23 @@ export interface LinuxPlan {
    */
   readonly placeholders: readonly { readonly path: string; readonly type: 'file' | 'dir' }[];
   readonly env: Readonly<Record<string, string>>;
+}
+
+const PRLIMIT_NAMES = { as: 'as', nofile: 'nofile', nproc: 'nproc', fsize: 'fsize', core: 'core', cpu: 'cpu' } as const;
+
+/**
+ * The socat fallback bridge (used only when the launcher cannot be compiled): a constant script;
+ * the caller's argv arrives as "$@" after three fixed arguments. It busy-waits until the
+ * listener shows up in /proc/net/tcp (state 0A), then execs the command.
+ */
+export const SOCAT_BRIDGE_SCRIPT =
+  's=$1; p=$2; u=$3; shift 3; "$s" TCP-LISTEN:"$p",bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:"$u" & ' +
+  'h=$(printf "%04X" "$p"); i=0; until grep -q ":$h 00000000:0000 0A" /proc/net/tcp; do i=$((i+1)); [ $i -gt 100000 ] && exit 125; done; exec "$@"';
+
+function launcherMissing(): TrustError {
+  return new TrustError('SANDBOX_UNAVAILABLE', 'network bridging and resource limits need the sandbox launcher (or socat/prlimit), and neither is available', {
+    hint: 'install a C compiler (Debian: apt-get install gcc libc6-dev) or socat and util-linux, or remove limits and the http/tcp capabilities',
+  });
 }
 
 const fact = (facts: HostFacts, path: string): PathFact => facts.paths[path] ?? { kind: 'missing' };
@@ -168,20 +187,24 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
 
   const command: string[] = [];
   const rlimits = ctx.rlimits ?? [];
-  if (ctx.egress || rlimits.length > 0) {
-    if (!ctx.launcher) {
-      throw new TrustError('SANDBOX_UNAVAILABLE', 'the sandbox launcher is needed for network bridging and resource limits but was not provided', {
-        hint: 'install a C compiler (cc) so the launcher can be built, or remove limits and the http/tcp capabilities',
-      });
-    }
+  if (ctx.egress) a.push('--ro-bind', ctx.egress.socketPath, SANDBOX_LAYOUT.egressSocket);
+  if ((ctx.egress || rlimits.length > 0) && ctx.launcher) {
     a.push('--ro-bind', ctx.launcher, SANDBOX_LAYOUT.launcher);
     command.push(SANDBOX_LAYOUT.launcher);
-    if (ctx.egress) {
-      a.push('--ro-bind', ctx.egress.socketPath, SANDBOX_LAYOUT.egressSocket);
-      command.push('--bridge', String(ctx.egress.port), SANDBOX_LAYOUT.egressSocket);
-    }
+    if (ctx.egress) command.push('--bridge', String(ctx.egress.port), SANDBOX_LAYOUT.egressSocket);
     for (const [name, value] of rlimits) command.push('--rlimit', `${name}=${value}`);
     command.push('--');
+  } else if (ctx.egress || rlimits.length > 0) {
+    // Fallback without a C compiler: prlimit(1) for limits, socat behind a constant sh script
+    // for the bridge. The caller's argv still travels as separate words ("$@"), never as text.
+    if (rlimits.length > 0) {
+      if (!ctx.fallback?.prlimit) throw launcherMissing();
+      command.push(ctx.fallback.prlimit, ...rlimits.map(([n, v]) => `--${PRLIMIT_NAMES[n]}=${v}:${v}`), '--');
+    }
+    if (ctx.egress) {
+      if (!ctx.fallback?.socat) throw launcherMissing();
+      command.push('/bin/sh', '-c', SOCAT_BRIDGE_SCRIPT, 'trust-bridge', ctx.fallback.socat, String(ctx.egress.port), SANDBOX_LAYOUT.egressSocket);
+    }
   }
 
   a.push('--remount-ro', '/');

@@ -74,6 +74,18 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
     expect(r.stdout).not.toContain('hello-through-proxy');
   });
 
+  it('the socat fallback bridge (no C compiler) carries the same traffic through the same policy', async () => {
+    const viaSocat = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve }, bridge: 'socat' });
+    try {
+      const ok = await runIn(viaSocat, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);
+      expect(ok.stdout).toBe('hello-through-proxy');
+      const no = await runIn(viaSocat, [CURL, '-sS', '--max-time', '10', '-i', `http://denied.test:${peer.httpPort}/hello`]);
+      expect(no.stdout).toMatch(/^HTTP\/1\.1 403/);
+    } finally {
+      await viaSocat.close();
+    }
+  });
+
   it('concurrent runs each get their own listener and principal', async () => {
     const runs = await Promise.all([1, 2, 3].map(() => runIn(sb, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`])));
     expect(runs.map((r) => r.stdout)).toEqual(['hello-through-proxy', 'hello-through-proxy', 'hello-through-proxy']);

@@ -69,6 +69,34 @@ describe('planSandbox (linux)', () => {
     expect(plan.command.slice(0, 4)).toEqual(['/sandbox/launcher', '--bridge', '3128', '/sandbox/egress.sock']);
   });
 
+  it('without a launcher, falls back to prlimit and a constant socat script; argv stays "$@"', () => {
+    const plan = planSandbox({ v: 1, capabilities: ['http'], limits: { files: 64 } }, ['/usr/bin/curl', '$(id)'], 'linux', {
+      egress: { socketPath: '/w/run/egress.sock', port: 3128 },
+      rlimits: [['nofile', 64]],
+      fallback: { socat: '/usr/bin/socat', prlimit: '/usr/bin/prlimit' },
+    });
+    if (plan.platform !== 'linux') throw new Error('linux plan expected');
+    expect(plan.command).toMatchInlineSnapshot(`
+      [
+        "/usr/bin/prlimit",
+        "--nofile=64:64",
+        "--",
+        "/bin/sh",
+        "-c",
+        "s=$1; p=$2; u=$3; shift 3; "$s" TCP-LISTEN:"$p",bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:"$u" & h=$(printf "%04X" "$p"); i=0; until grep -q ":$h 00000000:0000 0A" /proc/net/tcp; do i=$((i+1)); [ $i -gt 100000 ] && exit 125; done; exec "$@"",
+        "trust-bridge",
+        "/usr/bin/socat",
+        "3128",
+        "/sandbox/egress.sock",
+        "/usr/bin/curl",
+        "$(id)",
+      ]
+    `);
+    expect(() => planSandbox({ v: 1, capabilities: ['http'] }, ['/bin/true'], 'linux', { egress: { socketPath: '/s', port: 3128 } })).toThrow(
+      expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }),
+    );
+  });
+
   it.each([
     ['--unshare-all'],
     ['--unshare-user'],

@@ -41,6 +41,7 @@ export function planSandbox(
       cwd: c.cwd ?? SANDBOX_LAYOUT.home,
       empty: c.empty ?? { file: '/tmp/trust-sandbox/empty', dir: '/tmp/trust-sandbox/empty.d' },
       ...(c.launcher !== undefined ? { launcher: c.launcher } : {}),
+      ...(c.fallback !== undefined ? { fallback: c.fallback } : {}),
       ...(c.egress !== undefined ? { egress: c.egress } : {}),
       ...(c.rlimits !== undefined ? { rlimits: c.rlimits } : {}),
       ...(c.shareNetwork !== undefined ? { shareNetwork: c.shareNetwork } : {}),

@@ -45,6 +45,12 @@ export interface CreateSandboxOptions {
   readonly bwrapPath?: string;
   /** A prebuilt launcher with its expected SHA-256; undefined = compile `native/launcher.c` once. */
   readonly launcher?: { readonly path: string; readonly sha256: string };
+  /**
+   * How the loopback bridge and limits are provided: `'launcher'` (default; compiled from
+   * `native/launcher.c`, falling back to socat + prlimit when no C compiler exists) or
+   * `'socat'` (always the fallback; slower, and no cgroup joining).
+   */
+  readonly bridge?: 'launcher' | 'socat';
   /** Where compiled launchers are cached; undefined = the package's `.native/` directory. */
   readonly launcherCacheDir?: string;
   /** Host directory for per-run sockets and (macOS) HOME/TMPDIR; undefined = a fresh private temp dir. */
@@ -165,13 +171,20 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       hint: 'pass createSandbox(policy, { egress: allowHosts([...]) }); without one there is no reach',
     });
   }
-  const needsLauncher = platform === 'linux';
   let launcher: Launcher | undefined;
-  if (needsLauncher) {
-    launcher = options.launcher
-      ? verifyLauncher(options.launcher.path, options.launcher.sha256)
-      : await ensureLauncher(options.launcherCacheDir ? { cacheDir: options.launcherCacheDir } : {});
+  let launcherError: unknown;
+  if (platform === 'linux' && options.bridge !== 'socat') {
+    try {
+      launcher = options.launcher
+        ? verifyLauncher(options.launcher.path, options.launcher.sha256)
+        : await ensureLauncher(options.launcherCacheDir ? { cacheDir: options.launcherCacheDir } : {});
+    } catch (err) {
+      // A tampered launcher is never silently replaced by the fallback.
+      if (isTrustError(err, 'SANDBOX_LAUNCHER_TAMPERED') || options.launcher) throw err;
+      launcherError = err;
+    }
   }
+  const fallback = launcher ? undefined : { socat: findTool(['/usr/bin/socat', '/bin/socat']), prlimit: findTool(['/usr/bin/prlimit', '/bin/prlimit']) };
   const probe =
     options.probe ??
     (await probeSandbox({ ...(options.bwrapPath ? { bwrapPath: options.bwrapPath } : {}), ...(launcher ? { launcherPath: launcher.path } : {}) }));
@@ -182,6 +195,20 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     throw new TrustError('SANDBOX_UNAVAILABLE', '/usr/bin/sandbox-exec is missing', { hint: 'seatbelt ships with macOS; it cannot be installed separately' });
   }
   const degraded = decideDegraded(policy, probe);
+  if (platform === 'linux' && !launcher) {
+    const needBridge = brokered && !fallback?.socat;
+    const needLimits = hasRlimits(policy) && !fallback?.prlimit;
+    if (needBridge || needLimits) {
+      throw new TrustError('SANDBOX_UNAVAILABLE', 'the sandbox launcher could not be built and the socat/prlimit fallback is missing', {
+        cause: launcherError,
+        hint: 'install a C compiler (apt-get install gcc libc6-dev), or socat and util-linux',
+      });
+    }
+    if ((policy.limits.pids !== undefined && probe.cgroups.pids) || (policy.limits.memoryBytes !== undefined && probe.cgroups.memory)) {
+      // Joining a cgroup before bwrap starts needs the launcher; without it the limits are rlimits only.
+      refuseDegraded(policy, policy.limits.pids !== undefined ? 'no-pids-limit' : 'no-memory-limit', 'cgroup limits need the compiled launcher', 'install a C compiler');
+    }
+  }
   const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), 'trust-sandbox-'));
   const ownsWorkDir = options.workDir === undefined;
   // Empty read-only mount sources for protected and hidden paths.
@@ -298,6 +325,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             cwd,
             empty,
             ...(launcher ? { launcher: launcher.path } : {}),
+            ...(fallback ? { fallback: { ...(fallback.socat ? { socat: fallback.socat } : {}), ...(fallback.prlimit ? { prlimit: fallback.prlimit } : {}) } } : {}),
             ...(socketPath !== undefined && proxyPort !== undefined ? { egress: { socketPath, port: proxyPort } } : {}),
             rlimits: rl,
             shareNetwork: degraded.includes('shared-network'),
@@ -307,11 +335,11 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         );
         placeholders = plan.placeholders;
         cleanups.push(() => removePlaceholders(plan.placeholders));
-        cgroups = createRunCgroups(runId, probe.cgroups, {
+        cgroups = !launcher ? undefined : createRunCgroups(runId, probe.cgroups, {
           ...(policy.limits.pids !== undefined ? { pids: policy.limits.pids } : {}),
           ...(policy.limits.memoryBytes !== undefined ? { memoryBytes: policy.limits.memoryBytes } : {}),
         });
-        if (cgroups) {
+        if (cgroups && launcher) {
           const cg = cgroups;
           cleanups.push(() => cg.remove());
           file = launcher!.path;
@@ -442,6 +470,15 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       if (ownsWorkDir) rmSync(workDir, { recursive: true, force: true });
     },
   });
+}
+
+function findTool(candidates: readonly string[]): string | undefined {
+  return candidates.find((c) => existsSync(c));
+}
+
+function hasRlimits(policy: SandboxPolicy): boolean {
+  const l = policy.limits;
+  return l.memoryBytes !== undefined || l.files !== undefined || l.pids !== undefined || l.fileSizeBytes !== undefined;
 }
 
 /** Removes placeholders bwrap created on the host, but only while they are still empty. */
