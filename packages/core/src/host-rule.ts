@@ -1,7 +1,7 @@
 import { formatIp, parseIp, parseIpWithZone, unmapIpv4, ipEquals, type IpAddress } from './address.js';
 import { cidrContains, formatCidr, parseCidr, type Cidr } from './cidr.js';
 import { TrustError, type Problem } from './error.js';
-import { COMMON_PUBLIC_SUFFIXES } from './public-suffix.js';
+import { isCommonPublicSuffix } from './public-suffix.js';
 
 /**
  * A compiled host rule. `text` is the canonical form (lowercase, no trailing dot, IPs and CIDRs
@@ -69,7 +69,7 @@ function build(hostPart: string, portText: string | undefined, rule: string): Ho
         'a wildcard may only be the whole first label, e.g. "*.example.com" (subdomains of example.com)');
     }
     const base = checkName(hostPart.slice(2), rule);
-    if (base.split('.').length < 2 || COMMON_PUBLIC_SUFFIXES.has(base)) {
+    if (base.split('.').length < 2 || isCommonPublicSuffix(base)) {
       throw new RuleProblem(`host rule ${JSON.stringify(rule)} would match every name under the public suffix "${base}"`,
         `name a registrable domain, e.g. "*.example.${base}"`);
     }

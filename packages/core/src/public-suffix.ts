@@ -4,7 +4,7 @@
  * would match strangers, so it is rejected. This is not the full Public Suffix List; single-label
  * suffixes (`*.com`) are rejected by a separate rule.
  */
-export const COMMON_PUBLIC_SUFFIXES: ReadonlySet<string> = new Set([
+export const COMMON_PUBLIC_SUFFIXES: readonly string[] = Object.freeze([
   'co.uk', 'org.uk', 'ac.uk', 'gov.uk', 'me.uk', 'ltd.uk', 'plc.uk', 'net.uk', 'sch.uk',
   'com.au', 'net.au', 'org.au', 'edu.au', 'gov.au', 'co.nz', 'org.nz', 'net.nz',
   'co.jp', 'ne.jp', 'or.jp', 'ac.jp', 'go.jp', 'co.kr', 'or.kr', 'com.cn', 'net.cn', 'org.cn',
@@ -18,3 +18,10 @@ export const COMMON_PUBLIC_SUFFIXES: ReadonlySet<string> = new Set([
   's3.amazonaws.com', 'elasticbeanstalk.com', 'azureedge.net', 'trafficmanager.net',
   'dyndns.org', 'no-ip.org', 'duckdns.org', 'readthedocs.io', 'surge.sh', 'now.sh',
 ]);
+
+const SUFFIXES: ReadonlySet<string> = new Set(COMMON_PUBLIC_SUFFIXES);
+
+/** True when `name` (lowercase, no trailing dot) is one of `COMMON_PUBLIC_SUFFIXES`. */
+export function isCommonPublicSuffix(name: string): boolean {
+  return SUFFIXES.has(name);
+}
