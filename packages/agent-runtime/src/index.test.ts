@@ -2,6 +2,24 @@ import { describe, expect, it } from 'vitest';
 import * as mod from './index.js';
 
 describe('@trust/agent-runtime public API', () => {
+  // state and decisions (part 1/3)
+  it('exports the .adf file, config, gate, SQL guard and identity API', () => {
+    const part1 = [
+      'ADF_READABLE_TABLES', 'ADF_SCHEMA_VERSION', 'ADF_SECRET_TABLES', 'AgentIdentity', 'BUILT_IN_TOOLS', 'CODE_EXCLUDED_TOOLS',
+      'CODE_EXECUTION_FLAGS', 'CODE_METHODS', 'DEFAULT_LOCKED_PATHS', 'GUARD_PATHS', 'KEY_MATERIAL', 'REDACTED', 'RUNTIME_META_KEYS',
+      'SCRYPT_PARAMS', 'TOOL_ORIGINS', 'TRIGGER_TYPES', 'agentConfigSchema', 'checkAgentConfig', 'claimSharedAdf',
+      'computeAdfContentHash', 'createAdf', 'createAdfAuditSink', 'createAdfReviewStore', 'createCodeIdentityAccess',
+      'createDbExecuteTool', 'createDbQueryTool', 'createEnvelopeKeyPair', 'createIdentity', 'createIdentityTools',
+      'createSqlGuard', 'createToolGate', 'createToolRegistry', 'defaultAgentConfig', 'didKeyFromPublicKey',
+      'effectiveToolDeclarations', 'envelopeKeyFromPkcs8', 'escapeForTerminal', 'evaluateCodeMethod', 'evaluateToolAccess',
+      'loadIdentity', 'normalizeVfsPath', 'openAdf', 'openEnvelope', 'openLegacyPasswordRow', 'parseAgentConfig',
+      'planConfigUpdate', 'provisionIdentity', 'publicKeyFromDidKey', 'readSecret', 'redactConfig', 'reviewKeyOf',
+      'sealEnvelope', 'signAdfContent', 'signWithIdentity', 'storeSecret', 'sysGetConfigTool', 'sysUpdateConfigTool',
+      'toolDeclarationSchema', 'toolFlags', 'validateJsonSchema', 'verifyDidSignature',
+    ].sort();
+    expect(Object.keys(mod).filter((k) => part1.includes(k)).sort()).toEqual(part1);
+  });
+
   // control API (part 3/3)
   it('exports the control API', () => {
     const control = [
@@ -9,6 +27,7 @@ describe('@trust/agent-runtime public API', () => {
       'CSP_REPORT_PATH',
       'buildCsp',
       'controlError',
+      'createAgentOpener',
       'createControlServer',
       'createGuardSettings',
       'createWorkspaceAgents',

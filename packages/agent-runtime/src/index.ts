@@ -1,11 +1,44 @@
 export {};
 
+// state and decisions (part 1/3): .adf file, config, tool gate, SQL guard, identity, audit
+export { ADF_READABLE_TABLES, ADF_SCHEMA_VERSION, ADF_SECRET_TABLES, RUNTIME_META_KEYS, createAdf, normalizeVfsPath, openAdf } from './adf/index.js';
+export type {
+  AdfFile, AdfFileRecord, AdfFiles, AdfLogs, AdfLoop, AdfMail, AdfMeta, AdfTask, AdfTasks, AdfTimers, CreateAdfOptions,
+  FileProtection, FlagSetter, LogRow, LoopEntry, MailInput, MailRow, MetaProtection, OpenAdfOptions, TaskStatus, TimerRow,
+} from './adf/index.js';
+export { createAdfAuditSink } from './audit/index.js';
+export type { AdfAuditSink } from './audit/index.js';
+export {
+  BUILT_IN_TOOLS, CODE_EXCLUDED_TOOLS, CODE_EXECUTION_FLAGS, DEFAULT_LOCKED_PATHS, GUARD_PATHS, REDACTED, TRIGGER_TYPES,
+  agentConfigSchema, checkAgentConfig, defaultAgentConfig, effectiveToolDeclarations, parseAgentConfig, planConfigUpdate,
+  redactConfig, sysGetConfigTool, sysUpdateConfigTool, toolDeclarationSchema,
+} from './config/index.js';
+export type { AgentConfig, BuiltInTool, ConfigUpdatePlan, ConfigUpdateRequest, ToolDeclaration } from './config/index.js';
+export {
+  CODE_METHODS, TOOL_ORIGINS, createToolGate, createToolRegistry, escapeForTerminal, evaluateCodeMethod, evaluateToolAccess,
+  toolFlags, validateJsonSchema,
+} from './gate/index.js';
+export type {
+  ApprovalOutcome, ApprovalRequest, ApprovalResponse, Approver, JsonSchema, ToolAccess, ToolCallOptions, ToolContext,
+  ToolDefinition, ToolFlags, ToolGate, ToolGateOptions, ToolOrigin, ToolRegistry, VisibleTool,
+} from './gate/index.js';
+export { createDbExecuteTool, createDbQueryTool, createSqlGuard } from './sql/index.js';
+export type { ExecuteResult, QueryResult, SqlGuard, SqlGuardOptions, TableProtection } from './sql/index.js';
+export {
+  AgentIdentity, KEY_MATERIAL, SCRYPT_PARAMS, claimSharedAdf, computeAdfContentHash, createAdfReviewStore, createCodeIdentityAccess,
+  createEnvelopeKeyPair, createIdentity, createIdentityTools, didKeyFromPublicKey, envelopeKeyFromPkcs8, loadIdentity,
+  openEnvelope, openLegacyPasswordRow, provisionIdentity, publicKeyFromDidKey, readSecret, reviewKeyOf, sealEnvelope,
+  signAdfContent, signWithIdentity, storeSecret, verifyDidSignature,
+} from './identity/index.js';
+export type { AdfReviewKey, AdfReviewStore, Envelope, EnvelopeKeyPair, SealTo } from './identity/index.js';
+
 // control API (part 3/3)
 export {
   CONTROL_ERROR_STATUS,
   CSP_REPORT_PATH,
   buildCsp,
   controlError,
+  createAgentOpener,
   createControlServer,
   createGuardSettings,
   createWorkspaceAgents,
@@ -18,6 +51,7 @@ export {
 export type {
   AgentConfigView,
   AgentFileInfo,
+  AgentOpenerOptions,
   AgentRuntimeHooks,
   AgentSummary,
   ApprovalTask,
@@ -34,6 +68,7 @@ export type {
   GuardSettings,
   LoopTurn,
   MessageView,
+  OpenedAgent,
   PluginReport,
   SandboxRunView,
   ToolRow,

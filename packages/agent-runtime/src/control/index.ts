@@ -26,3 +26,6 @@ export type {
 } from './agent-registry.js';
 export { createWorkspaceAgents } from './workspace-agents.js';
 export type { AgentRuntimeHooks, WorkspaceAgentsOptions } from './workspace-agents.js';
+export { createAgentOpener } from './agent-runtime-hooks.js';
+export type { AgentOpenerOptions } from './agent-runtime-hooks.js';
+export type { OpenedAgent } from './workspace-agents.js';

@@ -5,9 +5,10 @@ import { createAdf, openAdf, type AdfFile } from '../adf/adf-file.js';
 import { cloneConfig, effectiveToolDeclarations } from '../config/agent-config.js';
 import { DEFAULT_LOCKED_PATHS, GUARD_PATHS } from '../config/config-update.js';
 import { redactConfig } from '../config/redact-config.js';
-import type { AgentConfigView, ApprovalTask, ControlAgent, ControlAgents, ControlEvent, LoopTurn, MessageView, ToolRow } from './agent-registry.js';
+import type { AgentConfigView, ApprovalTask, ControlAgent, ControlAgents, ControlEvent, MessageView, ToolRow } from './agent-registry.js';
 import { setConfigPath } from './config-path.js';
 import { controlError } from './control-error.js';
+import { loopTurns } from './loop-turns.js';
 
 /** What a running agent adds to its file: the loop and the approval desk. */
 export type AgentRuntimeHooks = Pick<ControlAgent, 'start' | 'stop' | 'send' | 'approve' | 'deny' | 'trigger'> & {
@@ -15,16 +16,24 @@ export type AgentRuntimeHooks = Pick<ControlAgent, 'start' | 'stop' | 'send' | '
   state?(): string;
 };
 
+/** An agent file opened together with its runtime. */
+export interface OpenedAgent {
+  readonly adf: AdfFile;
+  readonly hooks: AgentRuntimeHooks;
+  close(): void;
+}
+
 /** Options of {@link createWorkspaceAgents}. */
 export interface WorkspaceAgentsOptions {
   /** Folder of `<id>.adf` files. */
   readonly dir: string;
   /**
-   * Attaches the agent runtime (loop, approvals) to an opened file. Omitted: chat send, approve,
-   * deny, start, stop and trigger answer `501 NOT_IMPLEMENTED`; everything read from the file,
-   * and owner changes to config, tools and files, still work.
+   * Opens an agent file with its runtime (loop, approvals), e.g. {@link createAgentOpener}.
+   * Omitted: the file is opened alone, and chat send, approve, deny, start, stop and trigger
+   * answer `501 NOT_IMPLEMENTED`; everything read from the file, and owner changes to config,
+   * tools and files, still work.
    */
-  readonly attach?: (adf: AdfFile, id: string, emit: (event: ControlEvent) => void) => AgentRuntimeHooks;
+  readonly open?: (path: string, id: string, emit: (event: ControlEvent) => void) => OpenedAgent;
   readonly clock?: () => Date;
 }
 
@@ -39,7 +48,7 @@ const GUARD_WHY = 'guard path: decides what needs approval; only the owner conso
  * const server = await createControlServer({ agents: createWorkspaceAgents({ dir: 'agents' }), tokenFile });
  */
 export function createWorkspaceAgents(options: WorkspaceAgentsOptions): ControlAgents & { close(): void } {
-  const open = new Map<string, ControlAgent & { adf: AdfFile }>();
+  const open = new Map<string, ControlAgent & { adf: AdfFile; close(): void }>();
   const listeners = new Set<(e: ControlEvent) => void>();
   const emit = (e: ControlEvent) => listeners.forEach((l) => l(e));
   const clockOpt = options.clock === undefined ? {} : { clock: options.clock };
@@ -48,14 +57,19 @@ export function createWorkspaceAgents(options: WorkspaceAgentsOptions): ControlA
     if (!ID.test(id)) throw controlError('CONTROL_AGENT_NOT_FOUND', `no agent "${id}"`);
     const cached = open.get(id);
     if (cached) return cached;
-    let adf: AdfFile;
+    const path = join(options.dir, `${id}.adf`);
+    let opened: { adf: AdfFile; hooks?: AgentRuntimeHooks; close(): void };
     try {
-      adf = openAdf(join(options.dir, `${id}.adf`), { trust: 'owned', ...clockOpt });
+      if (options.open) opened = options.open(path, id, emit);
+      else {
+        const adf = openAdf(path, { trust: 'owned', ...clockOpt });
+        opened = { adf, close: () => adf.close() };
+      }
     } catch (e) {
       if (isTrustError(e, 'ADF_NOT_FOUND')) throw controlError('CONTROL_AGENT_NOT_FOUND', `no agent "${id}" in this workspace`, 'list agents with GET /api/v1/agents');
       throw e;
     }
-    const agent = fromAdf(id, adf, emit, options.attach?.(adf, id, emit));
+    const agent = { ...fromAdf(id, opened.adf, emit, opened.hooks), close: () => opened.close() };
     open.set(id, agent);
     return agent;
   };
@@ -76,7 +90,7 @@ export function createWorkspaceAgents(options: WorkspaceAgentsOptions): ControlA
       return () => listeners.delete(l);
     },
     close() {
-      for (const a of open.values()) a.adf.close();
+      for (const a of open.values()) a.close();
       open.clear();
     },
   };
@@ -127,16 +141,12 @@ function fromAdf(id: string, adf: AdfFile, emit: (e: ControlEvent) => void, hook
       id: m.id, from: m.from ?? '', to: m.to ?? '', time: m.at, content: m.content, status: m.status, stamps: m.meta,
       ...(m.subject ? { subject: m.subject } : {}),
     }));
-  const turn = (e: ReturnType<AdfFile['loop']['list']>[number]): LoopTurn => {
-    const role = (['user', 'assistant', 'tool', 'system'] as const).find((r) => r === e.role) ?? 'system';
-    return { seq: e.seq, role, content: typeof e.content === 'string' ? e.content : JSON.stringify(e.content, null, 2), time: e.createdAt };
-  };
 
   const agent: ControlAgent & { adf: AdfFile } = {
     id,
     adf,
     summary: () => summaryOf(id, adf, hooks),
-    history: () => adf.loop.list({ limit: 500 }).map(turn),
+    history: () => loopTurns(adf.loop.list()).slice(-500),
     tasks: () => adf.tasks.list().filter((t) => t.requiresAuthorization).map(task),
     config: configView,
     updateConfig(change, by) {
