@@ -194,7 +194,7 @@ describe('tasks, meta, logs, audit', () => {
     const a = adf.audit.record({ principal, action: 'tool.call', target: 'fs_read', decision: 'allow' });
     const b = adf.audit.record({ principal, action: 'tool.call', target: 'fs_write', decision: 'deny', code: 'TOOL_DISABLED' });
     expect(b.prev).toBe(a.hash);
-    expect(adf.audit.verify()).toEqual({ ok: true, count: 2 });
+    expect(adf.audit.verify()).toMatchObject({ ok: true, count: 2, head: b.hash });
     adf.db.prepare('UPDATE adf_audit SET event_json = replace(event_json, \'"deny"\', \'"allow"\') WHERE id = 2').run();
     expect(adf.audit.verify().ok).toBe(false);
     adf.close();

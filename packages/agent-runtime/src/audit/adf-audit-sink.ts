@@ -1,13 +1,12 @@
 import type Database from 'better-sqlite3';
-import type { AuditEvent, AuditInput, AuditSink } from '@trust/core';
-import { GENESIS_HASH, sealEvent, verifyChain } from './chain.js';
+import { GENESIS_HASH, sealEvent, verifyChain, type AuditEvent, type AuditInput, type AuditSink, type ChainVerdict } from '@trust/core';
 
 /** An audit sink backed by an `.adf` file's `adf_audit` table, hash-chained. */
 export interface AdfAuditSink extends AuditSink {
   /** Every event, oldest first. */
   list(options?: { limit?: number; action?: string }): AuditEvent[];
-  /** Re-checks the whole chain. */
-  verify(): { ok: true; count: number } | { ok: false; index: number; reason: string };
+  /** Re-checks the whole chain with the core verifier. */
+  verify(): ChainVerdict;
 }
 
 /**
@@ -34,10 +33,6 @@ export function createAdfAuditSink(db: Database.Database, clock: () => Date): Ad
       const events = all().filter((e) => options.action === undefined || e.action === options.action);
       return options.limit === undefined ? events : events.slice(-options.limit);
     },
-    verify() {
-      const events = all();
-      const r = verifyChain(events);
-      return r.ok ? { ok: true, count: events.length } : r;
-    },
+    verify: () => verifyChain(all()),
   };
 }

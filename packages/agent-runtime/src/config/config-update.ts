@@ -77,7 +77,7 @@ export function planConfigUpdate(config: AgentConfig, request: ConfigUpdateReque
     const msg = checked.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
     return refuse('CONFIG_INVALID_AFTER_UPDATE', `the change would make the config invalid (${msg}); nothing was changed`, 'send a value of the right type');
   }
-  const lock = findLock(config, canonical, segments);
+  const lock = findLock(config, draft, canonical);
   if (lock !== undefined) {
     return {
       kind: 'needs-override', next: checked.config, path: canonical,
@@ -155,30 +155,30 @@ function checkDeclarationIntegrity(before: AgentConfig, draft: Record<string, un
     seen.add(name);
     const was = prev.get(name);
     const builtIn = BUILT_IN_TOOLS.find((b) => b.name === name);
-    if ((was?.restricted || builtIn?.restricted) && d['restricted'] !== true) {
+    // Against the tool's current effective declaration; a tool not declared before is held to its built-in default.
+    if ((was ? was.restricted : builtIn?.restricted) && d['restricted'] !== true) {
       return deny('CONFIG_DECLARATION_WEAKENED', `the change would clear "restricted" on tool "${name}"`, { rule: 'declaration-integrity', hint: 'only the owner can change restricted' });
     }
-    if ((was?.locked || builtIn?.locked) && d['locked'] !== true) {
+    if ((was ? was.locked : builtIn?.locked) && d['locked'] !== true) {
       return deny('CONFIG_DECLARATION_WEAKENED', `the change would clear "locked" on tool "${name}"`, { rule: 'declaration-integrity', hint: 'only the owner can change locked' });
     }
   }
   return allow();
 }
 
-/** Returns why `path` is locked, or undefined. A lock on a parent, a child, or a locked tool counts. */
-function findLock(config: AgentConfig, path: string, segments: readonly string[]): string | undefined {
+/**
+ * Returns why the change is locked, or undefined: a locked field on, above or below the path, or a
+ * change to any declaration of a locked tool (however it is reached: by name, index or whole list).
+ */
+function findLock(config: AgentConfig, draft: Record<string, unknown>, path: string): string | undefined {
   for (const l of [...DEFAULT_LOCKED_PATHS, ...config.locked_fields]) {
     if (isUnder(path, l) || isUnder(l, path)) return `locked field "${l}"`;
   }
-  if (segments[0] === 'tools') {
-    const decls = effectiveToolDeclarations(config);
-    if (segments.length === 1) {
-      const locked = [...decls.values()].find((d) => d.locked);
-      if (locked) return `tool "${locked.name}" is locked`;
-    } else {
-      const name = path.split('.')[1] as string;
-      if (decls.get(name)?.locked) return `tool "${name}" is locked`;
-    }
+  const lockedTools = [...effectiveToolDeclarations(config).values()].filter((d) => d.locked).map((d) => d.name);
+  const after = Array.isArray(draft['tools']) ? (draft['tools'] as Array<{ name?: unknown }>) : [];
+  for (const name of lockedTools) {
+    const before = JSON.stringify(config.tools.filter((t) => t.name === name));
+    if (JSON.stringify(after.filter((t) => t?.name === name)) !== before) return `tool "${name}" is locked`;
   }
   return undefined;
 }

@@ -1,0 +1,2 @@
+export { createAdfAuditSink } from './adf-audit-sink.js';
+export type { AdfAuditSink } from './adf-audit-sink.js';
