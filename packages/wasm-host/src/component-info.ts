@@ -122,6 +122,11 @@ export function interfaceFromWit(witText: string): { imports: string[]; exports:
  * info.interface.hash; // '9f2c…'
  */
 export async function describeComponent(bytes: Uint8Array): Promise<ComponentDescription> {
+  // preamble: "\0asm", a 16-bit version, then a 16-bit layer: 0 for core modules, 1 for components
+  const isComponent = bytes.length >= 8 && bytes[0] === 0 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d && bytes[6] === 1 && bytes[7] === 0;
+  if (!isComponent) {
+    throw wasmError('WASM_COMPONENT_INVALID', 'not a WebAssembly component (a core module or other bytes)', { hint: 'build a component, e.g. with `jco new` or componentize-js' });
+  }
   let wit: string;
   try {
     wit = await componentWit(bytes);

@@ -1,5 +1,5 @@
 import * as egress from '@trust/egress';
-import { allow, notImplemented, type AuditSink, type EgressPolicy, type Principal } from '@trust/core';
+import { allow, deny, notImplemented, type AuditSink, type EgressPolicy, type Principal } from '@trust/core';
 import type { BridgeHttpRequest, BridgeHttpResult, BridgeTcpResult } from './net-protocol.js';
 
 /** Options the host forwards to `@trust/egress` for a plugin's network client. */
@@ -17,6 +17,7 @@ export interface BrokerOptions {
 interface EgressClientLike {
   fetch(url: string, init: Record<string, unknown>, ctx: { principal: Principal; capability: string }): Promise<Response>;
   connectTcp?(host: string, port: number, ctx: { principal: Principal }): Promise<import('node:net').Socket>;
+  sendUdp?(host: string, port: number, data: Uint8Array, ctx: { principal: Principal }): Promise<void>;
 }
 
 /** A policy for the coarse tier (`network`/`sockets`): every destination, so only the address floor applies. */
@@ -26,6 +27,23 @@ export const FLOOR_ONLY_POLICY: EgressPolicy = Object.freeze({
   authorizeTcp: () => allow('network-floor'),
   authorizeUdp: () => allow('network-floor'),
 });
+
+/**
+ * The policy a plugin's egress client runs: HTTP through the plugin's policy only with `http`;
+ * TCP/UDP through it only with `tcp`/`udp`; with `network`/`sockets`, TCP/UDP to any
+ * destination the address floor allows. Anything not granted is denied.
+ */
+export function composePolicy(plan: { http: boolean; tcp: boolean; udp: boolean; coarse: boolean }, policy: EgressPolicy | undefined): EgressPolicy {
+  const notGranted = (what: string) => () => deny('EGRESS_POLICY_DENIED', `${what} is not granted to this plugin`, { hint: `add "${what}" to the plugin's capabilities` });
+  const composed: EgressPolicy = {
+    name: `${policy?.name ?? 'no-policy'}${plan.coarse ? '+network-floor' : ''}`,
+    authorizeHttp: plan.http && policy ? (r, c) => policy.authorizeHttp(r, c) : notGranted('http'),
+    // granted but the policy has no authorizeTcp/Udp: leave it absent, which egress denies
+    authorizeTcp: plan.coarse ? FLOOR_ONLY_POLICY.authorizeTcp! : !plan.tcp ? notGranted('tcp') : policy?.authorizeTcp ? (p, c) => policy.authorizeTcp!(p, c) : undefined,
+    authorizeUdp: plan.coarse ? FLOOR_ONLY_POLICY.authorizeUdp! : !plan.udp ? notGranted('udp') : policy?.authorizeUdp ? (p, c) => policy.authorizeUdp!(p, c) : undefined,
+  };
+  return Object.freeze(composed);
+}
 
 function classify(e: unknown): { error: 'denied' | 'timeout' | 'refused' | 'dns' | 'too-large' | 'other'; message: string } {
   const code = String((e as { code?: unknown })?.code ?? '');
@@ -69,6 +87,16 @@ export function createNetworkBroker(options: BrokerOptions): { handle(op: string
   }
 
   async function tcp(op: string, p: { id?: number; host?: string; port?: number; max?: number; block?: boolean; data?: Uint8Array }): Promise<BridgeTcpResult> {
+    if (op === 'udp.send') {
+      if (!client?.sendUdp) return { kind: 'error', error: 'other', message: notImplemented('udp brokering (the @trust/egress client has no sendUdp)').message };
+      try {
+        await client.sendUdp(p.host!, p.port!, p.data ?? new Uint8Array(0), { principal: options.principal });
+        return { kind: 'ok' };
+      } catch (e) {
+        const c = classify(e);
+        return { kind: 'error', error: c.error === 'dns' || c.error === 'too-large' ? 'other' : c.error, message: c.message };
+      }
+    }
     if (op === 'tcp.connect') {
       if (!client?.connectTcp) return { kind: 'error', error: 'other', message: notImplemented('tcp brokering (the @trust/egress client has no connectTcp)').message };
       try {

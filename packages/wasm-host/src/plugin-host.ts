@@ -2,12 +2,13 @@ import { existsSync, statSync } from 'node:fs';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { createPrincipal, parseCapabilities, tryParseCapabilities, type AuditSink, type CapabilitySet, type EgressPolicy, type TrustError } from '@trust/core';
-import { describeComponent, diffInterfaces, type ComponentInterface } from './component-info.js';
+import { describeComponent, diffInterfaces, type ComponentDescription, type ComponentInterface } from './component-info.js';
+import { sha256Hex } from './hash.js';
 import { wasmError } from './errors.js';
 import { checkImports } from './import-requirements.js';
 import { planImports, type ImportPlan } from './import-plan.js';
 import { parseManifest, type PackageManifest } from './manifest.js';
-import { createNetworkBroker, FLOOR_ONLY_POLICY } from './net-broker.js';
+import { composePolicy, createNetworkBroker } from './net-broker.js';
 import type { PackageLimits } from './package-files.js';
 import { readSource, type PluginSource } from './package-source.js';
 import { instantiateRuntime, type CallOutcome } from './plugin-runtime.js';
@@ -133,6 +134,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
   };
   const hostEnv = options.env ?? process.env;
   const transpiled = new Map<string, Promise<TranspiledComponent>>();
+  const descriptions = new Map<string, Promise<ComponentDescription>>();
   const live = new Set<Plugin>();
   let counter = 0;
 
@@ -192,7 +194,14 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       });
     }
 
-    const info = await describeComponent(component);
+    const digest = sha256Hex(component);
+    let described = descriptions.get(digest);
+    if (!described) {
+      described = describeComponent(component);
+      descriptions.set(digest, described);
+      described.catch(() => descriptions.delete(digest));
+    }
+    const info = await described;
     if (lo.interface !== undefined) {
       const expectedHash = typeof lo.interface === 'string' ? lo.interface : lo.interface.hash;
       if (expectedHash !== info.interface.hash) {
@@ -258,17 +267,19 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     const deadError = () => wasmError('WASM_PLUGIN_DEAD', `plugin ${s.id} is dead (${dead?.code}): ${dead?.message}`, { cause: dead, hint: 'load the plugin again' });
 
     let invoke: (name: string, args: unknown[]) => Promise<unknown>;
+    let callSync: ((name: string, args: unknown[]) => unknown) | undefined;
     let shutdown: () => Promise<void>;
 
     if (s.isolation === 'in-thread') {
       const runtime = await instantiateRuntime({ glueUrl: s.tc.glueUrl, modules: s.tc.modules, plan: s.plan, onOutput, maxMemoryBytes: limits.maxMemoryBytes });
-      invoke = async (name, args) => {
+      callSync = (name, args) => {
         const o = runtime.call(name, args);
         if (o.ok) return o.value;
         const err = failureError(o, name);
         if (o.fatal) dead = err;
         throw err;
       };
+      invoke = async (name, args) => callSync!(name, args);
       shutdown = async () => {};
     } else {
       let broker: ReturnType<typeof createNetworkBroker> | undefined;
@@ -279,7 +290,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         const flag = new SharedArrayBuffer(4);
         broker = createNetworkBroker({
           principal: s.principal,
-          policy: s.plan.coarse ? FLOOR_ONLY_POLICY : s.policy!,
+          policy: composePolicy(s.plan, s.policy),
           ...(options.guard ? { guard: options.guard } : {}),
           ...(options.audit ? { audit: options.audit } : {}),
           httpTimeoutMs: limits.httpTimeoutMs,
@@ -382,6 +393,15 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         return dead;
       },
       call(name, ...args) {
+        if (dead) return Promise.reject(deadError());
+        // in-thread calls are synchronous: no queue needed
+        if (callSync) {
+          try {
+            return Promise.resolve(callSync(name, args));
+          } catch (e) {
+            return Promise.reject(e);
+          }
+        }
         const run = async () => {
           if (dead) throw deadError();
           return invoke(name, args);

@@ -4,13 +4,16 @@ import type { BridgeTcpResult } from './net-protocol.js';
 /**
  * Per-instance `wasi:sockets` whose TCP connections are opened by the host's egress broker
  * (policy + address guard on the peer, connection pinned). Bind and listen are refused
- * (`access-denied`): plugins only connect out. UDP and name lookup are refused.
+ * (`access-denied`): plugins only connect out. UDP datagrams are sent one by one through egress
+ * (policy + guard per peer); inbound datagrams are not delivered. Name lookup is refused: guests
+ * pass IP literals, and egress vets the address it dials.
  */
 export interface SocketImportDeps {
   readonly InputStream: new () => any;
   readonly OutputStream: new () => any;
   readonly ready: () => unknown;
   readonly tcp: boolean;
+  readonly udp: boolean;
   readonly call: (op: string, payload: unknown) => BridgeTcpResult;
 }
 
@@ -196,7 +199,83 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
     }
   }
 
-  class UdpSocket {}
+  class IncomingDatagramStream {
+    receive(): unknown[] {
+      return []; // inbound datagrams are not brokered: plugins only send
+    }
+    subscribe() {
+      return ready();
+    }
+  }
+  class OutgoingDatagramStream {
+    remote: IpAddress | undefined;
+    constructor(remote: IpAddress | undefined) {
+      this.remote = remote;
+    }
+    checkSend(): bigint {
+      return 64n;
+    }
+    send(datagrams: { data: Uint8Array; remoteAddress?: IpAddress }[]): bigint {
+      let n = 0n;
+      for (const d of datagrams) {
+        const to = d.remoteAddress ?? this.remote;
+        if (!to) throw 'invalid-argument';
+        const { host, port } = formatAddress(to);
+        const r = deps.call('udp.send', { host, port, data: new Uint8Array(d.data) });
+        if (r.kind === 'error') {
+          if (n === 0n) throw fail(r);
+          break;
+        }
+        n++;
+      }
+      return n;
+    }
+    subscribe() {
+      return ready();
+    }
+  }
+  class UdpSocket {
+    family: string;
+    bound = false;
+    constructor(family: string) {
+      this.family = family;
+    }
+    // Binding is local setup only (no host socket is opened): every datagram is sent by egress.
+    startBind(): void {
+      if (this.bound) throw 'invalid-state';
+    }
+    finishBind(): void {
+      this.bound = true;
+    }
+    stream(remote: IpAddress | undefined): [IncomingDatagramStream, OutgoingDatagramStream] {
+      if (!this.bound) throw 'invalid-state';
+      return [new IncomingDatagramStream(), new OutgoingDatagramStream(remote)];
+    }
+    localAddress(): never {
+      throw 'invalid-state';
+    }
+    remoteAddress(): never {
+      throw 'invalid-state';
+    }
+    addressFamily() {
+      return this.family;
+    }
+    unicastHopLimit() {
+      return 64;
+    }
+    setUnicastHopLimit(): void {}
+    receiveBufferSize() {
+      return 65536n;
+    }
+    setReceiveBufferSize(): void {}
+    sendBufferSize() {
+      return 65536n;
+    }
+    setSendBufferSize(): void {}
+    subscribe() {
+      return ready();
+    }
+  }
   class ResolveAddressStream {}
 
   return {
@@ -209,10 +288,11 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
         return new TcpSocket(family);
       },
     },
-    'wasi:sockets/udp': { UdpSocket, IncomingDatagramStream: class {}, OutgoingDatagramStream: class {} },
+    'wasi:sockets/udp': { UdpSocket, IncomingDatagramStream, OutgoingDatagramStream },
     'wasi:sockets/udp-create-socket': {
-      createUdpSocket() {
-        throw 'access-denied';
+      createUdpSocket(family: string) {
+        if (!deps.udp) throw 'access-denied';
+        return new UdpSocket(family);
       },
     },
     'wasi:sockets/ip-name-lookup': {

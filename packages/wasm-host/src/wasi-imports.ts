@@ -162,6 +162,7 @@ export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): 
     OutputStream,
     ready,
     tcp: Boolean(bridge) && (plan.tcp || plan.coarse),
+    udp: Boolean(bridge) && (plan.udp || plan.coarse),
     call: (op, payload) => (bridge ? (bridge(op, payload) as BridgeTcpResult) : { kind: 'error', error: 'denied', message: 'no network' }),
   });
   Object.assign(imports, sockets);

@@ -26,3 +26,45 @@ export function writePackage(dir: string, toml: string, files: Record<string, Ui
 export function manifestToml(capabilities: string[], extra = ''): string {
   return `[package]\nname = "tiny"\nversion = "1.0.0"\n\n[wasm]\ncomponent = "tiny.wasm"\ncapabilities = ${JSON.stringify(capabilities)}\n${extra}`;
 }
+
+/** A policy that denies every destination (kept local so tests do not depend on policy helpers). */
+export const denyAllPolicy = Object.freeze({
+  name: 'deny-all',
+  authorizeHttp: () => ({ allow: false as const, code: 'EGRESS_POLICY_DENIED', reason: 'deny-all test policy' }),
+});
+
+/** The error a promise rejects with (fails the test if it resolves). */
+export async function errorOf(p: Promise<unknown>): Promise<{ code: string; message: string; problems: readonly { code: string; path?: string; message: string }[] }> {
+  try {
+    await p;
+  } catch (e) {
+    return e as never;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** Starts test/udp-peer.mjs; resolves with its port and the datagrams it has received so far. */
+export async function startUdpPeer(): Promise<{ port: number; received: () => string[]; close: () => Promise<void> }> {
+  const { fork } = await import('node:child_process');
+  const child = fork(join(pkgDir, 'test', 'udp-peer.mjs'), [], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const got: string[] = [];
+  let buf = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout!.on('data', (c: Buffer) => {
+      buf += c.toString('utf8');
+      let i: number;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = JSON.parse(buf.slice(0, i)) as { port?: number; data?: string };
+        buf = buf.slice(i + 1);
+        if (line.port !== undefined) resolve(line.port);
+        else got.push(line.data!);
+      }
+    });
+  });
+  return {
+    port,
+    received: () => [...got],
+    close: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGKILL')))),
+  };
+}

@@ -1,0 +1,86 @@
+// @trust/wasm-host: call rate and latency, instantiation and cached loads of the WAT fixture,
+// against the same component run on raw jco glue in this process.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { transpile } from '@bytecodealliance/jco';
+import { createPluginHost } from '@trust/wasm-host';
+import { percentile, sample } from '../lib/table.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const pkgDir = join(here, '..', '..', 'packages', 'wasm-host');
+
+function tinyFixture() {
+  const path = join(pkgDir, '.fixtures', 'tiny.wasm');
+  if (!existsSync(path)) execFileSync(process.execPath, [join(pkgDir, 'scripts', 'build-fixtures.mjs'), '--only', 'tiny'], { stdio: 'ignore' });
+  return new Uint8Array(readFileSync(path));
+}
+
+/** The baseline: jco's own glue, unpatched, with a minimal deny-all import object. */
+async function rawJco(bytes, dir) {
+  const out = await transpile(bytes, { name: 'raw', instantiation: 'async', noTypescript: true, quiet: true });
+  writeFileSync(join(dir, 'raw.mjs'), out.files['raw.js']);
+  const glue = await import(pathToFileURL(join(dir, 'raw.mjs')).href);
+  const modules = new Map();
+  for (const [name, b] of Object.entries(out.files)) if (name.endsWith('.wasm')) modules.set(name, await WebAssembly.compile(b));
+  const imports = {
+    'wasi:cli/environment': { getEnvironment: () => [], getArguments: () => [], initialCwd: () => undefined },
+    'wasi:cli/exit': { exit() { throw new Error('exit'); } },
+  };
+  const instantiate = () => glue.instantiate((n) => modules.get(n), imports);
+  return { instantiate };
+}
+
+async function rate(fn, seconds) {
+  // warm up, then count calls in a fixed number of iterations
+  for (let i = 0; i < 2000; i++) await fn();
+  const n = Math.max(5000, Math.round(seconds * 100_000));
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) await fn();
+  const ns = Number(process.hrtime.bigint() - t0);
+  return n / (ns / 1e9);
+}
+
+export default async function run({ log }) {
+  const bytes = tinyFixture();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-wasm-'));
+  const rows = [];
+  try {
+    const raw = await rawJco(bytes, dir);
+    const rawExports = await raw.instantiate();
+
+    const host = createPluginHost({ requireSignature: false, cacheDir: join(dir, 'cache') });
+    const inThread = await host.load(bytes, { isolation: 'in-thread' });
+    const oursRate = await rate(() => inThread.call('noop'), 1);
+    const rawRate = await rate(() => rawExports.noop(), 1);
+    log(`in-thread ${oursRate.toFixed(0)} calls/s, raw ${rawRate.toFixed(0)} calls/s`);
+    rows.push({ measure: 'noop call rate, in-thread (host.load().call)', unit: 'calls/s', ours: oursRate, baseline: rawRate, baselineName: 'raw jco glue', better: 'higher', target: { ratio: 0.8 } });
+
+    const worker = await host.load(bytes);
+    for (let i = 0; i < 500; i++) await worker.call('noop');
+    const lat = await sample(() => worker.call('noop'), 3000);
+    rows.push({ measure: 'noop call latency p50, worker mode', unit: 'µs', ours: percentile(lat, 50) / 1000, better: 'lower', target: { max: 25 } });
+    rows.push({ measure: 'noop call latency p99, worker mode', unit: 'µs', ours: percentile(lat, 99) / 1000, better: 'lower' });
+
+    for (let i = 0; i < 5; i++) await (await host.load(bytes, { isolation: 'in-thread' })).dispose();
+    const warm = await sample(async () => (await host.load(bytes, { isolation: 'in-thread' })).dispose(), 50);
+    const rawWarm = await sample(() => raw.instantiate(), 50);
+    rows.push({ measure: 'warm load + instantiate of the WAT fixture (in-thread)', unit: 'ms', ours: percentile(warm, 50) / 1e6, baseline: percentile(rawWarm, 50) / 1e6, baselineName: 'raw jco instantiate', better: 'lower', target: { max: 2 } });
+
+    const cold = await sample(async () => {
+      const h = createPluginHost({ requireSignature: false });
+      await (await h.load(bytes, { isolation: 'in-thread' })).dispose();
+    }, 5);
+    const cached = await sample(async () => {
+      const h = createPluginHost({ requireSignature: false, cacheDir: join(dir, 'cache') });
+      await (await h.load(bytes, { isolation: 'in-thread' })).dispose();
+    }, 10);
+    rows.push({ measure: 'load in a fresh host, transpile cache on disk', unit: 'ms', ours: percentile(cached, 50) / 1e6, baseline: percentile(cold, 50) / 1e6, baselineName: 'fresh host, no cache (transpile)', better: 'lower' });
+    await host.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { parseCapabilities } from '@trust/core';
+import { planImports } from './import-plan.js';
+
+describe('planImports', () => {
+  it('plans deny-all for an empty set', () => {
+    expect(planImports({ pluginId: 'p', caps: parseCapabilities([]), hostEnv: { SECRET: 'x' }, args: ['-v'], brokeredNetwork: true })).toMatchInlineSnapshot(`
+      {
+        "args": [],
+        "coarse": false,
+        "env": [],
+        "http": false,
+        "pluginId": "p",
+        "preopens": [],
+        "stderr": "discard",
+        "stdin": "closed",
+        "stdout": "discard",
+        "tcp": false,
+        "udp": false,
+      }
+    `);
+  });
+
+  it('serves only granted, set variables, existing dirs, and manifest args', () => {
+    const plan = planImports({
+      pluginId: 'p',
+      caps: parseCapabilities(['env:A', 'env:UNSET', 'fs:ro:/data', 'fs:rw:/missing', 'args', 'stdout', 'http']),
+      hostEnv: { A: '1', B: '2' },
+      args: ['--x'],
+      existingDirs: (p) => p === '/data',
+      brokeredNetwork: true,
+    });
+    expect(plan.env).toEqual([['A', '1']]);
+    expect(plan.preopens).toEqual([{ guestPath: '/data', hostPath: '/data', mode: 'ro' }]);
+    expect(plan.args).toEqual(['--x']);
+    expect([plan.stdout, plan.stderr, plan.http, plan.tcp]).toEqual(['capture', 'discard', true, false]);
+  });
+});

@@ -1,0 +1,162 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { AuditEvent, AuditInput } from '@trust/core';
+import { denyAllPolicy, errorOf, fixture, manifestToml, tempDir, writePackage } from '../test/helpers.js';
+import { describeComponent } from './component-info.js';
+import { readPackageDir } from './package-files.js';
+import { createPluginHost } from './plugin-host.js';
+import { generateSigningKey, signPackage } from './signing.js';
+
+const tmp = tempDir();
+const cacheDir = join(tmp.dir, 'cache');
+const hosts: { close(): Promise<void> }[] = [];
+afterAll(async () => {
+  await Promise.all(hosts.map((h) => h.close()));
+  tmp.cleanup();
+});
+
+function memoryAudit() {
+  const events: AuditInput[] = [];
+  return { events, record: (e: AuditInput) => (events.push(e), e as AuditEvent) };
+}
+
+function host(opts: Parameters<typeof createPluginHost>[0] = {}) {
+  const h = createPluginHost({ requireSignature: false, cacheDir, env: { TRUST_A: 'a-value', TRUST_B: 'b-value' }, ...opts });
+  hosts.push(h);
+  return h;
+}
+
+async function code(p: Promise<unknown>): Promise<string> {
+  return p.then(() => 'resolved', (e: { code: string }) => e.code);
+}
+
+describe('plugin host with the WAT fixture (worker threads)', () => {
+  it('calls exports and serves only granted env vars', async () => {
+    const h = host();
+    const granted = await h.load(fixture('tiny'), { grants: ['env:TRUST_A'] });
+    const none = await h.load(fixture('tiny'));
+    const unset = await h.load(fixture('tiny'), { grants: ['env:TRUST_UNSET'] });
+    expect(await granted.call('add', 2, 3)).toBe(5);
+    expect(await granted.call('echo', 'héllo')).toBe('héllo');
+    expect(await granted.call('env-count')).toBe(1);
+    expect(await none.call('envCount')).toBe(0);
+    expect(await unset.call('env-count')).toBe(0);
+  });
+
+  it('rejects unknown, bare and conflicting capabilities at load', async () => {
+    const h = host();
+    await expect(code(h.load(fixture('tiny'), { grants: ['gpu'] }))).resolves.toBe('WASM_CAPABILITY_UNKNOWN');
+    await expect(code(h.load(fixture('tiny'), { grants: ['env'] }))).resolves.toBe('WASM_CAPABILITY_INVALID');
+    await expect(code(h.load(fixture('tiny'), { grants: ['fs'] }))).resolves.toBe('WASM_CAPABILITY_INVALID');
+    await expect(code(h.load(fixture('tiny'), { grants: ['tcp', 'network'] }))).resolves.toBe('WASM_CAPABILITY_INVALID');
+    const dir = writePackage(join(tmp.dir, 'unknown-cap'), manifestToml(['gpu']), { 'tiny.wasm': fixture('tiny') });
+    await expect(code(h.load(dir))).resolves.toBe('WASM_CAPABILITY_UNKNOWN');
+  });
+
+  it('fails closed: network capabilities without a host egress policy, and imports no grant provides', async () => {
+    const h = host();
+    await expect(h.load(fixture('tiny'), { grants: ['http', 'tcp'] })).rejects.toMatchObject({ code: 'WASM_EGRESS_POLICY_MISSING', message: expect.stringContaining('http, tcp') });
+    const withPolicy = host({ egress: denyAllPolicy });
+    const err = await errorOf(withPolicy.load(fixture('probe'), { grants: [] }));
+    expect(err.code).toBe('WASM_IMPORT_UNSATISFIED');
+    expect(err.problems.map((p) => p.path)).toEqual(expect.arrayContaining(['wasi:http/outgoing-handler@0.2.12', 'wasi:sockets/tcp@0.2.12']));
+  });
+
+  it('refuses a component whose interface differs, naming the functions', async () => {
+    const h = host();
+    const expected = (await describeComponent(fixture('tiny'))).interface;
+    await expect(h.load(fixture('tiny'), { interface: expected })).resolves.toMatchObject({ digest: expect.any(String) });
+    const err = await errorOf(h.load(fixture('mini'), { interface: expected }));
+    expect(err.code).toBe('WASM_INTERFACE_MISMATCH');
+    expect(err.message).toMatch(/changed add/);
+    expect(err.message).toMatch(/missing echo/);
+    await expect(code(h.load(fixture('mini'), { interface: expected.hash }))).resolves.toBe('WASM_INTERFACE_MISMATCH');
+  });
+
+  it('requires a trusted signature by default and loads the verified bytes', async () => {
+    const { privateKey, publicKey } = generateSigningKey();
+    const other = generateSigningKey();
+    const dir = writePackage(join(tmp.dir, 'signed'), manifestToml(['env:TRUST_B']), { 'tiny.wasm': fixture('tiny') });
+    const strict = createPluginHost({ trustedKeys: [publicKey], env: { TRUST_B: 'x' } });
+    hosts.push(strict);
+    await expect(code(strict.load(dir))).resolves.toBe('WASM_UNSIGNED');
+    await expect(code(strict.load(fixture('tiny')))).resolves.toBe('WASM_UNSIGNED');
+    const signed = signPackage(await readPackageDir(dir), privateKey).package;
+    const plugin = await strict.load(signed);
+    expect(plugin.signer?.keyId).toBe(publicKey.keyId);
+    expect(await plugin.call('env-count')).toBe(1);
+    await expect(code(strict.load(signPackage(await readPackageDir(dir), other.privateKey).package))).resolves.toBe('WASM_KEY_UNTRUSTED');
+    const tampered = new Map(signed.files);
+    tampered.set('package.toml', new TextEncoder().encode(manifestToml(['env:TRUST_B', 'env:TRUST_A'])));
+    await expect(code(strict.load({ ...signed, files: tampered }))).resolves.toBe('WASM_SIGNATURE_INVALID');
+  });
+
+  it('kills a spinning guest at its deadline while the host stays responsive; other plugins carry on', async () => {
+    const h = host({ limits: { callTimeoutMs: 300 } });
+    const spinner = await h.load(fixture('tiny'));
+    const bystander = await h.load(fixture('tiny'));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    const err = await errorOf(spinner.call('spin'));
+    clearInterval(timer);
+    expect(err.code).toBe('WASM_TIMEOUT');
+    expect(ticks).toBeGreaterThan(0);
+    expect(spinner.dead?.code).toBe('WASM_TIMEOUT');
+    await expect(code(spinner.call('noop'))).resolves.toBe('WASM_PLUGIN_DEAD');
+    expect(await bystander.call('add', 1, 1)).toBe(2);
+  });
+
+  it('turns traps, guest exit and memory growth into typed errors and dead plugins', async () => {
+    const h = host({ limits: { maxMemoryBytes: 2 * 1024 * 1024 } });
+    const trapper = await h.load(fixture('tiny'));
+    await expect(code(trapper.call('boom'))).resolves.toBe('WASM_TRAP');
+    await expect(code(trapper.call('noop'))).resolves.toBe('WASM_PLUGIN_DEAD');
+    const leaver = await h.load(fixture('tiny'));
+    await expect(leaver.call('leave')).rejects.toMatchObject({ code: 'WASM_EXIT', message: expect.stringContaining('code 1') });
+    const grower = await h.load(fixture('tiny'));
+    expect(await grower.call('grow', 1)).toBe(1);
+    await expect(code(grower.call('grow', 64))).resolves.toBe('WASM_MEMORY_LIMIT');
+    await expect(code((await h.load(fixture('tiny'))).call('nope'))).resolves.toBe('WASM_EXPORT_UNKNOWN');
+  });
+
+  it('runs in-thread too, but refuses network capabilities there', async () => {
+    const h = host({ isolation: 'in-thread', egress: denyAllPolicy });
+    const p = await h.load(fixture('tiny'), { grants: ['env:TRUST_A'] });
+    expect(await p.call('env-count')).toBe(1);
+    await expect(code(p.call('leave'))).resolves.toBe('WASM_EXIT');
+    await expect(code(h.load(fixture('tiny'), { grants: ['http'] }))).resolves.toBe('WASM_ISOLATION_REQUIRED');
+  });
+
+  it('narrows or replaces the manifest grants at load', async () => {
+    const h = host();
+    const dir = writePackage(join(tmp.dir, 'grants'), manifestToml(['env:TRUST_A', 'env:TRUST_B']), { 'tiny.wasm': fixture('tiny') });
+    expect(await (await h.load(dir)).call('env-count')).toBe(2);
+    expect(await (await h.load(dir, { grants: ['env:TRUST_A'] })).call('env-count')).toBe(1);
+    expect(await (await h.load(dir, { grants: [] })).call('env-count')).toBe(0);
+    const narrowed = await h.load(dir, { grants: ['env:TRUST_B', 'env:TRUST_C'], grantMode: 'narrow' });
+    expect(narrowed.capabilities).toEqual(['env:TRUST_B']);
+  });
+
+  it('audits the load and each grant, and denied loads', async () => {
+    const audit = memoryAudit();
+    const h = host({ audit });
+    await h.load(fixture('tiny'), { grants: ['env:TRUST_A', 'clocks'], id: 'audited' });
+    await h.load(fixture('tiny'), { grants: ['gpu'], id: 'refused' }).catch(() => undefined);
+    expect(audit.events.map((e) => [e.principal.id, e.action, e.target, e.decision])).toEqual([
+      ['audited', 'plugin.grant', 'env:TRUST_A', 'allow'],
+      ['audited', 'plugin.grant', 'clocks', 'allow'],
+      ['audited', 'plugin.load', 'component@-', 'allow'],
+      ['refused', 'plugin.load', '<bytes>', 'deny'],
+    ]);
+    expect(audit.events[3]?.code).toBe('WASM_CAPABILITY_UNKNOWN');
+  });
+
+  it('caches transpiled output on disk by component hash', async () => {
+    const digest = (await describeComponent(fixture('tiny'))).digest;
+    expect(existsSync(join(cacheDir, digest, 'glue.mjs'))).toBe(true);
+    expect(readdirSync(join(cacheDir, digest))).toEqual(expect.arrayContaining(['meta.json']));
+    const fresh = host();
+    expect(await (await fresh.load(fixture('tiny'))).call('add', 40, 2)).toBe(42);
+  });
+});
