@@ -75,3 +75,15 @@ export type {
   TriggerInput,
   WorkspaceAgentsOptions,
 } from './control/index.js';
+
+// messaging (part 3/3): signed messages, one ingress path, delivery
+export {
+  DEFAULT_INGRESS_SETTINGS, ENCRYPTED_CONTENT_TYPE, MAX_MESSAGE_BYTES, MESH_INBOX_PREFIX, MESSAGE_VERSION, RESERVED_ALIASES,
+  TRUST_STAMPS, composeMessage, createIngress, createLocalMesh, createReplayGuard, decryptPayload, deliverMessage,
+  encryptPayload, handleMeshRequest, identitySeed, messageSchema, stripTrustStamps,
+} from './messaging/index.js';
+export type {
+  AgentMessage, ComposeOptions, DeliveryFetch, DeliveryOptions, DeliveryResult, DidVerifier, InboxMiddleware, InboxRecord,
+  IngestFunction, IngressContext, IngressOptions, IngressResult, IngressSettings, LocalMesh, MessageAttachment, MessagePayload,
+  MessageSigner, ReplayGuard, TrustStamp,
+} from './messaging/index.js';

@@ -1,0 +1,17 @@
+export { composeMessage } from './compose.js';
+export type { ComposeOptions, MessageSigner } from './compose.js';
+export { deliverMessage } from './delivery.js';
+export type { DeliveryFetch, DeliveryOptions, DeliveryResult } from './delivery.js';
+export { ENCRYPTED_CONTENT_TYPE, decryptPayload, encryptPayload } from './encryption.js';
+export { createIngress } from './ingress.js';
+export type { DidVerifier, InboxMiddleware, InboxRecord, IngestFunction, IngressContext, IngressOptions, IngressResult } from './ingress.js';
+export { DEFAULT_INGRESS_SETTINGS } from './ingress-settings.js';
+export type { IngressSettings } from './ingress-settings.js';
+export { createLocalMesh } from './local-mesh.js';
+export type { LocalMesh } from './local-mesh.js';
+export { MAX_MESSAGE_BYTES, MESSAGE_VERSION, RESERVED_ALIASES, TRUST_STAMPS, messageSchema, stripTrustStamps } from './message.js';
+export type { AgentMessage, MessageAttachment, MessagePayload, TrustStamp } from './message.js';
+export { MESH_INBOX_PREFIX, handleMeshRequest } from './mesh-http.js';
+export { createReplayGuard } from './replay-guard.js';
+export type { ReplayGuard } from './replay-guard.js';
+export { identitySeed } from './seed.js';

@@ -1,0 +1,206 @@
+import { deny, type AuditSink, type Decision, type Deny } from '@trust/core';
+import { verifyDidSignature } from '../identity/did-key.js';
+import { decryptPayload, ENCRYPTED_CONTENT_TYPE } from './encryption.js';
+import type { IngressSettings } from './ingress-settings.js';
+import {
+  MAX_MESSAGE_BYTES,
+  RESERVED_ALIASES,
+  messageSchema,
+  stripTrustStamps,
+  type AgentMessage,
+  type MessagePayload,
+  type TrustStamp,
+} from './message.js';
+import type { ReplayGuard } from './replay-guard.js';
+import { envelopeSigningBytes, payloadSigningBytes } from './signing-bytes.js';
+
+/** Verifies an Ed25519 signature by the key a DID names. Denies anything it cannot verify. */
+export type DidVerifier = (did: string, bytes: Uint8Array, signature: Uint8Array) => Decision;
+
+/** How a message arrived. Only the runtime says this; nothing on the wire can. */
+export interface IngressContext {
+  readonly transport: 'http' | 'ws' | 'local';
+  /** The DID a WebSocket peer proved at connect time, when the transport authenticated one. */
+  readonly wsRemoteDid?: string;
+}
+
+/** Inbox middleware: may replace the message or reject it. A throw rejects (fail closed). */
+export type InboxMiddleware = (
+  message: AgentMessage,
+  stamps: Readonly<Partial<Record<TrustStamp, unknown>>>,
+) => Promise<{ action: 'accept'; message?: AgentMessage } | { action: 'reject'; code: string; reason: string }>;
+
+/** What ingress stores: the verified message, its runtime stamps and where it came from. */
+export interface InboxRecord {
+  readonly message: AgentMessage;
+  readonly stamps: Readonly<Partial<Record<TrustStamp, unknown>>>;
+  /** Always a network source; `user` (the owner's voice) can never arrive here. */
+  readonly source: 'mesh' | 'ws' | 'local';
+  readonly receivedAt: string;
+  /** The bytes as received, for the record. */
+  readonly original: string;
+  /** Wire-supplied stamp or alias values that were removed. */
+  readonly stripped: readonly string[];
+}
+
+export type IngressResult = { readonly accepted: true; readonly record: InboxRecord } | { readonly accepted: false; readonly decision: Deny };
+
+export interface IngressOptions {
+  readonly self: { readonly did: string; readonly seed?: () => Uint8Array };
+  readonly settings: () => IngressSettings;
+  /** Defaults to Ed25519 verification of `did:key` senders. */
+  readonly verify?: DidVerifier;
+  readonly replay: ReplayGuard;
+  readonly now: () => number;
+  readonly store: (record: InboxRecord) => void;
+  readonly middleware?: readonly InboxMiddleware[];
+  readonly audit?: AuditSink;
+}
+
+/** The single ingress function every transport calls. */
+export type IngestFunction = (raw: string | Uint8Array, ctx: IngressContext) => Promise<IngressResult>;
+
+/** The one ingress path: mesh HTTP, WebSocket and local delivery all call the function this returns. */
+export function createIngress(options: IngressOptions): IngestFunction {
+  const fromBytes = (sig: string | undefined) => (sig === undefined ? undefined : new Uint8Array(Buffer.from(sig, 'base64url')));
+  const verify = options.verify ?? verifyDidSignature;
+
+  return async function ingest(raw, ctx) {
+    const settings = options.settings();
+    const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
+    const reject = (code: string, reason: string, hint?: string, from = 'unknown'): IngressResult => {
+      const decision = deny(code, reason, hint === undefined ? { rule: 'ingress' } : { rule: 'ingress', hint });
+      options.audit?.record({
+        principal: { kind: 'peer', id: from },
+        action: 'message.receive',
+        target: options.self.did,
+        decision: 'deny',
+        rule: 'ingress',
+        code,
+        details: { transport: ctx.transport },
+      });
+      return { accepted: false, decision };
+    };
+
+    if (!settings.receive) return reject('MESSAGE_RECEIVE_OFF', 'this agent does not receive messages', 'the owner turns on messaging.receive');
+
+    // 1. size and shape
+    const limit = Math.min(settings.maxBytes, MAX_MESSAGE_BYTES);
+    if (Buffer.byteLength(text, 'utf8') > limit) return reject('MESSAGE_TOO_LARGE', `the message is larger than ${limit} bytes`, 'send a smaller message or a reference');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return reject('MESSAGE_MALFORMED', 'the message is not JSON');
+    }
+    const parsed = messageSchema.safeParse(json);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      return reject('MESSAGE_MALFORMED', `the message does not have the v1 shape (${first?.path.join('.') || 'root'}: ${first?.message})`, 'see the message format in the package README');
+    }
+    const wire = parsed.data;
+    const from = wire.from;
+
+    // 2. addressed to us
+    if (wire.to !== options.self.did) return reject('MESSAGE_WRONG_RECIPIENT', 'the message is addressed to another agent', undefined, from);
+
+    // 3. fresh and not seen before
+    const now = options.now();
+    const sent = Date.parse(wire.timestamp);
+    if (!Number.isFinite(sent) || Math.abs(now - sent) > settings.skewMs) {
+      return reject('MESSAGE_STALE', 'the message timestamp is outside the accepted window', 'check the sender clock', from);
+    }
+    if (options.replay.has(wire.id)) return reject('MESSAGE_REPLAYED', `message id ${wire.id} was already received`, undefined, from);
+
+    // 4. signatures: the envelope over the wire form, the payload over its wire form
+    const envelopeSig = fromBytes(wire.signature);
+    const payloadSig = fromBytes(wire.payload.signature);
+    const messageVerified = envelopeSig !== undefined && verify(from, envelopeSigningBytes(wire), envelopeSig).allow;
+    const payloadVerified = payloadSig !== undefined && verify(from, payloadSigningBytes(wire.payload), payloadSig).allow;
+    if (envelopeSig !== undefined && !messageVerified) return reject('MESSAGE_SIGNATURE_INVALID', 'the message signature does not verify against the sender DID', undefined, from);
+    if (payloadSig !== undefined && !payloadVerified) return reject('MESSAGE_PAYLOAD_SIGNATURE_INVALID', 'the payload signature does not verify against the sender DID', undefined, from);
+
+    // 5. signature requirements, independent of allow_unsigned
+    if (settings.requireSignature && !messageVerified) return reject('MESSAGE_UNSIGNED', 'this agent requires signed messages', 'sign the message with the sender DID key', from);
+    if (settings.requirePayloadSignature && !payloadVerified) {
+      return reject('MESSAGE_PAYLOAD_UNSIGNED', 'this agent requires signed payloads', 'sign the payload as well as the envelope', from);
+    }
+    if (!messageVerified && !settings.allowUnsigned) return reject('MESSAGE_UNSIGNED', 'unsigned messages are not accepted', 'sign the message, or the owner enables security.allow_unsigned', from);
+
+    // 6. allow and block lists judge only a verified sender
+    if (settings.allowList.length > 0 && !(messageVerified && settings.allowList.includes(from))) {
+      return reject('MESSAGE_SENDER_NOT_ALLOWED', 'the sender is not on the allow list', 'the owner adds the sender DID to messaging.allow_list', from);
+    }
+    if (messageVerified && settings.blockList.includes(from) && !settings.allowList.includes(from)) {
+      return reject('MESSAGE_SENDER_BLOCKED', 'the sender is blocked', undefined, from);
+    }
+    if (!options.replay.remember(wire.id, sent + settings.skewMs)) return reject('MESSAGE_RATE_LIMITED', 'too many recent messages to track', 'try again later', from);
+
+    let payload: MessagePayload = wire.payload;
+    let encrypted = false;
+    if (payload.content_type === ENCRYPTED_CONTENT_TYPE || payload.enc) {
+      if (!options.self.seed) return reject('MESSAGE_DECRYPT_FAILED', 'this agent has no key to decrypt with', undefined, from);
+      try {
+        payload = decryptPayload(payload, options.self.seed(), { from, to: wire.to, id: wire.id });
+        encrypted = true;
+      } catch {
+        return reject('MESSAGE_DECRYPT_FAILED', 'the encrypted payload could not be decrypted', undefined, from);
+      }
+    }
+
+    // Stamps come from the runtime only; wire copies and reserved aliases are removed.
+    const { meta, stripped } = stripTrustStamps(wire.meta);
+    const stamps: Partial<Record<TrustStamp, unknown>> = {
+      message_verified: messageVerified,
+      payload_verified: payloadVerified,
+      identity_verified: messageVerified,
+      payload_encrypted: encrypted,
+    };
+    if (ctx.transport === 'ws' && ctx.wsRemoteDid !== undefined) stamps.ws_remote_did = ctx.wsRemoteDid;
+    if (payload.sender_alias !== undefined && RESERVED_ALIASES.includes(payload.sender_alias.trim().toLowerCase())) {
+      stripped.push('sender_alias');
+      const { sender_alias: _alias, ...rest } = payload;
+      payload = rest;
+    }
+    const { signature: _s, ...unsigned } = wire;
+    let message: AgentMessage = { ...unsigned, meta, payload };
+
+    // 7. middleware, failing closed
+    for (const mw of options.middleware ?? []) {
+      let verdict;
+      try {
+        verdict = await mw(message, stamps);
+      } catch {
+        return reject('MESSAGE_MIDDLEWARE_FAILED', 'inbox middleware failed, so the message was rejected', 'fix the middleware lambda; errors never let a message through', from);
+      }
+      if (verdict.action === 'reject') return reject(verdict.code, verdict.reason, undefined, from);
+      if (verdict.message) {
+        const again = messageSchema.safeParse(verdict.message);
+        if (!again.success || again.data.from !== from || again.data.to !== wire.to || again.data.id !== wire.id) {
+          return reject('MESSAGE_MIDDLEWARE_FAILED', 'inbox middleware returned an invalid message', 'middleware may change the payload, not who sent it', from);
+        }
+        message = { ...again.data, meta: stripTrustStamps(again.data.meta).meta };
+      }
+    }
+
+    // 8. storage
+    const record: InboxRecord = {
+      message,
+      stamps: Object.freeze(stamps),
+      source: ctx.transport === 'http' ? 'mesh' : ctx.transport,
+      receivedAt: new Date(now).toISOString(),
+      original: text,
+      stripped,
+    };
+    options.store(record);
+    options.audit?.record({
+      principal: { kind: 'peer', id: from },
+      action: 'message.receive',
+      target: options.self.did,
+      decision: 'allow',
+      rule: 'ingress',
+      details: { transport: ctx.transport, id: wire.id, verified: messageVerified, encrypted },
+    });
+    return { accepted: true, record };
+  };
+}
