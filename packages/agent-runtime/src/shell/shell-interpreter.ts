@@ -102,15 +102,28 @@ export function createShell(options: ShellOptions): Shell {
     const tools = [...new Set([...(command ? command.tools(argv.slice(1)) : []), ...extraTools])];
     const allowed = await preflight(name, tools, io, st);
     if (allowed !== 0) return allowed;
-    if (prepare) io = { ...io, stdin: await prepare() };
+    if (prepare) {
+      try { io = { ...io, stdin: await prepare() }; } catch (e) {
+        io.err.write(`adf_shell: ${name}: ${(e as Error)?.message ?? String(e)}\n`);
+        return e instanceof TrustError && rejection.has(e.code) ? EXIT_REJECTED : 1;
+      }
+    }
     if (fn) return callFunction(fn, argv.slice(1), io, scope, st);
+    let rejected: TrustError | undefined;
     const ctx: CommandContext = {
       stdin: io.stdin,
       out: io.out,
       err: io.err,
       tool: async (tool, args) => {
         if (!tools.includes(tool)) throw new TrustError('SHELL_UNDECLARED_TOOL', `adf_shell: ${name} used ${tool}, which it did not declare`);
-        return gate.call(tool, args);
+        try {
+          return await gate.call(tool, args);
+        } catch (e) {
+          // A human's rejection at call time (the gate's own approval) ends the command with 130,
+          // even if the command itself would have caught the error.
+          if (e instanceof TrustError && rejection.has(e.code)) rejected = e;
+          throw e;
+        }
       },
       script: async (source, o) => {
         const child: ExpandScope = o.child ? { vars: new Map(scope.vars), positional: [...(o.args ?? [])], lastStatus: 0 } : scope;
@@ -119,8 +132,11 @@ export function createShell(options: ShellOptions): Shell {
       command: (inner) => dispatch(inner, [], io, scope, st),
     };
     try {
-      return await command!.run(ctx, argv.slice(1));
+      const status = await command!.run(ctx, argv.slice(1));
+      if (rejected) { st.trace.push({ command: name, tools, outcome: 'rejected' }); return EXIT_REJECTED; }
+      return status;
     } catch (e) {
+      if (rejected) { st.trace.push({ command: name, tools, outcome: 'rejected' }); io.err.write(`${name}: ${rejected.message}\n`); return EXIT_REJECTED; }
       if (e instanceof ExitSignal || e instanceof ReturnSignal || e instanceof LoopSignal) throw e;
       if (e instanceof TrustError && (e.code === 'SHELL_LIMIT' || e.code === 'SHELL_ABORTED')) throw e;
       io.err.write(`${name}: ${(e as Error)?.message ?? String(e)}\n`);
@@ -234,9 +250,15 @@ export function createShell(options: ShellOptions): Shell {
         const blocked = await preflight('(redirect)', [...new Set(redirTools)], io, st);
         if (blocked !== 0) return finishStatus(stmt, blocked);
       }
-      if (reads.length > 0) stdin = await readFiles(reads);
+      if (reads.length > 0) {
+        try { stdin = await readFiles(reads); } catch (e) {
+          io.err.write(`adf_shell: ${(e as Error)?.message ?? String(e)}\n`);
+          return finishStatus(stmt, e instanceof TrustError && rejection.has(e.code) ? EXIT_REJECTED : 1);
+        }
+      }
       status = cmd ? await execCompound(cmd, { stdin, out, err }, scope, st) : 0;
-      await flushWrites(writes);
+      const w = await flushWrites(writes, io);
+      if (w !== 0) status = w;
     }
     return finishStatus(stmt, status);
   }
@@ -249,8 +271,17 @@ export function createShell(options: ShellOptions): Shell {
     return s;
   }
 
-  async function flushWrites(writes: Array<{ path: string; append: boolean; sink: { text(): string } }>): Promise<void> {
-    for (const w of writes) await gate.call('fs_write', { path: w.path, content: w.sink.text(), mode: w.append ? 'append' : 'write' });
+  /** Writes redirect output through fs_write; returns a failure status (130 on a human's rejection) or 0. */
+  async function flushWrites(writes: Array<{ path: string; append: boolean; sink: { text(): string } }>, io: Io): Promise<number> {
+    for (const w of writes) {
+      try {
+        await gate.call('fs_write', { path: w.path, content: w.sink.text(), mode: w.append ? 'append' : 'write' });
+      } catch (e) {
+        io.err.write(`adf_shell: ${w.path}: ${(e as Error)?.message ?? String(e)}\n`);
+        return e instanceof TrustError && rejection.has(e.code) ? EXIT_REJECTED : 1;
+      }
+    }
+    return 0;
   }
 
   async function execCall(cmd: Node, redirTools: string[], io: Io, scope: ExpandScope, st: RunState, reads: string[], writes: Array<{ path: string; append: boolean; sink: ShellSink & { text(): string } }>): Promise<number> {
@@ -264,7 +295,7 @@ export function createShell(options: ShellOptions): Shell {
       if (redirTools.length > 0) {
         const blocked = await preflight('(redirect)', [...new Set(redirTools)], io, st);
         if (blocked !== 0) return blocked;
-        await flushWrites(writes);
+        return flushWrites(writes, io);
       }
       return 0;
     }
@@ -277,8 +308,9 @@ export function createShell(options: ShellOptions): Shell {
     try {
       const prepare = reads.length > 0 ? () => readFiles(reads) : undefined;
       const status = await dispatch(argv, redirTools, io, scope, st, prepare);
-      if (status !== EXIT_DENIED && status !== EXIT_REJECTED && status !== EXIT_NOT_FOUND) await flushWrites(writes);
-      return status;
+      if (status === EXIT_DENIED || status === EXIT_REJECTED || status === EXIT_NOT_FOUND) return status;
+      const w = await flushWrites(writes, io);
+      return w !== 0 ? w : status;
     } finally {
       for (const [k, v] of saved) if (v === undefined) scope.vars.delete(k); else scope.vars.set(k, v);
     }

@@ -1,0 +1,88 @@
+import { TrustError } from '@trust/core';
+import type { AdfFile } from '../adf/adf-file.js';
+import type { ToolGate } from '../gate/tool-gate.js';
+import type { CodeResult, CodeSandbox } from './code-sandbox.js';
+import { isGuestIdentifier } from './guest-prelude.js';
+
+/** A parsed `file.js:fn` reference to a function in the agent's virtual files. */
+export interface LambdaRef { readonly file: string; readonly fn: string }
+
+/** Parses `file.js:fn`. TypeScript files are refused: there is no type stripper in the sandbox yet. */
+export function parseLambdaRef(ref: string): LambdaRef {
+  const i = ref.lastIndexOf(':');
+  const file = i > 0 ? ref.slice(0, i) : '';
+  const fn = i > 0 ? ref.slice(i + 1) : '';
+  if (!file || !isGuestIdentifier(fn)) throw new TrustError('LAMBDA_REF_INVALID', `"${ref}" is not a lambda reference`, { hint: 'write "file.js:functionName"' });
+  if (/\.ts$/.test(file)) throw new TrustError('NOT_IMPLEMENTED', `TypeScript lambdas (${file}) are not implemented yet`, { hint: 'write the lambda in JavaScript (.js)' });
+  return { file, fn };
+}
+
+/** Options of {@link createCodeRunner}. */
+export interface CodeRunnerOptions {
+  readonly adf: AdfFile;
+  readonly sandbox: CodeSandbox;
+  /** The agent's gate; late-bound because tools that run code are registered before it exists. */
+  readonly gate: () => ToolGate;
+}
+
+/** How a piece of code was started, which decides its authority. */
+export interface CodeRunContext {
+  /** Run as `authorized-code`. Only true when the file is authorized and the starter may confer it. */
+  readonly authorized: boolean;
+  /** Principal id for audit (file path or `sys_code`). */
+  readonly principalId: string;
+  readonly signal?: AbortSignal;
+}
+
+/** Runs agent code and lambdas, routing every `adf.*` call through the gate. */
+export interface CodeRunner {
+  /** Inline code (sys_code). */
+  runCode(code: string, ctx: CodeRunContext): Promise<CodeResult>;
+  /** A function from a virtual file. */
+  runLambda(ref: LambdaRef, args: unknown, ctx: CodeRunContext): Promise<CodeResult>;
+  /**
+   * A lambda started by the runtime (trigger, timer, middleware): it runs with its own file's
+   * authorization flag, nothing more.
+   */
+  runSystemLambda(ref: LambdaRef, args: unknown, signal?: AbortSignal): Promise<CodeResult>;
+}
+
+/**
+ * Creates the code runner: the sandbox plus the bridge to the gate. The bridge passes the
+ * origin out-of-band (`code` or `authorized-code`, with `parentAuthorized`), never in arguments.
+ *
+ * @example
+ * ```ts
+ * const runner = createCodeRunner({ adf, sandbox: createCodeSandbox(), gate: () => gate });
+ * await runner.runCode('return (await adf.fs_list({})).files.length', { authorized: false, principalId: 'sys_code' });
+ * ```
+ */
+export function createCodeRunner(options: CodeRunnerOptions): CodeRunner {
+  const { adf, sandbox } = options;
+  const exec = (code: string, entry: { kind: 'script' } | { kind: 'function'; name: string; args: unknown }, ctx: CodeRunContext) =>
+    sandbox.run({
+      code,
+      entry,
+      timeoutMs: adf.config().limits.execution_timeout_ms,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      bridge: (method, args) => options.gate().call(method, args, {
+        origin: ctx.authorized ? 'authorized-code' : 'code',
+        parentAuthorized: ctx.authorized,
+        principalId: ctx.principalId,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      }),
+    });
+  const load = (ref: LambdaRef) => {
+    const rec = adf.files.read(ref.file);
+    if (!rec) throw new TrustError('ADF_NOT_FOUND', `lambda file "${ref.file}" does not exist`);
+    return rec;
+  };
+  return {
+    runCode: (code, ctx) => exec(code, { kind: 'script' }, ctx),
+    runLambda: (ref, args, ctx) => exec(load(ref).content.toString('utf8'), { kind: 'function', name: ref.fn, args }, ctx),
+    runSystemLambda(ref, args, signal) {
+      const rec = load(ref);
+      return exec(rec.content.toString('utf8'), { kind: 'function', name: ref.fn, args }, { authorized: rec.authorized, principalId: ref.file, ...(signal ? { signal } : {}) });
+    },
+  };
+}

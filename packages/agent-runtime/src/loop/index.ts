@@ -1,0 +1,3 @@
+export { openAgent } from './agent.js';
+export type { Agent, AgentEgress, AgentState, OpenAgentOptions, TurnOutcome } from './agent.js';
+export type { AgentEvent } from './agent-loop.js';

@@ -1,0 +1,14 @@
+export { createExecutionTools } from './built-in-tools.js';
+export type { BuiltInToolDeps } from './built-in-tools.js';
+export { fsDeleteTool, fsListTool, fsReadTool, fsWriteTool } from './fs-tools.js';
+export { sysDeleteMetaTool, sysGetMetaTool, sysSetMetaTool } from './meta-tools.js';
+export { createSetTimerTool, sysDeleteTimerTool, sysListTimersTool, MIN_TIMER_INTERVAL_MS } from './timer-tools.js';
+export { createSysCodeTool, createSysLambdaTool } from './code-tools.js';
+export { createSysFetchTool, FETCH_BODY_CAP_BYTES } from './fetch-tool.js';
+export type { FetchClient, FetchClients } from './fetch-tool.js';
+export { createWsTools } from './ws-tools.js';
+export type { WsClient, WsRegistry } from './ws-tools.js';
+export { createAskTool, createSayTool, msgSendStubTool } from './chat-tools.js';
+export type { ChatHooks } from './chat-tools.js';
+export { createShellGate, createShellTool, GATE_REJECTION_CODES } from './shell-tool.js';
+export { capText, CHARS_PER_TOKEN } from './tool-support.js';
