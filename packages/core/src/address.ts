@@ -128,7 +128,12 @@ export function parseIp(text: string): IpAddress | undefined {
   return parseIpWithZone(text)?.ip;
 }
 
-/** True for an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`). */
+/**
+ * True for an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`).
+ *
+ * @example
+ * isIpv4Mapped(parseIp('::ffff:10.0.0.1')!); // true
+ */
 export function isIpv4Mapped(ip: IpAddress): boolean {
   if (ip.family !== 6) return false;
   for (let i = 0; i < 10; i++) if (ip.bytes[i] !== 0) return false;
@@ -146,7 +151,12 @@ export function unmapIpv4(ip: IpAddress): IpAddress {
   return isIpv4Mapped(ip) ? makeIp(4, ip.bytes.slice(12, 16)) : ip;
 }
 
-/** True when both addresses have the same family and bytes (no unmapping). */
+/**
+ * True when both addresses have the same family and bytes (no unmapping).
+ *
+ * @example
+ * ipEquals(parseIp('::1')!, parseIp('0:0:0:0:0:0:0:1')!); // true
+ */
 export function ipEquals(a: IpAddress, b: IpAddress): boolean {
   if (a.family !== b.family || a.bytes.length !== b.bytes.length) return false;
   return a.bytes.every((byte, i) => byte === b.bytes[i]);

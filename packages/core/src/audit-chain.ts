@@ -3,7 +3,12 @@ import { canonicalJson } from './canonical-json.js';
 import { PRINCIPAL_KINDS } from './principal.js';
 import { sha256Hex } from './sha256.js';
 
-/** The `prev` of the first event of a chain: 64 zeros. */
+/**
+ * The `prev` of the first event of a chain: 64 zeros.
+ *
+ * @example
+ * sealEvent(input, GENESIS_HASH, new Date().toISOString()).prev === GENESIS_HASH; // true
+ */
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** The result of `verifyChain`: the chain's length and head hash, or the first broken link. */
@@ -37,7 +42,12 @@ function body(input: AuditInput, prev: string, time: string): Omit<AuditEvent, '
   return e as unknown as Omit<AuditEvent, 'hash'>;
 }
 
-/** The hash an event must carry: SHA-256 of the canonical JSON of the event without `hash`. */
+/**
+ * The hash an event must carry: SHA-256 of the canonical JSON of the event without `hash`.
+ *
+ * @example
+ * computeEventHash(event) === event.hash; // true for an untouched event
+ */
 export function computeEventHash(event: Omit<AuditEvent, 'hash'> & { hash?: string }): string {
   const { hash: _ignored, ...rest } = event;
   return sha256Hex(canonicalJson(rest));

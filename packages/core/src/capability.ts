@@ -56,7 +56,12 @@ export interface CapabilitySet {
   narrow(other: CapabilitySet): CapabilitySet;
 }
 
-/** Every capability name, in the order the documentation lists them. */
+/**
+ * Every capability name, in the order the documentation lists them.
+ *
+ * @example
+ * CAPABILITY_NAMES.includes('http'); // true
+ */
 export const CAPABILITY_NAMES: readonly CapabilityName[] = Object.freeze([
   'env',
   'fs',
@@ -95,7 +100,12 @@ export const CAPABILITY_RISKS: Readonly<Record<CapabilityName, string>> = Object
   random: 'may read secure randomness (always available; low risk)',
 });
 
-/** The canonical string of one capability. */
+/**
+ * The canonical string of one capability.
+ *
+ * @example
+ * formatCapability({ kind: 'fs', mode: 'ro', path: '/etc/certs' }); // 'fs:ro:/etc/certs'
+ */
 export function formatCapability(cap: Capability): string {
   if (cap.kind === 'env') return `env:${cap.name}`;
   if (cap.kind === 'fs') return `fs:${cap.mode}:${cap.path}`;

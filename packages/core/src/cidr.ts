@@ -63,7 +63,12 @@ export function cidrContains(cidr: Cidr, ip: IpAddress): boolean {
   return masked.every((byte, i) => byte === cidr.address.bytes[i]);
 }
 
-/** Formats a block as `address/prefix`, always with the prefix. */
+/**
+ * Formats a block as `address/prefix`, always with the prefix.
+ *
+ * @example
+ * formatCidr(parseCidr('fc00::1/7')!); // 'fc00::/7'
+ */
 export function formatCidr(cidr: Cidr): string {
   return `${formatIp(cidr.address)}/${cidr.prefix}`;
 }

@@ -23,12 +23,22 @@ export interface Deny {
   readonly hint?: string;
 }
 
-/** Builds an allow decision. */
+/**
+ * Builds an allow decision.
+ *
+ * @example
+ * allow('allow-hosts'); // { allow: true, rule: 'allow-hosts' }
+ */
 export function allow(rule?: string): Allow {
   return rule === undefined ? { allow: true } : { allow: true, rule };
 }
 
-/** Builds a deny decision. */
+/**
+ * Builds a deny decision.
+ *
+ * @example
+ * deny('EGRESS_HOST_NOT_ALLOWED', 'evil.test is not allowed', { hint: 'add "evil.test" to the allow list' });
+ */
 export function deny(code: string, reason: string, extra: { rule?: string; hint?: string } = {}): Deny {
   const d: { -readonly [K in keyof Deny]: Deny[K] } = { allow: false, code, reason };
   if (extra.rule !== undefined) d.rule = extra.rule;
@@ -36,12 +46,22 @@ export function deny(code: string, reason: string, extra: { rule?: string; hint?
   return d;
 }
 
-/** Narrows a decision to an allow. */
+/**
+ * Narrows a decision to an allow.
+ *
+ * @example
+ * if (isAllowed(decision)) console.log(decision.rule);
+ */
 export function isAllowed(decision: Decision): decision is Allow {
   return decision.allow === true;
 }
 
-/** Narrows a decision to a deny. */
+/**
+ * Narrows a decision to a deny.
+ *
+ * @example
+ * if (isDenied(decision)) throw deniedError(decision);
+ */
 export function isDenied(decision: Decision): decision is Deny {
   return decision.allow !== true;
 }

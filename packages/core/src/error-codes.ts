@@ -3,7 +3,12 @@
  * on these, never on messages. A `Problem` inside a `TrustError` carries one of the problem codes.
  */
 
-/** Codes of `parseCapabilities` (the error and its problems) and `CapabilitySet` decisions. */
+/**
+ * Codes of `parseCapabilities` (the error and its problems) and `CapabilitySet` decisions.
+ *
+ * @example
+ * CAPABILITY_ERROR_CODES.includes(error.code as CapabilityErrorCode);
+ */
 export const CAPABILITY_ERROR_CODES = Object.freeze([
   'CAPABILITY_INVALID',
   'CAPABILITY_UNKNOWN',
@@ -20,7 +25,12 @@ export const CAPABILITY_ERROR_CODES = Object.freeze([
 ] as const);
 export type CapabilityErrorCode = (typeof CAPABILITY_ERROR_CODES)[number];
 
-/** Codes of host rules, policy building blocks, policy files and their compilation. */
+/**
+ * Codes of host rules, policy building blocks, policy files and their compilation.
+ *
+ * @example
+ * POLICY_ERROR_CODES.includes(error.code as PolicyErrorCode);
+ */
 export const POLICY_ERROR_CODES = Object.freeze([
   'POLICY_INVALID',
   'POLICY_JSON',
@@ -36,7 +46,12 @@ export const POLICY_ERROR_CODES = Object.freeze([
 ] as const);
 export type PolicyErrorCode = (typeof POLICY_ERROR_CODES)[number];
 
-/** Codes of `verifyChain` verdicts and of the audit sinks and readers. */
+/**
+ * Codes of `verifyChain` verdicts and of the audit sinks and readers.
+ *
+ * @example
+ * AUDIT_ERROR_CODES.includes(verdict.code);
+ */
 export const AUDIT_ERROR_CODES = Object.freeze([
   'AUDIT_HASH_MISMATCH',
   'AUDIT_PREV_MISMATCH',
@@ -49,7 +64,12 @@ export const AUDIT_ERROR_CODES = Object.freeze([
 ] as const);
 export type AuditErrorCode = (typeof AUDIT_ERROR_CODES)[number];
 
-/** Codes of errors that belong to no single area. */
+/**
+ * Codes of errors that belong to no single area.
+ *
+ * @example
+ * CORE_ERROR_CODES.includes('NOT_IMPLEMENTED'); // true
+ */
 export const CORE_ERROR_CODES = Object.freeze(['NOT_IMPLEMENTED', 'CANONICAL_JSON_INVALID'] as const);
 export type CoreErrorCode = (typeof CORE_ERROR_CODES)[number];
 

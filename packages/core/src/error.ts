@@ -40,18 +40,33 @@ export class TrustError extends Error {
   }
 }
 
-/** Turns a deny decision into the error an enforcement point throws. */
+/**
+ * Turns a deny decision into the error an enforcement point throws.
+ *
+ * @example
+ * const d = policy.authorizeHttp(req, ctx); if (!d.allow) throw deniedError(d);
+ */
 export function deniedError(decision: Deny): TrustError {
   const message = decision.hint ? `${decision.reason}; ${decision.hint}` : decision.reason;
   return new TrustError(decision.code, message, { decision, hint: decision.hint });
 }
 
-/** True when `value` is a TrustError, optionally with the given code. */
+/**
+ * True when `value` is a TrustError, optionally with the given code.
+ *
+ * @example
+ * catch (e) { if (isTrustError(e, 'POLICY_JSON')) console.log(e.hint); }
+ */
 export function isTrustError(value: unknown, code?: string): value is TrustError {
   return value instanceof TrustError && (code === undefined || value.code === code);
 }
 
-/** Thrown by features that are declared but not built yet. */
+/**
+ * Thrown by features that are declared but not built yet.
+ *
+ * @example
+ * throw notImplemented('seatbelt on Linux');
+ */
 export function notImplemented(what: string): TrustError {
   return new TrustError('NOT_IMPLEMENTED', `${what} is not implemented yet`, {
     hint: 'this feature is planned; see the package README for what works today',

@@ -134,7 +134,12 @@ export function parseHostRule(text: string): HostRule {
   return r.rule;
 }
 
-/** Like `parseHostRule`, but returns the error instead of throwing. */
+/**
+ * Like `parseHostRule`, but returns the error instead of throwing.
+ *
+ * @example
+ * const r = tryParseHostRule('*.com'); // { ok: false, error: TrustError POLICY_HOST_RULE_INVALID }
+ */
 export function tryParseHostRule(text: string): { ok: true; rule: HostRule } | { ok: false; error: TrustError } {
   try {
     if (typeof text !== 'string') throw new RuleProblem('host rule is not a string', `write a string, ${EXAMPLES}`);
@@ -149,6 +154,9 @@ export function tryParseHostRule(text: string): { ok: true; rule: HostRule } | {
 /**
  * Parses a list of rules, collecting every problem (with `path` set to `${path}[i]`) instead of
  * stopping at the first.
+ *
+ * @example
+ * const { rules, problems } = parseHostRules(['a.example.com', '*'], 'http.allow'); // problems[0].path === 'http.allow[1]'
  */
 export function parseHostRules(list: readonly string[], path = ''): { rules: HostRule[]; problems: Problem[] } {
   const rules: HostRule[] = [];
@@ -192,7 +200,12 @@ export function matchHostRule(rule: HostRule, host: string, port?: number): bool
   }
 }
 
-/** The canonical text of a rule. */
+/**
+ * The canonical text of a rule.
+ *
+ * @example
+ * formatHostRule(parseHostRule('API.Example.com.')); // 'api.example.com'
+ */
 export function formatHostRule(rule: HostRule): string {
   return rule.text;
 }

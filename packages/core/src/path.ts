@@ -26,6 +26,10 @@ export function normalizeAbsolutePath(path: string): string | undefined {
 /**
  * True when normalised `path` equals `root` or lies below it on a segment boundary, so `/data`
  * contains `/data/x` but not `/database`. Both arguments must already be normalised.
+ *
+ * @example
+ * isPathWithin('/data', '/data/x');   // true
+ * isPathWithin('/data', '/database'); // false
  */
 export function isPathWithin(root: string, path: string): boolean {
   if (root === '/') return path.startsWith('/');

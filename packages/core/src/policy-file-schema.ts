@@ -67,6 +67,9 @@ const peerSection = (kind: string) =>
 /**
  * The zod schema of a policy file (format `v: 1`). Objects are strict: unknown keys are errors.
  * Use `parsePolicyFile`, which turns zod issues into `POLICY_INVALID` problems with hints.
+ *
+ * @example
+ * const json = policyFileSchema.toJSONSchema(); // for editors and docs
  */
 export const policyFileSchema = z
   .object({

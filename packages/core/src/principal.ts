@@ -19,7 +19,12 @@ export interface Principal {
   readonly agent?: string;
 }
 
-/** All principal kinds, in a fixed order. */
+/**
+ * All principal kinds, in a fixed order.
+ *
+ * @example
+ * PRINCIPAL_KINDS.includes('plugin'); // true
+ */
 export const PRINCIPAL_KINDS: readonly PrincipalKind[] = Object.freeze([
   'owner',
   'llm',
@@ -30,7 +35,12 @@ export const PRINCIPAL_KINDS: readonly PrincipalKind[] = Object.freeze([
   'peer',
 ]);
 
-/** Builds a frozen principal. */
+/**
+ * Builds a frozen principal.
+ *
+ * @example
+ * createPrincipal('plugin', 'weather', 'agent-1'); // { kind: 'plugin', id: 'weather', agent: 'agent-1' }
+ */
 export function createPrincipal(kind: PrincipalKind, id: string, agent?: string): Principal {
   return Object.freeze(agent === undefined ? { kind, id } : { kind, id, agent });
 }

@@ -3,6 +3,9 @@
  * parties register names. A wildcard host rule over one of these (`*.co.uk`, `*.github.io`)
  * would match strangers, so it is rejected. This is not the full Public Suffix List; single-label
  * suffixes (`*.com`) are rejected by a separate rule.
+ *
+ * @example
+ * COMMON_PUBLIC_SUFFIXES.includes('co.uk'); // true, so '*.co.uk' is rejected
  */
 export const COMMON_PUBLIC_SUFFIXES: readonly string[] = Object.freeze([
   'co.uk', 'org.uk', 'ac.uk', 'gov.uk', 'me.uk', 'ltd.uk', 'plc.uk', 'net.uk', 'sch.uk',

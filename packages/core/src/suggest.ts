@@ -2,6 +2,9 @@
  * Edit distance between two strings (UTF-16 code units): insertions, deletions, substitutions
  * and transpositions of adjacent characters each cost 1 (optimal string alignment), so the
  * common typo `evn` is one edit from `env`.
+ *
+ * @example
+ * editDistance('evn', 'env'); // 1
  */
 export function editDistance(a: string, b: string): number {
   const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)];

@@ -28,7 +28,12 @@ export function createTestRequest(
   };
 }
 
-/** Builds an `EgressContext` for tests; the default principal is a plugin called `test`. */
+/**
+ * Builds an `EgressContext` for tests; the default principal is a plugin called `test`.
+ *
+ * @example
+ * policy.authorizeHttp(createTestRequest('https://a.example.com/'), createTestContext('http'));
+ */
 export function createTestContext(capability: CapabilityName = 'http', principal: Principal = createPrincipal('plugin', 'test')): EgressContext {
   return { principal, capability };
 }
