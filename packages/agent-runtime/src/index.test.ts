@@ -39,4 +39,18 @@ describe('@trust/agent-runtime public API', () => {
     ];
     expect(Object.keys(mod).filter((k) => control.includes(k)).sort()).toEqual(control);
   });
+
+  // execution (part 2/3)
+  it('exports the loop, providers, code sandbox, shell and execution tools', () => {
+    const execution = [
+      'ANTHROPIC_VERSION', 'CODE_TIMEOUT_CEILING_MS', 'DEFAULT_REJECTION_CODES', 'EXIT_DENIED', 'EXIT_NOT_FOUND', 'EXIT_REJECTED',
+      'FETCH_BODY_CAP_BYTES', 'GATE_REJECTION_CODES', 'MIN_TIMER_INTERVAL_MS', 'SCRIPTED_LABEL', 'createAnthropicProvider', 'createAskTool',
+      'createCodeRunner', 'createCodeSandbox', 'createDefaultCommands', 'createExecutionTools', 'createOpenAIProvider', 'createSayTool',
+      'createScriptedProvider', 'createSetTimerTool', 'createShell', 'createShellGate', 'createShellTool', 'createSysCodeTool',
+      'createSysFetchTool', 'createSysLambdaTool', 'createWsTools', 'fsDeleteTool', 'fsListTool', 'fsReadTool', 'fsWriteTool',
+      'isGuestIdentifier', 'msgSendStubTool', 'openAgent', 'parseLambdaRef', 'parseSse', 'runMiddlewareChain', 'sysDeleteMetaTool',
+      'sysDeleteTimerTool', 'sysGetMetaTool', 'sysListTimersTool', 'sysSetMetaTool',
+    ].sort();
+    expect(Object.keys(mod).filter((k) => execution.includes(k)).sort()).toEqual(execution);
+  });
 });

@@ -87,3 +87,25 @@ export type {
   IngestFunction, IngressContext, IngressOptions, IngressResult, IngressSettings, LocalMesh, MessageAttachment, MessagePayload,
   MessageSigner, ReplayGuard, TrustStamp,
 } from './messaging/index.js';
+
+// execution (part 2/3): agent loop, model providers, code sandbox, virtual shell, built-in tools, MCP
+export { CODE_TIMEOUT_CEILING_MS, createCodeRunner, createCodeSandbox, isGuestIdentifier, parseLambdaRef, runMiddlewareChain } from './code/index.js';
+export type {
+  BridgeHandler, CodeErrorCode, CodeResult, CodeRunContext, CodeRunOptions, CodeRunner, CodeRunnerOptions, CodeSandbox, CodeSandboxOptions,
+  GuestEntry, LambdaRef, MiddlewareOutcome,
+} from './code/index.js';
+export { DEFAULT_REJECTION_CODES, EXIT_DENIED, EXIT_NOT_FOUND, EXIT_REJECTED, createDefaultCommands, createShell } from './shell/index.js';
+export type { CommandContext, Shell, ShellCommand, ShellGate, ShellOptions, ShellResult, ShellSink, ShellTraceEntry } from './shell/index.js';
+export { ANTHROPIC_VERSION, SCRIPTED_LABEL, createAnthropicProvider, createOpenAIProvider, createScriptedProvider, parseSse } from './providers/index.js';
+export type {
+  ContentBlock, HttpProviderOptions, ModelMessage, ModelProvider, ModelRequest, ModelResponse, ModelTool, OutputBlock, ProviderHttpClient,
+  ProviderHttpResponse, RetryOptions, ScriptedProvider, ScriptedStep, SseEvent, StopReason, TextBlock, ToolResultBlock, ToolUseBlock, Usage,
+} from './providers/index.js';
+export {
+  FETCH_BODY_CAP_BYTES, GATE_REJECTION_CODES, MIN_TIMER_INTERVAL_MS, createAskTool, createExecutionTools, createSayTool, createSetTimerTool,
+  createShellGate, createShellTool, createSysCodeTool, createSysFetchTool, createSysLambdaTool, createWsTools, fsDeleteTool, fsListTool,
+  fsReadTool, fsWriteTool, msgSendStubTool, sysDeleteMetaTool, sysDeleteTimerTool, sysGetMetaTool, sysListTimersTool, sysSetMetaTool,
+} from './tools/index.js';
+export type { BuiltInToolDeps, ChatHooks, FetchClient, FetchClients, WsClient, WsRegistry } from './tools/index.js';
+export { openAgent } from './loop/index.js';
+export type { Agent, AgentEgress, AgentEvent, AgentState, OpenAgentOptions, TurnOutcome } from './loop/index.js';

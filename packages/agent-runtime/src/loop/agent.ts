@@ -8,6 +8,7 @@ import { createToolGate } from '../gate/tool-gate.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import { createSqlGuard } from '../sql/sql-guard.js';
 import { createDbExecuteTool, createDbQueryTool } from '../sql/db-tools.js';
+import { sysGetConfigTool, sysUpdateConfigTool } from '../config/index.js';
 import { createCodeSandbox } from '../code/code-sandbox.js';
 import type { CodeSandbox } from '../code/code-sandbox.js';
 import { createCodeRunner } from '../code/code-runner.js';
@@ -118,7 +119,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
   const runner = createCodeRunner({ adf, sandbox, gate: gateOf });
   const sql = createSqlGuard(adf);
   const exec = createExecutionTools({ gate: gateOf, runner: () => runner, chat: () => chat, ...(options.egress?.fetch ? { fetch: options.egress.fetch } : {}), ...(options.egress?.ws ? { ws: options.egress.ws } : {}), clock, agentId });
-  const registry = createToolRegistry([...exec.tools, createDbQueryTool(sql) as unknown as ToolDefinition<never>, createDbExecuteTool(sql) as unknown as ToolDefinition<never>, ...(options.tools ?? [])]);
+  const registry = createToolRegistry([...exec.tools, createDbQueryTool(sql) as unknown as ToolDefinition<never>, createDbExecuteTool(sql) as unknown as ToolDefinition<never>, sysGetConfigTool as unknown as ToolDefinition<never>, sysUpdateConfigTool as unknown as ToolDefinition<never>, ...(options.tools ?? [])]);
   const approver: Approver | undefined = options.approver
     ? { request: async (req) => { state = 'awaiting_approval'; emit({ kind: 'approval', taskId: req.task.id, tool: req.task.tool }); try { return await options.approver!.request(req); } finally { state = 'running_tool'; } } }
     : undefined;
