@@ -156,6 +156,10 @@ describe('parseCapabilities: every rejection', () => {
     expect(() => parseCapabilities(['env', 'fs'])).toThrowTrustError('CAPABILITY_INVALID');
   });
 
+  it.each([['http'], [{ 0: 'http' }], [null]])('rejects a list that is not an array: %j', (list) => {
+    expect(() => parseCapabilities(list as unknown as string[])).toThrowTrustError('CAPABILITY_INVALID');
+  });
+
   it('rejects non-string entries from untyped input', () => {
     expect(problemsOf([42 as unknown as string])[0]?.code).toBe('CAPABILITY_UNKNOWN');
   });

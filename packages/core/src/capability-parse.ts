@@ -86,7 +86,8 @@ function parseEntry(entry: unknown): Result {
 
 /**
  * Parses a capability list into a frozen `CapabilitySet`. `undefined` and `[]` both mean
- * deny-all: an empty set. Matching is exact and case-sensitive.
+ * deny-all: an empty set; `null` or any other non-array is an error. Matching is exact and
+ * case-sensitive.
  *
  * Throws a `TrustError` with code `CAPABILITY_INVALID` whose `problems` list every problem at
  * once, each with its own code and a hint: `CAPABILITY_UNKNOWN` (with "did you mean"),
@@ -118,6 +119,10 @@ export function parseCapabilities(list: readonly string[] | undefined): Capabili
 export function tryParseCapabilities(
   list: readonly string[] | undefined,
 ): { ok: true; set: CapabilitySet } | { ok: false; error: TrustError } {
+  if (list !== undefined && !Array.isArray(list)) {
+    const problem: Problem = { code: 'CAPABILITY_UNKNOWN', message: 'the capability list is not an array', hint: 'write a list, e.g. ["http", "env:LOG_LEVEL"]', path: '', severity: 'error' };
+    return { ok: false, error: new TrustError('CAPABILITY_INVALID', `invalid capabilities: ${problem.message}`, { problems: [problem], hint: problem.hint }) };
+  }
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
   const entries: Capability[] = [];
