@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { deserialize, serialize } from 'node:v8';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { createPrincipal, parseCapabilities, tryParseCapabilities, type AuditSink, type CapabilitySet, type EgressPolicy, type TrustError } from '@trust/core';
@@ -28,6 +29,8 @@ export interface PluginLimits {
   readonly httpTimeoutMs?: number;
   /** Captured stdout/stderr kept per plugin (default 64 KiB each; older output is dropped). */
   readonly maxOutputBytes?: number;
+  /** Cap on the serialised arguments and on the result of one worker-mode call (default 4 MiB). */
+  readonly maxCallBytes?: number;
   /** Package reading caps. */
   readonly package?: PackageLimits;
 }
@@ -131,6 +134,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     maxHeapMb: options.limits?.maxHeapMb ?? 128,
     httpTimeoutMs: options.limits?.httpTimeoutMs ?? 30_000,
     maxOutputBytes: options.limits?.maxOutputBytes ?? 64 * 1024,
+    maxCallBytes: options.limits?.maxCallBytes ?? 4 * 1024 * 1024,
   };
   const hostEnv = options.env ?? process.env;
   const transpiled = new Map<string, Promise<TranspiledComponent>>();
@@ -301,8 +305,15 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         extra.bridgeFlag = flag;
         transfer.push(channel.port2);
       }
+      // Calls go through shared memory, not messages: the main thread writes the request and
+      // notifies; the worker (blocked in Atomics.wait) runs it and notifies back; the main thread
+      // wakes through Atomics.waitAsync. One call at a time per plugin (calls are queued).
+      const ctlBuffer = new SharedArrayBuffer(8);
+      const dataBuffer = new SharedArrayBuffer(limits.maxCallBytes);
+      const ctl = new Int32Array(ctlBuffer);
+      const data = new Uint8Array(dataBuffer);
       const worker = new Worker(workerScript(), {
-        workerData: { glueUrl: s.tc.glueUrl, modules: Object.fromEntries(s.tc.modules), plan: s.plan, maxMemoryBytes: limits.maxMemoryBytes, ...extra },
+        workerData: { glueUrl: s.tc.glueUrl, modules: Object.fromEntries(s.tc.modules), plan: s.plan, maxMemoryBytes: limits.maxMemoryBytes, callCtl: ctlBuffer, callData: dataBuffer, ...extra },
         transferList: transfer,
         resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb, maxYoungGenerationSizeMb: 16 },
         stdout: true,
@@ -323,27 +334,10 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         pending.clear();
       };
       await new Promise<void>((resolve, reject) => {
-        worker.on('message', (m: { type: string; id?: number; outcome?: CallOutcome; stream?: 'stdout' | 'stderr'; data?: Uint8Array; message?: string }) => {
+        worker.on('message', (m: { type: string; stream?: 'stdout' | 'stderr'; data?: Uint8Array; message?: string }) => {
           if (m.type === 'ready') resolve();
           else if (m.type === 'init-error') reject(wasmError('WASM_IMPORT_UNSATISFIED', `plugin ${s.id} failed to instantiate: ${m.message}`, { hint: 'check the component imports against its grants' }));
           else if (m.type === 'stdio') onOutput(m.stream!, m.data!);
-          else if (m.type === 'result') {
-            const p = pending.get(m.id!);
-            if (!p) return;
-            pending.delete(m.id!);
-            clearTimeout(p.timer);
-            if (pending.size === 0) worker.unref();
-            const o = m.outcome!;
-            if (o.ok) p.resolve(o.value);
-            else {
-              const err = failureError(o, p.name);
-              if (o.fatal) {
-                dead = err;
-                void worker.terminate();
-              }
-              p.reject(err);
-            }
-          }
         });
         worker.on('error', (e: Error & { code?: string }) => {
           const err = e.code === 'ERR_WORKER_OUT_OF_MEMORY'
@@ -362,6 +356,15 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       worker.unref();
       invoke = (name, args) =>
         new Promise((resolve, reject) => {
+          let request: Buffer;
+          try {
+            request = serialize({ name, args });
+          } catch (cause) {
+            return reject(wasmError('WASM_EXPORT_UNKNOWN', `plugin ${s.id}: the arguments of ${name} cannot be copied to the plugin`, { cause, hint: 'pass plain data: numbers, bigints, strings, arrays, objects, typed arrays' }));
+          }
+          if (request.length > data.length) {
+            return reject(wasmError('WASM_EXPORT_UNKNOWN', `plugin ${s.id}: the arguments of ${name} exceed limits.maxCallBytes (${data.length})`, { hint: 'raise limits.maxCallBytes' }));
+          }
           const id = nextId++;
           const timer = setTimeout(() => {
             const err = wasmError('WASM_TIMEOUT', `plugin ${s.id}: ${name} exceeded its deadline of ${limits.callTimeoutMs} ms and was terminated`, { hint: 'raise limits.callTimeoutMs, or fix the guest' });
@@ -370,8 +373,29 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
             killAll(err);
           }, limits.callTimeoutMs);
           pending.set(id, { resolve, reject, name, timer });
-          worker.ref();
-          worker.postMessage({ type: 'call', id, name, args });
+          data.set(request);
+          ctl[1] = request.length;
+          Atomics.store(ctl, 0, 1);
+          Atomics.notify(ctl, 0);
+          const done = () => {
+            const p = pending.get(id);
+            if (!p || Atomics.load(ctl, 0) !== 2) return; // timed out or the worker died
+            pending.delete(id);
+            clearTimeout(p.timer);
+            const o = deserialize(data.subarray(0, ctl[1])) as CallOutcome & { output: ['stdout' | 'stderr', Uint8Array][] };
+            Atomics.store(ctl, 0, 0);
+            for (const [stream, bytes] of o.output) onOutput(stream, bytes);
+            if (o.ok) return p.resolve(o.value);
+            const err = failureError(o, p.name);
+            if (o.fatal) {
+              dead = err;
+              void worker.terminate();
+            }
+            p.reject(err);
+          };
+          const w = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t: number): { async: boolean; value: Promise<string> | string } }).waitAsync(ctl, 0, 1, limits.callTimeoutMs + 1000);
+          if (w.async) void (w.value as Promise<string>).then(done);
+          else done();
         });
       shutdown = async () => {
         dead ??= wasmError('WASM_PLUGIN_DEAD', `plugin ${s.id} was disposed`, { hint: 'load the plugin again' });

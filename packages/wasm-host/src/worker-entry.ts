@@ -3,6 +3,7 @@
  * answers call messages. The worker holds nothing of the host: no policy, no keys, no env beyond
  * the plan's granted values.
  */
+import { deserialize, serialize } from 'node:v8';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { instantiateRuntime, type PluginRuntime } from './plugin-runtime.js';
 import type { ImportPlan } from './import-plan.js';
@@ -15,17 +16,23 @@ interface Init {
   bridgePort?: MessagePort;
   bridgeFlag?: SharedArrayBuffer;
   maxMemoryBytes?: number;
+  /** The call channel (see call-channel.ts): control words and the payload buffer. */
+  callCtl: SharedArrayBuffer;
+  callData: SharedArrayBuffer;
 }
 
 const port = parentPort!;
 const init = workerData as Init;
 let runtime: PluginRuntime | undefined;
+let inCall = false;
+let callOutput: ['stdout' | 'stderr', Uint8Array][] = [];
 try {
   runtime = await instantiateRuntime({
     glueUrl: init.glueUrl,
     modules: new Map(Object.entries(init.modules)),
     plan: init.plan,
-    onOutput: (stream, data) => port.postMessage({ type: 'stdio', stream, data }),
+    // output during a call travels with its result, so it is visible when the call resolves
+    onOutput: (stream, data) => (inCall ? callOutput.push([stream, data]) : port.postMessage({ type: 'stdio', stream, data })),
     ...(init.bridgePort && init.bridgeFlag ? { bridge: createSyncCaller(init.bridgePort, init.bridgeFlag) } : {}),
     ...(init.maxMemoryBytes !== undefined ? { maxMemoryBytes: init.maxMemoryBytes } : {}),
   });
@@ -33,12 +40,31 @@ try {
 } catch (e) {
   port.postMessage({ type: 'init-error', message: String((e as Error)?.message ?? e) });
 }
-port.on('message', (m: { type: 'call'; id: number; name: string; args: unknown[] }) => {
-  if (m.type !== 'call' || !runtime) return;
-  const outcome = runtime.call(m.name, m.args);
-  try {
-    port.postMessage({ type: 'result', id: m.id, outcome });
-  } catch {
-    port.postMessage({ type: 'result', id: m.id, outcome: { ok: false, fatal: false, failure: { kind: 'trap', message: 'the result cannot be copied to the host' } } });
+// Serve calls on the shared-memory channel. The worker blocks in Atomics.wait between calls
+// (in short slices, so terminate() always lands), and never needs its event loop again.
+if (runtime) {
+  const ctl = new Int32Array(init.callCtl);
+  const data = new Uint8Array(init.callData);
+  for (;;) {
+    Atomics.wait(ctl, 0, 0, 50);
+    if (Atomics.load(ctl, 0) !== 1) continue;
+    const req = deserialize(data.subarray(0, ctl[1])) as { name: string; args: unknown[] };
+    inCall = true;
+    const outcome = runtime.call(req.name, req.args);
+    inCall = false;
+    const output = callOutput;
+    callOutput = [];
+    let bytes: Buffer;
+    try {
+      bytes = serialize({ ...outcome, output });
+      if (bytes.length > data.length) throw new RangeError('too large');
+    } catch (e) {
+      const why = e instanceof RangeError ? `the result is larger than the call channel (${data.length} bytes)` : 'the result cannot be copied to the host';
+      bytes = serialize({ ok: false, fatal: false, failure: { kind: 'trap', message: why }, output: [] });
+    }
+    data.set(bytes);
+    ctl[1] = bytes.length;
+    Atomics.store(ctl, 0, 2);
+    Atomics.notify(ctl, 0);
   }
-});
+}
