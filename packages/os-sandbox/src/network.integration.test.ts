@@ -86,6 +86,26 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
     }
   });
 
+  it('tcp goes through CONNECT and authorizeTcp: an allowed peer echoes, another is refused', async () => {
+    const tcp = await createSandbox({ v: 1, capabilities: ['tcp', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test'], { tcp: true }), audit, guard: { mode: 'default', resolve } });
+    const probe = (host: string) =>
+      `const r=require('http').request({host:'127.0.0.1',port:3128,method:'CONNECT',path:'${host}:${peer.tcpPort}'});` +
+      `r.on('connect',(res,s)=>{if(res.statusCode!==200){console.log('STATUS',res.statusCode);process.exit(0)}s.write('ping-tcp');s.on('data',d=>{console.log('ECHO',String(d));s.destroy()})});` +
+      `r.on('response',res=>console.log('STATUS',res.statusCode));r.on('error',e=>console.log('ERR',e.code));r.end();`;
+    try {
+      const ok = await runIn(tcp, ['/usr/bin/node', '-e', probe('api.test')]);
+      expect(ok.stdout).toContain('ECHO ping-tcp');
+      const no = await runIn(tcp, ['/usr/bin/node', '-e', probe('denied.test')]);
+      expect(no.stdout).toContain('STATUS 403');
+      expect(no.exit.violations).toHaveLength(1);
+      const ev = audit.events().filter((e) => e.principal.id === ok.exit.runId && e.action.startsWith('egress.'));
+      expect(ev.length).toBe(1);
+      expect(ev[0]?.decision).toBe('allow');
+    } finally {
+      await tcp.close();
+    }
+  });
+
   it('concurrent runs each get their own listener and principal', async () => {
     const runs = await Promise.all([1, 2, 3].map(() => runIn(sb, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`])));
     expect(runs.map((r) => r.stdout)).toEqual(['hello-through-proxy', 'hello-through-proxy', 'hello-through-proxy']);

@@ -23,9 +23,8 @@ export const SENSITIVE_ROOTS: readonly string[] = Object.freeze(['/root', '/home
 
 /** Files of /etc a typical program needs (no /etc/shadow, no host credentials). */
 export const ETC_FILES: readonly string[] = Object.freeze([
-  '/etc/alternatives', '/etc/ca-certificates', '/etc/ca-certificates.conf', '/etc/group', '/etc/host.conf',
-  '/etc/hosts', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime', '/etc/mime.types',
-  '/etc/nsswitch.conf', '/etc/os-release', '/etc/passwd', '/etc/protocols', '/etc/services', '/etc/ssl', '/etc/timezone',
+  '/etc/alternatives', '/etc/ca-certificates', '/etc/group', '/etc/hosts', '/etc/ld.so.cache',
+  '/etc/localtime', '/etc/nsswitch.conf', '/etc/passwd', '/etc/ssl',
 ]);
 
 /** Top-level directories that are symlinks into /usr on usrmerge systems. */

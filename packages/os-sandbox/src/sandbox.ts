@@ -249,9 +249,12 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       if (opts.stdin !== undefined && !caps.has('stdin')) {
         throw new TrustError('SANDBOX_CAPABILITY_MISSING', 'stdin data was passed but the policy does not grant "stdin"', { hint: 'add "stdin" to the capabilities' });
       }
+      // A private per-run directory only when something lives there (the proxy socket, macOS HOME/TMPDIR).
       const runDir = join(workDir, runId.slice(0, 8));
-      mkdirSync(runDir, { mode: 0o700 });
-      cleanups.push(() => rmSync(runDir, { recursive: true, force: true }));
+      if (brokered || platform === 'darwin') {
+        mkdirSync(runDir, { mode: 0o700 });
+        cleanups.push(() => rmSync(runDir, { recursive: true, force: true }));
+      }
 
       // The run's own egress listener: attribution is by which socket the bytes arrive on.
       let proxy: EgressProxyHandle | undefined;

@@ -1,0 +1,102 @@
+// The probe, fail-closed refusals and degraded-mode auditing, with real bubblewrap.
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryAuditSink } from '@trust/core';
+import { ensureLauncher } from './launcher.js';
+import { probeSandbox, type SandboxProbe } from './probe.js';
+import { createSandbox } from './sandbox.js';
+import { freshDir, runIn } from './test-helpers.js';
+
+describe('probeSandbox and fail-closed creation', () => {
+  let probe: SandboxProbe;
+  let dir: string;
+  beforeAll(async () => {
+    expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
+    dir = freshDir('trust-probe-');
+    const launcher = await ensureLauncher({ cacheDir: dir });
+    probe = await probeSandbox({ launcherPath: launcher.path });
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('measures bubblewrap, namespaces, seccomp, Landlock, overlay and cgroups', () => {
+    expect(probe.platform).toBe('linux');
+    expect(probe.bwrap?.version).toMatch(/^\d+\.\d+/);
+    expect(probe.userns).toBe(true);
+    expect(probe.netns).toBe(true);
+    expect(probe.proc).toBe(true);
+    expect(typeof probe.seccomp).toBe('boolean');
+    expect(probe.landlock).toBeGreaterThanOrEqual(0);
+    expect(probe.overlay.bwrap).toBe(!/^0\.(\d|10)\./.test(probe.bwrap!.version));
+    expect(probe.seatbelt).toBe(false);
+  });
+
+  it('fails with SANDBOX_UNAVAILABLE and a hint when bubblewrap is missing', async () => {
+    await expect(createSandbox({ v: 1 }, { bwrapPath: '/nonexistent/bwrap' })).rejects.toMatchObject({
+      code: 'SANDBOX_UNAVAILABLE',
+      hint: expect.stringMatching(/apt-get install bubblewrap/),
+    });
+  });
+
+  it('refuses a weaker mode that the policy did not name', async () => {
+    await expect(createSandbox({ v: 1, capabilities: ['network'] })).rejects.toMatchObject({ code: 'SANDBOX_DEGRADED_REFUSED' });
+    await expect(createSandbox({ v: 1 }, { probe: { ...probe, netns: false } })).rejects.toMatchObject({
+      code: 'SANDBOX_DEGRADED_REFUSED',
+      hint: expect.stringContaining('allowDegraded: ["shared-network"]'),
+    });
+    await expect(createSandbox({ v: 1 }, { probe: { ...probe, disableUserns: false } })).rejects.toMatchObject({ code: 'SANDBOX_DEGRADED_REFUSED' });
+    await expect(createSandbox({ v: 1, capabilities: ['udp'] })).rejects.toMatchObject({ code: 'NOT_IMPLEMENTED' });
+  });
+
+  it('runs a named weaker mode and audits it on every run', async () => {
+    const audit = createMemoryAuditSink();
+    const sb = await createSandbox({ v: 1, capabilities: ['network', 'stdout'], allowDegraded: ['shared-network'] }, { audit });
+    try {
+      expect(sb.degraded).toEqual(['shared-network']);
+      const r = await runIn(sb, ['/bin/true']);
+      expect(r.exit.code).toBe(0);
+      const degraded = audit.events().filter((e) => e.action === 'sandbox.degraded' && e.principal.id === r.exit.runId);
+      expect(degraded).toHaveLength(1);
+      expect(degraded[0]?.details).toMatchObject({ degraded: ['shared-network'] });
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('refuses http without an egress policy, an ungranted cwd and stdin without the capability', async () => {
+    await expect(createSandbox({ v: 1, capabilities: ['http'] })).rejects.toMatchObject({ code: 'SANDBOX_POLICY_INVALID' });
+    const sb = await createSandbox({ v: 1, capabilities: ['stdout'] });
+    try {
+      await expect(sb.spawn(['/bin/true'], { cwd: '/etc' })).rejects.toMatchObject({ code: 'SANDBOX_CWD_NOT_GRANTED' });
+      await expect(sb.spawn(['/bin/cat'], { stdin: 'x' })).rejects.toMatchObject({ code: 'SANDBOX_CAPABILITY_MISSING' });
+      await expect(sb.spawn('ls -l' as unknown as string[])).rejects.toMatchObject({ code: 'SANDBOX_ARGV_INVALID' });
+    } finally {
+      await sb.close();
+    }
+    await expect(sb.spawn(['/bin/true'])).rejects.toMatchObject({ code: 'SANDBOX_CLOSED' });
+  });
+
+  it('refuses a launcher whose hash does not match', async () => {
+    const good = await ensureLauncher({ cacheDir: dir });
+    const copy = join(dir, 'copy-launcher');
+    copyFileSync(good.path, copy);
+    writeFileSync(copy, Buffer.concat([readFileSync(copy), Buffer.from('tampered')]));
+    await expect(createSandbox({ v: 1 }, { launcher: { path: copy, sha256: good.sha256 } })).rejects.toMatchObject({ code: 'SANDBOX_LAUNCHER_TAMPERED' });
+  });
+
+  it('two sandboxes with different policies run concurrently without interfering', async () => {
+    const a = await createSandbox({ v: 1, capabilities: ['stdout', 'env:ONLY_A'] }, { env: { ONLY_A: 'a', ONLY_B: 'b' } });
+    const b = await createSandbox({ v: 1, capabilities: ['stdout', 'env:ONLY_B'] }, { env: { ONLY_A: 'a', ONLY_B: 'b' } });
+    try {
+      const [ra, rb] = await Promise.all([runIn(a, ['/usr/bin/env']), runIn(b, ['/usr/bin/env'])]);
+      expect(ra.stdout).toContain('ONLY_A=a');
+      expect(ra.stdout).not.toContain('ONLY_B');
+      expect(rb.stdout).toContain('ONLY_B=b');
+      expect(rb.stdout).not.toContain('ONLY_A');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
