@@ -79,13 +79,13 @@ export type {
 // messaging (part 3/3): signed messages, one ingress path, delivery
 export {
   DEFAULT_INGRESS_SETTINGS, ENCRYPTED_CONTENT_TYPE, MAX_MESSAGE_BYTES, MESH_INBOX_PREFIX, MESSAGE_VERSION, RESERVED_ALIASES,
-  TRUST_STAMPS, composeMessage, createIngress, createLocalMesh, createReplayGuard, decryptPayload, deliverMessage,
-  encryptPayload, handleMeshRequest, identitySeed, messageSchema, stripTrustStamps,
+  TRUST_STAMPS, composeMessage, createAgentMessaging, createIngress, createLocalMesh, createReplayGuard, decryptPayload, deliverMessage,
+  encryptPayload, handleMeshRequest, identitySeed, ingressSettingsFromConfig, messageSchema, stripTrustStamps,
 } from './messaging/index.js';
 export type {
-  AgentMessage, ComposeOptions, DeliveryFetch, DeliveryOptions, DeliveryResult, DidVerifier, InboxMiddleware, InboxRecord,
+  AgentMessage, AgentMessaging, AgentMessagingOptions, ComposeOptions, DeliveryFetch, DeliveryOptions, DeliveryResult, DidVerifier, InboxMiddleware, InboxRecord,
   IngestFunction, IngressContext, IngressOptions, IngressResult, IngressSettings, LocalMesh, MessageAttachment, MessagePayload,
-  MessageSigner, ReplayGuard, TrustStamp,
+  MessageSigner, ReplayGuard, SendRequest, TrustStamp,
 } from './messaging/index.js';
 
 // execution (part 2/3): agent loop, model providers, code sandbox, virtual shell, built-in tools, MCP

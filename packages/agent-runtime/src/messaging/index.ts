@@ -15,3 +15,5 @@ export { MESH_INBOX_PREFIX, handleMeshRequest } from './mesh-http.js';
 export { createReplayGuard } from './replay-guard.js';
 export type { ReplayGuard } from './replay-guard.js';
 export { identitySeed } from './seed.js';
+export { createAgentMessaging, ingressSettingsFromConfig } from './agent-messaging.js';
+export type { AgentMessaging, AgentMessagingOptions, SendRequest } from './agent-messaging.js';

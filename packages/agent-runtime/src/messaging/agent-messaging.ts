@@ -1,0 +1,163 @@
+import type { AuditSink, Principal } from '@trust/core';
+import type { AdfFile } from '../adf/adf-file.js';
+import type { AgentConfig } from '../config/agent-config-schema.js';
+import type { ToolDefinition } from '../gate/tool-definition.js';
+import type { AgentIdentity } from '../identity/did-key.js';
+import { publicKeyFromDidKey } from '../identity/did-key.js';
+import { composeMessage } from './compose.js';
+import { deliverMessage, type DeliveryFetch, type DeliveryResult } from './delivery.js';
+import { createIngress, type InboxMiddleware, type InboxRecord, type IngestFunction } from './ingress.js';
+import { DEFAULT_INGRESS_SETTINGS, type IngressSettings } from './ingress-settings.js';
+import type { LocalMesh } from './local-mesh.js';
+import { MAX_MESSAGE_BYTES, type AgentMessage } from './message.js';
+import { createReplayGuard } from './replay-guard.js';
+import { identitySeed } from './seed.js';
+
+/** What ingress enforces for an agent, read from its config on every message. */
+export function ingressSettingsFromConfig(config: AgentConfig): IngressSettings {
+  return {
+    ...DEFAULT_INGRESS_SETTINGS,
+    receive: config.messaging.receive,
+    requireSignature: config.security.require_signature,
+    allowUnsigned: config.security.allow_unsigned,
+    requirePayloadSignature: config.security.require_payload_signature,
+    allowList: config.messaging.allow_list,
+    blockList: config.messaging.block_list,
+  };
+}
+
+export interface AgentMessagingOptions {
+  readonly adf: AdfFile;
+  readonly identity: AgentIdentity;
+  readonly mesh?: LocalMesh;
+  readonly egress?: DeliveryFetch;
+  readonly middleware?: readonly InboxMiddleware[];
+  readonly audit?: AuditSink;
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export interface SendRequest {
+  readonly to: string;
+  readonly content: string;
+  readonly contentType?: string;
+  readonly subject?: string;
+  readonly thread?: string;
+  readonly parent?: string;
+  /** Base URL of the recipient's runtime; omitted for agents in this process's mesh. */
+  readonly address?: string;
+  readonly encrypt?: boolean;
+  readonly meta?: Readonly<Record<string, unknown>>;
+}
+
+export interface AgentMessaging {
+  readonly did: string;
+  /** The agent's ingress; register it with a mesh so local and HTTP deliveries reach it. */
+  readonly ingest: IngestFunction;
+  send(request: SendRequest, principal: Principal): Promise<{ message: AgentMessage; delivery: DeliveryResult }>;
+  /** The `msg_send` tool, for the agent's tool registry. */
+  readonly msgSendTool: ToolDefinition;
+}
+
+function storeInbox(adf: AdfFile, record: InboxRecord): void {
+  const m = record.message;
+  adf.inbox.insert({
+    messageId: m.id,
+    from: m.from,
+    to: m.to,
+    threadId: m.payload.thread ?? null,
+    parentId: m.payload.parent ?? null,
+    subject: m.payload.subject ?? null,
+    content: typeof m.payload.content === 'string' ? m.payload.content : JSON.stringify(m.payload.content),
+    contentType: m.payload.content_type,
+    meta: { ...m.meta, ...record.stamps, stripped: record.stripped, transport: record.source },
+    source: record.source,
+    sentAt: m.timestamp,
+    originalMessage: record.original,
+  });
+}
+
+/**
+ * Messaging for one agent: its ingress (stores verified mail in `adf_inbox`) and its sending side
+ * (signs with the agent key, records in `adf_outbox`, delivers through the mesh or egress).
+ */
+export function createAgentMessaging(options: AgentMessagingOptions): AgentMessaging {
+  const { adf, identity } = options;
+  const now = options.now ?? Date.now;
+  const known = adf.db.prepare('SELECT 1 FROM adf_inbox WHERE message_id = ? LIMIT 1');
+  const ingest = createIngress({
+    self: { did: identity.did, seed: () => identitySeed(identity) },
+    settings: () => ingressSettingsFromConfig(adf.config()),
+    replay: createReplayGuard({ now, knownElsewhere: (id) => known.get(id) !== undefined }),
+    now,
+    store: (record) => storeInbox(adf, record),
+    ...(options.middleware ? { middleware: options.middleware } : {}),
+    audit: options.audit ?? adf.audit,
+  });
+
+  async function send(request: SendRequest, principal: Principal) {
+    const payload = {
+      content: request.content,
+      content_type: request.contentType ?? 'text/plain',
+      ...(request.subject !== undefined ? { subject: request.subject } : {}),
+      ...(request.thread !== undefined ? { thread: request.thread } : {}),
+      ...(request.parent !== undefined ? { parent: request.parent } : {}),
+    };
+    const message = composeMessage(identity, {
+      to: request.to,
+      payload,
+      now,
+      ...(request.meta ? { meta: request.meta } : {}),
+      ...(request.encrypt ? { encryptTo: publicKeyFromDidKey(request.to) } : {}),
+    });
+    const row = adf.outbox.insert({
+      messageId: message.id,
+      from: message.from,
+      to: message.to,
+      threadId: payload.thread ?? null,
+      parentId: payload.parent ?? null,
+      subject: payload.subject ?? null,
+      content: request.content,
+      contentType: payload.content_type,
+      originalMessage: JSON.stringify(message),
+      ...(request.address !== undefined ? { address: request.address } : {}),
+    });
+    const delivery = await deliverMessage(message, request.address, {
+      principal,
+      ...(options.mesh ? { mesh: options.mesh } : {}),
+      ...(options.egress ? { egress: options.egress } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    });
+    adf.outbox.setStatus(row.id, delivery.status);
+    return { message, delivery };
+  }
+
+  const msgSendTool: ToolDefinition = {
+    name: 'msg_send',
+    description: 'Send a signed message to another agent by DID, optionally encrypted to it.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        to: { type: 'string', description: 'recipient DID (did:key:z…)' },
+        content: { type: 'string', description: 'message text' },
+        subject: { type: 'string' },
+        thread: { type: 'string' },
+        parent: { type: 'string' },
+        address: { type: 'string', description: 'base URL of the recipient runtime, for agents elsewhere' },
+        encrypt: { type: 'boolean' },
+      },
+      required: ['to', 'content'],
+      additionalProperties: false,
+    },
+    async run(args, ctx) {
+      const a = args as unknown as SendRequest;
+      if (Buffer.byteLength(a.content, 'utf8') > MAX_MESSAGE_BYTES / 2) {
+        return { status: 'failed', code: 'MESSAGE_TOO_LARGE', reason: `content is limited to ${MAX_MESSAGE_BYTES / 2} bytes` };
+      }
+      const { message, delivery } = await send(a, ctx.principal);
+      return { id: message.id, ...delivery };
+    },
+  };
+
+  return { did: identity.did, ingest, send, msgSendTool };
+}
