@@ -160,3 +160,21 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     expect(await (await fresh.load(fixture('tiny'))).call('add', 40, 2)).toBe(42);
   });
 });
+
+describe('packages end to end', () => {
+  it('packs, signs, unpacks and loads a .tpkg; the archive bytes are what gets verified', async () => {
+    const { packPackage } = await import('./archive.js');
+    const { writeFileSync } = await import('node:fs');
+    const { privateKey, publicKey } = generateSigningKey();
+    const dir = writePackage(join(tmp.dir, 'tpkg'), manifestToml(['env:TRUST_A']), { 'tiny.wasm': fixture('tiny') });
+    const archive = await packPackage(signPackage(await readPackageDir(dir), privateKey).package);
+    const file = join(tmp.dir, 'tiny-1.0.0.tpkg');
+    writeFileSync(file, archive);
+    const h = createPluginHost({ trustedKeys: [publicKey], env: { TRUST_A: '1' } });
+    hosts.push(h);
+    const plugin = await h.load(file);
+    expect([plugin.name, plugin.version, plugin.signer?.keyId]).toEqual(['tiny', '1.0.0', publicKey.keyId]);
+    expect(await plugin.call('env-count')).toBe(1);
+    expect(await (await h.load(archive)).call('add', 1, 2)).toBe(3);
+  });
+});
