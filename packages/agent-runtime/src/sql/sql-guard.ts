@@ -48,6 +48,18 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
   const versionStmt = { query: ro.prepare('PRAGMA schema_version').pluck(), execute: rw.prepare('PRAGMA schema_version').pluck() };
   const roots = { query: { v: -1, map: new Map() as RootMap }, execute: { v: -1, map: new Map() as RootMap } };
   const verdicts = new Map<string, { analysis: StatementAnalysis | undefined; decision: Decision }>();
+  // On the read-only connection `data_version` moves whenever any other connection commits (schema
+  // changes and config writes included). While it stays put, the schema version and the limits read
+  // last time are still current, so the hot path costs one pragma instead of three.
+  const roDataVersion = ro.prepare('PRAGMA data_version').pluck();
+  let roState: { dv: unknown; version: number; limits: { maxRows: number; timeout: number } } | undefined;
+  const queryState = () => {
+    const dv = roDataVersion.get();
+    if (roState && roState.dv === dv) return roState;
+    const limits = adf.config().limits;
+    roState = { dv, version: versionStmt.query.get() as number, limits: { maxRows: options.maxRows ?? limits.max_sql_rows, timeout: options.timeoutMs ?? limits.sql_timeout_ms } };
+    return roState;
+  };
   const statements = new Map<string, Database.Statement>();
 
   function protections(): Record<string, TableProtection> {
@@ -56,7 +68,7 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
 
   function analyze(mode: SqlMode, sql: string, params: unknown[], authorized: boolean): { analysis: StatementAnalysis | undefined; decision: Decision; version: number } {
     const db = conns[mode];
-    const version = versionStmt[mode].get() as number;
+    const version = mode === 'query' ? queryState().version : (versionStmt.execute.get() as number);
     const prot = mode === 'execute' ? JSON.stringify(protections()) : '';
     const key = `${mode}\0${version}\0${authorized ? 1 : 0}\0${prot}\0${sql}`;
     const hit = verdicts.get(key);
@@ -148,9 +160,7 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
         stmt = ro.prepare(sql);
         statements.set(skey, stmt);
       }
-      const limits = adf.config().limits;
-      const maxRows = options.maxRows ?? limits.max_sql_rows;
-      const timeout = options.timeoutMs ?? limits.sql_timeout_ms;
+      const { maxRows, timeout } = queryState().limits;
       const start = now();
       const rows: Record<string, unknown>[] = [];
       let truncated = false;

@@ -1,0 +1,53 @@
+// Agent runtime part 1: the tool gate's per-call overhead against calling the tool function
+// directly, and the SQL guard's overhead on a small db_query against raw better-sqlite3 on the
+// same file (verdicts are cached by statement text + schema version, so steady state is measured).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createMemoryAuditSink } from '@trust/core';
+import { createAdf, createSqlGuard, createToolGate, createToolRegistry } from '@trust/agent-runtime';
+import { percentile, sample } from '../lib/table.mjs';
+
+export default async function run({ log }) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-agent-gate-'));
+  const adf = createAdf(join(dir, 'a.adf'), { template: { v: 1, tools: [{ name: 'echo', enabled: true, visible: true }] } });
+  try {
+    const echo = { name: 'echo', description: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, run: (a) => a.text };
+    const registry = createToolRegistry([echo]);
+    const gateAdf = createToolGate({ adf, registry });
+    const gateMem = createToolGate({ adf, registry, audit: createMemoryAuditSink() });
+    const args = { text: 'hi' };
+    const N = 3000;
+    for (let i = 0; i < 300; i++) { await gateMem.call('echo', args, { origin: 'llm' }); await echo.run(args); }
+    const direct = await sample(() => echo.run(args), N);
+    const viaMem = await sample(() => gateMem.call('echo', args, { origin: 'llm' }), N);
+    const viaAdf = await sample(() => gateAdf.call('echo', args, { origin: 'llm' }), 1000);
+    log(`gate p50: ${percentile(viaMem, 50)} ns (memory audit), ${percentile(viaAdf, 50)} ns (adf_audit)`);
+
+    adf.db.exec('CREATE TABLE local_items (id INTEGER PRIMARY KEY, name TEXT, qty INTEGER)');
+    const ins = adf.db.prepare('INSERT INTO local_items (name, qty) VALUES (?, ?)');
+    adf.transaction(() => { for (let i = 0; i < 1000; i++) ins.run(`item${i}`, i); });
+    const guard = createSqlGuard(adf);
+    // The same better-sqlite3 build the runtime uses (bench does not depend on it directly).
+    const Database = adf.db.constructor;
+    const raw = new Database(adf.path, { readonly: true });
+    const sql = 'SELECT id, name, qty FROM local_items WHERE id BETWEEN ? AND ?';
+    const rawPrepared = raw.prepare(sql);
+    for (let i = 0; i < 500; i++) { guard.runQuery(sql, [10, 20]); raw.prepare(sql).all(10, 20); }
+    const Q = 5000;
+    const ours = await sample(() => guard.runQuery(sql, [10, 20]), Q);
+    const rawEach = await sample(() => raw.prepare(sql).all(10, 20), Q);
+    const rawCached = await sample(() => rawPrepared.all(10, 20), Q);
+    guard.close();
+    raw.close();
+    return [
+      { measure: 'tool gate call (memory audit sink)', unit: 'ns/call', ours: percentile(viaMem, 50), baseline: percentile(direct, 50), baselineName: 'direct tool.run', better: 'lower' },
+      { measure: 'tool gate call (audit to adf_audit)', unit: 'ns/call', ours: percentile(viaAdf, 50), baseline: percentile(direct, 50), baselineName: 'direct tool.run', better: 'lower' },
+      { measure: 'db_query 11 rows (guarded)', unit: 'ns/query', ours: percentile(ours, 50), baseline: percentile(rawEach, 50), baselineName: 'better-sqlite3 prepare+all', better: 'lower', target: { ratio: 1.5 } },
+      { measure: 'db_query 11 rows (guarded) vs cached stmt', unit: 'ns/query', ours: percentile(ours, 50), baseline: percentile(rawCached, 50), baselineName: 'better-sqlite3 cached stmt.all', better: 'lower' },
+    ];
+  } finally {
+    adf.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
