@@ -50,6 +50,7 @@ describe('@trust/agent-runtime public API', () => {
       'createSysFetchTool', 'createSysLambdaTool', 'createWsTools', 'fsDeleteTool', 'fsListTool', 'fsReadTool', 'fsWriteTool',
       'isGuestIdentifier', 'msgSendStubTool', 'openAgent', 'parseLambdaRef', 'parseSse', 'runMiddlewareChain', 'sysDeleteMetaTool',
       'sysDeleteTimerTool', 'sysGetMetaTool', 'sysListTimersTool', 'sysSetMetaTool',
+      'BLOCKED_MCP_ENV', 'BLOCKED_MCP_ENV_PREFIXES', 'SandboxStdioTransport', 'connectMcpServer', 'evaluateMcpEnvVar', 'filterMcpEnv', 'mcpToolName',
     ].sort();
     expect(Object.keys(mod).filter((k) => execution.includes(k)).sort()).toEqual(execution);
   });
