@@ -49,8 +49,9 @@ export interface EgressPolicy {
   /**
    * `gate` (the default when absent) grants: its allow lets the request through. A `filter` may
    * deny or mutate `request.headers`, but its allow only means "no objection" and never grants
-   * access. `chain(...)` applies these roles; an enforcement point handed a bare filter must treat
-   * it as granting nothing (evaluating `chain(policy)` does exactly that).
+   * access. `chain(...)` applies these roles. The built-in filters deny when used on their own; an
+   * enforcement point handed any other bare filter must treat it as granting nothing (evaluating
+   * `chain(policy)` does exactly that).
    */
   readonly role?: EgressPolicyRole;
   authorizeHttp(request: EgressHttpRequest, context: EgressContext): Decision | Promise<Decision>;

@@ -1,23 +1,22 @@
 import { deny, type Decision, type Deny } from './decision.js';
 import type { EgressContext, EgressHttpRequest, EgressPeer, EgressPolicy } from './egress-policy.js';
+import { createFilter, filterChecksOf } from './policy-filter.js';
 
 /**
  * A policy that denies everything (`EGRESS_DENY_ALL`). It is a filter: inside `chain(...)` it
- * stops every request, whatever the gates say.
+ * stops every request, whatever the gates say; on its own it denies too.
  *
  * @example
  * chain(denyAll, allowHosts(['api.example.com'])); // denies api.example.com too
  */
-export const denyAll: EgressPolicy = Object.freeze({
-  name: 'deny-all',
-  role: 'filter' as const,
-  authorizeHttp: (request: EgressHttpRequest) =>
+export const denyAll: EgressPolicy = createFilter('deny-all', {
+  http: (request: EgressHttpRequest) =>
     deny('EGRESS_DENY_ALL', `egress denied: ${request.host}:${request.port} (all egress is denied by policy deny-all)`, {
       rule: 'deny-all',
       hint: 'replace deny-all with a policy that allows this host, e.g. allowHosts(["api.example.com"])',
     }),
-  authorizeTcp: (peer: EgressPeer) => denyPeer('tcp', peer),
-  authorizeUdp: (peer: EgressPeer) => denyPeer('udp', peer),
+  tcp: (peer: EgressPeer) => denyPeer('tcp', peer),
+  udp: (peer: EgressPeer) => denyPeer('udp', peer),
 });
 
 function denyPeer(kind: string, peer: EgressPeer): Deny {
@@ -119,11 +118,22 @@ export function chain(...policies: readonly EgressPolicy[]): EgressPolicy {
     name: `chain(${names})`,
     role: 'gate' as const,
     [MEMBERS]: list,
+    // A built-in filter answers through its checks (undefined = no objection); any other policy
+    // through its public methods, where a filter's allow is ignored by `apply`.
     authorizeHttp: (request: EgressHttpRequest, context: EgressContext) =>
-      run(list, (p) => p.authorizeHttp(request, context), `${request.method} ${request.host}:${request.port}`),
+      run(list, (p) => {
+        const checks = filterChecksOf(p);
+        return checks ? checks.http?.(request, context) : p.authorizeHttp(request, context);
+      }, `${request.method} ${request.host}:${request.port}`),
     authorizeTcp: (peer: EgressPeer, context: EgressContext) =>
-      run(list, (p) => p.authorizeTcp?.(peer, context), `tcp ${peer.host}:${peer.port}`),
+      run(list, (p) => {
+        const checks = filterChecksOf(p);
+        return checks ? checks.tcp?.(peer, context) : p.authorizeTcp?.(peer, context);
+      }, `tcp ${peer.host}:${peer.port}`),
     authorizeUdp: (peer: EgressPeer, context: EgressContext) =>
-      run(list, (p) => p.authorizeUdp?.(peer, context), `udp ${peer.host}:${peer.port}`),
+      run(list, (p) => {
+        const checks = filterChecksOf(p);
+        return checks ? checks.udp?.(peer, context) : p.authorizeUdp?.(peer, context);
+      }, `udp ${peer.host}:${peer.port}`),
   });
 }

@@ -2,6 +2,7 @@ import { allow, deny, type Decision } from './decision.js';
 import type { EgressHttpRequest, EgressPeer, EgressPolicy } from './egress-policy.js';
 import { TrustError, type Problem } from './error.js';
 import { matchHostRule, parseHostRules, type HostRule } from './host-rule.js';
+import { createFilter } from './policy-filter.js';
 
 const METHOD = /^[A-Z][A-Z-]*$/;
 
@@ -105,7 +106,8 @@ export function allowHosts(rules: readonly string[], options: AllowHostsOptions 
 
 /**
  * A filter that denies HTTP requests and TCP/UDP peers matching `rules` with
- * `EGRESS_HOST_DENIED`; for anything else it has no objection (and grants nothing).
+ * `EGRESS_HOST_DENIED`; for anything else it has no objection inside a chain (and on its own,
+ * where a filter grants nothing, it denies with `EGRESS_NO_POLICY`).
  * An empty list denies nothing. Options `http`, `tcp`, `udp` (each default true) limit which
  * traffic it judges; a disabled kind is left to the other policies.
  *
@@ -123,19 +125,20 @@ export function denyHosts(
       rule: name,
       hint: `remove "${hit.text}" from the deny list of ${name} to permit it`,
     });
-  const peer = (kind: string) => (p: EgressPeer): Decision => {
+  const peer = (kind: string) => (p: EgressPeer): Decision | undefined => {
     const hit = matchPeer(compiled, p);
-    return hit ? denied(`${kind} ${p.host}:${p.port}`, hit) : allow(name);
+    return hit ? denied(`${kind} ${p.host}:${p.port}`, hit) : undefined;
   };
-  return Object.freeze({
-    name,
-    role: 'filter' as const,
-    authorizeHttp(request: EgressHttpRequest): Decision {
-      if (options.http === false) return allow(name);
-      const hit = compiled.find((r) => matchHostRule(r, request.host, request.port));
-      return hit ? denied(`${request.host}:${request.port}`, hit) : allow(name);
-    },
-    ...(options.tcp === false ? {} : { authorizeTcp: peer('tcp') }),
-    ...(options.udp === false ? {} : { authorizeUdp: peer('udp') }),
+  return createFilter(name, {
+    ...(options.http === false
+      ? {}
+      : {
+          http: (request: EgressHttpRequest) => {
+            const hit = compiled.find((r) => matchHostRule(r, request.host, request.port));
+            return hit ? denied(`${request.host}:${request.port}`, hit) : undefined;
+          },
+        }),
+    ...(options.tcp === false ? {} : { tcp: peer('tcp') }),
+    ...(options.udp === false ? {} : { udp: peer('udp') }),
   });
 }

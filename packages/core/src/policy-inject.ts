@@ -1,7 +1,7 @@
-import { allow, type Decision } from './decision.js';
 import type { EgressHttpRequest, EgressPolicy } from './egress-policy.js';
 import type { Problem } from './error.js';
 import { matchHostRule } from './host-rule.js';
+import { createFilter } from './policy-filter.js';
 import { compileHostRules } from './policy-hosts.js';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -10,8 +10,9 @@ const BAD_VALUE = /[\r\n\0]/;
 
 /**
  * A filter that sets `headers` on HTTP requests to hosts matching `match` (replacing any value
- * the caller sent), so credentials live in the host and never in the caller. It never grants
- * and never denies. An empty `match` list injects nothing. Header names and values are checked
+ * the caller sent), so credentials live in the host and never in the caller. Inside a chain it
+ * never grants and never denies; on its own it denies (`EGRESS_NO_POLICY`), as a filter grants
+ * nothing. An empty `match` list injects nothing. Header names and values are checked
  * once here (`POLICY_INVALID`); values are treated as secrets and never appear in errors.
  *
  * @example
@@ -34,14 +35,12 @@ export function injectHeaders(
   }
   const rules = compileHostRules(match, 'match', problems);
   const frozen = Object.freeze(entries.map(([k, v]) => Object.freeze([k, v] as const)));
-  return Object.freeze({
-    name,
-    role: 'filter' as const,
-    authorizeHttp(request: EgressHttpRequest): Decision {
+  return createFilter(name, {
+    http(request: EgressHttpRequest) {
       if (rules.some((r) => matchHostRule(r, request.host, request.port))) {
         for (const [k, v] of frozen) request.headers.set(k, v);
       }
-      return allow(name);
+      return undefined;
     },
   });
 }

@@ -89,7 +89,14 @@ describe('denyHosts', () => {
     ['https://admin.example.com/', 'EGRESS_HOST_DENIED'],
     ['https://api.example.com/', 'allow'],
     ['http://169.254.169.254/', 'EGRESS_HOST_DENIED'],
-  ])('%s -> %s', (url, expected) => {
+  ])('in a chain with a gate: %s -> %s', (url, expected) => {
+    expectDecision(http(chain(filter, allowHosts(['*.example.com', '169.254.169.254'])), url), expected);
+  });
+
+  it.each([
+    ['https://admin.example.com/', 'EGRESS_HOST_DENIED'],
+    ['https://api.example.com/', 'EGRESS_NO_POLICY'],
+  ])('on its own fails closed: %s -> %s', (url, expected) => {
     expectDecision(http(filter, url), expected);
   });
   it('is a filter and denies peers too', () => {
@@ -103,15 +110,22 @@ describe('injectHeaders', () => {
   const inject = injectHeaders(['api.example.com'], { authorization: 'Bearer s3cret', 'x-api-key': 'k' });
   it('sets headers on matching hosts only, replacing caller values', () => {
     const req = createTestRequest('https://api.example.com/', { headers: { authorization: 'Bearer forged' } });
-    expect(inject.authorizeHttp(req, ctx)).toEqual({ allow: true, rule: 'inject-headers' });
+    expect(chain(allowHosts(['api.example.com']), inject).authorizeHttp(req, ctx)).toBeAllowed();
     expect(req.headers.get('authorization')).toBe('Bearer s3cret');
     expect(req.headers.get('x-api-key')).toBe('k');
     const other = createTestRequest('https://evil.test/');
-    inject.authorizeHttp(other, ctx);
+    chain(allowHosts(['evil.test']), inject).authorizeHttp(other, ctx);
     expect(other.headers.get('authorization')).toBeNull();
   });
-  it('never grants on its own inside a chain', () => {
+  it('never grants: alone or as the only member of a chain', () => {
     expectDecision(http(chain(inject), 'https://api.example.com/'), 'EGRESS_NO_POLICY');
+    expectDecision(http(inject, 'https://api.example.com/'), 'EGRESS_NO_POLICY');
+  });
+
+  it('a custom filter written as a plain object: its allow never grants', () => {
+    const custom: EgressPolicy = { name: 'custom', role: 'filter', authorizeHttp: () => ({ allow: true, rule: 'custom' }) };
+    expectDecision(http(chain(custom), 'https://a.example.com/'), 'EGRESS_NO_POLICY');
+    expectDecision(http(chain(custom, allowHosts(['a.example.com'])), 'https://a.example.com/'), 'allow');
   });
   it('rejects bad header names and values without echoing the value', () => {
     let caught: unknown;
