@@ -11,6 +11,9 @@ export const SANDBOX_LAYOUT = Object.freeze({
   egressSocket: '/sandbox/egress.sock',
 });
 
+/** The file descriptor the seccomp program is passed on (fd 3 carries the `--args` options). */
+export const SECCOMP_FD = 4;
+
 /** The resource limits the launcher applies with setrlimit(2), as `name=value`. */
 export type Rlimit = readonly [name: 'as' | 'nofile' | 'nproc' | 'fsize' | 'core' | 'cpu', value: number];
 
@@ -36,6 +39,8 @@ export interface LinuxPlanContext {
   readonly empty: { readonly file: string; readonly dir: string };
   /** Run with the host network namespace (only with the `shared-network` degraded mode). */
   readonly shareNetwork?: boolean;
+  /** Load the seccomp filter that the executor writes to fd 4 (see `buildSeccompFilter`). */
+  readonly seccomp?: boolean;
   /** Skip the private /proc (only with the `no-proc` degraded mode). */
   readonly noProc?: boolean;
 }
@@ -115,6 +120,7 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
   if (ctx.shareNetwork) a.push('--share-net');
   a.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   if (ctx.facts.bwrapDisableUserns) a.push('--disable-userns');
+  if (ctx.seccomp) a.push('--seccomp', String(SECCOMP_FD));
   a.push('--hostname', 'sandbox');
 
   // System: /usr read-only, usrmerge links as symlinks (a bind of a symlink would fail), a short /etc.

@@ -168,6 +168,17 @@ describe('escape suite (bubblewrap)', () => {
     expect(r.stdout).not.toContain('NESTED');
   });
 
+  it('seccomp refuses io_uring, ptrace and TIOCSTI (distinct from their unfiltered errors)', async () => {
+    const r = await runIn(sb, ['/usr/bin/perl', '-e', [
+      'syscall(425, 1, 0); print "io_uring=", $!+0, "\n";',
+      'syscall(101, 0, 0, 0, 0); print "ptrace=", $!+0, "\n";',
+      'my $c = "x"; syscall(16, 0, 0x5412, $c); print "tiocsti=", $!+0, "\n";',
+      'syscall(165, 0, 0, 0, 0, 0); print "mount=", $!+0, "\n";',
+    ].join(' ')]);
+    // EPERM (1) everywhere; without the filter these would be EFAULT (14), 0, ENOTTY (25) and EFAULT/EPERM.
+    expect(r.stdout).toBe('io_uring=1\nptrace=1\ntiocsti=1\nmount=1\n');
+  });
+
   it('audits every spawn and exit with a process principal', async () => {
     const r = await runIn(sb, ['/bin/true']);
     const mine = audit.events.filter((e) => (e.details as { runId?: string } | undefined)?.runId === r.exit.runId);

@@ -15,9 +15,12 @@ describe('@trust/os-sandbox public API', () => {
       'PROTECTED_GIT',
       'SANDBOX_EXEC',
       'SANDBOX_LAYOUT',
+      'SECCOMP_BLOCKED',
+      'SECCOMP_FD',
       'SENSITIVE_ROOTS',
       'USRMERGE_FACTS',
       'buildSandboxEnv',
+      'buildSeccompFilter',
       'collectPathFacts',
       'createSandbox',
       'ensureLauncher',
@@ -33,6 +36,7 @@ describe('@trust/os-sandbox public API', () => {
       'proxyEnv',
       'readAll',
       'sandboxPolicySchema',
+      'seccompArchOf',
       'verifyLauncher',
     ]);
   });

@@ -13,7 +13,7 @@ export interface SandboxProbe {
   readonly proc: boolean;
   /** bubblewrap ≥ 0.8: `--disable-userns` locks out nested user namespaces. */
   readonly disableUserns: boolean;
-  /** The kernel supports seccomp filters (trust does not install its own filter yet). */
+  /** The kernel supports seccomp filters (trust installs its own; see `buildSeccompFilter`). */
   readonly seccomp: boolean;
   /** Landlock ABI version, 0 when unavailable (reported; not used yet). */
   readonly landlock: number;

@@ -30,6 +30,7 @@ import {
 import { capOutput } from './output-capture.js';
 import { DEFAULT_OUTPUT_BYTES, DEFAULT_TIME_MS, parseSandboxPolicy, type DegradedMode, type SandboxPolicy, type SandboxPolicyInput } from './policy.js';
 import { probeSandbox, type SandboxProbe } from './probe.js';
+import { buildSeccompFilter, seccompArchOf } from './seccomp.js';
 import { planSeatbelt, type DarwinPlan } from './seatbelt-plan.js';
 
 /** Options of `createSandbox`; everything is injectable and has a real default. */
@@ -140,6 +141,7 @@ function decideDegraded(policy: SandboxPolicy, probe: SandboxProbe): DegradedMod
   need('shared-network', !probe.netns && caps.egressTier() !== 'coarse', 'this host cannot create a network namespace', 'allow network namespaces for bubblewrap');
   need('no-proc', !probe.proc, 'a private /proc cannot be mounted here', 'run outside a restricted container');
   need('no-userns-lock', !probe.disableUserns, `bubblewrap ${probe.bwrap?.version ?? '?'} cannot disable nested user namespaces`, 'install bubblewrap 0.8 or newer');
+  need('no-seccomp', probe.platform === 'linux' && (!probe.seccomp || !seccompArchOf(process.arch)), `no seccomp filter can be installed here (kernel support: ${probe.seccomp}, architecture ${process.arch})`, 'run on x64 or arm64 Linux with seccomp enabled');
   need('no-pids-limit', policy.limits.pids !== undefined && !probe.cgroups.pids, 'a process limit was asked for but no writable pids cgroup exists (RLIMIT_NPROC does not bind uid 0)', 'delegate a cgroup (systemd-run --user --scope -p Delegate=yes)');
   need('no-memory-limit', false, '', '');
   return [...new Set(out)];
@@ -195,6 +197,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     throw new TrustError('SANDBOX_UNAVAILABLE', '/usr/bin/sandbox-exec is missing', { hint: 'seatbelt ships with macOS; it cannot be installed separately' });
   }
   const degraded = decideDegraded(policy, probe);
+  const seccompArch = seccompArchOf(process.arch);
+  const seccompFilter = platform === 'linux' && !degraded.includes('no-seccomp') && seccompArch ? buildSeccompFilter(seccompArch) : undefined;
   if (platform === 'linux' && !launcher) {
     const needBridge = brokered && !fallback?.socat;
     const needLimits = hasRlimits(policy) && !fallback?.prlimit;
@@ -333,6 +337,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             rlimits: rl,
             shareNetwork: degraded.includes('shared-network'),
             noProc: degraded.includes('no-proc'),
+            seccomp: seccompFilter !== undefined,
           },
           probe.bwrap!.path,
         );
@@ -368,7 +373,13 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       }
 
       const child: ChildProcess = spawnChild(file, args as string[], {
-        stdio: [opts.stdin !== undefined ? 'pipe' : 'ignore', caps.has('stdout') ? 'pipe' : 'ignore', caps.has('stderr') ? 'pipe' : 'ignore', argsFd ? 'pipe' : 'ignore'],
+        stdio: [
+          opts.stdin !== undefined ? 'pipe' : 'ignore',
+          caps.has('stdout') ? 'pipe' : 'ignore',
+          caps.has('stderr') ? 'pipe' : 'ignore',
+          argsFd ? 'pipe' : 'ignore',
+          argsFd && seccompFilter ? 'pipe' : 'ignore',
+        ],
         detached: true,
         env: platform === 'darwin' ? env : { PATH: '/usr/bin:/bin' },
       });
@@ -376,6 +387,11 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         const fd3 = child.stdio[3] as NodeJS.WritableStream | null;
         fd3?.on('error', () => undefined);
         fd3?.end(Buffer.from(argsFd.map((x) => `${x}\0`).join(''), 'utf8'));
+        if (seccompFilter) {
+          const fd4 = child.stdio[4] as NodeJS.WritableStream | null;
+          fd4?.on('error', () => undefined);
+          fd4?.end(seccompFilter);
+        }
       }
       if (opts.stdin !== undefined && child.stdin) {
         child.stdin.on('error', () => undefined);

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { buildSeccompFilter, SECCOMP_BLOCKED, seccompArchOf } from './seccomp.js';
+
+/** Decodes the program and runs it like the kernel would, for one (arch, nr, arg1). */
+function evaluate(prog: Buffer, data: { arch: number; nr: number; arg1?: number }): number {
+  let acc = 0;
+  for (let pc = 0; pc * 8 < prog.length; ) {
+    const code = prog.readUInt16LE(pc * 8);
+    const jt = prog.readUInt8(pc * 8 + 2);
+    const jf = prog.readUInt8(pc * 8 + 3);
+    const k = prog.readUInt32LE(pc * 8 + 4);
+    if (code === 0x20) {
+      acc = k === 0 ? data.nr : k === 4 ? data.arch : k === 24 ? (data.arg1 ?? 0) : NaN;
+      pc++;
+    } else if (code === 0x15) pc += 1 + (acc === k ? jt : jf);
+    else if (code === 0x35) pc += 1 + (acc >= k ? jt : jf);
+    else if (code === 0x06) return k;
+    else throw new Error(`unexpected opcode ${code}`);
+  }
+  throw new Error('fell off the end');
+}
+
+const X64 = 0xc000003e;
+const ALLOW = 0x7fff0000;
+const EPERM = 0x00050001;
+const ENOSYS = 0x00050026;
+
+describe('buildSeccompFilter', () => {
+  const x64 = buildSeccompFilter('x64');
+  it.each([
+    ['read', 0, ALLOW],
+    ['socket', 41, ALLOW],
+    ['connect', 42, ALLOW],
+    ['clone', 56, ALLOW],
+    ['ptrace', 101, EPERM],
+    ['io_uring_setup', 425, EPERM],
+    ['mount', 165, EPERM],
+    ['unshare', 272, EPERM],
+    ['bpf', 321, EPERM],
+    ['x32 read', 0x40000000, ENOSYS],
+  ])('x64 %s → %s', (_name, nr, expected) => {
+    expect(evaluate(x64, { arch: X64, nr })).toBe(expected);
+  });
+
+  it('blocks TIOCSTI and TIOCLINUX but no other ioctl', () => {
+    expect(evaluate(x64, { arch: X64, nr: 16, arg1: 0x5412 })).toBe(EPERM);
+    expect(evaluate(x64, { arch: X64, nr: 16, arg1: 0x541c })).toBe(EPERM);
+    expect(evaluate(x64, { arch: X64, nr: 16, arg1: 0x5401 })).toBe(ALLOW); // TCGETS
+  });
+
+  it('answers ENOSYS for a foreign architecture (i386 int 0x80)', () => {
+    expect(evaluate(x64, { arch: 0x40000003, nr: 26 })).toBe(ENOSYS);
+  });
+
+  it('has an arm64 table for every blocked name and maps process.arch', () => {
+    const arm = buildSeccompFilter('arm64');
+    expect(evaluate(arm, { arch: 0xc00000b7, nr: 117 })).toBe(EPERM); // ptrace
+    expect(evaluate(arm, { arch: 0xc00000b7, nr: 63 })).toBe(ALLOW); // read
+    expect(SECCOMP_BLOCKED.length).toBeGreaterThan(30);
+    expect(seccompArchOf('x64')).toBe('x64');
+    expect(seccompArchOf('ia32')).toBeUndefined();
+  });
+});
