@@ -67,8 +67,8 @@ export interface LoadOptions {
   /** Plugin id for the principal and audit (default `<name>#<n>`). */
   readonly id?: string;
   readonly isolation?: 'worker' | 'in-thread';
-  /** Receives captured guest output as it arrives. */
-  readonly onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
+  /** Receives captured guest output as it arrives, labelled with the plugin id. */
+  readonly onOutput?: (stream: 'stdout' | 'stderr', text: string, pluginId: string) => void;
 }
 
 /** A loaded plugin instance. */
@@ -257,7 +257,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     const onOutput = (stream: 'stdout' | 'stderr', data: Uint8Array) => {
       const text = dec[stream].decode(data, { stream: true });
       out[stream] = (out[stream] + text).slice(-limits.maxOutputBytes);
-      s.lo.onOutput?.(stream, text);
+      s.lo.onOutput?.(stream, text, s.id);
     };
     let dead: TrustError | undefined;
     const failureError = (o: Extract<CallOutcome, { ok: false }>, name: string): TrustError => {
@@ -275,7 +275,9 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     let shutdown: () => Promise<void>;
 
     if (s.isolation === 'in-thread') {
-      const runtime = await instantiateRuntime({ glueUrl: s.tc.glueUrl, modules: s.tc.modules, plan: s.plan, onOutput, maxMemoryBytes: limits.maxMemoryBytes });
+      const runtime = await instantiateRuntime({ glueUrl: s.tc.glueUrl, modules: s.tc.modules, plan: s.plan, onOutput, maxMemoryBytes: limits.maxMemoryBytes }).catch((cause: unknown) => {
+        throw wasmError('WASM_INSTANTIATE_FAILED', `plugin ${s.id} failed to instantiate: ${String((cause as Error)?.message ?? cause)}`, { cause, hint: 'the component could not be linked or its start function failed' });
+      });
       callSync = (name, args) => {
         const o = runtime.call(name, args);
         if (o.ok) return o.value;
@@ -336,7 +338,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       await new Promise<void>((resolve, reject) => {
         worker.on('message', (m: { type: string; stream?: 'stdout' | 'stderr'; data?: Uint8Array; message?: string }) => {
           if (m.type === 'ready') resolve();
-          else if (m.type === 'init-error') reject(wasmError('WASM_IMPORT_UNSATISFIED', `plugin ${s.id} failed to instantiate: ${m.message}`, { hint: 'check the component imports against its grants' }));
+          else if (m.type === 'init-error') reject(wasmError('WASM_INSTANTIATE_FAILED', `plugin ${s.id} failed to instantiate: ${m.message}`, { hint: 'the component could not be linked or its start function failed' }));
           else if (m.type === 'stdio') onOutput(m.stream!, m.data!);
         });
         worker.on('error', (e: Error & { code?: string }) => {
