@@ -52,6 +52,14 @@ export interface OpenAdfOptions {
    * additionally gets a full integrity check. Both get the schema audit.
    */
   readonly trust?: 'owned' | 'foreign';
+  /**
+   * For `trust: 'foreign'`: reviews the owner accepted. When given, a file whose review key
+   * (content hash + verified owner signature, never a self-declared id) is not accepted is refused
+   * with `ADF_REVIEW_REQUIRED`, unless opened `readonly` for reviewing. Undefined means no review gate.
+   */
+  readonly reviews?: { isAccepted(key: { contentHash: string; ownerDid: string | null }): boolean };
+  /** Computes the review key; injected to keep the file layer free of crypto (see reviewKeyOf). */
+  readonly reviewKeyOf?: (adf: AdfFile) => { contentHash: string; ownerDid: string | null };
   /** Open without writing anything: no migrations, no reconciliation. */
   readonly readonly?: boolean;
   readonly clock?: () => Date;
@@ -143,6 +151,15 @@ export function openAdf(path: string, options: OpenAdfOptions = {}): AdfFile {
       version = ADF_SCHEMA_VERSION;
     }
     const adf = assemble(path, db, { readonly, clock, version });
+    if (options.trust !== 'owned' && options.reviews && !readonly) {
+      if (!options.reviewKeyOf) throw new TrustError('ADF_REVIEW_REQUIRED', 'a review gate needs reviewKeyOf', { hint: 'pass reviewKeyOf from @trust/agent-runtime' });
+      const key = options.reviewKeyOf(adf);
+      if (!options.reviews.isAccepted(key)) {
+        throw new TrustError('ADF_REVIEW_REQUIRED', `this foreign file (content ${key.contentHash.slice(0, 16)}…, owner ${key.ownerDid ?? 'unsigned'}) has not been reviewed`, {
+          hint: 'open it with { readonly: true }, review config, files, triggers and timers, then accept its review key',
+        });
+      }
+    }
     if (!readonly) adf.tasks.reconcile();
     return adf;
   } catch (e) {

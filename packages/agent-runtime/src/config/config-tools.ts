@@ -27,6 +27,10 @@ export const sysUpdateConfigTool: ToolDefinition<ConfigUpdateRequest, { ok: true
     required: ['path'],
     additionalProperties: false,
   },
+  precheck(args, adf) {
+    const plan = planConfigUpdate(adf.config(), args);
+    return plan.kind === 'deny' ? plan.decision : undefined;
+  },
   async run(args, ctx) {
     const plan = planConfigUpdate(ctx.adf.config(), args);
     const record = (decision: 'allow' | 'deny', extra: { code?: string; rule?: string; details?: Record<string, unknown> } = {}) =>

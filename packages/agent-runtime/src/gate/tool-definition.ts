@@ -47,6 +47,11 @@ export interface ToolDefinition<A = Record<string, unknown>, R = unknown> {
    * is authorized, an LLM call needs approval and an unauthorized caller is refused.
    */
   authorizedTarget?(args: A): string | undefined;
+  /**
+   * A hard check that needs no human, run before any approval is requested, so an owner is never
+   * asked to approve a call that would be refused anyway (sys_update_config on a guard path).
+   */
+  precheck?(args: A, adf: AdfFile): Deny | undefined;
 }
 
 /** A name → definition registry, one per runtime instance. */

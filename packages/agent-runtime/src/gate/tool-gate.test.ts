@@ -202,6 +202,15 @@ describe('sys_update_config and sys_get_config through the gate', () => {
     expect(await codeOf(gate.call('sys_update_config', { path: 'security.allow_local_fetch', value: false }, { origin: 'llm' }))).toBe('CONFIG_LOCKED');
   });
 
+  it('a guard path on a restricted sys_update_config is refused before any approval is asked', async () => {
+    const approver = scripted({ decision: 'approve' });
+    const { adf, gate } = setup([{ name: 'sys_update_config', enabled: true, restricted: true }], approver);
+    expect(await codeOf(gate.call('sys_update_config', { path: 'security.allow_unsigned', value: false }, { origin: 'llm' }))).toBe('CONFIG_GUARD_PATH');
+    expect(approver.seen).toHaveLength(0);
+    expect(adf.tasks.list()).toHaveLength(0);
+    expect(adf.audit.list({ action: 'tool.call' }).at(-1)).toMatchObject({ decision: 'deny', code: 'CONFIG_GUARD_PATH' });
+  });
+
   it('a locked tool declaration needs the override too', async () => {
     const { gate } = setup(base, scripted({ decision: 'deny' }));
     expect(await codeOf(gate.call('sys_update_config', { path: 'tools.sys_lambda.enabled', value: false }, { origin: 'llm' }))).toBe('CONFIG_LOCKED');

@@ -107,6 +107,8 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
       if (origin === 'llm') { if (access.kind === 'run') reason = 'authorized-target'; access = { kind: 'approve', decision: access.decision }; detail = `runs authorized file ${target}`; }
     }
     let finalArgs = validate(tool, args, principal, name);
+    const pre = tool.precheck?.(finalArgs, adf);
+    if (pre) return refuse(principal, name, pre);
     if (access.kind === 'approve') {
       const flags = toolFlags(config, name);
       const { outcome, task } = await desk.wait({ tool: name, args: finalArgs, origin, reason, locked: flags?.locked === true, timeoutMs: timeout(config), ...(detail ? { detail } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
@@ -116,6 +118,8 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
         throw new TrustError(code, `${name} was not approved: ${outcome.feedback}`, { hint: outcome.feedback });
       }
       finalArgs = validate(tool, outcome.args, principal, name);
+      const again = tool.precheck?.(finalArgs, adf);
+      if (again) return refuse(principal, name, again);
       if (outcome.always) persistAlwaysApprove(adf, name, audit, principalFor('owner'));
       return runTool(tool, finalArgs, origin, principal, opts, config, task.id);
     }

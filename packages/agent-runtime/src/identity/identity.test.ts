@@ -173,3 +173,22 @@ describe('foreign-file review', () => {
     adf.close(); other.close();
   });
 });
+
+describe('openAdf review gate', () => {
+  it('refuses an unreviewed foreign file, opens it readonly for review, then accepts it by key', async () => {
+    const { openAdf } = await import('../adf/adf-file.js');
+    const adf = newAdf();
+    const path = adf.path;
+    adf.close();
+    const reviews = createAdfReviewStore();
+    expect(() => openAdf(path, { trust: 'foreign', reviews, reviewKeyOf })).toThrowError(expect.objectContaining({ code: 'ADF_REVIEW_REQUIRED' }));
+    const ro = openAdf(path, { trust: 'foreign', readonly: true, reviews, reviewKeyOf });
+    reviews.accept(reviewKeyOf(ro));
+    ro.close();
+    const ok = openAdf(path, { trust: 'foreign', reviews, reviewKeyOf });
+    ok.files.write('changed.ts', 'x');
+    ok.close();
+    expect(() => openAdf(path, { trust: 'foreign', reviews, reviewKeyOf })).toThrowError(expect.objectContaining({ code: 'ADF_REVIEW_REQUIRED' }));
+    openAdf(path, { trust: 'owned', reviews, reviewKeyOf }).close();
+  });
+});
