@@ -117,7 +117,7 @@ describe('escape suite: pollution and forged bridge state', () => {
   });
 });
 
-describe('escape suite: resource exhaustion interrupts the guest', () => {
+describe('escape suite: resource exhaustion interrupts the guest', { timeout: 60_000 }, () => {
   it('an infinite loop is interrupted by the deadline', async () => {
     expect(await run('while (true) {}', { timeoutMs: 100 })).toMatchObject({ ok: false, code: 'CODE_TIMEOUT' });
   });

@@ -32,7 +32,7 @@ beforeAll(async () => {
     policy: { name: 'loopback-peer', authorizeHttp: (r) => (r.host === '127.0.0.1' ? allow('loopback-peer') : deny('EGRESS_POLICY_DENIED', 'only the test peer')) },
     guard: { mode: 'default', protectedPorts: [CONTROL_PORT] },
   });
-});
+}, 60_000);
 
 afterAll(async () => {
   await egress?.close();
@@ -57,7 +57,7 @@ const lastResults = (req: ModelRequest): ToolResultBlock[] => {
 const use = (id: string, name: string, input: Record<string, unknown>) => ({ content: [{ type: 'tool_use' as const, id, name, input }] });
 const fetchClients = () => ({ fetch: { default: egress as unknown as FetchClient } });
 
-describe('scripted conversation through the loop', () => {
+describe('scripted conversation through the loop', { timeout: 60_000 }, () => {
   it('reads a file, fetches from a peer, is refused until approval, gets its ask answered', async () => {
     const path = agentFile();
     const seen: string[] = [];
@@ -135,7 +135,7 @@ describe('scripted conversation through the loop', () => {
   });
 });
 
-describe('loop limits and modes', () => {
+describe('loop limits and modes', { timeout: 60_000 }, () => {
   it('is not autonomous: run() with no human input does nothing', async () => {
     const provider = createScriptedProvider([{ content: [{ type: 'text', text: 'should not run' }] }]);
     const agent = openAgent(agentFile(), { provider });

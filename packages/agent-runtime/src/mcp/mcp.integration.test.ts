@@ -38,7 +38,7 @@ afterAll(async () => {
   expect(readFileSync(canary, 'utf8')).toBe('host secret');
 });
 
-describe('MCP stdio server inside the OS sandbox', () => {
+describe('MCP stdio server inside the OS sandbox', { timeout: 120_000 }, () => {
   it('connects, lists tools as mcp_<server>_<tool>, and runs them through the gate', async () => {
     const conn = await connect();
     expect(conn.placement).toBe('sandbox');

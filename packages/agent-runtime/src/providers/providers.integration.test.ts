@@ -38,7 +38,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   egress = createEgressClient({ policy: keyPolicy(port), guard: { mode: 'default' } });
   keyless = createEgressClient({ policy: { name: 'no-key', authorizeHttp: () => allow('no-key') }, guard: { mode: 'default' } });
-});
+}, 60_000);
 
 afterAll(async () => {
   await egress?.close();
@@ -57,7 +57,7 @@ const options = (scenario: string, extra: Partial<HttpProviderOptions> = {}): Ht
 const makers: Array<[string, (o: HttpProviderOptions) => ModelProvider]> = [['openai', createOpenAIProvider], ['anthropic', createAnthropicProvider]];
 const ask = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [{ name: 'get_weather', description: 'weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] };
 
-describe.each(makers)('%s provider over egress', (format, make) => {
+describe.each(makers)('%s provider over egress', { timeout: 30_000 }, (format, make) => {
   it.each([true, false])('text answer (stream=%s)', async (stream) => {
     const deltas: string[] = [];
     const r = await make(options('text', { stream })).createMessage({ ...ask, onTextDelta: (t) => deltas.push(t) });
