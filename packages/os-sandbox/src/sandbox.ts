@@ -228,42 +228,35 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     options.audit?.record({ principal, action, target, decision, ...extra });
   };
 
-  async function spawnRun(argv: readonly string[], opts: SpawnOptions = {}): Promise<SandboxProcess> {
-    if (closed) throw new TrustError('SANDBOX_CLOSED', 'this sandbox was closed', { hint: 'create a new sandbox' });
-    if (!Array.isArray(argv) || argv.length === 0 || argv.some((x) => typeof x !== 'string' || x.includes('\0'))) {
-      throw new TrustError('SANDBOX_ARGV_INVALID', 'argv must be a non-empty array of strings without NUL bytes', {
-        hint: 'pass ["/usr/bin/env", "node", "script.js"], never a shell command string',
-      });
-    }
+  /** Everything a run owns before its process starts: identity, private directory, proxy listener. */
+  interface RunSlot {
+    readonly runId: string;
+    readonly principal: Principal;
+    readonly violations: SandboxViolation[];
+    readonly runDir: string;
+    readonly socketPath?: string;
+    readonly proxyPort?: number;
+    release(): Promise<void>;
+  }
+  const background = new Set<Promise<void>>();
+  const track = (p: Promise<void>): void => {
+    const q = p.catch(() => undefined).finally(() => background.delete(q));
+    background.add(q);
+  };
+
+  async function prepareSlot(): Promise<RunSlot> {
     const runId = randomUUID();
     const principal = createPrincipal('process', runId);
-    const started = Date.now();
     const violations: SandboxViolation[] = [];
-    const cleanups: (() => void | Promise<void>)[] = [];
-    const cleanup = async (): Promise<void> => {
-      for (const c of cleanups.reverse()) {
-        try {
-          await c();
-        } catch {
-          /* best effort */
-        }
-      }
-    };
+    // A private per-run directory only when something lives there (the proxy socket, macOS HOME/TMPDIR).
+    const runDir = join(workDir, runId.slice(0, 8));
+    const needDir = brokered || platform === 'darwin';
+    if (needDir) mkdirSync(runDir, { mode: 0o700 });
+    let proxy: EgressProxyHandle | undefined;
+    let proxyPort: number | undefined;
+    let socketPath: string | undefined;
     try {
-      if (opts.stdin !== undefined && !caps.has('stdin')) {
-        throw new TrustError('SANDBOX_CAPABILITY_MISSING', 'stdin data was passed but the policy does not grant "stdin"', { hint: 'add "stdin" to the capabilities' });
-      }
-      // A private per-run directory only when something lives there (the proxy socket, macOS HOME/TMPDIR).
-      const runDir = join(workDir, runId.slice(0, 8));
-      if (brokered || platform === 'darwin') {
-        mkdirSync(runDir, { mode: 0o700 });
-        cleanups.push(() => rmSync(runDir, { recursive: true, force: true }));
-      }
-
       // The run's own egress listener: attribution is by which socket the bytes arrive on.
-      let proxy: EgressProxyHandle | undefined;
-      let proxyPort: number | undefined;
-      let socketPath: string | undefined;
       if (brokered) {
         const runAudit = createRunAudit(options.audit, violations);
         const guard: SandboxGuardOptions = { mode: policy.network.guard, ...options.guard };
@@ -276,10 +269,75 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
           proxy = await createProxy({ policy: options.egress!, guard, audit: runAudit, principal, listen: { host: '127.0.0.1', port: 0 }, connectAs });
           proxyPort = 'port' in proxy.address ? proxy.address.port : undefined;
         }
-        const p = proxy;
-        cleanups.push(() => p.close());
       }
+    } catch (err) {
+      if (needDir) rmSync(runDir, { recursive: true, force: true });
+      throw err;
+    }
+    const p = proxy;
+    return {
+      runId,
+      principal,
+      violations,
+      runDir,
+      ...(socketPath !== undefined ? { socketPath } : {}),
+      ...(proxyPort !== undefined ? { proxyPort } : {}),
+      async release() {
+        try {
+          await p?.close();
+        } finally {
+          if (needDir) rmSync(runDir, { recursive: true, force: true });
+        }
+      },
+    };
+  }
 
+  // With http/tcp, the next run's listener is started while the current run executes, so
+  // proxy start-up is off the spawn path. Each slot still has its own runId and socket.
+  let spare: Promise<RunSlot> | undefined;
+  const takeSlot = async (): Promise<RunSlot> => {
+    const ready = spare;
+    spare = undefined;
+    let slot: RunSlot | undefined;
+    if (ready) slot = await ready.catch(() => undefined);
+    slot ??= await prepareSlot();
+    if (brokered && !closed) {
+      spare = prepareSlot();
+      spare.catch(() => undefined);
+    }
+    return slot;
+  };
+
+  async function spawnRun(argv: readonly string[], opts: SpawnOptions = {}): Promise<SandboxProcess> {
+    if (closed) throw new TrustError('SANDBOX_CLOSED', 'this sandbox was closed', { hint: 'create a new sandbox' });
+    if (!Array.isArray(argv) || argv.length === 0 || argv.some((x) => typeof x !== 'string' || x.includes('\0'))) {
+      throw new TrustError('SANDBOX_ARGV_INVALID', 'argv must be a non-empty array of strings without NUL bytes', {
+        hint: 'pass ["/usr/bin/env", "node", "script.js"], never a shell command string',
+      });
+    }
+    if (opts.stdin !== undefined && !caps.has('stdin')) {
+      throw new TrustError('SANDBOX_CAPABILITY_MISSING', 'stdin data was passed but the policy does not grant "stdin"', { hint: 'add "stdin" to the capabilities' });
+    }
+    const slot = await takeSlot();
+    const { runId, principal, violations, runDir, socketPath, proxyPort } = slot;
+    const started = Date.now();
+    const cleanups: (() => void | Promise<void>)[] = [];
+    const cleanup = async (): Promise<void> => {
+      for (const c of cleanups.reverse()) {
+        try {
+          await c();
+        } catch {
+          /* best effort */
+        }
+      }
+    };
+    let slotReleased = false;
+    const releaseSlot = (): void => {
+      if (slotReleased) return;
+      slotReleased = true;
+      track(slot.release());
+    };
+    try {
       const home = platform === 'linux' ? SANDBOX_LAYOUT.home : join(runDir, 'home');
       const tmp = platform === 'linux' ? SANDBOX_LAYOUT.tmp : join(runDir, 'tmp');
       let env: Record<string, string>;
@@ -430,9 +488,10 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         child.once('error', (e) => {
           done = true;
           clearTimeout(timer);
-          void cleanup().then(() =>
-            reject(new TrustError('SANDBOX_UNAVAILABLE', `could not start ${file}: ${e.message}`, { cause: e, hint: 'check that bubblewrap is installed' })),
-          );
+          void cleanup().then(() => {
+            releaseSlot();
+            reject(new TrustError('SANDBOX_UNAVAILABLE', `could not start ${file}: ${e.message}`, { cause: e, hint: 'check that bubblewrap is installed' }));
+          });
         });
         child.once('close', (code, signal) => {
           done = true;
@@ -455,6 +514,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
               details: { runId, code, signal, timedOut, truncated: result.truncated, violations: violations.length, durationMs: result.durationMs },
             });
             resolve(result);
+            releaseSlot();
           });
         });
       });
@@ -470,6 +530,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       return handle;
     } catch (err) {
       await cleanup();
+      releaseSlot();
       throw err;
     }
   }
@@ -486,6 +547,10 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         return r.exit.catch(() => undefined);
       });
       await Promise.all(waits);
+      const last = spare;
+      spare = undefined;
+      if (last) await last.then((s) => s.release()).catch(() => undefined);
+      await Promise.all([...background]);
       if (ownsWorkDir) rmSync(workDir, { recursive: true, force: true });
     },
   });
