@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, fetch as undiciFetch, request as undiciRequest } from 'undici';
 import { createEgressClient, createEgressGuard } from '@trust/egress';
 import { RequestFilteringHttpAgent } from 'request-filtering-agent';
 import { percentile, sample } from '../lib/table.mjs';
@@ -48,17 +48,19 @@ async function throughput(one, total, concurrency) {
   return total / (Number(process.hrtime.bigint() - t0) / 1e9);
 }
 
+/** Reads a Node stream to one Buffer; every stream-returning variant is read the same way. */
+function collect(stream) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    stream.on('data', (c) => chunks.push(c));
+    stream.on('end', () => resolve(Buffer.concat(chunks)));
+    stream.on('error', reject);
+  });
+}
+
 function nodeGet(agent, url) {
   return new Promise((resolve, reject) => {
-    http
-      .get(url, { agent }, (res) => {
-        // Read the body like the fetch variants do (arrayBuffer), rather than discarding it.
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve(Buffer.concat(chunks)));
-        res.on('error', reject);
-      })
-      .on('error', reject);
+    http.get(url, { agent }, (res) => collect(res).then(resolve, reject)).on('error', reject);
   });
 }
 
@@ -67,8 +69,9 @@ export default async function run({ log }) {
   const url = `http://127.0.0.1:${server.port}/`;
   const principal = { kind: 'plugin', id: 'bench' };
   const CONC = 8;
-  const TOTAL = 2000;
-  const ROUNDS = 3;
+  // Many short interleaved rounds, median per variant: the machine is shared, so load drifts.
+  const TOTAL = 400;
+  const ROUNDS = 9;
 
   const plainAgent = new Agent({ connections: CONC });
   const client = createEgressClient({ policy: { name: 'bench', authorizeHttp: () => ({ allow: true, rule: 'bench' }) } });
@@ -81,7 +84,13 @@ export default async function run({ log }) {
 
   const variants = {
     plain: async () => (await undiciFetch(url, { dispatcher: plainAgent })).arrayBuffer(),
+    plainRequest: async () => {
+      return collect((await undiciRequest(url, { dispatcher: plainAgent })).body);
+    },
     ours: async () => (await client.fetch(url, undefined, { principal })).arrayBuffer(),
+    oursRequest: async () => {
+      return collect((await client.request(url, undefined, { principal })).body);
+    },
     rfa: () => nodeGet(rfa, url),
     ssrf: () => nodeGet(ssrfAgent, url),
   };
@@ -89,13 +98,13 @@ export default async function run({ log }) {
     await throughput(one, 200, CONC);
     if (name === 'ssrf') requestFilterHandler(ssrfAgent);
   }
-  const results = { plain: [], ours: [], rfa: [], ssrf: [] };
+  const results = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const [name, one] of Object.entries(variants)) results[name].push(await throughput(one, TOTAL, CONC));
   }
   const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const rps = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, med(v)]));
-  log(`req/s plain=${rps.plain.toFixed(0)} ours=${rps.ours.toFixed(0)} rfa=${rps.rfa.toFixed(0)} ssrf=${rps.ssrf.toFixed(0)}`);
+  log(`req/s medians: ${Object.entries(rps).map(([k, v]) => `${k}=${v.toFixed(0)}`).join(' ')}`);
 
   await client.close();
   await plainAgent.close();
@@ -112,9 +121,12 @@ export default async function run({ log }) {
   const urlOnly = await sample(() => { for (let i = 0; i < 10; i++) new URL('http://93.184.216.34:8080/x'); }, N / 10);
 
   return [
-    { measure: 'guarded fetch vs plain undici (loopback, 8 concurrent)', unit: 'req/s', ours: rps.ours, baseline: rps.plain, baselineName: 'undici fetch', better: 'higher', target: { ratio: 0.9 } },
-    { measure: 'guarded fetch vs request-filtering-agent (same load)', unit: 'req/s', ours: rps.ours, baseline: rps.rfa, baselineName: 'request-filtering-agent', better: 'higher', target: { ratio: 1 } },
-    { measure: 'guarded fetch vs ssrf-req-filter (same load)', unit: 'req/s', ours: rps.ours, baseline: rps.ssrf, baselineName: 'ssrf-req-filter', better: 'higher', target: { ratio: 1 } },
+    { measure: 'guarded fetch vs plain undici fetch (loopback, 8 concurrent)', unit: 'req/s', ours: rps.ours, baseline: rps.plain, baselineName: 'undici fetch', better: 'higher', target: { ratio: 0.9 } },
+    { measure: 'guarded request vs plain undici request', unit: 'req/s', ours: rps.oursRequest, baseline: rps.plainRequest, baselineName: 'undici request', better: 'higher', target: { ratio: 0.9 } },
+    { measure: 'guarded request vs request-filtering-agent (same load)', unit: 'req/s', ours: rps.oursRequest, baseline: rps.rfa, baselineName: 'request-filtering-agent', better: 'higher', target: { ratio: 1 } },
+    { measure: 'guarded request vs ssrf-req-filter (same load)', unit: 'req/s', ours: rps.oursRequest, baseline: rps.ssrf, baselineName: 'ssrf-req-filter', better: 'higher', target: { ratio: 1 } },
+    { measure: 'guarded fetch (Response) vs request-filtering-agent', unit: 'req/s', ours: rps.ours, baseline: rps.rfa, baselineName: 'request-filtering-agent', better: 'higher', target: { ratio: 1 } },
+    { measure: 'guarded fetch (Response) vs ssrf-req-filter', unit: 'req/s', ours: rps.ours, baseline: rps.ssrf, baselineName: 'ssrf-req-filter', better: 'higher', target: { ratio: 1 } },
     { measure: 'decision: IP literal URL', unit: 'ns/op', ours: percentile(literal, 50) / 10, baseline: percentile(urlOnly, 50) / 10, baselineName: 'new URL() alone', better: 'lower' },
     { measure: 'decision: cached name (2 answers)', unit: 'ns/op', ours: percentile(cached, 50) / 10, baseline: percentile(urlOnly, 50) / 10, baselineName: 'new URL() alone', better: 'lower' },
   ];

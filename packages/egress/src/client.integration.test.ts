@@ -281,3 +281,37 @@ describe('limits: hostile peers get stable codes, never a hang', () => {
     await client.close();
   });
 });
+
+describe('client.request (raw stream answer)', () => {
+  const limits = { bodyTimeoutMs: 300, maxResponseBytes: 100_000 };
+  async function drain(body: NodeJS.ReadableStream): Promise<string> {
+    let n = 0;
+    for await (const c of body) n += (c as Buffer).length;
+    return String(n);
+  }
+
+  it('follows redirects with the same checks and streams the body', async () => {
+    const audit = memorySink();
+    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolver() }, audit });
+    const res = await client.request(`${origin}/rel`, undefined, { principal });
+    expect(res.statusCode).toBe(200);
+    expect(res.redirected).toBe(true);
+    expect(res.url).toBe(`${origin}/echo?from=rel`);
+    let text = '';
+    for await (const c of res.body) text += c;
+    expect(JSON.parse(text).path).toBe('/echo?from=rel');
+    expect(audit.events).toHaveLength(2);
+    expect(await codeOf(client.request(`${origin}/to-private`, undefined, { principal }))).toBe('EGRESS_PRIVATE_ADDRESS');
+    await client.close();
+  });
+
+  it.each([
+    ['/huge', 'EGRESS_RESPONSE_TOO_LARGE'],
+    ['/slow-body', 'EGRESS_TIMEOUT'],
+  ])('%s → %s while streaming', async (path, code) => {
+    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolver() }, limits });
+    const res = await client.request(`${origin}${path}`, undefined, { principal });
+    expect(await codeOf(drain(res.body))).toBe(code);
+    await client.close();
+  });
+});

@@ -82,12 +82,26 @@ export function createEgressGuard(options: GuardOptions = {}): EgressGuard {
     return { ...deny(code, reason, { rule: 'dns', hint }), addresses: [], checks: [] };
   };
 
+  // Verdicts are pure functions of (address, port, compiled options), so they are memoised per
+  // guard: for IP literals by host text, and for a cached answer set by its identity.
+  const literalVerdicts = new Map<string, HostVerdict>();
+  const answerVerdicts = new WeakMap<readonly string[], Map<number, HostVerdict>>();
+
   const resolveHost = async (host: string, port: number, steps?: Steps): Promise<HostVerdict> => {
+    if (steps === undefined) {
+      const hit = literalVerdicts.get(`${port} ${host}`);
+      if (hit !== undefined) return hit;
+    }
     const literal = parseIp(host);
     if (literal !== undefined) {
       const text = formatIp(literal);
       steps?.push({ step: 'resolve', ok: true, detail: `${text} is an IP literal; no DNS` });
-      return verdictOf([text], [judge(literal, port)], steps);
+      const v = Object.freeze(verdictOf([text], [judge(literal, port)], steps));
+      if (steps === undefined) {
+        if (literalVerdicts.size >= 4096) literalVerdicts.clear();
+        literalVerdicts.set(`${port} ${host}`, v);
+      }
+      return v;
     }
     const name = host.toLowerCase().replace(/\.$/, '');
     if (isLocalhostName(name)) {
@@ -99,6 +113,10 @@ export function createEgressGuard(options: GuardOptions = {}): EgressGuard {
       return { ...deny('EGRESS_METADATA', `egress denied: ${hostPort(name, port)} is a cloud metadata name (rule block-metadata)`, { rule: 'block-metadata', hint: 'this class is blocked in every mode and cannot be allowed' }), addresses: [], checks: [] };
     }
     let answers = cache.get(name, Date.now());
+    if (answers !== undefined && steps === undefined) {
+      const hit = answerVerdicts.get(answers)?.get(port);
+      if (hit !== undefined) return hit;
+    }
     if (answers === undefined) {
       const out = await resolveWithin(compiled.resolve, name, compiled.resolveTimeoutMs);
       if (out.kind === 'timeout') {
@@ -115,7 +133,13 @@ export function createEgressGuard(options: GuardOptions = {}): EgressGuard {
     const parsed = answers.map((a) => (typeof a === 'string' ? parseIp(a) : undefined));
     const addresses = parsed.map((p, i) => (p === undefined ? String(answers[i]) : formatIp(p)));
     steps?.push({ step: 'resolve', ok: true, detail: `${name} → ${addresses.join(', ')}` });
-    return verdictOf(addresses, parsed.map((p, i) => judge(p ?? String(answers[i]), port)), steps);
+    const v = Object.freeze(verdictOf(addresses, parsed.map((p, i) => judge(p ?? String(answers[i]), port)), steps));
+    if (steps === undefined) {
+      let byPort = answerVerdicts.get(answers);
+      if (byPort === undefined) answerVerdicts.set(answers, (byPort = new Map()));
+      byPort.set(port, v);
+    }
+    return v;
   };
 
   const evaluate = async (url: string | URL, schemes: readonly string[] | undefined, steps: Steps): Promise<UrlVerdict> => {

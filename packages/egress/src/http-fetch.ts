@@ -6,7 +6,8 @@ import { egressDenied, toEgressError } from './errors.js';
 import { authorizeHttp } from './policy-call.js';
 import { SENSITIVE_HEADERS, redactUrl } from './redact.js';
 import { isStreamBody, toDispatchBody } from './request-body.js';
-import { boundedBody } from './response-body.js';
+import { boundedBody, boundedReadable } from './response-body.js';
+import type { Readable } from 'node:stream';
 import { hostPort, isDenyResult, parseTarget } from './target.js';
 
 /** Who is asking. The principal lands in the policy context and every audit event. */
@@ -29,13 +30,50 @@ export interface EgressFetchInit {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+/** Bodies up to this many declared bytes are buffered before the Response is returned. */
+const SMALL_BODY = 64 * 1024;
+
+async function readSmall(body: AsyncIterable<Buffer>, max: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.byteLength;
+    if (total > max) throw egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
 const CONTENT_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
 
 /**
  * The guarded fetch: policy and guard on every hop, pinned connects, manual redirects, limits and
  * one audit event per decision. See `createEgressClient`.
  */
-export async function egressFetch(engine: Engine, input: string | URL, init: EgressFetchInit = {}, call: EgressCallContext): Promise<Response> {
+export function egressFetch(engine: Engine, input: string | URL, init: EgressFetchInit, call: EgressCallContext): Promise<Response> {
+  return exchange(engine, input, init, call, 'fetch') as Promise<Response>;
+}
+
+/**
+ * The same checks, redirects, limits and audit as `egressFetch`, answering with the raw stream
+ * (no WHATWG Response, no content decoding): the fast path for bulk clients.
+ */
+export function egressRequest(engine: Engine, input: string | URL, init: EgressFetchInit, call: EgressCallContext): Promise<EgressRawResponse> {
+  return exchange(engine, input, init, call, 'raw') as Promise<EgressRawResponse>;
+}
+
+/** What `client.request` answers: undici's shape plus the final URL. */
+export interface EgressRawResponse {
+  readonly statusCode: number;
+  /** Lowercase names; repeated headers as arrays. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The body, size-capped while streaming; errors carry `EGRESS_*` codes. Not decoded. */
+  readonly body: Readable;
+  /** The URL that answered (after redirects). */
+  readonly url: string;
+  readonly redirected: boolean;
+}
+
+async function exchange(engine: Engine, input: string | URL, init: EgressFetchInit, call: EgressCallContext, mode: 'fetch' | 'raw'): Promise<Response | EgressRawResponse> {
   const context = { principal: call.principal, capability: call.capability ?? 'http' } as const;
   const userSignal = init.signal ?? undefined;
   const deadline = createDeadline(engine.limits.totalTimeoutMs, userSignal);
@@ -66,10 +104,11 @@ export async function egressFetch(engine: Engine, input: string | URL, init: Egr
     }
     let whereText: string | undefined;
     const where = () => (whereText ??= redactUrl(target.url));
+    const pathAndQuery = `${target.url.pathname}${target.url.search}`;
     const headers = new Headers(callerHeaders);
     const auth = await authorizeHttp(
       engine.policy,
-      { method, url: target.url.href, scheme: target.scheme as 'http:' | 'https:', host: target.host, port: target.port, path: `${target.url.pathname}${target.url.search}`, headers },
+      { method, url: target.url.href, scheme: target.scheme as 'http:' | 'https:', host: target.host, port: target.port, path: pathAndQuery, headers },
       context,
     );
     for (const s of auth.secrets) secrets.add(s);
@@ -90,7 +129,7 @@ export async function egressFetch(engine: Engine, input: string | URL, init: Egr
       headers.forEach((v, k) => flat.push(k, v));
       res = await engine.dispatcher.request({
         origin: target.url.origin,
-        path: `${target.url.pathname}${target.url.search}`,
+        path: pathAndQuery,
         method: method as Dispatcher.HttpMethod,
         headers: flat,
         body: sendBody as Dispatcher.RequestOptions['body'],
@@ -119,17 +158,38 @@ export async function egressFetch(engine: Engine, input: string | URL, init: Egr
         res.body.destroy();
         throw egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} declares ${cl} bytes, over ${engine.limits.maxResponseBytes}`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
       }
+      if (mode === 'raw') {
+        const max = engine.limits.maxResponseBytes;
+        const body = boundedReadable(
+          res.body,
+          max,
+          () => egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted'),
+          (e) => toEgressError(e, { where: where(), userSignal, timedOut, secrets }),
+          deadline.done,
+        );
+        return { statusCode: status, headers: res.headers, body, url: target.url.href, redirected: hop > 0 };
+      }
       const out = new ResponseHeaders();
       for (const [k, v] of Object.entries(res.headers)) {
         if (v === undefined) continue;
         for (const one of Array.isArray(v) ? v : [v]) out.append(k, one);
       }
-      let stream: ReadableStream<Uint8Array> | null = null;
+      let stream: ReadableStream<Uint8Array> | Uint8Array | null = null;
+      const encoding = first('content-encoding');
       if (NULL_BODY.has(status) || method === 'HEAD') {
         res.body.dump().catch(() => {});
         deadline.done();
-      }
-      else {
+      } else if (Number.isFinite(cl) && cl <= SMALL_BODY && (encoding === undefined || encoding === 'identity')) {
+        // A small body of known length is read here in one go: the web-stream wrapper costs more
+        // than the bytes. Limits and timeouts apply exactly as when streaming.
+        try {
+          stream = await readSmall(res.body, engine.limits.maxResponseBytes);
+        } catch (e) {
+          throw toEgressError(e, { where: where(), userSignal, timedOut, secrets });
+        } finally {
+          deadline.done();
+        }
+      } else {
         const max = engine.limits.maxResponseBytes;
         stream = boundedBody(
           res.body,

@@ -12,7 +12,7 @@ export type { EgressDispatcherOptions } from './dispatcher.js';
 export { createEgressGuard, evaluateUrl, explainUrl } from './guard.js';
 export type { EgressGuard, ExplainStep, HostVerdict, UrlExplanation, UrlVerdict } from './guard.js';
 export type { GuardMode, GuardOptions } from './guard-options.js';
-export type { EgressCallContext, EgressFetchInit } from './http-fetch.js';
+export type { EgressCallContext, EgressFetchInit, EgressRawResponse } from './http-fetch.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export type { EgressLimits } from './limits.js';
 export { createEgressProxy } from './proxy.js';
