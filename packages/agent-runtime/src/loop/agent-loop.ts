@@ -94,7 +94,8 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
       l.emit({ kind: 'tool_result', name: call.name, id: call.id, isError: results[results.length - 1]!.isError === true });
     }
     adf.loop.append({ role: 'user', content: results });
-    messages = loadMessages(adf);
+    // Keep the in-memory history in step with adf_loop instead of re-reading every row per turn.
+    messages = [...messages, { role: 'assistant', content: response.content }, { role: 'user', content: results }];
     if (signal.aborted) return { stopReason: 'aborted', text: lastText, turns: turn };
   }
 }
