@@ -1,23 +1,30 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { ControlServer } from '@trust/agent-runtime';
-import { createDemoAgents } from './demo-workspace.js';
-import { indexHtml, launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
+import { createAgentOpener, createWorkspaceAgents, type AgentOpenerOptions, type ControlServer } from '@trust/agent-runtime';
+import { createKeywordModel } from './keyword-model.js';
+import { launchBrowser, openPage, screenshot, startStudio, indexHtml } from './studio-harness.js';
 
+// The real runtime end to end: a workspace of .adf files, the real loop, tool gate and approval
+// desk, a deterministic model, the control server serving the built studio, real Chromium.
 let browser: Browser;
 let server: ControlServer;
-const agents = createDemoAgents({
-  script: [
-    { kind: 'tool', tool: 'fs_write', args: { path: 'notes/plan.md', content: '<b>not html</b> & "quoted"' }, say: 'I will save the plan with **fs_write**.', result: 'wrote notes/plan.md (27 bytes)' },
-    { kind: 'tool', tool: 'adf_shell', args: { command: 'rm -rf ./cache' }, say: 'I need a shell.', result: 'not run' },
-    { kind: 'say', text: 'Here is a [safe link](https://example.org/docs) and `code`.' },
+let agents: ReturnType<typeof createWorkspaceAgents>;
+const model = createKeywordModel(
+  [
+    { when: 'save the plan', reply: [{ type: 'text', text: 'I will save the plan with **fs_write**.' }, { type: 'tool_use', id: '', name: 'fs_write', input: { path: 'notes/plan.md', mode: 'write', content: '<b>not html</b> & "quoted"' } }] },
+    { when: 'add a step', reply: [{ type: 'tool_use', id: '', name: 'fs_write', input: { path: 'notes/plan.md', mode: 'append', content: 'rm -rf everything' } }] },
+    { when: 'the docs', reply: [{ type: 'text', text: 'Here is a [safe link](https://example.org/docs) and `code`.' }] },
   ],
-  inbox: [{ id: 'm1', from: 'did:key:z6MkPeer', to: 'did:key:z6MkHelper', time: new Date().toISOString(), subject: 'hello', content: 'Hi **helper**, see <https://example.org>.', stamps: { message_verified: true } }],
-  files: { 'notes/readme.md': '# Notes\n\nA file the agent keeps.', 'lib/tool.js': 'export default () => 1;' },
-});
+  (result, isError) => (isError ? `The tool was refused: ${result.slice(0, 120)}` : 'Done: the plan is saved.'),
+);
+const auth = () => ({ authorization: `Bearer ${server.token}`, 'content-type': 'application/json' });
 
 beforeAll(async () => {
   browser = await launchBrowser();
+  agents = createWorkspaceAgents({ dir: mkdtempSync(join(tmpdir(), 'studio-ws-')), open: createAgentOpener({ provider: (() => model) as unknown as AgentOpenerOptions['provider'] }) });
   server = await startStudio(agents, {
     plugins: () => [
       {
@@ -40,10 +47,16 @@ beforeAll(async () => {
       { id: 'r2', command: 'curl http://169.254.169.254/', policy: { net: [] }, exitCode: 7, violations: ['egress denied: metadata address'], egress: [{ target: '169.254.169.254:80', decision: 'deny', rule: 'block-link-local' }], startedAt: new Date().toISOString() },
     ],
   });
+  // The demo workspace: one agent whose fs_write needs the owner's approval from the loop.
+  const created = await fetch(`${server.url}/api/v1/agents`, { method: 'POST', headers: auth(), body: JSON.stringify({ name: 'helper', description: 'demo agent' }) });
+  if (created.status !== 200) throw new Error(`creating the demo agent failed: ${await created.text()}`);
+  const restricted = await fetch(`${server.url}/api/v1/agents/helper/tools/fs_write`, { method: 'PATCH', headers: auth(), body: JSON.stringify({ enabled: true, visible: true, restricted: true }) });
+  if (restricted.status !== 200) throw new Error(`restricting fs_write failed: ${await restricted.text()}`);
 });
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  agents?.close();
 });
 
 describe('studio in Chromium against a real control server', () => {
@@ -65,7 +78,7 @@ describe('studio in Chromium against a real control server', () => {
 
     await page.getByLabel('message').fill('Please save the plan');
     await page.getByRole('button', { name: 'Send' }).click();
-    await page.getByText('waiting for approval').waitFor();
+    await page.getByText('fs_write · requested').waitFor();
     await page.getByRole('button', { name: 'Approvals' }).click();
     const card = page.locator('article.task');
     await card.waitFor();
@@ -78,19 +91,22 @@ describe('studio in Chromium against a real control server', () => {
     await page.getByText('Nothing waits for you.').waitFor();
 
     await page.getByRole('button', { name: 'Agents' }).click();
-    await page.getByText('wrote notes/plan.md (27 bytes)').waitFor();
-    await page.getByText('Done: the tool ran after your approval.').waitFor();
+    await page.getByText('fs_write · done').waitFor();
+    await page.getByText('Done: the plan is saved.').waitFor();
     await screenshot(page, 'agents-chat');
 
     await page.getByRole('button', { name: 'Audit' }).click();
-    await page.locator('tr[data-action="tool.call"]').waitFor();
-    expect(await page.locator('tr[data-action="tool.call"]').textContent()).toContain('fs_write');
+    await page.locator('tr[data-action="approval.resolve"]').waitFor();
+    expect(await page.locator('tr[data-action="approval.resolve"]').textContent()).toContain('fs_write');
+    expect(await page.locator('tr[data-action="approval.resolve"]').textContent()).toContain('allow');
     expect(await page.locator('[data-chain]').getAttribute('data-chain')).toBe('ok');
     expect(await page.locator('.chart svg rect').count()).toBeGreaterThan(0);
     await screenshot(page, 'audit');
 
-    const audit = agents.audit();
-    expect(audit.map((e) => `${e.action}:${e.decision}`)).toEqual(['approval.request:deny', 'approval.resolve:allow', 'tool.call:allow']);
+    const audit = (await (await fetch(`${server.url}/api/v1/agents/helper/audit`, { headers: auth() })).json()) as { events: { action: string; target: string; decision: string }[] };
+    expect(audit.events.filter((e) => e.target === 'fs_write').map((e) => `${e.action}:${e.decision}`)).toEqual(['config.tool:allow', 'approval.request:deny', 'approval.resolve:allow']);
+    const file = (await (await fetch(`${server.url}/api/v1/agents/helper/files/notes/plan.md`, { headers: auth() })).json()) as { file: { content: string } };
+    expect(file.file.content).toBe('<b>not html</b> & "quoted"');
     await page.context().close();
   });
 
@@ -101,18 +117,20 @@ describe('studio in Chromium against a real control server', () => {
     await page.getByText('Nothing waits for you.').waitFor();
     await page.locator('.live.on').waitFor();
     // Another client (the CLI, say) makes the agent ask; this page never reloads or polls.
-    const res = await fetch(`${server.url}/api/v1/agents/helper/chat`, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'clean up the disk' }) });
+    const res = await fetch(`${server.url}/api/v1/agents/helper/chat`, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'add a step' }) });
     expect(res.status).toBe(200);
     const card = page.locator('article.task');
     await card.waitFor();
-    expect(await card.locator('.tool').textContent()).toBe('adf_shell');
+    expect(await card.locator('.tool').textContent()).toBe('fs_write');
+    expect(await card.locator('textarea.args').inputValue()).toContain('rm -rf everything');
     await card.getByPlaceholder('why not, or what to do instead').fill('never delete files');
     await card.getByRole('button', { name: 'Deny' }).click();
     await page.getByText('never delete files').waitFor();
     const tasks = (await (await fetch(`${server.url}/api/v1/tasks`, { headers: { authorization: `Bearer ${server.token}` } })).json()) as { tasks: { tool: string; status: string; feedback?: string }[] };
-    expect(tasks.tasks.find((t) => t.tool === 'adf_shell')).toMatchObject({ status: 'denied', feedback: 'never delete files' });
+    expect(tasks.tasks.filter((t) => t.status === 'denied')).toEqual([expect.objectContaining({ tool: 'fs_write', feedback: 'never delete files' })]);
 
     await page.getByRole('button', { name: 'Agents' }).click();
+    await page.getByText('The tool was refused').waitFor();
     await page.getByLabel('message').fill('and the docs?');
     await page.getByRole('button', { name: 'Send' }).click();
     const link = page.locator('.md a', { hasText: 'safe link' });
@@ -126,11 +144,12 @@ describe('studio in Chromium against a real control server', () => {
     const page = await openPage(browser);
     await page.goto(`${server.url}/#token=${server.token}`);
     await page.getByRole('button', { name: 'Tools & config' }).click();
-    await page.getByText('locked in code: egress stays under the owner').waitFor();
-    await page.getByLabel('fs_read restricted').click();
-    await expect.poll(async () => ((await (await fetch(`${server.url}/api/v1/agents/helper/tools`, { headers: { authorization: `Bearer ${server.token}` } })).json()) as { tools: { restricted: boolean }[] }).tools[0]!.restricted).toBe(true);
+    await page.getByLabel('fs_read locked').waitFor();
+    await page.getByLabel('fs_read locked').click();
+    await page.getByText('declaration is locked: the agent cannot change it').first().waitFor();
+    await expect.poll(async () => ((await (await fetch(`${server.url}/api/v1/agents/helper/tools`, { headers: auth() })).json()) as { tools: { name: string; locked: boolean }[] }).tools.find((t) => t.name === 'fs_read')!.locked).toBe(true);
     await page.getByText('security.allow_unsigned').waitFor();
-    expect(await page.locator('pre').first().textContent()).toContain('[redacted]');
+    expect(await page.locator('pre').first().textContent()).toContain('"model"');
     await screenshot(page, 'tools');
     await page.getByRole('button', { name: 'Plugins' }).click();
     await page.getByText('wasi:sockets/tcp').waitFor();

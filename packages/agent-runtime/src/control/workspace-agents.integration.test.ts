@@ -33,6 +33,9 @@ describe('workspace agents over .adf files', () => {
     expect((await api('POST', '/agents', { name: 'scout' })).status).toBe(409);
     expect((await api('POST', '/agents', { name: '../evil' })).status).toBe(400);
     expect((await api('GET', '/agents/ghost')).status).toBe(404);
+    // A new agent starts from the default posture: built-in tools, adf_shell off and locked.
+    const tools = (await api('GET', '/agents/scout/tools')).json.tools;
+    expect(tools.find((t: { name: string }) => t.name === 'adf_shell')).toMatchObject({ enabled: false, locked: true });
   });
 
   it('shows the config redacted, with locked fields and guard paths', async () => {

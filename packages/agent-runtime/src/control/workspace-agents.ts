@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTrustError, type Principal } from '@trust/core';
 import { createAdf, openAdf, type AdfFile } from '../adf/adf-file.js';
-import { cloneConfig, effectiveToolDeclarations } from '../config/agent-config.js';
+import { cloneConfig, defaultAgentConfig, effectiveToolDeclarations } from '../config/agent-config.js';
 import { DEFAULT_LOCKED_PATHS, GUARD_PATHS } from '../config/config-update.js';
 import { redactConfig } from '../config/redact-config.js';
 import type { AgentConfigView, ApprovalTask, ControlAgent, ControlAgents, ControlEvent, MessageView, ToolRow } from './agent-registry.js';
@@ -25,7 +25,7 @@ export interface OpenedAgent {
 
 /** Options of {@link createWorkspaceAgents}. */
 export interface WorkspaceAgentsOptions {
-  /** Folder of `<id>.adf` files. */
+  /** Folder of `<id>.adf` files. New agents start from the default config (built-in tools with their default flags). */
   readonly dir: string;
   /**
    * Opens an agent file with its runtime (loop, approvals), e.g. {@link createAgentOpener}.
@@ -80,7 +80,7 @@ export function createWorkspaceAgents(options: WorkspaceAgentsOptions): ControlA
     open: (id) => get(id),
     create(input, by) {
       if (ids().includes(input.name)) throw controlError('CONTROL_CONFLICT', `agent "${input.name}" already exists`, 'pick another name');
-      const adf = createAdf(join(options.dir, `${input.name}.adf`), { template: { v: 1, name: input.name, description: input.description ?? '' }, ...clockOpt });
+      const adf = createAdf(join(options.dir, `${input.name}.adf`), { template: { ...defaultAgentConfig({ name: input.name }), description: input.description ?? '' }, ...clockOpt });
       adf.audit.record({ principal: by, action: 'agent.create', target: input.name, decision: 'allow', rule: 'owner' });
       adf.close();
       return get(input.name).summary() as ReturnType<typeof summaryOf>;
