@@ -134,6 +134,7 @@ describe('virtual files', () => {
     expect(adf.files.isAuthorized('lib/gate.ts')).toBe(false);
     adf.files.setAuthorized('lib/gate.ts', true, 'authorized-code');
     expect(adf.files.read('lib/gate.ts')?.authorized).toBe(true);
+    expect(adf.audit.list({ action: 'file.authorize' }).map((e) => e.principal.kind)).toEqual(['owner', 'authorized-code']);
     adf.close();
   });
 

@@ -191,6 +191,7 @@ function assemble(path: string, db: Database.Database, o: { readonly: boolean; c
     cached = { json: row.config_json, config: parsed, dv, gen: generation };
     return parsed;
   };
+  const audit = createAdfAuditSink(db, o.clock);
   return {
     path, db, readonly: o.readonly, schemaVersion: o.version,
     config,
@@ -200,7 +201,7 @@ function assemble(path: string, db: Database.Database, o: { readonly: boolean; c
       db.prepare('UPDATE adf_config SET config_json = ?, updated_at = ? WHERE id = 1').run(JSON.stringify(parsed), o.clock().toISOString());
       return parsed;
     },
-    files: createAdfFiles(db, o.clock),
+    files: createAdfFiles(db, o.clock, () => audit),
     tasks: createAdfTasks(db, o.clock),
     loop: createAdfLoop(db, o.clock),
     inbox: createAdfMail(db, 'adf_inbox', o.clock),
@@ -208,7 +209,7 @@ function assemble(path: string, db: Database.Database, o: { readonly: boolean; c
     timers: createAdfTimers(db, o.clock),
     logs: createAdfLogs(db, o.clock, () => config().logging.max_rows),
     meta: createAdfMeta(db),
-    audit: createAdfAuditSink(db, o.clock),
+    audit,
     transaction: (fn) => db.transaction(fn).immediate(),
     close: () => { if (db.open) db.close(); },
   };

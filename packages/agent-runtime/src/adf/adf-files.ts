@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { TrustError, deniedError, deny } from '@trust/core';
+import { TrustError, createPrincipal, deniedError, deny, type AuditSink } from '@trust/core';
 
 /** Protection level of a virtual file. */
 export type FileProtection = 'none' | 'read_only' | 'no_delete';
@@ -57,7 +57,10 @@ function assertSetter(by: string, what: string): void {
 }
 
 /** Builds the file store over an open database. */
-export function createAdfFiles(db: Database.Database, clock: () => Date): AdfFiles {
+export function createAdfFiles(db: Database.Database, clock: () => Date, audit?: () => AuditSink): AdfFiles {
+  // Flag changes are decisions about authority: each one is an audit event.
+  const record = (by: FlagSetter, action: string, target: string, value: string) =>
+    audit?.().record({ principal: createPrincipal(by, by), action, target, decision: 'allow', rule: 'owner-or-authorized-code', details: { value } });
   const get = db.prepare('SELECT * FROM adf_files WHERE path = ?');
   const insert = db.prepare('INSERT INTO adf_files (path, content, mime_type, size, protection, authorized, created_at, updated_at) VALUES (?, ?, ?, ?, \'none\', 0, ?, ?)');
   // The content UPDATE itself clears `authorized`: no code path can write content and keep the flag.
@@ -98,12 +101,14 @@ export function createAdfFiles(db: Database.Database, clock: () => Date): AdfFil
       assertSetter(by, 'the authorized flag');
       const r = db.prepare('UPDATE adf_files SET authorized = ? WHERE path = ?').run(authorized ? 1 : 0, normalizeVfsPath(path));
       if (r.changes === 0) throw new TrustError('ADF_FILE_NOT_FOUND', `no virtual file "${path}"`);
+      record(by, 'file.authorize', normalizeVfsPath(path), String(authorized));
     },
     isAuthorized: (path) => read(path)?.authorized === true,
     setProtection(path, protection, by) {
       assertSetter(by, 'file protection');
       const r = db.prepare('UPDATE adf_files SET protection = ? WHERE path = ?').run(protection, normalizeVfsPath(path));
       if (r.changes === 0) throw new TrustError('ADF_FILE_NOT_FOUND', `no virtual file "${path}"`);
+      record(by, 'file.protect', normalizeVfsPath(path), protection);
     },
   };
 }

@@ -48,7 +48,7 @@ export interface ApprovalDesk {
   pending(): AdfTask[];
 }
 
-export function createApprovalDesk(adf: AdfFile, audit: AuditSink, principalFor: (o: ToolOrigin) => Principal, approver?: Approver): ApprovalDesk {
+export function createApprovalDesk(adf: AdfFile, audit: AuditSink, principalFor: (o: ToolOrigin) => Principal, approver?: Approver, clock: () => Date = () => new Date()): ApprovalDesk {
   const waiters = new Map<string, Waiter>();
   const desk: ApprovalDesk = {
     pending: () => adf.tasks.list({ status: 'pending_approval' }),
@@ -71,7 +71,7 @@ export function createApprovalDesk(adf: AdfFile, audit: AuditSink, principalFor:
     async wait(input) {
       const task = adf.tasks.create({
         tool: input.tool, args: input.args, origin: input.origin, status: 'pending_approval', requiresAuthorization: true, executorManaged: true,
-        approvalMeta: { reason: input.reason, ...(input.detail ? { detail: input.detail } : {}) },
+        approvalMeta: { reason: input.reason, expires_at: new Date(clock().getTime() + input.timeoutMs).toISOString(), ...(input.detail ? { detail: input.detail } : {}) },
       });
       audit.record({ principal: principalFor(input.origin), action: 'approval.request', target: input.tool, decision: 'deny', code: 'APPROVAL_PENDING', rule: input.reason, details: { task: task.id } });
       const controller = new AbortController();

@@ -72,7 +72,7 @@ describe('human in the loop', () => {
     const { adf, gate } = setup([{ name: 'echo', enabled: true, restricted: true }], approver);
     expect(await gate.call('echo', { text: 'orig' }, { origin: 'llm' })).toMatchObject({ text: 'edited' });
     const [task] = adf.tasks.list();
-    expect(task).toMatchObject({ tool: 'echo', status: 'completed', requiresAuthorization: true, args: { text: 'edited' } });
+    expect(task).toMatchObject({ tool: 'echo', status: 'completed', requiresAuthorization: true, args: { text: 'edited' }, approvalMeta: { reason: 'restricted', expires_at: expect.any(String) } });
     expect(adf.audit.list({ action: 'approval.resolve' }).at(-1)).toMatchObject({ decision: 'allow' });
   });
 

@@ -41,6 +41,7 @@ export interface ToolGateOptions {
   readonly adf: AdfFile;
   readonly registry: ToolRegistry;
   readonly approver?: Approver;
+  /** Clock for approval deadlines (`approval_meta.expires_at`). */
   readonly clock?: () => Date;
   /** Defaults to `adf.audit`. */
   readonly audit?: AuditSink;
@@ -67,7 +68,7 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
   const audit = options.audit ?? adf.audit;
   const agent = options.agentId ?? adf.meta.get('adf_did') ?? adf.path;
   const principalFor = (o: ToolOrigin, id?: string): Principal => createPrincipal(KIND[o], id ?? (o === 'system' ? 'runtime' : o), agent);
-  const desk = createApprovalDesk(adf, audit, (o) => principalFor(o), options.approver);
+  const desk = createApprovalDesk(adf, audit, (o) => principalFor(o), options.approver, options.clock);
   const timeout = (c: AgentConfig) => options.approvalTimeoutMs ?? c.limits.approval_timeout_ms;
 
   const refuse = (principal: Principal, name: string, decision: Deny, details?: Record<string, unknown>): never => {
