@@ -1,5 +1,5 @@
-import * as egress from '@trust/egress';
-import { allow, deny, notImplemented, type AuditSink, type EgressPolicy, type Principal } from '@trust/core';
+import { createEgressClient, type EgressClient, type EgressLimits, type GuardOptions } from '@trust/egress';
+import { allow, deny, type AuditSink, type EgressPolicy, type Principal } from '@trust/core';
 import type { BridgeHttpRequest, BridgeHttpResult, BridgeTcpResult } from './net-protocol.js';
 
 /** Options the host forwards to `@trust/egress` for a plugin's network client. */
@@ -7,18 +7,13 @@ export interface BrokerOptions {
   readonly principal: Principal;
   readonly policy: EgressPolicy;
   /** Address-guard options for egress (`mode` defaults to `'strict'`). */
-  readonly guard?: Record<string, unknown>;
+  readonly guard?: GuardOptions;
   readonly audit?: AuditSink;
   /** Egress limits (timeouts, response size); `httpTimeoutMs` caps every request. */
-  readonly limits?: Record<string, number | undefined>;
+  readonly limits?: EgressLimits;
   readonly httpTimeoutMs?: number;
 }
 
-interface EgressClientLike {
-  fetch(url: string, init: Record<string, unknown>, ctx: { principal: Principal; capability: string }): Promise<Response>;
-  connectTcp?(host: string, port: number, ctx: { principal: Principal }): Promise<import('node:net').Socket>;
-  sendUdp?(host: string, port: number, data: Uint8Array, ctx: { principal: Principal }): Promise<void>;
-}
 
 /** A policy for the coarse tier (`network`/`sockets`): every destination, so only the address floor applies. */
 export const FLOOR_ONLY_POLICY: EgressPolicy = Object.freeze({
@@ -62,8 +57,7 @@ function classify(e: unknown): { error: 'denied' | 'timeout' | 'refused' | 'dns'
  * and audit). The host never opens a socket itself.
  */
 export function createNetworkBroker(options: BrokerOptions): { handle(op: string, payload: unknown): Promise<unknown>; close(): void } {
-  const factory = (egress as unknown as Record<string, unknown>).createEgressClient as ((o: Record<string, unknown>) => EgressClientLike) | undefined;
-  const client = factory?.({
+  const client: EgressClient = createEgressClient({
     policy: options.policy,
     guard: { mode: 'strict', ...(options.guard ?? {}) },
     ...(options.audit ? { audit: options.audit } : {}),
@@ -73,11 +67,10 @@ export function createNetworkBroker(options: BrokerOptions): { handle(op: string
   let nextId = 1;
 
   async function http(req: BridgeHttpRequest): Promise<BridgeHttpResult> {
-    if (!client) return { kind: 'error', error: 'other', message: notImplemented('http brokering (the @trust/egress client is not available)').message };
     const limit = [req.timeoutMs, options.httpTimeoutMs].filter((x): x is number => typeof x === 'number');
     const signal = limit.length > 0 ? AbortSignal.timeout(Math.min(...limit)) : undefined;
     try {
-      const res = await client.fetch(req.url, { method: req.method, headers: req.headers.map(([k, v]) => [k, v]), ...(req.body ? { body: req.body } : {}), ...(signal ? { signal } : {}), redirect: 'manual' }, { principal: options.principal, capability: 'http' });
+      const res = await client.fetch(req.url, { method: req.method, headers: req.headers.map(([k, v]) => [k, v] as [string, string]), ...(req.body ? { body: req.body } : {}), ...(signal ? { signal } : {}), redirect: 'manual' }, { principal: options.principal, capability: 'http' });
       const body = new Uint8Array(await res.arrayBuffer());
       return { kind: 'ok', status: res.status, headers: [...res.headers.entries()], body };
     } catch (e) {
@@ -88,7 +81,6 @@ export function createNetworkBroker(options: BrokerOptions): { handle(op: string
 
   async function tcp(op: string, p: { id?: number; host?: string; port?: number; max?: number; block?: boolean; data?: Uint8Array }): Promise<BridgeTcpResult> {
     if (op === 'udp.send') {
-      if (!client?.sendUdp) return { kind: 'error', error: 'other', message: notImplemented('udp brokering (the @trust/egress client has no sendUdp)').message };
       try {
         await client.sendUdp(p.host!, p.port!, p.data ?? new Uint8Array(0), { principal: options.principal });
         return { kind: 'ok' };
@@ -98,7 +90,6 @@ export function createNetworkBroker(options: BrokerOptions): { handle(op: string
       }
     }
     if (op === 'tcp.connect') {
-      if (!client?.connectTcp) return { kind: 'error', error: 'other', message: notImplemented('tcp brokering (the @trust/egress client has no connectTcp)').message };
       try {
         const socket = await client.connectTcp(p.host!, p.port!, { principal: options.principal });
         const id = nextId++;
@@ -152,6 +143,7 @@ export function createNetworkBroker(options: BrokerOptions): { handle(op: string
     close() {
       for (const s of sockets.values()) s.socket.destroy();
       sockets.clear();
+      client.close().catch(() => undefined); // pooled connections may already be destroyed
     },
   };
 }

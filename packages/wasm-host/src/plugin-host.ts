@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
+import type { GuardOptions } from '@trust/egress';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { createPrincipal, parseCapabilities, tryParseCapabilities, type AuditSink, type CapabilitySet, type EgressPolicy, type TrustError } from '@trust/core';
@@ -40,7 +41,7 @@ export interface PluginHostOptions {
   /** Host-wide egress policy (the second key of `http`/`tcp`/`udp`). `undefined`: no plugin gets network unless `load` passes one. */
   readonly egress?: EgressPolicy;
   /** `@trust/egress` address-guard options; `mode` defaults to `'strict'`. */
-  readonly guard?: Record<string, unknown>;
+  readonly guard?: GuardOptions;
   /** Keys whose signatures the host accepts. `undefined`/`[]`: none. */
   readonly trustedKeys?: readonly PublicSigningKey[];
   /** Refuse unsigned packages and bare components (default `true`). */
