@@ -113,6 +113,23 @@ describe('lifecycle (bubblewrap)', () => {
     expect(await waitGone(m)).toEqual([]);
   });
 
+  it('sends long option lists through --args: granted values never show in the host process list', async () => {
+    const names = Array.from({ length: 200 }, (_, i) => `BULK_VAR_${i}`);
+    const source = Object.fromEntries(names.map((n) => [n, `${n}-${'v'.repeat(1000)}`]));
+    const bulk = await createSandbox({ v: 1, capabilities: ['stdout', ...names.map((n) => `env:${n}`)] }, { env: source });
+    try {
+      const p = await bulk.spawn(['/bin/sh', '-c', 'sleep 0.3; env | grep -c ^BULK_VAR_']);
+      const hostCmdline = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8');
+      expect(hostCmdline.split('\0').slice(0, 3)).toEqual(['/usr/bin/bwrap', '--args', '3']);
+      expect(hostCmdline).not.toContain('vvvvvvvvvv');
+      const [out, exit] = await Promise.all([readAll(p.stdout), p.exit]);
+      expect(out.trim()).toBe('200');
+      expect(exit.code).toBe(0);
+    } finally {
+      await bulk.close();
+    }
+  });
+
   it('applies rlimits through the launcher', async () => {
     const limited = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'], limits: { files: 64, fileSizeBytes: 4096, memoryBytes: 512 * 1024 * 1024 } });
     try {
