@@ -1,25 +1,34 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { ControlServer } from '@trust/agent-runtime';
-import { createDemoAgents } from './demo-workspace.js';
+import { createAdf, createAgentOpener, createWorkspaceAgents, defaultAgentConfig, type AgentOpenerOptions, type ControlServer } from '@trust/agent-runtime';
+import { createKeywordModel } from './keyword-model.js';
 import { launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
 import { XSS_DOCUMENT } from './xss-corpus.js';
 
+// The corpus reaches the studio the three ways attackers have: as model output (through the real
+// loop), as an inbound message in adf_inbox, and as a file in the agent's store.
 let browser: Browser;
 let server: ControlServer;
-const agents = createDemoAgents({
-  script: [{ kind: 'say', text: XSS_DOCUMENT }],
-  inbox: [{ id: 'evil-1', from: 'did:key:z6MkAttacker', to: 'did:key:z6MkHelper', time: new Date().toISOString(), subject: 'invoice', content: XSS_DOCUMENT }],
-  files: { 'inbound/evil.md': XSS_DOCUMENT },
-});
+let agents: ReturnType<typeof createWorkspaceAgents>;
 
 beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'studio-xss-'));
+  const adf = createAdf(join(dir, 'helper.adf'), { template: defaultAgentConfig({ name: 'helper' }) });
+  adf.inbox.insert({ from: 'did:key:z6MkAttacker', to: 'did:key:z6MkHelper', subject: 'invoice', content: XSS_DOCUMENT });
+  adf.files.write('inbound/evil.md', XSS_DOCUMENT);
+  adf.close();
+  const model = createKeywordModel([{ when: 'summarise', reply: [{ type: 'text', text: XSS_DOCUMENT }] }], () => 'ok');
+  agents = createWorkspaceAgents({ dir, open: createAgentOpener({ provider: (() => model) as unknown as AgentOpenerOptions['provider'] }) });
   browser = await launchBrowser();
   server = await startStudio(agents);
 });
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  agents?.close();
 });
 
 /** Asserts that what is rendered in `.md` blocks is inert. */
@@ -81,7 +90,7 @@ describe('XSS corpus in the studio (Chromium, real CSP)', () => {
     const page = await openPage(browser);
     await page.goto(`${server.url}/#token=${server.token}`);
     await page.getByRole('button', { name: 'inbox' }).click();
-    await page.locator('[data-message="evil-1"] .md').waitFor();
+    await page.locator('.message .md').waitFor();
     await assertInert(page);
     await page.getByRole('button', { name: 'files' }).click();
     await page.getByRole('button', { name: 'inbound/evil.md' }).click();

@@ -42,7 +42,8 @@ export function ChatPanel({ agent }: { agent: string }) {
               ) : null}
               <time>{t.time.slice(11, 19)}</time>
             </div>
-            {t.role === 'user' ? <p className="plain">{t.content}</p> : <Markdown text={t.content} />}
+            {t.role === 'user' ? <p className="plain">{t.content}</p> : t.content !== '' ? <Markdown text={t.content} /> : null}
+            {t.tool?.args !== undefined ? <pre className="plain args">{JSON.stringify(t.tool.args, null, 2)}</pre> : null}
           </li>
         ))}
       </ol>

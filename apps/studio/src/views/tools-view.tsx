@@ -66,7 +66,7 @@ export function ToolsView() {
       <ErrorNote error={config.error} />
       {config.data ? (
         <div className="config">
-          <pre className="plain">{JSON.stringify(config.data.config, null, 2)}</pre>
+          <pre className="plain config-json">{JSON.stringify(withoutTools(config.data.config), null, 2)}</pre>
           <div>
             <h4>Locked fields (the agent may only ask)</h4>
             <ul>{config.data.lockedFields.map((l) => <li key={l.path}><code>{l.path}</code> — {l.why}</li>)}</ul>
@@ -82,4 +82,11 @@ export function ToolsView() {
       ) : null}
     </section>
   );
+}
+
+/** The config minus `tools`, which the matrix above already shows. */
+function withoutTools(config: unknown): unknown {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return config;
+  const { tools: _tools, ...rest } = config as Record<string, unknown>;
+  return { ...rest, tools: '(see the matrix above)' };
 }
