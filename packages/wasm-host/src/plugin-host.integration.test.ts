@@ -128,6 +128,15 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     await expect(code(h.load(fixture('tiny'), { grants: ['http'] }))).resolves.toBe('WASM_ISOLATION_REQUIRED');
   });
 
+  it('serves the manifest args only with the args capability, never the host argv', async () => {
+    const h = host();
+    const withArgs = writePackage(join(tmp.dir, 'args'), manifestToml(['args'], 'args = ["--one", "--two"]\n'), { 'tiny.wasm': fixture('tiny') });
+    const without = writePackage(join(tmp.dir, 'noargs'), manifestToml([], 'args = ["--one", "--two"]\n'), { 'tiny.wasm': fixture('tiny') });
+    expect(await (await h.load(withArgs)).call('arg-count')).toBe(2);
+    expect(await (await h.load(without)).call('arg-count')).toBe(0);
+    expect(await (await h.load(fixture('tiny'), { grants: ['args'] })).call('arg-count')).toBe(0);
+  });
+
   it('narrows or replaces the manifest grants at load', async () => {
     const h = host();
     const dir = writePackage(join(tmp.dir, 'grants'), manifestToml(['env:TRUST_A', 'env:TRUST_B']), { 'tiny.wasm': fixture('tiny') });
