@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allowHosts } from '@trust/core';
 import { createSandbox } from '@trust/os-sandbox';
-import { percentile, sample } from '../lib/table.mjs';
+import { percentile } from '../lib/table.mjs';
 
-const N = 60;
+const N = 40;
 const WARMUP = 5;
 const ms = (sorted) => percentile(sorted, 50) / 1e6;
 
@@ -20,11 +20,6 @@ function run(file, args, options = {}) {
     c.once('error', reject);
     c.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
   });
-}
-
-async function measure(fn, n = N) {
-  for (let i = 0; i < WARMUP; i++) await fn();
-  return ms(await sample(fn, n));
 }
 
 function realisticBwrap(ws) {
@@ -46,62 +41,82 @@ async function runTrust(sb, ws) {
   if (e.code !== 0) throw new Error(`trust run exited ${e.code}`);
 }
 
-async function measureSrt(ws, log) {
+/**
+ * Runs every method once per round, round-robin, so that load changes on a shared machine hit
+ * all of them alike; returns the median per method in ms.
+ */
+async function interleaved(methods, rounds) {
+  const names = Object.keys(methods);
+  for (const n of names) for (let i = 0; i < WARMUP; i++) await methods[n]();
+  const times = Object.fromEntries(names.map((n) => [n, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const n of names) {
+      const t0 = process.hrtime.bigint();
+      await methods[n]();
+      times[n].push(Number(process.hrtime.bigint() - t0));
+    }
+  }
+  return Object.fromEntries(names.map((n) => [n, ms(times[n].sort((a, b) => a - b))]));
+}
+
+async function startSrt(ws) {
   const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
-  const cwd = process.cwd();
-  process.chdir(ws);
-  try {
-    await SandboxManager.initialize({
-      network: { allowedDomains: [], deniedDomains: [] },
-      filesystem: { denyRead: [], allowWrite: ['.'], denyWrite: [] },
-    });
-    const once = async () => {
+  await SandboxManager.initialize({
+    network: { allowedDomains: [], deniedDomains: [] },
+    filesystem: { denyRead: [], allowWrite: [ws], denyWrite: [] },
+  });
+  return {
+    run: async () => {
       const cmd = await SandboxManager.wrapWithSandbox('/bin/true');
       await run('/bin/sh', ['-c', cmd], { cwd: ws });
-    };
-    return await measure(once, 40);
-  } finally {
-    await SandboxManager.reset().catch((e) => log(`srt reset: ${e?.message ?? e}`));
-    process.chdir(cwd);
-  }
+    },
+    stop: () => SandboxManager.reset(),
+  };
 }
 
 export default async function suite(ctx) {
   const log = ctx?.log ?? (() => {});
   const ws = realpathSync(mkdtempSync(join(tmpdir(), 'trust-bench-sb-')));
   const rows = [];
+  const closers = [];
   try {
-    const plain = await measure(() => run('/bin/true', []));
-    const bwrap = await measure(() => run('/usr/bin/bwrap', realisticBwrap(ws)));
     const noNet = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`] });
-    const trustNoNet = await measure(() => runTrust(noNet, ws));
-    await noNet.close();
+    closers.push(() => noNet.close());
     const withHttp = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'http'] }, { egress: allowHosts(['example.com']) });
-    const trustHttp = await measure(() => runTrust(withHttp, ws));
-    await withHttp.close();
-    // The bridge choice: the compiled launcher against the socat + sh readiness-poll fallback.
+    closers.push(() => withHttp.close());
     const withSocat = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'http'] }, { egress: allowHosts(['example.com']), bridge: 'socat' });
-    const trustSocat = await measure(() => runTrust(withSocat, ws), 30);
-    await withSocat.close();
-    let srt;
+    closers.push(() => withSocat.close());
+    const methods = {
+      plain: () => run('/bin/true', []),
+      bwrap: () => run('/usr/bin/bwrap', realisticBwrap(ws)),
+      trustNoNet: () => runTrust(noNet, ws),
+      trustHttp: () => runTrust(withHttp, ws),
+      trustSocat: () => runTrust(withSocat, ws),
+    };
     let srtError;
     try {
-      srt = await measureSrt(ws, log);
+      const srt = await startSrt(ws);
+      closers.push(() => srt.stop());
+      await srt.run();
+      methods.srt = srt.run;
     } catch (e) {
       srtError = String(e?.message ?? e).split('\n')[0];
       log(`srt could not run here: ${srtError}`);
     }
-    rows.push({ measure: 'spawn /bin/true: plain', unit: 'ms', ours: plain, better: 'lower' });
-    rows.push({ measure: 'spawn /bin/true: raw bwrap (realistic profile)', unit: 'ms', ours: bwrap, baseline: plain, baselineName: 'plain spawn', better: 'lower' });
-    rows.push({ measure: 'spawn /bin/true: trust, no network', unit: 'ms', ours: trustNoNet, baseline: bwrap, baselineName: 'raw bwrap', better: 'lower', target: { ratio: 1.3 } });
-    rows.push({ measure: 'egress bridge: C launcher vs socat fallback (trust, http)', unit: 'ms', ours: trustHttp, baseline: trustSocat, baselineName: 'socat + sh poll', better: 'lower', target: { ratio: 1 } });
-    if (srt !== undefined) {
-      rows.push({ measure: 'spawn /bin/true: trust, http proxy', unit: 'ms', ours: trustHttp, baseline: srt, baselineName: 'srt 0.0.83 steady state', better: 'lower', target: { ratio: 0.33, max: 8 } });
-      rows.push({ measure: 'spawn /bin/true: srt 0.0.83 wrapWithSandbox + spawn', unit: 'ms', ours: srt, baseline: bwrap, baselineName: 'raw bwrap', better: 'lower' });
+    const m = await interleaved(methods, N);
+    rows.push({ measure: 'spawn /bin/true: plain', unit: 'ms', ours: m.plain, better: 'lower' });
+    rows.push({ measure: 'spawn /bin/true: raw bwrap (realistic profile)', unit: 'ms', ours: m.bwrap, baseline: m.plain, baselineName: 'plain spawn', better: 'lower' });
+    rows.push({ measure: 'spawn /bin/true: trust, no network', unit: 'ms', ours: m.trustNoNet, baseline: m.bwrap, baselineName: 'raw bwrap', better: 'lower', target: { ratio: 1.3 } });
+    rows.push({ measure: 'spawn /bin/true: trust, http proxy vs no network', unit: 'ms', ours: m.trustHttp, baseline: m.trustNoNet, baselineName: 'trust, no network', better: 'lower' });
+    rows.push({ measure: 'egress bridge: C launcher vs socat fallback (trust, http)', unit: 'ms', ours: m.trustHttp, baseline: m.trustSocat, baselineName: 'socat + sh poll', better: 'lower', target: { ratio: 1 } });
+    if (m.srt !== undefined) {
+      rows.push({ measure: 'spawn /bin/true: trust, http proxy', unit: 'ms', ours: m.trustHttp, baseline: m.srt, baselineName: 'srt 0.0.83 steady state', better: 'lower', target: { ratio: 0.33, max: 8 } });
+      rows.push({ measure: 'spawn /bin/true: srt 0.0.83 wrapWithSandbox + spawn', unit: 'ms', ours: m.srt, baseline: m.bwrap, baselineName: 'raw bwrap', better: 'lower' });
     } else {
-      rows.push({ measure: `spawn /bin/true: trust, http proxy (srt unavailable: ${srtError})`, unit: 'ms', ours: trustHttp, baseline: bwrap, baselineName: 'raw bwrap', better: 'lower', target: { max: 8 } });
+      rows.push({ measure: `spawn /bin/true: trust, http proxy (srt unavailable: ${srtError})`, unit: 'ms', ours: m.trustHttp, baseline: m.bwrap, baselineName: 'raw bwrap', better: 'lower', target: { max: 8 } });
     }
   } finally {
+    for (const c of closers.reverse()) await Promise.resolve(c()).catch((e) => log(`close: ${e?.message ?? e}`));
     rmSync(ws, { recursive: true, force: true });
   }
   return rows;
