@@ -28,6 +28,8 @@ beforeAll(async () => {
     { content: [{ type: 'text', text: 'Saved **plan.md**.' }] },
     { content: [{ type: 'tool_use', id: 'c2', name: 'fs_write', input: { path: 'plan.md', mode: 'append', content: 'step 2' } }] },
     { content: [{ type: 'text', text: 'Understood.' }] },
+    { content: [{ type: 'tool_use', id: 'c3', name: 'fs_write', input: { path: 'plan.md', mode: 'write', content: 'delete everything' } }] },
+    { content: [{ type: 'text', text: 'Written as you edited it.' }] },
   ]);
   agents = createWorkspaceAgents({ dir, open: createAgentOpener({ provider: () => provider }) });
   server = await createControlServer({ agents });
@@ -87,5 +89,15 @@ describe('control API over the real agent runtime', () => {
     expect((await api('GET', '/agents/helper/files/plan.md')).json.file.content).toBe('step 1');
     const tasks = (await api('GET', '/agents/helper/tasks')).json.tasks;
     expect(tasks.find((t: { id: string }) => t.id === task.id)).toMatchObject({ status: 'denied', feedback: 'not now' });
+  });
+
+  it('approving with modified arguments runs the owner version, re-validated by the gate', async () => {
+    await api('POST', '/agents/helper/chat', { text: 'rewrite the plan' });
+    const task = (await api('GET', '/tasks')).json.tasks.find((t: { status: string }) => t.status === 'pending');
+    expect(task.args).toEqual({ path: 'plan.md', mode: 'write', content: 'delete everything' });
+    const edited = { path: 'plan.md', mode: 'write', content: 'step 1, edited by the owner' };
+    expect((await api('POST', `/agents/helper/tasks/${task.id}/approve`, { args: edited })).json.task).toMatchObject({ status: 'approved', args: edited });
+    await settle(async () => (await api('GET', '/agents/helper')).json.agent.state === 'idle');
+    expect((await api('GET', '/agents/helper/files/plan.md')).json.file.content).toBe('step 1, edited by the owner');
   });
 });
