@@ -316,7 +316,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       const ctl = new Int32Array(ctlBuffer);
       const data = new Uint8Array(dataBuffer);
       const worker = new Worker(workerScript(), {
-        workerData: { glueUrl: s.tc.glueUrl, modules: Object.fromEntries(s.tc.modules), plan: s.plan, maxMemoryBytes: limits.maxMemoryBytes, callCtl: ctlBuffer, callData: dataBuffer, ...extra },
+        workerData: { glueUrl: s.tc.glueUrl, modules: Object.fromEntries(s.tc.modules), plan: s.plan, maxMemoryBytes: limits.maxMemoryBytes, maxOutputBytes: limits.maxOutputBytes, callCtl: ctlBuffer, callData: dataBuffer, ...extra },
         transferList: transfer,
         resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb, maxYoungGenerationSizeMb: 16 },
         stdout: true,

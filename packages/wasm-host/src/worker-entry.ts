@@ -16,6 +16,8 @@ interface Init {
   bridgePort?: MessagePort;
   bridgeFlag?: SharedArrayBuffer;
   maxMemoryBytes?: number;
+  /** Guest output kept per call (the host keeps the last `maxOutputBytes` overall). */
+  maxOutputBytes: number;
   /** The call channel (see call-channel.ts): control words and the payload buffer. */
   callCtl: SharedArrayBuffer;
   callData: SharedArrayBuffer;
@@ -26,13 +28,20 @@ const init = workerData as Init;
 let runtime: PluginRuntime | undefined;
 let inCall = false;
 let callOutput: ['stdout' | 'stderr', Uint8Array][] = [];
+let callOutputBytes = 0;
 try {
   runtime = await instantiateRuntime({
     glueUrl: init.glueUrl,
     modules: new Map(Object.entries(init.modules)),
     plan: init.plan,
     // output during a call travels with its result, so it is visible when the call resolves
-    onOutput: (stream, data) => (inCall ? callOutput.push([stream, data]) : port.postMessage({ type: 'stdio', stream, data })),
+    onOutput: (stream, data) => {
+      if (!inCall) return port.postMessage({ type: 'stdio', stream, data });
+      // bounded: a guest printing in a loop cannot grow the worker without limit
+      if (callOutputBytes + data.length > init.maxOutputBytes) return;
+      callOutputBytes += data.length;
+      callOutput.push([stream, data]);
+    },
     ...(init.bridgePort && init.bridgeFlag ? { bridge: createSyncCaller(init.bridgePort, init.bridgeFlag) } : {}),
     ...(init.maxMemoryBytes !== undefined ? { maxMemoryBytes: init.maxMemoryBytes } : {}),
   });
@@ -54,6 +63,7 @@ if (runtime) {
     inCall = false;
     const output = callOutput;
     callOutput = [];
+    callOutputBytes = 0;
     let bytes: Buffer;
     try {
       bytes = serialize({ ...outcome, output });
