@@ -315,3 +315,16 @@ describe('client.request (raw stream answer)', () => {
     await client.close();
   });
 });
+
+describe('secrets stay out of errors', () => {
+  it('a failing request with injected credentials does not echo them in the error', async () => {
+    const policy = injecting('public.test', { authorization: 'Bearer ERR-SECRET-9' });
+    const client = createEgressClient({ policy, guard: { resolve: resolver() }, limits: { headersTimeoutMs: 200 } });
+    const err = await client.fetch(`${origin}/stall`, { headers: { cookie: 'c=COOKIE-ERR' } }, { principal }).catch((e: unknown) => e);
+    expect(isTrustError(err, 'EGRESS_TIMEOUT')).toBe(true);
+    const text = `${String(err)} ${JSON.stringify(err)} ${String((err as Error).cause)} ${(err as Error).stack}`;
+    expect(text).not.toContain('ERR-SECRET-9');
+    expect(text).not.toContain('COOKIE-ERR');
+    await client.close();
+  });
+});

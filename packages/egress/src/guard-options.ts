@@ -1,4 +1,4 @@
-import { TrustError, parseCidr, type Cidr, type Problem } from '@trust/core';
+import { TrustError, formatCidr, parseCidr, type Cidr, type Problem } from '@trust/core';
 import { systemResolve, type Resolve } from './resolver.js';
 
 /** How much of the local network the guard lets through. */
@@ -19,10 +19,14 @@ export interface GuardOptions {
   readonly resolve?: (host: string) => Promise<string[]>;
   /** URL schemes with the colon. Default `['http:', 'https:']` (`ws:`/`wss:` for WebSocket). */
   readonly schemes?: readonly string[];
-  /** Operator allows: CIDRs that open loopback, private, CGNAT, ULA or reserved blocks. Never link-local, metadata, unspecified, multicast or broadcast. */
-  readonly allowCidrs?: readonly string[];
+  /**
+   * Operator allows: CIDRs (text such as `"10.0.0.0/8"`, or `Cidr` values from `parseCidr` /
+   * `compilePolicy`) that open loopback, private, CGNAT, ULA or reserved blocks. Never
+   * link-local, metadata, unspecified, multicast or broadcast.
+   */
+  readonly allowCidrs?: readonly (string | Cidr)[];
   /** Operator denies: CIDRs blocked in every mode (wins over `allowCidrs`). */
-  readonly denyCidrs?: readonly string[];
+  readonly denyCidrs?: readonly (string | Cidr)[];
   /** Deadline for one resolution (default 5000 ms). A timeout blocks. */
   readonly resolveTimeoutMs?: number;
   /** How long a resolver answer is reused (default 1000 ms; 0 disables). Answers are re-judged on every use. */
@@ -57,13 +61,14 @@ export function compileGuardOptions(options: GuardOptions = {}): CompiledGuardOp
     }
   });
   const cidrs = (key: 'allowCidrs' | 'denyCidrs') =>
-    (options[key] ?? []).flatMap((text, i) => {
-      const cidr = typeof text === 'string' ? parseCidr(text) : undefined;
+    (options[key] ?? []).flatMap((item, i) => {
+      const isCidr = typeof item === 'object' && item !== null && typeof item.prefix === 'number' && item.address?.bytes instanceof Uint8Array;
+      const cidr = typeof item === 'string' ? parseCidr(item) : isCidr ? parseCidr(formatCidr(item)) : undefined;
       if (cidr === undefined) {
-        problems.push({ code: 'EGRESS_OPTIONS_INVALID', path: `${key}[${i}]`, message: `${JSON.stringify(text)} is not a CIDR`, hint: 'write "10.0.0.0/8", "10.0.0.5" or "fd12::/16"' });
+        problems.push({ code: 'EGRESS_OPTIONS_INVALID', path: `${key}[${i}]`, message: `${JSON.stringify(item)} is not a CIDR`, hint: 'write "10.0.0.0/8", "10.0.0.5" or "fd12::/16"' });
         return [];
       }
-      return [{ text, cidr }];
+      return [{ text: typeof item === 'string' ? item : formatCidr(cidr), cidr }];
     });
   const allowCidrs = cidrs('allowCidrs');
   const denyCidrs = cidrs('denyCidrs');

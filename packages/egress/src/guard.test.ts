@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createStubResolver } from '@trust/testing';
-import { isTrustError } from '@trust/core';
+import { isTrustError, parseCidr } from '@trust/core';
 import { createEgressGuard, evaluateUrl, explainUrl } from './guard.js';
 import { redactUrl } from './redact.js';
 
@@ -35,6 +35,14 @@ describe('operator CIDR overrides', () => {
     const g = createEgressGuard({ protectedPorts: [7385], allowCidrs: ['127.0.0.0/8'] });
     const v = await g.evaluateUrl('http://127.0.0.1:7385/');
     expect(v.allow ? 'allow' : v.code).toBe('EGRESS_PROTECTED_PORT');
+  });
+
+  it('accepts parsed Cidr values (the shape compilePolicy returns for guard settings)', async () => {
+    const settings = { mode: 'strict' as const, allowCidrs: [parseCidr('127.0.0.1/32')!], denyCidrs: [parseCidr('8.8.8.0/24')!] };
+    const g = createEgressGuard(settings);
+    expect((await g.evaluateUrl('http://127.0.0.1/')).rule).toBe('allow-cidr:127.0.0.1/32');
+    const v = await g.evaluateUrl('http://8.8.8.8/');
+    expect(v.allow ? 'allow' : v.code).toBe('EGRESS_DENIED_CIDR');
   });
 
   it('rejects bad options, listing every problem', () => {

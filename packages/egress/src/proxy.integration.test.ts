@@ -155,3 +155,9 @@ describe('createEgressProxy on a unix socket', () => {
     expect(existsSync(path)).toBe(false);
   });
 });
+
+describe('listener safety', () => {
+  it('refuses to listen on a non-loopback address', async () => {
+    await expect(createEgressProxy({ policy: allowAll, principal, listen: { host: '0.0.0.0' as '127.0.0.1', port: 0 } })).rejects.toMatchObject({ code: 'EGRESS_OPTIONS_INVALID' });
+  });
+});

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { deny, type AuditSink, type Decision, type Deny, type EgressPolicy, type Principal } from '@trust/core';
+import { TrustError, deny, type AuditSink, type Decision, type Deny, type EgressPolicy, type Principal } from '@trust/core';
 import type { Dispatcher } from 'undici';
 import { recordEgress } from './audit.js';
 import { createEgressDispatcher, toGuard } from './dispatcher.js';
@@ -68,6 +68,11 @@ function refuseTunnel(socket: Duplex, d: Deny, status = 403): void {
  * await proxy.close();
  */
 export async function createEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
+  if (!('path' in options.listen) && options.listen.host !== '127.0.0.1' && options.listen.host !== '::1') {
+    throw new TrustError('EGRESS_OPTIONS_INVALID', `egress proxy must listen on loopback or a unix socket, not ${String(options.listen.host)}`, {
+      hint: "use listen: { host: '127.0.0.1', port: 0 } or listen: { path: '/run/…/proxy.sock' }",
+    });
+  }
   const guard = toGuard(options.guard);
   const limits = resolveLimits(options.limits);
   const dialled = new Map<string, string>();
@@ -77,7 +82,7 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   const sockets = new Set<Socket | Duplex>();
 
   const audit = (target: string, decision: Decision, started: number, extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
-    recordEgress(options.audit, { principal, action: 'egress.http', target, decision, started, policy: options.policy.name, via: 'proxy', ...extra }, now);
+    recordEgress(options.audit, { principal, action: extra.method === 'CONNECT' && options.connectAs === 'tcp' ? 'egress.tcp' : 'egress.http', target, decision, started, policy: options.policy.name, via: 'proxy', ...extra }, now);
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = now();
