@@ -64,9 +64,14 @@ export function analyzeStatement(db: Database.Database, sql: string, roots: Root
   let ddl = false;
   const verb = leadingVerb(sql);
   let cursors = new Map<number, { table: string; write: boolean }>();
+  // A recursive CTE keeps a queue: rows are Inserted into an ephemeral table and read back with
+  // RowData. SQLite cannot be interrupted through better-sqlite3, so an unbounded recursion would
+  // hang the runtime; such statements are refused.
+  let ephemeral = new Set<number>();
+  let queued = new Set<number>();
   const tableOf = (root: number) => roots.get(root) ?? `#root${root}`;
   ops.forEach((op, i) => {
-    if (op.addr === 0) cursors = new Map(); // a trigger sub-program starts: new cursor space
+    if (op.addr === 0) { cursors = new Map(); ephemeral = new Set(); queued = new Set(); } // a sub-program starts: new cursor space
     switch (op.opcode) {
       case 'OpenRead': case 'OpenWrite': case 'ReopenIdx': {
         const write = op.opcode === 'OpenWrite';
@@ -82,7 +87,16 @@ export function analyzeStatement(db: Database.Database, sql: string, roots: Root
       }
       case 'OpenDup': { const c = cursors.get(op.p2); if (c) cursors.set(op.p1, c); return; }
       case 'Delete': case 'IdxDelete': { const c = cursors.get(op.p1); if (c) { mutates.add(c.table); writes.add(c.table); } return; }
-      case 'Insert': { const c = cursors.get(op.p1); if (c && op.p5 & OPFLAG_ISUPDATE) mutates.add(c.table); return; }
+      case 'OpenEphemeral': ephemeral.add(op.p1); return;
+      case 'RowData':
+        if (queued.has(op.p1)) hard.push({ code: 'SQL_RECURSIVE_DENIED', reason: 'recursive queries are not allowed: SQLite cannot be interrupted here, so an unbounded recursion would hang the agent' });
+        return;
+      case 'Insert': {
+        if (ephemeral.has(op.p1)) queued.add(op.p1);
+        const c = cursors.get(op.p1);
+        if (c && op.p5 & OPFLAG_ISUPDATE) mutates.add(c.table);
+        return;
+      }
       case 'NotExists': {
         // On a write cursor, a rowid conflict that is not a constraint error means REPLACE: an overwrite.
         const c = cursors.get(op.p1);
