@@ -53,7 +53,7 @@ ${body}
   });
   return run(undefined, undefined, undefined).then(
     (v) => { let s; try { s = toJson(v); } catch (e) { __settle(false, 'TypeError', 'result is not JSON-serialisable: ' + String(e && e.message)); return; } __settle(true, s, ''); },
-    (e) => { const name = e && typeof e === 'object' && typeof e.name === 'string' ? e.name : 'Error'; const msg = e && typeof e === 'object' && 'message' in e ? String(e.message) : String(e); __settle(false, name, msg); },
+    (e) => { const name = e && typeof e === 'object' && typeof e.name === 'string' ? e.name : 'Error'; const msg = e && typeof e === 'object' && 'message' in e ? String(e.message) : String(e); const code = e && typeof e === 'object' && typeof e.code === 'string' ? e.code + ': ' : ''; __settle(false, name, code + msg); },
   );
 })`;
 }

@@ -19,6 +19,8 @@ import type { WsClient } from '../tools/ws-tools.js';
 import type { ChatHooks } from '../tools/chat-tools.js';
 import type { ModelProvider, StopReason } from '../providers/model-provider.js';
 import { runAgentLoop } from './agent-loop.js';
+import { fireDueTimers } from './timer-firing.js';
+import type { TimerFiring } from './timer-firing.js';
 import type { AgentEvent } from './agent-loop.js';
 
 /** Egress for the agent's tools: the `@trust/egress` client(s) built by the host. */
@@ -75,6 +77,11 @@ export interface Agent {
   run(): Promise<TurnOutcome>;
   /** Answers the pending `ask`. */
   answer(text: string): void;
+  /**
+   * Fires the timers due now (the host calls this on its own schedule): system timers run their
+   * lambda with the file's authorization; agent timers wake the loop only in autonomous mode.
+   */
+  fireDueTimers(): Promise<TimerFiring[]>;
   /** Stops the current activation cleanly. */
   abort(): void;
   close(): void;
@@ -150,6 +157,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       if (!pendingAsk) throw new TrustError('AGENT_NO_QUESTION', 'there is no pending question to answer');
       pendingAsk.resolve(text);
     },
+    fireDueTimers: () => fireDueTimers({ adf, runner, now: clock(), wake: (text) => activate(text) }),
     abort() { controller?.abort(); },
     close() { controller?.abort(); state = 'closed'; sql.close(); adf.close(); },
   };

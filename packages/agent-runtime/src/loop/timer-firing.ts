@@ -1,0 +1,54 @@
+import type { AdfFile } from '../adf/adf-file.js';
+import type { CodeRunner } from '../code/code-runner.js';
+import { parseLambdaRef } from '../code/code-runner.js';
+
+/** What happened to one due timer. */
+export interface TimerFiring {
+  readonly id: number;
+  readonly scope: 'system' | 'agent';
+  readonly outcome: 'ran' | 'failed' | 'woke' | 'skipped';
+  readonly detail: string;
+  /** Next wake time, or null when the timer is done. */
+  readonly next: string | null;
+}
+
+/**
+ * Fires every timer due at `now`, at most once each (the row is advanced before anything runs).
+ * `system` timers run their lambda with that file's own authorization; `agent` timers wake the
+ * loop only when the agent is autonomous, otherwise they are logged and skipped.
+ */
+export async function fireDueTimers(input: { adf: AdfFile; runner: CodeRunner; now: Date; wake: (text: string) => Promise<unknown> }): Promise<TimerFiring[]> {
+  const { adf, runner, now } = input;
+  const out: TimerFiring[] = [];
+  for (const t of adf.timers.list()) {
+    if (t.expired || t.nextWakeAt === null || Date.parse(t.nextWakeAt) > now.getTime()) continue;
+    const schedule = t.schedule as { kind?: string; ms?: number };
+    const next = schedule.kind === 'interval' && typeof schedule.ms === 'number' && schedule.ms > 0
+      ? new Date(Math.max(Date.parse(t.nextWakeAt) + schedule.ms, now.getTime() + 1)).toISOString()
+      : null;
+    adf.timers.markFired(t.id, next);
+    const scope = t.scope.includes('system') ? 'system' : 'agent';
+    let outcome: TimerFiring['outcome'];
+    let detail: string;
+    if (scope === 'system') {
+      try {
+        const r = await runner.runSystemLambda(parseLambdaRef(t.lambda ?? ''), { timer: t.id, payload: t.payload });
+        outcome = r.ok ? 'ran' : 'failed';
+        detail = r.ok ? 'lambda completed' : `${r.code}: ${r.message}`;
+      } catch (e) {
+        outcome = 'failed';
+        detail = e instanceof Error ? e.message : String(e);
+      }
+    } else if (adf.config().autonomous) {
+      await input.wake(`[timer ${t.id}] ${t.payload ?? ''}`);
+      outcome = 'woke';
+      detail = 'woke the loop';
+    } else {
+      outcome = 'skipped';
+      detail = 'autonomous mode is off: agent timers do not start the loop';
+    }
+    adf.logs.add({ level: outcome === 'failed' ? 'warn' : 'info', origin: 'timer', event: `timer.${outcome}`, target: String(t.id), message: detail });
+    out.push({ id: t.id, scope, outcome, detail, next });
+  }
+  return out;
+}
