@@ -6,9 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from './sandbox.js';
-import { createRecordingAudit, freshDir, runIn } from './test-helpers.js';
+import { NODE, NODE_ROOTS, createRecordingAudit, freshDir, runIn } from './test-helpers.js';
 
-const NODE = '/usr/bin/node';
 const BASH = '/bin/bash';
 
 describe('escape suite (bubblewrap)', () => {
@@ -35,7 +34,7 @@ describe('escape suite (bubblewrap)', () => {
     symlinkSync(join(outside, 'secret.txt'), join(ws, 'link-to-secret'));
     symlinkSync(fakeHome, join(ws, 'link-to-home'));
     sb = await createSandbox(
-      { v: 1, capabilities: [`fs:rw:${ws}`, `fs:ro:${fakeParent}`, 'stdout', 'stderr', 'env:GRANTED_TOKEN'] },
+      { v: 1, capabilities: [`fs:rw:${ws}`, `fs:ro:${fakeParent}`, 'stdout', 'stderr', 'env:GRANTED_TOKEN'], systemRoots: NODE_ROOTS },
       {
         audit,
         env: {
@@ -184,6 +183,8 @@ describe('escape suite (bubblewrap)', () => {
     const mine = audit.events.filter((e) => (e.details as { runId?: string } | undefined)?.runId === r.exit.runId);
     expect(mine.map((e) => e.action)).toEqual(['sandbox.spawn', 'sandbox.exit']);
     expect(mine[0]?.principal).toEqual({ kind: 'process', id: r.exit.runId });
+    expect(mine[0]?.details).toMatchObject({ policy: sb.policyHash });
+    expect(sb.policyHash).toMatch(/^[0-9a-f]{64}$/);
   });
 });
 

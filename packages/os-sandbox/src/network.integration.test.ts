@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowHosts, createMemoryAuditSink } from '@trust/core';
 import { createStubResolver, startPeer, type Peer } from '@trust/testing';
 import { createSandbox, type Sandbox } from './sandbox.js';
-import { runIn } from './test-helpers.js';
+import { NODE, NODE_ROOTS, runIn } from './test-helpers.js';
 
 const CURL = '/usr/bin/curl';
 
@@ -87,15 +87,15 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
   });
 
   it('tcp goes through CONNECT and authorizeTcp: an allowed peer echoes, another is refused', async () => {
-    const tcp = await createSandbox({ v: 1, capabilities: ['tcp', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test'], { tcp: true }), audit, guard: { mode: 'default', resolve } });
+    const tcp = await createSandbox({ v: 1, capabilities: ['tcp', 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { egress: allowHosts(['api.test'], { tcp: true }), audit, guard: { mode: 'default', resolve } });
     const probe = (host: string) =>
       `const r=require('http').request({host:'127.0.0.1',port:3128,method:'CONNECT',path:'${host}:${peer.tcpPort}'});` +
       `r.on('connect',(res,s)=>{if(res.statusCode!==200){console.log('STATUS',res.statusCode);process.exit(0)}s.write('ping-tcp');s.on('data',d=>{console.log('ECHO',String(d));s.destroy()})});` +
       `r.on('response',res=>console.log('STATUS',res.statusCode));r.on('error',e=>console.log('ERR',e.code));r.end();`;
     try {
-      const ok = await runIn(tcp, ['/usr/bin/node', '-e', probe('api.test')]);
+      const ok = await runIn(tcp, [NODE, '-e', probe('api.test')]);
       expect(ok.stdout).toContain('ECHO ping-tcp');
-      const no = await runIn(tcp, ['/usr/bin/node', '-e', probe('denied.test')]);
+      const no = await runIn(tcp, [NODE, '-e', probe('denied.test')]);
       expect(no.stdout).toContain('STATUS 403');
       expect(no.exit.violations).toHaveLength(1);
       const ev = audit.events().filter((e) => e.principal.id === ok.exit.runId && e.action.startsWith('egress.'));

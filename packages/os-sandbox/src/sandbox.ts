@@ -1,5 +1,5 @@
 import { spawn as spawnChild, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +114,8 @@ export interface Sandbox {
   readonly probe: SandboxProbe;
   /** Weaker modes in effect for every run (each one named in `allowDegraded`). */
   readonly degraded: readonly DegradedMode[];
+  /** SHA-256 of the canonical policy; stamped on every `sandbox.spawn` audit event. */
+  readonly policyHash: string;
   spawn(argv: readonly string[], options?: SpawnOptions): Promise<SandboxProcess>;
   /** Ends every run, closes every listener and removes the work directory. */
   close(): Promise<void>;
@@ -197,6 +199,19 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     throw new TrustError('SANDBOX_UNAVAILABLE', '/usr/bin/sandbox-exec is missing', { hint: 'seatbelt ships with macOS; it cannot be installed separately' });
   }
   const degraded = decideDegraded(policy, probe);
+  const policyHash = createHash('sha256')
+    .update(
+      JSON.stringify({
+        v: policy.v,
+        capabilities: caps.toStrings(),
+        systemRoots: policy.systemRoots,
+        hiddenPaths: policy.hiddenPaths,
+        limits: Object.fromEntries(Object.entries(policy.limits).sort(([a], [b]) => a.localeCompare(b))),
+        network: policy.network,
+        allowDegraded: policy.allowDegraded,
+      }),
+    )
+    .digest('hex');
   const seccompArch = seccompArchOf(process.arch);
   const seccompFilter = platform === 'linux' && !degraded.includes('no-seccomp') && seccompArch ? buildSeccompFilter(seccompArch) : undefined;
   if (platform === 'linux' && !launcher) {
@@ -424,7 +439,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       }
 
       audit(principal, 'sandbox.spawn', argv[0]!, 'allow', {
-        details: { runId, platform, capabilities: caps.toStrings(), degraded, cwd, timeoutMs, maxOutput, placeholders: placeholders.length },
+        details: { runId, policy: policyHash, platform, capabilities: caps.toStrings(), degraded, cwd, timeoutMs, maxOutput, placeholders: placeholders.length },
       });
       if (degraded.length > 0) {
         audit(principal, 'sandbox.degraded', argv[0]!, 'allow', { rule: 'allowDegraded', details: { runId, degraded } });
@@ -539,6 +554,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     policy,
     probe,
     degraded: Object.freeze(degraded),
+    policyHash,
     spawn: spawnRun,
     async close(): Promise<void> {
       closed = true;

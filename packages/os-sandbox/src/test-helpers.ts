@@ -36,3 +36,7 @@ export async function runIn(
   const [stdout, stderr, exit] = await Promise.all([read(p.stdout), read(p.stderr), p.exit]);
   return { stdout, stderr, exit };
 }
+
+/** The Node binary running the tests, and the extra system root that makes it visible inside a sandbox. */
+export const NODE = process.execPath;
+export const NODE_ROOTS: string[] = NODE.startsWith('/usr/') ? [] : [join(NODE, '..', '..')];
