@@ -62,7 +62,7 @@ describe('control API over the real agent runtime', () => {
     expect(sent.json.turns).toContainEqual(expect.objectContaining({ role: 'assistant', tool: expect.objectContaining({ name: 'fs_write', args: { path: 'plan.md', mode: 'write', content: 'step 1' } }) }));
     expect((await api('GET', '/agents/helper')).json.agent).toMatchObject({ state: 'waiting-approval', pendingApprovals: 1 });
     const tasks = (await api('GET', '/tasks')).json.tasks;
-    expect(tasks).toEqual([expect.objectContaining({ agent: 'helper', tool: 'fs_write', status: 'pending', reason: 'restricted' })]);
+    expect(tasks).toEqual([expect.objectContaining({ agent: 'helper', tool: 'fs_write', status: 'pending', reason: 'fs_write is restricted: calls from the model loop need your approval' })]);
     await settle(async () => frames.join('').includes('event: approval'));
     expect(frames.join('')).toContain(`"id":"${tasks[0].id}"`);
     expect((await api('POST', '/agents/helper/chat', { text: 'again' })).status).toBe(409);

@@ -3,6 +3,7 @@ import type { AdfFile } from '../adf/adf-file.js';
 import type { Approver } from '../gate/approvals.js';
 import { openAgent, type Agent, type OpenAgentOptions } from '../loop/agent.js';
 import type { ApprovalTask, ControlEvent } from './agent-registry.js';
+import { describeApprovalReason } from './approval-reason.js';
 import { controlError } from './control-error.js';
 import { loopTurns } from './loop-turns.js';
 import type { AgentRuntimeHooks, OpenedAgent } from './workspace-agents.js';
@@ -41,7 +42,7 @@ export function createAgentOpener(options: AgentOpenerOptions): (path: string, i
     const taskView = (taskId: string): ApprovalTask | undefined => {
       const t = agent?.adf.tasks.get(taskId);
       if (t === undefined) return undefined;
-      return { id: t.id, agent: id, tool: t.tool, args: t.args, reason: String(t.approvalMeta?.reason ?? 'restricted'), status: 'pending', createdAt: t.createdAt };
+      return { id: t.id, agent: id, tool: t.tool, args: t.args, reason: describeApprovalReason(t.tool, t.approvalMeta), status: 'pending', createdAt: t.createdAt };
     };
     agent = openAgent(path, {
       provider: options.provider(id),

@@ -6,6 +6,7 @@ import { cloneConfig, defaultAgentConfig, effectiveToolDeclarations } from '../c
 import { DEFAULT_LOCKED_PATHS, GUARD_PATHS } from '../config/config-update.js';
 import { redactConfig } from '../config/redact-config.js';
 import type { AgentConfigView, ApprovalTask, ControlAgent, ControlAgents, ControlEvent, MessageView, ToolRow } from './agent-registry.js';
+import { describeApprovalReason } from './approval-reason.js';
 import { setConfigPath } from './config-path.js';
 import { controlError } from './control-error.js';
 import { loopTurns } from './loop-turns.js';
@@ -131,7 +132,7 @@ function fromAdf(id: string, adf: AdfFile, emit: (e: ControlEvent) => void, hook
     agent: id,
     tool: t.tool,
     args: t.args,
-    reason: String(t.approvalMeta?.reason ?? 'restricted') + (t.approvalMeta?.detail ? `: ${String(t.approvalMeta.detail)}` : ''),
+    reason: describeApprovalReason(t.tool, t.approvalMeta),
     status: t.status === 'pending_approval' ? 'pending' : t.status === 'denied' || t.status === 'cancelled' ? 'denied' : 'approved',
     createdAt: t.createdAt,
     ...(t.error && (t.status === 'denied' || t.status === 'cancelled') ? { feedback: t.error } : {}),
