@@ -1,6 +1,6 @@
 /** A writable text stream, as much of one as the CLI needs. */
 export interface TextSink {
-  write(text: string): unknown;
+  write(text: string | Uint8Array): unknown;
   readonly isTTY?: boolean;
 }
 

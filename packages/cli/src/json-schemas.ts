@@ -86,3 +86,144 @@ export const sandboxSchema = successSchema(
     })
     .strict(),
 );
+
+/** An audit event as the JSON output carries it (format v: 1). */
+export const auditEventSchema = z
+  .object({
+    v: z.literal(1),
+    time: z.string(),
+    principal: z.object({ kind: z.string(), id: z.string(), agent: z.string().optional() }).strict(),
+    action: z.string(),
+    target: z.string(),
+    decision: z.enum(['allow', 'deny']),
+    rule: z.string().optional(),
+    code: z.string().optional(),
+    details: z.record(z.string(), z.unknown()).optional(),
+    prev: z.string().regex(/^[0-9a-f]{64}$/),
+    hash: z.string().regex(/^[0-9a-f]{64}$/),
+  })
+  .strict();
+
+/** `trust audit verify --json`. */
+export const auditVerifySchema = successSchema(
+  'audit verify',
+  z
+    .object({
+      file: z.string(),
+      format: z.enum(['jsonl', 'adf']),
+      ok: z.boolean(),
+      count: z.number().int(),
+      head: z.string().optional(),
+      broken: z.object({ index: z.number().int(), line: z.number().int().optional(), code: z.string(), reason: z.string() }).strict().optional(),
+    })
+    .strict(),
+);
+
+/** `trust audit tail --json`. */
+export const auditTailSchema = successSchema(
+  'audit tail',
+  z
+    .object({
+      file: z.string(),
+      total: z.number().int(),
+      chain: z.object({ ok: z.boolean(), brokenAt: z.number().int().optional() }).strict(),
+      events: z.array(auditEventSchema),
+    })
+    .strict(),
+);
+
+/** `trust egress fetch --json`. */
+export const egressFetchSchema = successSchema(
+  'egress fetch',
+  z
+    .object({
+      url: z.string(),
+      status: z.number().int(),
+      headers: z.record(z.string(), z.string()),
+      body: z.string(),
+      bytes: z.number().int(),
+      audit: z.array(auditEventSchema),
+    })
+    .strict(),
+);
+
+/** `trust egress proxy --json` (the first line; audit events follow as JSON lines). */
+export const egressProxySchema = successSchema(
+  'egress proxy',
+  z
+    .object({
+      listen: z.union([z.object({ host: z.string(), port: z.number().int() }).strict(), z.object({ path: z.string() }).strict()]),
+      url: z.string().optional(),
+      principal: z.string(),
+    })
+    .strict(),
+);
+
+/** `trust keygen --json`. */
+export const keygenSchema = successSchema(
+  'keygen',
+  z.object({ keyId: z.string().regex(/^[0-9a-f]{16}$/), alg: z.literal('ed25519'), privateKeyFile: z.string(), publicKeyFile: z.string() }).strict(),
+);
+
+/** `trust package init --json`. */
+export const packageInitSchema = successSchema('package init', z.object({ dir: z.string(), name: z.string(), files: z.array(z.string()) }).strict());
+
+/** `trust package build --json`. */
+export const packageBuildSchema = successSchema(
+  'package build',
+  z.object({ dir: z.string(), out: z.string(), bytes: z.number().int(), sha256: z.string().regex(/^[0-9a-f]{64}$/), files: z.array(z.string()), signed: z.boolean() }).strict(),
+);
+
+/** `trust package inspect --json`. */
+export const packageInspectSchema = successSchema(
+  'package inspect',
+  z
+    .object({
+      package: z.string(),
+      capabilities: z.array(z.object({ capability: z.string(), risk: z.string() }).strict()),
+      name: z.string(),
+      version: z.string(),
+      interface: z.string().optional(),
+      interfaceVersion: z.number().int().optional(),
+      signature: z.union([
+        z.object({ status: z.literal('valid'), keyId: z.string() }).strict(),
+        z.object({ status: z.literal('unsigned') }).strict(),
+        z.object({ status: z.enum(['invalid', 'untrusted-key']), reason: z.string() }).strict(),
+      ]),
+      component: z.object({ path: z.string(), digest: z.string(), size: z.number().int(), interfaceHash: z.string() }).strict(),
+      imports: z.array(z.string()),
+      exports: z.array(z.string()),
+      unsatisfiedImports: z.array(z.unknown()),
+    })
+    .strict(),
+);
+
+/** `trust package sign --json`. */
+export const packageSignSchema = successSchema(
+  'package sign',
+  z.object({ package: z.string(), keyId: z.string(), files: z.number().int(), signatureFile: z.string() }).strict(),
+);
+
+/** `trust package verify --json`. */
+export const packageVerifySchema = successSchema(
+  'package verify',
+  z.object({ package: z.string(), keyId: z.string(), alg: z.literal('ed25519'), manifestDigest: z.string() }).strict(),
+);
+
+/** `trust run --json`. */
+export const runSchema = successSchema(
+  'run',
+  z
+    .object({
+      plugin: z.string(),
+      export: z.string(),
+      result: z.unknown(),
+      stdout: z.string(),
+      stderr: z.string(),
+      capabilities: z.array(z.string()),
+      signer: z.string().optional(),
+      digest: z.string(),
+      audit: z.array(auditEventSchema),
+    })
+    .strict(),
+);

@@ -6,8 +6,8 @@ export function createMemoryIo(options: { env?: Record<string, string>; tty?: bo
   let out = '';
   let err = '';
   const io: CliIo = {
-    stdout: { write: (s: string) => (out += s), isTTY: options.tty ?? false },
-    stderr: { write: (s: string) => (err += s), isTTY: options.tty ?? false },
+    stdout: { write: (s: string | Uint8Array) => (out += String(s)), isTTY: options.tty ?? false },
+    stderr: { write: (s: string | Uint8Array) => (err += String(s)), isTTY: options.tty ?? false },
     stdin: new PassThrough(),
     env: options.env ?? {},
     cwd: process.cwd(),

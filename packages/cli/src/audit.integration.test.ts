@@ -1,0 +1,70 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createJsonlAuditSink } from '@trust/core/node';
+import { createPrincipal } from '@trust/core';
+import { createTempHome, runCli } from './run-cli.test-helper.js';
+import { auditTailSchema, auditVerifySchema, failureSchema } from './json-schemas.js';
+
+const tmp = createTempHome();
+afterAll(() => tmp.cleanup());
+const file = join(tmp.home, 'audit.jsonl');
+
+function writeChain(n: number): string[] {
+  rmSync(file, { force: true });
+  const sink = createJsonlAuditSink(file, { fsync: false });
+  for (let i = 0; i < n; i++) {
+    sink.record({ principal: createPrincipal('plugin', 'p1'), action: 'egress.http', target: `https://h${i}.test/\u001b[2J`, decision: i % 2 ? 'deny' : 'allow', rule: 'r' });
+  }
+  sink.close();
+  return readFileSync(file, 'utf8').trimEnd().split('\n');
+}
+
+describe('trust audit (built binary)', () => {
+  it('verify accepts an intact chain', async () => {
+    writeChain(5);
+    const r = await runCli(['audit', 'verify', 'audit.jsonl', '--json'], { home: tmp.home });
+    expect(r.code).toBe(0);
+    expect(auditVerifySchema.parse(r.json()).result).toMatchObject({ ok: true, count: 5, format: 'jsonl' });
+  });
+
+  it.each([
+    ['an edited event', (l: string[]) => l.map((x, i) => (i === 2 ? x.replace('"allow"', '"deny"') : x)), 2, 'AUDIT_HASH_MISMATCH'],
+    ['a deleted event', (l: string[]) => l.filter((_, i) => i !== 1), 1, 'AUDIT_PREV_MISMATCH'],
+    ['reordered events', (l: string[]) => [l[0], l[2], l[1], l[3], l[4]] as string[], 1, 'AUDIT_PREV_MISMATCH'],
+    ['a line that is not JSON', (l: string[]) => l.map((x, i) => (i === 3 ? '{not json' : x)), 3, 'AUDIT_MALFORMED'],
+  ])('verify names the first broken link for %s (exit 1)', async (_name, tamper, index, code) => {
+    const lines = writeChain(5);
+    writeFileSync(file, `${tamper(lines).join('\n')}\n`);
+    const r = await runCli(['audit', 'verify', 'audit.jsonl', '--json'], { home: tmp.home });
+    expect(r.code).toBe(1);
+    const doc = auditVerifySchema.parse(r.json());
+    expect(doc.result.broken).toMatchObject({ index, line: index + 1, code });
+    const human = await runCli(['audit', 'verify', 'audit.jsonl'], { home: tmp.home });
+    expect(human.stdout).toContain(`breaks at event ${index} (line ${index + 1})`);
+  });
+
+  it('tail prints the last events escaped, and -n limits them', async () => {
+    writeChain(6);
+    const r = await runCli(['audit', 'tail', 'audit.jsonl', '-n', '2'], { home: tmp.home });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(r.stdout).toContain('https://h5.test/');
+    expect(r.stdout).not.toContain('\u001b');
+    const j = auditTailSchema.parse((await runCli(['audit', 'tail', 'audit.jsonl', '-n', '0', '--json'], { home: tmp.home })).json());
+    expect(j.result).toMatchObject({ total: 6, chain: { ok: true } });
+    expect(j.result.events).toHaveLength(6);
+  });
+
+  it.each([
+    [['audit', 'verify', 'missing.jsonl'], 1, 'AUDIT_FILE_READ'],
+    [['audit', 'verify', 'agent.adf'], 1, 'NOT_IMPLEMENTED'],
+    [['audit', 'tail'], 2, 'CLI_USAGE_MISSING_ARGUMENT'],
+    [['audit', 'tail', 'audit.jsonl', '-n', 'x'], 2, 'CLI_USAGE_INVALID_VALUE'],
+  ])('%j exits %i with %s', async (argv, exit, code) => {
+    const r = await runCli([...argv, '--json'], { home: tmp.home });
+    expect(r.code).toBe(exit);
+    expect(failureSchema.parse(r.json()).error.code).toBe(code);
+  });
+});
