@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allow, deny } from '@trust/core';
+import type { EgressHttpRequest } from '@trust/core';
 import { createEgressClient } from '@trust/egress';
 import type { EgressClient } from '@trust/egress';
 import { createAdf } from '../adf/adf-file.js';
@@ -29,7 +30,7 @@ beforeAll(async () => {
     peer.stdout!.on('data', (d: Buffer) => { const m = /PORT (\d+)/.exec(d.toString()); if (m) resolve(Number(m[1])); });
   });
   egress = createEgressClient({
-    policy: { name: 'loopback-peer', authorizeHttp: (r) => (r.host === '127.0.0.1' ? allow('loopback-peer') : deny('EGRESS_POLICY_DENIED', 'only the test peer')) },
+    policy: { name: 'loopback-peer', authorizeHttp: (r: EgressHttpRequest) => (r.host === '127.0.0.1' ? allow('loopback-peer') : deny('EGRESS_POLICY_DENIED', 'only the test peer')) },
     guard: { mode: 'default', protectedPorts: [CONTROL_PORT] },
   });
 }, 60_000);

@@ -51,6 +51,7 @@ const bypasses: Array<[string, string, number | null]> = [
   ['negation', '! rm a.txt', 0],
   ['mv (declares fs_delete)', 'mv a.txt b.txt', EXIT_DENIED],
   ['env prefix', 'X=1 rm a.txt', EXIT_DENIED],
+  ['[[ ]] operand substitution', '[[ -n "$(rm a.txt)" ]]', null],
 ];
 
 describe('shell bypass families: a disabled tool stays disabled everywhere', () => {
@@ -86,6 +87,13 @@ describe('restricted tools ask at the choke point', () => {
     expect(r.exitCode).toBe(0);
     expect(gate.files.get('out.txt')).toBe('hi\n');
     expect(gate.preflights).toEqual(['fs_write']);
+  });
+
+  it('[[ -f ]] reads through fs_read and is refused when fs_read is disabled', async () => {
+    const gate = createFakeShellGate({ disabled: ['fs_read'], files });
+    const r = await createShell({ gate }).run('[[ -f a.txt ]]');
+    expect(r.exitCode).toBe(EXIT_DENIED);
+    expect(gate.calls).toEqual([]);
   });
 
   it('the redirect input is not read when the command is refused', async () => {

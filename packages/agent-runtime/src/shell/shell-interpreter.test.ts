@@ -85,9 +85,20 @@ describe('adf_shell interpreter', () => {
     expect(r.stderr).toMatch(/syntax error/);
   });
 
+  it.each([
+    ['[[ -n x && x == x* ]] && echo y', 'y\n'],
+    ['[[ abc =~ ^a.c$ ]] && echo re', 're\n'],
+    ['[[ 3 -lt 10 || 1 -eq 2 ]] && echo num', 'num\n'],
+    ['[[ ! -z "" ]] || echo empty', 'empty\n'],
+    ['[[ -f notes.md ]] && echo file; [[ -e missing ]] || echo missing', 'file\nmissing\n'],
+  ])('[[ ]]: %s', async (script, out) => {
+    const r = await run(script, { 'notes.md': 'x' });
+    expect(r.stdout).toBe(out);
+  });
+
   it('unsupported syntax fails clearly instead of guessing', async () => {
-    const r = await run('[[ -n x ]] && echo y');
+    const r = await run('for ((i=0; i<3; i++)); do echo $i; done');
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/unsupported syntax TestClause/);
+    expect(r.stderr).toMatch(/C-style for loops are not supported/);
   });
 });

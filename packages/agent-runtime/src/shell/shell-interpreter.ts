@@ -405,6 +405,20 @@ export function createShell(options: ShellOptions): Shell {
         }
         return 0;
       }
+      case 'TestClause': {
+        // `[[ … ]]`: file tests read through fs_read, so they are preflighted like any command.
+        const tools = usesFileTest(cmd.X) ? ['fs_read'] : [];
+        st.commands += 1;
+        const blocked = await preflight('[[', tools, io, st);
+        if (blocked !== 0) return blocked;
+        try {
+          return (await evalTest(cmd.X, scope, st, io)) ? 0 : 1;
+        } catch (e) {
+          if (e instanceof TrustError && (e.code === 'SHELL_LIMIT' || e.code === 'SHELL_ABORTED')) throw e;
+          io.err.write(`[[: ${(e as Error)?.message ?? String(e)}\n`);
+          return e instanceof TrustError && rejection.has(e.code) ? EXIT_REJECTED : 2;
+        }
+      }
       case 'DeclClause': {
         const subst = substRunner(io, scope, st);
         for (const a of cmd.Args as Node[]) {
@@ -416,6 +430,60 @@ export function createShell(options: ShellOptions): Shell {
       default:
         throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax ${t}`, { hint: 'supported: commands, pipelines, && ||, ;, if, while/until, for-in, case, functions, { }, ( ), $(…), here-docs' });
     }
+  }
+
+  function usesFileTest(x: Node): boolean {
+    if (!x) return false;
+    const t = syntax.nodeType(x);
+    if (t === 'UnaryTest') return ['-e', '-f', '-s', '-d'].includes(syntax.ops.testUnary.get(x.Op) ?? '') || usesFileTest(x.X);
+    if (t === 'BinaryTest') return usesFileTest(x.X) || usesFileTest(x.Y);
+    if (t === 'ParenTest') return usesFileTest(x.X);
+    return false;
+  }
+
+  async function evalTest(x: Node, scope: ExpandScope, st: RunState, io: Io): Promise<boolean> {
+    const t = syntax.nodeType(x);
+    const subst = substRunner(io, scope, st);
+    const word = (w: Node) => expandString(w, scope, syntax, subst);
+    if (t === 'Word') return (await word(x)) !== '';
+    if (t === 'ParenTest') return evalTest(x.X, scope, st, io);
+    if (t === 'UnaryTest') {
+      const op = syntax.ops.testUnary.get(x.Op);
+      if (op === '!') return !(await evalTest(x.X, scope, st, io));
+      const v = await word(x.X);
+      if (op === '-n') return v !== '';
+      if (op === '-z') return v === '';
+      if (op === '-e' || op === '-f' || op === '-s') {
+        try { const c = fileContent(await gate.call('fs_read', { path: v })); return op !== '-s' || c.length > 0; } catch (e) {
+          if (e instanceof TrustError && rejection.has(e.code)) throw e;
+          return false;
+        }
+      }
+      if (op === '-d') return false; // the virtual file store has no directories
+      throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported test operator in [[ ]]`);
+    }
+    if (t === 'BinaryTest') {
+      const op = syntax.ops.testBinary.get(x.Op);
+      if (op === '&&') return (await evalTest(x.X, scope, st, io)) && evalTest(x.Y, scope, st, io);
+      if (op === '||') return (await evalTest(x.X, scope, st, io)) || evalTest(x.Y, scope, st, io);
+      const a = await word(x.X);
+      const b = await word(x.Y);
+      const n = (s: string) => { if (!/^-?[0-9]+$/.test(s.trim())) throw new TrustError('SHELL_ARITH', `integer expression expected: ${s}`); return Number(s); };
+      switch (op) {
+        case '==': case '=': return matchCasePattern(a, b);
+        case '!=': return !matchCasePattern(a, b);
+        case '=~': try { return new RegExp(b).test(a); } catch { throw new TrustError('SHELL_SYNTAX', `invalid regular expression ${JSON.stringify(b)}`); }
+        case '<': return a < b;
+        case '>': return a > b;
+        case '-eq': return n(a) === n(b);
+        case '-ne': return n(a) !== n(b);
+        case '-lt': return n(a) < n(b);
+        case '-le': return n(a) <= n(b);
+        case '-gt': return n(a) > n(b);
+        case '-ge': return n(a) >= n(b);
+      }
+    }
+    throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported [[ ]] expression ${t}`);
   }
 
   return {

@@ -19,6 +19,9 @@ export interface ShellOps {
   readonly redirect: ReadonlyMap<number, string>;
   readonly paramExp: ReadonlyMap<number, string>;
   readonly arith: ReadonlyMap<number, string>;
+  /** `[[ … ]]` operators. */
+  readonly testUnary: ReadonlyMap<number, string>;
+  readonly testBinary: ReadonlyMap<number, string>;
 }
 
 /** A parser bound to its operator tables. */
@@ -51,5 +54,9 @@ export function createShellSyntax(): ShellSyntax {
   for (const op of [':-', '-', ':=', '=', ':+', '+', ':?', '?', '#', '##', '%', '%%']) paramExp.set(parse(`echo \${a${op}b}`).Stmts[0].Cmd.Args[1].Parts[0].Exp.Op, op);
   const arith = new Map<number, string>();
   for (const op of ['+', '-', '*', '/', '%', '==', '!=', '<', '>', '<=', '>=', '&&', '||']) arith.set(parse(`echo $((1${op}2))`).Stmts[0].Cmd.Args[1].Parts[0].X.Op, op);
-  return { ops: { binary, redirect, paramExp, arith }, parse, nodeType: (n: Node) => syntax.NodeType(n) as string };
+  const testUnary = new Map<number, string>();
+  for (const op of ['-n', '-z', '-e', '-f', '-s', '-d', '!']) testUnary.set(parse(`[[ ${op} x ]]`).Stmts[0].Cmd.X.Op, op);
+  const testBinary = new Map<number, string>();
+  for (const op of ['==', '=', '!=', '=~', '<', '>', '-eq', '-ne', '-lt', '-le', '-gt', '-ge', '&&', '||']) testBinary.set(parse(`[[ a ${op} b ]]`).Stmts[0].Cmd.X.Op, op);
+  return { ops: { binary, redirect, paramExp, arith, testUnary, testBinary }, parse, nodeType: (n: Node) => syntax.NodeType(n) as string };
 }
