@@ -2,7 +2,7 @@
 // /proc and /dev views, abstract and IPv6 loopback sockets, argv/cwd/env injection, and a
 // double-forked daemon that tries to outlive the timeout. Fails (never skips) without bwrap.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,7 +105,7 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
     for (const cwd of ['/root', '/proc/1/root', `${ws}/..`, `${ws}/../`, '/etc', '/']) {
       await expect(sb.spawn(['/bin/pwd'], { cwd }), cwd).rejects.toMatchObject({ code: 'SANDBOX_CWD_NOT_GRANTED' });
     }
-    for (const env of [{ 'A=B': 'x' }, { '': 'x' }, { A: 'x\0y' }]) {
+    for (const env of [{ 'A=B': 'x' }, { '': 'x' }, { A: 'x\0y' }] as Record<string, string>[]) {
       await expect(sb.spawn(['/usr/bin/env'], { env }), JSON.stringify(env)).rejects.toMatchObject({ code: expect.stringMatching(/^SANDBOX_ENV_/) });
     }
   });
@@ -125,5 +125,39 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
       await new Promise((ok) => setTimeout(ok, 50));
     }
     expect(survivors).toBe('');
+  });
+
+  it('a read-only grant nested in a writable one cannot be written, renamed away or hardlinked out of', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'trust-attack-nested-')));
+    mkdirSync(join(root, 'ro'));
+    writeFileSync(join(root, 'ro', 'file'), 'original');
+    const nested = await createSandbox({ v: 1, capabilities: [`fs:rw:${root}`, `fs:ro:${root}/ro`, 'stdout', 'stderr'] }, { env: { PATH: '/usr/bin:/bin' } });
+    try {
+      const r = await run(nested, ['/bin/bash', '-c', [
+        `echo evil > ${root}/ro/file`,
+        `echo evil > ${root}/ro/new`,
+        `mv ${root}/ro ${root}/moved`,
+        `ln ${root}/ro/file ${root}/hardlink`,
+        `rm -rf ${root}/ro`,
+        `echo ok > ${root}/rw-ok`,
+        'true',
+      ].join('; ')]);
+      expect(r.stderr).toMatch(/Read-only file system|Device or resource busy|Invalid cross-device link/);
+      expect(readFileSync(join(root, 'ro', 'file'), 'utf8')).toBe('original');
+      expect(existsSync(join(root, 'ro', 'new'))).toBe(false);
+      expect(existsSync(join(root, 'moved'))).toBe(false);
+      expect(existsSync(join(root, 'hardlink'))).toBe(false);
+      expect(readFileSync(join(root, 'rw-ok'), 'utf8')).toBe('ok\n');
+    } finally {
+      await nested.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('a workspace without .git cannot get one (no hooks dir, no gitfile), and no placeholder is left on the host', async () => {
+    const r = await run(sb, ['/bin/bash', '-c', `cd ${ws}; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo 'gitdir: ../evil' > .git; echo evil > .git/commondir; mkdir -p .husky/_; true`]);
+    expect(r.stderr).toMatch(/Read-only file system|Is a directory/);
+    expect(existsSync(join(ws, '.git'))).toBe(false);
+    expect(existsSync(join(ws, '.husky'))).toBe(false);
   });
 });
