@@ -187,3 +187,12 @@ describe('attack: classifyAddress on raw spellings', () => {
     for (const a of ['127.1', '0177.0.0.1', '2130706433', '0x7f.0.0.1', '127.0.0.1.', ' 127.0.0.1']) expect(classifyAddress(a), a).toBeUndefined();
   });
 });
+
+describe('attack: operator denyCidrs dodged with another spelling', () => {
+  it('a denied block stays denied as a dotted quad, a loose form, an IPv4-mapped literal and a mapped DNS answer', async () => {
+    const g = createEgressGuard({ mode: 'allow-local', denyCidrs: ['10.1.0.0/16', '192.168.7.0/24'], resolve: async () => ['::ffff:10.1.2.3'] });
+    for (const u of ['http://10.1.2.3/', 'http://10.1.515/', 'http://0xa010203/', 'http://[::ffff:10.1.2.3]/', 'http://[::ffff:a01:203]/', 'http://[::FFFF:192.168.7.1]/', 'http://mapped.test/']) {
+      expect(await code(g, u), u).toBe('EGRESS_DENIED_CIDR');
+    }
+  });
+});
