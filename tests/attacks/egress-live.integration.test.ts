@@ -328,6 +328,16 @@ describe('attack: the forward proxy and CONNECT', () => {
     expect(JSON.stringify(audit.events())).not.toContain('PROXY-SECRET');
   });
 
+  it('forward-proxy denials never put userinfo or query values into the audit trail or the reply', async () => {
+    const r = await raw(`GET http://u:FWD-PASSWORD@127.0.0.1:${peerPort}/?k=FWD-QUERY HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(r.status).toBe('HTTP/1.1 403 Forbidden');
+    const r2 = await raw(`GET http://127.0.0.1:${daemonPort}/?k=FWD-QUERY HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(r2.status).toBe('HTTP/1.1 403 Forbidden');
+    const text = `${JSON.stringify(audit.events())}${r.body}${r2.body}`;
+    expect(text).not.toContain('FWD-PASSWORD');
+    expect(text).not.toContain('FWD-QUERY');
+  });
+
   it('CONNECT to the daemon in any spelling is 403, malformed authorities are 400, and an allowed tunnel works', async () => {
     for (const a of [`127.0.0.1:${daemonPort}`, `127.1:${daemonPort}`, `2130706433:${daemonPort}`, `[::1]:${daemonPort}`, `[::ffff:127.0.0.1]:${daemonPort}`, `localhost:${daemonPort}`, `LOCALHOST.:${daemonPort}`, `rebind.test:${daemonPort}`, `127.0.0.1.:${daemonPort}`, `127.0.0.1:0${daemonPort}`, `%31%32%37.0.0.1:${daemonPort}`, `0:${peerPort}`, `[::]:${peerPort}`, '169.254.169.254:443']) {
       const r = await raw(`CONNECT ${a} HTTP/1.1\r\nHost: 127.0.0.1:${peerPort}\r\n\r\n`);
