@@ -16,11 +16,15 @@ export default async function run({ log }) {
     const registry = createToolRegistry([echo]);
     const gateAdf = createToolGate({ adf, registry });
     const gateMem = createToolGate({ adf, registry, audit: createMemoryAuditSink() });
+    // Isolates the gate's own work from the cost of sealing (SHA-256 over canonical JSON).
+    const noop = { record: (input) => input };
+    const gateNoop = createToolGate({ adf, registry, audit: noop });
     const args = { text: 'hi' };
     const N = 3000;
     for (let i = 0; i < 300; i++) { await gateMem.call('echo', args, { origin: 'llm' }); await echo.run(args); }
     const direct = await sample(() => echo.run(args), N);
     const viaMem = await sample(() => gateMem.call('echo', args, { origin: 'llm' }), N);
+    const viaNoop = await sample(() => gateNoop.call('echo', args, { origin: 'llm' }), N);
     const viaAdf = await sample(() => gateAdf.call('echo', args, { origin: 'llm' }), 1000);
     log(`gate p50: ${percentile(viaMem, 50)} ns (memory audit), ${percentile(viaAdf, 50)} ns (adf_audit)`);
 
@@ -41,6 +45,7 @@ export default async function run({ log }) {
     guard.close();
     raw.close();
     return [
+      { measure: 'tool gate call (no-op audit sink)', unit: 'ns/call', ours: percentile(viaNoop, 50), baseline: percentile(direct, 50), baselineName: 'direct tool.run', better: 'lower' },
       { measure: 'tool gate call (memory audit sink)', unit: 'ns/call', ours: percentile(viaMem, 50), baseline: percentile(direct, 50), baselineName: 'direct tool.run', better: 'lower' },
       { measure: 'tool gate call (audit to adf_audit)', unit: 'ns/call', ours: percentile(viaAdf, 50), baseline: percentile(direct, 50), baselineName: 'direct tool.run', better: 'lower' },
       { measure: 'db_query 11 rows (guarded)', unit: 'ns/query', ours: percentile(ours, 50), baseline: percentile(rawEach, 50), baselineName: 'better-sqlite3 prepare+all', better: 'lower', target: { ratio: 1.5 } },

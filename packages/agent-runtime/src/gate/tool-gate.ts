@@ -3,7 +3,7 @@ import { TrustError, createPrincipal, deniedError, deny, type AuditSink, type De
 import type { AdfFile } from '../adf/adf-file.js';
 import type { AdfTask } from '../adf/adf-tasks.js';
 import type { AgentConfig } from '../config/agent-config-schema.js';
-import { evaluateCodeMethod, evaluateToolAccess, toolFlags, type ToolAccess } from './access-matrix.js';
+import { evaluateCodeMethod, evaluateToolAccess, toolFlags, type ToolAccess, type ToolFlags } from './access-matrix.js';
 import { createApprovalDesk, type ApprovalResponse, type Approver } from './approvals.js';
 import { validateJsonSchema } from './json-schema.js';
 import type { ToolContext, ToolDefinition, ToolOrigin, ToolRegistry } from './tool-definition.js';
@@ -70,6 +70,15 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
   const principalFor = (o: ToolOrigin, id?: string): Principal => createPrincipal(KIND[o], id ?? (o === 'system' ? 'runtime' : o), agent);
   const desk = createApprovalDesk(adf, audit, (o) => principalFor(o), options.approver, options.clock);
   const timeout = (c: AgentConfig) => options.approvalTimeoutMs ?? c.limits.approval_timeout_ms;
+  // The signal of calls made without one: never aborted (creating a controller per call is costly).
+  const idle = new AbortController().signal;
+  // Flags per config object: configs are frozen and replaced on change, so identity is a safe key.
+  let flagsFor: { config: AgentConfig; map: Map<string, ToolFlags | undefined> } | undefined;
+  const flagsOf = (config: AgentConfig, name: string): ToolFlags | undefined => {
+    if (flagsFor?.config !== config) flagsFor = { config, map: new Map() };
+    if (!flagsFor.map.has(name)) flagsFor.map.set(name, toolFlags(config, name));
+    return flagsFor.map.get(name);
+  };
 
   const refuse = (principal: Principal, name: string, decision: Deny, details?: Record<string, unknown>): never => {
     audit.record({ principal, action: 'tool.call', target: name, decision: 'deny', code: decision.code, ...(decision.rule ? { rule: decision.rule } : {}), ...(details ? { details } : {}) });
@@ -79,7 +88,7 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
   function decide(name: string, origin: ToolOrigin, config: AgentConfig): ToolAccess {
     const method = evaluateCodeMethod(name, config, origin);
     if (method?.kind === 'deny') return method;
-    const flags = toolFlags(config, name);
+    const flags = flagsOf(config, name);
     if (method && flags === undefined) return method; // a code-only method, not a declared tool
     return evaluateToolAccess(name, flags, origin);
   }
@@ -111,7 +120,7 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
     const pre = tool.precheck?.(finalArgs, adf);
     if (pre) return refuse(principal, name, pre);
     if (access.kind === 'approve') {
-      const flags = toolFlags(config, name);
+      const flags = flagsOf(config, name);
       const { outcome, task } = await desk.wait({ tool: name, args: finalArgs, origin, reason, locked: flags?.locked === true, timeoutMs: timeout(config), ...(detail ? { detail } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
       if (outcome.kind === 'aborted') throw new TrustError('TOOL_CALL_ABORTED', `${name} was aborted while waiting for approval`);
       if (outcome.kind === 'denied') {
@@ -141,8 +150,7 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
   }
 
   async function runTool(tool: ToolDefinition, args: Record<string, unknown>, origin: ToolOrigin, principal: Principal, opts: ToolCallOptions, config: AgentConfig, taskId?: string): Promise<unknown> {
-    const controller = new AbortController();
-    const signal = opts.signal ? AbortSignal.any([opts.signal, controller.signal]) : controller.signal;
+    const signal = opts.signal ?? idle;
     const authorized = PRIVILEGED.includes(origin);
     const ctx: ToolContext = {
       adf, origin, authorized, principal, config, signal, callId: randomUUID(), audit,
@@ -164,8 +172,6 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
     } catch (e) {
       if (taskId) adf.tasks.transition(taskId, 'running', 'failed', { error: e instanceof Error ? e.message : String(e) });
       throw e;
-    } finally {
-      controller.abort();
     }
   }
 
@@ -174,7 +180,7 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
     check: (name, origin) => decide(name, origin, adf.config()),
     visibleTools() {
       const config = adf.config();
-      return registry.list().filter((t) => { const f = toolFlags(config, t.name); return f?.enabled === true && f.visible; })
+      return registry.list().filter((t) => { const f = flagsOf(config, t.name); return f?.enabled === true && f.visible; })
         .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
     },
     resolveTask: (id, response, by) => desk.resolve(id, response, by),

@@ -66,9 +66,9 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
     return adf.config().security.table_protections as Record<string, TableProtection>;
   }
 
-  function analyze(mode: SqlMode, sql: string, params: unknown[], authorized: boolean): { analysis: StatementAnalysis | undefined; decision: Decision; version: number } {
+  function analyze(mode: SqlMode, sql: string, params: unknown[], authorized: boolean, knownVersion?: number): { analysis: StatementAnalysis | undefined; decision: Decision; version: number } {
     const db = conns[mode];
-    const version = mode === 'query' ? queryState().version : (versionStmt.execute.get() as number);
+    const version = knownVersion ?? (mode === 'query' ? queryState().version : (versionStmt.execute.get() as number));
     const prot = mode === 'execute' ? JSON.stringify(protections()) : '';
     const key = `${mode}\0${version}\0${authorized ? 1 : 0}\0${prot}\0${sql}`;
     const hit = verdicts.get(key);
@@ -151,7 +151,8 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
     checkQuery: (sql, params = []) => analyze('query', sql, params, false).decision,
     checkExecute: (sql, o = {}) => analyze('execute', sql, o.params ?? [], o.authorized === true).decision,
     runQuery(sql, params = []) {
-      const { decision, version } = analyze('query', sql, params, false);
+      const state = queryState(); // one pragma per query on the hot path
+      const { decision, version } = analyze('query', sql, params, false, state.version);
       if (isDenied(decision)) throw deniedError(decision);
       const skey = `${version}\0${sql}`;
       let stmt = statements.get(skey);
@@ -160,7 +161,7 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
         stmt = ro.prepare(sql);
         statements.set(skey, stmt);
       }
-      const { maxRows, timeout } = queryState().limits;
+      const { maxRows, timeout } = state.limits;
       const start = now();
       const rows: Record<string, unknown>[] = [];
       let truncated = false;
