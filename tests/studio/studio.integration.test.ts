@@ -16,6 +16,7 @@ const model = createKeywordModel(
   [
     { when: 'save the plan', reply: [{ type: 'text', text: 'I will save the plan with **fs_write**.' }, { type: 'tool_use', id: '', name: 'fs_write', input: { path: 'notes/plan.md', mode: 'write', content: '<b>not html</b> & "quoted"' } }] },
     { when: 'add a step', reply: [{ type: 'tool_use', id: '', name: 'fs_write', input: { path: 'notes/plan.md', mode: 'append', content: 'rm -rf everything' } }] },
+    { when: 'rewrite the plan', reply: [{ type: 'tool_use', id: '', name: 'fs_write', input: { path: 'notes/plan.md', mode: 'write', content: 'delete everything' } }] },
     { when: 'the docs', reply: [{ type: 'text', text: 'Here is a [safe link](https://example.org/docs) and `code`.' }] },
   ],
   (result, isError) => (isError ? `The tool was refused: ${result.slice(0, 120)}` : 'Done: the plan is saved.'),
@@ -137,6 +138,23 @@ describe('studio in Chromium against a real control server', () => {
     await link.waitFor();
     expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
     expect(await link.getAttribute('target')).toBe('_blank');
+    await page.context().close();
+  });
+
+  it('approve with modified arguments: the owner\'s edit is what runs', async () => {
+    const page = await openPage(browser);
+    await page.goto(`${server.url}/#token=${server.token}`);
+    await page.getByLabel('message').fill('rewrite the plan');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('button', { name: 'Approvals' }).click();
+    const card = page.locator('article.task');
+    await card.waitFor();
+    await card.locator('textarea.args').fill(JSON.stringify({ path: 'notes/plan.md', mode: 'write', content: 'keep everything' }));
+    await card.getByRole('button', { name: 'Approve modified' }).click();
+    await page.getByText('Nothing waits for you.').waitFor();
+    await expect
+      .poll(async () => ((await (await fetch(`${server.url}/api/v1/agents/helper/files/notes/plan.md`, { headers: auth() })).json()) as { file: { content: string } }).file.content)
+      .toBe('keep everything');
     await page.context().close();
   });
 
