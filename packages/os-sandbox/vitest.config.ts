@@ -1,5 +1,7 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'os-sandbox', include: ['src/**/*.test.ts'] },
+  // Integration tests start bubblewrap, a proxy and child processes; on a loaded shared CI
+  // machine a single test can take seconds. These are hang guards, not performance limits.
+  test: { name: 'os-sandbox', include: ['src/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 30_000 },
 });

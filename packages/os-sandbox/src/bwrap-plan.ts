@@ -163,6 +163,12 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
   const placeholders: { path: string; type: 'file' | 'dir' }[] = [];
   const protect = (path: string, type: 'file' | 'dir'): void => {
     const f = fact(ctx.facts, path);
+    if (f.kind === 'symlink') {
+      // A mount lands on the symlink's target and the link itself stays replaceable: refuse.
+      throw new TrustError('SANDBOX_PROTECTED_SYMLINK', `${path} is a symlink (to ${f.target}) inside a writable root and cannot be pinned read-only`, {
+        hint: 'replace the symlink with a regular file, or grant the directory read-only (fs:ro:...) instead of read-write',
+      });
+    }
     if (f.kind === 'missing') {
       placeholders.push({ path, type });
       a.push('--ro-bind', type === 'file' ? ctx.empty.file : ctx.empty.dir, path);

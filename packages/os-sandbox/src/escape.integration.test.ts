@@ -189,3 +189,19 @@ describe('escape suite (bubblewrap)', () => {
 });
 
 void execFileSync;
+
+describe('protected symlinks', () => {
+  it('refuses (and audits) a run whose writable root holds a symlinked .bashrc', async () => {
+    const ws = freshDir('trust-ws-link-');
+    const audit = createRecordingAudit();
+    symlinkSync('/etc/hostname', join(ws, '.bashrc'));
+    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout'] }, { audit });
+    try {
+      await expect(sb.spawn(['/bin/true'])).rejects.toMatchObject({ code: 'SANDBOX_PROTECTED_SYMLINK' });
+      expect(audit.events.filter((e) => e.decision === 'deny').map((e) => e.code)).toEqual(['SANDBOX_PROTECTED_SYMLINK']);
+    } finally {
+      await sb.close();
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+});

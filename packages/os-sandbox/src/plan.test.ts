@@ -97,6 +97,14 @@ describe('planSandbox (linux)', () => {
     );
   });
 
+  it('refuses a protected path that is a symlink inside a writable root (it could be swapped)', () => {
+    const linked: HostFacts = { ...facts, paths: { ...facts.paths, [`${WS}/.bashrc`]: { kind: 'symlink', target: 'dotfiles/bashrc' } } };
+    expect(() => planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', { facts: linked })).toThrow(
+      expect.objectContaining({ code: 'SANDBOX_PROTECTED_SYMLINK' }),
+    );
+    expect(() => planSandbox({ v: 1, capabilities: [`fs:ro:${WS}`] }, ['/bin/true'], 'linux', { facts: linked })).not.toThrow();
+  });
+
   it.each([
     ['--unshare-all'],
     ['--unshare-user'],

@@ -355,19 +355,13 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     try {
       const home = platform === 'linux' ? SANDBOX_LAYOUT.home : join(runDir, 'home');
       const tmp = platform === 'linux' ? SANDBOX_LAYOUT.tmp : join(runDir, 'tmp');
-      let env: Record<string, string>;
-      try {
-        env = buildSandboxEnv(policy, {
-          source: sourceEnv,
-          ...(opts.env ? { explicit: opts.env } : {}),
-          home,
-          tmpdir: tmp,
-          ...(proxyPort !== undefined ? { proxy: proxyEnv(proxyPort) } : {}),
-        });
-      } catch (err) {
-        audit(principal, 'sandbox.spawn', argv[0]!, 'deny', { code: isTrustError(err) ? err.code : 'SANDBOX_ENV_INVALID', details: { runId } });
-        throw err;
-      }
+      const env = buildSandboxEnv(policy, {
+        source: sourceEnv,
+        ...(opts.env ? { explicit: opts.env } : {}),
+        home,
+        tmpdir: tmp,
+        ...(proxyPort !== undefined ? { proxy: proxyEnv(proxyPort) } : {}),
+      });
 
       const timeoutMs = Math.min(opts.timeoutMs ?? Infinity, policy.limits.timeMs ?? DEFAULT_TIME_MS);
       const maxOutput = Math.min(opts.maxOutputBytes ?? Infinity, policy.limits.outputBytes ?? DEFAULT_OUTPUT_BYTES);
@@ -544,6 +538,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       running.add(handle);
       return handle;
     } catch (err) {
+      // Every refusal before the process starts is recorded, with its code.
+      audit(principal, 'sandbox.spawn', argv[0]!, 'deny', { code: isTrustError(err) ? err.code : 'SANDBOX_SPAWN_FAILED', details: { runId } });
       await cleanup();
       releaseSlot();
       throw err;
