@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { TrustError, deny, type AuditSink, type Decision, type Deny, type EgressPolicy, type Principal } from '@trust/core';
 import type { Dispatcher } from 'undici';
@@ -11,6 +11,7 @@ import { toEgressError } from './errors.js';
 import { resolveLimits, type EgressLimits } from './limits.js';
 import { authorizeHttp, authorizePeer } from './policy-call.js';
 import { redactUrl } from './redact.js';
+import { handleSocks5 } from './socks5.js';
 import { hostPort, isDenyResult, parseTarget } from './target.js';
 
 export interface EgressProxyOptions {
@@ -58,7 +59,8 @@ function refuseTunnel(socket: Duplex, d: Deny, status = 403): void {
 }
 
 /**
- * An HTTP forward proxy plus CONNECT, bound to one principal. Every request and tunnel runs the
+ * An HTTP forward proxy plus CONNECT (and SOCKS5 CONNECT on the same listener), bound to one
+ * principal. Every request and tunnel runs the
  * policy, the guard on the address actually dialled, and records one audit event. Denials get
  * `403` with `x-trust-deny: <code>` and the reason as a text body.
  *
@@ -215,18 +217,44 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   server.on('connect', (req, socket, head) => {
     onConnect(req, socket, head).catch(() => socket.destroy());
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
   server.on('clientError', (_e, s) => s.destroy());
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    if ('path' in options.listen) server.listen(options.listen.path, resolve);
-    else server.listen(options.listen.port, options.listen.host, resolve);
+  const track = (s: Socket): void => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  };
+  // One listener speaks both HTTP (forward + CONNECT) and SOCKS5: the first byte decides
+  // (0x05 is never the start of an HTTP request line).
+  const front = createNetServer((socket) => {
+    track(socket);
+    socket.once('data', (first: Buffer) => {
+      socket.pause();
+      if (first[0] === 0x05) {
+        socket.resume();
+        handleSocks5(socket, first, {
+          policy: options.policy,
+          guard,
+          principal,
+          connectTimeoutMs: limits.connectTimeoutMs,
+          track,
+          audit: (target, decision, started, extra) =>
+            recordEgress(options.audit, { principal, action: 'egress.tcp', target, decision, started, policy: options.policy.name, via: 'socks5', ...extra }, now),
+        });
+        return;
+      }
+      socket.unshift(first);
+      server.emit('connection', socket);
+      socket.resume();
+    });
+    socket.on('error', () => socket.destroy());
   });
-  const info = server.address();
+
+  await new Promise<void>((resolve, reject) => {
+    front.once('error', reject);
+    if ('path' in options.listen) front.listen(options.listen.path, resolve);
+    else front.listen(options.listen.port, options.listen.host, resolve);
+  });
+  const info = front.address();
   let address: EgressProxy['address'];
   let url: string | undefined;
   if (typeof info === 'string' || info === null) {
@@ -241,7 +269,7 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
     url,
     close: async () => {
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        front.close(() => resolve());
         for (const s of sockets) s.destroy();
       });
       await (dispatcher as unknown as { close(): Promise<void> }).close();
