@@ -80,6 +80,10 @@ describe('control server: refusals', () => {
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('fails cleanly when the port is taken', async () => {
+    await expect(createControlServer({ agents, port: server.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+  });
+
   it('refuses to bind a non-loopback address without allowLan', async () => {
     await expect(createControlServer({ agents, host: '0.0.0.0' })).rejects.toMatchObject({ code: 'CONTROL_BAD_REQUEST' });
   });

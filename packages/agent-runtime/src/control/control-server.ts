@@ -149,10 +149,17 @@ export async function createControlServer(options: ControlServerOptions): Promis
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, bindHost, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, bindHost, () => resolve());
+    });
+  } catch (err) {
+    // e.g. EADDRINUSE: leave nothing subscribed or ticking behind.
+    unsubscribe?.();
+    hub.close();
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   guard = createGuardSettings(port, options.allowedHosts ?? []);
   const hostPart = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
