@@ -108,6 +108,6 @@ export {
 } from './tools/index.js';
 export type { BuiltInToolDeps, ChatHooks, FetchClient, FetchClients, WsClient, WsRegistry } from './tools/index.js';
 export { openAgent } from './loop/index.js';
-export type { Agent, AgentEgress, AgentEvent, AgentState, OpenAgentOptions, TimerFiring, TurnOutcome } from './loop/index.js';
+export type { Agent, AgentEgress, AgentEvent, AgentMcpOptions, AgentState, OpenAgentOptions, TimerFiring, TurnOutcome } from './loop/index.js';
 export { BLOCKED_MCP_ENV, BLOCKED_MCP_ENV_PREFIXES, SandboxStdioTransport, connectMcpServer, evaluateMcpEnvVar, filterMcpEnv, mcpToolName } from './mcp/index.js';
 export type { ConnectMcpOptions, McpConnection, McpPlacement, McpSandboxPolicy, McpServerConfig, StdioSandbox } from './mcp/index.js';

@@ -20,6 +20,8 @@ import type { ChatHooks } from '../tools/chat-tools.js';
 import type { ModelProvider, StopReason } from '../providers/model-provider.js';
 import { runAgentLoop } from './agent-loop.js';
 import { fireDueTimers } from './timer-firing.js';
+import { connectMcpServer } from '../mcp/mcp-connector.js';
+import type { ConnectMcpOptions, McpConnection, McpPlacement } from '../mcp/mcp-connector.js';
 import type { TimerFiring } from './timer-firing.js';
 import type { AgentEvent } from './agent-loop.js';
 
@@ -52,6 +54,19 @@ export interface OpenAgentOptions {
   readonly trust?: OpenAdfOptions['trust'];
 }
 
+/** How {@link Agent.connectMcpServers} places and sandboxes servers. */
+export interface AgentMcpOptions {
+  readonly createSandbox: ConnectMcpOptions['createSandbox'];
+  /** Who installed each server (default: the agent — the weaker trust). */
+  readonly installedBy?: (server: string) => 'owner' | 'agent';
+  /** Requested placement per server (default sandbox). */
+  readonly runOn?: (server: string) => McpPlacement;
+  /** The host gate for agent-installed servers (default false). */
+  readonly hostAllowed?: (server: string) => boolean;
+  readonly readOnlyRoots?: readonly string[];
+  readonly connectTimeoutMs?: number;
+}
+
 /** How an activation ended. */
 export interface TurnOutcome {
   readonly stopReason: StopReason | 'aborted' | 'turn_limit' | 'idle';
@@ -82,6 +97,11 @@ export interface Agent {
    * lambda with the file's authorization; agent timers wake the loop only in autonomous mode.
    */
   fireDueTimers(): Promise<TimerFiring[]>;
+  /**
+   * Connects every MCP server in the config and registers its `mcp_<server>_<tool>` tools (they
+   * still need declarations to run). Servers are closed with the agent.
+   */
+  connectMcpServers(options: AgentMcpOptions): Promise<Array<{ server: string; placement: McpPlacement; tools: string[]; refusedEnv: readonly string[] }>>;
   /** Stops the current activation cleanly. */
   abort(): void;
   close(): void;
@@ -130,6 +150,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
   const approver: Approver | undefined = options.approver
     ? { request: async (req) => { state = 'awaiting_approval'; emit({ kind: 'approval', taskId: req.task.id, tool: req.task.tool }); try { return await options.approver!.request(req); } finally { state = 'running_tool'; } } }
     : undefined;
+  const mcp: McpConnection[] = [];
   const gate = createToolGate({ adf, registry, clock, agentId, ...(approver ? { approver } : {}) });
   gateRef = gate;
 
@@ -157,9 +178,24 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       if (!pendingAsk) throw new TrustError('AGENT_NO_QUESTION', 'there is no pending question to answer');
       pendingAsk.resolve(text);
     },
+    async connectMcpServers(o) {
+      const out = [];
+      for (const server of adf.config().mcp.servers) {
+        const conn = await connectMcpServer({
+          server, createSandbox: o.createSandbox, installedBy: o.installedBy?.(server.name) ?? 'agent',
+          ...(o.runOn ? { runOn: o.runOn(server.name) } : {}), ...(o.hostAllowed ? { hostAllowed: o.hostAllowed(server.name) } : {}),
+          ...(o.readOnlyRoots ? { readOnlyRoots: o.readOnlyRoots } : {}), ...(o.connectTimeoutMs ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
+        });
+        mcp.push(conn);
+        for (const t of conn.tools) if (!registry.has(t.name)) registry.register(t);
+        adf.logs.add({ level: 'info', origin: 'mcp', event: 'mcp.connected', target: server.name, message: `${server.name} connected (${conn.placement}); ${conn.tools.length} tools${conn.refusedEnv.length ? `; refused env ${conn.refusedEnv.join(', ')}` : ''}` });
+        out.push({ server: conn.server, placement: conn.placement, tools: conn.tools.map((t) => t.name), refusedEnv: conn.refusedEnv });
+      }
+      return out;
+    },
     fireDueTimers: () => fireDueTimers({ adf, runner, now: clock(), wake: (text) => activate(text) }),
     abort() { controller?.abort(); },
-    close() { controller?.abort(); state = 'closed'; sql.close(); adf.close(); },
+    close() { controller?.abort(); state = 'closed'; for (const c of mcp.splice(0)) void c.close(); sql.close(); adf.close(); },
   };
 }
 

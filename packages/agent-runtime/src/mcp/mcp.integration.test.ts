@@ -9,6 +9,8 @@ import { defaultAgentConfig } from '../config/agent-config.js';
 import { createToolRegistry } from '../gate/tool-definition.js';
 import { createToolGate } from '../gate/tool-gate.js';
 import { connectMcpServer } from './mcp-connector.js';
+import { openAgent } from '../loop/agent.js';
+import { createScriptedProvider } from '../providers/scripted-provider.js';
 import type { McpConnection, McpServerConfig } from './mcp-connector.js';
 
 // A real stdio MCP server (written for these tests) inside bubblewrap, driven by the official
@@ -86,6 +88,43 @@ describe('MCP stdio server inside the OS sandbox', { timeout: 120_000 }, () => {
     expect(conn.placement).toBe('host');
     expect(conn.tools[0]!.description).toMatch(/^\[host\] /);
     expect(conn.refusedEnv).toContain('NODE_OPTIONS');
+  });
+
+  it('an agent connects its configured servers and the loop calls their tools through the gate', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'mcp-loop-')), 'a.adf');
+    const config = structuredClone(defaultAgentConfig()) as unknown as { tools: unknown[]; mcp: { servers: unknown[] } };
+    config.tools.push({ name: 'mcp_echo_echo', enabled: true, visible: true });
+    config.mcp.servers = [server()];
+    createAdf(path, { template: config }).close();
+    const restrictedPath = join(mkdtempSync(join(tmpdir(), 'mcp-loop-')), 'r.adf');
+    createAdf(restrictedPath, { template: { ...config, mcp: { servers: [{ ...server(), restricted: true }] } } }).close();
+    const provider = createScriptedProvider([
+      { content: [{ type: 'tool_use', id: 'm1', name: 'mcp_echo_echo', input: { text: 'via loop' } }] },
+      { content: [{ type: 'text', text: 'ok' }] },
+    ]);
+    const agent = openAgent(path, { provider });
+    const connected = await agent.connectMcpServers({ createSandbox: (p) => createSandbox(p as never), readOnlyRoots: [nodePrefix], connectTimeoutMs: 60_000 });
+    expect(connected).toMatchObject([{ server: 'echo', placement: 'sandbox', refusedEnv: expect.arrayContaining(['NODE_OPTIONS']) }]);
+    await agent.send('echo');
+    expect(provider.requests[0]!.tools!.map((t) => t.name)).toContain('mcp_echo_echo');
+    // tools of a configured server are declared by the server entry (enabled, visible) unless overridden
+    expect(provider.requests[0]!.tools!.map((t) => t.name)).toContain('mcp_echo_whoami');
+    const last = provider.requests[1]!.messages.at(-1)!.content as unknown as Array<{ content: string }>;
+    expect(last[0]!.content).toContain('echo: via loop');
+    agent.close();
+
+    // a restricted server: every tool needs approval from the loop
+    const asked: string[] = [];
+    const p2 = createScriptedProvider([
+      { content: [{ type: 'tool_use', id: 'm2', name: 'mcp_echo_echo', input: { text: 'guarded' } }] },
+      { content: [{ type: 'text', text: 'ok' }] },
+    ]);
+    const guarded = openAgent(restrictedPath, { provider: p2, approver: { request: async (r) => { asked.push(r.task.tool); return { decision: 'deny', feedback: 'no' }; } } });
+    await guarded.connectMcpServers({ createSandbox: (p) => createSandbox(p as never), readOnlyRoots: [nodePrefix], connectTimeoutMs: 60_000 });
+    await guarded.send('echo');
+    expect(asked).toEqual(['mcp_echo_echo']);
+    expect(JSON.stringify(p2.requests[1]!.messages.at(-1)!.content)).toContain('TOOL_APPROVAL_DENIED');
+    guarded.close();
   });
 
   it('HTTP MCP servers are not implemented yet', async () => {

@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allow, deny, isTrustError } from '@trust/core';
-import type { EgressPolicy } from '@trust/core';
+import type { EgressHttpRequest, EgressPolicy } from '@trust/core';
 import { createEgressClient } from '@trust/egress';
 import type { EgressClient } from '@trust/egress';
 import { createAnthropicProvider } from './anthropic-provider.js';
@@ -20,7 +20,7 @@ let keyless: EgressClient;
 
 const keyPolicy = (port: number): EgressPolicy => ({
   name: 'model-api',
-  authorizeHttp(req) {
+  authorizeHttp(req: EgressHttpRequest) {
     if (req.host !== '127.0.0.1' || req.port !== port) return deny('EGRESS_POLICY_DENIED', 'not the model API');
     req.headers.set('authorization', 'Bearer sk-test');
     req.headers.set('x-api-key', 'sk-test');
