@@ -1,153 +1,32 @@
 import { spawn as spawnChild, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import {
-  TrustError,
-  createPrincipal,
-  isTrustError,
-  notImplemented,
-  type AuditSink,
-  type EgressPolicy,
-  type Principal,
-} from '@trust/core';
+import { TrustError, createPrincipal, isTrustError, type Principal } from '@trust/core';
 import { planBwrap, linuxPathsOfInterest, SANDBOX_LAYOUT, type LinuxPlan, type Rlimit } from './bwrap-plan.js';
 import { createRunCgroups, type RunCgroups } from './cgroup.js';
+import { decideDegraded, refuseDegraded } from './degraded.js';
 import { buildSandboxEnv } from './env.js';
 import { collectPathFactsSync } from './host-facts.js';
+import { findTool, hasRlimits, removePlaceholders } from './host-files.js';
 import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
   createRunAudit,
   defaultProxyFactory,
   proxyEnv,
-  type EgressProxyFactory,
   type EgressProxyHandle,
   type SandboxGuardOptions,
   type SandboxViolation,
 } from './network.js';
 import { capOutput } from './output-capture.js';
-import { DEFAULT_OUTPUT_BYTES, DEFAULT_TIME_MS, parseSandboxPolicy, type DegradedMode, type SandboxPolicy, type SandboxPolicyInput } from './policy.js';
-import { probeSandbox, type SandboxProbe } from './probe.js';
+import { DEFAULT_OUTPUT_BYTES, DEFAULT_TIME_MS, parseSandboxPolicy, type SandboxPolicy, type SandboxPolicyInput } from './policy.js';
+import { probeSandbox } from './probe.js';
+import type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnOptions } from './sandbox-types.js';
 import { buildSeccompFilter, seccompArchOf } from './seccomp.js';
 import { planSeatbelt, type DarwinPlan } from './seatbelt-plan.js';
 
-/** Options of `createSandbox`; everything is injectable and has a real default. */
-export interface CreateSandboxOptions {
-  /** The policy every http/tcp request of every run is judged by. Required for those capabilities. */
-  readonly egress?: EgressPolicy;
-  /** Address-guard options for the per-run proxy; `mode` defaults to the policy's `network.guard` ('strict'). */
-  readonly guard?: SandboxGuardOptions;
-  /** Where spawn, degraded, exit and egress events go. Undefined = not recorded anywhere. */
-  readonly audit?: AuditSink;
-  /** Source of base and granted environment variables; undefined = `process.env`. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  readonly bwrapPath?: string;
-  /** A prebuilt launcher with its expected SHA-256; undefined = compile `native/launcher.c` once. */
-  readonly launcher?: { readonly path: string; readonly sha256: string };
-  /**
-   * How the loopback bridge and limits are provided: `'launcher'` (default; compiled from
-   * `native/launcher.c`, falling back to socat + prlimit when no C compiler exists) or
-   * `'socat'` (always the fallback; slower, and no cgroup joining).
-   */
-  readonly bridge?: 'launcher' | 'socat';
-  /** Where compiled launchers are cached; undefined = the package's `.native/` directory. */
-  readonly launcherCacheDir?: string;
-  /** Host directory for per-run sockets and (macOS) HOME/TMPDIR; undefined = a fresh private temp dir. */
-  readonly workDir?: string;
-  /** The host facts probe result; undefined = measured by `probeSandbox`. */
-  readonly probe?: SandboxProbe;
-  /** Starts the per-run egress proxy; undefined = `@trust/egress` `createEgressProxy`. */
-  readonly createProxy?: EgressProxyFactory;
-  /** Overrides the detected platform (tests). */
-  readonly platform?: 'linux' | 'darwin';
-}
-
-/** Options of one run. */
-export interface SpawnOptions {
-  /** Working directory inside the sandbox; must be granted. Undefined = the first rw grant, else the sandbox HOME. */
-  readonly cwd?: string;
-  /** Extra variables for this run; secret-looking names need an exact `env:NAME` grant. */
-  readonly env?: Readonly<Record<string, string>>;
-  /** Data for standard input (needs the `stdin` capability). Undefined = /dev/null. */
-  readonly stdin?: string | Uint8Array | Readable;
-  /** Wall-clock limit; capped by the policy's `limits.timeMs` (default 60 s). */
-  readonly timeoutMs?: number;
-  /** Bytes kept per stream; capped by the policy's `limits.outputBytes` (default 1 MiB). */
-  readonly maxOutputBytes?: number;
-  /** Aborting kills the whole run. */
-  readonly signal?: AbortSignal;
-}
-
-/** How a run ended. */
-export interface SandboxExit {
-  /** Exit code of the command (bubblewrap passes it through); null when killed by a signal. */
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly timedOut: boolean;
-  /** True when stdout or stderr went over the output cap and was cut. */
-  readonly truncated: boolean;
-  readonly truncatedStreams: { readonly stdout: boolean; readonly stderr: boolean };
-  /** Refusals observed for this run (egress denials from its own proxy). */
-  readonly violations: readonly SandboxViolation[];
-  readonly runId: string;
-  readonly durationMs: number;
-}
-
-/** A running sandboxed process. */
-export interface SandboxProcess {
-  readonly runId: string;
-  /** Host pid of the outer bubblewrap (or sandbox-exec) process. */
-  readonly pid: number;
-  /** Capped output; empty when the stream capability is not granted. */
-  readonly stdout: Readable;
-  readonly stderr: Readable;
-  /** Ends the whole process tree. */
-  kill(): void;
-  readonly exit: Promise<SandboxExit>;
-}
-
-/** An independent sandbox: its own policy, proxy listeners and state. */
-export interface Sandbox {
-  readonly policy: SandboxPolicy;
-  readonly probe: SandboxProbe;
-  /** Weaker modes in effect for every run (each one named in `allowDegraded`). */
-  readonly degraded: readonly DegradedMode[];
-  /** SHA-256 of the canonical policy; stamped on every `sandbox.spawn` audit event. */
-  readonly policyHash: string;
-  spawn(argv: readonly string[], options?: SpawnOptions): Promise<SandboxProcess>;
-  /** Ends every run, closes every listener and removes the work directory. */
-  close(): Promise<void>;
-}
-
-function refuseDegraded(policy: SandboxPolicy, mode: DegradedMode, why: string, hint: string): void {
-  if (!policy.allowDegraded.includes(mode)) {
-    throw new TrustError('SANDBOX_DEGRADED_REFUSED', `${why}; refusing to run in the weaker mode "${mode}"`, {
-      hint: `${hint}, or accept it with allowDegraded: ["${mode}"]`,
-    });
-  }
-}
-
-/** Decides which degraded modes a policy needs on this host; throws for one not accepted. */
-function decideDegraded(policy: SandboxPolicy, probe: SandboxProbe): DegradedMode[] {
-  const out: DegradedMode[] = [];
-  const caps = policy.capabilities;
-  const need = (mode: DegradedMode, cond: boolean, why: string, hint: string): void => {
-    if (!cond) return;
-    refuseDegraded(policy, mode, why, hint);
-    out.push(mode);
-  };
-  if (caps.has('udp')) throw notImplemented('the udp capability in @trust/os-sandbox (no datagram broker yet)');
-  need('shared-network', caps.egressTier() === 'coarse', 'the network/sockets capability needs the host network namespace and its address floor cannot be enforced here', 'grant http or tcp instead (brokered through the egress policy)');
-  need('shared-network', !probe.netns && caps.egressTier() !== 'coarse', 'this host cannot create a network namespace', 'allow network namespaces for bubblewrap');
-  need('no-proc', !probe.proc, 'a private /proc cannot be mounted here', 'run outside a restricted container');
-  need('no-userns-lock', !probe.disableUserns, `bubblewrap ${probe.bwrap?.version ?? '?'} cannot disable nested user namespaces`, 'install bubblewrap 0.8 or newer');
-  need('no-seccomp', probe.platform === 'linux' && (!probe.seccomp || !seccompArchOf(process.arch)), `no seccomp filter can be installed here (kernel support: ${probe.seccomp}, architecture ${process.arch})`, 'run on x64 or arm64 Linux with seccomp enabled');
-  need('no-pids-limit', policy.limits.pids !== undefined && !probe.cgroups.pids, 'a process limit was asked for but no writable pids cgroup exists (RLIMIT_NPROC does not bind uid 0)', 'delegate a cgroup (systemd-run --user --scope -p Delegate=yes)');
-  need('no-memory-limit', false, '', '');
-  return [...new Set(out)];
-}
+export type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnOptions } from './sandbox-types.js';
 
 /**
  * Creates an independent sandbox for one policy. Probes the host once, compiles (or verifies)
@@ -566,26 +445,4 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       if (ownsWorkDir) rmSync(workDir, { recursive: true, force: true });
     },
   });
-}
-
-function findTool(candidates: readonly string[]): string | undefined {
-  return candidates.find((c) => existsSync(c));
-}
-
-function hasRlimits(policy: SandboxPolicy): boolean {
-  const l = policy.limits;
-  return l.memoryBytes !== undefined || l.files !== undefined || l.pids !== undefined || l.fileSizeBytes !== undefined;
-}
-
-/** Removes placeholders bwrap created on the host, but only while they are still empty. */
-function removePlaceholders(list: LinuxPlan['placeholders']): void {
-  for (const p of list) {
-    try {
-      const st = statSync(p.path);
-      if (p.type === 'file' && st.isFile() && st.size === 0) unlinkSync(p.path);
-      else if (p.type === 'dir' && st.isDirectory() && readdirSync(p.path).length === 0) rmdirSync(p.path);
-    } catch {
-      /* already gone */
-    }
-  }
 }

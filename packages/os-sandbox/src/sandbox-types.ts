@@ -1,0 +1,93 @@
+import type { Readable } from 'node:stream';
+import type { AuditSink, EgressPolicy } from '@trust/core';
+import type { EgressProxyFactory, SandboxGuardOptions, SandboxViolation } from './network.js';
+import type { DegradedMode, SandboxPolicy } from './policy.js';
+import type { SandboxProbe } from './probe.js';
+
+/** Options of `createSandbox`; everything is injectable and has a real default. */
+export interface CreateSandboxOptions {
+  /** The policy every http/tcp request of every run is judged by. Required for those capabilities. */
+  readonly egress?: EgressPolicy;
+  /** Address-guard options for the per-run proxy; `mode` defaults to the policy's `network.guard` ('strict'). */
+  readonly guard?: SandboxGuardOptions;
+  /** Where spawn, degraded, exit and egress events go. Undefined = not recorded anywhere. */
+  readonly audit?: AuditSink;
+  /** Source of base and granted environment variables; undefined = `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly bwrapPath?: string;
+  /** A prebuilt launcher with its expected SHA-256; undefined = compile `native/launcher.c` once. */
+  readonly launcher?: { readonly path: string; readonly sha256: string };
+  /**
+   * How the loopback bridge and limits are provided: `'launcher'` (default; compiled from
+   * `native/launcher.c`, falling back to socat + prlimit when no C compiler exists) or
+   * `'socat'` (always the fallback; slower, and no cgroup joining).
+   */
+  readonly bridge?: 'launcher' | 'socat';
+  /** Where compiled launchers are cached; undefined = the package's `.native/` directory. */
+  readonly launcherCacheDir?: string;
+  /** Host directory for per-run sockets and (macOS) HOME/TMPDIR; undefined = a fresh private temp dir. */
+  readonly workDir?: string;
+  /** The host facts probe result; undefined = measured by `probeSandbox`. */
+  readonly probe?: SandboxProbe;
+  /** Starts the per-run egress proxy; undefined = `@trust/egress` `createEgressProxy`. */
+  readonly createProxy?: EgressProxyFactory;
+  /** Overrides the detected platform (tests). */
+  readonly platform?: 'linux' | 'darwin';
+}
+
+/** Options of one run. */
+export interface SpawnOptions {
+  /** Working directory inside the sandbox; must be granted. Undefined = the first rw grant, else the sandbox HOME. */
+  readonly cwd?: string;
+  /** Extra variables for this run; secret-looking names need an exact `env:NAME` grant. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Data for standard input (needs the `stdin` capability). Undefined = /dev/null. */
+  readonly stdin?: string | Uint8Array | Readable;
+  /** Wall-clock limit; capped by the policy's `limits.timeMs` (default 60 s). */
+  readonly timeoutMs?: number;
+  /** Bytes kept per stream; capped by the policy's `limits.outputBytes` (default 1 MiB). */
+  readonly maxOutputBytes?: number;
+  /** Aborting kills the whole run. */
+  readonly signal?: AbortSignal;
+}
+
+/** How a run ended. */
+export interface SandboxExit {
+  /** Exit code of the command (bubblewrap passes it through); null when killed by a signal. */
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly timedOut: boolean;
+  /** True when stdout or stderr went over the output cap and was cut. */
+  readonly truncated: boolean;
+  readonly truncatedStreams: { readonly stdout: boolean; readonly stderr: boolean };
+  /** Refusals observed for this run (egress denials from its own proxy). */
+  readonly violations: readonly SandboxViolation[];
+  readonly runId: string;
+  readonly durationMs: number;
+}
+
+/** A running sandboxed process. */
+export interface SandboxProcess {
+  readonly runId: string;
+  /** Host pid of the outer bubblewrap (or sandbox-exec) process. */
+  readonly pid: number;
+  /** Capped output; empty when the stream capability is not granted. */
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Ends the whole process tree. */
+  kill(): void;
+  readonly exit: Promise<SandboxExit>;
+}
+
+/** An independent sandbox: its own policy, proxy listeners and state. */
+export interface Sandbox {
+  readonly policy: SandboxPolicy;
+  readonly probe: SandboxProbe;
+  /** Weaker modes in effect for every run (each one named in `allowDegraded`). */
+  readonly degraded: readonly DegradedMode[];
+  /** SHA-256 of the canonical policy; stamped on every `sandbox.spawn` audit event. */
+  readonly policyHash: string;
+  spawn(argv: readonly string[], options?: SpawnOptions): Promise<SandboxProcess>;
+  /** Ends every run, closes every listener and removes the work directory. */
+  close(): Promise<void>;
+}
