@@ -3,6 +3,9 @@ import { TrustError } from '@trust/core';
 /**
  * Stable error codes of the control API. Clients (the studio, the CLI) match on these, never on
  * the message. Each one maps to exactly one HTTP status.
+ *
+ * @example
+ * CONTROL_ERROR_STATUS.CONTROL_TOKEN_MISSING; // 401
  */
 export const CONTROL_ERROR_STATUS = Object.freeze({
   CONTROL_HOST_NOT_ALLOWED: 421,

@@ -7,7 +7,12 @@ import { controlError } from './control-error.js';
 /** Shortest token accepted from the caller: 32 characters (128+ bits when random). */
 const MIN_TOKEN_LENGTH = 32;
 
-/** A fresh token: 32 random bytes as base64url (43 characters). */
+/**
+ * A fresh token: 32 random bytes as base64url (43 characters).
+ *
+ * @example
+ * const token = generateControlToken(); // e.g. "q3Vh…" (43 characters)
+ */
 export function generateControlToken(): string {
   return randomBytes(32).toString('base64url');
 }

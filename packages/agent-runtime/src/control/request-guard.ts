@@ -18,7 +18,12 @@ export interface GuardSettings {
 /** Query-string names that look like a credential. Refused so a token never lands in logs or history. */
 const CREDENTIAL_PARAMS = ['token', 'access_token', 'auth', 'authorization', 'bearer', 'key', 'api_key', 'apikey'];
 
-/** The Host values a loopback server on `port` answers to, plus any extra (LAN) names. */
+/**
+ * The Host values a loopback server on `port` answers to, plus any extra (LAN) names.
+ *
+ * @example
+ * const settings = createGuardSettings(7385); // 127.0.0.1:7385, localhost:7385, [::1]:7385
+ */
 export function createGuardSettings(port: number, extraHosts: readonly string[] = []): GuardSettings {
   const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...extraHosts.map((h) => h.toLowerCase())];
   return { allowedHosts: new Set(hosts) };

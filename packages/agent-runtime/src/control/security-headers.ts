@@ -1,6 +1,11 @@
 import type { ServerResponse } from 'node:http';
 
-/** Path of the unauthenticated CSP report sink (browsers send reports without credentials). */
+/**
+ * Path of the unauthenticated CSP report sink (browsers send reports without credentials).
+ *
+ * @example
+ * buildCsp(CSP_REPORT_PATH).endsWith('report-uri /csp-report'); // true
+ */
 export const CSP_REPORT_PATH = '/csp-report';
 
 /**
@@ -8,6 +13,9 @@ export const CSP_REPORT_PATH = '/csp-report';
  * no frames, no plugins, no `<base>`, never framed, fetches only to itself, and every violation
  * reported to {@link CSP_REPORT_PATH}. Styles also only from files, so injected `style`
  * attributes (CSS exfiltration) are blocked and reported.
+ *
+ * @example
+ * res.setHeader('Content-Security-Policy', buildCsp()); // "default-src 'none'; script-src 'self'; …"
  */
 export function buildCsp(reportPath: string = CSP_REPORT_PATH): string {
   return [
