@@ -80,165 +80,165 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
   const signal = deadline.signal;
   const timedOut = deadline.timedOut;
   try {
-  const callerHeaders = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
-  const secrets = new Set<string>();
-  for (const h of SENSITIVE_HEADERS) {
-    const v = callerHeaders.get(h);
-    if (v !== null) secrets.add(v);
-  }
-  let method = (init.method ?? 'GET').toUpperCase();
-  let body: BodyInit | null = init.body ?? null;
-  let current: string | URL = input;
-  const policyName = engine.policy.name;
-
-  for (let hop = 0; ; hop++) {
-    const hopStarted = engine.now();
-    const audit = (decision: Parameters<typeof recordEgress>[1]['decision'], extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
-      engine.audit !== undefined &&
-      recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(current), decision, started: hopStarted, method, hop, policy: policyName, ...extra }, engine.now);
-
-    const target = parseTarget(current, ['http:', 'https:']);
-    if (isDenyResult(target)) {
-      audit(target);
-      throw deniedError(target);
+    const callerHeaders = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
+    const secrets = new Set<string>();
+    for (const h of SENSITIVE_HEADERS) {
+      const v = callerHeaders.get(h);
+      if (v !== null) secrets.add(v);
     }
-    let whereText: string | undefined;
-    const where = () => (whereText ??= redactUrl(target.url));
-    const pathAndQuery = `${target.url.pathname}${target.url.search}`;
-    const headers = new Headers(callerHeaders);
-    const auth = await authorizeHttp(
-      engine.policy,
-      { method, url: target.url.href, scheme: target.scheme as 'http:' | 'https:', host: target.host, port: target.port, path: pathAndQuery, headers },
-      context,
-    );
-    for (const s of auth.secrets) secrets.add(s);
-    if (!auth.decision.allow) {
-      audit(auth.decision);
-      throw deniedError(auth.decision as Deny);
-    }
-    const verdict = await engine.guard.resolveHost(target.host, target.port);
-    if (!verdict.allow) {
-      audit(verdict, { addresses: verdict.addresses });
-      throw deniedError(verdict);
-    }
+    let method = (init.method ?? 'GET').toUpperCase();
+    let body: BodyInit | null = init.body ?? null;
+    let current: string | URL = input;
+    const policyName = engine.policy.name;
 
-    let res: Dispatcher.ResponseData;
-    try {
-      const sendBody = method === 'GET' || method === 'HEAD' ? null : await toDispatchBody(body, headers);
-      const flat: string[] = [];
-      headers.forEach((v, k) => flat.push(k, v));
-      res = await engine.dispatcher.request({
-        origin: target.url.origin,
-        path: pathAndQuery,
-        method: method as Dispatcher.HttpMethod,
-        headers: flat,
-        body: sendBody as Dispatcher.RequestOptions['body'],
-        signal,
-      } as Dispatcher.RequestOptions);
-    } catch (e) {
-      const err = toEgressError(e, { where: where(), userSignal, timedOut, secrets });
-      // A denial from the connector (rebinding, pooled reconnect) is a guard decision; anything
-      // else is a transport failure after an allow.
-      if (err.decision !== undefined && err.decision.rule !== 'limits') audit(err.decision, { addresses: verdict.addresses });
-      else audit(auth.decision, { addresses: verdict.addresses, failure: err.code });
-      throw err;
-    }
-    const status = res.statusCode;
-    const dialled = engine.dialled.get(hostPort(target.host, target.port));
-    audit(auth.decision, { addresses: verdict.addresses, status, ...(dialled ? { dialled } : {}) });
+    for (let hop = 0; ; hop++) {
+      const hopStarted = engine.now();
+      const audit = (decision: Parameters<typeof recordEgress>[1]['decision'], extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
+        engine.audit !== undefined &&
+        recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(current), decision, started: hopStarted, method, hop, policy: policyName, ...extra }, engine.now);
 
-    const first = (name: string): string | undefined => {
-      const v = res.headers[name];
-      return Array.isArray(v) ? v[0] : v;
-    };
-    const location = first('location');
-    if (!REDIRECTS.has(status) || location === undefined || init.redirect === 'manual') {
-      const cl = Number(first('content-length') ?? NaN);
-      if (Number.isFinite(cl) && cl > engine.limits.maxResponseBytes) {
-        res.body.destroy();
-        throw egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} declares ${cl} bytes, over ${engine.limits.maxResponseBytes}`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
+      const target = parseTarget(current, ['http:', 'https:']);
+      if (isDenyResult(target)) {
+        audit(target);
+        throw deniedError(target);
       }
-      if (mode === 'raw') {
-        const max = engine.limits.maxResponseBytes;
-        const body = boundedReadable(
-          res.body,
-          max,
-          () => egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted'),
-          (e) => toEgressError(e, { where: where(), userSignal, timedOut, secrets }),
-          deadline.done,
-        );
-        return { statusCode: status, headers: res.headers, body, url: target.url.href, redirected: hop > 0 };
+      let whereText: string | undefined;
+      const where = () => (whereText ??= redactUrl(target.url));
+      const pathAndQuery = `${target.url.pathname}${target.url.search}`;
+      const headers = new Headers(callerHeaders);
+      const auth = await authorizeHttp(
+        engine.policy,
+        { method, url: target.url.href, scheme: target.scheme as 'http:' | 'https:', host: target.host, port: target.port, path: pathAndQuery, headers },
+        context,
+      );
+      for (const s of auth.secrets) secrets.add(s);
+      if (!auth.decision.allow) {
+        audit(auth.decision);
+        throw deniedError(auth.decision as Deny);
       }
-      const out = new ResponseHeaders();
-      for (const [k, v] of Object.entries(res.headers)) {
-        if (v === undefined) continue;
-        for (const one of Array.isArray(v) ? v : [v]) out.append(k, one);
+      const verdict = await engine.guard.resolveHost(target.host, target.port);
+      if (!verdict.allow) {
+        audit(verdict, { addresses: verdict.addresses });
+        throw deniedError(verdict);
       }
-      let stream: ReadableStream<Uint8Array> | Uint8Array | null = null;
-      const encoding = first('content-encoding');
-      if (NULL_BODY.has(status) || method === 'HEAD') {
-        res.body.dump().catch(() => {});
-        deadline.done();
-      } else if (Number.isFinite(cl) && cl <= SMALL_BODY && (encoding === undefined || encoding === 'identity')) {
-        // A small body of known length is read here in one go: the web-stream wrapper costs more
-        // than the bytes. Limits and timeouts apply exactly as when streaming.
-        try {
-          stream = await readSmall(res.body, engine.limits.maxResponseBytes);
-        } catch (e) {
-          throw toEgressError(e, { where: where(), userSignal, timedOut, secrets });
-        } finally {
-          deadline.done();
+
+      let res: Dispatcher.ResponseData;
+      try {
+        const sendBody = method === 'GET' || method === 'HEAD' ? null : await toDispatchBody(body, headers);
+        const flat: string[] = [];
+        headers.forEach((v, k) => flat.push(k, v));
+        res = await engine.dispatcher.request({
+          origin: target.url.origin,
+          path: pathAndQuery,
+          method: method as Dispatcher.HttpMethod,
+          headers: flat,
+          body: sendBody as Dispatcher.RequestOptions['body'],
+          signal,
+        } as Dispatcher.RequestOptions);
+      } catch (e) {
+        const err = toEgressError(e, { where: where(), userSignal, timedOut, secrets });
+        // A denial from the connector (rebinding, pooled reconnect) is a guard decision; anything
+        // else is a transport failure after an allow.
+        if (err.decision !== undefined && err.decision.rule !== 'limits') audit(err.decision, { addresses: verdict.addresses });
+        else audit(auth.decision, { addresses: verdict.addresses, failure: err.code });
+        throw err;
+      }
+      const status = res.statusCode;
+      const dialled = engine.dialled.get(hostPort(target.host, target.port));
+      audit(auth.decision, { addresses: verdict.addresses, status, ...(dialled ? { dialled } : {}) });
+
+      const first = (name: string): string | undefined => {
+        const v = res.headers[name];
+        return Array.isArray(v) ? v[0] : v;
+      };
+      const location = first('location');
+      if (!REDIRECTS.has(status) || location === undefined || init.redirect === 'manual') {
+        const cl = Number(first('content-length') ?? NaN);
+        if (Number.isFinite(cl) && cl > engine.limits.maxResponseBytes) {
+          res.body.destroy();
+          throw egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} declares ${cl} bytes, over ${engine.limits.maxResponseBytes}`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
         }
-      } else {
-        const max = engine.limits.maxResponseBytes;
-        stream = boundedBody(
-          res.body,
-          first('content-encoding'),
-          max,
-          () => egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted'),
-          (e) => toEgressError(e, { where: where(), userSignal, timedOut, secrets }),
-          deadline.done,
-        );
+        if (mode === 'raw') {
+          const max = engine.limits.maxResponseBytes;
+          const body = boundedReadable(
+            res.body,
+            max,
+            () => egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted'),
+            (e) => toEgressError(e, { where: where(), userSignal, timedOut, secrets }),
+            deadline.done,
+          );
+          return { statusCode: status, headers: res.headers, body, url: target.url.href, redirected: hop > 0 };
+        }
+        const out = new ResponseHeaders();
+        for (const [k, v] of Object.entries(res.headers)) {
+          if (v === undefined) continue;
+          for (const one of Array.isArray(v) ? v : [v]) out.append(k, one);
+        }
+        let stream: ReadableStream<Uint8Array> | Uint8Array | null = null;
+        const encoding = first('content-encoding');
+        if (NULL_BODY.has(status) || method === 'HEAD') {
+          res.body.dump().catch(() => {});
+          deadline.done();
+        } else if (Number.isFinite(cl) && cl <= SMALL_BODY && (encoding === undefined || encoding === 'identity')) {
+          // A small body of known length is read here in one go: the web-stream wrapper costs more
+          // than the bytes. Limits and timeouts apply exactly as when streaming.
+          try {
+            stream = await readSmall(res.body, engine.limits.maxResponseBytes);
+          } catch (e) {
+            throw toEgressError(e, { where: where(), userSignal, timedOut, secrets });
+          } finally {
+            deadline.done();
+          }
+        } else {
+          const max = engine.limits.maxResponseBytes;
+          stream = boundedBody(
+            res.body,
+            first('content-encoding'),
+            max,
+            () => egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted'),
+            (e) => toEgressError(e, { where: where(), userSignal, timedOut, secrets }),
+            deadline.done,
+          );
+        }
+        const response = new Response(stream, { status, headers: out });
+        Object.defineProperty(response, 'url', { value: target.url.href });
+        Object.defineProperty(response, 'redirected', { value: hop > 0 });
+        return response;
       }
-      const response = new Response(stream, { status, headers: out });
-      Object.defineProperty(response, 'url', { value: target.url.href });
-      Object.defineProperty(response, 'redirected', { value: hop > 0 });
-      return response;
-    }
-    res.body.dump().catch(() => {});
+      res.body.dump().catch(() => {});
 
-    const refuse = (code: string, reason: string, rule: string, hint: string, at: string | URL = current): never => {
-      const d = deny(code, reason, { rule, hint });
-      recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(at), decision: d, started: engine.now(), method, hop: hop + 1, policy: policyName }, engine.now);
-      throw deniedError(d);
-    };
-    if (init.redirect === 'error') refuse('EGRESS_REDIRECT_REFUSED', `egress: ${where()} redirected and redirects were refused`, 'redirect', 'pass redirect: "follow" or "manual"');
-    if (hop >= engine.limits.maxRedirects) {
-      refuse('EGRESS_TOO_MANY_REDIRECTS', `egress denied: more than ${engine.limits.maxRedirects} redirects starting at ${redactUrl(input)}`, 'max-redirects', 'raise limits.maxRedirects, or fix the redirect loop');
+      const refuse = (code: string, reason: string, rule: string, hint: string, at: string | URL = current): never => {
+        const d = deny(code, reason, { rule, hint });
+        recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(at), decision: d, started: engine.now(), method, hop: hop + 1, policy: policyName }, engine.now);
+        throw deniedError(d);
+      };
+      if (init.redirect === 'error') refuse('EGRESS_REDIRECT_REFUSED', `egress: ${where()} redirected and redirects were refused`, 'redirect', 'pass redirect: "follow" or "manual"');
+      if (hop >= engine.limits.maxRedirects) {
+        refuse('EGRESS_TOO_MANY_REDIRECTS', `egress denied: more than ${engine.limits.maxRedirects} redirects starting at ${redactUrl(input)}`, 'max-redirects', 'raise limits.maxRedirects, or fix the redirect loop');
+      }
+      let next: URL;
+      try {
+        next = new URL(location, target.url);
+      } catch {
+        return refuse('EGRESS_REDIRECT_INVALID', `egress denied: ${where()} redirected to an unparsable Location`, 'redirect', 'the peer must send a valid Location');
+      }
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+        refuse('EGRESS_REDIRECT_SCHEME', `egress denied: ${where()} redirected to scheme ${next.protocol}`, 'redirect-scheme', 'only http: and https: redirects are followed', target.url);
+      }
+      if (target.scheme === 'https:' && next.protocol === 'http:' && !engine.allowDowngrade) {
+        refuse('EGRESS_DOWNGRADE', `egress denied: ${where()} redirected from https to http (${redactUrl(next)})`, 'no-downgrade', 'pass allowDowngrade: true to the client to permit it', next);
+      }
+      if (next.origin !== target.url.origin) for (const h of SENSITIVE_HEADERS) callerHeaders.delete(h);
+      const toGet = (status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST');
+      if (toGet) {
+        method = 'GET';
+        body = null;
+        for (const h of CONTENT_HEADERS) callerHeaders.delete(h);
+      } else if (body !== null && isStreamBody(body)) {
+        refuse('EGRESS_REDIRECT_BODY', `egress: ${where()} answered ${status}, but a streamed body cannot be replayed`, 'redirect', 'send the body as a string, bytes or Blob so it can be replayed');
+      }
+      current = next;
     }
-    let next: URL;
-    try {
-      next = new URL(location, target.url);
-    } catch {
-      return refuse('EGRESS_REDIRECT_INVALID', `egress denied: ${where()} redirected to an unparsable Location`, 'redirect', 'the peer must send a valid Location');
-    }
-    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-      refuse('EGRESS_REDIRECT_SCHEME', `egress denied: ${where()} redirected to scheme ${next.protocol}`, 'redirect-scheme', 'only http: and https: redirects are followed', target.url);
-    }
-    if (target.scheme === 'https:' && next.protocol === 'http:' && !engine.allowDowngrade) {
-      refuse('EGRESS_DOWNGRADE', `egress denied: ${where()} redirected from https to http (${redactUrl(next)})`, 'no-downgrade', 'pass allowDowngrade: true to the client to permit it', next);
-    }
-    if (next.origin !== target.url.origin) for (const h of SENSITIVE_HEADERS) callerHeaders.delete(h);
-    const toGet = (status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST');
-    if (toGet) {
-      method = 'GET';
-      body = null;
-      for (const h of CONTENT_HEADERS) callerHeaders.delete(h);
-    } else if (body !== null && isStreamBody(body)) {
-      refuse('EGRESS_REDIRECT_BODY', `egress: ${where()} answered ${status}, but a streamed body cannot be replayed`, 'redirect', 'send the body as a string, bytes or Blob so it can be replayed');
-    }
-    current = next;
-  }
   } catch (e) {
     deadline.done();
     throw e;
