@@ -86,7 +86,12 @@ const fact = (facts: HostFacts, path: string): PathFact => facts.paths[path] ?? 
 const within = (root: string, path: string): boolean => root === '/' || path === root || path.startsWith(`${root}/`);
 const depthSort = (a: string, b: string): number => a.split('/').length - b.split('/').length || a.localeCompare(b);
 
-/** The host paths whose facts a Linux plan for `policy` reads. */
+/**
+ * The host paths whose facts a Linux plan for `policy` reads.
+ *
+ * @example
+ * const facts = await collectPathFacts(linuxPathsOfInterest(policy, process.env.HOME));
+ */
 export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): string[] {
   const out = [...USRMERGE_DIRS, ...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(home ? [home] : [])];
   for (const g of policy.capabilities.fsGrants) {
@@ -108,6 +113,9 @@ export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): stri
  * their host paths; protected files read-only inside writable roots; user-hidden paths
  * replaced; then the root is remounted read-only. All namespaces are unshared, capabilities
  * dropped, further user namespaces disabled, the environment cleared and rebuilt.
+ *
+ * @example
+ * const plan = planBwrap(policy, ['/bin/true'], { facts: USRMERGE_FACTS, env: {}, cwd: '/sandbox/home', empty: { file: '/x/empty', dir: '/x/empty.d' } });
  */
 export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: LinuxPlanContext, bwrapPath = '/usr/bin/bwrap'): LinuxPlan {
   if (argv.length === 0 || argv[0] === '') {

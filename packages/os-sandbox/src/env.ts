@@ -30,6 +30,9 @@ export function looksLikeSecretName(name: string): boolean {
  * - a secret-looking name without that exact grant is denied (`SANDBOX_ENV_SECRET`);
  * - a name the sandbox owns (HOME, TMPDIR, proxy variables) is denied (`SANDBOX_ENV_RESERVED`);
  * - any other name is allowed (the caller chose to pass it).
+ *
+ * @example
+ * evaluateExplicitEnv(policy, 'GITHUB_TOKEN'); // { allow: false, code: 'SANDBOX_ENV_SECRET', ... } unless env:GITHUB_TOKEN is granted
  */
 export function evaluateExplicitEnv(policy: SandboxPolicy, name: string): Decision {
   if (RESERVED.has(name)) {

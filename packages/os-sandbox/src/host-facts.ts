@@ -35,7 +35,12 @@ export const USRMERGE_FACTS: HostFacts = Object.freeze({
   bwrapDisableUserns: true,
 });
 
-/** Reads facts for `paths` from the host with lstat (symlinks are not followed). */
+/**
+ * Reads facts for `paths` from the host with lstat (symlinks are not followed).
+ *
+ * @example
+ * const paths = await collectPathFacts(['/bin', '/lib64']); // { '/bin': { kind: 'symlink', target: 'usr/bin' }, ... }
+ */
 export async function collectPathFacts(paths: Iterable<string>): Promise<Record<string, PathFact>> {
   const out: Record<string, PathFact> = {};
   await Promise.all(

@@ -64,7 +64,12 @@ export async function ensureLauncher(options: { cacheDir?: string; cc?: string; 
   return verifyLauncher(bin, readFileSync(sumFile, 'utf8').trim());
 }
 
-/** Re-hashes a launcher binary and refuses it when the hash differs from `expected`. */
+/**
+ * Re-hashes a launcher binary and refuses it when the hash differs from `expected`.
+ *
+ * @example
+ * verifyLauncher('/opt/trust/trust-sandbox-launcher', knownSha256);
+ */
 export function verifyLauncher(path: string, expected: string): Launcher {
   const actual = sha256(readFileSync(path));
   if (actual !== expected) {

@@ -29,7 +29,12 @@ export function defaultProxyFactory(request: EgressProxyRequest): Promise<Egress
   return createEgressProxy(request);
 }
 
-/** The proxy variables a sandboxed process sees for a proxy on 127.0.0.1:`port`. */
+/**
+ * The proxy variables a sandboxed process sees for a proxy on 127.0.0.1:`port`.
+ *
+ * @example
+ * proxyEnv(3128).HTTPS_PROXY; // 'http://127.0.0.1:3128'
+ */
 export function proxyEnv(port: number): Record<string, string> {
   const url = `http://127.0.0.1:${port}`;
   return {

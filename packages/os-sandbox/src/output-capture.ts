@@ -40,7 +40,12 @@ export function capOutput(source: Readable | null, limit: number): CappedOutput 
   return { stream: out, truncated: () => cut, total: () => seen };
 }
 
-/** Reads a stream to the end as UTF-8 (a helper for callers and tests). */
+/**
+ * Reads a stream to the end as UTF-8 (a helper for callers and tests).
+ *
+ * @example
+ * const out = await readAll(proc.stdout);
+ */
 export async function readAll(stream: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));

@@ -85,6 +85,10 @@ function ancestors(path: string): string[] {
  * 5. deny unlink/rename of every protected path and every ancestor of it, so a parent cannot be
  *    moved aside and replaced;
  * 6. network: nothing, or outbound TCP to localhost:<proxy port> only.
+ *
+ * @example
+ * const plan = planSeatbelt(policy, ['/usr/bin/make'], { env: {}, home: '/private/tmp/r/home', tmpdir: '/private/tmp/r/tmp' });
+ * // spawn(plan.file, plan.args, { env: plan.env })
  */
 export function planSeatbelt(policy: SandboxPolicy, argv: readonly string[], ctx: DarwinPlanContext): DarwinPlan {
   if (argv.length === 0 || argv[0] === '') {

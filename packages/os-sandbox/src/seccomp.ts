@@ -63,7 +63,12 @@ const OFF_NR = 0;
 const OFF_ARCH = 4;
 const OFF_ARG1_LO = 16 + 8; // args[1], low 32 bits (little-endian); the kernel's ioctl cmd is 32-bit
 
-/** Maps Node's `process.arch` to a table, or undefined when there is none. */
+/**
+ * Maps Node's `process.arch` to a table, or undefined when there is none.
+ *
+ * @example
+ * seccompArchOf(process.arch); // 'x64' on most CI machines
+ */
 export function seccompArchOf(nodeArch: string): SeccompArch | undefined {
   return nodeArch === 'x64' || nodeArch === 'arm64' ? nodeArch : undefined;
 }
