@@ -66,7 +66,7 @@ describe('trust doctor (built binary)', () => {
 
 describe('commands that are not available yet (built binary)', () => {
   it('exit 1 with NOT_IMPLEMENTED and say why', async () => {
-    const r = await runCli(['studio', '--json'], { home: tmp.home });
+    const r = await runCli(['agent', 'chat', 'x.adf', '--json'], { home: tmp.home });
     expect(r.code).toBe(1);
     const doc = failureSchema.parse(r.json());
     expect(doc.error.code).toBe('NOT_IMPLEMENTED');

@@ -227,3 +227,18 @@ export const runSchema = successSchema(
     })
     .strict(),
 );
+
+/** `trust studio --json` (the first line; the server then runs until interrupted). */
+export const studioSchema = successSchema(
+  'studio',
+  z
+    .object({
+      url: z.string().regex(/^http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+$/),
+      port: z.number().int(),
+      workspace: z.string(),
+      demo: z.boolean(),
+      created: z.boolean(),
+      agents: z.array(z.string()),
+    })
+    .strict(),
+);

@@ -35,7 +35,7 @@ export const COMMANDS: readonly CommandEntry[] = Object.freeze([
   { name: 'agent deny', summary: 'deny a pending approval task', unavailable: '@trust/agent-runtime (approvals) has not landed' },
   { name: 'audit tail', summary: 'print the last events of an audit log (JSONL or .adf)', load: () => import('./commands/audit-tail.js') },
   { name: 'audit verify', summary: 'verify an audit hash chain and name the first broken link', load: () => import('./commands/audit-verify.js') },
-  { name: 'studio', summary: 'start the web studio (a demo workspace on first run)', unavailable: '@trust/agent-runtime (createControlServer) has not landed' },
+  { name: 'studio', summary: 'start the web studio (a demo workspace on first run)', load: () => import('./commands/studio.js') },
 ] satisfies CommandEntry[]);
 
 /** The command groups (`egress`, `package`, `agent`, `audit`) and their subcommands. */

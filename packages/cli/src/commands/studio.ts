@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CommandSpec } from '../command.js';
+import { integerOption } from '../args.js';
+import { CliError } from '../cli-error.js';
+import { DEMO_AGENT, demoAnswer, ensureDemoWorkspace, readWorkspaceTrustedKeys, workspaceLayout } from '../demo-workspace.js';
+import { openBrowser } from '../open-browser.js';
+import { readPluginReports } from '../plugin-reports.js';
+import { trustHome } from '../trust-home.js';
+import { escapeTerminal } from '../terminal-text.js';
+
+/** The built studio shipped inside the CLI (dist/studio), next to the bundled entry. */
+export function studioDir(): string {
+  return join(dirname(fileURLToPath(import.meta.url)), 'studio');
+}
+
+export const command: CommandSpec = {
+  name: 'studio',
+  summary: 'start the web studio (a demo workspace on first run)',
+  description:
+    'Starts the control server on 127.0.0.1 (a bearer token is always required) and serves the studio.\nThe URL it prints carries the token in the #fragment, which the browser never sends to a server.\nWithout a workspace it opens the DEMO workspace in $TRUST_HOME/demo (default ~/.trust/demo),\ncreating it on first run: a demo agent driven by a scripted provider (no model is called; it asks\nfor the restricted fs_write, so you can approve or deny it), a signed sample plugin and a sample\nsandbox policy. With a workspace directory, its agents/*.adf are opened for reading and owner\nchanges; chat needs the demo (real providers are not wired into the studio yet). Ctrl-C stops it.',
+  positionals: [{ name: 'workspace', description: 'a workspace directory with agents/*.adf (default: the demo workspace)', required: false }],
+  options: {
+    port: { type: 'string', short: 'p', valueName: 'port', description: 'port on 127.0.0.1 (default 0: any free port)' },
+    open: { type: 'boolean', description: 'open the studio in your browser' },
+  },
+  examples: [
+    { command: 'trust studio --open', explain: 'the demo workspace, in your browser' },
+    { command: 'trust studio --port 7385', explain: 'a fixed port' },
+    { command: 'trust studio ./my-workspace', explain: 'your own agents (agents/*.adf)' },
+    { command: "trust studio --json | head -1 | jq -r .result.url", explain: 'the URL with its token, for a script (the server keeps running)' },
+  ],
+  jsonShape: '{ "url": string, "port": number, "workspace": string, "demo": boolean, "created": boolean, "agents": string[] }  (printed once the server listens; it runs until interrupted)',
+  async run({ io, out, values, positionals }) {
+    const port = integerOption(values, 'port', { min: 0, max: 65535 }) ?? 0;
+    const dir = studioDir();
+    if (!existsSync(join(dir, 'index.html'))) {
+      throw new CliError('STUDIO_NOT_BUILT', `the studio files are missing (${dir}/index.html)`, { hint: 'rebuild the CLI: pnpm turbo run build --filter=@trust/cli (it copies the built studio into dist/studio)' });
+    }
+    const given = positionals[0];
+    let layout;
+    let created = false;
+    if (given === undefined) {
+      const demo = await ensureDemoWorkspace(join(trustHome(io.env), 'demo'), (m) => out.progress(m));
+      layout = demo.layout;
+      created = demo.created;
+    } else {
+      const root = resolve(io.cwd, given);
+      if (!existsSync(root)) throw new CliError('CLI_FILE_NOT_FOUND', `workspace ${root} does not exist`, { hint: 'create it with an agents/ folder (trust agent new agents/name.adf), or run `trust studio` for the demo' });
+      layout = workspaceLayout(root, false);
+    }
+    const { createAgentOpener, createControlServer, createScriptedProvider, createWorkspaceAgents } = await import('@trust/agent-runtime');
+    out.progress('starting the control server');
+    const agents = createWorkspaceAgents({
+      dir: layout.agents,
+      ...(layout.demo
+        ? { open: createAgentOpener({ provider: () => createScriptedProvider(Array.from({ length: 10_000 }, () => demoAnswer)) }) }
+        : {}),
+    });
+    const trusted = await readWorkspaceTrustedKeys(layout);
+    const server = await createControlServer({
+      agents,
+      tokenFile: layout.tokenFile,
+      port,
+      studioDir: dir,
+      plugins: () => readPluginReports(layout.plugins, trusted),
+      sandboxRuns: () => [],
+    });
+    const url = `http://127.0.0.1:${server.port}/#token=${server.token}`;
+    const ids = (await agents.list()).map((a) => a.id);
+    out.result({ url, port: server.port, workspace: layout.root, demo: layout.demo, created, agents: ids });
+    const s = out.style;
+    out.line(`${s.green('trust studio')} is running${layout.demo ? ` with the ${s.yellow('DEMO')} workspace` : ''}: ${escapeTerminal(layout.root)}`);
+    out.line(`  open ${s.bold(url)}`);
+    out.line(s.dim('  the token is in the #fragment: it stays in your browser and is never sent in a request line'));
+    if (layout.demo) out.line(s.dim(`  try: send a message to ${DEMO_AGENT}, then approve its fs_write in Approvals`));
+    out.line('  press Ctrl-C to stop');
+    if (values.open === true && !(await openBrowser(url, io.platform))) out.warn('could not start a browser; open the URL above yourself');
+    await new Promise<void>((done) => io.signal.addEventListener('abort', () => done(), { once: true }));
+    out.progress('stopping the studio');
+    await server.close();
+    agents.close();
+    return 0;
+  },
+};
