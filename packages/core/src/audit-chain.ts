@@ -17,7 +17,7 @@ export type ChainVerdict =
   | {
       readonly ok: false;
       readonly index: number;
-      readonly code: 'AUDIT_HASH_MISMATCH' | 'AUDIT_PREV_MISMATCH' | 'AUDIT_VERSION' | 'AUDIT_MALFORMED';
+      readonly code: 'AUDIT_HASH_MISMATCH' | 'AUDIT_PREV_MISMATCH' | 'AUDIT_VERSION' | 'AUDIT_MALFORMED' | 'AUDIT_TAIL_MISMATCH';
       readonly reason: string;
     };
 
@@ -90,14 +90,16 @@ export function describeMalformedEvent(value: unknown): string | undefined {
  * Checks a chain from its first event: each event must be well formed, have `v: 1`, point at the
  * previous event's hash (the first at `options.head`, default `GENESIS_HASH`) and carry its own
  * correct hash. Reports the FIRST broken link. An edited event fails at its own index; a deleted,
- * inserted or reordered event fails where the `prev` link breaks. Truncation at the end cannot be
- * seen from the events alone: compare the returned `head` with one stored elsewhere.
+ * inserted or reordered event fails where the `prev` link breaks. Truncation at the end (or a
+ * re-sealed tail) cannot be seen from the events alone: pass `options.tail`, the last hash as
+ * stored elsewhere (an anchor file, a remote log), and a chain that does not end there fails with
+ * `AUDIT_TAIL_MISMATCH`.
  *
  * @example
  * const verdict = verifyChain(sink.events());
  * if (!verdict.ok) console.log(verdict.index, verdict.code);
  */
-export function verifyChain(events: readonly AuditEvent[], options: { readonly head?: string } = {}): ChainVerdict {
+export function verifyChain(events: readonly AuditEvent[], options: { readonly head?: string; readonly tail?: string } = {}): ChainVerdict {
   let prev = options.head ?? GENESIS_HASH;
   for (let index = 0; index < events.length; index++) {
     const e = events[index] as unknown;
@@ -120,6 +122,9 @@ export function verifyChain(events: readonly AuditEvent[], options: { readonly h
       return { ok: false, index, code: 'AUDIT_PREV_MISMATCH', reason: `event ${index} does not follow the previous event (an event was deleted, inserted or reordered)` };
     }
     prev = event.hash;
+  }
+  if (options.tail !== undefined && options.tail !== prev) {
+    return { ok: false, index: events.length, code: 'AUDIT_TAIL_MISMATCH', reason: `the chain ends at ${prev.slice(0, 12)}…, not at the anchored ${options.tail.slice(0, 12)}… (events were removed from the end or re-sealed)` };
   }
   return { ok: true, count: events.length, head: prev };
 }

@@ -18,7 +18,7 @@ describe('parseCapabilities: every valid form', () => {
     ['fs:ro:/etc/certs', { kind: 'fs', mode: 'ro', path: '/etc/certs' }, 'fs:ro:/etc/certs'],
     ['fs:rw:/var/lib/myapp/cache', { kind: 'fs', mode: 'rw', path: '/var/lib/myapp/cache' }, 'fs:rw:/var/lib/myapp/cache'],
     ['fs:ro:/etc/myapp/certs/', { kind: 'fs', mode: 'ro', path: '/etc/myapp/certs' }, 'fs:ro:/etc/myapp/certs'],
-    ['fs:rw://data//./x/../y', { kind: 'fs', mode: 'rw', path: '/data/y' }, 'fs:rw:/data/y'],
+    ['fs:rw://data//./x/y/', { kind: 'fs', mode: 'rw', path: '/data/x/y' }, 'fs:rw:/data/x/y'],
     ['fs:ro:/a:b', { kind: 'fs', mode: 'ro', path: '/a:b' }, 'fs:ro:/a:b'],
     ['args', { kind: 'args' }, 'args'],
     ['stdin', { kind: 'stdin' }, 'stdin'],
@@ -57,7 +57,7 @@ describe('parseCapabilities: every valid form', () => {
   });
 
   it('round-trips the canonical strings', () => {
-    const list = ['fs:ro:/a/', 'env:X', 'http', 'fs:rw:/b/../c'];
+    const list = ['fs:ro:/a/', 'env:X', 'http', 'fs:rw://b/./c/'];
     const once = parseCapabilities(list).toStrings();
     expect(parseCapabilities(once).toStrings()).toEqual(once);
   });
@@ -69,7 +69,8 @@ describe('parseCapabilities: every rejection', () => {
     ['fs', 'CAPABILITY_BARE_FS'],
     ['filesystem', 'CAPABILITY_BARE_FS'],
     ['fs:ro:/', 'CAPABILITY_BARE_FS'],
-    ['fs:rw:/..', 'CAPABILITY_BARE_FS'],
+    ['fs:rw:/..', 'CAPABILITY_FS_PATH'],
+    ['fs:ro:/data/../etc', 'CAPABILITY_FS_PATH'],
     ['', 'CAPABILITY_EMPTY'],
     ['env:', 'CAPABILITY_EMPTY'],
     ['fs:ro:', 'CAPABILITY_EMPTY'],

@@ -47,6 +47,12 @@ function parseFs(entry: string): Result {
   }
   const raw = rest.slice(colon + 1);
   if (raw === '') return fail('CAPABILITY_EMPTY', `capability ${JSON.stringify(entry)} requires a path`, `name one directory, e.g. "fs:${mode}:/var/lib/myapp"`);
+  if (/[\u0000-\u001f\u007f]/.test(raw)) {
+    return fail('CAPABILITY_FS_PATH', `capability ${JSON.stringify(entry)} has a control character in its path`, 'remove the control character (newline, tab, escape) from the path');
+  }
+  if (raw.split('/').includes('..')) {
+    return fail('CAPABILITY_FS_PATH', `capability ${JSON.stringify(entry)} has a ".." segment`, `write the directory it means directly, e.g. "fs:${mode}:${normalizeAbsolutePath(raw) ?? '/var/lib/myapp'}", so a reviewer sees what is granted`);
+  }
   const path = normalizeAbsolutePath(raw);
   if (path === undefined) {
     return fail('CAPABILITY_FS_RELATIVE', `capability ${JSON.stringify(entry)} has a relative path`,

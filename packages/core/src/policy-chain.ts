@@ -1,4 +1,5 @@
 import { deny, type Decision, type Deny } from './decision.js';
+import { TrustError } from './error.js';
 import type { EgressContext, EgressHttpRequest, EgressPeer, EgressPolicy } from './egress-policy.js';
 import { createFilter, filterChecksOf } from './policy-filter.js';
 
@@ -28,16 +29,27 @@ function denyPeer(kind: string, peer: EgressPeer): Deny {
 /** Where a chain keeps its members, so a nested chain can be flattened into its parent. */
 const MEMBERS = Symbol('trust.chain.members');
 
-type Step = (policy: EgressPolicy) => Decision | Promise<Decision> | undefined;
+// `undefined`: the policy has no method for this traffic; `null`: it answered with nothing.
+type Step = (policy: EgressPolicy) => Decision | Promise<Decision> | null | undefined;
 
 interface ChainState {
   granted: Decision | undefined;
   firstGateDeny: Deny | undefined;
 }
 
+/** A member that answers with anything but a Decision stops the chain with a deny (fail closed). */
+function malformed(policy: EgressPolicy): Deny {
+  return deny('EGRESS_POLICY_INVALID', `egress denied: policy ${policy.name ?? 'unnamed'} answered with something other than a Decision`, {
+    rule: policy.name ?? 'chain',
+    hint: 'a policy returns { allow: true } or { allow: false, code, reason }',
+  });
+}
+
 /** Applies one answer; returns a final decision when the chain must stop. */
-function apply(state: ChainState, policy: EgressPolicy, d: Decision): Decision | undefined {
+function apply(state: ChainState, policy: EgressPolicy, answer: unknown): Decision | undefined {
   const role = policy.role ?? 'gate';
+  const d = answer as Decision | null | undefined;
+  if (typeof d !== 'object' || d === null || (d.allow !== true && (d.allow !== false || typeof d.code !== 'string'))) return malformed(policy);
   if (!d.allow) {
     if (role === 'filter') return d;
     state.firstGateDeny ??= d;
@@ -110,6 +122,16 @@ function run(policies: readonly EgressPolicy[], step: Step, what: string): Decis
  * );
  */
 export function chain(...policies: readonly EgressPolicy[]): EgressPolicy {
+  for (const p of policies) {
+    if (typeof p !== 'object' || p === null || typeof p.authorizeHttp !== 'function') {
+      throw new TrustError('POLICY_INVALID', 'chain() takes EgressPolicy objects', { hint: 'pass policies such as allowHosts([...]) or denyAll' });
+    }
+    if (p.role !== undefined && p.role !== 'gate' && p.role !== 'filter') {
+      throw new TrustError('POLICY_INVALID', `policy ${p.name ?? 'unnamed'} has an unknown role ${JSON.stringify(p.role)}`, {
+        hint: 'role is "gate" (may grant) or "filter" (may only deny or add headers); a misspelt filter would lose its veto',
+      });
+    }
+  }
   const list = Object.freeze(
     policies.flatMap((p) => (p as { [MEMBERS]?: readonly EgressPolicy[] })[MEMBERS] ?? [p]),
   );
@@ -123,17 +145,17 @@ export function chain(...policies: readonly EgressPolicy[]): EgressPolicy {
     authorizeHttp: (request: EgressHttpRequest, context: EgressContext) =>
       run(list, (p) => {
         const checks = filterChecksOf(p);
-        return checks ? checks.http?.(request, context) : p.authorizeHttp(request, context);
+        return checks ? checks.http?.(request, context) : (p.authorizeHttp(request, context) ?? null);
       }, `${request.method} ${request.host}:${request.port}`),
     authorizeTcp: (peer: EgressPeer, context: EgressContext) =>
       run(list, (p) => {
         const checks = filterChecksOf(p);
-        return checks ? checks.tcp?.(peer, context) : p.authorizeTcp?.(peer, context);
+        return checks ? checks.tcp?.(peer, context) : p.authorizeTcp ? (p.authorizeTcp(peer, context) ?? null) : undefined;
       }, `tcp ${peer.host}:${peer.port}`),
     authorizeUdp: (peer: EgressPeer, context: EgressContext) =>
       run(list, (p) => {
         const checks = filterChecksOf(p);
-        return checks ? checks.udp?.(peer, context) : p.authorizeUdp?.(peer, context);
+        return checks ? checks.udp?.(peer, context) : p.authorizeUdp ? (p.authorizeUdp(peer, context) ?? null) : undefined;
       }, `udp ${peer.host}:${peer.port}`),
   });
 }
