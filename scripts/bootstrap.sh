@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PNPM_VERSION=12.4.2
-SYSTEM_PACKAGES=(bubblewrap chromium iproute2 socat)
+SYSTEM_PACKAGES=(bubblewrap chromium iproute2 socat gcc libc6-dev curl perl python3 ripgrep)
 
 fail() { printf 'bootstrap: %s\n' "$*" >&2; exit 1; }
 say() { printf 'bootstrap: %s\n' "$*"; }
