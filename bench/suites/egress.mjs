@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { Agent, fetch as undiciFetch, request as undiciRequest } from 'undici';
-import { createEgressClient, createEgressGuard } from '@trust/egress';
+import { createEgressClient, createEgressGuard, createEgressHttpAgent } from '@trust/egress';
 import { RequestFilteringHttpAgent } from 'request-filtering-agent';
 import { percentile, sample } from '../lib/table.mjs';
 
@@ -81,6 +81,8 @@ export default async function run({ log }) {
   // through its agent in steady state (its per-connection check cost is excluded, which only
   // favours it). A new connection during the run would throw and fail the suite loudly.
   const ssrfAgent = new http.Agent({ keepAlive: true, maxSockets: CONC });
+  // Same transport as the two filters (node:http, keep-alive): isolates the guard's cost.
+  const oursAgent = createEgressHttpAgent({ keepAlive: true, maxSockets: CONC });
 
   const variants = {
     plain: async () => (await undiciFetch(url, { dispatcher: plainAgent })).arrayBuffer(),
@@ -93,6 +95,7 @@ export default async function run({ log }) {
     },
     rfa: () => nodeGet(rfa, url),
     ssrf: () => nodeGet(ssrfAgent, url),
+    oursAgent: () => nodeGet(oursAgent, url),
   };
   for (const [name, one] of Object.entries(variants)) {
     await throughput(one, 200, CONC);
@@ -110,6 +113,7 @@ export default async function run({ log }) {
   await plainAgent.close();
   rfa.destroy();
   ssrfAgent.destroy();
+  oursAgent.destroy();
   server.stop();
 
   // Per-decision cost: a literal (parse + classify + rule) and a cached name (cache hit + judge).
@@ -125,6 +129,8 @@ export default async function run({ log }) {
     { measure: 'guarded request vs plain undici request', unit: 'req/s', ours: rps.oursRequest, baseline: rps.plainRequest, baselineName: 'undici request', better: 'higher', target: { ratio: 0.9 } },
     { measure: 'guarded request vs request-filtering-agent (same load)', unit: 'req/s', ours: rps.oursRequest, baseline: rps.rfa, baselineName: 'request-filtering-agent', better: 'higher', target: { ratio: 1 } },
     { measure: 'guarded request vs ssrf-req-filter (same load)', unit: 'req/s', ours: rps.oursRequest, baseline: rps.ssrf, baselineName: 'ssrf-req-filter', better: 'higher', target: { ratio: 1 } },
+    { measure: 'guarded node:http agent vs request-filtering-agent', unit: 'req/s', ours: rps.oursAgent, baseline: rps.rfa, baselineName: 'request-filtering-agent', better: 'higher', target: { ratio: 1 } },
+    { measure: 'guarded node:http agent vs ssrf-req-filter', unit: 'req/s', ours: rps.oursAgent, baseline: rps.ssrf, baselineName: 'ssrf-req-filter', better: 'higher', target: { ratio: 1 } },
     { measure: 'guarded fetch (Response) vs request-filtering-agent', unit: 'req/s', ours: rps.ours, baseline: rps.rfa, baselineName: 'request-filtering-agent', better: 'higher', target: { ratio: 1 } },
     { measure: 'guarded fetch (Response) vs ssrf-req-filter', unit: 'req/s', ours: rps.ours, baseline: rps.ssrf, baselineName: 'ssrf-req-filter', better: 'higher', target: { ratio: 1 } },
     { measure: 'decision: IP literal URL', unit: 'ns/op', ours: percentile(literal, 50) / 10, baseline: percentile(urlOnly, 50) / 10, baselineName: 'new URL() alone', better: 'lower' },

@@ -44,6 +44,14 @@ async function readSmall(body: AsyncIterable<Buffer>, max: number): Promise<Uint
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
 }
 const CONTENT_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
+/**
+ * Headers neither the caller nor the policy may set: the authority the peer sees is always the
+ * URL's (no domain fronting through `Host`), and framing/hop-by-hop headers belong to the client.
+ */
+const UNCONTROLLED_HEADERS = new Set(['host', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+function isUncontrolledHeader(name: string): boolean {
+  return UNCONTROLLED_HEADERS.has(name) || name.startsWith('proxy-');
+}
 
 /**
  * The guarded fetch: policy and guard on every hop, pinned connects, manual redirects, limits and
@@ -126,7 +134,9 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
       try {
         const sendBody = method === 'GET' || method === 'HEAD' ? null : await toDispatchBody(body, headers);
         const flat: string[] = [];
-        headers.forEach((v, k) => flat.push(k, v));
+        headers.forEach((v, k) => {
+          if (!isUncontrolledHeader(k)) flat.push(k, v);
+        });
         res = await engine.dispatcher.request({
           origin: target.url.origin,
           path: pathAndQuery,

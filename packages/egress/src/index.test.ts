@@ -10,6 +10,8 @@ describe('@trust/egress public API', () => {
       'createEgressClient',
       'createEgressDispatcher',
       'createEgressGuard',
+      'createEgressHttpAgent',
+      'createEgressHttpsAgent',
       'createEgressProxy',
       'evaluateUrl',
       'explainUrl',

@@ -5,6 +5,7 @@ export type { EgressAuditFacts } from './audit.js';
 export { createEgressClient } from './client.js';
 export type { EgressClient, EgressClientOptions, WebSocketOptions } from './client.js';
 export { EGRESS_CODES } from './codes.js';
+export { createEgressHttpAgent, createEgressHttpsAgent } from './node-agent.js';
 export type { EgressCode } from './codes.js';
 export type { DialRecord } from './connector.js';
 export { createEgressDispatcher } from './dispatcher.js';
