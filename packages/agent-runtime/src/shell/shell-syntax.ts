@@ -39,7 +39,7 @@ export function createShellSyntax(): ShellSyntax {
   const parser = syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash));
   const parse = (source: string): Node => {
     try {
-      return parser.Parse(source, 'script');
+      return toPlain(syntax, parser.Parse(source, 'script'));
     } catch (e) {
       const message = typeof (e as { Error?: () => string })?.Error === 'function' ? (e as { Error: () => string }).Error() : String((e as { message?: string })?.message ?? e);
       throw new TrustError('SHELL_SYNTAX', `shell syntax error: ${message}`, { hint: 'check quoting and brackets; the shell follows bash syntax' });
@@ -58,5 +58,44 @@ export function createShellSyntax(): ShellSyntax {
   for (const op of ['-n', '-z', '-e', '-f', '-s', '-d', '!']) testUnary.set(parse(`[[ ${op} x ]]`).Stmts[0].Cmd.X.Op, op);
   const testBinary = new Map<number, string>();
   for (const op of ['==', '=', '!=', '=~', '<', '>', '-eq', '-ne', '-lt', '-le', '-gt', '-ge', '&&', '||']) testBinary.set(parse(`[[ a ${op} b ]]`).Stmts[0].Cmd.X.Op, op);
-  return { ops: { binary, redirect, paramExp, arith, testUnary, testBinary }, parse, nodeType: (n: Node) => syntax.NodeType(n) as string };
+  return { ops: { binary, redirect, paramExp, arith, testUnary, testBinary }, parse, nodeType: (n: Node) => (n?.type as string) ?? 'nil' };
+}
+
+/**
+ * The fields the interpreter reads, per node type. Reading a GopherJS struct is slow (every
+ * slice access converts it), so the tree is copied once into plain objects right after parsing;
+ * a node type not listed keeps only its `type`, and the interpreter reports it as unsupported.
+ */
+const FIELDS: Readonly<Record<string, readonly string[]>> = {
+  File: ['Stmts'], Stmt: ['Cmd', 'Redirs', 'Negated', 'Background'], Redirect: ['Op', 'N', 'Word', 'Hdoc'],
+  CallExpr: ['Assigns', 'Args'], Assign: ['Name', 'Value', 'Naked'], Word: ['Parts'], Lit: ['Value'],
+  SglQuoted: ['Value', 'Dollar'], DblQuoted: ['Parts'], ParamExp: ['Param', 'Length', 'Short', 'Exp', 'Repl'],
+  CmdSubst: ['Stmts'], ArithmExp: ['X'], BinaryArithm: ['Op', 'X', 'Y'], ParenArithm: ['X'], UnaryArithm: ['Op', 'X'],
+  BinaryCmd: ['Op', 'X', 'Y'], Block: ['Stmts'], Subshell: ['Stmts'], FuncDecl: ['Name', 'Body'],
+  IfClause: ['Cond', 'Then', 'Else'], WhileClause: ['Cond', 'Do', 'Until'], ForClause: ['Loop', 'Do'], WordIter: ['Name', 'Items'],
+  CaseClause: ['Word', 'Items'], CaseItem: ['Patterns', 'Stmts'], DeclClause: ['Variant', 'Args'],
+  TestClause: ['X'], UnaryTest: ['Op', 'X'], BinaryTest: ['Op', 'X', 'Y'], ParenTest: ['X'],
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function toPlain(syntax: any, node: Node): Node {
+  if (node === null || node === undefined) return null;
+  if (typeof node !== 'object') return node;
+  if (Array.isArray(node)) return node.map((n) => toPlain(syntax, n));
+  let type: string;
+  try { type = syntax.NodeType(node) as string; } catch { type = ''; }
+  const out: Record<string, unknown> = { type };
+  if (type === 'ParamExp') {
+    out.Param = toPlain(syntax, node.Param);
+    out.Length = node.Length === true;
+    out.Short = node.Short === true;
+    out.Exp = node.Exp ? { Op: node.Exp.Op, Word: toPlain(syntax, node.Exp.Word) } : null;
+    out.Repl = node.Repl ? { All: node.Repl.All === true, Orig: toPlain(syntax, node.Repl.Orig), With: toPlain(syntax, node.Repl.With) } : null;
+    return out;
+  }
+  for (const f of FIELDS[type] ?? []) {
+    const v = node[f];
+    out[f] = typeof v === 'object' && v !== null ? toPlain(syntax, v) : v;
+  }
+  return out;
 }
