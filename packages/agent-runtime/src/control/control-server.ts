@@ -9,6 +9,8 @@ import { createGuardSettings, evaluateControlRequest } from './request-guard.js'
 import { readJsonBody, readLimited } from './request-body.js';
 import { CSP_REPORT_PATH, buildCsp, setCommonHeaders } from './security-headers.js';
 import { serveStatic } from './static-files.js';
+import { handleMeshRequest, MESH_INBOX_PREFIX } from '../messaging/mesh-http.js';
+import type { LocalMesh } from '../messaging/local-mesh.js';
 
 const API_PREFIX = '/api/v1';
 
@@ -38,6 +40,12 @@ export interface ControlServerOptions {
   readonly plugins?: () => PluginReport[] | Promise<PluginReport[]>;
   /** Host data for the sandbox-runs view. Omitted: the view says none is provided. */
   readonly sandboxRuns?: () => SandboxRunView[] | Promise<SandboxRunView[]>;
+  /**
+   * The agents that receive mesh mail here (`POST /mesh/v1/inbox/<did>`). The route needs no owner
+   * token: the message signature is the credential and each agent's ingress decides (receive is
+   * off by default). Omitted: the route does not exist.
+   */
+  readonly mesh?: LocalMesh;
   /** Called on unexpected handler errors (the client only sees CONTROL_INTERNAL). */
   readonly onError?: (err: unknown) => void;
 }
@@ -93,6 +101,11 @@ export async function createControlServer(options: ControlServerOptions): Promis
     const gate = evaluateControlRequest({ method, url: rawUrl, headers: req.headers }, guard);
     if (!gate.allow) throw controlError(gate.code as 'CONTROL_CROSS_ORIGIN', gate.reason, gate.hint);
     const path = rawUrl.split('?')[0]!;
+
+    if (options.mesh !== undefined && path.startsWith(MESH_INBOX_PREFIX)) {
+      handleMeshRequest(options.mesh, req, res, Math.min(limit * 4, 256 * 1024));
+      return;
+    }
 
     if (path === CSP_REPORT_PATH) {
       if (method !== 'POST') throw controlError('CONTROL_METHOD_NOT_ALLOWED', 'CSP reports are POSTed');
