@@ -1,6 +1,5 @@
 import { parse as parseToml } from 'smol-toml';
-import { tryParseCapabilities, type CapabilitySet, type Problem } from '@trust/core';
-import { didYouMean } from './did-you-mean.js';
+import { suggest, tryParseCapabilities, type CapabilitySet, type Problem } from '@trust/core';
 import { wasmError } from './errors.js';
 
 /** The manifest format this version reads and writes (`format = 1` at the top of package.toml). */
@@ -36,7 +35,7 @@ const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 function unknownKeys(table: Record<string, unknown>, allowed: readonly string[], where: string, problems: Problem[]): void {
   for (const key of Object.keys(table)) {
     if (allowed.includes(key)) continue;
-    const guess = didYouMean(key, allowed);
+    const guess = suggest(key, allowed);
     problems.push({
       code: 'WASM_MANIFEST_UNKNOWN_KEY',
       path: where ? `${where}.${key}` : key,
