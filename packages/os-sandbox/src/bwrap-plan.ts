@@ -1,7 +1,7 @@
 import { TrustError } from '@trust/core';
 import type { HostFacts, PathFact } from './host-facts.js';
 import type { SandboxPolicy } from './policy.js';
-import { ETC_FILES, PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_GIT, SENSITIVE_ROOTS, USRMERGE_DIRS } from './protected-paths.js';
+import { ETC_FILES, PROC_COVERED, PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_GIT, SENSITIVE_ROOTS, USRMERGE_DIRS } from './protected-paths.js';
 
 /** Where things live inside a Linux sandbox. */
 export const SANDBOX_LAYOUT = Object.freeze({
@@ -43,6 +43,12 @@ export interface LinuxPlanContext {
   readonly seccomp?: boolean;
   /** Skip the private /proc (only with the `no-proc` degraded mode). */
   readonly noProc?: boolean;
+  /**
+   * The uid/gid the command sees inside the user namespace (`--uid`/`--gid`). Set to 65534 when
+   * the host runs as root, so the command is not uid 0 (and never regains capabilities on exec)
+   * inside its namespace. `undefined`: bubblewrap's default, the host ids.
+   */
+  readonly runAs?: { readonly uid: number; readonly gid: number };
 }
 
 /** A Linux plan: the bwrap arguments and the host placeholders bwrap will create. */
@@ -125,6 +131,7 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
   const caps = policy.capabilities;
 
   a.push('--unshare-all', '--unshare-user');
+  if (ctx.runAs) a.push('--uid', String(ctx.runAs.uid), '--gid', String(ctx.runAs.gid));
   if (ctx.shareNetwork) a.push('--share-net');
   a.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   if (ctx.facts.bwrapDisableUserns) a.push('--disable-userns');
@@ -141,7 +148,12 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
   for (const etc of ETC_FILES) a.push('--ro-bind-try', etc, etc);
   for (const root of [...policy.systemRoots].sort(depthSort)) a.push('--ro-bind', root, root);
 
-  if (!ctx.noProc) a.push('--proc', '/proc');
+  if (!ctx.noProc) {
+    a.push('--proc', '/proc');
+    // bwrap covers these only when access(W_OK) succeeds, and /proc/sys itself always answers
+    // EACCES, so a host-root run could write host sysctls (kernel/core_pattern). -try: absent on some kernels.
+    for (const p of PROC_COVERED) a.push('--ro-bind-try', p, p);
+  }
   a.push('--dev', '/dev');
   a.push('--tmpfs', SANDBOX_LAYOUT.tmp, '--tmpfs', '/var/tmp', '--tmpfs', SANDBOX_LAYOUT.home);
   // /run and /var/run hold host sockets (docker, D-Bus, ssh-agent): a read-only bind would not stop

@@ -284,6 +284,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             shareNetwork: degraded.includes('shared-network'),
             noProc: degraded.includes('no-proc'),
             seccomp: seccompFilter !== undefined,
+            // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
+            ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
           },
           probe.bwrap!.path,
         );
