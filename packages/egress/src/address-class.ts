@@ -118,6 +118,28 @@ function v6Class(b: Uint8Array, ip: string): AddressClass {
 }
 
 /**
+ * Every IPv4 address embedded in an IPv6 address, by the same forms classification uses (mapped,
+ * SIIT, IPv4-compatible, NAT64 `64:ff9b::/96`, 6to4, and both Teredo server and client). Empty for
+ * IPv4 addresses and plain IPv6. Operator CIDR lists are matched against these too, so a deny on
+ * `10.1.0.0/16` also holds for `64:ff9b::a01:203`.
+ */
+export function embeddedIpv4s(ip: IpAddress): readonly IpAddress[] {
+  if (ip.family !== 6) return [];
+  const b = ip.bytes;
+  const v4 = (at: number, invert = false): IpAddress => ({ family: 4, bytes: v4At(b, at, invert) });
+  const g0 = ((b[0] as number) << 8) | (b[1] as number);
+  const g1 = ((b[2] as number) << 8) | (b[3] as number);
+  if (allZero(b, 0, 16) || (allZero(b, 0, 15) && b[15] === 1)) return [];
+  if (allZero(b, 0, 10) && b[10] === 0xff && b[11] === 0xff) return [v4(12)];
+  if (allZero(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0) return [v4(12)];
+  if (allZero(b, 0, 12)) return [v4(12)];
+  if (g0 === 0x64 && g1 === 0xff9b && allZero(b, 4, 12)) return [v4(12)];
+  if (g0 === 0x2002) return [v4(2)];
+  if (g0 === 0x2001 && g1 === 0) return [v4(12, true), v4(4)];
+  return [];
+}
+
+/**
  * Classifies an IP address by its bytes. Accepts an address parsed by `parseIp` from
  * `@trust/core`, or its strict text form (dotted quad, or IPv6 with or without brackets).
  * Returns `undefined` for text that is not an IP address; loose IPv4 spellings such as `127.1`

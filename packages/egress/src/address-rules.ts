@@ -1,5 +1,5 @@
 import { allow, cidrContains, deny, parseIp, type Allow, type Deny, type IpAddress } from '@trust/core';
-import { classifyAddress, type AddressClass, type AddressKind } from './address-class.js';
+import { classifyAddress, embeddedIpv4s, type AddressClass, type AddressKind } from './address-class.js';
 import type { CompiledGuardOptions } from './guard-options.js';
 import { hostPort } from './target.js';
 
@@ -27,7 +27,8 @@ function single(c: AddressClass): string {
  * Judges one address on one port, in a fixed order that fails closed:
  * 1. always blocked: unspecified, link-local, metadata, multicast, broadcast (no override);
  * 2. a protected port on any non-public address;
- * 3. operator `denyCidrs`; 4. operator `allowCidrs`;
+ * 3. operator `denyCidrs` (on the address or any IPv4 address embedded in it);
+ * 4. operator `allowCidrs` (on the address; for IPv4-embedding forms, on every embedded IPv4);
  * 5. the mode: loopback (blocked in strict), private and CGNAT (allowed in allow-local),
  *    ULA and reserved (blocked), public (allowed).
  */
@@ -50,9 +51,14 @@ export function judgeAddress(options: CompiledGuardOptions, address: string | Ip
   if (c.kind !== 'public' && options.protectedPorts.has(port)) {
     return no('EGRESS_PROTECTED_PORT', 'protected-port', `port ${port} is protected on local addresses in every spelling; it cannot be allowed`);
   }
-  const denied = options.denyCidrs.find((d) => cidrContains(d.cidr, ip));
+  // Operator lists see the address and every IPv4 address embedded in it (NAT64, 6to4, SIIT,
+  // IPv4-compatible, Teredo, mapped): a deny on either wins. An embedding form is judged by its
+  // IPv4 addresses, so only entries covering all of them open it; the IPv6 wrapper alone never does.
+  const inner = embeddedIpv4s(ip);
+  const denied = options.denyCidrs.find((d) => cidrContains(d.cidr, ip) || inner.some((e) => cidrContains(d.cidr, e)));
   if (denied !== undefined) return no('EGRESS_DENIED_CIDR', `deny-cidr:${denied.text}`, `remove "${denied.text}" from denyCidrs to permit it`);
-  const allowed = options.allowCidrs.find((a) => cidrContains(a.cidr, ip));
+  const covering = (x: IpAddress) => options.allowCidrs.find((a) => cidrContains(a.cidr, x));
+  const allowed = inner.length === 0 ? covering(ip) : inner.every((e) => covering(e) !== undefined) ? covering(inner[0] as IpAddress) : undefined;
   if (allowed !== undefined) return yes(`allow-cidr:${allowed.text}`);
 
   const widen = `use mode 'allow-local' or add "${single(c)}" to allowCidrs to permit it`;
