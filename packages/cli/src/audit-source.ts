@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AuditEvent } from '@trust/core';
 import { CliError } from './cli-error.js';
@@ -11,16 +12,23 @@ export function auditFormatOf(path: string): AuditFormat {
 }
 
 /**
- * Reads every audit event of a file. JSONL files are read with `@trust/core/node`; a line that is
- * not an audit event throws `AUDIT_FILE_CORRUPT` with the line named.
+ * Reads every audit event of a file. JSONL files are read with `@trust/core/node` (a line that is
+ * not an audit event throws `AUDIT_FILE_CORRUPT` with the line named); `.adf` files are opened
+ * read-only with `@trust/agent-runtime` and their `adf_audit` table is read.
  */
 export async function readAuditEvents(cwd: string, path: string): Promise<{ full: string; format: AuditFormat; events: AuditEvent[] }> {
   const full = resolve(cwd, path);
   const format = auditFormatOf(full);
   if (format === 'adf') {
-    throw new CliError('NOT_IMPLEMENTED', `reading the audit log of an .adf file (${full}) is not available yet`, {
-      hint: '@trust/agent-runtime does not expose the .adf audit reader yet; JSONL audit files work',
-    });
+    if (!existsSync(full)) throw new CliError('CLI_FILE_NOT_FOUND', `agent file ${full} does not exist`, { hint: 'check the path' });
+    const { openAdf } = await import('@trust/agent-runtime');
+    // Read-only and as a foreign file: inspecting an audit log must not change the file.
+    const adf = openAdf(full, { trust: 'foreign', readonly: true });
+    try {
+      return { full, format, events: adf.audit.list() };
+    } finally {
+      adf.close();
+    }
   }
   const { readJsonlAudit } = await import('@trust/core/node');
   return { full, format, events: readJsonlAudit(full) };

@@ -44,6 +44,15 @@ describe('trust audit (built binary)', () => {
     expect(human.stdout).toContain(`breaks at event ${index} (line ${index + 1})`);
   });
 
+  it('verify and tail read the audit table of an .adf agent file', async () => {
+    expect((await runCli(['agent', 'new', 'a.adf'], { home: tmp.home })).code).toBe(0);
+    const r = await runCli(['audit', 'verify', 'a.adf', '--json'], { home: tmp.home });
+    expect(r.code).toBe(0);
+    expect(auditVerifySchema.parse(r.json()).result).toMatchObject({ ok: true, format: 'adf' });
+    const t = await runCli(['audit', 'tail', 'a.adf', '--json'], { home: tmp.home });
+    expect(auditTailSchema.parse(t.json()).result.chain.ok).toBe(true);
+  });
+
   it('tail prints the last events escaped, and -n limits them', async () => {
     writeChain(6);
     const r = await runCli(['audit', 'tail', 'audit.jsonl', '-n', '2'], { home: tmp.home });
@@ -59,7 +68,7 @@ describe('trust audit (built binary)', () => {
 
   it.each([
     [['audit', 'verify', 'missing.jsonl'], 1, 'AUDIT_FILE_READ'],
-    [['audit', 'verify', 'agent.adf'], 1, 'NOT_IMPLEMENTED'],
+    [['audit', 'verify', 'agent.adf'], 1, 'CLI_FILE_NOT_FOUND'],
     [['audit', 'tail'], 2, 'CLI_USAGE_MISSING_ARGUMENT'],
     [['audit', 'tail', 'audit.jsonl', '-n', 'x'], 2, 'CLI_USAGE_INVALID_VALUE'],
   ])('%j exits %i with %s', async (argv, exit, code) => {

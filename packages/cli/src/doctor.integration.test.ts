@@ -63,13 +63,3 @@ describe('trust doctor (built binary)', () => {
     expect(failureSchema.parse(r.json()).error).toMatchObject({ code: 'CLI_USAGE_UNKNOWN_OPTION', hint: "did you mean '--strict'?" });
   });
 });
-
-describe('commands that are not available yet (built binary)', () => {
-  it('exit 1 with NOT_IMPLEMENTED and say why', async () => {
-    const r = await runCli(['agent', 'chat', 'x.adf', '--json'], { home: tmp.home });
-    expect(r.code).toBe(1);
-    const doc = failureSchema.parse(r.json());
-    expect(doc.error.code).toBe('NOT_IMPLEMENTED');
-    expect(doc.error.message).toContain('not available yet');
-  });
-});

@@ -242,3 +242,53 @@ export const studioSchema = successSchema(
     })
     .strict(),
 );
+
+/** `trust agent new --json`. */
+export const agentNewSchema = successSchema(
+  'agent new',
+  z.object({ file: z.string(), name: z.string(), template: z.string(), tools: z.number().int(), restricted: z.array(z.string()) }).strict(),
+);
+
+/** `trust agent inspect --json`. */
+export const agentInspectSchema = successSchema(
+  'agent inspect',
+  z
+    .object({
+      file: z.string(),
+      name: z.string(),
+      description: z.string(),
+      schemaVersion: z.number().int(),
+      autonomous: z.boolean(),
+      provider: z.string(),
+      tools: z.array(z.object({ name: z.string(), enabled: z.boolean(), visible: z.boolean(), restricted: z.boolean(), locked: z.boolean() }).strict()),
+      lockedFields: z.array(z.string()),
+      triggers: z.array(z.object({ type: z.string(), scope: z.string(), lambda: z.string().optional() }).strict()),
+      codeExecution: z.record(z.string(), z.unknown()),
+      mcpServers: z.array(z.string()),
+      pendingApprovals: z.array(z.object({ id: z.string(), tool: z.string() }).strict()),
+      audit: z.object({ ok: z.boolean(), count: z.number().int().optional(), brokenAt: z.number().int().optional() }).strict(),
+      review: z.object({ contentHash: z.string(), ownerDid: z.string().nullable(), status: z.literal('not-reviewed') }).strict(),
+    })
+    .strict(),
+);
+
+/** `trust agent chat --json`. */
+export const agentChatSchema = successSchema(
+  'agent chat',
+  z
+    .object({
+      file: z.string(),
+      provider: z.literal('scripted'),
+      turns: z.array(z.object({ role: z.string(), content: z.unknown() }).strict()),
+      approvals: z.array(z.object({ tool: z.string(), args: z.unknown(), decision: z.enum(['approve', 'deny']) }).strict()),
+    })
+    .strict(),
+);
+
+const taskViewSchema = z.object({ id: z.string(), agent: z.string(), tool: z.string(), args: z.unknown(), reason: z.string(), status: z.string(), createdAt: z.string().optional(), feedback: z.string().optional() }).passthrough();
+
+/** `trust agent approve|deny --json` with a task id. */
+export const agentResolveSchema = (command: 'agent approve' | 'agent deny') => successSchema(command, z.object({ task: taskViewSchema }).strict());
+
+/** `trust agent approve|deny --json` without a task id (the list). */
+export const agentPendingSchema = (command: 'agent approve' | 'agent deny') => successSchema(command, z.object({ pending: z.array(taskViewSchema) }).strict());

@@ -9,6 +9,8 @@ import { openBrowser } from '../open-browser.js';
 import { readPluginReports } from '../plugin-reports.js';
 import { trustHome } from '../trust-home.js';
 import { escapeTerminal } from '../terminal-text.js';
+import { studioStateFile } from '../studio-state.js';
+import { rm, writeFile } from 'node:fs/promises';
 
 /** The built studio shipped inside the CLI (dist/studio), next to the bundled entry. */
 export function studioDir(): string {
@@ -68,6 +70,8 @@ export const command: CommandSpec = {
       sandboxRuns: () => [],
     });
     const url = `http://127.0.0.1:${server.port}/#token=${server.token}`;
+    // `trust agent approve|deny` find the running studio through this file (the token stays in .control-token).
+    await writeFile(studioStateFile(layout.root), `${JSON.stringify({ v: 1, port: server.port, pid: process.pid })}\n`, { mode: 0o600 });
     const ids = (await agents.list()).map((a) => a.id);
     out.result({ url, port: server.port, workspace: layout.root, demo: layout.demo, created, agents: ids });
     const s = out.style;
@@ -79,6 +83,7 @@ export const command: CommandSpec = {
     if (values.open === true && !(await openBrowser(url, io.platform))) out.warn('could not start a browser; open the URL above yourself');
     await new Promise<void>((done) => io.signal.addEventListener('abort', () => done(), { once: true }));
     out.progress('stopping the studio');
+    await rm(studioStateFile(layout.root), { force: true });
     await server.close();
     agents.close();
     return 0;
