@@ -41,6 +41,9 @@ export interface EgressProxy {
 
 const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
 
+/** A CONNECT authority: a DNS name or IPv4 literal, or a bracketed IPv6 literal, then a port. */
+const CONNECT_AUTHORITY = /^(?:[A-Za-z0-9_.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):(?:6553[0-5]|655[0-2]\d|65[0-4]\d{2}|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3})$/;
+
 function denyBody(d: Deny): string {
   return `${d.reason}${d.hint ? `; ${d.hint}` : ''}\n`;
 }
@@ -155,12 +158,13 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     client.on('error', () => client.destroy());
+    // The CONNECT authority is parsed strictly (host:port, nothing else) before anything else
+    // sees it, and a refused one is never echoed: it may carry userinfo, a path or a query.
     const authority = req.url ?? '';
-    const target = parseTarget(`https://${authority}/`, ['https:']);
-    const label = `connect://${authority}`;
-    if (isDenyResult(target) || !/:\d+$/.test(authority) || /[/?#@]/.test(authority)) {
-      const d = isDenyResult(target) ? target : deny('EGRESS_TARGET_INVALID', 'egress denied: CONNECT needs host:port', { rule: 'target-syntax', hint: 'send CONNECT host:443' });
-      audit(label, d, started, { method: 'CONNECT' });
+    const target = CONNECT_AUTHORITY.test(authority) ? parseTarget(`https://${authority}/`, ['https:']) : undefined;
+    if (target === undefined || isDenyResult(target) || target.port < 1) {
+      const d = deny('EGRESS_TARGET_INVALID', 'egress denied: a CONNECT target must be exactly host:port', { rule: 'target-syntax', hint: 'send CONNECT host:443 (no userinfo, path or query)' });
+      audit('connect://<invalid>', d, started, { method: 'CONNECT' });
       return refuseTunnel(client, d, 400);
     }
     const where = hostPort(target.host, target.port);
