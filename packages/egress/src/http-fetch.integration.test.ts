@@ -2,19 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStubResolver, startPeer, type Peer } from '@trust/testing';
 import { allowHosts } from '@trust/core';
 import { createEgressClient } from './client.js';
-import { principal } from './test-fixtures.js';
+import { allowAll, injecting, principal } from './test-fixtures.js';
 
 // Red-team regressions for the guarded fetch, against real loopback peers (child processes).
 // Names in URLs resolve to 127.0.0.1 through a stub resolver.
 type Echo = { method: string; path: string; headers: Record<string, string>; body: string };
 
 let peer: Peer;
-const resolve = () => createStubResolver({ 'allowed.test': ['127.0.0.1'], 'forbidden.test': ['127.0.0.1'] });
+let other: Peer; // a second peer: another port is another origin
+const resolve = () => createStubResolver({ 'allowed.test': ['127.0.0.1'], 'forbidden.test': ['127.0.0.1'], 'a.test': ['127.0.0.1'], 'b.test': ['127.0.0.1'] });
 
 beforeAll(async () => {
-  peer = await startPeer({ routes: { '/echo': { kind: 'echo' } } });
+  [peer, other] = await Promise.all([startPeer({ routes: { '/echo': { kind: 'echo' } } }), startPeer({ routes: { '/echo': { kind: 'echo' } } })]);
+  await peer.route('/to-other-302', { kind: 'redirect', status: 302, location: `http://b.test:${other.httpPort}/echo` });
+  await peer.route('/to-other-307', { kind: 'redirect', status: 307, location: `http://b.test:${other.httpPort}/echo` });
+  await peer.route('/to-same', { kind: 'redirect', status: 302, location: '/echo' });
 });
-afterAll(async () => peer.close());
+afterAll(async () => Promise.all([peer.close(), other.close()]));
 
 describe('domain fronting through a caller-supplied Host header', () => {
   it('the peer always sees the URL authority as Host, and hop-by-hop headers are dropped', async () => {
@@ -42,6 +46,52 @@ describe('domain fronting through a caller-supplied Host header', () => {
     });
     const echo = (await (await client.fetch(`http://allowed.test:${peer.httpPort}/echo`, undefined, { principal })).json()) as Echo;
     expect(echo.headers.host).toBe(`allowed.test:${peer.httpPort}`);
+    await client.close();
+  });
+});
+
+describe('attack: custom credential headers forwarded on a cross-origin redirect', () => {
+  const credentials = { 'x-api-key': 'k-SECRET', 'x-auth-token': 't-SECRET', 'x-session-id': 's-SECRET', 'x-custom': 'c', authorization: 'Bearer SECRET', cookie: 'a=SECRET' };
+  const safe = { accept: 'application/json', 'accept-language': 'en', 'user-agent': 'ua/1' };
+
+  it('a 302 to another origin forwards only the safe headers', async () => {
+    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolve() } });
+    const res = await client.fetch(`http://a.test:${peer.httpPort}/to-other-302`, { headers: { ...credentials, ...safe } }, { principal });
+    const echo = (await res.json()) as Echo;
+    expect(echo.headers.host).toBe(`b.test:${other.httpPort}`);
+    for (const name of Object.keys(credentials)) expect(echo.headers[name], name).toBeUndefined();
+    expect(JSON.stringify(echo.headers)).not.toContain('SECRET');
+    for (const [name, value] of Object.entries(safe)) expect(echo.headers[name]).toBe(value);
+    await client.close();
+  });
+
+  it('a 307 POST to another origin replays the body and content-type, nothing else of the caller', async () => {
+    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolve() } });
+    const res = await client.fetch(
+      `http://a.test:${peer.httpPort}/to-other-307`,
+      { method: 'POST', body: 'payload', headers: { ...credentials, 'content-type': 'text/plain' } },
+      { principal },
+    );
+    const echo = (await res.json()) as Echo;
+    expect(echo).toMatchObject({ method: 'POST', body: 'payload' });
+    expect(echo.headers['content-type']).toBe('text/plain');
+    expect(JSON.stringify(echo.headers)).not.toContain('SECRET');
+    await client.close();
+  });
+
+  it('policy injection runs again per hop: the first origin\'s injected key does not cross, the new origin gets its own', async () => {
+    const policy = injecting(`a.test`, { 'x-api-key': 'for-a-SECRET' });
+    const client = createEgressClient({ policy, guard: { resolve: resolve() } });
+    const echo = (await (await client.fetch(`http://a.test:${peer.httpPort}/to-other-302`, undefined, { principal })).json()) as Echo;
+    expect(echo.headers['x-api-key']).toBeUndefined();
+    expect(policy.calls.map((c) => c.host)).toEqual(['a.test', 'b.test']);
+    await client.close();
+  });
+
+  it('the same origin keeps every caller header', async () => {
+    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolve() } });
+    const echo = (await (await client.fetch(`http://a.test:${peer.httpPort}/to-same`, { headers: credentials }, { principal })).json()) as Echo;
+    for (const [name, value] of Object.entries(credentials)) expect(echo.headers[name]).toBe(value);
     await client.close();
   });
 });

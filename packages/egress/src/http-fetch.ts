@@ -49,6 +49,10 @@ const CONTENT_HEADERS = ['content-type', 'content-length', 'content-encoding', '
  * URL's (no domain fronting through `Host`), and framing/hop-by-hop headers belong to the client.
  */
 const UNCONTROLLED_HEADERS = new Set(['host', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+/** The caller's headers that survive a redirect to another origin (everything else is dropped). */
+const CROSS_ORIGIN_SAFE = new Set(['accept', 'accept-encoding', 'accept-language', 'cache-control', 'content-encoding', 'content-language', 'content-length', 'content-type', 'user-agent']);
+/** Caller header names that look like credentials: their values are scrubbed from errors. */
+const CREDENTIAL_NAME = /auth|token|key|secret|session|cookie|password/i;
 function isUncontrolledHeader(name: string): boolean {
   return UNCONTROLLED_HEADERS.has(name) || name.startsWith('proxy-');
 }
@@ -94,6 +98,9 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
       const v = callerHeaders.get(h);
       if (v !== null) secrets.add(v);
     }
+    callerHeaders.forEach((v, k) => {
+      if (CREDENTIAL_NAME.test(k) && v.length >= 4) secrets.add(v);
+    });
     let method = (init.method ?? 'GET').toUpperCase();
     let body: BodyInit | null = init.body ?? null;
     let current: string | URL = input;
@@ -238,7 +245,11 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
       if (target.scheme === 'https:' && next.protocol === 'http:' && !engine.allowDowngrade) {
         refuse('EGRESS_DOWNGRADE', `egress denied: ${where()} redirected from https to http (${redactUrl(next)})`, 'no-downgrade', 'pass allowDowngrade: true to the client to permit it', next);
       }
-      if (next.origin !== target.url.origin) for (const h of SENSITIVE_HEADERS) callerHeaders.delete(h);
+      if (next.origin !== target.url.origin) {
+        // A new origin gets none of the caller's credentials, whatever they are called: only a
+        // small set of content-negotiation headers crosses. The policy runs again on the new hop.
+        for (const name of [...callerHeaders.keys()]) if (!CROSS_ORIGIN_SAFE.has(name)) callerHeaders.delete(name);
+      }
       const toGet = (status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST');
       if (toGet) {
         method = 'GET';
