@@ -1,7 +1,7 @@
 import { TrustError } from '@trust/core';
 import type { HostFacts, PathFact } from './host-facts.js';
 import type { SandboxPolicy } from './policy.js';
-import { ETC_FILES, PROC_COVERED, PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_GIT, SENSITIVE_ROOTS, USRMERGE_DIRS } from './protected-paths.js';
+import { ETC_FILES, PROC_COVERED, PROTECTED_DIRS, PROTECTED_FILES, SENSITIVE_ROOTS, USRMERGE_DIRS } from './protected-paths.js';
 
 /** Where things live inside a Linux sandbox. */
 export const SANDBOX_LAYOUT = Object.freeze({
@@ -49,6 +49,11 @@ export interface LinuxPlanContext {
    * inside its namespace. `undefined`: bubblewrap's default, the host ids.
    */
   readonly runAs?: { readonly uid: number; readonly gid: number };
+  /**
+   * `.git` entries (directories or gitfiles) of repositories nested below writable roots, found
+   * at spawn by `findNestedGit`; each is bound read-only. `undefined`/`[]`: none.
+   */
+  readonly nestedGit?: readonly string[];
 }
 
 /** A Linux plan: the bwrap arguments and the host placeholders bwrap will create. */
@@ -106,7 +111,6 @@ export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): stri
     for (const f of PROTECTED_FILES) out.push(`${g.path}/${f}`);
     for (const d of PROTECTED_DIRS) out.push(`${g.path}/${d}`);
     out.push(`${g.path}/.git`);
-    for (const p of PROTECTED_GIT) out.push(`${g.path}/${p.path}`);
   }
   return out;
 }
@@ -202,13 +206,17 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     for (const f of PROTECTED_FILES) protect(`${g.path}/${f}`, 'file');
     for (const d of PROTECTED_DIRS) protect(`${g.path}/${d}`, 'dir');
     const git = fact(ctx.facts, `${g.path}/.git`);
-    if (git.kind === 'dir') {
-      // Pin .git as a mount point: renaming a directory that merely *contains* mount points is
-      // allowed, so `mv .git x && mkdir -p .git/hooks` would otherwise plant a new hook.
-      a.push('--bind', `${g.path}/.git`, `${g.path}/.git`);
-      for (const p of PROTECTED_GIT) protect(`${g.path}/${p.path}`, p.type);
-    }
+    // The whole .git is read-only: hooks and config are not the only ways to make the host run
+    // code (commondir/worktrees redirects, info/, modules/*/hooks, objects/info/alternates), and
+    // git's lock-then-rename writes cannot be allowed per file. Committing happens on the host.
+    // Being a mount point also pins it against `mv .git x && mkdir -p .git/hooks`.
+    if (git.kind === 'dir') a.push('--ro-bind', `${g.path}/.git`, `${g.path}/.git`);
     else protect(`${g.path}/.git`, git.kind === 'missing' ? 'dir' : 'file');
+  }
+  // Repositories nested in writable roots that existed at spawn (found by a bounded scan).
+  for (const nested of [...(ctx.nestedGit ?? [])].sort(depthSort)) {
+    const f = fact(ctx.facts, nested);
+    if (f.kind === 'dir' || f.kind === 'file') a.push('--ro-bind', nested, nested);
   }
 
   for (const hidden of [...policy.hiddenPaths].sort(depthSort)) {

@@ -1,5 +1,5 @@
 // Regression tests for red-team findings, each named after its attack. Real bubblewrap; fails (never skips) without it.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from './sandbox.js';
@@ -19,6 +19,46 @@ describe('hardening (bubblewrap)', () => {
   afterAll(async () => {
     await sb?.close();
     if (ws) rmSync(ws, { recursive: true, force: true });
+  });
+
+  it('cannot redirect git hooks or config through .git/commondir, modules, worktrees, info or a nested repo (git hook planting)', async () => {
+    const repo = freshDir('trust-gitrepo-');
+    try {
+      mkdirSync(join(repo, '.git', 'hooks'), { recursive: true });
+      mkdirSync(join(repo, '.git', 'modules', 'sub', 'hooks'), { recursive: true });
+      writeFileSync(join(repo, '.git', 'config'), '[core]\n');
+      writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+      mkdirSync(join(repo, 'vendor', 'lib', '.git', 'hooks'), { recursive: true });
+      const git = await createSandbox({ v: 1, capabilities: [`fs:rw:${repo}`, 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { env: { PATH: '/usr/bin:/bin' } });
+      try {
+        const r = await runIn(git, [SH, '-c', [
+          'mkdir -p evilgit/hooks && echo evil > evilgit/hooks/pre-commit',
+          'echo ../evilgit > .git/commondir',
+          'echo evil > .git/modules/sub/hooks/pre-commit',
+          'echo "[core] hooksPath=/x" > .git/modules/sub/config',
+          'mkdir -p .git/worktrees/w && echo evil > .git/worktrees/w/commondir',
+          'mkdir -p .git/info && echo evil > .git/info/attributes',
+          'echo evil > .git/objects',
+          'echo ref > .git/HEAD',
+          'echo evil > vendor/lib/.git/hooks/pre-commit',
+          'mv vendor/lib/.git vendor/lib/moved',
+          'mkdir -p .vscode && echo evil > .vscode/tasks.json',
+          'mkdir -p .github/workflows && echo evil > .github/workflows/ci.yml',
+          'echo evil > .pre-commit-config.yaml; echo evil > .gitmodules; echo evil > .gitattributes',
+          'echo ok > normal.txt && echo NORMAL-OK',
+        ].join('; ')], { cwd: repo });
+        expect(r.stdout).toContain('NORMAL-OK');
+        for (const p of ['.git/commondir', '.git/modules/sub/hooks/pre-commit', '.git/worktrees', '.git/info', '.git/objects', 'vendor/lib/.git/hooks/pre-commit', 'vendor/lib/moved', '.vscode', '.github', '.pre-commit-config.yaml', '.gitmodules', '.gitattributes']) {
+          expect(existsSync(join(repo, p)), p).toBe(false);
+        }
+        expect(readFileSync(join(repo, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
+        expect(existsSync(join(repo, '.git', 'modules', 'sub', 'config'))).toBe(false);
+      } finally {
+        await git.close();
+      }
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 
   it('host root cannot write /proc/sys/kernel/core_pattern (sysctl write as host root)', async () => {

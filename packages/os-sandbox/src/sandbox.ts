@@ -9,7 +9,7 @@ import { createRunCgroups, type RunCgroups } from './cgroup.js';
 import { decideDegraded, refuseDegraded } from './degraded.js';
 import { buildSandboxEnv } from './env.js';
 import { collectPathFactsSync } from './host-facts.js';
-import { findTool, hasRlimits, removePlaceholders } from './host-files.js';
+import { findNestedGit, findTool, hasRlimits, removePlaceholders } from './host-files.js';
 import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
   createRunAudit,
@@ -22,6 +22,7 @@ import {
 import { capOutput } from './output-capture.js';
 import { DEFAULT_OUTPUT_BYTES, DEFAULT_TIME_MS, parseSandboxPolicy, type SandboxPolicy, type SandboxPolicyInput } from './policy.js';
 import { probeSandbox } from './probe.js';
+import { SENSITIVE_ROOTS } from './protected-paths.js';
 import type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnOptions } from './sandbox-types.js';
 import { buildSeccompFilter, seccompArchOf } from './seccomp.js';
 import { planSeatbelt, type DarwinPlan } from './seatbelt-plan.js';
@@ -264,8 +265,10 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         if (policy.limits.pids !== undefined) rl.push(['nproc', policy.limits.pids]);
         if (policy.limits.fileSizeBytes !== undefined) rl.push(['fsize', policy.limits.fileSizeBytes]);
         if (rl.length > 0) rl.push(['core', 0]);
+        const rwRoots = caps.fsGrants.filter((g) => g.mode === 'rw').map((g) => g.path);
+        const nestedGit = findNestedGit(rwRoots, { skip: [...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(sourceEnv.HOME ? [sourceEnv.HOME] : [])] });
         const facts = {
-          paths: collectPathFactsSync(linuxPathsOfInterest(policy, sourceEnv.HOME)),
+          paths: collectPathFactsSync([...linuxPathsOfInterest(policy, sourceEnv.HOME), ...nestedGit]),
           ...(sourceEnv.HOME ? { home: sourceEnv.HOME } : {}),
           bwrapDisableUserns: probe.disableUserns,
         };
@@ -284,6 +287,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             shareNetwork: degraded.includes('shared-network'),
             noProc: degraded.includes('no-proc'),
             seccomp: seccompFilter !== undefined,
+            nestedGit,
             // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
             ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
           },
