@@ -41,8 +41,12 @@ export interface EgressProxy {
 
 const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
 
-/** A CONNECT authority: a DNS name or IPv4 literal, or a bracketed IPv6 literal, then a port. */
-const CONNECT_AUTHORITY = /^(?:[A-Za-z0-9_.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):(?:6553[0-5]|655[0-2]\d|65[0-4]\d{2}|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3})$/;
+/**
+ * A CONNECT authority: a host (name or IPv4 in any spelling the URL parser then canonicalises,
+ * percent-escapes included) or a bracketed IPv6 literal, then decimal port digits. No userinfo,
+ * path, query or fragment can match; the URL parser decides the host and the port's range.
+ */
+const CONNECT_AUTHORITY = /^(?:[A-Za-z0-9_.%-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):\d{1,10}$/;
 
 function denyBody(d: Deny): string {
   return `${d.reason}${d.hint ? `; ${d.hint}` : ''}\n`;
