@@ -115,8 +115,9 @@ export function printError(io: CliIo, error: unknown, options: { json: boolean; 
     if (p.hint) lines.push(`    fix: ${escapeTerminal(p.hint)}`);
   }
   if (e.hint) lines.push(`  ${s.cyan('hint')}: ${escapeTerminal(e.hint, { multiline: true })}`);
-  if (e.code === 'CLI_INTERNAL' && error instanceof Error && error.stack && io.env.TRUST_DEBUG) {
-    lines.push(escapeTerminal(error.stack, { multiline: true }));
+  if (e.code === 'CLI_INTERNAL' && error instanceof Error && io.env.TRUST_DEBUG) {
+    const stack = error.cause instanceof Error ? error.cause.stack : error.stack;
+    if (stack) lines.push(escapeTerminal(stack, { multiline: true }));
   }
   io.stderr.write(`${lines.join('\n')}\n`);
   return e.exitCode;

@@ -21,7 +21,7 @@ export async function readPluginReports(dir: string, trustedKeyTexts: readonly s
   for (const e of entries.filter((x) => x.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
     try {
       const r = await inspectPackage(join(dir, e.name), { trustedKeys });
-      const granted = new Set(r.unsatisfiedImports.map((u) => JSON.stringify(u)));
+      const unsatisfied = new Set(r.unsatisfiedImports.map((u) => u.import));
       reports.push({
         name: r.name,
         version: r.version,
@@ -32,7 +32,7 @@ export async function readPluginReports(dir: string, trustedKeyTexts: readonly s
             : r.signature.status === 'unsigned'
               ? { status: 'unsigned' }
               : { status: 'invalid' },
-        imports: r.imports.map((name) => ({ name, granted: ![...granted].some((g) => g.includes(name)) })),
+        imports: r.imports.map((name) => ({ name, granted: !unsatisfied.has(name) })),
       });
     } catch (error) {
       reports.push({ name: e.name, capabilities: [], signature: { status: 'invalid', signer: `unreadable: ${(error as Error).message}`.slice(0, 200) } });

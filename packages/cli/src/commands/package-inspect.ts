@@ -44,7 +44,7 @@ export const command: CommandSpec = {
     for (const x of report.exports) out.line(`  ${e(x)}`);
     if (report.unsatisfiedImports.length > 0) {
       out.line(s.red('Imports the capabilities do not satisfy (loading will fail):'));
-      for (const u of report.unsatisfiedImports) out.line(`  ${s.red('✗')} ${e(JSON.stringify(u))}`);
+      for (const u of report.unsatisfiedImports) out.line(`  ${s.red('✗')} ${e(u.import)}${u.reason ? `: ${e(u.reason)}` : ''}${u.hint ? ` (${e(u.hint)})` : ''}`);
     }
     return 0;
   },
