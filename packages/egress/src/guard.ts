@@ -1,6 +1,7 @@
 import { allow, deny, formatIp, parseIp, type Allow, type Deny, type IpAddress } from '@trust/core';
 import { judgeAddress, type AddressVerdict } from './address-rules.js';
 import type { AddressClass } from './address-class.js';
+import { redactUrl } from './redact.js';
 import { compileGuardOptions, type CompiledGuardOptions, type GuardMode, type GuardOptions } from './guard-options.js';
 import { createAnswerCache, resolveWithin } from './resolver.js';
 import { hostPort, isDenyResult, parseTarget, type Target } from './target.js';
@@ -151,7 +152,8 @@ export function createEgressGuard(options: GuardOptions = {}): EgressGuard {
       steps?.push({ step: 'verdict', ok: false, detail: target.code });
       return { ...target, addresses: [], checks: [] };
     }
-    steps?.push({ step: 'parse', ok: true, detail: target.url.href.replace(/\?.*$/, '?…') });
+    // The explanation shows the URL as audit events do: no fragment, no query values, no tokens.
+    steps?.push({ step: 'parse', ok: true, detail: redactUrl(target.url) });
     steps?.push({ step: 'scheme', ok: true, detail: target.scheme });
     steps?.push({ step: 'userinfo', ok: true, detail: 'none' });
     steps?.push({ step: 'host', ok: true, detail: `${target.host} (${target.ip ? `IPv${target.ip.family} literal` : 'name'}), port ${target.port}` });
