@@ -1,4 +1,5 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTempHome, runCli } from './run-cli.test-helper.js';
@@ -6,7 +7,25 @@ import { failureSchema, sandboxSchema } from './json-schemas.js';
 
 // Needs bubblewrap with user namespaces (installed by the bootstrap); fails without it.
 const tmp = createTempHome();
-afterAll(() => tmp.cleanup());
+let peer: Server;
+let peerPort = 0;
+const peerSeen: string[] = [];
+beforeAll(async () => {
+  peer = createServer((req, res) => {
+    peerSeen.push(req.url ?? '');
+    res.end(`peer ok ${req.url}`);
+  });
+  await new Promise<void>((r) => peer.listen(0, '127.0.0.1', r));
+  peerPort = (peer.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await new Promise<void>((r) => peer.close(() => r()));
+  tmp.cleanup();
+});
+
+// A raw HTTP request through the per-run proxy named in HTTP_PROXY, made by the running Node binary.
+const viaProxy = (port: number, path: string) =>
+  `const u=new URL(process.env.HTTP_PROXY);const s=require('net').connect(+u.port,u.hostname,()=>s.write('GET http://127.0.0.1:${port}${path} HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nConnection: close\\r\\n\\r\\n'));s.pipe(process.stdout)`;
 
 describe('trust sandbox (built binary, real bubblewrap)', () => {
   it('passes the exit code and the output through', async () => {
@@ -44,6 +63,25 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
     expect(granted.stdout).toBe('piped');
     const denied = await runCli(['sandbox', '--', 'cat'], { home: tmp.home, input: 'piped' });
     expect(denied.stdout).toBe('');
+  });
+
+  it('reaches an allowed host only through the egress policy; a denied one gets 403 and a violation', async () => {
+    writeFileSync(join(tmp.home, 'allow.json'), JSON.stringify({ v: 1, http: { allow: [`127.0.0.1:${peerPort}`] }, guard: { mode: 'default' } }));
+    writeFileSync(join(tmp.home, 'other.json'), JSON.stringify({ v: 1, http: { allow: ['example.com'] }, guard: { mode: 'default' } }));
+    const ok = await runCli(['sandbox', '--cap', 'http', '--egress', 'allow.json', '--', process.execPath, '-e', viaProxy(peerPort, '/allowed')], { home: tmp.home });
+    expect(ok.stdout).toContain('200 OK');
+    expect(ok.stdout).toContain('peer ok /allowed');
+    const denied = await runCli(['sandbox', '--cap', 'http', '--egress', 'other.json', '--json', '--', process.execPath, '-e', viaProxy(peerPort, '/denied')], { home: tmp.home });
+    const doc = sandboxSchema.parse(denied.json());
+    expect(doc.result.stdout).toContain('403');
+    expect(doc.result.violations).toEqual([expect.objectContaining({ kind: 'egress', code: 'EGRESS_HOST_NOT_ALLOWED' })]);
+    expect(peerSeen).not.toContain('/denied');
+  });
+
+  it('has no network at all without the http capability', async () => {
+    const r = await runCli(['sandbox', '--', process.execPath, '-e', `require('net').connect(${peerPort},'127.0.0.1').on('error',e=>{console.log('blocked',e.code);process.exit(7)}).on('connect',()=>process.exit(0))`], { home: tmp.home });
+    expect(r.code).toBe(7);
+    expect(r.stdout).toContain('blocked');
   });
 
   it('kills the run at --timeout and exits 124', async () => {
