@@ -1,16 +1,29 @@
 import { deny, type Decision, type Deny, type EgressContext, type EgressHttpRequest, type EgressPeer, type EgressPolicy } from '@trust/core';
 import { SENSITIVE_HEADERS } from './redact.js';
 
-/** A policy answer, normalised: a deny always has a code; a throwing policy denies. */
-function normalise(d: Decision | undefined, policyName: string): Decision {
-  if (d === undefined || d === null || typeof d !== 'object') {
-    return deny('EGRESS_POLICY_DENIED', `egress denied by policy ${policyName}: it returned no decision`, { rule: 'policy' });
+/**
+ * A policy answer, normalised so it fails closed: only `allow: true` allows; `allow: false`
+ * keeps the policy's code (`EGRESS_POLICY_DENIED` when it has none); anything else (no answer,
+ * `{ allow: 'yes' }`, an array, a primitive) is a deny with code `EGRESS_POLICY_DENIED` and rule
+ * `policy-malformed`. A throwing policy denies (see the callers).
+ */
+export function normalisePolicyAnswer(d: unknown, policyName: string): Decision {
+  if (d === undefined || d === null || typeof d !== 'object' || Array.isArray(d)) {
+    return deny('EGRESS_POLICY_DENIED', `egress denied by policy ${policyName}: it returned no decision`, { rule: 'policy-malformed', hint: 'a policy must return { allow: true } or { allow: false, code, reason }' });
   }
-  if (d.allow === true) return d;
-  const no = d as Deny;
-  if (typeof no.code === 'string' && no.code !== '') return no;
-  return deny('EGRESS_POLICY_DENIED', no.reason ?? `egress denied by policy ${policyName}`, { rule: no.rule ?? 'policy', ...(no.hint ? { hint: no.hint } : {}) });
+  const answer = d as { allow?: unknown; code?: unknown; reason?: unknown; rule?: unknown; hint?: unknown };
+  if (answer.allow === true) return d as Decision;
+  if (answer.allow !== false) {
+    return deny('EGRESS_POLICY_DENIED', `egress denied by policy ${policyName}: it returned a malformed decision`, { rule: 'policy-malformed', hint: 'a policy must return { allow: true } or { allow: false, code, reason }' });
+  }
+  const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+  const code = text(answer.code);
+  const reason = text(answer.reason);
+  if (code !== undefined && reason !== undefined) return d as Deny;
+  const hint = text(answer.hint);
+  return deny(code ?? 'EGRESS_POLICY_DENIED', reason ?? `egress denied by policy ${policyName}`, { rule: text(answer.rule) ?? 'policy', ...(hint ? { hint } : {}) });
 }
+const normalise = normalisePolicyAnswer;
 
 /** Result of asking a policy about an HTTP request: the decision and the secrets it added. */
 export interface HttpAuthorization {
