@@ -1,5 +1,5 @@
 // Regression tests for red-team findings, each named after its attack. Real bubblewrap; fails (never skips) without it.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from './sandbox.js';
@@ -19,6 +19,29 @@ describe('hardening (bubblewrap)', () => {
   afterAll(async () => {
     await sb?.close();
     if (ws) rmSync(ws, { recursive: true, force: true });
+  });
+
+  it('a grant that resolves through a symlink planted by an earlier run is refused (symlinked grant)', async () => {
+    const target = freshDir('trust-target-');
+    try {
+      writeFileSync(join(target, 'x'), 'host-secret');
+      symlinkSync(target, join(ws, 'cache'));
+      symlinkSync('/root', join(ws, 'rootlink'));
+      await expect(createSandbox({ v: 1, capabilities: [`fs:rw:${ws}/cache`, 'stdout'] })).rejects.toMatchObject({ code: 'SANDBOX_GRANT_SYMLINK' });
+      await expect(createSandbox({ v: 1, capabilities: [`fs:ro:${ws}/rootlink`, 'stdout'] })).rejects.toThrow(/sensitive root \/root/);
+      // Planted after the sandbox was created: refused at spawn, nothing runs.
+      const later = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}/later`, 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { env: { PATH: '/usr/bin:/bin' } });
+      try {
+        symlinkSync(target, join(ws, 'later'));
+        await expect(later.spawn([SH, '-c', `echo pwned > ${ws}/later/x`], { cwd: `${ws}/later` })).rejects.toMatchObject({ code: 'SANDBOX_GRANT_SYMLINK' });
+      } finally {
+        await later.close();
+      }
+      expect(readFileSync(join(target, 'x'), 'utf8')).toBe('host-secret');
+    } finally {
+      for (const l of ['cache', 'rootlink', 'later']) rmSync(join(ws, l), { force: true });
+      rmSync(target, { recursive: true, force: true });
+    }
   });
 
   it('cannot redirect git hooks or config through .git/commondir, modules, worktrees, info or a nested repo (git hook planting)', async () => {

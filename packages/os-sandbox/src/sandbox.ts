@@ -9,6 +9,7 @@ import { createRunCgroups, type RunCgroups } from './cgroup.js';
 import { decideDegraded, refuseDegraded } from './degraded.js';
 import { buildSandboxEnv } from './env.js';
 import { collectPathFactsSync } from './host-facts.js';
+import { evaluateGrantRealPaths } from './grant-paths.js';
 import { findNestedGit, findTool, hasRlimits, removePlaceholders } from './host-files.js';
 import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
@@ -79,6 +80,14 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     throw new TrustError('SANDBOX_UNAVAILABLE', '/usr/bin/sandbox-exec is missing', { hint: 'seatbelt ships with macOS; it cannot be installed separately' });
   }
   const degraded = decideDegraded(policy, probe);
+  const sourceHome = (options.env ?? process.env).HOME;
+  // Grants must name real paths; checked again at every spawn, since a run can plant a symlink.
+  const assertGrantsReal = (): void => {
+    if (platform !== 'linux') return;
+    const d = evaluateGrantRealPaths(policy, sourceHome);
+    if (!d.allow) throw new TrustError(d.code, d.reason, { hint: d.hint, decision: d });
+  };
+  assertGrantsReal();
   const policyHash = createHash('sha256')
     .update(
       JSON.stringify({
@@ -259,6 +268,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       let placeholders: LinuxPlan['placeholders'] = [];
       let cgroups: RunCgroups | undefined;
       if (platform === 'linux') {
+        assertGrantsReal();
         const rl: Rlimit[] = [];
         if (policy.limits.memoryBytes !== undefined) rl.push(['as', policy.limits.memoryBytes]);
         if (policy.limits.files !== undefined) rl.push(['nofile', policy.limits.files]);

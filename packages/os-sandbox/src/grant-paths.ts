@@ -1,0 +1,38 @@
+import { realpathSync } from 'node:fs';
+import { allow, deny, type Decision } from '@trust/core';
+import type { SandboxPolicy } from './policy.js';
+import { SENSITIVE_ROOTS } from './protected-paths.js';
+
+const within = (root: string, path: string): boolean => root === '/' || path === root || path.startsWith(`${root}/`);
+
+/**
+ * Checks that every filesystem grant names its real path. A bind mount follows symlinks, so a
+ * grant whose path (or an ancestor) is a symlink would expose the link's target, and a link
+ * planted by an earlier run (`ln -s /root/x $ws/cache`) would redirect a later `fs:rw:$ws/cache`.
+ * Such grants are denied with `SANDBOX_GRANT_SYMLINK`; the reason says when the target lies
+ * under a sensitive root (/root, /home, /run, /var/run, the host $HOME). A grant that does not
+ * exist yet is allowed (nothing to follow; bubblewrap fails on it). Linux only: seatbelt matches
+ * real paths itself.
+ *
+ * @example
+ * evaluateGrantRealPaths(policy, process.env.HOME); // { allow: true, rule: 'grant-real-paths' }
+ */
+export function evaluateGrantRealPaths(policy: SandboxPolicy, home?: string, realpath: (p: string) => string = realpathSync): Decision {
+  const sensitive = [...SENSITIVE_ROOTS, ...(home ? [home] : [])];
+  for (const g of policy.capabilities.fsGrants) {
+    let real: string;
+    try {
+      real = realpath(g.path);
+    } catch {
+      continue;
+    }
+    if (real === g.path) continue;
+    const hit = sensitive.find((s) => within(s, real) && !within(s, g.path));
+    return deny(
+      'SANDBOX_GRANT_SYMLINK',
+      `the grant fs:${g.mode}:${g.path} resolves through a symlink to ${real}${hit ? `, inside the sensitive root ${hit}` : ''}; a mount would expose the target`,
+      { rule: 'grant-real-path', hint: `grant the real path (fs:${g.mode}:${real}) if that is intended, or remove the symlink at ${g.path}` },
+    );
+  }
+  return allow('grant-real-paths');
+}
