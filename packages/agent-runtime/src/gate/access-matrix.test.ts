@@ -79,4 +79,9 @@ describe('tool flags', () => {
     expect(toolFlags(c, 'mcp_gh_search')?.restricted).toBe(true);
     expect(toolFlags(c, 'mcp_gh_other')).toMatchObject({ enabled: true, restricted: true });
   });
+
+  it('a restricted MCP server whose name has a dash still governs its tools (mcp_my_server_*)', () => {
+    const c = parseAgentConfig({ v: 1, mcp: { servers: [{ name: 'my-server', command: 'x', restricted: true }] } });
+    expect(toolFlags(c, 'mcp_my_server_search')).toMatchObject({ restricted: true });
+  });
 });

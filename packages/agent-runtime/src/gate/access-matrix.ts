@@ -1,3 +1,4 @@
+import { mcpSlug } from './mcp-name.js';
 import { allow, deny, type Allow, type Deny } from '@trust/core';
 import type { AgentConfig } from '../config/agent-config-schema.js';
 import { CODE_EXECUTION_FLAGS } from '../config/agent-config-schema.js';
@@ -77,7 +78,7 @@ export function evaluateCodeMethod(name: string, config: AgentConfig, origin: To
 export function toolFlags(config: AgentConfig, name: string): ToolFlags | undefined {
   const d = effectiveToolDeclarations(config).get(name);
   const server = name.startsWith('mcp_')
-    ? [...config.mcp.servers].sort((a, b) => b.name.length - a.name.length).find((s) => name.startsWith(`mcp_${s.name}_`))
+    ? [...config.mcp.servers].sort((a, b) => mcpSlug(b.name).length - mcpSlug(a.name).length).find((s) => name.startsWith(`mcp_${mcpSlug(s.name)}_`))
     : undefined;
   // A restricted server makes every one of its tools restricted, whatever the declaration says.
   if (d) return server?.restricted ? { ...d, restricted: true } : d;

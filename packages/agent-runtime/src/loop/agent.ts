@@ -24,6 +24,7 @@ import { connectMcpServer } from '../mcp/mcp-connector.js';
 import type { ConnectMcpOptions, McpConnection, McpPlacement } from '../mcp/mcp-connector.js';
 import type { TimerFiring } from './timer-firing.js';
 import type { AgentEvent } from './agent-loop.js';
+import type { AgentMessaging } from '../messaging/agent-messaging.js';
 
 /** Egress for the agent's tools: the `@trust/egress` client(s) built by the host. */
 export interface AgentEgress {
@@ -52,6 +53,12 @@ export interface OpenAgentOptions {
   readonly onEvent?: (event: AgentEvent) => void;
   /** Passed to openAdf (default `owned`). */
   readonly trust?: OpenAdfOptions['trust'];
+  /**
+   * Wires messaging once the file is open, e.g.
+   * `(adf) => createAgentMessaging({ adf, identity, mesh, egress })`. It supplies the real
+   * `msg_send`; absent, `msg_send` fails with NOT_IMPLEMENTED.
+   */
+  readonly messaging?: (adf: AdfFile) => AgentMessaging;
 }
 
 /** How {@link Agent.connectMcpServers} places and sandboxes servers. */
@@ -82,6 +89,8 @@ export type AgentState = 'idle' | 'thinking' | 'running_tool' | 'awaiting_approv
 /** An open agent: its file, gate and loop. */
 export interface Agent {
   readonly adf: AdfFile;
+  /** The agent's messaging (its ingress, for registering with a mesh), when wired. */
+  readonly messaging: AgentMessaging | undefined;
   readonly gate: ToolGate;
   readonly provider: ModelProvider;
   readonly runner: CodeRunner;
@@ -145,7 +154,13 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
   const gateOf = () => { if (!gateRef) throw new TrustError('AGENT_NOT_READY', 'the gate is not ready'); return gateRef; };
   const runner = createCodeRunner({ adf, sandbox, gate: gateOf });
   const sql = createSqlGuard(adf);
-  const exec = createExecutionTools({ gate: gateOf, runner: () => runner, chat: () => chat, ...(options.egress?.fetch ? { fetch: options.egress.fetch } : {}), ...(options.egress?.ws ? { ws: options.egress.ws } : {}), clock, agentId });
+  const messaging = options.messaging?.(adf);
+  const exec = createExecutionTools({
+    gate: gateOf, runner: () => runner, chat: () => chat, clock, agentId,
+    ...(options.egress?.fetch ? { fetch: options.egress.fetch } : {}),
+    ...(options.egress?.ws ? { ws: options.egress.ws } : {}),
+    ...(messaging ? { msgSend: messaging.msgSendTool as ToolDefinition<never> } : {}),
+  });
   const registry = createToolRegistry([...exec.tools, createDbQueryTool(sql) as unknown as ToolDefinition<never>, createDbExecuteTool(sql) as unknown as ToolDefinition<never>, sysGetConfigTool as unknown as ToolDefinition<never>, sysUpdateConfigTool as unknown as ToolDefinition<never>, ...(options.tools ?? [])]);
   const approver: Approver | undefined = options.approver
     ? { request: async (req) => { state = 'awaiting_approval'; emit({ kind: 'approval', taskId: req.task.id, tool: req.task.tool }); try { return await options.approver!.request(req); } finally { state = 'running_tool'; } } }
@@ -170,7 +185,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
   };
 
   return {
-    adf, gate, provider: options.provider, runner,
+    adf, gate, provider: options.provider, runner, messaging,
     state: () => state,
     send: (text) => activate(text),
     run: () => activate(undefined),

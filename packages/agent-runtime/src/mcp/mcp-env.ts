@@ -33,8 +33,4 @@ export function filterMcpEnv(env: Readonly<Record<string, string>>): { env: Reco
   return { env: out, refused };
 }
 
-/** `mcp_<server>_<tool>`, lower snake case (the registry's naming rule). */
-export function mcpToolName(server: string, tool: string): string {
-  const clean = (s: string) => s.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '') || 'x';
-  return `mcp_${clean(server)}_${clean(tool)}`;
-}
+export { mcpToolName } from '../gate/mcp-name.js';
