@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as mod from './index.js';
 
-describe('@trust/agent-runtime public API', () => {
-  // state and decisions (part 1/3)
-  it('exports the .adf file, config, gate, SQL guard and identity API', () => {
-    const part1 = [
+// The public API, pinned by part, so an API change is a visible diff in review.
+const PART1: readonly string[] = [
       'ADF_READABLE_TABLES', 'ADF_SCHEMA_VERSION', 'ADF_SECRET_TABLES', 'AgentIdentity', 'BUILT_IN_TOOLS', 'CODE_EXCLUDED_TOOLS',
       'CODE_EXECUTION_FLAGS', 'CODE_METHODS', 'DEFAULT_LOCKED_PATHS', 'GUARD_PATHS', 'KEY_MATERIAL', 'REDACTED', 'RUNTIME_META_KEYS',
       'SCRYPT_PARAMS', 'TOOL_ORIGINS', 'TRIGGER_TYPES', 'agentConfigSchema', 'checkAgentConfig', 'claimSharedAdf',
@@ -16,13 +14,8 @@ describe('@trust/agent-runtime public API', () => {
       'planConfigUpdate', 'provisionIdentity', 'publicKeyFromDidKey', 'readSecret', 'redactConfig', 'reviewKeyOf',
       'sealEnvelope', 'signAdfContent', 'signWithIdentity', 'storeSecret', 'sysGetConfigTool', 'sysUpdateConfigTool',
       'toolDeclarationSchema', 'toolFlags', 'validateJsonSchema', 'verifyDidSignature',
-    ].sort();
-    expect(Object.keys(mod).filter((k) => part1.includes(k)).sort()).toEqual(part1);
-  });
-
-  // control API (part 3/3)
-  it('exports the control API', () => {
-    const control = [
+    ];
+const CONTROL: readonly string[] = [
       'CONTROL_ERROR_STATUS',
       'CSP_REPORT_PATH',
       'buildCsp',
@@ -37,12 +30,7 @@ describe('@trust/agent-runtime public API', () => {
       'generateControlToken',
       'loadOrCreateToken',
     ];
-    expect(Object.keys(mod).filter((k) => control.includes(k)).sort()).toEqual(control);
-  });
-
-  // execution (part 2/3)
-  it('exports the loop, providers, code sandbox, shell and execution tools', () => {
-    const execution = [
+const EXECUTION: readonly string[] = [
       'ANTHROPIC_VERSION', 'CODE_TIMEOUT_CEILING_MS', 'DEFAULT_REJECTION_CODES', 'EXIT_DENIED', 'EXIT_NOT_FOUND', 'EXIT_REJECTED',
       'FETCH_BODY_CAP_BYTES', 'GATE_REJECTION_CODES', 'MIN_TIMER_INTERVAL_MS', 'SCRIPTED_LABEL', 'createAnthropicProvider', 'createAskTool',
       'createCodeRunner', 'createCodeSandbox', 'createDefaultCommands', 'createExecutionTools', 'createOpenAIProvider', 'createSayTool',
@@ -51,7 +39,25 @@ describe('@trust/agent-runtime public API', () => {
       'isGuestIdentifier', 'msgSendStubTool', 'openAgent', 'parseLambdaRef', 'parseSse', 'runMiddlewareChain', 'sysDeleteMetaTool',
       'sysDeleteTimerTool', 'sysGetMetaTool', 'sysListTimersTool', 'sysSetMetaTool',
       'BLOCKED_MCP_ENV', 'BLOCKED_MCP_ENV_PREFIXES', 'SandboxStdioTransport', 'connectMcpServer', 'evaluateMcpEnvVar', 'filterMcpEnv', 'mcpToolName',
-    ].sort();
-    expect(Object.keys(mod).filter((k) => execution.includes(k)).sort()).toEqual(execution);
+    ];
+const MESSAGING: readonly string[] = [
+      'DEFAULT_INGRESS_SETTINGS', 'ENCRYPTED_CONTENT_TYPE', 'MAX_MESSAGE_BYTES', 'MESH_INBOX_PREFIX', 'MESSAGE_VERSION', 'RESERVED_ALIASES',
+      'TRUST_STAMPS', 'composeMessage', 'createAgentMessaging', 'createIngress', 'createLocalMesh', 'createReplayGuard', 'decryptPayload',
+      'deliverMessage', 'encryptPayload', 'handleMeshRequest', 'identitySeed', 'ingressSettingsFromConfig', 'messageSchema', 'stripTrustStamps',
+    ];
+
+describe('@trust/agent-runtime public API', () => {
+  it.each([
+    ['state and decisions (part 1/3)', PART1],
+    ['execution (part 2/3)', EXECUTION],
+    ['control API (part 3/3)', CONTROL],
+    ['messaging (part 3/3)', MESSAGING],
+  ])('exports %s', (_part, names) => {
+    expect(Object.keys(mod).filter((k) => names.includes(k)).sort()).toEqual([...names].sort());
+  });
+
+  it('exports nothing beyond the pinned lists', () => {
+    const pinned = new Set([...PART1, ...EXECUTION, ...CONTROL, ...MESSAGING]);
+    expect(Object.keys(mod).filter((k) => !pinned.has(k)).sort()).toEqual([]);
   });
 });
