@@ -14,9 +14,12 @@
  * On the host side, before bubblewrap starts, it has one more job:
  *   4. --cgroup FILE: writes its own pid to FILE (a cgroup.procs file), so that bwrap and every
  *      sandboxed process start inside the run's cgroup with no race.
+ *   5. --close-from N: closes every file descriptor >= N before exec (close_range(2), or a walk of
+ *      /proc/self/fd on older kernels), so descriptors the host process inherited without
+ *      close-on-exec never reach bubblewrap or the sandbox.
  * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1} for probeSandbox().
  *
- * Usage: trust-sandbox-launcher [--cgroup FILE]... [--bridge PORT SOCKET]... [--rlimit NAME=VALUE]... -- CMD [ARGS...]
+ * Usage: trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--bridge PORT SOCKET]... [--rlimit NAME=VALUE]... -- CMD [ARGS...]
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #define _GNU_SOURCE
@@ -35,6 +38,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <arpa/inet.h>
 
 #define MAX_BRIDGES 4
@@ -166,6 +170,24 @@ static void join_cgroup(const char *file) {
   close(fd);
 }
 
+static void close_from(int low) {
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+  if (syscall(SYS_close_range, (unsigned)low, ~0U, 0) == 0) return;
+  DIR *d = opendir("/proc/self/fd");
+  if (!d) die("/proc/self/fd");
+  int own = dirfd(d), fds[1024], n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    int fd = atoi(e->d_name);
+    if (e->d_name[0] != '.' && fd >= low && fd != own && n < 1024) fds[n++] = fd;
+  }
+  closedir(d);
+  for (int k = 0; k < n; k++) close(fds[k]);
+  if (n == 1024) close_from(low); /* more left: walk again */
+}
+
 static int probe(void) {
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -187,6 +209,8 @@ int main(int argc, char **argv) {
       start_bridge(atoi(argv[i + 1]), argv[i + 2]);
       nbridges++;
       i += 2;
+    } else if (strcmp(argv[i], "--close-from") == 0 && i + 1 < argc) {
+      close_from(atoi(argv[++i]));
     } else if (strcmp(argv[i], "--cgroup") == 0 && i + 1 < argc) {
       join_cgroup(argv[++i]);
     } else if (strcmp(argv[i], "--rlimit") == 0 && i + 1 < argc && nlimits < 16) {

@@ -1,5 +1,7 @@
 // Regression tests for red-team findings, each named after its attack. Real bubblewrap; fails (never skips) without it.
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from './sandbox.js';
@@ -41,6 +43,33 @@ describe('hardening (bubblewrap)', () => {
     } finally {
       for (const l of ['cache', 'rootlink', 'later']) rmSync(join(ws, l), { force: true });
       rmSync(target, { recursive: true, force: true });
+    }
+  });
+
+  it('cannot read a descriptor the host process inherited without close-on-exec (inherited fd 200)', () => {
+    const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    expect(existsSync(dist), 'build @trust/os-sandbox first (dist/index.js)').toBe(true);
+    const dir = freshDir('trust-fd-');
+    try {
+      writeFileSync(join(dir, 'secret'), 'FD-SECRET');
+      const child = join(dir, 'child.mjs');
+      writeFileSync(
+        child,
+        `import { readlinkSync } from 'node:fs';
+         import { createSandbox } from ${JSON.stringify(dist)};
+         process.stdout.write('host-fd200=' + readlinkSync('/proc/self/fd/200') + '\\n');
+         const sb = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'], systemRoots: ${JSON.stringify(NODE_ROOTS)} });
+         const p = await sb.spawn(['/bin/bash', '-c', 'cat <&200; ls /proc/self/fd | tr "\\n" " "']);
+         for await (const c of p.stdout) process.stdout.write(c);
+         await p.exit;
+         await sb.close();`,
+      );
+      const out = execFileSync('/bin/bash', ['-c', `exec 200<${join(dir, 'secret')}; exec "${process.execPath}" ${child}`], { encoding: 'utf8' });
+      expect(out).toContain(`host-fd200=${join(dir, 'secret')}`);
+      expect(out).not.toContain('FD-SECRET');
+      expect(out).not.toMatch(/\b200\b/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

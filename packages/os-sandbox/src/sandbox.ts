@@ -30,6 +30,15 @@ import { planSeatbelt, type DarwinPlan } from './seatbelt-plan.js';
 
 export type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnOptions } from './sandbox-types.js';
 
+/** Descriptors 0-4 carry stdio, the bwrap options (3) and the seccomp program (4). */
+const FIRST_UNUSED_FD = 5;
+/**
+ * Without the launcher: bash closes every inherited fd >= $1, then execs bwrap (bash, since dash
+ * cannot name descriptors above 9). A constant script; bwrap and its arguments arrive as "$@".
+ */
+const CLOSE_FDS_SCRIPT =
+  'low=$1; shift; for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -ge "$low" ] 2>/dev/null && eval "exec $n<&-"; done; exec "$@"';
+
 /**
  * Creates an independent sandbox for one policy. Probes the host once, compiles (or verifies)
  * the launcher, and fails closed: `SANDBOX_UNAVAILABLE` when bubblewrap or user namespaces are
@@ -69,6 +78,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       launcherError = err;
     }
   }
+  const fallbackBash = launcher ? undefined : findTool(['/usr/bin/bash', '/bin/bash']);
   const fallback = launcher ? undefined : { socat: findTool(['/usr/bin/socat', '/bin/socat']), prlimit: findTool(['/usr/bin/prlimit', '/bin/prlimit']) };
   const probe =
     options.probe ??
@@ -309,11 +319,17 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
           ...(policy.limits.pids !== undefined ? { pids: policy.limits.pids } : {}),
           ...(policy.limits.memoryBytes !== undefined ? { memoryBytes: policy.limits.memoryBytes } : {}),
         });
-        if (cgroups && launcher) {
-          const cg = cgroups;
-          cleanups.push(() => cg.remove());
-          file = launcher!.path;
-          args = [...cg.procsFiles.flatMap((f) => ['--cgroup', f]), '--', plan.file, '--args', '3', '--', ...plan.command];
+        // Descriptors this process inherited without close-on-exec (e.g. `exec 200<secret` in the
+        // shell that started Node) would pass through bwrap into the sandbox: everything above
+        // fd 4 (stdio, --args, --seccomp) is closed before bwrap starts.
+        const cg = cgroups;
+        if (cg) cleanups.push(() => cg.remove());
+        if (launcher) {
+          file = launcher.path;
+          args = ['--close-from', String(FIRST_UNUSED_FD), ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []), '--', plan.file, '--args', '3', '--', ...plan.command];
+        } else if (fallbackBash) {
+          file = fallbackBash;
+          args = ['-c', CLOSE_FDS_SCRIPT, 'trust-close-fds', String(FIRST_UNUSED_FD), plan.file, '--args', '3', '--', ...plan.command];
         } else {
           file = plan.file;
           args = ['--args', '3', '--', ...plan.command];
