@@ -73,6 +73,23 @@ describe('hardening (bubblewrap)', () => {
     }
   });
 
+  it('cannot open AF_VSOCK or netlink sockets (vsock and netlink socket families)', async () => {
+    expect(existsSync('/usr/bin/python3'), 'python3 must be installed').toBe(true);
+    const script = [
+      'import socket',
+      'for name, fam, proto in (("vsock", 40, 0), ("netlink-route", 16, 0), ("netlink-audit", 16, 9), ("inet", 2, 0)):',
+      '    try:',
+      '        socket.socket(fam, socket.SOCK_DGRAM if fam != 40 else socket.SOCK_STREAM, proto).close(); print(name, "open")',
+      '    except OSError as e:',
+      '        print(name, "errno", e.errno)',
+    ].join('\n');
+    const r = await runIn(sb, ['/usr/bin/python3', '-c', script], { cwd: ws });
+    expect(r.stdout).toContain('vsock errno 1\n');
+    expect(r.stdout).toContain('netlink-route errno 1\n');
+    expect(r.stdout).toContain('netlink-audit errno 1\n');
+    expect(r.stdout).toContain('inet open\n');
+  });
+
   it('cannot redirect git hooks or config through .git/commondir, modules, worktrees, info or a nested repo (git hook planting)', async () => {
     const repo = freshDir('trust-gitrepo-');
     try {

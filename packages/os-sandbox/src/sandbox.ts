@@ -112,7 +112,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     )
     .digest('hex');
   const seccompArch = seccompArchOf(process.arch);
-  const seccompFilter = platform === 'linux' && !degraded.includes('no-seccomp') && seccompArch ? buildSeccompFilter(seccompArch) : undefined;
+  const seccompFilter = platform === 'linux' && !degraded.includes('no-seccomp') && seccompArch ? buildSeccompFilter(seccompArch, { allowNetlinkRoute: degraded.includes('shared-network') }) : undefined;
   if (platform === 'linux' && !launcher) {
     const needBridge = brokered && !fallback?.socat;
     const needLimits = hasRlimits(policy) && !fallback?.prlimit;

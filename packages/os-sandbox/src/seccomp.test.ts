@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildSeccompFilter, SECCOMP_BLOCKED, seccompArchOf } from './seccomp.js';
 
 /** Decodes the program and runs it like the kernel would, for one (arch, nr, arg1). */
-function evaluate(prog: Buffer, data: { arch: number; nr: number; arg1?: number }): number {
+function evaluate(prog: Buffer, data: { arch: number; nr: number; arg0?: number; arg1?: number; arg2?: number }): number {
   let acc = 0;
   for (let pc = 0; pc * 8 < prog.length; ) {
     const code = prog.readUInt16LE(pc * 8);
@@ -10,7 +10,7 @@ function evaluate(prog: Buffer, data: { arch: number; nr: number; arg1?: number 
     const jf = prog.readUInt8(pc * 8 + 3);
     const k = prog.readUInt32LE(pc * 8 + 4);
     if (code === 0x20) {
-      acc = k === 0 ? data.nr : k === 4 ? data.arch : k === 24 ? (data.arg1 ?? 0) : NaN;
+      acc = k === 0 ? data.nr : k === 4 ? data.arch : k === 16 ? (data.arg0 ?? 0) : k === 24 ? (data.arg1 ?? 0) : k === 32 ? (data.arg2 ?? 0) : NaN;
       pc++;
     } else if (code === 0x15) pc += 1 + (acc === k ? jt : jf);
     else if (code === 0x35) pc += 1 + (acc >= k ? jt : jf);
@@ -46,6 +46,22 @@ describe('buildSeccompFilter', () => {
     expect(evaluate(x64, { arch: X64, nr: 16, arg1: 0x5412 })).toBe(EPERM);
     expect(evaluate(x64, { arch: X64, nr: 16, arg1: 0x541c })).toBe(EPERM);
     expect(evaluate(x64, { arch: X64, nr: 16, arg1: 0x5401 })).toBe(ALLOW); // TCGETS
+  });
+
+  it.each([
+    ['AF_VSOCK', 40, 0, false, EPERM],
+    ['AF_VSOCK with netlink route allowed', 40, 0, true, EPERM],
+    ['AF_NETLINK route', 16, 0, false, EPERM],
+    ['AF_NETLINK route, allowed', 16, 0, true, ALLOW],
+    ['AF_NETLINK audit, route allowed', 16, 9, true, EPERM],
+    ['AF_UNIX', 1, 0, false, ALLOW],
+    ['AF_INET', 2, 0, false, ALLOW],
+    ['AF_INET6', 10, 0, false, ALLOW],
+  ])('socket(%s) (vsock and netlink socket families)', (_name, family, protocol, allowNetlinkRoute, expected) => {
+    const prog = buildSeccompFilter('x64', { allowNetlinkRoute });
+    expect(evaluate(prog, { arch: X64, nr: 41, arg0: family, arg2: protocol })).toBe(expected);
+    expect(evaluate(buildSeccompFilter('arm64', { allowNetlinkRoute }), { arch: 0xc00000b7, nr: 198, arg0: family, arg2: protocol })).toBe(expected);
+    expect(evaluate(prog, { arch: X64, nr: 16, arg0: family, arg1: 0x5401 })).toBe(ALLOW); // other syscalls unaffected
   });
 
   it('answers ENOSYS for a foreign architecture (i386 int 0x80)', () => {

@@ -5,6 +5,12 @@
  * terminal-injection ioctls. Everything else is allowed: the filesystem and network confinement
  * come from the namespaces and mounts, not from this list.
  *
+ * Socket families: `socket(AF_VSOCK)` (host/hypervisor channels that no network namespace
+ * isolates) is always EPERM; `socket(AF_NETLINK)` is EPERM too (kernel interfaces: audit, uevents,
+ * xfrm, nftables), except NETLINK_ROUTE when the filter is built with `allowNetlinkRoute` (the
+ * `shared-network` degraded mode, where address enumeration may be wanted). glibc's resolver
+ * falls back cleanly when netlink is refused.
+ *
  * Not blocked on purpose: `socket(AF_UNIX)` (the in-sandbox egress bridge needs it; host sockets
  * are unreachable because /run is hidden and abstract sockets are per network namespace).
  */
@@ -23,10 +29,11 @@ export const SECCOMP_BLOCKED: readonly string[] = Object.freeze([
   'quotactl', 'open_by_handle_at', 'name_to_handle_at', 'vhangup',
 ]);
 
-const TABLES: Readonly<Record<SeccompArch, { audit: number; ioctl: number; nr: Readonly<Record<string, number>> }>> = {
+const TABLES: Readonly<Record<SeccompArch, { audit: number; ioctl: number; socket: number; nr: Readonly<Record<string, number>> }>> = {
   x64: {
     audit: 0xc000003e,
     ioctl: 16,
+    socket: 41,
     nr: {
       ptrace: 101, process_vm_readv: 310, process_vm_writev: 311, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427,
       keyctl: 250, add_key: 248, request_key: 249, bpf: 321, perf_event_open: 298, userfaultfd: 323,
@@ -38,6 +45,7 @@ const TABLES: Readonly<Record<SeccompArch, { audit: number; ioctl: number; nr: R
   arm64: {
     audit: 0xc00000b7,
     ioctl: 29,
+    socket: 198,
     nr: {
       ptrace: 117, process_vm_readv: 270, process_vm_writev: 271, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427,
       keyctl: 219, add_key: 217, request_key: 218, bpf: 280, perf_event_open: 241, userfaultfd: 282,
@@ -61,7 +69,12 @@ const RET_ENOSYS = 0x00050000 | 38;
 const X32_BIT = 0x40000000;
 const OFF_NR = 0;
 const OFF_ARCH = 4;
+const OFF_ARG0_LO = 16; // args[0], low 32 bits (little-endian): socket()'s family is an int
 const OFF_ARG1_LO = 16 + 8; // args[1], low 32 bits (little-endian); the kernel's ioctl cmd is 32-bit
+const OFF_ARG2_LO = 16 + 16; // args[2], low 32 bits: socket()'s protocol
+const AF_NETLINK = 16;
+const AF_VSOCK = 40;
+const NETLINK_ROUTE = 0;
 
 /**
  * Maps Node's `process.arch` to a table, or undefined when there is none.
@@ -81,7 +94,7 @@ export function seccompArchOf(nodeArch: string): SeccompArch | undefined {
  * @example
  * const bpf = buildSeccompFilter('x64'); // pass to bwrap: --seccomp <fd>
  */
-export function buildSeccompFilter(arch: SeccompArch): Buffer {
+export function buildSeccompFilter(arch: SeccompArch, options: { allowNetlinkRoute?: boolean } = {}): Buffer {
   const t = TABLES[arch];
   const prog: [number, number, number, number][] = [];
   const ins = (code: number, k: number, jt = 0, jf = 0): void => {
@@ -101,6 +114,23 @@ export function buildSeccompFilter(arch: SeccompArch): Buffer {
     ins(JEQ_K, nr, 0, 1);
     ins(RET_K, RET_EPERM);
   }
+  // socket(): the accumulator still holds the syscall number here.
+  const sock: [number, number, number, number][] = [];
+  const sins = (code: number, k: number, jt = 0, jf = 0): void => {
+    sock.push([code, jt, jf, k >>> 0]);
+  };
+  sins(LD_W_ABS, OFF_ARG0_LO);
+  sins(JEQ_K, AF_VSOCK, 0, 1);
+  sins(RET_K, RET_EPERM);
+  sins(JEQ_K, AF_NETLINK, 0, options.allowNetlinkRoute ? 3 : 1);
+  if (options.allowNetlinkRoute) {
+    sins(LD_W_ABS, OFF_ARG2_LO);
+    sins(JEQ_K, NETLINK_ROUTE, 1, 0);
+  }
+  sins(RET_K, RET_EPERM);
+  sins(RET_K, RET_ALLOW);
+  ins(JEQ_K, t.socket, 0, sock.length);
+  prog.push(...sock);
   ins(JEQ_K, t.ioctl, 1, 0);
   ins(RET_K, RET_ALLOW);
   ins(LD_W_ABS, OFF_ARG1_LO);
