@@ -6,14 +6,27 @@ export const BASE_ENV_NAMES: readonly string[] = Object.freeze(['PATH', 'LANG', 
 /** PATH used when the source environment has none. */
 export const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 
-const SECRET_PARTS = ['KEY', 'SECRET', 'TOKEN', 'PASSWORD', 'PASSWD', 'CREDENTIAL', 'PRIVATE', 'COOKIE', 'SESSION', 'AUTH'];
+const SECRET_PARTS = [
+  'KEY', 'SECRET', 'TOKEN', 'PASS', 'CREDENTIAL', 'PRIVATE', 'COOKIE', 'SESSION', 'AUTH',
+  'WEBHOOK', 'BEARER', 'JWT', 'KUBECONFIG', 'DSN',
+];
+/**
+ * Short markers matched as whole words only (split at `_`, `-`, `.`), since as substrings they
+ * would hit ordinary names: `MYSQL_PWD`, `GH_PAT`, `STRIPE_SK`, and connection strings that carry
+ * credentials (`DATABASE_URL`, `REDIS_URL`, `MONGODB_URI`). The shell's own `PWD`/`OLDPWD` are not secrets.
+ */
+const SECRET_WORDS = new Set(['PWD', 'PAT', 'SK', 'URL', 'URI']);
+const NOT_SECRET = new Set(['PWD', 'OLDPWD']);
 /** Names the sandbox owns; a caller cannot set them. */
 const RESERVED = new Set(['HOME', 'TMPDIR', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'all_proxy', 'no_proxy']);
 
 /**
- * True when an environment variable name looks like it holds a secret (`*KEY*`, `*SECRET*`,
- * `*TOKEN*`, `*PASSWORD*`, `*PASSWD*`, `*CREDENTIAL*`, `*PRIVATE*`, `*COOKIE*`, `*SESSION*`,
- * `*AUTH*`, case-insensitive). False positives (`MONKEY`) are accepted: they only need a grant.
+ * True when an environment variable name looks like it holds a secret, case-insensitive:
+ * `*KEY*`, `*SECRET*`, `*TOKEN*`, `*PASS*` (PASSWORD, PASSWD, PASSPHRASE), `*CREDENTIAL*`,
+ * `*PRIVATE*`, `*COOKIE*`, `*SESSION*`, `*AUTH*`, `*WEBHOOK*`, `*BEARER*`, `*JWT*`,
+ * `*KUBECONFIG*`, `*DSN*`, or one of the words PWD, PAT, SK, URL, URI (`MYSQL_PWD`, `GH_PAT`,
+ * `STRIPE_SK`, `DATABASE_URL`, `MONGODB_URI`); the shell's `PWD`/`OLDPWD` are not. False
+ * positives (`MONKEY`, `API_URL`) are accepted: they only need a grant.
  *
  * @example
  * looksLikeSecretName('GITHUB_TOKEN'); // true
@@ -21,7 +34,8 @@ const RESERVED = new Set(['HOME', 'TMPDIR', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PR
  */
 export function looksLikeSecretName(name: string): boolean {
   const upper = name.toUpperCase();
-  return SECRET_PARTS.some((part) => upper.includes(part));
+  if (NOT_SECRET.has(upper)) return false;
+  return SECRET_PARTS.some((part) => upper.includes(part)) || upper.split(/[_.-]+/).some((w) => SECRET_WORDS.has(w));
 }
 
 /**
