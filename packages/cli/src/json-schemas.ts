@@ -60,6 +60,7 @@ export const egressCheckSchema = successSchema(
       code: z.string().optional(),
       reason: z.string().optional(),
       hint: z.string().optional(),
+      policy: z.string().optional(),
       addresses: z.array(z.string()),
       steps: z.array(
         z.object({ step: z.enum(['parse', 'scheme', 'userinfo', 'host', 'resolve', 'classify', 'rule', 'verdict', 'policy']), ok: z.boolean(), detail: z.string() }).strict(),
