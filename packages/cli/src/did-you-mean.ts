@@ -1,3 +1,5 @@
+// Kept local rather than importing @trust/core: the CLI parses flags before loading any package,
+// so that `trust --help` stays fast (core pulls in zod at import time).
 /** Levenshtein distance between two strings. */
 function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
