@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
+import { writeThroughStream } from './output-stream.js';
 import type { BridgeHttpRequest, BridgeHttpResult } from './net-protocol.js';
 
 /**
@@ -69,7 +70,7 @@ export function createHttpImports(deps: HttpImportDeps): { types: Record<string,
     }
   }
 
-  class BodySink extends deps.OutputStream {
+  class BodySink extends writeThroughStream(deps.OutputStream, ready) {
     chunks: Uint8Array[] = [];
     size = 0;
     closed = false;
@@ -77,31 +78,11 @@ export function createHttpImports(deps: HttpImportDeps): { types: Record<string,
       if (this.closed) throw { tag: 'closed' };
       return 65536n;
     }
-    write(buf: Uint8Array): void {
+    override write(buf: Uint8Array): void {
       if (this.closed) throw { tag: 'closed' };
       this.size += buf.length;
       if (this.size > deps.maxRequestBodyBytes) throw { tag: 'closed' };
       this.chunks.push(new Uint8Array(buf));
-    }
-    blockingWriteAndFlush(buf: Uint8Array): void {
-      this.write(buf);
-    }
-    flush(): void {}
-    blockingFlush(): void {}
-    writeZeroes(n: bigint): void {
-      this.write(new Uint8Array(Number(n)));
-    }
-    blockingWriteZeroesAndFlush(n: bigint): void {
-      this.writeZeroes(n);
-    }
-    splice(): bigint {
-      throw { tag: 'closed' };
-    }
-    blockingSplice(): bigint {
-      throw { tag: 'closed' };
-    }
-    subscribe(): unknown {
-      return ready();
     }
   }
 

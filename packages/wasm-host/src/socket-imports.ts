@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
+import { writeThroughStream } from './output-stream.js';
 import type { BridgeTcpResult } from './net-protocol.js';
 
 /**
@@ -68,7 +69,7 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
     }
   }
 
-  class TcpOutput extends deps.OutputStream {
+  class TcpOutput extends writeThroughStream(deps.OutputStream, ready) {
     id: number;
     constructor(id: number) {
       super();
@@ -77,29 +78,9 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
     checkWrite(): bigint {
       return 65536n;
     }
-    write(buf: Uint8Array): void {
+    override write(buf: Uint8Array): void {
       const r = deps.call('tcp.write', { id: this.id, data: new Uint8Array(buf) });
       if (r.kind === 'error') throw { tag: 'closed' };
-    }
-    blockingWriteAndFlush(buf: Uint8Array): void {
-      this.write(buf);
-    }
-    flush(): void {}
-    blockingFlush(): void {}
-    writeZeroes(n: bigint): void {
-      this.write(new Uint8Array(Number(n)));
-    }
-    blockingWriteZeroesAndFlush(n: bigint): void {
-      this.writeZeroes(n);
-    }
-    splice(): bigint {
-      throw { tag: 'closed' };
-    }
-    blockingSplice(): bigint {
-      throw { tag: 'closed' };
-    }
-    subscribe() {
-      return ready();
     }
   }
 

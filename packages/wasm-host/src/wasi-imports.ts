@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
+import { writeThroughStream } from './output-stream.js';
 import { randomBytes } from 'node:crypto';
 import * as shim from '@bytecodealliance/preview2-shim';
 import { _createPreopenDescriptor, types as fsTypes } from '@bytecodealliance/preview2-shim/filesystem';
@@ -37,7 +38,7 @@ export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): 
   const { InputStream, OutputStream } = shim.io.streams as any;
   const ready = () => (shim.clocks.monotonicClock as any).subscribeDuration(0n);
 
-  class Sink extends OutputStream {
+  class Sink extends writeThroughStream(OutputStream, ready) {
     stream: 'stdout' | 'stderr';
     capture: boolean;
     constructor(stream: 'stdout' | 'stderr', capture: boolean) {
@@ -48,28 +49,8 @@ export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): 
     checkWrite() {
       return 1_048_576n;
     }
-    write(buf: Uint8Array) {
+    override write(buf: Uint8Array): void {
       if (this.capture && buf.length > 0) options.onOutput(this.stream, new Uint8Array(buf));
-    }
-    blockingWriteAndFlush(buf: Uint8Array) {
-      this.write(buf);
-    }
-    flush() {}
-    blockingFlush() {}
-    writeZeroes(n: bigint) {
-      this.write(new Uint8Array(Number(n)));
-    }
-    blockingWriteZeroesAndFlush(n: bigint) {
-      this.writeZeroes(n);
-    }
-    splice(): bigint {
-      throw { tag: 'closed' };
-    }
-    blockingSplice(): bigint {
-      throw { tag: 'closed' };
-    }
-    subscribe() {
-      return ready();
     }
   }
   class ClosedInput extends InputStream {
