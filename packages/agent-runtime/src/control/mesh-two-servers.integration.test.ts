@@ -11,6 +11,7 @@ import type { AdfFile } from '../adf/adf-file.js';
 import { defaultAgentConfig } from '../config/index.js';
 import { createIdentity } from '../identity/did-key.js';
 import { createAgentMessaging } from '../messaging/agent-messaging.js';
+import type { InboxMiddleware } from '../messaging/ingress.js';
 import { composeMessage } from '../messaging/compose.js';
 import { createLocalMesh } from '../messaging/local-mesh.js';
 import { createControlServer, type ControlServer } from './control-server.js';
@@ -22,12 +23,12 @@ afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
 
-async function runtime(name: string, security: Record<string, unknown> = {}) {
+async function runtime(name: string, security: Record<string, unknown> = {}, extra: { messaging?: Record<string, unknown>; middleware?: InboxMiddleware[] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), `trust-mesh-${name}-`));
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   const base = defaultAgentConfig();
   const adf: AdfFile = createAdf(join(dir, `${name}.adf`), {
-    template: { ...base, messaging: { ...base.messaging, receive: true }, security: { ...base.security, ...security } },
+    template: { ...base, messaging: { ...base.messaging, receive: true, ...extra.messaging }, security: { ...base.security, ...security } },
   });
   cleanup.push(() => adf.close());
   const mesh = createLocalMesh();
@@ -38,7 +39,7 @@ async function runtime(name: string, security: Record<string, unknown> = {}) {
   // Each runtime's egress client protects its own control port, as the agents' clients must.
   const egress = createEgressClient({ policy: allowHosts(['127.0.0.1']), guard: { mode: 'default', protectedPorts: [server.port] } });
   cleanup.push(() => egress.close());
-  const messaging = createAgentMessaging({ adf, identity, mesh, egress, sleep: async () => {} });
+  const messaging = createAgentMessaging({ adf, identity, mesh, egress, sleep: async () => {}, ...(extra.middleware ? { middleware: extra.middleware } : {}) });
   mesh.register(identity.did, messaging.ingest);
   return { adf, identity, server, messaging, egress };
 }
@@ -95,6 +96,26 @@ describe('two agents, two control servers, real HTTP', () => {
     const b = await runtime('b', { require_signature: true, allow_unsigned: true });
     const { signature: _s, ...unsigned } = composeMessage(createIdentity(), { to: b.identity.did, payload: { content: 'x', content_type: 'text/plain' } });
     expect((await post(b.server, b.identity.did, JSON.stringify(unsigned))).body.error?.code).toBe('MESSAGE_UNSIGNED');
+  });
+
+  it('applies the block list to the verified sender, over HTTP', async () => {
+    const a = await runtime('a');
+    const b = await runtime('b', {}, { messaging: { block_list: [a.identity.did] } });
+    const { delivery } = await a.messaging.send({ to: b.identity.did, content: 'let me in', address: b.server.url }, principal);
+    expect(delivery).toMatchObject({ status: 'failed', statusCode: 403 });
+    expect(b.adf.inbox.list()).toHaveLength(0);
+    // Another verified sender still gets through.
+    const c = await runtime('c');
+    expect((await c.messaging.send({ to: b.identity.did, content: 'hi', address: b.server.url }, principal)).delivery.status).toBe('delivered');
+  });
+
+  it('rejects the message when inbox middleware throws, over HTTP', async () => {
+    const a = await runtime('a');
+    const b = await runtime('b', {}, { middleware: [async () => { throw new Error('middleware bug'); }] });
+    const { delivery } = await a.messaging.send({ to: b.identity.did, content: 'x', address: b.server.url }, principal);
+    expect(delivery).toMatchObject({ status: 'failed', statusCode: 403 });
+    expect(b.adf.inbox.list()).toHaveLength(0);
+    expect(b.adf.audit.list({ action: 'message.receive' }).at(-1)).toMatchObject({ decision: 'deny', code: 'MESSAGE_MIDDLEWARE_FAILED' });
   });
 
   it('needs no owner token for mesh mail, and exposes nothing else without one', async () => {
