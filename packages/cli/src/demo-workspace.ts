@@ -3,6 +3,7 @@ import { mkdir, rename, rm, writeFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ModelRequest, ModelResponse } from '@trust/agent-runtime';
 import { sampleComponent, sampleManifest } from './plugin-files.js';
+import { appendSandboxRun, createEgressCollector, sandboxRunRecord } from './sandbox-runs.js';
 
 /** Name of the demo agent; everything about it says DEMO. */
 export const DEMO_AGENT = 'demo-helper';
@@ -40,6 +41,43 @@ export const SAMPLE_SANDBOX_POLICY = {
   limits: { timeMs: 10_000, outputBytes: 65_536 },
   network: { guard: 'strict' },
 } as const;
+
+/** The sample run the demo makes under its sample policy, so the sandbox-runs view is not empty. */
+export const SAMPLE_SANDBOX_ARGV = ['/bin/echo', 'hello from the sandbox'] as const;
+
+/** Where and how the first run records its sample sandbox run. */
+export interface DemoSampleRunOptions {
+  /** The run log (`<TRUST_HOME>/sandbox-runs.jsonl`). */
+  readonly runsFile: string;
+  /** The environment the sandbox takes its base variables from. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where the compiled sandbox launcher is cached. */
+  readonly launcherCacheDir: string;
+}
+
+/**
+ * Runs `SAMPLE_SANDBOX_ARGV` under the sample policy and records it. Never throws: when the
+ * sandbox is unavailable (no bubblewrap, no user namespaces) it reports the skip with the remedy.
+ */
+async function sampleSandboxRun(options: DemoSampleRunOptions, progress: (message: string) => void): Promise<void> {
+  progress(`  sample sandbox run: ${SAMPLE_SANDBOX_ARGV.join(' ')}`);
+  try {
+    const { createSandbox, readAll } = await import('@trust/os-sandbox');
+    const collector = createEgressCollector();
+    const sandbox = await createSandbox(SAMPLE_SANDBOX_POLICY as never, { env: options.env, audit: collector.sink, launcherCacheDir: options.launcherCacheDir });
+    try {
+      const startedAt = new Date();
+      const child = await sandbox.spawn([...SAMPLE_SANDBOX_ARGV]);
+      const [exit] = await Promise.all([child.exit, readAll(child.stdout), readAll(child.stderr)]);
+      appendSandboxRun(options.runsFile, sandboxRunRecord({ runId: exit.runId, argv: SAMPLE_SANDBOX_ARGV, policy: SAMPLE_SANDBOX_POLICY, exit, egress: collector.events, startedAt }));
+    } finally {
+      await sandbox.close();
+    }
+  } catch (e) {
+    const err = e as { message?: string; hint?: string };
+    progress(`  sample sandbox run skipped: ${err.message ?? String(e)} (${err.hint ?? 'check the sandbox with `trust doctor`'})`);
+  }
+}
 
 function lastUserText(request: ModelRequest): string {
   const last = request.messages.at(-1);
@@ -89,9 +127,17 @@ export function demoAnswer(request: ModelRequest): ModelResponse {
  * interrupted first run leaves nothing half-made.
  *
  * @example
+ * With `sampleRun`, the first run also makes one sample sandbox run under the sample policy and
+ * records it in the run log (skipped, with the remedy, when the sandbox is unavailable).
+ *
+ * @example
  * const layout = await ensureDemoWorkspace(join(trustHome(env), 'demo'), (m) => out.progress(m));
  */
-export async function ensureDemoWorkspace(root: string, progress: (message: string) => void): Promise<{ layout: WorkspaceLayout; created: boolean }> {
+export async function ensureDemoWorkspace(
+  root: string,
+  progress: (message: string) => void,
+  sampleRun?: DemoSampleRunOptions,
+): Promise<{ layout: WorkspaceLayout; created: boolean }> {
   const layout = workspaceLayout(root, true);
   if (existsSync(join(root, MARKER))) return { layout, created: false };
   const tmp = `${root}.tmp-${process.pid}`;
@@ -123,6 +169,7 @@ export async function ensureDemoWorkspace(root: string, progress: (message: stri
 
   progress('  sample sandbox policy sandbox-policy.json');
   await writeFile(t.sandboxPolicy, `${JSON.stringify(SAMPLE_SANDBOX_POLICY, null, 2)}\n`);
+  if (sampleRun) await sampleSandboxRun(sampleRun, progress);
   await writeFile(
     join(tmp, 'README.txt'),
     'This is the trust DEMO workspace, created by `trust studio` on first run.\n' +

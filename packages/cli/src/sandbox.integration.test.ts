@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTempHome, runCli } from './run-cli.test-helper.js';
 import { failureSchema, sandboxSchema } from './json-schemas.js';
@@ -34,6 +34,27 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('out\n');
     expect(r.stderr).toContain('err\n');
+  });
+
+  it('records each run in <TRUST_HOME>/sandbox-runs.jsonl (mode 0600) for the studio', async () => {
+    const fresh = createTempHome();
+    try {
+      const r = await runCli(['sandbox', '--cap', 'env:LANG', '--', '/bin/true'], { home: fresh.home });
+      expect(r.stderr).not.toContain('error[');
+      expect(r.code).toBe(0);
+      const file = join(fresh.trustHome, 'sandbox-runs.jsonl');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const lines = readFileSync(file, 'utf8').trim().split('\n');
+      expect(lines).toHaveLength(1);
+      const run = JSON.parse(lines[0] as string);
+      expect(run).toMatchObject({ command: '/bin/true', argv: ['/bin/true'], exitCode: 0, signal: null, timedOut: false, violations: [], egressCounts: { allowed: 0, denied: 0 } });
+      expect(run.policy.capabilities).toEqual(['stdout', 'stderr', 'env:LANG']);
+      expect(run.id).toEqual(expect.any(String));
+      expect(Number.isNaN(Date.parse(run.startedAt))).toBe(false);
+      expect(run.durationMs).toEqual(expect.any(Number));
+    } finally {
+      fresh.cleanup();
+    }
   });
 
   it('hides the home directory and scrubs the environment, passing only granted variables', async () => {
@@ -76,6 +97,12 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
     expect(doc.result.stdout).toContain('403');
     expect(doc.result.violations).toEqual([expect.objectContaining({ kind: 'egress', code: 'EGRESS_HOST_NOT_ALLOWED' })]);
     expect(peerSeen).not.toContain('/denied');
+    const runs = readFileSync(join(tmp.trustHome, 'sandbox-runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const last = runs.at(-1);
+    expect(last.id).toBe(doc.result.runId);
+    expect(last.egressCounts).toEqual({ allowed: 0, denied: 1 });
+    expect(last.egress).toEqual([expect.objectContaining({ decision: 'deny', target: expect.stringContaining('/denied') })]);
+    expect(last.violations).toEqual([expect.stringContaining('EGRESS_HOST_NOT_ALLOWED')]);
   });
 
   it('has no network at all without the http capability', async () => {

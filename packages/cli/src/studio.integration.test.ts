@@ -54,6 +54,8 @@ describe('trust studio (built binary, demo workspace)', () => {
       expect(existsSync(join(ws, 'sandbox-policy.json'))).toBe(true);
       expect(statSync(join(ws, '.control-token')).mode & 0o777).toBe(0o600);
       expect(stderr()).toContain('creating the demo workspace');
+      expect(stderr()).toContain('sample sandbox run: /bin/echo hello from the sandbox');
+      expect(stderr()).not.toContain('sample sandbox run skipped');
 
       const { port } = doc.result;
       const token = doc.result.url.split('#token=')[1] as string;
@@ -64,6 +66,11 @@ describe('trust studio (built binary, demo workspace)', () => {
 
       const agents = await api(port, token, 'GET', '/agents');
       expect(agents.json.agents[0].description).toContain('DEMO');
+      const runs = await api(port, token, 'GET', '/sandbox-runs');
+      expect(runs.json.provided).toBe(true);
+      expect(runs.json.runs).toEqual([
+        expect.objectContaining({ command: '/bin/echo hello from the sandbox', exitCode: 0, timedOut: false, violations: [], policy: expect.objectContaining({ capabilities: ['stdout', 'stderr', 'env:LANG'] }) }),
+      ]);
       const plugins = await api(port, token, 'GET', '/plugins');
       expect(plugins.json.plugins[0]).toMatchObject({ name: 'hello', signature: { status: 'valid' } });
 

@@ -6,6 +6,7 @@ import { trustHome } from '../trust-home.js';
 import { escapeTerminal } from '../terminal-text.js';
 import { CliError, usageError } from '../cli-error.js';
 import { join, resolve } from 'node:path';
+import { appendSandboxRun, createEgressCollector, sandboxRunRecord, sandboxRunsFile } from '../sandbox-runs.js';
 
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
 
@@ -67,13 +68,16 @@ export const command: CommandSpec = {
     }
     const wantsStdin = caps.includes('stdin');
     out.progress(`starting the sandbox (${caps.join(', ')})`);
+    const collector = createEgressCollector();
     const sandbox = await createSandbox(policy as never, {
       env: io.env,
+      audit: collector.sink,
       launcherCacheDir: join(trustHome(io.env), 'cache', 'launcher'),
       ...(egress ? { egress: egress.policy, guard: egress.guard as never } : {}),
     });
     try {
       const cwd = stringOption(values, 'cwd');
+      const startedAt = new Date();
       const child = await sandbox.spawn([...rest], {
         ...(cwd ? { cwd: resolve(io.cwd, cwd) } : {}),
         ...(wantsStdin ? { stdin: io.stdin as never } : {}),
@@ -93,6 +97,12 @@ export const command: CommandSpec = {
         else io.stderr.write(escape && io.stderr.isTTY ? escapeTerminal(d, { multiline: true }) : d);
       });
       const exit = await child.exit;
+      // Every run goes to <TRUST_HOME>/sandbox-runs.jsonl, which the studio's sandbox-runs view reads.
+      try {
+        appendSandboxRun(sandboxRunsFile(trustHome(io.env)), sandboxRunRecord({ runId: exit.runId, argv: rest, policy, exit, egress: collector.events, startedAt }));
+      } catch (e) {
+        out.warn(`the run was not recorded for the studio: ${escapeTerminal((e as Error).message)}`);
+      }
       out.result({
         runId: exit.runId,
         code: exit.code,

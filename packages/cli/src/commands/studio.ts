@@ -11,6 +11,7 @@ import { trustHome } from '../trust-home.js';
 import { escapeTerminal } from '../terminal-text.js';
 import { studioStateFile } from '../studio-state.js';
 import { rm, writeFile } from 'node:fs/promises';
+import { MAX_SANDBOX_RUNS, readSandboxRuns, sandboxRunsFile } from '../sandbox-runs.js';
 
 /** The built studio shipped inside the CLI (dist/studio), next to the bundled entry. */
 export function studioDir(): string {
@@ -44,7 +45,12 @@ export const command: CommandSpec = {
     let layout;
     let created = false;
     if (given === undefined) {
-      const demo = await ensureDemoWorkspace(join(trustHome(io.env), 'demo'), (m) => out.progress(m));
+      const home = trustHome(io.env);
+      const demo = await ensureDemoWorkspace(join(home, 'demo'), (m) => out.progress(m), {
+        runsFile: sandboxRunsFile(home),
+        env: io.env,
+        launcherCacheDir: join(home, 'cache', 'launcher'),
+      });
       layout = demo.layout;
       created = demo.created;
     } else {
@@ -67,7 +73,8 @@ export const command: CommandSpec = {
       port,
       studioDir: dir,
       plugins: () => readPluginReports(layout.plugins, trusted),
-      sandboxRuns: () => [],
+      // `trust sandbox` records every run in <TRUST_HOME>/sandbox-runs.jsonl; newest first, corrupt lines skipped.
+      sandboxRuns: () => readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS),
     });
     const url = `http://127.0.0.1:${server.port}/#token=${server.token}`;
     // `trust agent approve|deny` find the running studio through this file (the token stays in .control-token).
