@@ -53,6 +53,8 @@ export interface DemoSampleRunOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Where the compiled sandbox launcher is cached. */
   readonly launcherCacheDir: string;
+  /** Creates the sandbox; undefined = `@trust/os-sandbox` `createSandbox` (tests inject a failing one). */
+  readonly createSandbox?: typeof import('@trust/os-sandbox').createSandbox;
 }
 
 /**
@@ -62,13 +64,14 @@ export interface DemoSampleRunOptions {
 async function sampleSandboxRun(options: DemoSampleRunOptions, progress: (message: string) => void): Promise<void> {
   progress(`  sample sandbox run: ${SAMPLE_SANDBOX_ARGV.join(' ')}`);
   try {
-    const { createSandbox, readAll } = await import('@trust/os-sandbox');
+    const os = await import('@trust/os-sandbox');
+    const createSandbox = options.createSandbox ?? os.createSandbox;
     const collector = createEgressCollector();
     const sandbox = await createSandbox(SAMPLE_SANDBOX_POLICY as never, { env: options.env, audit: collector.sink, launcherCacheDir: options.launcherCacheDir });
     try {
       const startedAt = new Date();
       const child = await sandbox.spawn([...SAMPLE_SANDBOX_ARGV]);
-      const [exit] = await Promise.all([child.exit, readAll(child.stdout), readAll(child.stderr)]);
+      const [exit] = await Promise.all([child.exit, os.readAll(child.stdout), os.readAll(child.stderr)]);
       appendSandboxRun(options.runsFile, sandboxRunRecord({ runId: exit.runId, argv: SAMPLE_SANDBOX_ARGV, policy: SAMPLE_SANDBOX_POLICY, exit, egress: collector.events, startedAt }));
     } finally {
       await sandbox.close();
