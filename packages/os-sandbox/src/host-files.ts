@@ -21,7 +21,7 @@ export function hasRlimits(policy: SandboxPolicy): boolean {
  * deeper than the bound, are not found (see the README).
  *
  * @example
- * findNestedGit(['/srv/work'], { skip: ['/root'] }); // ['/srv/work/vendor/lib/.git']
+ * findNestedGit(['/srv/project'], { skip: ['/root'] }); // ['/srv/project/vendor/lib/.git']
  */
 export function findNestedGit(roots: readonly string[], options: { skip?: readonly string[]; maxDepth?: number; maxDirs?: number } = {}): string[] {
   const skip = new Set(options.skip ?? []);

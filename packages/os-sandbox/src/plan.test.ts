@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planSandbox } from './plan.js';
 import type { HostFacts } from './host-facts.js';
 
-const WS = '/srv/work';
+const WS = '/srv/project';
 const facts: HostFacts = {
   paths: {
     '/bin': { kind: 'symlink', target: 'usr/bin' },

@@ -18,7 +18,7 @@ export type SandboxPlatform = 'linux' | 'darwin';
  * empty source environment), which is what the snapshot tests pin.
  *
  * @example
- * const plan = planSandbox({ v: 1, capabilities: ['fs:rw:/srv/work'] }, ['/bin/true'], 'linux');
+ * const plan = planSandbox({ v: 1, capabilities: ['fs:rw:/srv/project'] }, ['/bin/true'], 'linux');
  * if (plan.platform === 'linux') console.log(plan.args.join(' '));
  */
 export function planSandbox(

@@ -26,7 +26,7 @@ const limitsSchema = z
  * The sandbox policy as data (format `v: 1`). Validated once by `parseSandboxPolicy`.
  *
  * @example
- * const policy: SandboxPolicyInput = { v: 1, capabilities: ['fs:rw:/srv/work', 'env:LOG_LEVEL', 'stdout'] };
+ * const policy: SandboxPolicyInput = { v: 1, capabilities: ['fs:rw:/srv/project', 'env:LOG_LEVEL', 'stdout'] };
  */
 export const sandboxPolicySchema = z
   .object({
@@ -72,8 +72,8 @@ export const DEFAULT_OUTPUT_BYTES = 1024 * 1024;
  * returned as is.
  *
  * @example
- * const policy = parseSandboxPolicy({ v: 1, capabilities: ['fs:rw:/srv/work'] });
- * policy.capabilities.fsGrant('/srv/work/a'); // { access: 'rw', root: '/srv/work' }
+ * const policy = parseSandboxPolicy({ v: 1, capabilities: ['fs:rw:/srv/project'] });
+ * policy.capabilities.fsGrant('/srv/project/a'); // { access: 'rw', root: '/srv/project' }
  */
 export function parseSandboxPolicy(input: unknown): SandboxPolicy {
   if (isSandboxPolicy(input)) return input;
@@ -83,7 +83,7 @@ export function parseSandboxPolicy(input: unknown): SandboxPolicy {
       code: 'SANDBOX_POLICY_FIELD',
       message: issue.message,
       path: issue.path.join('.'),
-      hint: `a valid policy looks like {"v":1,"capabilities":["fs:rw:/srv/work","stdout"],"limits":{"timeMs":30000}}`,
+      hint: `a valid policy looks like {"v":1,"capabilities":["fs:rw:/srv/project","stdout"],"limits":{"timeMs":30000}}`,
       severity: 'error',
     }));
     throw new TrustError('SANDBOX_POLICY_INVALID', `sandbox policy is invalid: ${problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ')}`, {

@@ -46,8 +46,8 @@ const CLOSE_FDS_SCRIPT =
  * `SANDBOX_POLICY_INVALID` for a bad policy.
  *
  * @example
- * const sb = await createSandbox({ v: 1, capabilities: ['fs:rw:/srv/work', 'stdout', 'stderr'] });
- * const p = await sb.spawn(['/bin/ls', '-la'], { cwd: '/srv/work' });
+ * const sb = await createSandbox({ v: 1, capabilities: ['fs:rw:/srv/project', 'stdout', 'stderr'] });
+ * const p = await sb.spawn(['/bin/ls', '-la'], { cwd: '/srv/project' });
  * const out = await readAll(p.stdout);
  * const { code } = await p.exit;
  * await sb.close();
