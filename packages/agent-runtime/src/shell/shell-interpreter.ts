@@ -7,6 +7,7 @@ import { EXIT_DENIED, EXIT_NOT_FOUND, EXIT_REJECTED } from './shell-types.js';
 import type { CommandContext, ShellCommand, ShellGate, ShellResult, ShellSink, ShellTraceEntry } from './shell-types.js';
 import { createDefaultCommands } from './commands/index.js';
 import { fileContent } from './file-content.js';
+import { compareIntegers } from './integer-compare.js';
 
 /** Options of {@link createShell}. */
 export interface ShellOptions {
@@ -468,19 +469,14 @@ export function createShell(options: ShellOptions): Shell {
       if (op === '||') return (await evalTest(x.X, scope, st, io)) || evalTest(x.Y, scope, st, io);
       const a = await word(x.X);
       const b = await word(x.Y);
-      const n = (s: string) => { if (!/^-?[0-9]+$/.test(s.trim())) throw new TrustError('SHELL_ARITH', `integer expression expected: ${s}`); return Number(s); };
+      const numeric = compareIntegers(op, a, b, (s) => new TrustError('SHELL_ARITH', `integer expression expected: ${s}`));
+      if (numeric !== undefined) return numeric;
       switch (op) {
         case '==': case '=': return matchCasePattern(a, b);
         case '!=': return !matchCasePattern(a, b);
         case '=~': try { return new RegExp(b).test(a); } catch { throw new TrustError('SHELL_SYNTAX', `invalid regular expression ${JSON.stringify(b)}`); }
         case '<': return a < b;
         case '>': return a > b;
-        case '-eq': return n(a) === n(b);
-        case '-ne': return n(a) !== n(b);
-        case '-lt': return n(a) < n(b);
-        case '-le': return n(a) <= n(b);
-        case '-gt': return n(a) > n(b);
-        case '-ge': return n(a) >= n(b);
       }
     }
     throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported [[ ]] expression ${t}`);

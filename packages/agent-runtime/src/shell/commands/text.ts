@@ -1,5 +1,6 @@
 import type { CommandContext, ShellCommand } from '../shell-types.js';
 import { fileContent } from '../file-content.js';
+import { compareIntegers } from '../integer-compare.js';
 
 /** Splits `-abc` style flags from operands; `--` ends flags. Flags in `withValue` take the next word. */
 export function parseArgs(argv: readonly string[], withValue: readonly string[] = []): { flags: Map<string, string>; operands: string[] } {
@@ -191,16 +192,11 @@ async function evaluateTest(ctx: CommandContext, args: string[]): Promise<boolea
     throw new Error(`unknown unary operator ${op}`);
   }
   const [a = '', op, b = ''] = args;
-  const n = (x: string) => { if (!/^-?[0-9]+$/.test(x.trim())) throw new Error(`integer expression expected: ${x}`); return Number(x); };
+  const numeric = compareIntegers(op, a, b, (x) => new Error(`integer expression expected: ${x}`));
+  if (numeric !== undefined) return numeric;
   switch (op) {
     case '=': case '==': return a === b;
     case '!=': return a !== b;
-    case '-eq': return n(a) === n(b);
-    case '-ne': return n(a) !== n(b);
-    case '-lt': return n(a) < n(b);
-    case '-le': return n(a) <= n(b);
-    case '-gt': return n(a) > n(b);
-    case '-ge': return n(a) >= n(b);
     default: throw new Error(`unknown binary operator ${op}`);
   }
 }
