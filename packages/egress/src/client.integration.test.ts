@@ -4,22 +4,12 @@ import { isTrustError, type EgressPolicy } from '@trust/core';
 import { request } from 'undici';
 import { createEgressClient } from './client.js';
 import { createEgressDispatcher } from './dispatcher.js';
-import { allowAll, injecting, memorySink, principal } from './test-fixtures.js';
+import { allowAll, codeOf, injecting, memorySink, principal } from './test-fixtures.js';
 
 let peer: Peer;
 let origin: string; // http://public.test:<port>  (public.test → 127.0.0.1 through the stub resolver)
 const resolver = () =>
   createStubResolver({ 'public.test': ['127.0.0.1'], 'other.test': ['127.0.0.1'], 'lan.test': ['192.168.1.10'], 'mixed.test': ['127.0.0.1', '10.0.0.1'] });
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'resolved';
-  } catch (e) {
-    if (isTrustError(e)) return e.code;
-    throw e;
-  }
-}
 
 beforeAll(async () => {
   peer = await startPeer({

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MockAgent } from 'undici';
 import { createStubResolver } from '@trust/testing';
-import { isTrustError } from '@trust/core';
 import { createEgressGuard } from './guard.js';
 import { egressFetch } from './http-fetch.js';
 import { resolveLimits } from './limits.js';
 import type { Engine } from './engine.js';
-import { allowAll, memorySink, principal } from './test-fixtures.js';
+import { allowAll, codeOf, memorySink, principal } from './test-fixtures.js';
 
 // Redirect logic against undici's MockAgent: nothing is dialled (the mock answers), so https
 // origins can be modelled without certificates. The guard still runs its pre-flight.
@@ -30,16 +29,6 @@ function engine(allowDowngrade: boolean) {
     now: Date.now,
   };
   return { e, audit, agent };
-}
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'resolved';
-  } catch (err) {
-    if (isTrustError(err)) return err.code;
-    throw err;
-  }
 }
 
 describe('egressFetch redirect rules', () => {

@@ -1,20 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStubResolver, startPeer, type Peer } from '@trust/testing';
-import { isTrustError, type EgressPolicy } from '@trust/core';
+import type { EgressPolicy } from '@trust/core';
 import { createEgressClient } from './client.js';
-import { injecting, memorySink, principal } from './test-fixtures.js';
+import { codeOf, injecting, memorySink, principal } from './test-fixtures.js';
 
 let peer: Peer;
 const resolve = () => createStubResolver({ 'public.test': ['127.0.0.1'], 'lan.test': ['10.9.9.9'] });
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'resolved';
-  } catch (e) {
-    if (isTrustError(e)) return e.code;
-    throw e;
-  }
-}
 const sockets: EgressPolicy = {
   name: 'sockets',
   authorizeHttp: () => ({ allow: true }),

@@ -1,6 +1,6 @@
 // Test-only helpers (not exported from the package).
 import { createHash } from 'node:crypto';
-import type { AuditEvent, AuditInput, AuditSink, Decision, EgressHttpRequest, EgressPolicy, Principal } from '@trust/core';
+import { isTrustError, type AuditEvent, type AuditInput, type AuditSink, type Decision, type EgressHttpRequest, type EgressPolicy, type Principal } from '@trust/core';
 
 export const principal: Principal = Object.freeze({ kind: 'plugin', id: 'plugin-under-test' });
 
@@ -37,4 +37,15 @@ export function injecting(host: string, headers: Record<string, string>): Egress
       return { allow: true, rule: 'inject' };
     },
   };
+}
+
+/** The code a promise rejects with (`'resolved'` when it does not); a non-trust error is rethrown. */
+export async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'resolved';
+  } catch (e) {
+    if (isTrustError(e)) return e.code;
+    throw e;
+  }
 }
