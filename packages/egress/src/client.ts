@@ -12,6 +12,7 @@ import { authorizeHttp } from './policy-call.js';
 import { redactUrl } from './redact.js';
 import { egressConnectTcp, egressSendUdp, type SocketCallContext } from './sockets.js';
 import { hostPort, isDenyResult, parseTarget } from './target.js';
+import { openEgressUdp, type EgressUdpSocket, type UdpOpenOptions } from './udp-socket.js';
 
 export interface EgressClientOptions {
   /** Decides destinations and may inject headers. Required: there is no default allow. */
@@ -49,9 +50,15 @@ export interface EgressClient {
   connectTcp(host: string, port: number, call: SocketCallContext): Promise<Socket>;
   /** Sends one UDP datagram to a vetted address (needs `policy.authorizeUdp`). */
   sendUdp(host: string, port: number, data: Uint8Array | string, call: SocketCallContext): Promise<void>;
+  /**
+   * A UDP socket connected to one vetted peer (needs `policy.authorizeUdp`): `send`, `receive`
+   * (only datagrams from that peer arrive), `close`. Judged and audited once, at open. Never
+   * binds to a chosen port or listens.
+   */
+  openUdp(host: string, port: number, options: UdpOpenOptions): Promise<EgressUdpSocket>;
   /** The guard this client enforces. */
   readonly guard: EgressGuard;
-  /** Closes pooled connections. */
+  /** Closes pooled connections and every UDP socket opened with `openUdp`. */
   close(): Promise<void>;
 }
 
@@ -70,6 +77,7 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
   const guard = toGuard(options.guard);
   const limits = resolveLimits(options.limits);
   const dialled = new Map<string, string>();
+  const udpSockets = new Set<EgressUdpSocket>();
   const dispatcher = createEgressDispatcher({
     guard,
     limits,
@@ -126,6 +134,16 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
     webSocket,
     connectTcp: (host: string, port: number, call: SocketCallContext) => egressConnectTcp(engine, host, port, call),
     sendUdp: (host: string, port: number, data: Uint8Array | string, call: SocketCallContext) => egressSendUdp(engine, host, port, data, call),
-    close: () => dispatcher.close(),
+    openUdp: async (host: string, port: number, udp: UdpOpenOptions) => {
+      const socket = await openEgressUdp(engine, host, port, udp);
+      udpSockets.add(socket);
+      const close = socket.close;
+      return Object.freeze({ ...socket, close: async () => (udpSockets.delete(socket), close()) });
+    },
+    close: async () => {
+      await Promise.all([...udpSockets].map((s) => s.close()));
+      udpSockets.clear();
+      await dispatcher.close();
+    },
   });
 }

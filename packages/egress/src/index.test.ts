@@ -6,6 +6,7 @@ describe('@trust/egress public API', () => {
     expect(Object.keys(mod).sort()).toEqual([
       'DEFAULT_LIMITS',
       'EGRESS_CODES',
+      'MAX_UDP_DATAGRAM',
       'classifyAddress',
       'createEgressClient',
       'createEgressDispatcher',

@@ -20,3 +20,5 @@ export { createEgressProxy } from './proxy.js';
 export type { EgressProxy, EgressProxyOptions } from './proxy.js';
 export { redactUrl } from './redact.js';
 export type { SocketCallContext } from './sockets.js';
+export { MAX_UDP_DATAGRAM } from './udp-socket.js';
+export type { EgressUdpSocket, UdpOpenOptions, UdpReceiveOptions } from './udp-socket.js';

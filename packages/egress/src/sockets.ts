@@ -14,13 +14,21 @@ export interface SocketCallContext {
   readonly signal?: AbortSignal;
 }
 
-async function vet(engine: Engine, kind: 'tcp' | 'udp', rawHost: string, rawPort: number, call: SocketCallContext) {
+/** What vetting a TCP/UDP peer needs: the policy, the guard, the audit sink and a clock. */
+export type PeerVetting = Pick<Engine, 'policy' | 'guard' | 'audit' | 'now'>;
+
+/**
+ * Vets one TCP/UDP peer: target syntax, `authorizeTcp`/`authorizeUdp` (absent = deny), then the
+ * guard on every resolved address. A deny is audited and thrown; an allow is returned with the
+ * audit function, so the caller records the allow once it knows the dialled address.
+ */
+export async function vetPeer(engine: PeerVetting, kind: 'tcp' | 'udp', rawHost: string, rawPort: number, call: SocketCallContext, via?: string) {
   const started = engine.now();
   const action = kind === 'tcp' ? 'egress.tcp' : 'egress.udp';
   const parsed = parseSocketTarget(rawHost, rawPort);
   const label = `${kind}://${'host' in parsed ? hostPort(parsed.host, parsed.port) : '(invalid)'}`;
   const audit = (decision: Parameters<typeof recordEgress>[1]['decision'], extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
-    recordEgress(engine.audit, { principal: call.principal, action, target: label, decision, started, policy: engine.policy.name, ...extra }, engine.now);
+    recordEgress(engine.audit, { principal: call.principal, action, target: label, decision, started, policy: engine.policy.name, ...(via !== undefined ? { via } : {}), ...extra }, engine.now);
   if (!('host' in parsed)) {
     audit(parsed);
     throw deniedError(parsed);
@@ -40,7 +48,7 @@ async function vet(engine: Engine, kind: 'tcp' | 'udp', rawHost: string, rawPort
 
 /** TCP connect through policy (`authorizeTcp`; absent = deny) and guard, to the vetted address. */
 export async function egressConnectTcp(engine: Engine, host: string, port: number, call: SocketCallContext): Promise<Socket> {
-  const { parsed, decision, verdict, audit } = await vet(engine, 'tcp', host, port, call);
+  const { parsed, decision, verdict, audit } = await vetPeer(engine, 'tcp', host, port, call);
   const ip = verdict.addresses[0] as string;
   const where = hostPort(parsed.host, parsed.port);
   try {
@@ -66,7 +74,7 @@ export async function egressConnectTcp(engine: Engine, host: string, port: numbe
 
 /** One UDP datagram through policy (`authorizeUdp`; absent = deny) and guard, to the vetted address. */
 export async function egressSendUdp(engine: Engine, host: string, port: number, data: Uint8Array | string, call: SocketCallContext): Promise<void> {
-  const { parsed, decision, verdict, audit } = await vet(engine, 'udp', host, port, call);
+  const { parsed, decision, verdict, audit } = await vetPeer(engine, 'udp', host, port, call);
   const ip = verdict.addresses[0] as string;
   const socket = createSocket(isIPv6(ip) ? 'udp6' : 'udp4');
   try {
