@@ -13,6 +13,7 @@ import { authorizeHttp, authorizePeer } from './policy-call.js';
 import { redactUrl } from './redact.js';
 import { handleSocks5 } from './socks5.js';
 import { hostPort, isDenyResult, parseTarget } from './target.js';
+import { createUdpRelay, type UdpRelayLimits } from './udp-relay.js';
 
 export interface EgressProxyOptions {
   readonly policy: EgressPolicy;
@@ -28,6 +29,14 @@ export interface EgressProxyOptions {
    * `https://host:port/` with method CONNECT; `'tcp'` asks `authorizeTcp` (absent = deny).
    */
   readonly connectAs?: 'http' | 'tcp';
+  /**
+   * SOCKS5 UDP ASSOCIATE through this listener's datagram channels (see `createUdpRelay`):
+   * `announce` is the address clients are told to send datagrams to, i.e. where a datagram
+   * bridge in front of this listener receives them (the sandbox launcher's loopback UDP port).
+   * Every datagram's destination is judged by `authorizeUdp` and the guard, and audited.
+   * `undefined`: UDP ASSOCIATE is refused and no datagram channel is accepted.
+   */
+  readonly udp?: { readonly announce: { readonly host: '127.0.0.1' | '::1'; readonly port: number }; readonly limits?: Partial<UdpRelayLimits> };
 }
 
 export interface EgressProxy {
@@ -89,6 +98,7 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   const principal = options.principal;
   const now = Date.now;
   const sockets = new Set<Socket | Duplex>();
+  const udpRelay = options.udp ? createUdpRelay({ policy: options.policy, guard, audit: options.audit, now }, principal, options.udp.limits) : undefined;
 
   const audit = (target: string, decision: Decision, started: number, extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
     recordEgress(options.audit, { principal, action: extra.method === 'CONNECT' && options.connectAs === 'tcp' ? 'egress.tcp' : 'egress.http', target, decision, started, policy: options.policy.name, via: 'proxy', ...extra }, now);
@@ -237,6 +247,10 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
     track(socket);
     socket.once('data', (first: Buffer) => {
       socket.pause();
+      if (first[0] === 0x00 && udpRelay) {
+        udpRelay.channel(socket, first.subarray(1));
+        return;
+      }
       if (first[0] === 0x05) {
         socket.resume();
         handleSocks5(socket, first, {
@@ -245,6 +259,7 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
           principal,
           connectTimeoutMs: limits.connectTimeoutMs,
           track,
+          ...(udpRelay && options.udp ? { udp: { relay: udpRelay, announce: options.udp.announce } } : {}),
           audit: (target, decision, started, extra) =>
             recordEgress(options.audit, { principal, action: 'egress.tcp', target, decision, started, policy: options.policy.name, via: 'socks5', ...extra }, now),
         });
@@ -280,6 +295,7 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
         front.close(() => resolve());
         for (const s of sockets) s.destroy();
       });
+      await udpRelay?.close();
       await (dispatcher as unknown as { close(): Promise<void> }).close();
     },
   };

@@ -1,10 +1,11 @@
 import { connect, type Socket } from 'node:net';
-import { deny, formatIp, type Decision, type Deny, type EgressPolicy, type Principal } from '@trust/core';
+import { deny, formatIp, parseIp, type Decision, type Deny, type EgressPolicy, type Principal } from '@trust/core';
 import type { EgressGuard } from './guard.js';
 import { toEgressError } from './errors.js';
 import { authorizePeer } from './policy-call.js';
 import { parseSocketTarget } from './socket-target.js';
 import { hostPort } from './target.js';
+import type { UdpRelay } from './udp-relay.js';
 
 /** What the SOCKS5 handler needs from the proxy that owns the listener. */
 export interface Socks5Deps {
@@ -14,6 +15,11 @@ export interface Socks5Deps {
   readonly connectTimeoutMs: number;
   readonly track: (s: Socket) => void;
   readonly audit: (target: string, decision: Decision, started: number, extra: { addresses?: readonly string[]; dialled?: string; failure?: string }) => void;
+  /**
+   * UDP ASSOCIATE: the relay of this listener and the address announced to clients (where the
+   * datagram bridge in front of the listener receives). `undefined`: UDP ASSOCIATE is refused.
+   */
+  readonly udp?: { readonly relay: UdpRelay; readonly announce: { readonly host: string; readonly port: number } };
 }
 
 // RFC 1928 reply codes.
@@ -26,8 +32,15 @@ const REP_COMMAND = 0x07;
 const REP_ADDRESS_TYPE = 0x08;
 const MAX_HANDSHAKE = 600;
 
-function reply(socket: Socket, rep: number, end: boolean): void {
-  const msg = Buffer.from([0x05, rep, 0x00, 0x01, 0, 0, 0, 0, 0, 0]);
+function reply(socket: Socket, rep: number, end: boolean, bound?: { host: string; port: number }): void {
+  const ip = bound ? parseIp(bound.host) : undefined;
+  const addr = ip ? Buffer.from(ip.bytes) : Buffer.alloc(4);
+  const msg = Buffer.alloc(4 + addr.length + 2);
+  msg[0] = 0x05;
+  msg[1] = rep;
+  msg[3] = ip?.family === 6 ? 0x04 : 0x01;
+  addr.copy(msg, 4);
+  msg.writeUInt16BE(bound?.port ?? 0, 4 + addr.length);
   if (end) socket.end(msg);
   else socket.write(msg);
 }
@@ -59,10 +72,11 @@ function parseRequest(buf: Buffer): { cmd: number; host: string; port: number; a
 }
 
 /**
- * SOCKS5 (RFC 1928), no authentication, CONNECT only: the peer is judged by `authorizeTcp`
- * (absent = deny), then the guard on the address dialled, as for `connectTcp`. BIND and UDP
- * ASSOCIATE are refused (never bind or listen). The reply code cannot carry our code string;
- * the audit event does.
+ * SOCKS5 (RFC 1928), no authentication. CONNECT: the peer is judged by `authorizeTcp`
+ * (absent = deny), then the guard on the address dialled, as for `connectTcp`. UDP ASSOCIATE
+ * only when the listener has a UDP relay (`deps.udp`; see `createUdpRelay`); BIND is refused
+ * (never bind or listen on the host). The reply code cannot carry our code string; the audit
+ * event does.
  */
 export function handleSocks5(socket: Socket, first: Buffer, deps: Socks5Deps): void {
   const started = Date.now();
@@ -99,8 +113,15 @@ export function handleSocks5(socket: Socket, first: Buffer, deps: Socks5Deps): v
     socket.off('data', onData);
     socket.pause(); // hold early tunnel bytes until the upstream is connected (pipe resumes)
     if (!req.atypOk) return refuse('socks://(unknown address type)', deny('EGRESS_TARGET_INVALID', 'egress denied: unsupported SOCKS5 address type', { rule: 'socks' }), REP_ADDRESS_TYPE);
+    if (req.cmd === 0x03 && deps.udp) {
+      // UDP ASSOCIATE: the datagrams arrive through the listener's datagram channels and are
+      // judged one destination at a time by the relay. The client's announced port binds it.
+      deps.udp.relay.associate(socket, req.port);
+      return reply(socket, REP_OK, false, deps.udp.announce);
+    }
     if (req.cmd !== 0x01) {
-      return refuse(`socks://${hostPort(req.host, req.port)}`, deny('EGRESS_TARGET_INVALID', 'egress denied: only SOCKS5 CONNECT is offered (no BIND, no UDP ASSOCIATE)', { rule: 'socks' }), REP_COMMAND);
+      const what = deps.udp ? 'SOCKS5 CONNECT and UDP ASSOCIATE are offered (no BIND)' : 'only SOCKS5 CONNECT is offered (no BIND, no UDP ASSOCIATE)';
+      return refuse(`socks://${hostPort(req.host, req.port)}`, deny('EGRESS_TARGET_INVALID', `egress denied: ${what}`, { rule: 'socks' }), REP_COMMAND);
     }
     void connectPeer(req.host, req.port);
   };
