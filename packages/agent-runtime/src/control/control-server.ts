@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { ControlAgents, PluginReport, SandboxRunView } from './agent-registry.js';
 import { controlError, toErrorResponse } from './control-error.js';
 import { controlOwner, createRoutes, type Route } from './control-routes.js';
@@ -11,6 +12,7 @@ import { CSP_REPORT_PATH, buildCsp, setCommonHeaders } from './security-headers.
 import { serveStatic } from './static-files.js';
 import { handleMeshRequest, MESH_INBOX_PREFIX } from '../messaging/mesh-http.js';
 import type { LocalMesh } from '../messaging/local-mesh.js';
+import { createMeshWsServer, type MeshWsServerOptions } from './mesh-ws-server.js';
 
 const API_PREFIX = '/api/v1';
 
@@ -46,6 +48,12 @@ export interface ControlServerOptions {
    * off by default). Omitted: the route does not exist.
    */
   readonly mesh?: LocalMesh;
+  /**
+   * The mesh WebSocket (`GET /mesh/v1/ws/<did>`), served whenever `mesh` is given: the server
+   * issues a nonce, the client signs it with both DIDs, then each frame is one message for the
+   * agent's ingress. These options tune its caps; `false` turns the endpoint off.
+   */
+  readonly meshWebSocket?: MeshWsServerOptions | false;
   /** Called on unexpected handler errors (the client only sees CONTROL_INTERNAL). */
   readonly onError?: (err: unknown) => void;
 }
@@ -147,6 +155,11 @@ export async function createControlServer(options: ControlServerOptions): Promis
     await serveStatic(options.studioDir, path, res, method === 'HEAD');
   };
 
+  const meshWs =
+    options.mesh !== undefined && options.meshWebSocket !== false
+      ? createMeshWsServer({ mesh: options.mesh, guard: () => guard, ...(options.meshWebSocket === undefined ? {} : { options: options.meshWebSocket }) })
+      : undefined;
+
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       const { status, body } = toErrorResponse(err);
@@ -159,6 +172,15 @@ export async function createControlServer(options: ControlServerOptions): Promis
       if (status === 413) res.setHeader('Connection', 'close');
       sendJson(res, status, body);
     });
+  });
+  // Upgrades other than the mesh WebSocket are refused; the HTTP server would otherwise leave them hanging.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (meshWs !== undefined) {
+      meshWs.handleUpgrade(req, socket, head);
+      return;
+    }
+    socket.once('finish', () => socket.destroy());
+    socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -184,6 +206,7 @@ export async function createControlServer(options: ControlServerOptions): Promis
     close: async () => {
       unsubscribe?.();
       hub.close();
+      meshWs?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -44,7 +44,10 @@ export interface SendRequest {
   readonly subject?: string;
   readonly thread?: string;
   readonly parent?: string;
-  /** Base URL of the recipient's runtime; omitted for agents in this process's mesh. */
+  /**
+   * Base URL of the recipient's runtime: `http(s)://` posts to its mesh inbox, `ws(s)://` uses an
+   * authenticated mesh WebSocket. Omitted for agents in this process's mesh.
+   */
   readonly address?: string;
   readonly encrypt?: boolean;
   readonly meta?: Readonly<Record<string, unknown>>;
@@ -124,6 +127,7 @@ export function createAgentMessaging(options: AgentMessagingOptions): AgentMessa
     });
     const delivery = await deliverMessage(message, request.address, {
       principal,
+      signer: identity,
       ...(options.mesh ? { mesh: options.mesh } : {}),
       ...(options.egress ? { egress: options.egress } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
@@ -143,7 +147,7 @@ export function createAgentMessaging(options: AgentMessagingOptions): AgentMessa
         subject: { type: 'string' },
         thread: { type: 'string' },
         parent: { type: 'string' },
-        address: { type: 'string', description: 'base URL of the recipient runtime, for agents elsewhere' },
+        address: { type: 'string', description: 'base URL of the recipient runtime, for agents elsewhere: http(s):// for the mesh inbox, ws(s):// for the mesh WebSocket' },
         encrypt: { type: 'boolean' },
       },
       required: ['to', 'content'],

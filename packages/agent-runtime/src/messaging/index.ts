@@ -8,7 +8,7 @@ export type { DidVerifier, InboxMiddleware, InboxRecord, IngestFunction, Ingress
 export { DEFAULT_INGRESS_SETTINGS } from './ingress-settings.js';
 export type { IngressSettings } from './ingress-settings.js';
 export { createLocalMesh } from './local-mesh.js';
-export type { LocalMesh } from './local-mesh.js';
+export type { LocalMesh, LocalMeshEntryOptions } from './local-mesh.js';
 export { MAX_MESSAGE_BYTES, MESSAGE_VERSION, RESERVED_ALIASES, TRUST_STAMPS, messageSchema, stripTrustStamps } from './message.js';
 export type { AgentMessage, MessageAttachment, MessagePayload, TrustStamp } from './message.js';
 export { MESH_INBOX_PREFIX, handleMeshRequest } from './mesh-http.js';
@@ -17,3 +17,18 @@ export type { ReplayGuard } from './replay-guard.js';
 export { identitySeed } from './seed.js';
 export { createAgentMessaging, ingressSettingsFromConfig } from './agent-messaging.js';
 export type { AgentMessaging, AgentMessagingOptions, SendRequest } from './agent-messaging.js';
+export { isFinalMeshWsError, meshWsUrl, openMeshWsSession } from './mesh-ws-client.js';
+export type { MeshSocket, MeshWsClientOptions, MeshWsClientSession, MeshWsConnector } from './mesh-ws-client.js';
+export {
+  MESH_WS_CLOSE,
+  MESH_WS_MAX_FRAME_BYTES,
+  MESH_WS_PREFIX,
+  MESH_WS_VERSION,
+  createMeshWsNonce,
+  evaluateMeshWsAuth,
+  meshWsAuthBytes,
+  signMeshWsAuth,
+} from './mesh-ws-protocol.js';
+export type { AckFrame, AuthFrame, ChallengeFrame, MeshWsAuthQuery, MeshWsTranscript, MessageFrame, ReadyFrame } from './mesh-ws-protocol.js';
+export { DEFAULT_MESH_WS_LIMITS, createMeshWsSession } from './mesh-ws-session.js';
+export type { MeshWsLimits, MeshWsPeer, MeshWsSession, MeshWsSessionOptions } from './mesh-ws-session.js';

@@ -188,4 +188,15 @@ describe('message ingress', () => {
     expect(rx.inbox[0]!.stamps.ws_remote_did).toBe(sender.did);
     expect(rx.inbox[0]!.source).toBe('ws');
   });
+
+  it.each([
+    ['no authenticated DID', undefined, 'MESSAGE_WS_UNAUTHENTICATED'],
+    ['another authenticated DID', 'did:key:z6MkOtherPeerOnTheSocket', 'MESSAGE_WS_SENDER_MISMATCH'],
+  ])('refuses a WebSocket message with %s', async (_n, wsRemoteDid, code) => {
+    const rx = createTestReceiver();
+    const msg = composeMessage(createIdentity(), { to: rx.identity.did, payload: text('x') });
+    const res = await rx.ingest(JSON.stringify(msg), wsRemoteDid === undefined ? { transport: 'ws' } : { transport: 'ws', wsRemoteDid });
+    expect(res.accepted ? 'accepted' : res.decision.code).toBe(code);
+    expect(rx.inbox).toHaveLength(0);
+  });
 });

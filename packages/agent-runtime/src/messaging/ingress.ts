@@ -101,6 +101,14 @@ export function createIngress(options: IngressOptions): IngestFunction {
     const wire = parsed.data;
     const from = wire.from;
 
+    // 1b. a WebSocket delivers only for the DID its handshake proved (set by the runtime, never the wire)
+    if (ctx.transport === 'ws') {
+      if (ctx.wsRemoteDid === undefined) return reject('MESSAGE_WS_UNAUTHENTICATED', 'the WebSocket did not authenticate a sender', 'complete the mesh handshake before sending', from);
+      if (from !== ctx.wsRemoteDid) {
+        return reject('MESSAGE_WS_SENDER_MISMATCH', 'the message is from another DID than the one this WebSocket authenticated', 'send only your own messages on your socket', from);
+      }
+    }
+
     // 2. addressed to us
     if (wire.to !== options.self.did) return reject('MESSAGE_WRONG_RECIPIENT', 'the message is addressed to another agent', undefined, from);
 
