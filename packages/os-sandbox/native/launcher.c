@@ -8,6 +8,11 @@
  *      bind-mounted in). The listener is bound before the command starts, so no readiness poll
  *      is needed. The relay process is double-forked, so the command never sees it as a child
  *      (a wait() loop in the command cannot hang on it); the PID namespace ends it with the run.
+ *   1b. --udp-bridge PORT SOCKET: binds UDP 127.0.0.1:PORT and carries every datagram, framed,
+ *      over one stream connection to SOCKET (the proxy's datagram channel: a first byte 0x00,
+ *      then frames "u16 length | u16 port | SOCKS5 UDP datagram" both ways; port is the sender's
+ *      UDP port on the way in and the reply's destination port on the way out). The proxy judges
+ *      each destination; this relay only moves bytes. Started before exec, like --bridge.
  *   2. --rlimit NAME=VALUE: setrlimit(2) for as, nofile, nproc, fsize, core, cpu.
  *   3. exec of the command argv (execvp semantics: PATH lookup with the sandbox's PATH).
  *
@@ -19,7 +24,7 @@
  *      close-on-exec never reach bubblewrap or the sandbox.
  * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1} for probeSandbox().
  *
- * Usage: trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--bridge PORT SOCKET]... [--rlimit NAME=VALUE]... -- CMD [ARGS...]
+ * Usage: trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #define _GNU_SOURCE
@@ -137,6 +142,108 @@ static int start_bridge(int port, const char *path) {
   return 0;
 }
 
+static int write_all(int fd, const unsigned char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+static int unix_connect(const char *path) {
+  int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_un addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+  if (u < 0 || connect(u, (struct sockaddr *)&addr, sizeof addr) < 0) return -1;
+  return u;
+}
+
+/* Datagrams in on `d` -> frames out on `u`; frames in on `u` -> datagrams out on `d`. */
+static void udp_serve(int d, int u) {
+  static unsigned char in[4 + 65536], frames[2 * (4 + 65536)];
+  size_t have = 0;
+  struct pollfd p[2] = {{d, POLLIN, 0}, {u, POLLIN, 0}};
+  for (;;) {
+    if (poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      _exit(1);
+    }
+    if (p[0].revents & POLLIN) {
+      struct sockaddr_in from;
+      socklen_t len = sizeof from;
+      ssize_t n = recvfrom(d, in + 4, 65536, 0, (struct sockaddr *)&from, &len);
+      if (n >= 0 && n <= 65533 && from.sin_family == AF_INET) {
+        unsigned port = ntohs(from.sin_port);
+        in[0] = (unsigned char)((n + 2) >> 8);
+        in[1] = (unsigned char)((n + 2) & 0xff);
+        in[2] = (unsigned char)(port >> 8);
+        in[3] = (unsigned char)(port & 0xff);
+        if (write_all(u, in, (size_t)n + 4) < 0) _exit(0);
+      }
+    }
+    if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+      ssize_t n = read(u, frames + have, sizeof frames - have);
+      if (n <= 0) _exit(0); /* the proxy went away: so does UDP */
+      have += (size_t)n;
+      size_t off = 0;
+      while (have - off >= 4) {
+        size_t len = ((size_t)frames[off] << 8) | frames[off + 1];
+        if (len < 2) _exit(1);
+        if (have - off < 2 + len) break;
+        struct sockaddr_in to;
+        memset(&to, 0, sizeof to);
+        to.sin_family = AF_INET;
+        to.sin_port = htons((unsigned short)(((unsigned)frames[off + 2] << 8) | frames[off + 3]));
+        to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        sendto(d, frames + off + 4, len - 2, 0, (struct sockaddr *)&to, sizeof to);
+        off += 2 + len;
+      }
+      memmove(frames, frames + off, have - off);
+      have -= off;
+    }
+  }
+}
+
+static void start_udp_bridge(int port, const char *path) {
+  if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+    errno = ENAMETOOLONG;
+    die("udp bridge socket path");
+  }
+  int d = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (d < 0) die("udp socket");
+  struct sockaddr_in sin;
+  memset(&sin, 0, sizeof sin);
+  sin.sin_family = AF_INET;
+  sin.sin_port = htons((unsigned short)port);
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(d, (struct sockaddr *)&sin, sizeof sin) < 0) die("bind udp 127.0.0.1");
+  int u = unix_connect(path);
+  if (u < 0) die("udp bridge connect");
+  const unsigned char hello = 0x00;
+  if (write_all(u, &hello, 1) < 0) die("udp bridge hello");
+  pid_t pid = fork();
+  if (pid < 0) die("fork");
+  if (pid == 0) {
+    pid_t g = fork();
+    if (g < 0) _exit(1);
+    if (g > 0) _exit(0);
+    setsid();
+    udp_serve(d, u);
+    _exit(0);
+  }
+  close(d);
+  close(u);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+}
+
 struct limit_name { const char *name; int resource; };
 static const struct limit_name LIMITS[] = {
   {"as", RLIMIT_AS}, {"nofile", RLIMIT_NOFILE}, {"nproc", RLIMIT_NPROC},
@@ -208,6 +315,9 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "--bridge") == 0 && i + 2 < argc && nbridges < MAX_BRIDGES) {
       start_bridge(atoi(argv[i + 1]), argv[i + 2]);
       nbridges++;
+      i += 2;
+    } else if (strcmp(argv[i], "--udp-bridge") == 0 && i + 2 < argc) {
+      start_udp_bridge(atoi(argv[i + 1]), argv[i + 2]);
       i += 2;
     } else if (strcmp(argv[i], "--close-from") == 0 && i + 1 < argc) {
       close_from(atoi(argv[++i]));

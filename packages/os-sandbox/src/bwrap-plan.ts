@@ -28,8 +28,12 @@ export interface LinuxPlanContext {
   readonly launcher?: string;
   /** Without a launcher: socat (bridge) and prlimit (limits) paths visible inside the sandbox. */
   readonly fallback?: { readonly socat?: string; readonly prlimit?: string };
-  /** The run's egress-proxy unix socket on the host, and the loopback port it is bridged to. */
-  readonly egress?: { readonly socketPath: string; readonly port: number };
+  /**
+   * The run's egress-proxy unix socket on the host, and the loopback port it is bridged to (TCP;
+   * with `udp`, the same port number for UDP as well, carried as a datagram channel; needs the
+   * launcher).
+   */
+  readonly egress?: { readonly socketPath: string; readonly port: number; readonly udp?: boolean };
   readonly rlimits?: readonly Rlimit[];
   /**
    * Host paths of an empty read-only file and an empty read-only directory, mounted over
@@ -232,6 +236,7 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     a.push('--ro-bind', ctx.launcher, SANDBOX_LAYOUT.launcher);
     command.push(SANDBOX_LAYOUT.launcher);
     if (ctx.egress) command.push('--bridge', String(ctx.egress.port), SANDBOX_LAYOUT.egressSocket);
+    if (ctx.egress?.udp) command.push('--udp-bridge', String(ctx.egress.port), SANDBOX_LAYOUT.egressSocket);
     for (const [name, value] of rlimits) command.push('--rlimit', `${name}=${value}`);
     command.push('--');
   } else if (ctx.egress || rlimits.length > 0) {
@@ -240,6 +245,11 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     if (rlimits.length > 0) {
       if (!ctx.fallback?.prlimit) throw launcherMissing();
       command.push(ctx.fallback.prlimit, ...rlimits.map(([n, v]) => `--${PRLIMIT_NAMES[n]}=${v}:${v}`), '--');
+    }
+    if (ctx.egress?.udp) {
+      throw new TrustError('SANDBOX_UNAVAILABLE', 'the udp capability needs the sandbox launcher (the socat fallback cannot carry datagrams)', {
+        hint: 'install a C compiler (Debian: apt-get install gcc libc6-dev) and do not force bridge: "socat"',
+      });
     }
     if (ctx.egress) {
       if (!ctx.fallback?.socat) throw launcherMissing();

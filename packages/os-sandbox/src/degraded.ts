@@ -21,7 +21,7 @@ export function decideDegraded(policy: SandboxPolicy, probe: SandboxProbe): Degr
     refuseDegraded(policy, mode, why, hint);
     out.push(mode);
   };
-  if (caps.has('udp')) throw notImplemented('the udp capability in @trust/os-sandbox (no datagram broker yet)');
+  if (caps.has('udp') && probe.platform === 'darwin') throw notImplemented('the udp capability on macOS (seatbelt has no datagram bridge yet)');
   need('shared-network', caps.egressTier() === 'coarse', 'the network/sockets capability needs the host network namespace and its address floor cannot be enforced here', 'grant http or tcp instead (brokered through the egress policy)');
   need('shared-network', !probe.netns && caps.egressTier() !== 'coarse', 'this host cannot create a network namespace', 'allow network namespaces for bubblewrap');
   need('no-proc', !probe.proc, 'a private /proc cannot be mounted here', 'run outside a restricted container');

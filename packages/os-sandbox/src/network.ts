@@ -1,4 +1,4 @@
-import { createMemoryAuditSink, type AuditEvent, type AuditInput, type AuditSink, type EgressPolicy, type Principal } from '@trust/core';
+import { createMemoryAuditSink, deny, type AuditEvent, type AuditInput, type AuditSink, type CapabilitySet, type Decision, type EgressPolicy, type Principal } from '@trust/core';
 import { createEgressProxy, type GuardOptions } from '@trust/egress';
 
 /** The address-guard options handed to the run's egress proxy (see `@trust/egress` GuardOptions). */
@@ -13,6 +13,11 @@ export interface EgressProxyRequest {
   readonly listen: { readonly path: string } | { readonly host: '127.0.0.1'; readonly port: number };
   /** How CONNECT tunnels are judged: as HTTPS (`http` capability) or as TCP peers (`tcp` only). */
   readonly connectAs: 'http' | 'tcp';
+  /**
+   * With the `udp` capability: SOCKS5 UDP ASSOCIATE is offered, and clients are told to send
+   * datagrams to `announce` (the in-sandbox loopback port of the launcher's datagram bridge).
+   */
+  readonly udp?: { readonly announce: { readonly host: '127.0.0.1'; readonly port: number } };
 }
 
 /** A started proxy listener. */
@@ -27,6 +32,34 @@ export type EgressProxyFactory = (request: EgressProxyRequest) => Promise<Egress
 /** The default factory: `@trust/egress`'s forward proxy (HTTP + CONNECT) on the run's own listener. */
 export function defaultProxyFactory(request: EgressProxyRequest): Promise<EgressProxyHandle> {
   return createEgressProxy(request);
+}
+
+/**
+ * The egress policy as the run's proxy sees it: each kind of traffic is judged by the caller's
+ * policy only when the sandbox policy grants that capability (`http`: HTTP and CONNECT; `tcp`:
+ * CONNECT-as-TCP and SOCKS5 CONNECT; `udp`: SOCKS5 UDP ASSOCIATE), so a policy that happens to
+ * allow a host for HTTP does not open UDP to it, and the other way round. The coarse tier
+ * (`network`/`sockets`) grants all three.
+ *
+ * @example
+ * const forRun = grantedEgress(allowHosts(['api.example.com'], { udp: true }), policy.capabilities);
+ */
+export function grantedEgress(egress: EgressPolicy, caps: CapabilitySet): EgressPolicy {
+  const coarse = caps.egressTier() === 'coarse';
+  const name = egress.name ?? 'policy';
+  const missing = (cap: string, what: string): Decision =>
+    deny('SANDBOX_CAPABILITY_MISSING', `egress denied: the sandbox policy does not grant "${cap}" (${what})`, { rule: 'sandbox-capability', hint: `add "${cap}" to the sandbox capabilities` });
+  const http = coarse || caps.has('http');
+  const tcp = coarse || caps.has('tcp');
+  const udp = coarse || caps.has('udp');
+  return {
+    name,
+    authorizeHttp: (request, context) => (http ? egress.authorizeHttp(request, context) : missing('http', `${request.method} ${request.host}:${request.port}`)),
+    ...(tcp && egress.authorizeTcp ? { authorizeTcp: (peer, context) => egress.authorizeTcp!(peer, context) } : {}),
+    ...(!tcp ? { authorizeTcp: (peer) => missing('tcp', `${peer.host}:${peer.port}`) } : {}),
+    ...(udp && egress.authorizeUdp ? { authorizeUdp: (peer, context) => egress.authorizeUdp!(peer, context) } : {}),
+    ...(!udp ? { authorizeUdp: (peer) => missing('udp', `${peer.host}:${peer.port}`) } : {}),
+  };
 }
 
 /**

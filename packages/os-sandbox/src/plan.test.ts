@@ -97,6 +97,20 @@ describe('planSandbox (linux)', () => {
     );
   });
 
+  it('udp: the launcher also bridges the same loopback port number for datagrams; the socat fallback cannot', () => {
+    const plan = planSandbox({ v: 1, capabilities: ['udp'] }, ['/usr/bin/dig'], 'linux', {
+      launcher: '/w/.native/launcher',
+      egress: { socketPath: '/w/run/egress.sock', port: 3128, udp: true },
+    });
+    if (plan.platform !== 'linux') throw new Error('linux plan expected');
+    expect(plan.command).toEqual(['/sandbox/launcher', '--bridge', '3128', '/sandbox/egress.sock', '--udp-bridge', '3128', '/sandbox/egress.sock', '--', '/usr/bin/dig']);
+    expect(plan.options).toContain('--unshare-all');
+    expect(plan.options).not.toContain('--share-net');
+    expect(() =>
+      planSandbox({ v: 1, capabilities: ['udp'] }, ['/bin/true'], 'linux', { egress: { socketPath: '/s', port: 3128, udp: true }, fallback: { socat: '/usr/bin/socat' } }),
+    ).toThrow(expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }));
+  });
+
   it('refuses a protected path that is a symlink inside a writable root (it could be swapped)', () => {
     const linked: HostFacts = { ...facts, paths: { ...facts.paths, [`${WS}/.bashrc`]: { kind: 'symlink', target: 'dotfiles/bashrc' } } };
     expect(() => planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', { facts: linked })).toThrow(

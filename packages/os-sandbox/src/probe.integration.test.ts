@@ -2,7 +2,7 @@
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryAuditSink } from '@trust/core';
+import { allowHosts, createMemoryAuditSink } from '@trust/core';
 import { ensureLauncher } from './launcher.js';
 import { probeSandbox, type SandboxProbe } from './probe.js';
 import { createSandbox } from './sandbox.js';
@@ -47,7 +47,7 @@ describe('probeSandbox and fail-closed creation', () => {
       hint: expect.stringContaining('allowDegraded: ["shared-network"]'),
     });
     await expect(createSandbox({ v: 1 }, { probe: { ...probe, disableUserns: false } })).rejects.toMatchObject({ code: 'SANDBOX_DEGRADED_REFUSED' });
-    await expect(createSandbox({ v: 1, capabilities: ['udp'] })).rejects.toMatchObject({ code: 'NOT_IMPLEMENTED' });
+    await expect(createSandbox({ v: 1, capabilities: ['udp'] }, { egress: allowHosts([], { udp: true }), platform: 'darwin', probe: { ...probe, platform: 'darwin' } })).rejects.toMatchObject({ code: 'NOT_IMPLEMENTED' });
   });
 
   it('runs a named weaker mode and audits it on every run', async () => {
@@ -67,6 +67,7 @@ describe('probeSandbox and fail-closed creation', () => {
 
   it('refuses http without an egress policy, an ungranted cwd and stdin without the capability', async () => {
     await expect(createSandbox({ v: 1, capabilities: ['http'] })).rejects.toMatchObject({ code: 'SANDBOX_POLICY_INVALID' });
+    await expect(createSandbox({ v: 1, capabilities: ['udp'] })).rejects.toMatchObject({ code: 'SANDBOX_POLICY_INVALID' });
     const sb = await createSandbox({ v: 1, capabilities: ['stdout'] });
     try {
       await expect(sb.spawn(['/bin/true'], { cwd: '/etc' })).rejects.toMatchObject({ code: 'SANDBOX_CWD_NOT_GRANTED' });

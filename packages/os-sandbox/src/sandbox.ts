@@ -15,6 +15,7 @@ import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
   createRunAudit,
   defaultProxyFactory,
+  grantedEgress,
   proxyEnv,
   type EgressProxyHandle,
   type SandboxGuardOptions,
@@ -59,9 +60,10 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     throw new TrustError('SANDBOX_UNAVAILABLE', `no sandbox backend for ${process.platform}`, { hint: 'run on Linux (bubblewrap) or macOS (seatbelt)' });
   }
   const caps = policy.capabilities;
-  const brokered = caps.has('http') || caps.has('tcp');
+  const udp = caps.has('udp');
+  const brokered = caps.has('http') || caps.has('tcp') || udp;
   if (brokered && !options.egress) {
-    throw new TrustError('SANDBOX_POLICY_INVALID', 'the http/tcp capability needs an egress policy to judge destinations', {
+    throw new TrustError('SANDBOX_POLICY_INVALID', 'the http/tcp/udp capability needs an egress policy to judge destinations', {
       hint: 'pass createSandbox(policy, { egress: allowHosts([...]) }); without one there is no reach',
     });
   }
@@ -114,6 +116,12 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   const seccompArch = seccompArchOf(process.arch);
   const seccompFilter = platform === 'linux' && !degraded.includes('no-seccomp') && seccompArch ? buildSeccompFilter(seccompArch, { allowNetlinkRoute: degraded.includes('shared-network') }) : undefined;
   if (platform === 'linux' && !launcher) {
+    if (udp) {
+      throw new TrustError('SANDBOX_UNAVAILABLE', 'the udp capability needs the sandbox launcher (its datagram bridge has no socat fallback)', {
+        cause: launcherError,
+        hint: 'install a C compiler (apt-get install gcc libc6-dev) and do not force bridge: "socat"',
+      });
+    }
     const needBridge = brokered && !fallback?.socat;
     const needLimits = hasRlimits(policy) && !fallback?.prlimit;
     if (needBridge || needLimits) {
@@ -175,12 +183,14 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         const runAudit = createRunAudit(options.audit, violations);
         const guard: SandboxGuardOptions = { mode: policy.network.guard, ...options.guard };
         const connectAs = caps.has('http') ? 'http' : 'tcp';
+        const runEgress = grantedEgress(options.egress!, caps);
         if (platform === 'linux') {
           socketPath = join(runDir, 'egress.sock');
-          proxy = await createProxy({ policy: options.egress!, guard, audit: runAudit, principal, listen: { path: socketPath }, connectAs });
+          const udpRelay = udp ? { udp: { announce: { host: '127.0.0.1' as const, port: policy.network.proxyPort } } } : {};
+          proxy = await createProxy({ policy: runEgress, guard, audit: runAudit, principal, listen: { path: socketPath }, connectAs, ...udpRelay });
           proxyPort = policy.network.proxyPort;
         } else {
-          proxy = await createProxy({ policy: options.egress!, guard, audit: runAudit, principal, listen: { host: '127.0.0.1', port: 0 }, connectAs });
+          proxy = await createProxy({ policy: runEgress, guard, audit: runAudit, principal, listen: { host: '127.0.0.1', port: 0 }, connectAs });
           proxyPort = 'port' in proxy.address ? proxy.address.port : undefined;
         }
       }
@@ -302,7 +312,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             empty,
             ...(launcher ? { launcher: launcher.path } : {}),
             ...(fallback ? { fallback: { ...(fallback.socat ? { socat: fallback.socat } : {}), ...(fallback.prlimit ? { prlimit: fallback.prlimit } : {}) } } : {}),
-            ...(socketPath !== undefined && proxyPort !== undefined ? { egress: { socketPath, port: proxyPort } } : {}),
+            ...(socketPath !== undefined && proxyPort !== undefined ? { egress: { socketPath, port: proxyPort, ...(udp ? { udp: true } : {}) } } : {}),
             rlimits: rl,
             shareNetwork: degraded.includes('shared-network'),
             noProc: degraded.includes('no-proc'),

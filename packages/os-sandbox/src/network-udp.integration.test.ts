@@ -1,0 +1,113 @@
+// The udp capability end to end: a sandboxed SOCKS5 UDP client → the launcher's datagram bridge on
+// 127.0.0.1:3128/udp inside the sandbox → the run's own unix socket → the @trust/egress relay →
+// authorizeUdp + address guard → the UDP echo listener of a real peer child process.
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allowHosts, createMemoryAuditSink } from '@trust/core';
+import { createStubResolver, startPeer, type Peer } from '@trust/testing';
+import { createSandbox, type Sandbox } from './sandbox.js';
+import { NODE, NODE_ROOTS, runIn } from './test-helpers.js';
+
+/**
+ * A minimal SOCKS5 UDP client: ASSOCIATE on 127.0.0.1:3128, then one datagram per
+ * `host:port:text` argument (in order) from one socket; prints `REP n` for a refused ASSOCIATE,
+ * `ECHO <text>` for each reply, and exits after the reply to the last datagram.
+ */
+const SOCKS_UDP = `
+const net = require('net'), dgram = require('dgram');
+const sends = process.argv.slice(1).map((a) => a.split(':'));
+const c = net.connect(3128, '127.0.0.1', () => c.write(Buffer.from([5, 1, 0])));
+let stage = 0, buf = Buffer.alloc(0);
+c.on('data', (d) => {
+  buf = Buffer.concat([buf, d]);
+  if (stage === 0 && buf.length >= 2) { buf = buf.subarray(2); stage = 1; c.write(Buffer.from([5, 3, 0, 1, 0, 0, 0, 0, 0, 0])); }
+  if (stage !== 1 || buf.length < 10) return;
+  stage = 2;
+  if (buf[1] !== 0) { console.log('REP ' + buf[1]); process.exit(0); }
+  const relay = { host: buf.subarray(4, 8).join('.'), port: buf.readUInt16BE(8) };
+  const u = dgram.createSocket('udp4');
+  const last = sends[sends.length - 1][2];
+  u.on('message', (m) => { const text = m.subarray(10).toString(); console.log('ECHO ' + text); if (text === last) process.exit(0); });
+  for (const [host, port, text] of sends) {
+    const h = Buffer.from(host), p = Buffer.alloc(2);
+    p.writeUInt16BE(Number(port));
+    u.send(Buffer.concat([Buffer.from([0, 0, 0, 3, h.length]), h, p, Buffer.from(text)]), relay.port, relay.host);
+  }
+});
+c.on('error', (e) => { console.log('ERR ' + e.code); process.exit(0); });
+`;
+
+/**
+ * Sends datagrams straight to 127.0.0.1:port (the echo peer's port on the host) and waits a
+ * moment for an echo: `GOT …` if one came back, else `NO REPLY` (or `ERR code`).
+ */
+const DIRECT_UDP = `
+const u = require('dgram').createSocket('udp4');
+u.on('error', (e) => { console.log('ERR ' + e.code); process.exit(0); });
+u.on('message', (m) => { console.log('GOT ' + m); process.exit(0); });
+u.send('direct-udp', Number(process.argv[1]), '127.0.0.1', () => u.send('direct-udp', Number(process.argv[1]), '127.0.0.1'));
+setTimeout(() => { console.log('NO REPLY'); process.exit(0); }, 1500);
+`;
+
+describe('udp capability through the per-run SOCKS5 UDP relay (bubblewrap)', () => {
+  let peer: Peer;
+  let sb: Sandbox;
+  const audit = createMemoryAuditSink();
+  const resolve = createStubResolver({ 'api.test': ['127.0.0.1'], 'denied.test': ['127.0.0.1'] });
+  const egress = allowHosts(['api.test'], { udp: true });
+
+  beforeAll(async () => {
+    expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
+    peer = await startPeer();
+    // 'default' guard mode: the loopback peer is reachable; the strict default is tested below.
+    sb = await createSandbox({ v: 1, capabilities: ['udp', 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { egress, audit, guard: { mode: 'default', resolve } });
+  });
+  afterAll(async () => {
+    await sb?.close();
+    await peer?.close();
+  });
+
+  it('an allowed peer round-trips; a denied destination is refused, audited and a violation', async () => {
+    const r = await runIn(sb, [NODE, '-e', SOCKS_UDP, `denied.test:${peer.udpPort}:to-denied`, `api.test:${peer.udpPort}:udp-one`, `api.test:${peer.udpPort}:udp-two`]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('ECHO udp-one');
+    expect(r.stdout).toContain('ECHO udp-two');
+    expect(r.stdout).not.toContain('to-denied');
+    const seen = (await peer.stats()).udpMessages;
+    expect(seen).toEqual(expect.arrayContaining(['udp-one', 'udp-two']));
+    expect(seen).not.toContain('to-denied');
+    const mine = audit.events().filter((e) => e.principal.id === r.exit.runId && e.action === 'egress.udp');
+    expect(mine.map((e) => `${e.target} ${e.decision}`).sort()).toEqual([`udp://api.test:${peer.udpPort} allow`, `udp://denied.test:${peer.udpPort} deny`]);
+    expect(mine.every((e) => e.principal.kind === 'process' && (e.details as { via?: string }).via === 'socks5-udp')).toBe(true);
+    expect(r.exit.violations).toEqual([expect.objectContaining({ kind: 'egress', action: 'egress.udp', code: 'EGRESS_HOST_NOT_ALLOWED' })]);
+  });
+
+  it("the default 'strict' guard refuses a name that resolves to loopback", async () => {
+    const strict = await createSandbox({ v: 1, capabilities: ['udp', 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { egress, audit, guard: { resolve } });
+    try {
+      // The refused datagram goes first; a reply can never come, so the client is bounded by the run's time limit.
+      const r = await runIn(strict, [NODE, '-e', SOCKS_UDP, `api.test:${peer.udpPort}:strict-udp`], { timeoutMs: 4000 });
+      expect(r.stdout).not.toContain('ECHO');
+      expect(r.exit.violations).toEqual([expect.objectContaining({ action: 'egress.udp', code: 'EGRESS_LOOPBACK' })]);
+      expect((await peer.stats()).udpMessages).not.toContain('strict-udp');
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('without the grant UDP goes nowhere: ASSOCIATE is refused and there is no route to the host', async () => {
+    const httpOnly = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { egress: allowHosts(['api.test'], { udp: true }), audit, guard: { mode: 'default', resolve } });
+    try {
+      const assoc = await runIn(httpOnly, [NODE, '-e', SOCKS_UDP, `api.test:${peer.udpPort}:no-grant`]);
+      expect(assoc.stdout.trim()).toBe('REP 7');
+      const direct = await runIn(httpOnly, [NODE, '-e', DIRECT_UDP, String(peer.udpPort)]);
+      expect(direct.stdout.trim()).toMatch(/^(NO REPLY|ERR \w+)$/);
+      const none = await runIn(sb, [NODE, '-e', DIRECT_UDP, String(peer.udpPort)]);
+      expect(none.stdout.trim()).toMatch(/^(NO REPLY|ERR \w+)$/); // even with udp granted, only the relay leads out
+      expect((await peer.stats()).udpMessages).not.toContain('direct-udp');
+      expect((await peer.stats()).udpMessages).not.toContain('no-grant');
+    } finally {
+      await httpOnly.close();
+    }
+  });
+});
