@@ -1,14 +1,16 @@
 import { deniedError, deny, type CapabilityName, type Deny, type Principal } from '@trust/core';
 import { Headers as ResponseHeaders, Response, type BodyInit, type Dispatcher, type HeadersInit } from 'undici';
+import type { Readable } from 'node:stream';
 import { recordEgress } from './audit.js';
+import { BufferedResponse } from './buffered-response.js';
 import type { Engine } from './engine.js';
 import { egressDenied, toEgressError } from './errors.js';
 import { authorizeHttp } from './policy-call.js';
 import { SENSITIVE_HEADERS, redactUrl } from './redact.js';
-import { isStreamBody, toDispatchBody } from './request-body.js';
-import { boundedBody, boundedReadable } from './response-body.js';
-import type { Readable } from 'node:stream';
-import { hostPort, isDenyResult, parseTarget } from './target.js';
+import { Hop, type BodyMode, type HopHead, type HopResult } from './hop-dispatch.js';
+import { isStreamBody, toDispatchBody, type DispatchBody } from './request-body.js';
+import { boundedBody } from './response-body.js';
+import { hostPort, isDenyResult, parseTarget, type Target } from './target.js';
 
 /** Who is asking. The principal lands in the policy context and every audit event. */
 export interface EgressCallContext {
@@ -33,16 +35,6 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 /** Bodies up to this many declared bytes are buffered before the Response is returned. */
 const SMALL_BODY = 64 * 1024;
 
-async function readSmall(body: AsyncIterable<Buffer>, max: number): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += chunk.byteLength;
-    if (total > max) throw egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-}
 const CONTENT_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
 /**
  * Headers neither the caller nor the policy may set: the authority the peer sees is always the
@@ -89,7 +81,6 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
   const context = { principal: call.principal, capability: call.capability ?? 'http' } as const;
   const userSignal = init.signal ?? undefined;
   const deadline = createDeadline(engine.limits.totalTimeoutMs, userSignal);
-  const signal = deadline.signal;
   const timedOut = deadline.timedOut;
   try {
     const callerHeaders = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
@@ -119,6 +110,7 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
       }
       let whereText: string | undefined;
       const where = () => (whereText ??= redactUrl(target.url));
+      const mapError = (e: unknown) => toEgressError(e, { where: where(), userSignal, timedOut, secrets });
       const pathAndQuery = `${target.url.pathname}${target.url.search}`;
       const headers = new Headers(callerHeaders);
       const auth = await authorizeHttp(
@@ -137,92 +129,53 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
         throw deniedError(verdict);
       }
 
-      let res: Dispatcher.ResponseData;
+      let pending: Hop;
       try {
         const sendBody = method === 'GET' || method === 'HEAD' ? null : await toDispatchBody(body, headers);
-        const flat: string[] = [];
-        headers.forEach((v, k) => {
-          if (!isUncontrolledHeader(k)) flat.push(k, v);
-        });
-        res = await engine.dispatcher.request({
-          origin: target.url.origin,
-          path: pathAndQuery,
-          method: method as Dispatcher.HttpMethod,
-          headers: flat,
-          body: sendBody as Dispatcher.RequestOptions['body'],
-          signal,
-        } as Dispatcher.RequestOptions);
+        pending = startHop(engine, { target, pathAndQuery, method, headers, body: sendBody, redirect: init.redirect, mode, deadline, where, mapError });
       } catch (e) {
         const err = toEgressError(e, { where: where(), userSignal, timedOut, secrets });
-        // A denial from the connector (rebinding, pooled reconnect) is a guard decision; anything
-        // else is a transport failure after an allow.
-        if (err.decision !== undefined && err.decision.rule !== 'limits') audit(err.decision, { addresses: verdict.addresses });
-        else audit(auth.decision, { addresses: verdict.addresses, failure: err.code });
+        audit(auth.decision, { addresses: verdict.addresses, failure: err.code });
         throw err;
       }
-      const status = res.statusCode;
-      const dialled = engine.dialled.get(hostPort(target.host, target.port));
-      audit(auth.decision, { addresses: verdict.addresses, status, ...(dialled ? { dialled } : {}) });
-
-      const first = (name: string): string | undefined => {
-        const v = res.headers[name];
-        return Array.isArray(v) ? v[0] : v;
-      };
-      const location = first('location');
-      if (!REDIRECTS.has(status) || location === undefined || init.redirect === 'manual') {
-        const cl = Number(first('content-length') ?? NaN);
-        if (Number.isFinite(cl) && cl > engine.limits.maxResponseBytes) {
-          res.body.destroy();
-          throw egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} declares ${cl} bytes, over ${engine.limits.maxResponseBytes}`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
-        }
-        if (mode === 'raw') {
-          const max = engine.limits.maxResponseBytes;
-          const body = boundedReadable(
-            res.body,
-            max,
-            () => egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted'),
-            (e) => toEgressError(e, { where: where(), userSignal, timedOut, secrets }),
-            deadline.done,
-          );
-          return { statusCode: status, headers: res.headers, body, url: target.url.href, redirected: hop > 0 };
-        }
-        const out = new ResponseHeaders();
-        for (const [k, v] of Object.entries(res.headers)) {
-          if (v === undefined) continue;
-          for (const one of Array.isArray(v) ? v : [v]) out.append(k, one);
-        }
-        let stream: ReadableStream<Uint8Array> | Uint8Array | null = null;
-        const encoding = first('content-encoding');
-        if (NULL_BODY.has(status) || method === 'HEAD') {
-          res.body.dump().catch(() => {});
-          deadline.done();
-        } else if (Number.isFinite(cl) && cl <= SMALL_BODY && (encoding === undefined || encoding === 'identity')) {
-          // A small body of known length is read here in one go: the web-stream wrapper costs more
-          // than the bytes. Limits and timeouts apply exactly as when streaming.
-          try {
-            stream = await readSmall(res.body, engine.limits.maxResponseBytes);
-          } catch (e) {
-            throw toEgressError(e, { where: where(), userSignal, timedOut, secrets });
-          } finally {
-            deadline.done();
-          }
+      let result: HopResult;
+      try {
+        result = await pending.result;
+      } catch (e) {
+        const err = toEgressError(e, { where: where(), userSignal, timedOut, secrets });
+        const head = pending.head;
+        if (head !== undefined) {
+          // The answer arrived, then it was refused or its body failed (cap, stall, deadline).
+          audit(auth.decision, { addresses: verdict.addresses, status: head.statusCode, failure: err.code, ...dialledOf(engine, target) });
+        } else if (err.decision !== undefined && err.decision.rule !== 'limits') {
+          // A denial from the connector (rebinding, pooled reconnect) is a guard decision.
+          audit(err.decision, { addresses: verdict.addresses });
         } else {
-          const max = engine.limits.maxResponseBytes;
-          stream = boundedBody(
-            res.body,
-            first('content-encoding'),
-            max,
-            () => egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where()} exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted'),
-            (e) => toEgressError(e, { where: where(), userSignal, timedOut, secrets }),
-            deadline.done,
-          );
+          audit(auth.decision, { addresses: verdict.addresses, failure: err.code });
         }
-        const response = new Response(stream, { status, headers: out });
-        Object.defineProperty(response, 'url', { value: target.url.href });
-        Object.defineProperty(response, 'redirected', { value: hop > 0 });
+        throw err;
+      }
+      const head = result.head;
+      const status = head.statusCode;
+      if (engine.audit !== undefined) audit(auth.decision, { addresses: verdict.addresses, status, ...dialledOf(engine, target) });
+
+      if (!isFollowedRedirect(head, init.redirect)) {
+        if (result.mode !== 'stream') deadline.done();
+        const url = target.url.href;
+        const redirected = hop > 0;
+        if (mode === 'raw') return { statusCode: status, headers: head.headers, body: result.body as Readable, url, redirected };
+        if (result.mode === 'buffer') return new BufferedResponse(result.bytes as Buffer, { status, statusText: head.statusText, rawHeaders: head.rawHeaders, url, redirected });
+        let stream: ReadableStream<Uint8Array> | null = null;
+        if (result.mode === 'stream') {
+          const max = engine.limits.maxResponseBytes;
+          stream = boundedBody(result.body as Readable, firstHeader(head, 'content-encoding'), max, () => tooLarge(where(), max), mapError, deadline.done);
+        }
+        const response = new Response(stream, { status, headers: headersOf(head) });
+        Object.defineProperty(response, 'url', { value: url });
+        Object.defineProperty(response, 'redirected', { value: redirected });
         return response;
       }
-      res.body.dump().catch(() => {});
+      const location = firstHeader(head, 'location') as string;
 
       const refuse = (code: string, reason: string, rule: string, hint: string, at: string | URL = current): never => {
         const d = deny(code, reason, { rule, hint });
@@ -266,25 +219,129 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
   }
 }
 
-/** The total deadline of one fetch, joined with the caller's signal, without AbortSignal.any. */
-function createDeadline(ms: number, user: AbortSignal | undefined) {
-  const controller = new AbortController();
+function isFollowedRedirect(head: HopHead, redirect: EgressFetchInit['redirect']): boolean {
+  return REDIRECTS.has(head.statusCode) && head.headers.location !== undefined && redirect !== 'manual';
+}
+
+function firstHeader(head: HopHead, name: string): string | undefined {
+  const v = head.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function headersOf(head: HopHead): ResponseHeaders {
+  const out = new ResponseHeaders();
+  for (const [k, v] of Object.entries(head.headers)) {
+    if (v === undefined) continue;
+    for (const one of Array.isArray(v) ? v : [v]) out.append(k, one);
+  }
+  return out;
+}
+
+function dialledOf(engine: Engine, target: Target): { dialled?: string } {
+  const dialled = engine.dialled.get(hostPort(target.host, target.port));
+  return dialled === undefined ? {} : { dialled };
+}
+
+function tooLarge(where: string, max: number, declared?: number) {
+  return declared === undefined
+    ? egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where} exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted')
+    : egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where} declares ${declared} bytes, over ${max}`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
+}
+
+interface HopRequest {
+  readonly target: Target;
+  readonly pathAndQuery: string;
+  readonly method: string;
+  readonly headers: Headers;
+  readonly body: DispatchBody;
+  readonly redirect: EgressFetchInit['redirect'];
+  readonly mode: 'fetch' | 'raw';
+  readonly deadline: Deadline;
+  readonly where: () => string;
+  readonly mapError: (e: unknown) => Error;
+}
+
+/**
+ * Dispatches one hop. The body mode is chosen when the headers arrive: a followed redirect is
+ * drained, a declared length over the cap is refused, `request` always streams (capped on raw
+ * bytes), and `fetch` reads a small identity body of known length into one buffer and streams
+ * the rest (capped on decoded bytes by `boundedBody`).
+ */
+function startHop(engine: Engine, r: HopRequest): Hop {
+  const max = engine.limits.maxResponseBytes;
+  const choose = (head: HopHead): BodyMode | Error => {
+    if (isFollowedRedirect(head, r.redirect)) return 'discard';
+    const cl = Number(firstHeader(head, 'content-length') ?? NaN);
+    if (Number.isFinite(cl) && cl > max) return tooLarge(r.where(), max, cl);
+    if (r.mode === 'raw') return 'stream';
+    if (NULL_BODY.has(head.statusCode) || r.method === 'HEAD') return 'discard';
+    const encoding = firstHeader(head, 'content-encoding');
+    if (Number.isFinite(cl) && cl <= SMALL_BODY && (encoding === undefined || encoding === 'identity')) return 'buffer';
+    return 'stream';
+  };
+  const hop = new Hop({
+    choose,
+    maxBytes: max,
+    capStream: r.mode === 'raw',
+    tooLarge: () => tooLarge(r.where(), max),
+    mapError: r.mapError,
+    onBodyClosed: r.deadline.done,
+  });
+  r.deadline.track(hop);
+  if (hop.aborted) return hop; // the deadline or the caller's signal already fired
+  const flat: string[] = [];
+  r.headers.forEach((v, k) => {
+    if (!isUncontrolledHeader(k)) flat.push(k, v);
+  });
+  engine.dispatcher.dispatch(
+    {
+      origin: r.target.url.origin,
+      path: r.pathAndQuery,
+      method: r.method as Dispatcher.HttpMethod,
+      headers: flat,
+      body: r.body as Dispatcher.DispatchOptions['body'],
+    },
+    hop,
+  );
+  return hop;
+}
+
+/** The total deadline of one exchange, joined with the caller's signal; aborts the hop in flight. */
+interface Deadline {
+  readonly timedOut: () => boolean;
+  /** The hop to abort when the deadline or the caller's signal fires (aborted at once if one has). */
+  track(hop: Hop): void;
+  /** Stops the timer and the listener; idempotent. */
+  readonly done: () => void;
+}
+
+function createDeadline(ms: number, user: AbortSignal | undefined): Deadline {
   let fired = false;
+  let reason: Error | undefined;
+  let current: Hop | undefined;
+  const stop = (why: unknown) => {
+    reason ??= why instanceof Error ? why : Object.assign(new Error(String(why)), { name: 'AbortError' });
+    current?.abort(reason);
+  };
   const timer = setTimeout(() => {
     fired = true;
-    controller.abort(new DOMException('egress total timeout', 'TimeoutError'));
+    stop(new DOMException('egress total timeout', 'TimeoutError'));
   }, ms);
   timer.unref?.();
-  const onUser = () => controller.abort(user?.reason);
+  const onUser = () => stop(user?.reason ?? new DOMException('This operation was aborted', 'AbortError'));
   if (user !== undefined) {
     if (user.aborted) onUser();
     else user.addEventListener('abort', onUser, { once: true });
   }
   return {
-    signal: controller.signal,
     timedOut: () => fired,
+    track(hop) {
+      current = hop;
+      if (reason !== undefined) hop.abort(reason);
+    },
     done: () => {
       clearTimeout(timer);
+      current = undefined;
       user?.removeEventListener('abort', onUser);
     },
   };

@@ -1,4 +1,4 @@
-import { pipeline, Transform, type Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { TrustError } from '@trust/core';
 
@@ -47,36 +47,4 @@ export function boundedBody(
       stream.destroy();
     },
   });
-}
-
-/**
- * The raw-stream variant: counts bytes through a pass-through transform, fails with the mapped
- * error (size cap, timeouts) and calls `onDone` once the body ends, fails or is destroyed.
- */
-export function boundedReadable(
-  source: Readable,
-  maxBytes: number,
-  tooLarge: () => TrustError,
-  mapError: (e: unknown) => TrustError,
-  onDone: () => void,
-): Readable {
-  let total = 0;
-  const out = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      total += chunk.byteLength;
-      if (total > maxBytes) {
-        cb(tooLarge());
-        source.destroy();
-        return;
-      }
-      cb(null, chunk);
-    },
-  });
-  source.on('error', (e) => out.destroy(mapError(e)));
-  out.on('close', () => {
-    onDone();
-    if (!source.destroyed && !source.readableEnded) source.destroy();
-  });
-  source.pipe(out);
-  return out;
 }
