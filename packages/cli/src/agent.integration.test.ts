@@ -42,10 +42,10 @@ describe('trust agent new / inspect / chat (built binary)', () => {
     expect(human.stdout).toContain('stdin is not a terminal: denied');
   });
 
-  it('chat names the providers that are not wired yet', async () => {
+  it('chat with a real provider needs a model id the agent does not name', async () => {
     const r = await cli(['agent', 'chat', 'careful.adf', '--provider', 'openai', '--json']);
-    expect(r.code).toBe(1);
-    expect(failureSchema.parse(r.json()).error.code).toBe('NOT_IMPLEMENTED');
+    expect(r.code).toBe(2);
+    expect(failureSchema.parse(r.json()).error.code).toBe('MODEL_ID_MISSING');
   });
 });
 

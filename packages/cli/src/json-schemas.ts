@@ -279,7 +279,8 @@ export const agentChatSchema = successSchema(
   z
     .object({
       file: z.string(),
-      provider: z.literal('scripted'),
+      provider: z.enum(['scripted', 'openai-compatible', 'anthropic']),
+      model: z.string(),
       turns: z.array(z.object({ role: z.string(), content: z.unknown() }).strict()),
       approvals: z.array(z.object({ tool: z.string(), args: z.unknown(), decision: z.enum(['approve', 'deny']) }).strict()),
     })

@@ -22,16 +22,18 @@ export const command: CommandSpec = {
   name: 'studio',
   summary: 'start the web studio (a demo workspace on first run)',
   description:
-    'Starts the control server on 127.0.0.1 (a bearer token is always required) and serves the studio.\nThe URL it prints carries the token in the #fragment, which the browser never sends to a server.\nWithout a workspace it opens the DEMO workspace in $TRUST_HOME/demo (default ~/.trust/demo),\ncreating it on first run: a demo agent driven by a scripted provider (no model is called; it asks\nfor the restricted fs_write, so you can approve or deny it), a signed sample plugin and a sample\nsandbox policy. With a workspace directory, its agents/*.adf are opened for reading and owner\nchanges; chat needs the demo (real providers are not wired into the studio yet). Ctrl-C stops it.',
+    'Starts the control server on 127.0.0.1 (a bearer token is always required) and serves the studio.\nThe URL it prints carries the token in the #fragment, which the browser never sends to a server.\nWithout a workspace it opens the DEMO workspace in $TRUST_HOME/demo (default ~/.trust/demo),\ncreating it on first run: a demo agent driven by a scripted provider (no model is called; it asks\nfor the restricted fs_write, so you can approve or deny it), a signed sample plugin and a sample\nsandbox policy. With a workspace directory, each of its agents/*.adf runs with the provider its\nconfig names (model.provider, model_id, base_url, api_key_env): the API key is read from the\nenvironment (model.api_key_env, else OPENAI_API_KEY / ANTHROPIC_API_KEY) and injected at egress,\nnever given to the model or the agent. An agent whose model cannot be set up (no key, no model\nid) is still listed; its chat answers the reason and the fix. A model server on this machine or\nyour LAN needs --allow-local-model. Ctrl-C stops it.',
   positionals: [{ name: 'workspace', description: 'a workspace directory with agents/*.adf (default: the demo workspace)', required: false }],
   options: {
     port: { type: 'string', short: 'p', valueName: 'port', description: 'port on 127.0.0.1 (default 0: any free port)' },
     open: { type: 'boolean', description: 'open the studio in your browser' },
+    'allow-local-model': { type: 'boolean', description: 'let model clients reach this machine or your LAN (a local model server); off by default' },
   },
   examples: [
     { command: 'trust studio --open', explain: 'the demo workspace, in your browser' },
     { command: 'trust studio --port 7385', explain: 'a fixed port' },
-    { command: 'trust studio ./my-workspace', explain: 'your own agents (agents/*.adf)' },
+    { command: 'trust studio ./my-workspace', explain: 'your own agents (agents/*.adf), each with the model its config names' },
+    { command: 'OPENAI_API_KEY=local trust studio ./my-workspace --allow-local-model', explain: 'agents whose base_url is a model server on this machine' },
     { command: "trust studio --json | head -1 | jq -r .result.url", explain: 'the URL with its token, for a script (the server keeps running)' },
   ],
   jsonShape: '{ "url": string, "port": number, "workspace": string, "demo": boolean, "created": boolean, "agents": string[] }  (printed once the server listens; it runs until interrupted)',
@@ -60,11 +62,20 @@ export const command: CommandSpec = {
     }
     const { createAgentOpener, createControlServer, createScriptedProvider, createWorkspaceAgents } = await import('@trust/agent-runtime');
     out.progress('starting the control server');
+    const scripted = () => createScriptedProvider(Array.from({ length: 10_000 }, () => demoAnswer));
+    // Read when an agent is first opened, which happens once the server listens.
+    let controlPort: number | undefined;
+    const { createModelAgentOpener } = await import('../agent-model.js');
+    const models = createModelAgentOpener({
+      env: io.env,
+      flags: { allowLocal: values['allow-local-model'] === true },
+      scripted,
+      protectedPorts: () => (controlPort === undefined ? [] : [controlPort]),
+    });
     const agents = createWorkspaceAgents({
       dir: layout.agents,
-      ...(layout.demo
-        ? { open: createAgentOpener({ provider: () => createScriptedProvider(Array.from({ length: 10_000 }, () => demoAnswer)) }) }
-        : {}),
+      // The demo keeps its scripted provider whatever its config says; a workspace's agents get the provider they name.
+      open: layout.demo ? createAgentOpener({ provider: scripted }) : models.open,
     });
     const trusted = await readWorkspaceTrustedKeys(layout);
     const server = await createControlServer({
@@ -76,6 +87,7 @@ export const command: CommandSpec = {
       // `trust sandbox` records every run in <TRUST_HOME>/sandbox-runs.jsonl; newest first, corrupt lines skipped.
       sandboxRuns: () => readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS),
     });
+    controlPort = server.port;
     const url = `http://127.0.0.1:${server.port}/#token=${server.token}`;
     // `trust agent approve|deny` find the running studio through this file (the token stays in .control-token).
     await writeFile(studioStateFile(layout.root), `${JSON.stringify({ v: 1, port: server.port, pid: process.pid })}\n`, { mode: 0o600 });
@@ -93,6 +105,7 @@ export const command: CommandSpec = {
     await rm(studioStateFile(layout.root), { force: true });
     await server.close();
     agents.close();
+    await models.close();
     return 0;
   },
 };
