@@ -39,6 +39,11 @@ const EXECUTION: readonly string[] = [
       'isGuestIdentifier', 'msgSendStubTool', 'openAgent', 'parseLambdaRef', 'parseSse', 'runMiddlewareChain', 'sysDeleteMetaTool',
       'sysDeleteTimerTool', 'sysGetMetaTool', 'sysListTimersTool', 'sysSetMetaTool',
       'BLOCKED_MCP_ENV', 'BLOCKED_MCP_ENV_PREFIXES', 'SandboxStdioTransport', 'connectMcpServer', 'evaluateMcpEnvVar', 'filterMcpEnv', 'mcpToolName',
+      'createTimerClock', 'nodeTimerScheduler', 'observeGate',
+    ];
+const TRIGGERS: readonly string[] = [
+      'DEFAULT_TRIGGER_LIMITS', 'RESERVED_TRIGGER_SOURCES', 'TRIGGER_FILTER_KEYS', 'createTriggerDispatcher', 'createTriggerGuard',
+      'evaluateTriggerMatch', 'externalEvent', 'matchesFilterValue', 'triggerEventOf',
     ];
 const MESSAGING: readonly string[] = [
       'DEFAULT_INGRESS_SETTINGS', 'ENCRYPTED_CONTENT_TYPE', 'MAX_MESSAGE_BYTES', 'MESH_INBOX_PREFIX', 'MESSAGE_VERSION', 'RESERVED_ALIASES',
@@ -50,6 +55,7 @@ describe('@trust/agent-runtime public API', () => {
   it.each([
     ['state and decisions (part 1/3)', PART1],
     ['execution (part 2/3)', EXECUTION],
+    ['triggers (part 2/3)', TRIGGERS],
     ['control API (part 3/3)', CONTROL],
     ['messaging (part 3/3)', MESSAGING],
   ])('exports %s', (_part, names) => {
@@ -57,7 +63,7 @@ describe('@trust/agent-runtime public API', () => {
   });
 
   it('exports nothing beyond the pinned lists', () => {
-    const pinned = new Set([...PART1, ...EXECUTION, ...CONTROL, ...MESSAGING]);
+    const pinned = new Set([...PART1, ...EXECUTION, ...TRIGGERS, ...CONTROL, ...MESSAGING]);
     expect(Object.keys(mod).filter((k) => !pinned.has(k)).sort()).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ export {};
 export { ADF_READABLE_TABLES, ADF_SCHEMA_VERSION, ADF_SECRET_TABLES, RUNTIME_META_KEYS, createAdf, normalizeVfsPath, openAdf } from './adf/index.js';
 export type {
   AdfFile, AdfFileRecord, AdfFiles, AdfLogs, AdfLoop, AdfMail, AdfMeta, AdfTask, AdfTasks, AdfTimers, CreateAdfOptions,
-  FileProtection, FlagSetter, LogRow, LoopEntry, MailInput, MailRow, MetaProtection, OpenAdfOptions, TaskStatus, TimerRow,
+  AdfEvent, AdfEvents, FileProtection, FlagSetter, LogRow, LoopEntry, MailInput, MailRow, MetaProtection, OpenAdfOptions, TaskStatus, TimerRow,
 } from './adf/index.js';
 export { createAdfAuditSink } from './audit/index.js';
 export type { AdfAuditSink } from './audit/index.js';
@@ -107,7 +107,20 @@ export {
   fsReadTool, fsWriteTool, msgSendStubTool, sysDeleteMetaTool, sysDeleteTimerTool, sysGetMetaTool, sysListTimersTool, sysSetMetaTool,
 } from './tools/index.js';
 export type { BuiltInToolDeps, ChatHooks, FetchClient, FetchClients, WsClient, WsRegistry } from './tools/index.js';
-export { openAgent } from './loop/index.js';
-export type { Agent, AgentEgress, AgentEvent, AgentMcpOptions, AgentState, OpenAgentOptions, TimerFiring, TurnOutcome } from './loop/index.js';
+export { createTimerClock, nodeTimerScheduler, observeGate, openAgent } from './loop/index.js';
+export type {
+  Agent, AgentEgress, AgentEvent, AgentMcpOptions, AgentState, ObservedToolCall, OpenAgentOptions, TimerClock, TimerClockOptions, TimerFiring,
+  TimerScheduler, TurnOutcome,
+} from './loop/index.js';
+
+// triggers (part 2/3): events raised where they happen, matched against config.triggers and run
+export {
+  DEFAULT_TRIGGER_LIMITS, RESERVED_TRIGGER_SOURCES, TRIGGER_FILTER_KEYS, createTriggerDispatcher, createTriggerGuard, evaluateTriggerMatch,
+  externalEvent, matchesFilterValue, triggerEventOf,
+} from './triggers/index.js';
+export type {
+  TriggerCause, TriggerConfig, TriggerDispatcher, TriggerDispatcherOptions, TriggerEvent, TriggerFiring, TriggerGuard, TriggerLimits,
+  TriggerOutcome, TriggerType, TriggerWake,
+} from './triggers/index.js';
 export { BLOCKED_MCP_ENV, BLOCKED_MCP_ENV_PREFIXES, SandboxStdioTransport, connectMcpServer, evaluateMcpEnvVar, filterMcpEnv, mcpToolName } from './mcp/index.js';
 export type { ConnectMcpOptions, McpConnection, McpPlacement, McpSandboxPolicy, McpServerConfig, StdioSandbox } from './mcp/index.js';

@@ -4,6 +4,7 @@ import { TrustError } from '@trust/core';
 import { createAdfAuditSink, type AdfAuditSink } from '../audit/adf-audit-sink.js';
 import type { AgentConfig } from '../config/agent-config-schema.js';
 import { defaultAgentConfig, parseAgentConfig } from '../config/agent-config.js';
+import { createAdfEventHub, type AdfEvents } from './adf-events.js';
 import { createAdfFiles, type AdfFiles } from './adf-files.js';
 import { createAdfMeta, type AdfMeta } from './adf-meta.js';
 import { createAdfLogs, createAdfLoop, createAdfMail, createAdfTimers, type AdfLogs, type AdfLoop, type AdfMail, type AdfTimers } from './adf-records.js';
@@ -33,6 +34,8 @@ export interface AdfFile {
   readonly meta: AdfMeta;
   /** Hash-chained audit sink over `adf_audit`. */
   readonly audit: AdfAuditSink;
+  /** Changes made through this handle (files, mail, tasks, logs, timers), for triggers and the timer clock. */
+  readonly events: AdfEvents;
   /** Runs `fn` in one IMMEDIATE transaction. */
   transaction<T>(fn: () => T): T;
   close(): void;
@@ -192,6 +195,8 @@ function assemble(path: string, db: Database.Database, o: { readonly: boolean; c
     return parsed;
   };
   const audit = createAdfAuditSink(db, o.clock);
+  const hub = createAdfEventHub();
+  const emit = hub.emit;
   return {
     path, db, readonly: o.readonly, schemaVersion: o.version,
     config,
@@ -201,15 +206,16 @@ function assemble(path: string, db: Database.Database, o: { readonly: boolean; c
       db.prepare('UPDATE adf_config SET config_json = ?, updated_at = ? WHERE id = 1').run(JSON.stringify(parsed), o.clock().toISOString());
       return parsed;
     },
-    files: createAdfFiles(db, o.clock, () => audit),
-    tasks: createAdfTasks(db, o.clock),
+    files: createAdfFiles(db, o.clock, () => audit, emit),
+    tasks: createAdfTasks(db, o.clock, emit),
     loop: createAdfLoop(db, o.clock),
-    inbox: createAdfMail(db, 'adf_inbox', o.clock),
-    outbox: createAdfMail(db, 'adf_outbox', o.clock),
-    timers: createAdfTimers(db, o.clock),
-    logs: createAdfLogs(db, o.clock, () => config().logging.max_rows),
+    inbox: createAdfMail(db, 'adf_inbox', o.clock, emit),
+    outbox: createAdfMail(db, 'adf_outbox', o.clock, emit),
+    timers: createAdfTimers(db, o.clock, emit),
+    logs: createAdfLogs(db, o.clock, () => config().logging.max_rows, emit),
     meta: createAdfMeta(db),
     audit,
+    events: { subscribe: hub.subscribe },
     transaction: (fn) => db.transaction(fn).immediate(),
     close: () => { if (db.open) db.close(); },
   };

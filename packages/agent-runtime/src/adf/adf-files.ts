@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { AdfEvent } from './adf-events.js';
 import { TrustError, createPrincipal, deniedError, deny, type AuditSink } from '@trust/core';
 
 /** Protection level of a virtual file. */
@@ -57,7 +58,7 @@ function assertSetter(by: string, what: string): void {
 }
 
 /** Builds the file store over an open database. */
-export function createAdfFiles(db: Database.Database, clock: () => Date, audit?: () => AuditSink): AdfFiles {
+export function createAdfFiles(db: Database.Database, clock: () => Date, audit?: () => AuditSink, emit: (e: AdfEvent) => void = () => undefined): AdfFiles {
   // Flag changes are decisions about authority: each one is an audit event.
   const record = (by: FlagSetter, action: string, target: string, value: string) =>
     audit?.().record({ principal: createPrincipal(by, by), action, target, decision: 'allow', rule: 'owner-or-authorized-code', details: { value } });
@@ -82,7 +83,11 @@ export function createAdfFiles(db: Database.Database, clock: () => Date, audit?:
   });
   return {
     read,
-    write: (path, content, options = {}) => write.immediate(path, content, options),
+    write(path, content, options = {}) {
+      const rec = write.immediate(path, content, options);
+      emit({ kind: 'file', path: rec.path, change: 'write' });
+      return rec;
+    },
     list(prefix = '') {
       const rows = db.prepare('SELECT path, mime_type, size, protection, authorized, created_at, updated_at FROM adf_files WHERE substr(path, 1, ?) = ? ORDER BY path').all(prefix.length, prefix) as Row[];
       return rows.map((r) => { const { content: _c, ...rest } = toRecord({ ...r, content: Buffer.alloc(0) }); return rest; });
@@ -95,6 +100,7 @@ export function createAdfFiles(db: Database.Database, clock: () => Date, audit?:
         throw deniedError(deny('ADF_FILE_PROTECTED', `"${p}" is ${existing.protection} and cannot be deleted`, { rule: 'file-protection', hint: 'the owner can approve a one-time override' }));
       }
       db.prepare('DELETE FROM adf_files WHERE path = ?').run(p);
+      emit({ kind: 'file', path: p, change: 'delete' });
       return true;
     },
     setAuthorized(path, authorized, by) {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
+import type { AdfEvent } from './adf-events.js';
 
 /** One loop entry. */
 export interface LoopEntry { readonly seq: number; readonly role: string; readonly content: unknown; readonly model: string | null; readonly tokens: number | null; readonly createdAt: string }
@@ -35,7 +36,7 @@ export function createAdfLoop(db: Database.Database, clock: () => Date): AdfLoop
 }
 
 /** Builds the inbox or outbox API. */
-export function createAdfMail(db: Database.Database, table: 'adf_inbox' | 'adf_outbox', clock: () => Date): AdfMail {
+export function createAdfMail(db: Database.Database, table: 'adf_inbox' | 'adf_outbox', clock: () => Date, emit: (e: AdfEvent) => void = () => undefined): AdfMail {
   const atCol = table === 'adf_inbox' ? 'received_at' : 'created_at';
   const toRow = (r: Record<string, unknown>): MailRow => ({
     id: r['id'] as string, messageId: r['message_id'] as string | null, from: r['from'] as string | null, to: r['to'] as string | null,
@@ -55,7 +56,9 @@ export function createAdfMail(db: Database.Database, table: 'adf_inbox' | 'adf_o
       if (table === 'adf_inbox') { cols['source'] = m.source ?? 'mesh'; cols['sent_at'] = m.sentAt ?? null; } else cols['address'] = m.address ?? null;
       const keys = Object.keys(cols);
       db.prepare(`INSERT INTO ${table} (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`).run(...keys.map((k) => cols[k]));
-      return toRow(get.get(id) as Record<string, unknown>);
+      const row = toRow(get.get(id) as Record<string, unknown>);
+      emit(table === 'adf_inbox' ? { kind: 'inbox', row, source: String(cols['source']) } : { kind: 'outbox', row });
+      return row;
     },
     list(o = {}) {
       const rows = (o.status ? db.prepare(`SELECT * FROM ${table} WHERE status = ? ORDER BY ${atCol}, rowid LIMIT ?`).all(o.status, o.limit ?? -1) : db.prepare(`SELECT * FROM ${table} ORDER BY ${atCol}, rowid LIMIT ?`).all(o.limit ?? -1)) as Array<Record<string, unknown>>;
@@ -67,11 +70,15 @@ export function createAdfMail(db: Database.Database, table: 'adf_inbox' | 'adf_o
 }
 
 /** Builds the timer API. Locked timers cannot be deleted without `bypassLock`. */
-export function createAdfTimers(db: Database.Database, clock: () => Date): AdfTimers {
+export function createAdfTimers(db: Database.Database, clock: () => Date, emit: (e: AdfEvent) => void = () => undefined): AdfTimers {
   return {
-    add: (t) => Number(db.prepare('INSERT INTO adf_timers (schedule_json, next_wake_at, payload, scope, lambda, locked, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-      JSON.stringify(t.schedule), t.nextWakeAt ?? null, t.payload ?? null, JSON.stringify(t.scope ?? ['system']), t.lambda ?? null, t.locked ? 1 : 0, clock().toISOString(),
-    ).lastInsertRowid),
+    add(t) {
+      const id = Number(db.prepare('INSERT INTO adf_timers (schedule_json, next_wake_at, payload, scope, lambda, locked, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        JSON.stringify(t.schedule), t.nextWakeAt ?? null, t.payload ?? null, JSON.stringify(t.scope ?? ['system']), t.lambda ?? null, t.locked ? 1 : 0, clock().toISOString(),
+      ).lastInsertRowid);
+      emit({ kind: 'timers', change: 'add', id });
+      return id;
+    },
     list: () => (db.prepare('SELECT * FROM adf_timers ORDER BY id').all() as Array<Record<string, unknown>>).map((r) => ({
       id: r['id'] as number, schedule: JSON.parse(r['schedule_json'] as string) as unknown, nextWakeAt: r['next_wake_at'] as string | null,
       payload: r['payload'] as string | null, scope: JSON.parse(r['scope'] as string) as string[], lambda: r['lambda'] as string | null,
@@ -79,7 +86,9 @@ export function createAdfTimers(db: Database.Database, clock: () => Date): AdfTi
     })),
     delete(id, o = {}) {
       const sql = o.bypassLock ? 'DELETE FROM adf_timers WHERE id = ?' : 'DELETE FROM adf_timers WHERE id = ? AND locked = 0';
-      return db.prepare(sql).run(id).changes === 1;
+      const deleted = db.prepare(sql).run(id).changes === 1;
+      if (deleted) emit({ kind: 'timers', change: 'delete', id });
+      return deleted;
     },
     markFired(id, next) {
       db.prepare('UPDATE adf_timers SET run_count = run_count + 1, last_fired_at = ?, next_wake_at = ?, expired = ? WHERE id = ?').run(clock().toISOString(), next, next === null ? 1 : 0, id);
@@ -88,7 +97,7 @@ export function createAdfTimers(db: Database.Database, clock: () => Date): AdfTi
 }
 
 /** Builds the log API; inserting and trimming to `maxRows()` is one transaction. */
-export function createAdfLogs(db: Database.Database, clock: () => Date, maxRows: () => number): AdfLogs {
+export function createAdfLogs(db: Database.Database, clock: () => Date, maxRows: () => number, emit: (e: AdfEvent) => void = () => undefined): AdfLogs {
   const ins = db.prepare('INSERT INTO adf_logs (level, origin, event, target, message, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const trim = db.prepare('DELETE FROM adf_logs WHERE id <= (SELECT MAX(id) FROM adf_logs) - ?');
   const add = db.transaction((l: Parameters<AdfLogs['add']>[0]) => {
@@ -97,7 +106,11 @@ export function createAdfLogs(db: Database.Database, clock: () => Date, maxRows:
     return id;
   });
   return {
-    add: (l) => add.immediate(l),
+    add(l) {
+      const id = add.immediate(l);
+      emit({ kind: 'log', row: { id, level: l.level, origin: l.origin ?? null, event: l.event ?? null, target: l.target ?? null, message: l.message } });
+      return id;
+    },
     list(o = {}) {
       const rows = (o.level ? db.prepare('SELECT * FROM adf_logs WHERE level = ? ORDER BY id DESC LIMIT ?').all(o.level, o.limit ?? -1) : db.prepare('SELECT * FROM adf_logs ORDER BY id DESC LIMIT ?').all(o.limit ?? -1)) as Array<Record<string, unknown>>;
       return rows.reverse().map((r) => ({ id: r['id'] as number, level: r['level'] as string, origin: r['origin'] as string | null, event: r['event'] as string | null, target: r['target'] as string | null, message: r['message'] as string, data: r['data'] === null ? null : (JSON.parse(r['data'] as string) as unknown), createdAt: r['created_at'] as string }));

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { TrustError } from '@trust/core';
+import type { AdfEvent } from './adf-events.js';
 
 export type TaskStatus = 'pending' | 'pending_approval' | 'running' | 'completed' | 'failed' | 'denied' | 'cancelled';
 
@@ -42,7 +43,7 @@ const toTask = (r: Row): AdfTask => Object.freeze({
 });
 
 /** Builds the task table API. */
-export function createAdfTasks(db: Database.Database, clock: () => Date): AdfTasks {
+export function createAdfTasks(db: Database.Database, clock: () => Date, emit: (e: AdfEvent) => void = () => undefined): AdfTasks {
   const get = db.prepare('SELECT * FROM adf_tasks WHERE id = ?');
   return {
     create(t) {
@@ -51,7 +52,9 @@ export function createAdfTasks(db: Database.Database, clock: () => Date): AdfTas
         id, t.tool, JSON.stringify(t.args ?? null), t.status ?? 'pending', t.origin, t.requiresAuthorization ? 1 : 0, t.executorManaged ? 1 : 0,
         t.approvalMeta === undefined ? null : JSON.stringify(t.approvalMeta), clock().toISOString(),
       );
-      return toTask(get.get(id) as Row);
+      const task = toTask(get.get(id) as Row);
+      emit({ kind: 'task', change: 'create', task });
+      return task;
     },
     get: (id) => { const r = get.get(id) as Row | undefined; return r && toTask(r); },
     list(filter = {}) {
@@ -65,7 +68,9 @@ export function createAdfTasks(db: Database.Database, clock: () => Date): AdfTas
       const r = db.prepare(`UPDATE adf_tasks SET status = ?, result = COALESCE(?, result), error = COALESCE(?, error), args = COALESCE(?, args), completed_at = COALESCE(?, completed_at) WHERE id = ? AND status IN (${froms.map(() => '?').join(',')})`).run(
         to, fields.result ?? null, fields.error ?? null, fields.args === undefined ? null : JSON.stringify(fields.args), completed, id, ...froms,
       );
-      return r.changes === 1;
+      if (r.changes !== 1) return false;
+      if (completed !== null) emit({ kind: 'task', change: 'complete', task: toTask(get.get(id) as Row) });
+      return true;
     },
     reconcile: db.transaction(() => {
       const now = clock().toISOString();

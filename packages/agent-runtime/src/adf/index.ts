@@ -1,5 +1,6 @@
 export { createAdf, openAdf } from './adf-file.js';
 export type { AdfFile, CreateAdfOptions, OpenAdfOptions } from './adf-file.js';
+export type { AdfEvent, AdfEvents } from './adf-events.js';
 export { normalizeVfsPath } from './adf-files.js';
 export type { AdfFileRecord, AdfFiles, FileProtection, FlagSetter } from './adf-files.js';
 export type { AdfTask, AdfTasks, TaskStatus } from './adf-tasks.js';

@@ -100,15 +100,15 @@ const modelSchema = z
 
 export const TRIGGER_TYPES = [
   'on_startup', 'on_inbox', 'on_outbox', 'on_file_change', 'on_chat', 'on_timer', 'on_tool_call',
-  'on_task_create', 'on_task_complete', 'on_logs', 'on_llm_call',
+  'on_task_create', 'on_task_complete', 'on_logs', 'on_llm_call', 'on_external',
 ] as const;
 
 const triggerSchema = z
   .strictObject({
-    type: z.enum(TRIGGER_TYPES).describe('Event that fires the trigger.'),
+    type: z.enum(TRIGGER_TYPES).describe('Event that fires the trigger. on_external: an event a local integration posts to the control API (POST …/trigger), matched on filter "source".'),
     scope: z.enum(['system', 'agent']).default('agent').describe('system runs a lambda; agent wakes the LLM loop.'),
     lambda: z.string().optional().describe('For system scope: "file.ts:fn" in the VFS.'),
-    filter: z.record(z.string().describe('Filter key.'), z.string().describe('Filter value.')).optional().describe('Event filters, e.g. { "source": "mesh" }.'),
+    filter: z.record(z.string().describe('Filter key.'), z.string().describe('Filter value.')).optional().describe('Event filters, e.g. { "source": "mesh" } or { "watch": "docs/**" }. Every key must match; a key the event type does not know never matches. Values: alternatives separated by "|", "*" wildcards.'),
   })
   .describe('One trigger.');
 

@@ -16,6 +16,10 @@ export interface AgentOpenerOptions {
   readonly egress?: (id: string) => OpenAgentOptions['egress'];
   readonly clock?: () => Date;
   readonly maxTurns?: number;
+  /** The timer clock's scheduler, armed by `POST …/start` (default: Node's timers, unref'd). */
+  readonly scheduler?: OpenAgentOptions['scheduler'];
+  /** Bounds on trigger firings. */
+  readonly triggerLimits?: OpenAgentOptions['triggerLimits'];
 }
 
 /**
@@ -50,6 +54,8 @@ export function createAgentOpener(options: AgentOpenerOptions): (path: string, i
       ...(options.egress?.(id) ? { egress: options.egress(id)! } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+      ...(options.triggerLimits ? { triggerLimits: options.triggerLimits } : {}),
       onEvent: (e) => {
         if (e.kind === 'approval') {
           emit({ kind: 'approval', agent: id, data: taskView(e.taskId) ?? { id: e.taskId, tool: e.tool } });
@@ -85,11 +91,27 @@ export function createAgentOpener(options: AgentOpenerOptions): (path: string, i
         a.gate.resolveTask(taskId, change.feedback === undefined ? { decision: 'deny' } : { decision: 'deny', feedback: change.feedback }, 'owner');
         return { ...(view ?? { id: taskId, agent: id, tool: '', args: null, reason: '', createdAt: '' }), status: 'denied', ...(change.feedback === undefined ? {} : { feedback: change.feedback }) };
       },
+      // Stop disarms the timer clock and aborts the running activation; start arms the clock,
+      // fires on_startup triggers, and continues pending work.
       stop() {
-        a.abort();
+        a.stop();
       },
-      start() {
+      async start() {
+        await a.start();
         if (a.state() === 'idle') void a.run().catch(() => undefined);
+      },
+      // External events: on_external triggers whose filter "source" matches. The route already
+      // refused the owner's voices; the agent refuses them again (TRIGGER_SOURCE_FORBIDDEN).
+      async trigger(input) {
+        let fired;
+        try {
+          fired = await a.trigger(input);
+        } catch (e) {
+          if (e instanceof TrustError && e.code === 'TRIGGER_SOURCE_FORBIDDEN') throw controlError('CONTROL_TRIGGER_SOURCE_FORBIDDEN', e.message, e.hint);
+          throw e;
+        }
+        emit({ kind: 'state', agent: id, data: { state: STATES[a.state()] ?? a.state(), trigger: input.source, fired: fired.length } });
+        return { source: input.source, fired };
       },
     };
     return { adf: a.adf as AdfFile, hooks, close: () => a.close() };

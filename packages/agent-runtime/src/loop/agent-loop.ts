@@ -27,6 +27,8 @@ export interface LoopInput {
   readonly maxTurns: number;
   readonly emit: (e: AgentEvent) => void;
   readonly setState: (s: AgentState) => void;
+  /** Told after every model call (for `on_llm_call` triggers); never sees the messages. */
+  readonly onModelCall?: (call: { provider: string; model: string; ok: boolean; stopReason?: string; inputTokens?: number; outputTokens?: number }) => void;
 }
 
 const textOf = (content: readonly OutputBlock[]) => content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('');
@@ -75,8 +77,10 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
     } catch (e) {
       if (signal.aborted) return { stopReason: 'aborted', text: lastText, turns: turn - 1 };
       adf.logs.add({ level: 'error', origin: 'loop', event: 'provider_error', message: e instanceof Error ? e.message : String(e) });
+      l.onModelCall?.({ provider: provider.kind, model: config.model.model_id, ok: false });
       throw e;
     }
+    l.onModelCall?.({ provider: provider.kind, model: response.model, ok: true, stopReason: response.stopReason, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens });
     adf.loop.append({ role: 'assistant', content: response.content, model: `${provider.kind}:${response.model}`, tokens: response.usage.inputTokens + response.usage.outputTokens });
     lastText = textOf(response.content) || lastText;
     if (lastText) l.emit({ kind: 'text', text: textOf(response.content) });

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { TrustError } from '@trust/core';
 import { openAdf } from '../adf/adf-file.js';
 import type { AdfFile, OpenAdfOptions } from '../adf/adf-file.js';
@@ -25,6 +26,12 @@ import type { ConnectMcpOptions, McpConnection, McpPlacement } from '../mcp/mcp-
 import type { TimerFiring } from './timer-firing.js';
 import type { AgentEvent } from './agent-loop.js';
 import type { AgentMessaging } from '../messaging/agent-messaging.js';
+import { createTriggerDispatcher, type TriggerDispatcher, type TriggerFiring, type TriggerWake } from '../triggers/trigger-dispatcher.js';
+import { triggerEventOf } from '../triggers/trigger-event.js';
+import type { TriggerLimits } from '../triggers/trigger-guard.js';
+import { chatEvent, externalEvent, llmCallEvent, startupEvent, timerEvent, toolCallEvent } from '../triggers/runtime-events.js';
+import { observeGate } from './observed-gate.js';
+import { createTimerClock, type TimerScheduler } from './timer-clock.js';
 
 /** Egress for the agent's tools: the `@trust/egress` client(s) built by the host. */
 export interface AgentEgress {
@@ -59,7 +66,14 @@ export interface OpenAgentOptions {
    * `msg_send`; absent, `msg_send` fails with NOT_IMPLEMENTED.
    */
   readonly messaging?: (adf: AdfFile) => AgentMessaging;
+  /** Schedules the timer clock armed by {@link Agent.start} (default: Node's timers, unref'd). */
+  readonly scheduler?: TimerScheduler;
+  /** Bounds on trigger firings (depth, rates, queue); defaults in DEFAULT_TRIGGER_LIMITS. */
+  readonly triggerLimits?: Partial<TriggerLimits>;
 }
+
+/** Wakes queued behind a running activation, at most; more are skipped (logged). */
+const MAX_PENDING_WAKES = 10;
 
 /** How {@link Agent.connectMcpServers} places and sandboxes servers. */
 export interface AgentMcpOptions {
@@ -106,6 +120,26 @@ export interface Agent {
    * lambda with the file's authorization; agent timers wake the loop only in autonomous mode.
    */
   fireDueTimers(): Promise<TimerFiring[]>;
+  /**
+   * Starts the agent: arms its timer clock (timers then fire by themselves at their `nextWakeAt`)
+   * and fires `on_startup` triggers. A second start while started does nothing.
+   */
+  start(): Promise<TriggerFiring[]>;
+  /** Stops the agent: disarms the timer clock and aborts the running activation. */
+  stop(): void;
+  /** Whether {@link Agent.start} armed the timer clock. */
+  started(): boolean;
+  /** The time the timer clock will next wake, or null (not started, or no pending timer). */
+  nextTimerWake(): string | null;
+  /**
+   * Dispatches an external event (`on_external` triggers whose filter `source` matches) and
+   * returns what fired. Sources `user`, `owner` and `system` are refused (`TRIGGER_SOURCE_FORBIDDEN`).
+   */
+  trigger(input: { source: string; payload?: unknown }): Promise<TriggerFiring[]>;
+  /** The agent's trigger dispatcher (events raised by the runtime are dispatched here). */
+  readonly triggers: TriggerDispatcher;
+  /** Resolves when queued trigger events and the activations they started have finished (for hosts and tests). */
+  idle(): Promise<void>;
   /**
    * Connects every MCP server in the config and registers its `mcp_<server>_<tool>` tools (they
    * still need declarations to run). Servers are closed with the agent.
@@ -166,8 +200,34 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
     ? { request: async (req) => { state = 'awaiting_approval'; emit({ kind: 'approval', taskId: req.task.id, tool: req.task.tool }); try { return await options.approver!.request(req); } finally { state = 'running_tool'; } } }
     : undefined;
   const mcp: McpConnection[] = [];
-  const gate = createToolGate({ adf, registry, clock, agentId, ...(approver ? { approver } : {}) });
+  // The gate reports every finished call as an `on_tool_call` event (observational).
+  let triggersRef: TriggerDispatcher | undefined;
+  const gate = observeGate(createToolGate({ adf, registry, clock, agentId, ...(approver ? { approver } : {}) }), (c) => triggersRef?.emit(toolCallEvent(c)));
   gateRef = gate;
+
+  // Wakes from triggers and timers: start the loop without awaiting it, or queue behind the
+  // running activation (each queued wake keeps the async context, so the trigger cause, of its origin).
+  const pendingWakes: Array<() => void> = [];
+  const activations = new Set<Promise<unknown>>();
+  const startActivation = (text: string) => {
+    const p = activate(text).catch((e: unknown) => {
+      try { adf.logs.add({ level: 'warn', origin: 'loop', event: 'wake_failed', message: e instanceof Error ? e.message : String(e) }); } catch { /* closed */ }
+    });
+    activations.add(p);
+    void p.finally(() => activations.delete(p));
+  };
+  const wake = (text: string): TriggerWake => {
+    if (state === 'closed') return { outcome: 'busy', detail: 'the agent is closed' };
+    if (controller === undefined) {
+      startActivation(text);
+      return { outcome: 'woke' };
+    }
+    if (pendingWakes.length >= MAX_PENDING_WAKES) return { outcome: 'busy', detail: `the loop is busy and ${MAX_PENDING_WAKES} wakes are already queued` };
+    pendingWakes.push(AsyncResource.bind(() => startActivation(text)));
+    return { outcome: 'queued' };
+  };
+  const triggers = createTriggerDispatcher({ adf, runner, wake, clock, agentId, ...(options.triggerLimits ? { limits: options.triggerLimits } : {}) });
+  triggersRef = triggers;
 
   const activate = async (input: string | undefined): Promise<TurnOutcome> => {
     if (state === 'closed') throw new TrustError('AGENT_CLOSED', 'the agent is closed');
@@ -177,17 +237,41 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       return await runAgentLoop({
         adf, gate, provider: options.provider, input, signal: controller.signal, maxTurns: options.maxTurns ?? 50, emit,
         setState: (s) => { state = s; },
+        onModelCall: (c) => triggers.emit(llmCallEvent(c)),
       });
     } finally {
       controller = undefined;
       if ((state as AgentState) !== 'closed') state = 'idle';
+      const next = (state as AgentState) === 'closed' ? undefined : pendingWakes.shift();
+      if (next) queueMicrotask(next);
     }
   };
+
+  const fireTimers = async (): Promise<TimerFiring[]> => {
+    const fired = await fireDueTimers({ adf, runner, now: clock(), wake });
+    for (const f of fired) triggers.emit(timerEvent(f));
+    timerClock.rearm();
+    return fired;
+  };
+  const timerClock = createTimerClock({
+    timers: adf.timers, clock, fire: fireTimers, ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    onError: (e) => { try { adf.logs.add({ level: 'warn', origin: 'timer', event: 'timer.clock_error', message: e instanceof Error ? e.message : String(e) }); } catch { /* closed */ } },
+  });
+  const unsubscribe = adf.events.subscribe((e) => {
+    if (e.kind === 'timers') timerClock.rearm();
+    const ev = triggerEventOf(e);
+    if (ev) triggers.emit(ev);
+  });
 
   return {
     adf, gate, provider: options.provider, runner, messaging,
     state: () => state,
-    send: (text) => activate(text),
+    triggers,
+    send(text) {
+      const out = activate(text);
+      triggers.emit(chatEvent(text.length));
+      return out;
+    },
     run: () => activate(undefined),
     answer(text) {
       if (!pendingAsk) throw new TrustError('AGENT_NO_QUESTION', 'there is no pending question to answer');
@@ -208,9 +292,36 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       }
       return out;
     },
-    fireDueTimers: () => fireDueTimers({ adf, runner, now: clock(), wake: (text) => activate(text) }),
+    fireDueTimers: fireTimers,
+    async start() {
+      if (state === 'closed') throw new TrustError('AGENT_CLOSED', 'the agent is closed');
+      if (timerClock.armed()) return [];
+      timerClock.arm();
+      return triggers.dispatch(startupEvent());
+    },
+    stop() {
+      timerClock.disarm();
+      pendingWakes.length = 0;
+      controller?.abort();
+    },
+    started: () => timerClock.armed(),
+    nextTimerWake: () => timerClock.scheduledFor(),
+    trigger: async (input) => triggers.dispatch(externalEvent(input)),
+    async idle() {
+      for (;;) {
+        await triggers.idle();
+        if (activations.size === 0) return;
+        await Promise.allSettled([...activations]);
+      }
+    },
     abort() { controller?.abort(); },
-    close() { controller?.abort(); state = 'closed'; for (const c of mcp.splice(0)) void c.close(); sql.close(); adf.close(); },
+    close() {
+      timerClock.disarm();
+      triggers.close();
+      unsubscribe();
+      pendingWakes.length = 0;
+      controller?.abort(); state = 'closed'; for (const c of mcp.splice(0)) void c.close(); sql.close(); adf.close();
+    },
   };
 }
 

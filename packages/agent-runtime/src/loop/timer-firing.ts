@@ -17,7 +17,13 @@ export interface TimerFiring {
  * `system` timers run their lambda with that file's own authorization; `agent` timers wake the
  * loop only when the agent is autonomous, otherwise they are logged and skipped.
  */
-export async function fireDueTimers(input: { adf: AdfFile; runner: CodeRunner; now: Date; wake: (text: string) => Promise<unknown> }): Promise<TimerFiring[]> {
+export async function fireDueTimers(input: {
+  adf: AdfFile;
+  runner: CodeRunner;
+  now: Date;
+  /** Starts the loop (without awaiting the activation), queues the wake behind a running one, or cannot. */
+  wake: (text: string) => { outcome: 'woke' | 'queued' | 'busy'; detail?: string } | Promise<{ outcome: 'woke' | 'queued' | 'busy'; detail?: string }>;
+}): Promise<TimerFiring[]> {
   const { adf, runner, now } = input;
   const out: TimerFiring[] = [];
   for (const t of adf.timers.list()) {
@@ -40,9 +46,14 @@ export async function fireDueTimers(input: { adf: AdfFile; runner: CodeRunner; n
         detail = e instanceof Error ? e.message : String(e);
       }
     } else if (adf.config().autonomous) {
-      await input.wake(`[timer ${t.id}] ${t.payload ?? ''}`);
-      outcome = 'woke';
-      detail = 'woke the loop';
+      try {
+        const w = await input.wake(`[timer ${t.id}] An automated timer, not a message from your owner. ${t.payload ?? ''}`);
+        outcome = w.outcome === 'busy' ? 'skipped' : 'woke';
+        detail = w.detail ?? (w.outcome === 'woke' ? 'woke the loop' : w.outcome === 'queued' ? 'queued behind the running activation' : 'the loop is busy');
+      } catch (e) {
+        outcome = 'failed';
+        detail = e instanceof Error ? e.message : String(e);
+      }
     } else {
       outcome = 'skipped';
       detail = 'autonomous mode is off: agent timers do not start the loop';
