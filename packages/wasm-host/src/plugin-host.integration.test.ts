@@ -44,6 +44,31 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     expect(await unset.call('env-count')).toBe(0);
   });
 
+  it('keeps concurrent calls in order across both encodings and the fast and slow paths', async () => {
+    for (const syncWaitMs of [0, 5]) {
+      const p = await host({ limits: { syncWaitMs } }).load(fixture('tiny'));
+      const calls = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? p.call('echo', `s${i}`) : i % 3 === 1 ? p.call('add', i, 1) : p.call('noop')));
+      const results = await Promise.all(calls);
+      expect(results).toEqual(Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? `s${i}` : i % 3 === 1 ? i + 1 : undefined)));
+      // a typed-array argument goes through structured clone; jco rejects it for a string param
+      await expect(p.call('echo', new Uint8Array([1]))).rejects.toMatchObject({ code: 'WASM_TRAP' });
+    }
+  });
+
+  it('returns an answer larger than the call buffer as a message', async () => {
+    // the request {"name":"echo","args":[s]} fits; the answer {"ok":true,"value":s,"output":[]} does not
+    const s = 'x'.repeat(200);
+    const requestBytes = JSON.stringify({ name: 'echo', args: [s] }).length;
+    const p = await host({ limits: { maxCallBytes: requestBytes + 2 } }).load(fixture('tiny'));
+    // regression: the next request, posted as soon as the message arrives, was overwritten by
+    // the worker's late state update, and the call hung until its deadline
+    for (let i = 0; i < 30; i++) {
+      expect(await p.call('echo', s)).toBe(s);
+      expect(await p.call('add', i, 2)).toBe(i + 2);
+    }
+    await expect(p.call('echo', s + 'yyyy')).rejects.toMatchObject({ code: 'WASM_EXPORT_UNKNOWN' });
+  });
+
   it('rejects unknown, bare and conflicting capabilities at load', async () => {
     const h = host();
     await expect(code(h.load(fixture('tiny'), { grants: ['gpu'] }))).resolves.toBe('WASM_CAPABILITY_UNKNOWN');

@@ -1,8 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
-import { serialize } from 'node:v8';
+import { statSync } from 'node:fs';
 import type { GuardOptions } from '@trust/egress';
-import { MessageChannel, Worker } from 'node:worker_threads';
-import { fileURLToPath } from 'node:url';
 import { createPrincipal, parseCapabilities, tryParseCapabilities, type AuditSink, type CapabilitySet, type EgressPolicy, type TrustError } from '@trust/core';
 import { describeComponent, diffInterfaces, type ComponentDescription, type ComponentInterface } from './component-info.js';
 import { sha256Hex } from './hash.js';
@@ -10,13 +7,13 @@ import { wasmError } from './errors.js';
 import { checkImports } from './import-requirements.js';
 import { planImports, type ImportPlan } from './import-plan.js';
 import { parseManifest, type PackageManifest } from './manifest.js';
-import { composePolicy, createNetworkBroker } from './net-broker.js';
+import { composePolicy } from './net-broker.js';
 import type { PackageLimits } from './package-files.js';
 import { readSource, type PluginSource } from './package-source.js';
 import { instantiateRuntime, type CallOutcome } from './plugin-runtime.js';
 import { SIGNATURE_FILE, verifyPackage, type PublicSigningKey, type VerifiedSigner } from './signing.js';
-import { serveSyncCalls } from './sync-bridge.js';
 import { transpileComponent, type TranspiledComponent } from './transpile-cache.js';
+import { startWorkerRuntime, type WorkerOutcome } from './worker-runtime.js';
 
 /** Resource limits. `undefined` fields take the defaults. */
 export interface PluginLimits {
@@ -32,6 +29,17 @@ export interface PluginLimits {
   readonly maxOutputBytes?: number;
   /** Cap on the serialised arguments of one worker-mode call (default 4 MiB). */
   readonly maxCallBytes?: number;
+  /** Cap on one brokered HTTP response body, enforced while it streams (default 10 MiB). */
+  readonly maxHttpResponseBytes?: number;
+  /** Cap on one guest HTTP request body, enforced while it streams (default 16 MiB). */
+  readonly maxHttpRequestBytes?: number;
+  /**
+   * Worker mode: how long the calling thread waits synchronously for a call's answer before it
+   * goes back to its event loop (default 0.2 ms; 0 turns the fast path off). Short calls then
+   * answer without an event-loop turn; the event loop is held for at most this long per call.
+   * Plugins with network capabilities never wait (their guest calls back into this thread).
+   */
+  readonly syncWaitMs?: number;
   /** Package reading caps. */
   readonly package?: PackageLimits;
 }
@@ -97,15 +105,6 @@ export interface PluginHost {
   close(): Promise<void>;
 }
 
-function workerScript(): URL {
-  // Built layout: dist/index.js next to dist/worker-entry.js. Source layout (tests): use the build.
-  const here = new URL('./worker-entry.js', import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  const built = new URL('../dist/worker-entry.js', import.meta.url);
-  if (existsSync(fileURLToPath(built))) return built;
-  throw wasmError('WASM_WORKER_CRASHED', '@trust/wasm-host: dist/worker-entry.js not found', { hint: 'build the package first (pnpm turbo run build --filter=@trust/wasm-host)' });
-}
-
 const isDir = (p: string) => {
   try {
     return statSync(p).isDirectory();
@@ -136,6 +135,9 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     httpTimeoutMs: options.limits?.httpTimeoutMs ?? 30_000,
     maxOutputBytes: options.limits?.maxOutputBytes ?? 64 * 1024,
     maxCallBytes: options.limits?.maxCallBytes ?? 4 * 1024 * 1024,
+    maxHttpResponseBytes: options.limits?.maxHttpResponseBytes ?? 10 * 1024 * 1024,
+    maxHttpRequestBytes: options.limits?.maxHttpRequestBytes ?? 16 * 1024 * 1024,
+    syncWaitMs: options.limits?.syncWaitMs ?? 0.2,
   };
   const hostEnv = options.env ?? process.env;
   const transpiled = new Map<string, Promise<TranspiledComponent>>();
@@ -271,7 +273,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     };
     const deadError = () => wasmError('WASM_PLUGIN_DEAD', `plugin ${s.id} is dead (${dead?.code}): ${dead?.message}`, { cause: dead, hint: 'load the plugin again' });
 
-    let invoke: (name: string, args: unknown[]) => Promise<unknown>;
+    let invoke: (name: string, args: unknown[]) => unknown | Promise<unknown>;
     let callSync: ((name: string, args: unknown[]) => unknown) | undefined;
     let shutdown: () => Promise<void>;
 
@@ -289,124 +291,58 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       invoke = async (name, args) => callSync!(name, args);
       shutdown = async () => {};
     } else {
-      let broker: ReturnType<typeof createNetworkBroker> | undefined;
-      const extra: Record<string, unknown> = {};
-      const transfer: import('node:worker_threads').TransferListItem[] = [];
-      if (s.plan.http || s.plan.tcp || s.plan.udp || s.plan.coarse) {
-        const channel = new MessageChannel();
-        const flag = new SharedArrayBuffer(4);
-        broker = createNetworkBroker({
-          principal: s.principal,
-          policy: composePolicy(s.plan, s.policy),
-          ...(options.guard ? { guard: options.guard } : {}),
-          ...(options.audit ? { audit: options.audit } : {}),
-          httpTimeoutMs: limits.httpTimeoutMs,
-        });
-        serveSyncCalls(channel.port1, flag, (op, payload) => broker!.handle(op, payload));
-        channel.port1.unref();
-        extra.bridgePort = channel.port2;
-        extra.bridgeFlag = flag;
-        transfer.push(channel.port2);
-      }
-      // Requests go through shared memory: the main thread writes the request and notifies; the
-      // worker (blocked in Atomics.wait, not in its event loop) runs it at once and answers with a
-      // message, which wakes the host faster than Atomics.waitAsync. One call at a time per
-      // plugin (calls are queued).
-      const ctlBuffer = new SharedArrayBuffer(8);
-      const dataBuffer = new SharedArrayBuffer(limits.maxCallBytes);
-      const ctl = new Int32Array(ctlBuffer);
-      const data = new Uint8Array(dataBuffer);
-      const worker = new Worker(workerScript(), {
-        workerData: { glueUrl: s.tc.glueUrl, modules: Object.fromEntries(s.tc.modules), plan: s.plan, maxMemoryBytes: limits.maxMemoryBytes, maxOutputBytes: limits.maxOutputBytes, callCtl: ctlBuffer, callData: dataBuffer, ...extra },
-        transferList: transfer,
-        resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb, maxYoungGenerationSizeMb: 16 },
-        stdout: true,
-        stderr: true,
-        env: {},
+      const network = s.plan.http || s.plan.tcp || s.plan.udp || s.plan.coarse;
+      const runtime = await startWorkerRuntime({
+        id: s.id,
+        glueUrl: s.tc.glueUrl,
+        modules: s.tc.modules,
+        plan: s.plan,
+        callTimeoutMs: limits.callTimeoutMs,
+        maxMemoryBytes: limits.maxMemoryBytes,
+        maxHeapMb: limits.maxHeapMb,
+        maxOutputBytes: limits.maxOutputBytes,
+        maxCallBytes: limits.maxCallBytes,
+        syncWaitMs: limits.syncWaitMs,
+        ...(network
+          ? {
+              broker: {
+                principal: s.principal,
+                policy: composePolicy(s.plan, s.policy),
+                ...(options.guard ? { guard: options.guard } : {}),
+                ...(options.audit ? { audit: options.audit } : {}),
+                httpTimeoutMs: limits.httpTimeoutMs,
+                limits: { maxResponseBytes: limits.maxHttpResponseBytes },
+              },
+            }
+          : {}),
+        onOutput,
+        onDeath: (err) => {
+          dead ??= err;
+        },
       });
-      worker.stdout.resume();
-      worker.stderr.resume();
-      const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void; name: string; timer: NodeJS.Timeout }>();
-      let nextId = 1;
-      let current = 0;
-      let exited = false;
-      const settle = (o: CallOutcome & { output: ['stdout' | 'stderr', Uint8Array][] }) => {
-        const p = pending.get(current);
-        if (!p) return; // timed out or the worker died
-        pending.delete(current);
-        clearTimeout(p.timer);
+      const finish = (name: string, o: WorkerOutcome): unknown => {
         for (const [stream, bytes] of o.output) onOutput(stream, bytes);
-        if (o.ok) return p.resolve(o.value);
-        const err = failureError(o, p.name);
+        if (o.ok) return o.value;
+        const err = failureError(o, name);
         if (o.fatal) {
-          dead = err;
-          void worker.terminate();
+          dead ??= err;
+          void runtime.terminate();
         }
-        p.reject(err);
+        throw err;
       };
-      const killAll = (err: TrustError) => {
-        dead ??= err;
-        for (const p of pending.values()) {
-          clearTimeout(p.timer);
-          p.reject(err);
-        }
-        pending.clear();
+      invoke = (name, args) => {
+        const r = runtime.call(name, args);
+        return r instanceof Promise ? r.then((o) => finish(name, o)) : finish(name, r);
       };
-      await new Promise<void>((resolve, reject) => {
-        worker.on('message', (m: { type: string; stream?: 'stdout' | 'stderr'; data?: Uint8Array; message?: string; outcome?: CallOutcome & { output: ['stdout' | 'stderr', Uint8Array][] } }) => {
-          if (m.type === 'ready') resolve();
-          else if (m.type === 'init-error') reject(wasmError('WASM_INSTANTIATE_FAILED', `plugin ${s.id} failed to instantiate: ${m.message}`, { hint: 'the component could not be linked or its start function failed' }));
-          else if (m.type === 'stdio') onOutput(m.stream!, m.data!);
-          else if (m.type === 'result') settle(m.outcome!);
-        });
-        worker.on('error', (e: Error & { code?: string }) => {
-          const err = e.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? wasmError('WASM_MEMORY_LIMIT', `plugin ${s.id} ran out of memory (heap ceiling ${limits.maxHeapMb} MB)`, { cause: e, hint: 'raise limits.maxHeapMb if the plugin legitimately needs more' })
-            : wasmError('WASM_WORKER_CRASHED', `plugin ${s.id}'s worker crashed: ${e.message}`, { cause: e, hint: 'load the plugin again' });
-          killAll(err);
-          reject(err);
-        });
-        worker.on('exit', () => {
-          exited = true;
-          broker?.close();
-          killAll(wasmError('WASM_WORKER_CRASHED', `plugin ${s.id}'s worker exited`, { hint: 'load the plugin again' }));
-          reject(dead);
-        });
-      });
-      worker.unref();
-      invoke = (name, args) =>
-        new Promise((resolve, reject) => {
-          let request: Buffer;
-          try {
-            request = serialize({ name, args });
-          } catch (cause) {
-            return reject(wasmError('WASM_EXPORT_UNKNOWN', `plugin ${s.id}: the arguments of ${name} cannot be copied to the plugin`, { cause, hint: 'pass plain data: numbers, bigints, strings, arrays, objects, typed arrays' }));
-          }
-          if (request.length > data.length) {
-            return reject(wasmError('WASM_EXPORT_UNKNOWN', `plugin ${s.id}: the arguments of ${name} exceed limits.maxCallBytes (${data.length})`, { hint: 'raise limits.maxCallBytes' }));
-          }
-          const id = nextId++;
-          const timer = setTimeout(() => {
-            const err = wasmError('WASM_TIMEOUT', `plugin ${s.id}: ${name} exceeded its deadline of ${limits.callTimeoutMs} ms and was terminated`, { hint: 'raise limits.callTimeoutMs, or fix the guest' });
-            dead ??= err;
-            void worker.terminate();
-            killAll(err);
-          }, limits.callTimeoutMs);
-          pending.set(id, { resolve, reject, name, timer });
-          current = id;
-          data.set(request);
-          ctl[1] = request.length;
-          Atomics.store(ctl, 0, 1);
-          Atomics.notify(ctl, 0);
-        });
-      shutdown = async () => {
-        dead ??= wasmError('WASM_PLUGIN_DEAD', `plugin ${s.id} was disposed`, { hint: 'load the plugin again' });
-        if (!exited) await worker.terminate();
-        broker?.close();
-      };
+      shutdown = () => runtime.terminate();
     }
 
+    // One call at a time per plugin: while one is in flight (or queued), later calls queue.
+    // With nothing in flight a call runs at once, and a synchronous answer (the worker fast
+    // path) settles without a queue turn.
     let queue: Promise<unknown> = Promise.resolve();
+    let inFlight = 0;
+    const runNow = (name: string, args: unknown[]): unknown | Promise<unknown> => (dead ? Promise.reject(deadError()) : invoke(name, args));
     const plugin: Plugin = {
       id: s.id,
       name: s.name,
@@ -428,11 +364,24 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
             return Promise.reject(e);
           }
         }
-        const run = async () => {
-          if (dead) throw deadError();
-          return invoke(name, args);
-        };
-        const p = queue.then(run, run);
+        let r: unknown;
+        if (inFlight === 0) {
+          try {
+            r = runNow(name, args);
+          } catch (e) {
+            return Promise.reject(e);
+          }
+          if (!(r instanceof Promise)) return Promise.resolve(r);
+        } else {
+          r = queue.then(
+            () => runNow(name, args),
+            () => runNow(name, args),
+          );
+        }
+        inFlight++;
+        const p = (r as Promise<unknown>).finally(() => {
+          inFlight--;
+        });
         queue = p.catch(() => undefined);
         return p;
       },

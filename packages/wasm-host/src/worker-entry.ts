@@ -3,11 +3,12 @@
  * answers call messages. The worker holds nothing of the host: no policy, no keys, no env beyond
  * the plan's granted values.
  */
-import { deserialize } from 'node:v8';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { instantiateRuntime, type PluginRuntime } from './plugin-runtime.js';
 import type { ImportPlan } from './import-plan.js';
 import { createSyncCaller } from './sync-bridge.js';
+import { isPlainScalar, openCallChannel, serveCalls } from './call-channel.js';
+import type { WorkerOutcome } from './worker-runtime.js';
 
 interface Init {
   glueUrl: string;
@@ -49,28 +50,23 @@ try {
 } catch (e) {
   port.postMessage({ type: 'init-error', message: String((e as Error)?.message ?? e) });
 }
-// Serve calls: requests arrive in shared memory (the worker blocks in Atomics.wait between calls,
-// in short slices so terminate() always lands, and never needs its event loop again); results go
-// back as messages.
+// Serve calls: requests arrive in shared memory and answers go back the same way (see
+// call-channel.ts); an answer too large for the buffer goes back as a message.
 if (runtime) {
-  const ctl = new Int32Array(init.callCtl);
-  const data = new Uint8Array(init.callData);
-  for (;;) {
-    Atomics.wait(ctl, 0, 0, 50);
-    if (Atomics.load(ctl, 0) !== 1) continue;
-    const req = deserialize(data.subarray(0, ctl[1])) as { name: string; args: unknown[] };
-    inCall = true;
-    const outcome = runtime.call(req.name, req.args);
-    inCall = false;
-    const output = callOutput;
-    callOutput = [];
-    callOutputBytes = 0;
-    // the reply is a message: the host wakes faster on a message than on Atomics.waitAsync
-    Atomics.store(ctl, 0, 0);
-    try {
-      port.postMessage({ type: 'result', outcome: { ...outcome, output } });
-    } catch {
-      port.postMessage({ type: 'result', outcome: { ok: false, fatal: false, failure: { kind: 'trap', message: 'the result cannot be copied to the host' }, output } });
-    }
-  }
+  const rt = runtime;
+  serveCalls(
+    openCallChannel({ ctl: init.callCtl, data: init.callData }),
+    (req: { name: string; args: unknown[] }) => {
+      inCall = true;
+      const outcome = rt.call(req.name, req.args);
+      inCall = false;
+      const output = callOutput;
+      callOutput = [];
+      callOutputBytes = 0;
+      return { ...outcome, output } as WorkerOutcome;
+    },
+    (reply) => reply.ok && reply.output.length === 0 && (reply.value === undefined || isPlainScalar(reply.value)),
+    (reply) => port.postMessage({ type: 'result', outcome: reply }),
+    (): WorkerOutcome => ({ ok: false, fatal: false, failure: { kind: 'trap', message: 'the result cannot be copied to the host' }, output: [] }),
+  );
 }
