@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { AuditSink } from '@trust/core';
+import { deny, type AuditSink } from '@trust/core';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { LocalMesh } from '../messaging/local-mesh.js';
 import { MESH_WS_CLOSE, MESH_WS_PREFIX } from '../messaging/mesh-ws-protocol.js';
@@ -85,7 +85,14 @@ export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSetti
         sockets.add(ws);
         const session = createMeshWsSession({
           serverDid: did,
-          ingest,
+          // Looked up per message: an agent taken off the mesh stops receiving on open sockets too.
+          ingest: (bytes, ctx) => {
+            const current = o.mesh.lookup(did);
+            if (current === undefined) {
+              return Promise.resolve({ accepted: false, decision: deny('MESH_NO_SUCH_AGENT', 'the agent is no longer on this mesh', { rule: 'mesh-ws' }) });
+            }
+            return current(bytes, ctx);
+          },
           limits,
           peer: { send: (text) => ws.send(text), close: (code, reason) => ws.close(code, reason) },
           ...(audit === undefined ? {} : { audit }),

@@ -45,7 +45,7 @@ async function runtime(name: string, meshWebSocket?: MeshWsServerOptions) {
   const messaging = createAgentMessaging({ adf, identity, mesh, egress, sleep: async () => {} });
   mesh.register(identity.did, messaging.ingest, { audit: adf.audit });
   const wsUrl = server.url.replace('http:', 'ws:');
-  return { adf, identity, server, messaging, egress, wsUrl, endpoint: `${wsUrl}/mesh/v1/ws/${encodeURIComponent(identity.did)}` };
+  return { adf, identity, server, messaging, egress, mesh, wsUrl, endpoint: `${wsUrl}/mesh/v1/ws/${encodeURIComponent(identity.did)}` };
 }
 
 const principal = { kind: 'llm', id: 'agent' } as const;
@@ -111,6 +111,18 @@ describe('mesh WebSocket between two control servers', () => {
     session.close();
     expect(acks.map((x) => x.accepted)).toEqual([true, true, true]);
     expect(b.adf.inbox.list().map((r) => r.content).sort()).toEqual(['m1', 'm2', 'm3']);
+  });
+
+  it('stops delivering on open sockets once the agent leaves the mesh', async () => {
+    const b = await runtime('b');
+    const me = createIdentity();
+    const c = await login(b.endpoint, me, b.identity.did);
+    await c.frame(2);
+    b.mesh.unregister(b.identity.did);
+    await c.sendJson({ v: 1, type: 'message', message: hello(me, b.identity.did) });
+    expect(await c.frame(3)).toMatchObject({ type: 'ack', accepted: false, code: 'MESH_NO_SUCH_AGENT' });
+    c.ws.close();
+    expect(b.adf.inbox.list()).toHaveLength(0);
   });
 
   it('refuses a replayed handshake: the answer captured from one connection fails on the next', async () => {

@@ -2,6 +2,7 @@ import { createMemoryAuditSink } from '@trust/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createIdentity, type AgentIdentity } from '../identity/did-key.js';
 import { composeMessage } from './compose.js';
+import type { InboxMiddleware } from './ingress.js';
 import type { AgentMessage } from './message.js';
 import { signMeshWsAuth } from './mesh-ws-protocol.js';
 import { createMeshWsSession, type MeshWsLimits } from './mesh-ws-session.js';
@@ -12,8 +13,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function setup(limits: Partial<MeshWsLimits> = {}, clock = { t: Date.now() }) {
-  const rx = createTestReceiver();
+function setup(limits: Partial<MeshWsLimits> = {}, clock = { t: Date.now() }, middleware: InboxMiddleware[] = []) {
+  const rx = createTestReceiver({}, middleware);
   const sent: any[] = [];
   const closes: Array<{ code: number; reason: string }> = [];
   const audit = createMemoryAuditSink();
@@ -61,6 +62,23 @@ describe('mesh WebSocket session (server side)', () => {
     expect(s.closes[0]!.reason).toMatch(/^MESH_WS_AUTH_MALFORMED: /);
     expect(s.ingest).not.toHaveBeenCalled();
     expect(s.audit.events()[0]).toMatchObject({ action: 'mesh.ws.auth', decision: 'deny', code: 'MESH_WS_AUTH_MALFORMED' });
+  });
+
+  it('refuses a handshake answer larger than a handshake needs', () => {
+    const s = setup();
+    s.frame({ ...signMeshWsAuth(createIdentity(), s.challenge.nonce, s.rx.identity.did), pad: 'x'.repeat(4096) });
+    expect(s.closes[0]).toMatchObject({ code: 4401 });
+    expect(s.closes[0]!.reason).toMatch(/^MESH_WS_AUTH_MALFORMED: /);
+  });
+
+  it('caps a long middleware reason so the acknowledgement keeps its format', async () => {
+    const s = setup({}, undefined, [async () => ({ action: 'reject', code: 'NOPE', reason: 'r'.repeat(5000) })]);
+    const me = createIdentity();
+    s.login(me);
+    s.frame({ v: 1, type: 'message', message: hello(me, s.rx.identity.did) });
+    const [ack] = await s.acks(1);
+    expect(ack).toMatchObject({ accepted: false, code: 'NOPE' });
+    expect(ack.reason).toHaveLength(512);
   });
 
   it('gives one try: after a failed answer nothing more is read', () => {

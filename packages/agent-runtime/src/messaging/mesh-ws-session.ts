@@ -11,6 +11,8 @@ import {
   type ChallengeFrame,
 } from './mesh-ws-protocol.js';
 
+const AUTH_FRAME_MAX_BYTES = 2048;
+
 /** Limits of one mesh WebSocket connection. Every field has a default. */
 export interface MeshWsLimits {
   /** Largest frame in bytes. Default {@link MESH_WS_MAX_FRAME_BYTES}. */
@@ -186,9 +188,10 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
               type: 'ack',
               id,
               accepted: false,
-              code: result.decision.code,
-              reason: result.decision.reason,
-              ...(result.decision.hint === undefined ? {} : { hint: result.decision.hint }),
+              // Middleware may write long reasons; the frame format caps them.
+              code: result.decision.code.slice(0, 64),
+              reason: result.decision.reason.slice(0, 512),
+              ...(result.decision.hint === undefined ? {} : { hint: result.decision.hint.slice(0, 512) }),
             };
       } catch {
         ack = { v: MESH_WS_VERSION, type: 'ack', id, accepted: false, code: 'MESH_INTERNAL', reason: 'the message could not be processed' };
@@ -215,6 +218,10 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
       if (isBinary) return refuse(MESH_WS_CLOSE.UNSUPPORTED_DATA, 'MESH_WS_BINARY', 'frames are JSON text');
       if (size > limits.maxFrameBytes) return refuse(MESH_WS_CLOSE.TOO_BIG, 'MESSAGE_TOO_LARGE', `frames are limited to ${limits.maxFrameBytes} bytes`);
       if (!frames.take(1) || !bytes.take(size)) return refuse(MESH_WS_CLOSE.RATE_LIMITED, 'MESH_WS_RATE_LIMITED', 'too many frames or bytes per second');
+      // The answer to a challenge is a few hundred bytes; nobody unauthenticated gets to send more.
+      if (did === undefined && size > AUTH_FRAME_MAX_BYTES) {
+        return refuse(MESH_WS_CLOSE.AUTH_FAILED, 'MESH_WS_AUTH_MALFORMED', `the handshake answer is limited to ${AUTH_FRAME_MAX_BYTES} bytes`, 'mesh.ws.auth');
+      }
       touch();
       const text = typeof data === 'string' ? data : data.toString('utf8');
       if (did === undefined) authenticate(text);
