@@ -1,10 +1,14 @@
-// Egress suite: the guarded client against plain undici and two SSRF-filtering agents, all on
-// the same loopback HTTP server running in a child process; plus the guard's per-decision cost.
+// Egress suite: each guarded path (fetch, request, node:http agent) against its unguarded twin
+// (undici fetch / undici request / a plain node:http agent) and against two SSRF-filtering
+// agents, all on the same loopback HTTP server running in a child process; plus the guarded
+// fetch with a sealed audit chain, client CPU per request, and the guard's per-decision cost.
 // Loops are bounded; nothing leaves loopback.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import { Agent, fetch as undiciFetch, request as undiciRequest } from 'undici';
+import { createMemoryAuditSink } from '@trust/core';
 import { createEgressClient, createEgressGuard, createEgressHttpAgent } from '@trust/egress';
 import { RequestFilteringHttpAgent } from 'request-filtering-agent';
 import { percentile, sample } from '../lib/table.mjs';
@@ -64,56 +68,93 @@ function nodeGet(agent, url) {
   });
 }
 
+/** Client CPU time (user + system) per request over one measured batch, in microseconds. */
+function cpuPerRequest(before, total) {
+  const d = process.cpuUsage(before);
+  return (d.user + d.system) / total;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
 export default async function run({ log }) {
   const server = await startServer();
   const url = `http://127.0.0.1:${server.port}/`;
   const principal = { kind: 'plugin', id: 'bench' };
   const CONC = 8;
-  // Many short interleaved rounds, median per variant: the machine is shared, so load drifts.
-  const TOTAL = 400;
-  const ROUNDS = 9;
+  // The machine is shared and loaded: many short rounds, every variant once per round in a
+  // rotating order, medians over rounds. Ratios are also computed per round (both sides of a
+  // pair measured seconds apart) and their median is logged next to the ratio of medians.
+  const TOTAL = 1000;
+  const ROUNDS = 11;
+  const policy = { name: 'bench', authorizeHttp: () => ({ allow: true, rule: 'bench' }) };
 
   const plainAgent = new Agent({ connections: CONC });
-  const client = createEgressClient({ policy: { name: 'bench', authorizeHttp: () => ({ allow: true, rule: 'bench' }) } });
+  const client = createEgressClient({ policy });
+  const audited = createEgressClient({ policy, audit: createMemoryAuditSink() });
   const rfa = new RequestFilteringHttpAgent({ keepAlive: true, maxSockets: CONC, allowIPAddressList: ['127.0.0.1'] });
   // ssrf-req-filter blocks every loopback address by design and only checks when a socket is
   // created. Warm CONC keep-alive sockets first, then install its hook: the measured load runs
   // through its agent in steady state (its per-connection check cost is excluded, which only
   // favours it). A new connection during the run would throw and fail the suite loudly.
   const ssrfAgent = new http.Agent({ keepAlive: true, maxSockets: CONC });
-  // Same transport as the two filters (node:http, keep-alive): isolates the guard's cost.
+  // The guarded node:http agent and its unguarded twin: same transport as the two filters.
   const oursAgent = createEgressHttpAgent({ keepAlive: true, maxSockets: CONC });
+  const nodeAgent = new http.Agent({ keepAlive: true, maxSockets: CONC });
 
   const variants = {
-    plain: async () => (await undiciFetch(url, { dispatcher: plainAgent })).arrayBuffer(),
-    plainRequest: async () => {
-      return collect((await undiciRequest(url, { dispatcher: plainAgent })).body);
-    },
-    ours: async () => (await client.fetch(url, undefined, { principal })).arrayBuffer(),
-    oursRequest: async () => {
-      return collect((await client.request(url, undefined, { principal })).body);
-    },
+    undiciFetch: async () => (await undiciFetch(url, { dispatcher: plainAgent })).arrayBuffer(),
+    undiciRequest: async () => collect((await undiciRequest(url, { dispatcher: plainAgent })).body),
+    nodeAgent: () => nodeGet(nodeAgent, url),
+    oursFetch: async () => (await client.fetch(url, undefined, { principal })).arrayBuffer(),
+    oursRequest: async () => collect((await client.request(url, undefined, { principal })).body),
+    oursAgent: () => nodeGet(oursAgent, url),
+    oursFetchAudited: async () => (await audited.fetch(url, undefined, { principal })).arrayBuffer(),
     rfa: () => nodeGet(rfa, url),
     ssrf: () => nodeGet(ssrfAgent, url),
-    oursAgent: () => nodeGet(oursAgent, url),
   };
-  for (const [name, one] of Object.entries(variants)) {
-    await throughput(one, 200, CONC);
+  const names = Object.keys(variants);
+  for (const name of names) {
+    await throughput(variants[name], 300, CONC);
     if (name === 'ssrf') requestFilterHandler(ssrfAgent);
   }
-  const results = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+  const load0 = os.loadavg()[0];
+  const rounds = [];
   for (let r = 0; r < ROUNDS; r++) {
-    for (const [name, one] of Object.entries(variants)) results[name].push(await throughput(one, TOTAL, CONC));
+    const round = {};
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(r + i) % names.length];
+      const cpu0 = process.cpuUsage();
+      const rps = await throughput(variants[name], TOTAL, CONC);
+      round[name] = { rps, cpu: cpuPerRequest(cpu0, TOTAL) };
+    }
+    rounds.push(round);
   }
-  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const rps = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, med(v)]));
-  log(`req/s medians: ${Object.entries(rps).map(([k, v]) => `${k}=${v.toFixed(0)}`).join(' ')}`);
+  const load1 = os.loadavg()[0];
+  const rps = Object.fromEntries(names.map((n) => [n, median(rounds.map((r) => r[n].rps))]));
+  const cpu = Object.fromEntries(names.map((n) => [n, median(rounds.map((r) => r[n].cpu))]));
+  const paired = (a, b) => {
+    const ratios = rounds.map((r) => r[a].rps / r[b].rps).sort((x, y) => x - y);
+    return `${a}/${b} ${median(ratios).toFixed(2)} (${ratios[0].toFixed(2)}-${ratios[ratios.length - 1].toFixed(2)})`;
+  };
+  log(`${ROUNDS} rounds x ${TOTAL} requests x ${names.length} variants, ${CONC} concurrent; load average ${load0.toFixed(1)} -> ${load1.toFixed(1)}`);
+  log(`req/s medians: ${names.map((k) => `${k}=${rps[k].toFixed(0)}`).join(' ')}`);
+  log(`client CPU us/request medians: ${names.map((k) => `${k}=${cpu[k].toFixed(1)}`).join(' ')}`);
+  log(`paired per-round ratios, median (min-max): ${[
+    ['oursFetch', 'undiciFetch'], ['oursFetch', 'undiciRequest'], ['oursFetch', 'rfa'], ['oursFetch', 'ssrf'],
+    ['oursRequest', 'undiciRequest'], ['oursRequest', 'rfa'], ['oursRequest', 'ssrf'],
+    ['oursAgent', 'nodeAgent'], ['oursAgent', 'rfa'], ['oursAgent', 'ssrf'], ['oursFetchAudited', 'undiciFetch'],
+  ].map(([a, b]) => paired(a, b)).join('; ')}`);
 
   await client.close();
+  await audited.close();
   await plainAgent.close();
   rfa.destroy();
   ssrfAgent.destroy();
   oursAgent.destroy();
+  nodeAgent.destroy();
   server.stop();
 
   // Per-decision cost: a literal (parse + classify + rule) and a cached name (cache hit + judge).
@@ -124,16 +165,26 @@ export default async function run({ log }) {
   const cached = await sample(async () => { for (let i = 0; i < 10; i++) await guard.evaluateUrl('http://cached.test/'); }, N / 10);
   const urlOnly = await sample(() => { for (let i = 0; i < 10; i++) new URL('http://93.184.216.34:8080/x'); }, N / 10);
 
-  return [
-    { measure: 'guarded fetch vs plain undici fetch (loopback, 8 concurrent)', unit: 'req/s', ours: rps.ours, baseline: rps.plain, baselineName: 'undici fetch', better: 'higher', target: { ratio: 0.9 } },
-    { measure: 'guarded request vs plain undici request', unit: 'req/s', ours: rps.oursRequest, baseline: rps.plainRequest, baselineName: 'undici request', better: 'higher', target: { ratio: 0.9 } },
-    { measure: 'guarded request vs request-filtering-agent (same load)', unit: 'req/s', ours: rps.oursRequest, baseline: rps.rfa, baselineName: 'request-filtering-agent', better: 'higher', target: { ratio: 1 } },
-    { measure: 'guarded request vs ssrf-req-filter (same load)', unit: 'req/s', ours: rps.oursRequest, baseline: rps.ssrf, baselineName: 'ssrf-req-filter', better: 'higher', target: { ratio: 1 } },
-    { measure: 'guarded node:http agent vs request-filtering-agent', unit: 'req/s', ours: rps.oursAgent, baseline: rps.rfa, baselineName: 'request-filtering-agent', better: 'higher', target: { ratio: 1 } },
-    { measure: 'guarded node:http agent vs ssrf-req-filter', unit: 'req/s', ours: rps.oursAgent, baseline: rps.ssrf, baselineName: 'ssrf-req-filter', better: 'higher', target: { ratio: 1 } },
-    { measure: 'guarded fetch (Response) vs request-filtering-agent', unit: 'req/s', ours: rps.ours, baseline: rps.rfa, baselineName: 'request-filtering-agent', better: 'higher', target: { ratio: 1 } },
-    { measure: 'guarded fetch (Response) vs ssrf-req-filter', unit: 'req/s', ours: rps.ours, baseline: rps.ssrf, baselineName: 'ssrf-req-filter', better: 'higher', target: { ratio: 1 } },
+  const PEERS = [['rfa', 'request-filtering-agent'], ['ssrf', 'ssrf-req-filter']];
+  const tput = (measure, ours, base, baselineName, ratio) => ({ measure, unit: 'req/s', ours: rps[ours], baseline: rps[base], baselineName, better: 'higher', ...(ratio === undefined ? {} : { target: { ratio } }) });
+  const paths = [
+    ['oursFetch', 'guarded fetch (Response)', [['undiciFetch', 'undici fetch', 0.9], ['undiciRequest', 'undici request', 0.9]]],
+    ['oursRequest', 'guarded request (stream)', [['undiciRequest', 'undici request', 0.9]]],
+    ['oursAgent', 'guarded node:http agent', [['nodeAgent', 'node:http agent', 0.9]]],
+  ];
+  const rows = [];
+  for (const [ours, label, plains] of paths) {
+    for (const [base, name, target] of plains) rows.push(tput(`${label} vs plain ${name}`, ours, base, name, target));
+    for (const [base, name] of PEERS) rows.push(tput(`${label} vs ${name}`, ours, base, name, 1));
+  }
+  rows.push(tput('guarded fetch + sealed audit chain vs plain undici fetch', 'oursFetchAudited', 'undiciFetch', 'undici fetch'));
+  for (const [ours, label, plains] of paths) {
+    const [base, name] = plains[plains.length - 1];
+    rows.push({ measure: `client CPU per request: ${label} vs plain ${name}`, unit: 'us/req', ours: cpu[ours], baseline: cpu[base], baselineName: name, better: 'lower' });
+  }
+  rows.push(
     { measure: 'decision: IP literal URL', unit: 'ns/op', ours: percentile(literal, 50) / 10, baseline: percentile(urlOnly, 50) / 10, baselineName: 'new URL() alone', better: 'lower' },
     { measure: 'decision: cached name (2 answers)', unit: 'ns/op', ours: percentile(cached, 50) / 10, baseline: percentile(urlOnly, 50) / 10, baselineName: 'new URL() alone', better: 'lower' },
-  ];
+  );
+  return rows;
 }
