@@ -172,7 +172,8 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
     const parsed = messageFrameSchema.safeParse(json);
     if (!parsed.success) return refuse(MESH_WS_CLOSE.PROTOCOL, 'MESH_WS_FRAME_INVALID', 'expected a v1 message frame {v:1,type:"message",message}');
     if (pending >= limits.maxPending) return refuse(MESH_WS_CLOSE.RATE_LIMITED, 'MESH_WS_RATE_LIMITED', `more than ${limits.maxPending} messages are waiting`);
-    const message = parsed.data.message;
+    // The frame as parsed, not the schema's copy: ingress judges exactly what was sent.
+    const message = (json as { message: Record<string, unknown> }).message;
     const id = typeof message.id === 'string' ? message.id.slice(0, 128) : null;
     const remoteDid = did!;
     pending++;
