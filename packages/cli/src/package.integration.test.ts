@@ -59,7 +59,7 @@ describe('plugin packages (built binary)', () => {
     expect(ok.code).toBe(0);
     packageVerifySchema.parse(ok.json());
     const wrong = await cli(['package', 'verify', 'hello', '--trusted', 'other.pub', '--json']);
-    expect(wrong.code).toBe(1);
+    expect(wrong.code).toBe(126);
     expect(failureSchema.parse(wrong.json()).error.code).toBe('WASM_KEY_UNTRUSTED');
   });
 
@@ -85,12 +85,22 @@ describe('plugin packages (built binary)', () => {
 
   it('run refuses an untrusted signer, and a tampered package fails verify naming the file', async () => {
     const untrusted = await cli(['run', 'hello', 'add', '1', '2', '--json']);
-    expect(untrusted.code).toBe(1);
+    expect(untrusted.code).toBe(126);
     expect(failureSchema.parse(untrusted.json()).error.code).toBe('WASM_KEY_UNTRUSTED');
+    expect((await cli(['package', 'init', 'plain'])).code).toBe(0);
+    const unsigned = await cli(['run', 'plain', 'add', '1', '2']);
+    expect(unsigned.code).toBe(126);
+    expect(unsigned.stderr).toContain('error[WASM_UNSIGNED]');
+    const network = await cli(['run', 'hello', 'add', '1', '2', '--trusted', 'signing.pub', '--grant', 'http', '--json']);
+    expect(network.code).toBe(126);
+    expect(failureSchema.parse(network.json()).error.code).toBe('WASM_EGRESS_POLICY_MISSING');
     appendFileSync(join(tmp.home, 'hello', 'package.toml'), '\n# changed after signing\n');
     const tampered = await cli(['package', 'verify', 'hello', '--trusted', 'signing.pub', '--json']);
-    expect(tampered.code).toBe(1);
+    expect(tampered.code).toBe(126);
     const err = failureSchema.parse(tampered.json()).error;
+    const refused = await cli(['run', 'hello', 'add', '1', '2', '--trusted', 'signing.pub', '--json']);
+    expect(refused.code).toBe(126);
+    expect(failureSchema.parse(refused.json()).error.code).toBe('WASM_SIGNATURE_INVALID');
     expect(err.code).toBe('WASM_SIGNATURE_INVALID');
     expect(JSON.stringify(err)).toContain('package.toml');
   });

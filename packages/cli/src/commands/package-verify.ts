@@ -17,7 +17,7 @@ export const command: CommandSpec = {
     { command: 'trust package verify vendor.tpkg --trusted alice.pub --trusted bob.pub', explain: 'accept any of several signers' },
   ],
   jsonShape: '{ "package": string, "keyId": string, "alg": "ed25519", "manifestDigest": string }',
-  exitCodes: ['1 the package is unsigned, signed by an untrusted key, or does not match its signature (code WASM_*)'],
+  exitCodes: ['126 the package is unsigned, signed by an untrusted key, or does not match its signature (code WASM_*)', '1 the package or a key cannot be read'],
   async run({ io, out, values, positionals }) {
     const paths = listOption(values, 'trusted');
     if (paths.length === 0) throw usageError('CLI_USAGE_MISSING_OPTION', 'trust package verify needs at least one --trusted <key.pub>', 'for example --trusted signing.pub');

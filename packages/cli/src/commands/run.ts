@@ -39,7 +39,10 @@ export const command: CommandSpec = {
     { command: 'trust run fetcher.tpkg get \'"https://api.github.com/zen"\' --grant http --policy policy.json --trusted vendor.pub', explain: 'network only through the egress policy' },
   ],
   jsonShape: '{ "plugin": string, "export": string, "result": any, "stdout": string, "stderr": string, "capabilities": string[], "signer"?: string, "digest": string, "audit": AuditEvent[] }',
-  exitCodes: ['1 the plugin was refused (unsigned, untrusted key, unsatisfied import) or trapped; the code (WASM_*) says which'],
+  exitCodes: [
+    '126 the plugin was refused: unsigned, a bad signature, an untrusted key, imports its grants do not provide, or a network capability without --policy (the code, WASM_*, says which)',
+    '1 the plugin could not be loaded or trapped (a broken component, a timeout, a guest error)',
+  ],
   async run({ io, out, values, positionals }) {
     const [source, exportName, ...rawArgs] = positionals as [string, string, ...string[]];
     const [{ createPluginHost }, { createMemoryAuditSink }] = await Promise.all([import('@trust/wasm-host'), import('@trust/core')]);
