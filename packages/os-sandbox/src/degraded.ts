@@ -22,8 +22,16 @@ export function decideDegraded(policy: SandboxPolicy, probe: SandboxProbe): Degr
     out.push(mode);
   };
   if (caps.has('udp') && probe.platform === 'darwin') throw notImplemented('the udp capability on macOS (seatbelt has no datagram bridge yet)');
-  need('shared-network', caps.egressTier() === 'coarse', 'the network/sockets capability needs the host network namespace and its address floor cannot be enforced here', 'grant http or tcp instead (brokered through the egress policy)');
-  need('shared-network', !probe.netns && caps.egressTier() !== 'coarse', 'this host cannot create a network namespace', 'allow network namespaces for bubblewrap');
+  // The network/sockets tier runs in its own namespace through the run's proxy (any public host,
+  // strict address floor); only a host without network namespaces needs the shared network.
+  need(
+    'shared-network',
+    !probe.netns,
+    caps.egressTier() === 'coarse'
+      ? 'this host cannot create a network namespace, so the network/sockets capability would use the host network without an address floor'
+      : 'this host cannot create a network namespace',
+    'allow network namespaces for bubblewrap',
+  );
   need('no-proc', !probe.proc, 'a private /proc cannot be mounted here', 'run outside a restricted container');
   need('no-userns-lock', !probe.disableUserns, `bubblewrap ${probe.bwrap?.version ?? '?'} cannot disable nested user namespaces`, 'install bubblewrap 0.8 or newer');
   need('no-seccomp', probe.platform === 'linux' && (!probe.seccomp || !seccompArchOf(process.arch)), `no seccomp filter can be installed here (kernel support: ${probe.seccomp}, architecture ${process.arch})`, 'run on x64 or arm64 Linux with seccomp enabled');

@@ -35,6 +35,33 @@ export function defaultProxyFactory(request: EgressProxyRequest): Promise<Egress
 }
 
 /**
+ * The policy of the coarse tier (`network`/`sockets`) when the caller passes no `egress`: every
+ * HTTP request, TCP peer and UDP peer is allowed by the policy, so only the address guard decides,
+ * and that tier always runs the guard in `strict` mode (see `floorGuard`): any public host, no
+ * loopback, private, CGNAT, link-local, metadata, ULA or reserved address.
+ *
+ * @example
+ * const policy = networkTierPolicy(); // name 'network-tier'
+ */
+export function networkTierPolicy(): EgressPolicy {
+  const yes = (): Decision => ({ allow: true, rule: 'network-tier' });
+  return { name: 'network-tier', authorizeHttp: yes, authorizeTcp: yes, authorizeUdp: yes };
+}
+
+/**
+ * The address guard of the coarse tier: the caller's guard options (resolver, timeouts, denied
+ * CIDRs, protected ports) with `mode: 'strict'` and no `allowCidrs`, so nothing can lower the
+ * floor below public addresses.
+ *
+ * @example
+ * floorGuard({ mode: 'allow-local', allowCidrs: ['10.0.0.0/8'] }); // { mode: 'strict' }
+ */
+export function floorGuard(guard: SandboxGuardOptions | undefined): SandboxGuardOptions {
+  const { allowCidrs: _ignored, ...rest } = guard ?? {};
+  return { ...rest, mode: 'strict' };
+}
+
+/**
  * The egress policy as the run's proxy sees it: each kind of traffic is judged by the caller's
  * policy only when the sandbox policy grants that capability (`http`: HTTP and CONNECT; `tcp`:
  * CONNECT-as-TCP and SOCKS5 CONNECT; `udp`: SOCKS5 UDP ASSOCIATE), so a policy that happens to

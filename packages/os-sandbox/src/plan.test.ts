@@ -111,6 +111,22 @@ describe('planSandbox (linux)', () => {
     ).toThrow(expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }));
   });
 
+  it('network tier: its own namespace and the proxy bridge (TCP and UDP); shared only in the degraded mode', () => {
+    const floored = planSandbox({ v: 1, capabilities: ['network'] }, ['/usr/bin/git', 'fetch'], 'linux', {
+      env: { PATH: '/usr/bin:/bin', HOME: '/sandbox/home', TMPDIR: '/tmp', HTTP_PROXY: 'http://127.0.0.1:3128', ALL_PROXY: 'http://127.0.0.1:3128' },
+      launcher: '/var/cache/trust/launcher',
+      egress: { socketPath: '/tmp/trust-sandbox-x/run/egress.sock', port: 3128, udp: true },
+      empty: { file: '/tmp/trust-sandbox-x/empty', dir: '/tmp/trust-sandbox-x/empty.d' },
+    });
+    if (floored.platform !== 'linux') throw new Error('linux plan expected');
+    expect(render(floored.args)).toMatchSnapshot();
+    expect(floored.options).not.toContain('--share-net');
+    const shared = planSandbox({ v: 1, capabilities: ['network'], allowDegraded: ['shared-network'] }, ['/usr/bin/git', 'fetch'], 'linux', { shareNetwork: true });
+    if (shared.platform !== 'linux') throw new Error('linux plan expected');
+    expect(shared.options).toContain('--share-net');
+    expect(shared.command).toEqual(['/usr/bin/git', 'fetch']);
+  });
+
   it('refuses a protected path that is a symlink inside a writable root (it could be swapped)', () => {
     const linked: HostFacts = { ...facts, paths: { ...facts.paths, [`${WS}/.bashrc`]: { kind: 'symlink', target: 'dotfiles/bashrc' } } };
     expect(() => planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', { facts: linked })).toThrow(

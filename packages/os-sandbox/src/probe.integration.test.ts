@@ -41,7 +41,10 @@ describe('probeSandbox and fail-closed creation', () => {
   });
 
   it('refuses a weaker mode that the policy did not name', async () => {
-    await expect(createSandbox({ v: 1, capabilities: ['network'] })).rejects.toMatchObject({ code: 'SANDBOX_DEGRADED_REFUSED' });
+    await expect(createSandbox({ v: 1, capabilities: ['network'] }, { probe: { ...probe, netns: false } })).rejects.toMatchObject({
+      code: 'SANDBOX_DEGRADED_REFUSED',
+      message: expect.stringContaining('without an address floor'),
+    });
     await expect(createSandbox({ v: 1 }, { probe: { ...probe, netns: false } })).rejects.toMatchObject({
       code: 'SANDBOX_DEGRADED_REFUSED',
       hint: expect.stringContaining('allowDegraded: ["shared-network"]'),
@@ -52,7 +55,8 @@ describe('probeSandbox and fail-closed creation', () => {
 
   it('runs a named weaker mode and audits it on every run', async () => {
     const audit = createMemoryAuditSink();
-    const sb = await createSandbox({ v: 1, capabilities: ['network', 'stdout'], allowDegraded: ['shared-network'] }, { audit });
+    // A host without network namespaces: the network tier falls back to the host network, by name only.
+    const sb = await createSandbox({ v: 1, capabilities: ['network', 'stdout'], allowDegraded: ['shared-network'] }, { audit, probe: { ...probe, netns: false } });
     try {
       expect(sb.degraded).toEqual(['shared-network']);
       const r = await runIn(sb, ['/bin/true']);

@@ -15,7 +15,9 @@ import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
   createRunAudit,
   defaultProxyFactory,
+  floorGuard,
   grantedEgress,
+  networkTierPolicy,
   proxyEnv,
   type EgressProxyHandle,
   type SandboxGuardOptions,
@@ -60,9 +62,9 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     throw new TrustError('SANDBOX_UNAVAILABLE', `no sandbox backend for ${process.platform}`, { hint: 'run on Linux (bubblewrap) or macOS (seatbelt)' });
   }
   const caps = policy.capabilities;
-  const udp = caps.has('udp');
-  const brokered = caps.has('http') || caps.has('tcp') || udp;
-  if (brokered && !options.egress) {
+  const coarse = caps.egressTier() === 'coarse';
+  const fine = caps.has('http') || caps.has('tcp') || caps.has('udp');
+  if (fine && !options.egress) {
     throw new TrustError('SANDBOX_POLICY_INVALID', 'the http/tcp/udp capability needs an egress policy to judge destinations', {
       hint: 'pass createSandbox(policy, { egress: allowHosts([...]) }); without one there is no reach',
     });
@@ -92,6 +94,15 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     throw new TrustError('SANDBOX_UNAVAILABLE', '/usr/bin/sandbox-exec is missing', { hint: 'seatbelt ships with macOS; it cannot be installed separately' });
   }
   const degraded = decideDegraded(policy, probe);
+  // The coarse tier (network/sockets) is floored: its own namespace, the run's proxy, any public
+  // host, strict guard. Only without network namespaces does it share the host network (degraded).
+  // (On macOS the seatbelt profile allows only the proxy port, whatever the probe says about namespaces.)
+  const floored = coarse && (platform === 'darwin' || !degraded.includes('shared-network'));
+  const brokered = fine || floored;
+  // Datagrams need the launcher's bridge, so the floored tier offers UDP only when it exists.
+  const udp = caps.has('udp') || (floored && platform === 'linux' && launcher !== undefined);
+  const runPolicy = floored ? (options.egress ?? networkTierPolicy()) : options.egress;
+  const runGuard: SandboxGuardOptions = floored ? floorGuard(options.guard) : { mode: policy.network.guard, ...options.guard };
   const sourceHome = (options.env ?? process.env).HOME;
   // Grants must name real paths; checked again at every spawn, since a run can plant a symlink.
   const assertGrantsReal = (): void => {
@@ -116,7 +127,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   const seccompArch = seccompArchOf(process.arch);
   const seccompFilter = platform === 'linux' && !degraded.includes('no-seccomp') && seccompArch ? buildSeccompFilter(seccompArch, { allowNetlinkRoute: degraded.includes('shared-network') }) : undefined;
   if (platform === 'linux' && !launcher) {
-    if (udp) {
+    if (caps.has('udp')) {
       throw new TrustError('SANDBOX_UNAVAILABLE', 'the udp capability needs the sandbox launcher (its datagram bridge has no socat fallback)', {
         cause: launcherError,
         hint: 'install a C compiler (apt-get install gcc libc6-dev) and do not force bridge: "socat"',
@@ -181,9 +192,9 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       // The run's own egress listener: attribution is by which socket the bytes arrive on.
       if (brokered) {
         const runAudit = createRunAudit(options.audit, violations);
-        const guard: SandboxGuardOptions = { mode: policy.network.guard, ...options.guard };
-        const connectAs = caps.has('http') ? 'http' : 'tcp';
-        const runEgress = grantedEgress(options.egress!, caps);
+        const guard = runGuard;
+        const connectAs = caps.has('http') || floored ? 'http' : 'tcp';
+        const runEgress = grantedEgress(runPolicy!, caps);
         if (platform === 'linux') {
           socketPath = join(runDir, 'egress.sock');
           const udpRelay = udp ? { udp: { announce: { host: '127.0.0.1' as const, port: policy.network.proxyPort } } } : {};

@@ -40,3 +40,32 @@ export async function runIn(
 /** The Node binary running the tests, and the extra system root that makes it visible inside a sandbox. */
 export const NODE = process.execPath;
 export const NODE_ROOTS: string[] = NODE.startsWith('/usr/') ? [] : [join(NODE, '..', '..')];
+
+/**
+ * A minimal SOCKS5 UDP client: ASSOCIATE on 127.0.0.1:3128, then one datagram per
+ * `host:port:text` argument (in order) from one socket; prints `REP n` for a refused ASSOCIATE,
+ * `ECHO <text>` for each reply, and exits after the reply to the last datagram.
+ */
+export const SOCKS_UDP = `
+const net = require('net'), dgram = require('dgram');
+const sends = process.argv.slice(1).map((a) => a.split(':'));
+const c = net.connect(3128, '127.0.0.1', () => c.write(Buffer.from([5, 1, 0])));
+let stage = 0, buf = Buffer.alloc(0);
+c.on('data', (d) => {
+  buf = Buffer.concat([buf, d]);
+  if (stage === 0 && buf.length >= 2) { buf = buf.subarray(2); stage = 1; c.write(Buffer.from([5, 3, 0, 1, 0, 0, 0, 0, 0, 0])); }
+  if (stage !== 1 || buf.length < 10) return;
+  stage = 2;
+  if (buf[1] !== 0) { console.log('REP ' + buf[1]); process.exit(0); }
+  const relay = { host: buf.subarray(4, 8).join('.'), port: buf.readUInt16BE(8) };
+  const u = dgram.createSocket('udp4');
+  const last = sends[sends.length - 1][2];
+  u.on('message', (m) => { const text = m.subarray(10).toString(); console.log('ECHO ' + text); if (text === last) process.exit(0); });
+  for (const [host, port, text] of sends) {
+    const h = Buffer.from(host), p = Buffer.alloc(2);
+    p.writeUInt16BE(Number(port));
+    u.send(Buffer.concat([Buffer.from([0, 0, 0, 3, h.length]), h, p, Buffer.from(text)]), relay.port, relay.host);
+  }
+});
+c.on('error', (e) => { console.log('ERR ' + e.code); process.exit(0); });
+`;
