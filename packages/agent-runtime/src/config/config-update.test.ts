@@ -55,6 +55,7 @@ describe('planConfigUpdate', () => {
     [{ path: 'messaging.receive', value: true }, 'CONFIG_LOCKED'],
     [{ path: 'tools.adf_shell.enabled', value: true }, 'CONFIG_LOCKED'],
     [{ path: 'security.table_protections', value: {} }, 'CONFIG_LOCKED'],
+    [{ path: 'triggers', op: 'append', value: { type: 'on_inbox', scope: 'system', lambda: 'trusted.js:run' } }, 'CONFIG_LOCKED'],
     // declaration integrity
     [{ path: 'tools', op: 'append', value: { name: 'sys_code', enabled: true } }, 'CONFIG_DUPLICATE_DECLARATION'],
     [{ path: 'tools.sys_code', value: { name: 'sys_code', enabled: true } }, 'CONFIG_DECLARATION_WEAKENED'],

@@ -14,8 +14,12 @@ export const DENIED_TOP_LEVEL: readonly string[] = Object.freeze(['v', 'id', 'me
 export const GUARD_PATHS: readonly string[] = Object.freeze([
   'security.allow_unsigned', 'security.require_middleware_authorization', 'security.middleware', 'security.fetch_middleware',
 ]);
-/** Locks defined in code, so they hold for every agent whatever its stored `locked_fields` say. */
-export const DEFAULT_LOCKED_PATHS: readonly string[] = Object.freeze(['security.allow_local_fetch', 'stream_bind', 'security.table_protections']);
+/**
+ * Locks defined in code, so they hold for every agent whatever its stored `locked_fields` say.
+ * `triggers`: a system trigger runs its lambda with that file's authorization, so letting the
+ * model add one would let it run authorized code without the approval `sys_lambda` needs.
+ */
+export const DEFAULT_LOCKED_PATHS: readonly string[] = Object.freeze(['security.allow_local_fetch', 'stream_bind', 'security.table_protections', 'triggers']);
 
 /** One `sys_update_config` request. */
 export interface ConfigUpdateRequest {

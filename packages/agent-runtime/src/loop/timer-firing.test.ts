@@ -19,11 +19,17 @@ function file(autonomous = false): string {
 describe('timer firing', () => {
   it('system timers run their lambda with the file’s own authorization, once', async () => {
     let now = new Date('2026-01-01T00:00:00Z');
-    const agent = openAgent(file(), { provider: createScriptedProvider(), clock: () => now });
+    const agent = openAgent(file(), { provider: createScriptedProvider(), clock: () => now, approver: { request: async () => ({ decision: 'deny', feedback: 'not now' }) } });
     agent.adf.files.write('jobs.js', 'async function tick(ev) { await adf.fs_write({ path: "log.txt", mode: "append", content: ev.payload + ";" }); return 1; }');
     agent.adf.files.write('plain.js', 'async function tick(ev) { await adf.fs_write({ path: "plain.txt", mode: "write", content: "x" }); }');
     agent.adf.files.setAuthorized('jobs.js', true, 'owner');
-    await agent.gate.call('sys_set_timer', { kind: 'interval', ms: 60_000, scope: 'system', lambda: 'jobs.js:tick', payload: 'beat' }, { origin: 'llm' });
+    const beat = { kind: 'interval', ms: 60_000, scope: 'system', lambda: 'jobs.js:tick', payload: 'beat' };
+    // Pointing a system timer at an authorized file is like calling it: the model needs approval
+    // (none is given here), unauthorized code is refused, the owner may.
+    await expect(agent.gate.call('sys_set_timer', beat, { origin: 'llm' })).rejects.toMatchObject({ code: 'TOOL_APPROVAL_DENIED' });
+    await expect(agent.gate.call('sys_set_timer', beat, { origin: 'code' })).rejects.toMatchObject({ code: 'REQUIRES_AUTHORIZED_CALLER' });
+    expect(agent.adf.timers.list()).toEqual([]);
+    await agent.gate.call('sys_set_timer', beat, { origin: 'owner' });
     await agent.gate.call('sys_set_timer', { kind: 'delay', ms: 0, scope: 'system', lambda: 'plain.js:tick' }, { origin: 'llm' });
     await agent.gate.call('sys_set_timer', { kind: 'delay', ms: 0, payload: 'wake up' }, { origin: 'llm' });
     now = new Date('2026-01-01T00:01:00Z');

@@ -1,5 +1,6 @@
 import { TrustError } from '@trust/core';
 import type { ToolDefinition } from '../gate/tool-definition.js';
+import { parseLambdaRef } from '../code/code-runner.js';
 
 interface SetTimerArgs { kind: 'once' | 'delay' | 'interval'; at?: string; ms?: number; payload?: string; lambda?: string; scope?: 'agent' | 'system' }
 
@@ -26,6 +27,12 @@ export function createSetTimerTool(clock: () => Date): ToolDefinition<SetTimerAr
       },
       required: ['kind'],
       additionalProperties: false,
+    },
+    // A system timer runs its lambda with that file's authorization: like sys_lambda, the model
+    // needs approval to point one at an authorized file, and unauthorized code cannot.
+    authorizedTarget(args) {
+      if (args.scope !== 'system' || !args.lambda) return undefined;
+      try { return parseLambdaRef(args.lambda).file; } catch { return undefined; }
     },
     run(args, ctx) {
       const now = clock().getTime();
