@@ -77,4 +77,12 @@ describe('canonicalJson (RFC 8785)', () => {
     cyclic.self = cyclic;
     expect(() => canonicalJson(cyclic)).toThrow(/cycle/);
   });
+
+  it('names where the bad value sits', () => {
+    expect(() => canonicalJson({ a: [1, { b: NaN }] })).toThrow('cannot canonicalise the number NaN at .a[1].b');
+    expect(() => canonicalJson({ k: { '\udc00': 1 } })).toThrow('lone surrogate at .k');
+    expect(() => canonicalJson(['ok', '\ud800'])).toThrow('lone surrogate at [1]');
+    expect(() => canonicalJson('\ud800')).toThrow('lone surrogate at (root)');
+    expect(canonicalJson({ s: 'a\ud83d\ude00b', t: [1, undefined, 'x'] })).toBe('{"s":"a\ud83d\ude00b","t":[1,null,"x"]}');
+  });
 });
