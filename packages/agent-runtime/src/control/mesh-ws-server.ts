@@ -11,6 +11,8 @@ import { evaluateControlRequest, type GuardSettings } from './request-guard.js';
 export interface MeshWsServerOptions {
   /** Open mesh sockets at once, authenticated or not. Default 64; more are refused with 503. */
   readonly maxSockets?: number;
+  /** Open mesh sockets from one remote address. Default 16 (matters once LAN is opted in). */
+  readonly maxSocketsPerAddress?: number;
   /** Per-connection limits (frame size, rates, deadlines). */
   readonly limits?: Partial<MeshWsLimits>;
   /** Audit sink for agents registered without one. */
@@ -56,6 +58,8 @@ export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSetti
   const maxSockets = o.options?.maxSockets ?? 64;
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
   const sockets = new Set<WebSocket>();
+  const maxPerAddress = o.options?.maxSocketsPerAddress ?? 16;
+  const perAddress = new Map<string, number>();
 
   return {
     handleUpgrade(req, socket, head) {
@@ -77,12 +81,25 @@ export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSetti
       if (sockets.size >= maxSockets) {
         return refuseUpgrade(socket, 503, 'MESH_WS_BUSY', `this server holds its limit of ${maxSockets} mesh sockets`, 'try again later');
       }
+      const remote = req.socket.remoteAddress ?? 'unknown';
+      if ((perAddress.get(remote) ?? 0) >= maxPerAddress) {
+        return refuseUpgrade(socket, 503, 'MESH_WS_BUSY', `${remote} holds its limit of ${maxPerAddress} mesh sockets`, 'reuse an open socket or try again later');
+      }
       const audit = o.mesh.auditFor?.(did) ?? o.options?.audit;
-      const remote = req.socket.remoteAddress;
       // Without verifyClient, ws completes the upgrade synchronously (so the count above cannot
       // be overtaken), and answers a malformed upgrade (bad key or version) itself.
       wss.handleUpgrade(req, socket, head, (ws) => {
         sockets.add(ws);
+        perAddress.set(remote, (perAddress.get(remote) ?? 0) + 1);
+        let counted = true;
+        const release = () => {
+          if (!counted) return;
+          counted = false;
+          sockets.delete(ws);
+          const left = (perAddress.get(remote) ?? 1) - 1;
+          if (left <= 0) perAddress.delete(remote);
+          else perAddress.set(remote, left);
+        };
         const session = createMeshWsSession({
           serverDid: did,
           // Looked up per message: an agent taken off the mesh stops receiving on open sockets too.
@@ -96,7 +113,7 @@ export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSetti
           limits,
           peer: { send: (text) => ws.send(text), close: (code, reason) => ws.close(code, reason) },
           ...(audit === undefined ? {} : { audit }),
-          ...(remote === undefined ? {} : { remote }),
+          remote,
         });
         ws.on('message', (data, isBinary) => session.receive(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer), isBinary));
         ws.on('error', (err: Error & { code?: string }) => {
@@ -109,13 +126,13 @@ export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSetti
               decision: 'deny',
               rule: 'mesh-ws',
               code: 'MESSAGE_TOO_LARGE',
-              details: { transport: 'ws', limit: limits.maxFrameBytes, ...(remote === undefined ? {} : { remote }) },
+              details: { transport: 'ws', limit: limits.maxFrameBytes, remote },
             });
           }
           session.closed();
         });
         ws.on('close', () => {
-          sockets.delete(ws);
+          release();
           session.closed();
         });
         session.start();
@@ -128,6 +145,7 @@ export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSetti
         setTimeout(() => ws.terminate(), 1000).unref();
       }
       sockets.clear();
+      perAddress.clear();
     },
   };
 }

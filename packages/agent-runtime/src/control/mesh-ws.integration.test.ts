@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allowHosts } from '@trust/core';
 import { createEgressClient } from '@trust/egress';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createAdf } from '../adf/index.js';
 import type { AdfFile } from '../adf/adf-file.js';
@@ -229,6 +229,21 @@ describe('mesh WebSocket between two control servers', () => {
     expect(await second.ended).toMatchObject({ status: 503 });
     first.ws.close();
     await first.ended;
+  });
+
+  it('caps the sockets one remote address holds, and frees the slot on close', async () => {
+    const b = await runtime('b', { maxSocketsPerAddress: 1 });
+    const first = raw(b.endpoint);
+    await first.frame(1);
+    expect(await raw(b.endpoint).ended).toMatchObject({ status: 503 });
+    first.ws.close();
+    await first.ended;
+    await vi.waitFor(async () => {
+      const again = raw(b.endpoint);
+      const first = await Promise.race([again.frame(1), again.ended]);
+      again.ws.close();
+      expect(first).toMatchObject({ type: 'challenge' });
+    });
   });
 
   it('retries a refused upgrade a bounded number of times, and never retries a refusal', async () => {
