@@ -81,6 +81,7 @@ export function grantedEgress(egress: EgressPolicy, caps: CapabilitySet): Egress
   const udp = coarse || caps.has('udp');
   return {
     name,
+    ...(egress.role !== undefined ? { role: egress.role } : {}),
     authorizeHttp: (request, context) => (http ? egress.authorizeHttp(request, context) : missing('http', `${request.method} ${request.host}:${request.port}`)),
     ...(tcp && egress.authorizeTcp ? { authorizeTcp: (peer, context) => egress.authorizeTcp!(peer, context) } : {}),
     ...(!tcp ? { authorizeTcp: (peer) => missing('tcp', `${peer.host}:${peer.port}`) } : {}),
