@@ -99,15 +99,17 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
 
     for (let hop = 0; ; hop++) {
       const hopStarted = engine.now();
+      let parsed: URL | undefined;
       const audit = (decision: Parameters<typeof recordEgress>[1]['decision'], extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
         engine.audit !== undefined &&
-        recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(current), decision, started: hopStarted, method, hop, policy: policyName, ...extra }, engine.now);
+        recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(parsed ?? current), decision, started: hopStarted, method, hop, policy: policyName, ...extra }, engine.now);
 
       const target = parseTarget(current, ['http:', 'https:']);
       if (isDenyResult(target)) {
         audit(target);
         throw deniedError(target);
       }
+      parsed = target.url;
       let whereText: string | undefined;
       const where = () => (whereText ??= redactUrl(target.url));
       const mapError = (e: unknown) => toEgressError(e, { where: where(), userSignal, timedOut, secrets });

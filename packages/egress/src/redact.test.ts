@@ -33,3 +33,24 @@ describe('attack: redactUrl keeps secrets in path segments', () => {
     expect(redactUrl('https://api.test/x/AAAAAAAAAAAAAAAAAAAAAAAA1?key=v')).toBe('https://api.test/x/REDACTED?key=REDACTED');
   });
 });
+
+describe('redactUrl: the nothing-to-redact shortcut changes nothing else', () => {
+  it.each([
+    ['http://127.0.0.1:8080/', 'http://127.0.0.1:8080/'],
+    ['http://a.test/#', 'http://a.test/'],
+    ['http://u:p@a.test/x', 'http://a.test/x'],
+    ['http://u@a.test/', 'http://a.test/'],
+    ['http://a.test/?', 'http://a.test/?'],
+    ['http://a.test/p?k=v#f', 'http://a.test/p?k=REDACTED'],
+  ])('%s → %s', (input, out) => {
+    expect(redactUrl(input)).toBe(out);
+    expect(redactUrl(new URL(input))).toBe(out);
+  });
+
+  it('never changes a URL object it is given', () => {
+    const url = new URL('https://u:p@api.test/x/AAAAAAAAAAAAAAAAAAAAAAAA1?key=v#frag');
+    const before = url.href;
+    expect(redactUrl(url)).toBe('https://api.test/x/REDACTED?key=REDACTED');
+    expect(url.href).toBe(before);
+  });
+});

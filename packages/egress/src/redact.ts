@@ -20,11 +20,20 @@ const OPAQUE_SEGMENT = /^(?=[^/]*[0-9])(?=[^/]*[A-Za-z])[A-Za-z0-9._~-]{24,}$/;
  */
 export function redactUrl(input: string | URL): string {
   let url: URL;
-  try {
-    url = new URL(typeof input === 'string' ? input : input.href);
-  } catch {
-    return '(unparsable URL)';
+  if (typeof input === 'string') {
+    try {
+      url = new URL(input);
+    } catch {
+      return '(unparsable URL)';
+    }
+  } else {
+    url = input;
   }
+  // Nothing to redact (the common case for a plain request): no userinfo, no fragment (not even
+  // an empty `#`), no query, and a path too short to hold an opaque segment.
+  const href = url.href;
+  if (url.username === '' && url.password === '' && url.search === '' && url.pathname.length <= 24 && !href.includes('#')) return href;
+  if (url === input) url = new URL(href); // never change the caller's URL
   url.username = '';
   url.password = '';
   url.hash = '';
