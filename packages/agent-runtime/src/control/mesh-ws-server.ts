@@ -115,7 +115,7 @@ export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSetti
           ...(audit === undefined ? {} : { audit }),
           remote,
         });
-        ws.on('message', (data, isBinary) => session.receive(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer), isBinary));
+        ws.on('message', (data, isBinary) => session.receive(Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data), isBinary));
         ws.on('error', (err: Error & { code?: string }) => {
           // ws closes with 1009 itself when a frame passes maxPayload; record why.
           if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
