@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MockAgent } from 'undici';
 import { createStubResolver } from '@trust/testing';
 import { createEgressGuard } from './guard.js';
-import { egressFetch } from './http-fetch.js';
+import { egressFetch, egressRequest } from './http-fetch.js';
 import { resolveLimits } from './limits.js';
 import type { Engine } from './engine.js';
 import { allowAll, codeOf, memorySink, principal } from './test-fixtures.js';
@@ -17,6 +17,7 @@ function engine(allowDowngrade: boolean) {
   pool.intercept({ path: '/data' }).reply(302, '', { headers: { location: 'data:text/plain,x' } }).persist();
   pool.intercept({ path: '/bad' }).reply(302, '', { headers: { location: 'http://[::1' } }).persist();
   agent.get('http://secure.test').intercept({ path: '/plain' }).reply(200, 'plain').persist();
+  agent.get('http://secure.test').intercept({ path: '/odd' }).reply(799, 'odd').persist();
   const audit = memorySink();
   const e: Engine = {
     policy: allowAll,
@@ -47,6 +48,16 @@ describe('egressFetch redirect rules', () => {
     const { e, agent } = engine(false);
     expect(await codeOf(egressFetch(e, 'https://secure.test/data', {}, { principal }))).toBe('EGRESS_REDIRECT_SCHEME');
     expect(await codeOf(egressFetch(e, 'https://secure.test/bad', {}, { principal }))).toBe('EGRESS_REDIRECT_INVALID');
+    await agent.close();
+  });
+
+  it('a status a Response cannot carry is EGRESS_PROTOCOL at fetch; request still answers it', async () => {
+    const { e, audit, agent } = engine(false);
+    expect(await codeOf(egressFetch(e, 'http://secure.test/odd', {}, { principal }))).toBe('EGRESS_PROTOCOL');
+    expect(audit.events.at(-1)).toMatchObject({ decision: 'allow', details: { status: 799, failure: 'EGRESS_PROTOCOL' } });
+    const raw = await egressRequest(e, 'http://secure.test/odd', {}, { principal });
+    expect(raw.statusCode).toBe(799);
+    raw.body.resume();
     await agent.close();
   });
 });

@@ -276,6 +276,8 @@ function startHop(engine: Engine, r: HopRequest): Hop {
     const cl = Number(firstHeader(head, 'content-length') ?? NaN);
     if (Number.isFinite(cl) && cl > max) return tooLarge(r.where(), max, cl);
     if (r.mode === 'raw') return 'stream';
+    // A WHATWG Response carries 200-599 only; anything else is the peer's protocol error.
+    if (head.statusCode > 599) return new Error(`the peer answered with status ${head.statusCode}`);
     if (NULL_BODY.has(head.statusCode) || r.method === 'HEAD') return 'discard';
     const encoding = firstHeader(head, 'content-encoding');
     if (Number.isFinite(cl) && cl <= SMALL_BODY && (encoding === undefined || encoding === 'identity')) return 'buffer';
