@@ -32,16 +32,29 @@ export default async function run({ log }) {
   ours.sort((a, b) => a - b);
   base.sort((a, b) => a - b);
   const ms = (ns) => ns / 1e6;
-  log(`${RUNS} runs each; trust --help p50 ${ms(percentile(ours, 50)).toFixed(1)} ms, node -e 0 p50 ${ms(percentile(base, 50)).toFixed(1)} ms`);
+  const p50 = ms(percentile(ours, 50));
+  const b50 = ms(percentile(base, 50));
+  // The target is absolute (≤ 150 ms), the ratio shows how much is ours and how much is Node's
+  // own start on this machine: both are printed, with the difference.
+  log(
+    `${RUNS} runs each; trust --help median ${p50.toFixed(1)} ms (target ≤ 150 ms: ${p50 <= 150 ? 'met' : 'NOT met'}), ` +
+      `node -e 0 median ${b50.toFixed(1)} ms, ratio ${(p50 / b50).toFixed(2)}×, trust's own share ${(p50 - b50).toFixed(1)} ms`,
+  );
   return [
     {
       measure: 'trust --help cold start (median)',
       unit: 'ms',
-      ours: ms(percentile(ours, 50)),
-      baseline: ms(percentile(base, 50)),
+      ours: p50,
+      baseline: b50,
       baselineName: 'node -e 0',
       better: 'lower',
       target: { max: 150 },
+    },
+    {
+      measure: 'trust --help cold start over node -e 0 (median difference)',
+      unit: 'ms',
+      ours: p50 - b50,
+      better: 'lower',
     },
     {
       measure: 'trust --help cold start (p90)',

@@ -66,7 +66,7 @@ async function sampleSandboxRun(options: DemoSampleRunOptions, progress: (messag
   try {
     const os = await import('@trust/os-sandbox');
     const createSandbox = options.createSandbox ?? os.createSandbox;
-    const collector = createEgressCollector();
+    const collector = createEgressCollector((await import('@trust/core')).createMemoryAuditSink());
     const sandbox = await createSandbox(SAMPLE_SANDBOX_POLICY as never, { env: options.env, audit: collector.sink, launcherCacheDir: options.launcherCacheDir });
     try {
       const startedAt = new Date();

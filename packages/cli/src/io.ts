@@ -21,7 +21,7 @@ export interface CliIo {
 
 /**
  * The process's own streams, environment and working directory, with an abort signal that fires
- * on SIGINT or SIGTERM.
+ * on SIGINT or SIGTERM. stdin and stderr are created on first use.
  *
  * @example
  * const io = createProcessIo(); io.stdout.write('hi\n');
@@ -37,8 +37,14 @@ export function createProcessIo(): CliIo {
   process.once('SIGTERM', stop);
   return {
     stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
+    // Getters: creating process.stdin (a TTY or pipe stream) costs milliseconds on every start,
+    // and `trust --help` never reads it.
+    get stderr() {
+      return process.stderr;
+    },
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     platform: process.platform,

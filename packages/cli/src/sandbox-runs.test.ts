@@ -1,3 +1,4 @@
+import { createMemoryAuditSink } from '@trust/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ const record = (runId: string) => sandboxRunRecord({ runId, argv: ['/bin/echo', 
 
 describe('sandbox run log', () => {
   it('builds a record with the policy summary, argv as text and egress counts', () => {
-    const collector = createEgressCollector();
+    const collector = createEgressCollector(createMemoryAuditSink());
     const principal = { kind: 'sandbox', id: 'r1' } as never;
     collector.sink.record({ principal, action: 'sandbox.spawn', target: '/bin/echo', decision: 'allow' });
     collector.sink.record({ principal, action: 'egress.http', target: 'http://a.example/', decision: 'allow', rule: 'r' });

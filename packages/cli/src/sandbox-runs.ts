@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createMemoryAuditSink, type AuditEvent, type AuditInput, type AuditSink } from '@trust/core';
+// Types only: this module is loaded with `trust sandbox|studio|agent chat --help`, which must not load @trust/core.
+import type { AuditEvent, AuditInput, AuditSink } from '@trust/core';
 import type { SandboxRunView } from '@trust/agent-runtime';
 
 /** How many runs the studio shows (the newest ones). */
@@ -33,15 +34,15 @@ export function sandboxRunsFile(home: string): string {
 
 /**
  * An audit sink that keeps the egress decisions of a run (actions starting with `egress`) and
- * passes every event on to `inner` (default: an in-memory chained sink).
+ * passes every event on to `inner` (e.g. `createMemoryAuditSink()` from @trust/core).
  *
  * @example
- * const egress = createEgressCollector();
+ * const egress = createEgressCollector(createMemoryAuditSink());
  * await createSandbox(policy, { audit: egress.sink });
  */
-export function createEgressCollector(inner?: AuditSink): { sink: AuditSink; events: AuditInput[] } {
+export function createEgressCollector(inner: AuditSink): { sink: AuditSink; events: AuditInput[] } {
   const events: AuditInput[] = [];
-  const next = inner ?? createMemoryAuditSink();
+  const next = inner;
   const sink: AuditSink = {
     record(input: AuditInput): AuditEvent {
       if (input.action.startsWith('egress') && events.length < 1000) events.push(input);

@@ -68,7 +68,7 @@ export const command: CommandSpec = {
     }
     const wantsStdin = caps.includes('stdin');
     out.progress(`starting the sandbox (${caps.join(', ')})`);
-    const collector = createEgressCollector();
+    const collector = createEgressCollector((await import('@trust/core')).createMemoryAuditSink());
     const sandbox = await createSandbox(policy as never, {
       env: io.env,
       audit: collector.sink,
