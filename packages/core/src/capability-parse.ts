@@ -154,7 +154,7 @@ export function tryParseCapabilities(
   if (fine.length > 0 && coarse.length > 0) {
     problems.push({ code: 'CAPABILITY_TIER_CONFLICT', severity: 'error', path: `[${seen.get(coarse[0] as string)}]`,
       message: `${fine.join('/')} and ${coarse.join('/')} are mutually exclusive network tiers`,
-      hint: `pick one tier: keep "${fine.join('", "')}" for policy-gated peers (recommended), or "${coarse[0]}" for raw sockets` });
+      hint: `pick one tier: keep "${fine.join('", "')}" for policy-gated peers (recommended), or "${coarse[0]}" for any public host (address floor only)` });
   }
   if (problems.length > 0) {
     const lines = problems.map((p) => `${p.path} ${p.message}${p.hint ? ` (${p.hint})` : ''}`);

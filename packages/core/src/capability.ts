@@ -23,7 +23,7 @@ export interface FsAccess {
   readonly root?: string;
 }
 
-/** How a set reaches the network: not at all, through the egress broker, or with raw sockets. */
+/** How a set reaches the network: not at all, through the egress broker, or coarsely (any public host, address floor only). */
 export type EgressTier = 'none' | 'brokered' | 'coarse';
 
 /**
@@ -82,7 +82,7 @@ export const CAPABILITY_NAMES: readonly CapabilityName[] = Object.freeze([
  * A one-line risk note per capability, for inspectors and prompts.
  *
  * @example
- * CAPABILITY_RISKS.network; // 'may reach any public host with raw sockets (coarse; only an address floor applies)'
+ * CAPABILITY_RISKS.network; // 'may reach any public host (coarse: no per-host policy, only an address floor applies)'
  */
 export const CAPABILITY_RISKS: Readonly<Record<CapabilityName, string>> = Object.freeze({
   env: 'may read the named host environment variable, which may hold a secret',
@@ -94,8 +94,8 @@ export const CAPABILITY_RISKS: Readonly<Record<CapabilityName, string>> = Object
   http: 'may send HTTP requests to the hosts the egress policy allows',
   tcp: 'may open TCP connections to the peers the egress policy allows',
   udp: 'may send UDP datagrams to the peers the egress policy allows',
-  network: 'may reach any public host with raw sockets (coarse; only an address floor applies)',
-  sockets: 'may reach any public host with raw sockets (coarse; only an address floor applies)',
+  network: 'may reach any public host (coarse: no per-host policy, only an address floor applies)',
+  sockets: 'may reach any public host (coarse: no per-host policy, only an address floor applies)',
   clocks: 'may read wall and monotonic clocks (always available; low risk)',
   random: 'may read secure randomness (always available; low risk)',
 });
