@@ -39,7 +39,7 @@ const EXECUTION: readonly string[] = [
       'isGuestIdentifier', 'msgSendStubTool', 'openAgent', 'parseLambdaRef', 'parseSse', 'runMiddlewareChain', 'sysDeleteMetaTool',
       'sysDeleteTimerTool', 'sysGetMetaTool', 'sysListTimersTool', 'sysSetMetaTool',
       'BLOCKED_MCP_ENV', 'BLOCKED_MCP_ENV_PREFIXES', 'SandboxStdioTransport', 'connectMcpServer', 'evaluateMcpEnvVar', 'filterMcpEnv', 'mcpToolName',
-      'createTimerClock', 'nodeTimerScheduler', 'observeGate',
+      'createTimerClock', 'nodeTimerScheduler', 'observeGate', 'createEgressMcpTransport', 'egressFetchLike',
     ];
 const TRIGGERS: readonly string[] = [
       'DEFAULT_TRIGGER_LIMITS', 'RESERVED_TRIGGER_SOURCES', 'TRIGGER_FILTER_KEYS', 'createTriggerDispatcher', 'createTriggerGuard',

@@ -122,5 +122,8 @@ export type {
   TriggerCause, TriggerConfig, TriggerDispatcher, TriggerDispatcherOptions, TriggerEvent, TriggerFiring, TriggerGuard, TriggerLimits,
   TriggerOutcome, TriggerType, TriggerWake,
 } from './triggers/index.js';
-export { BLOCKED_MCP_ENV, BLOCKED_MCP_ENV_PREFIXES, SandboxStdioTransport, connectMcpServer, evaluateMcpEnvVar, filterMcpEnv, mcpToolName } from './mcp/index.js';
-export type { ConnectMcpOptions, McpConnection, McpPlacement, McpSandboxPolicy, McpServerConfig, StdioSandbox } from './mcp/index.js';
+export {
+  BLOCKED_MCP_ENV, BLOCKED_MCP_ENV_PREFIXES, SandboxStdioTransport, connectMcpServer, createEgressMcpTransport, egressFetchLike, evaluateMcpEnvVar,
+  filterMcpEnv, mcpToolName,
+} from './mcp/index.js';
+export type { ConnectMcpOptions, McpConnection, McpHttpClient, McpPlacement, McpSandboxPolicy, McpServerConfig, StdioSandbox } from './mcp/index.js';

@@ -77,7 +77,10 @@ const MAX_PENDING_WAKES = 10;
 
 /** How {@link Agent.connectMcpServers} places and sandboxes servers. */
 export interface AgentMcpOptions {
-  readonly createSandbox: ConnectMcpOptions['createSandbox'];
+  /** Creates the OS sandbox of stdio servers; absent: sandboxed stdio servers are refused (`MCP_SANDBOX_MISSING`). */
+  readonly createSandbox?: ConnectMcpOptions['createSandbox'];
+  /** The `@trust/egress` client `url` servers are reached through; absent: they are refused (`MCP_HTTP_NO_EGRESS`). */
+  readonly http?: ConnectMcpOptions['http'];
   /** Who installed each server (default: the agent — the weaker trust). */
   readonly installedBy?: (server: string) => 'owner' | 'agent';
   /** Requested placement per server (default sandbox). */
@@ -281,7 +284,8 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       const out = [];
       for (const server of adf.config().mcp.servers) {
         const conn = await connectMcpServer({
-          server, createSandbox: o.createSandbox, installedBy: o.installedBy?.(server.name) ?? 'agent',
+          server, installedBy: o.installedBy?.(server.name) ?? 'agent',
+          ...(o.createSandbox ? { createSandbox: o.createSandbox } : {}), ...(o.http ? { http: o.http } : {}),
           ...(o.runOn ? { runOn: o.runOn(server.name) } : {}), ...(o.hostAllowed ? { hostAllowed: o.hostAllowed(server.name) } : {}),
           ...(o.readOnlyRoots ? { readOnlyRoots: o.readOnlyRoots } : {}), ...(o.connectTimeoutMs ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
         });

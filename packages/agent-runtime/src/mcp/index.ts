@@ -3,3 +3,5 @@ export type { ConnectMcpOptions, McpConnection, McpPlacement, McpSandboxPolicy, 
 export { BLOCKED_MCP_ENV, BLOCKED_MCP_ENV_PREFIXES, evaluateMcpEnvVar, filterMcpEnv, mcpToolName } from './mcp-env.js';
 export { SandboxStdioTransport } from './sandbox-stdio-transport.js';
 export type { StdioSandbox } from './sandbox-stdio-transport.js';
+export { createEgressMcpTransport, egressFetchLike } from './egress-http-transport.js';
+export type { McpHttpClient } from './egress-http-transport.js';

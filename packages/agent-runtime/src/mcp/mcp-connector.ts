@@ -1,19 +1,20 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { TrustError, notImplemented } from '@trust/core';
+import { TrustError, createPrincipal } from '@trust/core';
 import type { AgentConfig } from '../config/agent-config-schema.js';
 import type { ToolContext, ToolDefinition } from '../gate/tool-definition.js';
 import { capText } from '../tools/tool-support.js';
 import { filterMcpEnv, mcpToolName } from './mcp-env.js';
 import { SandboxStdioTransport } from './sandbox-stdio-transport.js';
+import { createEgressMcpTransport, type McpHttpClient } from './egress-http-transport.js';
 import type { StdioSandbox } from './sandbox-stdio-transport.js';
 
 /** One MCP server entry of the agent config. */
 export type McpServerConfig = AgentConfig['mcp']['servers'][number];
 
-/** Where a server process runs. */
-export type McpPlacement = 'sandbox' | 'host';
+/** Where a server runs: a local process in the sandbox or on the host, or a `url` server reached through egress. */
+export type McpPlacement = 'sandbox' | 'host' | 'remote';
 
 /** The sandbox policy the connector asks for (an `@trust/os-sandbox` policy input). */
 export interface McpSandboxPolicy {
@@ -35,7 +36,12 @@ export interface ConnectMcpOptions {
    * Creates the OS sandbox for a stdio server (e.g. `(p) => createSandbox(p, { egress })` from
    * `@trust/os-sandbox`, where `egress` is the host policy that injects the server's credentials).
    */
-  readonly createSandbox: (policy: McpSandboxPolicy) => Promise<StdioSandbox & { close(): Promise<void> }>;
+  readonly createSandbox?: (policy: McpSandboxPolicy) => Promise<StdioSandbox & { close(): Promise<void> }>;
+  /**
+   * The `@trust/egress` client `url` servers are reached through (guard, policy — which injects
+   * the server's credentials — and audit). Absent: `url` servers are refused (`MCP_HTTP_NO_EGRESS`).
+   */
+  readonly http?: McpHttpClient;
   /** Extra read-only roots the server needs, e.g. the Node install prefix for a Node server. `undefined`/`[]`: none. */
   readonly readOnlyRoots?: readonly string[];
   /** Connection deadline (default 120 s: first runs may download). */
@@ -70,22 +76,26 @@ interface McpToolInfo { name: string; description?: string; inputSchema: Record<
  */
 export async function connectMcpServer(options: ConnectMcpOptions): Promise<McpConnection> {
   const { server } = options;
-  if (server.url && !server.command) throw notImplemented('MCP servers over HTTP (streamable HTTP through the egress client)');
-  if (!server.command) throw new TrustError('MCP_SERVER_INVALID', `MCP server ${server.name} has no command`, { hint: 'set "command" (and "args") for a stdio server' });
-  const runOn = options.runOn ?? 'sandbox';
+  if (server.url && server.command) throw new TrustError('MCP_SERVER_INVALID', `MCP server ${server.name} has both "url" and "command"`, { hint: 'set "url" for an HTTP server or "command" for a stdio server, not both' });
+  if (!server.url && !server.command) throw new TrustError('MCP_SERVER_INVALID', `MCP server ${server.name} has no command`, { hint: 'set "command" (and "args") for a stdio server, or "url" for an HTTP server' });
+  const runOn: McpPlacement = server.url ? 'remote' : options.runOn === 'host' ? 'host' : 'sandbox';
   if (runOn === 'host' && options.installedBy === 'agent' && options.hostAllowed !== true) {
     throw new TrustError('MCP_HOST_REFUSED', `MCP server ${server.name} was installed by the agent and may not run on the host`, { hint: 'run it sandboxed, or have the owner allow host access for it' });
   }
-  const { env, refused } = filterMcpEnv(server.env);
-  const argv = [server.command, ...server.args];
+  // A url server runs no process: its env and capabilities do not apply (credentials come from the egress policy).
+  const { env, refused } = server.url ? { env: {}, refused: [] as string[] } : filterMcpEnv(server.env);
+  const argv = [server.command ?? '', ...server.args];
   let sandbox: (StdioSandbox & { close(): Promise<void> }) | undefined;
   let transport: Transport;
-  if (runOn === 'sandbox') {
+  if (server.url) {
+    transport = createEgressMcpTransport(server.url, options.http, createPrincipal('plugin', `mcp:${server.name}`));
+  } else if (runOn === 'sandbox') {
+    if (!options.createSandbox) throw new TrustError('MCP_SANDBOX_MISSING', `MCP server ${server.name} runs sandboxed, but no createSandbox was given`, { hint: 'pass createSandbox from @trust/os-sandbox' });
     sandbox = await options.createSandbox({ v: 1, capabilities: ['stdin', 'stdout', 'stderr', ...server.capabilities], systemRoots: [...(options.readOnlyRoots ?? [])] });
     transport = new SandboxStdioTransport(sandbox, argv, env);
   } else {
     // Owner-installed, on the host by the owner's choice: argv array, no shell, scrubbed env.
-    transport = new StdioClientTransport({ command: server.command, args: [...server.args], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stderr: 'pipe' });
+    transport = new StdioClientTransport({ command: server.command!, args: [...server.args], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stderr: 'pipe' });
   }
   const client = new Client({ name: 'trust-agent-runtime', version: '0.1.0' });
   const deadline = options.connectTimeoutMs ?? 120_000;
@@ -99,7 +109,7 @@ export async function connectMcpServer(options: ConnectMcpOptions): Promise<McpC
     const tail = transport instanceof SandboxStdioTransport && transport.stderrTail ? ` (server stderr: ${transport.stderrTail.slice(-300)})` : '';
     throw new TrustError('MCP_CONNECT_FAILED', `could not connect MCP server ${server.name}: ${(e as Error)?.message ?? String(e)}${tail}`, { cause: e });
   }
-  const placementTag = runOn === 'host' ? '[host] ' : '[sandboxed] ';
+  const placementTag = runOn === 'host' ? '[host] ' : runOn === 'remote' ? '[remote] ' : '[sandboxed] ';
   const defs: ToolDefinition<never>[] = tools.map((t) => ({
     name: mcpToolName(server.name, t.name),
     description: `${placementTag}MCP ${server.name}: ${(t.description ?? t.name).slice(0, 2000)}`,

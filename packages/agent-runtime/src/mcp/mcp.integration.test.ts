@@ -127,7 +127,8 @@ describe('MCP stdio server inside the OS sandbox', { timeout: 120_000 }, () => {
     guarded.close();
   });
 
-  it('HTTP MCP servers are not implemented yet', async () => {
-    await expect(connectMcpServer({ server: { ...server(), command: undefined, url: 'https://mcp.example.com/' }, installedBy: 'owner', createSandbox: () => { throw new Error('unused'); } })).rejects.toMatchObject({ code: 'NOT_IMPLEMENTED' });
+  it('an HTTP MCP server needs an egress client, and a server has a url or a command, not both', async () => {
+    await expect(connectMcpServer({ server: { ...server(), command: undefined, url: 'https://mcp.example.com/' }, installedBy: 'owner', createSandbox: () => { throw new Error('unused'); } })).rejects.toMatchObject({ code: 'MCP_HTTP_NO_EGRESS' });
+    await expect(connectMcpServer({ server: { ...server(), url: 'https://mcp.example.com/' }, installedBy: 'owner' })).rejects.toMatchObject({ code: 'MCP_SERVER_INVALID' });
   });
 });
