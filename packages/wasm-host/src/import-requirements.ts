@@ -28,7 +28,7 @@ const SOCKET_NEEDS: Record<string, readonly CapabilityName[]> = {
   'wasi:sockets/tcp-create-socket': ['tcp', 'network', 'sockets'],
   'wasi:sockets/udp': ['udp', 'network', 'sockets'],
   'wasi:sockets/udp-create-socket': ['udp', 'network', 'sockets'],
-  'wasi:sockets/ip-name-lookup': ['network', 'sockets'],
+  'wasi:sockets/ip-name-lookup': ['tcp', 'udp', 'network', 'sockets'],
 };
 
 /** Splits `wasi:cli/environment@0.2.12` into the unversioned name and the version. */

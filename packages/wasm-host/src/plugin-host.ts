@@ -302,6 +302,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         maxHeapMb: limits.maxHeapMb,
         maxOutputBytes: limits.maxOutputBytes,
         maxCallBytes: limits.maxCallBytes,
+        maxHttpRequestBytes: limits.maxHttpRequestBytes,
         syncWaitMs: limits.syncWaitMs,
         ...(network
           ? {

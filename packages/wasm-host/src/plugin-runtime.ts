@@ -33,11 +33,13 @@ export async function instantiateRuntime(input: {
   onOutput: (stream: 'stdout' | 'stderr', data: Uint8Array) => void;
   bridge?: SyncCall;
   maxMemoryBytes?: number;
+  /** Cap on one guest HTTP request body (default 16 MiB). */
+  maxHttpRequestBytes?: number;
 }): Promise<PluginRuntime> {
   const glue = (await import(input.glueUrl)) as {
     instantiate: (get: (n: string) => WebAssembly.Module, imports: unknown, core: (m: WebAssembly.Module, i: WebAssembly.Imports) => Promise<WebAssembly.Instance>) => Promise<Record<string, unknown>>;
   };
-  const imports = buildWasiImports(input.plan, { onOutput: input.onOutput, ...(input.bridge ? { bridge: input.bridge } : {}) });
+  const imports = buildWasiImports(input.plan, { onOutput: input.onOutput, ...(input.bridge ? { bridge: input.bridge } : {}), ...(input.maxHttpRequestBytes !== undefined ? { maxRequestBodyBytes: input.maxHttpRequestBytes } : {}) });
   const memories: WebAssembly.Memory[] = [];
   const exports = await glue.instantiate(
     (n) => {

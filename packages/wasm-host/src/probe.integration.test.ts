@@ -1,12 +1,13 @@
 /**
  * End-to-end tests with the componentize-js guest (fixtures/probe.js) in worker threads: env,
  * filesystem (ro/rw, traversal, symlinks, cross-descriptor rename/link), stdio, HTTP through
- * @trust/egress to a loopback peer in a child process, TCP, UDP and the `network` floor.
+ * @trust/egress to a loopback peer in a child process (bodies streamed in both directions), TCP,
+ * UDP (send and receive), name lookup through the egress guard, and the `network` floor.
  */
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPeer, type Peer } from '@trust/testing';
+import { createStubResolver, startPeer, type Peer } from '@trust/testing';
 import type { AuditEvent, AuditInput, EgressPolicy } from '@trust/core';
 import { denyAllPolicy, errorOf, fixture, startUdpPeer, tempDir } from '../test/helpers.js';
 import { createPluginHost, type Plugin, type PluginHost } from './plugin-host.js';
@@ -51,7 +52,7 @@ beforeAll(async () => {
   writeFileSync(join(tmp.dir, 'secret.txt'), 'outside');
   symlinkSync('/etc', join(dirA, 'abs-out'));
   symlinkSync('../..', join(dirA, 'rel-out'));
-  peer = await startPeer({ routes: { '/echo': { kind: 'echo' }, '/stall': { kind: 'stall' } } });
+  peer = await startPeer({ routes: { '/echo': { kind: 'echo' }, '/stall': { kind: 'stall' }, '/huge': { kind: 'huge-body', bytes: 1024 * 1024 }, '/small': { kind: 'text', body: 'small' } } });
   udpPeer = await startUdpPeer();
   const h = host({ egress: peerPolicy() });
   a = await h.load(fixture('probe'), { id: 'plugin-a', grants: ['env:A_TOKEN', `fs:rw:${dirA}`, `fs:ro:${dirRO}`, 'stdout', 'http', 'tcp', 'udp'] });
@@ -191,5 +192,93 @@ describe('tcp, udp and the network floor', () => {
     expect(await run(n, 'tcp', `169.254.169.254:80\nping`)).toBe('ERROR: access-denied');
     const denials = events.filter((e) => e.principal.id === 'plugin-net' && e.action === 'egress.tcp' && e.decision === 'deny').map((e) => e.code);
     expect(denials).toEqual(['EGRESS_LOOPBACK', 'EGRESS_METADATA']);
+  });
+});
+
+describe('streamed http bodies', () => {
+  it('streams a request body of several chunks to the peer and the echoed response back', async () => {
+    await peer.clear();
+    const size = 300 * 1024; // the bridge moves at most 64 KiB per call
+    const res = JSON.parse(await run(a, 'post', JSON.stringify({ url: `${peer.origin}/echo`, size })));
+    expect(res).toMatchObject({ status: 200, seen: size });
+    expect(res.responseBytes).toBeGreaterThan(size);
+    const seen = await peer.requests();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.body.length).toBe(size);
+  });
+
+  it('fails the guest read of a response above the cap, and the plugin carries on', async () => {
+    const h = host({ egress: peerPolicy(), limits: { maxHttpResponseBytes: 256 * 1024 } });
+    const p = await h.load(fixture('probe'), { id: 'plugin-capped', grants: ['http', 'tcp', 'udp'] });
+    expect(await run(p, 'fetch-length', `${peer.origin}/huge`)).toMatch(/^ERROR: /);
+    expect(p.dead).toBeUndefined();
+    expect(JSON.parse(await run(p, 'fetch-length', `${peer.origin}/small`))).toEqual({ status: 200, bytes: 5 });
+  });
+
+  it('refuses a request body above the cap', async () => {
+    const h = host({ egress: peerPolicy(), limits: { maxHttpRequestBytes: 100 * 1024 } });
+    const p = await h.load(fixture('probe'), { id: 'plugin-small-body', grants: ['http', 'tcp', 'udp'] });
+    await peer.clear();
+    expect(await run(p, 'post', JSON.stringify({ url: `${peer.origin}/echo`, size: 300 * 1024 }))).toMatch(/^ERROR: /);
+    expect(p.dead).toBeUndefined();
+    expect((await peer.requests()).filter((r) => r.body.length > 100 * 1024)).toEqual([]);
+    expect(JSON.parse(await run(p, 'post', JSON.stringify({ url: `${peer.origin}/echo`, size: 10 })))).toMatchObject({ status: 200, seen: 10 });
+  });
+});
+
+describe('udp receive', () => {
+  it('round-trips a datagram with an allowed peer through a connected socket', async () => {
+    expect(await run(a, 'udp-echo', `127.0.0.1:${udpPeer.port}\nround-trip`)).toBe(`echo:round-trip from 127.0.0.1:${udpPeer.port}`);
+    expect(events.some((e) => e.action === 'egress.udp' && e.principal.id === 'plugin-a' && e.decision === 'allow' && e.target === `udp://127.0.0.1:${udpPeer.port}`)).toBe(true);
+  });
+
+  it('refuses to connect a socket to a peer the policy denies', async () => {
+    expect(await run(a, 'udp-echo', `127.0.0.1:${udpPeer.port + 1}\nnope`)).toBe('ERROR: access-denied');
+    expect(await run(b, 'udp-echo', `127.0.0.1:${udpPeer.port}\nnope-b`)).toBe('ERROR: access-denied');
+    expect(udpPeer.received()).not.toContain('nope-b');
+  });
+});
+
+describe('name lookup through the egress guard', () => {
+  const resolve = createStubResolver({
+    'peer.test': ['127.0.0.1'],
+    'meta.test': ['169.254.169.254'],
+    'mixed.test': ['127.0.0.1', '169.254.169.254'],
+  });
+  /** TCP by name only (HTTP denied, UDP absent = denied): the policy sees the name the guest looked up, with the address as `ip`. */
+  const byName = (allowed: string): EgressPolicy => ({
+    name: `tcp-${allowed}`,
+    authorizeHttp: () => ({ allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'no http' }),
+    authorizeTcp: (p) => (p.host === allowed && p.ip === '127.0.0.1' && p.port === peer.tcpPort ? { allow: true, rule: `name:${allowed}` } : { allow: false, code: 'EGRESS_POLICY_DENIED', reason: `${p.host} is not ${allowed}` }),
+  });
+
+  it('hands out only addresses the guard allows, and audits every lookup', async () => {
+    const h = host({ egress: byName('peer.test'), guard: { mode: 'allow-local', resolve } });
+    const p = await h.load(fixture('probe'), { id: 'plugin-dns', grants: ['http', 'tcp', 'udp'] });
+    expect(await run(p, 'lookup', 'peer.test')).toBe('127.0.0.1');
+    expect(await run(p, 'lookup', 'meta.test')).toBe('ERROR: access-denied');
+    expect(await run(p, 'lookup', 'mixed.test')).toBe('ERROR: access-denied');
+    expect(await run(p, 'lookup', 'missing.test')).toBe('ERROR: name-unresolvable');
+    const dns = events.filter((e) => e.principal.id === 'plugin-dns' && e.action === 'egress.dns');
+    expect(dns.map((e) => [e.target, e.decision, e.code])).toEqual([
+      ['dns://peer.test', 'allow', undefined],
+      ['dns://meta.test', 'deny', 'EGRESS_METADATA'],
+      ['dns://mixed.test', 'deny', 'EGRESS_METADATA'],
+      ['dns://missing.test', 'deny', 'EGRESS_DNS_FAILED'],
+    ]);
+  });
+
+  it('connects to a looked-up address only when the policy allows the name', async () => {
+    const allowed = await host({ egress: byName('peer.test'), guard: { mode: 'allow-local', resolve } }).load(fixture('probe'), { id: 'plugin-dns-ok', grants: ['http', 'tcp', 'udp'] });
+    expect(await run(allowed, 'tcp-name', `peer.test:${peer.tcpPort}\nping`)).toBe('ping');
+    const other = await host({ egress: byName('other.test'), guard: { mode: 'allow-local', resolve } }).load(fixture('probe'), { id: 'plugin-dns-denied', grants: ['http', 'tcp', 'udp'] });
+    expect(await run(other, 'tcp-name', `peer.test:${peer.tcpPort}\nping`)).toBe('ERROR: access-denied');
+  });
+
+  it('is refused to a plugin without a socket capability', async () => {
+    const h = host({ egress: peerPolicy(), guard: { mode: 'allow-local', resolve } });
+    const err = await errorOf(h.load(fixture('probe'), { grants: ['http'] }));
+    expect(err.code).toBe('WASM_IMPORT_UNSATISFIED');
+    expect(err.message).toContain('wasi:sockets/ip-name-lookup');
   });
 });

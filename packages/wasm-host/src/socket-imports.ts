@@ -1,13 +1,17 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
+import { parseIp } from '@trust/core';
 import { writeThroughStream } from './output-stream.js';
-import type { BridgeTcpResult } from './net-protocol.js';
+import type { BridgeLookupResult, BridgeTcpResult } from './net-protocol.js';
 
 /**
- * Per-instance `wasi:sockets` whose TCP connections are opened by the host's egress broker
- * (policy + address guard on the peer, connection pinned). Bind and listen are refused
- * (`access-denied`): plugins only connect out. UDP datagrams are sent one by one through egress
- * (policy + guard per peer); inbound datagrams are not delivered. Name lookup is refused: guests
- * pass IP literals, and egress vets the address it dials.
+ * Per-instance `wasi:sockets` backed by the host's egress broker:
+ * - TCP connections are opened by egress (policy + address guard on the peer, pinned connect).
+ * - UDP: `stream(remote)` opens a socket connected to that one peer through egress (one check
+ *   per peer), whose datagrams the guest then sends and receives; `stream(none)` sends each
+ *   datagram through egress and receives nothing.
+ * - Name lookup resolves through the egress guard (its resolver and address floor) and never
+ *   hands out a blocked address.
+ * Bind to a chosen port and listen are refused (`access-denied`): plugins only reach out.
  */
 export interface SocketImportDeps {
   readonly InputStream: new () => any;
@@ -15,25 +19,77 @@ export interface SocketImportDeps {
   readonly ready: () => unknown;
   readonly tcp: boolean;
   readonly udp: boolean;
-  readonly call: (op: string, payload: unknown) => BridgeTcpResult;
+  readonly call: (op: string, payload: unknown) => BridgeTcpResult | BridgeLookupResult;
 }
 
-type IpAddress = { tag: 'ipv4'; val: { port: number; address: number[] } } | { tag: 'ipv6'; val: { port: number; address: number[] } };
+export type IpSocketAddress = { tag: 'ipv4'; val: { port: number; address: number[] } } | { tag: 'ipv6'; val: { port: number; address: number[]; flowInfo?: number; scopeId?: number } };
 
-function formatAddress(a: IpAddress): { host: string; port: number } {
+/** The host text and port of a guest socket address. */
+export function formatAddress(a: IpSocketAddress): { host: string; port: number } {
   if (a.tag === 'ipv4') return { host: a.val.address.join('.'), port: a.val.port };
   return { host: a.val.address.map((g) => g.toString(16)).join(':'), port: a.val.port };
 }
 
+/** A resolved address text as the guest's `ip-address` variant, or `undefined` if it is not an IP. */
+export function toIpAddress(text: string): { tag: 'ipv4' | 'ipv6'; val: number[] } | undefined {
+  const ip = parseIp(text);
+  if (!ip) return undefined;
+  if (ip.family === 4) return { tag: 'ipv4', val: [...ip.bytes] };
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((ip.bytes[i]! << 8) | ip.bytes[i + 1]!);
+  return { tag: 'ipv6', val: groups };
+}
+
+/** How long one non-blocking `receive` waits for a first datagram (see `receive`). */
+const RECEIVE_WAIT_MS = 50;
+/** Datagrams one `receive` asks the broker for at most. */
+const RECEIVE_BATCH = 16;
+
 export function createSocketImports(deps: SocketImportDeps): Record<string, Record<string, unknown>> {
   const { ready } = deps;
-  const fail = (e: BridgeTcpResult & { kind: 'error' }): string =>
-    e.error === 'denied' ? 'access-denied' : e.error === 'refused' ? 'connection-refused' : e.error === 'timeout' ? 'timeout' : 'unknown';
+  const tcpCall = (op: string, payload: unknown) => deps.call(op, payload) as BridgeTcpResult;
+  const fail = (e: { error: string }): string =>
+    e.error === 'denied' ? 'access-denied' : e.error === 'refused' ? 'connection-refused' : e.error === 'timeout' ? 'timeout' : e.error === 'too-large' ? 'datagram-too-large' : 'unknown';
 
   class Network {
     noop(): void {}
   }
   const network = new Network();
+
+  /** What TCP and UDP sockets share: family, buffer sizes, hop limit and readiness. */
+  class SocketBase {
+    family: string;
+    receiveBuffer = 65536n;
+    sendBuffer = 65536n;
+    hops = 64;
+    constructor(family: string) {
+      this.family = family;
+    }
+    addressFamily() {
+      return this.family;
+    }
+    receiveBufferSize() {
+      return this.receiveBuffer;
+    }
+    setReceiveBufferSize(n: bigint): void {
+      if (n === 0n) throw 'invalid-argument';
+      this.receiveBuffer = n;
+    }
+    sendBufferSize() {
+      return this.sendBuffer;
+    }
+    setSendBufferSize(n: bigint): void {
+      if (n === 0n) throw 'invalid-argument';
+      this.sendBuffer = n;
+    }
+    setHops(n: number): void {
+      if (n === 0) throw 'invalid-argument';
+      this.hops = n;
+    }
+    subscribe() {
+      return ready();
+    }
+  }
 
   class TcpInput extends deps.InputStream {
     id: number;
@@ -44,7 +100,7 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
     }
     pull(len: bigint, block: boolean): Uint8Array {
       if (this.eof) throw { tag: 'closed' };
-      const r = deps.call('tcp.read', { id: this.id, max: Number(len), block });
+      const r = tcpCall('tcp.read', { id: this.id, max: Number(len), block });
       if (r.kind === 'error') throw { tag: 'closed' };
       if (r.closed) {
         this.eof = true;
@@ -79,20 +135,16 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
       return 65536n;
     }
     override write(buf: Uint8Array): void {
-      const r = deps.call('tcp.write', { id: this.id, data: new Uint8Array(buf) });
+      const r = tcpCall('tcp.write', { id: this.id, data: new Uint8Array(buf) });
       if (r.kind === 'error') throw { tag: 'closed' };
     }
   }
 
-  class TcpSocket {
-    family: string;
+  class TcpSocket extends SocketBase {
     state: 'new' | 'connecting' | 'connected' | 'failed' = 'new';
     id = 0;
     error: string | undefined;
-    remote: IpAddress | undefined;
-    constructor(family: string) {
-      this.family = family;
-    }
+    remote: IpSocketAddress | undefined;
     startBind(): never {
       throw 'access-denied';
     }
@@ -108,11 +160,10 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
     accept(): never {
       throw 'invalid-state';
     }
-    startConnect(_network: unknown, remote: IpAddress): void {
+    startConnect(_network: unknown, remote: IpSocketAddress): void {
       if (this.state !== 'new') throw 'invalid-state';
       this.remote = remote;
-      const { host, port } = formatAddress(remote);
-      const r = deps.call('tcp.connect', { host, port });
+      const r = tcpCall('tcp.connect', formatAddress(remote));
       if (r.kind === 'error') {
         this.state = 'failed';
         this.error = fail(r);
@@ -133,15 +184,12 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
     localAddress(): never {
       throw 'invalid-state';
     }
-    remoteAddress(): IpAddress {
+    remoteAddress(): IpSocketAddress {
       if (!this.remote) throw 'invalid-state';
       return this.remote;
     }
     isListening() {
       return false;
-    }
-    addressFamily() {
-      return this.family;
     }
     setListenBacklogSize(): void {}
     keepAliveEnabled() {
@@ -161,48 +209,70 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
     }
     setKeepAliveCount(): void {}
     hopLimit() {
-      return 64;
+      return this.hops;
     }
-    setHopLimit(): void {}
-    receiveBufferSize() {
-      return 65536n;
-    }
-    setReceiveBufferSize(): void {}
-    sendBufferSize() {
-      return 65536n;
-    }
-    setSendBufferSize(): void {}
-    subscribe() {
-      return ready();
+    setHopLimit(n: number): void {
+      this.setHops(n);
     }
     shutdown(): void {
-      if (this.id) deps.call('tcp.close', { id: this.id });
+      if (this.id) tcpCall('tcp.close', { id: this.id });
+    }
+    [Symbol.dispose](): void {
+      if (this.id) tcpCall('tcp.close', { id: this.id });
+      this.id = 0;
     }
   }
 
   class IncomingDatagramStream {
-    receive(): unknown[] {
-      return []; // inbound datagrams are not brokered: plugins only send
+    /** The broker's socket connected to `remote`, or 0 for an unconnected stream (receives nothing). */
+    id: number;
+    remote: IpSocketAddress | undefined;
+    constructor(id: number, remote: IpSocketAddress | undefined) {
+      this.id = id;
+      this.remote = remote;
+    }
+    /**
+     * Up to `max` queued datagrams from the connected peer. The guest's `subscribe()` is always
+     * ready, so a guest that polls before receiving would spin: with nothing queued, the broker
+     * waits up to RECEIVE_WAIT_MS for a first datagram before answering with none.
+     */
+    receive(max: bigint): { data: Uint8Array; remoteAddress: IpSocketAddress }[] {
+      if (!this.id || !this.remote || max === 0n) return [];
+      const r = tcpCall('udp.receive', { id: this.id, max: Math.min(Number(max), RECEIVE_BATCH), waitMs: RECEIVE_WAIT_MS });
+      if (r.kind === 'error') throw fail(r);
+      const remote = this.remote;
+      return (r.datagrams ?? []).map((data) => ({ data, remoteAddress: remote }));
     }
     subscribe() {
       return ready();
     }
   }
   class OutgoingDatagramStream {
-    remote: IpAddress | undefined;
-    constructor(remote: IpAddress | undefined) {
+    id: number;
+    remote: IpSocketAddress | undefined;
+    constructor(id: number, remote: IpSocketAddress | undefined) {
+      this.id = id;
       this.remote = remote;
     }
     checkSend(): bigint {
       return 64n;
     }
-    send(datagrams: { data: Uint8Array; remoteAddress?: IpAddress }[]): bigint {
+    send(datagrams: { data: Uint8Array; remoteAddress?: IpSocketAddress }[]): bigint {
       let n = 0n;
       for (const d of datagrams) {
-        const to = d.remoteAddress ?? this.remote;
-        if (!to) throw 'invalid-argument';
-        const { host, port } = formatAddress(to);
-        const r = deps.call('udp.send', { host, port, data: new Uint8Array(d.data) });
+        let r: BridgeTcpResult;
+        if (this.id) {
+          // connected: only the peer the socket was vetted for
+          if (d.remoteAddress && !sameAddress(d.remoteAddress, this.remote!)) {
+            if (n === 0n) throw 'invalid-argument';
+            break;
+          }
+          r = tcpCall('udp.send-connected', { id: this.id, data: new Uint8Array(d.data) });
+        } else {
+          const to = d.remoteAddress ?? this.remote;
+          if (!to) throw 'invalid-argument';
+          r = tcpCall('udp.send', { ...formatAddress(to), data: new Uint8Array(d.data) });
+        }
         if (r.kind === 'error') {
           if (n === 0n) throw fail(r);
           break;
@@ -215,49 +285,73 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
       return ready();
     }
   }
-  class UdpSocket {
-    family: string;
+  class UdpSocket extends SocketBase {
     bound = false;
-    constructor(family: string) {
-      this.family = family;
-    }
-    // Binding is local setup only (no host socket is opened): every datagram is sent by egress.
-    startBind(): void {
+    id = 0;
+    remote: IpSocketAddress | undefined;
+    // Binding is local setup only (the host socket is opened by egress on an ephemeral port when
+    // the guest connects a stream): a chosen port is refused, port 0 is accepted.
+    startBind(_network: unknown, local: IpSocketAddress): void {
       if (this.bound) throw 'invalid-state';
+      if (local?.val?.port) throw 'access-denied';
     }
     finishBind(): void {
       this.bound = true;
     }
-    stream(remote: IpAddress | undefined): [IncomingDatagramStream, OutgoingDatagramStream] {
+    stream(remote: IpSocketAddress | undefined): [IncomingDatagramStream, OutgoingDatagramStream] {
       if (!this.bound) throw 'invalid-state';
-      return [new IncomingDatagramStream(), new OutgoingDatagramStream(remote)];
+      this.disconnect();
+      if (remote) {
+        const r = tcpCall('udp.open', formatAddress(remote));
+        if (r.kind === 'error') throw fail(r);
+        this.id = r.id ?? 0;
+        this.remote = remote;
+      }
+      return [new IncomingDatagramStream(this.id, this.remote), new OutgoingDatagramStream(this.id, this.remote)];
+    }
+    disconnect(): void {
+      if (this.id) tcpCall('udp.close', { id: this.id });
+      this.id = 0;
+      this.remote = undefined;
     }
     localAddress(): never {
       throw 'invalid-state';
     }
-    remoteAddress(): never {
-      throw 'invalid-state';
-    }
-    addressFamily() {
-      return this.family;
+    remoteAddress(): IpSocketAddress {
+      if (!this.remote) throw 'invalid-state';
+      return this.remote;
     }
     unicastHopLimit() {
-      return 64;
+      return this.hops;
     }
-    setUnicastHopLimit(): void {}
-    receiveBufferSize() {
-      return 65536n;
+    setUnicastHopLimit(n: number): void {
+      this.setHops(n);
     }
-    setReceiveBufferSize(): void {}
-    sendBufferSize() {
-      return 65536n;
+    [Symbol.dispose](): void {
+      this.disconnect();
     }
-    setSendBufferSize(): void {}
+  }
+
+  /** Addresses the egress guard let through for one name, handed out one at a time. */
+  class ResolveAddressStream {
+    addresses: { tag: 'ipv4' | 'ipv6'; val: number[] }[];
+    error: string | undefined;
+    constructor(addresses: { tag: 'ipv4' | 'ipv6'; val: number[] }[], error: string | undefined) {
+      this.addresses = addresses;
+      this.error = error;
+    }
+    resolveNextAddress(): { tag: 'ipv4' | 'ipv6'; val: number[] } | undefined {
+      if (this.error) {
+        const e = this.error;
+        this.error = undefined;
+        throw e;
+      }
+      return this.addresses.shift();
+    }
     subscribe() {
       return ready();
     }
   }
-  class ResolveAddressStream {}
 
   return {
     'wasi:sockets/network': { Network },
@@ -278,9 +372,18 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
     },
     'wasi:sockets/ip-name-lookup': {
       ResolveAddressStream,
-      resolveAddresses() {
-        throw 'permanent-resolver-failure';
+      resolveAddresses(_network: unknown, name: string) {
+        if (!deps.tcp && !deps.udp) throw 'access-denied';
+        if (typeof name !== 'string' || name.length === 0 || name.length > 253) throw 'invalid-argument';
+        const r = deps.call('dns.lookup', { name }) as BridgeLookupResult;
+        if (r.kind === 'error') return new ResolveAddressStream([], r.error);
+        const addresses = r.addresses.map(toIpAddress).filter((a): a is { tag: 'ipv4' | 'ipv6'; val: number[] } => a !== undefined);
+        return new ResolveAddressStream(addresses, addresses.length === 0 ? 'name-unresolvable' : undefined);
       },
     },
   };
+}
+
+function sameAddress(a: IpSocketAddress, b: IpSocketAddress): boolean {
+  return a.tag === b.tag && a.val.port === b.val.port && a.val.address.length === b.val.address.length && a.val.address.every((x, i) => x === b.val.address[i]);
 }

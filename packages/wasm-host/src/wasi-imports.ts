@@ -6,7 +6,7 @@ import { _createPreopenDescriptor, types as fsTypes } from '@bytecodealliance/pr
 import { createFsGuard } from './fs-guard.js';
 import { createHttpImports } from './http-imports.js';
 import type { ImportPlan } from './import-plan.js';
-import type { BridgeHttpResult, BridgeTcpResult } from './net-protocol.js';
+import type { BridgeHttpResult, BridgeLookupResult, BridgeTcpResult } from './net-protocol.js';
 import { createSocketImports } from './socket-imports.js';
 import type { SyncCall } from './sync-bridge.js';
 
@@ -117,34 +117,26 @@ export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): 
   };
 
   const bridge = options.bridge;
-  if (plan.http && bridge) {
-    const http = createHttpImports({
-      InputStream,
-      OutputStream,
-      ready,
-      send: (req) => bridge('http', req) as BridgeHttpResult,
-      maxRequestBodyBytes: options.maxRequestBodyBytes ?? 16 * 1024 * 1024,
-    });
-    imports['wasi:http/types'] = http.types;
-    imports['wasi:http/outgoing-handler'] = http.outgoingHandler;
-  } else {
-    // No http grant: the types are present (harmless), the handler is not (load fails closed
-    // before this point if the component imports it).
-    imports['wasi:http/types'] = createHttpImports({
-      InputStream,
-      OutputStream,
-      ready,
-      send: () => ({ kind: 'error', error: 'denied', message: 'http is not granted' }),
-      maxRequestBodyBytes: 0,
-    }).types;
-  }
+  const IoError = (shim.io as any).error.Error;
+  // Without the http grant the types are present (harmless) and every request is denied; the
+  // handler itself is absent (load fails closed before this point if the component imports it).
+  const http = createHttpImports({
+    InputStream,
+    OutputStream,
+    IoError,
+    ready,
+    call: plan.http && bridge ? (op, payload) => bridge(op, payload) as BridgeHttpResult : () => ({ kind: 'error', error: 'denied', message: 'http is not granted' }),
+    maxRequestBodyBytes: plan.http ? (options.maxRequestBodyBytes ?? 16 * 1024 * 1024) : 0,
+  });
+  imports['wasi:http/types'] = http.types;
+  if (plan.http && bridge) imports['wasi:http/outgoing-handler'] = http.outgoingHandler;
   const sockets = createSocketImports({
     InputStream,
     OutputStream,
     ready,
     tcp: Boolean(bridge) && (plan.tcp || plan.coarse),
     udp: Boolean(bridge) && (plan.udp || plan.coarse),
-    call: (op, payload) => (bridge ? (bridge(op, payload) as BridgeTcpResult) : { kind: 'error', error: 'denied', message: 'no network' }),
+    call: (op, payload) => (bridge ? (bridge(op, payload) as BridgeTcpResult | BridgeLookupResult) : { kind: 'error', error: 'denied', message: 'no network' }),
   });
   Object.assign(imports, sockets);
   return imports;

@@ -17,6 +17,7 @@ interface Init {
   bridgePort?: MessagePort;
   bridgeFlag?: SharedArrayBuffer;
   maxMemoryBytes?: number;
+  maxHttpRequestBytes?: number;
   /** Guest output kept per call (the host keeps the last `maxOutputBytes` overall). */
   maxOutputBytes: number;
   /** The call channel (see call-channel.ts): control words and the payload buffer. */
@@ -45,6 +46,7 @@ try {
     },
     ...(init.bridgePort && init.bridgeFlag ? { bridge: createSyncCaller(init.bridgePort, init.bridgeFlag) } : {}),
     ...(init.maxMemoryBytes !== undefined ? { maxMemoryBytes: init.maxMemoryBytes } : {}),
+    ...(init.maxHttpRequestBytes !== undefined ? { maxHttpRequestBytes: init.maxHttpRequestBytes } : {}),
   });
   port.postMessage({ type: 'ready' });
 } catch (e) {

@@ -22,6 +22,7 @@ export interface WorkerRuntimeOptions {
   readonly maxHeapMb: number;
   readonly maxOutputBytes: number;
   readonly maxCallBytes: number;
+  readonly maxHttpRequestBytes: number;
   /**
    * How long the calling thread waits synchronously for a reply before it yields to its event
    * loop (ms). Plugins with a network bridge never wait: their guest calls back into this thread.
@@ -78,7 +79,7 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
   const buffers = createCallBuffers(o.maxCallBytes);
   const ch = openCallChannel(buffers);
   const worker = new Worker(workerScript(), {
-    workerData: { glueUrl: o.glueUrl, modules: Object.fromEntries(o.modules), plan: o.plan, maxMemoryBytes: o.maxMemoryBytes, maxOutputBytes: o.maxOutputBytes, callCtl: buffers.ctl, callData: buffers.data, ...extra },
+    workerData: { glueUrl: o.glueUrl, modules: Object.fromEntries(o.modules), plan: o.plan, maxMemoryBytes: o.maxMemoryBytes, maxOutputBytes: o.maxOutputBytes, maxHttpRequestBytes: o.maxHttpRequestBytes, callCtl: buffers.ctl, callData: buffers.data, ...extra },
     transferList: transfer,
     resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb, maxYoungGenerationSizeMb: 16 },
     stdout: true,
