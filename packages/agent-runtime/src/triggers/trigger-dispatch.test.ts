@@ -91,6 +91,17 @@ describe('trigger dispatch', () => {
     agent.close();
   });
 
+  it('events beyond the queue bound are dropped, logged and audited', async () => {
+    const agent = agentWith([{ type: 'on_file_change', scope: 'system', lambda: 'q.js:run', filter: { watch: 'in/*' } }], { triggerLimits: { maxQueue: 1 } });
+    agent.adf.files.write('q.js', 'function run(ev) { return ev.data.path; }');
+    await agent.idle();
+    for (const name of ['a', 'b', 'c']) agent.adf.files.write(`in/${name}`, name);
+    await agent.idle();
+    expect(triggerLogs(agent)).toEqual(['trigger.dropped on_file_change', 'trigger.dropped on_file_change', 'trigger.ran on_file_change#0']);
+    expect(agent.adf.audit.list().filter((e) => e.action === 'trigger.drop').map((e) => e.code)).toEqual(['TRIGGER_QUEUE_FULL', 'TRIGGER_QUEUE_FULL']);
+    agent.close();
+  });
+
   it('agent-scope triggers wake the loop only in autonomous mode, never as the owner', async () => {
     const mail = { from: 'did:key:zSender', to: 'did:key:zMe', subject: 'status?', content: 'how is it going', source: 'mesh' };
     const quiet = agentWith([{ type: 'on_inbox', scope: 'agent', filter: { source: 'mesh' } }]);
@@ -101,16 +112,23 @@ describe('trigger dispatch', () => {
     quiet.close();
 
     const provider = createScriptedProvider([{ content: [{ type: 'text', text: 'on it' }] }]);
-    const busy = agentWith([{ type: 'on_inbox', scope: 'agent', filter: { source: 'mesh' } }], { autonomous: true, provider });
+    const busy = agentWith([
+      { type: 'on_inbox', scope: 'agent', filter: { source: 'mesh' } },
+      { type: 'on_inbox', scope: 'system', lambda: 'vip.js:run', filter: { sender: 'did:key:zSender' } },
+    ], { autonomous: true, provider });
+    busy.adf.files.write('vip.js', APPEND('vip.txt', 'ev.data.subject'));
+    busy.adf.files.setAuthorized('vip.js', true, 'owner');
     busy.adf.inbox.insert({ ...mail, source: 'local' }); // filtered out
-    busy.adf.inbox.insert(mail);
+    busy.adf.inbox.insert(mail); // unsigned: its `from` is only a claim, the sender filter does not match
+    busy.adf.inbox.insert({ ...mail, source: 'local', subject: 'verified', meta: { message_verified: true } });
     await busy.idle();
     expect(provider.requests).toHaveLength(1);
     const woke = provider.requests[0]!.messages.at(-1)!;
     expect(woke.role).toBe('user');
     expect(woke.content).toEqual(expect.stringMatching(/^\[trigger on_inbox #0\] An automated event raised by the runtime, not a message from your owner\./));
     expect(woke.content).toContain('"subject":"status?"');
-    expect(triggerLogs(busy)).toEqual(['trigger.woke on_inbox#0']);
+    expect(triggerLogs(busy)).toEqual(['trigger.woke on_inbox#0', 'trigger.ran on_inbox#1']);
+    expect(busy.adf.files.read('vip.txt')?.content.toString()).toBe('verified;');
     busy.close();
   });
 

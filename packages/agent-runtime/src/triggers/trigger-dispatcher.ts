@@ -166,6 +166,9 @@ export function createTriggerDispatcher(options: TriggerDispatcherOptions): Trig
     const cause = scope.current();
     if (pending >= limits.maxQueue) {
       log('warn', 'trigger.dropped', event.type, `${pending} events are waiting; ${event.type} was dropped`);
+      try {
+        adf.audit.record({ principal: createPrincipal('owner', 'runtime', options.agentId), action: 'trigger.drop', target: event.type, decision: 'deny', code: 'TRIGGER_QUEUE_FULL', rule: 'trigger-guard', details: { pending } });
+      } catch { /* file closed */ }
       return Promise.resolve([]);
     }
     pending++;

@@ -40,9 +40,11 @@ export function triggerEventOf(e: AdfEvent): TriggerEvent | undefined {
     case 'file':
       return { type: 'on_file_change', fields: { path: e.path, event: e.change }, data: { path: e.path, change: e.change } };
     case 'inbox':
+      // `sender` is filterable only when the runtime verified the signature of `from`; an
+      // unsigned message's `from` is a claim, and a filter on it would let anyone pose as a trusted peer.
       return {
         type: 'on_inbox',
-        fields: defined({ source: e.source, sender: e.row.from, to: e.row.to, subject: e.row.subject }),
+        fields: defined({ source: e.source, sender: e.row.meta['message_verified'] === true ? e.row.from : undefined, to: e.row.to, subject: e.row.subject }),
         data: { id: e.row.id, messageId: e.row.messageId, from: e.row.from, to: e.row.to, subject: e.row.subject, content: cap(e.row.content), stamps: e.row.meta, source: e.source },
       };
     case 'outbox':
