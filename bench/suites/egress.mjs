@@ -88,7 +88,7 @@ export default async function run({ log }) {
   // rotating order, medians over rounds. Ratios are also computed per round (both sides of a
   // pair measured seconds apart) and their median is logged next to the ratio of medians.
   const TOTAL = 1000;
-  const ROUNDS = 11;
+  const ROUNDS = 13;
   const policy = { name: 'bench', authorizeHttp: () => ({ allow: true, rule: 'bench' }) };
 
   const plainAgent = new Agent({ connections: CONC });
@@ -170,7 +170,7 @@ export default async function run({ log }) {
   const paths = [
     ['oursFetch', 'guarded fetch (Response)', [['undiciFetch', 'undici fetch', 0.9], ['undiciRequest', 'undici request', 0.9]]],
     ['oursRequest', 'guarded request (stream)', [['undiciRequest', 'undici request', 0.9]]],
-    ['oursAgent', 'guarded node:http agent', [['nodeAgent', 'node:http agent', 0.9]]],
+    ['oursAgent', 'guarded node:http agent', [['undiciRequest', 'undici request'], ['nodeAgent', 'node:http agent', 0.9]]],
   ];
   const rows = [];
   for (const [ours, label, plains] of paths) {
