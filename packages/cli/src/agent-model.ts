@@ -98,7 +98,21 @@ export function createModelAgentOpener(options: ModelAgentOpenerOptions): {
     open(path, id, emit) {
       const settings = readAgentModelSettings(path);
       const ports = options.protectedPorts?.() ?? [];
-      const r = resolveAgentModel(settings, options.flags ?? {}, options.env, options.scripted, ports.length ? { protectedPorts: ports } : {});
+      let r: AgentModelResult;
+      try {
+        r = resolveAgentModel(settings, options.flags ?? {}, options.env, options.scripted, ports.length ? { protectedPorts: ports } : {});
+      } catch (e) {
+        // Building the client failed after planning (e.g. the policy refused a header): keep the agent listed.
+        const err = e as { code?: unknown; message?: unknown; hint?: unknown };
+        r = {
+          ok: false,
+          problem: {
+            code: typeof err.code === 'string' ? err.code : 'MODEL_SETUP_FAILED',
+            message: typeof err.message === 'string' ? err.message : String(e),
+            hint: typeof err.hint === 'string' ? err.hint : 'check the model settings of this agent and the key variable',
+          },
+        };
+      }
       if (r.ok) {
         models.push(r.model);
         return createAgentOpener({ provider: () => r.model.provider })(path, id, emit);

@@ -35,6 +35,7 @@ describe('planModel', () => {
     ['no key in the environment', { provider: 'openai-compatible', model: 'g' }, scripted, {}, 'MODEL_API_KEY_MISSING'],
     ['an empty key', { provider: 'anthropic', model: 'c' }, scripted, { ANTHROPIC_API_KEY: '' }, 'MODEL_API_KEY_MISSING'],
     ['no model id', { provider: 'anthropic' }, scripted, env, 'MODEL_ID_MISSING'],
+    ['a key with a line break', { provider: 'anthropic', model: 'c' }, scripted, { ANTHROPIC_API_KEY: 'k\r\nx-evil: 1' }, 'MODEL_API_KEY_INVALID'],
     ['the scripted model id does not count', { provider: 'openai-compatible' }, { provider: 'openai-compatible', model_id: 'scripted' }, env, 'MODEL_ID_MISSING'],
     ['not a URL', { provider: 'openai-compatible', model: 'g', baseUrl: 'api.example.com' }, scripted, env, 'MODEL_BASE_URL_INVALID'],
     ['not http(s)', { provider: 'openai-compatible', model: 'g', baseUrl: 'file:///etc/passwd' }, scripted, env, 'MODEL_BASE_URL_INVALID'],

@@ -133,6 +133,10 @@ export function planModel(flags: ModelFlags, settings: AgentModelSettings, env: 
     return fail('MODEL_API_KEY_MISSING', `the ${label} provider needs an API key, and $${keyEnv} is not set`, `export ${keyEnv}=<your key> (trust injects it into requests to ${url.host} at egress; the model and the agent never see it), or name another variable with --api-key-env NAME`);
   }
 
+  if (/[\r\n\0]/.test(env[keyEnv] ?? '')) {
+    return fail('MODEL_API_KEY_INVALID', `$${keyEnv} contains a line break or NUL, which cannot go in a header`, `set ${keyEnv} to the key alone, on one line`);
+  }
+
   const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
   return {
     ok: true,

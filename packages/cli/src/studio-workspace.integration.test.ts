@@ -24,6 +24,7 @@ beforeAll(async () => {
   await newAgent('remote', { provider: 'openai-compatible', model_id: 'peer-gpt', base_url: `${peer.base}/v1`, api_key_env: 'PEER_API_KEY' });
   await newAgent('keyless', { provider: 'anthropic', model_id: 'claude-x' });
   await newAgent('offline', undefined);
+  await newAgent('broken', { provider: 'openai-compatible', model_id: 'g', base_url: `${peer.base}/v1`, api_key_env: 'BROKEN_API_KEY' });
 }, 60_000);
 afterAll(async () => {
   await peer?.stop();
@@ -34,7 +35,7 @@ describe('trust studio <workspace> (built binary, wire-format peer)', () => {
   it('chats through the provider each agent names; an agent without a key is listed and its chat says why', async () => {
     const child = spawn(process.execPath, [BIN, 'studio', ws, '--json', '--allow-local-model'], {
       cwd: tmp.home,
-      env: { PATH: process.env.PATH ?? '', HOME: tmp.home, TRUST_HOME: tmp.trustHome, PEER_API_KEY: KEY },
+      env: { PATH: process.env.PATH ?? '', HOME: tmp.home, TRUST_HOME: tmp.trustHome, PEER_API_KEY: KEY, BROKEN_API_KEY: 'line\nbreak' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -49,7 +50,7 @@ describe('trust studio <workspace> (built binary, wire-format peer)', () => {
         child.on('exit', (c) => reject(new Error(`studio exited ${c}: ${err}`)));
       });
       const doc = studioSchema.parse(JSON.parse(first)).result;
-      expect(doc).toMatchObject({ demo: false, agents: ['keyless', 'offline', 'remote'] });
+      expect(doc).toMatchObject({ demo: false, agents: ['broken', 'keyless', 'offline', 'remote'] });
       const token = doc.url.split('#token=')[1] as string;
       const api = async (method: string, path: string, body?: unknown) => {
         const res = await fetch(`http://127.0.0.1:${doc.port}/api/v1${path}`, {
@@ -77,7 +78,10 @@ describe('trust studio <workspace> (built binary, wire-format peer)', () => {
       expect(JSON.stringify(offline.json)).toContain('DEMO agent');
 
       const listed = (await api('GET', '/agents')).json.agents as { id: string }[];
-      expect(listed.map((a) => a.id)).toEqual(['keyless', 'offline', 'remote']);
+      expect(listed.map((a) => a.id)).toEqual(['broken', 'keyless', 'offline', 'remote']);
+      const broken = await api('POST', '/agents/broken/chat', { text: 'hi' });
+      expect(broken.status).toBe(400);
+      expect(broken.json.error.code).toBe('MODEL_API_KEY_INVALID');
     } finally {
       const code = await new Promise<number | null>((resolve) => {
         child.on('exit', (c) => resolve(c));
