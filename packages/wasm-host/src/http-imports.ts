@@ -240,6 +240,7 @@ export function createHttpImports(deps: HttpImportDeps): { types: Record<string,
     /** The start failed: the response is this error. */
     failure: BridgeHttpResult | undefined;
     closed = false;
+    sendFailed = false;
     constructor(request: OutgoingRequest, options: RequestOptions | undefined) {
       this.request = request;
       this.options = options;
@@ -266,11 +267,18 @@ export function createHttpImports(deps: HttpImportDeps): { types: Record<string,
       if (r.kind === 'error') this.failure = r;
       else if (r.kind === 'ok') this.id = r.id;
     }
+    /**
+     * Streams body bytes. Once the request has failed (denied, refused, aborted) the rest is
+     * dropped and the response reports why: JS guests trap on a failed body write.
+     */
     send(buf: Uint8Array): void {
-      if (this.failure || !this.id) throw { tag: 'closed' };
+      if (this.failure || this.closed || this.sendFailed || !this.id) return;
       for (let o = 0; o < buf.length; o += HTTP_CHUNK) {
         const r = deps.call('http.write', { id: this.id, data: buf.subarray(o, o + HTTP_CHUNK) });
-        if (r.kind === 'error') throw { tag: 'closed' };
+        if (r.kind === 'error') {
+          this.sendFailed = true;
+          return;
+        }
       }
     }
     end(): void {

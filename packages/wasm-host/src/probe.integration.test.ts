@@ -215,6 +215,14 @@ describe('streamed http bodies', () => {
     expect(JSON.parse(await run(p, 'fetch-length', `${peer.origin}/small`))).toEqual({ status: 200, bytes: 5 });
   });
 
+  it('reports a denial of a streamed request as an error, and the plugin carries on', async () => {
+    await peer.clear();
+    expect(await run(b, 'post', JSON.stringify({ url: `${peer.origin}/echo`, size: 300 * 1024 }))).toMatch(/^ERROR: /);
+    expect(b.dead).toBeUndefined();
+    expect(await peer.requests()).toHaveLength(0);
+    expect(await run(b, 'env')).toBe('[]');
+  });
+
   it('refuses a request body above the cap', async () => {
     const h = host({ egress: peerPolicy(), limits: { maxHttpRequestBytes: 100 * 1024 } });
     const p = await h.load(fixture('probe'), { id: 'plugin-small-body', grants: ['http', 'tcp', 'udp'] });
