@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { Response } from 'undici';
 import { BufferedResponse } from './buffered-response.js';
 
-const raw = ['content-type', 'application/json; charset=utf-8', 'set-cookie', 'a=1', 'set-cookie', 'b=2', 'x-custom', 'v'];
+const headers = { 'content-type': 'application/json; charset=utf-8', 'set-cookie': ['a=1', 'b=2'], 'x-custom': 'v' };
 const make = (text: string | Uint8Array, over: Partial<ConstructorParameters<typeof BufferedResponse>[1]> = {}) =>
-  new BufferedResponse(typeof text === 'string' ? Buffer.from(text) : text, { status: 200, statusText: 'OK', rawHeaders: raw, url: 'http://a.test/x', redirected: true, ...over });
+  new BufferedResponse(typeof text === 'string' ? Buffer.from(text) : text, { status: 200, statusText: 'OK', headers, url: 'http://a.test/x', redirected: true, ...over });
 
 describe('BufferedResponse keeps the Fetch Response contract', () => {
   it('is a Response with status, headers, url and redirected', () => {
@@ -41,6 +41,14 @@ describe('BufferedResponse keeps the Fetch Response contract', () => {
     got[0] = 0x5a;
     expect(await b.text()).toBe('same');
     expect(source.toString()).toBe('same');
+  });
+
+  it('hands its own buffer over on a read instead of copying it, once', async () => {
+    const own = new Uint8Array([104, 105]);
+    const r = new BufferedResponse(own, { status: 200, statusText: '', headers: {}, url: 'http://a.test/', redirected: false });
+    const ab = await r.arrayBuffer();
+    expect(ab).toBe(own.buffer);
+    await expect(r.bytes()).rejects.toThrow(TypeError);
   });
 
   it('body is a web stream on demand, and then the readers go through it', async () => {

@@ -4,8 +4,8 @@ import { Headers, Response } from 'undici';
 export interface BufferedResponseInit {
   readonly status: number;
   readonly statusText: string;
-  /** Name/value pairs as received; the `Headers` object is built on first access. */
-  readonly rawHeaders: readonly (Buffer | string)[];
+  /** Lowercase names, repeated headers as arrays; the `Headers` object is built on first access. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly url: string;
   readonly redirected: boolean;
 }
@@ -13,14 +13,15 @@ export interface BufferedResponseInit {
 /** A reason phrase the Response constructor accepts (anything else becomes ''). */
 const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
-function toText(v: Buffer | string): string {
-  return typeof v === 'string' ? v : v.toString('latin1');
-}
-
 function copyToArrayBuffer(b: Uint8Array): ArrayBuffer {
   const out = new ArrayBuffer(b.byteLength);
   new Uint8Array(out).set(b);
   return out;
+}
+
+/** True when `b` is the whole of its own ArrayBuffer (so handing that buffer over hands over exactly `b`). */
+function ownsWholeBuffer(b: Uint8Array): boolean {
+  return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && !(b.buffer instanceof SharedArrayBuffer);
 }
 
 /** UTF-8 decode as fetch's `text()` does: a leading BOM is dropped, bad sequences become U+FFFD. */
@@ -47,15 +48,22 @@ function bodyUsedError(): TypeError {
  */
 export class BufferedResponse extends Response {
   #bytes: Uint8Array | null;
+  /** The bytes are this response's alone (not shared with a clone): a read may hand them over. */
+  #exclusive: boolean;
   #init: BufferedResponseInit;
   #headers: Headers | undefined;
   /** A plain Response that owns the body once a stream, a clone, a Blob or FormData is needed. */
   #real: Response | undefined;
   #used = false;
 
-  constructor(bytes: Uint8Array, init: BufferedResponseInit) {
+  /**
+   * `bytes` become the response's: pass a buffer nobody else holds or writes (the hop copies the
+   * body into a fresh one, which also frees the socket's read buffers).
+   */
+  constructor(bytes: Uint8Array, init: BufferedResponseInit, exclusive = true) {
     super(null, { status: init.status, statusText: REASON_PHRASE.test(init.statusText) ? init.statusText : '' });
     this.#bytes = bytes;
+    this.#exclusive = exclusive;
     this.#init = init;
   }
 
@@ -95,10 +103,12 @@ export class BufferedResponse extends Response {
       },
       // Methods too: the types declare them as properties of the body mixin.
       arrayBuffer: method(function (this: BufferedResponse) {
-        return this.#read((r) => r.arrayBuffer(), copyToArrayBuffer);
+        const own = this.#exclusive;
+        return this.#read((r) => r.arrayBuffer(), (b) => (own && ownsWholeBuffer(b) ? (b.buffer as ArrayBuffer) : copyToArrayBuffer(b)));
       }),
       bytes: method(function (this: BufferedResponse) {
-        return this.#read((r) => r.bytes(), (b) => new Uint8Array(b));
+        const own = this.#exclusive;
+        return this.#read((r) => r.bytes(), (b) => (own && ownsWholeBuffer(b) ? new Uint8Array(b.buffer, 0, b.byteLength) : new Uint8Array(b)));
       }),
       text: method(function (this: BufferedResponse) {
         return this.#read((r) => r.text(), utf8);
@@ -118,12 +128,14 @@ export class BufferedResponse extends Response {
   #lazyHeaders(): Headers {
     if (this.#headers !== undefined) return this.#headers;
     const h = new Headers();
-    const raw = this.#init.rawHeaders;
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      try {
-        h.append(toText(raw[i] as Buffer | string), toText(raw[i + 1] as Buffer | string));
-      } catch {
-        // A header undici's Headers cannot hold (the HTTP parser already refused the worst); skip it.
+    for (const [name, value] of Object.entries(this.#init.headers)) {
+      if (value === undefined) continue;
+      for (const one of Array.isArray(value) ? value : [value]) {
+        try {
+          h.append(name, one);
+        } catch {
+          // A header undici's Headers cannot hold (the HTTP parser already refused the worst); skip it.
+        }
       }
     }
     this.#headers = h;
@@ -164,7 +176,11 @@ export class BufferedResponse extends Response {
 
   override clone(): Response {
     if (this.bodyUsed) throw new TypeError('Response.clone: Body has already been consumed.');
-    if (this.#real === undefined && this.#bytes !== null) return new BufferedResponse(this.#bytes, this.#init);
+    if (this.#real === undefined && this.#bytes !== null) {
+      // Both now read the same bytes: neither may hand them over any more.
+      this.#exclusive = false;
+      return new BufferedResponse(this.#bytes, this.#init, false);
+    }
     const copy = (this.#real as Response).clone();
     Object.defineProperty(copy, 'url', { value: this.#init.url });
     Object.defineProperty(copy, 'redirected', { value: this.#init.redirected });

@@ -43,7 +43,9 @@ describe('Hop (one dispatch, body mode chosen at the headers)', () => {
     expect(r.mode).toBe('buffer');
     expect(r.head.statusCode).toBe(200);
     expect(r.head.headers['content-type']).toBe('text/plain');
-    expect(r.bytes?.toString()).toBe('hello');
+    expect(Buffer.from(r.bytes as Uint8Array).toString()).toBe('hello');
+    // A fresh buffer of exactly the body's size, not a view into the socket's read buffer.
+    expect([r.bytes?.byteOffset, r.bytes?.buffer.byteLength]).toEqual([0, 5]);
   });
 
   it('stream: settles at the headers with a readable body', async () => {

@@ -10,15 +10,14 @@ export interface HopHead {
   readonly statusText: string;
   /** Lowercase names; repeated headers as arrays (undici's `parseHeaders` shape). */
   readonly headers: Record<string, string | string[]>;
-  /** Name/value pairs as they came off the wire (for a lazily built `Headers`). */
-  readonly rawHeaders: readonly (Buffer | string)[];
 }
 
 /** What one hop settles with. `bytes` for `buffer`, `body` for `stream`, neither for `discard`. */
 export interface HopResult {
   readonly head: HopHead;
   readonly mode: BodyMode;
-  readonly bytes?: Buffer;
+  /** A fresh buffer holding exactly the body (no view into the socket's read buffers). */
+  readonly bytes?: Uint8Array;
   readonly body?: Readable;
 }
 
@@ -155,7 +154,7 @@ export class Hop implements Dispatcher.DispatchHandler {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
     if (statusCode < 200) return true; // 1xx informational: the real answer follows
-    const head: HopHead = { statusCode, statusText: statusText ?? '', headers: util.parseHeaders(rawHeaders), rawHeaders };
+    const head: HopHead = { statusCode, statusText: statusText ?? '', headers: util.parseHeaders(rawHeaders) };
     this.#head = head;
     const mode = this.#opts.choose(head);
     if (mode instanceof Error) {
@@ -202,10 +201,18 @@ export class Hop implements Dispatcher.DispatchHandler {
   onComplete(): void {
     this.#finished = true;
     if (this.#mode === 'buffer') {
+      // Chunks are views into the socket's read buffers: copy them into one buffer of exactly the
+      // body's size, so a response kept around does not pin those buffers.
       const c = this.#chunks;
       this.#chunks = [];
+      const bytes = new Uint8Array(this.#total);
+      let at = 0;
+      for (const chunk of c) {
+        bytes.set(chunk, at);
+        at += chunk.byteLength;
+      }
       this.#settled = true;
-      this.#resolve({ head: this.#head as HopHead, mode: 'buffer', bytes: c.length === 1 ? (c[0] as Buffer) : Buffer.concat(c, this.#total) });
+      this.#resolve({ head: this.#head as HopHead, mode: 'buffer', bytes });
     } else if (this.#mode === 'stream') {
       (this.#body as HopBody).push(null);
     }

@@ -166,7 +166,7 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
         const url = target.url.href;
         const redirected = hop > 0;
         if (mode === 'raw') return { statusCode: status, headers: head.headers, body: result.body as Readable, url, redirected };
-        if (result.mode === 'buffer') return new BufferedResponse(result.bytes as Buffer, { status, statusText: head.statusText, rawHeaders: head.rawHeaders, url, redirected });
+        if (result.mode === 'buffer') return new BufferedResponse(result.bytes as Uint8Array, { status, statusText: head.statusText, headers: head.headers, url, redirected });
         let stream: ReadableStream<Uint8Array> | null = null;
         if (result.mode === 'stream') {
           const max = engine.limits.maxResponseBytes;
