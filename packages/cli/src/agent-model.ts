@@ -61,8 +61,14 @@ export function resolveAgentModel(
  * @example
  * const model = await openModel(file, { provider: 'anthropic', model: 'claude-sonnet-4-5' }, io.env, scripted);
  */
-export async function openModel(file: string, flags: ModelFlags, env: Readonly<Record<string, string | undefined>>, scripted: () => ModelProvider): Promise<AgentModel> {
-  const r = resolveAgentModel(readAgentModelSettings(file), flags, env, scripted);
+export async function openModel(
+  file: string,
+  flags: ModelFlags,
+  env: Readonly<Record<string, string | undefined>>,
+  scripted: () => ModelProvider,
+  options: ModelClientOptions = {},
+): Promise<AgentModel> {
+  const r = resolveAgentModel(readAgentModelSettings(file), flags, env, scripted, options);
   if (!r.ok) throw new CliError(r.problem.code, r.problem.message, { hint: r.problem.hint, exitCode: 2 });
   return r.model;
 }

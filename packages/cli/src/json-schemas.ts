@@ -283,6 +283,7 @@ export const agentChatSchema = successSchema(
       model: z.string(),
       turns: z.array(z.object({ role: z.string(), content: z.unknown() }).strict()),
       approvals: z.array(z.object({ tool: z.string(), args: z.unknown(), decision: z.enum(['approve', 'deny']) }).strict()),
+      egress: z.array(auditEventSchema),
     })
     .strict(),
 );

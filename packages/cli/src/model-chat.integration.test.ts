@@ -30,6 +30,9 @@ describe('trust agent chat with a real provider (built binary, wire-format peer)
     const doc = agentChatSchema.parse(r.json());
     expect(doc.result).toMatchObject({ provider: 'openai-compatible', model: 'peer-gpt' });
     expect(JSON.stringify(doc.result.turns)).toContain('openai peer heard: hello model');
+    // The model request's egress decision is reported (allowed by the model-api rule), without the key.
+    expect(doc.result.egress).toEqual([expect.objectContaining({ decision: 'allow', target: expect.stringContaining(`${peer.base}/v1/chat/completions`) })]);
+    expect(doc.result.egress[0]?.rule).toContain('model-api');
     expect(r.stdout).not.toContain(KEY);
     const last = (await peer.seen()).at(-1);
     expect(last).toMatchObject({ path: '/v1/chat/completions', authorization: `Bearer ${KEY}`, bodyHasKey: false, model: 'peer-gpt' });
@@ -40,6 +43,7 @@ describe('trust agent chat with a real provider (built binary, wire-format peer)
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('anthropic peer heard: hello model');
     expect(r.stdout).toContain('key from $PEER_KEY_VAR, injected at egress');
+    expect(r.stdout).toMatch(/egress allow \S+ http:\/\/127\.0\.0\.1:\d+\/v1\/messages/);
     expect(r.stdout + r.stderr).not.toContain(KEY);
     const last = (await peer.seen()).at(-1);
     expect(last).toMatchObject({ path: '/v1/messages', xApiKey: KEY, authorization: null, anthropicVersion: '2023-06-01', bodyHasKey: false });

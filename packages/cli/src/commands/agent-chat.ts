@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import type { CommandSpec } from '../command.js';
 import { choiceOption, stringOption } from '../args.js';
 import type { OptionValues } from '../command.js';
+import type { AuditEvent, AuditSink } from '@trust/core';
 import { CliError } from '../cli-error.js';
 import { demoAnswer } from '../demo-workspace.js';
 import { escapeTerminal } from '../terminal-text.js';
@@ -28,21 +29,32 @@ export const command: CommandSpec = {
     { command: 'ANTHROPIC_API_KEY=sk-ant-… trust agent chat careful.adf --provider anthropic --model claude-sonnet-4-5', explain: 'the Anthropic Messages API' },
     { command: 'OPENAI_API_KEY=local trust agent chat careful.adf --provider openai --model llama3.2 --base-url http://127.0.0.1:11434/v1 --allow-local-model', explain: 'an OpenAI-compatible server on this machine' },
   ],
-  jsonShape: '{ "file": string, "provider": "scripted"|"openai-compatible"|"anthropic", "model": string, "turns": [{ "role", "content" }], "approvals": [{ "tool", "args", "decision": "approve"|"deny" }] }',
+  jsonShape: '{ "file": string, "provider": "scripted"|"openai-compatible"|"anthropic", "model": string, "turns": [{ "role", "content" }], "approvals": [{ "tool", "args", "decision": "approve"|"deny" }], "egress": AuditEvent[] (one per model request; [] for scripted) }',
   exitCodes: ['2 the model cannot be set up: no API key in the environment, no model id, a local or clear-text base URL (the code, MODEL_*, says which)', '126 the egress policy or address guard denied the model request'],
   async run({ io, out, values, positionals }) {
     const file = resolve(io.cwd, positionals[0] as string);
     if (!existsSync(file)) throw new CliError('CLI_FILE_NOT_FOUND', `${file} does not exist`, { hint: 'create one with `trust agent new <file.adf>`' });
     const chosen = choiceOption(values, 'provider', ['scripted', 'openai', 'anthropic'] as const);
-    const rt = await import('@trust/agent-runtime');
-    const { openModel } = await import('../agent-model.js');
+    const [rt, { openModel }, { createMemoryAuditSink }] = await Promise.all([import('@trust/agent-runtime'), import('../agent-model.js'), import('@trust/core')]);
+    // Every decision of the model client (one per request) is shown as it happens and returned in --json.
+    const memory = createMemoryAuditSink();
+    const egress: AuditEvent[] = [];
+    const audit: AuditSink = {
+      record(input) {
+        const event = memory.record(input);
+        egress.push(event);
+        const s = out.style;
+        out.line(s.dim(`  egress ${event.decision} ${escapeTerminal(event.action)} ${escapeTerminal(event.target)}${event.rule ? ` (rule ${escapeTerminal(event.rule)})` : ''}${event.code ? ` ${escapeTerminal(event.code)}` : ''}`));
+        return event;
+      },
+    };
     const model = await openModel(file, {
       ...(chosen === undefined ? {} : { provider: chosen === 'openai' ? 'openai-compatible' : chosen }),
       ...optionalString(values, 'model', 'model'),
       ...optionalString(values, 'base-url', 'baseUrl'),
       ...optionalString(values, 'api-key-env', 'apiKeyEnv'),
       allowLocal: values['allow-local-model'] === true,
-    }, io.env, () => rt.createScriptedProvider(Array.from({ length: 10_000 }, () => demoAnswer)));
+    }, io.env, () => rt.createScriptedProvider(Array.from({ length: 10_000 }, () => demoAnswer)), { audit });
     const interactive = io.stdin.isTTY === true && !out.json;
     const rl = createInterface({ input: io.stdin, terminal: false });
     const lines: string[] = [];
@@ -91,7 +103,7 @@ export const command: CommandSpec = {
         await agent.send(text);
       }
       const turns = agent.adf.loop.list({ afterSeq: before }).map((t) => ({ role: t.role, content: t.content }));
-      out.result({ file, provider: model.provider.kind, model: model.provider.model, turns, approvals });
+      out.result({ file, provider: model.provider.kind, model: model.provider.model, turns, approvals, egress });
       return 0;
     } finally {
       rl.close();
