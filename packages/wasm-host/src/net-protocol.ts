@@ -27,7 +27,16 @@ export type BridgeTcpResult =
   | { readonly kind: 'ok'; readonly id?: number; readonly data?: Uint8Array; readonly closed?: boolean; readonly datagrams?: readonly Uint8Array[] }
   | { readonly kind: 'error'; readonly error: 'denied' | 'refused' | 'timeout' | 'closed' | 'too-large' | 'other'; readonly message: string };
 
-/** A name lookup through the egress guard; `error` is the guest's `wasi:sockets` error code. */
+/** An IP address as the guest's `ip-address` variant: 4 bytes, or 8 16-bit groups. */
+export interface GuestIpAddress {
+  readonly tag: 'ipv4' | 'ipv6';
+  readonly val: readonly number[];
+}
+
+/**
+ * A name lookup through the egress guard; `error` is the guest's `wasi:sockets` error code.
+ * Addresses arrive already in the guest's form, so the worker needs no address parser.
+ */
 export type BridgeLookupResult =
-  | { readonly kind: 'ok'; readonly addresses: readonly string[] }
+  | { readonly kind: 'ok'; readonly addresses: readonly GuestIpAddress[] }
   | { readonly kind: 'error'; readonly error: 'access-denied' | 'name-unresolvable' | 'temporary-resolver-failure' | 'permanent-resolver-failure'; readonly message: string };

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { EgressPeer, EgressPolicy } from '@trust/core';
-import { classifySocketError, createLookupNames, withLookupNames } from './socket-broker.js';
+import { classifySocketError, createLookupNames, toGuestIp, withLookupNames } from './socket-broker.js';
 
 describe('lookup names', () => {
+  it.each([
+    ['127.0.0.1', { tag: 'ipv4', val: [127, 0, 0, 1] }],
+    ['2001:db8::1', { tag: 'ipv6', val: [0x2001, 0xdb8, 0, 0, 0, 0, 0, 1] }],
+    ['not-an-ip', undefined],
+  ])('toGuestIp(%s)', (text, expected) => {
+    expect(toGuestIp(text)).toEqual(expected);
+  });
+
   it('shows the policy the looked-up name for that address until the entry expires', () => {
     let now = 1000;
     const names = createLookupNames(500, 8, () => now);

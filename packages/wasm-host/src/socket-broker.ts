@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { EgressClient, EgressUdpSocket } from '@trust/egress';
 import { formatIp, parseIp, type AuditSink, type EgressPeer, type EgressPolicy, type Principal } from '@trust/core';
-import type { BridgeLookupResult, BridgeTcpResult } from './net-protocol.js';
+import type { BridgeLookupResult, BridgeTcpResult, GuestIpAddress } from './net-protocol.js';
 
 type SocketError = Extract<BridgeTcpResult, { kind: 'error' }>['error'];
 
@@ -14,6 +14,16 @@ export function classifySocketError(e: unknown): { error: SocketError; message: 
   if (code === 'EGRESS_CONNECT_FAILED') return { error: 'refused', message };
   if (code.startsWith('EGRESS_') || /DENIED/.test(code)) return { error: 'denied', message };
   return { error: 'other', message };
+}
+
+/** An address text (as the guard formats it) as the guest's `ip-address` variant, or `undefined` if it is not an IP. */
+export function toGuestIp(text: string): GuestIpAddress | undefined {
+  const ip = parseIp(text);
+  if (!ip) return undefined;
+  if (ip.family === 4) return { tag: 'ipv4', val: [...ip.bytes] };
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((ip.bytes[i]! << 8) | ip.bytes[i + 1]!);
+  return { tag: 'ipv6', val: groups };
 }
 
 /**
@@ -81,7 +91,7 @@ export function createSocketBroker(o: { client: EgressClient; principal: Princip
     }
     o.audit?.record({ principal, action: 'egress.dns', target, decision: 'allow', rule: verdict.rule, details: { addresses: verdict.addresses } });
     o.names.remember(name, verdict.addresses);
-    return { kind: 'ok', addresses: verdict.addresses };
+    return { kind: 'ok', addresses: verdict.addresses.map(toGuestIp).filter((a): a is GuestIpAddress => a !== undefined) };
   }
 
   async function handle(op: string, p: { id?: number; host?: string; port?: number; max?: number; block?: boolean; data?: Uint8Array; waitMs?: number; name?: string }): Promise<BridgeTcpResult | BridgeLookupResult> {

@@ -1,5 +1,4 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { parseIp } from '@trust/core';
 import { writeThroughStream } from './output-stream.js';
 import type { BridgeLookupResult, BridgeTcpResult } from './net-protocol.js';
 
@@ -28,16 +27,6 @@ export type IpSocketAddress = { tag: 'ipv4'; val: { port: number; address: numbe
 export function formatAddress(a: IpSocketAddress): { host: string; port: number } {
   if (a.tag === 'ipv4') return { host: a.val.address.join('.'), port: a.val.port };
   return { host: a.val.address.map((g) => g.toString(16)).join(':'), port: a.val.port };
-}
-
-/** A resolved address text as the guest's `ip-address` variant, or `undefined` if it is not an IP. */
-export function toIpAddress(text: string): { tag: 'ipv4' | 'ipv6'; val: number[] } | undefined {
-  const ip = parseIp(text);
-  if (!ip) return undefined;
-  if (ip.family === 4) return { tag: 'ipv4', val: [...ip.bytes] };
-  const groups: number[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push((ip.bytes[i]! << 8) | ip.bytes[i + 1]!);
-  return { tag: 'ipv6', val: groups };
 }
 
 /** How long one non-blocking `receive` waits for a first datagram (see `receive`). */
@@ -377,7 +366,7 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
         if (typeof name !== 'string' || name.length === 0 || name.length > 253) throw 'invalid-argument';
         const r = deps.call('dns.lookup', { name }) as BridgeLookupResult;
         if (r.kind === 'error') return new ResolveAddressStream([], r.error);
-        const addresses = r.addresses.map(toIpAddress).filter((a): a is { tag: 'ipv4' | 'ipv6'; val: number[] } => a !== undefined);
+        const addresses = r.addresses.map((a) => ({ tag: a.tag, val: [...a.val] }));
         return new ResolveAddressStream(addresses, addresses.length === 0 ? 'name-unresolvable' : undefined);
       },
     },
