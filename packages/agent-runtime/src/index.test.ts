@@ -49,6 +49,7 @@ const MESSAGING: readonly string[] = [
       'DEFAULT_INGRESS_SETTINGS', 'ENCRYPTED_CONTENT_TYPE', 'MAX_MESSAGE_BYTES', 'MESH_INBOX_PREFIX', 'MESSAGE_VERSION', 'RESERVED_ALIASES',
       'TRUST_STAMPS', 'composeMessage', 'createAgentMessaging', 'createIngress', 'createLocalMesh', 'createReplayGuard', 'decryptPayload',
       'deliverMessage', 'encryptPayload', 'handleMeshRequest', 'identitySeed', 'ingressSettingsFromConfig', 'messageSchema', 'stripTrustStamps',
+      'DEFAULT_MESH_WS_LIMITS', 'MESH_WS_CLOSE', 'MESH_WS_PREFIX', 'MESH_WS_VERSION', 'evaluateMeshWsAuth', 'meshWsAuthBytes', 'openMeshWsSession', 'signMeshWsAuth',
     ];
 
 describe('@trust/agent-runtime public API', () => {

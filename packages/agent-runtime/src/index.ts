@@ -67,6 +67,7 @@ export type {
   GuardQuery,
   GuardSettings,
   LoopTurn,
+  MeshWsServerOptions,
   MessageView,
   OpenedAgent,
   PluginReport,
@@ -86,6 +87,12 @@ export type {
   AgentMessage, AgentMessaging, AgentMessagingOptions, ComposeOptions, DeliveryFetch, DeliveryOptions, DeliveryResult, DidVerifier, InboxMiddleware, InboxRecord,
   IngestFunction, IngressContext, IngressOptions, IngressResult, IngressSettings, LocalMesh, MessageAttachment, MessagePayload,
   MessageSigner, ReplayGuard, SendRequest, TrustStamp,
+} from './messaging/index.js';
+export {
+  DEFAULT_MESH_WS_LIMITS, MESH_WS_CLOSE, MESH_WS_PREFIX, MESH_WS_VERSION, evaluateMeshWsAuth, meshWsAuthBytes, openMeshWsSession, signMeshWsAuth,
+} from './messaging/index.js';
+export type {
+  AckFrame, LocalMeshEntryOptions, MeshSocket, MeshWsClientOptions, MeshWsClientSession, MeshWsConnector, MeshWsLimits,
 } from './messaging/index.js';
 
 // execution (part 2/3): agent loop, model providers, code sandbox, virtual shell, built-in tools, MCP

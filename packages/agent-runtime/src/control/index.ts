@@ -29,3 +29,4 @@ export type { AgentRuntimeHooks, WorkspaceAgentsOptions } from './workspace-agen
 export { createAgentOpener } from './agent-runtime-hooks.js';
 export type { AgentOpenerOptions } from './agent-runtime-hooks.js';
 export type { OpenedAgent } from './workspace-agents.js';
+export type { MeshWsServerOptions } from './mesh-ws-server.js';
