@@ -13,6 +13,11 @@ export interface BufferedResponseInit {
 /** A reason phrase the Response constructor accepts (anything else becomes ''). */
 const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
+/** The peer's reason phrase when a Response can carry it, else ''. */
+export function reasonPhrase(text: string): string {
+  return REASON_PHRASE.test(text) ? text : '';
+}
+
 function copyToArrayBuffer(b: Uint8Array): ArrayBuffer {
   const out = new ArrayBuffer(b.byteLength);
   new Uint8Array(out).set(b);
@@ -61,7 +66,7 @@ export class BufferedResponse extends Response {
    * body into a fresh one, which also frees the socket's read buffers).
    */
   constructor(bytes: Uint8Array, init: BufferedResponseInit, exclusive = true) {
-    super(null, { status: init.status, statusText: REASON_PHRASE.test(init.statusText) ? init.statusText : '' });
+    super(null, { status: init.status, statusText: reasonPhrase(init.statusText) });
     this.#bytes = bytes;
     this.#exclusive = exclusive;
     this.#init = init;

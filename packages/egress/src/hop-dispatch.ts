@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { util, type Dispatcher } from 'undici';
 
 /** What happens to a response body, decided synchronously when the headers arrive. */
-export type BodyMode = 'buffer' | 'stream' | 'discard';
+export type BodyMode = 'buffer' | 'stream' | 'discard' | 'sniff';
 
 /** The status line and headers of one hop's response. */
 export interface HopHead {
@@ -12,7 +12,7 @@ export interface HopHead {
   readonly headers: Record<string, string | string[]>;
 }
 
-/** What one hop settles with. `bytes` for `buffer`, `body` for `stream`, neither for `discard`. */
+/** What one hop settles with. `bytes` for `buffer`, `body` for `stream`, neither for `discard` and `sniff`. */
 export interface HopResult {
   readonly head: HopHead;
   readonly mode: BodyMode;
@@ -84,11 +84,29 @@ class HopBody extends Readable {
   }
 }
 
+function joined(chunks: readonly Buffer[], total: number): Uint8Array {
+  // Chunks are views into the socket's read buffers: copy them into one buffer of exactly the
+  // body's size, so a response kept around does not pin those buffers.
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
 /**
  * One request/response exchange on the dispatcher, without undici's `request` wrapper: a
  * dispatch handler that picks the body mode when the headers arrive, caps body bytes as they
  * stream, and can be aborted at any time (before the connection exists, too). Small bodies are
- * collected into one Buffer without any stream object.
+ * collected into one buffer without any stream object.
+ *
+ * Modes: `buffer` settles at the end with the bytes; `stream` settles at the headers with a
+ * Readable; `discard` settles at the headers and drops the body; `sniff` settles at the headers
+ * and keeps collecting: the caller then takes the bytes with {@link Hop.takeComplete} if the
+ * whole body already arrived (a small body usually comes in the same read as the headers), or
+ * turns the hop into a stream with {@link Hop.toStream}.
  */
 export class Hop implements Dispatcher.DispatchHandler {
   readonly #opts: HopOptions;
@@ -99,11 +117,14 @@ export class Hop implements Dispatcher.DispatchHandler {
   #reject!: (e: unknown) => void;
   #head: HopHead | undefined;
   #mode: BodyMode | undefined;
+  #resume: () => void = () => {};
   #chunks: Buffer[] = [];
   #total = 0;
   #body: HopBody | undefined;
   #finished = false;
-  /** Settles once the hop's result is known: at the headers for `stream`/`discard`, at the end for `buffer`. */
+  #completed = false;
+  #error: Error | undefined;
+  /** Settles once the hop's result is known: at the headers for `stream`/`discard`/`sniff`, at the end for `buffer`. */
   readonly result: Promise<HopResult>;
 
   constructor(opts: HopOptions) {
@@ -141,6 +162,38 @@ export class Hop implements Dispatcher.DispatchHandler {
     else this.#fail(reason);
   }
 
+  /** `sniff` mode: the whole body if it completed without error, else `undefined`. */
+  takeComplete(): Uint8Array | undefined {
+    if (this.#mode !== 'sniff' || !this.#completed || this.#reason !== undefined || this.#error !== undefined) return undefined;
+    const bytes = joined(this.#chunks, this.#total);
+    this.#chunks = [];
+    this.#mode = 'discard';
+    return bytes;
+  }
+
+  /** `sniff` mode: a Readable that replays what arrived so far and streams the rest. */
+  toStream(): Readable {
+    if (this.#mode !== 'sniff') throw new Error('Hop.toStream: not sniffing');
+    this.#mode = 'stream';
+    const body = this.#makeBody();
+    for (const chunk of this.#chunks) body.push(chunk);
+    this.#chunks = [];
+    if (this.#completed) body.push(null);
+    else if (this.#error !== undefined) {
+      const mapped = this.#opts.mapError(this.#error);
+      queueMicrotask(() => body.destroy(mapped));
+    }
+    return body;
+  }
+
+  #makeBody(): HopBody {
+    const abort = (e: Error) => {
+      if (!this.#finished) this.#abortFn?.(e);
+    };
+    this.#body = new HopBody(this.#resume, abort, this.#opts.onBodyClosed);
+    return this.#body;
+  }
+
   #fail(e: unknown): void {
     if (this.#settled) return;
     this.#settled = true;
@@ -156,6 +209,7 @@ export class Hop implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return true; // 1xx informational: the real answer follows
     const head: HopHead = { statusCode, statusText: statusText ?? '', headers: util.parseHeaders(rawHeaders) };
     this.#head = head;
+    this.#resume = resume;
     const mode = this.#opts.choose(head);
     if (mode instanceof Error) {
       this.#finished = true;
@@ -165,13 +219,9 @@ export class Hop implements Dispatcher.DispatchHandler {
     }
     this.#mode = mode;
     if (mode === 'stream') {
-      const abort = (e: Error) => {
-        if (!this.#finished) this.#abortFn?.(e);
-      };
-      this.#body = new HopBody(resume, abort, this.#opts.onBodyClosed);
       this.#settled = true;
-      this.#resolve({ head, mode, body: this.#body });
-    } else if (mode === 'discard') {
+      this.#resolve({ head, mode, body: this.#makeBody() });
+    } else if (mode === 'discard' || mode === 'sniff') {
       this.#settled = true;
       this.#resolve({ head, mode });
     }
@@ -179,19 +229,20 @@ export class Hop implements Dispatcher.DispatchHandler {
   }
 
   onData(chunk: Buffer): boolean {
+    if (this.#reason !== undefined) return false;
     this.#total += chunk.byteLength;
     const mode = this.#mode;
     if (mode === 'discard') {
       if (this.#total > DISCARD_MAX) this.#abortFn?.(new AbortedBeforeEnd());
       return true;
     }
-    if (this.#total > this.#opts.maxBytes && (mode === 'buffer' || this.#opts.capStream)) {
+    if (this.#total > this.#opts.maxBytes && (mode !== 'stream' || this.#opts.capStream)) {
       const e = this.#opts.tooLarge();
       this.#reason ??= e;
       this.#abortFn?.(e);
       return false;
     }
-    if (mode === 'buffer') {
+    if (mode === 'buffer' || mode === 'sniff') {
       this.#chunks.push(chunk);
       return true;
     }
@@ -199,18 +250,13 @@ export class Hop implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
+    // After an abort (cap, deadline, caller) the answer is a failure whatever else arrives.
+    if (this.#reason !== undefined || this.#error !== undefined) return;
     this.#finished = true;
+    this.#completed = true;
     if (this.#mode === 'buffer') {
-      // Chunks are views into the socket's read buffers: copy them into one buffer of exactly the
-      // body's size, so a response kept around does not pin those buffers.
-      const c = this.#chunks;
+      const bytes = joined(this.#chunks, this.#total);
       this.#chunks = [];
-      const bytes = new Uint8Array(this.#total);
-      let at = 0;
-      for (const chunk of c) {
-        bytes.set(chunk, at);
-        at += chunk.byteLength;
-      }
       this.#settled = true;
       this.#resolve({ head: this.#head as HopHead, mode: 'buffer', bytes });
     } else if (this.#mode === 'stream') {
@@ -220,9 +266,15 @@ export class Hop implements Dispatcher.DispatchHandler {
 
   onError(err: Error): void {
     this.#finished = true;
-    this.#chunks = [];
     // A cap or deadline that aborted the request wins over the transport's own wording.
     const e = this.#reason ?? err;
+    if (this.#mode === 'sniff') {
+      this.#error = e; // reported by toStream(); takeComplete() refuses an incomplete body
+      this.#chunks = [];
+      this.#total = 0;
+    } else {
+      this.#chunks = [];
+    }
     if (!this.#settled) {
       this.#fail(e);
       return;

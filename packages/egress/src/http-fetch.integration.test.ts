@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStubResolver, startPeer, type Peer } from '@trust/testing';
 import { allowHosts } from '@trust/core';
 import { createEgressClient } from './client.js';
-import { allowAll, injecting, principal } from './test-fixtures.js';
+import { Response } from 'undici';
+import { allowAll, codeOf, injecting, principal } from './test-fixtures.js';
 
 // Red-team regressions for the guarded fetch, against real loopback peers (child processes).
 // Names in URLs resolve to 127.0.0.1 through a stub resolver.
@@ -92,6 +93,71 @@ describe('attack: custom credential headers forwarded on a cross-origin redirect
     const client = createEgressClient({ policy: allowAll, guard: { resolve: resolve() } });
     const echo = (await (await client.fetch(`http://a.test:${peer.httpPort}/to-same`, { headers: credentials }, { principal })).json()) as Echo;
     for (const [name, value] of Object.entries(credentials)) expect(echo.headers[name]).toBe(value);
+    await client.close();
+  });
+});
+
+describe('each body mode keeps the limits (dispatch handler paths)', () => {
+  const origin = () => `http://a.test:${peer.httpPort}`;
+  beforeAll(async () => {
+    await peer.route('/drip', { kind: 'slow-body', intervalMs: 40 });
+    await peer.route('/100k-declared', { kind: 'huge-body', bytes: 100_000, declareLength: true });
+    await peer.route('/100k-chunked', { kind: 'huge-body', bytes: 100_000 });
+    await peer.route('/small', { kind: 'text', body: 'small body' }); // chunked: streamed
+    await peer.route('/small-sized', { kind: 'text', body: 'small body', headers: { 'content-length': '10' } }); // buffered
+  });
+
+  it('buffered and streamed bodies both answer a real Response: status text, headers, url', async () => {
+    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolve() } });
+    for (const [path, type] of [['/small-sized', 'text/plain'], ['/small', 'text/plain'], ['/echo', 'application/json']] as const) {
+      const res = await client.fetch(`${origin()}${path}`, undefined, { principal });
+      expect(res).toBeInstanceOf(Response);
+      expect([res.status, res.statusText, res.url, res.redirected]).toEqual([200, 'OK', `${origin()}${path}`, false]);
+      expect(res.headers.get('content-type')).toBe(type);
+      expect((await res.text()).length).toBeGreaterThan(0);
+    }
+    await client.close();
+  });
+
+  it('bodies over the buffering size stream whole, with or without a declared length', async () => {
+    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolve() }, limits: { maxResponseBytes: 200_000 } });
+    for (const path of ['/100k-declared', '/100k-chunked']) {
+      expect((await (await client.fetch(`${origin()}${path}`, undefined, { principal })).arrayBuffer()).byteLength).toBe(100_000);
+      let n = 0;
+      for await (const c of (await client.request(`${origin()}${path}`, undefined, { principal })).body) n += (c as Buffer).length;
+      expect(n).toBe(100_000);
+    }
+    await client.close();
+  });
+
+  it('the caller aborting after the headers fails the body with EGRESS_ABORTED (fetch and request)', async () => {
+    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolve() } });
+    const a1 = new AbortController();
+    const res = await client.fetch(`${origin()}/drip`, { signal: a1.signal }, { principal });
+    setTimeout(() => a1.abort(), 100);
+    expect(await codeOf(res.arrayBuffer())).toBe('EGRESS_ABORTED');
+    const a2 = new AbortController();
+    const raw = await client.request(`${origin()}/drip`, { signal: a2.signal }, { principal });
+    setTimeout(() => a2.abort(), 100);
+    expect(await codeOf((async () => { for await (const _ of raw.body) { /* drain */ } })())).toBe('EGRESS_ABORTED');
+    await client.close();
+  });
+
+  it('the total deadline also covers a body that keeps dripping within the idle timeout', async () => {
+    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolve() }, limits: { totalTimeoutMs: 300, bodyTimeoutMs: 60_000 } });
+    const res = await client.fetch(`${origin()}/drip`, undefined, { principal });
+    expect(await codeOf(res.arrayBuffer())).toBe('EGRESS_TIMEOUT');
+    const raw = await client.request(`${origin()}/drip`, undefined, { principal });
+    expect(await codeOf((async () => { for await (const _ of raw.body) { /* drain */ } })())).toBe('EGRESS_TIMEOUT');
+    await client.close();
+  });
+
+  it('an already aborted signal never dials', async () => {
+    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolve() } });
+    const before = (await peer.requests()).length;
+    expect(await codeOf(client.fetch(`${origin()}/small`, { signal: AbortSignal.abort() }, { principal }))).toBe('EGRESS_ABORTED');
+    expect(await codeOf(client.request(`${origin()}/small`, { signal: AbortSignal.abort() }, { principal }))).toBe('EGRESS_ABORTED');
+    expect((await peer.requests()).length).toBe(before);
     await client.close();
   });
 });

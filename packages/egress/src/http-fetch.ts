@@ -2,7 +2,7 @@ import { deniedError, deny, type CapabilityName, type Deny, type Principal } fro
 import { Headers as ResponseHeaders, Response, type BodyInit, type Dispatcher, type HeadersInit } from 'undici';
 import type { Readable } from 'node:stream';
 import { recordEgress } from './audit.js';
-import { BufferedResponse } from './buffered-response.js';
+import { BufferedResponse, reasonPhrase } from './buffered-response.js';
 import type { Engine } from './engine.js';
 import { egressDenied, toEgressError } from './errors.js';
 import { authorizeHttp } from './policy-call.js';
@@ -162,17 +162,24 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
       if (engine.audit !== undefined) audit(auth.decision, { addresses: verdict.addresses, status, ...dialledOf(engine, target) });
 
       if (!isFollowedRedirect(head, init.redirect)) {
-        if (result.mode !== 'stream') deadline.done();
         const url = target.url.href;
         const redirected = hop > 0;
         if (mode === 'raw') return { statusCode: status, headers: head.headers, body: result.body as Readable, url, redirected };
-        if (result.mode === 'buffer') return new BufferedResponse(result.bytes as Uint8Array, { status, statusText: head.statusText, headers: head.headers, url, redirected });
-        let stream: ReadableStream<Uint8Array> | null = null;
-        if (result.mode === 'stream') {
-          const max = engine.limits.maxResponseBytes;
-          stream = boundedBody(result.body as Readable, firstHeader(head, 'content-encoding'), max, () => tooLarge(where(), max), mapError, deadline.done);
+        let bytes = result.bytes;
+        let body = result.body;
+        if (result.mode === 'sniff') {
+          // Unknown length: if the whole body came with the headers, answer it like a sized one.
+          bytes = pending.takeComplete();
+          if (bytes === undefined) body = pending.toStream();
         }
-        const response = new Response(stream, { status, headers: headersOf(head) });
+        if (body === undefined) deadline.done();
+        if (bytes !== undefined) return new BufferedResponse(bytes, { status, statusText: head.statusText, headers: head.headers, url, redirected });
+        let stream: ReadableStream<Uint8Array> | null = null;
+        if (body !== undefined) {
+          const max = engine.limits.maxResponseBytes;
+          stream = boundedBody(body, firstHeader(head, 'content-encoding'), max, () => tooLarge(where(), max), mapError, deadline.done);
+        }
+        const response = new Response(stream, { status, statusText: reasonPhrase(head.statusText), headers: headersOf(head) });
         Object.defineProperty(response, 'url', { value: url });
         Object.defineProperty(response, 'redirected', { value: redirected });
         return response;
@@ -266,8 +273,9 @@ interface HopRequest {
 /**
  * Dispatches one hop. The body mode is chosen when the headers arrive: a followed redirect is
  * drained, a declared length over the cap is refused, `request` always streams (capped on raw
- * bytes), and `fetch` reads a small identity body of known length into one buffer and streams
- * the rest (capped on decoded bytes by `boundedBody`).
+ * bytes), and `fetch` reads a small identity body of known length into one buffer, sniffs an
+ * identity body of unknown length (buffered if it all came with the headers, else streamed),
+ * and streams the rest (capped on decoded bytes by `boundedBody`).
  */
 function startHop(engine: Engine, r: HopRequest): Hop {
   const max = engine.limits.maxResponseBytes;
@@ -280,8 +288,10 @@ function startHop(engine: Engine, r: HopRequest): Hop {
     if (head.statusCode > 599) return new Error(`the peer answered with status ${head.statusCode}`);
     if (NULL_BODY.has(head.statusCode) || r.method === 'HEAD') return 'discard';
     const encoding = firstHeader(head, 'content-encoding');
-    if (Number.isFinite(cl) && cl <= SMALL_BODY && (encoding === undefined || encoding === 'identity')) return 'buffer';
-    return 'stream';
+    const identity = encoding === undefined || encoding === 'identity';
+    if (identity && Number.isFinite(cl)) return cl <= SMALL_BODY ? 'buffer' : 'stream';
+    // Unknown length: collect what comes with the headers, then buffer or stream (see exchange).
+    return identity ? 'sniff' : 'stream';
   };
   const hop = new Hop({
     choose,
