@@ -1,6 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { writeThroughStream } from './output-stream.js';
 import type { BridgeHttpResult } from './net-protocol.js';
+import { TOKEN, createFieldsClass, errorCode } from './http-fields.js';
+import { RequestOptions } from './http-request-options.js';
 
 /**
  * A per-instance `wasi:http` (types + outgoing-handler) whose requests go to the host's egress
@@ -31,55 +33,12 @@ export const HTTP_CHUNK = 64 * 1024;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-const FORBIDDEN = new Set(['connection', 'keep-alive', 'host', 'proxy-connection', 'transfer-encoding', 'upgrade']);
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 export function createHttpImports(deps: HttpImportDeps): { types: Record<string, unknown>; outgoingHandler: Record<string, unknown> } {
   const { ready } = deps;
-  const locked = new WeakSet<object>();
 
-  class Fields {
-    entriesList: [string, Uint8Array][] = [];
-    static fromList(entries: [string, Uint8Array][]): Fields {
-      const f = new Fields();
-      for (const [k, v] of entries) f.append(k, v);
-      return f;
-    }
-    get(name: string): Uint8Array[] {
-      const n = name.toLowerCase();
-      return this.entriesList.filter(([k]) => k.toLowerCase() === n).map(([, v]) => v);
-    }
-    has(name: string): boolean {
-      return this.get(name).length > 0;
-    }
-    set(name: string, values: Uint8Array[]): void {
-      this.check(name);
-      this.delete(name);
-      for (const v of values) this.entriesList.push([name, v]);
-    }
-    delete(name: string): void {
-      if (locked.has(this)) throw { tag: 'immutable' };
-      const n = name.toLowerCase();
-      this.entriesList = this.entriesList.filter(([k]) => k.toLowerCase() !== n);
-    }
-    append(name: string, value: Uint8Array): void {
-      this.check(name);
-      this.entriesList.push([name, value]);
-    }
-    entries(): [string, Uint8Array][] {
-      return this.entriesList.map(([k, v]) => [k, v]);
-    }
-    clone(): Fields {
-      const f = new Fields();
-      f.entriesList = this.entries();
-      return f;
-    }
-    private check(name: string): void {
-      if (locked.has(this)) throw { tag: 'immutable' };
-      if (!TOKEN.test(name)) throw { tag: 'invalid-syntax' };
-      if (FORBIDDEN.has(name.toLowerCase())) throw { tag: 'forbidden' };
-    }
-  }
+  const { Fields, locked } = createFieldsClass();
+  type Fields = InstanceType<typeof Fields>;
 
   /** Maps a guest-visible io error to its wasi:http error code (`http-error-code`). */
   const errorCodes = new WeakMap<object, unknown>();
@@ -141,7 +100,7 @@ export function createHttpImports(deps: HttpImportDeps): { types: Record<string,
     }
     takePending(): Uint8Array | undefined {
       if (this.pending.length === 0) return undefined;
-      const all = concat(this.pending);
+      const all = new Uint8Array(Buffer.concat(this.pending));
       this.pending = [];
       this.pendingBytes = 0;
       return all;
@@ -155,30 +114,6 @@ export function createHttpImports(deps: HttpImportDeps): { types: Record<string,
         if (ex.started) ex.end();
         else ex.start(true);
       }
-    }
-  }
-
-  class RequestOptions {
-    connect: bigint | undefined;
-    firstByte: bigint | undefined;
-    betweenBytes: bigint | undefined;
-    connectTimeout() {
-      return this.connect;
-    }
-    setConnectTimeout(d: bigint | undefined) {
-      this.connect = d;
-    }
-    firstByteTimeout() {
-      return this.firstByte;
-    }
-    setFirstByteTimeout(d: bigint | undefined) {
-      this.firstByte = d;
-    }
-    betweenBytesTimeout() {
-      return this.betweenBytes;
-    }
-    setBetweenBytesTimeout(d: bigint | undefined) {
-      this.betweenBytes = d;
     }
   }
 
@@ -260,8 +195,7 @@ export function createHttpImports(deps: HttpImportDeps): { types: Record<string,
       }
       const method = req.methodValue.tag === 'other' ? String(req.methodValue.val) : req.methodValue.tag.toUpperCase();
       const headers = req.headerFields.entriesList.map(([k, v]) => [k, dec.decode(v)] as const);
-      const ns = [this.options?.connect, this.options?.firstByte].filter((x): x is bigint => typeof x === 'bigint');
-      const timeoutMs = ns.length > 0 ? Math.max(1, Number(ns.reduce((a, b) => (a < b ? a : b)) / 1_000_000n)) : undefined;
+      const timeoutMs = this.options?.overallTimeoutMs();
       const body = req.bodyValue.takePending();
       const r = deps.call('http.start', { method, url: `${scheme}://${req.authorityValue}${req.pathValue || '/'}`, headers, end, ...(body ? { body } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
       if (r.kind === 'error') this.failure = r;
@@ -462,36 +396,4 @@ export function createHttpImports(deps: HttpImportDeps): { types: Record<string,
       },
     },
   };
-}
-
-/** The wasi:http `error-code` for a broker error. */
-function errorCode(res: Extract<BridgeHttpResult, { kind: 'error' }>): unknown {
-  switch (res.error) {
-    case 'denied':
-      return { tag: 'HTTP-request-denied' };
-    case 'timeout':
-      return { tag: 'connection-timeout' };
-    case 'refused':
-      return { tag: 'connection-refused' };
-    case 'dns':
-      return { tag: 'DNS-error', val: { rcode: undefined, infoCode: undefined } };
-    case 'too-large':
-      return { tag: 'HTTP-response-body-size', val: undefined };
-    case 'body-too-large':
-      return { tag: 'HTTP-request-body-size', val: undefined };
-    case 'invalid-uri':
-      return { tag: 'HTTP-request-URI-invalid' };
-    default:
-      return { tag: 'internal-error', val: res.message };
-  }
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.length;
-  }
-  return out;
 }

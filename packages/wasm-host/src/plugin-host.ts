@@ -10,6 +10,7 @@ import { parseManifest, type PackageManifest } from './manifest.js';
 import { composePolicy } from './net-broker.js';
 import type { PackageLimits } from './package-files.js';
 import { readSource, type PluginSource } from './package-source.js';
+import { callFailureError } from './call-error.js';
 import { instantiateRuntime, type CallOutcome } from './plugin-runtime.js';
 import { SIGNATURE_FILE, verifyPackage, type PublicSigningKey, type VerifiedSigner } from './signing.js';
 import { transpileComponent, type TranspiledComponent } from './transpile-cache.js';
@@ -263,14 +264,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       s.lo.onOutput?.(stream, text, s.id);
     };
     let dead: TrustError | undefined;
-    const failureError = (o: Extract<CallOutcome, { ok: false }>, name: string): TrustError => {
-      const f = o.failure;
-      if (f.kind === 'exit') return wasmError('WASM_EXIT', `plugin ${s.id} exited with code ${f.exitCode} during ${name}`, { hint: 'the guest called wasi:cli/exit; the instance is gone, load it again' });
-      if (f.kind === 'guest') return Object.assign(wasmError('WASM_GUEST_ERROR', `plugin ${s.id}: ${name} returned an error`, { hint: 'see error.payload for the guest\'s error value' }), { payload: f.payload });
-      if (f.kind === 'memory') return wasmError('WASM_MEMORY_LIMIT', `plugin ${s.id}: ${f.message}`, { hint: 'raise limits.maxMemoryBytes if the plugin legitimately needs more' });
-      if (f.kind === 'unknown-export') return wasmError('WASM_EXPORT_UNKNOWN', `plugin ${s.id}: ${f.message}`, { hint: `exports: ${s.info.exports.join(', ')}` });
-      return wasmError('WASM_TRAP', `plugin ${s.id} trapped in ${name}: ${f.message}`, { hint: 'the instance is dropped; load the plugin again' });
-    };
+    const failureError = (o: Extract<CallOutcome, { ok: false }>, name: string) => callFailureError(s.id, o, name, s.info.exports);
     const deadError = () => wasmError('WASM_PLUGIN_DEAD', `plugin ${s.id} is dead (${dead?.code}): ${dead?.message}`, { cause: dead, hint: 'load the plugin again' });
 
     let invoke: (name: string, args: unknown[]) => unknown | Promise<unknown>;
