@@ -59,8 +59,8 @@ describe('plugin packages (built binary)', () => {
     expect(ok.code).toBe(0);
     packageVerifySchema.parse(ok.json());
     const wrong = await cli(['package', 'verify', 'hello', '--trusted', 'other.pub', '--json']);
-    expect(wrong.code).toBe(126);
     expect(failureSchema.parse(wrong.json()).error.code).toBe('WASM_KEY_UNTRUSTED');
+    expect(wrong.code).toBe(126);
   });
 
   it('build packs a signed .tpkg that inspect reads with a valid signature', async () => {
