@@ -57,8 +57,19 @@ export function parseTarget(input: string | URL, schemes: readonly string[]): Ta
     return deny('EGRESS_URL_INVALID', 'egress denied: the URL has no host', { rule: 'url-syntax', hint: 'pass an absolute URL with a host' });
   }
   const port = effectivePort(url);
-  const ip = parseIp(host);
-  return ip === undefined ? { url, scheme: url.protocol, host, port } : { url, scheme: url.protocol, host, ip, port };
+  // The literal's bytes are only needed to explain a decision (the guard caches verdicts by host
+  // text and re-parses on a miss), so they are parsed on first use rather than per request.
+  let ip: IpAddress | undefined | null = null;
+  return {
+    url,
+    scheme: url.protocol,
+    host,
+    port,
+    get ip(): IpAddress | undefined {
+      if (ip === null) ip = parseIp(host);
+      return ip;
+    },
+  };
 }
 
 /** True when the value returned by {@link parseTarget} is a deny. */
