@@ -1,6 +1,7 @@
 import { TrustError } from '@trust/core';
 import { createAgentOpener, openAdf, SCRIPTED_LABEL } from '@trust/agent-runtime';
 import type { ControlEvent, ModelProvider, OpenedAgent } from '@trust/agent-runtime';
+import type { AuditEvent, AuditInput, AuditSink } from '@trust/core';
 import { CliError } from './cli-error.js';
 import { createModelClient, type ModelClientOptions } from './model-client.js';
 import { planModel, type AgentModelSettings, type ModelFlags, type ModelPlanProblem } from './model-plan.js';
@@ -89,7 +90,8 @@ export interface ModelAgentOpenerOptions {
  * names (model.provider, model_id, base_url, api_key_env), keys injected at egress. An agent
  * whose provider cannot be built (no key, no model id, a refused URL) still opens for reading,
  * approvals and owner changes; its chat, start and trigger answer the plan problem (code, reason,
- * fix) instead of calling a model. `close()` releases every model client.
+ * fix) instead of calling a model. Every egress decision of an agent's model client goes into
+ * that agent's own audit chain (the studio's Audit view). `close()` releases every model client.
  *
  * @example
  * const models = createModelAgentOpener({ env: process.env, scripted: () => createScriptedProvider(script) });
@@ -104,9 +106,18 @@ export function createModelAgentOpener(options: ModelAgentOpenerOptions): {
     open(path, id, emit) {
       const settings = readAgentModelSettings(path);
       const ports = options.protectedPorts?.() ?? [];
+      // The model client exists before the agent's file is open; its decisions reach the file's
+      // chain once it is (requests only start after that).
+      let chain: AuditSink | undefined;
+      const audit: AuditSink = {
+        record(input: AuditInput): AuditEvent {
+          if (chain === undefined) throw new TrustError('MODEL_AUDIT_NOT_READY', `agent "${id}" is not open yet`);
+          return chain.record({ ...input, principal: { ...input.principal, agent: id } });
+        },
+      };
       let r: AgentModelResult;
       try {
-        r = resolveAgentModel(settings, options.flags ?? {}, options.env, options.scripted, ports.length ? { protectedPorts: ports } : {});
+        r = resolveAgentModel(settings, options.flags ?? {}, options.env, options.scripted, { audit, ...(ports.length ? { protectedPorts: ports } : {}) });
       } catch (e) {
         // Building the client failed after planning (e.g. the policy refused a header): keep the agent listed.
         const err = e as { code?: unknown; message?: unknown; hint?: unknown };
@@ -121,7 +132,9 @@ export function createModelAgentOpener(options: ModelAgentOpenerOptions): {
       }
       if (r.ok) {
         models.push(r.model);
-        return createAgentOpener({ provider: () => r.model.provider })(path, id, emit);
+        const opened = createAgentOpener({ provider: () => r.model.provider })(path, id, emit);
+        chain = opened.adf.audit;
+        return opened;
       }
       const { problem } = r;
       const refusal = () => new TrustError(problem.code, `agent "${id}" cannot talk to its model: ${problem.message}`, { hint: problem.hint });

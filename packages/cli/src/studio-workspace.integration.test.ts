@@ -65,6 +65,11 @@ describe('trust studio <workspace> (built binary, wire-format peer)', () => {
       expect(remote.status).toBe(200);
       expect(JSON.stringify(remote.json)).toContain('openai peer heard: hi studio');
       expect((await peer.seen()).at(-1)).toMatchObject({ path: '/v1/chat/completions', authorization: `Bearer ${KEY}`, bodyHasKey: false, model: 'peer-gpt' });
+      // The model request's egress decision is in the agent's own audit chain.
+      const audit = await api('GET', '/agents/remote/audit');
+      expect(audit.json.chain.ok).toBe(true);
+      expect(JSON.stringify(audit.json)).toContain(`${peer.base}/v1/chat/completions`);
+      expect(JSON.stringify(audit.json)).not.toContain(KEY);
 
       const keyless = await api('POST', '/agents/keyless/chat', { text: 'hello?' });
       expect(keyless.status).toBe(400);
