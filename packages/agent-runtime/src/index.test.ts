@@ -40,6 +40,7 @@ const EXECUTION: readonly string[] = [
       'sysDeleteTimerTool', 'sysGetMetaTool', 'sysListTimersTool', 'sysSetMetaTool',
       'BLOCKED_MCP_ENV', 'BLOCKED_MCP_ENV_PREFIXES', 'SandboxStdioTransport', 'connectMcpServer', 'evaluateMcpEnvVar', 'filterMcpEnv', 'mcpToolName',
       'createTimerClock', 'nodeTimerScheduler', 'observeGate', 'createEgressMcpTransport', 'egressFetchLike',
+      'createTypeStripper', 'isTypeScriptPath',
     ];
 const TRIGGERS: readonly string[] = [
       'DEFAULT_TRIGGER_LIMITS', 'RESERVED_TRIGGER_SOURCES', 'TRIGGER_FILTER_KEYS', 'createTriggerDispatcher', 'createTriggerGuard',

@@ -96,10 +96,12 @@ export type {
 } from './messaging/index.js';
 
 // execution (part 2/3): agent loop, model providers, code sandbox, virtual shell, built-in tools, MCP
-export { CODE_TIMEOUT_CEILING_MS, createCodeRunner, createCodeSandbox, isGuestIdentifier, parseLambdaRef, runMiddlewareChain } from './code/index.js';
+export {
+  CODE_TIMEOUT_CEILING_MS, createCodeRunner, createCodeSandbox, createTypeStripper, isGuestIdentifier, isTypeScriptPath, parseLambdaRef, runMiddlewareChain,
+} from './code/index.js';
 export type {
-  BridgeHandler, CodeErrorCode, CodeResult, CodeRunContext, CodeRunOptions, CodeRunner, CodeRunnerOptions, CodeSandbox, CodeSandboxOptions,
-  GuestEntry, LambdaRef, MiddlewareOutcome,
+  BridgeHandler, CodeErrorCode, CodeLanguage, CodeResult, CodeRunContext, CodeRunOptions, CodeRunner, CodeRunnerOptions, CodeSandbox, CodeSandboxOptions,
+  GuestEntry, LambdaRef, MiddlewareOutcome, TypeStripper, TypeStripperOptions, TypeStripResult,
 } from './code/index.js';
 export { DEFAULT_REJECTION_CODES, EXIT_DENIED, EXIT_NOT_FOUND, EXIT_REJECTED, createDefaultCommands, createShell } from './shell/index.js';
 export type { CommandContext, Shell, ShellCommand, ShellGate, ShellOptions, ShellResult, ShellSink, ShellTraceEntry } from './shell/index.js';

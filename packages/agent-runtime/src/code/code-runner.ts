@@ -3,19 +3,25 @@ import type { AdfFile } from '../adf/adf-file.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { CodeResult, CodeSandbox } from './code-sandbox.js';
 import { isGuestIdentifier } from './guest-prelude.js';
+import { isTypeScriptPath } from './type-strip.js';
+import type { CodeLanguage } from './type-strip.js';
 
 /** A parsed `file.js:fn` reference to a function in the agent's virtual files. */
 export interface LambdaRef { readonly file: string; readonly fn: string }
 
-/** Parses `file.js:fn`. TypeScript files are refused: there is no type stripper in the sandbox yet. */
+/**
+ * Parses `file.js:fn` (or `file.ts:fn`: TypeScript files have their types stripped on the host
+ * before they run, see {@link createTypeStripper}).
+ */
 export function parseLambdaRef(ref: string): LambdaRef {
   const i = ref.lastIndexOf(':');
   const file = i > 0 ? ref.slice(0, i) : '';
   const fn = i > 0 ? ref.slice(i + 1) : '';
   if (!file || !isGuestIdentifier(fn)) throw new TrustError('LAMBDA_REF_INVALID', `"${ref}" is not a lambda reference`, { hint: 'write "file.js:functionName"' });
-  if (/\.ts$/.test(file)) throw new TrustError('NOT_IMPLEMENTED', `TypeScript lambdas (${file}) are not implemented yet`, { hint: 'write the lambda in JavaScript (.js)' });
   return { file, fn };
 }
+
+const languageOf = (file: string): CodeLanguage => (isTypeScriptPath(file) ? 'typescript' : 'javascript');
 
 /** Options of {@link createCodeRunner}. */
 export interface CodeRunnerOptions {
@@ -32,6 +38,8 @@ export interface CodeRunContext {
   /** Principal id for audit (file path or `sys_code`). */
   readonly principalId: string;
   readonly signal?: AbortSignal;
+  /** Inline code only: its language (default javascript). Lambdas take theirs from the file name. */
+  readonly language?: CodeLanguage;
 }
 
 /** Runs agent code and lambdas, routing every `adf.*` call through the gate. */
@@ -59,10 +67,12 @@ export interface CodeRunner {
  */
 export function createCodeRunner(options: CodeRunnerOptions): CodeRunner {
   const { adf, sandbox } = options;
-  const exec = (code: string, entry: { kind: 'script' } | { kind: 'function'; name: string; args: unknown }, ctx: CodeRunContext) =>
+  const exec = (code: string, entry: { kind: 'script' } | { kind: 'function'; name: string; args: unknown }, ctx: CodeRunContext, language: CodeLanguage, fileName: string) =>
     sandbox.run({
       code,
       entry,
+      language,
+      fileName,
       timeoutMs: adf.config().limits.execution_timeout_ms,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       bridge: (method, args) => options.gate().call(method, args, {
@@ -78,11 +88,11 @@ export function createCodeRunner(options: CodeRunnerOptions): CodeRunner {
     return rec;
   };
   return {
-    runCode: (code, ctx) => exec(code, { kind: 'script' }, ctx),
-    runLambda: (ref, args, ctx) => exec(load(ref).content.toString('utf8'), { kind: 'function', name: ref.fn, args }, ctx),
+    runCode: (code, ctx) => exec(code, { kind: 'script' }, ctx, ctx.language ?? 'javascript', ctx.language === 'typescript' ? 'sys_code.ts' : 'sys_code.js'),
+    runLambda: (ref, args, ctx) => exec(load(ref).content.toString('utf8'), { kind: 'function', name: ref.fn, args }, ctx, languageOf(ref.file), ref.file),
     runSystemLambda(ref, args, signal) {
       const rec = load(ref);
-      return exec(rec.content.toString('utf8'), { kind: 'function', name: ref.fn, args }, { authorized: rec.authorized, principalId: ref.file, ...(signal ? { signal } : {}) });
+      return exec(rec.content.toString('utf8'), { kind: 'function', name: ref.fn, args }, { authorized: rec.authorized, principalId: ref.file, ...(signal ? { signal } : {}) }, languageOf(ref.file), ref.file);
     },
   };
 }

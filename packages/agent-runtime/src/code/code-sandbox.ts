@@ -3,6 +3,8 @@ import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSWASM
 import { TrustError } from '@trust/core';
 import { buildGuestSource } from './guest-prelude.js';
 import type { GuestEntry } from './guest-prelude.js';
+import { createTypeStripper } from './type-strip.js';
+import type { CodeLanguage, TypeStripper } from './type-strip.js';
 
 /** Hard ceiling on one execution's wall clock, whatever the config says. */
 export const CODE_TIMEOUT_CEILING_MS = 300_000;
@@ -12,8 +14,16 @@ export type BridgeHandler = (method: string, args: unknown) => Promise<unknown>;
 
 /** Options of one execution. */
 export interface CodeRunOptions {
-  /** Agent source (JavaScript). Runs as the body of an async function, so `return` and `await` work. */
+  /** Agent source. Runs as the body of an async function, so `return` and `await` work. */
   readonly code: string;
+  /**
+   * `typescript`: types are stripped on the host first (no type checking), then the result runs
+   * exactly like JavaScript. A TypeScript syntax error fails the run with `CODE_SYNTAX`.
+   * Default `javascript`.
+   */
+  readonly language?: CodeLanguage;
+  /** File name used in messages (e.g. the lambda's path). */
+  readonly fileName?: string;
   /** Called for every `adf.*` call; its result is JSON-copied into the guest. */
   readonly bridge: BridgeHandler;
   /** Wall-clock limit; clamped to 1..300000 ms. Default 10000. */
@@ -59,6 +69,8 @@ export interface CodeSandboxOptions {
    * recurses on the host's native stack, so a larger value can overflow the host stack first.
    */
   readonly stackBytes?: number;
+  /** Strips TypeScript; default a fresh {@link createTypeStripper} (its cache is this sandbox's own). */
+  readonly typeStripper?: TypeStripper;
 }
 
 /**
@@ -77,6 +89,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   const maxBytes = options.maxMessageBytes ?? 8 * 1024 * 1024;
   const maxLogBytes = options.maxLogBytes ?? 64 * 1024;
   const stackBytes = options.stackBytes ?? 128 * 1024;
+  const stripper = options.typeStripper ?? createTypeStripper();
   const pages = Math.max(512, Math.ceil((options.moduleMemoryBytes ?? 256 * 1024 * 1024) / 65536));
   // One WebAssembly instance serves many executions (each with its own QuickJS runtime). After a
   // resource failure the instance is dropped, never reused: QuickJS may be left inconsistent.
@@ -86,7 +99,13 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory: memory as never })).then((mod) => ({ mod, memory, poisoned: false }));
   };
   return {
-    async run(run) {
+    async run(input) {
+      let run = input;
+      if (input.language === 'typescript') {
+        const stripped = stripper.strip(input.code, input.fileName ?? 'agent-code.ts');
+        if (!stripped.ok) return { ok: false, code: 'CODE_SYNTAX', name: 'SyntaxError', message: `${stripped.message} (types are stripped, not checked)`, logs: [] };
+        run = { ...input, code: stripped.code };
+      }
       engine ??= load();
       let current = await engine;
       if (current.poisoned) {

@@ -6,3 +6,5 @@ export { createCodeRunner, parseLambdaRef } from './code-runner.js';
 export type { CodeRunContext, CodeRunner, CodeRunnerOptions, LambdaRef } from './code-runner.js';
 export { runMiddlewareChain } from './middleware.js';
 export type { MiddlewareOutcome } from './middleware.js';
+export { createTypeStripper, isTypeScriptPath } from './type-strip.js';
+export type { CodeLanguage, TypeStripper, TypeStripperOptions, TypeStripResult } from './type-strip.js';

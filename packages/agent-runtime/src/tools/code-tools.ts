@@ -10,13 +10,21 @@ const toToolResult = (r: CodeResult) => (r.ok ? { ok: true, value: r.value, logs
  * sys_code: inline JavaScript in the QuickJS sandbox. Inline code is never authorized, whoever
  * asks: authorization belongs to files, and nested code never inherits it.
  */
-export function createSysCodeTool(runner: () => CodeRunner): ToolDefinition<{ code: string }> {
+export function createSysCodeTool(runner: () => CodeRunner): ToolDefinition<{ code: string; language?: 'javascript' | 'typescript' }> {
   return {
     name: 'sys_code',
-    description: 'Run JavaScript in an isolated sandbox. The code is an async function body: use `return` for the result and `await adf.<tool>(args)` to call your tools. No network, files or timers except through adf.',
-    inputSchema: { type: 'object', properties: { code: { type: 'string', description: 'JavaScript source (async function body).', maxLength: 1_000_000 } }, required: ['code'], additionalProperties: false },
+    description: 'Run JavaScript (or TypeScript: types are stripped, not checked) in an isolated sandbox. The code is an async function body: use `return` for the result and `await adf.<tool>(args)` to call your tools. No network, files or timers except through adf.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        code: { type: 'string', description: 'Source (async function body).', maxLength: 1_000_000 },
+        language: { type: 'string', enum: ['javascript', 'typescript'], description: 'Language of code (default javascript). TypeScript types are stripped, not checked.' },
+      },
+      required: ['code'],
+      additionalProperties: false,
+    },
     async run(args, ctx) {
-      return toToolResult(await runner().runCode(args.code, { authorized: false, principalId: 'sys_code', signal: ctx.signal }));
+      return toToolResult(await runner().runCode(args.code, { authorized: false, principalId: 'sys_code', signal: ctx.signal, ...(args.language ? { language: args.language } : {}) }));
     },
   };
 }
@@ -32,8 +40,8 @@ const CONFERS: readonly ToolOrigin[] = ['llm', 'authorized-code', 'owner', 'syst
 export function createSysLambdaTool(runner: () => CodeRunner): ToolDefinition<{ target: string; args?: unknown }> {
   return {
     name: 'sys_lambda',
-    description: 'Call a function from one of your virtual files: target "file.js:fn", args passed as its single argument.',
-    inputSchema: { type: 'object', properties: { target: { type: 'string', description: '"file.js:fn"', maxLength: 1100 }, args: { description: 'JSON argument for the function.' } }, required: ['target'], additionalProperties: false },
+    description: 'Call a function from one of your virtual files: target "file.js:fn" (or "file.ts:fn": types are stripped, not checked), args passed as its single argument.',
+    inputSchema: { type: 'object', properties: { target: { type: 'string', description: '"file.js:fn" or "file.ts:fn"', maxLength: 1100 }, args: { description: 'JSON argument for the function.' } }, required: ['target'], additionalProperties: false },
     authorizedTarget(args) {
       try { return parseLambdaRef(args.target).file; } catch { return undefined; }
     },
