@@ -57,19 +57,31 @@ export function parseTarget(input: string | URL, schemes: readonly string[]): Ta
     return deny('EGRESS_URL_INVALID', 'egress denied: the URL has no host', { rule: 'url-syntax', hint: 'pass an absolute URL with a host' });
   }
   const port = effectivePort(url);
-  // The literal's bytes are only needed to explain a decision (the guard caches verdicts by host
-  // text and re-parses on a miss), so they are parsed on first use rather than per request.
-  let ip: IpAddress | undefined | null = null;
-  return {
-    url,
-    scheme: url.protocol,
-    host,
-    port,
-    get ip(): IpAddress | undefined {
-      if (ip === null) ip = parseIp(host);
-      return ip;
-    },
-  };
+  return new ParsedTarget(url, host, port);
+}
+
+/**
+ * A parsed target. An IP literal's bytes are only needed to explain a decision (the guard caches
+ * verdicts by host text), so they are parsed on first use rather than on every request.
+ */
+class ParsedTarget implements Target {
+  readonly url: URL;
+  readonly scheme: string;
+  readonly host: string;
+  readonly port: number;
+  #ip: IpAddress | undefined | null = null;
+
+  constructor(url: URL, host: string, port: number) {
+    this.url = url;
+    this.scheme = url.protocol;
+    this.host = host;
+    this.port = port;
+  }
+
+  get ip(): IpAddress | undefined {
+    if (this.#ip === null) this.#ip = parseIp(this.host);
+    return this.#ip;
+  }
 }
 
 /** True when the value returned by {@link parseTarget} is a deny. */
