@@ -19,7 +19,13 @@ const { requestFilterHandler } = require('ssrf-req-filter');
 const SERVER = `
 const http = require('node:http');
 const body = Buffer.from('x'.repeat(256));
-const s = http.createServer({ keepAliveTimeout: 60000 }, (req, res) => { req.resume(); res.writeHead(200, { 'content-type': 'text/plain', 'content-length': body.length }); res.end(body); });
+const s = http.createServer({ keepAliveTimeout: 60000 }, (req, res) => {
+  req.resume();
+  // /chunked: no content-length (transfer-encoding: chunked), as many frameworks answer.
+  if (req.url === '/chunked') res.writeHead(200, { 'content-type': 'text/plain' });
+  else res.writeHead(200, { 'content-type': 'text/plain', 'content-length': body.length });
+  res.end(body);
+});
 s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'));
 process.stdin.on('end', () => process.exit(0)); process.stdin.resume();
 `;
@@ -82,6 +88,7 @@ const median = (xs) => {
 export default async function run({ log }) {
   const server = await startServer();
   const url = `http://127.0.0.1:${server.port}/`;
+  const chunked = `${url}chunked`;
   const principal = { kind: 'plugin', id: 'bench' };
   const CONC = 8;
   // The machine is shared and loaded: many short rounds, every variant once per round in a
@@ -112,6 +119,8 @@ export default async function run({ log }) {
     oursRequest: async () => collect((await client.request(url, undefined, { principal })).body),
     oursAgent: () => nodeGet(oursAgent, url),
     oursFetchAudited: async () => (await audited.fetch(url, undefined, { principal })).arrayBuffer(),
+    undiciFetchChunked: async () => (await undiciFetch(chunked, { dispatcher: plainAgent })).arrayBuffer(),
+    oursFetchChunked: async () => (await client.fetch(chunked, undefined, { principal })).arrayBuffer(),
     rfa: () => nodeGet(rfa, url),
     ssrf: () => nodeGet(ssrfAgent, url),
   };
@@ -145,7 +154,7 @@ export default async function run({ log }) {
   log(`paired per-round ratios, median (min-max): ${[
     ['oursFetch', 'undiciFetch'], ['oursFetch', 'undiciRequest'], ['oursFetch', 'rfa'], ['oursFetch', 'ssrf'],
     ['oursRequest', 'undiciRequest'], ['oursRequest', 'rfa'], ['oursRequest', 'ssrf'],
-    ['oursAgent', 'nodeAgent'], ['oursAgent', 'rfa'], ['oursAgent', 'ssrf'], ['oursFetchAudited', 'undiciFetch'],
+    ['oursAgent', 'nodeAgent'], ['oursAgent', 'rfa'], ['oursAgent', 'ssrf'], ['oursFetchChunked', 'undiciFetchChunked'], ['oursFetchAudited', 'undiciFetch'],
   ].map(([a, b]) => paired(a, b)).join('; ')}`);
 
   await client.close();
@@ -177,6 +186,7 @@ export default async function run({ log }) {
     for (const [base, name, target] of plains) rows.push(tput(`${label} vs plain ${name}`, ours, base, name, target));
     for (const [base, name] of PEERS) rows.push(tput(`${label} vs ${name}`, ours, base, name, 1));
   }
+  rows.push(tput('guarded fetch, chunked body (no content-length) vs plain undici fetch', 'oursFetchChunked', 'undiciFetchChunked', 'undici fetch, chunked', 0.9));
   rows.push(tput('guarded fetch + sealed audit chain vs plain undici fetch', 'oursFetchAudited', 'undiciFetch', 'undici fetch'));
   for (const [ours, label, plains] of paths) {
     const [base, name] = plains[plains.length - 1];
