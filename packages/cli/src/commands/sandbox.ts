@@ -21,7 +21,7 @@ export const command: CommandSpec = {
   name: 'sandbox',
   summary: 'run a process under the OS sandbox, passing its exit code through',
   description:
-    'Runs argv under bubblewrap (Linux) or seatbelt (macOS) with nothing but the capabilities you grant:\nno network, no $HOME, a private /tmp and a scrubbed environment. stdout and stderr are granted by\ndefault (pass --cap stdin to pipe your stdin in). http/tcp need an egress policy file (--egress):\nevery request goes through a per-run proxy that judges it. On a terminal, the process output is\nescaped (no control sequences); use --raw to pass it through unchanged.',
+    'Runs argv under bubblewrap (Linux) or seatbelt (macOS) with nothing but the capabilities you grant:\nno network, no $HOME, a private /tmp and a scrubbed environment. stdout and stderr are granted by\ndefault (pass --cap stdin to pipe your stdin in). http/tcp/udp need an egress policy file (--egress):\nevery request goes through a per-run proxy that judges it. network reaches any public host through\nthat proxy, under a strict address floor. On a terminal, the process output is\nescaped (no control sequences); use --raw to pass it through unchanged.',
   positionals: [],
   passthrough: { name: 'argv', description: 'the program and its arguments (no shell: use sh -c yourself if you need one)' },
   options: {
