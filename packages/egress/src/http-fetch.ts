@@ -241,7 +241,13 @@ function headersOf(head: HopHead): ResponseHeaders {
   const out = new ResponseHeaders();
   for (const [k, v] of Object.entries(head.headers)) {
     if (v === undefined) continue;
-    for (const one of Array.isArray(v) ? v : [v]) out.append(k, one);
+    for (const one of Array.isArray(v) ? v : [v]) {
+      try {
+        out.append(k, one);
+      } catch {
+        // A header undici's Headers cannot hold (the HTTP parser already refused the worst); skip it.
+      }
+    }
   }
   return out;
 }
@@ -323,7 +329,7 @@ function startHop(engine: Engine, r: HopRequest): Hop {
 /** The total deadline of one exchange, joined with the caller's signal; aborts the hop in flight. */
 interface Deadline {
   readonly timedOut: () => boolean;
-  /** The hop to abort when the deadline or the caller's signal fires (aborted at once if one has). */
+  /** A hop to abort when the deadline or the caller's signal fires (aborted at once if one has). */
   track(hop: Hop): void;
   /** Stops the timer and the listener; idempotent. */
   readonly done: () => void;
@@ -332,10 +338,11 @@ interface Deadline {
 function createDeadline(ms: number, user: AbortSignal | undefined): Deadline {
   let fired = false;
   let reason: Error | undefined;
-  let current: Hop | undefined;
+  // Every hop of the exchange: the current one, and earlier redirect answers still draining.
+  let hops: Hop[] = [];
   const stop = (why: unknown) => {
     reason ??= why instanceof Error ? why : Object.assign(new Error(String(why)), { name: 'AbortError' });
-    current?.abort(reason);
+    for (const hop of hops) hop.abort(reason);
   };
   const timer = setTimeout(() => {
     fired = true;
@@ -350,12 +357,12 @@ function createDeadline(ms: number, user: AbortSignal | undefined): Deadline {
   return {
     timedOut: () => fired,
     track(hop) {
-      current = hop;
+      hops.push(hop);
       if (reason !== undefined) hop.abort(reason);
     },
     done: () => {
       clearTimeout(timer);
-      current = undefined;
+      hops = [];
       user?.removeEventListener('abort', onUser);
     },
   };
