@@ -41,6 +41,8 @@ const EXECUTION: readonly string[] = [
       'BLOCKED_MCP_ENV', 'BLOCKED_MCP_ENV_PREFIXES', 'SandboxStdioTransport', 'connectMcpServer', 'evaluateMcpEnvVar', 'filterMcpEnv', 'mcpToolName',
       'createTimerClock', 'nodeTimerScheduler', 'observeGate', 'createEgressMcpTransport', 'egressFetchLike',
       'createTypeStripper', 'isTypeScriptPath',
+      'CODE_ONLY_METHODS', 'DEFAULT_CODE_METHOD_QUOTAS', 'LOOP_NOTE_ROLE', 'MAX_LOOP_NOTE_CHARS', 'MAX_MODEL_INVOKE_TOKENS',
+      'createModelInvokeTool', 'createTaskResolveTool', 'loopInjectTool',
     ];
 const TRIGGERS: readonly string[] = [
       'DEFAULT_TRIGGER_LIMITS', 'RESERVED_TRIGGER_SOURCES', 'TRIGGER_FILTER_KEYS', 'createTriggerDispatcher', 'createTriggerGuard',

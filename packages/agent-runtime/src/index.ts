@@ -15,7 +15,7 @@ export {
 } from './config/index.js';
 export type { AgentConfig, BuiltInTool, ConfigUpdatePlan, ConfigUpdateRequest, ToolDeclaration } from './config/index.js';
 export {
-  CODE_METHODS, TOOL_ORIGINS, createToolGate, createToolRegistry, escapeForTerminal, evaluateCodeMethod, evaluateToolAccess,
+  CODE_METHODS, CODE_ONLY_METHODS, TOOL_ORIGINS, createToolGate, createToolRegistry, escapeForTerminal, evaluateCodeMethod, evaluateToolAccess,
   toolFlags, validateJsonSchema,
 } from './gate/index.js';
 export type {
@@ -97,7 +97,7 @@ export type {
 
 // execution (part 2/3): agent loop, model providers, code sandbox, virtual shell, built-in tools, MCP
 export {
-  CODE_TIMEOUT_CEILING_MS, createCodeRunner, createCodeSandbox, createTypeStripper, isGuestIdentifier, isTypeScriptPath, parseLambdaRef, runMiddlewareChain,
+  CODE_TIMEOUT_CEILING_MS, DEFAULT_CODE_METHOD_QUOTAS, createCodeRunner, createCodeSandbox, createTypeStripper, isGuestIdentifier, isTypeScriptPath, parseLambdaRef, runMiddlewareChain,
 } from './code/index.js';
 export type {
   BridgeHandler, CodeErrorCode, CodeLanguage, CodeResult, CodeRunContext, CodeRunOptions, CodeRunner, CodeRunnerOptions, CodeSandbox, CodeSandboxOptions,
@@ -114,8 +114,9 @@ export {
   FETCH_BODY_CAP_BYTES, GATE_REJECTION_CODES, MIN_TIMER_INTERVAL_MS, createAskTool, createExecutionTools, createSayTool, createSetTimerTool,
   createShellGate, createShellTool, createSysCodeTool, createSysFetchTool, createSysLambdaTool, createWsTools, fsDeleteTool, fsListTool,
   fsReadTool, fsWriteTool, msgSendStubTool, sysDeleteMetaTool, sysDeleteTimerTool, sysGetMetaTool, sysListTimersTool, sysSetMetaTool,
+  LOOP_NOTE_ROLE, MAX_LOOP_NOTE_CHARS, MAX_MODEL_INVOKE_TOKENS, createModelInvokeTool, createTaskResolveTool, loopInjectTool,
 } from './tools/index.js';
-export type { BuiltInToolDeps, ChatHooks, FetchClient, FetchClients, WsClient, WsRegistry } from './tools/index.js';
+export type { BuiltInToolDeps, ChatHooks, FetchClient, FetchClients, ModelInvokeDeps, WsClient, WsRegistry } from './tools/index.js';
 export { createTimerClock, nodeTimerScheduler, observeGate, openAgent } from './loop/index.js';
 export type {
   Agent, AgentEgress, AgentEvent, AgentMcpOptions, AgentState, ObservedToolCall, OpenAgentOptions, TimerClock, TimerClockOptions, TimerFiring,

@@ -1,4 +1,4 @@
-import { TrustError } from '@trust/core';
+import { TrustError, createPrincipal } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { CodeResult, CodeSandbox } from './code-sandbox.js';
@@ -29,7 +29,15 @@ export interface CodeRunnerOptions {
   readonly sandbox: CodeSandbox;
   /** The agent's gate; late-bound because tools that run code are registered before it exists. */
   readonly gate: () => ToolGate;
+  /**
+   * Most calls of a method in one execution (default {@link DEFAULT_CODE_METHOD_QUOTAS});
+   * over the quota the call is refused with `CODE_METHOD_QUOTA` (audited) before the gate.
+   */
+  readonly methodQuotas?: Readonly<Record<string, number>>;
 }
+
+/** Per-execution caps of the costly code methods: model calls, loop notes, approvals. */
+export const DEFAULT_CODE_METHOD_QUOTAS: Readonly<Record<string, number>> = Object.freeze({ model_invoke: 10, loop_inject: 20, task_resolve: 20 });
 
 /** How a piece of code was started, which decides its authority. */
 export interface CodeRunContext {
@@ -67,21 +75,35 @@ export interface CodeRunner {
  */
 export function createCodeRunner(options: CodeRunnerOptions): CodeRunner {
   const { adf, sandbox } = options;
-  const exec = (code: string, entry: { kind: 'script' } | { kind: 'function'; name: string; args: unknown }, ctx: CodeRunContext, language: CodeLanguage, fileName: string) =>
-    sandbox.run({
+  const quotas = options.methodQuotas ?? DEFAULT_CODE_METHOD_QUOTAS;
+  const exec = (code: string, entry: { kind: 'script' } | { kind: 'function'; name: string; args: unknown }, ctx: CodeRunContext, language: CodeLanguage, fileName: string) => {
+    const used = new Map<string, number>();
+    return sandbox.run({
       code,
       entry,
       language,
       fileName,
       timeoutMs: adf.config().limits.execution_timeout_ms,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
-      bridge: (method, args) => options.gate().call(method, args, {
+      bridge: async (method, args) => {
+        const quota = Object.hasOwn(quotas, method) ? quotas[method] : undefined;
+        if (quota !== undefined) {
+          const n = (used.get(method) ?? 0) + 1;
+          used.set(method, n);
+          if (n > quota) {
+            adf.audit.record({ principal: createPrincipal(ctx.authorized ? 'authorized-code' : 'code', ctx.principalId, adf.meta.get('adf_did') ?? adf.path), action: 'tool.call', target: method, decision: 'deny', code: 'CODE_METHOD_QUOTA', rule: 'code-method-quota' });
+            throw new TrustError('CODE_METHOD_QUOTA', `adf.${method}() may be called at most ${quota} times in one execution`, { hint: 'do the work in fewer calls, or across executions' });
+          }
+        }
+        return options.gate().call(method, args, {
         origin: ctx.authorized ? 'authorized-code' : 'code',
         parentAuthorized: ctx.authorized,
         principalId: ctx.principalId,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
-      }),
+        });
+      },
     });
+  };
   const load = (ref: LambdaRef) => {
     const rec = adf.files.read(ref.file);
     if (!rec) throw new TrustError('ADF_NOT_FOUND', `lambda file "${ref.file}" does not exist`);

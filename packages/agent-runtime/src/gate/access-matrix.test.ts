@@ -56,6 +56,10 @@ describe('code methods', () => {
     ['attestation_issue', 'code', 'REQUIRES_AUTHORIZED_CODE'],
     ['attestation_issue', 'authorized-code', 'run'],
     ['model_invoke', 'code', 'run'],
+    ['model_invoke', 'llm', 'CODE_ONLY_METHOD'],
+    ['task_resolve', 'llm', 'CODE_ONLY_METHOD'],
+    ['loop_inject', 'llm', 'CODE_ONLY_METHOD'],
+    ['sys_lambda', 'llm', undefined],
   ] as const)('%s from %s -> %s', (name, origin, want) => {
     const a = evaluateCodeMethod(name, cfg, origin);
     expect(a?.kind === 'deny' ? a.decision.code : a?.kind).toBe(want);

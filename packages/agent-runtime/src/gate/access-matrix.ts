@@ -57,12 +57,21 @@ export function evaluateToolAccess(name: string, flags: ToolFlags | undefined, o
 export const CODE_METHODS: readonly string[] = CODE_EXECUTION_FLAGS;
 
 /**
+ * Code methods that are never tools of the loop: the model can neither see nor call them, even if
+ * a declaration of the same name exists (`sys_lambda` is the one code method that is also a tool).
+ */
+export const CODE_ONLY_METHODS: readonly string[] = Object.freeze(CODE_EXECUTION_FLAGS.filter((m) => m !== 'sys_lambda'));
+
+/**
  * Gates a code-only method: its `code_execution` flag must be on, and a method in
  * `restricted_methods` needs authorized code. Returns undefined when `name` is not a code method.
  */
 export function evaluateCodeMethod(name: string, config: AgentConfig, origin: ToolOrigin): ToolAccess | undefined {
   if (!CODE_METHODS.includes(name)) return undefined;
-  if (origin === 'llm') return undefined;
+  if (origin === 'llm') {
+    if (!CODE_ONLY_METHODS.includes(name)) return undefined;
+    return { kind: 'deny', decision: deny('CODE_ONLY_METHOD', `${name} is an adf.${name}() method for agent code, not a tool of the model`, { rule: 'code-only', hint: `call it from code: await adf.${name}({...})` }) };
+  }
   const flag = (config.code_execution as Record<string, unknown>)[name];
   if (flag !== true) return { kind: 'deny', decision: deny('CODE_METHOD_DISABLED', `adf.${name}() is disabled by code_execution.${name}`, { rule: 'code-execution' }) };
   if (origin === 'code' && config.code_execution.restricted_methods.includes(name as never)) {

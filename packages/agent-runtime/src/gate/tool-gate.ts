@@ -3,7 +3,7 @@ import { TrustError, createPrincipal, deniedError, deny, type AuditSink, type De
 import type { AdfFile } from '../adf/adf-file.js';
 import type { AdfTask } from '../adf/adf-tasks.js';
 import type { AgentConfig } from '../config/agent-config-schema.js';
-import { evaluateCodeMethod, evaluateToolAccess, toolFlags, type ToolAccess, type ToolFlags } from './access-matrix.js';
+import { CODE_ONLY_METHODS, evaluateCodeMethod, evaluateToolAccess, toolFlags, type ToolAccess, type ToolFlags } from './access-matrix.js';
 import { createApprovalDesk, type ApprovalResponse, type Approver } from './approvals.js';
 import { validateJsonSchema } from './json-schema.js';
 import type { ToolContext, ToolDefinition, ToolOrigin, ToolRegistry } from './tool-definition.js';
@@ -180,7 +180,7 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
     check: (name, origin) => decide(name, origin, adf.config()),
     visibleTools() {
       const config = adf.config();
-      return registry.list().filter((t) => { const f = flagsOf(config, t.name); return f?.enabled === true && f.visible; })
+      return registry.list().filter((t) => { const f = flagsOf(config, t.name); return f?.enabled === true && f.visible && !CODE_ONLY_METHODS.includes(t.name); })
         .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
     },
     resolveTask: (id, response, by) => desk.resolve(id, response, by),

@@ -3,7 +3,7 @@ import type { AdfFile } from '../adf/adf-file.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { ModelProvider, ModelTool, OutputBlock, ToolResultBlock, ToolUseBlock } from '../providers/model-provider.js';
 import { capText } from '../tools/tool-support.js';
-import { loadMessages, repairDangling } from './loop-history.js';
+import { loadConversation, repairDangling } from './loop-history.js';
 import type { AgentState, TurnOutcome } from './agent.js';
 
 /** What the loop reports while it runs (for UIs and logs). */
@@ -41,16 +41,21 @@ const textOf = (content: readonly OutputBlock[]) => content.filter((b) => b.type
  */
 export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
   const { adf, gate, provider, signal } = l;
-  let messages = loadMessages(adf);
-  if (repairDangling(adf, messages).length > 0) messages = loadMessages(adf);
+  let loaded = loadConversation(adf);
+  if (repairDangling(adf, loaded.messages).length > 0) loaded = loadConversation(adf);
   if (l.input !== undefined) {
     adf.loop.append({ role: 'user', content: l.input });
-    messages = loadMessages(adf);
+    loaded = loadConversation(adf);
   } else {
-    const last = messages[messages.length - 1];
-    const pending = last !== undefined && last.role === 'user';
+    const last = loaded.messages[loaded.messages.length - 1];
+    // Notes from code (adf.loop_inject) never start the loop on their own.
+    const pending = last !== undefined && last.role === 'user' && !loaded.notesOnlyTail;
     if (!pending) return { stopReason: 'idle', text: '', turns: 0 };
   }
+  let messages = loaded.messages;
+  // adf_loop seq of the last row the in-memory history reflects: a gap after an append means a
+  // note was injected meanwhile (adf.loop_inject from code), so the history is re-read.
+  let seenSeq = loaded.lastSeq;
   const config = adf.config();
   const limit = Math.min(l.maxTurns, config.limits.max_active_turns ?? Number.POSITIVE_INFINITY);
   const resultBudget = config.limits.max_tool_result_tokens;
@@ -81,11 +86,12 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
       throw e;
     }
     l.onModelCall?.({ provider: provider.kind, model: response.model, ok: true, stopReason: response.stopReason, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens });
-    adf.loop.append({ role: 'assistant', content: response.content, model: `${provider.kind}:${response.model}`, tokens: response.usage.inputTokens + response.usage.outputTokens });
+    const assistantSeq = adf.loop.append({ role: 'assistant', content: response.content, model: `${provider.kind}:${response.model}`, tokens: response.usage.inputTokens + response.usage.outputTokens });
     lastText = textOf(response.content) || lastText;
     if (lastText) l.emit({ kind: 'text', text: textOf(response.content) });
     const calls = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     if (calls.length === 0) return { stopReason: response.stopReason, text: lastText, turns: turn };
+    const injectedBefore = assistantSeq !== seenSeq + 1;
     const results: ToolResultBlock[] = [];
     for (const call of calls) {
       if (signal.aborted) {
@@ -97,9 +103,16 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
       results.push(await runToolCall(gate, call, signal, resultBudget));
       l.emit({ kind: 'tool_result', name: call.name, id: call.id, isError: results[results.length - 1]!.isError === true });
     }
-    adf.loop.append({ role: 'user', content: results });
-    // Keep the in-memory history in step with adf_loop instead of re-reading every row per turn.
-    messages = [...messages, { role: 'assistant', content: response.content }, { role: 'user', content: results }];
+    const resultsSeq = adf.loop.append({ role: 'user', content: results });
+    if (injectedBefore || resultsSeq !== assistantSeq + 1) {
+      const reloaded = loadConversation(adf);
+      messages = reloaded.messages;
+      seenSeq = reloaded.lastSeq;
+    } else {
+      // Keep the in-memory history in step with adf_loop instead of re-reading every row per turn.
+      messages = [...messages, { role: 'assistant', content: response.content }, { role: 'user', content: results }];
+      seenSeq = resultsSeq;
+    }
     if (signal.aborted) return { stopReason: 'aborted', text: lastText, turns: turn };
   }
 }

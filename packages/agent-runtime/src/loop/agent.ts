@@ -192,11 +192,13 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
   const runner = createCodeRunner({ adf, sandbox, gate: gateOf });
   const sql = createSqlGuard(adf);
   const messaging = options.messaging?.(adf);
+  let triggersRef: TriggerDispatcher | undefined;
   const exec = createExecutionTools({
     gate: gateOf, runner: () => runner, chat: () => chat, clock, agentId,
     ...(options.egress?.fetch ? { fetch: options.egress.fetch } : {}),
     ...(options.egress?.ws ? { ws: options.egress.ws } : {}),
     ...(messaging ? { msgSend: messaging.msgSendTool as ToolDefinition<never> } : {}),
+    model: { provider: () => options.provider, onModelCall: (c) => triggersRef?.emit(llmCallEvent(c)) },
   });
   const registry = createToolRegistry([...exec.tools, createDbQueryTool(sql) as unknown as ToolDefinition<never>, createDbExecuteTool(sql) as unknown as ToolDefinition<never>, sysGetConfigTool as unknown as ToolDefinition<never>, sysUpdateConfigTool as unknown as ToolDefinition<never>, ...(options.tools ?? [])]);
   const approver: Approver | undefined = options.approver
@@ -204,7 +206,6 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
     : undefined;
   const mcp: McpConnection[] = [];
   // The gate reports every finished call as an `on_tool_call` event (observational).
-  let triggersRef: TriggerDispatcher | undefined;
   const gate = observeGate(createToolGate({ adf, registry, clock, agentId, ...(approver ? { approver } : {}) }), (c) => triggersRef?.emit(toolCallEvent(c)));
   gateRef = gate;
 

@@ -1,16 +1,62 @@
 import type { AdfFile } from '../adf/adf-file.js';
-import type { ContentBlock, ModelMessage, ToolResultBlock, ToolUseBlock } from '../providers/model-provider.js';
+import type { ContentBlock, ModelMessage, TextBlock, ToolResultBlock, ToolUseBlock } from '../providers/model-provider.js';
+import { LOOP_NOTE_ROLE } from '../tools/code-methods.js';
 
-/** Rebuilds the provider-neutral conversation from `adf_loop` rows (user and assistant rows only). */
-export function loadMessages(adf: AdfFile): ModelMessage[] {
+/** The conversation as the model sees it, rebuilt from `adf_loop`. */
+export interface LoadedConversation {
+  readonly messages: ModelMessage[];
+  /** The highest `adf_loop` seq read (0 when empty). */
+  readonly lastSeq: number;
+  /** The last message holds only runtime notes (nothing the owner or the runtime asked the loop to answer). */
+  readonly notesOnlyTail: boolean;
+}
+
+/**
+ * How a runtime note (`adf.loop_inject`) is shown to the model: framed as written by agent code,
+ * never in the owner's voice.
+ */
+export function formatLoopNote(content: unknown): string {
+  const c = (content ?? {}) as { from?: unknown; text?: unknown };
+  const from = typeof c.from === 'string' ? c.from.replace(/[^\w./:-]/g, '_').slice(0, 200) : 'code';
+  return `[runtime note from code ${from}] Injected by agent code through adf.loop_inject; not a message from your owner.\n${typeof c.text === 'string' ? c.text : ''}`;
+}
+
+const toBlocks = (content: string | readonly ContentBlock[]): ContentBlock[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : [...content]);
+
+/**
+ * Rebuilds the provider-neutral conversation from `adf_loop`. User and assistant rows are the
+ * conversation; runtime notes are attached, as text blocks after the existing content, to the next
+ * user message (so a tool_use is always answered first by its tool_result). Notes with no user
+ * message after them join the last user message, or form their own user message after a final
+ * assistant answer; after an assistant's unanswered tool calls they wait for the results.
+ */
+export function loadConversation(adf: AdfFile): LoadedConversation {
   const out: ModelMessage[] = [];
+  let notes: TextBlock[] = [];
+  let lastSeq = 0;
   for (const row of adf.loop.list()) {
+    lastSeq = row.seq;
+    if (row.role === LOOP_NOTE_ROLE) { notes.push({ type: 'text', text: formatLoopNote(row.content) }); continue; }
     if (row.role !== 'user' && row.role !== 'assistant') continue;
     const content = row.content as string | ContentBlock[];
     if (typeof content !== 'string' && !Array.isArray(content)) continue;
-    out.push({ role: row.role, content });
+    if (row.role === 'user' && notes.length > 0) {
+      out.push({ role: 'user', content: [...toBlocks(content), ...notes] });
+      notes = [];
+    } else out.push({ role: row.role, content });
   }
-  return out;
+  let notesOnlyTail = false;
+  if (notes.length > 0) {
+    const last = out[out.length - 1];
+    if (last?.role === 'user') out[out.length - 1] = { role: 'user', content: [...toBlocks(last.content), ...notes] };
+    else if (danglingToolUses(out).length === 0) { out.push({ role: 'user', content: notes }); notesOnlyTail = true; }
+  }
+  return { messages: out, lastSeq, notesOnlyTail };
+}
+
+/** Rebuilds the provider-neutral conversation from `adf_loop` (see {@link loadConversation}). */
+export function loadMessages(adf: AdfFile): ModelMessage[] {
+  return loadConversation(adf).messages;
 }
 
 /** Tool calls of the last assistant message that never got a result (a crash or restart in between). */

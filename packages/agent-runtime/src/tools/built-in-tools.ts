@@ -12,6 +12,8 @@ import type { WsClient, WsRegistry } from './ws-tools.js';
 import { createAskTool, createSayTool, msgSendStubTool } from './chat-tools.js';
 import type { ChatHooks } from './chat-tools.js';
 import { createShellTool } from './shell-tool.js';
+import { createModelInvokeTool, createTaskResolveTool, loopInjectTool } from './code-methods.js';
+import type { ModelInvokeDeps } from './code-methods.js';
 
 /** What the execution tools need from the agent that registers them. Late-bound pieces are functions. */
 export interface BuiltInToolDeps {
@@ -26,12 +28,15 @@ export interface BuiltInToolDeps {
   readonly agentId: string;
   /** Replaces the msg_send stub once messaging is wired. */
   readonly msgSend?: ToolDefinition<never>;
+  /** The agent's model for the code-only `adf.model_invoke`; absent: it is not registered (TOOL_NOT_IMPLEMENTED). */
+  readonly model?: ModelInvokeDeps;
 }
 
 /**
  * The execution part's built-in tools as gate-ready definitions (fs_*, sys_*meta, timers,
- * sys_code, sys_lambda, sys_fetch, ws_*, say, ask, adf_shell, msg_send). Database and config
- * tools come from the SQL guard and config modules.
+ * sys_code, sys_lambda, sys_fetch, ws_*, say, ask, adf_shell, msg_send) and the code-only methods
+ * (task_resolve, loop_inject, model_invoke: the gate refuses them to the model). Database and
+ * config tools come from the SQL guard and config modules.
  */
 export function createExecutionTools(deps: BuiltInToolDeps): { tools: ToolDefinition<never>[]; ws?: WsRegistry } {
   let n = 0;
@@ -43,7 +48,9 @@ export function createExecutionTools(deps: BuiltInToolDeps): { tools: ToolDefini
     createSayTool(deps.chat), createAskTool(deps.chat),
     createShellTool(deps.gate),
     deps.msgSend ?? msgSendStubTool,
+    createTaskResolveTool(deps.gate), loopInjectTool,
   ] as unknown as ToolDefinition<never>[];
+  if (deps.model) tools.push(createModelInvokeTool(deps.model) as unknown as ToolDefinition<never>);
   if (deps.fetch) tools.push(createSysFetchTool({ clients: deps.fetch, runner: deps.runner, agentId: deps.agentId }) as unknown as ToolDefinition<never>);
   let ws: WsRegistry | undefined;
   if (deps.ws) {
