@@ -42,7 +42,7 @@ const EXECUTION: readonly string[] = [
       'createTimerClock', 'nodeTimerScheduler', 'observeGate', 'createEgressMcpTransport', 'egressFetchLike',
       'createTypeStripper', 'isTypeScriptPath',
       'CODE_ONLY_METHODS', 'DEFAULT_CODE_METHOD_QUOTAS', 'LOOP_NOTE_ROLE', 'MAX_LOOP_NOTE_CHARS', 'MAX_MODEL_INVOKE_TOKENS',
-      'createModelInvokeTool', 'createTaskResolveTool', 'loopInjectTool',
+      'createModelInvokeTool', 'createTaskResolveTool', 'loopInjectTool', 'nextCronWake', 'parseCronSchedule',
     ];
 const TRIGGERS: readonly string[] = [
       'DEFAULT_TRIGGER_LIMITS', 'RESERVED_TRIGGER_SOURCES', 'TRIGGER_FILTER_KEYS', 'createTriggerDispatcher', 'createTriggerGuard',

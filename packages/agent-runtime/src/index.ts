@@ -115,8 +115,9 @@ export {
   createShellGate, createShellTool, createSysCodeTool, createSysFetchTool, createSysLambdaTool, createWsTools, fsDeleteTool, fsListTool,
   fsReadTool, fsWriteTool, msgSendStubTool, sysDeleteMetaTool, sysDeleteTimerTool, sysGetMetaTool, sysListTimersTool, sysSetMetaTool,
   LOOP_NOTE_ROLE, MAX_LOOP_NOTE_CHARS, MAX_MODEL_INVOKE_TOKENS, createModelInvokeTool, createTaskResolveTool, loopInjectTool,
+  nextCronWake, parseCronSchedule,
 } from './tools/index.js';
-export type { BuiltInToolDeps, ChatHooks, FetchClient, FetchClients, ModelInvokeDeps, WsClient, WsRegistry } from './tools/index.js';
+export type { BuiltInToolDeps, ChatHooks, CronSchedule, FetchClient, FetchClients, ModelInvokeDeps, WsClient, WsRegistry } from './tools/index.js';
 export { createTimerClock, nodeTimerScheduler, observeGate, openAgent } from './loop/index.js';
 export type {
   Agent, AgentEgress, AgentEvent, AgentMcpOptions, AgentState, ObservedToolCall, OpenAgentOptions, TimerClock, TimerClockOptions, TimerFiring,

@@ -1,6 +1,7 @@
 import type { AdfFile } from '../adf/adf-file.js';
 import type { CodeRunner } from '../code/code-runner.js';
 import { parseLambdaRef } from '../code/code-runner.js';
+import { nextCronWake } from '../tools/cron-schedule.js';
 
 /** What happened to one due timer. */
 export interface TimerFiring {
@@ -28,11 +29,23 @@ export async function fireDueTimers(input: {
   const out: TimerFiring[] = [];
   for (const t of adf.timers.list()) {
     if (t.expired || t.nextWakeAt === null || Date.parse(t.nextWakeAt) > now.getTime()) continue;
-    const schedule = t.schedule as { kind?: string; ms?: number };
-    const next = schedule.kind === 'interval' && typeof schedule.ms === 'number' && schedule.ms > 0
-      ? new Date(Math.max(Date.parse(t.nextWakeAt) + schedule.ms, now.getTime() + 1)).toISOString()
-      : null;
+    const schedule = t.schedule as { kind?: string; ms?: number; cron?: unknown; tz?: unknown };
+    let next: string | null = null;
+    let cronError: string | undefined;
+    if (schedule.kind === 'interval' && typeof schedule.ms === 'number' && schedule.ms > 0) {
+      next = new Date(Math.max(Date.parse(t.nextWakeAt) + schedule.ms, now.getTime() + 1)).toISOString();
+    } else if (schedule.kind === 'cron') {
+      // The next occurrence strictly after now: missed occurrences (the agent was stopped) fire
+      // once, never as a burst of catch-up firings. A schedule that cannot be read ends the timer.
+      try {
+        if (typeof schedule.cron !== 'string') throw new Error('the stored schedule has no cron expression');
+        next = nextCronWake({ cron: schedule.cron, tz: typeof schedule.tz === 'string' ? schedule.tz : 'UTC' }, now).toISOString();
+      } catch (e) {
+        cronError = e instanceof Error ? e.message : String(e);
+      }
+    }
     adf.timers.markFired(t.id, next);
+    if (cronError !== undefined) adf.logs.add({ level: 'warn', origin: 'timer', event: 'timer.schedule_invalid', target: String(t.id), message: `${cronError}; the timer will not fire again` });
     const scope = t.scope.includes('system') ? 'system' : 'agent';
     let outcome: TimerFiring['outcome'];
     let detail: string;
