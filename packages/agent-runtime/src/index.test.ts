@@ -41,12 +41,12 @@ const EXECUTION: readonly string[] = [
       'BLOCKED_MCP_ENV', 'BLOCKED_MCP_ENV_PREFIXES', 'SandboxStdioTransport', 'connectMcpServer', 'evaluateMcpEnvVar', 'filterMcpEnv', 'mcpToolName',
       'createTimerClock', 'nodeTimerScheduler', 'observeGate', 'createEgressMcpTransport', 'egressFetchLike',
       'createTypeStripper', 'isTypeScriptPath',
-      'CODE_ONLY_METHODS', 'DEFAULT_CODE_METHOD_QUOTAS', 'LOOP_NOTE_ROLE', 'MAX_LOOP_NOTE_CHARS', 'MAX_MODEL_INVOKE_TOKENS',
+      'CODE_ONLY_METHODS', 'evaluateCodeOnlyForModel', 'DEFAULT_CODE_METHOD_QUOTAS', 'LOOP_NOTE_ROLE', 'MAX_LOOP_NOTE_CHARS', 'MAX_MODEL_INVOKE_TOKENS',
       'createModelInvokeTool', 'createTaskResolveTool', 'loopInjectTool', 'nextCronWake', 'parseCronSchedule',
     ];
 const TRIGGERS: readonly string[] = [
       'DEFAULT_TRIGGER_LIMITS', 'RESERVED_TRIGGER_SOURCES', 'TRIGGER_FILTER_KEYS', 'createTriggerDispatcher', 'createTriggerGuard',
-      'evaluateTriggerMatch', 'externalEvent', 'matchesFilterValue', 'triggerEventOf',
+      'evaluateTriggerMatch', 'externalEvent', 'matchesFilterValue', 'triggerEventOf', 'MAX_TRIGGER_BATCH', 'triggerTimingOf',
     ];
 const MESSAGING: readonly string[] = [
       'DEFAULT_INGRESS_SETTINGS', 'ENCRYPTED_CONTENT_TYPE', 'MAX_MESSAGE_BYTES', 'MESH_INBOX_PREFIX', 'MESSAGE_VERSION', 'RESERVED_ALIASES',

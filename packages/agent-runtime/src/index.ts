@@ -15,7 +15,8 @@ export {
 } from './config/index.js';
 export type { AgentConfig, BuiltInTool, ConfigUpdatePlan, ConfigUpdateRequest, ToolDeclaration } from './config/index.js';
 export {
-  CODE_METHODS, CODE_ONLY_METHODS, TOOL_ORIGINS, createToolGate, createToolRegistry, escapeForTerminal, evaluateCodeMethod, evaluateToolAccess,
+  CODE_METHODS, CODE_ONLY_METHODS, TOOL_ORIGINS, createToolGate, createToolRegistry, escapeForTerminal, evaluateCodeMethod,
+  evaluateCodeOnlyForModel, evaluateToolAccess,
   toolFlags, validateJsonSchema,
 } from './gate/index.js';
 export type {
@@ -127,11 +128,11 @@ export type {
 // triggers (part 2/3): events raised where they happen, matched against config.triggers and run
 export {
   DEFAULT_TRIGGER_LIMITS, RESERVED_TRIGGER_SOURCES, TRIGGER_FILTER_KEYS, createTriggerDispatcher, createTriggerGuard, evaluateTriggerMatch,
-  externalEvent, matchesFilterValue, triggerEventOf,
+  externalEvent, matchesFilterValue, triggerEventOf, MAX_TRIGGER_BATCH, triggerTimingOf,
 } from './triggers/index.js';
 export type {
   TriggerCause, TriggerConfig, TriggerDispatcher, TriggerDispatcherOptions, TriggerEvent, TriggerFiring, TriggerGuard, TriggerLimits,
-  TriggerOutcome, TriggerType, TriggerWake,
+  TriggerOutcome, TriggerTiming, TriggerType, TriggerWake,
 } from './triggers/index.js';
 export {
   BLOCKED_MCP_ENV, BLOCKED_MCP_ENV_PREFIXES, SandboxStdioTransport, connectMcpServer, createEgressMcpTransport, egressFetchLike, evaluateMcpEnvVar,

@@ -109,6 +109,15 @@ const triggerSchema = z
     scope: z.enum(['system', 'agent']).default('agent').describe('system runs a lambda; agent wakes the LLM loop.'),
     lambda: z.string().optional().describe('For system scope: "file.ts:fn" in the VFS.'),
     filter: z.record(z.string().describe('Filter key.'), z.string().describe('Filter value.')).optional().describe('Event filters, e.g. { "source": "mesh" } or { "watch": "docs/**" }. Every key must match; a key the event type does not know never matches. Values: alternatives separated by "|", "*" wildcards.'),
+    debounce_ms: z.int().min(1).max(86_400_000).optional().describe('Fire once, with the latest event, after no matching event for this long. At most one of debounce_ms, interval_ms, batch_ms.'),
+    interval_ms: z.int().min(1).max(86_400_000).optional().describe('Fire at most once per this long: the first event at once, the latest of the rest when the interval ends. At most one of debounce_ms, interval_ms, batch_ms.'),
+    batch_ms: z.int().min(1).max(86_400_000).optional().describe('Collect matching events for this long after the first one, then fire once with all of them (data.batch). At most one of debounce_ms, interval_ms, batch_ms.'),
+    batch_count: z.int().min(1).max(1000).optional().describe('With batch_ms: fire as soon as this many events are collected (default and maximum 1000).'),
+  })
+  .superRefine((t, ctx) => {
+    const set = (['debounce_ms', 'interval_ms', 'batch_ms'] as const).filter((k) => t[k] !== undefined);
+    if (set.length > 1) ctx.addIssue({ code: 'custom', path: [set[1]!], message: `a trigger takes at most one of debounce_ms, interval_ms, batch_ms (got ${set.join(', ')}); e.g. { "type": "on_file_change", "debounce_ms": 500 }` });
+    if (t.batch_count !== undefined && t.batch_ms === undefined) ctx.addIssue({ code: 'custom', path: ['batch_count'], message: 'batch_count needs batch_ms; e.g. { "type": "on_inbox", "batch_ms": 60000, "batch_count": 10 }' });
   })
   .describe('One trigger.');
 

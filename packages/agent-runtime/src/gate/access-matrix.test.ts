@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseAgentConfig } from '../config/agent-config.js';
-import { evaluateCodeMethod, evaluateToolAccess, toolFlags } from './access-matrix.js';
+import { evaluateCodeMethod, evaluateCodeOnlyForModel, evaluateToolAccess, toolFlags } from './access-matrix.js';
 import { TOOL_ORIGINS, type ToolOrigin } from './tool-definition.js';
 
 // Expected outcome per (enabled, restricted, origin); visible must never change the answer.
@@ -56,10 +56,6 @@ describe('code methods', () => {
     ['attestation_issue', 'code', 'REQUIRES_AUTHORIZED_CODE'],
     ['attestation_issue', 'authorized-code', 'run'],
     ['model_invoke', 'code', 'run'],
-    ['model_invoke', 'llm', 'CODE_ONLY_METHOD'],
-    ['task_resolve', 'llm', 'CODE_ONLY_METHOD'],
-    ['loop_inject', 'llm', 'CODE_ONLY_METHOD'],
-    ['sys_lambda', 'llm', undefined],
   ] as const)('%s from %s -> %s', (name, origin, want) => {
     const a = evaluateCodeMethod(name, cfg, origin);
     expect(a?.kind === 'deny' ? a.decision.code : a?.kind).toBe(want);
@@ -69,6 +65,21 @@ describe('code methods', () => {
     const c = parseAgentConfig({ v: 1, code_execution: { restricted_methods: ['task_resolve'] } });
     expect(evaluateCodeMethod('attestation_issue', c, 'code')?.kind).toBe('run');
     expect(evaluateCodeMethod('task_resolve', c, 'code')?.kind).toBe('deny');
+  });
+});
+
+describe('code-only methods and the model', () => {
+  const declared = { enabled: true, visible: true, restricted: false, locked: false };
+  it.each([
+    ['model_invoke', declared, 'llm', 'CODE_ONLY_METHOD'],
+    ['task_resolve', declared, 'llm', 'CODE_ONLY_METHOD'],
+    ['loop_inject', declared, 'llm', 'CODE_ONLY_METHOD'],
+    ['model_invoke', undefined, 'llm', undefined], // undeclared: the matrix says TOOL_NOT_DECLARED
+    ['model_invoke', declared, 'code', undefined],
+    ['sys_lambda', declared, 'llm', undefined],
+  ] as const)('%s (%j) from %s -> %s', (name, flags, origin, want) => {
+    const a = evaluateCodeOnlyForModel(name, flags, origin);
+    expect(a?.kind === 'deny' ? a.decision.code : a?.kind).toBe(want);
   });
 });
 

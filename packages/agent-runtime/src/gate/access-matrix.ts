@@ -68,16 +68,22 @@ export const CODE_ONLY_METHODS: readonly string[] = Object.freeze(CODE_EXECUTION
  */
 export function evaluateCodeMethod(name: string, config: AgentConfig, origin: ToolOrigin): ToolAccess | undefined {
   if (!CODE_METHODS.includes(name)) return undefined;
-  if (origin === 'llm') {
-    if (!CODE_ONLY_METHODS.includes(name)) return undefined;
-    return { kind: 'deny', decision: deny('CODE_ONLY_METHOD', `${name} is an adf.${name}() method for agent code, not a tool of the model`, { rule: 'code-only', hint: `call it from code: await adf.${name}({...})` }) };
-  }
+  if (origin === 'llm') return undefined;
   const flag = (config.code_execution as Record<string, unknown>)[name];
   if (flag !== true) return { kind: 'deny', decision: deny('CODE_METHOD_DISABLED', `adf.${name}() is disabled by code_execution.${name}`, { rule: 'code-execution' }) };
   if (origin === 'code' && config.code_execution.restricted_methods.includes(name as never)) {
     return { kind: 'deny', decision: deny('REQUIRES_AUTHORIZED_CODE', `adf.${name}() is in restricted_methods; only authorized code may call it`, { rule: 'restricted-methods' }) };
   }
   return { kind: 'run', decision: allow('code-execution') };
+}
+
+/**
+ * The model's call of a code-only method that the owner declared as a tool anyway: refused
+ * (`CODE_ONLY_METHOD`). Undefined for every other call (an undeclared one is TOOL_NOT_DECLARED).
+ */
+export function evaluateCodeOnlyForModel(name: string, flags: ToolFlags | undefined, origin: ToolOrigin): ToolAccess | undefined {
+  if (origin !== 'llm' || flags === undefined || !CODE_ONLY_METHODS.includes(name)) return undefined;
+  return { kind: 'deny', decision: deny('CODE_ONLY_METHOD', `${name} is an adf.${name}() method for agent code, not a tool of the model`, { rule: 'code-only', hint: `call it from code: await adf.${name}({...})` }) };
 }
 
 /**

@@ -3,7 +3,7 @@ import { TrustError, createPrincipal, deniedError, deny, type AuditSink, type De
 import type { AdfFile } from '../adf/adf-file.js';
 import type { AdfTask } from '../adf/adf-tasks.js';
 import type { AgentConfig } from '../config/agent-config-schema.js';
-import { CODE_ONLY_METHODS, evaluateCodeMethod, evaluateToolAccess, toolFlags, type ToolAccess, type ToolFlags } from './access-matrix.js';
+import { CODE_ONLY_METHODS, evaluateCodeMethod, evaluateCodeOnlyForModel, evaluateToolAccess, toolFlags, type ToolAccess, type ToolFlags } from './access-matrix.js';
 import { createApprovalDesk, type ApprovalResponse, type Approver } from './approvals.js';
 import { validateJsonSchema } from './json-schema.js';
 import type { ToolContext, ToolDefinition, ToolOrigin, ToolRegistry } from './tool-definition.js';
@@ -90,7 +90,7 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
     if (method?.kind === 'deny') return method;
     const flags = flagsOf(config, name);
     if (method && flags === undefined) return method; // a code-only method, not a declared tool
-    return evaluateToolAccess(name, flags, origin);
+    return evaluateCodeOnlyForModel(name, flags, origin) ?? evaluateToolAccess(name, flags, origin);
   }
 
   async function call(name: string, rawArgs: unknown, opts: ToolCallOptions): Promise<unknown> {

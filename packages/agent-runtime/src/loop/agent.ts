@@ -66,7 +66,7 @@ export interface OpenAgentOptions {
    * `msg_send`; absent, `msg_send` fails with NOT_IMPLEMENTED.
    */
   readonly messaging?: (adf: AdfFile) => AgentMessaging;
-  /** Schedules the timer clock armed by {@link Agent.start} (default: Node's timers, unref'd). */
+  /** Schedules the timer clock armed by {@link Agent.start} and the releases of timed triggers (default: Node's timers, unref'd). */
   readonly scheduler?: TimerScheduler;
   /** Bounds on trigger firings (depth, rates, queue); defaults in DEFAULT_TRIGGER_LIMITS. */
   readonly triggerLimits?: Partial<TriggerLimits>;
@@ -230,7 +230,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
     pendingWakes.push(AsyncResource.bind(() => startActivation(text)));
     return { outcome: 'queued' };
   };
-  const triggers = createTriggerDispatcher({ adf, runner, wake, clock, agentId, ...(options.triggerLimits ? { limits: options.triggerLimits } : {}) });
+  const triggers = createTriggerDispatcher({ adf, runner, wake, clock, agentId, ...(options.triggerLimits ? { limits: options.triggerLimits } : {}), ...(options.scheduler ? { scheduler: options.scheduler } : {}) });
   triggersRef = triggers;
 
   const activate = async (input: string | undefined): Promise<TurnOutcome> => {

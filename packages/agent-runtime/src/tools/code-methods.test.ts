@@ -40,6 +40,12 @@ describe('code-only methods are never tools of the model', () => {
     agent.close();
   });
 
+  it('undeclared, they are simply not tools of the model', async () => {
+    const { agent } = agentWith();
+    for (const name of ['model_invoke', 'task_resolve', 'loop_inject']) await expect(agent.gate.call(name, {}, { origin: 'llm' })).rejects.toMatchObject({ code: 'TOOL_NOT_DECLARED' });
+    agent.close();
+  });
+
   it('a code_execution flag turns a method off for code', async () => {
     const { agent } = agentWith([], (c) => { c.code_execution = { model_invoke: false }; });
     const r = await agent.runner.runCode('try { await adf.model_invoke({ prompt: "x" }); } catch (e) { return e.code; }', { authorized: false, principalId: 'sys_code' });

@@ -9,3 +9,5 @@ export type { TriggerConfig } from './trigger-match.js';
 export { RESERVED_TRIGGER_SOURCES, chatEvent, externalEvent, llmCallEvent, startupEvent, timerEvent, toolCallEvent } from './runtime-events.js';
 export { createTriggerCauseScope } from './trigger-cause-scope.js';
 export type { TriggerCauseScope } from './trigger-cause-scope.js';
+export { MAX_TRIGGER_BATCH, combineCauses, createTriggerTimer, timedEventOf, triggerTimingOf } from './trigger-timing.js';
+export type { HeldEvent, TimedFiring, TriggerTimer, TriggerTiming } from './trigger-timing.js';

@@ -6,9 +6,14 @@ import { createTriggerCauseScope } from './trigger-cause-scope.js';
 import { TRIGGER_LOG_ORIGIN, type TriggerEvent, type TriggerType } from './trigger-event.js';
 import { DEFAULT_TRIGGER_LIMITS, createTriggerGuard, type TriggerCause, type TriggerLimits } from './trigger-guard.js';
 import { evaluateTriggerMatch, type TriggerConfig } from './trigger-match.js';
+import { combineCauses, createTriggerTimer, timedEventOf, triggerTimingOf, type TimedFiring } from './trigger-timing.js';
+import { nodeTimerScheduler, type TimerScheduler } from '../loop/timer-clock.js';
 
-/** What one matching trigger did. */
-export type TriggerOutcome = 'ran' | 'failed' | 'woke' | 'queued' | 'skipped' | 'refused';
+/**
+ * What one matching trigger did. `deferred`: a trigger with `debounce_ms`, `interval_ms` or
+ * `batch_ms` held the event; its firing comes later (and is logged and audited then).
+ */
+export type TriggerOutcome = 'ran' | 'failed' | 'woke' | 'queued' | 'skipped' | 'refused' | 'deferred';
 
 /** One firing of one configured trigger (its index in `config.triggers`). */
 export interface TriggerFiring {
@@ -42,6 +47,8 @@ export interface TriggerDispatcherOptions {
   readonly limits?: Partial<TriggerLimits>;
   /** Agent id for audit principals. */
   readonly agentId?: string;
+  /** Schedules the releases of timed triggers (`debounce_ms`, `interval_ms`, `batch_ms`); default Node's timers, unref'd. */
+  readonly scheduler?: TimerScheduler;
 }
 
 /** Matches an agent's events against its configured triggers and runs them. */
@@ -50,9 +57,9 @@ export interface TriggerDispatcher {
   emit(event: TriggerEvent): void;
   /** Queues an event and resolves with what fired for it (never rejects). */
   dispatch(event: TriggerEvent): Promise<TriggerFiring[]>;
-  /** Resolves when every event queued so far has been dispatched. */
+  /** Resolves when every event queued so far has been dispatched (events held by timed triggers wait for their release). */
   idle(): Promise<void>;
-  /** Stops dispatching; queued events are dropped. */
+  /** Stops dispatching; queued and held events are dropped. */
   close(): void;
 }
 
@@ -154,12 +161,46 @@ export function createTriggerDispatcher(options: TriggerDispatcherOptions): Trig
     for (const [index, t] of triggers.entries()) {
       if (closed) break;
       if (!evaluateTriggerMatch(t, event).allow) continue;
+      const timing = triggerTimingOf(t);
+      // A timed trigger holds the event, unless the guard would refuse it anyway (its own effect,
+      // or too deep): that refusal is recorded now, as for any trigger. Rates are checked when it fires.
+      if (timing && !cause.chain.includes(index) && cause.depth < limits.maxDepth && timer.offer(index, t, timing, { event, cause }) === 'held') {
+        const what = timing.kind === 'batch' ? `batch_ms ${timing.ms}` : `${timing.kind}_ms ${timing.ms}`;
+        out.push({ index, type: event.type, scope: t.scope, outcome: 'deferred', detail: `held by ${what}`, depth: cause.depth });
+        continue;
+      }
       const f = await runOne(t, index, event, cause);
       record(t, f);
       out.push(f);
     }
     return out;
   };
+
+  // A timed firing runs in the same one-at-a-time queue as events, with the trigger as it is
+  // configured then: if it was changed or removed meanwhile, the held events are dropped.
+  const runTimed = async (firing: TimedFiring): Promise<TriggerFiring[]> => {
+    if (closed) return [];
+    let current: TriggerConfig | undefined;
+    try { current = adf.config().triggers[firing.index]; } catch { return []; }
+    const type = firing.events[0]!.event.type;
+    if (!current || JSON.stringify(current) !== JSON.stringify(firing.trigger)) {
+      log('warn', 'trigger.dropped', `${type}#${firing.index}`, `trigger #${firing.index} changed while ${firing.events.length} event(s) were held; they were dropped`, { code: 'TRIGGER_CHANGED' });
+      return [];
+    }
+    const f = await runOne(current, firing.index, timedEventOf(firing), combineCauses(firing.events.map((h) => h.cause)));
+    record(current, f);
+    return [f];
+  };
+  const timer = createTriggerTimer({
+    scheduler: options.scheduler ?? nodeTimerScheduler, clock,
+    release: (firing) => {
+      if (closed) return Promise.resolve([]);
+      pending++;
+      const p = tail.then(() => runTimed(firing)).catch(() => [] as TriggerFiring[]).finally(() => { pending--; });
+      tail = p;
+      return p;
+    },
+  });
 
   const enqueue = (event: TriggerEvent): Promise<TriggerFiring[]> => {
     if (closed) return Promise.resolve([]);
@@ -184,6 +225,6 @@ export function createTriggerDispatcher(options: TriggerDispatcherOptions): Trig
     },
     dispatch: enqueue,
     idle: async () => { while (pending > 0) await tail; },
-    close() { closed = true; },
+    close() { closed = true; timer.close(); },
   };
 }
