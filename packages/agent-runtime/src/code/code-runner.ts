@@ -78,6 +78,10 @@ export function createCodeRunner(options: CodeRunnerOptions): CodeRunner {
   const quotas = options.methodQuotas ?? DEFAULT_CODE_METHOD_QUOTAS;
   const exec = (code: string, entry: { kind: 'script' } | { kind: 'function'; name: string; args: unknown }, ctx: CodeRunContext, language: CodeLanguage, fileName: string) => {
     const used = new Map<string, number>();
+    // Bridge calls still in flight when the execution ends (a timeout, or a promise the code did
+    // not await) are aborted then: a model call or fetch never outlives the code that made it.
+    const ended = new AbortController();
+    const callSignal = ctx.signal ? AbortSignal.any([ctx.signal, ended.signal]) : ended.signal;
     return sandbox.run({
       code,
       entry,
@@ -96,13 +100,13 @@ export function createCodeRunner(options: CodeRunnerOptions): CodeRunner {
           }
         }
         return options.gate().call(method, args, {
-        origin: ctx.authorized ? 'authorized-code' : 'code',
-        parentAuthorized: ctx.authorized,
-        principalId: ctx.principalId,
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
+          origin: ctx.authorized ? 'authorized-code' : 'code',
+          parentAuthorized: ctx.authorized,
+          principalId: ctx.principalId,
+          signal: callSignal,
         });
       },
-    });
+    }).finally(() => ended.abort());
   };
   const load = (ref: LambdaRef) => {
     const rec = adf.files.read(ref.file);

@@ -82,6 +82,16 @@ describe('adf.model_invoke', () => {
   });
 });
 
+describe('bridge calls end with their execution', () => {
+  it('a model call still running when the code times out is aborted', async () => {
+    const { agent, provider } = agentWith([(req) => new Promise((_resolve, reject) => { req.signal?.addEventListener('abort', () => reject(new Error('aborted by the runtime'))); })], (c) => { c.limits.execution_timeout_ms = 100; });
+    const r = await agent.runner.runCode('return await adf.model_invoke({ prompt: "slow" });', { authorized: false, principalId: 'sys_code' });
+    expect(r).toMatchObject({ ok: false, code: 'CODE_TIMEOUT' });
+    expect(provider.requests[0]!.signal?.aborted).toBe(true);
+    agent.close();
+  });
+});
+
 describe('adf.loop_inject', () => {
   it('a note written during a tool call reaches the model after the tool results, framed as a runtime note', async () => {
     let seen: ModelRequest | undefined;
@@ -152,6 +162,19 @@ describe('adf.task_resolve', () => {
     expect(agent.adf.audit.list().find((e) => e.action === 'approval.resolve' && e.decision === 'allow')).toMatchObject({ principal: { kind: 'authorized-code' } });
     // Arguments cannot be changed and "always" cannot be asked for: the schema has no such fields.
     expect(await agent.runner.runSystemLambda(parseLambdaRef('gw.js:resolve'), { task_id: taskId, decision: 'approve', always: true })).toMatchObject({ ok: false, message: expect.stringMatching(/TOOL_ARGS_INVALID/) });
+    agent.close();
+  });
+
+  it('the gateway pattern: an on_task_create trigger in an authorized file approves the loop\'s call', async () => {
+    const { agent } = agentWith([use('t1', 'fs_write', { path: 'out.txt', mode: 'write', content: 'via gateway' }), say('done')], (c) => {
+      c.triggers = [{ type: 'on_task_create', scope: 'system', lambda: 'gateway.ts:onTask', filter: { tools: 'fs_write' } }];
+    });
+    agent.adf.files.write('gateway.ts', 'async function onTask(ev: { data: { id: string; tool: string } }): Promise<unknown> { return await adf.task_resolve({ task_id: ev.data.id, decision: "approve" }); }');
+    agent.adf.files.setAuthorized('gateway.ts', true, 'owner');
+    expect(await agent.send('write it')).toMatchObject({ text: 'done' });
+    await agent.idle();
+    expect(agent.adf.files.read('out.txt')?.content.toString()).toBe('via gateway');
+    expect(agent.adf.logs.list().some((l) => l.event === 'trigger.ran' && l.target === 'on_task_create#0')).toBe(true);
     agent.close();
   });
 
