@@ -22,9 +22,15 @@
  *   5. --close-from N: closes every file descriptor >= N before exec (close_range(2), or a walk of
  *      /proc/self/fd on older kernels), so descriptors the host process inherited without
  *      close-on-exec never reach bubblewrap or the sandbox.
+ *   6. --lifeline FD: instead of exec'ing bubblewrap it forks it and stays as a child subreaper
+ *      that watches FD, the sandbox end of a socket pair whose other end only the host process
+ *      holds. When that end closes (the host died, even by SIGKILL) it kills every process left
+ *      below it, including a sandbox init that bubblewrap orphaned while still setting up (the
+ *      window in which bwrap's own --die-with-parent is not armed yet). It exits as bubblewrap
+ *      did: the same code, or the same signal.
  * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1} for probeSandbox().
  *
- * Usage: trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
+ * Usage: trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #define _GNU_SOURCE
@@ -37,6 +43,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
@@ -295,6 +302,92 @@ static void close_from(int low) {
   if (n == 1024) close_from(low); /* more left: walk again */
 }
 
+/* SIGKILLs every direct child of this process (orphans reparent here: we are a subreaper). */
+static int kill_children(void) {
+  char path[64], buf[4096];
+  int killed = 0;
+  snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  for (char *t = strtok(buf, " \n"); t; t = strtok(NULL, " \n")) {
+    if (kill((pid_t)atoi(t), SIGKILL) == 0) killed++;
+  }
+  return killed;
+}
+
+static void exit_like(int status) {
+  if (WIFSIGNALED(status)) {
+    signal(WTERMSIG(status), SIG_DFL);
+    sigset_t all;
+    sigemptyset(&all);
+    sigaddset(&all, WTERMSIG(status));
+    sigprocmask(SIG_UNBLOCK, &all, NULL);
+    kill(getpid(), WTERMSIG(status));
+  }
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 125);
+}
+
+/* Forks argv (bubblewrap) and supervises it; never returns. */
+static void supervise(int lifeline, char **argv) {
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) die("PR_SET_CHILD_SUBREAPER");
+  sigset_t chld, old;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  if (sigprocmask(SIG_BLOCK, &chld, &old) < 0) die("sigprocmask");
+  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sfd < 0) die("signalfd");
+  pid_t child = fork();
+  if (child < 0) die("fork");
+  if (child == 0) {
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    close(lifeline);
+    execv(argv[0], argv);
+    fprintf(stderr, "trust-sandbox-launcher: cannot execute %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  /* Hold no copy of the run's pipes: stdio, --args and the seccomp program belong to bwrap. */
+  int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd = 0; fd <= 4; fd++) {
+    if (fd == lifeline) continue;
+    if (fd <= 2 && devnull >= 0) dup2(devnull, fd); else close(fd);
+  }
+  int status = 0, done = 0, orphaned = 0;
+  struct pollfd p[2] = {{sfd, POLLIN, 0}, {lifeline, POLLIN, 0}};
+  for (;;) {
+    if (poll(p, orphaned ? 1 : 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      die("poll");
+    }
+    if (p[0].revents & POLLIN) {
+      struct signalfd_siginfo si;
+      while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {}
+    }
+    if (!orphaned && (p[1].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))) {
+      char b;
+      ssize_t n = (p[1].revents & POLLIN) ? read(lifeline, &b, 1) : 0;
+      if (n <= 0) {
+        /* The host end closed: nobody will wait for this run. End all of it. */
+        orphaned = 1;
+        close(lifeline);
+        kill_children();
+      }
+    }
+    for (;;) {
+      int st;
+      pid_t w = waitpid(-1, &st, WNOHANG);
+      if (w <= 0) break;
+      if (w == child) { status = st; done = 1; }
+    }
+    if (orphaned) kill_children();
+    /* Children reparented here after bwrap ended keep us until they are gone too. */
+    if (done && kill_children() == 0 && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD) exit_like(status);
+  }
+}
+
 static int probe(void) {
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -309,7 +402,7 @@ int main(int argc, char **argv) {
   int i = 1;
   if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
   const char *limits[16];
-  int nlimits = 0, nbridges = 0;
+  int nlimits = 0, nbridges = 0, lifeline = -1;
   for (; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) { i++; break; }
     if (strcmp(argv[i], "--bridge") == 0 && i + 2 < argc && nbridges < MAX_BRIDGES) {
@@ -319,6 +412,8 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--udp-bridge") == 0 && i + 2 < argc) {
       start_udp_bridge(atoi(argv[i + 1]), argv[i + 2]);
       i += 2;
+    } else if (strcmp(argv[i], "--lifeline") == 0 && i + 1 < argc) {
+      lifeline = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--close-from") == 0 && i + 1 < argc) {
       close_from(atoi(argv[++i]));
     } else if (strcmp(argv[i], "--cgroup") == 0 && i + 1 < argc) {
@@ -336,6 +431,7 @@ int main(int argc, char **argv) {
   }
   /* Limits last, so the relay is not bound by the command's file or process limits. */
   for (int k = 0; k < nlimits; k++) apply_limit(limits[k]);
+  if (lifeline >= 0) supervise(lifeline, argv + i);
   execvp(argv[i], argv + i);
   fprintf(stderr, "trust-sandbox-launcher: cannot execute %s: %s\n", argv[i], strerror(errno));
   return 127;

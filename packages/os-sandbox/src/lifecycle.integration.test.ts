@@ -23,8 +23,9 @@ function hostPidsWith(marker: string): number[] {
   return out;
 }
 
+/** Polls until no host process carries `marker`; returns early, so the bound only matters on failure (a loaded host can take seconds to reap a tree). */
 async function waitGone(marker: string): Promise<number[]> {
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < 750; i++) {
     const left = hostPidsWith(marker);
     if (left.length === 0) return left;
     await new Promise((r) => setTimeout(r, 20));
@@ -113,21 +114,45 @@ describe('lifecycle (bubblewrap)', () => {
     expect(await waitGone(m)).toEqual([]);
   });
 
+  it('a parent that dies while bwrap is still setting up leaves nothing behind', async () => {
+    const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    const m = marker();
+    const script = join(ws, 'early-parent.mjs');
+    // SIGKILL right after spawn() returns: bwrap's own --die-with-parent is not armed yet.
+    writeFileSync(
+      script,
+      `import { createSandbox } from ${JSON.stringify(dist)};
+       const sb = await createSandbox({ v: 1, capabilities: ['stdout'] });
+       await sb.spawn(['/bin/sh', '-c', 'sleep ${m} & sleep ${m}']);
+       process.kill(process.pid, 'SIGKILL');`,
+    );
+    const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const [, signal] = await new Promise<[number | null, string | null]>((res) => parent.once('exit', (c, sig) => res([c, sig])));
+    expect(signal).toBe('SIGKILL');
+    expect(await waitGone(m)).toEqual([]);
+  });
+
   it('sends long option lists through --args: granted values never show in the host process list', async () => {
     const names = Array.from({ length: 200 }, (_, i) => `BULK_VAR_${i}`);
     const source = Object.fromEntries(names.map((n) => [n, `${n}-${'v'.repeat(1000)}`]));
     const bulk = await createSandbox({ v: 1, capabilities: ['stdout', ...names.map((n) => `env:${n}`)] }, { env: source });
     try {
       const p = await bulk.spawn(['/bin/sh', '-c', 'sleep 1; env | grep -c ^BULK_VAR_']);
-      // The spawned pid is the launcher until it execs bwrap: sample its command line until the
-      // exec happened; no sample, before or after, may carry a granted value.
+      // The spawned pid is the launcher, which stays as the run's supervisor and forks bwrap:
+      // sample both command lines until bwrap runs; no sample may carry a granted value.
       const samples: string[] = [];
-      for (let i = 0; i < 200 && !samples.at(-1)?.startsWith('/usr/bin/bwrap\0'); i++) {
+      const bwrapLine = (): string | undefined => {
+        const kids = readFileSync(`/proc/${p.pid}/task/${p.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+        return kids.map((k) => readFileSync(`/proc/${k}/cmdline`, 'utf8')).find((c) => c.startsWith('/usr/bin/bwrap\0'));
+      };
+      let bwrap: string | undefined;
+      for (let i = 0; i < 200 && bwrap === undefined; i++) {
         if (i > 0) await new Promise((r) => setTimeout(r, 5));
         samples.push(readFileSync(`/proc/${p.pid}/cmdline`, 'utf8'));
+        bwrap = bwrapLine();
       }
-      expect(samples.at(-1)?.split('\0').slice(0, 3)).toEqual(['/usr/bin/bwrap', '--args', '3']);
-      for (const s of samples) expect(s).not.toContain('vvvvvvvvvv');
+      expect(bwrap?.split('\0').slice(0, 3)).toEqual(['/usr/bin/bwrap', '--args', '3']);
+      for (const s of [...samples, bwrap ?? '']) expect(s).not.toContain('vvvvvvvvvv');
       const [out, exit] = await Promise.all([readAll(p.stdout), p.exit]);
       expect(out.trim()).toBe('200');
       expect(exit.code).toBe(0);

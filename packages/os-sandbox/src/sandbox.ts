@@ -34,7 +34,9 @@ import { planSeatbelt, type DarwinPlan } from './seatbelt-plan.js';
 export type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnOptions } from './sandbox-types.js';
 
 /** Descriptors 0-4 carry stdio, the bwrap options (3) and the seccomp program (4). */
-const FIRST_UNUSED_FD = 5;
+const FIRST_UNUSED_FD = 6;
+/** The launcher's lifeline: a socket whose other end only this process holds (see `--lifeline`). */
+const LIFELINE_FD = 5;
 /**
  * Without the launcher: bash closes every inherited fd >= $1, then execs bwrap (bash, since dash
  * cannot name descriptors above 9). A constant script; bwrap and its arguments arrive as "$@".
@@ -296,6 +298,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       let file: string;
       let args: readonly string[];
       let argsFd: readonly string[] | undefined;
+      let lifeline = false;
       let placeholders: LinuxPlan['placeholders'] = [];
       let cgroups: RunCgroups | undefined;
       if (platform === 'linux') {
@@ -342,12 +345,15 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         });
         // Descriptors this process inherited without close-on-exec (e.g. `exec 200<secret` in the
         // shell that started Node) would pass through bwrap into the sandbox: everything above
-        // fd 4 (stdio, --args, --seccomp) is closed before bwrap starts.
+        // fd 5 (stdio, --args, --seccomp, lifeline) is closed before bwrap starts.
         const cg = cgroups;
         if (cg) cleanups.push(() => cg.remove());
         if (launcher) {
           file = launcher.path;
-          args = ['--close-from', String(FIRST_UNUSED_FD), ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []), '--', plan.file, '--args', '3', '--', ...plan.command];
+          // The launcher stays as a subreaper on the lifeline: if this process dies (even by
+          // SIGKILL, even while bwrap is still setting up), it ends everything it started.
+          args = ['--close-from', String(FIRST_UNUSED_FD), '--lifeline', String(LIFELINE_FD), ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []), '--', plan.file, '--args', '3', '--', ...plan.command];
+          lifeline = true;
         } else if (fallbackBash) {
           file = fallbackBash;
           args = ['-c', CLOSE_FDS_SCRIPT, 'trust-close-fds', String(FIRST_UNUSED_FD), plan.file, '--args', '3', '--', ...plan.command];
@@ -378,10 +384,19 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
           caps.has('stderr') ? 'pipe' : 'ignore',
           argsFd ? 'pipe' : 'ignore',
           argsFd && seccompFilter ? 'pipe' : 'ignore',
+          lifeline ? 'pipe' : 'ignore',
         ],
         detached: true,
         env: platform === 'darwin' ? env : { PATH: '/usr/bin:/bin' },
       });
+      if (lifeline) {
+        // Never written: it only has to stay open for as long as this process lives. It is read
+        // (and drained) so that its end is seen and the child's 'close' can fire.
+        const fd5 = (child.stdio as unknown as ReadonlyArray<NodeJS.ReadableStream & { unref?: () => void } | null>)[LIFELINE_FD];
+        fd5?.on('error', () => undefined);
+        fd5?.resume();
+        fd5?.unref?.();
+      }
       if (argsFd) {
         const fd3 = child.stdio[3] as NodeJS.WritableStream | null;
         fd3?.on('error', () => undefined);
