@@ -34,14 +34,21 @@ async function rawJco(bytes, dir) {
   return { instantiate };
 }
 
-async function rate(fn, seconds) {
-  // warm up, then count calls in a fixed number of iterations
-  for (let i = 0; i < 2000; i++) await fn();
-  const n = Math.max(5000, Math.round(seconds * 100_000));
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) await fn();
-  const ns = Number(process.hrtime.bigint() - t0);
-  return n / (ns / 1e9);
+/** Calls per second of each function, measured in alternating rounds (medians), so JIT and GC state hit both alike. */
+async function interleavedRates(fns, rounds = 11, n = 20_000) {
+  for (const fn of Object.values(fns)) for (let i = 0; i < 2000; i++) await fn();
+  const samples = Object.fromEntries(Object.keys(fns).map((k) => [k, []]));
+  for (let r = 0; r < rounds; r++) {
+    const order = Object.keys(fns);
+    if (r % 2 === 1) order.reverse();
+    for (const k of order) {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < n; i++) await fns[k]();
+      samples[k].push(n / (Number(process.hrtime.bigint() - t0) / 1e9));
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, median(xs)]));
 }
 
 export default async function run({ log }) {
@@ -54,8 +61,7 @@ export default async function run({ log }) {
 
     const host = createPluginHost({ requireSignature: false, cacheDir: join(dir, 'cache') });
     const inThread = await host.load(bytes, { isolation: 'in-thread' });
-    const oursRate = await rate(() => inThread.call('noop'), 1);
-    const rawRate = await rate(() => rawExports.noop(), 1);
+    const { ours: oursRate, raw: rawRate } = await interleavedRates({ ours: () => inThread.call('noop'), raw: () => rawExports.noop() });
     log(`in-thread ${oursRate.toFixed(0)} calls/s, raw ${rawRate.toFixed(0)} calls/s`);
     rows.push({ measure: 'noop call rate, in-thread (host.load().call)', unit: 'calls/s', ours: oursRate, baseline: rawRate, baselineName: 'raw jco glue', better: 'higher', target: { ratio: 0.8 } });
 
