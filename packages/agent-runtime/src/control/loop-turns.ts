@@ -1,4 +1,6 @@
 import type { LoopEntry } from '../adf/adf-records.js';
+import { formatLoopNote } from '../loop/loop-history.js';
+import { LOOP_NOTE_ROLE } from '../tools/code-methods.js';
 import type { LoopTurn } from './agent-registry.js';
 
 interface Block {
@@ -21,6 +23,11 @@ export function loopTurns(entries: readonly LoopEntry[]): LoopTurn[] {
   const names = new Map<string, string>();
   const out: LoopTurn[] = [];
   for (const e of entries) {
+    if (e.role === LOOP_NOTE_ROLE) {
+      // A note from agent code (adf.loop_inject): shown as the model sees it, framed, never as the owner.
+      out.push({ seq: e.seq * 100, role: 'system', content: formatLoopNote(e.content), time: e.createdAt });
+      continue;
+    }
     const role = e.role === 'assistant' ? 'assistant' : e.role === 'user' ? 'user' : 'system';
     if (typeof e.content === 'string') {
       out.push({ seq: e.seq * 100, role, content: e.content, time: e.createdAt });
