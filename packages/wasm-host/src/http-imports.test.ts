@@ -1,6 +1,7 @@
 import * as shim from '@bytecodealliance/preview2-shim';
 import { describe, expect, it } from 'vitest';
 import { HTTP_CHUNK, createHttpImports } from './http-imports.js';
+import { thrown } from '../test/thrown.js';
 
 const { InputStream, OutputStream } = shim.io.streams as unknown as { InputStream: new () => object; OutputStream: new () => object };
 const IoError = (shim.io as unknown as { error: { Error: new (p: unknown) => object } }).error.Error;
@@ -35,14 +36,6 @@ function http(script: (op: string, payload: { id?: number; max?: number }) => un
   return { calls, t, request, handle };
 }
 
-const thrown = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return 'no error';
-};
 
 describe('wasi:http imports: streamed bodies', () => {
   it('sends a small body with the start, in one call', () => {

@@ -1,6 +1,7 @@
 import * as shim from '@bytecodealliance/preview2-shim';
 import { describe, expect, it } from 'vitest';
 import { createSocketImports } from './socket-imports.js';
+import { thrown } from '../test/thrown.js';
 
 const { InputStream, OutputStream } = shim.io.streams as unknown as { InputStream: new () => object; OutputStream: new () => object };
 
@@ -21,14 +22,6 @@ function sockets(answers: Record<string, unknown> = {}, grants = { tcp: true, ud
   return { calls, imports, get };
 }
 const v4 = (port: number, address = [127, 0, 0, 1]) => ({ tag: 'ipv4' as const, val: { port, address } });
-const thrown = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return 'no error';
-};
 
 describe('wasi:sockets imports', () => {
   it('resolves names through the broker and hands out each address once', () => {
