@@ -117,11 +117,15 @@ static void serve(int listener, const char *path) {
   }
 }
 
-static int start_bridge(int port, const char *path) {
+static void need_sun_path(const char *path, const char *what) {
   if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
     errno = ENAMETOOLONG;
-    die("bridge socket path");
+    die(what);
   }
+}
+
+static int start_bridge(int port, const char *path) {
+  need_sun_path(path, "bridge socket path");
   int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (l < 0) die("socket");
   int one = 1;
@@ -219,10 +223,7 @@ static void udp_serve(int d, int u) {
 }
 
 static void start_udp_bridge(int port, const char *path) {
-  if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-    errno = ENAMETOOLONG;
-    die("udp bridge socket path");
-  }
+  need_sun_path(path, "udp bridge socket path");
   int d = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (d < 0) die("udp socket");
   struct sockaddr_in sin;
