@@ -1,6 +1,8 @@
 // `trust --help` cold start: a fresh node process per run, against `node -e 0` measured in the
 // same run (interleaved, so machine load hits both alike). Target: median ≤ 150 ms.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { percentile } from '../lib/table.mjs';
 
@@ -16,7 +18,9 @@ function time(args) {
 }
 
 export default async function run({ log }) {
-  const bin = fileURLToPath(import.meta.resolve('@trust/cli'));
+  // The package bin, as `trust` runs it (bin/trust.cjs), not the module entry.
+  const pkgJson = fileURLToPath(new URL('../package.json', import.meta.resolve('@trust/cli')));
+  const bin = join(dirname(pkgJson), JSON.parse(readFileSync(pkgJson, 'utf8')).bin.trust);
   const help = [bin, '--help'];
   const baseline = ['-e', '0'];
   for (let i = 0; i < WARMUP; i++) {

@@ -1,12 +1,13 @@
-import { cpSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { defineConfig } from 'tsup';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // root-help only feeds the build step below (dist/root-help.json for bin/trust.cjs).
+  entry: ['src/index.ts', 'src/root-help.ts'],
   format: ['esm'],
   dts: true,
   clean: true,
@@ -17,6 +18,8 @@ export default defineConfig({
   // The CLI is published alone, so it carries the built studio (turbo builds @trust/studio
   // first: it is a devDependency). `trust studio` serves dist/studio.
   async onSuccess() {
+    const { rootHelpTexts } = (await import(pathToFileURL(join(here, 'dist', 'root-help.js')).href)) as { rootHelpTexts: () => { plain: string; color: string } };
+    writeFileSync(join(here, 'dist', 'root-help.json'), JSON.stringify(rootHelpTexts()));
     const studio = join(here, 'node_modules', '@trust', 'studio', 'dist');
     if (!existsSync(join(studio, 'index.html'))) {
       console.warn('cli: the studio is not built (no @trust/studio dist/index.html); `trust studio` will say so');

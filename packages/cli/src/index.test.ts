@@ -11,9 +11,13 @@ describe('src/index.ts', () => {
     expect(text).not.toMatch(/^export /m);
   });
 
-  it('is the package bin', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string> };
-    expect(pkg.bin).toEqual({ trust: './dist/index.js' });
+  it('is loaded by the package bin, a CommonJS stub that prints the root help itself', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string>; files: string[] };
+    expect(pkg.bin).toEqual({ trust: './bin/trust.cjs' });
+    expect(pkg.files).toContain('bin');
+    const stub = readFileSync(new URL('../bin/trust.cjs', import.meta.url), 'utf8');
+    expect(stub.startsWith('#!/usr/bin/env node\n')).toBe(true);
+    expect(stub).toContain("import('../dist/index.js')");
   });
 
   it('imports only the framework, never a command or a @trust package, at start-up', () => {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The built binary, as a user runs it. */
-export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
+/** The package bin, as a user runs it (it loads the built dist/index.js). */
+export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'trust.cjs');
 
 export interface CliRun {
   readonly code: number | null;
@@ -21,7 +21,7 @@ export function createTempHome() {
   return { home, trustHome: join(home, '.trust'), cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }
 
-/** Runs `node dist/index.js …args` with a clean environment in `home`. */
+/** Runs `node bin/trust.cjs …args` with a clean environment in `home`. */
 export function runCli(
   args: readonly string[],
   options: { home: string; cwd?: string; env?: Record<string, string>; input?: string } ,
