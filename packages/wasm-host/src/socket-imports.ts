@@ -45,9 +45,11 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
   }
   const network = new Network();
 
-  /** What TCP and UDP sockets share: family, buffer sizes, hop limit and readiness. */
+  /** What TCP and UDP sockets share: family, broker id, peer, buffer sizes, hop limit and readiness. */
   class SocketBase {
     family: string;
+    id = 0;
+    remote: IpSocketAddress | undefined;
     receiveBuffer = 65536n;
     sendBuffer = 65536n;
     hops = 64;
@@ -74,6 +76,13 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
     setHops(n: number): void {
       if (n === 0) throw 'invalid-argument';
       this.hops = n;
+    }
+    localAddress(): never {
+      throw 'invalid-state';
+    }
+    remoteAddress(): IpSocketAddress {
+      if (!this.remote) throw 'invalid-state';
+      return this.remote;
     }
     subscribe() {
       return ready();
@@ -131,9 +140,7 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
 
   class TcpSocket extends SocketBase {
     state: 'new' | 'connecting' | 'connected' | 'failed' = 'new';
-    id = 0;
     error: string | undefined;
-    remote: IpSocketAddress | undefined;
     startBind(): never {
       throw 'access-denied';
     }
@@ -169,13 +176,6 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
       if (this.state !== 'connecting') throw 'not-in-progress';
       this.state = 'connected';
       return [new TcpInput(this.id), new TcpOutput(this.id)];
-    }
-    localAddress(): never {
-      throw 'invalid-state';
-    }
-    remoteAddress(): IpSocketAddress {
-      if (!this.remote) throw 'invalid-state';
-      return this.remote;
     }
     isListening() {
       return false;
@@ -276,8 +276,6 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
   }
   class UdpSocket extends SocketBase {
     bound = false;
-    id = 0;
-    remote: IpSocketAddress | undefined;
     // Binding is local setup only (the host socket is opened by egress on an ephemeral port when
     // the guest connects a stream): a chosen port is refused, port 0 is accepted.
     startBind(_network: unknown, local: IpSocketAddress): void {
@@ -302,13 +300,6 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
       if (this.id) tcpCall('udp.close', { id: this.id });
       this.id = 0;
       this.remote = undefined;
-    }
-    localAddress(): never {
-      throw 'invalid-state';
-    }
-    remoteAddress(): IpSocketAddress {
-      if (!this.remote) throw 'invalid-state';
-      return this.remote;
     }
     unicastHopLimit() {
       return this.hops;
