@@ -124,32 +124,52 @@ static void need_sun_path(const char *path, const char *what) {
   }
 }
 
-static int start_bridge(int port, const char *path) {
-  need_sun_path(path, "bridge socket path");
-  int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (l < 0) die("socket");
-  int one = 1;
-  setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+/* A socket of `type` bound to 127.0.0.1:port in the sandbox's own network namespace. */
+static int bind_loopback(int type, int port, const char *what) {
+  int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+  if (fd < 0) die(what);
+  if (type == SOCK_STREAM) {
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  }
   struct sockaddr_in sin;
   memset(&sin, 0, sizeof sin);
   sin.sin_family = AF_INET;
   sin.sin_port = htons((unsigned short)port);
   sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(l, (struct sockaddr *)&sin, sizeof sin) < 0) die("bind 127.0.0.1");
-  if (listen(l, 128) < 0) die("listen");
+  if (bind(fd, (struct sockaddr *)&sin, sizeof sin) < 0) die(what);
+  return fd;
+}
+
+/*
+ * Double fork. Returns 1 in the grandchild, orphaned in its own session (the command never sees
+ * it as a child, so a wait() loop in the command cannot hang on it; the sandbox's init reaps it),
+ * and 0 in the caller once the middle child is gone.
+ */
+static int orphan_child(void) {
   pid_t pid = fork();
   if (pid < 0) die("fork");
   if (pid == 0) {
     pid_t g = fork();
     if (g < 0) _exit(1);
-    if (g > 0) _exit(0); /* orphan the relay: it is reparented to the sandbox's init */
+    if (g > 0) _exit(0);
     setsid();
+    return 1;
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  return 0;
+}
+
+static int start_bridge(int port, const char *path) {
+  need_sun_path(path, "bridge socket path");
+  int l = bind_loopback(SOCK_STREAM, port, "bind 127.0.0.1");
+  if (listen(l, 128) < 0) die("listen");
+  if (orphan_child()) {
     serve(l, path);
     _exit(0);
   }
   close(l);
-  int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   return 0;
 }
 
@@ -224,32 +244,17 @@ static void udp_serve(int d, int u) {
 
 static void start_udp_bridge(int port, const char *path) {
   need_sun_path(path, "udp bridge socket path");
-  int d = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (d < 0) die("udp socket");
-  struct sockaddr_in sin;
-  memset(&sin, 0, sizeof sin);
-  sin.sin_family = AF_INET;
-  sin.sin_port = htons((unsigned short)port);
-  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(d, (struct sockaddr *)&sin, sizeof sin) < 0) die("bind udp 127.0.0.1");
+  int d = bind_loopback(SOCK_DGRAM, port, "bind udp 127.0.0.1");
   int u = unix_connect(path);
   if (u < 0) die("udp bridge connect");
   const unsigned char hello = 0x00;
   if (write_all(u, &hello, 1) < 0) die("udp bridge hello");
-  pid_t pid = fork();
-  if (pid < 0) die("fork");
-  if (pid == 0) {
-    pid_t g = fork();
-    if (g < 0) _exit(1);
-    if (g > 0) _exit(0);
-    setsid();
+  if (orphan_child()) {
     udp_serve(d, u);
     _exit(0);
   }
   close(d);
   close(u);
-  int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
 }
 
 struct limit_name { const char *name; int resource; };
