@@ -67,26 +67,31 @@ export function createIngress(options: IngressOptions): IngestFunction {
 
   return async function ingest(raw, ctx) {
     const settings = options.settings();
-    const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
-    const reject = (code: string, reason: string, hint?: string, from = 'unknown'): IngressResult => {
-      const decision = deny(code, reason, hint === undefined ? { rule: 'ingress' } : { rule: 'ingress', hint });
+    /** One `message.receive` audit event per message, accepted or refused. */
+    const auditReceive = (from: string, decision: 'allow' | 'deny', extra: { code?: string; details?: Record<string, unknown> }): void => {
       options.audit?.record({
         principal: { kind: 'peer', id: from },
         action: 'message.receive',
         target: options.self.did,
-        decision: 'deny',
+        decision,
         rule: 'ingress',
-        code,
-        details: { transport: ctx.transport },
+        ...(extra.code === undefined ? {} : { code: extra.code }),
+        details: { transport: ctx.transport, ...extra.details },
       });
+    };
+    const reject = (code: string, reason: string, hint?: string, from = 'unknown'): IngressResult => {
+      const decision = deny(code, reason, hint === undefined ? { rule: 'ingress' } : { rule: 'ingress', hint });
+      auditReceive(from, 'deny', { code });
       return { accepted: false, decision };
     };
 
     if (!settings.receive) return reject('MESSAGE_RECEIVE_OFF', 'this agent does not receive messages', 'the owner turns on messaging.receive');
 
-    // 1. size and shape
+    // 1. size and shape (the size is checked before any bytes are decoded)
     const limit = Math.min(settings.maxBytes, MAX_MESSAGE_BYTES);
-    if (Buffer.byteLength(text, 'utf8') > limit) return reject('MESSAGE_TOO_LARGE', `the message is larger than ${limit} bytes`, 'send a smaller message or a reference');
+    const size = typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : raw.byteLength;
+    if (size > limit) return reject('MESSAGE_TOO_LARGE', `the message is larger than ${limit} bytes`, 'send a smaller message or a reference');
+    const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -201,14 +206,7 @@ export function createIngress(options: IngressOptions): IngestFunction {
       stripped,
     };
     options.store(record);
-    options.audit?.record({
-      principal: { kind: 'peer', id: from },
-      action: 'message.receive',
-      target: options.self.did,
-      decision: 'allow',
-      rule: 'ingress',
-      details: { transport: ctx.transport, id: wire.id, verified: messageVerified, encrypted },
-    });
+    auditReceive(from, 'allow', { details: { id: wire.id, verified: messageVerified, encrypted } });
     return { accepted: true, record };
   };
 }
