@@ -298,7 +298,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       let file: string;
       let args: readonly string[];
       let argsFd: readonly string[] | undefined;
-      let lifeline = false;
+      // With the launcher on the host side, it supervises bwrap on the lifeline (see below).
+      const lifeline = platform === 'linux' && launcher !== undefined;
       let placeholders: LinuxPlan['placeholders'] = [];
       let cgroups: RunCgroups | undefined;
       if (platform === 'linux') {
@@ -353,7 +354,6 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
           // The launcher stays as a subreaper on the lifeline: if this process dies (even by
           // SIGKILL, even while bwrap is still setting up), it ends everything it started.
           args = ['--close-from', String(FIRST_UNUSED_FD), '--lifeline', String(LIFELINE_FD), ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []), '--', plan.file, '--args', '3', '--', ...plan.command];
-          lifeline = true;
         } else if (fallbackBash) {
           file = fallbackBash;
           args = ['-c', CLOSE_FDS_SCRIPT, 'trust-close-fds', String(FIRST_UNUSED_FD), plan.file, '--args', '3', '--', ...plan.command];
