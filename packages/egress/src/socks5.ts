@@ -1,9 +1,10 @@
 import { connect, type Socket } from 'node:net';
-import { deny, formatIp, parseIp, type Decision, type Deny, type EgressPolicy, type Principal } from '@trust/core';
+import { deny, parseIp, type Decision, type Deny, type EgressPolicy, type Principal } from '@trust/core';
 import type { EgressGuard } from './guard.js';
 import { toEgressError } from './errors.js';
 import { authorizePeer } from './policy-call.js';
 import { parseSocketTarget } from './socket-target.js';
+import { readSocksAddress } from './socks-address.js';
 import { hostPort } from './target.js';
 import type { UdpRelay } from './udp-relay.js';
 
@@ -49,26 +50,10 @@ function reply(socket: Socket, rep: number, end: boolean, bound?: { host: string
 function parseRequest(buf: Buffer): { cmd: number; host: string; port: number; atypOk: boolean; length: number } | undefined {
   if (buf.length < 5) return undefined;
   const cmd = buf[1] as number;
-  const atyp = buf[3] as number;
-  let host: string;
-  let at: number;
-  if (atyp === 0x01) {
-    if (buf.length < 10) return undefined;
-    host = formatIp({ family: 4, bytes: buf.subarray(4, 8) });
-    at = 8;
-  } else if (atyp === 0x04) {
-    if (buf.length < 22) return undefined;
-    host = formatIp({ family: 6, bytes: buf.subarray(4, 20) });
-    at = 20;
-  } else if (atyp === 0x03) {
-    const len = buf[4] as number;
-    if (buf.length < 5 + len + 2) return undefined;
-    host = buf.subarray(5, 5 + len).toString('latin1');
-    at = 5 + len;
-  } else {
-    return { cmd, host: '', port: 0, atypOk: false, length: buf.length };
-  }
-  return { cmd, host, port: buf.readUInt16BE(at), atypOk: true, length: at + 2 };
+  const addr = readSocksAddress(buf, 3);
+  if (addr === 'short') return undefined;
+  if (addr === 'unsupported') return { cmd, host: '', port: 0, atypOk: false, length: buf.length };
+  return { cmd, host: addr.host, port: addr.port, atypOk: true, length: addr.end };
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { Socket } from 'node:net';
-import { deny, formatIp, parseIp, type Principal } from '@trust/core';
+import { deny, parseIp, type Principal } from '@trust/core';
 import { recordEgress } from './audit.js';
 import type { PeerVetting } from './sockets.js';
+import { readSocksAddress } from './socks-address.js';
 import { hostPort } from './target.js';
 import { openEgressUdp, type EgressUdpSocket } from './udp-socket.js';
 
@@ -63,26 +64,9 @@ interface Association {
 /** Parses a SOCKS5 UDP request header; `undefined` for a fragment or a malformed one. */
 export function parseUdpDatagram(d: Buffer): { host: string; port: number; data: Buffer } | undefined {
   if (d.length < 4 || d[0] !== 0 || d[1] !== 0 || d[2] !== 0) return undefined;
-  const atyp = d[3];
-  let host: string;
-  let at: number;
-  if (atyp === 0x01) {
-    if (d.length < 10) return undefined;
-    host = formatIp({ family: 4, bytes: d.subarray(4, 8) });
-    at = 8;
-  } else if (atyp === 0x04) {
-    if (d.length < 22) return undefined;
-    host = formatIp({ family: 6, bytes: d.subarray(4, 20) });
-    at = 20;
-  } else if (atyp === 0x03) {
-    const len = d[4] as number;
-    if (len === 0 || d.length < 5 + len + 2) return undefined;
-    host = d.subarray(5, 5 + len).toString('latin1');
-    at = 5 + len;
-  } else {
-    return undefined;
-  }
-  return { host, port: d.readUInt16BE(at), data: d.subarray(at + 2) };
+  const addr = readSocksAddress(d, 3);
+  if (typeof addr === 'string' || addr.host === '') return undefined;
+  return { host: addr.host, port: addr.port, data: d.subarray(addr.end) };
 }
 
 /** A SOCKS5 UDP header naming `ip:port`, followed by `data`. */
