@@ -344,8 +344,6 @@ static void supervise(int lifeline, char **argv) {
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
   if (sigprocmask(SIG_BLOCK, &chld, &old) < 0) die("sigprocmask");
-  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (sfd < 0) die("signalfd");
   pid_t child = fork();
   if (child < 0) die("fork");
   if (child == 0) {
@@ -361,6 +359,10 @@ static void supervise(int lifeline, char **argv) {
     if (fd == lifeline) continue;
     if (fd <= 2 && devnull >= 0) dup2(devnull, fd); else close(fd);
   }
+  /* Only now, so it cannot take a number the loop above closes. SIGCHLD has been blocked since
+     before the fork, so an early exit of bwrap stays pending and is read here. */
+  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sfd < 0) die("signalfd");
   int status = 0, done = 0, orphaned = 0;
   struct pollfd p[2] = {{sfd, POLLIN, 0}, {lifeline, POLLIN, 0}};
   for (;;) {
