@@ -154,6 +154,37 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
     }
   });
 
+  it('a run cannot write a protected path after another run over the same root ends (placeholders outlive every run that needs them)', async () => {
+    // Run A creates the read-only placeholders (ws has no .bashrc, .git, .husky). Run B starts
+    // while A lasts, so it binds over A's placeholders as if they were the user's files. When A
+    // ends, removing "its" placeholders on the host would silently detach B's read-only mounts
+    // (the kernel drops mounts whose mount point is unlinked from another namespace), and B could
+    // then plant .bashrc or a .git directory. Two sandboxes on one root, as two agents would have.
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'trust-attack-shared-')));
+    const opts = { env: { PATH: '/usr/bin:/bin' } };
+    const a = await createSandbox({ v: 1, capabilities: [`fs:rw:${root}`, 'stdout', 'stderr'] }, opts);
+    const b = await createSandbox({ v: 1, capabilities: [`fs:rw:${root}`, 'stdout', 'stderr'] }, opts);
+    try {
+      const first = await a.spawn(['/bin/bash', '-c', `while [ ! -e ${root}/b-started ]; do sleep 0.05; done`], { timeoutMs: 20_000 });
+      for (let i = 0; i < 400 && !existsSync(join(root, '.bashrc')); i++) await new Promise((ok) => setTimeout(ok, 25));
+      expect(existsSync(join(root, '.bashrc')), 'run A has its placeholders').toBe(true);
+      const second = run(b, ['/bin/bash', '-c', [
+        `touch ${root}/b-started`,
+        // Keep trying for a while after A is gone: a removed placeholder would let one of these through.
+        `for i in $(seq 60); do echo evil > ${root}/.bashrc 2>/dev/null && echo WROTE-BASHRC; mkdir ${root}/.git 2>/dev/null && echo MADE-GIT; mkdir ${root}/.husky 2>/dev/null && echo MADE-HUSKY; sleep 0.05; done`,
+        'true',
+      ].join('; ')], { timeoutMs: 20_000 });
+      expect((await first.exit).code).toBe(0);
+      const r = await second;
+      expect(r.stdout).not.toMatch(/WROTE-BASHRC|MADE-GIT|MADE-HUSKY/);
+      expect(existsSync(join(root, '.bashrc')) ? readFileSync(join(root, '.bashrc'), 'utf8') : '').toBe('');
+    } finally {
+      await a.close();
+      await b.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('a workspace without .git cannot get one (no hooks dir, no gitfile), and no placeholder is left on the host', async () => {
     const r = await run(sb, ['/bin/bash', '-c', `cd ${ws}; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo 'gitdir: ../evil' > .git; echo evil > .git/commondir; mkdir -p .husky/_; true`]);
     expect(r.stderr).toMatch(/Read-only file system|Is a directory/);

@@ -27,10 +27,17 @@
  *      holds. When that end closes (the host died, even by SIGKILL) it kills every process left
  *      below it, including a sandbox init that bubblewrap orphaned while still setting up (the
  *      window in which bwrap's own --die-with-parent is not armed yet). It exits as bubblewrap
- *      did: the same code, or the same signal.
+ *      did: the same code, or the same signal. SIGTERM (the host's kill()) ends the run the same
+ *      way, so that the launcher still gets to sweep (7) before it exits.
+ *   7. --hold DIR, each followed by --sweep f|d PATH...: with --lifeline, takes a shared flock(2)
+ *      on the writable root DIR for the whole run, and when the run is over removes the read-only
+ *      placeholders it names (PATH, inside DIR, still an empty file or directory), but only if an
+ *      exclusive lock on DIR can be had at once. Any other live run over DIR, from this or another
+ *      process, holds a shared lock, and unlinking a mount point on the host would silently
+ *      detach that run's read-only mount: its placeholders stay until the last run has ended.
  * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1} for probeSandbox().
  *
- * Usage: trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
+ * Usage: trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]...] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #define _GNU_SOURCE
@@ -42,7 +49,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -54,6 +63,13 @@
 #include <arpa/inet.h>
 
 #define MAX_BRIDGES 4
+#define MAX_HOLDS 16
+#define MAX_SWEEPS 256
+
+/* Writable roots held with a shared lock for the run, and the placeholders to remove after it. */
+static int holds[MAX_HOLDS], nholds;
+static struct { int hold; char type; const char *path; } sweeps[MAX_SWEEPS];
+static int nsweeps;
 
 static void die(const char *what) {
   fprintf(stderr, "trust-sandbox-launcher: %s: %s\n", what, strerror(errno));
@@ -325,6 +341,29 @@ static int kill_children(void) {
   return killed;
 }
 
+static void hold(const char *dir) {
+  if (nholds == MAX_HOLDS) { errno = E2BIG; die("--hold"); }
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  /* A root that is missing or not a directory has no placeholders; bwrap reports the grant. */
+  if (fd < 0 && errno != ENOENT && errno != ENOTDIR) die(dir);
+  while (fd >= 0 && flock(fd, LOCK_SH) < 0) if (errno != EINTR) die("flock");
+  holds[nholds++] = fd;
+}
+
+/* Removes this run's placeholders under every root no other run holds (see --hold). */
+static void sweep(void) {
+  for (int h = 0; h < nholds; h++) {
+    if (holds[h] < 0 || flock(holds[h], LOCK_EX | LOCK_NB) < 0) continue;
+    for (int k = 0; k < nsweeps; k++) {
+      struct stat st;
+      if (sweeps[k].hold != h || lstat(sweeps[k].path, &st) < 0) continue;
+      if (sweeps[k].type == 'f' && S_ISREG(st.st_mode) && st.st_size == 0) unlink(sweeps[k].path);
+      else if (sweeps[k].type == 'd' && S_ISDIR(st.st_mode)) rmdir(sweeps[k].path); /* fails unless empty */
+    }
+    flock(holds[h], LOCK_UN);
+  }
+}
+
 static void exit_like(int status) {
   if (WIFSIGNALED(status)) {
     signal(WTERMSIG(status), SIG_DFL);
@@ -343,6 +382,7 @@ static void supervise(int lifeline, char **argv) {
   sigset_t chld, old;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
+  sigaddset(&chld, SIGTERM); /* the host's kill(): end the run, then sweep and exit as it did */
   if (sigprocmask(SIG_BLOCK, &chld, &old) < 0) die("sigprocmask");
   pid_t child = fork();
   if (child < 0) die("fork");
@@ -363,7 +403,7 @@ static void supervise(int lifeline, char **argv) {
      before the fork, so an early exit of bwrap stays pending and is read here. */
   int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sfd < 0) die("signalfd");
-  int status = 0, done = 0, orphaned = 0;
+  int status = 0, done = 0, orphaned = 0, ending = 0;
   struct pollfd p[2] = {{sfd, POLLIN, 0}, {lifeline, POLLIN, 0}};
   for (;;) {
     if (poll(p, orphaned ? 1 : 2, -1) < 0) {
@@ -372,7 +412,9 @@ static void supervise(int lifeline, char **argv) {
     }
     if (p[0].revents & POLLIN) {
       struct signalfd_siginfo si;
-      while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {}
+      while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        if (si.ssi_signo == SIGTERM) ending = 1;
+      }
     }
     if (!orphaned && (p[1].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))) {
       char b;
@@ -390,9 +432,12 @@ static void supervise(int lifeline, char **argv) {
       if (w <= 0) break;
       if (w == child) { status = st; done = 1; }
     }
-    if (orphaned) kill_children();
+    if (orphaned || ending) kill_children();
     /* Children reparented here after bwrap ended keep us until they are gone too. */
-    if (done && kill_children() == 0 && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD) exit_like(status);
+    if (done && kill_children() == 0 && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD) {
+      sweep();
+      exit_like(status);
+    }
   }
 }
 
@@ -422,6 +467,14 @@ int main(int argc, char **argv) {
       i += 2;
     } else if (strcmp(argv[i], "--lifeline") == 0 && i + 1 < argc) {
       lifeline = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc) {
+      hold(argv[++i]);
+    } else if (strcmp(argv[i], "--sweep") == 0 && i + 2 < argc && nholds > 0 && nsweeps < MAX_SWEEPS &&
+               (strcmp(argv[i + 1], "f") == 0 || strcmp(argv[i + 1], "d") == 0)) {
+      sweeps[nsweeps].hold = nholds - 1;
+      sweeps[nsweeps].type = argv[i + 1][0];
+      sweeps[nsweeps++].path = argv[i + 2];
+      i += 2;
     } else if (strcmp(argv[i], "--close-from") == 0 && i + 1 < argc) {
       close_from(atoi(argv[++i]));
     } else if (strcmp(argv[i], "--cgroup") == 0 && i + 1 < argc) {
@@ -439,6 +492,10 @@ int main(int argc, char **argv) {
   }
   /* Limits last, so the relay is not bound by the command's file or process limits. */
   for (int k = 0; k < nlimits; k++) apply_limit(limits[k]);
+  if (nholds > 0 && lifeline < 0) {
+    fprintf(stderr, "trust-sandbox-launcher: --hold needs --lifeline (the locks must outlive bwrap)\n");
+    return 125;
+  }
   if (lifeline >= 0) supervise(lifeline, argv + i);
   execvp(argv[i], argv + i);
   fprintf(stderr, "trust-sandbox-launcher: cannot execute %s: %s\n", argv[i], strerror(errno));

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { LinuxPlan } from './bwrap-plan.js';
 import type { SandboxPolicy } from './policy.js';
 
@@ -50,15 +51,18 @@ export function findNestedGit(roots: readonly string[], options: { skip?: readon
   return [...new Set(out)];
 }
 
-/** Removes placeholders bwrap created on the host, but only while they are still empty. */
-export function removePlaceholders(list: LinuxPlan['placeholders']): void {
-  for (const p of list) {
-    try {
-      const st = statSync(p.path);
-      if (p.type === 'file' && st.isFile() && st.size === 0) unlinkSync(p.path);
-      else if (p.type === 'dir' && st.isDirectory() && readdirSync(p.path).length === 0) rmdirSync(p.path);
-    } catch {
-      /* already gone */
-    }
-  }
+/**
+ * Launcher arguments that hold every writable root with a shared lock for the run and name the
+ * placeholders (always `<root>/<name>`) to remove when it is over, while no other run holds that
+ * root. Removing them on the host any earlier would detach the read-only mounts of another live
+ * run that bound over them.
+ *
+ * @example
+ * holdAndSweep(['/srv/p'], [{ path: '/srv/p/.bashrc', type: 'file' }]); // ['--hold', '/srv/p', '--sweep', 'f', '/srv/p/.bashrc']
+ */
+export function holdAndSweep(rwRoots: readonly string[], placeholders: LinuxPlan['placeholders']): string[] {
+  return [...new Set(rwRoots)].flatMap((root) => [
+    '--hold', root,
+    ...placeholders.filter((p) => dirname(p.path) === root).flatMap((p) => ['--sweep', p.type === 'file' ? 'f' : 'd', p.path]),
+  ]);
 }

@@ -58,6 +58,8 @@ describe('lifecycle (bubblewrap)', () => {
     expect(exit.timedOut).toBe(true);
     expect(exit.signal).toBe('SIGKILL');
     expect(await waitGone(m)).toEqual([]);
+    // The supervising launcher ended the run itself, so it still removed the placeholders.
+    for (const f of ['.bashrc', '.git', '.husky']) expect(existsSync(join(ws, f)), f).toBe(false);
   });
 
   it('kill() and an abort signal end the tree', async () => {

@@ -10,7 +10,7 @@ import { decideDegraded, refuseDegraded } from './degraded.js';
 import { buildSandboxEnv } from './env.js';
 import { collectPathFactsSync } from './host-facts.js';
 import { evaluateGrantRealPaths } from './grant-paths.js';
-import { findNestedGit, findTool, hasRlimits, removePlaceholders } from './host-files.js';
+import { findNestedGit, findTool, hasRlimits, holdAndSweep } from './host-files.js';
 import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
   createRunAudit,
@@ -37,6 +37,8 @@ export type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnO
 const FIRST_UNUSED_FD = 6;
 /** The launcher's lifeline: a socket whose other end only this process holds (see `--lifeline`). */
 const LIFELINE_FD = 5;
+/** How long `kill()` waits for the supervising launcher to end a run before killing its group. */
+const FORCE_KILL_AFTER_MS = 5_000;
 /**
  * Without the launcher: bash closes every inherited fd >= $1, then execs bwrap (bash, since dash
  * cannot name descriptors above 9). A constant script; bwrap and its arguments arrive as "$@".
@@ -339,7 +341,6 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
           probe.bwrap!.path,
         );
         placeholders = plan.placeholders;
-        cleanups.push(() => removePlaceholders(plan.placeholders));
         cgroups = !launcher ? undefined : createRunCgroups(runId, probe.cgroups, {
           ...(policy.limits.pids !== undefined ? { pids: policy.limits.pids } : {}),
           ...(policy.limits.memoryBytes !== undefined ? { memoryBytes: policy.limits.memoryBytes } : {}),
@@ -353,7 +354,13 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
           file = launcher.path;
           // The launcher stays as a subreaper on the lifeline: if this process dies (even by
           // SIGKILL, even while bwrap is still setting up), it ends everything it started.
-          args = ['--close-from', String(FIRST_UNUSED_FD), '--lifeline', String(LIFELINE_FD), ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []), '--', plan.file, '--args', '3', '--', ...plan.command];
+          args = [
+            '--close-from', String(FIRST_UNUSED_FD),
+            '--lifeline', String(LIFELINE_FD),
+            ...holdAndSweep(rwRoots, plan.placeholders),
+            ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
+            '--', plan.file, '--args', '3', '--', ...plan.command,
+          ];
         } else if (fallbackBash) {
           file = fallbackBash;
           args = ['-c', CLOSE_FDS_SCRIPT, 'trust-close-fds', String(FIRST_UNUSED_FD), plan.file, '--args', '3', '--', ...plan.command];
@@ -417,7 +424,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
 
       let timedOut = false;
       let done = false;
-      const killTree = (): void => {
+      let forceTimer: NodeJS.Timeout | undefined;
+      const forceKill = (): void => {
         if (done || child.pid === undefined) return;
         // bwrap runs in its own process group (detached). Killing it ends the sandbox's PID 1
         // (--die-with-parent), and the kernel then kills every process in the PID namespace.
@@ -432,6 +440,20 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
           /* already gone */
         }
       };
+      const killTree = (): void => {
+        if (done || child.pid === undefined) return;
+        if (!lifeline) return forceKill();
+        // The supervising launcher SIGKILLs everything below it on SIGTERM, then removes the
+        // run's placeholders (which a SIGKILL of the launcher itself would leave behind). Should
+        // it not be gone in a few seconds, the whole group is killed anyway.
+        try {
+          child.kill('SIGTERM');
+        } catch {
+          /* already gone */
+        }
+        forceTimer ??= setTimeout(forceKill, FORCE_KILL_AFTER_MS);
+        forceTimer.unref();
+      };
       const timer = setTimeout(() => {
         timedOut = true;
         killTree();
@@ -444,6 +466,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         child.once('error', (e) => {
           done = true;
           clearTimeout(timer);
+          clearTimeout(forceTimer);
           void cleanup().then(() => {
             releaseSlot();
             reject(new TrustError('SANDBOX_UNAVAILABLE', `could not start ${file}: ${e.message}`, { cause: e, hint: 'check that bubblewrap is installed' }));
@@ -452,6 +475,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         child.once('close', (code, signal) => {
           done = true;
           clearTimeout(timer);
+          clearTimeout(forceTimer);
           opts.signal?.removeEventListener('abort', onAbort);
           running.delete(handle);
           void cleanup().then(() => {
