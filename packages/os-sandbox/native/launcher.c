@@ -350,6 +350,11 @@ static void hold(const char *dir) {
   holds[nholds++] = fd;
 }
 
+static int held(int fd) {
+  for (int h = 0; h < nholds; h++) if (holds[h] == fd) return 1;
+  return 0;
+}
+
 /* Removes this run's placeholders under every root no other run holds (see --hold). */
 static void sweep(void) {
   for (int h = 0; h < nholds; h++) {
@@ -396,7 +401,7 @@ static void supervise(int lifeline, char **argv) {
   /* Hold no copy of the run's pipes: stdio, --args and the seccomp program belong to bwrap. */
   int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
   for (int fd = 0; fd <= 4; fd++) {
-    if (fd == lifeline) continue;
+    if (fd == lifeline || held(fd)) continue; /* a free 3 or 4 may have gone to a --hold lock */
     if (fd <= 2 && devnull >= 0) dup2(devnull, fd); else close(fd);
   }
   /* Only now, so it cannot take a number the loop above closes. SIGCHLD has been blocked since

@@ -69,6 +69,21 @@ describe('probeSandbox and fail-closed creation', () => {
     }
   });
 
+  it('without seccomp (descriptor 4 free) the launcher still holds its root lock for the whole run and sweeps after it', async () => {
+    const ws = freshDir('trust-probe-noseccomp-');
+    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`], allowDegraded: ['no-seccomp'] }, { probe: { ...probe, seccomp: false } });
+    try {
+      expect(sb.degraded).toEqual(['no-seccomp']);
+      const r = await runIn(sb, ['/bin/true'], { cwd: ws });
+      expect(r.exit.code).toBe(0);
+      // A lock that the launcher had closed with the run's descriptors could not be upgraded: the placeholders would stay.
+      for (const f of ['.bashrc', '.git', '.husky']) expect(existsSync(join(ws, f)), f).toBe(false);
+    } finally {
+      await sb.close();
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
   it('refuses http without an egress policy, an ungranted cwd and stdin without the capability', async () => {
     await expect(createSandbox({ v: 1, capabilities: ['http'] })).rejects.toMatchObject({ code: 'SANDBOX_POLICY_INVALID' });
     await expect(createSandbox({ v: 1, capabilities: ['udp'] })).rejects.toMatchObject({ code: 'SANDBOX_POLICY_INVALID' });
