@@ -55,7 +55,7 @@ export interface LinuxPlanContext {
   readonly runAs?: { readonly uid: number; readonly gid: number };
   /**
    * `.git` entries (directories or gitfiles) of repositories nested below writable roots, found
-   * at spawn by `findNestedGit`; each is bound read-only. `undefined`/`[]`: none.
+   * at spawn by a `createNestedGitScanner` scan; each is bound read-only. `undefined`/`[]`: none.
    */
   readonly nestedGit?: readonly string[];
 }

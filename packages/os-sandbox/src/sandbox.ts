@@ -10,7 +10,8 @@ import { decideDegraded, refuseDegraded } from './degraded.js';
 import { buildSandboxEnv } from './env.js';
 import { collectPathFactsSync } from './host-facts.js';
 import { evaluateGrantRealPaths } from './grant-paths.js';
-import { findNestedGit, findTool, hasRlimits, holdAndSweep } from './host-files.js';
+import { findTool, hasRlimits, holdAndSweep } from './host-files.js';
+import { createNestedGitScanner } from './nested-git.js';
 import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
   createRunAudit,
@@ -159,6 +160,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   const sourceEnv = options.env ?? process.env;
   const createProxy = options.createProxy ?? defaultProxyFactory;
   const running = new Set<SandboxProcess>();
+  // Re-lists only directories that changed since the last spawn (see createNestedGitScanner).
+  const nestedGitScanner = createNestedGitScanner();
   let closed = false;
 
   const audit = (principal: Principal, action: string, target: string, decision: 'allow' | 'deny', extra: { code?: string; rule?: string; details?: Record<string, unknown> } = {}): void => {
@@ -313,7 +316,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         if (policy.limits.fileSizeBytes !== undefined) rl.push(['fsize', policy.limits.fileSizeBytes]);
         if (rl.length > 0) rl.push(['core', 0]);
         const rwRoots = caps.fsGrants.filter((g) => g.mode === 'rw').map((g) => g.path);
-        const nestedGit = findNestedGit(rwRoots, { skip: [...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(sourceEnv.HOME ? [sourceEnv.HOME] : [])] });
+        const nestedGit = nestedGitScanner.scan(rwRoots, { skip: [...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(sourceEnv.HOME ? [sourceEnv.HOME] : [])] });
         const facts = {
           paths: collectPathFactsSync([...linuxPathsOfInterest(policy, sourceEnv.HOME), ...nestedGit]),
           ...(sourceEnv.HOME ? { home: sourceEnv.HOME } : {}),
