@@ -159,6 +159,22 @@ describe('planSandbox (linux)', () => {
     expect(remount).toBeGreaterThan(lastMount);
   });
 
+  it('with pinProtected, protected paths and the existing .git become launcher pins, not bwrap binds', () => {
+    const plan = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', { facts, pinProtected: true });
+    if (plan.platform !== 'linux') throw new Error('linux plan expected');
+    expect(plan.pins).toContainEqual({ kind: 's', path: `${WS}/.bashrc` });
+    expect(plan.pins).toContainEqual({ kind: 's', path: `${WS}/.git` });
+    expect(plan.pins).toContainEqual({ kind: 'f', path: `${WS}/.npmrc` });
+    expect(plan.pins).toContainEqual({ kind: 'd', path: `${WS}/.husky` });
+    // Every placeholder is pinned by the launcher, and bwrap binds nothing inside the root but the root.
+    for (const p of plan.placeholders) expect(plan.pins).toContainEqual({ kind: p.type === 'file' ? 'f' : 'd', path: p.path });
+    expect(plan.options.filter((o) => o.startsWith(`${WS}/`))).toEqual([]);
+    const bwrapOnly = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', { facts });
+    if (bwrapOnly.platform !== 'linux') throw new Error('linux plan expected');
+    expect(bwrapOnly.pins).toEqual([]);
+    expect(bwrapOnly.options.join(' ')).toContain(`--ro-bind ${WS}/.git ${WS}/.git`);
+  });
+
   it('never takes a shell string: argv stays separate words after --', () => {
     const plan = planSandbox({ v: 1 }, ['/bin/echo', 'a; rm -rf /', '$(id)'], 'linux');
     expect(plan.args.slice(-3)).toEqual(['/bin/echo', 'a; rm -rf /', '$(id)']);

@@ -46,6 +46,7 @@ export function planSandbox(
       ...(c.rlimits !== undefined ? { rlimits: c.rlimits } : {}),
       ...(c.shareNetwork !== undefined ? { shareNetwork: c.shareNetwork } : {}),
       ...(c.noProc !== undefined ? { noProc: c.noProc } : {}),
+      ...(c.pinProtected !== undefined ? { pinProtected: c.pinProtected } : {}),
       seccomp: c.seccomp ?? true,
     });
   }

@@ -338,6 +338,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             noProc: degraded.includes('no-proc'),
             seccomp: seccompFilter !== undefined,
             nestedGit,
+            // The launcher pins protected paths itself, before bwrap starts (much cheaper per path).
+            ...(launcher ? { pinProtected: true } : {}),
             // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
             ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
           },
@@ -361,6 +363,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             '--close-from', String(FIRST_UNUSED_FD),
             '--lifeline', String(LIFELINE_FD),
             ...holdAndSweep(rwRoots, plan.placeholders),
+            ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
             ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
             '--', plan.file, '--args', '3', '--', ...plan.command,
           ];

@@ -1,0 +1,82 @@
+// The launcher's --pin with real bubblewrap, both ways: binds made in the launcher's private
+// namespace before bwrap starts, and the fallback that hands the same paths to bwrap.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureLauncher, type Launcher } from './launcher.js';
+import { freshDir } from './test-helpers.js';
+
+describe('launcher --pin (bubblewrap)', () => {
+  let dir: string;
+  let launcher: Launcher;
+  let empty: { file: string; dir: string };
+  beforeAll(async () => {
+    expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
+    dir = freshDir('trust-pins-');
+    launcher = await ensureLauncher({ cacheDir: join(dir, 'cache') });
+    empty = { file: join(dir, 'empty'), dir: join(dir, 'empty.d') };
+    writeFileSync(empty.file, '', { mode: 0o444 });
+    mkdirSync(empty.dir, { mode: 0o555 });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Runs `script` in bwrap over `ws` with `.bashrc`, `.husky` and `.git` pinned; fd 5 is the lifeline. */
+  function runPinned(ws: string, script: string, extra: string[] = []) {
+    const r = spawnSync(launcher.path, [
+      '--lifeline', '5', ...extra,
+      '--hold', ws, '--sweep', 'f', `${ws}/.bashrc`, '--sweep', 'd', `${ws}/.husky`,
+      '--pin-empty', empty.file, empty.dir,
+      '--pin', 'f', `${ws}/.bashrc`, '--pin', 'd', `${ws}/.husky`, '--pin', 's', `${ws}/.git`,
+      '--', '/usr/bin/bwrap', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
+      '--proc', '/proc', '--dev', '/dev', '--bind', ws, ws, '--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--cap-drop', 'ALL',
+      '--remount-ro', '/', '--', '/bin/sh', '-c', script,
+    ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', 'pipe'] });
+    return r;
+  }
+
+  for (const [name, extra] of [['in the launcher\'s own namespace', []], ['handed to bwrap (fallback)', ['--pin-via-bwrap']]] as const) {
+    it(`pins read-only, unremovable and unrenamable, then sweeps its placeholders: ${name}`, () => {
+      const ws = freshDir('trust-pins-ws-');
+      try {
+        mkdirSync(join(ws, '.git', 'hooks'), { recursive: true });
+        const r = runPinned(ws, [
+          `echo evil > ${ws}/.bashrc`, `touch ${ws}/.husky/x`, `touch ${ws}/.git/hooks/pre-commit`,
+          `rm -f ${ws}/.bashrc`, `mv ${ws}/.git ${ws}/moved`, `rmdir ${ws}/.husky`,
+          `echo ok > ${ws}/fine`, `grep -cE "(bashrc|husky|\\.git) ro," /proc/self/mountinfo`,
+        ].join('; '), [...extra]);
+        expect(r.status, r.stderr).toBe(0);
+        expect(r.stdout.trim()).toBe('3');
+        expect(r.stderr).toMatch(/Read-only file system/);
+        expect(r.stderr).toMatch(/Device or resource busy/);
+        expect(readFileSync(join(ws, 'fine'), 'utf8')).toBe('ok\n');
+        expect(existsSync(join(ws, '.git', 'hooks', 'pre-commit'))).toBe(false);
+        expect(existsSync(join(ws, 'moved'))).toBe(false);
+        // The placeholders are gone again; the real .git stays.
+        expect(existsSync(join(ws, '.bashrc'))).toBe(false);
+        expect(existsSync(join(ws, '.husky'))).toBe(false);
+        expect(existsSync(join(ws, '.git', 'hooks'))).toBe(true);
+      } finally {
+        rmSync(ws, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it('refuses to pin a symlink (the bind would land on its target)', () => {
+    const ws = freshDir('trust-pins-ws-');
+    const outside = freshDir('trust-pins-out-');
+    try {
+      writeFileSync(join(outside, 'target'), 'original');
+      symlinkSync(join(outside, 'target'), join(ws, '.bashrc'));
+      mkdirSync(join(ws, '.git'));
+      const r = runPinned(ws, 'echo started');
+      expect(r.status).toBe(125);
+      expect(r.stdout).not.toContain('started');
+      expect(r.stderr).toMatch(/\.bashrc: Too many levels of symbolic links/);
+      expect(readFileSync(join(outside, 'target'), 'utf8')).toBe('original');
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
