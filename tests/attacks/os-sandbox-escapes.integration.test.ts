@@ -49,7 +49,7 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
     v6Port = (v6.address() as { port: number }).port;
     sb = await createSandbox(
       { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] },
-      { env: { PATH: '/usr/bin:/bin', SECRET_TOKEN: 'HOST-ENV-SECRET', DATABASE_URL: 'postgres://u:HOST-ENV-SECRET@db/x' } },
+      { env: { PATH: '/usr/bin:/bin', SECRET_TOKEN: 'HOST-ENV-SECRET', DATABASE_URL: 'postgres://u:HOST-ENV-SECRET@db/x' }, placeholderLingerMs: 0 },
     );
   });
 
@@ -154,14 +154,16 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
     }
   });
 
-  it('a run cannot write a protected path after another run over the same root ends (placeholders outlive every run that needs them)', async () => {
+  for (const linger of [0, 100]) it(`a run cannot write a protected path after another run over the same root ends (placeholders outlive every run that needs them; linger ${linger} ms)`, async () => {
     // Run A creates the read-only placeholders (ws has no .bashrc, .git, .husky). Run B starts
     // while A lasts, so it binds over A's placeholders as if they were the user's files. When A
     // ends, removing "its" placeholders on the host would silently detach B's read-only mounts
     // (the kernel drops mounts whose mount point is unlinked from another namespace), and B could
     // then plant .bashrc or a .git directory. Two sandboxes on one root, as two agents would have.
+    // With linger 0 A's launcher tries to remove them as A ends; with 100 ms A's idle sweep tries
+    // while B is still running.
     const root = realpathSync(mkdtempSync(join(tmpdir(), 'trust-attack-shared-')));
-    const opts = { env: { PATH: '/usr/bin:/bin' } };
+    const opts = { env: { PATH: '/usr/bin:/bin' }, placeholderLingerMs: linger };
     const a = await createSandbox({ v: 1, capabilities: [`fs:rw:${root}`, 'stdout', 'stderr'] }, opts);
     const b = await createSandbox({ v: 1, capabilities: [`fs:rw:${root}`, 'stdout', 'stderr'] }, opts);
     try {

@@ -35,6 +35,7 @@
  *      exclusive lock on DIR can be had at once. Any other live run over DIR, from this or another
  *      process, holds a shared lock, and unlinking a mount point on the host would silently
  *      detach that run's read-only mount: its placeholders stay until the last run has ended.
+ *      --sweep-now (and no command) does only that, for placeholders kept between runs.
  *   8. --pin-empty FILE DIR, then --pin f|d|s PATH...: with --lifeline, pins protected paths
  *      read-only before bubblewrap starts, in a private user and mount namespace of the bwrap
  *      child: f and d bind the empty FILE or DIR over PATH (creating it as an empty file or
@@ -49,7 +50,8 @@
  *      paths are handed to bwrap as --ro-bind options instead (--pin-via-bwrap forces that).
  * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1} for probeSandbox().
  *
- * Usage: trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s PATH...]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
+ * Usage: trust-sandbox-launcher --hold DIR [--sweep f|d PATH]... --sweep-now
+ *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s PATH...]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #define _GNU_SOURCE
@@ -588,7 +590,7 @@ int main(int argc, char **argv) {
   int i = 1;
   if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
   const char *limits[16];
-  int nlimits = 0, nbridges = 0, lifeline = -1;
+  int nlimits = 0, nbridges = 0, lifeline = -1, sweep_now = 0;
   for (; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) { i++; break; }
     if (strcmp(argv[i], "--bridge") == 0 && i + 2 < argc && nbridges < MAX_BRIDGES) {
@@ -608,6 +610,8 @@ int main(int argc, char **argv) {
       sweeps[nsweeps].type = argv[i + 1][0];
       sweeps[nsweeps++].path = argv[i + 2];
       i += 2;
+    } else if (strcmp(argv[i], "--sweep-now") == 0) {
+      sweep_now = 1;
     } else if (strcmp(argv[i], "--pin-via-bwrap") == 0) {
       pin_via_bwrap = 1;
     } else if (strcmp(argv[i], "--pin-empty") == 0 && i + 2 < argc) {
@@ -629,6 +633,11 @@ int main(int argc, char **argv) {
       fprintf(stderr, "trust-sandbox-launcher: bad argument %s\n", argv[i]);
       return 125;
     }
+  }
+  if (sweep_now) {
+    /* No run: remove the placeholders named with --sweep where no run holds their root. */
+    sweep();
+    return 0;
   }
   if (i >= argc) {
     fprintf(stderr, "trust-sandbox-launcher: no command after --\n");

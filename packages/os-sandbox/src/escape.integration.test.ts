@@ -37,6 +37,8 @@ describe('escape suite (bubblewrap)', () => {
       { v: 1, capabilities: [`fs:rw:${ws}`, `fs:ro:${fakeParent}`, 'stdout', 'stderr', 'env:GRANTED_TOKEN'], systemRoots: NODE_ROOTS },
       {
         audit,
+        // Each run removes its own placeholders when it ends (the default keeps them a while).
+        placeholderLingerMs: 0,
         env: {
           PATH: '/usr/bin:/bin',
           HOME: fakeHome,

@@ -117,6 +117,8 @@ describe('hardening (bubblewrap)', () => {
           'echo ok > normal.txt && echo NORMAL-OK',
         ].join('; ')], { cwd: repo });
         expect(r.stdout).toContain('NORMAL-OK');
+        // Closing removes the placeholders kept for the next run: what is left was written by the run.
+        await git.close();
         for (const p of ['.git/commondir', '.git/modules/sub/hooks/pre-commit', '.git/worktrees', '.git/info', '.git/objects', 'vendor/lib/.git/hooks/pre-commit', 'vendor/lib/moved', '.vscode', '.github', '.pre-commit-config.yaml', '.gitmodules', '.gitattributes']) {
           expect(existsSync(join(repo, p)), p).toBe(false);
         }

@@ -42,7 +42,8 @@ describe('lifecycle (bubblewrap)', () => {
   beforeAll(async () => {
     expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
     ws = freshDir('trust-life-');
-    sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr', 'stdin'] });
+    // Each run removes its own placeholders when it ends (the default keeps them a while).
+    sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr', 'stdin'] }, { placeholderLingerMs: 0 });
   });
   afterAll(async () => {
     await sb?.close();

@@ -71,7 +71,7 @@ describe('probeSandbox and fail-closed creation', () => {
 
   it('without seccomp (descriptor 4 free) the launcher still holds its root lock for the whole run and sweeps after it', async () => {
     const ws = freshDir('trust-probe-noseccomp-');
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`], allowDegraded: ['no-seccomp'] }, { probe: { ...probe, seccomp: false } });
+    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`], allowDegraded: ['no-seccomp'] }, { probe: { ...probe, seccomp: false }, placeholderLingerMs: 0 });
     try {
       expect(sb.degraded).toEqual(['no-seccomp']);
       const r = await runIn(sb, ['/bin/true'], { cwd: ws });

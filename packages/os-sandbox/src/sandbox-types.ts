@@ -31,6 +31,14 @@ export interface CreateSandboxOptions {
   readonly probe?: SandboxProbe;
   /** Starts the per-run egress proxy; undefined = `@trust/egress` `createEgressProxy`. */
   readonly createProxy?: EgressProxyFactory;
+  /**
+   * How long the read-only placeholders for missing protected paths (empty `.bashrc`, `.husky/`,
+   * … in writable roots) stay after the sandbox's last run ended, so that runs in quick
+   * succession find them in place; they are removed after that, or at `close()`. 0 removes each
+   * run's placeholders when it ends. Default 3000 ms. Linux with the compiled launcher only:
+   * without it placeholders are never removed.
+   */
+  readonly placeholderLingerMs?: number;
   /** Overrides the detected platform (tests). */
   readonly platform?: 'linux' | 'darwin';
 }

@@ -10,7 +10,8 @@ import { decideDegraded, refuseDegraded } from './degraded.js';
 import { buildSandboxEnv } from './env.js';
 import { collectPathFactsSync } from './host-facts.js';
 import { evaluateGrantRealPaths } from './grant-paths.js';
-import { findTool, hasRlimits, holdAndSweep } from './host-files.js';
+import { findTool, hasRlimits } from './host-files.js';
+import { createPlaceholderKeeper, DEFAULT_PLACEHOLDER_LINGER_MS } from './placeholders.js';
 import { createNestedGitScanner } from './nested-git.js';
 import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
@@ -162,6 +163,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   const running = new Set<SandboxProcess>();
   // Re-lists only directories that changed since the last spawn (see createNestedGitScanner).
   const nestedGitScanner = createNestedGitScanner();
+  // Removes placeholders only where no live run holds their root; without the launcher, never.
+  const keeper = launcher ? createPlaceholderKeeper({ launcher: launcher.path, lingerMs: options.placeholderLingerMs ?? DEFAULT_PLACEHOLDER_LINGER_MS }) : undefined;
   let closed = false;
 
   const audit = (principal: Principal, action: string, target: string, decision: 'allow' | 'deny', extra: { code?: string; rule?: string; details?: Record<string, unknown> } = {}): void => {
@@ -273,6 +276,10 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         }
       }
     };
+    // A sweep of kept placeholders never runs while this run is planned or live.
+    await keeper?.beginRun();
+    let placeholders: LinuxPlan['placeholders'] = [];
+    cleanups.push(() => keeper?.endRun(placeholders));
     let slotReleased = false;
     const releaseSlot = (): void => {
       if (slotReleased) return;
@@ -305,7 +312,6 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       let argsFd: readonly string[] | undefined;
       // With the launcher on the host side, it supervises bwrap on the lifeline (see below).
       const lifeline = platform === 'linux' && launcher !== undefined;
-      let placeholders: LinuxPlan['placeholders'] = [];
       let cgroups: RunCgroups | undefined;
       if (platform === 'linux') {
         assertGrantsReal();
@@ -362,7 +368,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
           args = [
             '--close-from', String(FIRST_UNUSED_FD),
             '--lifeline', String(LIFELINE_FD),
-            ...holdAndSweep(rwRoots, plan.placeholders),
+            ...keeper!.runArgs(rwRoots, plan.placeholders),
             ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
             ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
             '--', plan.file, '--args', '3', '--', ...plan.command,
@@ -540,6 +546,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       spare = undefined;
       if (last) await last.then((s) => s.release()).catch(() => undefined);
       await Promise.all([...background]);
+      await keeper?.close();
       if (ownsWorkDir) rmSync(workDir, { recursive: true, force: true });
     },
   });

@@ -1,0 +1,79 @@
+// Placeholders kept between runs, with real bubblewrap: in place for the next run (still
+// read-only), removed once the sandbox is idle or closed, and never a file the user has written.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createSandbox } from './sandbox.js';
+import { freshDir, runIn } from './test-helpers.js';
+
+const PLACEHOLDERS = ['.bashrc', '.npmrc', '.husky', '.vscode', '.git'];
+
+/** Polls until none of `names` exists in `dir`; returns those still there (the bound only matters on failure). */
+async function waitGone(dir: string, names: readonly string[]): Promise<string[]> {
+  for (let i = 0; i < 500; i++) {
+    const left = names.filter((n) => existsSync(join(dir, n)));
+    if (left.length === 0) return left;
+    await new Promise((ok) => setTimeout(ok, 20));
+  }
+  return names.filter((n) => existsSync(join(dir, n)));
+}
+
+describe('placeholders kept between runs (bubblewrap)', () => {
+  it('stay read-only for the next run and are removed once the sandbox has been idle for placeholderLingerMs', async () => {
+    const ws = freshDir('trust-linger-');
+    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] }, { placeholderLingerMs: 300, env: { PATH: '/usr/bin:/bin' } });
+    try {
+      expect((await runIn(sb, ['/bin/true'])).exit.code).toBe(0);
+      for (const n of PLACEHOLDERS) expect(existsSync(join(ws, n)), n).toBe(true);
+      const second = await runIn(sb, ['/bin/sh', '-c', `echo evil > ${ws}/.bashrc; mkdir ${ws}/.husky/x; rm -rf ${ws}/.git; echo ok > ${ws}/fine`]);
+      expect(second.stderr).toMatch(/Read-only file system/);
+      expect(readFileSync(join(ws, '.bashrc'), 'utf8')).toBe('');
+      expect(readFileSync(join(ws, 'fine'), 'utf8')).toBe('ok\n');
+      expect(await waitGone(ws, PLACEHOLDERS)).toEqual([]);
+      expect(existsSync(join(ws, 'fine'))).toBe(true);
+    } finally {
+      await sb.close();
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  it('close() removes them at once, but not one the user has written into meanwhile', async () => {
+    const ws = freshDir('trust-linger-close-');
+    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`] }, { placeholderLingerMs: 600_000 });
+    try {
+      expect((await runIn(sb, ['/bin/true'])).exit.code).toBe(0);
+      expect(existsSync(join(ws, '.envrc'))).toBe(true);
+      writeFileSync(join(ws, '.envrc'), 'export MINE=1\n');
+      await sb.close();
+      expect(PLACEHOLDERS.filter((n) => existsSync(join(ws, n)))).toEqual([]);
+      expect(readFileSync(join(ws, '.envrc'), 'utf8')).toBe('export MINE=1\n');
+    } finally {
+      await sb.close();
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  it('a process that exits without close() still removes what it kept', () => {
+    const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    expect(existsSync(dist), 'build @trust/os-sandbox first (dist/index.js)').toBe(true);
+    const ws = freshDir('trust-linger-exit-');
+    const script = join(freshDir('trust-linger-script-'), 'run.mjs');
+    try {
+      writeFileSync(script, `import { existsSync } from 'node:fs';
+        import { createSandbox } from ${JSON.stringify(dist)};
+        const sb = await createSandbox({ v: 1, capabilities: ['fs:rw:${ws}'] }, { placeholderLingerMs: 600000 });
+        const p = await sb.spawn(['/bin/true']);
+        console.log('exit', (await p.exit).code);
+        console.log('kept', ${JSON.stringify(PLACEHOLDERS)}.filter((n) => existsSync('${ws}/' + n)).length);`);
+      const out = execFileSync(process.execPath, [script], { encoding: 'utf8' });
+      expect(out).toContain('exit 0');
+      expect(out).toContain(`kept ${PLACEHOLDERS.length}`);
+      expect(PLACEHOLDERS.filter((n) => existsSync(join(ws, n)))).toEqual([]);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+      rmSync(join(script, '..'), { recursive: true, force: true });
+    }
+  });
+});
