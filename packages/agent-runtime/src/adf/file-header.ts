@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { TrustError } from '@trust/core';
 
 const MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
@@ -6,6 +6,11 @@ const MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 /**
  * Checks the raw file before SQLite sees it: missing, not SQLite, or shorter than its header says
  * (a truncated copy). Reads only; never writes.
+ *
+ * The size check is skipped while a non-empty write-ahead log lies next to the file: a process
+ * killed in the middle of a checkpoint can leave page 1 (with the new page count) written before
+ * the file has grown to it, and the log still holds every page, so SQLite's recovery on open
+ * completes it. A copy without its log is checked in full.
  */
 export function checkSqliteHeader(path: string): void {
   let fd: number;
@@ -26,7 +31,8 @@ export function checkSqliteHeader(path: string): void {
     const changeCounter = head.readUInt32BE(24);
     const pages = head.readUInt32BE(28);
     const validFor = head.readUInt32BE(92);
-    if (size % pageSize !== 0 || (pages > 0 && changeCounter === validFor && size < pages * pageSize)) {
+    const walPending = (statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0;
+    if (!walPending && (size % pageSize !== 0 || (pages > 0 && changeCounter === validFor && size < pages * pageSize))) {
       throw new TrustError('ADF_TRUNCATED', `"${path}" is ${size} bytes but its header promises ${pages} pages of ${pageSize} bytes`, { hint: 'the copy is incomplete; copy the file again' });
     }
   } finally {
