@@ -26,10 +26,12 @@ function run(file: string, args: string[]): Promise<void> {
 
 /**
  * Returns the launcher binary, compiling `native/launcher.c` with the system C compiler on first
- * use. Builds land in `<cacheDir>/<first 16 hex of the source hash>/`, next to a `.sha256`
- * file recorded at build time; every load re-hashes the binary and refuses a mismatch
- * (`SANDBOX_LAUNCHER_TAMPERED`). The launcher only ever runs inside the sandbox (or, for
- * cgroup joining, immediately execs bubblewrap), so it holds no more authority than the run.
+ * use (linked statically where the C library allows it, else dynamically). Builds land in
+ * `<cacheDir>/<first 16 hex of the source hash>/`, next to a `.sha256` file recorded at build
+ * time; every load re-hashes the binary and refuses a mismatch (`SANDBOX_LAUNCHER_TAMPERED`).
+ * On the host side the launcher runs with this process's own rights: it joins cgroups, closes
+ * inherited descriptors, holds root locks, pins protected paths in a user namespace of its own
+ * and supervises bubblewrap; inside the sandbox (bridges, limits) it has the run's rights only.
  *
  * @example
  * const l = await ensureLauncher({ cacheDir: '/var/cache/trust' });
@@ -49,8 +51,10 @@ export async function ensureLauncher(options: { cacheDir?: string; cc?: string; 
   if (!existsSync(bin) || !existsSync(sumFile)) {
     mkdirSync(dir, { recursive: true, mode: 0o755 });
     const tmp = `${bin}.${process.pid}.${Date.now()}.tmp`;
+    const cc = options.cc ?? 'cc';
     try {
-      await run(options.cc ?? 'cc', ['-O2', '-Wall', '-o', tmp, source]);
+      // Static when the C library allows it: no dynamic loader on every spawn (about 0.3 ms).
+      await run(cc, ['-O2', '-Wall', '-static', '-o', tmp, source]).catch(() => run(cc, ['-O2', '-Wall', '-o', tmp, source]));
     } catch (err) {
       throw new TrustError('SANDBOX_UNAVAILABLE', 'could not compile the sandbox launcher with the system C compiler', {
         cause: err,
