@@ -1,7 +1,7 @@
 // The launcher's --pin with real bubblewrap, both ways: binds made in the launcher's private
 // namespace before bwrap starts, and the fallback that hands the same paths to bwrap.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher, type Launcher } from './launcher.js';
@@ -22,11 +22,12 @@ describe('launcher --pin (bubblewrap)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Runs `script` in bwrap over `ws` with `.bashrc`, `.husky` and `.git` pinned; fd 5 is the lifeline. */
-  function runPinned(ws: string, script: string, extra: string[] = []) {
-    const r = spawnSync(launcher.path, [
+  function runPinned(ws: string, script: string, extra: string[] = [], as: { prefix: string[]; launcher: string; empty: { file: string; dir: string } } = { prefix: [], launcher: launcher.path, empty }) {
+    const [file, ...pre] = [...as.prefix, as.launcher];
+    const r = spawnSync(file!, [...pre,
       '--lifeline', '5', ...extra,
       '--hold', ws, '--sweep', 'f', `${ws}/.bashrc`, '--sweep', 'd', `${ws}/.husky`,
-      '--pin-empty', empty.file, empty.dir,
+      '--pin-empty', as.empty.file, as.empty.dir,
       '--pin', 'f', `${ws}/.bashrc`, '--pin', 'd', `${ws}/.husky`, '--pin', 's', `${ws}/.git`,
       '--', '/usr/bin/bwrap', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
       '--proc', '/proc', '--dev', '/dev', '--bind', ws, ws, '--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--cap-drop', 'ALL',
@@ -61,6 +62,37 @@ describe('launcher --pin (bubblewrap)', () => {
       }
     });
   }
+
+  it('pins for a host user without root too (its own user namespace, then an unprivileged bwrap)', () => {
+    // As root, the launcher is started as uid 65534; as any other user it already runs unprivileged.
+    const root = process.getuid?.() === 0;
+    const uid = root ? 65534 : process.getuid?.();
+    const ws = freshDir('trust-pins-user-');
+    const kit = freshDir('trust-pins-kit-');
+    try {
+      copyFileSync(launcher.path, join(kit, 'launcher'));
+      copyFileSync(empty.file, join(kit, 'empty'));
+      mkdirSync(join(kit, 'empty.d'));
+      chmodSync(kit, 0o755);
+      chmodSync(join(kit, 'launcher'), 0o755);
+      chmodSync(join(kit, 'empty'), 0o444);
+      mkdirSync(join(ws, '.git'));
+      if (root) for (const p of [ws, join(ws, '.git')]) chownSync(p, 65534, 65534);
+      const r = runPinned(ws, `id -u; echo evil > ${ws}/.bashrc; echo ok > ${ws}/fine`, [], {
+        prefix: root ? ['setpriv', '--reuid', '65534', '--regid', '65534', '--clear-groups', '--inh-caps=-all'] : [],
+        launcher: join(kit, 'launcher'),
+        empty: { file: join(kit, 'empty'), dir: join(kit, 'empty.d') },
+      });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe(String(uid));
+      expect(r.stderr).toMatch(/Read-only file system/);
+      expect(readFileSync(join(ws, 'fine'), 'utf8')).toBe('ok\n');
+      expect(existsSync(join(ws, '.bashrc'))).toBe(false);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+      rmSync(kit, { recursive: true, force: true });
+    }
+  });
 
   it('refuses to pin a symlink (the bind would land on its target)', () => {
     const ws = freshDir('trust-pins-ws-');
