@@ -79,12 +79,11 @@
 #include <arpa/inet.h>
 
 #define MAX_BRIDGES 4
-#define MAX_HOLDS 16
-#define MAX_SWEEPS 256
 
 /* Writable roots held with a shared lock for the run, and the placeholders to remove after it. */
-static int holds[MAX_HOLDS], nholds;
-static struct { int hold; char type; const char *path; } sweeps[MAX_SWEEPS];
+/* Sized from argc in main(): each entry takes at least two arguments. */
+static int *holds, nholds;
+static struct sweep_entry { int hold; char type; const char *path; } *sweeps;
 static int nsweeps;
 
 static void die(const char *what) {
@@ -358,7 +357,6 @@ static int kill_children(void) {
 }
 
 static void hold(const char *dir) {
-  if (nholds == MAX_HOLDS) { errno = E2BIG; die("--hold"); }
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   /* A root that is missing or not a directory has no placeholders; bwrap reports the grant. */
   if (fd < 0 && errno != ENOENT && errno != ENOTDIR) die(dir);
@@ -367,8 +365,7 @@ static void hold(const char *dir) {
 }
 
 /* Protected paths pinned read-only before bwrap starts (see --pin). */
-#define MAX_PINS 256
-static struct { char kind; const char *path; } pins[MAX_PINS];
+static struct pin_entry { char kind; const char *path; } *pins;
 static int npins;
 static const char *pin_empty_file, *pin_empty_dir;
 static int pin_via_bwrap; /* --pin-via-bwrap: take the fallback even where the namespace is available */
@@ -591,6 +588,10 @@ int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
   const char *limits[16];
   int nlimits = 0, nbridges = 0, lifeline = -1, sweep_now = 0;
+  holds = calloc((size_t)argc, sizeof *holds);
+  sweeps = calloc((size_t)argc, sizeof *sweeps);
+  pins = calloc((size_t)argc, sizeof *pins);
+  if (!holds || !sweeps || !pins) die("calloc");
   for (; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) { i++; break; }
     if (strcmp(argv[i], "--bridge") == 0 && i + 2 < argc && nbridges < MAX_BRIDGES) {
@@ -604,7 +605,7 @@ int main(int argc, char **argv) {
       lifeline = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc) {
       hold(argv[++i]);
-    } else if (strcmp(argv[i], "--sweep") == 0 && i + 2 < argc && nholds > 0 && nsweeps < MAX_SWEEPS &&
+    } else if (strcmp(argv[i], "--sweep") == 0 && i + 2 < argc && nholds > 0 &&
                (strcmp(argv[i + 1], "f") == 0 || strcmp(argv[i + 1], "d") == 0)) {
       sweeps[nsweeps].hold = nholds - 1;
       sweeps[nsweeps].type = argv[i + 1][0];
@@ -618,7 +619,7 @@ int main(int argc, char **argv) {
       pin_empty_file = argv[i + 1];
       pin_empty_dir = argv[i + 2];
       i += 2;
-    } else if (strcmp(argv[i], "--pin") == 0 && i + 2 < argc && npins < MAX_PINS && pin_empty_file &&
+    } else if (strcmp(argv[i], "--pin") == 0 && i + 2 < argc && pin_empty_file &&
                (strcmp(argv[i + 1], "f") == 0 || strcmp(argv[i + 1], "d") == 0 || strcmp(argv[i + 1], "s") == 0)) {
       pins[npins].kind = argv[i + 1][0];
       pins[npins++].path = argv[i + 2];

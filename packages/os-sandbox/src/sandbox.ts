@@ -368,7 +368,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
           args = [
             '--close-from', String(FIRST_UNUSED_FD),
             '--lifeline', String(LIFELINE_FD),
-            ...keeper!.runArgs(rwRoots, plan.placeholders),
+            ...(keeper?.runArgs(rwRoots, plan.placeholders) ?? []),
             ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
             ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
             '--', plan.file, '--args', '3', '--', ...plan.command,
