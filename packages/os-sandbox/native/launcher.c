@@ -36,10 +36,11 @@
  *      process, holds a shared lock, and unlinking a mount point on the host would silently
  *      detach that run's read-only mount: its placeholders stay until the last run has ended.
  *      --sweep-now (and no command) does only that, for placeholders kept between runs.
- *   8. --pin-empty FILE DIR, then --pin f|d|s PATH...: with --lifeline, pins protected paths
+ *   8. --pin-empty FILE DIR, then --pin f|d|s|F|D PATH...: with --lifeline, pins protected paths
  *      read-only before bubblewrap starts, in a private user and mount namespace of the bwrap
  *      child: f and d bind the empty FILE or DIR over PATH (creating it as an empty file or
- *      directory when missing, the placeholder --sweep removes later), s binds PATH over itself.
+ *      directory when missing, the placeholder --sweep removes later), s binds PATH over itself,
+ *      F and D do as s, or as f and d if PATH has gone since the run was planned.
  *      Each bind is made with open_tree/mount_setattr/move_mount on an O_PATH|O_NOFOLLOW
  *      descriptor (a symlink is refused). bwrap's recursive bind of the writable root carries
  *      them into the sandbox, where the kernel locks them (they come from a more privileged
@@ -51,7 +52,7 @@
  * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1} for probeSandbox().
  *
  * Usage: trust-sandbox-launcher --hold DIR [--sweep f|d PATH]... --sweep-now
- *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s PATH...]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
+ *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH...]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #define _GNU_SOURCE
@@ -420,6 +421,9 @@ static int enter_pin_namespace(void) {
 
 static void pin(char kind, const char *path) {
   int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  /* F and D: a protected file or directory that existed when the run was planned; if another
+     sandbox's sweep removed it since (it was that sandbox's placeholder), it becomes one again. */
+  if (kind == 'F' || kind == 'D') kind = fd >= 0 ? 's' : kind == 'F' ? 'f' : 'd';
   if (fd < 0 && errno == ENOENT && kind != 's') {
     /* The placeholder: the mount point bwrap would otherwise create. */
     if (kind == 'f') {
@@ -462,7 +466,11 @@ static char **pins_as_bwrap_options(char **argv) {
   for (int j = 0; j < sep; j++) out[k++] = argv[j];
   for (int p = 0; p < npins; p++) {
     out[k++] = "--ro-bind";
-    out[k++] = (char *)(pins[p].kind == 's' ? pins[p].path : pins[p].kind == 'f' ? pin_empty_file : pin_empty_dir);
+    /* An F or D that has gone since the run was planned becomes a placeholder here too. */
+    char kind = pins[p].kind;
+    struct stat st;
+    if ((kind == 'F' || kind == 'D') && lstat(pins[p].path, &st) < 0) kind = kind == 'F' ? 'f' : 'd';
+    out[k++] = (char *)(kind == 'f' ? pin_empty_file : kind == 'd' ? pin_empty_dir : pins[p].path);
     out[k++] = (char *)pins[p].path;
   }
   for (int j = sep; j < n; j++) out[k++] = argv[j];
@@ -620,7 +628,7 @@ int main(int argc, char **argv) {
       pin_empty_dir = argv[i + 2];
       i += 2;
     } else if (strcmp(argv[i], "--pin") == 0 && i + 2 < argc && pin_empty_file &&
-               (strcmp(argv[i + 1], "f") == 0 || strcmp(argv[i + 1], "d") == 0 || strcmp(argv[i + 1], "s") == 0)) {
+               strlen(argv[i + 1]) == 1 && strchr("fdsFD", argv[i + 1][0])) {
       pins[npins].kind = argv[i + 1][0];
       pins[npins++].path = argv[i + 2];
       i += 2;

@@ -66,9 +66,13 @@ export interface LinuxPlanContext {
   readonly pinProtected?: boolean;
 }
 
-/** A read-only bind the host-side launcher makes before bwrap starts: the empty file or directory over `path` (`f`/`d`), or `path` over itself (`s`). */
+/**
+ * A read-only bind the host-side launcher makes before bwrap starts: the empty file or directory
+ * over `path` (`f`/`d`, a placeholder), or `path` over itself (`s`; `F`/`D` for a protected file or
+ * directory, which becomes a placeholder if it has gone by then).
+ */
 export interface LinuxPin {
-  readonly kind: 'f' | 'd' | 's';
+  readonly kind: 'f' | 'd' | 's' | 'F' | 'D';
   readonly path: string;
 }
 
@@ -206,7 +210,7 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
   const pins: LinuxPin[] = [];
   const readOnly = (kind: LinuxPin['kind'], path: string): void => {
     if (ctx.pinProtected) pins.push({ kind, path });
-    else a.push('--ro-bind', kind === 's' ? path : kind === 'f' ? ctx.empty.file : ctx.empty.dir, path);
+    else a.push('--ro-bind', kind === 'f' ? ctx.empty.file : kind === 'd' ? ctx.empty.dir : path, path);
   };
   const protect = (path: string, type: 'file' | 'dir'): void => {
     const f = fact(ctx.facts, path);
@@ -220,7 +224,7 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
       placeholders.push({ path, type });
       readOnly(type === 'file' ? 'f' : 'd', path);
     } else {
-      readOnly('s', path);
+      readOnly(f.kind === 'file' ? 'F' : f.kind === 'dir' ? 'D' : 's', path);
     }
   };
   for (const g of grants) {
@@ -233,7 +237,7 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     // code (commondir/worktrees redirects, info/, modules/*/hooks, objects/info/alternates), and
     // git's lock-then-rename writes cannot be allowed per file. Committing happens on the host.
     // Being a mount point also pins it against `mv .git x && mkdir -p .git/hooks`.
-    if (git.kind === 'dir') readOnly('s', `${g.path}/.git`);
+    if (git.kind === 'dir') readOnly('D', `${g.path}/.git`);
     else protect(`${g.path}/.git`, git.kind === 'missing' ? 'dir' : 'file');
   }
   // Repositories nested in writable roots that existed at spawn (found by a bounded scan).

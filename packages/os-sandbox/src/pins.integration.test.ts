@@ -94,6 +94,29 @@ describe('launcher --pin (bubblewrap)', () => {
     }
   });
 
+  for (const [name, extra] of [['in the launcher\'s own namespace', []], ['handed to bwrap (fallback)', ['--pin-via-bwrap']]] as const) {
+    it(`a protected path planned as existing but gone by spawn (another sandbox swept it) is pinned as a placeholder: ${name}`, () => {
+      const ws = freshDir('trust-pins-gone-');
+      try {
+        // F and D name paths that do not exist (any more): they must not fail the run, nor stay writable.
+        const r = spawnSync(launcher.path, [
+          '--lifeline', '5', ...extra, '--hold', ws,
+          '--pin-empty', empty.file, empty.dir, '--pin', 'F', `${ws}/.npmrc`, '--pin', 'D', `${ws}/.git`,
+          '--', '/usr/bin/bwrap', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
+          '--proc', '/proc', '--dev', '/dev', '--bind', ws, ws, '--unshare-all', '--die-with-parent', '--cap-drop', 'ALL',
+          '--', '/bin/sh', '-c', `echo evil > ${ws}/.npmrc; mkdir ${ws}/.git/hooks; echo done`,
+        ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', 'pipe'] });
+        expect(r.status, r.stderr).toBe(0);
+        expect(r.stdout).toContain('done');
+        expect(r.stderr).toMatch(/Read-only file system/);
+        expect(readFileSync(join(ws, '.npmrc'), 'utf8')).toBe('');
+        expect(existsSync(join(ws, '.git', 'hooks'))).toBe(false);
+      } finally {
+        rmSync(ws, { recursive: true, force: true });
+      }
+    });
+  }
+
   it('refuses to pin a symlink (the bind would land on its target)', () => {
     const ws = freshDir('trust-pins-ws-');
     const outside = freshDir('trust-pins-out-');

@@ -162,8 +162,8 @@ describe('planSandbox (linux)', () => {
   it('with pinProtected, protected paths and the existing .git become launcher pins, not bwrap binds', () => {
     const plan = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', { facts, pinProtected: true });
     if (plan.platform !== 'linux') throw new Error('linux plan expected');
-    expect(plan.pins).toContainEqual({ kind: 's', path: `${WS}/.bashrc` });
-    expect(plan.pins).toContainEqual({ kind: 's', path: `${WS}/.git` });
+    expect(plan.pins).toContainEqual({ kind: 'F', path: `${WS}/.bashrc` });
+    expect(plan.pins).toContainEqual({ kind: 'D', path: `${WS}/.git` });
     expect(plan.pins).toContainEqual({ kind: 'f', path: `${WS}/.npmrc` });
     expect(plan.pins).toContainEqual({ kind: 'd', path: `${WS}/.husky` });
     // Every placeholder is pinned by the launcher, and bwrap binds nothing inside the root but the root.
