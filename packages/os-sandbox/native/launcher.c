@@ -49,7 +49,7 @@
  *      about 200. Where the private namespace or the new mount API is not available (an AppArmor
  *      userns restriction that only bwrap's own profile lifts, a kernel before 5.12), the same
  *      paths are handed to bwrap as --ro-bind options instead (--pin-via-bwrap forces that).
- * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1} for probeSandbox().
+ * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1,"pins":0|1} for probeSandbox().
  *
  * Usage: trust-sandbox-launcher --hold DIR [--sweep f|d PATH]... --sweep-now
  *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH...]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
@@ -587,7 +587,23 @@ static int probe(void) {
 #endif
   long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1UL /* LANDLOCK_CREATE_RULESET_VERSION */);
   int seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
-  printf("{\"landlock\":%ld,\"seccomp\":%d}\n", abi < 0 ? 0L : abi, seccomp);
+  /* Can --pin work here: a user namespace of our own in which we may mount (an AppArmor userns
+     restriction lets the unshare succeed but denies the mount), and the new mount API? Tried in a
+     child, since a namespace once entered cannot be left. */
+  int pins = 0;
+  pid_t c = fork();
+  if (c == 0) {
+    /* Clone a bind of a file by its path, as a pin does: this binary ("/" has locked children,
+       and /proc/self/exe names a mount of the namespace left behind). */
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) self[n] = 0;
+    int ok = n > 0 && enter_pin_namespace() == 0 && syscall(SYS_open_tree, AT_FDCWD, self, OPEN_TREE_CLONE | O_CLOEXEC) >= 0;
+    _exit(ok ? 0 : 1);
+  }
+  int st;
+  if (c > 0 && waitpid(c, &st, 0) == c) pins = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  printf("{\"landlock\":%ld,\"seccomp\":%d,\"pins\":%d}\n", abi < 0 ? 0L : abi, seccomp, pins);
   return 0;
 }
 

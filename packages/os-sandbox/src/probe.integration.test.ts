@@ -29,6 +29,7 @@ describe('probeSandbox and fail-closed creation', () => {
     expect(probe.proc).toBe(true);
     expect(typeof probe.seccomp).toBe('boolean');
     expect(probe.landlock).toBeGreaterThanOrEqual(0);
+    expect(probe.pinNamespace).toBe(true);
     expect(probe.overlay.bwrap).toBe(!/^0\.(\d|10)\./.test(probe.bwrap!.version));
     expect(probe.seatbelt).toBe(false);
   });
@@ -78,6 +79,20 @@ describe('probeSandbox and fail-closed creation', () => {
       expect(r.exit.code).toBe(0);
       // A lock that the launcher had closed with the run's descriptors could not be upgraded: the placeholders would stay.
       for (const f of ['.bashrc', '.git', '.husky']) expect(existsSync(join(ws, f)), f).toBe(false);
+    } finally {
+      await sb.close();
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  it('where the launcher cannot pin (no user namespace of its own), protected paths are bwrap binds and just as read-only', async () => {
+    const ws = freshDir('trust-probe-nopins-');
+    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] }, { probe: { ...probe, pinNamespace: false }, placeholderLingerMs: 0 });
+    try {
+      const r = await runIn(sb, ['/bin/sh', '-c', `echo evil > ${ws}/.bashrc; mkdir ${ws}/.git/hooks; echo ok > ${ws}/fine`], { cwd: ws });
+      expect(r.stderr).toMatch(/Read-only file system/);
+      expect(readFileSync(join(ws, 'fine'), 'utf8')).toBe('ok\n');
+      for (const f of ['.bashrc', '.git']) expect(existsSync(join(ws, f)), f).toBe(false);
     } finally {
       await sb.close();
       rmSync(ws, { recursive: true, force: true });

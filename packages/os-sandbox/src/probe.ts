@@ -17,6 +17,11 @@ export interface SandboxProbe {
   readonly seccomp: boolean;
   /** Landlock ABI version, 0 when unavailable (reported; not used yet). */
   readonly landlock: number;
+  /**
+   * The launcher can pin protected paths itself (a user namespace of its own in which it may
+   * mount, and the kernel's open_tree/mount_setattr API); without it they are bwrap binds.
+   */
+  readonly pinNamespace: boolean;
   /** Overlay: kernel overlayfs and bubblewrap ≥ 0.11 `--overlay` support (not used yet). */
   readonly overlay: { readonly kernel: boolean; readonly bwrap: boolean };
   /** Writable cgroup directories for the pids and memory controllers, when delegated. */
@@ -30,7 +35,7 @@ export interface SandboxProbe {
 /** Options for `probeSandbox`. */
 export interface ProbeOptions {
   readonly bwrapPath?: string;
-  /** Path of a compiled launcher, used to ask the kernel for the Landlock ABI. */
+  /** Path of a compiled launcher, used to ask the kernel for the Landlock ABI and what `--pin` needs. */
   readonly launcherPath?: string;
 }
 
@@ -136,6 +141,7 @@ export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxP
   }
   let landlock = 0;
   let seccomp = false;
+  let pinNamespace = false;
   try {
     seccomp = /^Seccomp:/m.test(readFileSync('/proc/self/status', 'utf8'));
   } catch {
@@ -144,9 +150,10 @@ export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxP
   if (options.launcherPath) {
     const l = await run(options.launcherPath, ['--probe']);
     try {
-      const parsed = JSON.parse(l.stdout) as { landlock: number; seccomp: number };
+      const parsed = JSON.parse(l.stdout) as { landlock: number; seccomp: number; pins?: number };
       landlock = parsed.landlock;
       seccomp = seccomp || parsed.seccomp === 1;
+      pinNamespace = parsed.pins === 1;
     } catch {
       notes.push('the launcher probe failed; Landlock unknown');
     }
@@ -169,6 +176,7 @@ export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxP
     disableUserns: bwrap ? versionAtLeast(bwrap.version, 0, 8) : false,
     seccomp,
     landlock,
+    pinNamespace,
     overlay: { kernel: overlayKernel, bwrap: bwrap ? versionAtLeast(bwrap.version, 0, 11) : false },
     cgroups: {
       ...(pids ? { pids: pids.path } : {}),

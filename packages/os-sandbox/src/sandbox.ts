@@ -345,7 +345,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             seccomp: seccompFilter !== undefined,
             nestedGit,
             // The launcher pins protected paths itself, before bwrap starts (much cheaper per path).
-            ...(launcher ? { pinProtected: true } : {}),
+            ...(launcher && probe.pinNamespace ? { pinProtected: true } : {}),
             // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
             ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
           },
