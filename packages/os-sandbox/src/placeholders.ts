@@ -105,10 +105,6 @@ export function createPlaceholderKeeper(options: { launcher: string; lingerMs: n
       timer = setTimeout(() => void sweepNow(), options.lingerMs);
       timer.unref();
     },
-    /** Paths kept for the next run, as the sandbox sees them now (for tests and diagnostics). */
-    get kept(): readonly string[] {
-      return [...kept.keys()];
-    },
     /** When every run has ended: removes what is kept now. */
     async close(): Promise<void> {
       clearTimeout(timer);
@@ -119,6 +115,3 @@ export function createPlaceholderKeeper(options: { launcher: string; lingerMs: n
     },
   };
 }
-
-/** See `createPlaceholderKeeper`. */
-export type PlaceholderKeeper = ReturnType<typeof createPlaceholderKeeper>;

@@ -102,6 +102,9 @@ describe('probeSandbox and fail-closed creation', () => {
   it('refuses http without an egress policy, an ungranted cwd and stdin without the capability', async () => {
     await expect(createSandbox({ v: 1, capabilities: ['http'] })).rejects.toMatchObject({ code: 'SANDBOX_POLICY_INVALID' });
     await expect(createSandbox({ v: 1, capabilities: ['udp'] })).rejects.toMatchObject({ code: 'SANDBOX_POLICY_INVALID' });
+    for (const placeholderLingerMs of [-1, Number.NaN, Infinity]) {
+      await expect(createSandbox({ v: 1 }, { placeholderLingerMs }), String(placeholderLingerMs)).rejects.toMatchObject({ code: 'SANDBOX_POLICY_INVALID', hint: expect.stringMatching(/placeholderLingerMs/) });
+    }
     const sb = await createSandbox({ v: 1, capabilities: ['stdout'] });
     try {
       await expect(sb.spawn(['/bin/true'], { cwd: '/etc' })).rejects.toMatchObject({ code: 'SANDBOX_CWD_NOT_GRANTED' });

@@ -63,6 +63,12 @@ const CLOSE_FDS_SCRIPT =
  */
 export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, options: CreateSandboxOptions = {}): Promise<Sandbox> {
   const policy = parseSandboxPolicy(input);
+  const lingerMs = options.placeholderLingerMs ?? DEFAULT_PLACEHOLDER_LINGER_MS;
+  if (!Number.isFinite(lingerMs) || lingerMs < 0) {
+    throw new TrustError('SANDBOX_POLICY_INVALID', `placeholderLingerMs must be a finite number of milliseconds ≥ 0, got ${String(options.placeholderLingerMs)}`, {
+      hint: 'pass e.g. { placeholderLingerMs: 3000 }, or 0 to remove placeholders after every run',
+    });
+  }
   const platform = options.platform ?? (process.platform === 'darwin' ? 'darwin' : process.platform === 'linux' ? 'linux' : undefined);
   if (!platform) {
     throw new TrustError('SANDBOX_UNAVAILABLE', `no sandbox backend for ${process.platform}`, { hint: 'run on Linux (bubblewrap) or macOS (seatbelt)' });
@@ -164,7 +170,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   // Re-lists only directories that changed since the last spawn (see createNestedGitScanner).
   const nestedGitScanner = createNestedGitScanner();
   // Removes placeholders only where no live run holds their root; without the launcher, never.
-  const keeper = launcher ? createPlaceholderKeeper({ launcher: launcher.path, lingerMs: options.placeholderLingerMs ?? DEFAULT_PLACEHOLDER_LINGER_MS }) : undefined;
+  const keeper = launcher ? createPlaceholderKeeper({ launcher: launcher.path, lingerMs }) : undefined;
   let closed = false;
 
   const audit = (principal: Principal, action: string, target: string, decision: 'allow' | 'deny', extra: { code?: string; rule?: string; details?: Record<string, unknown> } = {}): void => {
