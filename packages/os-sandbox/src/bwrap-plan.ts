@@ -177,8 +177,10 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
   if (!ctx.noProc) {
     a.push('--proc', '/proc');
     // bwrap covers these only when access(W_OK) succeeds, and /proc/sys itself always answers
-    // EACCES, so a host-root run could write host sysctls (kernel/core_pattern). -try: absent on some kernels.
-    for (const p of PROC_COVERED) a.push('--ro-bind-try', p, p);
+    // EACCES, so a host-root run could write host sysctls (kernel/core_pattern). Only a host-root
+    // run (runAs) needs them: any other uid has no write access to these root-owned files, and
+    // each bind costs bwrap a re-read of the mount table. -try: absent on some kernels.
+    if (ctx.runAs) for (const p of PROC_COVERED) a.push('--ro-bind-try', p, p);
   }
   a.push('--dev', '/dev');
   a.push('--tmpfs', SANDBOX_LAYOUT.tmp, '--tmpfs', '/var/tmp', '--tmpfs', SANDBOX_LAYOUT.home);

@@ -1,9 +1,10 @@
 // Regression tests for red-team findings, each named after its attack. Real bubblewrap; fails (never skips) without it.
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planSandbox } from './plan.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { NODE_ROOTS, freshDir, runIn } from './test-helpers.js';
 
@@ -141,6 +142,20 @@ describe('hardening (bubblewrap)', () => {
     expect(r.stdout).not.toContain('WROTE');
     expect(r.stdout).not.toContain('SYSRQ');
     expect(r.stderr).toMatch(/core_pattern: (Read-only file system|Permission denied)/);
+    expect(readFileSync('/proc/sys/kernel/core_pattern', 'utf8')).toBe(before);
+  });
+
+  it('a host user without root cannot write host sysctls either, with no /proc covers in its plan (sysctl write as a user)', () => {
+    // The plan for a non-root host has no /proc covers; the kernel's own permissions must stop the write.
+    const plan = planSandbox({ v: 1 }, [SH, '-c', 'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo WROTE'], 'linux', { seccomp: false });
+    if (plan.platform !== 'linux') throw new Error('linux plan expected');
+    expect(plan.options.filter((o) => o.startsWith('/proc/'))).toEqual([]);
+    const before = readFileSync('/proc/sys/kernel/core_pattern', 'utf8');
+    const asUser = process.getuid?.() === 0 ? ['setpriv', '--reuid', '65534', '--regid', '65534', '--clear-groups', '--inh-caps=-all'] : [];
+    const [file, ...pre] = [...asUser, '/usr/bin/bwrap'];
+    const r = spawnSync(file!, [...pre, ...plan.args], { encoding: 'utf8' });
+    expect(r.stdout).not.toContain('WROTE');
+    expect(r.stderr).toMatch(/core_pattern: Permission denied/);
     expect(readFileSync('/proc/sys/kernel/core_pattern', 'utf8')).toBe(before);
   });
 

@@ -47,6 +47,7 @@ export function planSandbox(
       ...(c.shareNetwork !== undefined ? { shareNetwork: c.shareNetwork } : {}),
       ...(c.noProc !== undefined ? { noProc: c.noProc } : {}),
       ...(c.pinProtected !== undefined ? { pinProtected: c.pinProtected } : {}),
+      ...(c.runAs !== undefined ? { runAs: c.runAs } : {}),
       seccomp: c.seccomp ?? true,
     });
   }
