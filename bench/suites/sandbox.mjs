@@ -44,7 +44,9 @@ function samePlanBwrap(ws, sources) {
   const empty = { file: join(sources, 'empty'), dir: join(sources, 'empty.d') };
   writeFileSync(empty.file, '', { mode: 0o444 });
   mkdirSync(empty.dir, { mode: 0o555 });
-  const plan = planSandbox({ v: 1, capabilities: [`fs:rw:${ws}`] }, ['/bin/true'], 'linux', { cwd: ws, empty });
+  // As trust plans it for this host: a root host runs the command as 65534, with the /proc covers.
+  const runAs = process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {};
+  const plan = planSandbox({ v: 1, capabilities: [`fs:rw:${ws}`] }, ['/bin/true'], 'linux', { cwd: ws, empty, ...runAs });
   const arch = seccompArchOf(process.arch);
   const filter = arch ? buildSeccompFilter(arch) : undefined;
   const args = filter ? plan.args : plan.args.filter((a, i, all) => a !== '--seccomp' && all[i - 1] !== '--seccomp');
