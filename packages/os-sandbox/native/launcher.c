@@ -419,11 +419,16 @@ static int enter_pin_namespace(void) {
   return 0;
 }
 
+/* F and D: a protected file or directory that existed when the run was planned; if another
+   sandbox's sweep removed it since (it was that sandbox's placeholder), it becomes one again. */
+static char settle(char kind, int exists) {
+  if (kind == 'F' || kind == 'D') return exists ? 's' : kind == 'F' ? 'f' : 'd';
+  return kind;
+}
+
 static void pin(char kind, const char *path) {
   int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-  /* F and D: a protected file or directory that existed when the run was planned; if another
-     sandbox's sweep removed it since (it was that sandbox's placeholder), it becomes one again. */
-  if (kind == 'F' || kind == 'D') kind = fd >= 0 ? 's' : kind == 'F' ? 'f' : 'd';
+  kind = settle(kind, fd >= 0);
   if (fd < 0 && errno == ENOENT && kind != 's') {
     /* The placeholder: the mount point bwrap would otherwise create. */
     if (kind == 'f') {
@@ -466,10 +471,8 @@ static char **pins_as_bwrap_options(char **argv) {
   for (int j = 0; j < sep; j++) out[k++] = argv[j];
   for (int p = 0; p < npins; p++) {
     out[k++] = "--ro-bind";
-    /* An F or D that has gone since the run was planned becomes a placeholder here too. */
-    char kind = pins[p].kind;
     struct stat st;
-    if ((kind == 'F' || kind == 'D') && lstat(pins[p].path, &st) < 0) kind = kind == 'F' ? 'f' : 'd';
+    char kind = settle(pins[p].kind, lstat(pins[p].path, &st) == 0);
     out[k++] = (char *)(kind == 'f' ? pin_empty_file : kind == 'd' ? pin_empty_dir : pins[p].path);
     out[k++] = (char *)pins[p].path;
   }
