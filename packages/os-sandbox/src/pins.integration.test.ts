@@ -21,19 +21,29 @@ describe('launcher --pin (bubblewrap)', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Runs `script` in bwrap over `ws` with `.bashrc`, `.husky` and `.git` pinned; fd 5 is the lifeline. */
-  function runPinned(ws: string, script: string, extra: string[] = [], as: { prefix: string[]; launcher: string; empty: { file: string; dir: string } } = { prefix: [], launcher: launcher.path, empty }) {
+  interface PinRun {
+    /** Launcher options before --hold (e.g. --pin-via-bwrap). */
+    readonly extra?: readonly string[];
+    /** Pins as [kind, name in ws]; f and d ones are swept too. Default: .bashrc, .husky and .git. */
+    readonly pins?: readonly (readonly [string, string])[];
+    /** Who runs the launcher (a setpriv prefix), and the copies of it and the empty sources it can read. */
+    readonly as?: { readonly prefix: readonly string[]; readonly launcher: string; readonly empty: { readonly file: string; readonly dir: string } };
+  }
+
+  /** Runs `script` in bwrap over `ws` with protected paths pinned by the launcher; fd 5 is the lifeline. */
+  function runPinned(ws: string, script: string, run: PinRun = {}) {
+    const as = run.as ?? { prefix: [], launcher: launcher.path, empty };
+    const pins = run.pins ?? [['f', '.bashrc'], ['d', '.husky'], ['s', '.git']];
     const [file, ...pre] = [...as.prefix, as.launcher];
-    const r = spawnSync(file!, [...pre,
-      '--lifeline', '5', ...extra,
-      '--hold', ws, '--sweep', 'f', `${ws}/.bashrc`, '--sweep', 'd', `${ws}/.husky`,
+    return spawnSync(file!, [...pre,
+      '--lifeline', '5', ...(run.extra ?? []),
+      '--hold', ws, ...pins.filter(([k]) => k === 'f' || k === 'd').flatMap(([k, n]) => ['--sweep', k, `${ws}/${n}`]),
       '--pin-empty', as.empty.file, as.empty.dir,
-      '--pin', 'f', `${ws}/.bashrc`, '--pin', 'd', `${ws}/.husky`, '--pin', 's', `${ws}/.git`,
+      ...pins.flatMap(([k, n]) => ['--pin', k, `${ws}/${n}`]),
       '--', '/usr/bin/bwrap', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
       '--proc', '/proc', '--dev', '/dev', '--bind', ws, ws, '--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--cap-drop', 'ALL',
       '--remount-ro', '/', '--', '/bin/sh', '-c', script,
     ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', 'pipe'] });
-    return r;
   }
 
   for (const [name, extra] of [['in the launcher\'s own namespace', []], ['handed to bwrap (fallback)', ['--pin-via-bwrap']]] as const) {
@@ -45,7 +55,7 @@ describe('launcher --pin (bubblewrap)', () => {
           `echo evil > ${ws}/.bashrc`, `touch ${ws}/.husky/x`, `touch ${ws}/.git/hooks/pre-commit`,
           `rm -f ${ws}/.bashrc`, `mv ${ws}/.git ${ws}/moved`, `rmdir ${ws}/.husky`,
           `echo ok > ${ws}/fine`, `grep -cE "(bashrc|husky|\\.git) ro," /proc/self/mountinfo`,
-        ].join('; '), [...extra]);
+        ].join('; '), { extra });
         expect(r.status, r.stderr).toBe(0);
         expect(r.stdout.trim()).toBe('3');
         expect(r.stderr).toMatch(/Read-only file system/);
@@ -78,11 +88,11 @@ describe('launcher --pin (bubblewrap)', () => {
       chmodSync(join(kit, 'empty'), 0o444);
       mkdirSync(join(ws, '.git'));
       if (root) for (const p of [ws, join(ws, '.git')]) chownSync(p, 65534, 65534);
-      const r = runPinned(ws, `id -u; echo evil > ${ws}/.bashrc; echo ok > ${ws}/fine`, [], {
+      const r = runPinned(ws, `id -u; echo evil > ${ws}/.bashrc; echo ok > ${ws}/fine`, { as: {
         prefix: root ? ['setpriv', '--reuid', '65534', '--regid', '65534', '--clear-groups', '--inh-caps=-all'] : [],
         launcher: join(kit, 'launcher'),
         empty: { file: join(kit, 'empty'), dir: join(kit, 'empty.d') },
-      });
+      } });
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout.trim()).toBe(String(uid));
       expect(r.stderr).toMatch(/Read-only file system/);
@@ -99,13 +109,7 @@ describe('launcher --pin (bubblewrap)', () => {
       const ws = freshDir('trust-pins-gone-');
       try {
         // F and D name paths that do not exist (any more): they must not fail the run, nor stay writable.
-        const r = spawnSync(launcher.path, [
-          '--lifeline', '5', ...extra, '--hold', ws,
-          '--pin-empty', empty.file, empty.dir, '--pin', 'F', `${ws}/.npmrc`, '--pin', 'D', `${ws}/.git`,
-          '--', '/usr/bin/bwrap', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
-          '--proc', '/proc', '--dev', '/dev', '--bind', ws, ws, '--unshare-all', '--die-with-parent', '--cap-drop', 'ALL',
-          '--', '/bin/sh', '-c', `echo evil > ${ws}/.npmrc; mkdir ${ws}/.git/hooks; echo done`,
-        ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', 'pipe'] });
+        const r = runPinned(ws, `echo evil > ${ws}/.npmrc; mkdir ${ws}/.git/hooks; echo done`, { extra, pins: [['F', '.npmrc'], ['D', '.git']] });
         expect(r.status, r.stderr).toBe(0);
         expect(r.stdout).toContain('done');
         expect(r.stderr).toMatch(/Read-only file system/);
