@@ -33,6 +33,24 @@ async function waitGone(marker: string): Promise<number[]> {
   return hostPidsWith(marker);
 }
 
+/**
+ * Writes a host script (into `dir`) that creates a sandbox from the built package, spawns two
+ * `sleep m` in it, then runs `after` with the handle as `p`; returns the script's path.
+ */
+function parentScript(dir: string, name: string, m: string, after: string): string {
+  const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+  expect(existsSync(dist), 'build @trust/os-sandbox first (dist/index.js)').toBe(true);
+  const script = join(dir, name);
+  writeFileSync(
+    script,
+    `import { createSandbox } from ${JSON.stringify(dist)};
+     const sb = await createSandbox({ v: 1, capabilities: ['stdout'] });
+     const p = await sb.spawn(['/bin/sh', '-c', 'sleep ${m} & sleep ${m}']);
+     ${after}`,
+  );
+  return script;
+}
+
 /** A `sleep` whose argument is unique, so its host processes can be found. */
 const marker = (): string => `${9000 + randomInt(999)}.${randomInt(1_000_000)}`;
 
@@ -97,18 +115,8 @@ describe('lifecycle (bubblewrap)', () => {
   });
 
   it('killing the parent process ends the sandboxed child', async () => {
-    const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
-    expect(existsSync(dist), 'build @trust/os-sandbox first (dist/index.js)').toBe(true);
     const m = marker();
-    const script = join(ws, 'parent.mjs');
-    writeFileSync(
-      script,
-      `import { createSandbox } from ${JSON.stringify(dist)};
-       const sb = await createSandbox({ v: 1, capabilities: ['stdout'] });
-       const p = await sb.spawn(['/bin/sh', '-c', 'sleep ${m} & sleep ${m}']);
-       process.stdout.write('spawned ' + p.pid + '\\n');
-       setInterval(() => {}, 1000);`,
-    );
+    const script = parentScript(ws, 'parent.mjs', m, `process.stdout.write('spawned ' + p.pid + '\\n'); setInterval(() => {}, 1000);`);
     const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((res) => parent.stdout.once('data', () => res()));
     for (let i = 0; i < 50 && hostPidsWith(m).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
@@ -118,17 +126,9 @@ describe('lifecycle (bubblewrap)', () => {
   });
 
   it('a parent that dies while bwrap is still setting up leaves nothing behind', async () => {
-    const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
     const m = marker();
-    const script = join(ws, 'early-parent.mjs');
     // SIGKILL right after spawn() returns: bwrap's own --die-with-parent is not armed yet.
-    writeFileSync(
-      script,
-      `import { createSandbox } from ${JSON.stringify(dist)};
-       const sb = await createSandbox({ v: 1, capabilities: ['stdout'] });
-       await sb.spawn(['/bin/sh', '-c', 'sleep ${m} & sleep ${m}']);
-       process.kill(process.pid, 'SIGKILL');`,
-    );
+    const script = parentScript(ws, 'early-parent.mjs', m, `process.kill(process.pid, 'SIGKILL');`);
     const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'ignore', 'inherit'] });
     const [, signal] = await new Promise<[number | null, string | null]>((res) => parent.once('exit', (c, sig) => res([c, sig])));
     expect(signal).toBe('SIGKILL');
