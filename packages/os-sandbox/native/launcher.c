@@ -8,6 +8,7 @@
  *      bind-mounted in). The listener is bound before the command starts, so no readiness poll
  *      is needed. The relay process is double-forked, so the command never sees it as a child
  *      (a wait() loop in the command cannot hang on it); the PID namespace ends it with the run.
+ *      (On the host side, with --netns, the bridges run outside the sandbox instead: see 9.)
  *   1b. --udp-bridge PORT SOCKET: binds UDP 127.0.0.1:PORT and carries every datagram, framed,
  *      over one stream connection to SOCKET (the proxy's datagram channel: a first byte 0x00,
  *      then frames "u16 length | u16 port | SOCKS5 UDP datagram" both ways; port is the sender's
@@ -49,10 +50,18 @@
  *      about 200. Where the private namespace or the new mount API is not available (an AppArmor
  *      userns restriction that only bwrap's own profile lifts, a kernel before 5.12), the same
  *      paths are handed to bwrap as --ro-bind options instead (--pin-via-bwrap forces that).
- * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1,"pins":0|1} for probeSandbox().
+ *   9. --netns: with --lifeline, the bwrap child enters the same private user namespace as for
+ *      --pin and makes the run's network namespace in it (loopback up), binds the --bridge and
+ *      --udp-bridge sockets there and forks their relays, then execs bwrap, which is told to
+ *      --share-net that namespace. The relays stay outside the sandbox: in the host's mount
+ *      namespace (SOCKET is the host path; nothing is bound into the sandbox) with the host
+ *      user's rights, moving bytes only; they die with bwrap (PR_SET_PDEATHSIG), which outlives
+ *      every sandboxed process. This saves the sandbox two binds and an exec per run.
+ * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1,"pins":0|1,"netns":0|1}
+ * for probeSandbox().
  *
  * Usage: trust-sandbox-launcher --hold DIR [--sweep f|d PATH]... --sweep-now
- *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH...]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
+ *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH...] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #define _GNU_SOURCE
@@ -78,6 +87,8 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 
 #define MAX_BRIDGES 4
 
@@ -193,18 +204,6 @@ static int orphan_child(void) {
   return 0;
 }
 
-static int start_bridge(int port, const char *path) {
-  need_sun_path(path, "bridge socket path");
-  int l = bind_loopback(SOCK_STREAM, port, "bind 127.0.0.1");
-  if (listen(l, 128) < 0) die("listen");
-  if (orphan_child()) {
-    serve(l, path);
-    _exit(0);
-  }
-  close(l);
-  return 0;
-}
-
 static int write_all(int fd, const unsigned char *p, size_t n) {
   while (n > 0) {
     ssize_t w = write(fd, p, n);
@@ -274,21 +273,6 @@ static void udp_serve(int d, int u) {
   }
 }
 
-static void start_udp_bridge(int port, const char *path) {
-  need_sun_path(path, "udp bridge socket path");
-  int d = bind_loopback(SOCK_DGRAM, port, "bind udp 127.0.0.1");
-  int u = unix_connect(path);
-  if (u < 0) die("udp bridge connect");
-  const unsigned char hello = 0x00;
-  if (write_all(u, &hello, 1) < 0) die("udp bridge hello");
-  if (orphan_child()) {
-    udp_serve(d, u);
-    _exit(0);
-  }
-  close(d);
-  close(u);
-}
-
 struct limit_name { const char *name; int resource; };
 static const struct limit_name LIMITS[] = {
   {"as", RLIMIT_AS}, {"nofile", RLIMIT_NOFILE}, {"nproc", RLIMIT_NPROC},
@@ -338,6 +322,83 @@ static void close_from(int low) {
   closedir(d);
   for (int k = 0; k < n; k++) close(fds[k]);
   if (n == 1024) close_from(low); /* more left: walk again */
+}
+
+/* The egress bridges (--bridge, --udp-bridge), started once their network namespace exists. */
+static struct bridge { int udp; int port; const char *path; } bridges[MAX_BRIDGES];
+static int nbridges;
+static int own_net; /* --netns: the bwrap child makes the run's network namespace (see 9) */
+
+/* In a relay child: /dev/null for stdio, a and b (if >= 0) as fds 3 and 4, nothing else. The
+   command's pipes, the --args and seccomp descriptors and root locks stay with their owners. */
+static void keep_only(int a, int b) {
+  int ha = fcntl(a, F_DUPFD_CLOEXEC, 64), hb = b >= 0 ? fcntl(b, F_DUPFD_CLOEXEC, 64) : -1;
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (ha < 0 || (b >= 0 && hb < 0) || null < 0) _exit(1);
+  for (int fd = 0; fd <= 2; fd++) dup2(null, fd);
+  dup2(ha, 3);
+  if (hb >= 0) dup2(hb, 4);
+  close_from(hb >= 0 ? 5 : 4);
+}
+
+/*
+ * Forks a relay. Inside the sandbox it is orphaned (see orphan_child). On the host side (tied) it
+ * is a plain child of the process that is about to become bwrap, and dies with it
+ * (PR_SET_PDEATHSIG): bwrap exits only once the sandbox's last process has gone. Returns 1 in the
+ * relay, which then owns only a (fd 3) and b (fd 4), and 0 in the caller.
+ */
+static int relay_child(int tied, int a, int b) {
+  pid_t parent = getpid();
+  if (!tied) {
+    if (!orphan_child()) return 0;
+  } else {
+    pid_t pid = fork();
+    if (pid < 0) die("fork");
+    if (pid > 0) return 0;
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent) _exit(0);
+  }
+  keep_only(a, b);
+  return 1;
+}
+
+static void start_bridges(int tied) {
+  for (int k = 0; k < nbridges; k++) {
+    const struct bridge *b = &bridges[k];
+    need_sun_path(b->path, b->udp ? "udp bridge socket path" : "bridge socket path");
+    if (!b->udp) {
+      int l = bind_loopback(SOCK_STREAM, b->port, "bind 127.0.0.1");
+      if (listen(l, 128) < 0) die("listen");
+      if (relay_child(tied, l, -1)) {
+        serve(3, b->path);
+        _exit(0);
+      }
+      close(l);
+    } else {
+      int d = bind_loopback(SOCK_DGRAM, b->port, "bind udp 127.0.0.1");
+      int u = unix_connect(b->path);
+      if (u < 0) die("udp bridge connect");
+      const unsigned char hello = 0x00;
+      if (write_all(u, &hello, 1) < 0) die("udp bridge hello");
+      if (relay_child(tied, d, u)) {
+        udp_serve(3, 4);
+        _exit(0);
+      }
+      close(d);
+      close(u);
+    }
+  }
+}
+
+/* The loopback interface of a fresh network namespace is down: bring it up. */
+static void loopback_up(void) {
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  strcpy(ifr.ifr_name, "lo");
+  if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0) die("loopback");
+  ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+  if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0) die("loopback up");
+  close(s);
 }
 
 /* SIGKILLs every direct child of this process (orphans reparent here: we are a subreaper). */
@@ -525,8 +586,16 @@ static void supervise(int lifeline, char **argv) {
   if (child == 0) {
     sigprocmask(SIG_SETMASK, &old, NULL);
     close(lifeline);
+    int ns = own_net || (npins > 0 && !pin_via_bwrap) ? enter_pin_namespace() : -1;
+    if (own_net) {
+      /* The run's network namespace, owned by our user namespace: bwrap shares it (--share-net)
+         and the command, with no capabilities there, cannot reconfigure it. */
+      if (ns < 0 || unshare(CLONE_NEWNET) < 0) die("network namespace");
+      loopback_up();
+      start_bridges(1);
+    }
     if (npins > 0) {
-      if (!pin_via_bwrap && enter_pin_namespace() == 0) {
+      if (!pin_via_bwrap && ns == 0) {
         for (int p = 0; p < npins; p++) pin(pins[p].kind, pins[p].path);
       } else {
         argv = pins_as_bwrap_options(argv);
@@ -602,11 +671,18 @@ static int probe(void) {
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) self[n] = 0;
     int ok = n > 0 && enter_pin_namespace() == 0 && syscall(SYS_open_tree, AT_FDCWD, self, OPEN_TREE_CLONE | O_CLOEXEC) >= 0;
-    _exit(ok ? 0 : 1);
+    if (!ok) _exit(1);
+    /* And --netns: a network namespace of that user namespace, with loopback up (die() exits 125). */
+    if (unshare(CLONE_NEWNET) < 0) _exit(2);
+    loopback_up();
+    _exit(0);
   }
-  int st;
-  if (c > 0 && waitpid(c, &st, 0) == c) pins = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-  printf("{\"landlock\":%ld,\"seccomp\":%d,\"pins\":%d}\n", abi < 0 ? 0L : abi, seccomp, pins);
+  int st, netns = 0;
+  if (c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st)) {
+    pins = WEXITSTATUS(st) != 1;
+    netns = WEXITSTATUS(st) == 0;
+  }
+  printf("{\"landlock\":%ld,\"seccomp\":%d,\"pins\":%d,\"netns\":%d}\n", abi < 0 ? 0L : abi, seccomp, pins, netns);
   return 0;
 }
 
@@ -614,20 +690,20 @@ int main(int argc, char **argv) {
   int i = 1;
   if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
   const char *limits[16];
-  int nlimits = 0, nbridges = 0, lifeline = -1, sweep_now = 0;
+  int nlimits = 0, lifeline = -1, sweep_now = 0;
   holds = calloc((size_t)argc, sizeof *holds);
   sweeps = calloc((size_t)argc, sizeof *sweeps);
   pins = calloc((size_t)argc, sizeof *pins);
   if (!holds || !sweeps || !pins) die("calloc");
   for (; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) { i++; break; }
-    if (strcmp(argv[i], "--bridge") == 0 && i + 2 < argc && nbridges < MAX_BRIDGES) {
-      start_bridge(atoi(argv[i + 1]), argv[i + 2]);
-      nbridges++;
+    if ((strcmp(argv[i], "--bridge") == 0 || strcmp(argv[i], "--udp-bridge") == 0) && i + 2 < argc && nbridges < MAX_BRIDGES) {
+      bridges[nbridges].udp = argv[i][2] == 'u';
+      bridges[nbridges].port = atoi(argv[i + 1]);
+      bridges[nbridges++].path = argv[i + 2];
       i += 2;
-    } else if (strcmp(argv[i], "--udp-bridge") == 0 && i + 2 < argc) {
-      start_udp_bridge(atoi(argv[i + 1]), argv[i + 2]);
-      i += 2;
+    } else if (strcmp(argv[i], "--netns") == 0) {
+      own_net = 1;
     } else if (strcmp(argv[i], "--lifeline") == 0 && i + 1 < argc) {
       lifeline = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc) {
@@ -671,12 +747,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "trust-sandbox-launcher: no command after --\n");
     return 125;
   }
-  /* Limits last, so the relay is not bound by the command's file or process limits. */
-  for (int k = 0; k < nlimits; k++) apply_limit(limits[k]);
-  if ((nholds > 0 || npins > 0) && lifeline < 0) {
-    fprintf(stderr, "trust-sandbox-launcher: --hold and --pin need --lifeline (they act on the bwrap child)\n");
+  if ((nholds > 0 || npins > 0 || own_net) && lifeline < 0) {
+    fprintf(stderr, "trust-sandbox-launcher: --hold, --pin and --netns need --lifeline (they act on the bwrap child)\n");
     return 125;
   }
+  /* Inside the sandbox, in its own network namespace, before the command starts. */
+  if (!own_net) start_bridges(0);
+  /* Limits last, so the relay is not bound by the command's file or process limits. */
+  for (int k = 0; k < nlimits; k++) apply_limit(limits[k]);
   if (lifeline >= 0) supervise(lifeline, argv + i);
   execvp(argv[i], argv + i);
   fprintf(stderr, "trust-sandbox-launcher: cannot execute %s: %s\n", argv[i], strerror(errno));

@@ -31,9 +31,11 @@ export interface LinuxPlanContext {
   /**
    * The run's egress-proxy unix socket on the host, and the loopback port it is bridged to (TCP;
    * with `udp`, the same port number for UDP as well, carried as a datagram channel; needs the
-   * launcher).
+   * launcher). With `outside`, the host-side launcher makes the run's network namespace and
+   * serves the bridge from outside the sandbox (`LinuxPlan.bridges`, the launcher's `--netns`):
+   * bwrap shares that namespace, and neither the socket nor the launcher is bound in.
    */
-  readonly egress?: { readonly socketPath: string; readonly port: number; readonly udp?: boolean };
+  readonly egress?: { readonly socketPath: string; readonly port: number; readonly udp?: boolean; readonly outside?: boolean };
   readonly rlimits?: readonly Rlimit[];
   /**
    * Host paths of an empty read-only file and an empty read-only directory, mounted over
@@ -76,6 +78,13 @@ export interface LinuxPin {
   readonly path: string;
 }
 
+/** A loopback port in the run's network namespace relayed to the host unix socket `socketPath`. */
+export interface LinuxBridge {
+  readonly type: 'tcp' | 'udp';
+  readonly port: number;
+  readonly socketPath: string;
+}
+
 /** A Linux plan: the bwrap arguments and the host placeholders bwrap will create. */
 export interface LinuxPlan {
   readonly platform: 'linux';
@@ -95,6 +104,11 @@ export interface LinuxPlan {
   readonly placeholders: readonly { readonly path: string; readonly type: 'file' | 'dir' }[];
   /** With `pinProtected`: the protected binds, in order, for the launcher; otherwise empty (they are bwrap options). */
   readonly pins: readonly LinuxPin[];
+  /**
+   * With `egress.outside`: the bridges the host-side launcher serves in the run's network
+   * namespace (`--netns --bridge`/`--udp-bridge`); otherwise empty (they run inside).
+   */
+  readonly bridges: readonly LinuxBridge[];
   readonly env: Readonly<Record<string, string>>;
 }
 
@@ -158,7 +172,8 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
 
   a.push('--unshare-all', '--unshare-user');
   if (ctx.runAs) a.push('--uid', String(ctx.runAs.uid), '--gid', String(ctx.runAs.gid));
-  if (ctx.shareNetwork) a.push('--share-net');
+  // The host network (degraded), or the private one the launcher made for the run (`egress.outside`).
+  if (ctx.shareNetwork || ctx.egress?.outside) a.push('--share-net');
   a.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   if (ctx.facts.bwrapDisableUserns) a.push('--disable-userns');
   if (ctx.seccomp) a.push('--seccomp', String(SECCOMP_FD));
@@ -256,29 +271,37 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
 
   const command: string[] = [];
   const rlimits = ctx.rlimits ?? [];
-  if (ctx.egress) a.push('--ro-bind', ctx.egress.socketPath, SANDBOX_LAYOUT.egressSocket);
-  if ((ctx.egress || rlimits.length > 0) && ctx.launcher) {
+  const bridges: LinuxBridge[] = [];
+  if (ctx.egress?.outside) {
+    if (!ctx.launcher) throw launcherMissing();
+    const { port, socketPath } = ctx.egress;
+    bridges.push({ type: 'tcp', port, socketPath });
+    if (ctx.egress.udp) bridges.push({ type: 'udp', port, socketPath });
+  }
+  const inside = ctx.egress && !ctx.egress.outside ? ctx.egress : undefined;
+  if (inside) a.push('--ro-bind', inside.socketPath, SANDBOX_LAYOUT.egressSocket);
+  if ((inside || rlimits.length > 0) && ctx.launcher) {
     a.push('--ro-bind', ctx.launcher, SANDBOX_LAYOUT.launcher);
     command.push(SANDBOX_LAYOUT.launcher);
-    if (ctx.egress) command.push('--bridge', String(ctx.egress.port), SANDBOX_LAYOUT.egressSocket);
-    if (ctx.egress?.udp) command.push('--udp-bridge', String(ctx.egress.port), SANDBOX_LAYOUT.egressSocket);
+    if (inside) command.push('--bridge', String(inside.port), SANDBOX_LAYOUT.egressSocket);
+    if (inside?.udp) command.push('--udp-bridge', String(inside.port), SANDBOX_LAYOUT.egressSocket);
     for (const [name, value] of rlimits) command.push('--rlimit', `${name}=${value}`);
     command.push('--');
-  } else if (ctx.egress || rlimits.length > 0) {
+  } else if (inside || rlimits.length > 0) {
     // Fallback without a C compiler: prlimit(1) for limits, socat behind a constant sh script
     // for the bridge. The caller's argv still travels as separate words ("$@"), never as text.
     if (rlimits.length > 0) {
       if (!ctx.fallback?.prlimit) throw launcherMissing();
       command.push(ctx.fallback.prlimit, ...rlimits.map(([n, v]) => `--${PRLIMIT_NAMES[n]}=${v}:${v}`), '--');
     }
-    if (ctx.egress?.udp) {
+    if (inside?.udp) {
       throw new TrustError('SANDBOX_UNAVAILABLE', 'the udp capability needs the sandbox launcher (the socat fallback cannot carry datagrams)', {
         hint: 'install a C compiler (Debian: apt-get install gcc libc6-dev) and do not force bridge: "socat"',
       });
     }
-    if (ctx.egress) {
+    if (inside) {
       if (!ctx.fallback?.socat) throw launcherMissing();
-      command.push('/bin/sh', '-c', SOCAT_BRIDGE_SCRIPT, 'trust-bridge', ctx.fallback.socat, String(ctx.egress.port), SANDBOX_LAYOUT.egressSocket);
+      command.push('/bin/sh', '-c', SOCAT_BRIDGE_SCRIPT, 'trust-bridge', ctx.fallback.socat, String(inside.port), SANDBOX_LAYOUT.egressSocket);
     }
   }
 
@@ -295,6 +318,7 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     command: Object.freeze(cmd),
     placeholders: Object.freeze(placeholders),
     pins: Object.freeze(pins),
+    bridges: Object.freeze(bridges),
     env: ctx.env,
   });
 }

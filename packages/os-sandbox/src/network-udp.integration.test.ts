@@ -1,10 +1,13 @@
 // The udp capability end to end: a sandboxed SOCKS5 UDP client → the launcher's datagram bridge on
-// 127.0.0.1:3128/udp inside the sandbox → the run's own unix socket → the @trust/egress relay →
+// 127.0.0.1:3128/udp in the run's network namespace (served from outside the sandbox, or inside
+// it where the launcher cannot make the namespace) → the run's own unix socket → the @trust/egress relay →
 // authorizeUdp + address guard → the UDP echo listener of a real peer child process.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowHosts, createMemoryAuditSink } from '@trust/core';
 import { createStubResolver, startPeer, type Peer } from '@trust/testing';
+import { ensureLauncher } from './launcher.js';
+import { probeSandbox } from './probe.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { NODE, NODE_ROOTS, SOCKS_UDP, runIn } from './test-helpers.js';
 
@@ -51,6 +54,19 @@ describe('udp capability through the per-run SOCKS5 UDP relay (bubblewrap)', () 
     expect(mine.map((e) => `${e.target} ${e.decision}`).sort()).toEqual([`udp://api.test:${peer.udpPort} allow`, `udp://denied.test:${peer.udpPort} deny`]);
     expect(mine.every((e) => e.principal.kind === 'process' && (e.details as { via?: string }).via === 'socks5-udp')).toBe(true);
     expect(r.exit.violations).toEqual([expect.objectContaining({ kind: 'egress', action: 'egress.udp', code: 'EGRESS_HOST_NOT_ALLOWED' })]);
+  });
+
+  it('the datagram bridge inside the sandbox (no launcher-made namespace) round-trips the same way', async () => {
+    const probe = await probeSandbox({ launcherPath: (await ensureLauncher()).path });
+    const inside = await createSandbox({ v: 1, capabilities: ['udp', 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { egress, audit, guard: { mode: 'default', resolve }, probe: { ...probe, launcherNetns: false } });
+    try {
+      const r = await runIn(inside, [NODE, '-e', SOCKS_UDP, `denied.test:${peer.udpPort}:inside-denied`, `api.test:${peer.udpPort}:inside-udp`]);
+      expect(r.stdout).toContain('ECHO inside-udp');
+      expect(r.exit.violations).toEqual([expect.objectContaining({ action: 'egress.udp' })]);
+      expect((await peer.stats()).udpMessages).not.toContain('inside-denied');
+    } finally {
+      await inside.close();
+    }
   });
 
   it("the default 'strict' guard refuses a name that resolves to loopback", async () => {

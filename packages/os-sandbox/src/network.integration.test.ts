@@ -1,13 +1,30 @@
-// The http capability end to end: sandboxed curl → in-sandbox loopback bridge → the run's own
-// unix socket → @trust/egress proxy → policy + address guard → a real loopback peer.
-import { existsSync } from 'node:fs';
+// The http capability end to end: sandboxed curl → the loopback bridge of the run's network
+// namespace (served from outside the sandbox by the launcher, or inside it where the launcher
+// cannot make the namespace) → the run's own unix socket → @trust/egress proxy → policy + address
+// guard → a real loopback peer.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowHosts, createMemoryAuditSink } from '@trust/core';
 import { createStubResolver, startPeer, type Peer } from '@trust/testing';
+import { ensureLauncher } from './launcher.js';
+import { probeSandbox } from './probe.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
-import { NODE, NODE_ROOTS, runIn } from './test-helpers.js';
+import { freshDir, NODE, NODE_ROOTS, runIn } from './test-helpers.js';
 
 const CURL = '/usr/bin/curl';
+
+/** Host processes whose command line mentions `text` (the launcher and its bridge relays name the run's socket). */
+function processesNaming(text: string): number[] {
+  const out: number[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text)) out.push(Number(pid));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
 
 describe('http capability through the per-run egress proxy (bubblewrap)', () => {
   let peer: Peer;
@@ -83,6 +100,58 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
       expect(no.stdout).toMatch(/^HTTP\/1\.1 403/);
     } finally {
       await viaSocat.close();
+    }
+  });
+
+  it('the bridge lives outside the sandbox: neither the proxy socket nor the launcher is visible inside', async () => {
+    const r = await runIn(sb, ['/bin/sh', '-c', 'ls -A /sandbox; echo "home:$HOME"']);
+    expect(r.stdout.split('\n').filter(Boolean)).toEqual(['home', 'home:/sandbox/home']);
+  });
+
+  it('where the launcher cannot make the network namespace, the bridge runs inside and carries the same traffic', async () => {
+    const launcher = await ensureLauncher();
+    const probe = await probeSandbox({ launcherPath: launcher.path });
+    expect(probe.launcherNetns).toBe(true);
+    const inside = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test']), audit, guard: { mode: 'default', resolve }, probe: { ...probe, launcherNetns: false } });
+    try {
+      const ok = await runIn(inside, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);
+      expect(ok.stdout).toBe('hello-through-proxy');
+      expect(audit.events().filter((e) => e.principal.id === ok.exit.runId && e.action === 'egress.http').map((e) => e.decision)).toEqual(['allow']);
+      const no = await runIn(inside, [CURL, '-sS', '--max-time', '10', '-i', `http://denied.test:${peer.httpPort}/hello`]);
+      expect(no.stdout).toMatch(/^HTTP\/1\.1 403/);
+      const direct = await runIn(inside, [CURL, '-sS', '--max-time', '5', '--noproxy', '*', `http://127.0.0.1:${peer.httpPort}/hello`]);
+      expect(direct.stdout).not.toContain('hello-through-proxy');
+      const seen = await runIn(inside, ['/bin/sh', '-c', 'ls -A /sandbox']);
+      expect(seen.stdout.split('\n').filter(Boolean).sort()).toEqual(['egress.sock', 'home', 'launcher']);
+    } finally {
+      await inside.close();
+    }
+  });
+
+  it('the relays outside the sandbox end with the run, and with it when its supervising launcher is killed', async () => {
+    const workDir = freshDir('trust-net-relays-');
+    const own = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve }, workDir });
+    const waitGone = async (): Promise<number[]> => {
+      for (let i = 0; i < 200 && processesNaming(workDir).length > 0; i++) await new Promise((ok) => setTimeout(ok, 25));
+      return processesNaming(workDir);
+    };
+    try {
+      // A run that used the bridge: nothing naming its socket outlives it.
+      const ok = await runIn(own, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);
+      expect(ok.stdout).toBe('hello-through-proxy');
+      expect(processesNaming(workDir)).toEqual([]);
+      // A run whose supervisor is SIGKILLed mid-run: bwrap dies with it, and the relay with bwrap.
+      const p = await own.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 30']);
+      // Once the command runs, bwrap is set up (its --die-with-parent armed).
+      await new Promise((ok2) => p.stdout.once('data', ok2));
+      // The supervising launcher and the relay it forked before exec'ing bwrap (bwrap's own argv
+      // is on fd 3, so it names nothing).
+      expect(processesNaming(workDir).length).toBe(2);
+      process.kill(p.pid, 'SIGKILL');
+      await p.exit;
+      expect(await waitGone()).toEqual([]);
+    } finally {
+      await own.close();
     }
   });
 

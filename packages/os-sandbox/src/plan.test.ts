@@ -111,6 +111,30 @@ describe('planSandbox (linux)', () => {
     ).toThrow(expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }));
   });
 
+  it('egress.outside: the launcher makes the network namespace and bridges it, so nothing is bound in for it', () => {
+    const ctx = { launcher: '/w/.native/launcher', egress: { socketPath: '/w/run/egress.sock', port: 3128, udp: true, outside: true } };
+    const plan = planSandbox({ v: 1, capabilities: ['udp'] }, ['/usr/bin/dig'], 'linux', ctx);
+    if (plan.platform !== 'linux') throw new Error('linux plan expected');
+    expect(plan.bridges).toEqual([
+      { type: 'tcp', port: 3128, socketPath: '/w/run/egress.sock' },
+      { type: 'udp', port: 3128, socketPath: '/w/run/egress.sock' },
+    ]);
+    expect(plan.command).toEqual(['/usr/bin/dig']);
+    // bwrap joins the launcher's private namespace instead of making one; still no host network.
+    expect(plan.options.slice(0, 2)).toEqual(['--unshare-all', '--unshare-user']);
+    expect(plan.options).toContain('--share-net');
+    expect(plan.options.join(' ')).not.toMatch(/egress\.sock|\/sandbox\/launcher/);
+    // Limits still need the launcher inside (setrlimit for the command), without a bridge there.
+    const limited = planSandbox({ v: 1, capabilities: ['http'], limits: { files: 64 } }, ['/bin/true'], 'linux', { ...ctx, rlimits: [['nofile', 64]] });
+    if (limited.platform !== 'linux') throw new Error('linux plan expected');
+    expect(limited.command).toEqual(['/sandbox/launcher', '--rlimit', 'nofile=64', '--', '/bin/true']);
+    expect(limited.options.join(' ')).not.toContain('egress.sock');
+    // Only the compiled launcher can serve it.
+    expect(() => planSandbox({ v: 1, capabilities: ['http'] }, ['/bin/true'], 'linux', { egress: { socketPath: '/s', port: 3128, outside: true } })).toThrow(
+      expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }),
+    );
+  });
+
   it('network tier: its own namespace and the proxy bridge (TCP and UDP); shared only in the degraded mode', () => {
     const floored = planSandbox({ v: 1, capabilities: ['network'] }, ['/usr/bin/git', 'fetch'], 'linux', {
       env: { PATH: '/usr/bin:/bin', HOME: '/sandbox/home', TMPDIR: '/tmp', HTTP_PROXY: 'http://127.0.0.1:3128', ALL_PROXY: 'http://127.0.0.1:3128' },

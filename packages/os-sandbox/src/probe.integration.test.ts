@@ -30,6 +30,7 @@ describe('probeSandbox and fail-closed creation', () => {
     expect(typeof probe.seccomp).toBe('boolean');
     expect(probe.landlock).toBeGreaterThanOrEqual(0);
     expect(probe.pinNamespace).toBe(true);
+    expect(probe.launcherNetns).toBe(true);
     expect(probe.overlay.bwrap).toBe(!/^0\.(\d|10)\./.test(probe.bwrap!.version));
     expect(probe.seatbelt).toBe(false);
   });

@@ -22,6 +22,11 @@ export interface SandboxProbe {
    * mount, and the kernel's open_tree/mount_setattr API); without it they are bwrap binds.
    */
   readonly pinNamespace: boolean;
+  /**
+   * The launcher can also make a run's network namespace in that user namespace (loopback up) and
+   * serve the egress bridge from outside the sandbox; without it the bridge runs inside.
+   */
+  readonly launcherNetns: boolean;
   /** Overlay: kernel overlayfs and bubblewrap ≥ 0.11 `--overlay` support (not used yet). */
   readonly overlay: { readonly kernel: boolean; readonly bwrap: boolean };
   /** Writable cgroup directories for the pids and memory controllers, when delegated. */
@@ -142,6 +147,7 @@ export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxP
   let landlock = 0;
   let seccomp = false;
   let pinNamespace = false;
+  let launcherNetns = false;
   try {
     seccomp = /^Seccomp:/m.test(readFileSync('/proc/self/status', 'utf8'));
   } catch {
@@ -150,10 +156,11 @@ export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxP
   if (options.launcherPath) {
     const l = await run(options.launcherPath, ['--probe']);
     try {
-      const parsed = JSON.parse(l.stdout) as { landlock: number; seccomp: number; pins?: number };
+      const parsed = JSON.parse(l.stdout) as { landlock: number; seccomp: number; pins?: number; netns?: number };
       landlock = parsed.landlock;
       seccomp = seccomp || parsed.seccomp === 1;
       pinNamespace = parsed.pins === 1;
+      launcherNetns = parsed.netns === 1;
     } catch {
       notes.push('the launcher probe failed; Landlock unknown');
     }
@@ -177,6 +184,7 @@ export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxP
     seccomp,
     landlock,
     pinNamespace,
+    launcherNetns,
     overlay: { kernel: overlayKernel, bwrap: bwrap ? versionAtLeast(bwrap.version, 0, 11) : false },
     cgroups: {
       ...(pids ? { pids: pids.path } : {}),

@@ -113,6 +113,9 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   const brokered = fine || floored;
   // Datagrams need the launcher's bridge, so the floored tier offers UDP only when it exists.
   const udp = caps.has('udp') || (floored && platform === 'linux' && launcher !== undefined);
+  // The launcher makes the run's network namespace and bridges it from outside when it can (see
+  // its --netns): two binds and an exec fewer per run than the bridge inside the sandbox.
+  const bridgeOutside = brokered && platform === 'linux' && launcher !== undefined && probe.launcherNetns && !degraded.includes('shared-network');
   const runPolicy = floored ? (options.egress ?? networkTierPolicy()) : options.egress;
   const runGuard: SandboxGuardOptions = floored ? floorGuard(options.guard) : { mode: policy.network.guard, ...options.guard };
   const sourceHome = (options.env ?? process.env).HOME;
@@ -344,7 +347,9 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             empty,
             ...(launcher ? { launcher: launcher.path } : {}),
             ...(fallback ? { fallback: { ...(fallback.socat ? { socat: fallback.socat } : {}), ...(fallback.prlimit ? { prlimit: fallback.prlimit } : {}) } } : {}),
-            ...(socketPath !== undefined && proxyPort !== undefined ? { egress: { socketPath, port: proxyPort, ...(udp ? { udp: true } : {}) } } : {}),
+            ...(socketPath !== undefined && proxyPort !== undefined
+              ? { egress: { socketPath, port: proxyPort, ...(udp ? { udp: true } : {}), ...(bridgeOutside ? { outside: true } : {}) } }
+              : {}),
             rlimits: rl,
             shareNetwork: degraded.includes('shared-network'),
             noProc: degraded.includes('no-proc'),
@@ -376,6 +381,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             '--lifeline', String(LIFELINE_FD),
             ...(keeper?.runArgs(rwRoots, plan.placeholders) ?? []),
             ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
+            ...(plan.bridges.length > 0 ? ['--netns', ...plan.bridges.flatMap((b) => [b.type === 'udp' ? '--udp-bridge' : '--bridge', String(b.port), b.socketPath])] : []),
             ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
             '--', plan.file, '--args', '3', '--', ...plan.command,
           ];
