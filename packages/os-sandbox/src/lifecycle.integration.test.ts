@@ -1,37 +1,13 @@
 // Timeouts, kill, output caps, parent death and resource limits with real bubblewrap.
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { readAll } from './output-capture.js';
-import { freshDir, runIn } from './test-helpers.js';
-
-/** Host pids whose command line contains `marker`. */
-function hostPidsWith(marker: string): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(marker)) out.push(Number(d));
-    } catch {
-      /* exited */
-    }
-  }
-  return out;
-}
-
-/** Polls until no host process carries `marker`; returns early, so the bound only matters on failure (a loaded host can take seconds to reap a tree). */
-async function waitGone(marker: string): Promise<number[]> {
-  for (let i = 0; i < 750; i++) {
-    const left = hostPidsWith(marker);
-    if (left.length === 0) return left;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return hostPidsWith(marker);
-}
+import { freshDir, hostPidsWith, runIn, waitGone } from './test-helpers.js';
 
 /**
  * Writes a host script (into `dir`) that creates a sandbox from the built package, spawns two

@@ -2,29 +2,16 @@
 // namespace (served from outside the sandbox by the launcher, or inside it where the launcher
 // cannot make the namespace) → the run's own unix socket → @trust/egress proxy → policy + address
 // guard → a real loopback peer.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowHosts, createMemoryAuditSink } from '@trust/core';
 import { createStubResolver, startPeer, type Peer } from '@trust/testing';
 import { ensureLauncher } from './launcher.js';
 import { probeSandbox } from './probe.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
-import { freshDir, NODE, NODE_ROOTS, runIn } from './test-helpers.js';
+import { freshDir, hostPidsWith, NODE, NODE_ROOTS, runIn, waitGone } from './test-helpers.js';
 
 const CURL = '/usr/bin/curl';
-
-/** Host processes whose command line mentions `text` (the launcher and its bridge relays name the run's socket). */
-function processesNaming(text: string): number[] {
-  const out: number[] = [];
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text)) out.push(Number(pid));
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out;
-}
 
 describe('http capability through the per-run egress proxy (bubblewrap)', () => {
   let peer: Peer;
@@ -131,25 +118,21 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
   it('the relays outside the sandbox end with the run, and with it when its supervising launcher is killed', async () => {
     const workDir = freshDir('trust-net-relays-');
     const own = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve }, workDir });
-    const waitGone = async (): Promise<number[]> => {
-      for (let i = 0; i < 200 && processesNaming(workDir).length > 0; i++) await new Promise((ok) => setTimeout(ok, 25));
-      return processesNaming(workDir);
-    };
     try {
       // A run that used the bridge: nothing naming its socket outlives it.
       const ok = await runIn(own, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);
       expect(ok.stdout).toBe('hello-through-proxy');
-      expect(processesNaming(workDir)).toEqual([]);
+      expect(hostPidsWith(workDir)).toEqual([]);
       // A run whose supervisor is SIGKILLed mid-run: bwrap dies with it, and the relay with bwrap.
       const p = await own.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 30']);
       // Once the command runs, bwrap is set up (its --die-with-parent armed).
       await new Promise((ok2) => p.stdout.once('data', ok2));
       // The supervising launcher and the relay it forked before exec'ing bwrap (bwrap's own argv
       // is on fd 3, so it names nothing).
-      expect(processesNaming(workDir).length).toBe(2);
+      expect(hostPidsWith(workDir).length).toBe(2);
       process.kill(p.pid, 'SIGKILL');
       await p.exit;
-      expect(await waitGone()).toEqual([]);
+      expect(await waitGone(workDir)).toEqual([]);
     } finally {
       await own.close();
     }

@@ -1,4 +1,4 @@
-import { spawn as spawnChild, type ChildProcess } from 'node:child_process';
+import { spawn as spawnChild } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { evaluateGrantRealPaths } from './grant-paths.js';
 import { findTool, hasRlimits } from './host-files.js';
 import { createPlaceholderKeeper, DEFAULT_PLACEHOLDER_LINGER_MS } from './placeholders.js';
 import { createNestedGitScanner } from './nested-git.js';
+import { fromChildProcess, type Launched } from './launched.js';
 import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
   createRunAudit,
@@ -32,12 +33,13 @@ import { SENSITIVE_ROOTS } from './protected-paths.js';
 import type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnOptions } from './sandbox-types.js';
 import { buildSeccompFilter, seccompArchOf } from './seccomp.js';
 import { planSeatbelt, type DarwinPlan } from './seatbelt-plan.js';
+import { startSpawnServer, type SpawnServer } from './spawn-server.js';
 
 export type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnOptions } from './sandbox-types.js';
 
 /** Descriptors 0-4 carry stdio, the bwrap options (3) and the seccomp program (4). */
 const FIRST_UNUSED_FD = 6;
-/** The launcher's lifeline: a socket whose other end only this process holds (see `--lifeline`). */
+/** The launcher's lifeline: a pipe whose other end only the spawn server holds (see `--lifeline`, `--serve`). */
 const LIFELINE_FD = 5;
 /** How long `kill()` waits for the supervising launcher to end a run before killing its group. */
 const FORCE_KILL_AFTER_MS = 5_000;
@@ -174,6 +176,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   const nestedGitScanner = createNestedGitScanner();
   // Removes placeholders only where no live run holds their root; without the launcher, never.
   const keeper = launcher ? createPlaceholderKeeper({ launcher: launcher.path, lingerMs }) : undefined;
+  // Started at the first run that needs the launcher (see startSpawnServer); ended by close().
+  let server: SpawnServer | undefined;
   let closed = false;
 
   const audit = (principal: Principal, action: string, target: string, decision: 'allow' | 'deny', extra: { code?: string; rule?: string; details?: Record<string, unknown> } = {}): void => {
@@ -408,35 +412,23 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         audit(principal, 'sandbox.degraded', argv[0]!, 'allow', { rule: 'allowDegraded', details: { runId, degraded } });
       }
 
-      const child: ChildProcess = spawnChild(file, args as string[], {
-        stdio: [
-          opts.stdin !== undefined ? 'pipe' : 'ignore',
-          caps.has('stdout') ? 'pipe' : 'ignore',
-          caps.has('stderr') ? 'pipe' : 'ignore',
-          argsFd ? 'pipe' : 'ignore',
-          argsFd && seccompFilter ? 'pipe' : 'ignore',
-          lifeline ? 'pipe' : 'ignore',
-        ],
-        detached: true,
-        env: platform === 'darwin' ? env : { PATH: '/usr/bin:/bin' },
-      });
+      const fd3 = argsFd ? Buffer.from(argsFd.map((x) => `${x}\0`).join(''), 'utf8') : undefined;
+      const fd4 = argsFd && seccompFilter ? seccompFilter : undefined;
+      const wants = { stdin: opts.stdin !== undefined, stdout: caps.has('stdout'), stderr: caps.has('stderr') };
+      let child: Launched;
       if (lifeline) {
-        // Never written: it only has to stay open for as long as this process lives. It is read
-        // (and drained) so that its end is seen and the child's 'close' can fire.
-        const fd5 = (child.stdio as unknown as ReadonlyArray<NodeJS.ReadableStream & { unref?: () => void } | null>)[LIFELINE_FD];
-        fd5?.on('error', () => undefined);
-        fd5?.resume();
-        fd5?.unref?.();
-      }
-      if (argsFd) {
-        const fd3 = child.stdio[3] as NodeJS.WritableStream | null;
-        fd3?.on('error', () => undefined);
-        fd3?.end(Buffer.from(argsFd.map((x) => `${x}\0`).join(''), 'utf8'));
-        if (seccompFilter) {
-          const fd4 = child.stdio[4] as NodeJS.WritableStream | null;
-          fd4?.on('error', () => undefined);
-          fd4?.end(seccompFilter);
-        }
+        // The launcher's spawn server forks the run, and its lifeline stands for this process.
+        if (!server?.alive) server = startSpawnServer(launcher!.path);
+        child = await server.launch({ args, ...(fd3 ? { fd3 } : {}), ...(fd4 ? { fd4 } : {}), ...wants });
+      } else {
+        child = fromChildProcess(
+          spawnChild(file, args as string[], {
+            stdio: [wants.stdin ? 'pipe' : 'ignore', wants.stdout ? 'pipe' : 'ignore', wants.stderr ? 'pipe' : 'ignore', fd3 ? 'pipe' : 'ignore', fd4 ? 'pipe' : 'ignore'],
+            detached: true,
+            env: platform === 'darwin' ? env : { PATH: '/usr/bin:/bin' },
+          }),
+          [fd3, fd4],
+        );
       }
       if (opts.stdin !== undefined && child.stdin) {
         child.stdin.on('error', () => undefined);
@@ -450,31 +442,17 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       let done = false;
       let forceTimer: NodeJS.Timeout | undefined;
       const forceKill = (): void => {
-        if (done || child.pid === undefined) return;
-        // bwrap runs in its own process group (detached). Killing it ends the sandbox's PID 1
+        // The run has its own process group (a new session). Killing it ends the sandbox's PID 1
         // (--die-with-parent), and the kernel then kills every process in the PID namespace.
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          /* already gone */
-        }
-        try {
-          child.kill('SIGKILL');
-        } catch {
-          /* already gone */
-        }
+        if (!done) child.kill('SIGKILL');
       };
       const killTree = (): void => {
-        if (done || child.pid === undefined) return;
+        if (done) return;
         if (!lifeline) return forceKill();
         // The supervising launcher SIGKILLs everything below it on SIGTERM, then removes the
         // run's placeholders (which a SIGKILL of the launcher itself would leave behind). Should
         // it not be gone in a few seconds, the whole group is killed anyway.
-        try {
-          child.kill('SIGTERM');
-        } catch {
-          /* already gone */
-        }
+        child.kill('SIGTERM');
         forceTimer ??= setTimeout(forceKill, FORCE_KILL_AFTER_MS);
         forceTimer.unref();
       };
@@ -486,45 +464,45 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       if (opts.signal?.aborted) killTree();
 
-      const exit = new Promise<SandboxExit>((resolve, reject) => {
-        child.once('error', (e) => {
-          done = true;
-          clearTimeout(timer);
-          clearTimeout(forceTimer);
-          void cleanup().then(() => {
-            releaseSlot();
-            reject(new TrustError('SANDBOX_UNAVAILABLE', `could not start ${file}: ${e.message}`, { cause: e, hint: 'check that bubblewrap is installed' }));
-          });
-        });
-        child.once('close', (code, signal) => {
+      const exit = child.closed.then(
+        async ({ code, signal }) => {
           done = true;
           clearTimeout(timer);
           clearTimeout(forceTimer);
           opts.signal?.removeEventListener('abort', onAbort);
           running.delete(handle);
-          void cleanup().then(() => {
-            const result: SandboxExit = Object.freeze({
-              code,
-              signal,
-              timedOut,
-              truncated: out.truncated() || err.truncated(),
-              truncatedStreams: { stdout: out.truncated(), stderr: err.truncated() },
-              violations: Object.freeze([...violations]),
-              runId,
-              durationMs: Date.now() - started,
-            });
-            audit(principal, 'sandbox.exit', argv[0]!, 'allow', {
-              ...(timedOut ? { code: 'SANDBOX_TIMEOUT' } : {}),
-              details: { runId, code, signal, timedOut, truncated: result.truncated, violations: violations.length, durationMs: result.durationMs },
-            });
-            resolve(result);
-            releaseSlot();
+          await cleanup();
+          const result: SandboxExit = Object.freeze({
+            code,
+            signal,
+            timedOut,
+            truncated: out.truncated() || err.truncated(),
+            truncatedStreams: { stdout: out.truncated(), stderr: err.truncated() },
+            violations: Object.freeze([...violations]),
+            runId,
+            durationMs: Date.now() - started,
           });
-        });
-      });
+          audit(principal, 'sandbox.exit', argv[0]!, 'allow', {
+            ...(timedOut ? { code: 'SANDBOX_TIMEOUT' } : {}),
+            details: { runId, code, signal, timedOut, truncated: result.truncated, violations: violations.length, durationMs: result.durationMs },
+          });
+          releaseSlot();
+          return result;
+        },
+        async (e: Error) => {
+          done = true;
+          clearTimeout(timer);
+          clearTimeout(forceTimer);
+          opts.signal?.removeEventListener('abort', onAbort);
+          running.delete(handle);
+          await cleanup();
+          releaseSlot();
+          throw new TrustError('SANDBOX_UNAVAILABLE', `could not start ${file}: ${e.message}`, { cause: e, hint: 'check that bubblewrap is installed' });
+        },
+      );
       const handle: SandboxProcess = Object.freeze({
         runId,
-        pid: child.pid ?? -1,
+        pid: child.pid,
         stdout: out.stream,
         stderr: err.stream,
         kill: killTree,
@@ -558,6 +536,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       spare = undefined;
       if (last) await last.then((s) => s.release()).catch(() => undefined);
       await Promise.all([...background]);
+      server?.close();
       await keeper?.close();
       if (ownsWorkDir) rmSync(workDir, { recursive: true, force: true });
     },

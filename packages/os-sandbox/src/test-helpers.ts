@@ -1,5 +1,5 @@
 // Shared by the tests of this package only (not exported).
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditEvent, AuditInput, AuditSink } from '@trust/core';
@@ -69,3 +69,27 @@ c.on('data', (d) => {
 });
 c.on('error', (e) => { console.log('ERR ' + e.code); process.exit(0); });
 `;
+
+/** Host processes whose command line contains `marker`. */
+export function hostPidsWith(marker: string): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(marker)) out.push(Number(d));
+    } catch {
+      /* exited */
+    }
+  }
+  return out;
+}
+
+/** Polls until no host process carries `marker`; returns early, so the bound only matters on failure (a loaded host can take seconds to reap a tree). */
+export async function waitGone(marker: string): Promise<number[]> {
+  for (let i = 0; i < 750; i++) {
+    const left = hostPidsWith(marker);
+    if (left.length === 0) return left;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return hostPidsWith(marker);
+}

@@ -1,0 +1,123 @@
+// The launcher's spawn server (--serve), with real bubblewrap: how runs start, end and fail when
+// the server itself goes away.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureLauncher } from './launcher.js';
+import { createSandbox, type Sandbox } from './sandbox.js';
+import { startSpawnServer } from './spawn-server.js';
+import { freshDir, runIn } from './test-helpers.js';
+
+/** The parent pid of `pid`, from /proc (field 4 of stat, after the command's parenthesised name). */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+describe('the spawn server', () => {
+  let sb: Sandbox;
+  let dir: string;
+  beforeAll(async () => {
+    expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
+    dir = freshDir('trust-spawn-server-');
+    sb = await createSandbox({ v: 1, capabilities: ['stdin', 'stdout', 'stderr', `fs:rw:${dir}`] });
+  });
+  afterAll(async () => {
+    await sb?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts every run of a sandbox from one server process, with stdin, stdout and stderr as pipes', async () => {
+    const pids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const p = await sb.spawn(['/bin/sh', '-c', 'cat; echo err >&2; ls -l /proc/self/fd/0 /proc/self/fd/1 | grep -c pipe'], { stdin: `in-${i}\n` });
+      pids.push(parentOf(p.pid));
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      p.stdout.on('data', (c: Buffer) => out.push(c));
+      p.stderr.on('data', (c: Buffer) => err.push(c));
+      const exit = await p.exit;
+      expect(exit.code).toBe(0);
+      expect(Buffer.concat(out).toString()).toBe(`in-${i}\n2\n`);
+      expect(Buffer.concat(err).toString()).toBe('err\n');
+    }
+    expect(new Set(pids).size).toBe(1);
+    expect(pids[0]).not.toBe(process.pid);
+    expect(readFileSync(`/proc/${pids[0]}/cmdline`, 'utf8').split('\0')).toContain('--serve');
+  });
+
+  it('reports exit codes and signals as the run ended', async () => {
+    expect((await runIn(sb, ['/bin/sh', '-c', 'exit 7'])).exit).toMatchObject({ code: 7, signal: null });
+    // kill(): the supervising launcher SIGKILLs the run and exits as bwrap did, by that signal.
+    const p = await sb.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 60']);
+    await new Promise((ok) => p.stdout.once('data', ok));
+    p.kill();
+    expect(await p.exit).toMatchObject({ code: null, signal: 'SIGKILL' });
+  });
+
+  it('a server killed mid-run ends that run (its lifeline closes), and the next run gets a new server', async () => {
+    const p = await sb.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 60']);
+    await new Promise((ok) => p.stdout.once('data', ok));
+    const server = parentOf(p.pid);
+    process.kill(server, 'SIGKILL');
+    const exit = await p.exit;
+    expect(exit.code).toBeNull();
+    expect(exit.signal).toBe('SIGKILL');
+    const next = await sb.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 60']);
+    await new Promise((ok) => next.stdout.once('data', ok));
+    expect(parentOf(next.pid)).not.toBe(server);
+    expect(readFileSync(`/proc/${parentOf(next.pid)}/cmdline`, 'utf8').split('\0')).toContain('--serve');
+    next.kill();
+    expect((await next.exit).signal).toBe('SIGKILL');
+  });
+
+  it('answers a malformed request with F and EINVAL, and stops at bytes that are not its protocol', async () => {
+    const launcher = await ensureLauncher();
+    const server = spawn(launcher.path, ['--serve'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    let replies = '';
+    server.stdout.on('data', (c: Buffer) => (replies += c.toString()));
+    const u32 = (n: number): Buffer => {
+      const b = Buffer.alloc(4);
+      b.writeUInt32LE(n);
+      return b;
+    };
+    // Request 7 claims three arguments but carries one and no blobs.
+    const body = Buffer.concat([u32(3), Buffer.from('--\0')]);
+    server.stdin.write(Buffer.concat([Buffer.from('R'), u32(7), u32(body.length), body]));
+    for (let i = 0; i < 200 && !replies.includes('\n'); i++) await new Promise((ok) => setTimeout(ok, 10));
+    expect(replies).toBe('F 7 22\n');
+    server.stdin.write('Zjunk');
+    const [code] = await new Promise<[number | null]>((ok) => server.once('exit', (c) => ok([c])));
+    expect(code).toBe(125);
+  });
+
+  it('the client fails pending launches with a clear error once its server is gone', async () => {
+    const launcher = await ensureLauncher();
+    const server = startSpawnServer(launcher.path);
+    server.close();
+    for (let i = 0; i < 200 && server.alive; i++) await new Promise((ok) => setTimeout(ok, 10));
+    expect(server.alive).toBe(false);
+    await expect(server.launch({ args: ['--', '/bin/true'], stdin: false, stdout: false, stderr: false })).rejects.toThrow(/spawn server exited/);
+  });
+
+  it('an idle sandbox does not keep its process alive; the server then ends with it', async () => {
+    const dist = new URL('../dist/index.js', import.meta.url).pathname;
+    expect(existsSync(dist), 'build @trust/os-sandbox first (dist/index.js)').toBe(true);
+    const script = join(dir, 'idle.mjs');
+    writeFileSync(
+      script,
+      `import { createSandbox } from ${JSON.stringify(dist)};\n` +
+        `const sb = await createSandbox({ v: 1, capabilities: ['stdout'] });\n` +
+        `const p = await sb.spawn(['/bin/true']);\n` +
+        `process.stdout.write(JSON.stringify({ code: (await p.exit).code, pid: p.pid }));\n`,
+    );
+    const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    // Never closed, and still the process ends by itself once its run is over.
+    const code = await new Promise<number | null>((ok) => child.once('close', ok));
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ code: 0 });
+  });
+});

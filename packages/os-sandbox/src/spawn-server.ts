@@ -1,0 +1,201 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { constants as fsConstants, openSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { constants as osConstants } from 'node:os';
+import { TrustError } from '@trust/core';
+import type { Launched, LaunchedExit } from './launched.js';
+
+/** One run for the spawn server: the launcher's arguments and what its fds 0-4 carry. */
+export interface LaunchRequest {
+  /** The launcher's arguments (without argv[0]). */
+  readonly args: readonly string[];
+  /** Bytes for fd 3 (bwrap's `--args`) and fd 4 (the seccomp program); absent = /dev/null. */
+  readonly fd3?: Uint8Array;
+  readonly fd4?: Uint8Array;
+  /** A pipe for each of these, else /dev/null. */
+  readonly stdin: boolean;
+  readonly stdout: boolean;
+  readonly stderr: boolean;
+}
+
+/** The launcher's spawn server (`--serve`), one per sandbox. */
+export interface SpawnServer {
+  /** False once the server has exited (its runs ended with it); start another for new runs. */
+  readonly alive: boolean;
+  launch(request: LaunchRequest): Promise<Launched>;
+  /** Ends the server; runs still going end with it (their lifelines close). */
+  close(): void;
+}
+
+interface Pending {
+  resolve(l: Launched): void;
+  reject(e: Error): void;
+}
+
+interface Running {
+  exited(exit: LaunchedExit): void;
+}
+
+const signalName = (n: number): NodeJS.Signals | null =>
+  (Object.entries(osConstants.signals).find(([, v]) => v === n)?.[0] as NodeJS.Signals | undefined) ?? null;
+
+function u32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
+  return b;
+}
+
+function encodeRequest(id: number, r: LaunchRequest): Buffer {
+  const body = Buffer.concat([
+    u32(r.args.length),
+    ...r.args.map((a) => Buffer.from(`${a}\0`, 'utf8')),
+    u32(r.fd3?.length ?? 0),
+    Buffer.from(r.fd3 ?? []),
+    u32(r.fd4?.length ?? 0),
+    Buffer.from(r.fd4 ?? []),
+    Buffer.from([(r.stdin ? 1 : 0) | (r.stdout ? 2 : 0) | (r.stderr ? 4 : 0)]),
+  ]);
+  return Buffer.concat([Buffer.from('R'), u32(id), u32(body.length), body]);
+}
+
+/** Opens the server's end of a run's pipe through /proc (a pipe reopened there is the same pipe). */
+function openEnd(serverPid: number, fd: number, write: boolean): Socket {
+  const own = openSync(`/proc/${serverPid}/fd/${fd}`, (write ? fsConstants.O_WRONLY : fsConstants.O_RDONLY) | fsConstants.O_NONBLOCK);
+  return new Socket({ fd: own, readable: !write, writable: write });
+}
+
+/**
+ * Starts the launcher at `launcherPath` as a spawn server. Each `launch` then costs this process
+ * a write and a few `open`s instead of a fork of itself (which blocks the event loop for about a
+ * millisecond and a half here). The server's pipes are unref'd: an idle sandbox does not keep
+ * the process alive; running runs do, through their own pipes.
+ *
+ * @example
+ * const server = startSpawnServer(launcher.path);
+ * const run = await server.launch({ args: ['--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/true'], fd3, stdin: false, stdout: true, stderr: true });
+ */
+export function startSpawnServer(launcherPath: string): SpawnServer {
+  const child: ChildProcess = spawn(launcherPath, ['--serve'], { stdio: ['pipe', 'pipe', 'ignore'], env: { PATH: '/usr/bin:/bin' } });
+  const pending = new Map<number, Pending>();
+  const running = new Map<number, Running>();
+  let nextId = 1;
+  let gone: Error | undefined;
+  const control = child.stdin!;
+  const replies = child.stdout! as Socket;
+  // The server's replies keep this process alive only while a run is starting or running.
+  const holdWhileBusy = (): void => {
+    if (pending.size + running.size > 0) replies.ref();
+    else replies.unref();
+  };
+  control.on('error', () => undefined);
+  const send = (b: Buffer): void => {
+    if (!gone) control.write(b);
+  };
+  const fail = (err: Error): void => {
+    gone ??= err;
+    for (const p of pending.values()) p.reject(gone);
+    pending.clear();
+    // The runs end with the server (their lifelines close); their exit is unknown here.
+    for (const r of running.values()) r.exited({ code: null, signal: 'SIGKILL' });
+    running.clear();
+    holdWhileBusy();
+  };
+  child.on('error', (e) => fail(e));
+  child.on('exit', () => fail(new Error('the sandbox spawn server exited')));
+
+  const started = (id: number, pid: number, fds: number[]): void => {
+    const p = pending.get(id);
+    if (!p) return;
+    pending.delete(id);
+    let ends: (Socket | null)[];
+    try {
+      ends = fds.map((fd, k) => (fd >= 0 ? openEnd(child.pid!, fd, k === 0) : null));
+    } catch (err) {
+      send(Buffer.concat([Buffer.from('K'), u32(id), Buffer.from([osConstants.signals.SIGKILL])]));
+      p.reject(err as Error);
+      return;
+    } finally {
+      send(Buffer.concat([Buffer.from('A'), u32(id)]));
+    }
+    const [stdin = null, stdout = null, stderr = null] = ends;
+    let exit: LaunchedExit | undefined;
+    let done = false;
+    let settle: (e: LaunchedExit) => void = () => undefined;
+    const closed = new Promise<LaunchedExit>((resolve) => (settle = resolve));
+    const open = new Set([stdout, stderr].filter((s): s is Socket => s !== null));
+    const maybeClose = (): void => {
+      if (exit && open.size === 0) settle(exit);
+    };
+    for (const s of open) {
+      s.on('error', () => undefined);
+      s.once('close', () => {
+        open.delete(s);
+        maybeClose();
+      });
+    }
+    stdin?.on('error', () => undefined);
+    running.set(id, {
+      exited(e) {
+        done = true;
+        exit = e;
+        // Ended with the server: nothing will write to these pipes any more.
+        if (e.code === null && gone) for (const s of open) s.destroy();
+        maybeClose();
+      },
+    });
+    p.resolve({
+      pid,
+      stdin,
+      stdout,
+      stderr,
+      kill(signal) {
+        if (!done) send(Buffer.concat([Buffer.from('K'), u32(id), Buffer.from([osConstants.signals[signal]])]));
+      },
+      closed,
+    });
+  };
+
+  let buffered = '';
+  replies.setEncoding('utf8');
+  replies.on('data', (chunk: string) => {
+    buffered += chunk;
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const [kind, ...rest] = buffered.slice(0, nl).split(' ');
+      buffered = buffered.slice(nl + 1);
+      const n = rest.map(Number);
+      const id = n[0]!;
+      if (kind === 'S') started(id, n[1]!, n.slice(2, 5));
+      else if (kind === 'X') {
+        running.get(id)?.exited({ code: n[1]! >= 0 ? n[1]! : null, signal: n[2]! > 0 ? signalName(n[2]!) : null });
+        running.delete(id);
+      } else if (kind === 'F') {
+        const p = pending.get(id);
+        pending.delete(id);
+        p?.reject(new TrustError('SANDBOX_UNAVAILABLE', `the sandbox spawn server could not start a run (errno ${n[1]})`, { hint: 'check the process and file limits of this host' }));
+      }
+    }
+    holdWhileBusy();
+  });
+  child.unref();
+  replies.unref();
+  (control as unknown as { unref?: () => void }).unref?.();
+
+  return {
+    get alive() {
+      return gone === undefined;
+    },
+    launch(request) {
+      if (gone) return Promise.reject(gone);
+      const id = nextId++;
+      return new Promise<Launched>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        holdWhileBusy();
+        send(encodeRequest(id, request));
+      });
+    },
+    close() {
+      control.end();
+    },
+  };
+}
