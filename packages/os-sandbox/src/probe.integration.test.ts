@@ -1,9 +1,9 @@
 // The probe, fail-closed refusals and degraded-mode auditing, with real bubblewrap.
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowHosts, createMemoryAuditSink } from '@trust/core';
-import { ensureLauncher } from './launcher.js';
+import { ensureLauncher, launcherSourcePath } from './launcher.js';
 import { probeSandbox, type SandboxProbe } from './probe.js';
 import { createSandbox } from './sandbox.js';
 import { freshDir, runIn } from './test-helpers.js';
@@ -123,6 +123,17 @@ describe('probeSandbox and fail-closed creation', () => {
     copyFileSync(good.path, copy);
     writeFileSync(copy, Buffer.concat([readFileSync(copy), Buffer.from('tampered')]));
     await expect(createSandbox({ v: 1 }, { launcher: { path: copy, sha256: good.sha256 } })).rejects.toMatchObject({ code: 'SANDBOX_LAUNCHER_TAMPERED' });
+  });
+
+  it('builds from every source file: a change to any of them is a new build, never a stale one', async () => {
+    const src = join(dir, 'native-copy');
+    cpSync(dirname(launcherSourcePath()), src, { recursive: true });
+    const cache = join(dir, 'cache-copy');
+    const first = await ensureLauncher({ cacheDir: cache, source: join(src, 'launcher.c') });
+    writeFileSync(join(src, 'pins.c'), `${readFileSync(join(src, 'pins.c'), 'utf8')}\n/* changed */\n`);
+    const second = await ensureLauncher({ cacheDir: cache, source: join(src, 'launcher.c') });
+    expect(dirname(second.path)).not.toBe(dirname(first.path));
+    expect(readdirSync(cache)).toHaveLength(2);
   });
 
   it('two sandboxes with different policies run concurrently without interfering', async () => {

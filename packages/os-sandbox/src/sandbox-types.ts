@@ -15,11 +15,11 @@ export interface CreateSandboxOptions {
   /** Source of base and granted environment variables; undefined = `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly bwrapPath?: string;
-  /** A prebuilt launcher with its expected SHA-256; undefined = compile `native/launcher.c` once. */
+  /** A prebuilt launcher with its expected SHA-256; undefined = compile `native/` (launcher.c and its siblings) once. */
   readonly launcher?: { readonly path: string; readonly sha256: string };
   /**
    * How the loopback bridge and limits are provided: `'launcher'` (default; compiled from
-   * `native/launcher.c`, falling back to socat + prlimit when no C compiler exists) or
+   * `native/`, falling back to socat + prlimit when no C compiler exists) or
    * `'socat'` (always the fallback; slower, and no cgroup joining).
    */
   readonly bridge?: 'launcher' | 'socat';

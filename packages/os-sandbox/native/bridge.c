@@ -1,0 +1,256 @@
+/*
+ * The egress bridges (see launcher.c, 1, 1b and 9): a loopback TCP listener and a UDP socket in
+ * the run's network namespace, relayed to the run's egress-proxy unix socket. Relays only move
+ * bytes; the proxy judges every destination.
+ */
+#include "launcher.h"
+
+#define MAX_BRIDGES 4
+
+/* Started once their network namespace exists: inside the sandbox, or by the bwrap child. */
+static struct bridge { int udp; int port; const char *path; } bridges[MAX_BRIDGES];
+static int nbridges;
+
+int add_bridge(int udp, int port, const char *path) {
+  if (nbridges == MAX_BRIDGES) return -1;
+  bridges[nbridges].udp = udp;
+  bridges[nbridges].port = port;
+  bridges[nbridges++].path = path;
+  return 0;
+}
+
+static int relay(int a, int b) {
+  char buf[65536];
+  struct pollfd p[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
+  int open_a = 1, open_b = 1;
+  while (open_a || open_b) {
+    p[0].fd = open_a ? a : -1;
+    p[1].fd = open_b ? b : -1;
+    if (poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+      if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      int from = i == 0 ? a : b, to = i == 0 ? b : a;
+      ssize_t n = read(from, buf, sizeof buf);
+      if (n <= 0) {
+        shutdown(to, SHUT_WR);
+        if (i == 0) open_a = 0; else open_b = 0;
+        continue;
+      }
+      for (ssize_t off = 0; off < n;) {
+        ssize_t w = write(to, buf + off, (size_t)(n - off));
+        if (w < 0) {
+          if (errno == EINTR) continue;
+          return -1;
+        }
+        off += w;
+      }
+    }
+  }
+  return 0;
+}
+
+
+static void serve(int listener, const char *path) {
+  signal(SIGCHLD, SIG_IGN); /* relay children are reaped by the kernel */
+  for (;;) {
+    int c = accept(listener, NULL, NULL);
+    if (c < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      _exit(0);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(listener);
+      int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      struct sockaddr_un addr;
+      memset(&addr, 0, sizeof addr);
+      addr.sun_family = AF_UNIX;
+      strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+      if (u < 0 || connect(u, (struct sockaddr *)&addr, sizeof addr) < 0) _exit(1);
+      relay(c, u);
+      _exit(0);
+    }
+    close(c);
+  }
+}
+
+
+static void need_sun_path(const char *path, const char *what) {
+  if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+    errno = ENAMETOOLONG;
+    die(what);
+  }
+}
+
+
+/* A socket of `type` bound to 127.0.0.1:port in the sandbox's own network namespace. */
+static int bind_loopback(int type, int port, const char *what) {
+  int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+  if (fd < 0) die(what);
+  if (type == SOCK_STREAM) {
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  }
+  struct sockaddr_in sin;
+  memset(&sin, 0, sizeof sin);
+  sin.sin_family = AF_INET;
+  sin.sin_port = htons((unsigned short)port);
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(fd, (struct sockaddr *)&sin, sizeof sin) < 0) die(what);
+  return fd;
+}
+
+
+/*
+ * Double fork. Returns 1 in the grandchild, orphaned in its own session (the command never sees
+ * it as a child, so a wait() loop in the command cannot hang on it; the sandbox's init reaps it),
+ * and 0 in the caller once the middle child is gone.
+ */
+static int orphan_child(void) {
+  pid_t pid = fork();
+  if (pid < 0) die("fork");
+  if (pid == 0) {
+    pid_t g = fork();
+    if (g < 0) _exit(1);
+    if (g > 0) _exit(0);
+    setsid();
+    return 1;
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  return 0;
+}
+
+
+static int unix_connect(const char *path) {
+  int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_un addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+  if (u < 0 || connect(u, (struct sockaddr *)&addr, sizeof addr) < 0) return -1;
+  return u;
+}
+
+
+/* Datagrams in on `d` -> frames out on `u`; frames in on `u` -> datagrams out on `d`. */
+static void udp_serve(int d, int u) {
+  static unsigned char in[4 + 65536], frames[2 * (4 + 65536)];
+  size_t have = 0;
+  struct pollfd p[2] = {{d, POLLIN, 0}, {u, POLLIN, 0}};
+  for (;;) {
+    if (poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      _exit(1);
+    }
+    if (p[0].revents & POLLIN) {
+      struct sockaddr_in from;
+      socklen_t len = sizeof from;
+      ssize_t n = recvfrom(d, in + 4, 65536, 0, (struct sockaddr *)&from, &len);
+      if (n >= 0 && n <= 65533 && from.sin_family == AF_INET) {
+        unsigned port = ntohs(from.sin_port);
+        in[0] = (unsigned char)((n + 2) >> 8);
+        in[1] = (unsigned char)((n + 2) & 0xff);
+        in[2] = (unsigned char)(port >> 8);
+        in[3] = (unsigned char)(port & 0xff);
+        if (write_all(u, in, (size_t)n + 4) < 0) _exit(0);
+      }
+    }
+    if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+      ssize_t n = read(u, frames + have, sizeof frames - have);
+      if (n <= 0) _exit(0); /* the proxy went away: so does UDP */
+      have += (size_t)n;
+      size_t off = 0;
+      while (have - off >= 4) {
+        size_t len = ((size_t)frames[off] << 8) | frames[off + 1];
+        if (len < 2) _exit(1);
+        if (have - off < 2 + len) break;
+        struct sockaddr_in to;
+        memset(&to, 0, sizeof to);
+        to.sin_family = AF_INET;
+        to.sin_port = htons((unsigned short)(((unsigned)frames[off + 2] << 8) | frames[off + 3]));
+        to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        sendto(d, frames + off + 4, len - 2, 0, (struct sockaddr *)&to, sizeof to);
+        off += 2 + len;
+      }
+      memmove(frames, frames + off, have - off);
+      have -= off;
+    }
+  }
+}
+
+
+/* In a relay child: /dev/null for stdio, a and b (if >= 0) as fds 3 and 4, nothing else. The
+   command's pipes, the --args and seccomp descriptors and root locks stay with their owners. */
+static void keep_only(int a, int b) {
+  int ha = fcntl(a, F_DUPFD_CLOEXEC, 64), hb = b >= 0 ? fcntl(b, F_DUPFD_CLOEXEC, 64) : -1;
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (ha < 0 || (b >= 0 && hb < 0) || null < 0) _exit(1);
+  for (int fd = 0; fd <= 2; fd++) dup2(null, fd);
+  dup2(ha, 3);
+  if (hb >= 0) dup2(hb, 4);
+  close_from(hb >= 0 ? 5 : 4);
+}
+
+/*
+ * Forks a relay. Inside the sandbox it is orphaned (see orphan_child). On the host side (tied) it
+ * is a plain child of the process that is about to become bwrap, and dies with it
+ * (PR_SET_PDEATHSIG): bwrap exits only once the sandbox's last process has gone. Returns 1 in the
+ * relay, which then owns only a (fd 3) and b (fd 4), and 0 in the caller.
+ */
+static int relay_child(int tied, int a, int b) {
+  pid_t parent = getpid();
+  if (!tied) {
+    if (!orphan_child()) return 0;
+  } else {
+    pid_t pid = fork();
+    if (pid < 0) die("fork");
+    if (pid > 0) return 0;
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent) _exit(0);
+  }
+  keep_only(a, b);
+  return 1;
+}
+
+void start_bridges(int tied) {
+  for (int k = 0; k < nbridges; k++) {
+    const struct bridge *b = &bridges[k];
+    need_sun_path(b->path, b->udp ? "udp bridge socket path" : "bridge socket path");
+    if (!b->udp) {
+      int l = bind_loopback(SOCK_STREAM, b->port, "bind 127.0.0.1");
+      if (listen(l, 128) < 0) die("listen");
+      if (relay_child(tied, l, -1)) {
+        serve(3, b->path);
+        _exit(0);
+      }
+      close(l);
+    } else {
+      int d = bind_loopback(SOCK_DGRAM, b->port, "bind udp 127.0.0.1");
+      int u = unix_connect(b->path);
+      if (u < 0) die("udp bridge connect");
+      const unsigned char hello = 0x00;
+      if (write_all(u, &hello, 1) < 0) die("udp bridge hello");
+      if (relay_child(tied, d, u)) {
+        udp_serve(3, 4);
+        _exit(0);
+      }
+      close(d);
+      close(u);
+    }
+  }
+}
+
+/* The loopback interface of a fresh network namespace is down: bring it up. */
+void loopback_up(void) {
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  strcpy(ifr.ifr_name, "lo");
+  if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0) die("loopback");
+  ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+  if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0) die("loopback up");
+  close(s);
+}

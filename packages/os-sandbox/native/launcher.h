@@ -1,0 +1,62 @@
+/* The launcher's translation units share these (see launcher.c for what the launcher does). */
+#ifndef TRUST_LAUNCHER_H
+#define TRUST_LAUNCHER_H
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/signalfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#define SYS_move_mount 429
+#endif
+
+/* util.c */
+void die(const char *what) __attribute__((noreturn));
+int write_all(int fd, const unsigned char *p, size_t n);
+void close_from(int low);
+void write_file(const char *path, const char *text);
+
+/* bridge.c: the egress bridges (--bridge, --udp-bridge). */
+int add_bridge(int udp, int port, const char *path);
+void start_bridges(int tied);
+void loopback_up(void);
+
+/* pins.c: protected paths pinned read-only before bwrap starts (--pin-empty, --pin). */
+void pins_init(int capacity);
+void set_pin_empty(const char *file, const char *dir);
+int add_pin(char kind, const char *path);
+int pin_count(void);
+int enter_pin_namespace(void);
+void pin_all(void);
+char **pins_as_bwrap_options(char **argv);
+
+/* server.c: the spawn server (--serve). */
+int spawn_server(void);
+
+#endif

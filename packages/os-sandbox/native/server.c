@@ -1,0 +1,201 @@
+#include "launcher.h"
+
+/*
+ * --serve: the spawn server (10). One per sandbox, started once by the host process, which then
+ * starts each run by writing a request instead of forking itself (a fork of a large Node process
+ * costs about a millisecond more, and blocks its event loop). Requests on fd 0, little-endian:
+ *   'R' u32 id, u32 length, then that many bytes: u32 argc, argc NUL-terminated launcher
+ *       arguments, u32 n + n bytes for fd 3
+ *       (bwrap's --args), u32 n + n bytes for fd 4 (the seccomp program), u8 flags (1 stdin,
+ *       2 stdout, 4 stderr: a pipe each, else /dev/null);
+ *   'A' u32 id: the host has opened the run's pipes (through /proc/<this pid>/fd), so this
+ *       process closes its ends (and stdin can reach EOF);
+ *   'K' u32 id u8 signal: SIGTERM to the run's supervising launcher, or SIGKILL to its process
+ *       group; never to a pid already reaped (and so perhaps reused).
+ * Replies on fd 1, one line each: "S id pid in out err" (the pipe ends' descriptor numbers here,
+ * -1 for none), "X id code signal" when the run's launcher has exited, "F id errno" when it could
+ * not be started. Each run is the launcher itself, exec'd through /proc/self/exe (the very binary
+ * the host verified) in a new session, with its fd 5 a lifeline: the read end of a pipe whose
+ * write end only this server holds. When the host goes (fd 0 closes, even on SIGKILL) the server
+ * exits, every lifeline closes, and every run ends as in (6).
+ */
+#define SERVE_MAX_RUNS 4096
+#define SERVE_MAX_REQUEST (64u << 20)
+static struct serve_run { unsigned id; pid_t pid; int fds[3]; int live; } *serve_runs;
+
+static unsigned le32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (unsigned)p[3] << 24; }
+
+static void reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void reply(const char *fmt, ...) {
+  char line[128];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (write_all(1, (const unsigned char *)line, (size_t)n) < 0) _exit(0); /* the host is gone */
+}
+
+static struct serve_run *find_run(unsigned id) {
+  for (int k = 0; k < SERVE_MAX_RUNS; k++) if (serve_runs[k].live && serve_runs[k].id == id) return &serve_runs[k];
+  return NULL;
+}
+
+static void close_host_ends(struct serve_run *r) {
+  for (int k = 0; k < 3; k++) if (r->fds[k] >= 0) { close(r->fds[k]); r->fds[k] = -1; }
+}
+
+static int memfd_with(const char *name, const unsigned char *data, size_t n) {
+#ifndef SYS_memfd_create
+#define SYS_memfd_create 319
+#endif
+  int fd = (int)syscall(SYS_memfd_create, name, 1u /* MFD_CLOEXEC */);
+  if (fd < 0) return -1;
+  if (write_all(fd, data, n) < 0 || lseek(fd, 0, SEEK_SET) < 0) { close(fd); return -1; }
+  return fd;
+}
+
+/* Starts one run from a complete request body; returns 0, or an errno for "F". */
+static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, const sigset_t *old) {
+  struct serve_run *slot = NULL;
+  for (int k = 0; k < SERVE_MAX_RUNS && !slot; k++) if (!serve_runs[k].live) slot = &serve_runs[k];
+  if (!slot) return EAGAIN;
+  if (n < 4) return EINVAL;
+  unsigned argc = le32(p);
+  size_t off = 4;
+  char **argv = calloc((size_t)argc + 2, sizeof *argv);
+  if (!argv) return ENOMEM;
+  argv[0] = "trust-sandbox-launcher";
+  for (unsigned k = 0; k < argc; k++) {
+    const unsigned char *end = off < n ? memchr(p + off, 0, n - off) : NULL;
+    if (!end) { free(argv); return EINVAL; }
+    argv[k + 1] = (char *)(p + off);
+    off = (size_t)(end - p) + 1;
+  }
+  int blobs[2] = {-1, -1};
+  for (int b = 0; b < 2; b++) {
+    if (off + 4 > n || le32(p + off) > n - off - 4) { free(argv); return EINVAL; }
+    unsigned len = le32(p + off);
+    blobs[b] = len > 0 ? memfd_with(b ? "seccomp" : "args", p + off + 4, len) : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    off += 4 + len;
+  }
+  unsigned flags = off < n ? p[off] : 0;
+  int ends[3][2], err = 0;
+  for (int k = 0; k < 3; k++) {
+    ends[k][0] = ends[k][1] = -1;
+    if (flags & (1u << k)) {
+      if (pipe2(ends[k], O_CLOEXEC) < 0) err = errno;
+    } else {
+      ends[k][k == 0 ? 0 : 1] = open("/dev/null", O_RDWR | O_CLOEXEC);
+    }
+  }
+  pid_t pid = err || blobs[0] < 0 || blobs[1] < 0 ? -1 : fork();
+  if (pid == 0) {
+    sigprocmask(SIG_SETMASK, old, NULL);
+    setsid();
+    /* The child's ends: stdin reads, stdout and stderr write. Moved high first, so that no dup2
+       below overwrites a descriptor still to be moved. */
+    int want[6] = {ends[0][0], ends[1][1], ends[2][1], blobs[0], blobs[1], life};
+    for (int k = 0; k < 6; k++) want[k] = fcntl(want[k], F_DUPFD_CLOEXEC, 64);
+    for (int k = 0; k < 6; k++) if (want[k] < 0 || dup2(want[k], k) < 0) _exit(125);
+    close_from(6);
+    char *envp[] = {"PATH=/usr/bin:/bin", NULL};
+    execve("/proc/self/exe", argv, envp);
+    _exit(127);
+  }
+  if (pid < 0 && !err) err = errno ? errno : EINVAL;
+  free(argv);
+  close(blobs[0]);
+  close(blobs[1]);
+  /* Keep the host's ends (stdin's write end, the others' read ends) until the host acknowledges. */
+  for (int k = 0; k < 3; k++) {
+    int child_end = ends[k][k == 0 ? 0 : 1], host_end = ends[k][k == 0 ? 1 : 0];
+    if (child_end >= 0) close(child_end);
+    slot->fds[k] = host_end;
+    if (err && host_end >= 0) { close(host_end); slot->fds[k] = -1; }
+  }
+  if (err) return err;
+  slot->id = id;
+  slot->pid = pid;
+  slot->live = 1;
+  reply("S %u %d %d %d %d\n", id, (int)pid, slot->fds[0], slot->fds[1], slot->fds[2]);
+  return 0;
+}
+
+int spawn_server(void) {
+  serve_runs = calloc(SERVE_MAX_RUNS, sizeof *serve_runs);
+  if (!serve_runs) die("calloc");
+  int life[2];
+  if (pipe2(life, O_CLOEXEC) < 0) die("pipe");
+  sigset_t chld, old;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  if (sigprocmask(SIG_BLOCK, &chld, &old) < 0) die("sigprocmask");
+  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sfd < 0) die("signalfd");
+  signal(SIGPIPE, SIG_IGN);
+  size_t cap = 1 << 16, have = 0;
+  unsigned char *buf = malloc(cap);
+  if (!buf) die("malloc");
+  struct pollfd p[2] = {{0, POLLIN, 0}, {sfd, POLLIN, 0}};
+  for (;;) {
+    if (poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      die("poll");
+    }
+    if (p[1].revents & POLLIN) {
+      struct signalfd_siginfo si;
+      while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {}
+      int st;
+      pid_t w;
+      while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+        for (int k = 0; k < SERVE_MAX_RUNS; k++) {
+          struct serve_run *r = &serve_runs[k];
+          if (!r->live || r->pid != w) continue;
+          close_host_ends(r);
+          r->live = 0;
+          reply("X %u %d %d\n", r->id, WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+        }
+      }
+    }
+    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    if (have == cap) {
+      if (cap >= SERVE_MAX_REQUEST) _exit(125); /* a request larger than any plan: not our host */
+      unsigned char *bigger = realloc(buf, cap * 2);
+      if (!bigger) die("realloc");
+      buf = bigger;
+      cap *= 2;
+    }
+    ssize_t got = read(0, buf + have, cap - have);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) _exit(0); /* the host is gone: the lifelines close with us */
+    have += (size_t)got;
+    size_t off = 0;
+    while (have - off >= 5) {
+      unsigned char kind = buf[off];
+      unsigned id = le32(buf + off + 1);
+      if (kind == 'A' || kind == 'K') {
+        size_t len = kind == 'A' ? 5 : 6;
+        if (have - off < len) break;
+        struct serve_run *r = find_run(id);
+        if (r && kind == 'A') close_host_ends(r);
+        if (r && kind == 'K') {
+          if (buf[off + 5] == SIGKILL) kill(-r->pid, SIGKILL);
+          kill(r->pid, buf[off + 5] == SIGKILL ? SIGKILL : SIGTERM);
+        }
+        off += len;
+      } else if (kind == 'R') {
+        if (have - off < 9) break;
+        unsigned len = le32(buf + off + 5);
+        if (len > SERVE_MAX_REQUEST) _exit(125);
+        if (have - off < 9 + (size_t)len) break;
+        int e = serve_start(id, buf + off + 9, len, life[0], &old);
+        if (e) reply("F %u %d\n", id, e);
+        off += 9 + len;
+      } else {
+        _exit(125); /* not our protocol */
+      }
+    }
+    memmove(buf, buf + off, have - off);
+    have -= off;
+  }
+}

@@ -1,0 +1,52 @@
+/* Small helpers every part of the launcher uses. */
+#include "launcher.h"
+
+void die(const char *what) {
+  fprintf(stderr, "trust-sandbox-launcher: %s: %s\n", what, strerror(errno));
+  _exit(125);
+}
+
+
+int write_all(int fd, const unsigned char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+
+void close_from(int low) {
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+  if (syscall(SYS_close_range, (unsigned)low, ~0U, 0) == 0) return;
+  DIR *d = opendir("/proc/self/fd");
+  if (!d) die("/proc/self/fd");
+  int own = dirfd(d), fds[1024], n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    int fd = atoi(e->d_name);
+    if (e->d_name[0] != '.' && fd >= low && fd != own && n < 1024) fds[n++] = fd;
+  }
+  closedir(d);
+  for (int k = 0; k < n; k++) close(fds[k]);
+  if (n == 1024) close_from(low); /* more left: walk again */
+}
+
+
+void write_file(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return; /* /proc/self/setgroups before Linux 3.19 */
+    die(path);
+  }
+  if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) die(path);
+  close(fd);
+}
+
