@@ -293,9 +293,15 @@ static int probe(void) {
 
 
 int main(int argc, char **argv) {
-  int i = 1;
   if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
   if (argc == 2 && strcmp(argv[1], "--serve") == 0) return spawn_server();
+  return launcher_main(argc, argv);
+}
+
+/* One run (or --sweep-now): what main() does for every other argument list; also the spawn
+   server's forked child, which calls it instead of exec'ing this binary again. */
+int launcher_main(int argc, char **argv) {
+  int i = 1;
   const char *limits[16];
   int nlimits = 0, lifeline = -1, sweep_now = 0;
   holds = calloc((size_t)argc, sizeof *holds);

@@ -59,4 +59,7 @@ char **pins_as_bwrap_options(char **argv);
 /* server.c: the spawn server (--serve). */
 int spawn_server(void);
 
+/* launcher.c: one run, as main() does it for its arguments. */
+int launcher_main(int argc, char **argv);
+
 #endif

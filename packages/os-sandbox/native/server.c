@@ -14,8 +14,8 @@
  *       group; never to a pid already reaped (and so perhaps reused).
  * Replies on fd 1, one line each: "S id pid in out err" (the pipe ends' descriptor numbers here,
  * -1 for none), "X id code signal" when the run's launcher has exited, "F id errno" when it could
- * not be started. Each run is the launcher itself, exec'd through /proc/self/exe (the very binary
- * the host verified) in a new session, with its fd 5 a lifeline: the read end of a pipe whose
+ * not be started. Each run is a fork of this process (the very binary the host verified) that
+ * runs the launcher's main path in a new session, with its fd 5 a lifeline: the read end of a pipe whose
  * write end only this server holds. When the host goes (fd 0 closes, even on SIGKILL) the server
  * exits, every lifeline closes, and every run ends as in (6).
  */
@@ -90,6 +90,9 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   }
   pid_t pid = err || blobs[0] < 0 || blobs[1] < 0 ? -1 : fork();
   if (pid == 0) {
+    /* As from a fresh exec: default SIGPIPE (ignored dispositions survive exec, into the
+       command), nothing blocked. */
+    signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, old, NULL);
     setsid();
     /* The child's ends: stdin reads, stdout and stderr write. Moved high first, so that no dup2
@@ -98,9 +101,9 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
     for (int k = 0; k < 6; k++) want[k] = fcntl(want[k], F_DUPFD_CLOEXEC, 64);
     for (int k = 0; k < 6; k++) if (want[k] < 0 || dup2(want[k], k) < 0) _exit(125);
     close_from(6);
-    char *envp[] = {"PATH=/usr/bin:/bin", NULL};
-    execve("/proc/self/exe", argv, envp);
-    _exit(127);
+    /* This process is already the launcher the host verified: run it, no exec needed. Its
+       environment is the server's (PATH only, as the host started it). */
+    _exit(launcher_main((int)argc + 1, argv));
   }
   if (pid < 0 && !err) err = errno ? errno : EINVAL;
   free(argv);

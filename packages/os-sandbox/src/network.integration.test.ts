@@ -2,16 +2,37 @@
 // namespace (served from outside the sandbox by the launcher, or inside it where the launcher
 // cannot make the namespace) → the run's own unix socket → @trust/egress proxy → policy + address
 // guard → a real loopback peer.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowHosts, createMemoryAuditSink } from '@trust/core';
 import { createStubResolver, startPeer, type Peer } from '@trust/testing';
 import { ensureLauncher } from './launcher.js';
 import { probeSandbox } from './probe.js';
-import { createSandbox, type Sandbox } from './sandbox.js';
-import { freshDir, hostPidsWith, NODE, NODE_ROOTS, runIn, waitGone } from './test-helpers.js';
+import { createSandbox, type Sandbox, type SandboxProcess } from './sandbox.js';
+import { NODE, NODE_ROOTS, runIn } from './test-helpers.js';
 
 const CURL = '/usr/bin/curl';
+
+/** Every process below `pid`, from /proc's children lists. */
+function descendants(pid: number): number[] {
+  let kids: number[] = [];
+  try {
+    kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    /* gone */
+  }
+  return kids.flatMap((k) => [k, ...descendants(k)]);
+}
+
+/** Still running (a zombie waiting to be reaped counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
 
 describe('http capability through the per-run egress proxy (bubblewrap)', () => {
   let peer: Peer;
@@ -116,23 +137,43 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
   });
 
   it('the relays outside the sandbox end with the run, and with it when its supervising launcher is killed', async () => {
-    const workDir = freshDir('trust-net-relays-');
-    const own = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve }, workDir });
+    const own = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve } });
+    /** The run's relays: processes of the launcher's image below bwrap (bwrap's own children are its image). */
+    const relaysOf = async (pid: number): Promise<number[]> => {
+      const launcherImage = readlinkSync(`/proc/${pid}/exe`);
+      return descendants(pid).filter((d) => {
+        try {
+          return readlinkSync(`/proc/${d}/exe`) === launcherImage;
+        } catch {
+          return false;
+        }
+      });
+    };
+    const gone = async (pids: number[]): Promise<number[]> => {
+      for (let i = 0; i < 400 && pids.some(alive); i++) await new Promise((ok) => setTimeout(ok, 25));
+      return pids.filter(alive);
+    };
+    const started = async (): Promise<{ p: SandboxProcess; relays: number[] }> => {
+      const p = await own.spawn(['/bin/sh', '-c', `echo ready; exec sleep 30`]);
+      // Once the command runs, bwrap is set up (its --die-with-parent armed) and the relay listens.
+      await new Promise((ok) => p.stdout.once('data', ok));
+      return { p, relays: await relaysOf(p.pid) };
+    };
     try {
-      // A run that used the bridge: nothing naming its socket outlives it.
       const ok = await runIn(own, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);
       expect(ok.stdout).toBe('hello-through-proxy');
-      expect(hostPidsWith(workDir)).toEqual([]);
-      // A run whose supervisor is SIGKILLed mid-run: bwrap dies with it, and the relay with bwrap.
-      const p = await own.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 30']);
-      // Once the command runs, bwrap is set up (its --die-with-parent armed).
-      await new Promise((ok2) => p.stdout.once('data', ok2));
-      // The supervising launcher and the relay it forked before exec'ing bwrap (bwrap's own argv
-      // is on fd 3, so it names nothing).
-      expect(hostPidsWith(workDir).length).toBe(2);
-      process.kill(p.pid, 'SIGKILL');
-      await p.exit;
-      expect(await waitGone(workDir)).toEqual([]);
+      // kill(): the supervisor ends the run and reaps what is left, relays included.
+      const a = await started();
+      expect(a.relays).toHaveLength(1);
+      a.p.kill();
+      await a.p.exit;
+      expect(a.relays.filter(alive)).toEqual([]);
+      // The supervisor SIGKILLed mid-run: bwrap dies with it, and the relay with bwrap.
+      const b = await started();
+      expect(b.relays).toHaveLength(1);
+      process.kill(b.p.pid, 'SIGKILL');
+      await b.p.exit;
+      expect(await gone(b.relays)).toEqual([]);
     } finally {
       await own.close();
     }

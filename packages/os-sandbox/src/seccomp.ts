@@ -11,8 +11,9 @@
  * `shared-network` degraded mode, where address enumeration may be wanted). glibc's resolver
  * falls back cleanly when netlink is refused.
  *
- * Not blocked on purpose: `socket(AF_UNIX)` (the in-sandbox egress bridge needs it; host sockets
- * are unreachable because /run is hidden and abstract sockets are per network namespace).
+ * Not blocked on purpose: `socket(AF_UNIX)` (programs use it among themselves, and the fallback
+ * in-sandbox egress bridge needs it; host sockets are unreachable because /run is hidden and
+ * abstract sockets are per network namespace).
  */
 
 /** CPU architectures with a syscall table here. */

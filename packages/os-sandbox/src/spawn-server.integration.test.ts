@@ -47,6 +47,12 @@ describe('the spawn server', () => {
     expect(readFileSync(`/proc/${pids[0]}/cmdline`, 'utf8').split('\0')).toContain('--serve');
   });
 
+  it('the command starts as from a fresh exec: no signal ignored or blocked (a yes | head pipeline ends by SIGPIPE)', async () => {
+    const r = await runIn(sb, ['/bin/sh', '-c', 'grep -E "^Sig(Ign|Blk)" /proc/self/status; yes | head -n 1 >/dev/null; echo "yes:$?"']);
+    expect(r.stdout).toBe('SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\nyes:0\n');
+    expect(r.stderr).toBe('');
+  });
+
   it('reports exit codes and signals as the run ended', async () => {
     expect((await runIn(sb, ['/bin/sh', '-c', 'exit 7'])).exit).toMatchObject({ code: 7, signal: null });
     // kill(): the supervising launcher SIGKILLs the run and exits as bwrap did, by that signal.
