@@ -1,6 +1,7 @@
 /*
  * trust-sandbox-launcher (this file: options, the supervisor, root locks, limits, the probe;
- * bridge.c, pins.c and server.c: the bridges, the pins and the spawn server; util.c: helpers).
+ * bridge.c, pins.c, stage.c and server.c: the bridges, the pins, the staged /etc and the spawn
+ * server; util.c: helpers).
  *
  * It runs INSIDE the bubblewrap sandbox, with no more authority than the
  * command it starts. It does three small things before exec, so that no shell and no Node
@@ -62,12 +63,16 @@
  *      every sandboxed process. This saves the sandbox two binds and an exec per run.
  *  10. --serve: the spawn server, one per sandbox (server.c): the host process
  *      asks it for each run instead of forking itself, and it is every run's lifeline holder.
+ *  11. --stage DIR, then --stage-file PATH...: with --lifeline, the bwrap child stages /etc in the
+ *      same private namespace: a tmpfs on DIR holding a read-only bind of each PATH (stage.c), which
+ *      bwrap binds as /etc with one option instead of one per file. --stage-dev DIR stages /dev
+ *      the same way, as bwrap's --dev would make it, for one --dev-bind.
  * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1,"pins":0|1,"netns":0|1}
  * for probeSandbox().
  *
  * Usage: trust-sandbox-launcher --serve | --probe
  *        trust-sandbox-launcher --hold DIR [--sweep f|d PATH]... --sweep-now
- *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH...] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
+ *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #include "launcher.h"
@@ -190,7 +195,14 @@ static void supervise(int lifeline, char **argv) {
     sigprocmask(SIG_SETMASK, &old, NULL);
     close(lifeline);
     int npins = pin_count();
-    int ns = own_net || (npins > 0 && !pin_via_bwrap) ? enter_pin_namespace() : -1;
+    int stage = staging() || staging_dev();
+    int ns = own_net || stage || (npins > 0 && !pin_via_bwrap) ? enter_pin_namespace() : -1;
+    if (stage) {
+      /* Planned only where the probe found the namespace: no bwrap fallback to hand it to. */
+      if (ns < 0) die("staging /etc and /dev needs a private mount namespace");
+      if (staging()) stage_all();
+      if (staging_dev()) stage_dev();
+    }
     if (own_net) {
       /* The run's network namespace, owned by our user namespace: bwrap shares it (--share-net)
          and the command, with no capabilities there, cannot reconfigure it. */
@@ -308,6 +320,7 @@ int launcher_main(int argc, char **argv) {
   sweeps = calloc((size_t)argc, sizeof *sweeps);
   if (!holds || !sweeps) die("calloc");
   pins_init(argc);
+  stage_init(argc);
   for (; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) { i++; break; }
     if ((strcmp(argv[i], "--bridge") == 0 || strcmp(argv[i], "--udp-bridge") == 0) && i + 2 < argc &&
@@ -334,6 +347,12 @@ int launcher_main(int argc, char **argv) {
       i += 2;
     } else if (strcmp(argv[i], "--pin") == 0 && i + 2 < argc && strlen(argv[i + 1]) == 1 && add_pin(argv[i + 1][0], argv[i + 2]) == 0) {
       i += 2;
+    } else if (strcmp(argv[i], "--stage") == 0 && i + 1 < argc) {
+      set_stage_dir(argv[++i]);
+    } else if (strcmp(argv[i], "--stage-dev") == 0 && i + 1 < argc) {
+      set_stage_dev(argv[++i]);
+    } else if (strcmp(argv[i], "--stage-file") == 0 && i + 1 < argc && add_stage_file(argv[i + 1]) == 0) {
+      i++;
     } else if (strcmp(argv[i], "--close-from") == 0 && i + 1 < argc) {
       close_from(atoi(argv[++i]));
     } else if (strcmp(argv[i], "--cgroup") == 0 && i + 1 < argc) {
@@ -354,8 +373,8 @@ int launcher_main(int argc, char **argv) {
     fprintf(stderr, "trust-sandbox-launcher: no command after --\n");
     return 125;
   }
-  if ((nholds > 0 || pin_count() > 0 || own_net) && lifeline < 0) {
-    fprintf(stderr, "trust-sandbox-launcher: --hold, --pin and --netns need --lifeline (they act on the bwrap child)\n");
+  if ((nholds > 0 || pin_count() > 0 || own_net || staging() || staging_dev()) && lifeline < 0) {
+    fprintf(stderr, "trust-sandbox-launcher: --hold, --pin, --netns and --stage need --lifeline (they act on the bwrap child)\n");
     return 125;
   }
   /* Inside the sandbox, in its own network namespace, before the command starts. */

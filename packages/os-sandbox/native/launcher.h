@@ -35,6 +35,19 @@
 #define SYS_open_tree 428
 #define SYS_move_mount 429
 #endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+struct pin_mount_attr { unsigned long long attr_set, attr_clr, propagation, userns_fd; };
+/* What every read-only bind made before bwrap carries (bwrap would otherwise remount it so). */
+#define PIN_ATTR (0x1ULL /* RDONLY */ | 0x2ULL /* NOSUID */ | 0x4ULL /* NODEV */)
 
 /* util.c */
 void die(const char *what) __attribute__((noreturn));
@@ -55,6 +68,16 @@ int pin_count(void);
 int enter_pin_namespace(void);
 void pin_all(void);
 char **pins_as_bwrap_options(char **argv);
+
+/* stage.c: the staged /etc (--stage, --stage-file) and /dev (--stage-dev). */
+void stage_init(int capacity);
+void set_stage_dir(const char *dir);
+int add_stage_file(const char *path);
+int staging(void);
+void stage_all(void);
+void set_stage_dev(const char *dir);
+int staging_dev(void);
+void stage_dev(void);
 
 /* server.c: the spawn server (--serve). */
 int spawn_server(void);

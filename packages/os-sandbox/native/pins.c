@@ -29,19 +29,6 @@ int add_pin(char kind, const char *path) {
 
 int pin_count(void) { return npins; }
 
-#ifndef AT_RECURSIVE
-#define AT_RECURSIVE 0x8000
-#endif
-#ifndef MOVE_MOUNT_F_EMPTY_PATH
-#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
-#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
-#endif
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
-struct pin_mount_attr { unsigned long long attr_set, attr_clr, propagation, userns_fd; };
-#define PIN_ATTR (0x1ULL /* RDONLY */ | 0x2ULL /* NOSUID */ | 0x4ULL /* NODEV */)
-
 /* A private user and mount namespace in which this process may mount; -1 if not available here. */
 int enter_pin_namespace(void) {
   struct pin_mount_attr probe_attr = {0};

@@ -66,6 +66,19 @@ export interface LinuxPlanContext {
    * before bwrap starts, about twenty times cheaper per path (see the launcher's `--pin`).
    */
   readonly pinProtected?: boolean;
+  /**
+   * A host directory (empty, private to this sandbox) on which the host-side launcher stages /etc
+   * (`LinuxPlan.etcStage`, its `--stage`): one bwrap bind of it instead of one per /etc file. Not
+   * used when a grant, system root or hidden path lies inside /etc (bwrap could not make its mount
+   * point in the read-only stage); then the files are bwrap binds as without it.
+   */
+  readonly stageEtc?: string;
+  /**
+   * A host directory (empty, private to this sandbox) on which the host-side launcher stages /dev
+   * as bwrap's `--dev` would make it (`LinuxPlan.devStage`, its `--stage-dev`): one `--dev-bind`
+   * instead of `--dev`, which costs bwrap six binds.
+   */
+  readonly stageDev?: string;
 }
 
 /**
@@ -109,6 +122,10 @@ export interface LinuxPlan {
    * namespace (`--netns --bridge`/`--udp-bridge`); otherwise empty (they run inside).
    */
   readonly bridges: readonly LinuxBridge[];
+  /** With `stageEtc` (when it applies): the directory and the /etc files the launcher binds into it; else undefined. */
+  readonly etcStage?: { readonly dir: string; readonly files: readonly string[] };
+  /** With `stageDev`: the directory the launcher stages /dev on; else undefined. */
+  readonly devStage?: string;
   readonly env: Readonly<Record<string, string>>;
 }
 
@@ -186,7 +203,10 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     if (f.kind === 'symlink') a.push('--symlink', f.target, dir);
     else if (f.kind === 'dir') a.push('--ro-bind', dir, dir);
   }
-  for (const etc of ETC_FILES) a.push('--ro-bind-try', etc, etc);
+  const policyPaths = [...caps.fsGrants.map((g) => g.path), ...policy.systemRoots, ...policy.hiddenPaths];
+  const etcStage = ctx.stageEtc && !policyPaths.some((p) => within('/etc', p)) ? { dir: ctx.stageEtc, files: ETC_FILES } : undefined;
+  if (etcStage) a.push('--ro-bind', etcStage.dir, '/etc');
+  else for (const etc of ETC_FILES) a.push('--ro-bind-try', etc, etc);
   for (const root of [...policy.systemRoots].sort(depthSort)) a.push('--ro-bind', root, root);
 
   if (!ctx.noProc) {
@@ -197,7 +217,8 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     // each bind costs bwrap a re-read of the mount table. -try: absent on some kernels.
     if (ctx.runAs) for (const p of PROC_COVERED) a.push('--ro-bind-try', p, p);
   }
-  a.push('--dev', '/dev');
+  if (ctx.stageDev) a.push('--dev-bind', ctx.stageDev, '/dev');
+  else a.push('--dev', '/dev');
   a.push('--tmpfs', SANDBOX_LAYOUT.tmp, '--tmpfs', '/var/tmp', '--tmpfs', SANDBOX_LAYOUT.home);
   // /run and /var/run hold host sockets (docker, D-Bus, ssh-agent): a read-only bind would not stop
   // connect(), so they are fresh empty directories.
@@ -319,6 +340,8 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     placeholders: Object.freeze(placeholders),
     pins: Object.freeze(pins),
     bridges: Object.freeze(bridges),
+    ...(etcStage ? { etcStage: Object.freeze(etcStage) } : {}),
+    ...(ctx.stageDev ? { devStage: ctx.stageDev } : {}),
     env: ctx.env,
   });
 }

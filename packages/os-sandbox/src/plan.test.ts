@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planSandbox } from './plan.js';
 import type { HostFacts } from './host-facts.js';
+import { ETC_FILES } from './protected-paths.js';
 
 const WS = '/srv/project';
 const facts: HostFacts = {
@@ -133,6 +134,27 @@ describe('planSandbox (linux)', () => {
     expect(() => planSandbox({ v: 1, capabilities: ['http'] }, ['/bin/true'], 'linux', { egress: { socketPath: '/s', port: 3128, outside: true } })).toThrow(
       expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }),
     );
+  });
+
+  it('stageEtc and stageDev: one bind of a staged directory replaces the per-file /etc binds (unless a policy path lies in /etc) and --dev', () => {
+    const staged = planSandbox({ v: 1 }, ['/bin/true'], 'linux', { stageEtc: '/w/etc.stage' });
+    if (staged.platform !== 'linux') throw new Error('linux plan expected');
+    expect(staged.etcStage).toEqual({ dir: '/w/etc.stage', files: ETC_FILES });
+    expect(render(staged.options)).toContain('--ro-bind /w/etc.stage /etc');
+    expect(staged.options.filter((o) => o.startsWith('/etc/'))).toEqual([]);
+    expect(render(staged.options)).toContain('--dev /dev');
+    const dev = planSandbox({ v: 1 }, ['/bin/true'], 'linux', { stageDev: '/w/dev.stage' });
+    if (dev.platform !== 'linux') throw new Error('linux plan expected');
+    expect(dev.devStage).toBe('/w/dev.stage');
+    expect(render(dev.options)).toContain('--dev-bind /w/dev.stage /dev');
+    expect(dev.options).not.toContain('--dev');
+    for (const inside of [{ systemRoots: ['/etc/ssl'] }, { capabilities: ['fs:ro:/etc/xdg'] }, { hiddenPaths: ['/etc/hosts'] }]) {
+      const plain = planSandbox({ v: 1, ...inside }, ['/bin/true'], 'linux', { stageEtc: '/w/etc.stage' });
+      if (plain.platform !== 'linux') throw new Error('linux plan expected');
+      expect(plain.etcStage).toBeUndefined();
+      expect(render(plain.options)).toContain('--ro-bind-try /etc/passwd /etc/passwd');
+      expect(render(plain.options)).not.toContain('etc.stage');
+    }
   });
 
   it('network tier: its own namespace and the proxy bridge (TCP and UDP); shared only in the degraded mode', () => {

@@ -47,6 +47,8 @@ export function planSandbox(
       ...(c.shareNetwork !== undefined ? { shareNetwork: c.shareNetwork } : {}),
       ...(c.noProc !== undefined ? { noProc: c.noProc } : {}),
       ...(c.pinProtected !== undefined ? { pinProtected: c.pinProtected } : {}),
+      ...(c.stageEtc !== undefined ? { stageEtc: c.stageEtc } : {}),
+      ...(c.stageDev !== undefined ? { stageDev: c.stageDev } : {}),
       ...(c.runAs !== undefined ? { runAs: c.runAs } : {}),
       seccomp: c.seccomp ?? true,
     });

@@ -169,6 +169,9 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   const empty = { file: join(workDir, 'empty'), dir: join(workDir, 'empty.d') };
   if (!existsSync(empty.file)) writeFileSync(empty.file, '', { mode: 0o444 });
   if (!existsSync(empty.dir)) mkdirSync(empty.dir, { mode: 0o555 });
+  // Mount points on which the launcher stages each run's /etc and /dev, in its own namespace (see --stage).
+  const stages = { etc: join(workDir, 'etc.stage'), dev: join(workDir, 'dev.stage') };
+  for (const d of Object.values(stages)) if (!existsSync(d)) mkdirSync(d, { mode: 0o555 });
   const sourceEnv = options.env ?? process.env;
   const createProxy = options.createProxy ?? defaultProxyFactory;
   const running = new Set<SandboxProcess>();
@@ -360,7 +363,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             seccomp: seccompFilter !== undefined,
             nestedGit,
             // The launcher pins protected paths itself, before bwrap starts (much cheaper per path).
-            ...(launcher && probe.pinNamespace ? { pinProtected: true } : {}),
+            ...(launcher && probe.pinNamespace ? { pinProtected: true, stageEtc: stages.etc, stageDev: stages.dev } : {}),
             // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
             ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
           },
@@ -385,6 +388,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             '--lifeline', String(LIFELINE_FD),
             ...(keeper?.runArgs(rwRoots, plan.placeholders) ?? []),
             ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
+            ...(plan.etcStage ? ['--stage', plan.etcStage.dir, ...plan.etcStage.files.flatMap((f) => ['--stage-file', f])] : []),
+            ...(plan.devStage ? ['--stage-dev', plan.devStage] : []),
             ...(plan.bridges.length > 0 ? ['--netns', ...plan.bridges.flatMap((b) => [b.type === 'udp' ? '--udp-bridge' : '--bridge', String(b.port), b.socketPath])] : []),
             ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
             '--', plan.file, '--args', '3', '--', ...plan.command,
