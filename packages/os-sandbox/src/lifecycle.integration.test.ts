@@ -13,14 +13,14 @@ import { freshDir, hostPidsWith, runIn, waitGone } from './test-helpers.js';
  * Writes a host script (into `dir`) that creates a sandbox from the built package, spawns two
  * `sleep m` in it, then runs `after` with the handle as `p`; returns the script's path.
  */
-function parentScript(dir: string, name: string, m: string, after: string): string {
+function parentScript(dir: string, name: string, m: string, after: string, options = '{}'): string {
   const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
   expect(existsSync(dist), 'build @trust/os-sandbox first (dist/index.js)').toBe(true);
   const script = join(dir, name);
   writeFileSync(
     script,
     `import { createSandbox } from ${JSON.stringify(dist)};
-     const sb = await createSandbox({ v: 1, capabilities: ['stdout'] });
+     const sb = await createSandbox({ v: 1, capabilities: ['stdout'] }, ${options});
      const p = await sb.spawn(['/bin/sh', '-c', 'sleep ${m} & sleep ${m}']);
      ${after}`,
   );
@@ -90,26 +90,30 @@ describe('lifecycle (bubblewrap)', () => {
     expect(r.exit.code).toBe(7);
   });
 
-  it('killing the parent process ends the sandboxed child', async () => {
-    const m = marker();
-    const script = parentScript(ws, 'parent.mjs', m, `process.stdout.write('spawned ' + p.pid + '\\n'); setInterval(() => {}, 1000);`);
-    const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((res) => parent.stdout.once('data', () => res()));
-    for (let i = 0; i < 50 && hostPidsWith(m).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(hostPidsWith(m).length).toBeGreaterThan(0);
-    parent.kill('SIGKILL');
-    expect(await waitGone(m)).toEqual([]);
-  });
+  // Runs start through the launcher's spawn server (which holds their lifelines), or with this
+  // process's own spawn (which holds them itself): a dead parent ends its runs either way.
+  for (const [how, options] of [['spawn server', '{}'], ['spawnServer: false', '{ spawnServer: false }']] as const) {
+    it(`killing the parent process ends the sandboxed child (${how})`, async () => {
+      const m = marker();
+      const script = parentScript(ws, 'parent.mjs', m, `process.stdout.write('spawned ' + p.pid + '\\n'); setInterval(() => {}, 1000);`, options);
+      const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((res) => parent.stdout.once('data', () => res()));
+      for (let i = 0; i < 50 && hostPidsWith(m).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(hostPidsWith(m).length).toBeGreaterThan(0);
+      parent.kill('SIGKILL');
+      expect(await waitGone(m)).toEqual([]);
+    });
 
-  it('a parent that dies while bwrap is still setting up leaves nothing behind', async () => {
-    const m = marker();
-    // SIGKILL right after spawn() returns: bwrap's own --die-with-parent is not armed yet.
-    const script = parentScript(ws, 'early-parent.mjs', m, `process.kill(process.pid, 'SIGKILL');`);
-    const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'ignore', 'inherit'] });
-    const [, signal] = await new Promise<[number | null, string | null]>((res) => parent.once('exit', (c, sig) => res([c, sig])));
-    expect(signal).toBe('SIGKILL');
-    expect(await waitGone(m)).toEqual([]);
-  });
+    it(`a parent that dies while bwrap is still setting up leaves nothing behind (${how})`, async () => {
+      const m = marker();
+      // SIGKILL right after spawn() returns: bwrap's own --die-with-parent is not armed yet.
+      const script = parentScript(ws, 'early-parent.mjs', m, `process.kill(process.pid, 'SIGKILL');`, options);
+      const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'ignore', 'inherit'] });
+      const [, signal] = await new Promise<[number | null, string | null]>((res) => parent.once('exit', (c, sig) => res([c, sig])));
+      expect(signal).toBe('SIGKILL');
+      expect(await waitGone(m)).toEqual([]);
+    });
+  }
 
   it('sends long option lists through --args: granted values never show in the host process list', async () => {
     const names = Array.from({ length: 200 }, (_, i) => `BULK_VAR_${i}`);

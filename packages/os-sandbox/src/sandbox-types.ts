@@ -39,6 +39,13 @@ export interface CreateSandboxOptions {
    * without it placeholders are never removed.
    */
   readonly placeholderLingerMs?: number;
+  /**
+   * Start runs through the launcher's spawn server (default `true`; Linux with the compiled
+   * launcher), or with this process's own `spawn` (a fork of this process per run). The server is
+   * not used, whatever this says, where this process cannot open its pipes through
+   * `/proc/<pid>/fd` (a `hidepid` /proc or an LSM policy).
+   */
+  readonly spawnServer?: boolean;
   /** Overrides the detected platform (tests). */
   readonly platform?: 'linux' | 'darwin';
 }

@@ -39,7 +39,7 @@ export type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnO
 
 /** Descriptors 0-4 carry stdio, the bwrap options (3) and the seccomp program (4). */
 const FIRST_UNUSED_FD = 6;
-/** The launcher's lifeline: a pipe whose other end only the spawn server holds (see `--lifeline`, `--serve`). */
+/** The launcher's lifeline: a pipe whose other end only the spawn server (or this process) holds (see `--lifeline`, `--serve`). */
 const LIFELINE_FD = 5;
 /** How long `kill()` waits for the supervising launcher to end a run before killing its group. */
 const FORCE_KILL_AFTER_MS = 5_000;
@@ -181,6 +181,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   const keeper = launcher ? createPlaceholderKeeper({ launcher: launcher.path, lingerMs }) : undefined;
   // Started at the first run that needs the launcher (see startSpawnServer); ended by close().
   let server: SpawnServer | undefined;
+  let useServer = options.spawnServer !== false;
   let closed = false;
 
   const audit = (principal: Principal, action: string, target: string, decision: 'allow' | 'deny', extra: { code?: string; rule?: string; details?: Record<string, unknown> } = {}): void => {
@@ -421,19 +422,31 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       const fd4 = argsFd && seccompFilter ? seccompFilter : undefined;
       const wants = { stdin: opts.stdin !== undefined, stdout: caps.has('stdout'), stderr: caps.has('stderr') };
       let child: Launched;
-      if (lifeline) {
-        // The launcher's spawn server forks the run, and its lifeline stands for this process.
-        if (!server?.alive) server = startSpawnServer(launcher!.path);
-        child = await server.launch({ args, ...(fd3 ? { fd3 } : {}), ...(fd4 ? { fd4 } : {}), ...wants });
+      if (lifeline && useServer && !server?.alive) {
+        server = startSpawnServer(launcher!.path);
+        if (!server.usable) {
+          server.close();
+          useServer = false;
+        }
+      }
+      if (lifeline && useServer) {
+        // The launcher's spawn server forks the run, and holds its lifeline for this process.
+        child = await server!.launch({ args, ...(fd3 ? { fd3 } : {}), ...(fd4 ? { fd4 } : {}), ...wants });
       } else {
-        child = fromChildProcess(
-          spawnChild(file, args as string[], {
-            stdio: [wants.stdin ? 'pipe' : 'ignore', wants.stdout ? 'pipe' : 'ignore', wants.stderr ? 'pipe' : 'ignore', fd3 ? 'pipe' : 'ignore', fd4 ? 'pipe' : 'ignore'],
-            detached: true,
-            env: platform === 'darwin' ? env : { PATH: '/usr/bin:/bin' },
-          }),
-          [fd3, fd4],
-        );
+        const forked = spawnChild(file, args as string[], {
+          stdio: [wants.stdin ? 'pipe' : 'ignore', wants.stdout ? 'pipe' : 'ignore', wants.stderr ? 'pipe' : 'ignore', fd3 ? 'pipe' : 'ignore', fd4 ? 'pipe' : 'ignore', lifeline ? 'pipe' : 'ignore'],
+          detached: true,
+          env: platform === 'darwin' ? env : { PATH: '/usr/bin:/bin' },
+        });
+        if (lifeline) {
+          // This process holds the lifeline itself: never written, only kept open while it lives.
+          // Read (and drained) so that its end is seen and the child's 'close' can fire.
+          const fd5 = (forked.stdio as unknown as ReadonlyArray<(NodeJS.ReadableStream & { unref?: () => void }) | null>)[LIFELINE_FD];
+          fd5?.on('error', () => undefined);
+          fd5?.resume();
+          fd5?.unref?.();
+        }
+        child = fromChildProcess(forked, [fd3, fd4]);
       }
       if (opts.stdin !== undefined && child.stdin) {
         child.stdin.on('error', () => undefined);

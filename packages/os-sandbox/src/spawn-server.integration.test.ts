@@ -53,6 +53,21 @@ describe('the spawn server', () => {
     expect(r.stderr).toBe('');
   });
 
+  it('spawnServer: false starts every run with this process\'s own spawn, just as well', async () => {
+    const direct = await createSandbox({ v: 1, capabilities: ['stdin', 'stdout', 'stderr'] }, { spawnServer: false });
+    try {
+      const p = await direct.spawn(['/bin/sh', '-c', 'echo ready; cat'], { stdin: 'fed\n' });
+      let out = '';
+      p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      await new Promise((ok) => p.stdout.once('data', ok));
+      expect(parentOf(p.pid)).toBe(process.pid);
+      expect((await p.exit).code).toBe(0);
+      expect(out).toContain('fed');
+    } finally {
+      await direct.close();
+    }
+  });
+
   it('reports exit codes and signals as the run ended', async () => {
     expect((await runIn(sb, ['/bin/sh', '-c', 'exit 7'])).exit).toMatchObject({ code: 7, signal: null });
     // kill(): the supervising launcher SIGKILLs the run and exits as bwrap did, by that signal.
@@ -105,6 +120,11 @@ describe('the spawn server', () => {
     for (let i = 0; i < 200 && server.alive; i++) await new Promise((ok) => setTimeout(ok, 10));
     expect(server.alive).toBe(false);
     await expect(server.launch({ args: ['--', '/bin/true'], stdin: false, stdout: false, stderr: false })).rejects.toThrow(/spawn server exited/);
+    expect(server.usable).toBe(true);
+    // A server that never started: not usable (the sandbox then spawns runs itself), and it says why.
+    const none = startSpawnServer('/nonexistent/trust-sandbox-launcher');
+    expect(none.usable).toBe(false);
+    await expect(none.launch({ args: ['--', '/bin/true'], stdin: false, stdout: false, stderr: false })).rejects.toThrow(/ENOENT/);
   });
 
   it('an idle sandbox does not keep its process alive; the server then ends with it', async () => {

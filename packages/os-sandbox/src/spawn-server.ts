@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { constants as fsConstants, openSync } from 'node:fs';
+import { constants as fsConstants, openSync, readdirSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { TrustError } from '@trust/core';
@@ -22,6 +22,11 @@ export interface LaunchRequest {
 export interface SpawnServer {
   /** False once the server has exited (its runs ended with it); start another for new runs. */
   readonly alive: boolean;
+  /**
+   * Whether this process can open the server's descriptors through `/proc/<pid>/fd`, which every
+   * run needs (checked once, at start); when not, close the server and spawn runs directly.
+   */
+  readonly usable: boolean;
   launch(request: LaunchRequest): Promise<Launched>;
   /** Ends the server; runs still going end with it (their lifelines close). */
   close(): void;
@@ -112,7 +117,12 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
       ends = fds.map((fd, k) => (fd >= 0 ? openEnd(child.pid!, fd, k === 0) : null));
     } catch (err) {
       send(Buffer.concat([Buffer.from('K'), u32(id), Buffer.from([osConstants.signals.SIGKILL])]));
-      p.reject(err as Error);
+      p.reject(
+        new TrustError('SANDBOX_UNAVAILABLE', `could not open the run's pipes through /proc/${child.pid}/fd`, {
+          cause: err,
+          hint: 'this host restricts /proc access to child processes; pass spawnServer: false to createSandbox',
+        }),
+      );
       return;
     } finally {
       send(Buffer.concat([Buffer.from('A'), u32(id)]));
@@ -177,6 +187,13 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
     }
     holdWhileBusy();
   });
+  // Listing the server's descriptors takes the same access check as opening one of them.
+  let usable = false;
+  try {
+    usable = readdirSync(`/proc/${child.pid}/fd`).length > 0;
+  } catch {
+    /* hidepid, an LSM policy, or the server already gone */
+  }
   child.unref();
   replies.unref();
   (control as unknown as { unref?: () => void }).unref?.();
@@ -185,6 +202,7 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
     get alive() {
       return gone === undefined;
     },
+    usable,
     launch(request) {
       if (gone) return Promise.reject(gone);
       const id = nextId++;
