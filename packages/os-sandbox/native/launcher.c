@@ -276,9 +276,9 @@ static int probe(void) {
 #endif
   long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1UL /* LANDLOCK_CREATE_RULESET_VERSION */);
   int seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
-  /* Can --pin work here: a user namespace of our own in which we may mount (an AppArmor userns
-     restriction lets the unshare succeed but denies the mount), and the new mount API? Tried in a
-     child, since a namespace once entered cannot be left. */
+  /* Can --pin and --stage work here: a user namespace of our own in which we may mount (an
+     AppArmor userns restriction lets the unshare succeed but denies the mount), and the new mount
+     API? Tried in a child, since a namespace once entered cannot be left. */
   int can_pin = 0;
   pid_t c = fork();
   if (c == 0) {
@@ -288,6 +288,10 @@ static int probe(void) {
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) self[n] = 0;
     int ok = n > 0 && enter_pin_namespace() == 0 && syscall(SYS_open_tree, AT_FDCWD, self, OPEN_TREE_CLONE | O_CLOEXEC) >= 0;
+    /* And the staging mounts (--stage, --stage-dev): a tmpfs, and a devpts instance in it (on
+       /tmp, in this throwaway namespace only). */
+    ok = ok && mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=16k") == 0 && mkdir("/tmp/pts", 0755) == 0 &&
+         mount("devpts", "/tmp/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") == 0;
     if (!ok) _exit(1);
     /* And --netns: a network namespace of that user namespace, with loopback up (die() exits 125). */
     if (unshare(CLONE_NEWNET) < 0) _exit(2);

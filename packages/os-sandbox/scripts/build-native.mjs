@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Compiles native/launcher.c into .native/ (git-ignored) ahead of first use. Optional: the
+// Compiles the launcher (native/*.c) into .native/ (git-ignored) ahead of first use. Optional: the
 // sandbox compiles it lazily too. Fails (exit 1) when no C compiler is present.
 import { ensureLauncher } from '../dist/index.js';
 const l = await ensureLauncher();

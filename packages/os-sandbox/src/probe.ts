@@ -18,8 +18,9 @@ export interface SandboxProbe {
   /** Landlock ABI version, 0 when unavailable (reported; not used yet). */
   readonly landlock: number;
   /**
-   * The launcher can pin protected paths itself (a user namespace of its own in which it may
-   * mount, and the kernel's open_tree/mount_setattr API); without it they are bwrap binds.
+   * The launcher can pin protected paths and stage /etc and /dev itself (a user namespace of its
+   * own in which it may mount, tmpfs and devpts included, and the kernel's
+   * open_tree/mount_setattr API); without it they are all bwrap binds.
    */
   readonly pinNamespace: boolean;
   /**

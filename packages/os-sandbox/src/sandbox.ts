@@ -363,7 +363,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             noProc: degraded.includes('no-proc'),
             seccomp: seccompFilter !== undefined,
             nestedGit,
-            // The launcher pins protected paths itself, before bwrap starts (much cheaper per path).
+            // The launcher pins protected paths and stages /etc and /dev itself, before bwrap
+            // starts: much cheaper per mount than bwrap, which re-reads the mount table each time.
             ...(launcher && probe.pinNamespace ? { pinProtected: true, stageEtc: stages.etc, stageDev: stages.dev } : {}),
             // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
             ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
