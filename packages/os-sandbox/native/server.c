@@ -5,9 +5,8 @@
  * starts each run by writing a request instead of forking itself (a fork of a large Node process
  * costs about a millisecond more, and blocks its event loop). Requests on fd 0, little-endian:
  *   'R' u32 id, u32 length, then that many bytes: u32 argc, argc NUL-terminated launcher
- *       arguments, u32 n + n bytes for fd 3
- *       (bwrap's --args), u32 n + n bytes for fd 4 (the seccomp program), u8 flags (1 stdin,
- *       2 stdout, 4 stderr: a pipe each, else /dev/null);
+ *       arguments, u32 n + n bytes for fd 3 (bwrap's --args), u32 n + n bytes for fd 4 (the
+ *       seccomp program), u8 flags (1 stdin, 2 stdout, 4 stderr: a pipe each, else /dev/null);
  *   'A' u32 id: the host has opened the run's pipes (through /proc/<this pid>/fd), so this
  *       process closes its ends (and stdin can reach EOF);
  *   'K' u32 id u8 signal: SIGTERM to the run's supervising launcher, or SIGKILL to its process
@@ -15,9 +14,9 @@
  * Replies on fd 1, one line each: "S id pid in out err" (the pipe ends' descriptor numbers here,
  * -1 for none), "X id code signal" when the run's launcher has exited, "F id errno" when it could
  * not be started. Each run is a fork of this process (the very binary the host verified) that
- * runs the launcher's main path in a new session, with its fd 5 a lifeline: the read end of a pipe whose
- * write end only this server holds. When the host goes (fd 0 closes, even on SIGKILL) the server
- * exits, every lifeline closes, and every run ends as in (6).
+ * runs the launcher's main path in a new session, with its fd 5 a lifeline: the read end of a
+ * pipe whose write end only this server holds. When the host goes (fd 0 closes, even on SIGKILL)
+ * the server exits, every lifeline closes, and every run ends as in (6).
  */
 #define SERVE_MAX_RUNS 4096
 #define SERVE_MAX_REQUEST (64u << 20)
@@ -61,6 +60,7 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   if (!slot) return EAGAIN;
   if (n < 4) return EINVAL;
   unsigned argc = le32(p);
+  if (argc > n) return EINVAL; /* every argument takes at least its NUL */
   size_t off = 4;
   char **argv = calloc((size_t)argc + 2, sizeof *argv);
   if (!argv) return ENOMEM;
@@ -73,7 +73,11 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   }
   int blobs[2] = {-1, -1};
   for (int b = 0; b < 2; b++) {
-    if (off + 4 > n || le32(p + off) > n - off - 4) { free(argv); return EINVAL; }
+    if (off + 4 > n || le32(p + off) > n - off - 4) {
+      if (blobs[0] >= 0) close(blobs[0]);
+      free(argv);
+      return EINVAL;
+    }
     unsigned len = le32(p + off);
     blobs[b] = len > 0 ? memfd_with(b ? "seccomp" : "args", p + off + 4, len) : open("/dev/null", O_RDONLY | O_CLOEXEC);
     off += 4 + len;

@@ -103,11 +103,12 @@ describe('the spawn server', () => {
       b.writeUInt32LE(n);
       return b;
     };
-    // Request 7 claims three arguments but carries one and no blobs.
+    // Request 7 claims three arguments but carries one and no blobs; request 8 claims 2^32-1.
     const body = Buffer.concat([u32(3), Buffer.from('--\0')]);
-    server.stdin.write(Buffer.concat([Buffer.from('R'), u32(7), u32(body.length), body]));
-    for (let i = 0; i < 200 && !replies.includes('\n'); i++) await new Promise((ok) => setTimeout(ok, 10));
-    expect(replies).toBe('F 7 22\n');
+    const huge = Buffer.concat([u32(0xffffffff), Buffer.from('--\0')]);
+    server.stdin.write(Buffer.concat([Buffer.from('R'), u32(7), u32(body.length), body, Buffer.from('R'), u32(8), u32(huge.length), huge]));
+    for (let i = 0; i < 200 && replies.split('\n').length < 3; i++) await new Promise((ok) => setTimeout(ok, 10));
+    expect(replies).toBe('F 7 22\nF 8 22\n');
     server.stdin.write('Zjunk');
     const [code] = await new Promise<[number | null]>((ok) => server.once('exit', (c) => ok([c])));
     expect(code).toBe(125);
