@@ -5,7 +5,7 @@ export type { SandboxPlan, SandboxPlatform } from './plan.js';
 export { planBwrap, linuxPathsOfInterest, SANDBOX_LAYOUT, SECCOMP_FD } from './bwrap-plan.js';
 export { buildSeccompFilter, seccompArchOf, SECCOMP_BLOCKED } from './seccomp.js';
 export type { SeccompArch } from './seccomp.js';
-export type { LinuxPlan, LinuxPlanContext, Rlimit } from './bwrap-plan.js';
+export type { LinuxBridge, LinuxPin, LinuxPlan, LinuxPlanContext, Rlimit } from './bwrap-plan.js';
 export { planSeatbelt, SANDBOX_EXEC } from './seatbelt-plan.js';
 export type { DarwinPlan, DarwinPlanContext } from './seatbelt-plan.js';
 export {
