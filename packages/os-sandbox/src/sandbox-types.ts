@@ -84,7 +84,10 @@ export interface SandboxExit {
 /** A running sandboxed process. */
 export interface SandboxProcess {
   readonly runId: string;
-  /** Host pid of the outer bubblewrap (or sandbox-exec) process. */
+  /**
+   * Host pid of the run's outermost process: the supervising launcher (Linux with the compiled
+   * launcher; bubblewrap is its child), else bubblewrap, or sandbox-exec on macOS.
+   */
   readonly pid: number;
   /** Capped output; empty when the stream capability is not granted. */
   readonly stdout: Readable;
