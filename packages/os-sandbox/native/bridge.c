@@ -4,6 +4,7 @@
  * bytes; the proxy judges every destination.
  */
 #include "launcher.h"
+#include <linux/capability.h>
 
 #define MAX_BRIDGES 4
 
@@ -215,6 +216,28 @@ static int relay_child(int tied, int a, int b) {
   return 1;
 }
 
+/*
+ * A relay on the host side runs as the host user, in the launcher's user namespace: a relay
+ * subverted by what the sandbox sends could otherwise use those rights. It is confined to the
+ * directory of the run's socket (a private directory holding nothing else): chroot there, drop
+ * every capability so the chroot cannot be left, and never gain one again. Returns the socket's
+ * path inside that root.
+ */
+static const char *confine(const char *socket_path) {
+  const char *slash = strrchr(socket_path, '/');
+  char dir[4096];
+  size_t len = slash == socket_path ? 1 : (size_t)(slash - socket_path);
+  if (!slash || len >= sizeof dir) _exit(1);
+  memcpy(dir, socket_path, len);
+  dir[len] = 0;
+  if (chdir(dir) < 0 || chroot(".") < 0 || chdir("/") < 0) _exit(1);
+  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct none[2];
+  memset(none, 0, sizeof none);
+  if (syscall(SYS_capset, &header, none) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) _exit(1);
+  return slash;
+}
+
 void start_bridges(int tied) {
   for (int k = 0; k < nbridges; k++) {
     const struct bridge *b = &bridges[k];
@@ -223,7 +246,7 @@ void start_bridges(int tied) {
       int l = bind_loopback(SOCK_STREAM, b->port, "bind 127.0.0.1");
       if (listen(l, 128) < 0) die("listen");
       if (relay_child(tied, l, -1)) {
-        serve(3, b->path);
+        serve(3, tied ? confine(b->path) : b->path);
         _exit(0);
       }
       close(l);
@@ -234,6 +257,7 @@ void start_bridges(int tied) {
       const unsigned char hello = 0x00;
       if (write_all(u, &hello, 1) < 0) die("udp bridge hello");
       if (relay_child(tied, d, u)) {
+        if (tied) confine(b->path);
         udp_serve(3, 4);
         _exit(0);
       }

@@ -57,10 +57,11 @@
  *   9. --netns: with --lifeline, the bwrap child enters the same private user namespace as for
  *      --pin and makes the run's network namespace in it (loopback up), binds the --bridge and
  *      --udp-bridge sockets there and forks their relays, then execs bwrap, which is told to
- *      --share-net that namespace. The relays stay outside the sandbox: in the host's mount
- *      namespace (SOCKET is the host path; nothing is bound into the sandbox) with the host
- *      user's rights, moving bytes only; they die with bwrap (PR_SET_PDEATHSIG), which outlives
- *      every sandboxed process. This saves the sandbox two binds and an exec per run.
+ *      --share-net that namespace. The relays stay outside the sandbox (SOCKET is the host
+ *      path; nothing is bound into the sandbox), moving bytes only, each chrooted into SOCKET's
+ *      directory with every capability dropped (bridge.c); they die with bwrap
+ *      (PR_SET_PDEATHSIG), which outlives every sandboxed process. This saves the sandbox two
+ *      binds and an exec per run.
  *  10. --serve: the spawn server, one per sandbox (server.c): the host process
  *      asks it for each run instead of forking itself, and it is every run's lifeline holder.
  *  11. --stage DIR, then --stage-file PATH...: with --lifeline, the bwrap child stages /etc in the

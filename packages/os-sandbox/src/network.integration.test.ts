@@ -136,7 +136,7 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
     }
   });
 
-  it('the relays outside the sandbox end with the run, and with it when its supervising launcher is killed', async () => {
+  it('the relays outside the sandbox are confined, end with the run, and with it when its supervising launcher is killed', async () => {
     const own = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve } });
     /** The run's relays: processes of the launcher's image below bwrap (bwrap's own children are its image). */
     const relaysOf = async (pid: number): Promise<number[]> => {
@@ -165,6 +165,14 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
       // kill(): the supervisor ends the run and reaps what is left, relays included.
       const a = await started();
       expect(a.relays).toHaveLength(1);
+      // Each relay is confined: rooted in the run's private directory (its socket and nothing
+      // else), with no capability and no way to gain one.
+      for (const r of a.relays) {
+        const status = readFileSync(`/proc/${r}/status`, 'utf8');
+        expect(status).toMatch(/^CapEff:\s+0+$/m);
+        expect(status).toMatch(/^NoNewPrivs:\s+1$/m);
+        expect(readlinkSync(`/proc/${r}/root`)).toMatch(/\/trust-sandbox-[^/]+\/[0-9a-f]{8}$/);
+      }
       a.p.kill();
       await a.p.exit;
       expect(a.relays.filter(alive)).toEqual([]);
