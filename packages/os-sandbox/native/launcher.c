@@ -68,6 +68,8 @@
  *      same private namespace: a tmpfs on DIR holding a read-only bind of each PATH (stage.c), which
  *      bwrap binds as /etc with one option instead of one per file. --stage-dev DIR stages /dev
  *      the same way, as bwrap's --dev would make it, for one --dev-bind.
+ *      The mounts of 8 and 11 are made while bwrap starts when its options arrive as a small
+ *      regular file (the spawn server's memfd): see mount_while_bwrap_starts().
  * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1,"pins":0|1,"netns":0|1}
  * for probeSandbox().
  *
@@ -182,6 +184,53 @@ static void exit_like(int status) {
 }
 
 
+/* The mounts made before bwrap starts: the staged /etc and /dev, and the pins (unless they went
+   to bwrap as options). */
+static int pins_in_namespace;
+static void make_mounts(void) {
+  if (staging()) stage_all();
+  if (staging_dev()) stage_dev();
+  if (pins_in_namespace) pin_all();
+}
+
+/*
+ * In the bwrap child, with the mounts to make: lets bwrap start (its exec and dynamic loading
+ * take about as long as the mounts) while a helper in the same namespaces makes them. bwrap reads
+ * its options from fd 3 before it does anything else; the helper hands them over only once every
+ * mount is in place, in one write no larger than PIPE_BUF, which the kernel makes atomic. A
+ * helper that fails (or is killed) hands over nothing: bwrap then finds no options and an empty
+ * root where no command exists, and `failed` tells the supervisor, which exits 125 as the
+ * launcher would have. Returns 0 once fd 3 is the helper's pipe; -1 (nothing done) when the
+ * options are not a regular file (a memfd) of at most PIPE_BUF bytes: make the mounts inline.
+ */
+static int mount_while_bwrap_starts(int failed) {
+  struct stat st;
+  if (fstat(3, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > PIPE_BUF) return -1;
+  int handoff[2];
+  if (pipe2(handoff, O_CLOEXEC) < 0) return -1;
+  pid_t parent = getpid();
+  pid_t helper = fork();
+  if (helper < 0) {
+    close(handoff[0]);
+    close(handoff[1]);
+    return -1;
+  }
+  if (helper == 0) {
+    die_notify_fd = failed;
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent) _exit(125);
+    make_mounts();
+    unsigned char options[PIPE_BUF];
+    ssize_t n = pread(3, options, sizeof options, 0);
+    if (n < 0 || n != st.st_size) die("bwrap options");
+    if (write(handoff[1], options, (size_t)n) != n) die("handing bwrap its options");
+    _exit(0);
+  }
+  if (dup2(handoff[0], 3) < 0) die("dup2");
+  close(handoff[0]);
+  close(handoff[1]);
+  return 0;
+}
+
 /* Forks argv (bubblewrap) and supervises it; never returns. */
 static void supervise(int lifeline, char **argv) {
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) die("PR_SET_CHILD_SUBREAPER");
@@ -190,20 +239,28 @@ static void supervise(int lifeline, char **argv) {
   sigaddset(&chld, SIGCHLD);
   sigaddset(&chld, SIGTERM); /* the host's kill(): end the run, then sweep and exit as it did */
   if (sigprocmask(SIG_BLOCK, &chld, &old) < 0) die("sigprocmask");
+  /* A byte here: the mount helper failed (see mount_while_bwrap_starts). */
+  int failed[2];
+  if (pipe2(failed, O_CLOEXEC | O_NONBLOCK) < 0) die("pipe");
+  /* Above the descriptors the loop below closes (0-4). */
+  for (int k = 0; k < 2; k++) {
+    if (failed[k] > 4) continue;
+    int high = fcntl(failed[k], F_DUPFD_CLOEXEC, 10);
+    if (high < 0) die("fcntl");
+    close(failed[k]);
+    failed[k] = high;
+  }
   pid_t child = fork();
   if (child < 0) die("fork");
   if (child == 0) {
     sigprocmask(SIG_SETMASK, &old, NULL);
     close(lifeline);
+    close(failed[0]);
     int npins = pin_count();
     int stage = staging() || staging_dev();
     int ns = own_net || stage || (npins > 0 && !pin_via_bwrap) ? enter_pin_namespace() : -1;
-    if (stage) {
-      /* Planned only where the probe found the namespace: no bwrap fallback to hand it to. */
-      if (ns < 0) die("staging /etc and /dev needs a private mount namespace");
-      if (staging()) stage_all();
-      if (staging_dev()) stage_dev();
-    }
+    /* Planned only where the probe found the namespace: no bwrap fallback to hand it to. */
+    if (stage && ns < 0) die("staging /etc and /dev needs a private mount namespace");
     if (own_net) {
       /* The run's network namespace, owned by our user namespace: bwrap shares it (--share-net)
          and the command, with no capabilities there, cannot reconfigure it. */
@@ -211,17 +268,14 @@ static void supervise(int lifeline, char **argv) {
       loopback_up();
       start_bridges(1);
     }
-    if (npins > 0) {
-      if (!pin_via_bwrap && ns == 0) {
-        pin_all();
-      } else {
-        argv = pins_as_bwrap_options(argv);
-      }
-    }
+    if (npins > 0 && (pin_via_bwrap || ns < 0)) argv = pins_as_bwrap_options(argv);
+    else pins_in_namespace = npins > 0;
+    if ((stage || pins_in_namespace) && mount_while_bwrap_starts(failed[1]) < 0) make_mounts();
     execv(argv[0], argv);
     fprintf(stderr, "trust-sandbox-launcher: cannot execute %s: %s\n", argv[0], strerror(errno));
     _exit(127);
   }
+  close(failed[1]);
   /* Hold no copy of the run's pipes: stdio, --args and the seccomp program belong to bwrap. */
   int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
   for (int fd = 0; fd <= 4; fd++) {
@@ -265,6 +319,8 @@ static void supervise(int lifeline, char **argv) {
     /* Children reparented here after bwrap ended keep us until they are gone too. */
     if (done && kill_children() == 0 && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD) {
       sweep();
+      unsigned char b;
+      if (read(failed[0], &b, 1) == 1) _exit(125); /* the mount helper failed: bwrap never ran the command */
       exit_like(status);
     }
   }

@@ -51,6 +51,8 @@ struct pin_mount_attr { unsigned long long attr_set, attr_clr, propagation, user
 
 /* util.c */
 void die(const char *what) __attribute__((noreturn));
+/* Where die() also writes a byte before it exits, when >= 0 (see launcher.c, the mount helper). */
+extern int die_notify_fd;
 int write_all(int fd, const unsigned char *p, size_t n);
 void close_from(int low);
 void write_file(const char *path, const char *text);

@@ -1,8 +1,14 @@
 /* Small helpers every part of the launcher uses. */
 #include "launcher.h"
 
+int die_notify_fd = -1;
+
 void die(const char *what) {
   fprintf(stderr, "trust-sandbox-launcher: %s: %s\n", what, strerror(errno));
+  if (die_notify_fd >= 0) {
+    const unsigned char failed = 1;
+    write_all(die_notify_fd, &failed, 1);
+  }
   _exit(125);
 }
 

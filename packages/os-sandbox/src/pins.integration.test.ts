@@ -1,7 +1,7 @@
 // The launcher's --pin with real bubblewrap, both ways: binds made in the launcher's private
 // namespace before bwrap starts, and the fallback that hands the same paths to bwrap.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher, type Launcher } from './launcher.js';
@@ -28,6 +28,11 @@ describe('launcher --pin (bubblewrap)', () => {
     readonly pins?: readonly (readonly [string, string])[];
     /** Who runs the launcher (a setpriv prefix), and the copies of it and the empty sources it can read. */
     readonly as?: { readonly prefix: readonly string[]; readonly launcher: string; readonly empty: { readonly file: string; readonly dir: string } };
+    /**
+     * bwrap's options from a regular file on fd 3 (`--args 3`), as the spawn server passes them:
+     * the launcher then makes its mounts while bwrap starts. Otherwise they are bwrap's argv.
+     */
+    readonly optionsFile?: boolean;
   }
 
   /** Runs `script` in bwrap over `ws` with protected paths pinned by the launcher; fd 5 is the lifeline. */
@@ -35,15 +40,20 @@ describe('launcher --pin (bubblewrap)', () => {
     const as = run.as ?? { prefix: [], launcher: launcher.path, empty };
     const pins = run.pins ?? [['f', '.bashrc'], ['d', '.husky'], ['s', '.git']];
     const [file, ...pre] = [...as.prefix, as.launcher];
+    const options = [
+      '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
+      '--proc', '/proc', '--dev', '/dev', '--bind', ws, ws, '--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--cap-drop', 'ALL',
+      '--remount-ro', '/',
+    ];
+    const optionsFile = join(dir, `options-${process.hrtime.bigint()}`);
+    if (run.optionsFile) writeFileSync(optionsFile, options.map((o) => `${o}\0`).join(''));
     return spawnSync(file!, [...pre,
       '--lifeline', '5', ...(run.extra ?? []),
       '--hold', ws, ...pins.filter(([k]) => k === 'f' || k === 'd').flatMap(([k, n]) => ['--sweep', k, `${ws}/${n}`]),
       '--pin-empty', as.empty.file, as.empty.dir,
       ...pins.flatMap(([k, n]) => ['--pin', k, `${ws}/${n}`]),
-      '--', '/usr/bin/bwrap', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
-      '--proc', '/proc', '--dev', '/dev', '--bind', ws, ws, '--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--cap-drop', 'ALL',
-      '--remount-ro', '/', '--', '/bin/sh', '-c', script,
-    ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', 'pipe'] });
+      '--', '/usr/bin/bwrap', ...(run.optionsFile ? ['--args', '3'] : options), '--', '/bin/sh', '-c', script,
+    ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', run.optionsFile ? openSync(optionsFile, 'r') : 'ignore', 'ignore', 'pipe'] });
   }
 
   for (const [name, extra] of [['in the launcher\'s own namespace', []], ['handed to bwrap (fallback)', ['--pin-via-bwrap']]] as const) {
@@ -121,21 +131,36 @@ describe('launcher --pin (bubblewrap)', () => {
     });
   }
 
-  it('refuses to pin a symlink (the bind would land on its target)', () => {
+  for (const [how, optionsFile] of [['bwrap started after the pins', false], ['bwrap starting while the pins are made', true]] as const) {
+    it(`refuses to pin a symlink (the bind would land on its target), and the command never runs: ${how}`, () => {
+      const ws = freshDir('trust-pins-ws-');
+      const outside = freshDir('trust-pins-out-');
+      try {
+        writeFileSync(join(outside, 'target'), 'original');
+        symlinkSync(join(outside, 'target'), join(ws, '.bashrc'));
+        mkdirSync(join(ws, '.git'));
+        const r = runPinned(ws, `echo started; echo changed > ${ws}/.bashrc`, { optionsFile });
+        expect(r.status).toBe(125);
+        expect(r.stdout).not.toContain('started');
+        expect(r.stderr).toMatch(/\.bashrc: Too many levels of symbolic links/);
+        expect(readFileSync(join(outside, 'target'), 'utf8')).toBe('original');
+      } finally {
+        rmSync(ws, { recursive: true, force: true });
+        rmSync(outside, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it('with the options in a file, bwrap starts while the pins are made and sees every one of them', () => {
     const ws = freshDir('trust-pins-ws-');
-    const outside = freshDir('trust-pins-out-');
     try {
-      writeFileSync(join(outside, 'target'), 'original');
-      symlinkSync(join(outside, 'target'), join(ws, '.bashrc'));
       mkdirSync(join(ws, '.git'));
-      const r = runPinned(ws, 'echo started');
-      expect(r.status).toBe(125);
-      expect(r.stdout).not.toContain('started');
-      expect(r.stderr).toMatch(/\.bashrc: Too many levels of symbolic links/);
-      expect(readFileSync(join(outside, 'target'), 'utf8')).toBe('original');
+      const r = runPinned(ws, `echo x > ${ws}/.bashrc; mkdir ${ws}/.husky/h; mkdir ${ws}/.git/hooks; echo ok > ${ws}/fine; cat ${ws}/fine`, { optionsFile: true });
+      expect(r.stdout).toBe('ok\n');
+      expect(r.stderr.match(/Read-only file system/g)).toHaveLength(3);
+      expect(r.status).toBe(0);
     } finally {
       rmSync(ws, { recursive: true, force: true });
-      rmSync(outside, { recursive: true, force: true });
     }
   });
 });
