@@ -239,12 +239,13 @@ static void supervise(int lifeline, char **argv) {
   sigaddset(&chld, SIGCHLD);
   sigaddset(&chld, SIGTERM); /* the host's kill(): end the run, then sweep and exit as it did */
   if (sigprocmask(SIG_BLOCK, &chld, &old) < 0) die("sigprocmask");
-  /* A byte here: the mount helper failed (see mount_while_bwrap_starts). */
-  int failed[2];
-  if (pipe2(failed, O_CLOEXEC | O_NONBLOCK) < 0) die("pipe");
+  /* A byte here: the mount helper failed (see mount_while_bwrap_starts). Only runs with mounts
+     to make have one. */
+  int failed[2] = {-1, -1};
+  if ((staging() || staging_dev() || pin_count() > 0) && pipe2(failed, O_CLOEXEC | O_NONBLOCK) < 0) die("pipe");
   /* Above the descriptors the loop below closes (0-4). */
   for (int k = 0; k < 2; k++) {
-    if (failed[k] > 4) continue;
+    if (failed[k] < 0 || failed[k] > 4) continue;
     int high = fcntl(failed[k], F_DUPFD_CLOEXEC, 10);
     if (high < 0) die("fcntl");
     close(failed[k]);

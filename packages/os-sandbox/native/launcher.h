@@ -56,6 +56,7 @@ extern int die_notify_fd;
 int write_all(int fd, const unsigned char *p, size_t n);
 void close_from(int low);
 void write_file(const char *path, const char *text);
+void graft(int tree, unsigned long long set, unsigned long long clear, int to_fd, const char *path);
 
 /* bridge.c: the egress bridges (--bridge, --udp-bridge). */
 int add_bridge(int udp, int port, const char *path);

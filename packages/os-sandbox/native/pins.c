@@ -78,10 +78,7 @@ static void pin(char kind, const char *path) {
       ? (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE)
       : (int)syscall(SYS_open_tree, AT_FDCWD, kind == 'f' ? pin_empty_file : pin_empty_dir, OPEN_TREE_CLONE | O_CLOEXEC);
   if (tree < 0) die("open_tree");
-  struct pin_mount_attr attr = {PIN_ATTR, 0, 0, 0};
-  if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) < 0) die("mount_setattr");
-  if (syscall(SYS_move_mount, tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) die(path);
-  close(tree);
+  graft(tree, PIN_ATTR, 0, fd, path);
   close(fd);
 }
 

@@ -72,12 +72,9 @@ static int bind_into(const char *src, const char *dir, const char *name, unsigne
   make_entry(dir, name, S_ISDIR(st.st_mode) ? 'd' : 'f', NULL);
   int tree = (int)syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | O_CLOEXEC | AT_RECURSIVE);
   if (tree < 0) die(src);
-  struct pin_mount_attr attr = {set, clear, 0, 0};
-  if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) < 0) die("mount_setattr");
   char target[4096];
   join_path(target, sizeof target, dir, name);
-  if (syscall(SYS_move_mount, tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0) die(target);
-  close(tree);
+  graft(tree, set, clear, -1, target);
   return 0;
 }
 

@@ -12,7 +12,6 @@ void die(const char *what) {
   _exit(125);
 }
 
-
 int write_all(int fd, const unsigned char *p, size_t n) {
   while (n > 0) {
     ssize_t w = write(fd, p, n);
@@ -25,7 +24,6 @@ int write_all(int fd, const unsigned char *p, size_t n) {
   }
   return 0;
 }
-
 
 void close_from(int low) {
 #ifndef SYS_close_range
@@ -45,7 +43,6 @@ void close_from(int low) {
   if (n == 1024) close_from(low); /* more left: walk again */
 }
 
-
 void write_file(const char *path, const char *text) {
   int fd = open(path, O_WRONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -56,3 +53,16 @@ void write_file(const char *path, const char *text) {
   close(fd);
 }
 
+/*
+ * Sets `set` and clears `clear` on every mount of the detached tree `tree` (from open_tree with
+ * OPEN_TREE_CLONE), moves it onto `path` (or, when to_fd >= 0, onto that descriptor, opened on
+ * `path`) and closes it. Every bind made before bwrap starts ends here (pins.c, stage.c).
+ */
+void graft(int tree, unsigned long long set, unsigned long long clear, int to_fd, const char *path) {
+  struct pin_mount_attr attr = {set, clear, 0, 0};
+  if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) < 0) die("mount_setattr");
+  long moved = to_fd >= 0 ? syscall(SYS_move_mount, tree, "", to_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)
+                          : syscall(SYS_move_mount, tree, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
+  if (moved < 0) die(path);
+  close(tree);
+}
