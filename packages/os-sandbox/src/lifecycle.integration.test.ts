@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { readAll } from './output-capture.js';
-import { freshDir, hostPidsWith, runIn, waitGone } from './test-helpers.js';
+import { childrenOf, freshDir, hostPidsWith, runIn, waitGone } from './test-helpers.js';
 
 /**
  * Writes a host script (into `dir`) that creates a sandbox from the built package, spawns two
@@ -125,8 +125,7 @@ describe('lifecycle (bubblewrap)', () => {
       // sample both command lines until bwrap runs; no sample may carry a granted value.
       const samples: string[] = [];
       const bwrapLine = (): string | undefined => {
-        const kids = readFileSync(`/proc/${p.pid}/task/${p.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-        return kids.map((k) => readFileSync(`/proc/${k}/cmdline`, 'utf8')).find((c) => c.startsWith('/usr/bin/bwrap\0'));
+        return childrenOf(p.pid).map((k) => readFileSync(`/proc/${k}/cmdline`, 'utf8')).find((c) => c.startsWith('/usr/bin/bwrap\0'));
       };
       let bwrap: string | undefined;
       for (let i = 0; i < 200 && bwrap === undefined; i++) {

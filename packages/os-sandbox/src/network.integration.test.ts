@@ -9,30 +9,9 @@ import { createStubResolver, startPeer, type Peer } from '@trust/testing';
 import { ensureLauncher } from './launcher.js';
 import { probeSandbox } from './probe.js';
 import { createSandbox, type Sandbox, type SandboxProcess } from './sandbox.js';
-import { NODE, NODE_ROOTS, runIn } from './test-helpers.js';
+import { alive, descendants, NODE, NODE_ROOTS, runIn } from './test-helpers.js';
 
 const CURL = '/usr/bin/curl';
-
-/** Every process below `pid`, from /proc's children lists. */
-function descendants(pid: number): number[] {
-  let kids: number[] = [];
-  try {
-    kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    /* gone */
-  }
-  return kids.flatMap((k) => [k, ...descendants(k)]);
-}
-
-/** Still running (a zombie waiting to be reaped counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 describe('http capability through the per-run egress proxy (bubblewrap)', () => {
   let peer: Peer;

@@ -7,13 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { startSpawnServer } from './spawn-server.js';
-import { freshDir, runIn } from './test-helpers.js';
-
-/** The parent pid of `pid`, from /proc (field 4 of stat, after the command's parenthesised name). */
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
+import { freshDir, parentOf, runIn } from './test-helpers.js';
 
 describe('the spawn server', () => {
   let sb: Sandbox;

@@ -93,3 +93,37 @@ export async function waitGone(marker: string): Promise<number[]> {
   }
   return hostPidsWith(marker);
 }
+
+/** The fields of /proc/<pid>/stat after the command's parenthesised name: state, ppid, …; throws once it is gone. */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The parent pid of `pid`. */
+export function parentOf(pid: number): number {
+  return Number(statFields(pid)[1]);
+}
+
+/** Still running (a zombie waiting to be reaped counts as gone). */
+export function alive(pid: number): boolean {
+  try {
+    return statFields(pid)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** The direct children of `pid` ([] once it is gone). */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Every process below `pid`. */
+export function descendants(pid: number): number[] {
+  return childrenOf(pid).flatMap((k) => [k, ...descendants(k)]);
+}
