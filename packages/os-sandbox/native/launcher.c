@@ -1,7 +1,7 @@
 /*
  * trust-sandbox-launcher (this file: options, the supervisor, root locks, limits, the probe;
- * bridge.c, pins.c, stage.c and server.c: the bridges, the pins, the staged /etc and the spawn
- * server; util.c: helpers).
+ * bridge.c, pins.c, stage.c, server.c and warm.c: the bridges, the pins, the staged /etc, the
+ * spawn server and its namespaces made ahead; util.c: helpers).
  *
  * It runs INSIDE the bubblewrap sandbox, with no more authority than the
  * command it starts. It does three small things before exec, so that no shell and no Node
@@ -64,6 +64,8 @@
  *      binds and an exec per run.
  *  10. --serve: the spawn server, one per sandbox (server.c): the host process
  *      asks it for each run instead of forking itself, and it is every run's lifeline holder.
+ *      It also makes the private user, mount and network namespace of 8, 9 and 11 ahead of each
+ *      run (warm.c); the run's bwrap child joins them instead of making them.
  *  11. --stage DIR, then --stage-file PATH...: with --lifeline, the bwrap child stages /etc in the
  *      same private namespace: a tmpfs on DIR holding a read-only bind of each PATH (stage.c), which
  *      bwrap binds as /etc with one option instead of one per file. --stage-dev DIR stages /dev
@@ -259,14 +261,17 @@ static void supervise(int lifeline, char **argv) {
     close(failed[0]);
     int npins = pin_count();
     int stage = staging() || staging_dev();
-    int ns = own_net || stage || (npins > 0 && !pin_via_bwrap) ? enter_pin_namespace() : -1;
+    int want_ns = own_net || stage || (npins > 0 && !pin_via_bwrap);
+    /* The spawn server may have made these namespaces ahead of the run (warm.c). */
+    int warm = want_ns && join_warm_namespace(own_net) == 0;
+    int ns = warm ? 0 : want_ns ? enter_pin_namespace() : -1;
     /* Planned only where the probe found the namespace: no bwrap fallback to hand it to. */
     if (stage && ns < 0) die("staging /etc and /dev needs a private mount namespace");
     if (own_net) {
       /* The run's network namespace, owned by our user namespace: bwrap shares it (--share-net)
          and the command, with no capabilities there, cannot reconfigure it. */
-      if (ns < 0 || unshare(CLONE_NEWNET) < 0) die("network namespace");
-      loopback_up();
+      if (ns < 0 || (!warm && unshare(CLONE_NEWNET) < 0)) die("network namespace");
+      if (!warm) loopback_up();
       start_bridges(1);
     }
     if (npins > 0 && (pin_via_bwrap || ns < 0)) argv = pins_as_bwrap_options(argv);
@@ -277,6 +282,10 @@ static void supervise(int lifeline, char **argv) {
     _exit(127);
   }
   close(failed[1]);
+  if (warm_ns_fd >= 0) { /* the bwrap child's */
+    for (int k = 0; k < 3; k++) close(warm_ns_fd + k);
+    warm_ns_fd = -1;
+  }
   /* Hold no copy of the run's pipes: stdio, --args and the seccomp program belong to bwrap. */
   int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
   for (int fd = 0; fd <= 4; fd++) {

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <dirent.h>
 #include <arpa/inet.h>
@@ -81,6 +82,20 @@ void stage_all(void);
 void set_stage_dev(const char *dir);
 int staging_dev(void);
 void stage_dev(void);
+
+/* warm.c: namespaces made ahead of a run by the spawn server, joined by its bwrap child. */
+#define WARM_FD 6 /* where a run finds the set: user, mnt and net namespace at 6, 7 and 8 */
+extern int warm_ns_fd;
+#define WARM_DELAY_MS 2
+void warm_refill(void);
+void warm_later(int ms);
+int warm_due(void);
+int warm_fd(void);
+void warm_reaped(pid_t pid);
+void warm_collect(void);
+void warm_invalidate(void);
+int warm_take(int fds[3]);
+int join_warm_namespace(int net);
 
 /* server.c: the spawn server (--serve). */
 int spawn_server(void);

@@ -92,6 +92,9 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
       ends[k][k == 0 ? 0 : 1] = open("/dev/null", O_RDWR | O_CLOEXEC);
     }
   }
+  /* Namespaces made ahead for this run, if a set is ready (warm.c). */
+  int warm[3] = {-1, -1, -1};
+  if (!err && blobs[0] >= 0 && blobs[1] >= 0) warm_take(warm);
   pid_t pid = err || blobs[0] < 0 || blobs[1] < 0 ? -1 : fork();
   if (pid == 0) {
     /* As from a fresh exec: default SIGPIPE (ignored dispositions survive exec, into the
@@ -101,9 +104,12 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
     setsid();
     /* The child's ends: stdin reads, stdout and stderr write. Moved high first, so that no dup2
        below overwrites a descriptor still to be moved. */
-    int want[6] = {ends[0][0], ends[1][1], ends[2][1], blobs[0], blobs[1], life};
-    for (int k = 0; k < 6; k++) want[k] = fcntl(want[k], F_DUPFD_CLOEXEC, 64);
-    for (int k = 0; k < 6; k++) if (want[k] < 0 || dup2(want[k], k) < 0) _exit(125);
+    int want[9] = {ends[0][0], ends[1][1], ends[2][1], blobs[0], blobs[1], life, warm[0], warm[1], warm[2]};
+    int nwant = warm[0] >= 0 ? 9 : 6;
+    for (int k = 0; k < nwant; k++) want[k] = fcntl(want[k], F_DUPFD_CLOEXEC, 64);
+    for (int k = 0; k < nwant; k++) if (want[k] < 0 || dup3(want[k], k, k < 6 ? 0 : O_CLOEXEC) < 0) _exit(125);
+    /* The warm set stays at WARM_FD..+2 (close-on-exec) through every close_from. */
+    if (nwant == 9) warm_ns_fd = WARM_FD;
     close_from(6);
     /* This process is already the launcher the host verified: run it, no exec needed. Its
        environment is the server's (PATH only, as the host started it). */
@@ -113,6 +119,7 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   free(argv);
   close(blobs[0]);
   close(blobs[1]);
+  for (int k = 0; k < 3; k++) if (warm[k] >= 0) close(warm[k]);
   /* Keep the host's ends (stdin's write end, the others' read ends) until the host acknowledges. */
   for (int k = 0; k < 3; k++) {
     int child_end = ends[k][k == 0 ? 0 : 1], host_end = ends[k][k == 0 ? 1 : 0];
@@ -143,18 +150,26 @@ int spawn_server(void) {
   size_t cap = 1 << 16, have = 0;
   unsigned char *buf = malloc(cap);
   if (!buf) die("malloc");
-  struct pollfd p[2] = {{0, POLLIN, 0}, {sfd, POLLIN, 0}};
+  /* Polled for changes of this process's mount table, which make a warm set stale (warm.c). */
+  int mounts = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+  warm_refill();
+  struct pollfd p[4] = {{0, POLLIN, 0}, {sfd, POLLIN, 0}, {mounts, POLLPRI, 0}, {-1, POLLIN, 0}};
   for (;;) {
-    if (poll(p, 2, -1) < 0) {
+    int timeout = warm_due(); /* may start a holder: before its descriptor is taken */
+    p[3].fd = warm_fd();
+    if (poll(p, 4, timeout) < 0) {
       if (errno == EINTR) continue;
       die("poll");
     }
+    if (p[2].revents & (POLLPRI | POLLERR)) warm_invalidate();
+    else if (p[3].fd >= 0 && p[3].fd == warm_fd() && (p[3].revents & (POLLIN | POLLHUP | POLLERR))) warm_collect();
     if (p[1].revents & POLLIN) {
       struct signalfd_siginfo si;
       while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {}
       int st;
       pid_t w;
       while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+        warm_reaped(w);
         for (int k = 0; k < SERVE_MAX_RUNS; k++) {
           struct serve_run *r = &serve_runs[k];
           if (!r->live || r->pid != w) continue;
@@ -163,6 +178,7 @@ int spawn_server(void) {
           reply("X %u %d %d\n", r->id, WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
         }
       }
+      warm_later(0);
     }
     if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     if (have == cap) {
@@ -196,6 +212,9 @@ int spawn_server(void) {
         if (len > SERVE_MAX_REQUEST) _exit(125);
         if (have - off < 9 + (size_t)len) break;
         int e = serve_start(id, buf + off + 9, len, life[0], &old);
+        /* The next set is made once this run is past its start, not while it starts: the
+           holder's kernel work would hold up the run's own processes (warm.c). */
+        warm_later(WARM_DELAY_MS);
         if (e) reply("F %u %d\n", id, e);
         off += 9 + len;
       } else {

@@ -25,22 +25,32 @@ int write_all(int fd, const unsigned char *p, size_t n) {
   return 0;
 }
 
-void close_from(int low) {
+/* Closes every descriptor in [low, high]: close_range(2), or a walk of /proc/self/fd on older kernels. */
+static void close_span(int low, unsigned high) {
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
-  if (syscall(SYS_close_range, (unsigned)low, ~0U, 0) == 0) return;
+  if (syscall(SYS_close_range, (unsigned)low, high, 0) == 0) return;
   DIR *d = opendir("/proc/self/fd");
   if (!d) die("/proc/self/fd");
   int own = dirfd(d), fds[1024], n = 0;
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     int fd = atoi(e->d_name);
-    if (e->d_name[0] != '.' && fd >= low && fd != own && n < 1024) fds[n++] = fd;
+    if (e->d_name[0] != '.' && fd >= low && (unsigned)fd <= high && fd != own && n < 1024) fds[n++] = fd;
   }
   closedir(d);
   for (int k = 0; k < n; k++) close(fds[k]);
-  if (n == 1024) close_from(low); /* more left: walk again */
+  if (n == 1024) close_span(low, high); /* more left: walk again */
+}
+
+/* Closes every descriptor >= low, except a warm namespace set the server handed over (warm.c). */
+void close_from(int low) {
+  if (warm_ns_fd >= low) {
+    if (warm_ns_fd > low) close_span(low, (unsigned)warm_ns_fd - 1);
+    low = warm_ns_fd + 3;
+  }
+  close_span(low, ~0U);
 }
 
 void write_file(const char *path, const char *text) {

@@ -45,6 +45,12 @@ export interface LinuxPlanContext {
   readonly empty: { readonly file: string; readonly dir: string };
   /** Run with the host network namespace (only with the `shared-network` degraded mode). */
   readonly shareNetwork?: boolean;
+  /**
+   * The host-side launcher makes the run's network namespace (loopback only; plus the bridges
+   * with `egress.outside`, which implies it) and bwrap shares it (`--share-net`), so the spawn
+   * server can make it ahead of the run. Ignored with `shareNetwork`.
+   */
+  readonly launcherNetwork?: boolean;
   /** Load the seccomp filter that the executor writes to fd 4 (see `buildSeccompFilter`). */
   readonly seccomp?: boolean;
   /** Skip the private /proc (only with the `no-proc` degraded mode). */
@@ -122,6 +128,8 @@ export interface LinuxPlan {
    * namespace (`--netns --bridge`/`--udp-bridge`); otherwise empty (they run inside).
    */
   readonly bridges: readonly LinuxBridge[];
+  /** Whether the launcher makes the run's network namespace (`--netns`; see `launcherNetwork`). */
+  readonly launcherNetwork: boolean;
   /** With `stageEtc` (when it applies): the directory and the /etc files the launcher binds into it; else undefined. */
   readonly etcStage?: { readonly dir: string; readonly files: readonly string[] };
   /** With `stageDev`: the directory the launcher stages /dev on; else undefined. */
@@ -189,8 +197,10 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
 
   a.push('--unshare-all', '--unshare-user');
   if (ctx.runAs) a.push('--uid', String(ctx.runAs.uid), '--gid', String(ctx.runAs.gid));
-  // The host network (degraded), or the private one the launcher made for the run (`egress.outside`).
-  if (ctx.shareNetwork || ctx.egress?.outside) a.push('--share-net');
+  // The host network (degraded), or the private one the launcher made for the run.
+  const launcherNetwork = ctx.egress?.outside === true || (ctx.launcherNetwork === true && !ctx.shareNetwork);
+  if (launcherNetwork && !ctx.launcher) throw launcherMissing();
+  if (ctx.shareNetwork || launcherNetwork) a.push('--share-net');
   a.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   if (ctx.facts.bwrapDisableUserns) a.push('--disable-userns');
   if (ctx.seccomp) a.push('--seccomp', String(SECCOMP_FD));
@@ -340,6 +350,7 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     placeholders: Object.freeze(placeholders),
     pins: Object.freeze(pins),
     bridges: Object.freeze(bridges),
+    launcherNetwork,
     ...(etcStage ? { etcStage: Object.freeze(etcStage) } : {}),
     ...(ctx.stageDev ? { devStage: ctx.stageDev } : {}),
     env: ctx.env,

@@ -57,13 +57,18 @@ export async function collectPathFacts(paths: Iterable<string>): Promise<Record<
   return out;
 }
 
-/** Synchronous `collectPathFacts`: a few lstat calls per spawn are cheaper than promise hops. */
+/**
+ * Synchronous `collectPathFacts`: a few lstat calls per spawn are cheaper than promise hops. A
+ * missing path (most protected files are) is reported without an exception, which would cost
+ * more than the lstat itself.
+ */
 export function collectPathFactsSync(paths: Iterable<string>): Record<string, PathFact> {
   const out: Record<string, PathFact> = {};
   for (const p of new Set(paths)) {
     try {
-      const st = lstatSync(p);
-      if (st.isSymbolicLink()) out[p] = { kind: 'symlink', target: readlinkSync(p) };
+      const st = lstatSync(p, { throwIfNoEntry: false });
+      if (!st) out[p] = { kind: 'missing' };
+      else if (st.isSymbolicLink()) out[p] = { kind: 'symlink', target: readlinkSync(p) };
       else out[p] = { kind: st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other' };
     } catch {
       out[p] = { kind: 'missing' };

@@ -157,6 +157,23 @@ describe('planSandbox (linux)', () => {
     }
   });
 
+  it('launcherNetwork: a run without network also gets the launcher\'s private namespace (loopback only), never the host\'s', () => {
+    const plan = planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcher: '/w/.native/launcher', launcherNetwork: true });
+    if (plan.platform !== 'linux') throw new Error('linux plan expected');
+    expect(plan.launcherNetwork).toBe(true);
+    expect(plan.bridges).toEqual([]);
+    expect(plan.options.slice(0, 2)).toEqual(['--unshare-all', '--unshare-user']);
+    expect(plan.options).toContain('--share-net');
+    // Without it, bwrap makes the namespace; the degraded shared network never takes the launcher's.
+    const own = planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcher: '/w/.native/launcher' });
+    if (own.platform !== 'linux') throw new Error('linux plan expected');
+    expect([own.launcherNetwork, own.options.includes('--share-net')]).toEqual([false, false]);
+    const shared = planSandbox({ v: 1, capabilities: ['network'], allowDegraded: ['shared-network'] }, ['/bin/true'], 'linux', { launcher: '/w/.native/launcher', launcherNetwork: true, shareNetwork: true });
+    if (shared.platform !== 'linux') throw new Error('linux plan expected');
+    expect(shared.launcherNetwork).toBe(false);
+    expect(() => planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcherNetwork: true })).toThrow(expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }));
+  });
+
   it('network tier: its own namespace and the proxy bridge (TCP and UDP); shared only in the degraded mode', () => {
     const floored = planSandbox({ v: 1, capabilities: ['network'] }, ['/usr/bin/git', 'fetch'], 'linux', {
       env: { PATH: '/usr/bin:/bin', HOME: '/sandbox/home', TMPDIR: '/tmp', HTTP_PROXY: 'http://127.0.0.1:3128', ALL_PROXY: 'http://127.0.0.1:3128' },

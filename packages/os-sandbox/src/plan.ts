@@ -36,20 +36,11 @@ export function planSandbox(
   if (platform === 'linux') {
     const c = (context ?? {}) as Partial<LinuxPlanContext>;
     return planBwrap(p, argv, {
+      ...c,
       facts: c.facts ?? USRMERGE_FACTS,
       env: c.env ?? { PATH: DEFAULT_PATH, HOME: SANDBOX_LAYOUT.home, TMPDIR: SANDBOX_LAYOUT.tmp },
       cwd: c.cwd ?? SANDBOX_LAYOUT.home,
       empty: c.empty ?? { file: '/tmp/trust-sandbox/empty', dir: '/tmp/trust-sandbox/empty.d' },
-      ...(c.launcher !== undefined ? { launcher: c.launcher } : {}),
-      ...(c.fallback !== undefined ? { fallback: c.fallback } : {}),
-      ...(c.egress !== undefined ? { egress: c.egress } : {}),
-      ...(c.rlimits !== undefined ? { rlimits: c.rlimits } : {}),
-      ...(c.shareNetwork !== undefined ? { shareNetwork: c.shareNetwork } : {}),
-      ...(c.noProc !== undefined ? { noProc: c.noProc } : {}),
-      ...(c.pinProtected !== undefined ? { pinProtected: c.pinProtected } : {}),
-      ...(c.stageEtc !== undefined ? { stageEtc: c.stageEtc } : {}),
-      ...(c.stageDev !== undefined ? { stageDev: c.stageDev } : {}),
-      ...(c.runAs !== undefined ? { runAs: c.runAs } : {}),
       seccomp: c.seccomp ?? true,
     });
   }

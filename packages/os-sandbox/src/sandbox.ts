@@ -117,7 +117,10 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   const udp = caps.has('udp') || (floored && platform === 'linux' && launcher !== undefined);
   // The launcher makes the run's network namespace and bridges it from outside when it can (see
   // its --netns): two binds and an exec fewer per run than the bridge inside the sandbox.
-  const bridgeOutside = brokered && platform === 'linux' && launcher !== undefined && probe.launcherNetns && !degraded.includes('shared-network');
+  // Every run's network namespace, with or without bridges, is the launcher's where it can make
+  // one: the spawn server then makes it ahead of the run (see the launcher's warm.c).
+  const launcherNetwork = platform === 'linux' && launcher !== undefined && probe.launcherNetns && !degraded.includes('shared-network');
+  const bridgeOutside = brokered && launcherNetwork;
   const runPolicy = floored ? (options.egress ?? networkTierPolicy()) : options.egress;
   const runGuard: SandboxGuardOptions = floored ? floorGuard(options.guard) : { mode: policy.network.guard, ...options.guard };
   const sourceHome = (options.env ?? process.env).HOME;
@@ -254,20 +257,20 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     };
   }
 
-  // With http/tcp, the next run's listener is started while the current run executes, so
-  // proxy start-up is off the spawn path. Each slot still has its own runId and socket.
+  // With http/tcp, the next run's listener is started once the current run has been launched,
+  // while it executes, so proxy start-up is off the spawn path. Each slot still has its own
+  // runId and socket.
   let spare: Promise<RunSlot> | undefined;
   const takeSlot = async (): Promise<RunSlot> => {
     const ready = spare;
     spare = undefined;
-    let slot: RunSlot | undefined;
-    if (ready) slot = await ready.catch(() => undefined);
-    slot ??= await prepareSlot();
-    if (brokered && !closed) {
-      spare = prepareSlot();
-      spare.catch(() => undefined);
-    }
-    return slot;
+    const slot = ready ? await ready.catch(() => undefined) : undefined;
+    return slot ?? prepareSlot();
+  };
+  const prepareSpare = (): void => {
+    if (!brokered || closed || spare) return;
+    spare = prepareSlot();
+    spare.catch(() => undefined);
   };
 
   async function spawnRun(argv: readonly string[], opts: SpawnOptions = {}): Promise<SandboxProcess> {
@@ -360,6 +363,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
               : {}),
             rlimits: rl,
             shareNetwork: degraded.includes('shared-network'),
+            launcherNetwork,
             noProc: degraded.includes('no-proc'),
             seccomp: seccompFilter !== undefined,
             nestedGit,
@@ -392,7 +396,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
             ...(plan.etcStage ? ['--stage', plan.etcStage.dir, ...plan.etcStage.files.flatMap((f) => ['--stage-file', f])] : []),
             ...(plan.devStage ? ['--stage-dev', plan.devStage] : []),
-            ...(plan.bridges.length > 0 ? ['--netns', ...plan.bridges.flatMap((b) => [b.type === 'udp' ? '--udp-bridge' : '--bridge', String(b.port), b.socketPath])] : []),
+            ...(plan.launcherNetwork ? ['--netns', ...plan.bridges.flatMap((b) => [b.type === 'udp' ? '--udp-bridge' : '--bridge', String(b.port), b.socketPath])] : []),
             ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
             '--', plan.file, '--args', '3', '--', ...plan.command,
           ];
@@ -449,6 +453,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         }
         child = fromChildProcess(forked, [fd3, fd4]);
       }
+      prepareSpare();
       if (opts.stdin !== undefined && child.stdin) {
         child.stdin.on('error', () => undefined);
         if (typeof opts.stdin === 'string' || opts.stdin instanceof Uint8Array) child.stdin.end(opts.stdin);

@@ -1,0 +1,113 @@
+// Namespaces the spawn server makes ahead of a run (the launcher's warm.c), with real bubblewrap:
+// each set serves exactly one run, no process is left holding it, and a change of the host's
+// mount table replaces a set made before it.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox } from './sandbox.js';
+import { childrenOf, freshDir, parentOf, runIn } from './test-helpers.js';
+
+/** The namespaces the process `pid` holds open as descriptors, e.g. ["net:[4026532301]", ...]. */
+function namespacesHeldBy(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/fd`)
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((l) => /^(user|mnt|net):\[\d+\]$/.test(l))
+    .sort();
+}
+
+async function until(what: string, ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (ok()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+/** Runs readlink /proc/self/ns/net in the sandbox; returns the server's pid and the run's namespace. */
+async function netnsOfRun(sb: Sandbox): Promise<{ server: number; netns: string }> {
+  const p = await sb.spawn(['/usr/bin/readlink', '/proc/self/ns/net']);
+  const server = parentOf(p.pid);
+  let out = '';
+  p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  expect((await p.exit).code).toBe(0);
+  return { server, netns: out.trim() };
+}
+
+describe('warm namespaces of the spawn server', () => {
+  let sb: Sandbox;
+  let dir: string;
+  beforeAll(async () => {
+    expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
+    dir = freshDir('trust-warm-');
+    sb = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', `fs:rw:${dir}`] });
+  });
+  afterAll(async () => {
+    await sb?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a run joins the set made for it; the server then holds a new one, and no process holds any', async () => {
+    const { server } = await netnsOfRun(sb);
+    expect(sb.probe.launcherNetns).toBe(true);
+    await until('the server holds a set of three namespaces', () => namespacesHeldBy(server).length === 3);
+    const held = namespacesHeldBy(server);
+    expect(held.map((l) => l.split(':')[0])).toEqual(['mnt', 'net', 'user']);
+    // Descriptors only: the process that made them is gone.
+    await until('the holder has exited', () => childrenOf(server).length === 0);
+    const heldNet = held.find((l) => l.startsWith('net:'))!;
+    const second = await netnsOfRun(sb);
+    expect(second.server).toBe(server);
+    expect(second.netns).toBe(heldNet);
+    // Used once: the next run gets a namespace of its own.
+    await until('the server holds a fresh set', () => namespacesHeldBy(server).length === 3 && !namespacesHeldBy(server).includes(heldNet));
+    const third = await netnsOfRun(sb);
+    expect(third.netns).not.toBe(heldNet);
+    expect(third.netns).toMatch(/^net:\[\d+\]$/);
+    // And it is never the host's.
+    expect(third.netns).not.toBe(readlinkSync('/proc/self/ns/net'));
+  });
+
+  it('a run in a warm namespace still has loopback up and nothing else', async () => {
+    await netnsOfRun(sb);
+    const r = await runIn(sb, ['/bin/cat', '/proc/net/dev']);
+    const interfaces = r.stdout.split('\n').slice(2).filter(Boolean).map((l) => l.trim().split(':')[0]);
+    expect(interfaces).toEqual(['lo']);
+    // Up: the kernel has made loopback's local routes, which it does only for an interface that is up.
+    const routes = await runIn(sb, ['/bin/cat', '/proc/net/fib_trie']);
+    expect(routes.stdout).toMatch(/127\.0\.0\.1\n\s+\/32 host LOCAL/);
+  });
+
+  // mount(8) on the host needs root, which CI has; the server's mount namespace is the host's.
+  it.skipIf(process.getuid?.() !== 0)('a mount made on the host after a set was made is seen by the next run (the set is made again)', async () => {
+    const mnt = freshDir('trust-warm-mnt-');
+    writeFileSync(join(mnt, 'where'), 'under\n');
+    const ro = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', `fs:ro:${mnt}`] });
+    let mounted = false;
+    try {
+      const first = await ro.spawn(['/bin/cat', join(mnt, 'where')]);
+      const server = parentOf(first.pid);
+      expect((await first.exit).code).toBe(0);
+      await until('the server holds a set', () => namespacesHeldBy(server).length === 3);
+      const stale = namespacesHeldBy(server);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt]);
+      mounted = true;
+      writeFileSync(join(mnt, 'where'), 'over\n');
+      const r = await runIn(ro, ['/bin/cat', join(mnt, 'where')]);
+      expect(r.stdout).toBe('over\n');
+      // The set made before the mount was dropped, not used.
+      await until('the server holds a set again', () => namespacesHeldBy(server).length === 3);
+      expect(namespacesHeldBy(server).filter((l) => stale.includes(l))).toEqual([]);
+    } finally {
+      await ro.close();
+      if (mounted) execFileSync('umount', [mnt]);
+      rmSync(mnt, { recursive: true, force: true });
+    }
+  });
+});
