@@ -1,7 +1,7 @@
 import { TrustError } from '@trust/core';
 import type { HostFacts, PathFact } from './host-facts.js';
 import type { SandboxPolicy } from './policy.js';
-import { ETC_FILES, PROC_COVERED, PROTECTED_DIRS, PROTECTED_FILES, SENSITIVE_ROOTS, USRMERGE_DIRS } from './protected-paths.js';
+import { ETC_FILES, PROTECTED_DIRS, PROTECTED_FILES, SENSITIVE_ROOTS, USRMERGE_DIRS } from './protected-paths.js';
 
 /** Where things live inside a Linux sandbox. */
 export const SANDBOX_LAYOUT = Object.freeze({
@@ -221,11 +221,14 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
 
   if (!ctx.noProc) {
     a.push('--proc', '/proc');
-    // bwrap covers these only when access(W_OK) succeeds, and /proc/sys itself always answers
-    // EACCES, so a host-root run could write host sysctls (kernel/core_pattern). Only a host-root
-    // run (runAs) needs them: any other uid has no write access to these root-owned files, and
-    // each bind costs bwrap a re-read of the mount table. -try: absent on some kernels.
-    if (ctx.runAs) for (const p of PROC_COVERED) a.push('--ro-bind-try', p, p);
+    // A fresh /proc still acts on the host kernel (sysctls such as kernel/core_pattern, SysRq,
+    // IRQ affinity, /proc/fs, /proc/driver, ...), and a host-root run (runAs) keeps host-root DAC
+    // rights on those root-owned files without any capability. So for it the whole /proc is
+    // read-only: one remount, where covering the known files one by one would cost bwrap a re-read
+    // of the mount table each and leave the rest open. Reading is unaffected, and so are writes
+    // through /proc/self/fd (they reach the file, not /proc). Any other host uid has no write
+    // access to these files: its /proc stays as bwrap makes it.
+    if (ctx.runAs) a.push('--remount-ro', '/proc');
   }
   if (ctx.stageDev) a.push('--dev-bind', ctx.stageDev, '/dev');
   else a.push('--dev', '/dev');

@@ -136,13 +136,19 @@ describe('hardening (bubblewrap)', () => {
   it('host root cannot write /proc/sys/kernel/core_pattern (sysctl write as host root)', async () => {
     const before = readFileSync('/proc/sys/kernel/core_pattern', 'utf8');
     // Writes back the exact current value, so the host stays unchanged even if the write got through.
-    const r = await runIn(sb, [SH, '-c', 'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo WROTE; echo x > /proc/sysrq-trigger && echo SYSRQ'], {
-      cwd: ws,
-    });
+    const r = await runIn(
+      sb,
+      [SH, '-c', 'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo WROTE; echo x > /proc/sysrq-trigger && echo SYSRQ; echo via-fd > /proc/self/fd/1; grep -c "^Pid:" /proc/self/status; awk \'$5 == "/proc" { print "proc", substr($6, 1, 2) }\' /proc/self/mountinfo'],
+      { cwd: ws },
+    );
     expect(r.stdout).not.toContain('WROTE');
     expect(r.stdout).not.toContain('SYSRQ');
     expect(r.stderr).toMatch(/core_pattern: (Read-only file system|Permission denied)/);
     expect(readFileSync('/proc/sys/kernel/core_pattern', 'utf8')).toBe(before);
+    // For a host-root run the whole /proc is read-only; reading it and writing through
+    // /proc/self/fd (which reaches the file behind it) still work.
+    expect(r.stdout).toContain('via-fd\n1\n');
+    expect(r.stdout).toContain(process.getuid?.() === 0 ? 'proc ro\n' : 'proc rw\n');
   });
 
   it('a host user without root cannot write host sysctls either, with no /proc covers in its plan (sysctl write as a user)', () => {

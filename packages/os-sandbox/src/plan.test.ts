@@ -238,12 +238,12 @@ describe('planSandbox (linux)', () => {
     expect(bwrapOnly.options.join(' ')).toContain(`--ro-bind ${WS}/.git ${WS}/.git`);
   });
 
-  it('covers /proc/sys, sysrq-trigger, irq and bus read-only only for a host-root run (runAs)', () => {
+  it('makes the whole /proc read-only, right after mounting it, only for a host-root run (runAs)', () => {
     const asRoot = planSandbox({ v: 1 }, ['/bin/true'], 'linux', { runAs: { uid: 65534, gid: 65534 } });
     const asUser = planSandbox({ v: 1 }, ['/bin/true'], 'linux');
     if (asRoot.platform !== 'linux' || asUser.platform !== 'linux') throw new Error('linux plans expected');
-    expect(asRoot.options.join(' ')).toContain('--ro-bind-try /proc/sys /proc/sys');
-    expect(asRoot.options.join(' ')).toContain('--ro-bind-try /proc/sysrq-trigger /proc/sysrq-trigger');
+    expect(asRoot.options.join(' ')).toContain('--proc /proc --remount-ro /proc');
+    expect(asUser.options.join(' ')).not.toContain('--remount-ro /proc');
     expect(asUser.options.filter((o) => o.startsWith('/proc/'))).toEqual([]);
   });
 

@@ -42,13 +42,5 @@ export const ETC_FILES: readonly string[] = Object.freeze([
   '/etc/localtime', '/etc/nsswitch.conf', '/etc/passwd', '/etc/ssl',
 ]);
 
-/**
- * Parts of a fresh /proc that still act on the host kernel: sysctls (e.g. `kernel/core_pattern`,
- * run by the host kernel as host root on the next crash), SysRq, IRQ affinity, bus devices. A run
- * whose host uid is 0 keeps host-root DAC rights on them even without capabilities, so for such a
- * run they are bound read-only over the private /proc when they exist.
- */
-export const PROC_COVERED: readonly string[] = Object.freeze(['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus']);
-
 /** Top-level directories that are symlinks into /usr on usrmerge systems. */
 export const USRMERGE_DIRS: readonly string[] = Object.freeze(['/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32']);
