@@ -267,6 +267,10 @@ static void supervise(int lifeline, char **argv) {
     int ns = warm ? 0 : want_ns ? enter_pin_namespace() : -1;
     /* Planned only where the probe found the namespace: no bwrap fallback to hand it to. */
     if (stage && ns < 0) die("staging /etc and /dev needs a private mount namespace");
+    if (npins > 0 && (pin_via_bwrap || ns < 0)) argv = pins_as_bwrap_options(argv);
+    else pins_in_namespace = npins > 0;
+    /* The mount helper first: it works while the network is set up and bwrap starts. */
+    int inline_mounts = (stage || pins_in_namespace) && mount_while_bwrap_starts(failed[1]) < 0;
     if (own_net) {
       /* The run's network namespace, owned by our user namespace: bwrap shares it (--share-net)
          and the command, with no capabilities there, cannot reconfigure it. */
@@ -274,9 +278,7 @@ static void supervise(int lifeline, char **argv) {
       if (!warm) loopback_up();
       start_bridges(1);
     }
-    if (npins > 0 && (pin_via_bwrap || ns < 0)) argv = pins_as_bwrap_options(argv);
-    else pins_in_namespace = npins > 0;
-    if ((stage || pins_in_namespace) && mount_while_bwrap_starts(failed[1]) < 0) make_mounts();
+    if (inline_mounts) make_mounts();
     execv(argv[0], argv);
     fprintf(stderr, "trust-sandbox-launcher: cannot execute %s: %s\n", argv[0], strerror(errno));
     _exit(127);
