@@ -189,9 +189,10 @@ static void exit_like(int status) {
 /* The mounts made before bwrap starts: the staged /etc and /dev, and the pins (unless they went
    to bwrap as options). */
 static int pins_in_namespace;
+static int staged_ahead; /* the warm set came staged (warm.c) */
 static void make_mounts(void) {
-  if (staging()) stage_all();
-  if (staging_dev()) stage_dev();
+  if (staging() && !staged_ahead) stage_all();
+  if (staging_dev() && !staged_ahead) stage_dev();
   if (pins_in_namespace) pin_all();
 }
 
@@ -265,12 +266,13 @@ static void supervise(int lifeline, char **argv) {
     /* The spawn server may have made these namespaces ahead of the run (warm.c). */
     int warm = want_ns && join_warm_namespace(own_net) == 0;
     int ns = warm ? 0 : want_ns ? enter_pin_namespace() : -1;
+    staged_ahead = warm && warm_staged;
     /* Planned only where the probe found the namespace: no bwrap fallback to hand it to. */
     if (stage && ns < 0) die("staging /etc and /dev needs a private mount namespace");
     if (npins > 0 && (pin_via_bwrap || ns < 0)) argv = pins_as_bwrap_options(argv);
     else pins_in_namespace = npins > 0;
     /* The mount helper first: it works while the network is set up and bwrap starts. */
-    int inline_mounts = (stage || pins_in_namespace) && mount_while_bwrap_starts(failed[1]) < 0;
+    int inline_mounts = ((stage && !staged_ahead) || pins_in_namespace) && mount_while_bwrap_starts(failed[1]) < 0;
     if (own_net) {
       /* The run's network namespace, owned by our user namespace: bwrap shares it (--share-net)
          and the command, with no capabilities there, cannot reconfigure it. */

@@ -28,6 +28,7 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/inotify.h>
 
 #ifndef OPEN_TREE_CLONE
 #define OPEN_TREE_CLONE 1
@@ -94,7 +95,10 @@ int warm_fd(void);
 void warm_reaped(pid_t pid);
 void warm_collect(void);
 void warm_invalidate(void);
-int warm_take(int fds[3]);
+int warm_take(int argc, char **argv, int fds[3], int *staged);
+int warm_watch_fd(void);
+void warm_staged_changed(void);
+extern int warm_staged;
 int join_warm_namespace(int net);
 
 /* server.c: the spawn server (--serve). */

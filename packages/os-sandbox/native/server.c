@@ -93,8 +93,8 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
     }
   }
   /* Namespaces made ahead for this run, if a set is ready (warm.c). */
-  int warm[3] = {-1, -1, -1};
-  if (!err && blobs[0] >= 0 && blobs[1] >= 0) warm_take(warm);
+  int warm[3] = {-1, -1, -1}, staged = 0;
+  if (!err && blobs[0] >= 0 && blobs[1] >= 0) warm_take((int)argc + 1, argv, warm, &staged);
   pid_t pid = err || blobs[0] < 0 || blobs[1] < 0 ? -1 : fork();
   if (pid == 0) {
     /* As from a fresh exec: default SIGPIPE (ignored dispositions survive exec, into the
@@ -110,6 +110,7 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
     for (int k = 0; k < nwant; k++) if (want[k] < 0 || dup3(want[k], k, k < 6 ? 0 : O_CLOEXEC) < 0) _exit(125);
     /* The warm set stays at WARM_FD..+2 (close-on-exec) through every close_from. */
     if (nwant == 9) warm_ns_fd = WARM_FD;
+    warm_staged = staged;
     close_from(6);
     /* This process is already the launcher the host verified: run it, no exec needed. Its
        environment is the server's (PATH only, as the host started it). */
@@ -153,14 +154,16 @@ int spawn_server(void) {
   /* Polled for changes of this process's mount table, which make a warm set stale (warm.c). */
   int mounts = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
   warm_refill();
-  struct pollfd p[4] = {{0, POLLIN, 0}, {sfd, POLLIN, 0}, {mounts, POLLPRI, 0}, {-1, POLLIN, 0}};
+  struct pollfd p[5] = {{0, POLLIN, 0}, {sfd, POLLIN, 0}, {mounts, POLLPRI, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
   for (;;) {
     int timeout = warm_due(); /* may start a holder: before its descriptor is taken */
     p[3].fd = warm_fd();
-    if (poll(p, 4, timeout) < 0) {
+    p[4].fd = warm_watch_fd();
+    if (poll(p, 5, timeout) < 0) {
       if (errno == EINTR) continue;
       die("poll");
     }
+    if (p[4].fd >= 0 && (p[4].revents & POLLIN)) warm_staged_changed();
     if (p[2].revents & (POLLPRI | POLLERR)) warm_invalidate();
     else if (p[3].fd >= 0 && p[3].fd == warm_fd() && (p[3].revents & (POLLIN | POLLHUP | POLLERR))) warm_collect();
     if (p[1].revents & POLLIN) {

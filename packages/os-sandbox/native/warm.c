@@ -8,6 +8,11 @@
  * used once, and its mount namespace is discarded (and made again) as soon as the server's own
  * mount table changes, so a warm namespace never shows an older mount table than a run-time copy
  * would.
+ *
+ * The staged /etc and /dev (11) are the same for every run of a sandbox, so once a run has named
+ * them the holder stages them too, and a run whose staging options are exactly those skips that
+ * part of its mount helper. A set staged before a file was created, removed or renamed in the
+ * directory of a staged file (inotify; a bind shows the file it was made of) is discarded.
  */
 #include "launcher.h"
 
@@ -15,6 +20,81 @@ static pid_t holder = -1;    /* making the next set; -1: none, or already reaped
 static int holder_sock = -1; /* the server's end of the holder's socket pair; -1: no holder */
 static int ready[3] = {-1, -1, -1};
 static int available = 1;    /* 0 once a holder found no namespace here: runs make their own */
+
+/*
+ * The staging options of the last run that came (--stage DIR, --stage-file PATH..., --stage-dev
+ * DIR, as one NUL-separated key; "" for none), and those the holder being made and the ready set
+ * were staged with.
+ */
+static char *stage_key, *holder_key, *ready_key;
+static size_t stage_key_len, holder_key_len, ready_key_len;
+static int stage_watch = -1; /* inotify on the directories of the staged files */
+
+/* Run side: the set handed over is already staged with this run's options. */
+int warm_staged;
+
+/* The staging options in argv (a run request's) as a key; its length in *len. */
+static char *key_of(int argc, char **argv, size_t *len) {
+  for (int k = 0; k < argc; k++) if (strcmp(argv[k], "--") == 0) argc = k; /* the command's own words follow */
+  size_t n = 0;
+  for (int k = 0; k + 1 < argc; k++)
+    if (strcmp(argv[k], "--stage") == 0 || strcmp(argv[k], "--stage-file") == 0 || strcmp(argv[k], "--stage-dev") == 0)
+      n += strlen(argv[k]) + strlen(argv[k + 1]) + 2;
+  char *key = malloc(n + 1);
+  if (!key) die("malloc");
+  char *o = key;
+  for (int k = 0; k + 1 < argc; k++) {
+    if (strcmp(argv[k], "--stage") != 0 && strcmp(argv[k], "--stage-file") != 0 && strcmp(argv[k], "--stage-dev") != 0) continue;
+    for (int j = 0; j < 2; j++) {
+      size_t l = strlen(argv[k + j]) + 1;
+      memcpy(o, argv[k + j], l);
+      o += l;
+    }
+    k++;
+  }
+  *len = n;
+  return key;
+}
+
+static int same_key(const char *a, size_t al, const char *b, size_t bl) {
+  return a && b && al == bl && memcmp(a, b, al) == 0;
+}
+
+/* Watches the directory of every staged file for entries made, removed or renamed. */
+static void watch_staged(void) {
+  if (stage_watch >= 0) close(stage_watch);
+  stage_watch = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  for (size_t off = 0; stage_watch >= 0 && off < stage_key_len;) {
+    const char *opt = stage_key + off, *val = opt + strlen(opt) + 1;
+    off = (size_t)(val - stage_key) + strlen(val) + 1;
+    const char *slash = strrchr(val, '/');
+    if (strcmp(opt, "--stage-file") != 0 || !slash) continue;
+    char dir[4096];
+    size_t l = slash == val ? 1 : (size_t)(slash - val);
+    if (l >= sizeof dir) continue;
+    memcpy(dir, val, l);
+    dir[l] = 0;
+    /* Unwatchable: no set is staged ahead (see warm_refill), so no run can see a stale one. */
+    if (inotify_add_watch(stage_watch, dir, IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF) < 0) {
+      close(stage_watch);
+      stage_watch = -1;
+    }
+  }
+}
+
+/* In the holder: stages what the key names, as the run's own helper would (stage.c). */
+static void stage_ahead(const char *key, size_t len) {
+  stage_init((int)len + 1);
+  for (size_t off = 0; off < len;) {
+    const char *opt = key + off, *val = opt + strlen(opt) + 1;
+    off = (size_t)(val - key) + strlen(val) + 1;
+    if (strcmp(opt, "--stage") == 0) set_stage_dir(val);
+    else if (strcmp(opt, "--stage-dev") == 0) set_stage_dev(val);
+    else if (add_stage_file(val) < 0) _exit(125);
+  }
+  if (staging()) stage_all();
+  if (staging_dev()) stage_dev();
+}
 
 /* In the holder: makes the namespaces, says so, and waits until the server has opened them. */
 static void hold_namespaces(int sock) {
@@ -29,6 +109,7 @@ static void hold_namespaces(int sock) {
     _exit(0);
   }
   loopback_up();
+  if (holder_key_len > 0) stage_ahead(holder_key, holder_key_len);
   if (write_all(sock, (const unsigned char *)"r", 1) < 0) _exit(0);
   char b;
   while (read(sock, &b, 1) < 0 && errno == EINTR) {}
@@ -37,6 +118,9 @@ static void hold_namespaces(int sock) {
 
 static void discard_ready(void) {
   for (int k = 0; k < 3; k++) if (ready[k] >= 0) { close(ready[k]); ready[k] = -1; }
+  free(ready_key);
+  ready_key = NULL;
+  ready_key_len = 0;
 }
 
 static void stop_holder(void) {
@@ -44,6 +128,9 @@ static void stop_holder(void) {
   if (holder_sock >= 0) close(holder_sock);
   holder = -1;
   holder_sock = -1;
+  free(holder_key);
+  holder_key = NULL;
+  holder_key_len = 0;
 }
 
 /* Starts making the next set, unless one is ready or being made. */
@@ -51,6 +138,11 @@ void warm_refill(void) {
   if (!available || holder_sock >= 0 || ready[0] >= 0) return;
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) return;
+  /* Staged ahead only while a change to the staged files would be seen. */
+  holder_key_len = stage_watch >= 0 ? stage_key_len : 0;
+  holder_key = malloc(holder_key_len + 1);
+  if (!holder_key) die("malloc");
+  if (holder_key_len > 0) memcpy(holder_key, stage_key, holder_key_len);
   pid_t pid = fork();
   if (pid == 0) {
     close(sv[0]);
@@ -106,6 +198,12 @@ void warm_collect(void) {
       ready[k] = open(path, O_RDONLY | O_CLOEXEC);
       if (ready[k] < 0) { discard_ready(); break; }
     }
+    if (ready[0] >= 0) {
+      ready_key = holder_key;
+      ready_key_len = holder_key_len;
+      holder_key = NULL;
+      holder_key_len = 0;
+    }
   } else {
     available = 0; /* no namespace here (or the holder failed): every run makes its own */
   }
@@ -119,10 +217,41 @@ void warm_invalidate(void) {
   warm_refill();
 }
 
-/* Moves a ready set (user, mnt, net) to `fds` for one run; 0 when none is ready. */
-int warm_take(int fds[3]) {
+/* The descriptor to poll for changes to the staged files; -1 when none are watched. */
+int warm_watch_fd(void) { return stage_watch; }
+
+/* A staged file's directory changed: a set staged before would show what was there. */
+void warm_staged_changed(void) {
+  char buf[4096];
+  while (read(stage_watch, buf, sizeof buf) > 0) {}
+  if (ready_key_len > 0 || holder_key_len > 0) warm_invalidate();
+}
+
+/*
+ * For the run request `argv`: moves a ready set (user, mnt, net) to `fds` and returns 1, with
+ * *staged set when it is staged with exactly the run's options; 0 when none is ready. A set
+ * staged with other options is dropped; the next is staged with this run's.
+ */
+int warm_take(int argc, char **argv, int fds[3], int *staged) {
+  size_t len;
+  char *key = key_of(argc, argv, &len);
+  if (!same_key(key, len, stage_key, stage_key_len)) {
+    free(stage_key);
+    stage_key = key;
+    stage_key_len = len;
+    watch_staged();
+  } else {
+    free(key);
+  }
+  *staged = 0;
   if (ready[0] < 0) return 0;
+  if (ready_key_len > 0 && !same_key(ready_key, ready_key_len, stage_key, stage_key_len)) {
+    discard_ready();
+    return 0;
+  }
+  *staged = ready_key_len > 0;
   for (int k = 0; k < 3; k++) { fds[k] = ready[k]; ready[k] = -1; }
+  discard_ready(); /* its key; the descriptors are the run's now */
   return 1;
 }
 

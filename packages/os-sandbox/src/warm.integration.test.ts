@@ -1,11 +1,13 @@
 // Namespaces the spawn server makes ahead of a run (the launcher's warm.c), with real bubblewrap:
 // each set serves exactly one run, no process is left holding it, and a change of the host's
-// mount table replaces a set made before it.
+// mount table, or a staged file replaced since, discards a set made before.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureLauncher } from './launcher.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
+import { startSpawnServer } from './spawn-server.js';
 import { childrenOf, freshDir, parentOf, runIn } from './test-helpers.js';
 
 /** The namespaces the process `pid` holds open as descriptors, e.g. ["net:[4026532301]", ...]. */
@@ -82,6 +84,50 @@ describe('warm namespaces of the spawn server', () => {
     // Up: the kernel has made loopback's local routes, which it does only for an interface that is up.
     const routes = await runIn(sb, ['/bin/cat', '/proc/net/fib_trie']);
     expect(routes.stdout).toMatch(/127\.0\.0\.1\n\s+\/32 host LOCAL/);
+  });
+
+  it('a set staged ahead is dropped when a staged file is replaced: the next run shows the new file', async () => {
+    // The spawn server on its own, with a staged file of the test's: /etc/conf in the sandbox.
+    const launcher = await ensureLauncher();
+    const base = freshDir('trust-warm-stage-');
+    const etc = join(base, 'etc');
+    const stage = join(base, 'etc.stage');
+    mkdirSync(etc);
+    mkdirSync(stage);
+    writeFileSync(join(etc, 'conf'), 'one\n');
+    const servers = (): number[] => childrenOf(process.pid).filter((c) => readFileSync(`/proc/${c}/cmdline`, 'utf8').split('\0').includes('--serve'));
+    const before = servers();
+    const server = startSpawnServer(launcher.path);
+    const pid = servers().find((c) => !before.includes(c))!;
+    const bwrapOptions = ['--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--ro-bind', stage, '/etc', '--proc', '/proc', '--dev', '/dev'];
+    const cat = async (): Promise<string> => {
+      const run = await server.launch({
+        args: ['--lifeline', '5', '--stage', stage, '--stage-file', join(etc, 'conf'), '--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/cat', '/etc/conf'],
+        fd3: Buffer.from(bwrapOptions.map((o) => `${o}\0`).join('')),
+        stdin: false,
+        stdout: true,
+        stderr: false,
+      });
+      let out = '';
+      run.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+      expect((await run.closed).code).toBe(0);
+      return out;
+    };
+    try {
+      // The first run names the staging; the set made after it is staged ahead and used.
+      expect(await cat()).toBe('one\n');
+      await until('the server holds a set', () => namespacesHeldBy(pid).length === 3);
+      const staged = namespacesHeldBy(pid);
+      expect(await cat()).toBe('one\n');
+      // Replaced (not rewritten in place) while a set staged with the old file is held.
+      await until('the server holds a set staged after the last run', () => namespacesHeldBy(pid).length === 3 && namespacesHeldBy(pid).every((l) => !staged.includes(l)));
+      writeFileSync(join(etc, 'conf.new'), 'two\n');
+      renameSync(join(etc, 'conf.new'), join(etc, 'conf'));
+      expect(await cat()).toBe('two\n');
+    } finally {
+      server.close();
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 
   // mount(8) on the host needs root, which CI has; the server's mount namespace is the host's.
