@@ -66,18 +66,21 @@
  *      asks it for each run instead of forking itself, and it is every run's lifeline holder.
  *      It also makes the private user, mount and network namespace of 8, 9 and 11 ahead of each
  *      run (warm.c); the run's bwrap child joins them instead of making them.
- *  11. --stage DIR, then --stage-file PATH...: with --lifeline, the bwrap child stages /etc in the
- *      same private namespace: a tmpfs on DIR holding a read-only bind of each PATH (stage.c), which
- *      bwrap binds as /etc with one option instead of one per file. --stage-dev DIR stages /dev
- *      the same way, as bwrap's --dev would make it, for one --dev-bind.
+ *  11. --stage-root DIR with --root-bind SRC DEST, --root-symlink TARGET DEST, --root-tmpfs DEST
+ *      (in order), --stage DIR with --stage-file PATH..., --stage-dev DIR: with --lifeline, the
+ *      bwrap child stages the base of the sandbox in the same private namespace (stage.c): a tmpfs
+ *      root holding /usr, the usrmerge links, the empty /tmp, /var/tmp, home and /run, a short /etc
+ *      (a read-only bind of each PATH) and /dev as bwrap's --dev would make it, which bwrap binds
+ *      as its root with one option instead of some twenty.
  *      The mounts of 8 and 11 are made while bwrap starts when its options arrive as a small
- *      regular file (the spawn server's memfd): see mount_while_bwrap_starts().
+ *      regular file (the spawn server's memfd): see mount_while_bwrap_starts(); the spawn server
+ *      makes those of 11 ahead of the run (warm.c).
  * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1,"pins":0|1,"netns":0|1}
  * for probeSandbox().
  *
  * Usage: trust-sandbox-launcher --serve | --probe
  *        trust-sandbox-launcher --hold DIR [--sweep f|d PATH]... --sweep-now
- *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
+ *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #include "launcher.h"
@@ -192,7 +195,6 @@ static int pins_in_namespace;
 static int staged_ahead; /* the warm set came staged (warm.c) */
 static void make_mounts(void) {
   if (staging() && !staged_ahead) stage_all();
-  if (staging_dev() && !staged_ahead) stage_dev();
   if (pins_in_namespace) pin_all();
 }
 
@@ -245,7 +247,7 @@ static void supervise(int lifeline, char **argv) {
   /* A byte here: the mount helper failed (see mount_while_bwrap_starts). Only runs with mounts
      to make have one. */
   int failed[2] = {-1, -1};
-  if ((staging() || staging_dev() || pin_count() > 0) && pipe2(failed, O_CLOEXEC | O_NONBLOCK) < 0) die("pipe");
+  if ((staging() || pin_count() > 0) && pipe2(failed, O_CLOEXEC | O_NONBLOCK) < 0) die("pipe");
   /* Above the descriptors the loop below closes (0-4). */
   for (int k = 0; k < 2; k++) {
     if (failed[k] < 0 || failed[k] > 4) continue;
@@ -261,7 +263,7 @@ static void supervise(int lifeline, char **argv) {
     close(lifeline);
     close(failed[0]);
     int npins = pin_count();
-    int stage = staging() || staging_dev();
+    int stage = staging();
     int want_ns = own_net || stage || (npins > 0 && !pin_via_bwrap);
     /* The spawn server may have made these namespaces ahead of the run (warm.c). */
     int warm = want_ns && join_warm_namespace(own_net) == 0;
@@ -424,6 +426,13 @@ int launcher_main(int argc, char **argv) {
       i += 2;
     } else if (strcmp(argv[i], "--stage") == 0 && i + 1 < argc) {
       set_stage_dir(argv[++i]);
+    } else if (strcmp(argv[i], "--stage-root") == 0 && i + 1 < argc) {
+      set_stage_root(argv[++i]);
+    } else if ((strcmp(argv[i], "--root-bind") == 0 || strcmp(argv[i], "--root-symlink") == 0) && i + 2 < argc &&
+               add_root_op(argv[i][7], argv[i + 1], argv[i + 2]) == 0) {
+      i += 2;
+    } else if (strcmp(argv[i], "--root-tmpfs") == 0 && i + 1 < argc && add_root_op('t', argv[i + 1], NULL) == 0) {
+      i++;
     } else if (strcmp(argv[i], "--stage-dev") == 0 && i + 1 < argc) {
       set_stage_dev(argv[++i]);
     } else if (strcmp(argv[i], "--stage-file") == 0 && i + 1 < argc && add_stage_file(argv[i + 1]) == 0) {
@@ -448,7 +457,7 @@ int launcher_main(int argc, char **argv) {
     fprintf(stderr, "trust-sandbox-launcher: no command after --\n");
     return 125;
   }
-  if ((nholds > 0 || pin_count() > 0 || own_net || staging() || staging_dev()) && lifeline < 0) {
+  if ((nholds > 0 || pin_count() > 0 || own_net || staging()) && lifeline < 0) {
     fprintf(stderr, "trust-sandbox-launcher: --hold, --pin, --netns and --stage need --lifeline (they act on the bwrap child)\n");
     return 125;
   }

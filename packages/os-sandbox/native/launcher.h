@@ -74,15 +74,16 @@ int enter_pin_namespace(void);
 void pin_all(void);
 char **pins_as_bwrap_options(char **argv);
 
-/* stage.c: the staged /etc (--stage, --stage-file) and /dev (--stage-dev). */
+/* stage.c: the staged root (--stage-root, --root-bind, --root-symlink, --root-tmpfs), /etc
+   (--stage, --stage-file) and /dev (--stage-dev). */
 void stage_init(int capacity);
+void set_stage_root(const char *dir);
+int add_root_op(char kind, const char *a, const char *b);
 void set_stage_dir(const char *dir);
 int add_stage_file(const char *path);
+void set_stage_dev(const char *dir);
 int staging(void);
 void stage_all(void);
-void set_stage_dev(const char *dir);
-int staging_dev(void);
-void stage_dev(void);
 
 /* warm.c: namespaces made ahead of a run by the spawn server, joined by its bwrap child. */
 #define WARM_FD 6 /* where a run finds the set: user, mnt and net namespace at 6, 7 and 8 */

@@ -33,67 +33,100 @@ static int stage_watch = -1; /* inotify on the directories of the staged files *
 /* Run side: the set handed over is already staged with this run's options. */
 int warm_staged;
 
-/* The staging options in argv (a run request's) as a key; its length in *len. */
+/* The staging options (see stage.c) and how many values each takes. */
+static const struct { const char *name; int values; } STAGE_OPTIONS[] = {
+  {"--stage-root", 1}, {"--root-bind", 2}, {"--root-symlink", 2}, {"--root-tmpfs", 1},
+  {"--stage", 1}, {"--stage-file", 1}, {"--stage-dev", 1},
+};
+
+/* How many values `arg` takes if it is a staging option; 0 if it is not one. */
+static int stage_option(const char *arg) {
+  for (size_t k = 0; k < sizeof STAGE_OPTIONS / sizeof STAGE_OPTIONS[0]; k++)
+    if (strcmp(arg, STAGE_OPTIONS[k].name) == 0) return STAGE_OPTIONS[k].values;
+  return 0;
+}
+
+/* The staging options in argv (a run request's) as a key, each NUL-terminated; its length in *len. */
 static char *key_of(int argc, char **argv, size_t *len) {
   for (int k = 0; k < argc; k++) if (strcmp(argv[k], "--") == 0) argc = k; /* the command's own words follow */
   size_t n = 0;
-  for (int k = 0; k + 1 < argc; k++)
-    if (strcmp(argv[k], "--stage") == 0 || strcmp(argv[k], "--stage-file") == 0 || strcmp(argv[k], "--stage-dev") == 0)
-      n += strlen(argv[k]) + strlen(argv[k + 1]) + 2;
-  char *key = malloc(n + 1);
-  if (!key) die("malloc");
-  char *o = key;
-  for (int k = 0; k + 1 < argc; k++) {
-    if (strcmp(argv[k], "--stage") != 0 && strcmp(argv[k], "--stage-file") != 0 && strcmp(argv[k], "--stage-dev") != 0) continue;
-    for (int j = 0; j < 2; j++) {
-      size_t l = strlen(argv[k + j]) + 1;
-      memcpy(o, argv[k + j], l);
-      o += l;
+  for (int pass = 0; pass < 2; pass++) {
+    char *key = pass ? malloc(n + 1) : NULL, *o = key;
+    if (pass && !key) die("malloc");
+    for (int k = 0; k < argc; k++) {
+      int values = stage_option(argv[k]);
+      if (values == 0 || k + values >= argc) continue;
+      for (int j = 0; j <= values; j++) {
+        size_t l = strlen(argv[k + j]) + 1;
+        if (pass) memcpy(o, argv[k + j], l);
+        o += pass ? l : 0;
+        n += pass ? 0 : l;
+      }
+      k += values;
     }
-    k++;
+    if (pass) {
+      *len = n;
+      return key;
+    }
   }
-  *len = n;
-  return key;
+  return NULL;
+}
+
+/* Calls fn(option, values) for each option of a key. */
+static void each_option(const char *key, size_t len, void (*fn)(const char *opt, const char *const *values)) {
+  for (size_t off = 0; off < len;) {
+    const char *opt = key + off, *values[2] = {NULL, NULL};
+    off += strlen(opt) + 1;
+    for (int j = 0; j < stage_option(opt) && off < len; j++) {
+      values[j] = key + off;
+      off += strlen(values[j]) + 1;
+    }
+    fn(opt, values);
+  }
 }
 
 static int same_key(const char *a, size_t al, const char *b, size_t bl) {
   return a && b && al == bl && memcmp(a, b, al) == 0;
 }
 
-/* Watches the directory of every staged file for entries made, removed or renamed. */
+/* Watches the directory of a staged file for entries made, removed or renamed. */
+static void watch_dir_of(const char *opt, const char *const *values) {
+  const char *slash = values[0] ? strrchr(values[0], '/') : NULL;
+  if (strcmp(opt, "--stage-file") != 0 || !slash || stage_watch < 0) return;
+  char dir[4096];
+  size_t l = slash == values[0] ? 1 : (size_t)(slash - values[0]);
+  if (l >= sizeof dir) return;
+  memcpy(dir, values[0], l);
+  dir[l] = 0;
+  /* Unwatchable: no set is staged ahead (see warm_refill), so no run can see a stale one. */
+  if (inotify_add_watch(stage_watch, dir, IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF) < 0) {
+    close(stage_watch);
+    stage_watch = -1;
+  }
+}
+
 static void watch_staged(void) {
   if (stage_watch >= 0) close(stage_watch);
   stage_watch = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-  for (size_t off = 0; stage_watch >= 0 && off < stage_key_len;) {
-    const char *opt = stage_key + off, *val = opt + strlen(opt) + 1;
-    off = (size_t)(val - stage_key) + strlen(val) + 1;
-    const char *slash = strrchr(val, '/');
-    if (strcmp(opt, "--stage-file") != 0 || !slash) continue;
-    char dir[4096];
-    size_t l = slash == val ? 1 : (size_t)(slash - val);
-    if (l >= sizeof dir) continue;
-    memcpy(dir, val, l);
-    dir[l] = 0;
-    /* Unwatchable: no set is staged ahead (see warm_refill), so no run can see a stale one. */
-    if (inotify_add_watch(stage_watch, dir, IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF) < 0) {
-      close(stage_watch);
-      stage_watch = -1;
-    }
-  }
+  each_option(stage_key, stage_key_len, watch_dir_of);
+}
+
+/* In the holder: takes one staging option, as the run's own launcher would. */
+static void take_option(const char *opt, const char *const *values) {
+  int ok = 0;
+  if (strcmp(opt, "--stage-root") == 0) set_stage_root(values[0]);
+  else if (strcmp(opt, "--stage") == 0) set_stage_dir(values[0]);
+  else if (strcmp(opt, "--stage-dev") == 0) set_stage_dev(values[0]);
+  else if (strcmp(opt, "--stage-file") == 0) ok = add_stage_file(values[0]);
+  else ok = add_root_op(opt[7] == 't' ? 't' : opt[7], values[0], values[1]);
+  if (ok < 0) _exit(125);
 }
 
 /* In the holder: stages what the key names, as the run's own helper would (stage.c). */
 static void stage_ahead(const char *key, size_t len) {
   stage_init((int)len + 1);
-  for (size_t off = 0; off < len;) {
-    const char *opt = key + off, *val = opt + strlen(opt) + 1;
-    off = (size_t)(val - key) + strlen(val) + 1;
-    if (strcmp(opt, "--stage") == 0) set_stage_dir(val);
-    else if (strcmp(opt, "--stage-dev") == 0) set_stage_dev(val);
-    else if (add_stage_file(val) < 0) _exit(125);
-  }
+  each_option(key, len, take_option);
   if (staging()) stage_all();
-  if (staging_dev()) stage_dev();
 }
 
 /* In the holder: makes the namespaces, says so, and waits until the server has opened them. */

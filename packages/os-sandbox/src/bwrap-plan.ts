@@ -73,18 +73,14 @@ export interface LinuxPlanContext {
    */
   readonly pinProtected?: boolean;
   /**
-   * A host directory (empty, private to this sandbox) on which the host-side launcher stages /etc
-   * (`LinuxPlan.etcStage`, its `--stage`): one bwrap bind of it instead of one per /etc file. Not
-   * used when a grant, system root or hidden path lies inside /etc (bwrap could not make its mount
-   * point in the read-only stage); then the files are bwrap binds as without it.
+   * A host directory (empty, private to this sandbox) on which the host-side launcher stages the
+   * base of the sandbox (`LinuxPlan.rootStage`, its `--stage-root`): /usr, the usrmerge entries,
+   * the short /etc, /dev as bwrap's `--dev` would make it, the empty /tmp, /var/tmp, home and
+   * /run. bwrap then binds it as its root with one option, where it would make some twenty mounts
+   * and re-read the mount table for each bind. /etc stays bwrap binds when a grant, system root or
+   * hidden path lies inside /etc (bwrap could not make its mount point in the read-only stage).
    */
-  readonly stageEtc?: string;
-  /**
-   * A host directory (empty, private to this sandbox) on which the host-side launcher stages /dev
-   * as bwrap's `--dev` would make it (`LinuxPlan.devStage`, its `--stage-dev`): one `--dev-bind`
-   * instead of `--dev`, which costs bwrap six binds.
-   */
-  readonly stageDev?: string;
+  readonly stageRoot?: string;
 }
 
 /**
@@ -96,6 +92,12 @@ export interface LinuxPin {
   readonly kind: 'f' | 'd' | 's' | 'F' | 'D';
   readonly path: string;
 }
+
+/** One mount of a staged root (see `LinuxPlanContext.stageRoot`), at `dest` inside it. */
+export type LinuxRootOp =
+  | { readonly kind: 'bind'; readonly src: string; readonly dest: string }
+  | { readonly kind: 'symlink'; readonly target: string; readonly dest: string }
+  | { readonly kind: 'tmpfs'; readonly dest: string };
 
 /** A loopback port in the run's network namespace relayed to the host unix socket `socketPath`. */
 export interface LinuxBridge {
@@ -130,14 +132,28 @@ export interface LinuxPlan {
   readonly bridges: readonly LinuxBridge[];
   /** Whether the launcher makes the run's network namespace (`--netns`; see `launcherNetwork`). */
   readonly launcherNetwork: boolean;
-  /** With `stageEtc` (when it applies): the directory and the /etc files the launcher binds into it; else undefined. */
-  readonly etcStage?: { readonly dir: string; readonly files: readonly string[] };
-  /** With `stageDev`: the directory the launcher stages /dev on; else undefined. */
-  readonly devStage?: string;
+  /**
+   * With `stageRoot`: the directory, its mounts in order (read-only binds, symlinks, tmpfs), and
+   * the /etc files staged at `<dir>/etc` (undefined when a policy path lies in /etc); /dev is
+   * staged at `<dir>/dev`. Undefined without `stageRoot`.
+   */
+  readonly rootStage?: { readonly dir: string; readonly ops: readonly LinuxRootOp[]; readonly etcFiles?: readonly string[] };
   readonly env: Readonly<Record<string, string>>;
 }
 
 const PRLIMIT_NAMES = { as: 'as', nofile: 'nofile', nproc: 'nproc', fsize: 'fsize', core: 'core', cpu: 'cpu' } as const;
+
+/** The bwrap options that make `op` (when bwrap makes the base itself). */
+function bwrapOptions(op: LinuxRootOp): string[] {
+  switch (op.kind) {
+    case 'bind':
+      return ['--ro-bind', op.src, op.dest];
+    case 'symlink':
+      return ['--symlink', op.target, op.dest];
+    case 'tmpfs':
+      return ['--tmpfs', op.dest];
+  }
+}
 
 /**
  * The socat fallback bridge (used only when the launcher cannot be compiled): a constant script;
@@ -206,36 +222,41 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
   if (ctx.seccomp) a.push('--seccomp', String(SECCOMP_FD));
   a.push('--hostname', 'sandbox');
 
-  // System: /usr read-only, usrmerge links as symlinks (a bind of a symlink would fail), a short /etc.
-  a.push('--ro-bind', '/usr', '/usr');
+  // The base: /usr read-only, usrmerge links as symlinks (a bind of a symlink would fail), a short
+  // /etc, /proc, /dev, and empty /tmp, /var/tmp, home and /run. /run and /var/run hold host sockets
+  // (docker, D-Bus, ssh-agent): a read-only bind would not stop connect(), so they are fresh.
+  const system: LinuxRootOp[] = [{ kind: 'bind', src: '/usr', dest: '/usr' }];
   for (const dir of USRMERGE_DIRS) {
     const f = fact(ctx.facts, dir);
-    if (f.kind === 'symlink') a.push('--symlink', f.target, dir);
-    else if (f.kind === 'dir') a.push('--ro-bind', dir, dir);
+    if (f.kind === 'symlink') system.push({ kind: 'symlink', target: f.target, dest: dir });
+    else if (f.kind === 'dir') system.push({ kind: 'bind', src: dir, dest: dir });
   }
+  const scratch: LinuxRootOp[] = [
+    ...[SANDBOX_LAYOUT.tmp, '/var/tmp', SANDBOX_LAYOUT.home, '/run'].map((dest): LinuxRootOp => ({ kind: 'tmpfs', dest })),
+    { kind: 'symlink', target: '../run', dest: '/var/run' },
+  ];
   const policyPaths = [...caps.fsGrants.map((g) => g.path), ...policy.systemRoots, ...policy.hiddenPaths];
-  const etcStage = ctx.stageEtc && !policyPaths.some((p) => within('/etc', p)) ? { dir: ctx.stageEtc, files: ETC_FILES } : undefined;
-  if (etcStage) a.push('--ro-bind', etcStage.dir, '/etc');
-  else for (const etc of ETC_FILES) a.push('--ro-bind-try', etc, etc);
-  for (const root of [...policy.systemRoots].sort(depthSort)) a.push('--ro-bind', root, root);
-
-  if (!ctx.noProc) {
-    a.push('--proc', '/proc');
-    // A fresh /proc still acts on the host kernel (sysctls such as kernel/core_pattern, SysRq,
-    // IRQ affinity, /proc/fs, /proc/driver, ...), and a host-root run (runAs) keeps host-root DAC
-    // rights on those root-owned files without any capability. So for it the whole /proc is
-    // read-only: one remount, where covering the known files one by one would cost bwrap a re-read
-    // of the mount table each and leave the rest open. Reading is unaffected, and so are writes
-    // through /proc/self/fd (they reach the file, not /proc). Any other host uid has no write
-    // access to these files: its /proc stays as bwrap makes it.
-    if (ctx.runAs) a.push('--remount-ro', '/proc');
+  const stageEtc = ctx.stageRoot !== undefined && !policyPaths.some((p) => within('/etc', p));
+  const etcBinds = stageEtc ? [] : ETC_FILES.flatMap((etc) => ['--ro-bind-try', etc, etc]);
+  const proc = ctx.noProc ? [] : ['--proc', '/proc'];
+  // A fresh /proc still acts on the host kernel (sysctls such as kernel/core_pattern, SysRq, IRQ
+  // affinity, /proc/fs, /proc/driver, ...), and a host-root run (runAs) keeps host-root DAC rights
+  // on those root-owned files without any capability. So for it the whole /proc is read-only: one
+  // remount, where covering the known files one by one would cost bwrap a re-read of the mount
+  // table each and leave the rest open. Reading is unaffected, and so are writes through
+  // /proc/self/fd (they reach the file, not /proc). Any other host uid has no write access to
+  // these files: its /proc stays as bwrap makes it.
+  if (!ctx.noProc && ctx.runAs) proc.push('--remount-ro', '/proc');
+  const systemRoots = [...policy.systemRoots].sort(depthSort).flatMap((root) => ['--ro-bind', root, root]);
+  let rootStage: LinuxPlan['rootStage'];
+  if (ctx.stageRoot !== undefined) {
+    // The launcher makes the base; bwrap binds it as / (devices allowed: /dev is in it; every
+    // mount keeps its own flags) and adds what depends on its own namespaces (/proc).
+    rootStage = { dir: ctx.stageRoot, ops: [...system, ...scratch], ...(stageEtc ? { etcFiles: ETC_FILES } : {}) };
+    a.push('--dev-bind', ctx.stageRoot, '/', ...etcBinds, ...systemRoots, ...proc);
+  } else {
+    a.push(...system.flatMap(bwrapOptions), ...etcBinds, ...systemRoots, ...proc, '--dev', '/dev', ...scratch.flatMap(bwrapOptions));
   }
-  if (ctx.stageDev) a.push('--dev-bind', ctx.stageDev, '/dev');
-  else a.push('--dev', '/dev');
-  a.push('--tmpfs', SANDBOX_LAYOUT.tmp, '--tmpfs', '/var/tmp', '--tmpfs', SANDBOX_LAYOUT.home);
-  // /run and /var/run hold host sockets (docker, D-Bus, ssh-agent): a read-only bind would not stop
-  // connect(), so they are fresh empty directories.
-  a.push('--tmpfs', '/run', '--symlink', '../run', '/var/run');
 
   // Grants, parents before children. A sensitive root strictly inside a grant is hidden again
   // after that grant, and grants inside it are re-applied on top.
@@ -354,8 +375,7 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     pins: Object.freeze(pins),
     bridges: Object.freeze(bridges),
     launcherNetwork,
-    ...(etcStage ? { etcStage: Object.freeze(etcStage) } : {}),
-    ...(ctx.stageDev ? { devStage: ctx.stageDev } : {}),
+    ...(rootStage ? { rootStage: Object.freeze(rootStage) } : {}),
     env: ctx.env,
   });
 }

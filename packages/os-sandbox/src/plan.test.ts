@@ -136,24 +136,42 @@ describe('planSandbox (linux)', () => {
     );
   });
 
-  it('stageEtc and stageDev: one bind of a staged directory replaces the per-file /etc binds (unless a policy path lies in /etc) and --dev', () => {
-    const staged = planSandbox({ v: 1 }, ['/bin/true'], 'linux', { stageEtc: '/w/etc.stage' });
+  it('stageRoot: the launcher stages /usr, /etc, /dev and the empty directories; bwrap binds that as / (and keeps /etc binds when a policy path lies in /etc)', () => {
+    const staged = planSandbox({ v: 1, systemRoots: ['/opt/tool'] }, ['/bin/true'], 'linux', { facts, stageRoot: '/w/root.stage', runAs: { uid: 65534, gid: 65534 } });
     if (staged.platform !== 'linux') throw new Error('linux plan expected');
-    expect(staged.etcStage).toEqual({ dir: '/w/etc.stage', files: ETC_FILES });
-    expect(render(staged.options)).toContain('--ro-bind /w/etc.stage /etc');
-    expect(staged.options.filter((o) => o.startsWith('/etc/'))).toEqual([]);
-    expect(render(staged.options)).toContain('--dev /dev');
-    const dev = planSandbox({ v: 1 }, ['/bin/true'], 'linux', { stageDev: '/w/dev.stage' });
-    if (dev.platform !== 'linux') throw new Error('linux plan expected');
-    expect(dev.devStage).toBe('/w/dev.stage');
-    expect(render(dev.options)).toContain('--dev-bind /w/dev.stage /dev');
-    expect(dev.options).not.toContain('--dev');
+    expect(staged.rootStage).toEqual({
+      dir: '/w/root.stage',
+      ops: [
+        { kind: 'bind', src: '/usr', dest: '/usr' },
+        { kind: 'symlink', target: 'usr/bin', dest: '/bin' },
+        { kind: 'symlink', target: 'usr/sbin', dest: '/sbin' },
+        { kind: 'symlink', target: 'usr/lib', dest: '/lib' },
+        { kind: 'symlink', target: 'usr/lib64', dest: '/lib64' },
+        { kind: 'tmpfs', dest: '/tmp' },
+        { kind: 'tmpfs', dest: '/var/tmp' },
+        { kind: 'tmpfs', dest: '/sandbox/home' },
+        { kind: 'tmpfs', dest: '/run' },
+        { kind: 'symlink', target: '../run', dest: '/var/run' },
+      ],
+      etcFiles: ETC_FILES,
+    });
+    // One bind of the stage as the root (devices allowed: /dev is in it), then what needs bwrap's
+    // own namespaces; none of the base's own options remain, and the root is still made read-only.
+    expect(render(staged.options)).toContain('--dev-bind /w/root.stage /\n--ro-bind /opt/tool /opt/tool\n--proc /proc\n--remount-ro /proc');
+    for (const gone of ['--tmpfs', '--dev', '--symlink', '/usr']) expect(staged.options).not.toContain(gone);
+    expect(staged.options.filter((o) => o.startsWith('/etc'))).toEqual([]);
+    expect(render(staged.options)).toContain('--remount-ro /\n--chdir');
+    // Without it, bwrap makes the same base itself.
+    const plain = planSandbox({ v: 1 }, ['/bin/true'], 'linux', { facts });
+    if (plain.platform !== 'linux') throw new Error('linux plan expected');
+    expect(plain.rootStage).toBeUndefined();
+    expect(render(plain.options)).toContain('--ro-bind /usr /usr\n--symlink usr/bin /bin');
+    expect(render(plain.options)).toContain('--dev /dev\n--tmpfs /tmp\n--tmpfs /var/tmp\n--tmpfs /sandbox/home\n--tmpfs /run\n--symlink ../run /var/run');
     for (const inside of [{ systemRoots: ['/etc/ssl'] }, { capabilities: ['fs:ro:/etc/xdg'] }, { hiddenPaths: ['/etc/hosts'] }]) {
-      const plain = planSandbox({ v: 1, ...inside }, ['/bin/true'], 'linux', { stageEtc: '/w/etc.stage' });
-      if (plain.platform !== 'linux') throw new Error('linux plan expected');
-      expect(plain.etcStage).toBeUndefined();
-      expect(render(plain.options)).toContain('--ro-bind-try /etc/passwd /etc/passwd');
-      expect(render(plain.options)).not.toContain('etc.stage');
+      const etc = planSandbox({ v: 1, ...inside }, ['/bin/true'], 'linux', { facts, stageRoot: '/w/root.stage' });
+      if (etc.platform !== 'linux') throw new Error('linux plan expected');
+      expect(etc.rootStage?.etcFiles).toBeUndefined();
+      expect(render(etc.options)).toContain('--dev-bind /w/root.stage /\n--ro-bind-try /etc/alternatives /etc/alternatives');
     }
   });
 

@@ -50,6 +50,18 @@ const FORCE_KILL_AFTER_MS = 5_000;
 const CLOSE_FDS_SCRIPT =
   'low=$1; shift; for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -ge "$low" ] 2>/dev/null && eval "exec $n<&-"; done; exec "$@"';
 
+/** The launcher's options that stage `stage` (see its --stage-root, --stage and --stage-dev). */
+function rootStageArgs(stage: NonNullable<LinuxPlan['rootStage']>): string[] {
+  return [
+    '--stage-root', stage.dir,
+    ...stage.ops.flatMap((op) =>
+      op.kind === 'bind' ? ['--root-bind', op.src, op.dest] : op.kind === 'symlink' ? ['--root-symlink', op.target, op.dest] : ['--root-tmpfs', op.dest],
+    ),
+    ...(stage.etcFiles ? ['--stage', `${stage.dir}/etc`, ...stage.etcFiles.flatMap((f) => ['--stage-file', f])] : []),
+    '--stage-dev', `${stage.dir}/dev`,
+  ];
+}
+
 /**
  * Creates an independent sandbox for one policy. Probes the host once, compiles (or verifies)
  * the launcher, and fails closed: `SANDBOX_UNAVAILABLE` when bubblewrap or user namespaces are
@@ -172,9 +184,10 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   const empty = { file: join(workDir, 'empty'), dir: join(workDir, 'empty.d') };
   if (!existsSync(empty.file)) writeFileSync(empty.file, '', { mode: 0o444 });
   if (!existsSync(empty.dir)) mkdirSync(empty.dir, { mode: 0o555 });
-  // Mount points on which the launcher stages each run's /etc and /dev, in its own namespace (see --stage).
-  const stages = { etc: join(workDir, 'etc.stage'), dev: join(workDir, 'dev.stage') };
-  for (const d of Object.values(stages)) if (!existsSync(d)) mkdirSync(d, { mode: 0o555 });
+  // The mount point on which the launcher stages each run's base (/usr, /etc, /dev, ...), in its
+  // own namespace (see --stage-root).
+  const stageRoot = join(workDir, 'root.stage');
+  if (!existsSync(stageRoot)) mkdirSync(stageRoot, { mode: 0o555 });
   const sourceEnv = options.env ?? process.env;
   const createProxy = options.createProxy ?? defaultProxyFactory;
   const running = new Set<SandboxProcess>();
@@ -369,7 +382,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             nestedGit,
             // The launcher pins protected paths and stages /etc and /dev itself, before bwrap
             // starts: much cheaper per mount than bwrap, which re-reads the mount table each time.
-            ...(launcher && probe.pinNamespace ? { pinProtected: true, stageEtc: stages.etc, stageDev: stages.dev } : {}),
+            ...(launcher && probe.pinNamespace ? { pinProtected: true, stageRoot } : {}),
             // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
             ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
           },
@@ -394,8 +407,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             '--lifeline', String(LIFELINE_FD),
             ...(keeper?.runArgs(rwRoots, plan.placeholders) ?? []),
             ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
-            ...(plan.etcStage ? ['--stage', plan.etcStage.dir, ...plan.etcStage.files.flatMap((f) => ['--stage-file', f])] : []),
-            ...(plan.devStage ? ['--stage-dev', plan.devStage] : []),
+            ...(plan.rootStage ? rootStageArgs(plan.rootStage) : []),
             ...(plan.launcherNetwork ? ['--netns', ...plan.bridges.flatMap((b) => [b.type === 'udp' ? '--udp-bridge' : '--bridge', String(b.port), b.socketPath])] : []),
             ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
             '--', plan.file, '--args', '3', '--', ...plan.command,

@@ -1,5 +1,5 @@
-// The staged /etc and /dev (launcher --stage, --stage-dev) with real bubblewrap: what the command
-// sees, against what bwrap makes itself where the launcher cannot stage.
+// The staged root, /etc and /dev (launcher --stage-root, --stage, --stage-dev) with real
+// bubblewrap: what the command sees, against what bwrap makes itself where the launcher cannot stage.
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ETC_FILES } from './protected-paths.js';
@@ -10,7 +10,7 @@ import { runIn } from './test-helpers.js';
 
 const LIST = 'ls -A /etc; touch /etc/new 2>&1; { echo x >> /etc/passwd; } 2>&1; grep -c " /etc[ /]" /proc/self/mountinfo';
 
-describe('the staged /etc and /dev (bubblewrap)', () => {
+describe('the staged root, /etc and /dev (bubblewrap)', () => {
   it('holds exactly the host files a sandbox gets, read-only, as one tmpfs with a bind per file', async () => {
     expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
     const sb = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] });
@@ -43,6 +43,27 @@ describe('the staged /etc and /dev (bubblewrap)', () => {
       await sb.close();
     }
   });
+  it('the root is what bwrap makes itself: the same entries, mounts and mount flags, read-only where it is', async () => {
+    const BASE =
+      "ls -lA / | awk '$NF != \"etc\" {print $1, $3, $4, $NF}'; " +
+      "for d in / /usr /tmp /var/tmp /sandbox/home /run /dev /proc; do awk -v d=$d '$5 == d {print $5, $6, $(NF-2)}' /proc/self/mountinfo; done; " +
+      'ls -ld /tmp /var/tmp /sandbox/home /run /var /sandbox; readlink /bin /sbin /lib /lib64 /var/run; ' +
+      'for p in /x /tmp/x /var/tmp/x /sandbox/home/x /run/x /usr/x /var/x /sandbox/x /proc/x; do touch $p 2>/dev/null && echo "w $p" || echo "ro $p"; done';
+    const probe = await probeSandbox({ launcherPath: (await ensureLauncher()).path });
+    const staged = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] }, { probe });
+    const plain = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] }, { probe: { ...probe, pinNamespace: false } });
+    try {
+      const [a, b] = await Promise.all([runIn(staged, ['/bin/sh', '-c', BASE]), runIn(plain, ['/bin/sh', '-c', BASE])]);
+      expect(a.stdout).toBe(b.stdout);
+      expect(a.stdout).toMatch(/^\/ ro,nosuid,nodev,relatime tmpfs$/m);
+      expect(a.stdout).toMatch(/^\/usr ro,nosuid,nodev,relatime /m);
+      expect(a.stdout).toContain('ro /x\nw /tmp/x\nw /var/tmp/x\nw /sandbox/home/x\nw /run/x\nro /usr/x\nro /var/x\nro /sandbox/x\nro /proc/x\n');
+      expect(a.stdout).toContain('usr/bin\nusr/sbin\nusr/lib\nusr/lib64\n../run\n');
+    } finally {
+      await Promise.all([staged.close(), plain.close()]);
+    }
+  });
+
   it('/dev is what bwrap --dev makes: the same entries, modes and mount flags, devices and ptys working', async () => {
     const DEV =
       "ls -lA /dev /dev/pts | awk '{print $1, $NF}'; awk '$5 ~ /^\\/dev/ {print $4, $5, $6, $(NF-2)}' /proc/self/mountinfo; " +
