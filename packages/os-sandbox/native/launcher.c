@@ -1,6 +1,6 @@
 /*
  * trust-sandbox-launcher (this file: options, the supervisor, root locks, limits, the probe;
- * bridge.c, pins.c, stage.c, server.c and warm.c: the bridges, the pins, the staged /etc, the
+ * bridge.c, pins.c, stage.c, server.c and warm.c: the bridges, the pins, the staged base, the
  * spawn server and its namespaces made ahead; util.c: helpers).
  *
  * It runs INSIDE the bubblewrap sandbox, with no more authority than the
@@ -189,8 +189,8 @@ static void exit_like(int status) {
 }
 
 
-/* The mounts made before bwrap starts: the staged /etc and /dev, and the pins (unless they went
-   to bwrap as options). */
+/* The mounts made before bwrap starts: the staged base, and the pins (unless they went to bwrap
+   as options). */
 static int pins_in_namespace;
 static int staged_ahead; /* the warm set came staged (warm.c) */
 static void make_mounts(void) {
@@ -270,7 +270,7 @@ static void supervise(int lifeline, char **argv) {
     int ns = warm ? 0 : want_ns ? enter_pin_namespace() : -1;
     staged_ahead = warm && warm_staged;
     /* Planned only where the probe found the namespace: no bwrap fallback to hand it to. */
-    if (stage && ns < 0) die("staging /etc and /dev needs a private mount namespace");
+    if (stage && ns < 0) die("staging the base needs a private mount namespace");
     if (npins > 0 && (pin_via_bwrap || ns < 0)) argv = pins_as_bwrap_options(argv);
     else pins_in_namespace = npins > 0;
     /* The mount helper first: it works while the network is set up and bwrap starts. */

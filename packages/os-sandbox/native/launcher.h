@@ -98,7 +98,8 @@ void warm_collect(void);
 void warm_invalidate(void);
 int warm_take(int argc, char **argv, int fds[3], int *staged);
 int warm_watch_fd(void);
-void warm_staged_changed(void);
+int warm_staged_changed(void);
+void warm_off(void);
 extern int warm_staged;
 int join_warm_namespace(int net);
 

@@ -153,6 +153,7 @@ int spawn_server(void) {
   if (!buf) die("malloc");
   /* Polled for changes of this process's mount table, which make a warm set stale (warm.c). */
   int mounts = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+  if (mounts < 0) warm_off();
   warm_refill();
   struct pollfd p[5] = {{0, POLLIN, 0}, {sfd, POLLIN, 0}, {mounts, POLLPRI, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
   for (;;) {
@@ -163,9 +164,13 @@ int spawn_server(void) {
       if (errno == EINTR) continue;
       die("poll");
     }
-    if (p[4].fd >= 0 && (p[4].revents & POLLIN)) warm_staged_changed();
-    if (p[2].revents & (POLLPRI | POLLERR)) warm_invalidate();
-    else if (p[3].fd >= 0 && p[3].fd == warm_fd() && (p[3].revents & (POLLIN | POLLHUP | POLLERR))) warm_collect();
+    /* A dropped holder's word is not read: its descriptor may already be the next holder's. */
+    int dropped = p[4].fd >= 0 && (p[4].revents & POLLIN) && warm_staged_changed();
+    if (p[2].revents & (POLLPRI | POLLERR)) {
+      warm_invalidate();
+      dropped = 1;
+    }
+    if (!dropped && p[3].fd >= 0 && (p[3].revents & (POLLIN | POLLHUP | POLLERR))) warm_collect();
     if (p[1].revents & POLLIN) {
       struct signalfd_siginfo si;
       while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {}

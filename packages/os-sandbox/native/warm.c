@@ -9,10 +9,11 @@
  * mount table changes, so a warm namespace never shows an older mount table than a run-time copy
  * would.
  *
- * The staged /etc and /dev (11) are the same for every run of a sandbox, so once a run has named
- * them the holder stages them too, and a run whose staging options are exactly those skips that
- * part of its mount helper. A set staged before a file was created, removed or renamed in the
- * directory of a staged file (inotify; a bind shows the file it was made of) is discarded.
+ * The staged base (11: the root, /etc, /dev) is the same for every run of a sandbox, so once a run
+ * has named it the holder stages it too, and a run whose staging options are exactly those skips
+ * that part of its mount helper. A set staged before a file was created, removed or renamed in
+ * the directory of a staged /etc file (inotify; a bind shows the file it was made of) is
+ * discarded.
  */
 #include "launcher.h"
 
@@ -22,9 +23,8 @@ static int ready[3] = {-1, -1, -1};
 static int available = 1;    /* 0 once a holder found no namespace here: runs make their own */
 
 /*
- * The staging options of the last run that came (--stage DIR, --stage-file PATH..., --stage-dev
- * DIR, as one NUL-separated key; "" for none), and those the holder being made and the ready set
- * were staged with.
+ * The staging options of the last run that came (see STAGE_OPTIONS; as one key of NUL-terminated
+ * words, empty for none), and those the holder being made and the ready set were staged with.
  */
 static char *stage_key, *holder_key, *ready_key;
 static size_t stage_key_len, holder_key_len, ready_key_len;
@@ -118,7 +118,7 @@ static void take_option(const char *opt, const char *const *values) {
   else if (strcmp(opt, "--stage") == 0) set_stage_dir(values[0]);
   else if (strcmp(opt, "--stage-dev") == 0) set_stage_dev(values[0]);
   else if (strcmp(opt, "--stage-file") == 0) ok = add_stage_file(values[0]);
-  else ok = add_root_op(opt[7] == 't' ? 't' : opt[7], values[0], values[1]);
+  else ok = add_root_op(opt[7], values[0], values[1]); /* --root-bind, --root-symlink, --root-tmpfs */
   if (ok < 0) _exit(125);
 }
 
@@ -253,11 +253,21 @@ void warm_invalidate(void) {
 /* The descriptor to poll for changes to the staged files; -1 when none are watched. */
 int warm_watch_fd(void) { return stage_watch; }
 
-/* A staged file's directory changed: a set staged before would show what was there. */
-void warm_staged_changed(void) {
+/* A staged file's directory changed: a set staged before would show what was there. Returns
+   whether the set (or the holder) was dropped. */
+int warm_staged_changed(void) {
   char buf[4096];
   while (read(stage_watch, buf, sizeof buf) > 0) {}
-  if (ready_key_len > 0 || holder_key_len > 0) warm_invalidate();
+  if (ready_key_len == 0 && holder_key_len == 0) return 0;
+  warm_invalidate();
+  return 1;
+}
+
+/* No set is made any more (the server cannot see changes of its mount table). */
+void warm_off(void) {
+  available = 0;
+  discard_ready();
+  stop_holder();
 }
 
 /*

@@ -222,9 +222,10 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
   if (ctx.seccomp) a.push('--seccomp', String(SECCOMP_FD));
   a.push('--hostname', 'sandbox');
 
-  // The base: /usr read-only, usrmerge links as symlinks (a bind of a symlink would fail), a short
-  // /etc, /proc, /dev, and empty /tmp, /var/tmp, home and /run. /run and /var/run hold host sockets
-  // (docker, D-Bus, ssh-agent): a read-only bind would not stop connect(), so they are fresh.
+  // The base: /usr read-only, usrmerge links as symlinks (a bind of a symlink would fail), /dev,
+  // empty /tmp, /var/tmp, home and /run, a short /etc, the system roots and /proc. /run and
+  // /var/run hold host sockets (docker, D-Bus, ssh-agent): a read-only bind would not stop
+  // connect(), so they are fresh.
   const system: LinuxRootOp[] = [{ kind: 'bind', src: '/usr', dest: '/usr' }];
   for (const dir of USRMERGE_DIRS) {
     const f = fact(ctx.facts, dir);
@@ -255,7 +256,9 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     rootStage = { dir: ctx.stageRoot, ops: [...system, ...scratch], ...(stageEtc ? { etcFiles: ETC_FILES } : {}) };
     a.push('--dev-bind', ctx.stageRoot, '/', ...etcBinds, ...systemRoots, ...proc);
   } else {
-    a.push(...system.flatMap(bwrapOptions), ...etcBinds, ...systemRoots, ...proc, '--dev', '/dev', ...scratch.flatMap(bwrapOptions));
+    // The same order as with the stage, so that both make the same sandbox (a system root under
+    // /tmp or /run lies on top of the empty directory, not under it).
+    a.push(...system.flatMap(bwrapOptions), '--dev', '/dev', ...scratch.flatMap(bwrapOptions), ...etcBinds, ...systemRoots, ...proc);
   }
 
   // Grants, parents before children. A sensitive root strictly inside a grant is hidden again
