@@ -332,13 +332,18 @@ static void supervise(int lifeline, char **argv) {
       if (w == child) { status = st; done = 1; }
     }
     if (orphaned || ending) kill_children();
-    /* Children reparented here after bwrap ended keep us until they are gone too. */
-    if (done && kill_children() == 0 && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD) {
-      sweep();
-      unsigned char b;
-      if (read(failed[0], &b, 1) == 1) _exit(125); /* the mount helper failed: bwrap never ran the command */
-      exit_like(status);
+    if (!done) continue;
+    /* bwrap has ended. What is left below us (the relays, an orphaned sandbox init, processes
+       reparented here as its namespace ended) is killed, and keeps us until it is gone: reaped
+       here as each one exits, without a turn of the loop per child. */
+    for (;;) {
+      kill_children();
+      if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD) break;
     }
+    sweep();
+    unsigned char b;
+    if (read(failed[0], &b, 1) == 1) _exit(125); /* the mount helper failed: bwrap never ran the command */
+    exit_like(status);
   }
 }
 

@@ -20,7 +20,8 @@
  */
 #define SERVE_MAX_RUNS 4096
 #define SERVE_MAX_REQUEST (64u << 20)
-static struct serve_run { unsigned id; pid_t pid; int fds[3]; int live; } *serve_runs;
+/* mntns: the run's warm mount namespace, held until the run has been reported over (see below). */
+static struct serve_run { unsigned id; pid_t pid; int fds[3]; int mntns; int live; } *serve_runs;
 
 static unsigned le32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (unsigned)p[3] << 24; }
 
@@ -120,7 +121,10 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   free(argv);
   close(blobs[0]);
   close(blobs[1]);
-  for (int k = 0; k < 3; k++) if (warm[k] >= 0) close(warm[k]);
+  /* The mount namespace is kept until the run has ended: whoever drops the last reference to it
+     unmounts all of it and waits for an RCU grace period, which would otherwise fall to the run's
+     last process (a relay) while the host still waits for the run to end. */
+  for (int k = 0; k < 3; k++) if (warm[k] >= 0 && (k != 1 || pid < 0)) close(warm[k]);
   /* Keep the host's ends (stdin's write end, the others' read ends) until the host acknowledges. */
   for (int k = 0; k < 3; k++) {
     int child_end = ends[k][k == 0 ? 0 : 1], host_end = ends[k][k == 0 ? 1 : 0];
@@ -131,6 +135,7 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   if (err) return err;
   slot->id = id;
   slot->pid = pid;
+  slot->mntns = warm[1];
   slot->live = 1;
   reply("S %u %d %d %d %d\n", id, (int)pid, slot->fds[0], slot->fds[1], slot->fds[2]);
   return 0;
@@ -184,6 +189,8 @@ int spawn_server(void) {
           close_host_ends(r);
           r->live = 0;
           reply("X %u %d %d\n", r->id, WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+          if (r->mntns >= 0) close(r->mntns);
+          r->mntns = -1;
         }
       }
       warm_later(0);

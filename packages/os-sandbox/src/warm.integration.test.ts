@@ -76,6 +76,21 @@ describe('warm namespaces of the spawn server', () => {
     expect(third.netns).not.toBe(readlinkSync('/proc/self/ns/net'));
   });
 
+  it('the server holds a run\'s mount namespace until the run has ended, then lets it go', async () => {
+    await netnsOfRun(sb);
+    const p = await sb.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 30']);
+    await new Promise((ok) => p.stdout.once('data', ok));
+    const server = parentOf(p.pid);
+    // The run's own mount namespace is the one bwrap started in (the launcher's private one).
+    const bwrap = childrenOf(p.pid).find((c) => readlinkSync(`/proc/${c}/exe`) === '/usr/bin/bwrap')!;
+    const runMnt = readlinkSync(`/proc/${bwrap}/ns/mnt`);
+    expect(runMnt).not.toBe(readlinkSync('/proc/self/ns/mnt'));
+    expect(namespacesHeldBy(server)).toContain(runMnt);
+    p.kill();
+    await p.exit;
+    await until('the server has let it go', () => !namespacesHeldBy(server).includes(runMnt));
+  });
+
   it('a run in a warm namespace still has loopback up and nothing else', async () => {
     await netnsOfRun(sb);
     const r = await runIn(sb, ['/bin/cat', '/proc/net/dev']);
