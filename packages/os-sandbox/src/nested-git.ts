@@ -23,8 +23,8 @@ export interface NestedGitScanner {
 }
 
 interface Listing {
-  readonly ino: bigint;
-  readonly ctimeNs: bigint;
+  readonly ino: number;
+  readonly ctimeMs: number;
   /** Child directories to enter, and whether a `.git` entry (file or directory) is present. */
   readonly dirs: readonly string[];
   readonly git: boolean;
@@ -42,19 +42,20 @@ interface Listing {
  * updates it). A directory whose ctime lies within `racyMs` of the scan is listed every time,
  * since a change in the same clock tick would not move its ctime. One `lstat` instead of a
  * listing per directory: a workspace of a thousand directories costs about a millisecond, not
- * six, per spawn.
+ * six, per spawn. (Milliseconds as a double are exact enough: a listing is kept only once its
+ * ctime is `racyMs` old, so any later change moves the ctime by at least that much.)
  *
  * @example
  * const scanner = createNestedGitScanner();
  * scanner.scan(['/srv/project'], { skip: ['/root'] }); // ['/srv/project/vendor/lib/.git']
  */
 export function createNestedGitScanner(options: { racyMs?: number; now?: () => number } = {}): NestedGitScanner {
-  const racyNs = BigInt(Math.round((options.racyMs ?? 2000) * 1e6));
+  const racyMs = options.racyMs ?? 2000;
   const now = options.now ?? Date.now;
   let cache = new Map<string, Listing>();
   let lastScan: NestedGitScanStats = { visited: 0, listed: 0 };
 
-  const list = (dir: string, ino: bigint, ctimeNs: bigint): Listing | undefined => {
+  const list = (dir: string, ino: number, ctimeMs: number): Listing | undefined => {
     let entries;
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -67,7 +68,7 @@ export function createNestedGitScanner(options: { racyMs?: number; now?: () => n
       if (e.name === '.git') git ||= e.isDirectory() || e.isFile();
       else if (e.isDirectory() && e.name !== 'node_modules') dirs.push(e.name);
     }
-    return { ino, ctimeNs, dirs, git };
+    return { ino, ctimeMs, dirs, git };
   };
 
   return {
@@ -78,7 +79,7 @@ export function createNestedGitScanner(options: { racyMs?: number; now?: () => n
       const skip = new Set(scanOptions.skip ?? []);
       const maxDepth = scanOptions.maxDepth ?? 3;
       let budget = scanOptions.maxDirs ?? 2000;
-      const stableBefore = BigInt(now()) * 1_000_000n - racyNs;
+      const stableBefore = now() - racyMs;
       const next = new Map<string, Listing>();
       const out: string[] = [];
       let visited = 0;
@@ -86,16 +87,16 @@ export function createNestedGitScanner(options: { racyMs?: number; now?: () => n
       const walk = (dir: string, depth: number): void => {
         if (budget-- <= 0) return;
         visited++;
-        const st = lstatSync(dir, { bigint: true, throwIfNoEntry: false });
+        const st = lstatSync(dir, { throwIfNoEntry: false });
         if (!st?.isDirectory()) return;
         const known = cache.get(dir);
-        let listing = known && known.ino === st.ino && known.ctimeNs === st.ctimeNs && st.ctimeNs < stableBefore ? known : undefined;
+        let listing = known && known.ino === st.ino && known.ctimeMs === st.ctimeMs && st.ctimeMs < stableBefore ? known : undefined;
         if (!listing) {
           listed++;
-          listing = list(dir, st.ino, st.ctimeNs);
+          listing = list(dir, st.ino, st.ctimeMs);
           if (!listing) return;
         }
-        if (listing.ctimeNs < stableBefore) next.set(dir, listing);
+        if (listing.ctimeMs < stableBefore) next.set(dir, listing);
         if (depth > 0 && listing.git) out.push(`${dir === '/' ? '' : dir}/.git`);
         if (depth >= maxDepth) return;
         for (const name of listing.dirs) {
