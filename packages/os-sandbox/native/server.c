@@ -20,8 +20,13 @@
  */
 #define SERVE_MAX_RUNS 4096
 #define SERVE_MAX_REQUEST (64u << 20)
-/* mntns: the run's warm mount namespace, held until the run has been reported over (see below). */
-static struct serve_run { unsigned id; pid_t pid; int fds[3]; int mntns; int live; } *serve_runs;
+/*
+ * A run's slot. fds: the host's ends of its pipes, until the host acknowledges ('A'), also when
+ * the run has ended first (ended: reported, pid no longer ours to signal; the slot is freed by
+ * the acknowledgement). mntns: its warm mount namespace, held until the run has been reported
+ * over (see serve_start).
+ */
+static struct serve_run { unsigned id; pid_t pid; int fds[3]; int mntns; int live, acked, ended; } *serve_runs;
 
 static unsigned le32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (unsigned)p[3] << 24; }
 
@@ -137,6 +142,7 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   slot->pid = pid;
   slot->mntns = warm[1];
   slot->live = 1;
+  slot->acked = slot->ended = 0;
   reply("S %u %d %d %d %d\n", id, (int)pid, slot->fds[0], slot->fds[1], slot->fds[2]);
   return 0;
 }
@@ -186,11 +192,13 @@ int spawn_server(void) {
         for (int k = 0; k < SERVE_MAX_RUNS; k++) {
           struct serve_run *r = &serve_runs[k];
           if (!r->live || r->pid != w) continue;
-          close_host_ends(r);
-          r->live = 0;
           reply("X %u %d %d\n", r->id, WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
           if (r->mntns >= 0) close(r->mntns);
           r->mntns = -1;
+          /* A run may end before the host has opened its pipes: their ends stay until it has. */
+          r->pid = -1;
+          r->ended = 1;
+          r->live = !r->acked;
         }
       }
       warm_later(0);
@@ -215,8 +223,12 @@ int spawn_server(void) {
         size_t len = kind == 'A' ? 5 : 6;
         if (have - off < len) break;
         struct serve_run *r = find_run(id);
-        if (r && kind == 'A') close_host_ends(r);
-        if (r && kind == 'K') {
+        if (r && kind == 'A') {
+          close_host_ends(r);
+          r->acked = 1;
+          r->live = !r->ended;
+        }
+        if (r && kind == 'K' && !r->ended) {
           if (buf[off + 5] == SIGKILL) kill(-r->pid, SIGKILL);
           kill(r->pid, buf[off + 5] == SIGKILL ? SIGKILL : SIGTERM);
         }

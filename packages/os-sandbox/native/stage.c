@@ -13,7 +13,7 @@
  *   /dev: a tmpfs on the --stage-dev DIR as bwrap's --dev makes it: the six usual device nodes
  *         bound from the host (writable, no setuid), the /proc/self/fd links, an empty shm and a
  *         new devpts instance for ptys.
- * The /etc and /dev directories may lie inside the root (they are made when missing).
+ * The /etc and /dev directories may lie inside the root (they are made there when missing).
  */
 #include "launcher.h"
 
@@ -133,8 +133,11 @@ static void stage_root(void) {
   }
 }
 
-/* The directory of a staged /etc or /dev, made when missing (inside the staged root). */
+/* The directory of a staged /etc or /dev, made when it lies inside the staged root (nothing is
+   ever made on the host's file system: elsewhere it must exist). */
 static void stage_point(const char *dir) {
+  size_t n = root_dir ? strlen(root_dir) : 0;
+  if (n == 0 || strncmp(dir, root_dir, n) != 0 || dir[n] != '/') return;
   if (mkdir(dir, 0755) < 0 && errno != EEXIST) die(dir);
 }
 

@@ -108,6 +108,36 @@ describe('the spawn server', () => {
     expect(code).toBe(125);
   });
 
+  it('keeps a run\'s pipe ends until the host has opened them, even when the run ended first', async () => {
+    const launcher = await ensureLauncher();
+    const server = spawn(launcher.path, ['--serve'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    try {
+      let replies = '';
+      server.stdout.on('data', (c: Buffer) => (replies += c.toString()));
+      const u32 = (n: number): Buffer => {
+        const b = Buffer.alloc(4);
+        b.writeUInt32LE(n);
+        return b;
+      };
+      // Run 9: `echo done` with its stdout a pipe (flag 2), no --args or seccomp bytes.
+      const args = ['--', '/bin/echo', 'done'];
+      const body = Buffer.concat([u32(args.length), ...args.map((a) => Buffer.from(`${a}\0`)), u32(0), u32(0), Buffer.from([2])]);
+      server.stdin.write(Buffer.concat([Buffer.from('R'), u32(9), u32(body.length), body]));
+      // Both the start and the end are reported before this host opens anything.
+      for (let i = 0; i < 500 && !/^X 9 /m.test(replies); i++) await new Promise((ok) => setTimeout(ok, 10));
+      expect(replies).toMatch(/^S 9 \d+ -1 \d+ -1\nX 9 0 0\n$/);
+      const out = Number(replies.split('\n')[0]!.split(' ')[4]);
+      const end = `/proc/${server.pid}/fd/${out}`;
+      expect(readFileSync(end, 'utf8')).toBe('done\n');
+      // Once acknowledged, the server lets its end go.
+      server.stdin.write(Buffer.concat([Buffer.from('A'), u32(9)]));
+      for (let i = 0; i < 500 && existsSync(end); i++) await new Promise((ok) => setTimeout(ok, 10));
+      expect(existsSync(end)).toBe(false);
+    } finally {
+      server.kill('SIGKILL');
+    }
+  });
+
   it('the client fails pending launches with a clear error once its server is gone', async () => {
     const launcher = await ensureLauncher();
     const server = startSpawnServer(launcher.path);

@@ -2,26 +2,43 @@
 // each set serves exactly one run, no process is left holding it, and a change of the host's
 // mount table, or a staged file replaced since, discards a set made before.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { startSpawnServer } from './spawn-server.js';
-import { childrenOf, freshDir, parentOf, runIn } from './test-helpers.js';
+import { alive, childrenOf, descendants, freshDir, parentOf, runIn } from './test-helpers.js';
 
 /** The namespaces the process `pid` holds open as descriptors, e.g. ["net:[4026532301]", ...]. */
 function namespacesHeldBy(pid: number): string[] {
+  return namespaceFdsOf(pid).map(([, link]) => link).sort();
+}
+
+function namespaceFdsOf(pid: number): [string, string][] {
   return readdirSync(`/proc/${pid}/fd`)
-    .map((fd) => {
+    .map((fd): [string, string] => {
       try {
-        return readlinkSync(`/proc/${pid}/fd/${fd}`);
+        return [`/proc/${pid}/fd/${fd}`, readlinkSync(`/proc/${pid}/fd/${fd}`)];
       } catch {
-        return '';
+        return ['', ''];
       }
     })
-    .filter((l) => /^(user|mnt|net):\[\d+\]$/.test(l))
-    .sort();
+    .filter(([, l]) => /^(user|mnt|net):\[\d+\]$/.test(l));
+}
+
+/** Whether `pid` holds exactly one set (a user, a mount and a network namespace) and nothing more. */
+function holdsJustASet(pid: number): boolean {
+  return namespacesHeldBy(pid).map((l) => l.split(':')[0]).join() === 'mnt,net,user';
+}
+
+/**
+ * Keeps the namespaces at `paths` alive until the returned function is called. A namespace's
+ * number is reused as soon as it is freed, so comparing numbers is only sound while both are held.
+ */
+function keepAlive(paths: string[]): () => void {
+  const fds = paths.map((p) => openSync(p, 'r'));
+  return () => fds.forEach((fd) => closeSync(fd));
 }
 
 async function until(what: string, ok: () => boolean): Promise<void> {
@@ -32,14 +49,21 @@ async function until(what: string, ok: () => boolean): Promise<void> {
   throw new Error(`timed out waiting until ${what}`);
 }
 
-/** Runs readlink /proc/self/ns/net in the sandbox; returns the server's pid and the run's namespace. */
-async function netnsOfRun(sb: Sandbox): Promise<{ server: number; netns: string }> {
-  const p = await sb.spawn(['/usr/bin/readlink', '/proc/self/ns/net']);
+/** Runs readlink /proc/self/ns/net in the sandbox; returns the run's network namespace. */
+async function netnsOfRun(sb: Sandbox): Promise<string> {
+  const r = await runIn(sb, ['/usr/bin/readlink', '/proc/self/ns/net']);
+  expect(r.exit.code).toBe(0);
+  return r.stdout.trim();
+}
+
+/** The pid of the sandbox's spawn server: the parent of a run that stays until it has been asked. */
+async function serverOf(sb: Sandbox): Promise<number> {
+  const p = await sb.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 30']);
+  await new Promise((ok) => p.stdout.once('data', ok));
   const server = parentOf(p.pid);
-  let out = '';
-  p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  expect((await p.exit).code).toBe(0);
-  return { server, netns: out.trim() };
+  p.kill();
+  await p.exit;
+  return server;
 }
 
 describe('warm namespaces of the spawn server', () => {
@@ -56,39 +80,46 @@ describe('warm namespaces of the spawn server', () => {
   });
 
   it('a run joins the set made for it; the server then holds a new one, and no process holds any', async () => {
-    const { server } = await netnsOfRun(sb);
+    const server = await serverOf(sb);
     expect(sb.probe.launcherNetns).toBe(true);
-    await until('the server holds a set of three namespaces', () => namespacesHeldBy(server).length === 3);
-    const held = namespacesHeldBy(server);
-    expect(held.map((l) => l.split(':')[0])).toEqual(['mnt', 'net', 'user']);
-    // Descriptors only: the process that made them is gone.
-    await until('the holder has exited', () => childrenOf(server).length === 0);
-    const heldNet = held.find((l) => l.startsWith('net:'))!;
-    const second = await netnsOfRun(sb);
-    expect(second.server).toBe(server);
-    expect(second.netns).toBe(heldNet);
-    // Used once: the next run gets a namespace of its own.
-    await until('the server holds a fresh set', () => namespacesHeldBy(server).length === 3 && !namespacesHeldBy(server).includes(heldNet));
-    const third = await netnsOfRun(sb);
-    expect(third.netns).not.toBe(heldNet);
-    expect(third.netns).toMatch(/^net:\[\d+\]$/);
-    // And it is never the host's.
-    expect(third.netns).not.toBe(readlinkSync('/proc/self/ns/net'));
+    await until('the server holds a set of three namespaces', () => holdsJustASet(server));
+    const release = keepAlive(namespaceFdsOf(server).map(([path]) => path));
+    try {
+      const heldNet = namespacesHeldBy(server).find((l) => l.startsWith('net:'))!;
+      // Descriptors only: the process that made them is gone.
+      await until('the holder has exited', () => childrenOf(server).length === 0);
+      expect(await netnsOfRun(sb)).toBe(heldNet);
+      expect(await serverOf(sb)).toBe(server);
+      // Used once: the next run gets a namespace of its own.
+      await until('the server holds a fresh set', () => holdsJustASet(server) && !namespacesHeldBy(server).includes(heldNet));
+      const third = await netnsOfRun(sb);
+      expect(third).not.toBe(heldNet);
+      expect(third).toMatch(/^net:\[\d+\]$/);
+      // And it is never the host's.
+      expect(third).not.toBe(readlinkSync('/proc/self/ns/net'));
+    } finally {
+      release();
+    }
   });
 
   it('the server holds a run\'s mount namespace until the run has ended, then lets it go', async () => {
-    await netnsOfRun(sb);
+    const server = await serverOf(sb);
+    await until('the server holds a set', () => holdsJustASet(server));
     const p = await sb.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 30']);
     await new Promise((ok) => p.stdout.once('data', ok));
-    const server = parentOf(p.pid);
     // The run's own mount namespace is the one bwrap started in (the launcher's private one).
     const bwrap = childrenOf(p.pid).find((c) => readlinkSync(`/proc/${c}/exe`) === '/usr/bin/bwrap')!;
     const runMnt = readlinkSync(`/proc/${bwrap}/ns/mnt`);
-    expect(runMnt).not.toBe(readlinkSync('/proc/self/ns/mnt'));
-    expect(namespacesHeldBy(server)).toContain(runMnt);
-    p.kill();
-    await p.exit;
-    await until('the server has let it go', () => !namespacesHeldBy(server).includes(runMnt));
+    const release = keepAlive([`/proc/${bwrap}/ns/mnt`]);
+    try {
+      expect(runMnt).not.toBe(readlinkSync('/proc/self/ns/mnt'));
+      expect(namespacesHeldBy(server)).toContain(runMnt);
+      p.kill();
+      await p.exit;
+      await until('the server has let it go', () => !namespacesHeldBy(server).includes(runMnt));
+    } finally {
+      release();
+    }
   });
 
   it('a run in a warm namespace still has loopback up and nothing else', async () => {
@@ -131,11 +162,13 @@ describe('warm namespaces of the spawn server', () => {
     try {
       // The first run names the staging; the set made after it is staged ahead and used.
       expect(await cat()).toBe('one\n');
-      await until('the server holds a set', () => namespacesHeldBy(pid).length === 3);
+      await until('the server holds a set', () => holdsJustASet(pid));
+      const release = keepAlive(namespaceFdsOf(pid).map(([path]) => path));
       const staged = namespacesHeldBy(pid);
       expect(await cat()).toBe('one\n');
       // Replaced (not rewritten in place) while a set staged with the old file is held.
-      await until('the server holds a set staged after the last run', () => namespacesHeldBy(pid).length === 3 && namespacesHeldBy(pid).every((l) => !staged.includes(l)));
+      await until('the server holds a set staged after the last run', () => holdsJustASet(pid) && namespacesHeldBy(pid).every((l) => !staged.includes(l)));
+      release();
       writeFileSync(join(etc, 'conf.new'), 'two\n');
       renameSync(join(etc, 'conf.new'), join(etc, 'conf'));
       expect(await cat()).toBe('two\n');
@@ -145,6 +178,19 @@ describe('warm namespaces of the spawn server', () => {
     }
   });
 
+  it('closing the sandbox ends its server and whatever the server had started; nothing is left', async () => {
+    const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] });
+    const server = await serverOf(own);
+    await until('the server holds a set', () => holdsJustASet(server));
+    // A run under way and the next set in the making when the sandbox closes.
+    const p = await own.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 30']);
+    await new Promise((ok) => p.stdout.once('data', ok));
+    const below = [server, ...descendants(server)];
+    expect(below.length).toBeGreaterThan(3);
+    await own.close();
+    await until('every process of the server is gone', () => !below.some(alive));
+  });
+
   // mount(8) on the host needs root, which CI has; the server's mount namespace is the host's.
   it.skipIf(process.getuid?.() !== 0)('a mount made on the host after a set was made is seen by the next run (the set is made again)', async () => {
     const mnt = freshDir('trust-warm-mnt-');
@@ -152,19 +198,23 @@ describe('warm namespaces of the spawn server', () => {
     const ro = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', `fs:ro:${mnt}`] });
     let mounted = false;
     try {
-      const first = await ro.spawn(['/bin/cat', join(mnt, 'where')]);
-      const server = parentOf(first.pid);
-      expect((await first.exit).code).toBe(0);
-      await until('the server holds a set', () => namespacesHeldBy(server).length === 3);
-      const stale = namespacesHeldBy(server);
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt]);
-      mounted = true;
-      writeFileSync(join(mnt, 'where'), 'over\n');
-      const r = await runIn(ro, ['/bin/cat', join(mnt, 'where')]);
-      expect(r.stdout).toBe('over\n');
-      // The set made before the mount was dropped, not used.
-      await until('the server holds a set again', () => namespacesHeldBy(server).length === 3);
-      expect(namespacesHeldBy(server).filter((l) => stale.includes(l))).toEqual([]);
+      expect((await runIn(ro, ['/bin/cat', join(mnt, 'where')])).stdout).toBe('under\n');
+      const server = await serverOf(ro);
+      await until('the server holds a set', () => holdsJustASet(server));
+      const release = keepAlive(namespaceFdsOf(server).map(([path]) => path));
+      try {
+        const stale = namespacesHeldBy(server);
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt]);
+        mounted = true;
+        writeFileSync(join(mnt, 'where'), 'over\n');
+        const r = await runIn(ro, ['/bin/cat', join(mnt, 'where')]);
+        expect(r.stdout).toBe('over\n');
+        // The set made before the mount was dropped, not used.
+        await until('the server holds a set again', () => holdsJustASet(server));
+        expect(namespacesHeldBy(server).filter((l) => stale.includes(l))).toEqual([]);
+      } finally {
+        release();
+      }
     } finally {
       await ro.close();
       if (mounted) execFileSync('umount', [mnt]);
