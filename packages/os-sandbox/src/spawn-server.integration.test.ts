@@ -1,6 +1,6 @@
 // The launcher's spawn server (--serve), with real bubblewrap: how runs start, end and fail when
 // the server itself goes away.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,21 @@ import { ensureLauncher } from './launcher.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { startSpawnServer } from './spawn-server.js';
 import { freshDir, parentOf, runIn } from './test-helpers.js';
+
+function u32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
+  return b;
+}
+
+/** A spawn server spoken to in its own protocol, with everything it has replied so far. */
+async function rawServer(): Promise<{ server: ChildProcessWithoutNullStreams; replies: () => string }> {
+  const launcher = await ensureLauncher();
+  const server = spawn(launcher.path, ['--serve'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let replies = '';
+  server.stdout.on('data', (c: Buffer) => (replies += c.toString()));
+  return { server, replies: () => replies };
+}
 
 describe('the spawn server', () => {
   let sb: Sandbox;
@@ -88,45 +103,29 @@ describe('the spawn server', () => {
   });
 
   it('answers a malformed request with F and EINVAL, and stops at bytes that are not its protocol', async () => {
-    const launcher = await ensureLauncher();
-    const server = spawn(launcher.path, ['--serve'], { stdio: ['pipe', 'pipe', 'ignore'] });
-    let replies = '';
-    server.stdout.on('data', (c: Buffer) => (replies += c.toString()));
-    const u32 = (n: number): Buffer => {
-      const b = Buffer.alloc(4);
-      b.writeUInt32LE(n);
-      return b;
-    };
+    const { server, replies } = await rawServer();
     // Request 7 claims three arguments but carries one and no blobs; request 8 claims 2^32-1.
     const body = Buffer.concat([u32(3), Buffer.from('--\0')]);
     const huge = Buffer.concat([u32(0xffffffff), Buffer.from('--\0')]);
     server.stdin.write(Buffer.concat([Buffer.from('R'), u32(7), u32(body.length), body, Buffer.from('R'), u32(8), u32(huge.length), huge]));
-    for (let i = 0; i < 200 && replies.split('\n').length < 3; i++) await new Promise((ok) => setTimeout(ok, 10));
-    expect(replies).toBe('F 7 22\nF 8 22\n');
+    for (let i = 0; i < 200 && replies().split('\n').length < 3; i++) await new Promise((ok) => setTimeout(ok, 10));
+    expect(replies()).toBe('F 7 22\nF 8 22\n');
     server.stdin.write('Zjunk');
     const [code] = await new Promise<[number | null]>((ok) => server.once('exit', (c) => ok([c])));
     expect(code).toBe(125);
   });
 
   it('keeps a run\'s pipe ends until the host has opened them, even when the run ended first', async () => {
-    const launcher = await ensureLauncher();
-    const server = spawn(launcher.path, ['--serve'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const { server, replies } = await rawServer();
     try {
-      let replies = '';
-      server.stdout.on('data', (c: Buffer) => (replies += c.toString()));
-      const u32 = (n: number): Buffer => {
-        const b = Buffer.alloc(4);
-        b.writeUInt32LE(n);
-        return b;
-      };
       // Run 9: `echo done` with its stdout a pipe (flag 2), no --args or seccomp bytes.
       const args = ['--', '/bin/echo', 'done'];
       const body = Buffer.concat([u32(args.length), ...args.map((a) => Buffer.from(`${a}\0`)), u32(0), u32(0), Buffer.from([2])]);
       server.stdin.write(Buffer.concat([Buffer.from('R'), u32(9), u32(body.length), body]));
       // Both the start and the end are reported before this host opens anything.
-      for (let i = 0; i < 500 && !/^X 9 /m.test(replies); i++) await new Promise((ok) => setTimeout(ok, 10));
-      expect(replies).toMatch(/^S 9 \d+ -1 \d+ -1\nX 9 0 0\n$/);
-      const out = Number(replies.split('\n')[0]!.split(' ')[4]);
+      for (let i = 0; i < 500 && !/^X 9 /m.test(replies()); i++) await new Promise((ok) => setTimeout(ok, 10));
+      expect(replies()).toMatch(/^S 9 \d+ -1 \d+ -1\nX 9 0 0\n$/);
+      const out = Number(replies().split('\n')[0]!.split(' ')[4]);
       const end = `/proc/${server.pid}/fd/${out}`;
       expect(readFileSync(end, 'utf8')).toBe('done\n');
       // Once acknowledged, the server lets its end go.
