@@ -44,6 +44,8 @@ export interface WorkerRuntime {
 // Atomics.waitAsync exists on Node 20 (V8 11), but the project's ES2022 lib does not type it.
 type WaitAsync = (a: Int32Array, index: number, value: number, timeoutMs: number) => { async: false; value: string } | { async: true; value: Promise<string> };
 const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync.bind(Atomics);
+/** How long the host waits for a call's answer before it looks at the shared state again. */
+const WAIT_SLICE_MS = 50;
 
 function workerScript(): URL {
   // Built layout: dist/index.js next to dist/worker-entry.js. Source layout (tests): use the build.
@@ -166,15 +168,19 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
         }, left);
         pending = { resolve, reject, name, timer };
         if (state === CALL_STATE.REPLY_MESSAGE) return; // the outcome is on its way as a message
-        const wait = waitAsync(ch.ctl, 0, CALL_STATE.REQUEST, left);
-        const after = () => {
+        // Waits in short slices, looking at the state after each: a wake-up that does not reach
+        // this thread (a call once hung until its deadline under heavy load with its answer
+        // already written) then costs one slice, not the call.
+        const check = (): void => {
           if (pending?.timer !== timer) return;
           const now = Atomics.load(ch.ctl, 0);
-          if (now === CALL_STATE.REPLY) settle(readPayload<WorkerOutcome>(ch));
-          // REPLY_MESSAGE: the message settles it; REQUEST: the deadline timer fires
+          if (now === CALL_STATE.REPLY) return settle(readPayload<WorkerOutcome>(ch));
+          if (now !== CALL_STATE.REQUEST) return; // REPLY_MESSAGE: the message settles it
+          const wait = waitAsync(ch.ctl, 0, CALL_STATE.REQUEST, WAIT_SLICE_MS);
+          if (wait.async) void wait.value.then(check);
+          else check();
         };
-        if (wait.async) void wait.value.then(after);
-        else after();
+        check();
       });
     },
     async terminate() {
