@@ -380,8 +380,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             noProc: degraded.includes('no-proc'),
             seccomp: seccompFilter !== undefined,
             nestedGit,
-            // The launcher pins protected paths and stages /etc and /dev itself, before bwrap
-            // starts: much cheaper per mount than bwrap, which re-reads the mount table each time.
+            // The launcher pins protected paths and stages the base itself, before bwrap starts:
+            // much cheaper per mount than bwrap, which re-reads the mount table each time.
             ...(launcher && probe.pinNamespace ? { pinProtected: true, stageRoot } : {}),
             // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
             ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
