@@ -1,7 +1,7 @@
 // Namespaces the spawn server makes ahead of a run (the launcher's warm.c), with real bubblewrap:
 // each set serves exactly one run, no process is left holding it, and a change of the host's
 // mount table, or a staged file replaced since, discards a set made before.
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +64,47 @@ async function serverOf(sb: Sandbox): Promise<number> {
   p.kill();
   await p.exit;
   return server;
+}
+
+/**
+ * A host process for the mount test: runs `cat <mnt>/where` in a sandbox, waits until the spawn
+ * server holds a set (kept alive, so that its numbers stay its own), mounts a tmpfs with another
+ * `where` on <mnt>, runs the same command again, and prints both outputs and the sets held.
+ */
+function mountHost(dist: string, mnt: string): string {
+  return `
+import { createSandbox } from ${JSON.stringify(dist)};
+import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+const mnt = ${JSON.stringify(mnt)};
+const held = (pid) => readdirSync('/proc/' + pid + '/fd').map((fd) => {
+  try { return ['/proc/' + pid + '/fd/' + fd, readlinkSync('/proc/' + pid + '/fd/' + fd)]; } catch { return ['', '']; }
+}).filter(([, l]) => /^(user|mnt|net):/.test(l));
+const justASet = (pid) => held(pid).map(([, l]) => l.split(':')[0]).sort().join() === 'mnt,net,user';
+const until = async (ok) => { for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10)); };
+const sb = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', 'fs:ro:' + mnt] });
+const cat = async () => {
+  const p = await sb.spawn(['/bin/cat', mnt + '/where']);
+  let out = '';
+  p.stdout.on('data', (c) => (out += c));
+  await p.exit;
+  return out;
+};
+const before = await cat();
+const server = Number(readFileSync('/proc/self/task/' + process.pid + '/children', 'utf8').trim().split(/\\s+/)
+  .find((c) => readFileSync('/proc/' + c + '/cmdline', 'utf8').split('\\0').includes('--serve')));
+await until(() => justASet(server));
+const pinned = held(server).map(([path]) => openSync(path, 'r'));
+const stale = held(server).map(([, l]) => l);
+execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt]);
+writeFileSync(mnt + '/where', 'over\\n');
+const after = await cat();
+await until(() => justASet(server));
+const now = held(server).map(([, l]) => l);
+pinned.forEach((fd) => closeSync(fd));
+await sb.close();
+process.stdout.write(JSON.stringify({ before, after, stale, now }));
+`;
 }
 
 describe('warm namespaces of the spawn server', () => {
@@ -191,33 +232,25 @@ describe('warm namespaces of the spawn server', () => {
     await until('every process of the server is gone', () => !below.some(alive));
   });
 
-  // mount(8) on the host needs root, which CI has; the server's mount namespace is the host's.
-  it.skipIf(process.getuid?.() !== 0)('a mount made on the host after a set was made is seen by the next run (the set is made again)', async () => {
+  it('a mount made after a set was made is seen by the next run (the set is made again)', async () => {
+    // The host process runs in a mount namespace of its own (unshare, in a user namespace where it
+    // may mount, so no root is needed); its spawn server shares that namespace.
+    const dist = new URL('../dist/index.js', import.meta.url).pathname;
+    expect(existsSync(dist), 'build @trust/os-sandbox first (dist/index.js)').toBe(true);
     const mnt = freshDir('trust-warm-mnt-');
     writeFileSync(join(mnt, 'where'), 'under\n');
-    const ro = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', `fs:ro:${mnt}`] });
-    let mounted = false;
+    const script = join(dir, 'mount-host.mjs');
+    writeFileSync(script, mountHost(dist, mnt));
     try {
-      expect((await runIn(ro, ['/bin/cat', join(mnt, 'where')])).stdout).toBe('under\n');
-      const server = await serverOf(ro);
-      await until('the server holds a set', () => holdsJustASet(server));
-      const release = keepAlive(namespaceFdsOf(server).map(([path]) => path));
-      try {
-        const stale = namespacesHeldBy(server);
-        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt]);
-        mounted = true;
-        writeFileSync(join(mnt, 'where'), 'over\n');
-        const r = await runIn(ro, ['/bin/cat', join(mnt, 'where')]);
-        expect(r.stdout).toBe('over\n');
-        // The set made before the mount was dropped, not used.
-        await until('the server holds a set again', () => holdsJustASet(server));
-        expect(namespacesHeldBy(server).filter((l) => stale.includes(l))).toEqual([]);
-      } finally {
-        release();
-      }
+      const r = spawnSync('unshare', ['--user', '--map-root-user', '--mount', process.execPath, script], { encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout) as { before: string; after: string; stale: string[]; now: string[] };
+      expect(out.before).toBe('under\n');
+      expect(out.after).toBe('over\n');
+      // The set made before the mount was dropped, not used.
+      expect(out.stale).toHaveLength(3);
+      expect(out.now.filter((l) => out.stale.includes(l))).toEqual([]);
     } finally {
-      await ro.close();
-      if (mounted) execFileSync('umount', [mnt]);
       rmSync(mnt, { recursive: true, force: true });
     }
   });
