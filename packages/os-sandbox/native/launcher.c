@@ -397,7 +397,7 @@ int main(int argc, char **argv) {
 int launcher_main(int argc, char **argv) {
   int i = 1;
   const char *limits[16];
-  int nlimits = 0, lifeline = -1, sweep_now = 0;
+  int nlimits = 0, lifeline = -1, sweep_now = 0, values;
   holds = calloc((size_t)argc, sizeof *holds);
   sweeps = calloc((size_t)argc, sizeof *sweeps);
   if (!holds || !sweeps) die("calloc");
@@ -429,19 +429,9 @@ int launcher_main(int argc, char **argv) {
       i += 2;
     } else if (strcmp(argv[i], "--pin") == 0 && i + 2 < argc && strlen(argv[i + 1]) == 1 && add_pin(argv[i + 1][0], argv[i + 2]) == 0) {
       i += 2;
-    } else if (strcmp(argv[i], "--stage") == 0 && i + 1 < argc) {
-      set_stage_dir(argv[++i]);
-    } else if (strcmp(argv[i], "--stage-root") == 0 && i + 1 < argc) {
-      set_stage_root(argv[++i]);
-    } else if ((strcmp(argv[i], "--root-bind") == 0 || strcmp(argv[i], "--root-symlink") == 0) && i + 2 < argc &&
-               add_root_op(argv[i][7], argv[i + 1], argv[i + 2]) == 0) {
-      i += 2;
-    } else if (strcmp(argv[i], "--root-tmpfs") == 0 && i + 1 < argc && add_root_op('t', argv[i + 1], NULL) == 0) {
-      i++;
-    } else if (strcmp(argv[i], "--stage-dev") == 0 && i + 1 < argc) {
-      set_stage_dev(argv[++i]);
-    } else if (strcmp(argv[i], "--stage-file") == 0 && i + 1 < argc && add_stage_file(argv[i + 1]) == 0) {
-      i++;
+    } else if ((values = stage_option_values(argv[i])) > 0 && i + values < argc &&
+               take_stage_option(argv[i], (const char *const *)argv + i + 1) == 0) {
+      i += values;
     } else if (strcmp(argv[i], "--close-from") == 0 && i + 1 < argc) {
       close_from(atoi(argv[++i]));
     } else if (strcmp(argv[i], "--cgroup") == 0 && i + 1 < argc) {

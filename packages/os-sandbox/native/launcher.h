@@ -77,11 +77,10 @@ char **pins_as_bwrap_options(char **argv);
 /* stage.c: the staged root (--stage-root, --root-bind, --root-symlink, --root-tmpfs), /etc
    (--stage, --stage-file) and /dev (--stage-dev). */
 void stage_init(int capacity);
-void set_stage_root(const char *dir);
-int add_root_op(char kind, const char *a, const char *b);
-void set_stage_dir(const char *dir);
-int add_stage_file(const char *path);
-void set_stage_dev(const char *dir);
+/* How many values `arg` takes if it is one of those options, else 0; takes one with its values
+   (0, or -1 if they are not acceptable). */
+int stage_option_values(const char *arg);
+int take_stage_option(const char *opt, const char *const *values);
 int staging(void);
 void stage_all(void);
 

@@ -29,11 +29,11 @@ void stage_init(int capacity) {
   if (!stage_files || !root_ops) die("calloc");
 }
 
-void set_stage_root(const char *dir) { root_dir = dir; }
+static void set_stage_root(const char *dir) { root_dir = dir; }
 
 /* Takes a root operation after --stage-root: 'b' (bind SRC `a` at DEST `b`), 's' (symlink to `a`
    at `b`), 't' (tmpfs at `a`); every DEST absolute. -1 otherwise. */
-int add_root_op(char kind, const char *a, const char *b) {
+static int add_root_op(char kind, const char *a, const char *b) {
   const char *dest = kind == 't' ? a : b;
   if (!root_dir || !dest || dest[0] != '/' || strstr(dest, "/../") || strcmp(strrchr(dest, '/'), "/..") == 0) return -1;
   if (kind == 'b' && a[0] != '/') return -1;
@@ -41,18 +41,39 @@ int add_root_op(char kind, const char *a, const char *b) {
   return 0;
 }
 
-void set_stage_dir(const char *dir) { stage_dir = dir; }
+static void set_stage_dir(const char *dir) { stage_dir = dir; }
 
-void set_stage_dev(const char *dir) { dev_dir = dir; }
+static void set_stage_dev(const char *dir) { dev_dir = dir; }
 
 /* Takes an absolute PATH after --stage; -1 otherwise. */
-int add_stage_file(const char *path) {
+static int add_stage_file(const char *path) {
   if (!stage_dir || path[0] != '/' || strrchr(path, '/')[1] == 0) return -1;
   stage_files[nstage++] = path;
   return 0;
 }
 
 int staging(void) { return root_dir != NULL || stage_dir != NULL || dev_dir != NULL; }
+
+/* The staging options and how many values each takes. */
+static const struct { const char *name; int values; } STAGE_OPTIONS[] = {
+  {"--stage-root", 1}, {"--root-bind", 2}, {"--root-symlink", 2}, {"--root-tmpfs", 1},
+  {"--stage", 1}, {"--stage-file", 1}, {"--stage-dev", 1},
+};
+
+int stage_option_values(const char *arg) {
+  for (size_t k = 0; k < sizeof STAGE_OPTIONS / sizeof STAGE_OPTIONS[0]; k++)
+    if (strcmp(arg, STAGE_OPTIONS[k].name) == 0) return STAGE_OPTIONS[k].values;
+  return 0;
+}
+
+int take_stage_option(const char *opt, const char *const *values) {
+  if (strcmp(opt, "--stage-root") == 0) set_stage_root(values[0]);
+  else if (strcmp(opt, "--stage") == 0) set_stage_dir(values[0]);
+  else if (strcmp(opt, "--stage-dev") == 0) set_stage_dev(values[0]);
+  else if (strcmp(opt, "--stage-file") == 0) return add_stage_file(values[0]);
+  else return add_root_op(opt[7], values[0], values[1]); /* --root-bind, --root-symlink, --root-tmpfs */
+  return 0;
+}
 
 /* DIR/NAME into `out`, or dies. */
 static void join_path(char *out, size_t size, const char *dir, const char *name) {

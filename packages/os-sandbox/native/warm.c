@@ -23,7 +23,7 @@ static int ready[3] = {-1, -1, -1};
 static int available = 1;    /* 0 once a holder found no namespace here: runs make their own */
 
 /*
- * The staging options of the last run that came (see STAGE_OPTIONS; as one key of NUL-terminated
+ * The staging options of the last run that came (see stage.c; as one key of NUL-terminated
  * words, empty for none), and those the holder being made and the ready set were staged with.
  */
 static char *stage_key, *holder_key, *ready_key;
@@ -33,43 +33,21 @@ static int stage_watch = -1; /* inotify on the directories of the staged files *
 /* Run side: the set handed over is already staged with this run's options. */
 int warm_staged;
 
-/* The staging options (see stage.c) and how many values each takes. */
-static const struct { const char *name; int values; } STAGE_OPTIONS[] = {
-  {"--stage-root", 1}, {"--root-bind", 2}, {"--root-symlink", 2}, {"--root-tmpfs", 1},
-  {"--stage", 1}, {"--stage-file", 1}, {"--stage-dev", 1},
-};
-
-/* How many values `arg` takes if it is a staging option; 0 if it is not one. */
-static int stage_option(const char *arg) {
-  for (size_t k = 0; k < sizeof STAGE_OPTIONS / sizeof STAGE_OPTIONS[0]; k++)
-    if (strcmp(arg, STAGE_OPTIONS[k].name) == 0) return STAGE_OPTIONS[k].values;
-  return 0;
-}
-
 /* The staging options in argv (a run request's) as a key, each NUL-terminated; its length in *len. */
 static char *key_of(int argc, char **argv, size_t *len) {
   for (int k = 0; k < argc; k++) if (strcmp(argv[k], "--") == 0) argc = k; /* the command's own words follow */
-  size_t n = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    char *key = pass ? malloc(n + 1) : NULL, *o = key;
-    if (pass && !key) die("malloc");
-    for (int k = 0; k < argc; k++) {
-      int values = stage_option(argv[k]);
-      if (values == 0 || k + values >= argc) continue;
-      for (int j = 0; j <= values; j++) {
-        size_t l = strlen(argv[k + j]) + 1;
-        if (pass) memcpy(o, argv[k + j], l);
-        o += pass ? l : 0;
-        n += pass ? 0 : l;
-      }
-      k += values;
-    }
-    if (pass) {
-      *len = n;
-      return key;
-    }
+  size_t cap = 1;
+  for (int k = 0; k < argc; k++) cap += strlen(argv[k]) + 1;
+  char *key = malloc(cap), *o = key;
+  if (!key) die("malloc");
+  for (int k = 0; k < argc; k++) {
+    int values = stage_option_values(argv[k]);
+    if (values == 0 || k + values >= argc) continue;
+    for (int j = 0; j <= values; j++) o = stpcpy(o, argv[k + j]) + 1;
+    k += values;
   }
-  return NULL;
+  *len = (size_t)(o - key);
+  return key;
 }
 
 /* Calls fn(option, values) for each option of a key. */
@@ -77,7 +55,7 @@ static void each_option(const char *key, size_t len, void (*fn)(const char *opt,
   for (size_t off = 0; off < len;) {
     const char *opt = key + off, *values[2] = {NULL, NULL};
     off += strlen(opt) + 1;
-    for (int j = 0; j < stage_option(opt) && off < len; j++) {
+    for (int j = 0; j < stage_option_values(opt) && off < len; j++) {
       values[j] = key + off;
       off += strlen(values[j]) + 1;
     }
@@ -113,13 +91,7 @@ static void watch_staged(void) {
 
 /* In the holder: takes one staging option, as the run's own launcher would. */
 static void take_option(const char *opt, const char *const *values) {
-  int ok = 0;
-  if (strcmp(opt, "--stage-root") == 0) set_stage_root(values[0]);
-  else if (strcmp(opt, "--stage") == 0) set_stage_dir(values[0]);
-  else if (strcmp(opt, "--stage-dev") == 0) set_stage_dev(values[0]);
-  else if (strcmp(opt, "--stage-file") == 0) ok = add_stage_file(values[0]);
-  else ok = add_root_op(opt[7], values[0], values[1]); /* --root-bind, --root-symlink, --root-tmpfs */
-  if (ok < 0) _exit(125);
+  if (take_stage_option(opt, values) < 0) _exit(125);
 }
 
 /* In the holder: stages what the key names, as the run's own helper would (stage.c). */
