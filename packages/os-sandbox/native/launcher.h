@@ -101,6 +101,9 @@ int warm_staged_changed(void);
 void warm_off(void);
 extern int warm_staged;
 int join_warm_namespace(int net);
+/* Closes a namespace descriptor without waiting for its teardown (in a helper the server starts). */
+void ns_discarder_start(void);
+void ns_discard(int fd);
 
 /* server.c: the spawn server (--serve). */
 int spawn_server(void);

@@ -128,8 +128,9 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   close(blobs[1]);
   /* The mount namespace is kept until the run has ended: whoever drops the last reference to it
      unmounts all of it and waits for an RCU grace period, which would otherwise fall to the run's
-     last process (a relay) while the host still waits for the run to end. */
-  for (int k = 0; k < 3; k++) if (warm[k] >= 0 && (k != 1 || pid < 0)) close(warm[k]);
+     last process (a relay) while the host still waits for the run to end. Then it goes to the
+     discarder (warm.c), so that neither does this process wait. */
+  for (int k = 0; k < 3; k++) if (warm[k] >= 0 && (k != 1 || pid < 0)) ns_discard(warm[k]);
   /* Keep the host's ends (stdin's write end, the others' read ends) until the host acknowledges. */
   for (int k = 0; k < 3; k++) {
     int child_end = ends[k][k == 0 ? 0 : 1], host_end = ends[k][k == 0 ? 1 : 0];
@@ -165,6 +166,7 @@ int spawn_server(void) {
   /* Polled for changes of this process's mount table, which make a warm set stale (warm.c). */
   int mounts = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
   if (mounts < 0) warm_off();
+  ns_discarder_start();
   warm_refill();
   struct pollfd p[5] = {{0, POLLIN, 0}, {sfd, POLLIN, 0}, {mounts, POLLPRI, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
   for (;;) {
@@ -193,7 +195,7 @@ int spawn_server(void) {
           struct serve_run *r = &serve_runs[k];
           if (!r->live || r->pid != w) continue;
           reply("X %u %d %d\n", r->id, WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-          if (r->mntns >= 0) close(r->mntns);
+          ns_discard(r->mntns);
           r->mntns = -1;
           /* A run may end before the host has opened its pipes: their ends stay until it has. */
           r->pid = -1;

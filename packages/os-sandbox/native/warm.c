@@ -121,8 +121,81 @@ static void hold_namespaces(int sock) {
   _exit(0);
 }
 
+/*
+ * Whoever drops a mount namespace's last reference unmounts all of it and waits for an RCU grace
+ * period (up to a millisecond here). The server must not be the one waiting: the host's next
+ * request, written right after a run's end is reported, would wait with it. So it hands such
+ * descriptors to a helper of its own, which closes each one only once the server has said that it
+ * closed its own copy (an empty message after it), so that the helper's is the last reference.
+ */
+static int discarder = -1; /* the server's end of the helper's socket; -1: close in place */
+
+static void discard_loop(int sock) {
+  int held = -1;
+  for (;;) {
+    char byte, ctl[CMSG_SPACE(sizeof(int))];
+    struct iovec v = {&byte, 1};
+    struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+    ssize_t n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(0); /* the server is gone */
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    if (held >= 0) close(held);
+    held = -1;
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) memcpy(&held, CMSG_DATA(c), sizeof held);
+  }
+}
+
+void ns_discarder_start(void) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) return;
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) _exit(0);
+    prctl(PR_SET_NAME, "trust-discard", 0, 0, 0); /* tells it from the holder, in /proc/<pid>/comm */
+    /* Nothing of the server's stays open here (as in the holder). */
+    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(sv[1], 3) < 0) _exit(0);
+    close_from(4);
+    discard_loop(3);
+  }
+  close(sv[1]);
+  if (pid < 0) close(sv[0]);
+  else discarder = sv[0];
+}
+
+/* Sends one message to the helper, with `fd` attached when >= 0; never blocks. */
+static int discard_send(int fd) {
+  char byte = 0, ctl[CMSG_SPACE(sizeof(int))];
+  memset(ctl, 0, sizeof ctl);
+  struct iovec v = {&byte, 1};
+  struct msghdr m = {.msg_iov = &v, .msg_iovlen = 1};
+  if (fd >= 0) {
+    m.msg_control = ctl;
+    m.msg_controllen = sizeof ctl;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  }
+  return (int)sendmsg(discarder, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+void ns_discard(int fd) {
+  if (fd < 0) return;
+  /* A helper that is gone or behind leaves this close (and its wait) to this process. */
+  int sent = discarder >= 0 && discard_send(fd) >= 0;
+  close(fd);
+  if (sent && discard_send(-1) < 0) sent = 0;
+  if (!sent && discarder >= 0) {
+    close(discarder);
+    discarder = -1;
+  }
+}
+
 static void discard_ready(void) {
-  for (int k = 0; k < 3; k++) if (ready[k] >= 0) { close(ready[k]); ready[k] = -1; }
+  for (int k = 0; k < 3; k++) if (ready[k] >= 0) { ns_discard(ready[k]); ready[k] = -1; }
   free(ready_key);
   ready_key = NULL;
   ready_key_len = 0;

@@ -41,6 +41,11 @@ function keepAlive(paths: string[]): () => void {
   return () => fds.forEach((fd) => closeSync(fd));
 }
 
+/** The server's helper that closes the namespaces it is done with (named so in /proc/<pid>/comm). */
+function discarderOf(server: number): number | undefined {
+  return childrenOf(server).find((c) => readFileSync(`/proc/${c}/comm`, 'utf8').trim() === 'trust-discard');
+}
+
 async function until(what: string, ok: () => boolean): Promise<void> {
   for (let i = 0; i < 500; i++) {
     if (ok()) return;
@@ -128,7 +133,8 @@ describe('warm namespaces of the spawn server', () => {
     try {
       const heldNet = namespacesHeldBy(server).find((l) => l.startsWith('net:'))!;
       // Descriptors only: the process that made them is gone.
-      await until('the holder has exited', () => childrenOf(server).length === 0);
+      const discarder = discarderOf(server);
+      await until('the holder has exited', () => childrenOf(server).every((c) => c === discarder));
       expect(await netnsOfRun(sb)).toBe(heldNet);
       expect(await serverOf(sb)).toBe(server);
       // Used once: the next run gets a namespace of its own.
@@ -158,8 +164,31 @@ describe('warm namespaces of the spawn server', () => {
       p.kill();
       await p.exit;
       await until('the server has let it go', () => !namespacesHeldBy(server).includes(runMnt));
+      // Closed by the server's discarder (whoever closes it last waits for its teardown), which
+      // keeps nothing either.
+      const discarder = discarderOf(server);
+      expect(discarder).toBeDefined();
+      await until('the discarder has closed it', () => namespacesHeldBy(discarder!).length === 0);
     } finally {
       release();
+    }
+  });
+
+  it('without its discarder the server closes a run\'s namespaces itself, and runs go on', async () => {
+    const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] });
+    try {
+      const server = await serverOf(own);
+      const discarder = discarderOf(server)!;
+      process.kill(discarder, 'SIGKILL');
+      await until('the discarder is gone', () => !alive(discarder));
+      for (let i = 0; i < 3; i++) {
+        const r = await runIn(own, ['/bin/echo', 'still']);
+        expect(r.stdout).toBe('still\n');
+      }
+      // Only the next set (and no run's mount namespace) is held once the runs are over.
+      await until('the server holds just the next set', () => holdsJustASet(server));
+    } finally {
+      await own.close();
     }
   });
 
