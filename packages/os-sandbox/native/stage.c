@@ -29,8 +29,6 @@ void stage_init(int capacity) {
   if (!stage_files || !root_ops) die("calloc");
 }
 
-static void set_stage_root(const char *dir) { root_dir = dir; }
-
 /* Takes a root operation after --stage-root: 'b' (bind SRC `a` at DEST `b`), 's' (symlink to `a`
    at `b`), 't' (tmpfs at `a`); every DEST absolute. -1 otherwise. */
 static int add_root_op(char kind, const char *a, const char *b) {
@@ -40,10 +38,6 @@ static int add_root_op(char kind, const char *a, const char *b) {
   root_ops[nroot++] = (struct root_op){kind, a, b};
   return 0;
 }
-
-static void set_stage_dir(const char *dir) { stage_dir = dir; }
-
-static void set_stage_dev(const char *dir) { dev_dir = dir; }
 
 /* Takes an absolute PATH after --stage; -1 otherwise. */
 static int add_stage_file(const char *path) {
@@ -67,9 +61,9 @@ int stage_option_values(const char *arg) {
 }
 
 int take_stage_option(const char *opt, const char *const *values) {
-  if (strcmp(opt, "--stage-root") == 0) set_stage_root(values[0]);
-  else if (strcmp(opt, "--stage") == 0) set_stage_dir(values[0]);
-  else if (strcmp(opt, "--stage-dev") == 0) set_stage_dev(values[0]);
+  if (strcmp(opt, "--stage-root") == 0) root_dir = values[0];
+  else if (strcmp(opt, "--stage") == 0) stage_dir = values[0];
+  else if (strcmp(opt, "--stage-dev") == 0) dev_dir = values[0];
   else if (strcmp(opt, "--stage-file") == 0) return add_stage_file(values[0]);
   else return add_root_op(opt[7], values[0], values[1]); /* --root-bind, --root-symlink, --root-tmpfs */
   return 0;

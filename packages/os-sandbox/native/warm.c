@@ -101,14 +101,22 @@ static void stage_ahead(const char *key, size_t len) {
   if (staging()) stage_all();
 }
 
-/* In the holder: makes the namespaces, says so, and waits until the server has opened them. */
-static void hold_namespaces(int sock) {
+/*
+ * In a helper the server has just forked (the holder, the discarder): dies with the server, and
+ * keeps nothing of the server's open (its request and reply pipes, the runs' pipe ends) but its
+ * own socket `sock`, which it finds at fd 3.
+ */
+static void leave_server(int sock) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) _exit(125);
-  /* Nothing of the server's (its request and reply pipes, the runs' pipe ends) stays open here. */
   int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
   if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(sock, 3) < 0) _exit(125);
-  sock = 3;
   close_from(4);
+}
+
+/* In the holder: makes the namespaces, says so, and waits until the server has opened them. */
+static void hold_namespaces(int sock) {
+  leave_server(sock);
+  sock = 3;
   if (enter_pin_namespace() < 0 || unshare(CLONE_NEWNET) < 0) {
     write_all(sock, (const unsigned char *)"n", 1);
     _exit(0);
@@ -151,12 +159,8 @@ void ns_discarder_start(void) {
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) return;
   pid_t pid = fork();
   if (pid == 0) {
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) _exit(0);
+    leave_server(sv[1]);
     prctl(PR_SET_NAME, "trust-discard", 0, 0, 0); /* tells it from the holder, in /proc/<pid>/comm */
-    /* Nothing of the server's stays open here (as in the holder). */
-    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(sv[1], 3) < 0) _exit(0);
-    close_from(4);
     discard_loop(3);
   }
   close(sv[1]);

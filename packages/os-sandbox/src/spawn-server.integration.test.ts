@@ -6,14 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
-import { startSpawnServer } from './spawn-server.js';
+import { encodeRequest, startSpawnServer, u32 } from './spawn-server.js';
 import { freshDir, parentOf, runIn } from './test-helpers.js';
-
-function u32(n: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(n);
-  return b;
-}
 
 /** A spawn server spoken to in its own protocol, with everything it has replied so far. */
 async function rawServer(): Promise<{ server: ChildProcessWithoutNullStreams; replies: () => string }> {
@@ -118,10 +112,8 @@ describe('the spawn server', () => {
   it('keeps a run\'s pipe ends until the host has opened them, even when the run ended first', async () => {
     const { server, replies } = await rawServer();
     try {
-      // Run 9: `echo done` with its stdout a pipe (flag 2), no --args or seccomp bytes.
-      const args = ['--', '/bin/echo', 'done'];
-      const body = Buffer.concat([u32(args.length), ...args.map((a) => Buffer.from(`${a}\0`)), u32(0), u32(0), Buffer.from([2])]);
-      server.stdin.write(Buffer.concat([Buffer.from('R'), u32(9), u32(body.length), body]));
+      // Run 9: `echo done` with its stdout a pipe, no --args or seccomp bytes.
+      server.stdin.write(encodeRequest(9, { args: ['--', '/bin/echo', 'done'], stdin: false, stdout: true, stderr: false }));
       // Both the start and the end are reported before this host opens anything.
       for (let i = 0; i < 500 && !/^X 9 /m.test(replies()); i++) await new Promise((ok) => setTimeout(ok, 10));
       expect(replies()).toMatch(/^S 9 \d+ -1 \d+ -1\nX 9 0 0\n$/);

@@ -44,13 +44,15 @@ interface Running {
 const signalName = (n: number): NodeJS.Signals | null =>
   (Object.entries(osConstants.signals).find(([, v]) => v === n)?.[0] as NodeJS.Signals | undefined) ?? null;
 
-function u32(n: number): Buffer {
+/** `n` as the protocol's little-endian u32. */
+export function u32(n: number): Buffer {
   const b = Buffer.alloc(4);
   b.writeUInt32LE(n);
   return b;
 }
 
-function encodeRequest(id: number, r: LaunchRequest): Buffer {
+/** The 'R' message that asks the server for run `id`. */
+export function encodeRequest(id: number, r: LaunchRequest): Buffer {
   const body = Buffer.concat([
     u32(r.args.length),
     ...r.args.map((a) => Buffer.from(`${a}\0`, 'utf8')),
