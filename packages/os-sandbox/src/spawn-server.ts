@@ -51,18 +51,28 @@ export function u32(n: number): Buffer {
   return b;
 }
 
-/** The 'R' message that asks the server for run `id`. */
+/**
+ * The 'R' message that asks the server for run `id`, written into one buffer of the right size
+ * (it is built on every spawn's path; a buffer per argument costs several times as much).
+ */
 export function encodeRequest(id: number, r: LaunchRequest): Buffer {
-  const body = Buffer.concat([
-    u32(r.args.length),
-    ...r.args.map((a) => Buffer.from(`${a}\0`, 'utf8')),
-    u32(r.fd3?.length ?? 0),
-    Buffer.from(r.fd3 ?? []),
-    u32(r.fd4?.length ?? 0),
-    Buffer.from(r.fd4 ?? []),
-    Buffer.from([(r.stdin ? 1 : 0) | (r.stdout ? 2 : 0) | (r.stderr ? 4 : 0)]),
-  ]);
-  return Buffer.concat([Buffer.from('R'), u32(id), u32(body.length), body]);
+  const args = r.args.map((a) => `${a}\0`).join('');
+  const argBytes = Buffer.byteLength(args, 'utf8');
+  const fd3 = r.fd3 ?? new Uint8Array(0);
+  const fd4 = r.fd4 ?? new Uint8Array(0);
+  const bodyLength = 4 + argBytes + 4 + fd3.length + 4 + fd4.length + 1;
+  const b = Buffer.allocUnsafe(9 + bodyLength);
+  let o = b.write('R', 0, 'latin1');
+  o = b.writeUInt32LE(id, o);
+  o = b.writeUInt32LE(bodyLength, o);
+  o = b.writeUInt32LE(r.args.length, o);
+  o += b.write(args, o, 'utf8');
+  o = b.writeUInt32LE(fd3.length, o);
+  b.set(fd3, o);
+  o = b.writeUInt32LE(fd4.length, o + fd3.length);
+  b.set(fd4, o);
+  b[o + fd4.length] = (r.stdin ? 1 : 0) | (r.stdout ? 2 : 0) | (r.stderr ? 4 : 0);
+  return b;
 }
 
 /** Opens the server's end of a run's pipe through /proc (a pipe reopened there is the same pipe). */
