@@ -1,7 +1,7 @@
 // Placeholders kept between runs, with real bubblewrap: in place for the next run (still
 // read-only), removed once the sandbox is idle or closed, and never a file the user has written.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -55,22 +55,28 @@ describe('placeholders kept between runs (bubblewrap)', () => {
     }
   });
 
-  it('a process that exits without close() still removes what it kept', () => {
+  it('a process that exits without close() still removes what it kept, and its work directory', () => {
     const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
     expect(existsSync(dist), 'build @trust/os-sandbox first (dist/index.js)').toBe(true);
     const ws = freshDir('trust-linger-exit-');
     const script = join(freshDir('trust-linger-script-'), 'run.mjs');
     try {
-      writeFileSync(script, `import { existsSync } from 'node:fs';
+      writeFileSync(script, `import { existsSync, readdirSync } from 'node:fs';
         import { createSandbox } from ${JSON.stringify(dist)};
         const sb = await createSandbox({ v: 1, capabilities: ['fs:rw:${ws}'] }, { placeholderLingerMs: 600000 });
         const p = await sb.spawn(['/bin/true']);
         console.log('exit', (await p.exit).code);
-        console.log('kept', ${JSON.stringify(PLACEHOLDERS)}.filter((n) => existsSync('${ws}/' + n)).length);`);
-      const out = execFileSync(process.execPath, [script], { encoding: 'utf8' });
+        console.log('kept', ${JSON.stringify(PLACEHOLDERS)}.filter((n) => existsSync('${ws}/' + n)).length);
+        console.log('work dir', readdirSync(process.env.TMPDIR).filter((n) => n.startsWith('trust-sandbox-')).map((n) => process.env.TMPDIR + '/' + n).join(' '));`);
+      // The sandbox makes its work directory under the process's temporary directory.
+      const tmp = freshDir('trust-linger-tmp-');
+      const out = execFileSync(process.execPath, [script], { encoding: 'utf8', env: { ...process.env, TMPDIR: tmp } });
       expect(out).toContain('exit 0');
       expect(out).toContain(`kept ${PLACEHOLDERS.length}`);
+      expect(out).toMatch(/work dir \/.*\/trust-sandbox-/);
       expect(PLACEHOLDERS.filter((n) => existsSync(join(ws, n)))).toEqual([]);
+      expect(readdirSync(tmp)).toEqual([]);
+      rmSync(tmp, { recursive: true });
     } finally {
       rmSync(ws, { recursive: true, force: true });
       rmSync(join(script, '..'), { recursive: true, force: true });

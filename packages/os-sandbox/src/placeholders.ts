@@ -2,25 +2,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { lstatSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { LinuxPlan } from './bwrap-plan.js';
+import { onProcessExit } from './on-exit.js';
 
 type Placeholder = LinuxPlan['placeholders'][number];
-
-/**
- * Synchronous sweeps to run if the process exits while placeholders are kept. One 'exit' listener
- * for all sandboxes (each adds and removes its own sweep), so that many open sandboxes do not
- * pile up listeners; it carries no sandbox state besides these callbacks.
- */
-const exitSweeps = new Set<() => void>();
-const runExitSweeps = (): void => {
-  for (const sweep of exitSweeps) sweep();
-};
-const onProcessExit = (sweep: () => void, on: boolean): void => {
-  const before = exitSweeps.size;
-  if (on) exitSweeps.add(sweep);
-  else exitSweeps.delete(sweep);
-  if (before === 0 && exitSweeps.size > 0) process.on('exit', runExitSweeps);
-  if (before > 0 && exitSweeps.size === 0) process.off('exit', runExitSweeps);
-};
 
 /** How long placeholders stay after the last run of a sandbox ends, unless set: 3 s. */
 export const DEFAULT_PLACEHOLDER_LINGER_MS = 3_000;

@@ -25,7 +25,10 @@ export interface CreateSandboxOptions {
   readonly bridge?: 'launcher' | 'socat';
   /** Where compiled launchers are cached; undefined = the package's `.native/` directory. */
   readonly launcherCacheDir?: string;
-  /** Host directory for per-run sockets and (macOS) HOME/TMPDIR; undefined = a fresh private temp dir. */
+  /**
+   * Host directory for per-run sockets and (macOS) HOME/TMPDIR; undefined = a fresh private temp
+   * dir, removed by `close()` or, if the process exits without it, at exit (not after a kill).
+   */
   readonly workDir?: string;
   /** The host facts probe result; undefined = measured by `probeSandbox`. */
   readonly probe?: SandboxProbe;

@@ -14,6 +14,7 @@ import { findTool, hasRlimits } from './host-files.js';
 import { createPlaceholderKeeper, DEFAULT_PLACEHOLDER_LINGER_MS } from './placeholders.js';
 import { createNestedGitScanner } from './nested-git.js';
 import { fromChildProcess, type Launched } from './launched.js';
+import { onProcessExit } from './on-exit.js';
 import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
   createRunAudit,
@@ -180,6 +181,9 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   }
   const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), 'trust-sandbox-'));
   const ownsWorkDir = options.workDir === undefined;
+  // Removed by close(), or when the process exits without it.
+  const removeWorkDir = (): void => rmSync(workDir, { recursive: true, force: true });
+  if (ownsWorkDir) onProcessExit(removeWorkDir, true);
   // Empty read-only mount sources for protected and hidden paths.
   const empty = { file: join(workDir, 'empty'), dir: join(workDir, 'empty.d') };
   if (!existsSync(empty.file)) writeFileSync(empty.file, '', { mode: 0o444 });
@@ -574,7 +578,10 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       await Promise.all([...background]);
       server?.close();
       await keeper?.close();
-      if (ownsWorkDir) rmSync(workDir, { recursive: true, force: true });
+      if (ownsWorkDir) {
+        removeWorkDir();
+        onProcessExit(removeWorkDir, false);
+      }
     },
   });
 }
