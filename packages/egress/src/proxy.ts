@@ -94,7 +94,15 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   const guard = toGuard(options.guard);
   const limits = resolveLimits(options.limits);
   const dialled = new Map<string, string>();
-  const dispatcher: Dispatcher = createEgressDispatcher({ guard, limits, onDial: (d) => dialled.set(hostPort(d.host, d.port), d.ip) });
+  // Made at the first forwarded request: many listeners (one per sandboxed run) never see one.
+  // None is made once closing has begun (a request still being judged then fails, as it would on
+  // a closed one).
+  let dispatcher: Dispatcher | undefined;
+  let closing = false;
+  const forwarder = (): Dispatcher => {
+    if (closing) throw new Error('the egress proxy is closed');
+    return (dispatcher ??= createEgressDispatcher({ guard, limits, onDial: (d) => dialled.set(hostPort(d.host, d.port), d.ip) }));
+  };
   const principal = options.principal;
   const now = Date.now;
   const sockets = new Set<Socket | Duplex>();
@@ -133,7 +141,7 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
     }
     try {
       const hasBody = !(method === 'GET' || method === 'HEAD') && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined);
-      const up = await dispatcher.request({
+      const up = await forwarder().request({
         origin: target.url.origin,
         path: `${target.url.pathname}${target.url.search}`,
         method: method as Dispatcher.HttpMethod,
@@ -291,12 +299,13 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
     address,
     url,
     close: async () => {
+      closing = true;
       await new Promise<void>((resolve) => {
         front.close(() => resolve());
         for (const s of sockets) s.destroy();
       });
       await udpRelay?.close();
-      await (dispatcher as unknown as { close(): Promise<void> }).close();
+      await (dispatcher as unknown as { close(): Promise<void> } | undefined)?.close();
     },
   };
 }

@@ -150,7 +150,7 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
         const status = readFileSync(`/proc/${r}/status`, 'utf8');
         expect(status).toMatch(/^CapEff:\s+0+$/m);
         expect(status).toMatch(/^NoNewPrivs:\s+1$/m);
-        expect(readlinkSync(`/proc/${r}/root`)).toMatch(/\/trust-sandbox-[^/]+\/[0-9a-f]{8}$/);
+        expect(readlinkSync(`/proc/${r}/root`)).toMatch(/\/trust-sandbox-[^/]+\/run-\d+$/);
       }
       a.p.kill();
       await a.p.exit;

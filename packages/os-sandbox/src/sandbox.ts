@@ -15,6 +15,7 @@ import { createPlaceholderKeeper, DEFAULT_PLACEHOLDER_LINGER_MS } from './placeh
 import { createNestedGitScanner } from './nested-git.js';
 import { fromChildProcess, type Launched } from './launched.js';
 import { onProcessExit } from './on-exit.js';
+import { createRunDirPool } from './run-dirs.js';
 import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
   createRunAudit,
@@ -192,6 +193,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   // own namespace (see --stage-root).
   const stageRoot = join(workDir, 'root.stage');
   if (!existsSync(stageRoot)) mkdirSync(stageRoot, { mode: 0o555 });
+  const runDirs = createRunDirPool(workDir);
   const sourceEnv = options.env ?? process.env;
   const createProxy = options.createProxy ?? defaultProxyFactory;
   const running = new Set<SandboxProcess>();
@@ -213,7 +215,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     readonly runId: string;
     readonly principal: Principal;
     readonly violations: SandboxViolation[];
-    readonly runDir: string;
+    readonly runDir?: string;
     readonly socketPath?: string;
     readonly proxyPort?: number;
     release(): Promise<void>;
@@ -228,10 +230,16 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     const runId = randomUUID();
     const principal = createPrincipal('process', runId);
     const violations: SandboxViolation[] = [];
-    // A private per-run directory only when something lives there (the proxy socket, macOS HOME/TMPDIR).
-    const runDir = join(workDir, runId.slice(0, 8));
-    const needDir = brokered || platform === 'darwin';
-    if (needDir) mkdirSync(runDir, { mode: 0o700 });
+    // A private directory only when something lives there: on Linux the proxy's socket (a pooled
+    // directory, see createRunDirPool), on macOS the run's HOME and TMPDIR (made for it alone).
+    const pooled = platform === 'linux';
+    const runDir = !(brokered || platform === 'darwin') ? undefined : pooled ? runDirs.take() : join(workDir, runId.slice(0, 8));
+    if (runDir !== undefined && !pooled) mkdirSync(runDir, { mode: 0o700 });
+    const dropDir = (): void => {
+      if (runDir === undefined) return;
+      if (pooled) runDirs.give(runDir);
+      else rmSync(runDir, { recursive: true, force: true });
+    };
     let proxy: EgressProxyHandle | undefined;
     let proxyPort: number | undefined;
     let socketPath: string | undefined;
@@ -242,7 +250,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         const guard = runGuard;
         const connectAs = caps.has('http') || floored ? 'http' : 'tcp';
         const runEgress = grantedEgress(runPolicy!, caps);
-        if (platform === 'linux') {
+        if (runDir !== undefined && platform === 'linux') {
           socketPath = join(runDir, 'egress.sock');
           const udpRelay = udp ? { udp: { announce: { host: '127.0.0.1' as const, port: policy.network.proxyPort } } } : {};
           proxy = await createProxy({ policy: runEgress, guard, audit: runAudit, principal, listen: { path: socketPath }, connectAs, ...udpRelay });
@@ -253,7 +261,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         }
       }
     } catch (err) {
-      if (needDir) rmSync(runDir, { recursive: true, force: true });
+      dropDir();
       throw err;
     }
     const p = proxy;
@@ -261,14 +269,14 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       runId,
       principal,
       violations,
-      runDir,
+      ...(runDir !== undefined ? { runDir } : {}),
       ...(socketPath !== undefined ? { socketPath } : {}),
       ...(proxyPort !== undefined ? { proxyPort } : {}),
       async release() {
         try {
           await p?.close();
         } finally {
-          if (needDir) rmSync(runDir, { recursive: true, force: true });
+          dropDir();
         }
       },
     };
@@ -324,8 +332,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       track(slot.release());
     };
     try {
-      const home = platform === 'linux' ? SANDBOX_LAYOUT.home : join(runDir, 'home');
-      const tmp = platform === 'linux' ? SANDBOX_LAYOUT.tmp : join(runDir, 'tmp');
+      const home = platform === 'linux' ? SANDBOX_LAYOUT.home : join(runDir ?? workDir, 'home');
+      const tmp = platform === 'linux' ? SANDBOX_LAYOUT.tmp : join(runDir ?? workDir, 'tmp');
       const env = buildSandboxEnv(policy, {
         source: sourceEnv,
         ...(opts.env ? { explicit: opts.env } : {}),
