@@ -63,6 +63,22 @@ export async function sample(fn, n) {
   return out.sort((a, b) => a - b);
 }
 
+/**
+ * Samples every function of `fns` `n` times in total, in `rounds` alternating blocks (the order
+ * reversed every other round), so that a change of machine speed during the run hits all of
+ * them alike; returns sorted per-call durations in nanoseconds per key.
+ */
+export async function sampleInterleaved(fns, n, rounds = 10) {
+  const keys = Object.keys(fns);
+  const out = Object.fromEntries(keys.map((k) => [k, []]));
+  const per = Math.ceil(n / rounds);
+  for (let r = 0; r < rounds; r++) {
+    for (const k of r % 2 ? [...keys].reverse() : keys) out[k].push(...(await sample(fns[k], per)));
+  }
+  for (const k of keys) out[k].sort((a, b) => a - b);
+  return out;
+}
+
 /** Percentile of a sorted array. */
 export function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;

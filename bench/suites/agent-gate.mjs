@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryAuditSink } from '@trust/core';
 import { createAdf, createSqlGuard, createToolGate, createToolRegistry } from '@trust/agent-runtime';
-import { percentile, sample } from '../lib/table.mjs';
+import { percentile, sample, sampleInterleaved } from '../lib/table.mjs';
 
 export default async function run({ log }) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-agent-gate-'));
@@ -22,9 +22,10 @@ export default async function run({ log }) {
     const args = { text: 'hi' };
     const N = 3000;
     for (let i = 0; i < 300; i++) { await gateMem.call('echo', args, { origin: 'llm' }); await echo.run(args); }
-    const direct = await sample(() => echo.run(args), N);
-    const viaMem = await sample(() => gateMem.call('echo', args, { origin: 'llm' }), N);
-    const viaNoop = await sample(() => gateNoop.call('echo', args, { origin: 'llm' }), N);
+    const { direct, viaMem, viaNoop } = await sampleInterleaved(
+      { direct: () => echo.run(args), viaMem: () => gateMem.call('echo', args, { origin: 'llm' }), viaNoop: () => gateNoop.call('echo', args, { origin: 'llm' }) },
+      N,
+    );
     const viaAdf = await sample(() => gateAdf.call('echo', args, { origin: 'llm' }), 1000);
     log(`gate p50: ${percentile(viaMem, 50)} ns (memory audit), ${percentile(viaAdf, 50)} ns (adf_audit)`);
 
@@ -39,9 +40,10 @@ export default async function run({ log }) {
     const rawPrepared = raw.prepare(sql);
     for (let i = 0; i < 500; i++) { guard.runQuery(sql, [10, 20]); raw.prepare(sql).all(10, 20); }
     const Q = 5000;
-    const ours = await sample(() => guard.runQuery(sql, [10, 20]), Q);
-    const rawEach = await sample(() => raw.prepare(sql).all(10, 20), Q);
-    const rawCached = await sample(() => rawPrepared.all(10, 20), Q);
+    const { ours, rawEach, rawCached } = await sampleInterleaved(
+      { ours: () => guard.runQuery(sql, [10, 20]), rawEach: () => raw.prepare(sql).all(10, 20), rawCached: () => rawPrepared.all(10, 20) },
+      Q,
+    );
     guard.close();
     raw.close();
     return [
