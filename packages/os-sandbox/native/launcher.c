@@ -54,6 +54,8 @@
  *      about 200. Where the private namespace or the new mount API is not available (an AppArmor
  *      userns restriction that only bwrap's own profile lifts, a kernel before 5.12), the same
  *      paths are handed to bwrap as --ro-bind options instead (--pin-via-bwrap forces that).
+ *   8b. --nested-git ROOT and --nested-skip PATH: with 8, also finds the .git entries of
+ *      repositories nested below each ROOT (not entering PATH; see nested.c) and pins them as s.
  *   9. --netns: with --lifeline, the bwrap child enters the same private user namespace as for
  *      --pin and makes the run's network namespace in it (loopback up), binds the --bridge and
  *      --udp-bridge sockets there and forks their relays, then execs bwrap, which is told to
@@ -80,7 +82,7 @@
  *
  * Usage: trust-sandbox-launcher --serve | --probe
  *        trust-sandbox-launcher --hold DIR [--sweep f|d PATH]... --sweep-now
- *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
+ *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH... [--nested-git ROOT]... [--nested-skip PATH]...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #include "launcher.h"
@@ -195,7 +197,10 @@ static int pins_in_namespace;
 static int staged_ahead; /* the warm set came staged (warm.c) */
 static void make_mounts(void) {
   if (staging() && !staged_ahead) stage_all();
-  if (pins_in_namespace) pin_all();
+  if (pins_in_namespace) {
+    nested_scan();
+    pin_all();
+  }
 }
 
 /*
@@ -247,7 +252,7 @@ static void supervise(int lifeline, char **argv) {
   /* A byte here: the mount helper failed (see mount_while_bwrap_starts). Only runs with mounts
      to make have one. */
   int failed[2] = {-1, -1};
-  if ((staging() || pin_count() > 0) && pipe2(failed, O_CLOEXEC | O_NONBLOCK) < 0) die("pipe");
+  if ((staging() || pin_count() > 0 || nested_root_count() > 0) && pipe2(failed, O_CLOEXEC | O_NONBLOCK) < 0) die("pipe");
   /* Above the descriptors the loop below closes (0-4). */
   for (int k = 0; k < 2; k++) {
     if (failed[k] < 0 || failed[k] > 4) continue;
@@ -262,7 +267,7 @@ static void supervise(int lifeline, char **argv) {
     sigprocmask(SIG_SETMASK, &old, NULL);
     close(lifeline);
     close(failed[0]);
-    int npins = pin_count();
+    int npins = pin_count() + nested_root_count(); /* pins, or roots to find some in */
     int stage = staging();
     int want_ns = own_net || stage || (npins > 0 && !pin_via_bwrap);
     /* The spawn server may have made these namespaces ahead of the run (warm.c). */
@@ -271,8 +276,12 @@ static void supervise(int lifeline, char **argv) {
     staged_ahead = warm && warm_staged;
     /* Planned only where the probe found the namespace: no bwrap fallback to hand it to. */
     if (stage && ns < 0) die("staging the base needs a private mount namespace");
-    if (npins > 0 && (pin_via_bwrap || ns < 0)) argv = pins_as_bwrap_options(argv);
-    else pins_in_namespace = npins > 0;
+    if (npins > 0 && (pin_via_bwrap || ns < 0)) {
+      nested_scan();
+      argv = pins_as_bwrap_options(argv);
+    } else {
+      pins_in_namespace = npins > 0;
+    }
     /* The mount helper first: it works while the network is set up and bwrap starts. */
     int inline_mounts = ((stage && !staged_ahead) || pins_in_namespace) && mount_while_bwrap_starts(failed[1]) < 0;
     if (own_net) {
@@ -402,6 +411,7 @@ int launcher_main(int argc, char **argv) {
   sweeps = calloc((size_t)argc, sizeof *sweeps);
   if (!holds || !sweeps) die("calloc");
   pins_init(argc);
+  nested_init(argc);
   stage_init(argc);
   for (; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) { i++; break; }
@@ -429,6 +439,10 @@ int launcher_main(int argc, char **argv) {
       i += 2;
     } else if (strcmp(argv[i], "--pin") == 0 && i + 2 < argc && strlen(argv[i + 1]) == 1 && add_pin(argv[i + 1][0], argv[i + 2]) == 0) {
       i += 2;
+    } else if (strcmp(argv[i], "--nested-git") == 0 && i + 1 < argc) {
+      add_nested_root(argv[++i]);
+    } else if (strcmp(argv[i], "--nested-skip") == 0 && i + 1 < argc) {
+      add_nested_skip(argv[++i]);
     } else if ((values = stage_option_values(argv[i])) > 0 && i + values < argc &&
                take_stage_option(argv[i], (const char *const *)argv + i + 1) == 0) {
       i += values;
@@ -452,8 +466,8 @@ int launcher_main(int argc, char **argv) {
     fprintf(stderr, "trust-sandbox-launcher: no command after --\n");
     return 125;
   }
-  if ((nholds > 0 || pin_count() > 0 || own_net || staging()) && lifeline < 0) {
-    fprintf(stderr, "trust-sandbox-launcher: --hold, --pin, --netns and --stage need --lifeline (they act on the bwrap child)\n");
+  if ((nholds > 0 || pin_count() > 0 || nested_root_count() > 0 || own_net || staging()) && lifeline < 0) {
+    fprintf(stderr, "trust-sandbox-launcher: --hold, --pin, --nested-git, --netns and --stage need --lifeline (they act on the bwrap child)\n");
     return 125;
   }
   /* Inside the sandbox, in its own network namespace, before the command starts. */

@@ -74,6 +74,13 @@ int enter_pin_namespace(void);
 void pin_all(void);
 char **pins_as_bwrap_options(char **argv);
 
+/* nested.c: the .git entries of nested repositories, pinned with the others (--nested-git, --nested-skip). */
+void nested_init(int capacity);
+void add_nested_root(const char *path);
+void add_nested_skip(const char *path);
+int nested_root_count(void);
+void nested_scan(void);
+
 /* stage.c: the staged root (--stage-root, --root-bind, --root-symlink, --root-tmpfs), /etc
    (--stage, --stage-file) and /dev (--stage-dev). */
 void stage_init(int capacity);

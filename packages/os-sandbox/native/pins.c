@@ -6,11 +6,12 @@
 #include "launcher.h"
 
 static struct pin_entry { char kind; const char *path; } *pins;
-static int npins;
+static int npins, pins_capacity;
 static const char *pin_empty_file, *pin_empty_dir;
 
 void pins_init(int capacity) {
-  pins = calloc((size_t)capacity, sizeof *pins);
+  pins_capacity = capacity > 0 ? capacity : 1;
+  pins = calloc((size_t)pins_capacity, sizeof *pins);
   if (!pins) die("calloc");
 }
 
@@ -22,6 +23,12 @@ void set_pin_empty(const char *file, const char *dir) {
 /* Takes a pin of kind f, d, s, F or D; -1 if the kind is unknown or --pin-empty was not given. */
 int add_pin(char kind, const char *path) {
   if (!pin_empty_file || !strchr("fdsFD", kind) || kind == 0) return -1;
+  if (npins == pins_capacity) { /* the nested repositories found (nested.c) come on top of argv's */
+    struct pin_entry *more = realloc(pins, 2 * (size_t)pins_capacity * sizeof *pins);
+    if (!more) die("realloc");
+    pins = more;
+    pins_capacity *= 2;
+  }
   pins[npins].kind = kind;
   pins[npins++].path = path;
   return 0;

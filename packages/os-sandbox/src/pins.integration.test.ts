@@ -151,6 +151,38 @@ describe('launcher --pin (bubblewrap)', () => {
     });
   }
 
+  for (const [name, extra, optionsFile] of [
+    ['in the launcher\'s own namespace, while bwrap starts', [], true],
+    ['in the launcher\'s own namespace, before bwrap starts', [], false],
+    ['handed to bwrap (fallback)', ['--pin-via-bwrap'], false],
+  ] as const) {
+    it(`--nested-git pins the .git of nested repositories within the walk's bounds, and only those: ${name}`, () => {
+      const ws = freshDir('trust-pins-nested-');
+      try {
+        const repos = {
+          pinned: ['vendor/lib', 'a/b/c', '.hidden-dir/x'],
+          // too deep (and one level down through a symlink, which is not followed); in node_modules; skipped
+          free: ['a/b/c/d', 'node_modules/pkg', 'skipped/repo'],
+        };
+        for (const r of [...repos.pinned, ...repos.free]) mkdirSync(join(ws, r, '.git'), { recursive: true });
+        mkdirSync(join(ws, '.git')); // the root's own, pinned as a protected path
+        symlinkSync(join(ws, 'a/b/c/d'), join(ws, 'link'));
+        mkdirSync(join(ws, 'sub'));
+        writeFileSync(join(ws, 'sub', '.git'), 'gitdir: ../.git/modules/sub\n'); // a gitfile
+        const probes = [...repos.pinned, ...repos.free].map((r) => `touch ${ws}/${r}/.git/probe 2>/dev/null && echo "${r} writable" || echo "${r} read-only"`);
+        const r = runPinned(ws, [...probes, `echo x >> ${ws}/sub/.git 2>/dev/null && echo "sub writable" || echo "sub read-only"`].join('; '), {
+          extra: [...extra, '--nested-git', ws, '--nested-skip', join(ws, 'skipped')],
+          optionsFile,
+        });
+        expect(r.status, r.stderr).toBe(0);
+        const lines = r.stdout.trim().split('\n').sort();
+        expect(lines).toEqual([...[...repos.pinned, 'sub'].map((x) => `${x} read-only`), ...repos.free.map((x) => `${x} writable`)].sort());
+      } finally {
+        rmSync(ws, { recursive: true, force: true });
+      }
+    });
+  }
+
   it('with the options in a file, bwrap starts while the pins are made and sees every one of them', () => {
     const ws = freshDir('trust-pins-ws-');
     try {

@@ -367,7 +367,11 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         if (policy.limits.fileSizeBytes !== undefined) rl.push(['fsize', policy.limits.fileSizeBytes]);
         if (rl.length > 0) rl.push(['core', 0]);
         const rwRoots = caps.fsGrants.filter((g) => g.mode === 'rw').map((g) => g.path);
-        const nestedGit = nestedGitScanner.scan(rwRoots, { skip: [...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(sourceEnv.HOME ? [sourceEnv.HOME] : [])] });
+        const nestedSkip = [...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(sourceEnv.HOME ? [sourceEnv.HOME] : [])];
+        // Where the launcher pins, it also finds nested repositories itself, while bwrap starts
+        // (--nested-git); otherwise they are found here and planned as bwrap binds.
+        const launcherPins = launcher !== undefined && probe.pinNamespace;
+        const nestedGit = launcherPins ? [] : nestedGitScanner.scan(rwRoots, { skip: nestedSkip });
         const facts = {
           paths: collectPathFactsSync([...linuxPathsOfInterest(policy, sourceEnv.HOME), ...nestedGit]),
           ...(sourceEnv.HOME ? { home: sourceEnv.HOME } : {}),
@@ -394,7 +398,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             nestedGit,
             // The launcher pins protected paths and stages the base itself, before bwrap starts:
             // much cheaper per mount than bwrap, which re-reads the mount table each time.
-            ...(launcher && probe.pinNamespace ? { pinProtected: true, stageRoot } : {}),
+            ...(launcherPins ? { pinProtected: true, stageRoot } : {}),
             // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
             ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
           },
@@ -419,6 +423,9 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
             '--lifeline', String(LIFELINE_FD),
             ...(keeper?.runArgs(rwRoots, plan.placeholders) ?? []),
             ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
+            ...(plan.pins.length > 0 && launcherPins && rwRoots.length > 0
+              ? [...rwRoots.flatMap((r) => ['--nested-git', r]), ...nestedSkip.flatMap((p) => ['--nested-skip', p])]
+              : []),
             ...(plan.rootStage ? rootStageArgs(plan.rootStage) : []),
             ...(plan.launcherNetwork ? ['--netns', ...plan.bridges.flatMap((b) => [b.type === 'udp' ? '--udp-bridge' : '--bridge', String(b.port), b.socketPath])] : []),
             ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
