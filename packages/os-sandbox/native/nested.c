@@ -6,8 +6,9 @@
  * NESTED_MAX_DEPTH levels below each root and NESTED_MAX_DIRS directories in all; node_modules,
  * .git and every skipped path are not entered, nor is a symlink; a root's own .git is a protected
  * path already. Done here, it runs while bwrap starts (in the mount helper) instead of before the
- * host sends the run, and in C. Each directory is opened relative to its parent with O_NOFOLLOW,
- * so a component swapped for a symlink meanwhile is not followed.
+ * host sends the run, and in C. Each directory entered is opened relative to its parent with
+ * O_NOFOLLOW, so a component swapped for a symlink meanwhile is not entered; the lookup of `.git`
+ * in a last-level directory goes by name, as the pin itself does (pins.c refuses a final symlink).
  */
 #include "launcher.h"
 #include <limits.h>
