@@ -117,17 +117,15 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
 
   it('the relays outside the sandbox are confined, end with the run, and with it when its supervising launcher is killed', async () => {
     const own = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve } });
-    /** The run's relays: processes of the launcher's image below bwrap (bwrap's own children are its image). */
-    const relaysOf = async (pid: number): Promise<number[]> => {
-      const launcherImage = readlinkSync(`/proc/${pid}/exe`);
-      return descendants(pid).filter((d) => {
+    /** The run's relays, named so by the launcher (its mount helper may still be exiting when the command starts). */
+    const relaysOf = async (pid: number): Promise<number[]> =>
+      descendants(pid).filter((d) => {
         try {
-          return readlinkSync(`/proc/${d}/exe`) === launcherImage;
+          return readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'trust-relay';
         } catch {
           return false;
         }
       });
-    };
     const gone = async (pids: number[]): Promise<number[]> => {
       for (let i = 0; i < 400 && pids.some(alive); i++) await new Promise((ok) => setTimeout(ok, 25));
       return pids.filter(alive);
