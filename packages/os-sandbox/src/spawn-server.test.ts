@@ -22,7 +22,7 @@ describe('encodeRequest', () => {
   });
 
   it('sizes a long request exactly', () => {
-    const args = Array.from({ length: 300 }, (_, i) => `--pin f /work/ü/${i}`);
+    const args = Array.from({ length: 300 }, (_, i) => `--pin f /srv/ü/${i}`);
     const fd3 = new Uint8Array(5000).fill(1);
     const got = encodeRequest(2, { args, fd3, stdin: false, stdout: true, stderr: false });
     const argBytes = args.reduce((n, a) => n + Buffer.byteLength(a) + 1, 0);
