@@ -9,7 +9,7 @@ import { createStubResolver, startPeer, type Peer } from '@trust/testing';
 import { ensureLauncher } from './launcher.js';
 import { probeSandbox } from './probe.js';
 import { createSandbox, type Sandbox, type SandboxProcess } from './sandbox.js';
-import { alive, descendants, NODE, NODE_ROOTS, runIn } from './test-helpers.js';
+import { alive, descendants, named, NODE, NODE_ROOTS, runIn } from './test-helpers.js';
 
 const CURL = '/usr/bin/curl';
 
@@ -117,15 +117,6 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
 
   it('the relays outside the sandbox are confined, end with the run, and with it when its supervising launcher is killed', async () => {
     const own = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve } });
-    /** The run's relays, named so by the launcher (its mount helper may still be exiting when the command starts). */
-    const relaysOf = async (pid: number): Promise<number[]> =>
-      descendants(pid).filter((d) => {
-        try {
-          return readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'trust-relay';
-        } catch {
-          return false;
-        }
-      });
     const gone = async (pids: number[]): Promise<number[]> => {
       for (let i = 0; i < 400 && pids.some(alive); i++) await new Promise((ok) => setTimeout(ok, 25));
       return pids.filter(alive);
@@ -134,7 +125,8 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
       const p = await own.spawn(['/bin/sh', '-c', `echo ready; exec sleep 30`]);
       // Once the command runs, bwrap is set up (its --die-with-parent armed) and the relay listens.
       await new Promise((ok) => p.stdout.once('data', ok));
-      return { p, relays: await relaysOf(p.pid) };
+      // The run's relays, named so by the launcher (its mount helper may still be exiting now).
+      return { p, relays: named(descendants(p.pid), 'trust-relay') };
     };
     try {
       const ok = await runIn(own, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);

@@ -127,3 +127,14 @@ export function childrenOf(pid: number): number[] {
 export function descendants(pid: number): number[] {
   return childrenOf(pid).flatMap((k) => [k, ...descendants(k)]);
 }
+
+/** Those of `pids` whose name (`/proc/<pid>/comm`) is `name`; a process gone meanwhile is left out. */
+export function named(pids: readonly number[], name: string): number[] {
+  return pids.filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/comm`, 'utf8').trim() === name;
+    } catch {
+      return false;
+    }
+  });
+}

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { startSpawnServer } from './spawn-server.js';
-import { alive, childrenOf, descendants, freshDir, parentOf, runIn } from './test-helpers.js';
+import { alive, childrenOf, descendants, freshDir, named, parentOf, runIn } from './test-helpers.js';
 
 /** The namespaces the process `pid` holds open as descriptors, e.g. ["net:[4026532301]", ...]. */
 function namespacesHeldBy(pid: number): string[] {
@@ -43,7 +43,7 @@ function keepAlive(paths: string[]): () => void {
 
 /** The server's helper that closes the namespaces it is done with (named so in /proc/<pid>/comm). */
 function discarderOf(server: number): number | undefined {
-  return childrenOf(server).find((c) => readFileSync(`/proc/${c}/comm`, 'utf8').trim() === 'trust-discard');
+  return named(childrenOf(server), 'trust-discard')[0];
 }
 
 async function until(what: string, ok: () => boolean): Promise<void> {
