@@ -135,6 +135,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   // one: the spawn server then makes it ahead of the run (see the launcher's warm.c).
   const launcherNetwork = platform === 'linux' && launcher !== undefined && probe.launcherNetns && !degraded.includes('shared-network');
   const bridgeOutside = brokered && launcherNetwork;
+  // The launcher pins protected paths (and nested repositories) in a namespace of its own.
+  const launcherPins = platform === 'linux' && launcher !== undefined && probe.pinNamespace;
   const runPolicy = floored ? (options.egress ?? networkTierPolicy()) : options.egress;
   const runGuard: SandboxGuardOptions = floored ? floorGuard(options.guard) : { mode: policy.network.guard, ...options.guard };
   const sourceHome = (options.env ?? process.env).HOME;
@@ -370,7 +372,6 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         const nestedSkip = [...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(sourceEnv.HOME ? [sourceEnv.HOME] : [])];
         // Where the launcher pins, it also finds nested repositories itself, while bwrap starts
         // (--nested-git); otherwise they are found here and planned as bwrap binds.
-        const launcherPins = launcher !== undefined && probe.pinNamespace;
         const nestedGit = launcherPins ? [] : nestedGitScanner.scan(rwRoots, { skip: nestedSkip });
         const facts = {
           paths: collectPathFactsSync([...linuxPathsOfInterest(policy, sourceEnv.HOME), ...nestedGit]),
