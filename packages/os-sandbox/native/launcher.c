@@ -40,7 +40,8 @@
  *      exclusive lock on DIR can be had at once. Any other live run over DIR, from this or another
  *      process, holds a shared lock, and unlinking a mount point on the host would silently
  *      detach that run's read-only mount: its placeholders stay until the last run has ended.
- *      --sweep-now (and no command) does only that, for placeholders kept between runs.
+ *      --sweep-now (and no command) does only that, for placeholders kept between runs; with
+ *      --sweep-wait MS it waits up to MS milliseconds for the other runs to end.
  *   8. --pin-empty FILE DIR, then --pin f|d|s|F|D PATH...: with --lifeline, pins protected paths
  *      read-only before bubblewrap starts, in a private user and mount namespace of the bwrap
  *      child: f and d bind the empty FILE or DIR over PATH (creating it as an empty file or
@@ -77,12 +78,17 @@
  *      The mounts of 8 and 11 are made while bwrap starts when its options arrive as a small
  *      regular file (the spawn server's memfd): see mount_while_bwrap_starts(); the spawn server
  *      makes those of 11 ahead of the run (warm.c).
+ *  12. --await (in the sandbox, as bwrap's command, in place of `-- CMD`): the spawn server can
+ *      start a run before its command is known ('P'); its bwrap runs this launcher (as
+ *      /proc/self/fd/6, a descriptor of this binary, so nothing is bound into the sandbox for
+ *      it), which waits on fd 5 for the command, its environment and working directory and execs
+ *      it (await.c).
  * And one diagnostic mode: --probe prints {"landlock":ABI,"seccomp":0|1,"pins":0|1,"netns":0|1}
  * for probeSandbox().
  *
  * Usage: trust-sandbox-launcher --serve | --probe
  *        trust-sandbox-launcher --hold DIR [--sweep f|d PATH]... --sweep-now
- *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH... [--nested-git ROOT]... [--nested-skip PATH]...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... -- CMD [ARGS...]
+ *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH... [--nested-git ROOT]... [--nested-skip PATH]...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... (-- CMD [ARGS...] | --await --)
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #include "launcher.h"
@@ -163,10 +169,24 @@ static int held(int fd) {
 }
 
 
+/* With --sweep-now: how long to wait for a root's other runs to end (--sweep-wait MS), else 0. */
+static long sweep_wait_ms;
+
+/* The exclusive lock on a held root: at once, or within sweep_wait_ms. */
+static int lock_alone(int fd) {
+  for (long waited = 0;; waited += 5) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 0;
+    if (errno != EWOULDBLOCK && errno != EINTR) return -1;
+    if (waited >= sweep_wait_ms) return -1;
+    struct timespec step = {0, 5000000};
+    nanosleep(&step, NULL);
+  }
+}
+
 /* Removes this run's placeholders under every root no other run holds (see --hold). */
 static void sweep(void) {
   for (int h = 0; h < nholds; h++) {
-    if (holds[h] < 0 || flock(holds[h], LOCK_EX | LOCK_NB) < 0) continue;
+    if (holds[h] < 0 || lock_alone(holds[h]) < 0) continue;
     for (int k = 0; k < nsweeps; k++) {
       struct stat st;
       if (sweeps[k].hold != h || lstat(sweeps[k].path, &st) < 0) continue;
@@ -292,11 +312,17 @@ static void supervise(int lifeline, char **argv) {
       start_bridges(1);
     }
     if (inline_mounts) make_mounts();
+    /* A prepared run: bwrap runs this binary (--await) and hands it the command channel. */
+    if (await_fd >= 0 && (dup2(await_fd, AWAIT_SANDBOX_FD) < 0 || dup2(await_fd + 1, AWAIT_SANDBOX_EXE_FD) < 0)) die("dup2");
     execv(argv[0], argv);
     fprintf(stderr, "trust-sandbox-launcher: cannot execute %s: %s\n", argv[0], strerror(errno));
     _exit(127);
   }
   close(failed[1]);
+  if (await_fd >= 0) { /* the bwrap child's */
+    close(await_fd);
+    close(await_fd + 1);
+  }
   if (warm_ns_fd >= 0) { /* the bwrap child's */
     for (int k = 0; k < 3; k++) close(warm_ns_fd + k);
     warm_ns_fd = -1;
@@ -406,7 +432,7 @@ int main(int argc, char **argv) {
 int launcher_main(int argc, char **argv) {
   int i = 1;
   const char *limits[16];
-  int nlimits = 0, lifeline = -1, sweep_now = 0, values;
+  int nlimits = 0, lifeline = -1, sweep_now = 0, awaiting = 0, values;
   holds = calloc((size_t)argc, sizeof *holds);
   sweeps = calloc((size_t)argc, sizeof *sweeps);
   if (!holds || !sweeps) die("calloc");
@@ -430,8 +456,12 @@ int launcher_main(int argc, char **argv) {
       sweeps[nsweeps].type = argv[i + 1][0];
       sweeps[nsweeps++].path = argv[i + 2];
       i += 2;
+    } else if (strcmp(argv[i], "--await") == 0) {
+      awaiting = 1;
     } else if (strcmp(argv[i], "--sweep-now") == 0) {
       sweep_now = 1;
+    } else if (strcmp(argv[i], "--sweep-wait") == 0 && i + 1 < argc) {
+      sweep_wait_ms = atol(argv[++i]);
     } else if (strcmp(argv[i], "--pin-via-bwrap") == 0) {
       pin_via_bwrap = 1;
     } else if (strcmp(argv[i], "--pin-empty") == 0 && i + 2 < argc) {
@@ -462,8 +492,13 @@ int launcher_main(int argc, char **argv) {
     sweep();
     return 0;
   }
-  if (i >= argc) {
-    fprintf(stderr, "trust-sandbox-launcher: no command after --\n");
+  if ((i >= argc) != awaiting) {
+    fprintf(stderr, awaiting ? "trust-sandbox-launcher: --await takes its command from the spawn server, not after --\n"
+                             : "trust-sandbox-launcher: no command after --\n");
+    return 125;
+  }
+  if (await_fd >= 0 && lifeline < 0) {
+    fprintf(stderr, "trust-sandbox-launcher: a prepared run needs --lifeline (its bwrap child passes the command channel on)\n");
     return 125;
   }
   if ((nholds > 0 || pin_count() > 0 || nested_root_count() > 0 || own_net || staging()) && lifeline < 0) {
@@ -475,6 +510,7 @@ int launcher_main(int argc, char **argv) {
   /* Limits last, so the relay is not bound by the command's file or process limits. */
   for (int k = 0; k < nlimits; k++) apply_limit(limits[k]);
   if (lifeline >= 0) supervise(lifeline, argv + i);
+  if (awaiting) await_command();
   execvp(argv[i], argv + i);
   fprintf(stderr, "trust-sandbox-launcher: cannot execute %s: %s\n", argv[i], strerror(errno));
   return 127;

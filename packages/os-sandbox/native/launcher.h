@@ -29,6 +29,7 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/inotify.h>
+#include <sys/uio.h>
 
 #ifndef OPEN_TREE_CLONE
 #define OPEN_TREE_CLONE 1
@@ -43,6 +44,9 @@
 #ifndef MOVE_MOUNT_F_EMPTY_PATH
 #define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
 #define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
 #endif
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442
@@ -80,6 +84,17 @@ void add_nested_root(const char *path);
 void add_nested_skip(const char *path);
 int nested_root_count(void);
 void nested_scan(void);
+char *nested_list(int argc, char **argv, size_t *len);
+
+/* await.c: a run started ahead of its command (the spawn server's 'P'), which the command reaches
+   later over a pipe ('G'). */
+#define AWAIT_FD 9         /* where the spawn server's forked run finds the pipe's read end, and
+                              at AWAIT_FD + 1 this binary (its /proc/self/exe, opened) */
+#define AWAIT_SANDBOX_FD 5 /* where bwrap, and the launcher in the sandbox (--await), find it */
+#define AWAIT_SANDBOX_EXE_FD 6 /* and this binary, which bwrap runs as /proc/self/fd/6 */
+#define AWAIT_MAX ((1u << 20) - 4) /* the largest command message (argv, environment, directory) */
+extern int await_fd;       /* AWAIT_FD in such a run, else -1 */
+int await_command(void) __attribute__((noreturn));
 
 /* stage.c: the staged root (--stage-root, --root-bind, --root-symlink, --root-tmpfs), /etc
    (--stage, --stage-file) and /dev (--stage-dev). */

@@ -19,6 +19,10 @@
 static const char **roots, **skips;
 static int nroots, nskips, budget;
 
+static void pin_found(const char *path);
+/* What the walk does with each `.git` it finds: pins it, or lists it (nested_list). */
+static void (*found)(const char *path) = pin_found;
+
 void nested_init(int capacity) {
   roots = calloc((size_t)capacity, sizeof *roots);
   skips = calloc((size_t)capacity, sizeof *skips);
@@ -43,7 +47,7 @@ static unsigned char type_of(int dir, const struct dirent *e) {
 }
 
 /* Pins `path` (a `.git` found), kind s. */
-static void found(const char *path) {
+static void pin_found(const char *path) {
   char *copy = strdup(path);
   if (!copy || add_pin('s', copy) < 0) die("pinning a nested repository");
 }
@@ -95,8 +99,7 @@ static void walk(int fd, char *path, size_t len, int depth) {
   closedir(d);
 }
 
-/* Adds a pin (kind s) for every nested `.git` below the roots; once, before the pins are made. */
-void nested_scan(void) {
+static void walk_roots(void) {
   static char path[PATH_MAX];
   budget = NESTED_MAX_DIRS;
   for (int r = 0; r < nroots && budget-- > 0; r++) {
@@ -107,5 +110,53 @@ void nested_scan(void) {
     memcpy(path, roots[r], len + 1);
     walk(fd, path, len, 0);
   }
+}
+
+/* Adds a pin (kind s) for every nested `.git` below the roots; once, before the pins are made. */
+void nested_scan(void) {
+  walk_roots();
   nroots = 0; /* scanned: a second call adds nothing */
+}
+
+static char *list;
+static size_t list_len, list_cap;
+
+static void list_found(const char *path) {
+  size_t n = strlen(path) + 1;
+  if (list_len + n > list_cap) {
+    size_t cap = list_cap ? list_cap * 2 : 4096;
+    while (cap < list_len + n) cap *= 2;
+    char *bigger = realloc(list, cap);
+    if (!bigger) die("realloc");
+    list = bigger;
+    list_cap = cap;
+  }
+  memcpy(list + list_len, path, n);
+  list_len += n;
+}
+
+/*
+ * The spawn server's view of what a run with these launcher arguments would pin: every nested
+ * `.git` the walk finds now for their --nested-git and --nested-skip options, as NUL-terminated
+ * paths in walk order (malloc'd; its length in *len, 0 for none). Compared in full, not as a
+ * digest, so that no chosen name can make two different findings look alike.
+ */
+char *nested_list(int argc, char **argv, size_t *len) {
+  const char **r = calloc((size_t)argc + 1, sizeof *r), **s = calloc((size_t)argc + 1, sizeof *s);
+  if (!r || !s) die("calloc");
+  int nr = 0, ns = 0;
+  for (int k = 0; k + 1 < argc && strcmp(argv[k], "--") != 0; k++) {
+    if (strcmp(argv[k], "--nested-git") == 0) r[nr++] = argv[++k];
+    else if (strcmp(argv[k], "--nested-skip") == 0) s[ns++] = argv[++k];
+  }
+  const char **saved_roots = roots, **saved_skips = skips;
+  int saved_nroots = nroots, saved_nskips = nskips;
+  roots = r, nroots = nr, skips = s, nskips = ns, found = list_found;
+  list = NULL, list_len = list_cap = 0;
+  walk_roots();
+  roots = saved_roots, nroots = saved_nroots, skips = saved_skips, nskips = saved_nskips, found = pin_found;
+  free(r);
+  free(s);
+  *len = list_len;
+  return list;
 }

@@ -10,7 +10,15 @@
  *   'A' u32 id: the host has opened the run's pipes (through /proc/<this pid>/fd), so this
  *       process closes its ends (and stdin can reach EOF);
  *   'K' u32 id u8 signal: SIGTERM to the run's supervising launcher, or SIGKILL to its process
- *       group; never to a pid already reaped (and so perhaps reused).
+ *       group; never to a pid already reaped (and so perhaps reused);
+ *   'P' u32 id, u32 length, body as for 'R': prepares a run, started as far as bwrap's command,
+ *       which is the launcher waiting for its own (--await, await.c) on a pipe whose write end
+ *       only this server holds; replied to with "S" as a run;
+ *   'G' u32 id, u32 length, then the command message of await.c: hands a prepared run its
+ *       command, unless the run has ended or gone stale (this server's mount table or a staged
+ *       /etc directory changed since it was prepared; or its --nested-git walk, done again now,
+ *       finds other nested repositories than it did when the run was prepared). Replied to with
+ *       "G id" (handed over) or "N id" (not: the run is ended with SIGTERM, and its "X" follows).
  * Replies on fd 1, one line each: "S id pid in out err" (the pipe ends' descriptor numbers here,
  * -1 for none), "X id code signal" when the run's launcher has exited, "F id errno" when it could
  * not be started. Each run is a fork of this process (the very binary the host verified) that
@@ -26,7 +34,22 @@
  * the acknowledgement). mntns: its warm mount namespace, held until the run has been reported
  * over (see serve_start).
  */
-static struct serve_run { unsigned id; pid_t pid; int fds[3]; int mntns; int live, acked, ended; } *serve_runs;
+/*
+ * A prepared run also has go, the write end of its command pipe (-1 once used), and what its
+ * nested walk found when it was prepared (walk: NUL-terminated paths, with the options that
+ * direct the walk, nested; see nested_list).
+ */
+static struct serve_run {
+  unsigned id;
+  pid_t pid;
+  int fds[3];
+  int mntns;
+  int live, acked, ended;
+  int go, stale;
+  char *walk, **nested;
+  size_t walk_len;
+  int nnested;
+} *serve_runs;
 
 static unsigned le32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (unsigned)p[3] << 24; }
 
@@ -59,8 +82,36 @@ static int memfd_with(const char *name, const unsigned char *data, size_t n) {
   return fd;
 }
 
-/* Starts one run from a complete request body; returns 0, or an errno for "F". */
-static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, const sigset_t *old) {
+/* The --nested-git and --nested-skip options among a run's arguments, copied; their number in *count. */
+static char **nested_options(int argc, char **argv, int *count) {
+  char **o = calloc((size_t)argc + 1, sizeof *o);
+  if (!o) die("calloc");
+  int n = 0;
+  for (int k = 0; k + 1 < argc && strcmp(argv[k], "--") != 0; k++) {
+    if (strcmp(argv[k], "--nested-git") != 0 && strcmp(argv[k], "--nested-skip") != 0) continue;
+    if (!(o[n++] = strdup(argv[k])) || !(o[n++] = strdup(argv[k + 1]))) die("strdup");
+    k++;
+  }
+  *count = n;
+  return o;
+}
+
+/* Forgets what a prepared run kept: its command pipe, its walk. */
+static void forget_prepared(struct serve_run *r) {
+  if (r->go >= 0) close(r->go);
+  r->go = -1;
+  free(r->walk);
+  for (int k = 0; k < r->nnested; k++) free(r->nested[k]);
+  free(r->nested);
+  r->walk = NULL;
+  r->nested = NULL;
+  r->walk_len = 0;
+  r->nnested = 0;
+}
+
+/* Starts one run (prepare: only as far as its command) from a complete request body; returns 0,
+   or an errno for "F". */
+static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, const sigset_t *old, int prepare) {
   struct serve_run *slot = NULL;
   for (int k = 0; k < SERVE_MAX_RUNS && !slot; k++) if (!serve_runs[k].live) slot = &serve_runs[k];
   if (!slot) return EAGAIN;
@@ -89,7 +140,21 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
     off += 4 + len;
   }
   unsigned flags = off < n ? p[off] : 0;
-  int ends[3][2], err = 0;
+  int ends[3][2], err = 0, go[2] = {-1, -1}, exe = -1;
+  char *walk = NULL, **nested = NULL;
+  size_t walk_len = 0;
+  int nnested = 0;
+  if (prepare) {
+    /* Room for the command message, so that handing it over never blocks this server: as much
+       as the host allows a pipe (a larger message is refused at 'G'). */
+    if (pipe2(go, O_CLOEXEC) < 0 || fcntl(go[1], F_SETFL, O_NONBLOCK) < 0) err = errno;
+    else fcntl(go[1], F_SETPIPE_SZ, (int)AWAIT_MAX + 4);
+    /* What bwrap runs as the launcher in the sandbox (see AWAIT_SANDBOX_EXE_FD). */
+    if (!err && (exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0) err = errno;
+    /* Before the run's own walk: whatever changes after this one shows at 'G'. */
+    nested = nested_options((int)argc + 1, argv, &nnested);
+    if (nnested > 0) walk = nested_list(nnested, nested, &walk_len);
+  }
   for (int k = 0; k < 3; k++) {
     ends[k][0] = ends[k][1] = -1;
     if (flags & (1u << k)) {
@@ -110,12 +175,16 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
     setsid();
     /* The child's ends: stdin reads, stdout and stderr write. Moved high first, so that no dup2
        below overwrites a descriptor still to be moved. */
-    int want[9] = {ends[0][0], ends[1][1], ends[2][1], blobs[0], blobs[1], life, warm[0], warm[1], warm[2]};
-    int nwant = warm[0] >= 0 ? 9 : 6;
-    for (int k = 0; k < nwant; k++) want[k] = fcntl(want[k], F_DUPFD_CLOEXEC, 64);
-    for (int k = 0; k < nwant; k++) if (want[k] < 0 || dup3(want[k], k, k < 6 ? 0 : O_CLOEXEC) < 0) _exit(125);
-    /* The warm set stays at WARM_FD..+2 (close-on-exec) through every close_from. */
-    if (nwant == 9) warm_ns_fd = WARM_FD;
+    int want[11] = {ends[0][0], ends[1][1], ends[2][1], blobs[0], blobs[1], life, warm[0], warm[1], warm[2], go[0], exe};
+    for (int k = 0; k < 11; k++) {
+      if (k >= 6 && want[k] < 0) continue; /* no warm set, or not a prepared run */
+      if ((want[k] = fcntl(want[k], F_DUPFD_CLOEXEC, 64)) < 0) _exit(125);
+    }
+    for (int k = 0; k < 11; k++) if (want[k] >= 0 && dup3(want[k], k, k < 6 ? 0 : O_CLOEXEC) < 0) _exit(125);
+    /* The warm set stays at WARM_FD..+2 and the command pipe at AWAIT_FD (close-on-exec) through
+       every close_from. */
+    if (warm[0] >= 0) warm_ns_fd = WARM_FD;
+    if (go[0] >= 0) await_fd = AWAIT_FD;
     warm_staged = staged;
     close_from(6);
     /* This process is already the launcher the host verified: run it, no exec needed. Its
@@ -126,6 +195,8 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   free(argv);
   close(blobs[0]);
   close(blobs[1]);
+  if (go[0] >= 0) close(go[0]);
+  if (exe >= 0) close(exe);
   /* The mount namespace is kept until the run has ended: whoever drops the last reference to it
      unmounts all of it and waits for an RCU grace period, which would otherwise fall to the run's
      last process (a relay) while the host still waits for the run to end. Then it goes to the
@@ -138,7 +209,19 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
     slot->fds[k] = host_end;
     if (err && host_end >= 0) { close(host_end); slot->fds[k] = -1; }
   }
-  if (err) return err;
+  if (err) {
+    if (go[1] >= 0) close(go[1]);
+    free(walk);
+    for (int k = 0; k < nnested; k++) free(nested[k]);
+    free(nested);
+    return err;
+  }
+  slot->go = go[1];
+  slot->stale = 0;
+  slot->walk = walk;
+  slot->walk_len = walk_len;
+  slot->nested = nested;
+  slot->nnested = nnested;
   slot->id = id;
   slot->pid = pid;
   slot->mntns = warm[1];
@@ -148,9 +231,41 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   return 0;
 }
 
+/* Hands prepared run `id` its command message (p, n), or ends it; replies "G" or "N". */
+static void serve_go(unsigned id, const unsigned char *p, size_t n) {
+  struct serve_run *r = find_run(id);
+  int ok = r && r->go >= 0 && !r->ended && !r->stale && n <= AWAIT_MAX;
+  if (ok && r->nnested > 0) {
+    size_t len;
+    char *now = nested_list(r->nnested, r->nested, &len);
+    ok = len == r->walk_len && (len == 0 || memcmp(now, r->walk, len) == 0);
+    free(now);
+  }
+  if (ok && (size_t)fcntl(r->go, F_GETPIPE_SZ) < n + 4) ok = 0; /* it would not fit at once */
+  if (ok) {
+    unsigned char head[4] = {(unsigned char)n, (unsigned char)(n >> 8), (unsigned char)(n >> 16), (unsigned char)(n >> 24)};
+    struct iovec v[2] = {{head, 4}, {(void *)p, n}};
+    ok = writev(r->go, v, 2) == (ssize_t)n + 4;
+  }
+  if (r) forget_prepared(r);
+  if (!ok && r && !r->ended) kill(r->pid, SIGTERM);
+  reply(ok ? "G %u\n" : "N %u\n", id);
+}
+
+/* A change that a prepared run's mounts may not show: none of them gets its command. */
+static void prepared_stale(void) {
+  for (int k = 0; k < SERVE_MAX_RUNS; k++) {
+    struct serve_run *r = &serve_runs[k];
+    if (!r->live || r->go < 0 || r->ended || r->stale) continue;
+    r->stale = 1;
+    kill(r->pid, SIGTERM);
+  }
+}
+
 int spawn_server(void) {
   serve_runs = calloc(SERVE_MAX_RUNS, sizeof *serve_runs);
   if (!serve_runs) die("calloc");
+  for (int k = 0; k < SERVE_MAX_RUNS; k++) serve_runs[k].go = -1;
   int life[2];
   if (pipe2(life, O_CLOEXEC) < 0) die("pipe");
   sigset_t chld, old;
@@ -183,6 +298,7 @@ int spawn_server(void) {
       warm_invalidate();
       dropped = 1;
     }
+    if (dropped) prepared_stale();
     if (!dropped && p[3].fd >= 0 && (p[3].revents & (POLLIN | POLLHUP | POLLERR))) warm_collect();
     if (p[1].revents & POLLIN) {
       struct signalfd_siginfo si;
@@ -197,6 +313,7 @@ int spawn_server(void) {
           reply("X %u %d %d\n", r->id, WIFEXITED(st) ? WEXITSTATUS(st) : -1, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
           ns_discard(r->mntns);
           r->mntns = -1;
+          forget_prepared(r);
           /* A run may end before the host has opened its pipes: their ends stay until it has. */
           r->pid = -1;
           r->ended = 1;
@@ -235,12 +352,17 @@ int spawn_server(void) {
           kill(r->pid, buf[off + 5] == SIGKILL ? SIGKILL : SIGTERM);
         }
         off += len;
-      } else if (kind == 'R') {
+      } else if (kind == 'R' || kind == 'P' || kind == 'G') {
         if (have - off < 9) break;
         unsigned len = le32(buf + off + 5);
         if (len > SERVE_MAX_REQUEST) _exit(125);
         if (have - off < 9 + (size_t)len) break;
-        int e = serve_start(id, buf + off + 9, len, life[0], &old);
+        if (kind == 'G') {
+          serve_go(id, buf + off + 9, len);
+          off += 9 + len;
+          continue;
+        }
+        int e = serve_start(id, buf + off + 9, len, life[0], &old, kind == 'P');
         /* The next set is made once this run is past its start, not while it starts: the
            holder's kernel work would hold up the run's own processes (warm.c). */
         warm_later(WARM_DELAY_MS);

@@ -27,9 +27,6 @@ int write_all(int fd, const unsigned char *p, size_t n) {
 
 /* Closes every descriptor in [low, high]: close_range(2), or a walk of /proc/self/fd on older kernels. */
 static void close_span(int low, unsigned high) {
-#ifndef SYS_close_range
-#define SYS_close_range 436
-#endif
   if (syscall(SYS_close_range, (unsigned)low, high, 0) == 0) return;
   DIR *d = opendir("/proc/self/fd");
   if (!d) die("/proc/self/fd");
@@ -45,10 +42,15 @@ static void close_span(int low, unsigned high) {
 }
 
 /* Closes every descriptor >= low, except a warm namespace set the server handed over (warm.c). */
+/* Closes every descriptor >= low but a run's warm set (warm.c) and its command channel (await.c). */
 void close_from(int low) {
-  if (warm_ns_fd >= low) {
-    if (warm_ns_fd > low) close_span(low, (unsigned)warm_ns_fd - 1);
-    low = warm_ns_fd + 3;
+  int keep[5], n = 0;
+  if (warm_ns_fd >= 0) for (int k = 0; k < 3; k++) keep[n++] = warm_ns_fd + k;
+  if (await_fd >= 0) for (int k = 0; k < 2; k++) keep[n++] = await_fd + k; /* above the warm set */
+  for (int k = 0; k < n; k++) {
+    if (keep[k] < low) continue;
+    if (keep[k] > low) close_span(low, (unsigned)keep[k] - 1);
+    low = keep[k] + 1;
   }
   close_span(low, ~0U);
 }

@@ -8,6 +8,8 @@ export const SANDBOX_LAYOUT = Object.freeze({
   home: '/sandbox/home',
   tmp: '/tmp',
   launcher: '/sandbox/launcher',
+  /** The launcher of a prepared run, as the descriptor the spawn server hands bwrap (see `awaitCommand`). */
+  awaitLauncher: '/proc/self/fd/6',
   egressSocket: '/sandbox/egress.sock',
 });
 
@@ -81,6 +83,13 @@ export interface LinuxPlanContext {
    * hidden path lies inside /etc (bwrap could not make its mount point in the read-only stage).
    */
   readonly stageRoot?: string;
+  /**
+   * Plan a run prepared before its command is known (the spawn server's `prepare`): bwrap runs
+   * the launcher in the sandbox with `--await`, which takes the command, environment and working
+   * directory later, so the plan has no `--chdir` or `--setenv` and ignores `argv`, `env` and
+   * `cwd`. Needs `launcher`.
+   */
+  readonly awaitCommand?: boolean;
 }
 
 /**
@@ -205,7 +214,7 @@ export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): stri
  * const plan = planBwrap(policy, ['/bin/true'], { facts: USRMERGE_FACTS, env: {}, cwd: '/sandbox/home', empty: { file: '/x/empty', dir: '/x/empty.d' } });
  */
 export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: LinuxPlanContext, bwrapPath = '/usr/bin/bwrap'): LinuxPlan {
-  if (argv.length === 0 || argv[0] === '') {
+  if (!ctx.awaitCommand && (argv.length === 0 || argv[0] === '')) {
     throw new TrustError('SANDBOX_ARGV_INVALID', 'the command argv is empty', { hint: 'pass the program and its arguments as an array, e.g. ["/bin/ls", "-l"]' });
   }
   const a: string[] = [];
@@ -338,12 +347,19 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
   }
   const inside = ctx.egress && !ctx.egress.outside ? ctx.egress : undefined;
   if (inside) a.push('--ro-bind', inside.socketPath, SANDBOX_LAYOUT.egressSocket);
-  if ((inside || rlimits.length > 0) && ctx.launcher) {
+  if (ctx.awaitCommand && !ctx.launcher) throw launcherMissing();
+  // A prepared run's launcher is this descriptor of it (the spawn server passes it through bwrap),
+  // unless it is bound in anyway or there is no /proc to reach it by.
+  const awaitByFd = ctx.awaitCommand && !inside && rlimits.length === 0 && !ctx.noProc;
+  if (awaitByFd) {
+    command.push(SANDBOX_LAYOUT.awaitLauncher, '--await', '--');
+  } else if ((inside || rlimits.length > 0 || ctx.awaitCommand) && ctx.launcher) {
     a.push('--ro-bind', ctx.launcher, SANDBOX_LAYOUT.launcher);
     command.push(SANDBOX_LAYOUT.launcher);
     if (inside) command.push('--bridge', String(inside.port), SANDBOX_LAYOUT.egressSocket);
     if (inside?.udp) command.push('--udp-bridge', String(inside.port), SANDBOX_LAYOUT.egressSocket);
     for (const [name, value] of rlimits) command.push('--rlimit', `${name}=${value}`);
+    if (ctx.awaitCommand) command.push('--await');
     command.push('--');
   } else if (inside || rlimits.length > 0) {
     // Fallback without a C compiler: prlimit(1) for limits, socat behind a constant sh script
@@ -364,10 +380,10 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
   }
 
   a.push('--remount-ro', '/');
-  a.push('--chdir', ctx.cwd);
+  if (!ctx.awaitCommand) a.push('--chdir', ctx.cwd);
   a.push('--clearenv');
-  for (const [k, v] of Object.entries(ctx.env)) a.push('--setenv', k, v);
-  const cmd = [...command, ...argv];
+  if (!ctx.awaitCommand) for (const [k, v] of Object.entries(ctx.env)) a.push('--setenv', k, v);
+  const cmd = ctx.awaitCommand ? command : [...command, ...argv];
   return Object.freeze({
     platform: 'linux',
     file: bwrapPath,

@@ -3,7 +3,9 @@ import { lstat, readlink } from 'node:fs/promises';
 
 /** What the planner knows about one host path. */
 export type PathFact =
-  | { readonly kind: 'file' | 'dir' | 'other' | 'missing' }
+  /** `id`, where collected: device and inode (a bind shows the very file it was made of). */
+  | { readonly kind: 'file' | 'dir' | 'other'; readonly id?: string }
+  | { readonly kind: 'missing' }
   | { readonly kind: 'symlink'; readonly target: string };
 
 /**
@@ -69,7 +71,7 @@ export function collectPathFactsSync(paths: Iterable<string>): Record<string, Pa
       const st = lstatSync(p, { throwIfNoEntry: false });
       if (!st) out[p] = { kind: 'missing' };
       else if (st.isSymbolicLink()) out[p] = { kind: 'symlink', target: readlinkSync(p) };
-      else out[p] = { kind: st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other' };
+      else out[p] = { kind: st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other', id: `${st.dev}:${st.ino}` };
     } catch {
       out[p] = { kind: 'missing' };
     }

@@ -8,6 +8,8 @@ type Placeholder = LinuxPlan['placeholders'][number];
 
 /** How long placeholders stay after the last run of a sandbox ends, unless set: 3 s. */
 export const DEFAULT_PLACEHOLDER_LINGER_MS = 3_000;
+/** How long the sweep at process exit waits for runs it ended to let go of their roots. */
+const EXIT_SWEEP_WAIT_MS = 2_000;
 
 /**
  * Keeps the read-only placeholders of one sandbox's runs (empty files and directories at
@@ -31,6 +33,9 @@ export const DEFAULT_PLACEHOLDER_LINGER_MS = 3_000;
  */
 export function createPlaceholderKeeper(options: { launcher: string; lingerMs: number }) {
   const kept = new Map<string, Placeholder>();
+  // Runs that hold roots but have run nothing (prepared runs): ended at exit, so that the sweep
+  // there can remove what they held.
+  const endable = new Set<() => void>();
   let live = 0;
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
@@ -44,7 +49,11 @@ export function createPlaceholderKeeper(options: { launcher: string; lingerMs: n
   const sweepArgs = (list: readonly Placeholder[]): string[] => [...args(list.map((p) => dirname(p.path)), list), '--sweep-now'];
   // A process that exits without close() still removes what it kept (the timer does not hold it open).
   const onExit = (): void => {
-    if (kept.size > 0) spawnSync(options.launcher, sweepArgs([...kept.values()]), { stdio: 'ignore' });
+    if (kept.size === 0) return;
+    for (const end of endable) end();
+    // Those just ended let go of their roots as their processes go: waited for, briefly.
+    const wait = endable.size > 0 ? ['--sweep-wait', String(EXIT_SWEEP_WAIT_MS)] : [];
+    spawnSync(options.launcher, [...wait, ...sweepArgs([...kept.values()])], { stdio: 'ignore' });
   };
   const forget = (list: readonly Placeholder[]): void => {
     // What is gone was removed; what is left was busy (another live run) or no longer empty.
@@ -70,6 +79,14 @@ export function createPlaceholderKeeper(options: { launcher: string; lingerMs: n
     /** Launcher arguments for one run: hold every writable root; with no linger, sweep its own placeholders. */
     runArgs(rwRoots: readonly string[], placeholders: readonly Placeholder[]): string[] {
       return args(rwRoots, options.lingerMs === 0 ? placeholders : []);
+    },
+    /**
+     * Registers `end` (synchronous, e.g. a SIGKILL) for a run that holds roots but has run no
+     * command, to be ended if the process exits while placeholders are kept. Returns the undo.
+     */
+    endAtExit(end: () => void): () => void {
+      endable.add(end);
+      return () => endable.delete(end);
     },
     /** Before a run is planned: no sweep may be removing what its plan sees. */
     async beginRun(): Promise<void> {

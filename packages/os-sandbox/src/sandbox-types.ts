@@ -49,6 +49,18 @@ export interface CreateSandboxOptions {
    * `/proc/<pid>/fd` (a `hidepid` /proc or an LSM policy).
    */
   readonly spawnServer?: boolean;
+  /**
+   * Prepare the next run while one runs (default `true`; Linux, through the spawn server): the
+   * server starts it as far as bwrap's command (namespaces, mounts, seccomp, cgroups, the proxy
+   * listener), with a launcher in the sandbox that waits for the command, its environment and
+   * working directory, so a spawn costs little more than the command's own exec. A spawn takes it
+   * only if a run planned at that moment would be the same run: the same options and pipes, the
+   * same host files at every path the plan depends on, the same nested repositories, no change to
+   * the mounts or staged /etc files since; otherwise it is ended and the spawn starts from the
+   * beginning. Unused for `placeholderLingerMs` it is ended (it keeps the placeholders and a few
+   * processes); with `placeholderLingerMs: 0` nothing is prepared.
+   */
+  readonly prestart?: boolean;
   /** Overrides the detected platform (tests). */
   readonly platform?: 'linux' | 'darwin';
 }

@@ -8,7 +8,7 @@ import { planBwrap, linuxPathsOfInterest, SANDBOX_LAYOUT, type LinuxPlan, type R
 import { createRunCgroups, type RunCgroups } from './cgroup.js';
 import { decideDegraded, refuseDegraded } from './degraded.js';
 import { buildSandboxEnv } from './env.js';
-import { collectPathFactsSync } from './host-facts.js';
+import { collectPathFactsSync, type HostFacts } from './host-facts.js';
 import { evaluateGrantRealPaths } from './grant-paths.js';
 import { findTool, hasRlimits } from './host-files.js';
 import { createPlaceholderKeeper, DEFAULT_PLACEHOLDER_LINGER_MS } from './placeholders.js';
@@ -35,7 +35,8 @@ import { SENSITIVE_ROOTS } from './protected-paths.js';
 import type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnOptions } from './sandbox-types.js';
 import { buildSeccompFilter, seccompArchOf } from './seccomp.js';
 import { planSeatbelt, type DarwinPlan } from './seatbelt-plan.js';
-import { startSpawnServer, type SpawnServer } from './spawn-server.js';
+import { startSpawnServer, type LaunchRequest, type PreparedLaunch, type SpawnServer } from './spawn-server.js';
+import { createAhead } from './ahead.js';
 
 export type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnOptions } from './sandbox-types.js';
 
@@ -51,6 +52,15 @@ const FORCE_KILL_AFTER_MS = 5_000;
  */
 const CLOSE_FDS_SCRIPT =
   'low=$1; shift; for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -ge "$low" ] 2>/dev/null && eval "exec $n<&-"; done; exec "$@"';
+
+/** SIGKILLs process group `pgid`, if it is still there. */
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    /* gone */
+  }
+}
 
 /** The launcher's options that stage `stage` (see its --stage-root, --stage and --stage-dev). */
 function rootStageArgs(stage: NonNullable<LinuxPlan['rootStage']>): string[] {
@@ -300,6 +310,175 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     spare.catch(() => undefined);
   };
 
+  const rlimits = (): Rlimit[] => {
+    const rl: Rlimit[] = [];
+    if (policy.limits.memoryBytes !== undefined) rl.push(['as', policy.limits.memoryBytes]);
+    if (policy.limits.files !== undefined) rl.push(['nofile', policy.limits.files]);
+    if (policy.limits.pids !== undefined) rl.push(['nproc', policy.limits.pids]);
+    if (policy.limits.fileSizeBytes !== undefined) rl.push(['fsize', policy.limits.fileSizeBytes]);
+    if (rl.length > 0) rl.push(['core', 0]);
+    return rl;
+  };
+  const newCgroups = (runId: string): RunCgroups | undefined =>
+    !launcher
+      ? undefined
+      : createRunCgroups(runId, probe.cgroups, {
+          ...(policy.limits.pids !== undefined ? { pids: policy.limits.pids } : {}),
+          ...(policy.limits.memoryBytes !== undefined ? { memoryBytes: policy.limits.memoryBytes } : {}),
+        });
+
+  const rwRoots = caps.fsGrants.filter((g) => g.mode === 'rw').map((g) => g.path);
+  const nestedSkip = [...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(sourceEnv.HOME ? [sourceEnv.HOME] : [])];
+  /**
+   * What a Linux plan depends on besides the policy and the run's slot: the host's files at every
+   * path of interest (kind, device and inode), and nested repositories where this process looks
+   * for them. `key` is all of it as one string: the same key, the same plan.
+   */
+  interface LinuxFacts {
+    readonly facts: HostFacts;
+    readonly nestedGit: readonly string[];
+    readonly key: string;
+  }
+  const linuxFacts = (): LinuxFacts => {
+    // Where the launcher pins, it also finds nested repositories itself, while bwrap starts
+    // (--nested-git); otherwise they are found here and planned as bwrap binds.
+    const nestedGit = launcherPins ? [] : nestedGitScanner.scan(rwRoots, { skip: nestedSkip });
+    const paths = collectPathFactsSync([...linuxPathsOfInterest(policy, sourceEnv.HOME), ...nestedGit]);
+    const facts = { paths, ...(sourceEnv.HOME ? { home: sourceEnv.HOME } : {}), bwrapDisableUserns: probe.disableUserns };
+    return { facts, nestedGit, key: JSON.stringify(paths) };
+  };
+  /** A Linux run as planned: bwrap's plan, and what starts it (the launcher, bash or bwrap) with which arguments. */
+  interface LinuxRun {
+    readonly plan: LinuxPlan;
+    readonly file: string;
+    readonly args: readonly string[];
+  }
+  const planLinuxRun = (
+    slot: RunSlot,
+    cg: RunCgroups | undefined,
+    run: { argv: readonly string[]; env: Record<string, string>; cwd: string; awaitCommand?: boolean },
+    { facts, nestedGit }: LinuxFacts = linuxFacts(),
+  ): LinuxRun => {
+    const { socketPath, proxyPort } = slot;
+    const plan = planBwrap(
+      policy,
+      run.argv,
+      {
+        facts,
+        env: run.env,
+        cwd: run.cwd,
+        empty,
+        ...(launcher ? { launcher: launcher.path } : {}),
+        ...(fallback ? { fallback: { ...(fallback.socat ? { socat: fallback.socat } : {}), ...(fallback.prlimit ? { prlimit: fallback.prlimit } : {}) } } : {}),
+        ...(socketPath !== undefined && proxyPort !== undefined
+          ? { egress: { socketPath, port: proxyPort, ...(udp ? { udp: true } : {}), ...(bridgeOutside ? { outside: true } : {}) } }
+          : {}),
+        rlimits: rlimits(),
+        shareNetwork: degraded.includes('shared-network'),
+        launcherNetwork,
+        noProc: degraded.includes('no-proc'),
+        seccomp: seccompFilter !== undefined,
+        nestedGit,
+        // The launcher pins protected paths and stages the base itself, before bwrap starts:
+        // much cheaper per mount than bwrap, which re-reads the mount table each time.
+        ...(launcherPins ? { pinProtected: true, stageRoot } : {}),
+        // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
+        ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
+        ...(run.awaitCommand ? { awaitCommand: true } : {}),
+      },
+      probe.bwrap!.path,
+    );
+    // Descriptors this process inherited without close-on-exec (e.g. `exec 200<secret` in the
+    // shell that started Node) would pass through bwrap into the sandbox: everything above
+    // fd 5 (stdio, --args, --seccomp, lifeline) is closed before bwrap starts.
+    if (launcher) {
+      // The launcher stays as a subreaper on the lifeline: if this process dies (even by
+      // SIGKILL, even while bwrap is still setting up), it ends everything it started.
+      const args = [
+        '--close-from', String(FIRST_UNUSED_FD),
+        '--lifeline', String(LIFELINE_FD),
+        ...(keeper?.runArgs(rwRoots, plan.placeholders) ?? []),
+        ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
+        ...(plan.pins.length > 0 && launcherPins && rwRoots.length > 0
+          ? [...rwRoots.flatMap((r) => ['--nested-git', r]), ...nestedSkip.flatMap((p) => ['--nested-skip', p])]
+          : []),
+        ...(plan.rootStage ? rootStageArgs(plan.rootStage) : []),
+        ...(plan.launcherNetwork ? ['--netns', ...plan.bridges.flatMap((b) => [b.type === 'udp' ? '--udp-bridge' : '--bridge', String(b.port), b.socketPath])] : []),
+        ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
+        '--', plan.file, '--args', '3', '--', ...plan.command,
+      ];
+      return { plan, file: launcher.path, args };
+    }
+    if (fallbackBash) {
+      return { plan, file: fallbackBash, args: ['-c', CLOSE_FDS_SCRIPT, 'trust-close-fds', String(FIRST_UNUSED_FD), plan.file, '--args', '3', '--', ...plan.command] };
+    }
+    return { plan, file: plan.file, args: ['--args', '3', '--', ...plan.command] };
+  };
+  type Wants = Pick<LaunchRequest, 'stdin' | 'stdout' | 'stderr'>;
+  const linuxRequest = (run: LinuxRun, wants: Wants): LaunchRequest => ({
+    args: run.args,
+    fd3: Buffer.from(run.plan.options.map((x) => `${x}\0`).join(''), 'utf8'),
+    ...(seccompFilter ? { fd4: seccompFilter } : {}),
+    ...wants,
+  });
+
+  /**
+   * The next run, prepared while this one runs (Linux, through the spawn server): started as far
+   * as bwrap's command, with its own slot, cgroups and placeholders' hold, waiting for a command.
+   */
+  interface PreparedRun {
+    readonly slot: RunSlot;
+    readonly cgroups: RunCgroups | undefined;
+    readonly wants: Wants;
+    readonly factsKey: string;
+    readonly placeholders: LinuxPlan['placeholders'];
+    readonly launched: PreparedLaunch;
+    /** Undoes its registration to be ended at process exit (see the keeper's `endAtExit`). */
+    readonly forgetAtExit: () => void;
+  }
+  const prestart = options.prestart !== false && platform === 'linux' && launcher !== undefined && lingerMs > 0;
+  /** Ends a prepared run that will not take a command, and gives back what it held (its slot too, unless a run goes on with it). */
+  const abandon = async (run: PreparedRun, releaseSlot: boolean): Promise<void> => {
+    run.forgetAtExit();
+    run.launched.kill('SIGTERM');
+    // Nothing reads its pipes: closed here, so that `closed` waits only for its end.
+    for (const stream of [run.launched.stdin, run.launched.stdout, run.launched.stderr]) stream?.destroy();
+    await run.launched.closed.catch(() => undefined);
+    run.cgroups?.remove();
+    keeper?.endRun(run.placeholders);
+    if (releaseSlot) await run.slot.release();
+  };
+  // Unused for as long as placeholders linger, it is ended: it holds them (and a few processes).
+  const ahead = createAhead<PreparedRun>(lingerMs, (run) => abandon(run, true));
+  const prepareNext = (wants: Wants): void => {
+    const s = server;
+    if (!prestart || closed || !useServer || !s?.alive || ahead.holding) return prepareSpare();
+    const prepare = async (): Promise<PreparedRun | undefined> => {
+      const slot = await takeSlot();
+      await keeper?.beginRun();
+      let cgroups: RunCgroups | undefined;
+      let placeholders: LinuxPlan['placeholders'] = [];
+      try {
+        assertGrantsReal();
+        cgroups = newCgroups(slot.runId);
+        const known = linuxFacts();
+        const run = planLinuxRun(slot, cgroups, { argv: [], env: {}, cwd: '/', awaitCommand: true }, known);
+        placeholders = run.plan.placeholders;
+        const launched = await s.prepare(linuxRequest(run, wants));
+        // Its supervisor leads a process group of its own (the server starts each run in a new session).
+        const forgetAtExit = keeper?.endAtExit(() => killGroup(launched.pid)) ?? (() => undefined);
+        return { slot, cgroups, wants, factsKey: known.key, placeholders, launched, forgetAtExit };
+      } catch {
+        // Nothing ran: the next spawn starts from the beginning.
+        cgroups?.remove();
+        keeper?.endRun(placeholders);
+        await slot.release();
+        return undefined;
+      }
+    };
+    ahead.offer(prepare());
+  };
+
   async function spawnRun(argv: readonly string[], opts: SpawnOptions = {}): Promise<SandboxProcess> {
     if (closed) throw new TrustError('SANDBOX_CLOSED', 'this sandbox was closed', { hint: 'create a new sandbox' });
     if (!Array.isArray(argv) || argv.length === 0 || argv.some((x) => typeof x !== 'string' || x.includes('\0'))) {
@@ -310,8 +489,10 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     if (opts.stdin !== undefined && !caps.has('stdin')) {
       throw new TrustError('SANDBOX_CAPABILITY_MISSING', 'stdin data was passed but the policy does not grant "stdin"', { hint: 'add "stdin" to the capabilities' });
     }
-    const slot = await takeSlot();
-    const { runId, principal, violations, runDir, socketPath, proxyPort } = slot;
+    // The prepared run comes with its slot; abandoned (below) unless this run is what it prepared.
+    let unused = await ahead.take();
+    const slot = unused?.slot ?? (await takeSlot());
+    const { runId, principal, violations, runDir, proxyPort } = slot;
     const started = Date.now();
     const cleanups: (() => void | Promise<void>)[] = [];
     const cleanup = async (): Promise<void> => {
@@ -354,92 +535,46 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         });
       }
 
-      let file: string;
-      let args: readonly string[];
+      let file = launcher?.path ?? '';
+      let args: readonly string[] = [];
       let argsFd: readonly string[] | undefined;
       // With the launcher on the host side, it supervises bwrap on the lifeline (see below).
       const lifeline = platform === 'linux' && launcher !== undefined;
+      const wants = { stdin: opts.stdin !== undefined, stdout: caps.has('stdout'), stderr: caps.has('stderr') };
       let cgroups: RunCgroups | undefined;
+      let child: Launched | undefined;
       if (platform === 'linux') {
         assertGrantsReal();
-        const rl: Rlimit[] = [];
-        if (policy.limits.memoryBytes !== undefined) rl.push(['as', policy.limits.memoryBytes]);
-        if (policy.limits.files !== undefined) rl.push(['nofile', policy.limits.files]);
-        if (policy.limits.pids !== undefined) rl.push(['nproc', policy.limits.pids]);
-        if (policy.limits.fileSizeBytes !== undefined) rl.push(['fsize', policy.limits.fileSizeBytes]);
-        if (rl.length > 0) rl.push(['core', 0]);
-        const rwRoots = caps.fsGrants.filter((g) => g.mode === 'rw').map((g) => g.path);
-        const nestedSkip = [...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(sourceEnv.HOME ? [sourceEnv.HOME] : [])];
-        // Where the launcher pins, it also finds nested repositories itself, while bwrap starts
-        // (--nested-git); otherwise they are found here and planned as bwrap binds.
-        const nestedGit = launcherPins ? [] : nestedGitScanner.scan(rwRoots, { skip: nestedSkip });
-        const facts = {
-          paths: collectPathFactsSync([...linuxPathsOfInterest(policy, sourceEnv.HOME), ...nestedGit]),
-          ...(sourceEnv.HOME ? { home: sourceEnv.HOME } : {}),
-          bwrapDisableUserns: probe.disableUserns,
-        };
-        const plan = planBwrap(
-          policy,
-          argv,
-          {
-            facts,
-            env,
-            cwd,
-            empty,
-            ...(launcher ? { launcher: launcher.path } : {}),
-            ...(fallback ? { fallback: { ...(fallback.socat ? { socat: fallback.socat } : {}), ...(fallback.prlimit ? { prlimit: fallback.prlimit } : {}) } } : {}),
-            ...(socketPath !== undefined && proxyPort !== undefined
-              ? { egress: { socketPath, port: proxyPort, ...(udp ? { udp: true } : {}), ...(bridgeOutside ? { outside: true } : {}) } }
-              : {}),
-            rlimits: rl,
-            shareNetwork: degraded.includes('shared-network'),
-            launcherNetwork,
-            noProc: degraded.includes('no-proc'),
-            seccomp: seccompFilter !== undefined,
-            nestedGit,
-            // The launcher pins protected paths and stages the base itself, before bwrap starts:
-            // much cheaper per mount than bwrap, which re-reads the mount table each time.
-            ...(launcherPins ? { pinProtected: true, stageRoot } : {}),
-            // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
-            ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
-          },
-          probe.bwrap!.path,
-        );
-        placeholders = plan.placeholders;
-        cgroups = !launcher ? undefined : createRunCgroups(runId, probe.cgroups, {
-          ...(policy.limits.pids !== undefined ? { pids: policy.limits.pids } : {}),
-          ...(policy.limits.memoryBytes !== undefined ? { memoryBytes: policy.limits.memoryBytes } : {}),
-        });
-        // Descriptors this process inherited without close-on-exec (e.g. `exec 200<secret` in the
-        // shell that started Node) would pass through bwrap into the sandbox: everything above
-        // fd 5 (stdio, --args, --seccomp, lifeline) is closed before bwrap starts.
+        // A run prepared for this slot takes the command if a run planned now would be the same
+        // run: the plan is a function of the host facts, the slot and the pipes, so the same facts
+        // and pipes make the same request. Otherwise it is ended, and this run starts from the
+        // beginning.
+        const prepared = unused;
+        const known = linuxFacts();
+        if (prepared) {
+          const w = prepared.wants;
+          const same = known.key === prepared.factsKey && w.stdin === wants.stdin && w.stdout === wants.stdout && w.stderr === wants.stderr;
+          unused = undefined;
+          if (same && (await prepared.launched.start({ argv, env, cwd }))) {
+            child = prepared.launched;
+            cgroups = prepared.cgroups;
+            placeholders = prepared.placeholders;
+            keeper?.endRun(prepared.placeholders); // this run's own beginRun covers them now
+            prepared.forgetAtExit();
+          } else {
+            await abandon(prepared, false);
+          }
+        }
+        if (!child) {
+          cgroups = newCgroups(runId);
+          const run = planLinuxRun(slot, cgroups, { argv, env, cwd }, known);
+          placeholders = run.plan.placeholders;
+          file = run.file;
+          args = run.args;
+          argsFd = run.plan.options;
+        }
         const cg = cgroups;
         if (cg) cleanups.push(() => cg.remove());
-        if (launcher) {
-          file = launcher.path;
-          // The launcher stays as a subreaper on the lifeline: if this process dies (even by
-          // SIGKILL, even while bwrap is still setting up), it ends everything it started.
-          args = [
-            '--close-from', String(FIRST_UNUSED_FD),
-            '--lifeline', String(LIFELINE_FD),
-            ...(keeper?.runArgs(rwRoots, plan.placeholders) ?? []),
-            ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
-            ...(plan.pins.length > 0 && launcherPins && rwRoots.length > 0
-              ? [...rwRoots.flatMap((r) => ['--nested-git', r]), ...nestedSkip.flatMap((p) => ['--nested-skip', p])]
-              : []),
-            ...(plan.rootStage ? rootStageArgs(plan.rootStage) : []),
-            ...(plan.launcherNetwork ? ['--netns', ...plan.bridges.flatMap((b) => [b.type === 'udp' ? '--udp-bridge' : '--bridge', String(b.port), b.socketPath])] : []),
-            ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
-            '--', plan.file, '--args', '3', '--', ...plan.command,
-          ];
-        } else if (fallbackBash) {
-          file = fallbackBash;
-          args = ['-c', CLOSE_FDS_SCRIPT, 'trust-close-fds', String(FIRST_UNUSED_FD), plan.file, '--args', '3', '--', ...plan.command];
-        } else {
-          file = plan.file;
-          args = ['--args', '3', '--', ...plan.command];
-        }
-        argsFd = plan.options;
       } else {
         mkdirSync(home, { mode: 0o700 });
         mkdirSync(tmp, { mode: 0o700 });
@@ -449,7 +584,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       }
 
       audit(principal, 'sandbox.spawn', argv[0]!, 'allow', {
-        details: { runId, policy: policyHash, platform, capabilities: caps.toStrings(), degraded, cwd, timeoutMs, maxOutput, placeholders: placeholders.length },
+        details: { runId, policy: policyHash, platform, capabilities: caps.toStrings(), degraded, cwd, timeoutMs, maxOutput, placeholders: placeholders.length, prepared: child !== undefined },
       });
       if (degraded.length > 0) {
         audit(principal, 'sandbox.degraded', argv[0]!, 'allow', { rule: 'allowDegraded', details: { runId, degraded } });
@@ -457,16 +592,16 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
 
       const fd3 = argsFd ? Buffer.from(argsFd.map((x) => `${x}\0`).join(''), 'utf8') : undefined;
       const fd4 = argsFd && seccompFilter ? seccompFilter : undefined;
-      const wants = { stdin: opts.stdin !== undefined, stdout: caps.has('stdout'), stderr: caps.has('stderr') };
-      let child: Launched;
-      if (lifeline && useServer && !server?.alive) {
+      if (!child && lifeline && useServer && !server?.alive) {
         server = startSpawnServer(launcher!.path);
         if (!server.usable) {
           server.close();
           useServer = false;
         }
       }
-      if (lifeline && useServer) {
+      if (child) {
+        // Started already: the prepared run took the command.
+      } else if (lifeline && useServer) {
         // The launcher's spawn server forks the run, and holds its lifeline for this process.
         child = await server!.launch({ args, ...(fd3 ? { fd3 } : {}), ...(fd4 ? { fd4 } : {}), ...wants });
       } else {
@@ -485,7 +620,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         }
         child = fromChildProcess(forked, [fd3, fd4]);
       }
-      prepareSpare();
+      prepareNext(wants);
       if (opts.stdin !== undefined && child.stdin) {
         child.stdin.on('error', () => undefined);
         if (typeof opts.stdin === 'string' || opts.stdin instanceof Uint8Array) child.stdin.end(opts.stdin);
@@ -569,6 +704,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     } catch (err) {
       // Every refusal before the process starts is recorded, with its code.
       audit(principal, 'sandbox.spawn', argv[0]!, 'deny', { code: isTrustError(err) ? err.code : 'SANDBOX_SPAWN_FAILED', details: { runId } });
+      if (unused) await abandon(unused, false);
       await cleanup();
       releaseSlot();
       throw err;
@@ -588,6 +724,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         return r.exit.catch(() => undefined);
       });
       await Promise.all(waits);
+      const prepared = await ahead.take();
+      if (prepared) await abandon(prepared, true);
       const last = spare;
       spare = undefined;
       if (last) await last.then((s) => s.release()).catch(() => undefined);

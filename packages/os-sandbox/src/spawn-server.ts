@@ -18,6 +18,22 @@ export interface LaunchRequest {
   readonly stderr: boolean;
 }
 
+/** A prepared run's command: what bwrap's `--chdir`, `--clearenv`/`--setenv` and command would say. */
+export interface AwaitedCommand {
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+}
+
+/** A run started as far as its command (see `SpawnServer.prepare`). */
+export interface PreparedLaunch extends Launched {
+  /**
+   * Hands the run its command. False when it did not take it: it had ended, or gone stale (the
+   * server saw a change its mounts may not show) and is being ended; its `closed` settles then.
+   */
+  start(command: AwaitedCommand): Promise<boolean>;
+}
+
 /** The launcher's spawn server (`--serve`), one per sandbox. */
 export interface SpawnServer {
   /** False once the server has exited (its runs ended with it); start another for new runs. */
@@ -28,12 +44,18 @@ export interface SpawnServer {
    */
   readonly usable: boolean;
   launch(request: LaunchRequest): Promise<Launched>;
+  /**
+   * Starts a run as far as its command: `request` names the launcher in the sandbox with
+   * `--await` as bwrap's command (and no `--chdir` or environment). Until `start`, it neither
+   * keeps this process alive nor has read anything; its pipes are open.
+   */
+  prepare(request: LaunchRequest): Promise<PreparedLaunch>;
   /** Ends the server; runs still going end with it (their lifelines close). */
   close(): void;
 }
 
 interface Pending {
-  resolve(l: Launched): void;
+  resolve(l: PreparedLaunch): void;
   reject(e: Error): void;
 }
 
@@ -55,14 +77,14 @@ export function u32(n: number): Buffer {
  * The 'R' message that asks the server for run `id`, written into one buffer of the right size
  * (it is built on every spawn's path; a buffer per argument costs several times as much).
  */
-export function encodeRequest(id: number, r: LaunchRequest): Buffer {
+export function encodeRequest(id: number, r: LaunchRequest, kind: 'R' | 'P' = 'R'): Buffer {
   const args = r.args.map((a) => `${a}\0`).join('');
   const argBytes = Buffer.byteLength(args, 'utf8');
   const fd3 = r.fd3 ?? new Uint8Array(0);
   const fd4 = r.fd4 ?? new Uint8Array(0);
   const bodyLength = 4 + argBytes + 4 + fd3.length + 4 + fd4.length + 1;
   const b = Buffer.allocUnsafe(9 + bodyLength);
-  let o = b.write('R', 0, 'latin1');
+  let o = b.write(kind, 0, 'latin1');
   o = b.writeUInt32LE(id, o);
   o = b.writeUInt32LE(bodyLength, o);
   o = b.writeUInt32LE(r.args.length, o);
@@ -73,6 +95,14 @@ export function encodeRequest(id: number, r: LaunchRequest): Buffer {
   b.set(fd4, o);
   b[o + fd4.length] = (r.stdin ? 1 : 0) | (r.stdout ? 2 : 0) | (r.stderr ? 4 : 0);
   return b;
+}
+
+/** The 'G' message that hands prepared run `id` its command (the command message of the launcher's await.c). */
+export function encodeCommand(id: number, c: AwaitedCommand): Buffer {
+  const words = (list: readonly string[]): Buffer => Buffer.from(list.map((w) => `${w}\0`).join(''), 'utf8');
+  const env = Object.entries(c.env).map(([k, v]) => `${k}=${v}`);
+  const body = Buffer.concat([u32(c.argv.length), words(c.argv), u32(env.length), words(env), words([c.cwd])]);
+  return Buffer.concat([Buffer.from('G'), u32(id), u32(body.length), body]);
 }
 
 /** Opens the server's end of a run's pipe through /proc (a pipe reopened there is the same pipe). */
@@ -95,13 +125,18 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
   const child: ChildProcess = spawn(launcherPath, ['--serve'], { stdio: ['pipe', 'pipe', 'ignore'], env: { PATH: '/usr/bin:/bin' } });
   const pending = new Map<number, Pending>();
   const running = new Map<number, Running>();
+  // Prepared runs not yet handed a command (they keep nothing alive), and those being handed one.
+  const idle = new Set<number>();
+  const handing = new Map<number, (taken: boolean) => void>();
   let nextId = 1;
   let gone: Error | undefined;
   const control = child.stdin!;
   const replies = child.stdout! as Socket;
-  // The server's replies keep this process alive only while a run is starting or running.
+  // The server's replies keep this process alive only while a run is starting or running (a
+  // prepared run that waits for its command does not).
   const holdWhileBusy = (): void => {
-    if (pending.size + running.size > 0) replies.ref();
+    const busy = pending.size + handing.size > 0 || [...running.keys()].some((id) => !idle.has(id));
+    if (busy) replies.ref();
     else replies.unref();
   };
   control.on('error', () => undefined);
@@ -112,9 +147,12 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
     gone ??= err;
     for (const p of pending.values()) p.reject(gone);
     pending.clear();
+    for (const h of handing.values()) h(false);
+    handing.clear();
     // The runs end with the server (their lifelines close); their exit is unknown here.
     for (const r of running.values()) r.exited({ code: null, signal: 'SIGKILL' });
     running.clear();
+    idle.clear();
     holdWhileBusy();
   };
   child.on('error', (e) => fail(e));
@@ -165,15 +203,35 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
         maybeClose();
       },
     });
+    const sockets = [stdin, stdout, stderr].filter((s): s is Socket => s !== null);
+    if (idle.has(id)) for (const s of sockets) s.unref();
     p.resolve({
       pid,
       stdin,
       stdout,
       stderr,
       kill(signal) {
-        if (!done) send(Buffer.concat([Buffer.from('K'), u32(id), Buffer.from([osConstants.signals[signal]])]));
+        if (done) return;
+        // A prepared run being ended is waited for, like any run.
+        idle.delete(id);
+        holdWhileBusy();
+        send(Buffer.concat([Buffer.from('K'), u32(id), Buffer.from([osConstants.signals[signal]])]));
       },
       closed,
+      start(command) {
+        if (done || gone || !idle.has(id) || handing.has(id)) return Promise.resolve(false);
+        return new Promise<boolean>((resolve) => {
+          handing.set(id, (taken) => {
+            if (taken) {
+              idle.delete(id);
+              for (const s of sockets) s.ref();
+            }
+            resolve(taken);
+          });
+          holdWhileBusy();
+          send(encodeCommand(id, command));
+        });
+      },
     });
   };
 
@@ -191,9 +249,15 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
       else if (kind === 'X') {
         running.get(id)?.exited({ code: n[1]! >= 0 ? n[1]! : null, signal: n[2]! > 0 ? signalName(n[2]!) : null });
         running.delete(id);
+        idle.delete(id);
+      } else if (kind === 'G' || kind === 'N') {
+        const h = handing.get(id);
+        handing.delete(id);
+        h?.(kind === 'G');
       } else if (kind === 'F') {
         const p = pending.get(id);
         pending.delete(id);
+        idle.delete(id);
         p?.reject(new TrustError('SANDBOX_UNAVAILABLE', `the sandbox spawn server could not start a run (errno ${n[1]})`, { hint: 'check the process and file limits of this host' }));
       }
     }
@@ -210,20 +274,23 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
   replies.unref();
   (control as unknown as { unref?: () => void }).unref?.();
 
+  const request = (r: LaunchRequest, kind: 'R' | 'P'): Promise<PreparedLaunch> => {
+    if (gone) return Promise.reject(gone);
+    const id = nextId++;
+    if (kind === 'P') idle.add(id);
+    return new Promise<PreparedLaunch>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      holdWhileBusy();
+      send(encodeRequest(id, r, kind));
+    });
+  };
   return {
     get alive() {
       return gone === undefined;
     },
     usable,
-    launch(request) {
-      if (gone) return Promise.reject(gone);
-      const id = nextId++;
-      return new Promise<Launched>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        holdWhileBusy();
-        send(encodeRequest(id, request));
-      });
-    },
+    launch: (r) => request(r, 'R'),
+    prepare: (r) => request(r, 'P'),
     close() {
       control.end();
     },
