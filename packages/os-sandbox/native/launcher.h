@@ -120,6 +120,7 @@ void warm_invalidate(void);
 int warm_take(int argc, char **argv, int fds[3], int *staged);
 int warm_watch_fd(void);
 int warm_staged_changed(void);
+int warm_staged_event(void);
 void warm_off(void);
 extern int warm_staged;
 int join_warm_namespace(int net);

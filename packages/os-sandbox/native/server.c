@@ -293,12 +293,13 @@ int spawn_server(void) {
       die("poll");
     }
     /* A dropped holder's word is not read: its descriptor may already be the next holder's. */
-    int dropped = p[4].fd >= 0 && (p[4].revents & POLLIN) && warm_staged_changed();
+    int changed = p[4].fd >= 0 && (p[4].revents & POLLIN) && warm_staged_event();
+    int dropped = changed && warm_staged_changed();
     if (p[2].revents & (POLLPRI | POLLERR)) {
       warm_invalidate();
-      dropped = 1;
+      dropped = changed = 1;
     }
-    if (dropped) prepared_stale();
+    if (changed) prepared_stale();
     if (!dropped && p[3].fd >= 0 && (p[3].revents & (POLLIN | POLLHUP | POLLERR))) warm_collect();
     if (p[1].revents & POLLIN) {
       struct signalfd_siginfo si;

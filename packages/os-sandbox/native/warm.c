@@ -305,11 +305,17 @@ int warm_watch_fd(void) { return stage_watch; }
 /* A staged file's directory changed: a set staged before would show what was there. Returns
    whether the set (or the holder) was dropped. */
 int warm_staged_changed(void) {
-  char buf[4096];
-  while (read(stage_watch, buf, sizeof buf) > 0) {}
   if (ready_key_len == 0 && holder_key_len == 0) return 0;
   warm_invalidate();
   return 1;
+}
+
+/* Whether a staged file's directory has changed since the last call (reads the events). */
+int warm_staged_event(void) {
+  char buf[4096];
+  int any = 0;
+  while (read(stage_watch, buf, sizeof buf) > 0) any = 1;
+  return any;
 }
 
 /* No set is made any more (the server cannot see changes of its mount table). */

@@ -22,8 +22,9 @@ export function createAhead<T>(expireMs: number, discard: (item: T) => Promise<v
     get holding(): boolean {
       return held !== undefined;
     },
-    /** Holds `item` (a promise that settles to undefined when making it failed). */
+    /** Holds `item` (a promise that settles to undefined when making it failed); what was held before is discarded. */
     offer(item: Promise<T | undefined>): void {
+      void take().then((t) => (t === undefined ? undefined : discard(t)));
       held = item;
       clearTimeout(timer);
       timer = setTimeout(() => void take().then((t) => (t === undefined ? undefined : discard(t))), expireMs);

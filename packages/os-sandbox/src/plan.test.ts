@@ -272,6 +272,27 @@ describe('planSandbox (linux)', () => {
     expect(() => planSandbox({ v: 1 }, 'ls -l' as unknown as string[], 'linux')).toThrow(expect.objectContaining({ code: 'SANDBOX_ARGV_INVALID' }));
   });
 
+  it('awaitCommand: bwrap runs the launcher from its descriptor with --await; no --chdir, --setenv or argv (they come later)', () => {
+    const ctx = { facts, cwd: WS, env: { PATH: '/usr/bin:/bin', SECRETLESS: 'x' }, launcher: '/var/cache/trust/launcher', awaitCommand: true } as const;
+    const plan = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/echo', 'ignored'], 'linux', ctx);
+    if (plan.platform !== 'linux') throw new Error('linux plan expected');
+    expect(plan.command).toEqual(['/proc/self/fd/6', '--await', '--']);
+    expect(plan.args.slice(-4)).toEqual(['--', '/proc/self/fd/6', '--await', '--']);
+    expect(plan.options).toContain('--clearenv');
+    expect(plan.options.filter((o) => o === '--chdir' || o === '--setenv' || o === 'ignored' || o === '/var/cache/trust/launcher')).toEqual([]);
+    // With limits the launcher is bound in anyway (it applies them), and takes --await after them.
+    const limited = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`], limits: { files: 64 } }, [], 'linux', { ...ctx, rlimits: [['nofile', 64]] });
+    if (limited.platform !== 'linux') throw new Error('linux plan expected');
+    expect(limited.command).toEqual(['/sandbox/launcher', '--rlimit', 'nofile=64', '--await', '--']);
+    expect(limited.options.join(' ')).toContain('--ro-bind /var/cache/trust/launcher /sandbox/launcher');
+    // Without /proc there is no descriptor path to run it by: bound in.
+    const noProc = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, [], 'linux', { ...ctx, noProc: true });
+    if (noProc.platform !== 'linux') throw new Error('linux plan expected');
+    expect(noProc.command).toEqual(['/sandbox/launcher', '--await', '--']);
+    // And never without a launcher.
+    expect(() => planSandbox({ v: 1 }, [], 'linux', { facts, awaitCommand: true })).toThrow(expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }));
+  });
+
   it('is pure: the same inputs give the same plan', () => {
     const p = { v: 1 as const, capabilities: ['fs:rw:/w', 'env:A'] };
     expect(planSandbox(p, ['/bin/true'], 'linux')).toEqual(planSandbox(p, ['/bin/true'], 'linux'));

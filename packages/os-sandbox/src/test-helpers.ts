@@ -94,6 +94,15 @@ export async function waitGone(marker: string): Promise<number[]> {
   return hostPidsWith(marker);
 }
 
+/** Polls `ok` until it holds; throws, naming `what`, after about five seconds (a bound for failures only). */
+export async function until(what: string, ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (ok()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
 /** The fields of /proc/<pid>/stat after the command's parenthesised name: state, ppid, …; throws once it is gone. */
 function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

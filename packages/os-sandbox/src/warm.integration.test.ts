@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { startSpawnServer } from './spawn-server.js';
-import { alive, childrenOf, descendants, freshDir, named, parentOf, runIn } from './test-helpers.js';
+import { alive, childrenOf, descendants, freshDir, named, parentOf, runIn, until } from './test-helpers.js';
 
 /** The namespaces the process `pid` holds open as descriptors, e.g. ["net:[4026532301]", ...]. */
 function namespacesHeldBy(pid: number): string[] {
@@ -46,14 +46,6 @@ function discarderOf(server: number): number | undefined {
   return named(childrenOf(server), 'trust-discard')[0];
 }
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (ok()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
-
 /** Runs readlink /proc/self/ns/net in the sandbox; returns the run's network namespace. */
 async function netnsOfRun(sb: Sandbox): Promise<string> {
   const r = await runIn(sb, ['/usr/bin/readlink', '/proc/self/ns/net']);
@@ -87,7 +79,7 @@ const held = (pid) => readdirSync('/proc/' + pid + '/fd').map((fd) => {
 }).filter(([, l]) => /^(user|mnt|net):/.test(l));
 const justASet = (pid) => held(pid).map(([, l]) => l.split(':')[0]).sort().join() === 'mnt,net,user';
 const until = async (ok) => { for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10)); };
-const sb = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', 'fs:ro:' + mnt] });
+const sb = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', 'fs:ro:' + mnt] }, { prestart: false });
 const cat = async () => {
   const p = await sb.spawn(['/bin/cat', mnt + '/where']);
   let out = '';
@@ -118,7 +110,8 @@ describe('warm namespaces of the spawn server', () => {
   beforeAll(async () => {
     expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
     dir = freshDir('trust-warm-');
-    sb = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', `fs:rw:${dir}`] });
+    // Sets on their own: no run prepared ahead (that one would hold a set; see prestart.integration.test.ts).
+    sb = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', `fs:rw:${dir}`] }, { prestart: false });
   });
   afterAll(async () => {
     await sb?.close();
@@ -175,7 +168,7 @@ describe('warm namespaces of the spawn server', () => {
   });
 
   it('without its discarder the server closes a run\'s namespaces itself, and runs go on', async () => {
-    const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] });
+    const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] }, { prestart: false });
     try {
       const server = await serverOf(own);
       const discarder = discarderOf(server)!;
@@ -249,7 +242,7 @@ describe('warm namespaces of the spawn server', () => {
   });
 
   it('closing the sandbox ends its server and whatever the server had started; nothing is left', async () => {
-    const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] });
+    const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] }, { prestart: false });
     const server = await serverOf(own);
     await until('the server holds a set', () => holdsJustASet(server));
     // A run under way and the next set in the making when the sandbox closes.
