@@ -4,7 +4,11 @@
 // One more baseline separates trust's own cost from the cost of its mounts: raw bubblewrap given
 // exactly trust's plan (protected-path binds, /proc covers, hidden dirs, seccomp program) on a
 // workspace whose placeholders already exist, which favours the baseline.
-// Medians in milliseconds; every loop is bounded. Needs Linux with bubblewrap.
+// trust prepares each sandbox's next run once a run has ended (prestart, the default); rows with
+// prestart: false show a run started from the beginning. Every spawn starts on a quiet machine
+// (SETTLE_MS after the last one, so that no method is timed while another's background work
+// runs), and one row times spawns back to back, where the next spawn waits for its run to be
+// prepared. Medians in milliseconds; every loop is bounded. Needs Linux with bubblewrap.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +19,8 @@ import { percentile } from '../lib/table.mjs';
 
 const N = 40;
 const WARMUP = 5;
+const SETTLE_MS = 15;
+const settle = () => new Promise((ok) => setTimeout(ok, SETTLE_MS));
 const ms = (sorted) => percentile(sorted, 50) / 1e6;
 
 function run(file, args, options = {}, fd4) {
@@ -85,12 +91,29 @@ async function interleaved(methods, rounds) {
   const times = Object.fromEntries(names.map((n) => [n, []]));
   for (let r = 0; r < rounds; r++) {
     for (const n of names) {
+      await settle();
       const t0 = process.hrtime.bigint();
       await methods[n]();
       times[n].push(Number(process.hrtime.bigint() - t0));
     }
   }
   return Object.fromEntries(names.map((n) => [n, ms(times[n].sort((a, b) => a - b))]));
+}
+
+/** Each method `rounds` times in a row, the next spawn as soon as the last ended; the median per method in ms. */
+async function backToBack(methods, rounds) {
+  const out = {};
+  for (const [n, method] of Object.entries(methods)) {
+    for (let i = 0; i < WARMUP; i++) await method();
+    const times = [];
+    for (let r = 0; r < rounds; r++) {
+      const t0 = process.hrtime.bigint();
+      await method();
+      times.push(Number(process.hrtime.bigint() - t0));
+    }
+    out[n] = ms(times.sort((a, b) => a - b));
+  }
+  return out;
 }
 
 async function startSrt(ws) {
@@ -126,6 +149,10 @@ export default async function suite(ctx) {
     closers.push(() => eachRun.close());
     const withHttp = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'http'] }, { egress: allowHosts(['example.com']) });
     closers.push(() => withHttp.close());
+    const noNetCold = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`] }, { prestart: false });
+    closers.push(() => noNetCold.close());
+    const httpCold = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'http'] }, { egress: allowHosts(['example.com']), prestart: false });
+    closers.push(() => httpCold.close());
     const withSocat = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'http'] }, { egress: allowHosts(['example.com']), bridge: 'socat' });
     closers.push(() => withSocat.close());
     const inRepo = await createSandbox({ v: 1, capabilities: [`fs:rw:${repoWs}`] });
@@ -138,6 +165,8 @@ export default async function suite(ctx) {
       bwrapSamePlan: samePlanBwrap(planWs, planSources),
       trustNoNet: () => runTrust(noNet, ws),
       trustHttp: () => runTrust(withHttp, ws),
+      trustNoNetCold: () => runTrust(noNetCold, ws),
+      trustHttpCold: () => runTrust(httpCold, ws),
       trustSocat: () => runTrust(withSocat, ws),
       trustRepo: () => runTrust(inRepo, repoWs),
       trustEachRun: () => runTrust(eachRun, eachWs),
@@ -153,6 +182,7 @@ export default async function suite(ctx) {
       log(`srt could not run here: ${srtError}`);
     }
     const m = await interleaved(methods, N);
+    const b2b = await backToBack({ bwrap: methods.bwrap, trustHttp: methods.trustHttp }, N);
     rows.push({ measure: 'spawn /bin/true: plain', unit: 'ms', ours: m.plain, better: 'lower' });
     rows.push({ measure: 'spawn /bin/true: raw bwrap (realistic profile)', unit: 'ms', ours: m.bwrap, baseline: m.plain, baselineName: 'plain spawn', better: 'lower' });
     rows.push({ measure: 'spawn /bin/true: trust, no network', unit: 'ms', ours: m.trustNoNet, baseline: m.bwrap, baselineName: 'raw bwrap', better: 'lower', target: { ratio: 1.3 } });
@@ -161,6 +191,9 @@ export default async function suite(ctx) {
     rows.push({ measure: "spawn /bin/true: trust, no network vs raw bwrap with trust's plan (trust's own overhead)", unit: 'ms', ours: m.trustNoNet, baseline: m.bwrapSamePlan, baselineName: 'raw bwrap, same plan', better: 'lower' });
     rows.push({ measure: 'spawn /bin/true: trust, no network, in a repository of ~1000 directories vs an empty workspace', unit: 'ms', ours: m.trustRepo, baseline: m.trustNoNet, baselineName: 'trust, empty workspace', better: 'lower' });
     rows.push({ measure: 'spawn /bin/true: trust, http proxy vs no network', unit: 'ms', ours: m.trustHttp, baseline: m.trustNoNet, baselineName: 'trust, no network', better: 'lower' });
+    rows.push({ measure: 'spawn /bin/true: trust, no network, nothing prepared (prestart: false)', unit: 'ms', ours: m.trustNoNetCold, baseline: m.bwrap, baselineName: 'raw bwrap', better: 'lower' });
+    rows.push({ measure: 'spawn /bin/true: trust, http proxy, nothing prepared (prestart: false)', unit: 'ms', ours: m.trustHttpCold, baseline: m.trustNoNetCold, baselineName: 'trust, no network, nothing prepared', better: 'lower' });
+    rows.push({ measure: 'spawn /bin/true back to back (the next as soon as the last ended): trust, http proxy', unit: 'ms', ours: b2b.trustHttp, baseline: b2b.bwrap, baselineName: 'raw bwrap, back to back', better: 'lower' });
     rows.push({ measure: 'egress bridge: C launcher vs socat fallback (trust, http)', unit: 'ms', ours: m.trustHttp, baseline: m.trustSocat, baselineName: 'socat + sh poll', better: 'lower', target: { ratio: 1 } });
     if (m.srt !== undefined) {
       rows.push({ measure: 'spawn /bin/true: trust, http proxy', unit: 'ms', ours: m.trustHttp, baseline: m.srt, baselineName: 'srt 0.0.83 steady state', better: 'lower', target: { ratio: 0.33, max: 8 } });

@@ -84,7 +84,7 @@ void add_nested_root(const char *path);
 void add_nested_skip(const char *path);
 int nested_root_count(void);
 void nested_scan(void);
-char *nested_list(int argc, char **argv, size_t *len);
+char *nested_list(int argc, char **argv, size_t *len, int *watched);
 
 /* await.c: a run started ahead of its command (the spawn server's 'P'), which the command reaches
    later over a pipe ('G'). */
@@ -124,7 +124,8 @@ int warm_staged_event(void);
 void warm_off(void);
 extern int warm_staged;
 int join_warm_namespace(int net);
-/* Closes a namespace descriptor without waiting for its teardown (in a helper the server starts). */
+/* Closes a descriptor whose close waits (a namespace's teardown, an inotify instance's marks)
+   in a helper the server starts, without waiting. */
 void ns_discarder_start(void);
 void ns_discard(int fd);
 

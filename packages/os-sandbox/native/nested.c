@@ -18,6 +18,22 @@
 
 static const char **roots, **skips;
 static int nroots, nskips, budget;
+/* With nested_list: an inotify instance watching every directory the walk looked into (-1: none,
+   or one could not be watched), so that "nothing changed since" can be known without a walk. */
+static int watch = -1;
+#define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+
+/* Watches the directory open at `fd` (by its /proc/self/fd link, followed), or at `path` (not
+   followed); a failure ends the watching. */
+static void watch_dir(int fd, const char *path) {
+  if (watch < 0) return;
+  char self[64];
+  if (fd >= 0) snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+  if (inotify_add_watch(watch, fd >= 0 ? self : path, fd >= 0 ? WATCH_MASK : WATCH_MASK | IN_DONT_FOLLOW) < 0) {
+    close(watch);
+    watch = -1;
+  }
+}
 
 static void pin_found(const char *path);
 /* What the walk does with each `.git` it finds: pins it, or lists it (nested_list). */
@@ -66,6 +82,7 @@ static int has_git(int fd, const char *name) {
  * looked up (one stat instead of an open, a listing and a close).
  */
 static void walk(int fd, char *path, size_t len, int depth) {
+  watch_dir(fd, NULL); /* before it is listed: a change after the listing shows as an event */
   DIR *d = fdopendir(fd);
   if (!d) {
     close(fd);
@@ -85,6 +102,7 @@ static void walk(int fd, char *path, size_t len, int depth) {
       if (depth > 0 && (type == DT_DIR || type == DT_REG)) found(path);
     } else if (type == DT_DIR && strcmp(n, "node_modules") != 0 && !skipped(path) && budget-- > 0) {
       if (depth + 1 == NESTED_MAX_DEPTH) {
+        watch_dir(-1, path);
         if (has_git(dirfd(d), n)) {
           memcpy(path + base + 1 + nl, "/.git", 6);
           found(path);
@@ -139,9 +157,12 @@ static void list_found(const char *path) {
  * The spawn server's view of what a run with these launcher arguments would pin: every nested
  * `.git` the walk finds now for their --nested-git and --nested-skip options, as NUL-terminated
  * paths in walk order (malloc'd; its length in *len, 0 for none). Compared in full, not as a
- * digest, so that no chosen name can make two different findings look alike.
+ * digest, so that no chosen name can make two different findings look alike. With `watched`,
+ * *watched is an inotify descriptor on every directory the walk looked into (entries made,
+ * removed or renamed there, or the directory itself moved or removed, are events on it), or -1
+ * where that could not be had (the inotify limits of the host).
  */
-char *nested_list(int argc, char **argv, size_t *len) {
+char *nested_list(int argc, char **argv, size_t *len, int *watched) {
   const char **r = calloc((size_t)argc + 1, sizeof *r), **s = calloc((size_t)argc + 1, sizeof *s);
   if (!r || !s) die("calloc");
   int nr = 0, ns = 0;
@@ -153,7 +174,11 @@ char *nested_list(int argc, char **argv, size_t *len) {
   int saved_nroots = nroots, saved_nskips = nskips;
   roots = r, nroots = nr, skips = s, nskips = ns, found = list_found;
   list = NULL, list_len = list_cap = 0;
+  watch = watched ? inotify_init1(IN_NONBLOCK | IN_CLOEXEC) : -1;
+  for (int k = 0; k < nr && watch >= 0; k++) watch_dir(-1, r[k]);
   walk_roots();
+  if (watched) *watched = watch;
+  watch = -1;
   roots = saved_roots, nroots = saved_nroots, skips = saved_skips, nskips = saved_nskips, found = pin_found;
   free(r);
   free(s);

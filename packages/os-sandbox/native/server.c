@@ -45,7 +45,7 @@ static struct serve_run {
   int fds[3];
   int mntns;
   int live, acked, ended;
-  int go, stale;
+  int go, stale, watched;
   char *walk, **nested;
   size_t walk_len;
   int nnested;
@@ -99,7 +99,8 @@ static char **nested_options(int argc, char **argv, int *count) {
 /* Forgets what a prepared run kept: its command pipe, its walk. */
 static void forget_prepared(struct serve_run *r) {
   if (r->go >= 0) close(r->go);
-  r->go = -1;
+  ns_discard(r->watched); /* an inotify instance's close waits for its marks to go */
+  r->go = r->watched = -1;
   free(r->walk);
   for (int k = 0; k < r->nnested; k++) free(r->nested[k]);
   free(r->nested);
@@ -143,7 +144,7 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   int ends[3][2], err = 0, go[2] = {-1, -1}, exe = -1;
   char *walk = NULL, **nested = NULL;
   size_t walk_len = 0;
-  int nnested = 0;
+  int nnested = 0, watched = -1;
   if (prepare) {
     /* Room for the command message, so that handing it over never blocks this server: as much
        as the host allows a pipe (a larger message is refused at 'G'). */
@@ -153,7 +154,7 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
     if (!err && (exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0) err = errno;
     /* Before the run's own walk: whatever changes after this one shows at 'G'. */
     nested = nested_options((int)argc + 1, argv, &nnested);
-    if (nnested > 0) walk = nested_list(nnested, nested, &walk_len);
+    if (nnested > 0) walk = nested_list(nnested, nested, &walk_len, &watched);
   }
   for (int k = 0; k < 3; k++) {
     ends[k][0] = ends[k][1] = -1;
@@ -211,12 +212,14 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   }
   if (err) {
     if (go[1] >= 0) close(go[1]);
+    if (watched >= 0) close(watched);
     free(walk);
     for (int k = 0; k < nnested; k++) free(nested[k]);
     free(nested);
     return err;
   }
   slot->go = go[1];
+  slot->watched = watched;
   slot->stale = 0;
   slot->walk = walk;
   slot->walk_len = walk_len;
@@ -235,9 +238,12 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
 static void serve_go(unsigned id, const unsigned char *p, size_t n) {
   struct serve_run *r = find_run(id);
   int ok = r && r->go >= 0 && !r->ended && !r->stale && n <= AWAIT_MAX;
-  if (ok && r->nnested > 0) {
+  /* The walk again, unless no directory it looked into has changed since (no inotify event). */
+  char event[sizeof(struct inotify_event) + NAME_MAX + 1];
+  int unchanged = ok && r->watched >= 0 && read(r->watched, event, sizeof event) < 0 && errno == EAGAIN;
+  if (ok && r->nnested > 0 && !unchanged) {
     size_t len;
-    char *now = nested_list(r->nnested, r->nested, &len);
+    char *now = nested_list(r->nnested, r->nested, &len, NULL);
     ok = len == r->walk_len && (len == 0 || memcmp(now, r->walk, len) == 0);
     free(now);
   }
@@ -265,7 +271,7 @@ static void prepared_stale(void) {
 int spawn_server(void) {
   serve_runs = calloc(SERVE_MAX_RUNS, sizeof *serve_runs);
   if (!serve_runs) die("calloc");
-  for (int k = 0; k < SERVE_MAX_RUNS; k++) serve_runs[k].go = -1;
+  for (int k = 0; k < SERVE_MAX_RUNS; k++) serve_runs[k].go = serve_runs[k].watched = -1;
   int life[2];
   if (pipe2(life, O_CLOEXEC) < 0) die("pipe");
   sigset_t chld, old;

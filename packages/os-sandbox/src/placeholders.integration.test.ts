@@ -55,7 +55,7 @@ describe('placeholders kept between runs (bubblewrap)', () => {
     }
   });
 
-  it('a process that exits without close() still removes what it kept, and its work directory', () => {
+  it('a process that exits without close() still removes what it kept (ending its prepared run first), and its work directory', () => {
     const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
     expect(existsSync(dist), 'build @trust/os-sandbox first (dist/index.js)').toBe(true);
     const ws = freshDir('trust-linger-exit-');
@@ -64,8 +64,11 @@ describe('placeholders kept between runs (bubblewrap)', () => {
       writeFileSync(script, `import { existsSync, readdirSync } from 'node:fs';
         import { createSandbox } from ${JSON.stringify(dist)};
         const sb = await createSandbox({ v: 1, capabilities: ['fs:rw:${ws}'] }, { placeholderLingerMs: 600000 });
+        await (await sb.spawn(['/bin/true'])).exit;
+        // The second spawn leaves a run prepared (holding the workspace) when the process exits.
         const p = await sb.spawn(['/bin/true']);
         console.log('exit', (await p.exit).code);
+        await new Promise((r) => setTimeout(r, 300));
         console.log('kept', ${JSON.stringify(PLACEHOLDERS)}.filter((n) => existsSync('${ws}/' + n)).length);
         console.log('work dir', readdirSync(process.env.TMPDIR).filter((n) => n.startsWith('trust-sandbox-')).map((n) => process.env.TMPDIR + '/' + n).join(' '));`);
       // The sandbox makes its work directory under the process's temporary directory.

@@ -33,7 +33,7 @@ async function serverOf(sb: Sandbox): Promise<number> {
 }
 
 /**
- * A host process for the mount test: runs `cat <mnt>/inner/where` twice in a sandbox, lets the
+ * A host process for the mount test: runs `cat <mnt>/inner/where` three times in a sandbox, lets the
  * next run be prepared, mounts a tmpfs with another `where` on <mnt>/inner (no path the plan
  * depends on changes) and runs it again; prints the outputs and whether each spawn took a
  * prepared run.
@@ -55,7 +55,7 @@ const cat = async () => {
   await new Promise((r) => setTimeout(r, 300)); // the next run is prepared meanwhile
   return out;
 };
-const outs = [await cat(), await cat()];
+const outs = [await cat(), await cat(), await cat()];
 execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt + '/inner']);
 writeFileSync(mnt + '/inner/where', 'over\\n');
 outs.push(await cat());
@@ -84,8 +84,7 @@ describe('runs prepared ahead (prestart)', () => {
       { audit, env: { PATH: '/usr/bin:/bin', GREETING: 'from-host' }, placeholderLingerMs: 60_000 },
     );
     server = await serverOf(sb);
-    // That first run made the placeholders; the run prepared while it ran saw none, and is not
-    // the run a spawn would start now. This one is, and the run prepared while it runs too.
+    // A sandbox prepares runs from its second spawn on.
     await runIn(sb, ['/bin/true']);
     expect(tookPrepared()).toBe(false);
   });
@@ -157,6 +156,34 @@ describe('runs prepared ahead (prestart)', () => {
     expect(existsSync(hook)).toBe(false);
   });
 
+  it('a repository moved in, or a .git made in the deepest directory walked, since: the same', async () => {
+    const outside = join(dir, 'elsewhere');
+    mkdirSync(join(outside, '.git', 'hooks'), { recursive: true });
+    mkdirSync(join(ws, 'a', 'b', 'c'), { recursive: true });
+    await runIn(sb, ['/bin/true']);
+    await ready();
+    renameSync(outside, join(ws, 'moved'));
+    const moved = await runIn(sb, ['/bin/sh', '-c', 'echo planted > moved/.git/hooks/pre-commit']);
+    expect(tookPrepared()).toBe(false);
+    expect(moved.stderr).toMatch(/Read-only file system/);
+    await ready();
+    mkdirSync(join(ws, 'a', 'b', 'c', '.git'));
+    const deep = await runIn(sb, ['/bin/sh', '-c', 'echo planted > a/b/c/.git/config']);
+    expect(tookPrepared()).toBe(false);
+    expect(deep.stderr).toMatch(/Read-only file system/);
+    expect(existsSync(join(ws, 'moved', '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(existsSync(join(ws, 'a', 'b', 'c', '.git', 'config'))).toBe(false);
+  });
+
+  it('a command that ends at once with no output: its empty streams still end for the reader', async () => {
+    for (let i = 0; i < 10; i++) {
+      await ready();
+      const r = await runIn(sb, ['/bin/true']);
+      expect(tookPrepared()).toBe(true);
+      expect(r).toMatchObject({ stdout: '', stderr: '', exit: { code: 0 } });
+    }
+  });
+
   it('other pipes than the run was prepared with: the spawn starts from the beginning', async () => {
     await ready();
     const r = await runIn(sb, ['/bin/cat'], { stdin: 'typed\n' });
@@ -167,6 +194,7 @@ describe('runs prepared ahead (prestart)', () => {
   it('close() ends the prepared run: nothing of the sandbox is left', async () => {
     const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] });
     const ownServer = await serverOf(own);
+    await runIn(own, ['/bin/true']);
     await until('a run is prepared', () => awaiting(ownServer).length === 1);
     const below = [ownServer, ...descendants(ownServer)];
     await own.close();
@@ -178,7 +206,9 @@ describe('runs prepared ahead (prestart)', () => {
     const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', `fs:rw:${fresh}`] }, { placeholderLingerMs: 200 });
     try {
       const ownServer = await serverOf(own);
+      await runIn(own, ['/bin/true']);
       expect(existsSync(join(fresh, '.bashrc'))).toBe(true);
+      await until('a run is prepared', () => awaiting(ownServer).length === 1);
       await until('the prepared run is ended', () => awaiting(ownServer).length === 0);
       await until('the placeholders are removed', () => !existsSync(join(fresh, '.bashrc')));
     } finally {
@@ -222,13 +252,14 @@ describe('runs prepared ahead (prestart)', () => {
     const cat = { argv: ['/bin/cat', '/etc/conf'], env: {}, cwd: '/' };
     try {
       const first = await prepare();
+      // A prepared run's pipes become streams once it has its command.
+      expect(first.stdout).toBeNull();
+      expect(await first.start(cat)).toBe(true);
       let out = '';
       first.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-      expect(await first.start(cat)).toBe(true);
       expect((await first.closed).code).toBe(0);
       expect(out).toBe('one\n');
       const second = await prepare();
-      second.stdout!.resume();
       writeFileSync(join(etc, 'conf.new'), 'two\n');
       renameSync(join(etc, 'conf.new'), join(etc, 'conf'));
       expect(await second.start(cat)).toBe(false);
@@ -253,8 +284,8 @@ describe('runs prepared ahead (prestart)', () => {
       const r = spawnSync('unshare', ['--user', '--map-root-user', '--mount', process.execPath, script], { encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
       const out = JSON.parse(r.stdout) as { outs: string[]; prepared: boolean[] };
-      expect(out.outs).toEqual(['under\n', 'under\n', 'over\n']);
-      expect(out.prepared).toEqual([false, true, false]);
+      expect(out.outs).toEqual(['under\n', 'under\n', 'under\n', 'over\n']);
+      expect(out.prepared).toEqual([false, false, true, false]);
     } finally {
       rmSync(mnt, { recursive: true, force: true });
     }

@@ -423,7 +423,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   });
 
   /**
-   * The next run, prepared while this one runs (Linux, through the spawn server): started as far
+   * The next run, prepared once a run has ended (Linux, through the spawn server): started as far
    * as bwrap's command, with its own slot, cgroups and placeholders' hold, waiting for a command.
    */
   interface PreparedRun {
@@ -450,9 +450,13 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   };
   // Unused for as long as placeholders linger, it is ended: it holds them (and a few processes).
   const ahead = createAhead<PreparedRun>(lingerMs, (run) => abandon(run, true));
+  // Once a run has ended: then it sees what that run left (and does not compete with it for the
+  // CPUs), and only in a sandbox that has run more than once (one used once would prepare a run
+  // for nothing).
+  let ended = 0;
   const prepareNext = (wants: Wants): void => {
     const s = server;
-    if (!prestart || closed || !useServer || !s?.alive || ahead.holding) return prepareSpare();
+    if (!prestart || ++ended < 2 || closed || !useServer || !s?.alive || ahead.holding) return prepareSpare();
     const prepare = async (): Promise<PreparedRun | undefined> => {
       const slot = await takeSlot();
       await keeper?.beginRun();
@@ -620,7 +624,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         }
         child = fromChildProcess(forked, [fd3, fd4]);
       }
-      prepareNext(wants);
+      prepareSpare();
       if (opts.stdin !== undefined && child.stdin) {
         child.stdin.on('error', () => undefined);
         if (typeof opts.stdin === 'string' || opts.stdin instanceof Uint8Array) child.stdin.end(opts.stdin);
@@ -658,6 +662,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       const exit = child.closed.then(
         async ({ code, signal }) => {
           done = true;
+          prepareNext(wants);
           clearTimeout(timer);
           clearTimeout(forceTimer);
           opts.signal?.removeEventListener('abort', onAbort);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { constants as fsConstants, openSync, readdirSync } from 'node:fs';
+import { closeSync, constants as fsConstants, openSync, readdirSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { TrustError } from '@trust/core';
@@ -105,10 +105,9 @@ export function encodeCommand(id: number, c: AwaitedCommand): Buffer {
   return Buffer.concat([Buffer.from('G'), u32(id), u32(body.length), body]);
 }
 
-/** Opens the server's end of a run's pipe through /proc (a pipe reopened there is the same pipe). */
-function openEnd(serverPid: number, fd: number, write: boolean): Socket {
-  const own = openSync(`/proc/${serverPid}/fd/${fd}`, (write ? fsConstants.O_WRONLY : fsConstants.O_RDONLY) | fsConstants.O_NONBLOCK);
-  return new Socket({ fd: own, readable: !write, writable: write });
+/** Opens the server's end of a run's pipe through /proc (a pipe reopened there is the same pipe); returns this process's descriptor. */
+function openEnd(serverPid: number, fd: number, write: boolean): number {
+  return openSync(`/proc/${serverPid}/fd/${fd}`, (write ? fsConstants.O_WRONLY : fsConstants.O_RDONLY) | fsConstants.O_NONBLOCK);
 }
 
 /**
@@ -162,10 +161,11 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
     const p = pending.get(id);
     if (!p) return;
     pending.delete(id);
-    let ends: (Socket | null)[];
+    const own: number[] = [];
     try {
-      ends = fds.map((fd, k) => (fd >= 0 ? openEnd(child.pid!, fd, k === 0) : null));
+      fds.forEach((fd, k) => own.push(fd >= 0 ? openEnd(child.pid!, fd, k === 0) : -1));
     } catch (err) {
+      for (const fd of own) if (fd >= 0) closeSync(fd);
       send(Buffer.concat([Buffer.from('K'), u32(id), Buffer.from([osConstants.signals.SIGKILL])]));
       p.reject(
         new TrustError('SANDBOX_UNAVAILABLE', `could not open the run's pipes through /proc/${child.pid}/fd`, {
@@ -177,39 +177,54 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
     } finally {
       send(Buffer.concat([Buffer.from('A'), u32(id)]));
     }
-    const [stdin = null, stdout = null, stderr = null] = ends;
     let exit: LaunchedExit | undefined;
     let done = false;
     let settle: (e: LaunchedExit) => void = () => undefined;
     const closed = new Promise<LaunchedExit>((resolve) => (settle = resolve));
-    const open = new Set([stdout, stderr].filter((s): s is Socket => s !== null));
+    const open = new Set<Socket>();
     const maybeClose = (): void => {
       if (exit && open.size === 0) settle(exit);
     };
-    for (const s of open) {
-      s.on('error', () => undefined);
-      s.once('close', () => {
-        open.delete(s);
-        maybeClose();
-      });
-    }
-    stdin?.on('error', () => undefined);
+    // The pipes become streams when the run has its command: a prepared run's output could
+    // otherwise end (and say so) before anyone listens.
+    let ends: (Socket | null)[] | undefined;
+    const streams = (): (Socket | null)[] => {
+      ends = own.map((fd, k) => (fd >= 0 ? new Socket({ fd, readable: k !== 0, writable: k === 0 }) : null));
+      for (const s of ends.slice(1)) {
+        if (!s) continue;
+        open.add(s);
+        s.on('error', () => undefined);
+        s.once('close', () => {
+          open.delete(s);
+          maybeClose();
+        });
+      }
+      ends[0]?.on('error', () => undefined);
+      return ends;
+    };
+    if (!idle.has(id)) streams();
     running.set(id, {
       exited(e) {
         done = true;
         exit = e;
+        // Never handed a command: nobody will read its pipes.
+        if (!ends) for (const fd of own) if (fd >= 0) closeSync(fd);
         // Ended with the server: nothing will write to these pipes any more.
         if (e.code === null && gone) for (const s of open) s.destroy();
         maybeClose();
       },
     });
-    const sockets = [stdin, stdout, stderr].filter((s): s is Socket => s !== null);
-    if (idle.has(id)) for (const s of sockets) s.unref();
     p.resolve({
       pid,
-      stdin,
-      stdout,
-      stderr,
+      get stdin() {
+        return ends?.[0] ?? null;
+      },
+      get stdout() {
+        return ends?.[1] ?? null;
+      },
+      get stderr() {
+        return ends?.[2] ?? null;
+      },
       kill(signal) {
         if (done) return;
         // A prepared run being ended is waited for, like any run.
@@ -224,7 +239,7 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
           handing.set(id, (taken) => {
             if (taken) {
               idle.delete(id);
-              for (const s of sockets) s.ref();
+              streams();
             }
             resolve(taken);
           });
