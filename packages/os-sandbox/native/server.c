@@ -35,9 +35,10 @@
  * over (see serve_start).
  */
 /*
- * A prepared run also has go, the write end of its command pipe (-1 once used), and what its
- * nested walk found when it was prepared (walk: NUL-terminated paths, with the options that
- * direct the walk, nested; see nested_list).
+ * A prepared run also has go, the write end of its command pipe (-1 once used or for a run
+ * started with its command); stale, set when a change its mounts may not show was seen; and what
+ * its nested walk found when it was prepared (walk: NUL-terminated paths; nested: the options
+ * that direct the walk; watched: an inotify instance on the directories walked; see nested_list).
  */
 static struct serve_run {
   unsigned id;
@@ -237,7 +238,8 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
 /* Hands prepared run `id` its command message (p, n), or ends it; replies "G" or "N". */
 static void serve_go(unsigned id, const unsigned char *p, size_t n) {
   struct serve_run *r = find_run(id);
-  int ok = r && r->go >= 0 && !r->ended && !r->stale && n <= AWAIT_MAX;
+  int prepared = r && r->go >= 0; /* else not ours to end: a run started with its command, or one handed its command already */
+  int ok = prepared && !r->ended && !r->stale && n <= AWAIT_MAX;
   /* The walk again, unless no directory it looked into has changed since (no inotify event). */
   char event[sizeof(struct inotify_event) + NAME_MAX + 1];
   int unchanged = ok && r->watched >= 0 && read(r->watched, event, sizeof event) < 0 && errno == EAGAIN;
@@ -253,8 +255,12 @@ static void serve_go(unsigned id, const unsigned char *p, size_t n) {
     struct iovec v[2] = {{head, 4}, {(void *)p, n}};
     ok = writev(r->go, v, 2) == (ssize_t)n + 4;
   }
-  if (r) forget_prepared(r);
-  if (!ok && r && !r->ended) kill(r->pid, SIGTERM);
+  if (!prepared) {
+    reply("N %u\n", id);
+    return;
+  }
+  forget_prepared(r);
+  if (!ok && !r->ended) kill(r->pid, SIGTERM);
   reply(ok ? "G %u\n" : "N %u\n", id);
 }
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { startSpawnServer } from './spawn-server.js';
-import { alive, createRecordingAudit, descendants, freshDir, parentOf, runIn, until } from './test-helpers.js';
+import { alive, createRecordingAudit, descendants, freshDir, runIn, serverOf, until } from './test-helpers.js';
 
 /** The launchers waiting in a sandbox for a command (bwrap's command), below spawn server `server`. */
 function awaiting(server: number): number[] {
@@ -20,16 +20,6 @@ function awaiting(server: number): number[] {
       return false;
     }
   });
-}
-
-/** The sandbox's spawn server: the parent of a run's supervising launcher. */
-async function serverOf(sb: Sandbox): Promise<number> {
-  const p = await sb.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 30']);
-  await new Promise((ok) => p.stdout.once('data', ok));
-  const server = parentOf(p.pid);
-  p.kill();
-  await p.exit;
-  return server;
 }
 
 /**

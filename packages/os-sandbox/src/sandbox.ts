@@ -4,11 +4,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TrustError, createPrincipal, isTrustError, type Principal } from '@trust/core';
-import { planBwrap, linuxPathsOfInterest, SANDBOX_LAYOUT, type LinuxPlan, type Rlimit } from './bwrap-plan.js';
-import { createRunCgroups, type RunCgroups } from './cgroup.js';
+import { SANDBOX_LAYOUT, type LinuxPlan } from './bwrap-plan.js';
+import type { RunCgroups } from './cgroup.js';
 import { decideDegraded, refuseDegraded } from './degraded.js';
 import { buildSandboxEnv } from './env.js';
-import { collectPathFactsSync, type HostFacts } from './host-facts.js';
 import { evaluateGrantRealPaths } from './grant-paths.js';
 import { findTool, hasRlimits } from './host-files.js';
 import { createPlaceholderKeeper, DEFAULT_PLACEHOLDER_LINGER_MS } from './placeholders.js';
@@ -31,28 +30,17 @@ import {
 import { capOutput } from './output-capture.js';
 import { DEFAULT_OUTPUT_BYTES, DEFAULT_TIME_MS, parseSandboxPolicy, type SandboxPolicy, type SandboxPolicyInput } from './policy.js';
 import { probeSandbox } from './probe.js';
-import { SENSITIVE_ROOTS } from './protected-paths.js';
 import type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnOptions } from './sandbox-types.js';
 import { buildSeccompFilter, seccompArchOf } from './seccomp.js';
 import { planSeatbelt, type DarwinPlan } from './seatbelt-plan.js';
-import { startSpawnServer, type LaunchRequest, type PreparedLaunch, type SpawnServer } from './spawn-server.js';
+import { startSpawnServer, type PreparedLaunch, type SpawnServer } from './spawn-server.js';
+import { createLinuxPlanner, LIFELINE_FD, type Wants } from './linux-run.js';
 import { createAhead } from './ahead.js';
 
 export type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnOptions } from './sandbox-types.js';
 
-/** Descriptors 0-4 carry stdio, the bwrap options (3) and the seccomp program (4). */
-const FIRST_UNUSED_FD = 6;
-/** The launcher's lifeline: a pipe whose other end only the spawn server (or this process) holds (see `--lifeline`, `--serve`). */
-const LIFELINE_FD = 5;
 /** How long `kill()` waits for the supervising launcher to end a run before killing its group. */
 const FORCE_KILL_AFTER_MS = 5_000;
-/**
- * Without the launcher: bash closes every inherited fd >= $1, then execs bwrap (bash, since dash
- * cannot name descriptors above 9). A constant script; bwrap and its arguments arrive as "$@".
- */
-const CLOSE_FDS_SCRIPT =
-  'low=$1; shift; for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -ge "$low" ] 2>/dev/null && eval "exec $n<&-"; done; exec "$@"';
-
 /** SIGKILLs process group `pgid`, if it is still there. */
 function killGroup(pgid: number): void {
   try {
@@ -60,18 +48,6 @@ function killGroup(pgid: number): void {
   } catch {
     /* gone */
   }
-}
-
-/** The launcher's options that stage `stage` (see its --stage-root, --stage and --stage-dev). */
-function rootStageArgs(stage: NonNullable<LinuxPlan['rootStage']>): string[] {
-  return [
-    '--stage-root', stage.dir,
-    ...stage.ops.flatMap((op) =>
-      op.kind === 'bind' ? ['--root-bind', op.src, op.dest] : op.kind === 'symlink' ? ['--root-symlink', op.target, op.dest] : ['--root-tmpfs', op.dest],
-    ),
-    ...(stage.etcFiles ? ['--stage', `${stage.dir}/etc`, ...stage.etcFiles.flatMap((f) => ['--stage-file', f])] : []),
-    '--stage-dev', `${stage.dir}/dev`,
-  ];
 }
 
 /**
@@ -310,116 +286,23 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     spare.catch(() => undefined);
   };
 
-  const rlimits = (): Rlimit[] => {
-    const rl: Rlimit[] = [];
-    if (policy.limits.memoryBytes !== undefined) rl.push(['as', policy.limits.memoryBytes]);
-    if (policy.limits.files !== undefined) rl.push(['nofile', policy.limits.files]);
-    if (policy.limits.pids !== undefined) rl.push(['nproc', policy.limits.pids]);
-    if (policy.limits.fileSizeBytes !== undefined) rl.push(['fsize', policy.limits.fileSizeBytes]);
-    if (rl.length > 0) rl.push(['core', 0]);
-    return rl;
-  };
-  const newCgroups = (runId: string): RunCgroups | undefined =>
-    !launcher
-      ? undefined
-      : createRunCgroups(runId, probe.cgroups, {
-          ...(policy.limits.pids !== undefined ? { pids: policy.limits.pids } : {}),
-          ...(policy.limits.memoryBytes !== undefined ? { memoryBytes: policy.limits.memoryBytes } : {}),
-        });
-
-  const rwRoots = caps.fsGrants.filter((g) => g.mode === 'rw').map((g) => g.path);
-  const nestedSkip = [...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(sourceEnv.HOME ? [sourceEnv.HOME] : [])];
-  /**
-   * What a Linux plan depends on besides the policy and the run's slot: the host's files at every
-   * path of interest (kind, device and inode), and nested repositories where this process looks
-   * for them. `key` is all of it as one string: the same key, the same plan.
-   */
-  interface LinuxFacts {
-    readonly facts: HostFacts;
-    readonly nestedGit: readonly string[];
-    readonly key: string;
-  }
-  const linuxFacts = (): LinuxFacts => {
-    // Where the launcher pins, it also finds nested repositories itself, while bwrap starts
-    // (--nested-git); otherwise they are found here and planned as bwrap binds.
-    const nestedGit = launcherPins ? [] : nestedGitScanner.scan(rwRoots, { skip: nestedSkip });
-    const paths = collectPathFactsSync([...linuxPathsOfInterest(policy, sourceEnv.HOME), ...nestedGit]);
-    const facts = { paths, ...(sourceEnv.HOME ? { home: sourceEnv.HOME } : {}), bwrapDisableUserns: probe.disableUserns };
-    return { facts, nestedGit, key: JSON.stringify(paths) };
-  };
-  /** A Linux run as planned: bwrap's plan, and what starts it (the launcher, bash or bwrap) with which arguments. */
-  interface LinuxRun {
-    readonly plan: LinuxPlan;
-    readonly file: string;
-    readonly args: readonly string[];
-  }
-  const planLinuxRun = (
-    slot: RunSlot,
-    cg: RunCgroups | undefined,
-    run: { argv: readonly string[]; env: Record<string, string>; cwd: string; awaitCommand?: boolean },
-    { facts, nestedGit }: LinuxFacts = linuxFacts(),
-  ): LinuxRun => {
-    const { socketPath, proxyPort } = slot;
-    const plan = planBwrap(
-      policy,
-      run.argv,
-      {
-        facts,
-        env: run.env,
-        cwd: run.cwd,
-        empty,
-        ...(launcher ? { launcher: launcher.path } : {}),
-        ...(fallback ? { fallback: { ...(fallback.socat ? { socat: fallback.socat } : {}), ...(fallback.prlimit ? { prlimit: fallback.prlimit } : {}) } } : {}),
-        ...(socketPath !== undefined && proxyPort !== undefined
-          ? { egress: { socketPath, port: proxyPort, ...(udp ? { udp: true } : {}), ...(bridgeOutside ? { outside: true } : {}) } }
-          : {}),
-        rlimits: rlimits(),
-        shareNetwork: degraded.includes('shared-network'),
-        launcherNetwork,
-        noProc: degraded.includes('no-proc'),
-        seccomp: seccompFilter !== undefined,
-        nestedGit,
-        // The launcher pins protected paths and stages the base itself, before bwrap starts:
-        // much cheaper per mount than bwrap, which re-reads the mount table each time.
-        ...(launcherPins ? { pinProtected: true, stageRoot } : {}),
-        // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
-        ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
-        ...(run.awaitCommand ? { awaitCommand: true } : {}),
-      },
-      probe.bwrap!.path,
-    );
-    // Descriptors this process inherited without close-on-exec (e.g. `exec 200<secret` in the
-    // shell that started Node) would pass through bwrap into the sandbox: everything above
-    // fd 5 (stdio, --args, --seccomp, lifeline) is closed before bwrap starts.
-    if (launcher) {
-      // The launcher stays as a subreaper on the lifeline: if this process dies (even by
-      // SIGKILL, even while bwrap is still setting up), it ends everything it started.
-      const args = [
-        '--close-from', String(FIRST_UNUSED_FD),
-        '--lifeline', String(LIFELINE_FD),
-        ...(keeper?.runArgs(rwRoots, plan.placeholders) ?? []),
-        ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
-        ...(plan.pins.length > 0 && launcherPins && rwRoots.length > 0
-          ? [...rwRoots.flatMap((r) => ['--nested-git', r]), ...nestedSkip.flatMap((p) => ['--nested-skip', p])]
-          : []),
-        ...(plan.rootStage ? rootStageArgs(plan.rootStage) : []),
-        ...(plan.launcherNetwork ? ['--netns', ...plan.bridges.flatMap((b) => [b.type === 'udp' ? '--udp-bridge' : '--bridge', String(b.port), b.socketPath])] : []),
-        ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
-        '--', plan.file, '--args', '3', '--', ...plan.command,
-      ];
-      return { plan, file: launcher.path, args };
-    }
-    if (fallbackBash) {
-      return { plan, file: fallbackBash, args: ['-c', CLOSE_FDS_SCRIPT, 'trust-close-fds', String(FIRST_UNUSED_FD), plan.file, '--args', '3', '--', ...plan.command] };
-    }
-    return { plan, file: plan.file, args: ['--args', '3', '--', ...plan.command] };
-  };
-  type Wants = Pick<LaunchRequest, 'stdin' | 'stdout' | 'stderr'>;
-  const linuxRequest = (run: LinuxRun, wants: Wants): LaunchRequest => ({
-    args: run.args,
-    fd3: Buffer.from(run.plan.options.map((x) => `${x}\0`).join(''), 'utf8'),
-    ...(seccompFilter ? { fd4: seccompFilter } : {}),
-    ...wants,
+  const linux = createLinuxPlanner({
+    policy,
+    probe,
+    degraded,
+    launcher,
+    fallback,
+    fallbackBash,
+    empty,
+    stageRoot,
+    keeper,
+    nestedGitScanner,
+    home: sourceEnv.HOME,
+    seccompFilter,
+    udp,
+    bridgeOutside,
+    launcherNetwork,
+    launcherPins,
   });
 
   /**
@@ -458,17 +341,18 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     const s = server;
     if (!prestart || ++ended < 2 || closed || !useServer || !s?.alive || ahead.holding) return prepareSpare();
     const prepare = async (): Promise<PreparedRun | undefined> => {
-      const slot = await takeSlot();
+      const slot = await takeSlot().catch(() => undefined);
+      if (!slot) return undefined; // the next spawn makes its own slot, and reports why it could not
       await keeper?.beginRun();
       let cgroups: RunCgroups | undefined;
       let placeholders: LinuxPlan['placeholders'] = [];
       try {
         assertGrantsReal();
-        cgroups = newCgroups(slot.runId);
-        const known = linuxFacts();
-        const run = planLinuxRun(slot, cgroups, { argv: [], env: {}, cwd: '/', awaitCommand: true }, known);
+        cgroups = linux.cgroups(slot.runId);
+        const known = linux.facts();
+        const run = linux.plan(slot, cgroups, { argv: [], env: {}, cwd: '/', awaitCommand: true }, known);
         placeholders = run.plan.placeholders;
-        const launched = await s.prepare(linuxRequest(run, wants));
+        const launched = await s.prepare(linux.request(run, wants));
         // Its supervisor leads a process group of its own (the server starts each run in a new session).
         const forgetAtExit = keeper?.endAtExit(() => killGroup(launched.pid)) ?? (() => undefined);
         return { slot, cgroups, wants, factsKey: known.key, placeholders, launched, forgetAtExit };
@@ -554,7 +438,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         // and pipes make the same request. Otherwise it is ended, and this run starts from the
         // beginning.
         const prepared = unused;
-        const known = linuxFacts();
+        const known = linux.facts();
         if (prepared) {
           const w = prepared.wants;
           const same = known.key === prepared.factsKey && w.stdin === wants.stdin && w.stdout === wants.stdout && w.stderr === wants.stderr;
@@ -570,8 +454,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
           }
         }
         if (!child) {
-          cgroups = newCgroups(runId);
-          const run = planLinuxRun(slot, cgroups, { argv, env, cwd }, known);
+          cgroups = linux.cgroups(runId);
+          const run = linux.plan(slot, cgroups, { argv, env, cwd }, known);
           placeholders = run.plan.placeholders;
           file = run.file;
           args = run.args;

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditEvent, AuditInput, AuditSink } from '@trust/core';
+import type { Sandbox } from './sandbox.js';
 
 /** Records audit inputs in memory (the chain itself is tested in core). */
 export function createRecordingAudit(): AuditSink & { events: AuditInput[] } {
@@ -107,6 +108,16 @@ export async function until(what: string, ok: () => boolean): Promise<void> {
 function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The pid of a sandbox's spawn server: the parent of a run that stays until it has been asked. */
+export async function serverOf(sb: Sandbox): Promise<number> {
+  const p = await sb.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 30']);
+  await new Promise((ok) => p.stdout.once('data', ok));
+  const server = parentOf(p.pid);
+  p.kill();
+  await p.exit;
+  return server;
 }
 
 /** The parent pid of `pid`. */

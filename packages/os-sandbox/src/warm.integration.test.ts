@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { startSpawnServer } from './spawn-server.js';
-import { alive, childrenOf, descendants, freshDir, named, parentOf, runIn, until } from './test-helpers.js';
+import { alive, childrenOf, descendants, freshDir, named, runIn, serverOf, until } from './test-helpers.js';
 
 /** The namespaces the process `pid` holds open as descriptors, e.g. ["net:[4026532301]", ...]. */
 function namespacesHeldBy(pid: number): string[] {
@@ -51,16 +51,6 @@ async function netnsOfRun(sb: Sandbox): Promise<string> {
   const r = await runIn(sb, ['/usr/bin/readlink', '/proc/self/ns/net']);
   expect(r.exit.code).toBe(0);
   return r.stdout.trim();
-}
-
-/** The pid of the sandbox's spawn server: the parent of a run that stays until it has been asked. */
-async function serverOf(sb: Sandbox): Promise<number> {
-  const p = await sb.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 30']);
-  await new Promise((ok) => p.stdout.once('data', ok));
-  const server = parentOf(p.pid);
-  p.kill();
-  await p.exit;
-  return server;
 }
 
 /**
