@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
-import { encodeRequest, startSpawnServer, u32 } from './spawn-server.js';
-import { freshDir, parentOf, runIn } from './test-helpers.js';
+import { encodeCommand, encodeRequest, startSpawnServer, u32 } from './spawn-server.js';
+import { alive, freshDir, parentOf, runIn } from './test-helpers.js';
 
 /** A spawn server spoken to in its own protocol, with everything it has replied so far. */
 async function rawServer(): Promise<{ server: ChildProcessWithoutNullStreams; replies: () => string }> {
@@ -107,6 +107,23 @@ describe('the spawn server', () => {
     server.stdin.write('Zjunk');
     const [code] = await new Promise<[number | null]>((ok) => server.once('exit', (c) => ok([c])));
     expect(code).toBe(125);
+  });
+
+  it('refuses a command ("N") for a run that was not prepared, and leaves that run alone', async () => {
+    const { server, replies } = await rawServer();
+    try {
+      // Run 11: `sleep 5`, started with its command.
+      server.stdin.write(encodeRequest(11, { args: ['--', '/bin/sleep', '5'], stdin: false, stdout: false, stderr: false }));
+      for (let i = 0; i < 500 && !/^S 11 /m.test(replies()); i++) await new Promise((ok) => setTimeout(ok, 10));
+      const pid = Number(replies().split('\n')[0]!.split(' ')[2]);
+      server.stdin.write(encodeCommand(11, { argv: ['/bin/true'], env: {}, cwd: '/' }));
+      for (let i = 0; i < 500 && !/^N 11$/m.test(replies()); i++) await new Promise((ok) => setTimeout(ok, 10));
+      expect(replies()).toMatch(/^S 11 \d+ -1 -1 -1\nN 11\n$/);
+      expect(alive(pid)).toBe(true);
+      process.kill(pid, 'SIGKILL');
+    } finally {
+      server.kill('SIGKILL');
+    }
   });
 
   it('keeps a run\'s pipe ends until the host has opened them, even when the run ended first', async () => {
