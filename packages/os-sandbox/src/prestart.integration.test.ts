@@ -74,7 +74,7 @@ describe('runs prepared ahead (prestart)', () => {
       { audit, env: { PATH: '/usr/bin:/bin', GREETING: 'from-host' }, placeholderLingerMs: 60_000 },
     );
     server = await serverOf(sb);
-    // A sandbox prepares runs from its second spawn on.
+    // Runs are prepared while they follow each other: from the second spawn on here.
     await runIn(sb, ['/bin/true']);
     expect(tookPrepared()).toBe(false);
   });
@@ -204,6 +204,27 @@ describe('runs prepared ahead (prestart)', () => {
     } finally {
       await own.close();
       rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it('spawns further apart than placeholderLingerMs prepare nothing', async () => {
+    const records = createRecordingAudit();
+    const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] }, { audit: records, placeholderLingerMs: 400 });
+    try {
+      const ownServer = await serverOf(own);
+      for (let i = 0; i < 2; i++) {
+        await new Promise((r) => setTimeout(r, 800));
+        expect((await runIn(own, ['/bin/true'])).exit.code).toBe(0);
+      }
+      // Time enough for a run to be prepared (within its 400 ms): none is.
+      await new Promise((r) => setTimeout(r, 150));
+      expect(awaiting(ownServer)).toEqual([]);
+      expect(records.events.filter((e) => e.action === 'sandbox.spawn').map((e) => e.details?.prepared)).toEqual([false, false, false]);
+      // And once they follow each other again, the next is prepared.
+      await runIn(own, ['/bin/true']);
+      await until('a run is prepared', () => awaiting(ownServer).length === 1);
+    } finally {
+      await own.close();
     }
   });
 

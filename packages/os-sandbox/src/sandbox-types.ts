@@ -51,7 +51,9 @@ export interface CreateSandboxOptions {
   readonly spawnServer?: boolean;
   /**
    * Prepare the next run as soon as one has ended (default `true`; Linux, through the spawn
-   * server; from a sandbox's second run on, so a sandbox used once prepares nothing): the
+   * server; while runs follow each other, i.e. the run that ended was spawned less than
+   * `placeholderLingerMs` after the one before it ended, so a sandbox used once, or every few
+   * seconds, prepares nothing): the
    * server starts it as far as bwrap's command (namespaces, mounts, seccomp, cgroups, the proxy
    * listener), with a launcher in the sandbox that waits for the command, its environment and
    * working directory, so a spawn costs little more than the command's own exec. A spawn takes it

@@ -334,12 +334,15 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   // Unused for as long as placeholders linger, it is ended: it holds them (and a few processes).
   const ahead = createAhead<PreparedRun>(lingerMs, (run) => abandon(run, true));
   // Once a run has ended: then it sees what that run left (and does not compete with it for the
-  // CPUs), and only in a sandbox that has run more than once (one used once would prepare a run
-  // for nothing).
-  let ended = 0;
+  // CPUs). And only while runs follow each other: when the last spawn came less than lingerMs
+  // after the run before it ended. A sandbox used once, or every few seconds, would prepare runs
+  // for nothing.
+  let lastEnd: number | undefined;
+  let following = false;
   const prepareNext = (wants: Wants): void => {
     const s = server;
-    if (!prestart || ++ended < 2 || closed || !useServer || !s?.alive || ahead.holding) return prepareSpare();
+    lastEnd = performance.now();
+    if (!prestart || !following || closed || !useServer || !s?.alive || ahead.holding) return prepareSpare();
     const prepare = async (): Promise<PreparedRun | undefined> => {
       const slot = await takeSlot().catch(() => undefined);
       if (!slot) return undefined; // the next spawn makes its own slot, and reports why it could not
@@ -382,6 +385,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     const slot = unused?.slot ?? (await takeSlot());
     const { runId, principal, violations, runDir, proxyPort } = slot;
     const started = Date.now();
+    following = lastEnd !== undefined && performance.now() - lastEnd < lingerMs;
     const cleanups: (() => void | Promise<void>)[] = [];
     const cleanup = async (): Promise<void> => {
       for (const c of cleanups.reverse()) {
