@@ -46,8 +46,9 @@ export interface SpawnServer {
   launch(request: LaunchRequest): Promise<Launched>;
   /**
    * Starts a run as far as its command: `request` names the launcher in the sandbox with
-   * `--await` as bwrap's command (and no `--chdir` or environment). Until `start`, it neither
-   * keeps this process alive nor has read anything; its pipes are open.
+   * `--await` as bwrap's command (and no `--chdir` or environment). Until `start` it does not
+   * keep this process alive, and its stdin, stdout and stderr are null: its pipes become streams
+   * once it has taken its command (so that nothing they say is missed).
    */
   prepare(request: LaunchRequest): Promise<PreparedLaunch>;
   /** Ends the server; runs still going end with it (their lifelines close). */
