@@ -22,6 +22,15 @@ export interface Launched {
   readonly closed: Promise<LaunchedExit>;
 }
 
+/** SIGKILLs process group `pgid`, if it is still there. */
+export function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+}
+
 /**
  * Wraps a child this process spawned itself (`detached`, so that its pid is its process group),
  * writing `feeds[k]` (when set) to its fd 3 + k and closing it.
@@ -42,13 +51,7 @@ export function fromChildProcess(child: ChildProcess, feeds: readonly (Uint8Arra
     stdout: child.stdout,
     stderr: child.stderr,
     kill(signal) {
-      if (signal === 'SIGKILL' && child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          /* already gone */
-        }
-      }
+      if (signal === 'SIGKILL' && child.pid !== undefined) killGroup(child.pid);
       try {
         child.kill(signal);
       } catch {

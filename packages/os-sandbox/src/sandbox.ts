@@ -12,7 +12,7 @@ import { evaluateGrantRealPaths } from './grant-paths.js';
 import { findTool, hasRlimits } from './host-files.js';
 import { createPlaceholderKeeper, DEFAULT_PLACEHOLDER_LINGER_MS } from './placeholders.js';
 import { createNestedGitScanner } from './nested-git.js';
-import { fromChildProcess, type Launched } from './launched.js';
+import { fromChildProcess, killGroup, type Launched } from './launched.js';
 import { onProcessExit } from './on-exit.js';
 import { createRunDirPool } from './run-dirs.js';
 import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
@@ -41,15 +41,6 @@ export type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnO
 
 /** How long `kill()` waits for the supervising launcher to end a run before killing its group. */
 const FORCE_KILL_AFTER_MS = 5_000;
-/** SIGKILLs process group `pgid`, if it is still there. */
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    /* gone */
-  }
-}
-
 /**
  * Creates an independent sandbox for one policy. Probes the host once, compiles (or verifies)
  * the launcher, and fails closed: `SANDBOX_UNAVAILABLE` when bubblewrap or user namespaces are
@@ -323,9 +314,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   /** Ends a prepared run that will not take a command, and gives back what it held (its slot too, unless a run goes on with it). */
   const abandon = async (run: PreparedRun, releaseSlot: boolean): Promise<void> => {
     run.forgetAtExit();
+    // It never took a command, so its pipes never became streams: `closed` waits only for its end.
     run.launched.kill('SIGTERM');
-    // Nothing reads its pipes: closed here, so that `closed` waits only for its end.
-    for (const stream of [run.launched.stdin, run.launched.stdout, run.launched.stderr]) stream?.destroy();
     await run.launched.closed.catch(() => undefined);
     run.cgroups?.remove();
     keeper?.endRun(run.placeholders);
