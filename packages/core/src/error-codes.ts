@@ -63,6 +63,9 @@ export const AUDIT_ERROR_CODES = Object.freeze([
   'AUDIT_FILE_READ',
   'AUDIT_LINE_INVALID',
   'AUDIT_SINK_CLOSED',
+  'AUDIT_TORN_TAIL',
+  'AUDIT_WRITE_FAILED',
+  'AUDIT_REPAIR_REFUSED',
 ] as const);
 export type AuditErrorCode = (typeof AUDIT_ERROR_CODES)[number];
 

@@ -66,7 +66,7 @@ describe('public API', () => {
   });
 
   it('@trust/core/node exports exactly these names', () => {
-    expect(Object.keys(node).sort()).toEqual(['createJsonlAuditSink', 'readJsonlAudit']);
+    expect(Object.keys(node).sort()).toEqual(['createJsonlAuditSink', 'readJsonlAudit', 'repairJsonlAudit']);
   });
 
   it('@trust/core/testing exports exactly these names', () => {

@@ -6,7 +6,8 @@ import type { AuditInput } from '../audit-event.js';
 import { GENESIS_HASH, verifyChain } from '../audit-chain.js';
 import { TrustError } from '../error.js';
 import { createPrincipal } from '../principal.js';
-import { createJsonlAuditSink, readJsonlAudit } from './jsonl-audit.js';
+import { createJsonlAuditSink } from './jsonl-audit.js';
+import { readJsonlAudit } from './jsonl-audit-read.js';
 
 const input = (n: number): AuditInput => ({
   principal: createPrincipal('process', 'run-1'),
@@ -98,6 +99,26 @@ describe('createJsonlAuditSink', () => {
 });
 
 describe('readJsonlAudit', () => {
+  it('reports an incomplete last line as a torn tail, not as an event, even when it is JSON', () => {
+    const sink = createJsonlAuditSink(file);
+    sink.record(input(1));
+    const b = sink.record(input(2));
+    sink.close();
+    // The second event without its newline: a write cut short one byte before the end.
+    writeFileSync(file, readFileSync(file, 'utf8').slice(0, -1));
+    expect(JSON.parse(readFileSync(file, 'utf8').split('\n')[1] as string).hash).toBe(b.hash);
+    let caught: unknown;
+    try {
+      readJsonlAudit(file);
+    } catch (e) {
+      caught = e;
+    }
+    const err = caught as TrustError;
+    expect(err.code).toBe('AUDIT_FILE_CORRUPT');
+    expect(err.problems.map((p) => [p.code, p.path])).toEqual([['AUDIT_TORN_TAIL', 'line 2']]);
+    expect(err.hint).toContain('--repair');
+  });
+
   it('names every bad line', () => {
     const sink = createJsonlAuditSink(file);
     sink.record(input(1));

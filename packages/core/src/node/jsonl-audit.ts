@@ -1,8 +1,9 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import type { AuditEvent, AuditSink } from '../audit-event.js';
-import { GENESIS_HASH, computeEventHash, describeMalformedEvent, sealEvent } from '../audit-chain.js';
+import { GENESIS_HASH, computeEventHash, sealEvent } from '../audit-chain.js';
 import { canonicalJson } from '../canonical-json.js';
-import { TrustError, type Problem } from '../error.js';
+import { TrustError } from '../error.js';
+import { checkEvent, tornTailMessage } from './jsonl-audit-read.js';
 
 /** A sink that appends one JSON line per event to a file. */
 export interface JsonlAuditSink extends AuditSink {
@@ -25,6 +26,24 @@ const corrupt = (path: string, why: string, cause?: unknown): TrustError =>
     hint: 'check it with "trust audit verify"; to start a new chain, move the file aside (keep it as evidence)',
   });
 
+/** The last line has no newline: a write that never finished (the existing report, plus the repair). */
+const torn = (path: string): TrustError =>
+  new TrustError('AUDIT_FILE_CORRUPT', `audit file ${path}: the last line is incomplete (no newline): a write was interrupted`, {
+    problems: [{ code: 'AUDIT_TORN_TAIL', path: 'last line', message: tornTailMessage('the last line'), severity: 'error' }],
+    hint: 'the events before it are intact: "trust audit verify --repair" removes only the incomplete line (or move the file aside to start a new chain; keep it as evidence)',
+  });
+
+/** Writes all of `data` at the end of the file, looping on short writes (a full disk writes part). */
+function writeAll(fd: number, data: Buffer): void {
+  let done = 0;
+  while (done < data.length) {
+    const n = writeSync(fd, data, done, data.length - done);
+    // A write that makes no progress and reports no error would loop forever: treat it as one.
+    if (!(n > 0)) throw Object.assign(new Error('write made no progress'), { code: 'EIO' });
+    done += n;
+  }
+}
+
 /** Reads the last line of an open file without reading the whole file. */
 function readLastLine(fd: number, size: number, path: string): string {
   let chunk = 64 * 1024;
@@ -33,7 +52,7 @@ function readLastLine(fd: number, size: number, path: string): string {
     const buffer = Buffer.alloc(length);
     readSync(fd, buffer, 0, length, size - length);
     const text = buffer.toString('utf8');
-    if (!text.endsWith('\n')) throw corrupt(path, 'the last line is incomplete (no newline): a write was interrupted');
+    if (!text.endsWith('\n')) throw torn(path);
     const body = text.slice(0, -1);
     const nl = body.lastIndexOf('\n');
     if (nl >= 0) return body.slice(nl + 1);
@@ -42,16 +61,18 @@ function readLastLine(fd: number, size: number, path: string): string {
   }
 }
 
-function checkEvent(value: unknown): string | undefined {
-  if (typeof value === 'object' && value !== null && (value as { v?: unknown }).v !== 1) return 'format version is not 1';
-  return describeMalformedEvent(value);
-}
-
 /**
  * Opens (or creates, mode 0600) a JSONL audit file and continues its chain: the last event is
  * read and checked on open, so new events link to it. A corrupt or incomplete last line throws
- * `AUDIT_FILE_CORRUPT` with a hint; the file is never rewritten. One process should write a
- * file at a time. Use `readJsonlAudit` plus `verifyChain` to check the whole file.
+ * `AUDIT_FILE_CORRUPT` with a hint (an incomplete one, a torn tail, is removed by
+ * `repairJsonlAudit`); opening never rewrites the file. One process should write a file at a
+ * time. Use `readJsonlAudit` plus `verifyChain` to check the whole file.
+ *
+ * Each event is written completely or not at all: short writes are continued, and a failed
+ * write or fsync (a full disk, an I/O error) cuts the file back to its last complete line and
+ * throws `AUDIT_WRITE_FAILED`; the head then stays at the last event wholly on disk, and the
+ * sink can record again once writes succeed. If even the cut fails, the sink refuses every
+ * later event with the same code.
  *
  * @example
  * const sink = createJsonlAuditSink('/var/log/trust/audit.jsonl');
@@ -63,8 +84,10 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
   const fsync = options.fsync ?? true;
   const fd = openSync(path, 'a+', 0o600);
   let head = GENESIS_HASH;
+  // The end of the last complete line: what a failed write is cut back to.
+  let size = 0;
   try {
-    const size = fstatSync(fd).size;
+    size = fstatSync(fd).size;
     if (size > 0) {
       const line = readLastLine(fd, size, path);
       let last: unknown;
@@ -83,12 +106,36 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
     throw e;
   }
   let open = true;
+  // Set when a failed write could not be cut back: the file's end is then not a line boundary.
+  let stuck: TrustError | undefined;
   return Object.freeze({
     record(input) {
       if (!open) throw new TrustError('AUDIT_SINK_CLOSED', `audit file ${path} is closed`, { hint: 'create a new sink' });
+      if (stuck) throw stuck;
       const event = sealEvent(input, head, clock().toISOString());
-      writeSync(fd, `${canonicalJson(event)}\n`);
-      if (fsync) fsyncSync(fd);
+      const line = Buffer.from(`${canonicalJson(event)}\n`, 'utf8');
+      try {
+        writeAll(fd, line);
+        if (fsync) fsyncSync(fd);
+      } catch (cause) {
+        const why = (cause as { code?: string }).code ?? 'write error';
+        try {
+          ftruncateSync(fd, size);
+          if (fsync) fsyncSync(fd);
+        } catch (undo) {
+          stuck = new TrustError('AUDIT_WRITE_FAILED', `audit file ${path}: an event could not be written (${why}) and its partial line could not be removed; this sink records nothing more`, {
+            cause: undo,
+            hint: 'free disk space, then run "trust audit verify --repair" on the file and open a new sink',
+          });
+          throw stuck;
+        }
+        throw new TrustError('AUDIT_WRITE_FAILED', `audit file ${path}: the event could not be written (${why}); nothing was recorded and the chain is unchanged`, {
+          cause,
+          hint: why === 'ENOSPC' ? 'free disk space; the sink can record again once there is room' : 'check the file system; the sink can record again once writes succeed',
+        });
+      }
+      // Only now is the whole line on disk (and synced): the head may move past it.
+      size += line.length;
       head = event.hash;
       return event;
     },
@@ -98,46 +145,4 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
       open = false;
     },
   } satisfies JsonlAuditSink);
-}
-
-/**
- * Reads every event of a JSONL audit file. Each line must be a well-formed `v: 1` event; bad
- * lines throw `AUDIT_FILE_CORRUPT` whose `problems` name every bad line (`line 3`). A missing
- * or unreadable file throws `AUDIT_FILE_READ`. The chain itself is checked by `verifyChain`.
- *
- * @example
- * const verdict = verifyChain(readJsonlAudit('/var/log/trust/audit.jsonl'));
- */
-export function readJsonlAudit(path: string): AuditEvent[] {
-  if (!existsSync(path)) throw new TrustError('AUDIT_FILE_READ', `audit file ${path} does not exist`, { hint: 'check the path' });
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (cause) {
-    throw new TrustError('AUDIT_FILE_READ', `cannot read audit file ${path}`, { cause, hint: 'check the path and its permissions' });
-  }
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  const events: AuditEvent[] = [];
-  const problems: Problem[] = [];
-  lines.forEach((line, i) => {
-    const where = `line ${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      problems.push({ code: 'AUDIT_LINE_INVALID', path: where, message: `${where} is not JSON`, severity: 'error' });
-      return;
-    }
-    const problem = checkEvent(value);
-    if (problem) problems.push({ code: 'AUDIT_LINE_INVALID', path: where, message: `${where} is not an audit event: ${problem}`, severity: 'error' });
-    else events.push(value as AuditEvent);
-  });
-  if (problems.length > 0) {
-    throw new TrustError('AUDIT_FILE_CORRUPT', `audit file ${path}: ${problems.map((p) => p.message).join('; ')}`, {
-      problems,
-      hint: 'the listed lines were damaged or written by something else; keep the file as evidence',
-    });
-  }
-  return events;
 }
