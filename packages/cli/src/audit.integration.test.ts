@@ -40,8 +40,45 @@ describe('trust audit (built binary)', () => {
     expect(r.code).toBe(1);
     const doc = auditVerifySchema.parse(r.json());
     expect(doc.result.broken).toMatchObject({ index, line: index + 1, code });
+    expect(doc.result.state).toBe('tampered');
     const human = await runCli(['audit', 'verify', 'audit.jsonl'], { home: tmp.home });
     expect(human.stdout).toContain(`breaks at event ${index} (line ${index + 1})`);
+    expect(human.stdout).toContain('changed after it was written');
+  });
+
+  it('verify tells a torn tail (a crash) from tampering, and --repair removes only the torn line', async () => {
+    const lines = writeChain(4);
+    const intact = `${lines.join('\n')}\n`;
+    writeFileSync(file, `${intact}{"v":1,"time":"2026-`);
+    const r = await runCli(['audit', 'verify', 'audit.jsonl', '--json'], { home: tmp.home });
+    expect(r.code).toBe(1);
+    expect(auditVerifySchema.parse(r.json()).result).toMatchObject({ ok: false, state: 'torn-tail', count: 4, broken: { line: 5, code: 'AUDIT_TORN_TAIL' } });
+    const human = await runCli(['audit', 'verify', 'audit.jsonl'], { home: tmp.home });
+    expect(human.stdout).toContain('is incomplete: a write was interrupted');
+    expect(human.stdout).toContain('not tampering');
+    expect(human.stdout).toContain('--repair');
+    expect(readFileSync(file, 'utf8')).toBe(`${intact}{"v":1,"time":"2026-`);
+    const fixed = await runCli(['audit', 'verify', 'audit.jsonl', '--repair'], { home: tmp.home });
+    expect(fixed.code).toBe(0);
+    expect(fixed.stdout).toContain('removed the incomplete line 5 (20 byte(s)');
+    expect(fixed.stdout).toContain('{"v":1,"time":"2026-');
+    expect(fixed.stdout).toContain('4 event(s), the chain is intact');
+    expect(readFileSync(file, 'utf8')).toBe(intact);
+    writeFileSync(file, `${intact}x`);
+    const j = await runCli(['audit', 'verify', 'audit.jsonl', '--repair', '--json'], { home: tmp.home });
+    expect(auditVerifySchema.parse(j.json()).result).toMatchObject({ ok: true, state: 'intact', count: 4, repaired: { line: 5, removedBytes: 1, removed: 'x' } });
+  });
+
+  it('verify --repair refuses a tampered file with a torn tail and leaves it as it is', async () => {
+    const lines = writeChain(4);
+    const damaged = `${lines.map((x, i) => (i === 1 ? x.replace('"deny"', '"allow"') : x)).join('\n')}\n{"v":1`;
+    writeFileSync(file, damaged);
+    const r = await runCli(['audit', 'verify', 'audit.jsonl', '--repair', '--json'], { home: tmp.home });
+    expect(r.code).toBe(1);
+    expect(auditVerifySchema.parse(r.json()).result).toMatchObject({ ok: false, state: 'tampered' });
+    expect(readFileSync(file, 'utf8')).toBe(damaged);
+    const human = await runCli(['audit', 'verify', 'audit.jsonl'], { home: tmp.home });
+    expect(human.stdout).toContain('not what a crash leaves');
   });
 
   it('verify and tail read the audit table of an .adf agent file', async () => {
@@ -69,6 +106,7 @@ describe('trust audit (built binary)', () => {
   it.each([
     [['audit', 'verify', 'missing.jsonl'], 1, 'AUDIT_FILE_READ'],
     [['audit', 'verify', 'agent.adf'], 1, 'CLI_FILE_NOT_FOUND'],
+    [['audit', 'verify', 'agent.adf', '--repair'], 2, 'CLI_USAGE_INVALID_VALUE'],
     [['audit', 'tail'], 2, 'CLI_USAGE_MISSING_ARGUMENT'],
     [['audit', 'tail', 'audit.jsonl', '-n', 'x'], 2, 'CLI_USAGE_INVALID_VALUE'],
   ])('%j exits %i with %s', async (argv, exit, code) => {

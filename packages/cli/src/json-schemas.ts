@@ -113,9 +113,11 @@ export const auditVerifySchema = successSchema(
       file: z.string(),
       format: z.enum(['jsonl', 'adf']),
       ok: z.boolean(),
+      state: z.enum(['intact', 'torn-tail', 'tampered']),
       count: z.number().int(),
       head: z.string().optional(),
       broken: z.object({ index: z.number().int(), line: z.number().int().optional(), code: z.string(), reason: z.string() }).strict().optional(),
+      repaired: z.object({ line: z.number().int(), removedBytes: z.number().int(), removed: z.string() }).strict().optional(),
     })
     .strict(),
 );
