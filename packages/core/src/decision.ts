@@ -12,6 +12,13 @@ export type Decision = Allow | Deny;
 export interface Allow {
   readonly allow: true;
   readonly rule?: string;
+  /**
+   * The port the allowing rule names explicitly (`api.example.com:8443`), when it names one.
+   * An HTTP proxy opens a `CONNECT` tunnel to a port other than 443 only when this equals the
+   * tunnel's port: an allow without it (a rule without a port, a hand-written policy) never
+   * opens a raw tunnel to another port.
+   */
+  readonly port?: number;
 }
 
 /** A denied action, with a stable `code`, a `reason` and, where one exists, how to permit it. */
@@ -24,13 +31,17 @@ export interface Deny {
 }
 
 /**
- * Builds an allow decision.
+ * Builds an allow decision; `extra.port` records a port the allowing rule names explicitly.
  *
  * @example
  * allow('allow-hosts'); // { allow: true, rule: 'allow-hosts' }
+ * allow('allow-hosts:api.example.com:8443', { port: 8443 }); // { allow: true, rule: …, port: 8443 }
  */
-export function allow(rule?: string): Allow {
-  return rule === undefined ? { allow: true } : { allow: true, rule };
+export function allow(rule?: string, extra: { port?: number } = {}): Allow {
+  const a: { -readonly [K in keyof Allow]: Allow[K] } = { allow: true };
+  if (rule !== undefined) a.rule = rule;
+  if (extra.port !== undefined) a.port = extra.port;
+  return a;
 }
 
 /**

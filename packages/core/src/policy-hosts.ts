@@ -26,6 +26,15 @@ export function matchPeer(rules: readonly HostRule[], peer: EgressPeer): HostRul
   );
 }
 
+/**
+ * Whether a rule that matched a `CONNECT` may open a tunnel to `port`: a rule that names the
+ * port, or any matching rule for port 443. A host rule without a port must not turn an HTTP
+ * grant into a raw TCP tunnel to every port of the host.
+ */
+export function matchesTunnelPort(rule: HostRule, port: number): boolean {
+  return port === 443 || ('port' in rule && rule.port === port);
+}
+
 export interface AllowHostsOptions {
   /** Name used in decisions and audit events; default `allow-hosts`. */
   readonly name?: string;
@@ -41,7 +50,9 @@ export interface AllowHostsOptions {
 
 /**
  * A gate that allows HTTP requests to hosts matching `rules` (see `parseHostRule`), and TCP/UDP
- * peers only when `tcp`/`udp` is set. Anything else is denied with `EGRESS_HOST_NOT_ALLOWED`
+ * peers only when `tcp`/`udp` is set. A `CONNECT` (a proxy tunnel) matches a rule without a port
+ * only on port 443; another port must be named (`api.example.com:8443`), else the answer is
+ * `EGRESS_TUNNEL_PORT_NOT_ALLOWED`. An allow from a rule with a port carries it (`Allow.port`). Anything else is denied with `EGRESS_HOST_NOT_ALLOWED`
  * (or `EGRESS_METHOD_NOT_ALLOWED`) and a hint naming what to add. An empty list allows nothing.
  * Rules are validated here, once: bad ones throw `POLICY_INVALID` listing every problem.
  *
@@ -80,7 +91,14 @@ export function allowHosts(rules: readonly string[], options: AllowHostsOptions 
           hint: 'allow the host in an HTTP allow list',
         });
       }
-      const hit = compiled.find((r) => matchHostRule(r, request.host, request.port));
+      const tunnel = request.method.toUpperCase() === 'CONNECT';
+      const hit = compiled.find((r) => matchHostRule(r, request.host, request.port) && (!tunnel || matchesTunnelPort(r, request.port)));
+      if (!hit && tunnel && compiled.some((r) => matchHostRule(r, request.host, request.port))) {
+        return deny('EGRESS_TUNNEL_PORT_NOT_ALLOWED', `egress denied: CONNECT ${request.host}:${request.port} would be a raw tunnel; a host rule without a port opens tunnels to port 443 only (rule ${name})`, {
+          rule: name,
+          hint: `name the port in the rule ("${request.host}:${request.port}"), or grant tcp to ${request.host}:${request.port}`,
+        });
+      }
       if (!hit) {
         return deny('EGRESS_HOST_NOT_ALLOWED', `egress denied: ${request.host}:${request.port} is not on the allow list (rule ${name})`, {
           rule: name,
@@ -94,7 +112,7 @@ export function allowHosts(rules: readonly string[], options: AllowHostsOptions 
           hint: `add "${method}" to the methods of ${name} to permit it`,
         });
       }
-      return allow(`${name}:${hit.text}`);
+      return allow(`${name}:${hit.text}`, 'port' in hit && hit.port !== undefined ? { port: hit.port } : {});
     },
   };
   return Object.freeze({

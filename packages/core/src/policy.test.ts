@@ -34,6 +34,42 @@ describe('allowHosts', () => {
     expectDecision(http(gate, url), expected);
   });
 
+  // CONNECT is a raw tunnel: a rule without a port opens it to 443 only (issue: an http grant
+  // must not become an opaque TCP tunnel to SSH or Redis on an allowed host).
+  describe('CONNECT ports', () => {
+    const tunnels = allowHosts(['api.example.com', 'svc.example.com:8443', '*.cdn.example.com', '10.0.0.0/8', '[2001:db8::1]:6379', 'both.example.com', 'both.example.com:22']);
+    it.each([
+      ['https://api.example.com:443/', 'allow', undefined],
+      ['https://api.example.com:22/', 'EGRESS_TUNNEL_PORT_NOT_ALLOWED', undefined],
+      ['https://api.example.com:8443/', 'EGRESS_TUNNEL_PORT_NOT_ALLOWED', undefined],
+      ['https://svc.example.com:8443/', 'allow', 8443],
+      ['https://svc.example.com:443/', 'EGRESS_HOST_NOT_ALLOWED', undefined],
+      ['https://svc.example.com:8444/', 'EGRESS_HOST_NOT_ALLOWED', undefined],
+      ['https://a.cdn.example.com:443/', 'allow', undefined],
+      ['https://a.cdn.example.com:25/', 'EGRESS_TUNNEL_PORT_NOT_ALLOWED', undefined],
+      ['https://10.1.2.3:443/', 'allow', undefined],
+      ['https://10.1.2.3:6379/', 'EGRESS_TUNNEL_PORT_NOT_ALLOWED', undefined],
+      ['https://[2001:db8::1]:6379/', 'allow', 6379],
+      ['https://[2001:db8::1]:443/', 'EGRESS_HOST_NOT_ALLOWED', undefined],
+      ['https://both.example.com:22/', 'allow', 22],
+      ['https://both.example.com:443/', 'allow', undefined],
+      ['https://evil.test:443/', 'EGRESS_HOST_NOT_ALLOWED', undefined],
+    ])('CONNECT %s -> %s (port %s)', (url, expected, port) => {
+      const d = http(tunnels, url, 'CONNECT');
+      expectDecision(d, expected);
+      if (d.allow) expect(d.port).toBe(port);
+    });
+
+    it('a plain request with a port-less rule still matches every port; a named port is carried', () => {
+      expect(http(tunnels, 'http://api.example.com:8080/')).toEqual({ allow: true, rule: 'allow-hosts:api.example.com' });
+      expect(http(tunnels, 'https://svc.example.com:8443/')).toEqual({ allow: true, rule: 'allow-hosts:svc.example.com:8443', port: 8443 });
+    });
+
+    it('the port refusal says how to permit it', () => {
+      expect(http(tunnels, 'https://api.example.com:22/', 'connect')).toMatchObject({ allow: false, hint: expect.stringContaining('"api.example.com:22"') });
+    });
+  });
+
   it('names the rule and gives a hint', () => {
     const d = http(allowHosts(['a.example.com'], { name: 'mine' }), 'https://b.example.com/');
     expect(d).toMatchObject({ allow: false, rule: 'mine', hint: expect.stringContaining('"b.example.com"') });
