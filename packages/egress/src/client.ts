@@ -26,6 +26,11 @@ export interface EgressClientOptions {
   readonly allowDowngrade?: boolean;
   /** Clock for durations (default `Date.now`). */
   readonly now?: () => number;
+  /**
+   * How long `close()` lets requests in flight (a response body still streaming) finish before
+   * it destroys their connections (default 1000 ms).
+   */
+  readonly closeGraceMs?: number;
 }
 
 export interface WebSocketOptions {
@@ -58,7 +63,11 @@ export interface EgressClient {
   openUdp(host: string, port: number, options: UdpOpenOptions): Promise<EgressUdpSocket>;
   /** The guard this client enforces. */
   readonly guard: EgressGuard;
-  /** Closes pooled connections and every UDP socket opened with `openUdp`. */
+  /**
+   * Closes pooled connections and every UDP socket opened with `openUdp`. Requests still in
+   * flight get `closeGraceMs`, then their connections are destroyed (their bodies then fail), so
+   * close() returns whatever a peer does.
+   */
   close(): Promise<void>;
 }
 
@@ -76,6 +85,8 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
   if (typeof options?.policy?.authorizeHttp !== 'function') throw new TypeError('createEgressClient: options.policy with authorizeHttp is required');
   const guard = toGuard(options.guard);
   const limits = resolveLimits(options.limits);
+  const closeGraceMs = options.closeGraceMs ?? 1000;
+  if (!(Number.isFinite(closeGraceMs) && closeGraceMs >= 0)) throw new RangeError('createEgressClient: closeGraceMs must be a finite number >= 0');
   const dialled = new Map<string, string>();
   const udpSockets = new Set<EgressUdpSocket>();
   const dispatcher = createEgressDispatcher({
@@ -143,7 +154,13 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
     close: async () => {
       await Promise.all([...udpSockets].map((s) => s.close()));
       udpSockets.clear();
-      await dispatcher.close();
+      // Requests in flight get the grace period; then destroy ends them. (The dispatcher's own
+      // close() would wait for them forever under a dripping peer, and a destroy after a close
+      // no longer aborts them.)
+      const until = Date.now() + closeGraceMs;
+      const busy = (): boolean => Object.values(dispatcher.stats).some((s) => s.running > 0 || s.pending > 0);
+      while (busy() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+      await dispatcher.destroy();
     },
   });
 }

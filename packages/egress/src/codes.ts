@@ -38,6 +38,8 @@ export const EGRESS_CODES = Object.freeze([
   'EGRESS_ABORTED',
   'EGRESS_CONNECT_FAILED',
   'EGRESS_PROTOCOL',
+  'EGRESS_TUNNEL_PORT_NOT_ALLOWED',
+  'EGRESS_REQUEST_MALFORMED',
 ] as const);
 
 /** One of {@link EGRESS_CODES}. A policy may also deny with its own code; that code is kept. */

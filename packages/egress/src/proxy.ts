@@ -1,18 +1,19 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { TrustError, deny, type AuditSink, type Decision, type Deny, type EgressPolicy, type Principal } from '@trust/core';
+import { TrustError, deny, type AuditSink, type EgressPolicy, type Principal } from '@trust/core';
 import type { Dispatcher } from 'undici';
 import { recordEgress } from './audit.js';
 import { createEgressDispatcher, toGuard } from './dispatcher.js';
 import type { EgressGuard } from './guard.js';
 import type { GuardOptions } from './guard-options.js';
-import { toEgressError } from './errors.js';
 import { resolveLimits, type EgressLimits } from './limits.js';
-import { authorizeHttp, authorizePeer } from './policy-call.js';
-import { redactUrl } from './redact.js';
+import { createConnectHandler } from './proxy-connect.js';
+import { createInflight, type ProxyContext } from './proxy-context.js';
+import { createForwardHandler } from './proxy-forward.js';
+import { malformedRequest, refuseHttp, refuseMalformed } from './proxy-refuse.js';
 import { handleSocks5 } from './socks5.js';
-import { hostPort, isDenyResult, parseTarget } from './target.js';
+import { hostPort } from './target.js';
 import { createUdpRelay, type UdpRelayLimits } from './udp-relay.js';
 
 export interface EgressProxyOptions {
@@ -23,12 +24,24 @@ export interface EgressProxyOptions {
   readonly principal: Principal;
   /** A unix socket path, or a loopback TCP port (0 = pick one). */
   readonly listen: { readonly path: string } | { readonly host: '127.0.0.1' | '::1'; readonly port: number };
+  /**
+   * Limits of forwarded requests. `totalTimeoutMs` bounds each whole request, its streamed
+   * request and response bodies included (a peer dripping bytes is cut there).
+   */
   readonly limits?: EgressLimits;
   /**
    * How CONNECT tunnels are judged: `'http'` (default) asks `authorizeHttp` about
-   * `https://host:port/` with method CONNECT; `'tcp'` asks `authorizeTcp` (absent = deny).
+   * `https://host:port/` with method CONNECT, and opens the tunnel only to port 443 or to a port
+   * the allowing rule names explicitly (`Allow.port`, e.g. rule `api.example.com:8443`); any
+   * other port is a raw TCP tunnel and needs `authorizeTcp` to allow it (absent = deny), as
+   * under `'tcp'`, which asks `authorizeTcp` only. A refusal is a `403` with the reason, audited.
    */
   readonly connectAs?: 'http' | 'tcp';
+  /**
+   * How long `close()` lets forwarded requests in flight finish before it aborts them (default
+   * 1000 ms). Tunnels and idle connections are closed at once.
+   */
+  readonly closeGraceMs?: number;
   /**
    * SOCKS5 UDP ASSOCIATE through this listener's datagram channels (see `createUdpRelay`):
    * `announce` is the address clients are told to send datagrams to, i.e. where a datagram
@@ -44,34 +57,11 @@ export interface EgressProxy {
   readonly address: { readonly path: string } | { readonly host: string; readonly port: number };
   /** `http://127.0.0.1:port` for TCP listeners (for HTTP_PROXY); undefined for unix sockets. */
   readonly url: string | undefined;
-  /** Stops listening and destroys open tunnels. */
+  /**
+   * Stops listening, lets forwarded requests in flight finish for `closeGraceMs`, then aborts
+   * them and destroys every connection and tunnel. Always returns, whatever the peers do.
+   */
   close(): Promise<void>;
-}
-
-const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
-
-/**
- * A CONNECT authority: a host (name or IPv4 in any spelling the URL parser then canonicalises,
- * percent-escapes included) or a bracketed IPv6 literal, then decimal port digits. No userinfo,
- * path, query or fragment can match; the URL parser decides the host and the port's range.
- */
-const CONNECT_AUTHORITY = /^(?:[A-Za-z0-9_.%-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):\d{1,10}$/;
-
-function denyBody(d: Deny): string {
-  return `${d.reason}${d.hint ? `; ${d.hint}` : ''}\n`;
-}
-
-function refuseHttp(res: ServerResponse, d: Deny, status = 403): void {
-  if (res.headersSent) return void res.destroy();
-  const text = denyBody(d);
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'x-trust-deny': d.code, 'content-length': Buffer.byteLength(text), connection: 'close' });
-  res.end(text);
-}
-
-function refuseTunnel(socket: Duplex, d: Deny, status = 403): void {
-  const text = denyBody(d);
-  const reason = status === 403 ? 'Forbidden' : status === 400 ? 'Bad Request' : 'Bad Gateway';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\nx-trust-deny: ${d.code}\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
 }
 
 /**
@@ -93,157 +83,65 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   }
   const guard = toGuard(options.guard);
   const limits = resolveLimits(options.limits);
+  const closeGraceMs = options.closeGraceMs ?? 1000;
+  if (!(Number.isFinite(closeGraceMs) && closeGraceMs >= 0)) {
+    throw new TrustError('EGRESS_OPTIONS_INVALID', `egress proxy closeGraceMs must be a finite number >= 0, not ${String(closeGraceMs)}`, { hint: 'e.g. closeGraceMs: 1000' });
+  }
   const dialled = new Map<string, string>();
   // Made at the first forwarded request: many listeners (one per sandboxed run) never see one.
   // None is made once closing has begun (a request still being judged then fails, as it would on
   // a closed one).
   let dispatcher: Dispatcher | undefined;
   let closing = false;
-  const forwarder = (): Dispatcher => {
-    if (closing) throw new Error('the egress proxy is closed');
-    return (dispatcher ??= createEgressDispatcher({ guard, limits, onDial: (d) => dialled.set(hostPort(d.host, d.port), d.ip) }));
-  };
   const principal = options.principal;
   const now = Date.now;
   const sockets = new Set<Socket | Duplex>();
+  const inflight = createInflight();
   const udpRelay = options.udp ? createUdpRelay({ policy: options.policy, guard, audit: options.audit, now }, principal, options.udp.limits) : undefined;
+  const connectAs = options.connectAs ?? 'http';
 
-  const audit = (target: string, decision: Decision, started: number, extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
-    recordEgress(options.audit, { principal, action: extra.method === 'CONNECT' && options.connectAs === 'tcp' ? 'egress.tcp' : 'egress.http', target, decision, started, policy: options.policy.name, via: 'proxy', ...extra }, now);
-
-  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = now();
-    const method = (req.method ?? 'GET').toUpperCase();
-    const target = parseTarget(req.url ?? '', ['http:', 'https:']);
-    if (isDenyResult(target)) {
-      audit(redactUrl(req.url ?? ''), target, started, { method });
-      return refuseHttp(res, target, target.code === 'EGRESS_URL_INVALID' ? 400 : 403);
-    }
-    const headers = new Headers();
-    for (let i = 0; i < req.rawHeaders.length; i += 2) {
-      const name = (req.rawHeaders[i] ?? '').toLowerCase();
-      if (!HOP_BY_HOP.has(name)) headers.append(name, req.rawHeaders[i + 1] ?? '');
-    }
-    const where = redactUrl(target.url);
-    const auth = await authorizeHttp(
-      options.policy,
-      { method, url: target.url.href, scheme: target.scheme as 'http:' | 'https:', host: target.host, port: target.port, path: `${target.url.pathname}${target.url.search}`, headers },
-      { principal, capability: 'http' },
-    );
-    if (!auth.decision.allow) {
-      audit(where, auth.decision, started, { method });
-      return refuseHttp(res, auth.decision as Deny);
-    }
-    const verdict = await guard.resolveHost(target.host, target.port);
-    if (!verdict.allow) {
-      audit(where, verdict, started, { method, addresses: verdict.addresses });
-      return refuseHttp(res, verdict);
-    }
-    try {
-      const hasBody = !(method === 'GET' || method === 'HEAD') && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined);
-      const up = await forwarder().request({
-        origin: target.url.origin,
-        path: `${target.url.pathname}${target.url.search}`,
-        method: method as Dispatcher.HttpMethod,
-        headers: [...headers].flat(),
-        body: hasBody ? req : null,
-      });
-      const out: string[] = [];
-      for (const [k, v] of Object.entries(up.headers)) {
-        if (HOP_BY_HOP.has(k) || v === undefined) continue;
-        for (const one of Array.isArray(v) ? v : [v]) out.push(k, one);
-      }
-      audit(where, auth.decision, started, { method, addresses: verdict.addresses, status: up.statusCode, dialled: dialled.get(hostPort(target.host, target.port)) });
-      res.writeHead(up.statusCode, out);
-      let seen = 0;
-      for await (const chunk of up.body) {
-        seen += (chunk as Buffer).length;
-        if (seen > limits.maxResponseBytes) {
-          up.body.destroy();
-          res.destroy();
-          return;
-        }
-        if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
-      }
-      res.end();
-    } catch (e) {
-      const err = toEgressError(e, { where, secrets: auth.secrets });
-      const d = err.decision ?? deny(err.code, err.message);
-      if (err.decision && err.decision.rule !== 'limits') audit(where, err.decision, started, { method, addresses: verdict.addresses });
-      else audit(where, auth.decision, started, { method, addresses: verdict.addresses, failure: err.code });
-      refuseHttp(res, d, err.decision && err.decision.rule !== 'limits' ? 403 : 502);
-    }
+  const ctx: ProxyContext = {
+    policy: options.policy,
+    guard,
+    limits,
+    principal,
+    connectAs,
+    sink: options.audit,
+    now,
+    dialled,
+    sockets,
+    inflight,
+    forwarder: () => {
+      if (closing) throw new Error('the egress proxy is closed');
+      return (dispatcher ??= createEgressDispatcher({ guard, limits, onDial: (d) => dialled.set(hostPort(d.host, d.port), d.ip) }));
+    },
+    audit: (target, decision, started, extra = {}) =>
+      recordEgress(options.audit, { principal, action: extra.method === 'CONNECT' && connectAs === 'tcp' ? 'egress.tcp' : 'egress.http', target, decision, started, policy: options.policy.name, via: 'proxy', ...extra }, now),
   };
+  const onRequest = createForwardHandler(ctx);
+  const onConnect = createConnectHandler(ctx);
+  // Sockets with a response in progress: a parse error there cannot be answered in-band.
+  const answering = new WeakSet<Duplex>();
 
-  const onConnect = async (req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> => {
-    const started = now();
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    client.on('error', () => client.destroy());
-    // The CONNECT authority is parsed strictly (host:port, nothing else) before anything else
-    // sees it, and a refused one is never echoed: it may carry userinfo, a path or a query.
-    const authority = req.url ?? '';
-    const target = CONNECT_AUTHORITY.test(authority) ? parseTarget(`https://${authority}/`, ['https:']) : undefined;
-    if (target === undefined || isDenyResult(target) || target.port < 1) {
-      const d = deny('EGRESS_TARGET_INVALID', 'egress denied: a CONNECT target must be exactly host:port', { rule: 'target-syntax', hint: 'send CONNECT host:443 (no userinfo, path or query)' });
-      audit('connect://<invalid>', d, started, { method: 'CONNECT' });
-      return refuseTunnel(client, d, 400);
+  const server = createServer({ maxHeaderSize: 64 * 1024 }, (req, res: ServerResponse) => {
+    const socket = res.socket;
+    if (socket) {
+      answering.add(socket);
+      res.once('close', () => answering.delete(socket));
     }
-    const where = hostPort(target.host, target.port);
-    let decision: Decision;
-    if (options.connectAs === 'tcp') {
-      decision = await authorizePeer(options.policy, 'tcp', { host: target.host, port: target.port }, { principal, capability: 'tcp' });
-    } else {
-      const auth = await authorizeHttp(
-        options.policy,
-        { method: 'CONNECT', url: target.url.href, scheme: 'https:', host: target.host, port: target.port, path: '/', headers: new Headers() },
-        { principal, capability: 'http' },
-      );
-      decision = auth.decision;
-    }
-    if (!decision.allow) {
-      audit(`connect://${where}`, decision, started, { method: 'CONNECT' });
-      return refuseTunnel(client, decision as Deny);
-    }
-    const verdict = await guard.resolveHost(target.host, target.port);
-    if (!verdict.allow) {
-      audit(`connect://${where}`, verdict, started, { method: 'CONNECT', addresses: verdict.addresses });
-      return refuseTunnel(client, verdict);
-    }
-    const ip = verdict.addresses[0] as string;
-    const upstream = connect({ host: ip, port: target.port, timeout: limits.connectTimeoutMs });
-    sockets.add(upstream);
-    upstream.once('timeout', () => upstream.destroy(Object.assign(new Error('connect timed out'), { code: 'UND_ERR_CONNECT_TIMEOUT' })));
-    upstream.once('error', (e) => {
-      if (upstream.connecting || !client.writable) {
-        const err = toEgressError(e, { where });
-        audit(`connect://${where}`, decision, started, { method: 'CONNECT', addresses: verdict.addresses, failure: err.code });
-        refuseTunnel(client, err.decision ?? deny(err.code, err.message), 502);
-      }
-      client.destroy();
-    });
-    upstream.once('connect', () => {
-      upstream.setTimeout(0);
-      audit(`connect://${where}`, decision, started, { method: 'CONNECT', addresses: verdict.addresses, dialled: ip });
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    upstream.on('close', () => {
-      sockets.delete(upstream);
-      client.destroy();
-    });
-    client.on('close', () => upstream.destroy());
-  };
-
-  const server = createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
     onRequest(req, res).catch(() => refuseHttp(res, deny('EGRESS_PROTOCOL', 'egress proxy failed'), 502));
   });
   server.on('connect', (req, socket, head) => {
     onConnect(req, socket, head).catch(() => socket.destroy());
   });
-  server.on('clientError', (_e, s) => s.destroy());
+  // A request the parser refuses gets a 400 (or 408/431) with a short reason, audited, instead
+  // of a silent close; a socket that is already answering or gone is just destroyed.
+  server.on('clientError', (e: Error & { code?: string }, s: Duplex) => {
+    if (e.code === 'ECONNRESET' || !s.writable || answering.has(s)) return void s.destroy();
+    const { status, decision } = malformedRequest(e);
+    ctx.audit('<malformed>', decision, now());
+    refuseMalformed(s, status, decision);
+  });
 
   const track = (s: Socket): void => {
     sockets.add(s);
@@ -300,12 +198,14 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
     url,
     close: async () => {
       closing = true;
-      await new Promise<void>((resolve) => {
-        front.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      });
+      const stopped = new Promise<void>((resolve) => front.close(() => resolve()));
+      await inflight.settled(closeGraceMs);
+      inflight.abortAll(new Error('the egress proxy is closing'));
+      for (const s of sockets) s.destroy();
+      await stopped;
       await udpRelay?.close();
-      await (dispatcher as unknown as { close(): Promise<void> } | undefined)?.close();
+      // destroy, not close: close waits for requests in flight, which may never end.
+      await (dispatcher as unknown as { destroy(): Promise<void> } | undefined)?.destroy();
     },
   };
 }
