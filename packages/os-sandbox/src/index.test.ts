@@ -25,6 +25,7 @@ describe('@trust/os-sandbox public API', () => {
       'createSandbox',
       'ensureLauncher',
       'evaluateExplicitEnv',
+      'launcherCacheDir',
       'launcherSourcePath',
       'linuxPathsOfInterest',
       'looksLikeSecretName',

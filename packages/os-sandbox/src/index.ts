@@ -23,7 +23,7 @@ export type { HostFacts, PathFact } from './host-facts.js';
 export { ETC_FILES, PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_GIT, SENSITIVE_ROOTS } from './protected-paths.js';
 export { probeSandbox } from './probe.js';
 export type { ProbeOptions, SandboxProbe } from './probe.js';
-export { ensureLauncher, launcherSourcePath, verifyLauncher } from './launcher.js';
+export { ensureLauncher, launcherCacheDir, launcherSourcePath, verifyLauncher } from './launcher.js';
 export type { Launcher } from './launcher.js';
 export { proxyEnv } from './network.js';
 export type {

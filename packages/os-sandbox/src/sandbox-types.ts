@@ -23,7 +23,11 @@ export interface CreateSandboxOptions {
    * `'socat'` (always the fallback; slower, and no cgroup joining).
    */
   readonly bridge?: 'launcher' | 'socat';
-  /** Where compiled launchers are cached; undefined = the package's `.native/` directory. */
+  /**
+   * Where compiled launchers are cached (created 0700, must be owned by this user); undefined =
+   * `$TRUST_CACHE_DIR/launcher`, else `$XDG_CACHE_HOME/trust/launcher`, else
+   * `~/.cache/trust/launcher`. Never the installed package. Runs cannot write it (see `hideLauncher`).
+   */
   readonly launcherCacheDir?: string;
   /**
    * Host directory for per-run sockets and (macOS) HOME/TMPDIR; undefined = a fresh private temp

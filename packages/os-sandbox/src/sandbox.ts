@@ -15,7 +15,7 @@ import { createNestedGitScanner } from './nested-git.js';
 import { fromChildProcess, killGroup, type Launched } from './launched.js';
 import { onProcessExit } from './on-exit.js';
 import { createRunDirPool } from './run-dirs.js';
-import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
+import { ensureLauncher, hideLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
   createRunAudit,
   defaultProxyFactory,
@@ -86,11 +86,15 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         ? verifyLauncher(options.launcher.path, options.launcher.sha256)
         : await ensureLauncher(options.launcherCacheDir ? { cacheDir: options.launcherCacheDir } : {});
     } catch (err) {
-      // A tampered launcher is never silently replaced by the fallback.
-      if (isTrustError(err, 'SANDBOX_LAUNCHER_TAMPERED') || options.launcher) throw err;
+      // A tampered launcher (or an unsafe cache) is never silently replaced by the fallback.
+      if (isTrustError(err, 'SANDBOX_LAUNCHER_TAMPERED') || isTrustError(err, 'SANDBOX_LAUNCHER_CACHE_UNSAFE') || options.launcher) throw err;
       launcherError = err;
     }
   }
+  // The launcher's directory is out of every run's reach: no writable grant may lie inside it, and
+  // one that contains it gets it hidden (see Launcher.hideDir), so a run cannot rewrite what the
+  // host runs next.
+  const planPolicy = launcher ? hideLauncher(policy, launcher.hideDir) : policy;
   const fallbackBash = launcher ? undefined : findTool(['/usr/bin/bash', '/bin/bash']);
   const fallback = launcher ? undefined : { socat: findTool(['/usr/bin/socat', '/bin/socat']), prlimit: findTool(['/usr/bin/prlimit', '/bin/prlimit']) };
   const probe =
@@ -282,7 +286,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   };
 
   const linux = createLinuxPlanner({
-    policy,
+    policy: planPolicy,
     probe,
     degraded,
     launcher,
