@@ -16,6 +16,8 @@ export {
   sandboxPolicySchema,
 } from './policy.js';
 export type { DegradedMode, SandboxPolicy, SandboxPolicyInput } from './policy.js';
+export { ENV_NAME_PATTERN, evaluateSpawnRequest } from './spawn-request.js';
+export type { SpawnRequest, SpawnRequestDecision } from './spawn-request.js';
 export { BASE_ENV_NAMES, DEFAULT_PATH, buildSandboxEnv, evaluateExplicitEnv, looksLikeSecretName } from './env.js';
 export type { EnvInput } from './env.js';
 export { USRMERGE_FACTS, collectPathFacts } from './host-facts.js';

@@ -373,7 +373,13 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     // Every caller-supplied value is checked once, here, before anything is planned; from now on
     // only the validated, frozen copy is used (the caller's objects are not read again).
     const checked = evaluateSpawnRequest(argv, opts);
-    if (!checked.allow) throw new TrustError(checked.code, checked.reason, { ...(checked.hint ? { hint: checked.hint } : {}), decision: checked });
+    if (!checked.allow) {
+      // Recorded like every refusal, under a principal of its own (no run exists); the target
+      // names the program only when argv itself passed.
+      const target = checked.code === 'SANDBOX_ARGV_INVALID' ? '(invalid argv)' : String((argv as readonly unknown[])[0]);
+      audit(createPrincipal('process', randomUUID()), 'sandbox.spawn', target, 'deny', { code: checked.code, details: { policy: policyHash, reason: checked.reason } });
+      throw new TrustError(checked.code, checked.reason, { ...(checked.hint ? { hint: checked.hint } : {}), decision: checked });
+    }
     const request = checked.request;
     argv = request.argv;
     if (opts.stdin !== undefined && !caps.has('stdin')) {
