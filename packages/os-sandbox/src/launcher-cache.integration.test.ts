@@ -2,6 +2,7 @@
 // cache (0700, owned by this user), a read-only package, and a run granted fs:rw over the cache.
 // Real bubblewrap and the system C compiler; fails (never skips) without them.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,8 @@ import { ensureLauncher, launcherCacheDir } from './launcher.js';
 import { createSandbox } from './sandbox.js';
 import { freshDir, runIn } from './test-helpers.js';
 
-describe('the launcher cache', () => {
+// Each test compiles the launcher at least once (seconds on a loaded machine): hang guards, not limits.
+describe('the launcher cache', { timeout: 180_000 }, () => {
   let dir: string;
   beforeAll(() => {
     expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
@@ -62,6 +64,28 @@ describe('the launcher cache', () => {
     expect(ok).toBe('ok\n');
     // Because the run saw the cache as an empty read-only directory.
     expect(r.stdout.trim()).toBe('0');
+  });
+
+  it('with launcherVerify: "rebuild", binary and recorded hash both replaced (by anything) are rebuilt from source, never run', async () => {
+    const cacheDir = join(dir, 'rebuild', 'launcher');
+    const good = await ensureLauncher({ cacheDir });
+    const marker = join(dir, 'rebuild-ran');
+    const planted = `#!/bin/sh\necho ran > ${marker}\n`;
+    rmSync(good.path);
+    writeFileSync(good.path, planted, { mode: 0o700 });
+    const manifest = `${dirname(good.path)}.json`;
+    const hash = createHash('sha256').update(planted).digest('hex');
+    writeFileSync(manifest, JSON.stringify({ v: 1, sha256: hash }));
+    let sb;
+    try {
+      sb = await createSandbox({ v: 1, capabilities: ['stdout'] }, { launcherCacheDir: cacheDir, launcherVerify: 'rebuild' });
+      expect((await runIn(sb, ['/bin/echo', 'ok'])).stdout).toBe('ok\n');
+    } finally {
+      await sb?.close();
+    }
+    expect(existsSync(marker)).toBe(false);
+    expect(createHash('sha256').update(readFileSync(good.path)).digest('hex')).toBe(good.sha256);
+    expect(JSON.parse(readFileSync(manifest, 'utf8'))).toMatchObject({ sha256: good.sha256 });
   });
 
   it('refuses a writable grant inside the cache', async () => {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,7 +81,10 @@ function ensurePrivateDir(dir: string): void {
  * The binary's SHA-256, recorded when it was built, is kept in the cache's manifest
  * (`<hash>.json`, not beside the binary) and checked on every load (`SANDBOX_LAUNCHER_TAMPERED`);
  * what keeps a sandboxed run from rewriting both is that every run hides the cache (see
- * `Launcher.hideDir`) and no grant may lie inside it.
+ * `Launcher.hideDir`) and no grant may lie inside it. With `verify: 'rebuild'` the sources are
+ * compiled again (about 1.7 s here) and the hash this process computed from that build is the one
+ * checked: a cache whose binary and manifest were both replaced is rebuilt, never run (a host
+ * that starts many sandboxes can do this once and pass the result as `launcher`).
  * On the host side the launcher runs with this process's own rights: it joins cgroups, closes
  * inherited descriptors, holds root locks, pins protected paths in a user namespace of its own
  * and supervises bubblewrap; inside the sandbox (bridges, limits) it has the run's rights only.
@@ -90,7 +93,7 @@ function ensurePrivateDir(dir: string): void {
  * const l = await ensureLauncher({ cacheDir: '/var/cache/trust' });
  */
 export async function ensureLauncher(
-  options: { cacheDir?: string; cc?: string; source?: string; env?: Readonly<Record<string, string | undefined>> } = {},
+  options: { cacheDir?: string; cc?: string; source?: string; env?: Readonly<Record<string, string | undefined>>; verify?: 'manifest' | 'rebuild' } = {},
 ): Promise<Launcher> {
   const source = options.source ?? launcherSourcePath();
   let sources: { files: string[]; text: string };
@@ -106,7 +109,7 @@ export async function ensureLauncher(
   const bin = join(dir, 'trust-sandbox-launcher');
   const manifest = join(cacheDir, `${key}.json`);
   ensurePrivateDir(dir);
-  if (!existsSync(bin) || !existsSync(manifest)) {
+  const compile = async (): Promise<{ tmp: string; hash: string }> => {
     const tmp = `${bin}.${process.pid}.${Date.now()}.tmp`;
     const cc = options.cc ?? 'cc';
     try {
@@ -120,10 +123,28 @@ export async function ensureLauncher(
       });
     }
     chmodSync(tmp, 0o700);
-    writeFileSync(`${manifest}.${process.pid}.tmp`, `${JSON.stringify({ v: 1, sources: sha256(sources.text), sha256: sha256(readFileSync(tmp)) })}\n`, { mode: 0o600 });
+    return { tmp, hash: sha256(readFileSync(tmp)) };
+  };
+  const install = ({ tmp, hash }: { tmp: string; hash: string }): void => {
+    writeFileSync(`${manifest}.${process.pid}.tmp`, `${JSON.stringify({ v: 1, sources: sha256(sources.text), sha256: hash })}\n`, { mode: 0o600 });
     renameSync(tmp, bin);
     renameSync(`${manifest}.${process.pid}.tmp`, manifest);
+  };
+  if (options.verify === 'rebuild') {
+    // The hash comes from what this process compiled just now, not from the cache: whatever the
+    // cache holds that differs is replaced by the fresh build.
+    const fresh = await compile();
+    let cached: string | undefined;
+    try {
+      cached = sha256(readFileSync(bin));
+    } catch {
+      cached = undefined;
+    }
+    if (cached === fresh.hash && existsSync(manifest)) rmSync(fresh.tmp, { force: true });
+    else install(fresh);
+    return verifyLauncherIn(bin, fresh.hash, cacheDir);
   }
+  if (!existsSync(bin) || !existsSync(manifest)) install(await compile());
   let expected: unknown;
   try {
     expected = (JSON.parse(readFileSync(manifest, 'utf8')) as { v?: unknown; sha256?: unknown }).sha256;

@@ -16,7 +16,8 @@ const NATIVE = dirname(launcherSourcePath());
 /** Sanitizer reports abort; leaks in processes that exec or _exit are not findings here. */
 const SAN_ENV = { PATH: '/usr/bin:/bin', ASAN_OPTIONS: 'detect_leaks=0:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' };
 
-describe('the launcher\'s decoders under sanitizers', () => {
+// Each test compiles with the sanitizers (seconds on a loaded machine): hang guards, not limits.
+describe('the launcher\'s decoders under sanitizers', { timeout: 180_000 }, () => {
   let dir: string;
   beforeAll(() => {
     expect(existsSync(CC), 'gcc is needed to build the sanitizer targets').toBe(true);

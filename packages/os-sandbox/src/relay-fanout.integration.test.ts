@@ -27,7 +27,7 @@ print(extra.recv(4096).decode().splitlines()[0], flush=True)
 time.sleep(float(sys.argv[2]))
 `;
 
-describe('host-side relay fan-out', () => {
+describe('host-side relay fan-out', { timeout: 120_000 }, () => {
   let peer: Peer;
   let sb: Sandbox;
   beforeAll(async () => {

@@ -30,6 +30,12 @@ export interface CreateSandboxOptions {
    */
   readonly launcherCacheDir?: string;
   /**
+   * How the cached launcher is trusted: `'manifest'` (default) checks it against the hash recorded
+   * when it was built; `'rebuild'` compiles the sources again (about 1.7 s) and checks it against
+   * the hash of that build, replacing a cache that differs. Ignored with `launcher`.
+   */
+  readonly launcherVerify?: 'manifest' | 'rebuild';
+  /**
    * Host directory for per-run sockets and (macOS) HOME/TMPDIR; undefined = a fresh private temp
    * dir, removed by `close()` or, if the process exits without it, at exit (not after a kill).
    */

@@ -84,7 +84,10 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     try {
       launcher = options.launcher
         ? verifyLauncher(options.launcher.path, options.launcher.sha256)
-        : await ensureLauncher(options.launcherCacheDir ? { cacheDir: options.launcherCacheDir } : {});
+        : await ensureLauncher({
+            ...(options.launcherCacheDir ? { cacheDir: options.launcherCacheDir } : {}),
+            ...(options.launcherVerify ? { verify: options.launcherVerify } : {}),
+          });
     } catch (err) {
       // A tampered launcher (or an unsafe cache) is never silently replaced by the fallback.
       if (isTrustError(err, 'SANDBOX_LAUNCHER_TAMPERED') || isTrustError(err, 'SANDBOX_LAUNCHER_CACHE_UNSAFE') || options.launcher) throw err;
