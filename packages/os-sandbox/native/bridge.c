@@ -5,6 +5,7 @@
  */
 #include "launcher.h"
 #include <linux/capability.h>
+#include <stddef.h>
 
 #define MAX_BRIDGES 4
 
@@ -20,61 +21,132 @@ int add_bridge(int udp, int port, const char *path) {
   return 0;
 }
 
-static int relay(int a, int b) {
-  char buf[65536];
-  struct pollfd p[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
-  int open_a = 1, open_b = 1;
-  while (open_a || open_b) {
-    p[0].fd = open_a ? a : -1;
-    p[1].fd = open_b ? b : -1;
-    if (poll(p, 2, -1) < 0) {
-      if (errno == EINTR) continue;
+/*
+ * The TCP relay: one process, one poll loop, for every connection of the run (a process per
+ * connection would let a run fan out host processes outside its PID namespace and limits). At
+ * most RELAY_MAX_CONNS connections at once; one more is answered with a 503 naming the limit and
+ * closed. Each direction has one buffer: a side is read only once what was read from it has been
+ * written on, so a slow reader holds back its writer (no unbounded buffering). End of input on a
+ * side is passed on as a shutdown of the other side's writing half.
+ */
+#define RELAY_MAX_CONNS 256
+#define RELAY_BUF 16384
+
+struct relay_conn {
+  int fd[2];              /* 0: the sandbox's TCP connection, 1: the proxy's unix socket */
+  size_t len[2], off[2];  /* buf[i]: read from fd[i], to be written to fd[1 - i] */
+  int eof[2], shut[2];
+  unsigned char buf[2][RELAY_BUF];
+};
+
+static const char RELAY_FULL[] =
+    "HTTP/1.1 503 Service Unavailable\r\nx-trust-deny: SANDBOX_RELAY_LIMIT\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n"
+    "this run already has 256 connections open through its egress bridge (the limit)\n";
+static const char RELAY_NO_PROXY[] =
+    "HTTP/1.1 503 Service Unavailable\r\nx-trust-deny: SANDBOX_RELAY_PROXY\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n"
+    "the run's egress proxy is not reachable\n";
+
+static void refuse_conn(int c, const char *why, size_t len) {
+  ssize_t ignored = send(c, why, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+  (void)ignored;
+  close(c);
+}
+
+/* One step of direction i (fd[i] -> fd[1 - i]): read if its buffer is empty, write what it holds. */
+static int relay_step(struct relay_conn *k, int i, short rev_in, short rev_out) {
+  if (!k->eof[i] && k->len[i] == 0 && (rev_in & (POLLIN | POLLHUP | POLLERR))) {
+    ssize_t n = recv(k->fd[i], k->buf[i], RELAY_BUF, MSG_DONTWAIT);
+    if (n > 0) {
+      k->len[i] = (size_t)n;
+      k->off[i] = 0;
+      rev_out |= POLLOUT; /* try at once: the other side is usually writable */
+    } else if (n == 0) {
+      k->eof[i] = 1;
+    } else if (errno != EAGAIN && errno != EINTR) {
       return -1;
     }
-    for (int i = 0; i < 2; i++) {
-      if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      int from = i == 0 ? a : b, to = i == 0 ? b : a;
-      ssize_t n = read(from, buf, sizeof buf);
-      if (n <= 0) {
-        shutdown(to, SHUT_WR);
-        if (i == 0) open_a = 0; else open_b = 0;
-        continue;
-      }
-      for (ssize_t off = 0; off < n;) {
-        ssize_t w = write(to, buf + off, (size_t)(n - off));
-        if (w < 0) {
-          if (errno == EINTR) continue;
-          return -1;
-        }
-        off += w;
-      }
-    }
+  }
+  if (k->len[i] > k->off[i] && (rev_out & (POLLOUT | POLLHUP | POLLERR))) {
+    ssize_t w = send(k->fd[1 - i], k->buf[i] + k->off[i], k->len[i] - k->off[i], MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (w < 0 && errno != EAGAIN && errno != EINTR) return -1;
+    if (w > 0) k->off[i] += (size_t)w;
+    if (k->off[i] == k->len[i]) k->len[i] = k->off[i] = 0;
+  }
+  if (k->eof[i] && k->len[i] == 0 && !k->shut[i]) {
+    shutdown(k->fd[1 - i], SHUT_WR);
+    k->shut[i] = 1;
   }
   return 0;
 }
 
-
 static void serve(int listener, const char *path) {
-  signal(SIGCHLD, SIG_IGN); /* relay children are reaped by the kernel */
+  struct relay_conn **conns = calloc(RELAY_MAX_CONNS, sizeof *conns);
+  struct pollfd *p = calloc(1 + 2 * RELAY_MAX_CONNS, sizeof *p);
+  if (!conns || !p) _exit(1);
+  int n = 0;
+  fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK);
+  struct sockaddr_un addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
   for (;;) {
-    int c = accept(listener, NULL, NULL);
-    if (c < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      _exit(0);
+    p[0].fd = listener;
+    p[0].events = POLLIN;
+    for (int c = 0; c < n; c++) {
+      struct relay_conn *k = conns[c];
+      for (int i = 0; i < 2; i++) {
+        /* fd[i] is read while its buffer is empty, and written while the other's holds bytes. */
+        short ev = (short)((!k->eof[i] && k->len[i] == 0 ? POLLIN : 0) | (k->len[1 - i] > 0 ? POLLOUT : 0));
+        p[1 + 2 * c + i].fd = ev ? k->fd[i] : -1;
+        p[1 + 2 * c + i].events = ev;
+        p[1 + 2 * c + i].revents = 0;
+      }
     }
-    pid_t pid = fork();
-    if (pid == 0) {
-      close(listener);
-      int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      struct sockaddr_un addr;
-      memset(&addr, 0, sizeof addr);
-      addr.sun_family = AF_UNIX;
-      strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
-      if (u < 0 || connect(u, (struct sockaddr *)&addr, sizeof addr) < 0) _exit(1);
-      relay(c, u);
-      _exit(0);
+    if (poll(p, (nfds_t)(1 + 2 * n), -1) < 0) {
+      if (errno == EINTR) continue;
+      _exit(1);
     }
-    close(c);
+    for (int c = 0; c < n; c++) {
+      struct relay_conn *k = conns[c];
+      short r0 = p[1 + 2 * c].revents, r1 = p[2 + 2 * c].revents;
+      int bad = relay_step(k, 0, r0, r1) < 0 || relay_step(k, 1, r1, r0) < 0;
+      if (bad || (k->shut[0] && k->shut[1])) {
+        close(k->fd[0]);
+        close(k->fd[1]);
+        free(k);
+        conns[c] = conns[--n];
+        /* The last connection takes this place, with its poll results: served next in this turn. */
+        p[1 + 2 * c] = p[1 + 2 * n];
+        p[2 + 2 * c] = p[2 + 2 * n];
+        c--;
+      }
+    }
+    if (!(p[0].revents & POLLIN)) continue;
+    for (;;) {
+      int c = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (c < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if (errno == EAGAIN) break;
+        _exit(0);
+      }
+      if (n == RELAY_MAX_CONNS) {
+        refuse_conn(c, RELAY_FULL, sizeof RELAY_FULL - 1);
+        continue;
+      }
+      /* A unix socket connects at once or not at all (EAGAIN: the proxy's backlog is full). */
+      int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+      struct relay_conn *k = u >= 0 ? malloc(sizeof *k) : NULL;
+      if (!k || connect(u, (struct sockaddr *)&addr, sizeof addr) < 0) {
+        if (u >= 0) close(u);
+        free(k);
+        refuse_conn(c, RELAY_NO_PROXY, sizeof RELAY_NO_PROXY - 1);
+        continue;
+      }
+      memset(k, 0, offsetof(struct relay_conn, buf));
+      k->fd[0] = c;
+      k->fd[1] = u;
+      conns[n++] = k;
+    }
   }
 }
 

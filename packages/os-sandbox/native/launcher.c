@@ -442,12 +442,12 @@ int launcher_main(int argc, char **argv) {
   for (; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) { i++; break; }
     if ((strcmp(argv[i], "--bridge") == 0 || strcmp(argv[i], "--udp-bridge") == 0) && i + 2 < argc &&
-        add_bridge(argv[i][2] == 'u', atoi(argv[i + 1]), argv[i + 2]) == 0) {
+        parse_count(argv[i + 1], 65535) > 0 && add_bridge(argv[i][2] == 'u', (int)parse_count(argv[i + 1], 65535), argv[i + 2]) == 0) {
       i += 2;
     } else if (strcmp(argv[i], "--netns") == 0) {
       own_net = 1;
-    } else if (strcmp(argv[i], "--lifeline") == 0 && i + 1 < argc) {
-      lifeline = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--lifeline") == 0 && i + 1 < argc && parse_count(argv[i + 1], 1023) >= 3) {
+      lifeline = (int)parse_count(argv[++i], 1023);
     } else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc) {
       hold(argv[++i]);
     } else if (strcmp(argv[i], "--sweep") == 0 && i + 2 < argc && nholds > 0 &&
@@ -460,8 +460,8 @@ int launcher_main(int argc, char **argv) {
       awaiting = 1;
     } else if (strcmp(argv[i], "--sweep-now") == 0) {
       sweep_now = 1;
-    } else if (strcmp(argv[i], "--sweep-wait") == 0 && i + 1 < argc) {
-      sweep_wait_ms = atol(argv[++i]);
+    } else if (strcmp(argv[i], "--sweep-wait") == 0 && i + 1 < argc && parse_count(argv[i + 1], 3600000) >= 0) {
+      sweep_wait_ms = parse_count(argv[++i], 3600000);
     } else if (strcmp(argv[i], "--pin-via-bwrap") == 0) {
       pin_via_bwrap = 1;
     } else if (strcmp(argv[i], "--pin-empty") == 0 && i + 2 < argc) {
@@ -476,8 +476,8 @@ int launcher_main(int argc, char **argv) {
     } else if ((values = stage_option_values(argv[i])) > 0 && i + values < argc &&
                take_stage_option(argv[i], (const char *const *)argv + i + 1) == 0) {
       i += values;
-    } else if (strcmp(argv[i], "--close-from") == 0 && i + 1 < argc) {
-      close_from(atoi(argv[++i]));
+    } else if (strcmp(argv[i], "--close-from") == 0 && i + 1 < argc && parse_count(argv[i + 1], 1 << 20) >= 3) {
+      close_from((int)parse_count(argv[++i], 1 << 20));
     } else if (strcmp(argv[i], "--cgroup") == 0 && i + 1 < argc) {
       join_cgroup(argv[++i]);
     } else if (strcmp(argv[i], "--rlimit") == 0 && i + 1 < argc && nlimits < 16) {

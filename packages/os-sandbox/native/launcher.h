@@ -60,6 +60,7 @@ void die(const char *what) __attribute__((noreturn));
 /* Where die() also writes a byte before it exits, when >= 0 (see launcher.c, the mount helper). */
 extern int die_notify_fd;
 int write_all(int fd, const unsigned char *p, size_t n);
+long parse_count(const char *s, long max);
 void close_from(int low);
 void write_file(const char *path, const char *text);
 void graft(int tree, unsigned long long set, unsigned long long clear, int to_fd, const char *path);

@@ -1,20 +1,26 @@
 #include "launcher.h"
+#include "wire.h"
 
 /*
  * --serve: the spawn server (10). One per sandbox, started once by the host process, which then
  * starts each run by writing a request instead of forking itself (a fork of a large Node process
- * costs about a millisecond more, and blocks its event loop). Requests on fd 0, little-endian:
- *   'R' u32 id, u32 length, then that many bytes: u32 argc, argc NUL-terminated launcher
- *       arguments, u32 n + n bytes for fd 3 (bwrap's --args), u32 n + n bytes for fd 4 (the
- *       seccomp program), u8 flags (1 stdin, 2 stdout, 4 stderr: a pipe each, else /dev/null);
- *   'A' u32 id: the host has opened the run's pipes (through /proc/<this pid>/fd), so this
- *       process closes its ends (and stdin can reach EOF);
- *   'K' u32 id u8 signal: SIGTERM to the run's supervising launcher, or SIGKILL to its process
+ * costs about a millisecond more, and blocks its event loop). Requests on fd 0 are wire format
+ * version 1 (src/launcher-wire.ts writes them, wire.c decodes them: a version byte, a kind, a
+ * u32 id and a u32 body length, then a body of length-prefixed fields; any malformed frame, or
+ * another version, ends the server: it is not our host):
+ *   'R': the launcher's arguments, bwrap's options (written here into bwrap's --args file, a
+ *       memfd at fd 3, only after each word was checked to hold no NUL), the seccomp program for
+ *       fd 4, and flags (1 stdin, 2 stdout, 4 stderr: a pipe each, else /dev/null); a body that
+ *       does not decode is answered "F id EINVAL" and nothing runs;
+ *   'A': the host has opened the run's pipes (through /proc/<this pid>/fd), so this process
+ *       closes its ends (and stdin can reach EOF);
+ *   'K' u8 signal: SIGTERM to the run's supervising launcher, or SIGKILL to its process
  *       group; never to a pid already reaped (and so perhaps reused);
- *   'P' u32 id, u32 length, body as for 'R': prepares a run, started as far as bwrap's command,
+ *   'P', body as for 'R': prepares a run, started as far as bwrap's command,
  *       which is the launcher waiting for its own (--await, await.c) on a pipe whose write end
  *       only this server holds; replied to with "S" as a run;
- *   'G' u32 id, u32 length, then the command message of await.c: hands a prepared run its
+ *   'G': the command (argv, environment as name/value pairs, working directory), decoded and
+ *       checked here before it is forwarded: hands a prepared run its
  *       command, unless the run has ended or gone stale (this server's mount table or a staged
  *       /etc directory changed since it was prepared; or its --nested-git walk, done again now,
  *       finds other nested repositories than it did when the run was prepared). Replied to with
@@ -27,7 +33,6 @@
  * the server exits, every lifeline closes, and every run ends as in (6).
  */
 #define SERVE_MAX_RUNS 4096
-#define SERVE_MAX_REQUEST (64u << 20)
 /*
  * A run's slot. fds: the host's ends of its pipes, until the host acknowledges ('A'), also when
  * the run has ended first (ended: reported, pid no longer ours to signal; the slot is freed by
@@ -51,8 +56,6 @@ static struct serve_run {
   size_t walk_len;
   int nnested;
 } *serve_runs;
-
-static unsigned le32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (unsigned)p[3] << 24; }
 
 static void reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void reply(const char *fmt, ...) {
@@ -117,31 +120,15 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   struct serve_run *slot = NULL;
   for (int k = 0; k < SERVE_MAX_RUNS && !slot; k++) if (!serve_runs[k].live) slot = &serve_runs[k];
   if (!slot) return EAGAIN;
-  if (n < 4) return EINVAL;
-  unsigned argc = le32(p);
-  if (argc > n) return EINVAL; /* every argument takes at least its NUL */
-  size_t off = 4;
-  char **argv = calloc((size_t)argc + 2, sizeof *argv);
-  if (!argv) return ENOMEM;
-  argv[0] = "trust-sandbox-launcher";
-  for (unsigned k = 0; k < argc; k++) {
-    const unsigned char *end = off < n ? memchr(p + off, 0, n - off) : NULL;
-    if (!end) { free(argv); return EINVAL; }
-    argv[k + 1] = (char *)(p + off);
-    off = (size_t)(end - p) + 1;
-  }
+  struct wire_request q;
+  int bad = wire_decode_request(p, n, &q);
+  if (bad) return bad;
+  unsigned argc = q.argc;
+  char **argv = q.args;
   int blobs[2] = {-1, -1};
-  for (int b = 0; b < 2; b++) {
-    if (off + 4 > n || le32(p + off) > n - off - 4) {
-      if (blobs[0] >= 0) close(blobs[0]);
-      free(argv);
-      return EINVAL;
-    }
-    unsigned len = le32(p + off);
-    blobs[b] = len > 0 ? memfd_with(b ? "seccomp" : "args", p + off + 4, len) : open("/dev/null", O_RDONLY | O_CLOEXEC);
-    off += 4 + len;
-  }
-  unsigned flags = off < n ? p[off] : 0;
+  blobs[0] = q.options_len > 0 ? memfd_with("args", (const unsigned char *)q.options_file, q.options_len) : open("/dev/null", O_RDONLY | O_CLOEXEC);
+  blobs[1] = q.seccomp_len > 0 ? memfd_with("seccomp", q.seccomp, q.seccomp_len) : open("/dev/null", O_RDONLY | O_CLOEXEC);
+  unsigned flags = q.flags;
   int ends[3][2], err = 0, go[2] = {-1, -1}, exe = -1;
   char *walk = NULL, **nested = NULL;
   size_t walk_len = 0;
@@ -194,7 +181,7 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
     _exit(launcher_main((int)argc + 1, argv));
   }
   if (pid < 0 && !err) err = errno ? errno : EINVAL;
-  free(argv);
+  wire_request_free(&q);
   close(blobs[0]);
   close(blobs[1]);
   if (go[0] >= 0) close(go[0]);
@@ -239,7 +226,12 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
 static void serve_go(unsigned id, const unsigned char *p, size_t n) {
   struct serve_run *r = find_run(id);
   int prepared = r && r->go >= 0; /* else not ours to end: a run started with its command, or one handed its command already */
-  int ok = prepared && !r->ended && !r->stale && n <= AWAIT_MAX;
+  /* Decoded and checked here (no NUL in any word, plain names, an absolute directory), and again
+     by the run (await.c), which reads only what passed. */
+  struct wire_command c;
+  int valid = wire_decode_command(p, n, &c) == 0;
+  if (valid) wire_command_free(&c);
+  int ok = prepared && valid && !r->ended && !r->stale && n <= AWAIT_MAX;
   /* The walk again, unless no directory it looked into has changed since (no inotify event). */
   char event[sizeof(struct inotify_event) + NAME_MAX + 1];
   int unchanged = ok && r->watched >= 0 && read(r->watched, event, sizeof event) < 0 && errno == EAGAIN;
@@ -337,7 +329,7 @@ int spawn_server(void) {
     }
     if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     if (have == cap) {
-      if (cap >= SERVE_MAX_REQUEST) _exit(125); /* a request larger than any plan: not our host */
+      if (cap >= WIRE_MAX_BODY + WIRE_HEADER_BYTES) _exit(125); /* a request larger than any plan: not our host */
       unsigned char *bigger = realloc(buf, cap * 2);
       if (!bigger) die("realloc");
       buf = bigger;
@@ -348,41 +340,33 @@ int spawn_server(void) {
     if (got <= 0) _exit(0); /* the host is gone: the lifelines close with us */
     have += (size_t)got;
     size_t off = 0;
-    while (have - off >= 5) {
-      unsigned char kind = buf[off];
-      unsigned id = le32(buf + off + 1);
-      if (kind == 'A' || kind == 'K') {
-        size_t len = kind == 'A' ? 5 : 6;
-        if (have - off < len) break;
-        struct serve_run *r = find_run(id);
-        if (r && kind == 'A') {
+    for (;;) {
+      struct wire_header h;
+      int whole = wire_header(buf + off, have - off, &h);
+      if (whole < 0) _exit(125); /* not our protocol (or not its version) */
+      if (whole == 0 || have - off - WIRE_HEADER_BYTES < h.length) break;
+      const unsigned char *body = buf + off + WIRE_HEADER_BYTES;
+      off += WIRE_HEADER_BYTES + h.length;
+      if (h.kind == 'A' || h.kind == 'K') {
+        if (h.length != (h.kind == 'A' ? 0u : 1u)) _exit(125);
+        struct serve_run *r = find_run(h.id);
+        if (r && h.kind == 'A') {
           close_host_ends(r);
           r->acked = 1;
           r->live = !r->ended;
         }
-        if (r && kind == 'K' && !r->ended) {
-          if (buf[off + 5] == SIGKILL) kill(-r->pid, SIGKILL);
-          kill(r->pid, buf[off + 5] == SIGKILL ? SIGKILL : SIGTERM);
+        if (r && h.kind == 'K' && !r->ended) {
+          if (body[0] == SIGKILL) kill(-r->pid, SIGKILL);
+          kill(r->pid, body[0] == SIGKILL ? SIGKILL : SIGTERM);
         }
-        off += len;
-      } else if (kind == 'R' || kind == 'P' || kind == 'G') {
-        if (have - off < 9) break;
-        unsigned len = le32(buf + off + 5);
-        if (len > SERVE_MAX_REQUEST) _exit(125);
-        if (have - off < 9 + (size_t)len) break;
-        if (kind == 'G') {
-          serve_go(id, buf + off + 9, len);
-          off += 9 + len;
-          continue;
-        }
-        int e = serve_start(id, buf + off + 9, len, life[0], &old, kind == 'P');
+      } else if (h.kind == 'G') {
+        serve_go(h.id, body, h.length);
+      } else {
+        int e = serve_start(h.id, body, h.length, life[0], &old, h.kind == 'P');
         /* The next set is made once this run is past its start, not while it starts: the
            holder's kernel work would hold up the run's own processes (warm.c). */
         warm_later(WARM_DELAY_MS);
-        if (e) reply("F %u %d\n", id, e);
-        off += 9 + len;
-      } else {
-        _exit(125); /* not our protocol */
+        if (e) reply("F %u %d\n", h.id, e);
       }
     }
     memmove(buf, buf + off, have - off);

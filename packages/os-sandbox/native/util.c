@@ -78,3 +78,15 @@ void graft(int tree, unsigned long long set, unsigned long long clear, int to_fd
   if (moved < 0) die(path);
   close(tree);
 }
+
+/* A decimal integer in [0, max], the whole of s (no sign, no spaces, no trailing bytes); -1 if not. */
+long parse_count(const char *s, long max) {
+  if (!s || *s < '0' || *s > '9') return -1;
+  long v = 0;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9') return -1;
+    v = v * 10 + (*s - '0');
+    if (v > max) return -1;
+  }
+  return v;
+}

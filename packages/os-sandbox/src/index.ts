@@ -16,6 +16,8 @@ export {
   sandboxPolicySchema,
 } from './policy.js';
 export type { DegradedMode, SandboxPolicy, SandboxPolicyInput } from './policy.js';
+export { ENV_NAME_PATTERN, evaluateSpawnRequest } from './spawn-request.js';
+export type { SpawnRequest, SpawnRequestDecision } from './spawn-request.js';
 export { BASE_ENV_NAMES, DEFAULT_PATH, buildSandboxEnv, evaluateExplicitEnv, looksLikeSecretName } from './env.js';
 export type { EnvInput } from './env.js';
 export { USRMERGE_FACTS, collectPathFacts } from './host-facts.js';
@@ -23,7 +25,7 @@ export type { HostFacts, PathFact } from './host-facts.js';
 export { ETC_FILES, PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_GIT, SENSITIVE_ROOTS } from './protected-paths.js';
 export { probeSandbox } from './probe.js';
 export type { ProbeOptions, SandboxProbe } from './probe.js';
-export { ensureLauncher, launcherSourcePath, verifyLauncher } from './launcher.js';
+export { ensureLauncher, launcherCacheDir, launcherSourcePath, verifyLauncher } from './launcher.js';
 export type { Launcher } from './launcher.js';
 export { proxyEnv } from './network.js';
 export type {

@@ -179,7 +179,7 @@ export function createLinuxPlanner(ctx: LinuxPlannerContext) {
   };
   const linuxRequest = (run: LinuxRun, wants: Wants): LaunchRequest => ({
     args: run.args,
-    fd3: Buffer.from(run.plan.options.map((x) => `${x}\0`).join(''), 'utf8'),
+    options: run.plan.options,
     ...(seccompFilter ? { fd4: seccompFilter } : {}),
     ...wants,
   });

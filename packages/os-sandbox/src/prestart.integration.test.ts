@@ -255,7 +255,7 @@ describe('runs prepared ahead (prestart)', () => {
     const prepare = () =>
       own.prepare({
         args: ['--lifeline', '5', '--stage', stage, '--stage-file', join(etc, 'conf'), '--', '/usr/bin/bwrap', '--args', '3', '--', '/proc/self/fd/6', '--await', '--'],
-        fd3: Buffer.from(bwrapOptions.map((o) => `${o}\0`).join('')),
+        options: bwrapOptions,
         stdin: false,
         stdout: true,
         stderr: false,

@@ -23,8 +23,18 @@ export interface CreateSandboxOptions {
    * `'socat'` (always the fallback; slower, and no cgroup joining).
    */
   readonly bridge?: 'launcher' | 'socat';
-  /** Where compiled launchers are cached; undefined = the package's `.native/` directory. */
+  /**
+   * Where compiled launchers are cached (created 0700, must be owned by this user); undefined =
+   * `$TRUST_CACHE_DIR/launcher`, else `$XDG_CACHE_HOME/trust/launcher`, else
+   * `~/.cache/trust/launcher`. Never the installed package. Runs cannot write it (see `hideLauncher`).
+   */
   readonly launcherCacheDir?: string;
+  /**
+   * How the cached launcher is trusted: `'manifest'` (default) checks it against the hash recorded
+   * when it was built; `'rebuild'` compiles the sources again (about 1.7 s) and checks it against
+   * the hash of that build, replacing a cache that differs. Ignored with `launcher`.
+   */
+  readonly launcherVerify?: 'manifest' | 'rebuild';
   /**
    * Host directory for per-run sockets and (macOS) HOME/TMPDIR; undefined = a fresh private temp
    * dir, removed by `close()` or, if the process exits without it, at exit (not after a kill).

@@ -15,7 +15,7 @@ import { createNestedGitScanner } from './nested-git.js';
 import { fromChildProcess, killGroup, type Launched } from './launched.js';
 import { onProcessExit } from './on-exit.js';
 import { createRunDirPool } from './run-dirs.js';
-import { ensureLauncher, verifyLauncher, type Launcher } from './launcher.js';
+import { ensureLauncher, hideLauncher, verifyLauncher, type Launcher } from './launcher.js';
 import {
   createRunAudit,
   defaultProxyFactory,
@@ -34,6 +34,8 @@ import type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnO
 import { buildSeccompFilter, seccompArchOf } from './seccomp.js';
 import { planSeatbelt, type DarwinPlan } from './seatbelt-plan.js';
 import { startSpawnServer, type PreparedLaunch, type SpawnServer } from './spawn-server.js';
+import { evaluatePolicyValues, evaluateSpawnRequest } from './spawn-request.js';
+import { encodeBwrapArgs } from './launcher-wire.js';
 import { createLinuxPlanner, LIFELINE_FD, type Wants } from './linux-run.js';
 import { createAhead } from './ahead.js';
 
@@ -56,6 +58,8 @@ const FORCE_KILL_AFTER_MS = 5_000;
  */
 export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, options: CreateSandboxOptions = {}): Promise<Sandbox> {
   const policy = parseSandboxPolicy(input);
+  const values = evaluatePolicyValues(policy);
+  if (!values.allow) throw new TrustError(values.code, values.reason, { ...(values.hint ? { hint: values.hint } : {}), decision: values });
   const lingerMs = options.placeholderLingerMs ?? DEFAULT_PLACEHOLDER_LINGER_MS;
   if (!Number.isFinite(lingerMs) || lingerMs < 0) {
     throw new TrustError('SANDBOX_POLICY_INVALID', `placeholderLingerMs must be a finite number of milliseconds ≥ 0, got ${String(options.placeholderLingerMs)}`, {
@@ -80,13 +84,20 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     try {
       launcher = options.launcher
         ? verifyLauncher(options.launcher.path, options.launcher.sha256)
-        : await ensureLauncher(options.launcherCacheDir ? { cacheDir: options.launcherCacheDir } : {});
+        : await ensureLauncher({
+            ...(options.launcherCacheDir ? { cacheDir: options.launcherCacheDir } : {}),
+            ...(options.launcherVerify ? { verify: options.launcherVerify } : {}),
+          });
     } catch (err) {
-      // A tampered launcher is never silently replaced by the fallback.
-      if (isTrustError(err, 'SANDBOX_LAUNCHER_TAMPERED') || options.launcher) throw err;
+      // A tampered launcher (or an unsafe cache) is never silently replaced by the fallback.
+      if (isTrustError(err, 'SANDBOX_LAUNCHER_TAMPERED') || isTrustError(err, 'SANDBOX_LAUNCHER_CACHE_UNSAFE') || options.launcher) throw err;
       launcherError = err;
     }
   }
+  // The launcher's directory is out of every run's reach: no writable grant may lie inside it, and
+  // one that contains it gets it hidden (see Launcher.hideDir), so a run cannot rewrite what the
+  // host runs next.
+  const planPolicy = launcher ? hideLauncher(policy, launcher.hideDir) : policy;
   const fallbackBash = launcher ? undefined : findTool(['/usr/bin/bash', '/bin/bash']);
   const fallback = launcher ? undefined : { socat: findTool(['/usr/bin/socat', '/bin/socat']), prlimit: findTool(['/usr/bin/prlimit', '/bin/prlimit']) };
   const probe =
@@ -278,7 +289,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   };
 
   const linux = createLinuxPlanner({
-    policy,
+    policy: planPolicy,
     probe,
     degraded,
     launcher,
@@ -362,11 +373,18 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
 
   async function spawnRun(argv: readonly string[], opts: SpawnOptions = {}): Promise<SandboxProcess> {
     if (closed) throw new TrustError('SANDBOX_CLOSED', 'this sandbox was closed', { hint: 'create a new sandbox' });
-    if (!Array.isArray(argv) || argv.length === 0 || argv.some((x) => typeof x !== 'string' || x.includes('\0'))) {
-      throw new TrustError('SANDBOX_ARGV_INVALID', 'argv must be a non-empty array of strings without NUL bytes', {
-        hint: 'pass ["/usr/bin/env", "node", "script.js"], never a shell command string',
-      });
+    // Every caller-supplied value is checked once, here, before anything is planned; from now on
+    // only the validated, frozen copy is used (the caller's objects are not read again).
+    const checked = evaluateSpawnRequest(argv, opts);
+    if (!checked.allow) {
+      // Recorded like every refusal, under a principal of its own (no run exists); the target
+      // names the program only when argv itself passed.
+      const target = checked.code === 'SANDBOX_ARGV_INVALID' ? '(invalid argv)' : String((argv as readonly unknown[])[0]);
+      audit(createPrincipal('process', randomUUID()), 'sandbox.spawn', target, 'deny', { code: checked.code, details: { policy: policyHash, reason: checked.reason } });
+      throw new TrustError(checked.code, checked.reason, { ...(checked.hint ? { hint: checked.hint } : {}), decision: checked });
     }
+    const request = checked.request;
+    argv = request.argv;
     if (opts.stdin !== undefined && !caps.has('stdin')) {
       throw new TrustError('SANDBOX_CAPABILITY_MISSING', 'stdin data was passed but the policy does not grant "stdin"', { hint: 'add "stdin" to the capabilities' });
     }
@@ -401,16 +419,16 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       const tmp = platform === 'linux' ? SANDBOX_LAYOUT.tmp : join(runDir ?? workDir, 'tmp');
       const env = buildSandboxEnv(policy, {
         source: sourceEnv,
-        ...(opts.env ? { explicit: opts.env } : {}),
+        ...(request.env ? { explicit: request.env } : {}),
         home,
         tmpdir: tmp,
         ...(proxyPort !== undefined ? { proxy: proxyEnv(proxyPort) } : {}),
       });
 
-      const timeoutMs = Math.min(opts.timeoutMs ?? Infinity, policy.limits.timeMs ?? DEFAULT_TIME_MS);
-      const maxOutput = Math.min(opts.maxOutputBytes ?? Infinity, policy.limits.outputBytes ?? DEFAULT_OUTPUT_BYTES);
+      const timeoutMs = Math.min(request.timeoutMs ?? Infinity, policy.limits.timeMs ?? DEFAULT_TIME_MS);
+      const maxOutput = Math.min(request.maxOutputBytes ?? Infinity, policy.limits.outputBytes ?? DEFAULT_OUTPUT_BYTES);
       const firstRw = caps.fsGrants.find((g) => g.mode === 'rw')?.path;
-      const cwd = opts.cwd ?? firstRw ?? home;
+      const cwd = request.cwd ?? firstRw ?? home;
       if (cwd !== home && caps.fsGrant(cwd).access === 'none') {
         throw new TrustError('SANDBOX_CWD_NOT_GRANTED', `working directory ${cwd} is not inside a granted directory`, {
           hint: `grant it with "fs:rw:${cwd}" or "fs:ro:${cwd}"`,
@@ -472,7 +490,6 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         audit(principal, 'sandbox.degraded', argv[0]!, 'allow', { rule: 'allowDegraded', details: { runId, degraded } });
       }
 
-      const fd3 = argsFd ? Buffer.from(argsFd.map((x) => `${x}\0`).join(''), 'utf8') : undefined;
       const fd4 = argsFd && seccompFilter ? seccompFilter : undefined;
       if (!child && lifeline && useServer && !server?.alive) {
         server = startSpawnServer(launcher!.path);
@@ -481,11 +498,13 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
           useServer = false;
         }
       }
+      // The spawn server takes the options as words (see launcher-wire.ts); bwrap itself, its file.
+      const fd3 = argsFd && !(lifeline && useServer) ? encodeBwrapArgs(argsFd) : undefined;
       if (child) {
         // Started already: the prepared run took the command.
       } else if (lifeline && useServer) {
         // The launcher's spawn server forks the run, and holds its lifeline for this process.
-        child = await server!.launch({ args, ...(fd3 ? { fd3 } : {}), ...(fd4 ? { fd4 } : {}), ...wants });
+        child = await server!.launch({ args, ...(argsFd ? { options: argsFd } : {}), ...(fd4 ? { fd4 } : {}), ...wants });
       } else {
         const forked = spawnChild(file, args as string[], {
           stdio: [wants.stdin ? 'pipe' : 'ignore', wants.stdout ? 'pipe' : 'ignore', wants.stderr ? 'pipe' : 'ignore', fd3 ? 'pipe' : 'ignore', fd4 ? 'pipe' : 'ignore', lifeline ? 'pipe' : 'ignore'],

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
-import { encodeCommand, encodeRequest, startSpawnServer, u32 } from './spawn-server.js';
+import { startSpawnServer } from './spawn-server.js';
+import { encodeAck, encodeCommand, encodeRequest, WIRE_VERSION } from './launcher-wire.js';
 import { alive, freshDir, parentOf, runIn } from './test-helpers.js';
 
 /** A spawn server spoken to in its own protocol, with everything it has replied so far. */
@@ -96,15 +97,23 @@ describe('the spawn server', () => {
     expect((await next.exit).signal).toBe('SIGKILL');
   });
 
-  it('answers a malformed request with F and EINVAL, and stops at bytes that are not its protocol', async () => {
+  it('answers a malformed request body with F and EINVAL, and stops at a frame of another version or kind', async () => {
     const { server, replies } = await rawServer();
-    // Request 7 claims three arguments but carries one and no blobs; request 8 claims 2^32-1.
-    const body = Buffer.concat([u32(3), Buffer.from('--\0')]);
-    const huge = Buffer.concat([u32(0xffffffff), Buffer.from('--\0')]);
-    server.stdin.write(Buffer.concat([Buffer.from('R'), u32(7), u32(body.length), body, Buffer.from('R'), u32(8), u32(huge.length), huge]));
-    for (let i = 0; i < 200 && replies().split('\n').length < 3; i++) await new Promise((ok) => setTimeout(ok, 10));
-    expect(replies()).toBe('F 7 22\nF 8 22\n');
-    server.stdin.write('Zjunk');
+    const u32 = (n: number): Buffer => Buffer.from(Uint32Array.of(n).buffer);
+    const frame = (id: number, body: Buffer): Buffer => Buffer.concat([Buffer.from([WIRE_VERSION, 0x52]), u32(id), u32(body.length), body]);
+    // 7: one argument announced, three bytes of it given where ten were announced, no fields after;
+    // 8: 2^32-1 arguments; 9: an argument holding a NUL ("--\0--ro-bind"); 10: a well-formed body
+    // with a trailing byte too many.
+    const bad7 = Buffer.concat([u32(1), u32(10), Buffer.from('--x')]);
+    const bad8 = Buffer.concat([u32(0xffffffff), u32(2), Buffer.from('--')]);
+    const bad9 = Buffer.concat([u32(1), u32(11), Buffer.from('--\0--ro-bind'), u32(0), u32(0), Buffer.from([0])]);
+    const good = encodeRequest(10, { args: ['--', '/bin/true'], stdin: false, stdout: false, stderr: false });
+    const bad10 = Buffer.concat([good.subarray(0, 6), u32(good.readUInt32LE(6) + 1), good.subarray(10), Buffer.from([0])]);
+    server.stdin.write(Buffer.concat([frame(7, bad7), frame(8, bad8), frame(9, bad9), bad10]));
+    for (let i = 0; i < 200 && replies().split('\n').length < 5; i++) await new Promise((ok) => setTimeout(ok, 10));
+    expect(replies()).toBe('F 7 22\nF 8 22\nF 9 22\nF 10 22\n');
+    // Version 2 of the format is not this server's: it exits.
+    server.stdin.write(Buffer.concat([Buffer.from([2, 0x52]), u32(11), u32(0)]));
     const [code] = await new Promise<[number | null]>((ok) => server.once('exit', (c) => ok([c])));
     expect(code).toBe(125);
   });
@@ -138,7 +147,7 @@ describe('the spawn server', () => {
       const end = `/proc/${server.pid}/fd/${out}`;
       expect(readFileSync(end, 'utf8')).toBe('done\n');
       // Once acknowledged, the server lets its end go.
-      server.stdin.write(Buffer.concat([Buffer.from('A'), u32(9)]));
+      server.stdin.write(encodeAck(9));
       for (let i = 0; i < 500 && existsSync(end); i++) await new Promise((ok) => setTimeout(ok, 10));
       expect(existsSync(end)).toBe(false);
     } finally {

@@ -4,26 +4,9 @@ import { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { TrustError } from '@trust/core';
 import type { Launched, LaunchedExit } from './launched.js';
+import { encodeAck, encodeCommand, encodeKill, encodeRequest, type AwaitedCommand, type LaunchRequest } from './launcher-wire.js';
 
-/** One run for the spawn server: the launcher's arguments and what its fds 0-4 carry. */
-export interface LaunchRequest {
-  /** The launcher's arguments (without argv[0]). */
-  readonly args: readonly string[];
-  /** Bytes for fd 3 (bwrap's `--args`) and fd 4 (the seccomp program); absent = /dev/null. */
-  readonly fd3?: Uint8Array;
-  readonly fd4?: Uint8Array;
-  /** A pipe for each of these, else /dev/null. */
-  readonly stdin: boolean;
-  readonly stdout: boolean;
-  readonly stderr: boolean;
-}
-
-/** A prepared run's command: what bwrap's `--chdir`, `--clearenv`/`--setenv` and command would say. */
-export interface AwaitedCommand {
-  readonly argv: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly cwd: string;
-}
+export type { AwaitedCommand, LaunchRequest } from './launcher-wire.js';
 
 /** A run started as far as its command (see `SpawnServer.prepare`). */
 export interface PreparedLaunch extends Launched {
@@ -67,45 +50,6 @@ interface Running {
 const signalName = (n: number): NodeJS.Signals | null =>
   (Object.entries(osConstants.signals).find(([, v]) => v === n)?.[0] as NodeJS.Signals | undefined) ?? null;
 
-/** `n` as the protocol's little-endian u32. */
-export function u32(n: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(n);
-  return b;
-}
-
-/**
- * The 'R' message that asks the server for run `id`, written into one buffer of the right size
- * (it is built on every spawn's path; a buffer per argument costs several times as much).
- */
-export function encodeRequest(id: number, r: LaunchRequest, kind: 'R' | 'P' = 'R'): Buffer {
-  const args = r.args.map((a) => `${a}\0`).join('');
-  const argBytes = Buffer.byteLength(args, 'utf8');
-  const fd3 = r.fd3 ?? new Uint8Array(0);
-  const fd4 = r.fd4 ?? new Uint8Array(0);
-  const bodyLength = 4 + argBytes + 4 + fd3.length + 4 + fd4.length + 1;
-  const b = Buffer.allocUnsafe(9 + bodyLength);
-  let o = b.write(kind, 0, 'latin1');
-  o = b.writeUInt32LE(id, o);
-  o = b.writeUInt32LE(bodyLength, o);
-  o = b.writeUInt32LE(r.args.length, o);
-  o += b.write(args, o, 'utf8');
-  o = b.writeUInt32LE(fd3.length, o);
-  b.set(fd3, o);
-  o = b.writeUInt32LE(fd4.length, o + fd3.length);
-  b.set(fd4, o);
-  b[o + fd4.length] = (r.stdin ? 1 : 0) | (r.stdout ? 2 : 0) | (r.stderr ? 4 : 0);
-  return b;
-}
-
-/** The 'G' message that hands prepared run `id` its command (the command message of the launcher's await.c). */
-export function encodeCommand(id: number, c: AwaitedCommand): Buffer {
-  const words = (list: readonly string[]): Buffer => Buffer.from(list.map((w) => `${w}\0`).join(''), 'utf8');
-  const env = Object.entries(c.env).map(([k, v]) => `${k}=${v}`);
-  const body = Buffer.concat([u32(c.argv.length), words(c.argv), u32(env.length), words(env), words([c.cwd])]);
-  return Buffer.concat([Buffer.from('G'), u32(id), u32(body.length), body]);
-}
-
 /** Opens the server's end of a run's pipe through /proc (a pipe reopened there is the same pipe); returns this process's descriptor. */
 function openEnd(serverPid: number, fd: number, write: boolean): number {
   return openSync(`/proc/${serverPid}/fd/${fd}`, (write ? fsConstants.O_WRONLY : fsConstants.O_RDONLY) | fsConstants.O_NONBLOCK);
@@ -119,7 +63,7 @@ function openEnd(serverPid: number, fd: number, write: boolean): number {
  *
  * @example
  * const server = startSpawnServer(launcher.path);
- * const run = await server.launch({ args: ['--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/true'], fd3, stdin: false, stdout: true, stderr: true });
+ * const run = await server.launch({ args: ['--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/true'], options, stdin: false, stdout: true, stderr: true });
  */
 export function startSpawnServer(launcherPath: string): SpawnServer {
   const child: ChildProcess = spawn(launcherPath, ['--serve'], { stdio: ['pipe', 'pipe', 'ignore'], env: { PATH: '/usr/bin:/bin' } });
@@ -167,7 +111,7 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
       fds.forEach((fd, k) => own.push(fd >= 0 ? openEnd(child.pid!, fd, k === 0) : -1));
     } catch (err) {
       for (const fd of own) if (fd >= 0) closeSync(fd);
-      send(Buffer.concat([Buffer.from('K'), u32(id), Buffer.from([osConstants.signals.SIGKILL])]));
+      send(encodeKill(id, osConstants.signals.SIGKILL));
       p.reject(
         new TrustError('SANDBOX_UNAVAILABLE', `could not open the run's pipes through /proc/${child.pid}/fd`, {
           cause: err,
@@ -176,7 +120,7 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
       );
       return;
     } finally {
-      send(Buffer.concat([Buffer.from('A'), u32(id)]));
+      send(encodeAck(id));
     }
     let exit: LaunchedExit | undefined;
     let done = false;
@@ -231,7 +175,7 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
         // A prepared run being ended is waited for, like any run.
         idle.delete(id);
         holdWhileBusy();
-        send(Buffer.concat([Buffer.from('K'), u32(id), Buffer.from([osConstants.signals[signal]])]));
+        send(encodeKill(id, osConstants.signals[signal]));
       },
       closed,
       start(command) {

@@ -202,7 +202,7 @@ describe('warm namespaces of the spawn server', () => {
     const cat = async (): Promise<string> => {
       const run = await server.launch({
         args: ['--lifeline', '5', '--stage', stage, '--stage-file', join(etc, 'conf'), '--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/cat', '/etc/conf'],
-        fd3: Buffer.from(bwrapOptions.map((o) => `${o}\0`).join('')),
+        options: bwrapOptions,
         stdin: false,
         stdout: true,
         stderr: false,
