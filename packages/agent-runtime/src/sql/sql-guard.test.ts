@@ -212,6 +212,8 @@ describe('running agent SQL', async () => {
 
 // Regressions for the guard's over-blocking: decided by what a statement references, never by text.
 describe('idempotent DDL and adf_-looking names are not over-blocked', () => {
+  // Promise.resolve().then: the same test ran against the old synchronous guard to see it fail.
+  const exec = (sql: string) => Promise.resolve().then(() => guard.runExecute(sql));
   const REPEATABLE = [
     'create table if not exists local_idem (a, b)',
     'create index if not exists local_idem_a on local_idem(a)',
@@ -222,9 +224,9 @@ describe('idempotent DDL and adf_-looking names are not over-blocked', () => {
     'create view if not exists local_idem_v as select a from local_idem',
   ];
   it.each(REPEATABLE)('%s runs twice (the second run is a read-only journal-mode query, not a change)', async (sql) => {
-    await guard.runExecute(sql);
+    await exec(sql);
     expect(await guard.checkExecute(sql)).toMatchObject({ allow: true });
-    await expect(guard.runExecute(sql)).resolves.toMatchObject({ changes: 0 });
+    await expect(exec(sql)).resolves.toMatchObject({ changes: 0 });
   });
 
   const ALLOWED: string[] = [
@@ -235,7 +237,7 @@ describe('idempotent DDL and adf_-looking names are not over-blocked', () => {
     'create trigger local_t_adfcol after update on local_adf_copy begin update local_adf_copy set adf_col = new.adf_col where 0; end',
   ];
   it.each(ALLOWED)('allows %s', async (sql) => {
-    await expect(guard.runExecute(sql)).resolves.toBeDefined();
+    await expect(exec(sql)).resolves.toBeDefined();
   });
 
   const REFUSED: Case[] = [
@@ -250,7 +252,7 @@ describe('idempotent DDL and adf_-looking names are not over-blocked', () => {
   ];
   it.each(REFUSED)('%s %s -> %s', async (mode, sql, code) => {
     const d = mode === 'q' ? await guard.checkQuery(sql) : await guard.checkExecute(sql);
-    if (d.allow) await expect(guard.runExecute(sql)).rejects.toMatchObject({ code });
+    if (d.allow) await expect(exec(sql)).rejects.toMatchObject({ code });
     else expect(d).toMatchObject({ allow: false, code });
     expect(adf.db.prepare("select count(*) from sqlite_schema where name like 'local_r%'").pluck().get()).toBe(0);
   });
