@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { allow, deny, isDenied, type Decision } from '@trust/core';
-import { analyzeStatement, buildRootMap, type StatementAnalysis } from './statement-analysis.js';
+import { analyzeStatement, buildRootMap, type RootMap, type StatementAnalysis } from './statement-analysis.js';
 import { evaluateSqlAccess, type TableProtection } from './sql-policy.js';
 
 /** One row of `sqlite_schema`. */
@@ -39,39 +39,62 @@ export function checkSchemaDiff(db: Database.Database, before: SchemaRow[], afte
     const sql = r.sql ?? '';
     if (r.type === 'table' && /\bAUTOINCREMENT\b/i.test(sql)) return deny('SQL_DDL_DENIED', 'AUTOINCREMENT is not supported in local_* tables (it writes the shared sqlite_sequence)', { rule: 'sql-ddl', hint: 'use INTEGER PRIMARY KEY without AUTOINCREMENT' });
     if (r.type === 'table' && /^\s*CREATE\s+VIRTUAL\b/i.test(sql)) return deny('SQL_VIRTUAL_TABLE', 'virtual tables are not supported', { rule: 'sql-ddl' });
-    if (r.type === 'view') {
-      const v = analyzeStatement(db, `SELECT * FROM ${quote(r.name)}`, map);
-      const adf = touchesAdf(v);
-      if (adf) return deny('SQL_VIEW_PROTECTED', `view ${r.name} reads ${adf}; views may only read local_* tables`, { rule: 'sql-view', hint: 'query adf_* tables directly with db_query' });
-      const bad = v.hard[0] ?? [...v.reads].filter((t) => !t.startsWith('local_') && t !== 'sqlite_schema').map((t) => ({ code: 'SQL_VIEW_PROTECTED', reason: `view ${r.name} reads ${t}` }))[0];
-      if (bad) return deny('SQL_VIEW_PROTECTED', bad.reason, { rule: 'sql-view' });
-    }
-    if (r.type === 'trigger') {
-      const d = checkTrigger(db, r, map, prot, authorized);
+    if (r.type === 'view' || r.type === 'trigger') {
+      const d = checkViewOrTrigger(db, r, map, prot, authorized);
       if (isDenied(d)) return d;
     }
   }
   return allow('sql-ddl');
 }
 
-function checkTrigger(db: Database.Database, r: SchemaRow, map: ReturnType<typeof buildRootMap>, prot: Readonly<Record<string, TableProtection>>, authorized: boolean): Decision {
-  const isView = (db.prepare("SELECT type FROM main.sqlite_schema WHERE name = ? AND type IN ('table','view')").pluck().get(r.tbl_name) as string | undefined) === 'view';
-  let compiled = 0;
-  for (const probe of triggerProbes(db, r.tbl_name)) {
-    let t: StatementAnalysis;
-    // A probe on a view compiles only for the operations it has INSTEAD OF triggers for.
-    try { t = analyzeStatement(db, probe, map); } catch (e) {
-      if (isView) continue;
-      return deny('SQL_TRIGGER_PROTECTED', `trigger ${r.name} could not be verified (${(e as Error).message})`, { rule: 'sql-trigger' });
+/** What a view's or trigger's compiled programs touch: a view through `SELECT * FROM view`, a trigger through the writes that fire it. */
+export type SchemaObjectAnalysis = { readonly kind: 'ok'; readonly analyses: readonly StatementAnalysis[] } | { readonly kind: 'unverifiable'; readonly reason: string };
+
+/**
+ * Compiles (never runs) the statements that reach a view or trigger. Fails closed: a view that does
+ * not compile, or a trigger on a table where a probing write does not compile, is `unverifiable`.
+ */
+export function analyzeSchemaObject(db: Database.Database, r: SchemaRow, map: RootMap): SchemaObjectAnalysis {
+  if (r.type === 'view') {
+    try { return { kind: 'ok', analyses: [analyzeStatement(db, `SELECT * FROM ${quote(r.name)}`, map)] }; } catch (e) {
+      return { kind: 'unverifiable', reason: `view ${r.name} does not compile (${(e as Error).message})` };
     }
-    compiled++;
-    const adf = touchesAdf(t);
-    if (adf) return deny('SQL_TRIGGER_PROTECTED', `trigger ${r.name} touches ${adf}; triggers may only touch local_* tables`, { rule: 'sql-trigger' });
-    const d = evaluateSqlAccess({ ...t, verb: 'INSERT' }, 'execute', prot, authorized);
-    if (isDenied(d)) return deny('SQL_TRIGGER_PROTECTED', `trigger ${r.name} would ${d.reason}`, { rule: 'sql-trigger' });
   }
-  if (compiled === 0) return deny('SQL_TRIGGER_PROTECTED', `trigger ${r.name} could not be verified: no write on ${r.tbl_name} compiles`, { rule: 'sql-trigger' });
-  return allow('sql-trigger');
+  const isView = (db.prepare("SELECT type FROM main.sqlite_schema WHERE name = ? AND type IN ('table','view')").pluck().get(r.tbl_name) as string | undefined) === 'view';
+  const analyses: StatementAnalysis[] = [];
+  for (const probe of triggerProbes(db, r.tbl_name)) {
+    // A probe on a view compiles only for the operations it has INSTEAD OF triggers for.
+    try { analyses.push(analyzeStatement(db, probe, map)); } catch (e) {
+      if (!isView) return { kind: 'unverifiable', reason: `trigger ${r.name} could not be verified (${(e as Error).message})` };
+    }
+  }
+  return analyses.length > 0 ? { kind: 'ok', analyses } : { kind: 'unverifiable', reason: `trigger ${r.name} could not be verified: no write on ${r.tbl_name} compiles` };
+}
+
+/** The first adf_* table a view or trigger touches, by its compiled programs (never its text). */
+export function adfTableTouchedBy(o: SchemaObjectAnalysis): string | undefined {
+  if (o.kind !== 'ok') return undefined;
+  for (const a of o.analyses) { const t = touchesAdf(a); if (t) return t; }
+  return undefined;
+}
+
+function checkViewOrTrigger(db: Database.Database, r: SchemaRow, map: RootMap, prot: Readonly<Record<string, TableProtection>>, authorized: boolean): Decision {
+  const code = r.type === 'view' ? 'SQL_VIEW_PROTECTED' : 'SQL_TRIGGER_PROTECTED';
+  const rule = r.type === 'view' ? 'sql-view' : 'sql-trigger';
+  const o = analyzeSchemaObject(db, r, map);
+  if (o.kind !== 'ok') return deny(code, o.reason, { rule });
+  const adf = adfTableTouchedBy(o);
+  if (adf) return deny(code, `${r.type} ${r.name} touches ${adf}; views and triggers may only touch local_* tables`, { rule, hint: 'query adf_* tables directly with db_query' });
+  for (const a of o.analyses) {
+    if (r.type === 'view') {
+      const bad = a.hard[0] ?? [...a.reads].filter((t) => !t.startsWith('local_') && t !== 'sqlite_schema').map((t) => ({ code, reason: `view ${r.name} reads ${t}` }))[0];
+      if (bad) return deny(code, bad.reason, { rule });
+    } else {
+      const d = evaluateSqlAccess({ ...a, verb: 'INSERT' }, 'execute', prot, authorized);
+      if (isDenied(d)) return deny(code, `trigger ${r.name} would ${d.reason}`, { rule });
+    }
+  }
+  return allow(rule);
 }
 
 function triggerProbes(db: Database.Database, table: string): string[] {
