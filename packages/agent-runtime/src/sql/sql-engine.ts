@@ -44,6 +44,9 @@ export function createSqlEngine(path: string): SqlEngine {
   rw.pragma('trusted_schema = OFF');
   rw.pragma('busy_timeout = 2000');
   rw.pragma('foreign_keys = ON');
+  // A small page cache keeps the process's native memory modest; a big write spills to the WAL.
+  rw.pragma('cache_size = -4096');
+  ro.pragma('cache_size = -4096');
   const conns = { query: ro, execute: rw } as const;
   const version = { query: ro.prepare('PRAGMA schema_version').pluck(), execute: rw.prepare('PRAGMA schema_version').pluck() };
   const roots = { query: { v: -1, map: new Map() as RootMap }, execute: { v: -1, map: new Map() as RootMap } };

@@ -61,15 +61,24 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
   const fail = (msg: string, l?: Live) => new TrustError('SQL_HOST_FAILED', `the SQL process ${msg}${l && l.stderr.length ? `: ${l.stderr.join('').slice(-500)}` : ''}`, { hint: 'retry; the next call starts a fresh SQL process' });
 
   function start(): Live {
+    const stderr: string[] = [];
     const child = fork(entryScript(), [options.path], {
       serialization: 'advanced',
       execArgv: [`--max-old-space-size=${options.maxHeapMb ?? 256}`],
       env: {},
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    const stderr: string[] = [];
     child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr.push(d); if (stderr.length > 20) stderr.shift(); });
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // A failed spawn or a failed send emits 'error' (never left unhandled: that would crash the
+    // host); the process is then treated as dead. A spawn that never started emits no 'exit'.
+    const exited = new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.on('error', (e) => {
+        stderr.push(String(e));
+        if (child.pid === undefined) child.emit('exit', null, null); // never spawned: no real 'exit' follows
+        else child.kill('SIGKILL'); // a failed send: the channel is unusable; 'exit' follows
+      });
+    });
     // An idle SQL process never keeps the host alive; a call in flight does, through its timer.
     child.unref();
     (child.channel as { unref?: () => void } | undefined)?.unref?.();

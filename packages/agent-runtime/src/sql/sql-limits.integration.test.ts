@@ -46,7 +46,9 @@ beforeAll(async () => {
   other.db.exec('CREATE TABLE local_small (x); INSERT INTO local_small VALUES (1), (2)');
   guard = createSqlGuard(adf, { timeoutMs: CAP_MS, executeTimeoutMs: CAP_MS, maxResultBytes: 2_500_000, maxGrowthBytes: 1_000_000 });
   otherGuard = createSqlGuard(other);
-  await otherGuard.runQuery('select 1'); // the other agent's SQL process is warm
+  // Both SQL processes are warm: the caps time statements, not process start-up.
+  await guard.runQuery('select 1');
+  await otherGuard.runQuery('select 1');
 });
 afterAll(async () => { await guard.close(); await otherGuard.close(); adf.close(); other.close(); });
 
@@ -122,8 +124,9 @@ describe('db_execute caps', () => {
   });
 
   it('a kill in the middle of writing pages (uncommitted WAL frames) leaves a consistent file', async () => {
-    const big = createSqlGuard(adf, { executeTimeoutMs: CAP_MS, maxGrowthBytes: 1024 * 1024 * 1024 });
+    const big = createSqlGuard(adf, { executeTimeoutMs: 1_000, maxGrowthBytes: 1024 * 1024 * 1024 });
     try {
+      await big.runQuery('select 1');
       const rows = adf.db.prepare('select count(*) from local_blobs').pluck().get();
       await expect(big.runExecute('insert into local_blobs select randomblob(4000) from local_big a, local_big b')).rejects.toMatchObject({ code: 'SQL_TIMEOUT' });
       expect(statSync(`${adf.path}-wal`).size).toBeGreaterThan(1_000_000); // it was killed while pages were being written
