@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
 import { TrustError, deniedError, deny, isDenied, type Decision } from '@trust/core';
 import { checkSchemaDiff, schemaSnapshot } from './schema-diff.js';
 import { analyzeStatement, buildRootMap, leadingVerb, type RootMap, type StatementAnalysis } from './statement-analysis.js';
@@ -16,12 +17,14 @@ export interface SqlEngine {
   check(mode: SqlMode, sql: string, params: unknown[], protections: Readonly<Record<string, TableProtection>>, authorized: boolean): Decision;
   query(sql: string, params: unknown[], caps: QueryCaps): QueryResult;
   execute(sql: string, params: unknown[], protections: Readonly<Record<string, TableProtection>>, authorized: boolean, maxGrowthBytes: number): ExecuteResult;
-  /** Folds the WAL back into the file after writes (never waits for readers). */
+  /** After a write: folds a WAL over 1 MiB back into the file and truncates it (never waits for readers). */
   checkpoint(): void;
   close(): void;
 }
 
 const CACHE_MAX = 512;
+/** A write that leaves the WAL larger than this is folded back and the WAL truncated. */
+const WAL_TRUNCATE_BYTES = 1024 * 1024;
 
 /** Rough size of one value as it crosses to the host: bytes for blobs and text, 8 for numbers. */
 function sizeOf(v: unknown): number {
@@ -143,7 +146,9 @@ export function createSqlEngine(path: string): SqlEngine {
       }
     },
     checkpoint() {
-      // busy_timeout 0: a reader in the host must never make the SQL host wait here.
+      // SQLite's auto-checkpoint copies pages back but never shrinks the WAL; after a big write
+      // the WAL is truncated here. busy_timeout 0: a reader in the host never makes this wait.
+      if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) <= WAL_TRUNCATE_BYTES) return;
       rw.pragma('busy_timeout = 0');
       try { rw.pragma('wal_checkpoint(TRUNCATE)'); } catch { /* busy: the next write retries */ } finally { rw.pragma('busy_timeout = 2000'); }
     },
