@@ -19,7 +19,7 @@ export interface SqlHostOptions {
   readonly maxHeapMb?: number;
 }
 
-/** One agent's SQL process: started lazily, killed at a time cap, replaced on the next call. */
+/** One agent's SQL process: started lazily, killed at a time cap and replaced by a fresh one. */
 export interface SqlHost {
   /** Runs one request; rejects with `SQL_TIMEOUT` once `timeoutMs` passed (the process is killed). */
   call(request: SqlHostRequest, timeoutMs: number): Promise<unknown>;
@@ -101,13 +101,15 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
     if (live === l) live = undefined;
     previousExit = l.exited;
     l.child.kill('SIGKILL');
+    // Replace it at once (never reuse it), so the agent's next statement rarely waits for a start.
+    void l.exited.then(() => { if (!closed && !live) { live = start(); live.ready.catch(() => undefined); } });
   }
 
   async function dispatch(request: SqlHostRequest, timeoutMs: number): Promise<unknown> {
     if (closed) throw new TrustError('SQL_CLOSED', 'the SQL host is closed');
     if (!live) {
       await previousExit; // a killed process has released its file locks before a new one opens the file
-      live = start();
+      live ??= start(); // the replacement kill() started may already be there
     }
     const l = live;
     await l.ready;

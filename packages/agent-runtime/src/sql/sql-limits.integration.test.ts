@@ -53,7 +53,10 @@ beforeAll(async () => {
 afterAll(async () => { await guard.close(); await otherGuard.close(); adf.close(); other.close(); });
 
 describe('db_query wall-clock cap (the SQL process is killed)', () => {
+  let killedPid: number | undefined;
   it('a cross-join aggregate that yields no row ends with SQL_TIMEOUT within cap + margin while the host answers', async () => {
+    killedPid = guard.hostPid();
+    expect(killedPid).toBeTypeOf('number');
     const t0 = performance.now();
     const r = await whileHostAnswers(guard.runQuery('select count(*) from local_big a, local_big b, local_big c'));
     const elapsed = performance.now() - t0;
@@ -64,11 +67,11 @@ describe('db_query wall-clock cap (the SQL process is killed)', () => {
     expect(integrity(adf)).toBe('ok');
   });
 
-  it('the next statement gets a fresh SQL process and works', async () => {
-    const first = guard.hostPid();
-    expect(first).toBeUndefined(); // the killed one is gone, a new one starts on demand
+  it('the killed SQL process is gone and the next statement runs in a fresh one', async () => {
     expect((await guard.runQuery('select count(*) as n from local_big')).rows).toEqual([{ n: 3000 }]);
     expect(guard.hostPid()).toBeTypeOf('number');
+    expect(guard.hostPid()).not.toBe(killedPid);
+    expect(() => process.kill(killedPid!, 0)).toThrowError(expect.objectContaining({ code: 'ESRCH' }));
   });
 
   it('a terminating recursive CTE is allowed', async () => {
@@ -151,5 +154,40 @@ describe('db_execute caps', () => {
       expect(statSync(`${adf.path}-wal`, { throwIfNoEntry: false })?.size ?? 0).toBeLessThan(64 * 1024);
       expect(integrity(adf)).toBe('ok');
     } finally { await big.close(); }
+  });
+});
+
+describe('the SQL process as a failure domain', () => {
+  it('a process that dies mid-statement gives SQL_HOST_FAILED, and the next statement works', async () => {
+    const g = createSqlGuard(adf, { timeoutMs: 30_000 });
+    try {
+      await g.runQuery('select 1');
+      const pid = g.hostPid()!;
+      const running = g.runQuery('select count(*) from local_big a, local_big b, local_big c');
+      setTimeout(() => process.kill(pid, 'SIGKILL'), 100);
+      await expect(running).rejects.toMatchObject({ code: 'SQL_HOST_FAILED' });
+      expect((await g.runQuery('select 2 as v')).rows).toEqual([{ v: 2 }]);
+      expect(integrity(adf)).toBe('ok');
+    } finally { await g.close(); }
+  });
+
+  it('statements queue one at a time per agent; past the queue cap new ones get SQL_BUSY', async () => {
+    const g = createSqlGuard(adf);
+    try {
+      const all = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => g.runQuery('select ? as i', [i])));
+      const ok = all.filter((r) => r.status === 'fulfilled');
+      expect(ok.length).toBeGreaterThanOrEqual(32);
+      expect(all.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason.code === 'SQL_BUSY')).toBe(true);
+      expect(all.some((r) => r.status === 'rejected')).toBe(true);
+    } finally { await g.close(); }
+  });
+
+  it('after close, calls are refused with SQL_CLOSED and no process remains', async () => {
+    const g = createSqlGuard(adf);
+    await g.runQuery('select 1');
+    const pid = g.hostPid()!;
+    await g.close();
+    await expect(g.runQuery('select 1')).rejects.toMatchObject({ code: 'SQL_CLOSED' });
+    expect(() => process.kill(pid, 0)).toThrowError(expect.objectContaining({ code: 'ESRCH' }));
   });
 });
