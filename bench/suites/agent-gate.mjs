@@ -1,11 +1,10 @@
 // Agent runtime part 1: the tool gate's per-call overhead against calling the tool function
-// directly, and the SQL guard's overhead on a small db_query against raw better-sqlite3 on the
-// same file (verdicts are cached by statement text + schema version, so steady state is measured).
+// directly. (db_query's cost is measured in agent-sql.mjs.)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryAuditSink } from '@trust/core';
-import { createAdf, createSqlGuard, createToolGate, createToolRegistry } from '@trust/agent-runtime';
+import { createAdf, createToolGate, createToolRegistry } from '@trust/agent-runtime';
 import { percentile, sample, sampleInterleaved } from '../lib/table.mjs';
 
 export default async function run({ log }) {
@@ -29,29 +28,10 @@ export default async function run({ log }) {
     const viaAdf = await sample(() => gateAdf.call('echo', args, { origin: 'llm' }), 1000);
     log(`gate p50: ${percentile(viaMem, 50)} ns (memory audit), ${percentile(viaAdf, 50)} ns (adf_audit)`);
 
-    adf.db.exec('CREATE TABLE local_items (id INTEGER PRIMARY KEY, name TEXT, qty INTEGER)');
-    const ins = adf.db.prepare('INSERT INTO local_items (name, qty) VALUES (?, ?)');
-    adf.transaction(() => { for (let i = 0; i < 1000; i++) ins.run(`item${i}`, i); });
-    const guard = createSqlGuard(adf);
-    // The same better-sqlite3 build the runtime uses (bench does not depend on it directly).
-    const Database = adf.db.constructor;
-    const raw = new Database(adf.path, { readonly: true });
-    const sql = 'SELECT id, name, qty FROM local_items WHERE id BETWEEN ? AND ?';
-    const rawPrepared = raw.prepare(sql);
-    for (let i = 0; i < 500; i++) { guard.runQuery(sql, [10, 20]); raw.prepare(sql).all(10, 20); }
-    const Q = 5000;
-    const { ours, rawEach, rawCached } = await sampleInterleaved(
-      { ours: () => guard.runQuery(sql, [10, 20]), rawEach: () => raw.prepare(sql).all(10, 20), rawCached: () => rawPrepared.all(10, 20) },
-      Q,
-    );
-    guard.close();
-    raw.close();
     return [
       { measure: 'tool gate call (no-op audit sink)', unit: 'ns/call', ours: percentile(viaNoop, 50), baseline: percentile(direct, 50), baselineName: 'direct tool.run', better: 'lower' },
       { measure: 'tool gate call (memory audit sink)', unit: 'ns/call', ours: percentile(viaMem, 50), baseline: percentile(direct, 50), baselineName: 'direct tool.run', better: 'lower' },
       { measure: 'tool gate call (audit to adf_audit)', unit: 'ns/call', ours: percentile(viaAdf, 50), baseline: percentile(direct, 50), baselineName: 'direct tool.run', better: 'lower' },
-      { measure: 'db_query 11 rows (guarded)', unit: 'ns/query', ours: percentile(ours, 50), baseline: percentile(rawEach, 50), baselineName: 'better-sqlite3 prepare+all', better: 'lower', target: { ratio: 1.5 } },
-      { measure: 'db_query 11 rows (guarded) vs cached stmt', unit: 'ns/query', ours: percentile(ours, 50), baseline: percentile(rawCached, 50), baselineName: 'better-sqlite3 cached stmt.all', better: 'lower' },
     ];
   } finally {
     adf.close();

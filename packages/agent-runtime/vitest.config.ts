@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'agent-runtime', include: ['src/**/*.test.ts'] },
+  test: { name: 'agent-runtime', include: ['src/**/*.test.ts'], globalSetup: ['./test-setup/build-entries.ts'] },
 });

@@ -93,6 +93,18 @@ describe('createAdf / openAdf', () => {
     openAdf(path).close();
   });
 
+  it('accepts local views and triggers whose names or literals merely contain adf_ (judged by what they touch)', () => {
+    const path = fresh();
+    tamper(path, "CREATE TABLE local_adf_copy(adf_col); CREATE TABLE local_b(y); CREATE VIEW local_v AS SELECT adf_col, 'adf_identity' AS s FROM local_adf_copy; CREATE TRIGGER local_t AFTER INSERT ON local_adf_copy BEGIN INSERT INTO local_b VALUES ('adf_config'); END");
+    openAdf(path).close();
+  });
+
+  it('refuses a local view that does not compile (cannot be verified)', () => {
+    const path = fresh();
+    tamper(path, 'CREATE TABLE local_a(x); CREATE VIEW local_v AS SELECT x FROM local_a; DROP TABLE local_a');
+    expect(codeOf(() => openAdf(path))).toBe('ADF_SCHEMA_TAMPERED');
+  });
+
   it('an invalid stored config reports every problem', () => {
     const path = fresh();
     tamper(path, `UPDATE adf_config SET config_json = '{"v":2,"bogus":1,"limits":{"max_sql_rows":"x"}}'`);

@@ -70,7 +70,10 @@ const limitsSchema = z
     max_file_write_bytes: z.int().min(1).default(5_000_000).describe('Largest single virtual file write, in bytes.'),
     max_tool_result_tokens: z.int().min(1).default(16_000).describe('Largest tool result returned to the model, in tokens.'),
     max_sql_rows: z.int().min(1).max(100_000).default(500).describe('Row cap for db_query results.'),
-    sql_timeout_ms: z.int().min(1).max(60_000).default(2_000).describe('Time cap for db_query, checked between rows.'),
+    sql_timeout_ms: z.int().min(1).max(60_000).default(2_000).describe('Wall-clock cap for one db_query; the SQL process is killed at the cap (SQL_TIMEOUT).'),
+    sql_execute_timeout_ms: z.int().min(1).max(30_000).default(2_000).describe('Wall-clock cap for one db_execute; the SQL process is killed at the cap and nothing is committed (SQL_TIMEOUT).'),
+    max_sql_result_bytes: z.int().min(1_024).max(64 * 1024 * 1024).default(4 * 1024 * 1024).describe('Byte cap for one db_query result, counted while rows are produced.'),
+    max_sql_growth_bytes: z.int().min(4_096).max(1024 * 1024 * 1024).default(64 * 1024 * 1024).describe('How much one db_execute may grow the agent file (SQL_GROWTH_LIMIT, rolled back).'),
     approval_timeout_ms: z.int().min(1).max(86_400_000).default(1_200_000).describe('A pending approval auto-denies after this long.'),
     max_active_turns: z.int().min(1).nullable().default(null).describe('Cap on LLM turns per activation; null means no cap.'),
   })

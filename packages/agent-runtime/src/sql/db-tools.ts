@@ -17,7 +17,7 @@ const bind = (p: unknown[] | undefined) => (p ?? []).map((v) => (typeof v === 'b
 
 /**
  * `db_query`: one read-only statement over local_* and the eight readable adf_* tables, on the
- * read-only connection, row- and time-capped.
+ * read-only connection of the agent's SQL process, capped in rows, bytes and wall-clock time.
  *
  * @example
  * registry.register(createDbQueryTool(createSqlGuard(adf)));
@@ -33,7 +33,8 @@ export function createDbQueryTool(guard: SqlGuard): ToolDefinition<SqlArgs, Quer
 
 /**
  * `db_execute`: one write statement on local_* tables only; table protections apply, and
- * authorized callers may write `authorized`/`append_only` tables.
+ * authorized callers may write `authorized`/`append_only` tables. Capped in wall-clock time and in how
+ * much it may grow the file.
  */
 export function createDbExecuteTool(guard: SqlGuard): ToolDefinition<SqlArgs, ExecuteResult> {
   return {

@@ -44,7 +44,7 @@ export function leadingVerb(sql: string): string {
 
 const DENIED_FUNCTIONS = new Set(['load_extension', 'sqlite_attach', 'sqlite_detach', 'fts3_tokenizer', 'readfile', 'writefile', 'edit', 'sqlite_dbpage', 'zipfile']);
 const DENIED_OPCODES = new Map<string, string>([
-  ['Vacuum', 'VACUUM'], ['JournalMode', 'journal mode changes'], ['Checkpoint', 'checkpoints'], ['IntegrityCk', 'integrity checks'],
+  ['Vacuum', 'VACUUM'], ['Checkpoint', 'checkpoints'], ['IntegrityCk', 'integrity checks'],
   ['Pagecount', 'page counts'], ['MaxPgcnt', 'page limits'], ['AutoCommit', 'transaction control'], ['Savepoint', 'savepoints'],
   ['LoadAnalysis', 'ANALYZE'], ['SqlExec', 'nested SQL execution'],
 ]);
@@ -64,14 +64,11 @@ export function analyzeStatement(db: Database.Database, sql: string, roots: Root
   let ddl = false;
   const verb = leadingVerb(sql);
   let cursors = new Map<number, { table: string; write: boolean }>();
-  // A recursive CTE keeps a queue: rows are Inserted into an ephemeral table and read back with
-  // RowData. SQLite cannot be interrupted through better-sqlite3, so an unbounded recursion would
-  // hang the runtime; such statements are refused.
-  let ephemeral = new Set<number>();
-  let queued = new Set<number>();
+  // Recursive CTEs are allowed: agent SQL runs in a separate process whose wall-clock cap is
+  // enforced by killing it (sql-host.ts), so an unbounded recursion ends at the time cap.
   const tableOf = (root: number) => roots.get(root) ?? `#root${root}`;
   ops.forEach((op, i) => {
-    if (op.addr === 0) { cursors = new Map(); ephemeral = new Set(); queued = new Set(); } // a sub-program starts: new cursor space
+    if (op.addr === 0) cursors = new Map(); // a sub-program starts: new cursor space
     switch (op.opcode) {
       case 'OpenRead': case 'OpenWrite': case 'ReopenIdx': {
         const write = op.opcode === 'OpenWrite';
@@ -87,12 +84,7 @@ export function analyzeStatement(db: Database.Database, sql: string, roots: Root
       }
       case 'OpenDup': { const c = cursors.get(op.p2); if (c) cursors.set(op.p1, c); return; }
       case 'Delete': case 'IdxDelete': { const c = cursors.get(op.p1); if (c) { mutates.add(c.table); writes.add(c.table); } return; }
-      case 'OpenEphemeral': ephemeral.add(op.p1); return;
-      case 'RowData':
-        if (queued.has(op.p1)) hard.push({ code: 'SQL_RECURSIVE_DENIED', reason: 'recursive queries are not allowed: SQLite cannot be interrupted here, so an unbounded recursion would hang the agent' });
-        return;
       case 'Insert': {
-        if (ephemeral.has(op.p1)) queued.add(op.p1);
         const c = cursors.get(op.p1);
         if (c && op.p5 & OPFLAG_ISUPDATE) mutates.add(c.table);
         return;
@@ -112,6 +104,12 @@ export function analyzeStatement(db: Database.Database, sql: string, roots: Root
         if (op.opcode === 'Destroy') ddl = true;
         return;
       }
+      case 'JournalMode':
+        // `IF [NOT] EXISTS` DDL that finds nothing to do still marks the statement as a writer
+        // (sqlite3ForceNotReadOnly) with a read-only journal-mode *query* (P3 = -1) on main. Only
+        // a real change (P3 >= 0, reachable through PRAGMA, which the verb rule refuses) is denied.
+        if (op.p3 !== -1 || op.p1 !== 0) hard.push({ code: 'SQL_OPERATION_DENIED', reason: 'journal mode changes are not allowed' });
+        return;
       case 'ParseSchema': case 'DropTable': case 'DropIndex': case 'DropTrigger': case 'RenameTable': ddl = true; return;
       case 'Function': case 'PureFunc': case 'AggStep': case 'AggFinal': case 'AggValue': case 'AggInverse': {
         const name = String(op.p4 ?? '').replace(/\(.*$/, '').toLowerCase();

@@ -1,0 +1,157 @@
+import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { TrustError, deniedError, deny, isDenied, type Decision } from '@trust/core';
+import { checkSchemaDiff, schemaSnapshot } from './schema-diff.js';
+import { analyzeStatement, buildRootMap, leadingVerb, type RootMap, type StatementAnalysis } from './statement-analysis.js';
+import { evaluateSqlAccess, type SqlMode, type TableProtection } from './sql-policy.js';
+
+/** Caps for one db_query, decided by the host from the agent's config. */
+export interface QueryCaps { readonly maxRows: number; readonly maxBytes: number }
+/** Result of a db_query. `truncatedBy` says which cap stopped it. */
+export interface QueryResult { readonly columns: string[]; readonly rows: Record<string, unknown>[]; readonly truncated: boolean; readonly truncatedBy?: 'rows' | 'bytes' }
+/** Result of a db_execute. */
+export interface ExecuteResult { readonly changes: number; readonly lastInsertRowid: number }
+
+/** What the SQL host process does; it owns its connections and never sees the host's. */
+export interface SqlEngine {
+  check(mode: SqlMode, sql: string, params: unknown[], protections: Readonly<Record<string, TableProtection>>, authorized: boolean): Decision;
+  query(sql: string, params: unknown[], caps: QueryCaps): QueryResult;
+  execute(sql: string, params: unknown[], protections: Readonly<Record<string, TableProtection>>, authorized: boolean, maxGrowthBytes: number): ExecuteResult;
+  /** After a write: folds a WAL over 1 MiB back into the file and truncates it (never waits for readers). */
+  checkpoint(): void;
+  close(): void;
+}
+
+const CACHE_MAX = 512;
+/** A write that leaves the WAL larger than this is folded back and the WAL truncated. */
+const WAL_TRUNCATE_BYTES = 1024 * 1024;
+
+/** Rough size of one value as it crosses to the host: bytes for blobs and text, 8 for numbers. */
+function sizeOf(v: unknown): number {
+  if (typeof v === 'string') return v.length * 2;
+  if (v instanceof Uint8Array) return v.byteLength;
+  return 8;
+}
+
+/**
+ * Opens the agent's file twice: a read-only `query_only` connection for db_query and a
+ * read-write one for db_execute, both with `trusted_schema=OFF`. Every statement is checked
+ * from its compiled program (statement-analysis) before it runs, exactly as on the host before.
+ */
+export function createSqlEngine(path: string): SqlEngine {
+  const ro = new Database(path, { readonly: true, fileMustExist: true });
+  ro.pragma('trusted_schema = OFF');
+  ro.pragma('query_only = ON');
+  ro.pragma('busy_timeout = 2000');
+  const rw = new Database(path, { fileMustExist: true });
+  rw.pragma('trusted_schema = OFF');
+  rw.pragma('busy_timeout = 2000');
+  rw.pragma('foreign_keys = ON');
+  // A small page cache keeps the process's native memory modest; a big write spills to the WAL.
+  rw.pragma('cache_size = -4096');
+  ro.pragma('cache_size = -4096');
+  const conns = { query: ro, execute: rw } as const;
+  const version = { query: ro.prepare('PRAGMA schema_version').pluck(), execute: rw.prepare('PRAGMA schema_version').pluck() };
+  const roots = { query: { v: -1, map: new Map() as RootMap }, execute: { v: -1, map: new Map() as RootMap } };
+  const verdicts = new Map<string, { analysis: StatementAnalysis | undefined; decision: Decision }>();
+  const statements = new Map<string, Database.Statement>();
+  const pageSize = rw.pragma('page_size', { simple: true }) as number;
+  const pageCount = rw.prepare('PRAGMA page_count').pluck();
+
+  function analyze(mode: SqlMode, sql: string, params: unknown[], prot: Readonly<Record<string, TableProtection>>, authorized: boolean): { analysis: StatementAnalysis | undefined; decision: Decision; v: number } {
+    const db = conns[mode];
+    const v = version[mode].get() as number;
+    const key = `${mode}\0${v}\0${authorized ? 1 : 0}\0${mode === 'execute' ? JSON.stringify(prot) : ''}\0${sql}`;
+    const hit = verdicts.get(key);
+    if (hit) return { ...hit, v };
+    const r = roots[mode];
+    if (r.v !== v) { r.map = buildRootMap(db); r.v = v; }
+    let result: { analysis: StatementAnalysis | undefined; decision: Decision };
+    const verb = leadingVerb(sql);
+    if (verb === 'EXPLAIN' || verb === 'PRAGMA' || verb === 'ATTACH' || verb === 'DETACH') {
+      result = { analysis: undefined, decision: deny('SQL_VERB_DENIED', `${verb} is not allowed`, { rule: 'sql-verb' }) };
+    } else {
+      try {
+        db.prepare(sql); // rejects more than one statement and syntax errors, without running anything
+        const analysis = analyzeStatement(db, sql, r.map, params);
+        result = { analysis, decision: evaluateSqlAccess(analysis, mode, prot, authorized) };
+      } catch (e) {
+        const msg = (e as Error).message;
+        result = /more than one statement/.test(msg)
+          ? { analysis: undefined, decision: deny('SQL_MULTIPLE_STATEMENTS', 'only one statement per call is allowed', { rule: 'sql-single', hint: 'send each statement separately' }) }
+          : { analysis: undefined, decision: deny('SQL_INVALID', `SQLite rejected the statement: ${msg}`, { rule: 'sql-compile' }) };
+      }
+    }
+    if (verdicts.size >= CACHE_MAX) verdicts.clear();
+    verdicts.set(key, result);
+    return { ...result, v };
+  }
+
+  return {
+    check: (mode, sql, params, prot, authorized) => analyze(mode, sql, params, prot, authorized).decision,
+    query(sql, params, caps) {
+      const { decision, v } = analyze('query', sql, params, {}, false);
+      if (isDenied(decision)) throw deniedError(decision);
+      const skey = `${v}\0${sql}`;
+      let stmt = statements.get(skey);
+      if (!stmt) {
+        if (statements.size >= CACHE_MAX) statements.clear();
+        stmt = ro.prepare(sql);
+        statements.set(skey, stmt);
+      }
+      const columns = stmt.columns().map((c) => c.name);
+      const rows: Record<string, unknown>[] = [];
+      let bytes = 0;
+      let truncatedBy: 'rows' | 'bytes' | undefined;
+      const it = stmt.iterate(...(params as never[])) as IterableIterator<Record<string, unknown>>;
+      try {
+        for (const row of it) {
+          if (rows.length >= caps.maxRows) { truncatedBy = 'rows'; break; }
+          let size = 0;
+          for (const k in row) size += sizeOf(row[k]) + k.length;
+          // Stop before the row that crosses the cap: what the host receives stays under it.
+          if (bytes + size > caps.maxBytes) { truncatedBy = 'bytes'; break; }
+          bytes += size;
+          rows.push(row);
+        }
+      } finally {
+        it.return?.();
+      }
+      return truncatedBy ? { columns, rows, truncated: true, truncatedBy } : { columns, rows, truncated: false };
+    },
+    execute(sql, params, prot, authorized, maxGrowthBytes) {
+      const { analysis, decision } = analyze('execute', sql, params, prot, authorized);
+      if (isDenied(decision)) throw deniedError(decision);
+      const run = rw.transaction(() => {
+        // The file may grow by at most maxGrowthBytes during this statement: SQLite itself
+        // refuses (SQLITE_FULL) to allocate a page past max_page_count, and the transaction rolls back.
+        const start = pageCount.get() as number;
+        rw.pragma(`max_page_count = ${start + Math.max(1, Math.floor(maxGrowthBytes / pageSize))}`);
+        const before = analysis?.ddl ? schemaSnapshot(rw) : undefined;
+        const r = rw.prepare(sql).run(...(params as never[]));
+        if (before) {
+          const d = checkSchemaDiff(rw, before, schemaSnapshot(rw), prot, authorized);
+          if (isDenied(d)) throw deniedError(d); // rolls the whole statement back
+        }
+        return { changes: r.changes, lastInsertRowid: Number(r.lastInsertRowid) };
+      });
+      try {
+        return run.immediate();
+      } catch (e) {
+        if ((e as { code?: string }).code === 'SQLITE_FULL') {
+          throw new TrustError('SQL_GROWTH_LIMIT', `db_execute would grow the agent file by more than ${maxGrowthBytes} bytes; the statement was rolled back`, { cause: e, hint: 'write less per statement, delete old rows first, or have the owner raise limits.max_sql_growth_bytes' });
+        }
+        if (e instanceof TrustError) throw e;
+        throw new TrustError('SQL_FAILED', `SQLite refused the statement: ${(e as Error).message}`, { cause: e });
+      }
+    },
+    checkpoint() {
+      // SQLite's auto-checkpoint copies pages back but never shrinks the WAL; after a big write
+      // the WAL is truncated here. busy_timeout 0: a reader in the host never makes this wait.
+      if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) <= WAL_TRUNCATE_BYTES) return;
+      rw.pragma('busy_timeout = 0');
+      try { rw.pragma('wal_checkpoint(TRUNCATE)'); } catch { /* busy: the next write retries */ } finally { rw.pragma('busy_timeout = 2000'); }
+    },
+    close() { statements.clear(); verdicts.clear(); if (ro.open) ro.close(); if (rw.open) rw.close(); },
+  };
+}
