@@ -1,6 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerAndDrain } from '../control/connection-limits.js';
 import { MAX_MESSAGE_BYTES } from './message.js';
 import type { LocalMesh } from './local-mesh.js';
+
+/** Refusals about the request itself rather than the sender; every other refusal is a 403. */
+const REFUSAL_STATUS: Readonly<Record<string, number>> = Object.freeze({ INPUT_TOO_DEEP: 400, MESSAGE_MALFORMED: 400, MESSAGE_TOO_LARGE: 413 });
 
 /** The mesh inbox route: `POST /mesh/v1/inbox/<did>` with a JSON message body. */
 export const MESH_INBOX_PREFIX = '/mesh/v1/inbox/';
@@ -36,8 +40,9 @@ export function handleMeshRequest(mesh: LocalMesh, req: IncomingMessage, res: Se
     size += c.length;
     if (size > maxBytes) {
       aborted = true;
-      send(res, 413, { error: { code: 'MESSAGE_TOO_LARGE', message: `messages are limited to ${maxBytes} bytes` } });
-      req.resume();
+      chunks.length = 0;
+      // Answer, read and discard the rest (bounded), then close: the sender reads the 413.
+      answerAndDrain(req, res, () => send(res, 413, { error: { code: 'MESSAGE_TOO_LARGE', message: `messages are limited to ${maxBytes} bytes` } }));
       return;
     }
     chunks.push(c);
@@ -47,7 +52,7 @@ export function handleMeshRequest(mesh: LocalMesh, req: IncomingMessage, res: Se
     ingest(Buffer.concat(chunks), { transport: 'http' }).then(
       (result) => {
         if (result.accepted) send(res, 202, { accepted: true, id: result.record.message.id });
-        else send(res, 403, { error: { code: result.decision.code, message: result.decision.reason, hint: result.decision.hint } });
+        else send(res, REFUSAL_STATUS[result.decision.code] ?? 403, { error: { code: result.decision.code, message: result.decision.reason, hint: result.decision.hint } });
       },
       () => send(res, 500, { error: { code: 'MESH_INTERNAL', message: 'the message could not be processed' } }),
     );
