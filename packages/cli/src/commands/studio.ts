@@ -9,8 +9,8 @@ import { openBrowser } from '../open-browser.js';
 import { readPluginReports } from '../plugin-reports.js';
 import { trustHome } from '../trust-home.js';
 import { escapeTerminal } from '../terminal-text.js';
-import { studioStateFile } from '../studio-state.js';
-import { rm, writeFile } from 'node:fs/promises';
+import { assertNoLiveStudio, studioStateFile, writeStudioState } from '../studio-state.js';
+import { rm } from 'node:fs/promises';
 import { MAX_SANDBOX_RUNS, readSandboxRuns, sandboxRunsFile } from '../sandbox-runs.js';
 
 /** The built studio shipped inside the CLI (dist/studio), next to the bundled entry. */
@@ -60,6 +60,8 @@ export const command: CommandSpec = {
       if (!existsSync(root)) throw new CliError('CLI_FILE_NOT_FOUND', `workspace ${root} does not exist`, { hint: 'create it with an agents/ folder (trust agent new agents/name.adf), or run `trust studio` for the demo' });
       layout = workspaceLayout(root, false);
     }
+    // A state file is believed only if its studio is alive and answers; a stale one is replaced.
+    await assertNoLiveStudio(layout.root);
     const { createAgentOpener, createControlServer, createScriptedProvider, createWorkspaceAgents } = await import('@trust/agent-runtime');
     out.progress('starting the control server');
     const scripted = () => createScriptedProvider(Array.from({ length: 10_000 }, () => demoAnswer));
@@ -90,7 +92,7 @@ export const command: CommandSpec = {
     controlPort = server.port;
     const url = `http://127.0.0.1:${server.port}/#token=${server.token}`;
     // `trust agent approve|deny` find the running studio through this file (the token stays in .control-token).
-    await writeFile(studioStateFile(layout.root), `${JSON.stringify({ v: 1, port: server.port, pid: process.pid })}\n`, { mode: 0o600 });
+    writeStudioState(layout.root, { port: server.port, pid: process.pid });
     const ids = (await agents.list()).map((a) => a.id);
     out.result({ url, port: server.port, workspace: layout.root, demo: layout.demo, created, agents: ids });
     const s = out.style;
