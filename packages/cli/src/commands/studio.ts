@@ -13,6 +13,11 @@ import { assertNoLiveStudio, studioStateFile, writeStudioState } from '../studio
 import { rm } from 'node:fs/promises';
 import { MAX_SANDBOX_RUNS, readSandboxRuns, sandboxRunsFile } from '../sandbox-runs.js';
 
+/** Where `trust studio` records refusals at its control server's edge (JSONL, hash-chained, 0600). */
+export function controlAuditFile(workspace: string): string {
+  return join(workspace, 'control-audit.jsonl');
+}
+
 /** The built studio shipped inside the CLI (dist/studio), next to the bundled entry. */
 export function studioDir(): string {
   return join(dirname(fileURLToPath(import.meta.url)), 'studio');
@@ -80,8 +85,11 @@ export const command: CommandSpec = {
       open: layout.demo ? createAgentOpener({ provider: scripted }) : models.open,
     });
     const trusted = await readWorkspaceTrustedKeys(layout);
+    // Refusals at the control server's edge (a body nested too deep, a connection over the cap).
+    const edgeAudit = (await import('@trust/core/node')).createJsonlAuditSink(controlAuditFile(layout.root));
     const server = await createControlServer({
       agents,
+      audit: edgeAudit,
       tokenFile: layout.tokenFile,
       port,
       studioDir: dir,
@@ -106,6 +114,7 @@ export const command: CommandSpec = {
     out.progress('stopping the studio');
     await rm(studioStateFile(layout.root), { force: true });
     await server.close();
+    edgeAudit.close();
     agents.close();
     await models.close();
     return 0;
