@@ -56,6 +56,18 @@ describe('control API bodies: nesting cap 64', () => {
   });
 });
 
+describe('CSP reports (no token): nesting cap 64', () => {
+  it('keeps a report nested 64 levels, refuses 65 with 400 INPUT_TOO_DEEP before it is kept', async () => {
+    const { server, audit } = await start();
+    const post = (body: string) => call(server.port, { method: 'POST', path: '/csp-report', headers: { 'content-type': 'application/csp-report' }, body });
+    expect((await post(`{"r":${nest(63)}}`)).status).toBe(204);
+    const over = await post(`{"r":${nest(5000)}}`);
+    expect([over.status, over.json().error.code]).toEqual([400, 'INPUT_TOO_DEEP']);
+    expect(server.cspReports()).toHaveLength(1);
+    expect(audit.events().filter((e) => e.code === 'INPUT_TOO_DEEP')).toHaveLength(1);
+  });
+});
+
 describe('mesh inbox over HTTP: nesting cap 64', () => {
   it('delivers a message nested 64 levels (202), refuses 65 with 400 INPUT_TOO_DEEP', async () => {
     const rx = createTestReceiver();

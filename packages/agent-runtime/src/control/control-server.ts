@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { AuditSink } from '@trust/core';
+import { DEFAULT_MAX_JSON_DEPTH, TrustError, checkJsonText, type AuditSink } from '@trust/core';
 import { DEFAULT_CONTROL_TIMEOUTS, DEFAULT_MAX_CONNECTIONS, answerAndDrain, limitConnections, serverTimeoutOptions, type ControlTimeouts } from './connection-limits.js';
 import type { ControlAgents, PluginReport, SandboxRunView } from './agent-registry.js';
 import { controlError, toErrorResponse } from './control-error.js';
@@ -132,6 +132,9 @@ export async function createControlServer(options: ControlServerOptions): Promis
     if (path === CSP_REPORT_PATH) {
       if (method !== 'POST') throw controlError('CONTROL_METHOD_NOT_ALLOWED', 'CSP reports are POSTed');
       const text = await readLimited(req, 16 * 1024);
+      // No token on this route: a report nested too deep is refused before it is parsed or kept.
+      const shape = checkJsonText(text, { maxDepth: DEFAULT_MAX_JSON_DEPTH });
+      if (!shape.allow) throw new TrustError(shape.code, `the CSP report ${shape.reason.replace(/^the input /, '')}`, { decision: shape });
       try {
         reports.push(JSON.parse(text) as unknown);
       } catch {
