@@ -82,6 +82,9 @@ describe('mesh inbox over HTTP: nesting cap 64', () => {
     const over = await post(65);
     expect([over.status, over.json().error.code]).toEqual([400, 'INPUT_TOO_DEEP']);
     expect(rx.audit.events().filter((e) => e.code === 'INPUT_TOO_DEEP')).toHaveLength(1);
+    // A DID that is not valid percent-encoding is a bad request, not an internal error.
+    const bad = await call(server.port, { method: 'POST', path: '/mesh/v1/inbox/%E0%A4%A', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect([bad.status, bad.json().error.code]).toEqual([400, 'CONTROL_PATH_INVALID']);
   });
 });
 

@@ -192,8 +192,8 @@ export async function createControlServer(options: ControlServerOptions): Promis
       if (status === 400 && body.error.code === 'INPUT_TOO_DEEP') {
         edgeAudit('control.request', (req.url ?? '/').split('?')[0]!.slice(0, 200), body.error.code, { remote: req.socket.remoteAddress, method: req.method });
       }
-      // A refused oversized body: answer, read and discard the rest (bounded), then close, so
-      // the client reads the answer instead of a connection reset.
+      // A refused oversized body: answer while the rest is read and discarded (bounded), never
+      // close on unread bytes, so the client reads the answer instead of a connection reset.
       if (status === 413) answerAndDrain(req, res, () => sendJson(res, status, body));
       else sendJson(res, status, body);
     });

@@ -26,7 +26,13 @@ export function handleMeshRequest(mesh: LocalMesh, req: IncomingMessage, res: Se
     send(res, 405, { error: { code: 'MESH_METHOD', message: 'deliver messages with POST' } });
     return true;
   }
-  const did = decodeURIComponent(path.slice(MESH_INBOX_PREFIX.length));
+  let did: string;
+  try {
+    did = decodeURIComponent(path.slice(MESH_INBOX_PREFIX.length));
+  } catch {
+    send(res, 400, { error: { code: 'CONTROL_PATH_INVALID', message: 'the DID in the path is not valid percent-encoding' } });
+    return true;
+  }
   const ingest = mesh.lookup(did);
   if (!ingest) {
     send(res, 404, { error: { code: 'MESH_NO_SUCH_AGENT', message: 'no agent with that DID here' } });
