@@ -75,7 +75,7 @@ export type AuditErrorCode = (typeof AUDIT_ERROR_CODES)[number];
  * @example
  * CORE_ERROR_CODES.includes('NOT_IMPLEMENTED'); // true
  */
-export const CORE_ERROR_CODES = Object.freeze(['NOT_IMPLEMENTED', 'CANONICAL_JSON_INVALID'] as const);
+export const CORE_ERROR_CODES = Object.freeze(['NOT_IMPLEMENTED', 'CANONICAL_JSON_INVALID', 'INPUT_TOO_DEEP', 'INPUT_TOO_LARGE', 'INPUT_JSON_INVALID'] as const);
 export type CoreErrorCode = (typeof CORE_ERROR_CODES)[number];
 
 /**

@@ -29,6 +29,8 @@ export { parsePolicyFile, parsePolicyText } from './policy-file.js';
 export { compilePolicy } from './policy-compile.js';
 export type { CompilePolicyOptions, GuardSettings } from './policy-compile.js';
 export { canonicalJson } from './canonical-json.js';
+export { DEFAULT_MAX_JSON_DEPTH, checkJsonText, checkJsonValue, parseJsonWithLimits } from './json-limits.js';
+export type { JsonLimits } from './json-limits.js';
 export { sha256Hex } from './sha256.js';
 export { GENESIS_HASH, computeEventHash, sealEvent, verifyChain } from './audit-chain.js';
 export type { ChainVerdict } from './audit-chain.js';

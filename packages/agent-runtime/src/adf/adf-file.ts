@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
+import { closeSync, fchmodSync, openSync, unlinkSync } from 'node:fs';
 import { TrustError } from '@trust/core';
 import { createAdfAuditSink, type AdfAuditSink } from '../audit/adf-audit-sink.js';
 import type { AgentConfig } from '../config/agent-config-schema.js';
@@ -90,11 +90,20 @@ function applyPragmas(db: Database.Database, readonly: boolean): void {
  * adf.close();
  */
 export function createAdf(path: string, options: CreateAdfOptions = {}): AdfFile {
-  if (existsSync(path)) throw new TrustError('ADF_EXISTS', `"${path}" already exists; createAdf never overwrites`, { hint: 'use openAdf, or pick a new path' });
   const config = options.template === undefined ? defaultAgentConfig() : parseAgentConfig(options.template);
   const clock = options.clock ?? sysClock;
   const version = options.schemaVersion ?? ADF_SCHEMA_VERSION;
-  const db = new Database(path);
+  // The file holds config, history, files and sealed keys: it is created owner-only (0600) in
+  // one exclusive step (never over an existing file or through a symlink), whatever the umask.
+  // SQLite gives its -wal and -shm files the mode of the database file.
+  createOwnerOnlyFile(path);
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+  } catch (e) {
+    unlinkSync(path);
+    throw e;
+  }
   try {
     applyPragmas(db, false);
     db.transaction(() => {
@@ -107,9 +116,27 @@ export function createAdf(path: string, options: CreateAdfOptions = {}): AdfFile
     }).immediate();
   } catch (e) {
     db.close();
+    unlinkSync(path);
     throw e;
   }
   return assemble(path, db, { readonly: false, clock, version });
+}
+
+function createOwnerOnlyFile(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o600);
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new TrustError('ADF_EXISTS', `"${path}" already exists; createAdf never overwrites`, { hint: 'use openAdf, or pick a new path', cause });
+    }
+    throw cause;
+  }
+  try {
+    fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -30,10 +30,21 @@ export interface ApprovalTask {
   /** The exact arguments the model asked for (untrusted; shown as text). */
   readonly args: unknown;
   readonly reason: string;
-  readonly status: 'pending' | 'approved' | 'denied';
+  /**
+   * One API state per task state, never merged: `pending` (waiting for the owner), `approved`
+   * (approved, the tool is running), `completed`, `failed` (e.g. the runtime restarted while it
+   * ran), `denied`, `cancelled` (e.g. the runtime restarted before an answer), `queued`.
+   */
+  readonly status: ApprovalTaskStatus;
   readonly createdAt: string;
+  /** The owner's feedback on a denial, or why the task was cancelled. */
   readonly feedback?: string;
+  /** Why a failed task failed. */
+  readonly error?: string;
 }
+
+/** The states of {@link ApprovalTask}. */
+export type ApprovalTaskStatus = 'pending' | 'approved' | 'completed' | 'failed' | 'denied' | 'cancelled' | 'queued';
 
 /** One row of the tool access matrix. `lockedWhy` says why the agent cannot change it. */
 export interface ToolRow {

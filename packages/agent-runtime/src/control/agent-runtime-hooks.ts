@@ -108,6 +108,7 @@ export function createAgentOpener(options: AgentOpenerOptions): (path: string, i
           fired = await a.trigger(input);
         } catch (e) {
           if (e instanceof TrustError && e.code === 'TRIGGER_SOURCE_FORBIDDEN') throw controlError('CONTROL_TRIGGER_SOURCE_FORBIDDEN', e.message, e.hint);
+          if (e instanceof TrustError && e.code === 'TRIGGER_SOURCE_INVALID') throw controlError('CONTROL_TRIGGER_SOURCE_INVALID', e.message, e.hint);
           throw e;
         }
         emit({ kind: 'state', agent: id, data: { state: STATES[a.state()] ?? a.state(), trigger: input.source, fired: fired.length } });

@@ -2,10 +2,9 @@ import { createPrincipal, type Principal } from '@trust/core';
 import type { ControlAgent, ControlAgents, PluginReport, SandboxRunView, ApprovalTask } from './agent-registry.js';
 import { controlError } from './control-error.js';
 import { evaluateRelativePath } from './safe-path.js';
+import { evaluateTriggerSource } from '../triggers/runtime-events.js';
 import { ApproveBody, AuthorizedBody, ChatBody, ConfigBody, CreateAgentBody, DenyBody, ToolBody, TriggerBody, parseBody } from './route-schemas.js';
 
-/** Sources that speak with the owner's voice; the trigger endpoint never accepts them. */
-const RESERVED_SOURCES = ['user', 'owner', 'system'];
 
 /** What a handler gets: path params, the parsed JSON body (for writes) and the acting owner. */
 export interface RouteContext {
@@ -105,8 +104,13 @@ export function createRoutes(agents: ControlAgents, host: ControlHostData): read
     }),
     r('POST', `/agents/${ID}/trigger`, async (ctx) => {
       const body = parseBody(TriggerBody, ctx.body);
-      if (RESERVED_SOURCES.includes(body.source.trim().toLowerCase())) {
-        throw controlError('CONTROL_TRIGGER_SOURCE_FORBIDDEN', `trigger source "${body.source}" is refused: it would speak with the owner's voice`, 'use a source such as "timer" or "webhook"; owner messages go through POST …/chat');
+      // The owner's voices (user, owner, system) are refused in every spelling: the source is
+      // plain ASCII or nothing, so no look-alike or invisible character gets past the list.
+      const verdict = evaluateTriggerSource(body.source);
+      if (!verdict.allow) {
+        throw verdict.code === 'TRIGGER_SOURCE_FORBIDDEN'
+          ? controlError('CONTROL_TRIGGER_SOURCE_FORBIDDEN', verdict.reason, 'use a source such as "timer" or "webhook"; owner messages go through POST …/chat')
+          : controlError('CONTROL_TRIGGER_SOURCE_INVALID', verdict.reason, verdict.hint);
       }
       return { result: (await need(await open(p(ctx, 'id')), 'trigger')(body.payload === undefined ? { source: body.source } : { source: body.source, payload: body.payload })) ?? null };
     }),

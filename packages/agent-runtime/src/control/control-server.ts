@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { DEFAULT_MAX_JSON_DEPTH, TrustError, checkJsonText, type AuditSink } from '@trust/core';
+import { DEFAULT_CONTROL_TIMEOUTS, DEFAULT_MAX_CONNECTIONS, answerAndDrain, limitConnections, serverTimeoutOptions, type ControlTimeouts } from './connection-limits.js';
 import type { ControlAgents, PluginReport, SandboxRunView } from './agent-registry.js';
 import { controlError, toErrorResponse } from './control-error.js';
 import { controlOwner, createRoutes, type Route } from './control-routes.js';
@@ -54,6 +56,18 @@ export interface ControlServerOptions {
    * agent's ingress. These options tune its caps; `false` turns the endpoint off.
    */
   readonly meshWebSocket?: MeshWsServerOptions | false;
+  /**
+   * Deadlines for slow or idle clients. Defaults: {@link DEFAULT_CONTROL_TIMEOUTS}, so a client
+   * dripping its request or sending nothing is closed within 11 s.
+   */
+  readonly timeouts?: Partial<ControlTimeouts>;
+  /** Open connections at once (upgraded mesh WebSockets included). Default 128; more are answered 503 CONTROL_BUSY. */
+  readonly maxConnections?: number;
+  /**
+   * Where refusals at the server's edge are recorded (a body nested too deep, a connection over
+   * the cap). Refusals inside an agent go to that agent's own log. Omitted: not recorded.
+   */
+  readonly audit?: AuditSink;
   /** Called on unexpected handler errors (the client only sees CONTROL_INTERNAL). */
   readonly onError?: (err: unknown) => void;
 }
@@ -106,7 +120,7 @@ export async function createControlServer(options: ControlServerOptions): Promis
     res.setHeader('Content-Security-Policy', csp);
     const method = req.method ?? 'GET';
     const rawUrl = req.url ?? '/';
-    const gate = evaluateControlRequest({ method, url: rawUrl, headers: req.headers }, guard);
+    const gate = evaluateControlRequest({ method, url: rawUrl, headers: req.headers, rawHeaders: req.rawHeaders }, guard);
     if (!gate.allow) throw controlError(gate.code as 'CONTROL_CROSS_ORIGIN', gate.reason, gate.hint);
     const path = rawUrl.split('?')[0]!;
 
@@ -118,6 +132,9 @@ export async function createControlServer(options: ControlServerOptions): Promis
     if (path === CSP_REPORT_PATH) {
       if (method !== 'POST') throw controlError('CONTROL_METHOD_NOT_ALLOWED', 'CSP reports are POSTed');
       const text = await readLimited(req, 16 * 1024);
+      // No token on this route: a report nested too deep is refused before it is parsed or kept.
+      const shape = checkJsonText(text, { maxDepth: DEFAULT_MAX_JSON_DEPTH });
+      if (!shape.allow) throw new TrustError(shape.code, `the CSP report ${shape.reason.replace(/^the input /, '')}`, { decision: shape });
       try {
         reports.push(JSON.parse(text) as unknown);
       } catch {
@@ -160,7 +177,11 @@ export async function createControlServer(options: ControlServerOptions): Promis
       ? createMeshWsServer({ mesh: options.mesh, guard: () => guard, ...(options.meshWebSocket === undefined ? {} : { options: options.meshWebSocket }) })
       : undefined;
 
-  const server = createServer((req, res) => {
+  const edgeAudit = (action: string, target: string, code: string, details: Record<string, unknown>) =>
+    options.audit?.record({ principal: { kind: 'peer', id: String(details['remote'] ?? 'unknown') }, action, target, decision: 'deny', rule: 'control-edge', code, details });
+  const timeouts: ControlTimeouts = { ...DEFAULT_CONTROL_TIMEOUTS, ...options.timeouts };
+  const server = createServer(serverTimeoutOptions(timeouts), (req, res) => {
+    if (limiter.isRefused(req.socket)) return;
     handle(req, res).catch((err: unknown) => {
       const { status, body } = toErrorResponse(err);
       if (status === 500) options.onError?.(err);
@@ -168,13 +189,21 @@ export async function createControlServer(options: ControlServerOptions): Promis
         res.destroy();
         return;
       }
-      // A refused oversized body: answer, then drop the connection instead of draining it.
-      if (status === 413) res.setHeader('Connection', 'close');
-      sendJson(res, status, body);
+      if (status === 400 && body.error.code === 'INPUT_TOO_DEEP') {
+        edgeAudit('control.request', (req.url ?? '/').split('?')[0]!.slice(0, 200), body.error.code, { remote: req.socket.remoteAddress, method: req.method });
+      }
+      // A refused oversized body: answer while the rest is read and discarded (bounded), never
+      // close on unread bytes, so the client reads the answer instead of a connection reset.
+      if (status === 413) answerAndDrain(req, res, () => sendJson(res, status, body));
+      else sendJson(res, status, body);
     });
   });
+  const limiter = limitConnections(server, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, (remote) =>
+    edgeAudit('control.connect', 'connection', 'CONTROL_BUSY', { remote, limit: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS }),
+  );
   // Upgrades other than the mesh WebSocket are refused; the HTTP server would otherwise leave them hanging.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (limiter.isRefused(req.socket)) return;
     if (meshWs !== undefined) {
       meshWs.handleUpgrade(req, socket, head);
       return;
@@ -182,8 +211,6 @@ export async function createControlServer(options: ControlServerOptions): Promis
     socket.once('finish', () => socket.destroy());
     socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
   });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -12,6 +12,7 @@ export type {
   AgentFileInfo,
   AgentSummary,
   ApprovalTask,
+  ApprovalTaskStatus,
   Awaitable,
   ChainStatus,
   ControlAgent,

@@ -30,7 +30,7 @@ export interface MeshWsServer {
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 421: 'Misdirected Request', 503: 'Service Unavailable' };
-const GUARD_STATUS: Record<string, number> = { CONTROL_HOST_NOT_ALLOWED: 421, CONTROL_CROSS_ORIGIN: 403, CONTROL_TOKEN_IN_QUERY: 400 };
+const GUARD_STATUS: Record<string, number> = { CONTROL_HOST_DUPLICATE: 400, CONTROL_HOST_NOT_ALLOWED: 421, CONTROL_CROSS_ORIGIN: 403, CONTROL_TOKEN_IN_QUERY: 400 };
 
 function refuseUpgrade(socket: Duplex, status: number, code: string, message: string, hint?: string): void {
   // Flush the answer, then drop the connection (ws does the same for refusals it makes itself).
@@ -67,7 +67,7 @@ export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSetti
       const rawUrl = req.url ?? '/';
       const path = rawUrl.split('?')[0]!;
       if (!path.startsWith(MESH_WS_PREFIX)) return refuseUpgrade(socket, 404, 'CONTROL_NOT_FOUND', `no WebSocket endpoint at ${path.slice(0, 200)}`);
-      const gate = evaluateControlRequest({ method: req.method ?? 'GET', url: rawUrl, headers: req.headers }, o.guard());
+      const gate = evaluateControlRequest({ method: req.method ?? 'GET', url: rawUrl, headers: req.headers, rawHeaders: req.rawHeaders }, o.guard());
       if (!gate.allow) return refuseUpgrade(socket, GUARD_STATUS[gate.code] ?? 403, gate.code, gate.reason, gate.hint);
       if (req.method !== 'GET') return refuseUpgrade(socket, 405, 'CONTROL_METHOD_NOT_ALLOWED', 'WebSocket upgrades use GET');
       let did: string;

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { DEFAULT_MAX_JSON_DEPTH, TrustError, checkJsonText } from '@trust/core';
 import { controlError } from './control-error.js';
 
 /**
@@ -16,6 +17,9 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   }
   const text = await readLimited(req, limit);
   if (text.trim() === '') return {};
+  // Nesting is checked on the text, before JSON.parse and the route schemas (both recursive).
+  const shape = checkJsonText(text, { maxDepth: DEFAULT_MAX_JSON_DEPTH });
+  if (!shape.allow) throw new TrustError(shape.code, `the request body ${shape.reason.replace(/^the input /, '')}`, { decision: shape, ...(shape.hint === undefined ? {} : { hint: shape.hint }) });
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -30,6 +30,16 @@ describe('evaluateControlRequest', () => {
     else expect(d).toMatchObject({ allow: false, code: expected });
   });
 
+  it.each([
+    ['two Host headers, both allowed', ['Host', '127.0.0.1:7385', 'host', '127.0.0.1:7385'], 'CONTROL_HOST_DUPLICATE'],
+    ['an allowed Host, then a foreign one', ['Host', '127.0.0.1:7385', 'HOST', 'evil.test'], 'CONTROL_HOST_DUPLICATE'],
+    ['one Host header', ['Host', '127.0.0.1:7385', 'X-Host', 'evil.test'], true],
+  ] as const)('%s', (_n, rawHeaders, expected) => {
+    const d = evaluateControlRequest({ method: 'GET', url: '/', headers: { host: '127.0.0.1:7385' }, rawHeaders }, settings);
+    if (expected === true) expect(d.allow).toBe(true);
+    else expect(d).toMatchObject({ allow: false, code: expected });
+  });
+
   it('accepts extra LAN host names only when configured', () => {
     const lan = createGuardSettings(7385, ['studio.lan:7385']);
     expect(evaluateControlRequest({ method: 'GET', url: '/', headers: { host: 'studio.lan:7385' } }, lan).allow).toBe(true);

@@ -7,6 +7,12 @@ export interface GuardQuery {
   /** The raw request target (`req.url`), path plus query. */
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
+  /**
+   * The headers as received (`req.rawHeaders`: name, value, name, value…). Node keeps only the
+   * first of repeated `Host` headers in `headers`; with this, a repeated Host is refused (RFC 9112
+   * §3.2). Servers pass it; omitted only where no raw form exists.
+   */
+  readonly rawHeaders?: readonly string[];
 }
 
 /** The compiled guard settings: the exact Host values this server answers to. */
@@ -31,7 +37,7 @@ export function createGuardSettings(port: number, extraHosts: readonly string[] 
 
 /**
  * Decides whether a request may reach the control server at all, before any token check. Order:
- * Host allow-list (DNS rebinding), credential in the query string, Origin, Sec-Fetch-Site.
+ * one Host header, Host allow-list (DNS rebinding), credential in the query string, Origin, Sec-Fetch-Site.
  * A missing Origin / Sec-Fetch-Site is allowed: non-browser clients (the CLI) send neither.
  *
  * @example
@@ -39,6 +45,12 @@ export function createGuardSettings(port: number, extraHosts: readonly string[] 
  * // d.allow === false, d.code === 'CONTROL_HOST_NOT_ALLOWED'
  */
 export function evaluateControlRequest(query: GuardQuery, settings: GuardSettings): Decision {
+  if (query.rawHeaders !== undefined && countHeader(query.rawHeaders, 'host') > 1) {
+    return deny('CONTROL_HOST_DUPLICATE', 'the request has more than one Host header', {
+      rule: 'host-allow-list',
+      hint: 'send exactly one Host header (RFC 9112 §3.2)',
+    });
+  }
   const host = single(query.headers.host)?.toLowerCase();
   if (host === undefined || !settings.allowedHosts.has(host)) {
     return deny('CONTROL_HOST_NOT_ALLOWED', `Host header ${JSON.stringify(host ?? '')} is not this control server`, {
@@ -73,6 +85,12 @@ export function evaluateControlRequest(query: GuardQuery, settings: GuardSetting
     });
   }
   return allow('control-request');
+}
+
+function countHeader(raw: readonly string[], name: string): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) n++;
+  return n;
 }
 
 function single(value: string | string[] | undefined): string | undefined {

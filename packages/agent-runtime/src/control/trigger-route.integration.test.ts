@@ -66,10 +66,15 @@ describe('POST /agents/:id/trigger over the real runtime', () => {
     expect((await api('GET', '/agents/hooked/chat')).json.turns).toEqual([]);
   });
 
-  it.each(['user', 'Owner', ' system '])('refuses the owner’s voice (%j) before it reaches the agent', async (source) => {
+  it.each([
+    ['user', 403, 'CONTROL_TRIGGER_SOURCE_FORBIDDEN'],
+    ['Owner', 403, 'CONTROL_TRIGGER_SOURCE_FORBIDDEN'],
+    [' system ', 400, 'CONTROL_TRIGGER_SOURCE_INVALID'],
+    ['\u200bsystem', 400, 'CONTROL_TRIGGER_SOURCE_INVALID'],
+  ])('refuses the owner’s voice (%j) before it reaches the agent', async (source, status, code) => {
     const res = await api('POST', '/agents/hooked/trigger', { source, payload: { build: 8 } });
-    expect(res.status).toBe(403);
-    expect(res.json.error.code).toBe('CONTROL_TRIGGER_SOURCE_FORBIDDEN');
+    expect(res.status).toBe(status);
+    expect(res.json.error.code).toBe(code);
     expect((await api('GET', '/agents/hooked/files/builds.txt')).json.file.content).toBe('ci:7;');
   });
 

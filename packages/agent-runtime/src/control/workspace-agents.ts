@@ -5,7 +5,8 @@ import { createAdf, openAdf, type AdfFile } from '../adf/adf-file.js';
 import { cloneConfig, defaultAgentConfig, effectiveToolDeclarations } from '../config/agent-config.js';
 import { DEFAULT_LOCKED_PATHS, GUARD_PATHS } from '../config/config-update.js';
 import { redactConfig } from '../config/redact-config.js';
-import type { AgentConfigView, ApprovalTask, ControlAgent, ControlAgents, ControlEvent, MessageView, ToolRow } from './agent-registry.js';
+import type { TaskStatus } from '../adf/adf-tasks.js';
+import type { AgentConfigView, ApprovalTask, ApprovalTaskStatus, ControlAgent, ControlAgents, ControlEvent, MessageView, ToolRow } from './agent-registry.js';
 import { describeApprovalReason } from './approval-reason.js';
 import { setConfigPath } from './config-path.js';
 import { controlError } from './control-error.js';
@@ -39,6 +40,20 @@ export interface WorkspaceAgentsOptions {
 }
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * Task state in the file → task state in the API, one to one: no two file states share an API
+ * state, so a task that failed (or was cancelled) after its approval is never shown as approved.
+ */
+export const TASK_STATUS_VIEW: Readonly<Record<TaskStatus, ApprovalTaskStatus>> = Object.freeze({
+  pending_approval: 'pending',
+  running: 'approved',
+  completed: 'completed',
+  failed: 'failed',
+  denied: 'denied',
+  cancelled: 'cancelled',
+  pending: 'queued',
+});
 const GUARD_WHY = 'guard path: decides what needs approval; only the owner console changes it, never the agent';
 
 /**
@@ -133,9 +148,10 @@ function fromAdf(id: string, adf: AdfFile, emit: (e: ControlEvent) => void, hook
     tool: t.tool,
     args: t.args,
     reason: describeApprovalReason(t.tool, t.approvalMeta),
-    status: t.status === 'pending_approval' ? 'pending' : t.status === 'denied' || t.status === 'cancelled' ? 'denied' : 'approved',
+    status: TASK_STATUS_VIEW[t.status],
     createdAt: t.createdAt,
     ...(t.error && (t.status === 'denied' || t.status === 'cancelled') ? { feedback: t.error } : {}),
+    ...(t.error && t.status === 'failed' ? { error: t.error } : {}),
   });
   const mail = (box: AdfFile['inbox']): MessageView[] =>
     box.list({ limit: 200 }).map((m) => ({

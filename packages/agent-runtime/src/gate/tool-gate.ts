@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TrustError, createPrincipal, deniedError, deny, type AuditSink, type Decision, type Deny, type Principal, type PrincipalKind } from '@trust/core';
+import { TrustError, checkJsonValue, createPrincipal, deniedError, deny, type AuditSink, type Decision, type Deny, type Principal, type PrincipalKind } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { AdfTask } from '../adf/adf-tasks.js';
 import type { AgentConfig } from '../config/agent-config-schema.js';
@@ -99,6 +99,10 @@ export function createToolGate(options: ToolGateOptions): ToolGate {
     const principal = principalFor(origin, opts.principalId);
     const config = adf.config();
     const args = rawArgs === undefined ? {} : rawArgs;
+    // Nesting is capped (64) before anything recursive (validation, storing the task, the
+    // sandbox) sees the arguments; the walk is iterative.
+    const shape = checkJsonValue(args);
+    if (!shape.allow) refuse(principal, name, shape);
     if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
       const reserved = Object.keys(args).filter((k) => k.startsWith('_'));
       if (reserved.length > 0) {

@@ -1,3 +1,4 @@
+import { decodeBase64UrlStrict } from './base64url.js';
 import { canonicalJson, sha256Hex } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { AgentIdentity } from './did-key.js';
@@ -47,7 +48,8 @@ export function reviewKeyOf(adf: AdfFile): AdfReviewKey {
   const did = adf.meta.get('adf_owner_did');
   const sig = adf.meta.get('adf_owner_sig');
   if (!did || !sig) return { contentHash, ownerDid: null };
-  const ok = verifyDidSignature(did, enc.encode(`trust-adf-review-v1:${contentHash}`), new Uint8Array(Buffer.from(sig, 'base64url'))).allow;
+  const bytes = decodeBase64UrlStrict(sig);
+  const ok = bytes !== undefined && verifyDidSignature(did, enc.encode(`trust-adf-review-v1:${contentHash}`), bytes).allow;
   return { contentHash, ownerDid: ok ? did : null };
 }
 

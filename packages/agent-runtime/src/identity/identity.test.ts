@@ -172,6 +172,17 @@ describe('foreign-file review', () => {
     expect(computeAdfContentHash(other)).toMatch(/^[0-9a-f]{64}$/);
     adf.close(); other.close();
   });
+
+  it('a valid owner signature respelled (a character outside base64url inserted) does not verify', () => {
+    const owner = createIdentity();
+    const adf = newAdf();
+    signAdfContent(adf, owner);
+    const sig = adf.meta.get('adf_owner_sig')!;
+    adf.meta.set('adf_owner_sig', `${sig.slice(0, 20)}*${sig.slice(20)}`, { runtime: true });
+    expect(Buffer.from(adf.meta.get('adf_owner_sig')!, 'base64url').equals(Buffer.from(sig, 'base64url'))).toBe(true);
+    expect(reviewKeyOf(adf).ownerDid).toBeNull();
+    adf.close();
+  });
 });
 
 describe('openAdf review gate', () => {

@@ -29,7 +29,7 @@ import type { AgentMessaging } from '../messaging/agent-messaging.js';
 import { createTriggerDispatcher, type TriggerDispatcher, type TriggerFiring, type TriggerWake } from '../triggers/trigger-dispatcher.js';
 import { triggerEventOf } from '../triggers/trigger-event.js';
 import type { TriggerLimits } from '../triggers/trigger-guard.js';
-import { chatEvent, externalEvent, llmCallEvent, startupEvent, timerEvent, toolCallEvent } from '../triggers/runtime-events.js';
+import { chatEvent, llmCallEvent, startupEvent, timerEvent, toolCallEvent } from '../triggers/runtime-events.js';
 import { observeGate } from './observed-gate.js';
 import { createTimerClock, type TimerScheduler } from './timer-clock.js';
 
@@ -311,7 +311,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
     },
     started: () => timerClock.armed(),
     nextTimerWake: () => timerClock.scheduledFor(),
-    trigger: async (input) => triggers.dispatch(externalEvent(input)),
+    trigger: async (input) => triggers.dispatchExternal(input),
     async idle() {
       for (;;) {
         await triggers.idle();

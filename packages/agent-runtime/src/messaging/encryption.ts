@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes } from 'node:crypto';
-import { TrustError } from '@trust/core';
+import { DEFAULT_MAX_JSON_DEPTH, TrustError, isTrustError, parseJsonWithLimits } from '@trust/core';
+import { requireBase64UrlStrict } from '../identity/base64url.js';
 import type { MessagePayload } from './message.js';
 import {
   rawX25519Public,
@@ -21,7 +22,7 @@ interface SealedFields {
 }
 
 const b64u = (b: Uint8Array) => Buffer.from(b).toString('base64url');
-const unb64u = (s: string) => new Uint8Array(Buffer.from(s, 'base64url'));
+const unb64u = (s: string, field: string) => requireBase64UrlStrict(s, field);
 
 function deriveKey(shared: Uint8Array, epk: Uint8Array, recipient: Uint8Array): Buffer {
   // The salt binds the key to both public keys, so a key is never reused across recipients.
@@ -79,20 +80,23 @@ export function decryptPayload(
     const priv = x25519PrivateFromEd25519Seed(recipientSeed);
     const privKey = x25519PrivateKey(priv);
     const recipient = rawX25519Public(createPublicKey(privKey));
-    const epk = unb64u(enc.epk);
+    const epk = unb64u(enc.epk, 'enc.epk');
     const shared = diffieHellman({ privateKey: privKey, publicKey: x25519PublicKey(epk) });
     const key = deriveKey(shared, epk, recipient);
-    const decipher = createDecipheriv('aes-256-gcm', key, unb64u(enc.iv));
+    const decipher = createDecipheriv('aes-256-gcm', key, unb64u(enc.iv, 'enc.iv'));
     decipher.setAAD(aad(binding.from, binding.to, binding.id));
-    decipher.setAuthTag(unb64u(enc.tag));
-    const pt = Buffer.concat([decipher.update(unb64u(payload.content)), decipher.final()]).toString('utf8');
-    const sealed = JSON.parse(pt) as SealedFields;
+    decipher.setAuthTag(unb64u(enc.tag, 'enc.tag'));
+    const pt = Buffer.concat([decipher.update(unb64u(payload.content, 'content')), decipher.final()]).toString('utf8');
+    // The sealed object takes the payload's place (one level below the envelope), so the
+    // decrypted message stays within the same cap as a plain one.
+    const sealed = parseJsonWithLimits(pt, { maxDepth: DEFAULT_MAX_JSON_DEPTH - 1 }) as SealedFields;
     const { enc: _e, signature: _sig, ...visible } = payload;
     const out: MessagePayload = { ...visible, content: sealed.content, content_type: sealed.content_type };
     if (sealed.subject !== undefined) out.subject = sealed.subject;
     if (sealed.attachments !== undefined) out.attachments = sealed.attachments;
     return out;
   } catch (cause) {
+    if (isTrustError(cause, 'INPUT_TOO_DEEP')) throw cause;
     throw new TrustError('MESSAGE_DECRYPT_FAILED', 'the encrypted payload could not be decrypted', {
       cause,
       hint: 'the message was encrypted to another key, or it was altered in transit',

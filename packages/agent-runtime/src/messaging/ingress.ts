@@ -1,4 +1,5 @@
-import { deny, type AuditSink, type Decision, type Deny } from '@trust/core';
+import { DEFAULT_MAX_JSON_DEPTH, checkJsonText, deny, isTrustError, type AuditSink, type Decision, type Deny } from '@trust/core';
+import { decodeBase64UrlStrict } from '../identity/base64url.js';
 import { verifyDidSignature } from '../identity/did-key.js';
 import { decryptPayload, ENCRYPTED_CONTENT_TYPE } from './encryption.js';
 import type { IngressSettings } from './ingress-settings.js';
@@ -62,7 +63,6 @@ export type IngestFunction = (raw: string | Uint8Array, ctx: IngressContext) => 
 
 /** The one ingress path: mesh HTTP, WebSocket and local delivery all call the function this returns. */
 export function createIngress(options: IngressOptions): IngestFunction {
-  const fromBytes = (sig: string | undefined) => (sig === undefined ? undefined : new Uint8Array(Buffer.from(sig, 'base64url')));
   const verify = options.verify ?? verifyDidSignature;
 
   return async function ingest(raw, ctx) {
@@ -92,6 +92,10 @@ export function createIngress(options: IngressOptions): IngestFunction {
     const size = typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : raw.byteLength;
     if (size > limit) return reject('MESSAGE_TOO_LARGE', `the message is larger than ${limit} bytes`, 'send a smaller message or a reference');
     const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
+    // Nesting is checked on the raw text, before parsing, schema validation or canonicalisation
+    // (all recursive) and before the replay memory sees the id.
+    const shape = checkJsonText(text, { maxDepth: DEFAULT_MAX_JSON_DEPTH });
+    if (!shape.allow) return reject(shape.code, `the message ${shape.reason.replace(/^the input /, '')}`, shape.hint);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -126,8 +130,15 @@ export function createIngress(options: IngressOptions): IngestFunction {
     if (options.replay.has(wire.id)) return reject('MESSAGE_REPLAYED', `message id ${wire.id} was already received`, undefined, from);
 
     // 4. signatures: the envelope over the wire form, the payload over its wire form
-    const envelopeSig = fromBytes(wire.signature);
-    const payloadSig = fromBytes(wire.payload.signature);
+    // One accepted spelling per signature: a lenient decoder would let many strings verify.
+    const envelopeSig = wire.signature === undefined ? undefined : decodeBase64UrlStrict(wire.signature);
+    const payloadSig = wire.payload.signature === undefined ? undefined : decodeBase64UrlStrict(wire.payload.signature);
+    if (wire.signature !== undefined && envelopeSig === undefined) {
+      return reject('MESSAGE_SIGNATURE_INVALID', 'the message signature is not canonical base64url', 'encode the 64 signature bytes as base64url without padding', from);
+    }
+    if (wire.payload.signature !== undefined && payloadSig === undefined) {
+      return reject('MESSAGE_PAYLOAD_SIGNATURE_INVALID', 'the payload signature is not canonical base64url', 'encode the 64 signature bytes as base64url without padding', from);
+    }
     const messageVerified = envelopeSig !== undefined && verify(from, envelopeSigningBytes(wire), envelopeSig).allow;
     const payloadVerified = payloadSig !== undefined && verify(from, payloadSigningBytes(wire.payload), payloadSig).allow;
     if (envelopeSig !== undefined && !messageVerified) return reject('MESSAGE_SIGNATURE_INVALID', 'the message signature does not verify against the sender DID', undefined, from);
@@ -148,16 +159,23 @@ export function createIngress(options: IngressOptions): IngestFunction {
       return reject('MESSAGE_SENDER_BLOCKED', 'the sender is blocked', undefined, from);
     }
     if (!options.replay.remember(wire.id, sent + settings.skewMs)) return reject('MESSAGE_RATE_LIMITED', 'too many recent messages to track', 'try again later', from);
+    // The id is held from here (so a concurrent copy is refused as a replay) but released again
+    // if this message is refused below: a refused message never burns its id.
+    const refuse = (code: string, reason: string, hint?: string): IngressResult => {
+      options.replay.forget(wire.id);
+      return reject(code, reason, hint, from);
+    };
 
     let payload: MessagePayload = wire.payload;
     let encrypted = false;
     if (payload.content_type === ENCRYPTED_CONTENT_TYPE || payload.enc) {
-      if (!options.self.seed) return reject('MESSAGE_DECRYPT_FAILED', 'this agent has no key to decrypt with', undefined, from);
+      if (!options.self.seed) return refuse('MESSAGE_DECRYPT_FAILED', 'this agent has no key to decrypt with');
       try {
         payload = decryptPayload(payload, options.self.seed(), { from, to: wire.to, id: wire.id });
         encrypted = true;
-      } catch {
-        return reject('MESSAGE_DECRYPT_FAILED', 'the encrypted payload could not be decrypted', undefined, from);
+      } catch (err) {
+        if (isTrustError(err, 'INPUT_TOO_DEEP')) return refuse(err.code, `the decrypted payload ${err.message.replace(/^the input /, '')}`, err.hint);
+        return refuse('MESSAGE_DECRYPT_FAILED', 'the encrypted payload could not be decrypted');
       }
     }
 
@@ -184,13 +202,13 @@ export function createIngress(options: IngressOptions): IngestFunction {
       try {
         verdict = await mw(message, stamps);
       } catch {
-        return reject('MESSAGE_MIDDLEWARE_FAILED', 'inbox middleware failed, so the message was rejected', 'fix the middleware lambda; errors never let a message through', from);
+        return refuse('MESSAGE_MIDDLEWARE_FAILED', 'inbox middleware failed, so the message was rejected', 'fix the middleware lambda; errors never let a message through');
       }
-      if (verdict.action === 'reject') return reject(verdict.code, verdict.reason, undefined, from);
+      if (verdict.action === 'reject') return refuse(verdict.code, verdict.reason);
       if (verdict.message) {
         const again = messageSchema.safeParse(verdict.message);
         if (!again.success || again.data.from !== from || again.data.to !== wire.to || again.data.id !== wire.id) {
-          return reject('MESSAGE_MIDDLEWARE_FAILED', 'inbox middleware returned an invalid message', 'middleware may change the payload, not who sent it', from);
+          return refuse('MESSAGE_MIDDLEWARE_FAILED', 'inbox middleware returned an invalid message', 'middleware may change the payload, not who sent it');
         }
         message = { ...again.data, meta: stripTrustStamps(again.data.meta).meta };
       }
@@ -205,7 +223,12 @@ export function createIngress(options: IngressOptions): IngestFunction {
       original: text,
       stripped,
     };
-    options.store(record);
+    try {
+      options.store(record);
+    } catch (err) {
+      options.replay.forget(wire.id);
+      throw err;
+    }
     auditReceive(from, 'allow', { details: { id: wire.id, verified: messageVerified, encrypted } });
     return { accepted: true, record };
   };

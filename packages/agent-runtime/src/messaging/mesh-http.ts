@@ -1,6 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerAndDrain } from '../control/connection-limits.js';
 import { MAX_MESSAGE_BYTES } from './message.js';
 import type { LocalMesh } from './local-mesh.js';
+
+/** Refusals about the request itself rather than the sender; every other refusal is a 403. */
+const REFUSAL_STATUS: Readonly<Record<string, number>> = Object.freeze({ INPUT_TOO_DEEP: 400, MESSAGE_MALFORMED: 400, MESSAGE_TOO_LARGE: 413 });
 
 /** The mesh inbox route: `POST /mesh/v1/inbox/<did>` with a JSON message body. */
 export const MESH_INBOX_PREFIX = '/mesh/v1/inbox/';
@@ -22,7 +26,13 @@ export function handleMeshRequest(mesh: LocalMesh, req: IncomingMessage, res: Se
     send(res, 405, { error: { code: 'MESH_METHOD', message: 'deliver messages with POST' } });
     return true;
   }
-  const did = decodeURIComponent(path.slice(MESH_INBOX_PREFIX.length));
+  let did: string;
+  try {
+    did = decodeURIComponent(path.slice(MESH_INBOX_PREFIX.length));
+  } catch {
+    send(res, 400, { error: { code: 'CONTROL_PATH_INVALID', message: 'the DID in the path is not valid percent-encoding' } });
+    return true;
+  }
   const ingest = mesh.lookup(did);
   if (!ingest) {
     send(res, 404, { error: { code: 'MESH_NO_SUCH_AGENT', message: 'no agent with that DID here' } });
@@ -36,8 +46,9 @@ export function handleMeshRequest(mesh: LocalMesh, req: IncomingMessage, res: Se
     size += c.length;
     if (size > maxBytes) {
       aborted = true;
-      send(res, 413, { error: { code: 'MESSAGE_TOO_LARGE', message: `messages are limited to ${maxBytes} bytes` } });
-      req.resume();
+      chunks.length = 0;
+      // Answer, read and discard the rest (bounded), then close: the sender reads the 413.
+      answerAndDrain(req, res, () => send(res, 413, { error: { code: 'MESSAGE_TOO_LARGE', message: `messages are limited to ${maxBytes} bytes` } }));
       return;
     }
     chunks.push(c);
@@ -47,7 +58,7 @@ export function handleMeshRequest(mesh: LocalMesh, req: IncomingMessage, res: Se
     ingest(Buffer.concat(chunks), { transport: 'http' }).then(
       (result) => {
         if (result.accepted) send(res, 202, { accepted: true, id: result.record.message.id });
-        else send(res, 403, { error: { code: result.decision.code, message: result.decision.reason, hint: result.decision.hint } });
+        else send(res, REFUSAL_STATUS[result.decision.code] ?? 403, { error: { code: result.decision.code, message: result.decision.reason, hint: result.decision.hint } });
       },
       () => send(res, 500, { error: { code: 'MESH_INTERNAL', message: 'the message could not be processed' } }),
     );

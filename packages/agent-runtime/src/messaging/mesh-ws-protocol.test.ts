@@ -25,6 +25,8 @@ describe('mesh WebSocket handshake', () => {
     ['a stale timestamp', () => ({ frame: signMeshWsAuth(client, nonce, server.did, () => now - 120_000), nonce, serverDid: server.did }), 'MESH_WS_AUTH_STALE'],
     ['a message frame instead of an answer', () => ({ frame: { v: 1, type: 'message', message: {} }, nonce, serverDid: server.did }), 'MESH_WS_AUTH_MALFORMED'],
     ['an extra field', () => ({ frame: { ...good, ws_remote_did: client.did }, nonce, serverDid: server.did }), 'MESH_WS_AUTH_MALFORMED'],
+    ['the valid signature respelled with a character outside base64url', () => ({ frame: { ...good, signature: `${good.signature.slice(0, 9)}*${good.signature.slice(9)}` }, nonce, serverDid: server.did }), 'MESH_WS_AUTH_MALFORMED'],
+    ['the valid signature with padding added', () => ({ frame: { ...good, signature: `${good.signature}==` }, nonce, serverDid: server.did }), 'MESH_WS_AUTH_MALFORMED'],
   ])('%s', (_name, query, expected) => {
     const d = evaluateMeshWsAuth({ ...query(), now });
     expect(d.allow ? 'allow' : d.code).toBe(expected);

@@ -1,3 +1,4 @@
+import { decodeBase64UrlStrict } from '../identity/base64url.js';
 import { randomBytes } from 'node:crypto';
 import { allow, canonicalJson, deny, type Decision } from '@trust/core';
 import { z } from 'zod';
@@ -170,7 +171,10 @@ export function evaluateMeshWsAuth(q: MeshWsAuthQuery): Decision {
   if (!Number.isFinite(signedAt) || Math.abs(q.now - signedAt) > (q.skewMs ?? 60_000)) {
     return deny('MESH_WS_AUTH_STALE', 'the handshake timestamp is outside the accepted window', { rule: 'mesh-ws-handshake', hint: 'check the client clock' });
   }
-  const signature = new Uint8Array(Buffer.from(frame.signature, 'base64url'));
+  const signature = decodeBase64UrlStrict(frame.signature);
+  if (signature === undefined) {
+    return deny('MESH_WS_AUTH_MALFORMED', 'the handshake signature is not canonical base64url', { rule: 'mesh-ws-handshake', hint: 'encode the 64 signature bytes as base64url without padding' });
+  }
   const bytes = meshWsAuthBytes({ nonce: q.nonce, clientDid: frame.did, serverDid: q.serverDid, timestamp: frame.timestamp });
   const verdict = (q.verify ?? verifyDidSignature)(frame.did, bytes, signature);
   if (!verdict.allow) {

@@ -187,3 +187,31 @@ describe('mesh WebSocket session (server side)', () => {
     expect(s.sent).toHaveLength(1);
   });
 });
+
+describe('mesh WebSocket session: nesting cap', () => {
+  const nested = (levels: number): unknown => JSON.parse('['.repeat(levels) + ']'.repeat(levels));
+  /** A signed message whose own JSON nests `depth` levels (envelope 1 + meta 2 + the rest). */
+  const ofDepth = (me: AgentIdentity, to: string, depth: number) => composeMessage(me, { to, payload: { content: 'x', content_type: 'text/plain' }, meta: { deep: nested(depth - 2) } });
+
+  it('delivers a message nested 64 levels, refuses 65 with INPUT_TOO_DEEP in order, audited, socket open', async () => {
+    const s = setup();
+    const me = createIdentity();
+    s.login(me);
+    const ok = ofDepth(me, s.rx.identity.did, 64);
+    s.frame({ v: 1, type: 'message', message: ok });
+    s.frame({ v: 1, type: 'message', message: ofDepth(me, s.rx.identity.did, 65) });
+    s.frame({ v: 1, type: 'message', message: hello(me, s.rx.identity.did) });
+    const acks = await s.acks(3);
+    expect(acks.map((a) => [a.accepted, a.code])).toEqual([[true, undefined], [false, 'INPUT_TOO_DEEP'], [true, undefined]]);
+    expect(s.closes).toEqual([]);
+    expect(s.audit.events().filter((e) => e.code === 'INPUT_TOO_DEEP' && e.decision === 'deny')).toHaveLength(1);
+  });
+
+  it('refuses a frame nested 100,000 deep without touching recursive code', async () => {
+    const s = setup();
+    s.login(createIdentity());
+    s.session.receive(Buffer.from(`{"v":1,"type":"message","message":{"meta":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`), false);
+    expect((await s.acks(1))[0]).toMatchObject({ accepted: false, code: 'INPUT_TOO_DEEP' });
+    expect(s.ingest).not.toHaveBeenCalled();
+  });
+});

@@ -1,4 +1,4 @@
-import type { AuditSink } from '@trust/core';
+import { DEFAULT_MAX_JSON_DEPTH, checkJsonText, type AuditSink } from '@trust/core';
 import type { IngestFunction } from './ingress.js';
 import {
   MESH_WS_CLOSE,
@@ -163,6 +163,16 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
   }
 
   function deliver(text: string) {
+    // The frame wraps the message in one object: a frame deeper than the cap plus one holds a
+    // message deeper than the cap. Refused before parsing (parse, stringify and the schema all
+    // recurse); the socket stays open and the refusal is acked in order, like any other.
+    const shape = checkJsonText(text, { maxDepth: DEFAULT_MAX_JSON_DEPTH + 1 });
+    if (!shape.allow) {
+      audit('message.receive', 'deny', did ?? 'unknown', shape.code, { reason: shape.reason });
+      const ack: AckFrame = { v: MESH_WS_VERSION, type: 'ack', id: null, accepted: false, code: shape.code, reason: `the message nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`, ...(shape.hint === undefined ? {} : { hint: shape.hint }) };
+      chain = chain.then(() => send(ack));
+      return;
+    }
     let json: unknown;
     try {
       json = JSON.parse(text);

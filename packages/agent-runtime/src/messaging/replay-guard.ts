@@ -8,6 +8,8 @@ export interface ReplayGuard {
   has(id: string): boolean;
   /** Records an accepted id until `expiresAt`. False when the guard is full of live ids. */
   remember(id: string, expiresAt: number): boolean;
+  /** Releases an id remembered for a message that was then refused, so its sender may retry it. */
+  forget(id: string): void;
 }
 
 export function createReplayGuard(options: {
@@ -32,6 +34,9 @@ export function createReplayGuard(options: {
       if (ids.size >= max) return false;
       ids.set(id, expiresAt);
       return true;
+    },
+    forget(id) {
+      ids.delete(id);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { createMemoryAuditSink } from '@trust/core';
 import { createIdentity, type AgentIdentity } from '../identity/did-key.js';
 import { createIngress, type InboxMiddleware, type InboxRecord } from './ingress.js';
 import { DEFAULT_INGRESS_SETTINGS, type IngressSettings } from './ingress-settings.js';
@@ -8,13 +9,16 @@ import { identitySeed } from './seed.js';
 export function createTestReceiver(settings: Partial<IngressSettings> = {}, middleware: InboxMiddleware[] = [], clock = { now: Date.now() }) {
   const identity: AgentIdentity = createIdentity();
   const inbox: InboxRecord[] = [];
+  const audit = createMemoryAuditSink();
+  const replay = createReplayGuard({ now: () => clock.now });
   const ingest = createIngress({
     self: { did: identity.did, seed: () => identitySeed(identity) },
     settings: () => ({ ...DEFAULT_INGRESS_SETTINGS, receive: true, ...settings }),
-    replay: createReplayGuard({ now: () => clock.now }),
+    replay,
     now: () => clock.now,
     store: (r) => inbox.push(r),
     middleware,
+    audit,
   });
-  return { identity, inbox, ingest, clock };
+  return { identity, inbox, ingest, clock, audit, replay };
 }

@@ -1,4 +1,4 @@
-import { TrustError, createPrincipal } from '@trust/core';
+import { DEFAULT_MAX_JSON_DEPTH, TrustError, checkJsonText, createPrincipal } from '@trust/core';
 import type { Principal } from '@trust/core';
 import type { ProviderHttpClient, ProviderHttpResponse, RetryOptions } from './model-provider.js';
 
@@ -90,14 +90,29 @@ export async function sendProviderRequest(options: HttpProviderOptions, label: s
   throw new TrustError('PROVIDER_UNAVAILABLE', `${label} is unavailable after ${maxAttempts} attempts (${lastProblem})`, { hint: 'the failure looked transient; raise retry.maxAttempts or try again later' });
 }
 
-/** Parses a JSON body, or fails with PROVIDER_BAD_RESPONSE. */
+/**
+ * Deepest nesting taken from a model's response: the tool-argument cap of the gate (64) plus
+ * room for the response's own wrapping. Deeper answers are refused before parsing, so nothing
+ * recursive (storing the turn, replaying history) ever sees them; the gate then holds tool
+ * arguments to 64, audited.
+ */
+export const PROVIDER_RESPONSE_MAX_DEPTH = DEFAULT_MAX_JSON_DEPTH + 16;
+
+function refuseDeep(text: string, label: string, what: string): void {
+  const d = checkJsonText(text, { maxDepth: PROVIDER_RESPONSE_MAX_DEPTH });
+  if (!d.allow) throw new TrustError(d.code, `${label} sent ${what} nested deeper than ${PROVIDER_RESPONSE_MAX_DEPTH} levels`, { decision: d, hint: 'the model response was refused; try again or use another model' });
+}
+
+/** Parses a JSON body, or fails with PROVIDER_BAD_RESPONSE (INPUT_TOO_DEEP past {@link PROVIDER_RESPONSE_MAX_DEPTH}). */
 export function parseJsonBody(text: string, label: string): unknown {
+  refuseDeep(text, label, 'a body');
   try { return JSON.parse(text); } catch { throw new TrustError('PROVIDER_BAD_RESPONSE', `${label} sent a body that is not JSON: ${excerpt(text)}`); }
 }
 
 /** Parses tool-call arguments; a model that sends broken JSON gets its raw text back under `invalid_json_arguments` (the tool schema then rejects it). */
 export function parseToolArguments(text: string): Record<string, unknown> {
   if (!text.trim()) return {};
+  refuseDeep(text, 'the model', 'tool arguments');
   try {
     const v = JSON.parse(text) as unknown;
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { _value: v };

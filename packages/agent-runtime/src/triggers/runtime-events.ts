@@ -1,4 +1,4 @@
-import { TrustError } from '@trust/core';
+import { DEFAULT_MAX_JSON_DEPTH, TrustError, allow, checkJsonValue, deny, type Allow, type Deny } from '@trust/core';
 import type { TriggerEvent } from './trigger-event.js';
 
 /**
@@ -35,17 +35,56 @@ export function llmCallEvent(c: { provider: string; model: string; ok: boolean; 
 }
 
 /**
- * An event a local integration posted (control API `POST …/trigger`). `source` is trimmed and
- * lowercased; the owner's voices (`user`, `owner`, `system`) are refused with
- * `TRIGGER_SOURCE_FORBIDDEN`.
+ * What a trigger source may be: 1 to 64 ASCII letters, digits, `_`, `.` or `-`, compared in
+ * lowercase. Nothing else is normalised, so no spelling of a reserved name (a zero-width space,
+ * a full-width letter, a NUL, surrounding spaces) can slip past the reserved list.
+ */
+const SOURCE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * The event handed to a lambda is `{ type, trigger, fields, data: { source, payload } }`: the
+ * payload sits two levels down, so it may nest two levels less than the cap for the whole.
+ */
+export const MAX_TRIGGER_PAYLOAD_DEPTH = DEFAULT_MAX_JSON_DEPTH - 2;
+
+/**
+ * Decides whether `raw` may name an external trigger source; on allow, `source` is its lowercase
+ * form. Denies `TRIGGER_SOURCE_INVALID` (not `[A-Za-z0-9_.-]{1,64}`) or `TRIGGER_SOURCE_FORBIDDEN`
+ * (one of the owner's voices: `user`, `owner`, `system`, in any case).
+ *
+ * @example
+ * evaluateTriggerSource('CI'); // { allow: true, rule: 'trigger-source', source: 'ci' }
+ * evaluateTriggerSource('\u200buser'); // deny TRIGGER_SOURCE_INVALID
+ */
+export function evaluateTriggerSource(raw: unknown): (Allow & { readonly source: string }) | Deny {
+  if (typeof raw !== 'string' || !SOURCE.test(raw)) {
+    return deny('TRIGGER_SOURCE_INVALID', `trigger source ${JSON.stringify(String(raw).slice(0, 80))} is not 1-64 of A-Z a-z 0-9 _ . -`, {
+      rule: 'trigger-source',
+      hint: 'name the source plainly, e.g. "webhook" or "ci"',
+    });
+  }
+  const source = raw.toLowerCase();
+  if (RESERVED_TRIGGER_SOURCES.includes(source)) {
+    return deny('TRIGGER_SOURCE_FORBIDDEN', `trigger source "${raw}" is refused: it would speak with the owner's voice`, { rule: 'trigger-source', hint: 'use a source such as "webhook" or "ci"' });
+  }
+  return { ...allow('trigger-source'), source };
+}
+
+/**
+ * An event a local integration posted (control API `POST …/trigger`). The source must pass
+ * {@link evaluateTriggerSource} (`TRIGGER_SOURCE_INVALID`, `TRIGGER_SOURCE_FORBIDDEN`); the
+ * payload may nest at most {@link MAX_TRIGGER_PAYLOAD_DEPTH} levels (`INPUT_TOO_DEEP`), checked
+ * iteratively before anything recursive (logging, the sandbox) sees it.
  *
  * @example
  * externalEvent({ source: 'ci', payload: { build: 42 } }); // { type: 'on_external', fields: { source: 'ci' }, … }
  */
 export function externalEvent(input: { source: string; payload?: unknown }): TriggerEvent {
-  const source = String(input.source).trim().toLowerCase();
-  if (source === '' || RESERVED_TRIGGER_SOURCES.includes(source)) {
-    throw new TrustError('TRIGGER_SOURCE_FORBIDDEN', `trigger source "${input.source}" is refused: it would speak with the owner's voice`, { hint: 'use a source such as "webhook" or "ci"' });
+  const verdict = evaluateTriggerSource(input.source);
+  if (!verdict.allow) throw new TrustError(verdict.code, verdict.reason, { decision: verdict, ...(verdict.hint === undefined ? {} : { hint: verdict.hint }) });
+  const shape = checkJsonValue(input.payload ?? null, { maxDepth: MAX_TRIGGER_PAYLOAD_DEPTH });
+  if (!shape.allow) {
+    throw new TrustError(shape.code, `the trigger payload ${shape.reason.replace(/^the input /, '')}`, { decision: shape, hint: `send a payload nested at most ${MAX_TRIGGER_PAYLOAD_DEPTH} levels` });
   }
-  return { type: 'on_external', fields: { source }, data: { source, payload: input.payload ?? null } };
+  return { type: 'on_external', fields: { source: verdict.source }, data: { source: verdict.source, payload: input.payload ?? null } };
 }

@@ -163,10 +163,33 @@ describe('trigger dispatch', () => {
     agent.close();
   });
 
-  it.each(['user', 'owner', 'system', ' User ', 'SYSTEM', ' '])('an external trigger can never speak as the owner (source %j)', async (source) => {
+  it.each([
+    ['user', 'TRIGGER_SOURCE_FORBIDDEN'],
+    ['owner', 'TRIGGER_SOURCE_FORBIDDEN'],
+    ['system', 'TRIGGER_SOURCE_FORBIDDEN'],
+    ['SYSTEM', 'TRIGGER_SOURCE_FORBIDDEN'],
+    [' User ', 'TRIGGER_SOURCE_INVALID'],
+    [' ', 'TRIGGER_SOURCE_INVALID'],
+    ['\u200buser', 'TRIGGER_SOURCE_INVALID'],
+    ['\uff35\uff33\uff25\uff32', 'TRIGGER_SOURCE_INVALID'],
+    ['user\u0000', 'TRIGGER_SOURCE_INVALID'],
+    ['us\u00ader', 'TRIGGER_SOURCE_INVALID'],
+  ])('an external trigger can never speak as the owner (source %j)', async (source, code) => {
     const agent = agentWith([{ type: 'on_external', scope: 'agent' }], { autonomous: true });
-    await expect(agent.trigger({ source })).rejects.toMatchObject({ code: 'TRIGGER_SOURCE_FORBIDDEN' });
+    await expect(agent.trigger({ source })).rejects.toMatchObject({ code });
     expect(agent.adf.loop.list()).toEqual([]);
+    expect(agent.adf.audit.list().filter((e) => e.action === 'trigger.receive' && e.decision === 'deny' && e.code === code)).toHaveLength(1);
+    agent.close();
+  });
+
+  it('a trigger payload nested to the cap fires; one level more is refused with INPUT_TOO_DEEP and audited', async () => {
+    const agent = agentWith([{ type: 'on_external', scope: 'system', lambda: 'obs.js:run', filter: { source: 'ci' } }]);
+    agent.adf.files.write('obs.js', 'async function run(ev) { return ev.type; }');
+    const nested = (n: number): unknown => JSON.parse('['.repeat(n) + ']'.repeat(n));
+    expect((await agent.trigger({ source: 'ci', payload: nested(62) })).map((f) => f.outcome)).toEqual(['ran']);
+    await expect(agent.trigger({ source: 'ci', payload: nested(63) })).rejects.toMatchObject({ code: 'INPUT_TOO_DEEP' });
+    await expect(agent.trigger({ source: 'ci', payload: nested(100_000) })).rejects.toMatchObject({ code: 'INPUT_TOO_DEEP' });
+    expect(agent.adf.audit.list().filter((e) => e.action === 'trigger.receive' && e.code === 'INPUT_TOO_DEEP')).toHaveLength(2);
     agent.close();
   });
 });

@@ -6,6 +6,7 @@ import { createTriggerCauseScope } from './trigger-cause-scope.js';
 import { TRIGGER_LOG_ORIGIN, type TriggerEvent, type TriggerType } from './trigger-event.js';
 import { DEFAULT_TRIGGER_LIMITS, createTriggerGuard, type TriggerCause, type TriggerLimits } from './trigger-guard.js';
 import { evaluateTriggerMatch, type TriggerConfig } from './trigger-match.js';
+import { externalEvent } from './runtime-events.js';
 import { combineCauses, createTriggerTimer, timedEventOf, triggerTimingOf, type TimedFiring } from './trigger-timing.js';
 import { nodeTimerScheduler, type TimerScheduler } from '../loop/timer-clock.js';
 
@@ -57,6 +58,11 @@ export interface TriggerDispatcher {
   emit(event: TriggerEvent): void;
   /** Queues an event and resolves with what fired for it (never rejects). */
   dispatch(event: TriggerEvent): Promise<TriggerFiring[]>;
+  /**
+   * Builds the `on_external` event of an outside trigger and dispatches it. A refused source or
+   * payload (see `externalEvent`) is audited (`trigger.receive`, deny) and thrown.
+   */
+  dispatchExternal(input: { source: string; payload?: unknown }): Promise<TriggerFiring[]>;
   /** Resolves when every event queued so far has been dispatched (events held by timed triggers wait for their release). */
   idle(): Promise<void>;
   /** Stops dispatching; queued and held events are dropped. */
@@ -224,6 +230,19 @@ export function createTriggerDispatcher(options: TriggerDispatcherOptions): Trig
       void enqueue(event);
     },
     dispatch: enqueue,
+    dispatchExternal(input) {
+      let event: TriggerEvent;
+      try {
+        event = externalEvent(input);
+      } catch (e) {
+        const code = e instanceof TrustError ? e.code : 'TRIGGER_FAILED';
+        try {
+          adf.audit.record({ principal: createPrincipal('owner', 'external-trigger', options.agentId), action: 'trigger.receive', target: 'on_external', decision: 'deny', code, rule: 'trigger-input' });
+        } catch { /* file closed */ }
+        return Promise.reject(e);
+      }
+      return enqueue(event);
+    },
     idle: async () => { while (pending > 0) await tail; },
     close() { closed = true; timer.close(); },
   };

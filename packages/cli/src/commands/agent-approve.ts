@@ -21,7 +21,7 @@ export async function resolveTask(ctx: CommandContext, decision: 'approve' | 'de
   const { io, out, values, positionals } = ctx;
   const ws = stringOption(values, 'workspace');
   const workspace = ws ? resolve(io.cwd, ws) : join(trustHome(io.env), 'demo');
-  const state = readStudioState(workspace);
+  const state = await readStudioState(workspace);
   const tasks = ((await callStudio(state, 'GET', '/tasks')).tasks ?? []) as TaskView[];
   const pending = tasks.filter((t) => t.status === 'pending');
   const wanted = positionals[0];

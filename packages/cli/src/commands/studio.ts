@@ -9,9 +9,14 @@ import { openBrowser } from '../open-browser.js';
 import { readPluginReports } from '../plugin-reports.js';
 import { trustHome } from '../trust-home.js';
 import { escapeTerminal } from '../terminal-text.js';
-import { studioStateFile } from '../studio-state.js';
-import { rm, writeFile } from 'node:fs/promises';
+import { assertNoLiveStudio, studioStateFile, writeStudioState } from '../studio-state.js';
+import { rm } from 'node:fs/promises';
 import { MAX_SANDBOX_RUNS, readSandboxRuns, sandboxRunsFile } from '../sandbox-runs.js';
+
+/** Where `trust studio` records refusals at its control server's edge (JSONL, hash-chained, 0600). */
+export function controlAuditFile(workspace: string): string {
+  return join(workspace, 'control-audit.jsonl');
+}
 
 /** The built studio shipped inside the CLI (dist/studio), next to the bundled entry. */
 export function studioDir(): string {
@@ -60,6 +65,8 @@ export const command: CommandSpec = {
       if (!existsSync(root)) throw new CliError('CLI_FILE_NOT_FOUND', `workspace ${root} does not exist`, { hint: 'create it with an agents/ folder (trust agent new agents/name.adf), or run `trust studio` for the demo' });
       layout = workspaceLayout(root, false);
     }
+    // A state file is believed only if its studio is alive and answers; a stale one is replaced.
+    await assertNoLiveStudio(layout.root);
     const { createAgentOpener, createControlServer, createScriptedProvider, createWorkspaceAgents } = await import('@trust/agent-runtime');
     out.progress('starting the control server');
     const scripted = () => createScriptedProvider(Array.from({ length: 10_000 }, () => demoAnswer));
@@ -78,8 +85,11 @@ export const command: CommandSpec = {
       open: layout.demo ? createAgentOpener({ provider: scripted }) : models.open,
     });
     const trusted = await readWorkspaceTrustedKeys(layout);
+    // Refusals at the control server's edge (a body nested too deep, a connection over the cap).
+    const edgeAudit = (await import('@trust/core/node')).createJsonlAuditSink(controlAuditFile(layout.root));
     const server = await createControlServer({
       agents,
+      audit: edgeAudit,
       tokenFile: layout.tokenFile,
       port,
       studioDir: dir,
@@ -90,7 +100,7 @@ export const command: CommandSpec = {
     controlPort = server.port;
     const url = `http://127.0.0.1:${server.port}/#token=${server.token}`;
     // `trust agent approve|deny` find the running studio through this file (the token stays in .control-token).
-    await writeFile(studioStateFile(layout.root), `${JSON.stringify({ v: 1, port: server.port, pid: process.pid })}\n`, { mode: 0o600 });
+    writeStudioState(layout.root, { port: server.port, pid: process.pid });
     const ids = (await agents.list()).map((a) => a.id);
     out.result({ url, port: server.port, workspace: layout.root, demo: layout.demo, created, agents: ids });
     const s = out.style;
@@ -104,6 +114,7 @@ export const command: CommandSpec = {
     out.progress('stopping the studio');
     await rm(studioStateFile(layout.root), { force: true });
     await server.close();
+    edgeAudit.close();
     agents.close();
     await models.close();
     return 0;
