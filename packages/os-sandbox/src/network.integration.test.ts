@@ -46,9 +46,17 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
     expect(mine.every((e) => e.principal.kind === 'process')).toBe(true);
   });
 
-  it('HTTPS-style CONNECT tunnels go through the same policy', async () => {
-    const r = await runIn(sb, [CURL, '-sS', '--max-time', '10', '-p', '-o', '/dev/null', '-w', '%{http_connect}', `http://api.test:${peer.httpPort}/hello`]);
-    expect(r.stdout).toBe('200');
+  it('HTTPS-style CONNECT tunnels go through the same policy, to 443 or a port the rule names', async () => {
+    // A rule without a port allows CONNECT on 443 only: the peer's port is refused with the reason.
+    const portless = await runIn(sb, [CURL, '-sS', '--max-time', '10', '-p', '-o', '/dev/null', '-w', '%{http_connect}', `http://api.test:${peer.httpPort}/hello`]);
+    expect(portless.stdout).toBe('403');
+    const named = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts([`api.test:${peer.httpPort}`]), guard: { mode: 'default', resolve } });
+    try {
+      const r = await runIn(named, [CURL, '-sS', '--max-time', '10', '-p', '-o', '/dev/null', '-w', '%{http_connect}', `http://api.test:${peer.httpPort}/hello`]);
+      expect(r.stdout).toBe('200');
+    } finally {
+      await named.close();
+    }
     const denied = await runIn(sb, [CURL, '-sS', '--max-time', '10', '-p', `http://denied.test:${peer.httpPort}/hello`]);
     expect(denied.exit.code).not.toBe(0);
     expect(denied.stderr).toMatch(/403/);
