@@ -1,9 +1,10 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // code-worker runs inside each code worker thread; it must be its own file.
+  entry: { index: 'src/index.ts', 'code-worker': 'src/code/code-worker-entry.ts' },
   format: ['esm'],
-  dts: true,
+  dts: { entry: { index: 'src/index.ts' } },
   clean: true,
   target: 'node20',
 });

@@ -98,7 +98,7 @@ export type {
 
 // execution (part 2/3): agent loop, model providers, code sandbox, virtual shell, built-in tools, MCP
 export {
-  CODE_TIMEOUT_CEILING_MS, DEFAULT_CODE_METHOD_QUOTAS, createCodeRunner, createCodeSandbox, createTypeStripper, isGuestIdentifier, isTypeScriptPath, parseLambdaRef, runMiddlewareChain,
+  CODE_TERMINATE_GRACE_MS, CODE_TIMEOUT_CEILING_MS, CODE_WORKER_HEAP, DEFAULT_CODE_METHOD_QUOTAS, DEFAULT_MAX_NESTED_RUNS, MAX_BRIDGE_DEPTH, MAX_CODE_NESTING_DEPTH, createCodeRunner, createCodeSandbox, defaultCodeWorkers, createTypeStripper, isGuestIdentifier, isTypeScriptPath, parseLambdaRef, runMiddlewareChain,
 } from './code/index.js';
 export type {
   BridgeHandler, CodeErrorCode, CodeLanguage, CodeResult, CodeRunContext, CodeRunOptions, CodeRunner, CodeRunnerOptions, CodeSandbox, CodeSandboxOptions,
