@@ -6,7 +6,7 @@ import type { GuestEntry } from './guest-prelude.js';
 import { createTypeStripper } from './type-strip.js';
 import type { CodeLanguage, TypeStripper } from './type-strip.js';
 import { SLOTS_PER_WORKER, createWorkerPool, defaultCodeWorkers } from './worker-pool.js';
-import type { CodeWorker } from './worker-pool.js';
+import type { CodeWorker, CodeWorkerStats } from './worker-pool.js';
 import type { CodeErrorCode, RunRequest, WorkerResult, WorkerToHost } from './worker-protocol.js';
 
 export type { CodeErrorCode } from './worker-protocol.js';
@@ -56,6 +56,8 @@ export interface CodeSandbox {
   warm(): void;
   /** Terminates every worker; runs in progress end with `CODE_ABORTED`. */
   close(): Promise<void>;
+  /** Workers started, retired (never reused), alive and busy. */
+  stats(): CodeWorkerStats;
 }
 
 /** Options of {@link createCodeSandbox}. */
@@ -266,6 +268,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
       return start(tree, 0, 0, input, code, timeoutMs, deadline, argsText);
     },
     warm: () => pool.warm(),
+    stats: () => pool.stats(),
     async close() {
       for (const tree of [...trees.values()]) endTree(tree, failure('CODE_ABORTED', 'AbortError', 'the code sandbox was closed'));
       await pool.close();

@@ -92,9 +92,18 @@ export async function runGuest(engine: Engine, run: GuestRun, limits: WorkerLimi
   };
 
   // Bridge calls beyond maxInflight wait here, so a flood reaches the host a few at a time.
-  const queue: Array<() => void> = [];
+  // Their arguments in flight are capped in bytes too (one message's cap, or one message).
+  const queue: Array<{ bytes: number; send: () => void }> = [];
   let inflight = 0;
-  const startNext = () => { while (inflight < limits.maxInflight && queue.length > 0) queue.shift()!(); };
+  let inflightBytes = 0;
+  const startNext = () => {
+    while (queue.length > 0 && inflight < limits.maxInflight && (inflight === 0 || inflightBytes + queue[0]!.bytes <= limits.maxBytes)) {
+      const next = queue.shift()!;
+      inflight++;
+      inflightBytes += next.bytes;
+      next.send();
+    }
+  };
   const callFn = vm.newFunction('call', (methodH, argsH) => {
     const method = vm.typeof(methodH) === 'string' ? vm.getString(methodH) : '';
     const argsText = vm.typeof(argsH) === 'string' ? vm.getString(argsH) : 'null';
@@ -122,12 +131,14 @@ export async function runGuest(engine: Engine, run: GuestRun, limits: WorkerLimi
     if (calls > limits.maxCalls) queueMicrotask(() => settleCall(false, '', 'AdfError', `more than ${limits.maxCalls} bridge calls in one execution`, 'CODE_TOO_MANY_CALLS'));
     else if (argsText.length > limits.maxBytes) queueMicrotask(() => settleCall(false, '', 'AdfError', `bridge arguments exceed ${limits.maxBytes} bytes`, 'CODE_MESSAGE_TOO_LARGE'));
     else {
-      queue.push(() => {
-        inflight++;
-        run.call(method, argsText).then(
-          (text) => { inflight--; startNext(); settleCall(true, text); },
-          (err: { name?: string; message?: string; code?: string }) => { inflight--; startNext(); settleCall(false, '', err.name ?? 'AdfError', err.message ?? 'bridge call failed', err.code ?? 'ADF_ERROR'); },
-        );
+      const bytes = argsText.length;
+      const done = () => { inflight--; inflightBytes -= bytes; startNext(); };
+      queue.push({
+        bytes,
+        send: () => run.call(method, argsText).then(
+          (text) => { done(); settleCall(true, text); },
+          (err: { name?: string; message?: string; code?: string }) => { done(); settleCall(false, '', err.name ?? 'AdfError', err.message ?? 'bridge call failed', err.code ?? 'ADF_ERROR'); },
+        ),
       });
       startNext();
     }

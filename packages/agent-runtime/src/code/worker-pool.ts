@@ -25,6 +25,9 @@ export interface CodeWorker {
   readonly ready: Promise<void>;
 }
 
+/** Counters of a pool (for operators and tests: a retired worker is never seen again). */
+export interface CodeWorkerStats { readonly started: number; readonly retired: number; readonly alive: number; readonly busy: number }
+
 /** Handlers the sandbox installs on every worker it gets. */
 export interface WorkerEvents {
   onMessage(w: CodeWorker, m: WorkerToHost): void;
@@ -42,6 +45,8 @@ export interface WorkerPool {
   /** Starts workers up front so the first runs do not pay for the spawn. */
   warm(): void;
   close(): Promise<void>;
+  /** Workers started and retired so far, and those alive now. */
+  stats(): CodeWorkerStats;
   readonly size: number;
 }
 
@@ -60,10 +65,13 @@ export function createWorkerPool(o: { size: number; init: Omit<WorkerInit, 'stop
   const idle: CodeWorker[] = [];
   const waiters: Array<{ resolve: (w: CodeWorker) => void; reject: (e: unknown) => void }> = [];
   let closed = false;
+  let started = 0;
+  let retired = 0;
 
   const spawn = (): CodeWorker => {
     const stopFlags = new SharedArrayBuffer(4 * SLOTS_PER_WORKER);
     const init: WorkerInit = { ...o.init, stopFlags };
+    started++;
     const thread = new Worker(workerScript(), { workerData: init, resourceLimits: CODE_WORKER_HEAP, env: {}, execArgv: [], stdout: true, stderr: true });
     thread.stdout.resume();
     thread.stderr.resume();
@@ -74,6 +82,7 @@ export function createWorkerPool(o: { size: number; init: Omit<WorkerInit, 'stop
     thread.on('message', (m: WorkerToHost) => { if (m.t === 'ready') markReady(); else o.events.onMessage(w, m); });
     thread.on('error', (e) => { lastError = e; });
     thread.on('exit', () => {
+      if (!w.dead && !closed) retired++;
       w.dead = true;
       markReady();
       all.delete(w);
@@ -124,6 +133,7 @@ export function createWorkerPool(o: { size: number; init: Omit<WorkerInit, 'stop
       w.busy = false;
       if (!w.dead) {
         w.dead = true;
+        retired++;
         all.delete(w);
         void w.thread.terminate();
       }
@@ -131,6 +141,7 @@ export function createWorkerPool(o: { size: number; init: Omit<WorkerInit, 'stop
       if (!closed && waiters.length === 0 && all.size < o.size) idle.push(spawn());
       pump();
     },
+    stats: () => ({ started, retired, alive: all.size, busy: [...all].filter((w) => w.busy).length }),
     warm() {
       while (!closed && all.size < o.size) idle.push(spawn());
     },
