@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { TrustError } from '@trust/core';
 import { checkBridgeText, toBridgeText } from './bridge-limits.js';
 import { isGuestIdentifier } from './guest-prelude.js';
@@ -125,7 +125,7 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
     const bad = checkBridgeText(m.args, `arguments of adf.${m.method}()`, maxBytes);
     if (bad) return reply({ ok: false, name: 'AdfError', message: bad.message, code: bad.code });
     const args = JSON.parse(m.args) as unknown;
-    current.run(run, () => Promise.resolve().then(() => run.bridge(m.method, args))).then((value) => {
+    run.bridge(m.method, args).then((value) => {
       const out = toBridgeText(value, `result of adf.${m.method}()`, maxBytes);
       reply(out.ok ? { ok: true, text: out.text } : { ok: false, name: 'AdfError', message: out.violation.message, code: out.violation.code });
     }, (err: unknown) => {
@@ -169,8 +169,11 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   const start = (tree: Tree, depth: number, slot: number, input: CodeRunOptions, code: string, timeoutMs: number, deadline: number, argsText?: string): Promise<CodeResult> => {
     const id = ++nextId;
     return new Promise<CodeResult>((resolve) => {
+      // Bridge calls arrive as worker messages, outside the caller's async context: bind them to
+      // it (the caller's async-local state, e.g. trigger depth), plus this run for nesting.
+      const bridge = AsyncResource.bind((method: string, args: unknown) => current.run(run, () => Promise.resolve().then(() => input.bridge(method, args))));
       const run: Run = {
-        id, tree, depth, slot, timeoutMs, bridge: input.bridge, settled: false,
+        id, tree, depth, slot, timeoutMs, bridge, settled: false,
         settle(r) {
           if (run.settled) return;
           run.settled = true;

@@ -150,6 +150,8 @@ export async function runGuest(engine: Engine, run: GuestRun, limits: WorkerLimi
     const b = vm.typeof(bH) === 'string' ? vm.getString(bH) : '';
     if (ok) {
       if (a.length > limits.maxBytes) fail('CODE_MESSAGE_TOO_LARGE', 'RangeError', `result exceeds ${limits.maxBytes} bytes`);
+      // A value produced after the deadline (e.g. once a nested run used up the time) is late.
+      else if (Date.now() > run.deadline) fail('CODE_TIMEOUT', 'TimeoutError', `execution exceeded ${run.timeoutMs} ms`);
       else finish({ ok: true, valueText: a });
     } else classifyAndFail(a, b);
   });
