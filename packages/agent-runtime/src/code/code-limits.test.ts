@@ -1,3 +1,4 @@
+import { getPriority } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_BRIDGE_DEPTH } from './bridge-limits.js';
 import { MAX_CODE_NESTING_DEPTH, createCodeSandbox } from './code-sandbox.js';
@@ -28,10 +29,13 @@ describe('workers are never reused after a resource failure', { timeout: 60_000 
     expect(s.stats()).toMatchObject({ started: 2, retired: 1, alive: 1 });
   });
 
-  it('a clean run keeps its worker', async () => {
+  it('a clean run keeps its worker, and the host thread keeps its priority', async () => {
+    const before = getPriority();
     const s = sandbox({ workers: 1 });
     for (let i = 0; i < 5; i++) await s.run({ code: 'throw new Error("guest error")', bridge: echo });
     expect(s.stats()).toMatchObject({ started: 1, retired: 0 });
+    // Workers lower their own thread's nice value only, never the host's.
+    expect(getPriority()).toBe(before);
   });
 });
 

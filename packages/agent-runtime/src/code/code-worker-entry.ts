@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadEngine, runGuest } from './quickjs-run.js';
 import type { Engine } from './quickjs-run.js';
@@ -6,6 +7,9 @@ import type { CallRequest, HostToWorker, RunDone, RunRequest, WorkerInit, Worker
 // The entry of a code worker thread (built to dist/code-worker.js). The host gives it one
 // top-level run at a time; nested runs of that run (adf.sys_code from code) execute here too,
 // each in its own QuickJS runtime, so terminating this thread ends the whole tree.
+
+/** Nice value of a code worker thread (Linux: per thread), below the host's event loop. */
+const CODE_WORKER_NICE = 10;
 
 const port = parentPort;
 if (!port) throw new Error('code-worker must run in a worker thread');
@@ -66,4 +70,11 @@ port.on('message', (m: HostToWorker) => {
 });
 
 // Load the engine before the first run, so a fresh worker answers its first run quickly.
-void engineFor(init.memoryBytes).then(() => { const ready: WorkerReady = { t: 'ready' }; port.postMessage(ready); });
+// Then lower this thread's scheduling priority: on Linux the nice value is per thread, so a
+// spinning guest yields the CPU to the host's event loop first. (After the load, so that no thread
+// this one starts for the file read inherits it.) Best effort: refused or unsupported is fine.
+void engineFor(init.memoryBytes).then(() => {
+  try { setPriority(CODE_WORKER_NICE); } catch { /* not permitted here */ }
+  const ready: WorkerReady = { t: 'ready' };
+  port.postMessage(ready);
+});
