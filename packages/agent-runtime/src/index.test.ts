@@ -41,6 +41,7 @@ const EXECUTION: readonly string[] = [
       'BLOCKED_MCP_ENV', 'BLOCKED_MCP_ENV_PREFIXES', 'SandboxStdioTransport', 'connectMcpServer', 'evaluateMcpEnvVar', 'filterMcpEnv', 'mcpToolName',
       'createTimerClock', 'nodeTimerScheduler', 'observeGate', 'createEgressMcpTransport', 'egressFetchLike',
       'createTypeStripper', 'isTypeScriptPath',
+      'CODE_TERMINATE_GRACE_MS', 'CODE_WORKER_HEAP', 'DEFAULT_MAX_NESTED_RUNS', 'MAX_BRIDGE_DEPTH', 'MAX_CODE_NESTING_DEPTH', 'defaultCodeWorkers',
       'CODE_ONLY_METHODS', 'evaluateCodeOnlyForModel', 'DEFAULT_CODE_METHOD_QUOTAS', 'LOOP_NOTE_ROLE', 'MAX_LOOP_NOTE_CHARS', 'MAX_MODEL_INVOKE_TOKENS',
       'createModelInvokeTool', 'createTaskResolveTool', 'loopInjectTool', 'nextCronWake', 'parseCronSchedule',
     ];

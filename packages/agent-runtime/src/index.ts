@@ -98,10 +98,10 @@ export type {
 
 // execution (part 2/3): agent loop, model providers, code sandbox, virtual shell, built-in tools, MCP
 export {
-  CODE_TIMEOUT_CEILING_MS, DEFAULT_CODE_METHOD_QUOTAS, createCodeRunner, createCodeSandbox, createTypeStripper, isGuestIdentifier, isTypeScriptPath, parseLambdaRef, runMiddlewareChain,
+  CODE_TERMINATE_GRACE_MS, CODE_TIMEOUT_CEILING_MS, CODE_WORKER_HEAP, DEFAULT_CODE_METHOD_QUOTAS, DEFAULT_MAX_NESTED_RUNS, MAX_BRIDGE_DEPTH, MAX_CODE_NESTING_DEPTH, createCodeRunner, createCodeSandbox, defaultCodeWorkers, createTypeStripper, isGuestIdentifier, isTypeScriptPath, parseLambdaRef, runMiddlewareChain,
 } from './code/index.js';
 export type {
-  BridgeHandler, CodeErrorCode, CodeLanguage, CodeResult, CodeRunContext, CodeRunOptions, CodeRunner, CodeRunnerOptions, CodeSandbox, CodeSandboxOptions,
+  BridgeHandler, CodeErrorCode, CodeLanguage, CodeWorkerStats, CodeResult, CodeRunContext, CodeRunOptions, CodeRunner, CodeRunnerOptions, CodeSandbox, CodeSandboxOptions,
   GuestEntry, LambdaRef, MiddlewareOutcome, TypeStripper, TypeStripperOptions, TypeStripResult,
 } from './code/index.js';
 export { DEFAULT_REJECTION_CODES, EXIT_DENIED, EXIT_NOT_FOUND, EXIT_REJECTED, createDefaultCommands, createShell } from './shell/index.js';

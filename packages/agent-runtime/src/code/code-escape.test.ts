@@ -7,7 +7,7 @@ import { createCodeSandbox } from './code-sandbox.js';
 // The escape suite: every known way out of ADF 0.4.2's worker+vm sandbox, and the generic
 // families (constructor chains, stack-trace hooks, pollution, code generation, resource
 // exhaustion, cross-execution state). The host canaries must stay untouched throughout.
-const sandbox = createCodeSandbox({ moduleMemoryBytes: 64 * 1024 * 1024 });
+const sandbox = createCodeSandbox();
 const CANARY_ENV = 'TRUST_ESCAPE_CANARY';
 const CANARY_VALUE = 'canary-' + Math.random().toString(36).slice(2);
 let canaryFile = '';

@@ -13,7 +13,8 @@ const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** How the agent code is entered: a script body, or a named function defined by the file. */
 export type GuestEntry =
   | { readonly kind: 'script' }
-  | { readonly kind: 'function'; readonly name: string; readonly args: unknown };
+  | { readonly kind: 'function'; readonly name: string; readonly args: unknown }
+  | { readonly kind: 'function'; readonly name: string; readonly argsText: string };
 
 /** True when `name` may be used as a lambda entry point (a plain JS identifier). */
 export function isGuestIdentifier(name: string): boolean {
@@ -28,7 +29,7 @@ export function buildGuestSource(code: string, entry: GuestEntry): string {
   let body = code;
   if (entry.kind === 'function') {
     if (!isGuestIdentifier(entry.name)) throw new Error(`invalid entry name ${JSON.stringify(entry.name)}`);
-    const argsLiteral = JSON.stringify(JSON.stringify(entry.args ?? null));
+    const argsLiteral = JSON.stringify('argsText' in entry ? entry.argsText : JSON.stringify(entry.args ?? null));
     body = `${code}\n;if (typeof ${entry.name} !== 'function') throw new TypeError('lambda entry ${entry.name} is not a function defined by this file');\nreturn await ${entry.name}(JSON.parse(${argsLiteral}));`;
   }
   return `(function (__call, __settle, __log) {

@@ -13,7 +13,7 @@ import { createCodeRunner, parseLambdaRef } from './code-runner.js';
 import { createCodeSandbox } from './code-sandbox.js';
 import { createTypeStripper, isTypeScriptPath } from './type-strip.js';
 
-const sandbox = createCodeSandbox({ moduleMemoryBytes: 64 * 1024 * 1024 });
+const sandbox = createCodeSandbox();
 const noBridge = async () => { throw Object.assign(new Error('no tools here'), { code: 'NO_TOOLS' }); };
 
 const TYPED_LAMBDA = `

@@ -326,6 +326,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       unsubscribe();
       pendingWakes.length = 0;
       controller?.abort(); state = 'closed'; for (const c of mcp.splice(0)) void c.close(); sql.close(); adf.close();
+      if (!options.codeSandbox) void sandbox.close();
     },
   };
 }

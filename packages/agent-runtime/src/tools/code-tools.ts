@@ -13,7 +13,7 @@ const toToolResult = (r: CodeResult) => (r.ok ? { ok: true, value: r.value, logs
 export function createSysCodeTool(runner: () => CodeRunner): ToolDefinition<{ code: string; language?: 'javascript' | 'typescript' }> {
   return {
     name: 'sys_code',
-    description: 'Run JavaScript (or TypeScript: types are stripped, not checked) in an isolated sandbox. The code is an async function body: use `return` for the result and `await adf.<tool>(args)` to call your tools. No network, files or timers except through adf.',
+    description: 'Run JavaScript (or TypeScript: types are stripped, not checked) in an isolated sandbox. The code is an async function body: use `return` for the result and `await adf.<tool>(args)` to call your tools. No network, files or timers except through adf. Code started from code (adf.sys_code, adf.sys_lambda) shares this run\'s time limit and may nest at most 4 levels deep.',
     inputSchema: {
       type: 'object',
       properties: {
