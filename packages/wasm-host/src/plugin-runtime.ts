@@ -18,6 +18,8 @@ export interface PluginRuntime {
   call(name: string, args: readonly unknown[]): CallOutcome;
   /** Total bytes of all linear memories. */
   memoryBytes(): number;
+  /** Closes the host descriptors the guest opened (the instance must not be called again). */
+  close(): void;
 }
 
 const camel = (s: string): string => s.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -35,11 +37,18 @@ export async function instantiateRuntime(input: {
   maxMemoryBytes?: number;
   /** Cap on one guest HTTP request body (default 16 MiB). */
   maxHttpRequestBytes?: number;
+  /** Worker mode: where the guest's open descriptors are recorded for the host. */
+  fdLedger?: SharedArrayBuffer;
 }): Promise<PluginRuntime> {
   const glue = (await import(input.glueUrl)) as {
     instantiate: (get: (n: string) => WebAssembly.Module, imports: unknown, core: (m: WebAssembly.Module, i: WebAssembly.Imports) => Promise<WebAssembly.Instance>) => Promise<Record<string, unknown>>;
   };
-  const imports = buildWasiImports(input.plan, { onOutput: input.onOutput, ...(input.bridge ? { bridge: input.bridge } : {}), ...(input.maxHttpRequestBytes !== undefined ? { maxRequestBodyBytes: input.maxHttpRequestBytes } : {}) });
+  const { imports, close } = buildWasiImports(input.plan, {
+    onOutput: input.onOutput,
+    ...(input.bridge ? { bridge: input.bridge } : {}),
+    ...(input.maxHttpRequestBytes !== undefined ? { maxRequestBodyBytes: input.maxHttpRequestBytes } : {}),
+    ...(input.fdLedger ? { fdLedger: input.fdLedger } : {}),
+  });
   const memories: WebAssembly.Memory[] = [];
   const exports = await glue.instantiate(
     (n) => {
@@ -68,6 +77,7 @@ export async function instantiateRuntime(input: {
   };
   return {
     memoryBytes,
+    close,
     call(name, args) {
       const fn = lookup(name);
       if (!fn) return { ok: false, fatal: false, failure: { kind: 'unknown-export', message: `the plugin has no export ${JSON.stringify(name)}` } };
