@@ -26,7 +26,15 @@ function pinnedRef(fd: number): FdRef {
  * instances: the class, the descriptor table and the streams are created here, per call.
  *
  * `ledger` (worker mode) records the descriptors the instance opens so the host can close them
- * if the worker is terminated.
+ * if the worker is terminated. `deps` are the `wasi:io` classes of the import object the result
+ * joins (jco checks streams with `instanceof` against them).
+ *
+ * @example
+ * const pinned = pinGrantDirs(parseCapabilities(['fs:ro:/srv/data']).fsGrants);
+ * const fs = createGuestFilesystem(pinned.dirs.map((d) => ({ guestPath: d.path, mode: d.mode, fd: d.fd })), deps);
+ * imports['wasi:filesystem/types'] = fs.types;
+ * imports['wasi:filesystem/preopens'] = fs.preopens;
+ * // when the instance is gone: fs.close(); pinned.close();
  */
 export function createGuestFilesystem(preopens: readonly PinnedPreopen[], deps: StreamDeps, ledger?: SharedArrayBuffer) {
   const record = ledger ? createFdLedger(ledger) : undefined;

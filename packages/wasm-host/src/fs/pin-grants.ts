@@ -20,6 +20,11 @@ export interface PinnedDir {
  * Throws `WASM_FS_UNSUPPORTED` where descriptor-relative resolution is not available (there is
  * no fallback to resolving path strings), and `WASM_FS_GRANT_INVALID` when a directory is
  * missing, is not a directory, or is reached through a symlink. On error nothing stays open.
+ * `[]` pins nothing (and needs no /proc).
+ *
+ * @example
+ * const pinned = pinGrantDirs(parseCapabilities(['fs:rw:/var/lib/app']).fsGrants);
+ * // pinned.dirs[0].fd confines the guest; pinned.close() when the plugin is gone
  */
 export function pinGrantDirs(grants: readonly FsGrantEntry[]): { dirs: PinnedDir[]; close(): void } {
   const dirs: PinnedDir[] = [];
