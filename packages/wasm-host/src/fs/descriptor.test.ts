@@ -175,3 +175,23 @@ describe('pinned preopen', () => {
     p.dispose();
   });
 });
+
+describe('descriptor limit', () => {
+  it('a guest holding 1024 descriptors gets insufficient-memory, and dropping one frees a slot', () => {
+    const p = guestFs([{ mode: 'ro', path: ro }]);
+    const held: D[] = [];
+    let failure: unknown;
+    for (let i = 0; i < 1100 && failure === undefined; i++) {
+      try {
+        held.push(open(p.dir(ro), 'g.txt'));
+      } catch (e) {
+        failure = e;
+      }
+    }
+    expect(failure).toBe('insufficient-memory');
+    expect(held).toHaveLength(1024);
+    drop(held.pop());
+    expect(text(open(p.dir(ro), 'g.txt'))).toBe('ro-file');
+    p.dispose();
+  });
+});

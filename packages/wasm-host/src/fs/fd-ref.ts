@@ -27,6 +27,9 @@ export interface FdTable {
   readonly size: number;
 }
 
+/** Descriptors one instance may hold open at once (each guest open beyond it fails). */
+export const MAX_OPEN = 1024;
+
 export function createFdTable(onOpen?: (fd: number) => void, onClose?: (fd: number) => void): FdTable {
   const counts = new Map<number, number>();
   const close = (fd: number) => {
@@ -59,6 +62,7 @@ export function createFdTable(onOpen?: (fd: number) => void, onClose?: (fd: numb
   return {
     adopt(fd) {
       try {
+        if (counts.size >= MAX_OPEN) throw 'insufficient-memory';
         onOpen?.(fd);
       } catch (e) {
         closeSync(fd);
