@@ -37,8 +37,6 @@ export async function instantiateRuntime(input: {
   maxMemoryBytes?: number;
   /** Cap on one guest HTTP request body (default 16 MiB). */
   maxHttpRequestBytes?: number;
-  /** Worker mode: where the guest's open descriptors are recorded for the host. */
-  fdLedger?: SharedArrayBuffer;
 }): Promise<PluginRuntime> {
   const glue = (await import(input.glueUrl)) as {
     instantiate: (get: (n: string) => WebAssembly.Module, imports: unknown, core: (m: WebAssembly.Module, i: WebAssembly.Imports) => Promise<WebAssembly.Instance>) => Promise<Record<string, unknown>>;
@@ -47,7 +45,6 @@ export async function instantiateRuntime(input: {
     onOutput: input.onOutput,
     ...(input.bridge ? { bridge: input.bridge } : {}),
     ...(input.maxHttpRequestBytes !== undefined ? { maxRequestBodyBytes: input.maxHttpRequestBytes } : {}),
-    ...(input.fdLedger ? { fdLedger: input.fdLedger } : {}),
   });
   const memories: WebAssembly.Memory[] = [];
   const exports = await glue.instantiate(
@@ -64,6 +61,7 @@ export async function instantiateRuntime(input: {
     },
   );
   const memoryBytes = () => memories.reduce((n, m) => n + m.buffer.byteLength, 0);
+  let closed = false;
   const fns = new Map<string, (...a: unknown[]) => unknown>();
   const lookup = (name: string) => {
     let fn = fns.get(name);
@@ -77,8 +75,12 @@ export async function instantiateRuntime(input: {
   };
   return {
     memoryBytes,
-    close,
+    close() {
+      closed = true;
+      close();
+    },
     call(name, args) {
+      if (closed) return { ok: false, fatal: true, failure: { kind: 'trap', message: 'the plugin was disposed' } };
       const fn = lookup(name);
       if (!fn) return { ok: false, fatal: false, failure: { kind: 'unknown-export', message: `the plugin has no export ${JSON.stringify(name)}` } };
       try {

@@ -25,8 +25,6 @@ export interface WasiImportOptions {
   /** The synchronous bridge to the host's network broker; absent when the plan has no network. */
   readonly bridge?: SyncCall;
   readonly maxRequestBodyBytes?: number;
-  /** Worker mode: records the descriptors the guest opens (fs/fd-ledger.ts). */
-  readonly fdLedger?: SharedArrayBuffer;
 }
 
 /**
@@ -77,7 +75,7 @@ export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): 
 
   const IoError = (shim.io as any).error.Error;
   // trust's own wasi:filesystem: guest paths resolve beneath the descriptors pinned at load
-  const fs = createGuestFilesystem(plan.preopens, { InputStream, OutputStream, IoError, ready }, options.fdLedger);
+  const fs = createGuestFilesystem(plan.preopens, { InputStream, OutputStream, IoError, ready });
 
   const env = plan.env.map(([k, v]) => [k, v] as [string, string]);
   const args = [...plan.args];

@@ -23,8 +23,6 @@ interface Init {
   /** The call channel (see call-channel.ts): control words and the payload buffer. */
   callCtl: SharedArrayBuffer;
   callData: SharedArrayBuffer;
-  /** Records the descriptors the guest opens (fs/fd-ledger.ts). */
-  fdLedger: SharedArrayBuffer;
 }
 
 const port = parentPort!;
@@ -38,7 +36,6 @@ try {
     glueUrl: init.glueUrl,
     modules: new Map(Object.entries(init.modules)),
     plan: init.plan,
-    fdLedger: init.fdLedger,
     // output during a call travels with its result, so it is visible when the call resolves
     onOutput: (stream, data) => {
       if (!inCall) return port.postMessage({ type: 'stdio', stream, data });

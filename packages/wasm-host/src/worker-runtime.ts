@@ -8,7 +8,6 @@ import type { ImportPlan } from './import-plan.js';
 import { createNetworkBroker, type BrokerOptions } from './net-broker.js';
 import type { CallOutcome } from './plugin-runtime.js';
 import { serveSyncCalls } from './sync-bridge.js';
-import { closeLedger, newLedgerBuffer } from './fs/fd-ledger.js';
 
 /** A worker's answer: the outcome plus the guest output written during the call. */
 export type WorkerOutcome = CallOutcome & { readonly output: readonly ['stdout' | 'stderr', Uint8Array][] };
@@ -80,13 +79,15 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
     transfer.push(channel.port2);
   }
   const buffers = createCallBuffers(o.maxCallBytes);
-  // descriptors the guest opens are recorded here and closed once the worker has stopped
-  const fdLedger = newLedgerBuffer();
   const ch = openCallChannel(buffers);
   const worker = new Worker(workerScript(), {
-    workerData: { glueUrl: o.glueUrl, modules: Object.fromEntries(o.modules), plan: o.plan, maxMemoryBytes: o.maxMemoryBytes, maxOutputBytes: o.maxOutputBytes, maxHttpRequestBytes: o.maxHttpRequestBytes, callCtl: buffers.ctl, callData: buffers.data, fdLedger, ...extra },
+    workerData: { glueUrl: o.glueUrl, modules: Object.fromEntries(o.modules), plan: o.plan, maxMemoryBytes: o.maxMemoryBytes, maxOutputBytes: o.maxOutputBytes, maxHttpRequestBytes: o.maxHttpRequestBytes, callCtl: buffers.ctl, callData: buffers.data, ...extra },
     transferList: transfer,
     resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb, maxYoungGenerationSizeMb: 16 },
+    // the host descriptors the guest's filesystem opens (fs.openSync in the worker) are closed
+    // by Node when the worker exits, also when it is terminated at a deadline (the default,
+    // pinned here because the filesystem relies on it)
+    trackUnmanagedFds: true,
     stdout: true,
     stderr: true,
     env: {},
@@ -134,7 +135,6 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
     });
     worker.on('exit', () => {
       exited = true;
-      closeLedger(fdLedger);
       broker?.close();
       const err = wasmError('WASM_WORKER_CRASHED', `plugin ${o.id}'s worker exited`, { hint: 'load the plugin again' });
       lose(err);

@@ -18,13 +18,12 @@ export function codeOf(fn: () => unknown): unknown {
 }
 
 /** Pins `grants` as the host does at load and builds one instance's filesystem over them. */
-export function guestFs(grants: FsGrantEntry[], ledger?: SharedArrayBuffer) {
+export function guestFs(grants: FsGrantEntry[]) {
   const pinned = pinGrantDirs(grants);
   const io = shim.io as any;
   const gfs = createGuestFilesystem(
     pinned.dirs.map((d) => ({ guestPath: d.path, mode: d.mode, fd: d.fd })),
     { InputStream: io.streams.InputStream, OutputStream: io.streams.OutputStream, IoError: io.error.Error, ready: () => (shim.clocks.monotonicClock as any).subscribeDuration(0n) },
-    ledger,
   );
   const dirs = gfs.preopens.getDirectories() as [D, string][];
   const dir = (path: string) => dirs.find(([, p]) => p === path)?.[0] as D;

@@ -195,3 +195,16 @@ describe('descriptor limit', () => {
     p.dispose();
   });
 });
+
+describe('closeAll', () => {
+  it('kills every holder: later use is bad-descriptor and a late drop closes nothing', () => {
+    const p = guestFs([{ mode: 'ro', path: ro }]);
+    const f = open(p.dir(ro), 'g.txt');
+    p.gfs.close();
+    expect(codeOf(() => f.read!(1n, 0n))).toBe('bad-descriptor');
+    expect(codeOf(() => open(p.dir(ro), 'g.txt'))).toBe('bad-descriptor');
+    expect(() => drop(f)).not.toThrow();
+    expect(p.gfs.openCount()).toBe(0);
+    p.dispose();
+  });
+});

@@ -30,28 +30,28 @@ export interface FdTable {
 /** Descriptors one instance may hold open at once (each guest open beyond it fails). */
 export const MAX_OPEN = 1024;
 
-export function createFdTable(onOpen?: (fd: number) => void, onClose?: (fd: number) => void): FdTable {
+export function createFdTable(): FdTable {
   const counts = new Map<number, number>();
+  // after closeAll every holder is dead: a late release must never close a reused number
+  let open = true;
   const close = (fd: number) => {
     counts.delete(fd);
-    // forget first, then close: a crash in between leaks, it never closes a reused number
-    onClose?.(fd);
     closeSync(fd);
   };
   const holder = (fd: number): FdRef => {
     let held = true;
     return {
       fd() {
-        if (!held) throw 'bad-descriptor';
+        if (!held || !open) throw 'bad-descriptor';
         return fd;
       },
       share() {
-        if (!held) throw 'bad-descriptor';
+        if (!held || !open) throw 'bad-descriptor';
         counts.set(fd, (counts.get(fd) ?? 0) + 1);
         return holder(fd);
       },
       release() {
-        if (!held) return;
+        if (!held || !open) return;
         held = false;
         const n = (counts.get(fd) ?? 1) - 1;
         if (n <= 0) close(fd);
@@ -61,17 +61,15 @@ export function createFdTable(onOpen?: (fd: number) => void, onClose?: (fd: numb
   };
   return {
     adopt(fd) {
-      try {
-        if (counts.size >= MAX_OPEN) throw 'insufficient-memory';
-        onOpen?.(fd);
-      } catch (e) {
+      if (!open || counts.size >= MAX_OPEN) {
         closeSync(fd);
-        throw e;
+        throw open ? 'insufficient-memory' : 'bad-descriptor';
       }
       counts.set(fd, 1);
       return holder(fd);
     },
     closeAll() {
+      open = false;
       for (const fd of [...counts.keys()]) {
         try {
           close(fd);

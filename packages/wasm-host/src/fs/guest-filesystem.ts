@@ -1,5 +1,4 @@
 import { createDescriptorClass } from './descriptor.js';
-import { createFdLedger } from './fd-ledger.js';
 import { createFdTable, type FdRef } from './fd-ref.js';
 import type { StreamDeps } from './fs-streams.js';
 
@@ -25,8 +24,8 @@ function pinnedRef(fd: number): FdRef {
  * the host opened at load, one component at a time (walk.ts). Nothing is shared with other
  * instances: the class, the descriptor table and the streams are created here, per call.
  *
- * `ledger` (worker mode) records the descriptors the instance opens so the host can close them
- * if the worker is terminated. `deps` are the `wasi:io` classes of the import object the result
+ * `close()` closes what the guest still holds (in a worker, Node also closes every descriptor the
+ * worker opened when it exits: `trackUnmanagedFds`). `deps` are the `wasi:io` classes of the import object the result
  * joins (jco checks streams with `instanceof` against them).
  *
  * @example
@@ -36,9 +35,8 @@ function pinnedRef(fd: number): FdRef {
  * imports['wasi:filesystem/preopens'] = fs.preopens;
  * // when the instance is gone: fs.close(); pinned.close();
  */
-export function createGuestFilesystem(preopens: readonly PinnedPreopen[], deps: StreamDeps, ledger?: SharedArrayBuffer) {
-  const record = ledger ? createFdLedger(ledger) : undefined;
-  const table = createFdTable(record?.add, record?.remove);
+export function createGuestFilesystem(preopens: readonly PinnedPreopen[], deps: StreamDeps) {
+  const table = createFdTable();
   const { Descriptor, DirectoryEntryStream } = createDescriptorClass(table, deps);
   const dirs = preopens.map((p) => [Descriptor.wrap(pinnedRef(p.fd), 'directory', p.mode, { read: true, mutateDirectory: p.mode === 'rw' }, true), p.guestPath] as const);
   return {
