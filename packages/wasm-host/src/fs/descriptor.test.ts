@@ -200,8 +200,11 @@ describe('closeAll', () => {
   it('kills every holder: later use is bad-descriptor and a late drop closes nothing', () => {
     const p = guestFs([{ mode: 'ro', path: ro }]);
     const f = open(p.dir(ro), 'g.txt');
+    const listing = p.dir(ro).readDirectory!() as D;
     p.gfs.close();
     expect(codeOf(() => f.read!(1n, 0n))).toBe('bad-descriptor');
+    expect(codeOf(() => listing.readDirectoryEntry!())).toBe('bad-descriptor');
+    expect(codeOf(() => p.dir(ro).readDirectory!())).toBe('bad-descriptor');
     expect(codeOf(() => open(p.dir(ro), 'g.txt'))).toBe('bad-descriptor');
     expect(() => drop(f)).not.toThrow();
     expect(p.gfs.openCount()).toBe(0);

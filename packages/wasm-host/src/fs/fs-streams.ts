@@ -24,7 +24,11 @@ export function readAt(fd: number, len: number, offset: number): Uint8Array {
 /** Writes all of `buf` at `offset` (a short write is continued). */
 export function writeAllAt(fd: number, buf: Uint8Array, offset: number): number {
   let done = 0;
-  while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done, offset + done);
+  while (done < buf.length) {
+    const n = writeSync(fd, buf, done, buf.length - done, offset + done);
+    if (n === 0) break; // no progress: report what was written rather than spin
+    done += n;
+  }
   return done;
 }
 

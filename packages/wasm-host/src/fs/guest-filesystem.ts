@@ -52,6 +52,9 @@ export function createGuestFilesystem(preopens: readonly PinnedPreopen[], deps: 
     /** Descriptors the guest holds open now (not counting preopens). */
     openCount: () => table.size,
     /** Closes every descriptor the guest opened (never the pinned preopens). */
-    close: () => table.closeAll(),
+    close: () => {
+      table.closeAll();
+      DirectoryEntryStream.closeAll();
+    },
   };
 }
