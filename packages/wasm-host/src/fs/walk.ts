@@ -57,6 +57,10 @@ function readLinkAt(fd: number, name: string): string | undefined {
  * - a symlink met on the way is read and its target walked the same way from the directory
  *   holding it; an absolute target, or one climbing above `base`, is `not-permitted`.
  * There is no check-then-use window: the descriptor a step opens is the one the next step uses.
+ * No dev/ino check follows each open, on purpose: the only thing to compare against would be a
+ * second resolution of a path, which is exactly the race this replaces. What each open can
+ * return is fixed by construction: an entry of the directory the parent descriptor holds, never a
+ * symlink's target, never `..` (the kernel is never asked to resolve `..`).
  * `followFinal` also resolves a symlink in the last component (for calls that follow links).
  */
 export function walkBeneath(base: number, path: string, followFinal: boolean): WalkEnd {
