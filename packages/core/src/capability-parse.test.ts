@@ -17,8 +17,7 @@ describe('parseCapabilities: every valid form', () => {
     ['env:_x1', { kind: 'env', name: '_x1' }, 'env:_x1'],
     ['fs:ro:/etc/certs', { kind: 'fs', mode: 'ro', path: '/etc/certs' }, 'fs:ro:/etc/certs'],
     ['fs:rw:/var/lib/myapp/cache', { kind: 'fs', mode: 'rw', path: '/var/lib/myapp/cache' }, 'fs:rw:/var/lib/myapp/cache'],
-    ['fs:ro:/etc/myapp/certs/', { kind: 'fs', mode: 'ro', path: '/etc/myapp/certs' }, 'fs:ro:/etc/myapp/certs'],
-    ['fs:rw://data//./x/y/', { kind: 'fs', mode: 'rw', path: '/data/x/y' }, 'fs:rw:/data/x/y'],
+    ['fs:ro:/data/..hidden/v1.2', { kind: 'fs', mode: 'ro', path: '/data/..hidden/v1.2' }, 'fs:ro:/data/..hidden/v1.2'],
     ['fs:ro:/a:b', { kind: 'fs', mode: 'ro', path: '/a:b' }, 'fs:ro:/a:b'],
     ['args', { kind: 'args' }, 'args'],
     ['stdin', { kind: 'stdin' }, 'stdin'],
@@ -57,7 +56,7 @@ describe('parseCapabilities: every valid form', () => {
   });
 
   it('round-trips the canonical strings', () => {
-    const list = ['fs:ro:/a/', 'env:X', 'http', 'fs:rw://b/./c/'];
+    const list = ['fs:ro:/a', 'env:X', 'http', 'fs:rw:/b/c'];
     const once = parseCapabilities(list).toStrings();
     expect(parseCapabilities(once).toStrings()).toEqual(once);
   });
@@ -71,6 +70,14 @@ describe('parseCapabilities: every rejection', () => {
     ['fs:ro:/', 'CAPABILITY_BARE_FS'],
     ['fs:rw:/..', 'CAPABILITY_FS_PATH'],
     ['fs:ro:/data/../etc', 'CAPABILITY_FS_PATH'],
+    ['fs:ro:/etc/myapp/certs/', 'CAPABILITY_FS_PATH'],
+    ['fs:rw://data/x', 'CAPABILITY_FS_PATH'],
+    ['fs:rw:/data//x', 'CAPABILITY_FS_PATH'],
+    ['fs:rw:/data/./x', 'CAPABILITY_FS_PATH'],
+    ['fs:rw:/data/.', 'CAPABILITY_FS_PATH'],
+    ['fs:rw://', 'CAPABILITY_BARE_FS'],
+    ['fs:ro:/data\n', 'CAPABILITY_FS_PATH'],
+    [`fs:ro:/${'a'.repeat(4096)}`, 'CAPABILITY_FS_PATH'],
     ['', 'CAPABILITY_EMPTY'],
     ['env:', 'CAPABILITY_EMPTY'],
     ['fs:ro:', 'CAPABILITY_EMPTY'],
@@ -168,12 +175,45 @@ describe('parseCapabilities: every rejection', () => {
 
 describe('duplicates', () => {
   it('keeps one and warns with CAPABILITY_DUPLICATE', () => {
-    const set = parseCapabilities(['http', 'env:A', 'http', 'fs:ro:/a/', 'fs:ro:/a']);
+    const set = parseCapabilities(['http', 'env:A', 'http', 'fs:ro:/a']);
     expect(set.toStrings()).toEqual(['http', 'env:A', 'fs:ro:/a']);
-    expect(set.warnings.map((w) => [w.code, w.path, w.severity])).toEqual([
-      ['CAPABILITY_DUPLICATE', '[2]', 'warning'],
-      ['CAPABILITY_DUPLICATE', '[4]', 'warning'],
-    ]);
+    expect(set.warnings.map((w) => [w.code, w.path, w.severity])).toEqual([['CAPABILITY_DUPLICATE', '[2]', 'warning']]);
+  });
+
+  it('refuses a duplicate fs grant', () => {
+    expect(problemsOf(['fs:ro:/a', 'env:A', 'fs:ro:/a']).map((p) => [p.code, p.path])).toEqual([['CAPABILITY_DUPLICATE', '[2]']]);
+  });
+});
+
+describe('fs grants are canonical and disjoint', () => {
+  it('accepts a path of exactly PATH_MAX bytes and refuses one byte more', () => {
+    const at = `/${'a'.repeat(4095)}`;
+    expect(parseCapabilities([`fs:ro:${at}`]).fsGrants[0]?.path).toBe(at);
+    expect(problemsOf([`fs:ro:${at}b`])[0]?.code).toBe('CAPABILITY_FS_PATH');
+    // bytes, not UTF-16 units: 2048 two-byte characters are 4096 bytes plus the slash
+    expect(problemsOf([`fs:ro:/${'\u00e9'.repeat(2048)}`])[0]?.code).toBe('CAPABILITY_FS_PATH');
+  });
+
+  it('names the canonical form in the hint instead of rewriting', () => {
+    expect(problemsOf(['fs:rw://data/./x/'])[0]?.hint).toContain('"fs:rw:/data/x"');
+  });
+
+  it.each([
+    [['fs:rw:/data', 'fs:ro:/data/sub'], '[1]'],
+    [['fs:ro:/data/sub', 'fs:rw:/data'], '[0]'],
+    [['fs:ro:/data', 'fs:ro:/data/a/b'], '[1]'],
+  ])('refuses a grant inside another: %j', (list, path) => {
+    const problems = problemsOf(list);
+    expect(problems.map((p) => [p.code, p.path])).toEqual([['CAPABILITY_FS_OVERLAP', path]]);
+    expect(problems[0]?.hint).toContain('sibling');
+  });
+
+  it('refuses one directory in two modes', () => {
+    expect(problemsOf(['fs:rw:/d', 'fs:ro:/d']).map((p) => [p.code, p.path])).toEqual([['CAPABILITY_FS_MODE_CONFLICT', '[1]']]);
+  });
+
+  it('accepts siblings and prefix-sharing names', () => {
+    expect(parseCapabilities(['fs:rw:/data', 'fs:ro:/database', 'fs:ro:/data-old', 'fs:rw:/srv/a', 'fs:ro:/srv/b']).fsGrants).toHaveLength(5);
   });
 });
 

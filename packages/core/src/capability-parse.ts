@@ -2,6 +2,7 @@ import type { CapabilityName } from './capability-name.js';
 import { formatCapability, type Capability, type CapabilitySet } from './capability.js';
 import { createCapabilitySet } from './capability-set.js';
 import { TrustError, type Problem } from './error.js';
+import { fsGrantConflicts } from './capability-fs-grants.js';
 import { normalizeAbsolutePath } from './path.js';
 import { suggest } from './suggest.js';
 
@@ -10,6 +11,8 @@ const PLAIN: readonly CapabilityName[] = [
 ];
 const PLAIN_SET: ReadonlySet<string> = new Set(PLAIN);
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Linux PATH_MAX, in bytes: a longer grant could never be opened. */
+const FS_PATH_MAX = 4096;
 const FORMS = 'args, stdin, stdout, stderr, http, tcp, udp, network, sockets, clocks, random, env:NAME, fs:ro:<dir>, fs:rw:<dir>';
 
 type Result = { ok: true; cap: Capability } | { ok: false; problem: Omit<Problem, 'path'> };
@@ -61,6 +64,13 @@ function parseFs(entry: string): Result {
   if (path === '/') {
     return fail('CAPABILITY_BARE_FS', `capability ${JSON.stringify(entry)} grants the whole filesystem`, `grant one directory instead, e.g. "fs:${mode}:/var/lib/myapp"`);
   }
+  // Canonical or refused, never rewritten: what a reviewer reads is exactly what the guest gets.
+  if (raw !== path) {
+    return fail('CAPABILITY_FS_PATH', `capability ${JSON.stringify(entry)} is not in canonical form (empty or "." segment, or a trailing slash)`, `write "fs:${mode}:${path}"`);
+  }
+  if (new TextEncoder().encode(path).length > FS_PATH_MAX) {
+    return fail('CAPABILITY_FS_PATH', `capability ${JSON.stringify(entry)} has a path longer than ${FS_PATH_MAX} bytes`, 'grant a shorter directory path (PATH_MAX is 4096 bytes)');
+  }
   return { ok: true, cap: { kind: 'fs', mode, path } };
 }
 
@@ -99,10 +109,15 @@ function parseEntry(entry: unknown): Result {
  * once, each with its own code and a hint: `CAPABILITY_UNKNOWN` (with "did you mean"),
  * `CAPABILITY_BARE_ENV`, `CAPABILITY_BARE_FS` (also `fs:ro:/`), `CAPABILITY_EMPTY`,
  * `CAPABILITY_NUL`, `CAPABILITY_FS_MODE`, `CAPABILITY_FS_RELATIVE` (fs paths must be absolute:
- * a relative path would silently depend on the host's working directory),
+ * a relative path would silently depend on the host's working directory), `CAPABILITY_FS_PATH`
+ * (a `..`, empty or `.` segment, a trailing slash, a control byte, or longer than PATH_MAX 4096:
+ * fs grants must be canonical and are refused, never rewritten), `CAPABILITY_FS_OVERLAP` (one
+ * grant inside another: grant siblings instead), `CAPABILITY_FS_MODE_CONFLICT` (one directory
+ * granted both ro and rw),
  * `CAPABILITY_ENV_NAME` (`[A-Za-z_][A-Za-z0-9_]*`) and `CAPABILITY_TIER_CONFLICT`
- * (`tcp`/`udp` with `network`/`sockets`). Duplicates (after normalisation) are kept once and
- * reported in `set.warnings` as `CAPABILITY_DUPLICATE`.
+ * (`tcp`/`udp` with `network`/`sockets`). A duplicate fs grant is an error
+ * (`CAPABILITY_DUPLICATE`); other duplicates are kept once and reported in `set.warnings` with
+ * the same code.
  *
  * @example
  * const set = parseCapabilities(['env:LOG_LEVEL', 'fs:ro:/etc/certs', 'http']);
@@ -141,6 +156,11 @@ export function tryParseCapabilities(
     }
     const canonical = formatCapability(r.cap);
     const first = seen.get(canonical);
+    if (first !== undefined && r.cap.kind === 'fs') {
+      problems.push({ code: 'CAPABILITY_DUPLICATE', message: `capability "${canonical}" is listed more than once (first at [${first}])`,
+        hint: 'remove the duplicate: each directory is granted once', path: `[${index}]`, severity: 'error' });
+      return;
+    }
     if (first !== undefined) {
       warnings.push({ code: 'CAPABILITY_DUPLICATE', message: `capability "${canonical}" is listed more than once (first at [${first}])`,
         hint: 'remove the duplicate', path: `[${index}]`, severity: 'warning' });
@@ -149,6 +169,7 @@ export function tryParseCapabilities(
     seen.set(canonical, index);
     entries.push(r.cap);
   });
+  problems.push(...fsGrantConflicts(entries, seen));
   const fine = entries.filter((e) => e.kind === 'tcp' || e.kind === 'udp').map((e) => e.kind);
   const coarse = entries.filter((e) => e.kind === 'network' || e.kind === 'sockets').map((e) => e.kind);
   if (fine.length > 0 && coarse.length > 0) {

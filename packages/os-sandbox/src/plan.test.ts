@@ -50,7 +50,7 @@ describe('planSandbox (linux)', () => {
 
   it('workspace, read-only grant over /home, hidden path, limits and the egress bridge', () => {
     const plan = planSandbox(
-      { v: 1, capabilities: [`fs:rw:${WS}`, 'fs:ro:/home', 'fs:rw:/home/alice/project', 'http'], hiddenPaths: ['/srv/secrets'], systemRoots: ['/opt/node'] },
+      { v: 1, capabilities: [`fs:rw:${WS}`, 'fs:ro:/home', 'http'], hiddenPaths: ['/srv/secrets'], systemRoots: ['/opt/node'] },
       ['/usr/bin/node', 'build.js'],
       'linux',
       {

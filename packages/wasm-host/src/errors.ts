@@ -29,6 +29,8 @@ export const WASM_ERROR_CODES = Object.freeze([
   'WASM_PLUGIN_DEAD',
   'WASM_MEMORY_LIMIT',
   'WASM_WORKER_CRASHED',
+  'WASM_FS_UNSUPPORTED',
+  'WASM_FS_GRANT_INVALID',
 ] as const);
 
 /** One of `WASM_ERROR_CODES`. */

@@ -21,18 +21,22 @@ describe('planImports', () => {
     `);
   });
 
-  it('serves only granted, set variables, existing dirs, and manifest args', () => {
+  it('serves only granted, set variables, pinned dirs, and manifest args', () => {
     const plan = planImports({
       pluginId: 'p',
-      caps: parseCapabilities(['env:A', 'env:UNSET', 'fs:ro:/data', 'fs:rw:/missing', 'args', 'stdout', 'http']),
+      caps: parseCapabilities(['env:A', 'env:UNSET', 'fs:ro:/data', 'fs:rw:/work', 'args', 'stdout', 'http']),
       hostEnv: { A: '1', B: '2' },
       args: ['--x'],
-      existingDirs: (p) => p === '/data',
+      pinnedDirs: [{ path: '/work', fd: 12 }, { path: '/data', fd: 11 }],
       brokeredNetwork: true,
     });
     expect(plan.env).toEqual([['A', '1']]);
-    expect(plan.preopens).toEqual([{ guestPath: '/data', hostPath: '/data', mode: 'ro' }]);
+    expect(plan.preopens).toEqual([{ guestPath: '/data', hostPath: '/data', mode: 'ro', fd: 11 }, { guestPath: '/work', hostPath: '/work', mode: 'rw', fd: 12 }]);
     expect(plan.args).toEqual(['--x']);
     expect([plan.stdout, plan.stderr, plan.http, plan.tcp]).toEqual(['capture', 'discard', true, false]);
+  });
+
+  it('refuses an fs grant that was not pinned at load', () => {
+    expect(() => planImports({ pluginId: 'p', caps: parseCapabilities(['fs:ro:/data']), hostEnv: {}, pinnedDirs: [], brokeredNetwork: false })).toThrow(expect.objectContaining({ code: 'WASM_FS_GRANT_INVALID' }));
   });
 });

@@ -1,10 +1,13 @@
 import type { CapabilitySet } from '@trust/core';
+import { wasmError } from './errors.js';
 
-/** One directory the guest sees, at the same path as on the host. */
+/** One directory the guest sees, at the same path as on the host, pinned by descriptor at load. */
 export interface PreopenPlan {
   readonly guestPath: string;
   readonly hostPath: string;
   readonly mode: 'ro' | 'rw';
+  /** The host's descriptor of the directory, opened at load (`pinGrantDirs`). */
+  readonly fd: number;
 }
 
 /**
@@ -32,8 +35,8 @@ export interface ImportPlan {
 
 /**
  * Turns a capability set into an import plan. `hostEnv` is read only for granted names.
- * `existingDirs` filters fs grants: a granted directory that does not exist is skipped (the
- * guest then gets a normal "not found"), as fidius does.
+ * `pinnedDirs` holds the descriptor the host opened for each fs grant (`pinGrantDirs`); a grant
+ * without one is an error, never skipped or resolved by path later.
  *
  * @example
  * planImports({ pluginId: 'p1', caps: parseCapabilities(['env:A']), hostEnv: { A: '1', B: '2' } }).env; // [['A', '1']]
@@ -43,7 +46,7 @@ export function planImports(input: {
   caps: CapabilitySet;
   hostEnv: Readonly<Record<string, string | undefined>>;
   args?: readonly string[];
-  existingDirs?: (path: string) => boolean;
+  pinnedDirs?: readonly { readonly path: string; readonly fd: number }[];
   brokeredNetwork: boolean;
 }): ImportPlan {
   const { caps } = input;
@@ -52,8 +55,11 @@ export function planImports(input: {
     const value = input.hostEnv[name];
     if (value !== undefined) env.push([name, value]);
   }
-  const exists = input.existingDirs ?? (() => true);
-  const preopens = caps.fsGrants.filter((g) => exists(g.path)).map((g) => ({ guestPath: g.path, hostPath: g.path, mode: g.mode }));
+  const preopens = caps.fsGrants.map((g) => {
+    const pinned = input.pinnedDirs?.find((d) => d.path === g.path);
+    if (!pinned) throw wasmError('WASM_FS_GRANT_INVALID', `fs grant ${g.path} was not opened at load`, { hint: 'pin every granted directory with pinGrantDirs before planning imports' });
+    return { guestPath: g.path, hostPath: g.path, mode: g.mode, fd: pinned.fd };
+  });
   const net = input.brokeredNetwork;
   return Object.freeze({
     pluginId: input.pluginId,

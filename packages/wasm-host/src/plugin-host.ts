@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import type { GuardOptions } from '@trust/egress';
 import { createPrincipal, parseCapabilities, tryParseCapabilities, type AuditSink, type CapabilitySet, type EgressPolicy, type TrustError } from '@trust/core';
 import { describeComponent, diffInterfaces, type ComponentDescription, type ComponentInterface } from './component-info.js';
@@ -6,6 +5,7 @@ import { sha256Hex } from './hash.js';
 import { wasmError } from './errors.js';
 import { checkImports } from './import-requirements.js';
 import { planImports, type ImportPlan } from './import-plan.js';
+import { pinGrantDirs } from './fs/pin-grants.js';
 import { parseManifest, type PackageManifest } from './manifest.js';
 import { composePolicy } from './net-broker.js';
 import type { PackageLimits } from './package-files.js';
@@ -106,14 +106,6 @@ export interface PluginHost {
   /** Disposes every plugin this host loaded. */
   close(): Promise<void>;
 }
-
-const isDir = (p: string) => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
 /**
  * Creates a plugin host. Loading is fail-closed and works on bytes read once:
@@ -245,8 +237,15 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       t.catch(() => transpiled.delete(info.digest));
     }
     const tc = await t;
-    const plan = planImports({ pluginId: id, caps, hostEnv, args: manifest?.args ?? [], existingDirs: isDir, brokeredNetwork: network });
-    const plugin = await start({ id, name, manifest, info, signer, caps, plan, tc, policy, principal, isolation, lo });
+    const pinned = pinGrantDirs(caps.fsGrants); // opened now: confines the guest for its lifetime
+    let plugin: Plugin;
+    try {
+      const plan = planImports({ pluginId: id, caps, hostEnv, args: manifest?.args ?? [], pinnedDirs: pinned.dirs, brokeredNetwork: network });
+      plugin = await start({ id, name, manifest, info, signer, caps, plan, tc, policy, principal, isolation, lo, releaseFs: pinned.close });
+    } catch (e) {
+      pinned.close();
+      throw e;
+    }
     audit({ principal, action: 'plugin.load', target: `${name}@${manifest?.version ?? '-'}`, decision: 'allow', rule: signer ? `signed:${signer.keyId}` : 'unsigned', details: { digest: info.digest, isolation, capabilities: caps.toStrings() } });
     live.add(plugin);
     return plugin;
@@ -255,7 +254,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
   async function start(s: {
     id: string; name: string; manifest: PackageManifest | undefined; info: Awaited<ReturnType<typeof describeComponent>>;
     signer: VerifiedSigner | undefined; caps: CapabilitySet; plan: ImportPlan; tc: TranspiledComponent; policy: EgressPolicy | undefined;
-    principal: ReturnType<typeof createPrincipal>; isolation: 'worker' | 'in-thread'; lo: LoadOptions;
+    principal: ReturnType<typeof createPrincipal>; isolation: 'worker' | 'in-thread'; lo: LoadOptions; releaseFs: () => void;
   }): Promise<Plugin> {
     const out = { stdout: '', stderr: '' };
     const dec = { stdout: new TextDecoder(), stderr: new TextDecoder() };
@@ -284,7 +283,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         throw err;
       };
       invoke = async (name, args) => callSync!(name, args);
-      shutdown = async () => {};
+      shutdown = async () => runtime.close();
     } else {
       const network = s.plan.http || s.plan.tcp || s.plan.udp || s.plan.coarse;
       const runtime = await startWorkerRuntime({
@@ -385,6 +384,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       async dispose() {
         live.delete(plugin);
         await shutdown();
+        s.releaseFs();
       },
     };
     return plugin;

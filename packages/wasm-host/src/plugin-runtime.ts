@@ -18,6 +18,8 @@ export interface PluginRuntime {
   call(name: string, args: readonly unknown[]): CallOutcome;
   /** Total bytes of all linear memories. */
   memoryBytes(): number;
+  /** Closes the host descriptors the guest opened (the instance must not be called again). */
+  close(): void;
 }
 
 const camel = (s: string): string => s.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -39,7 +41,11 @@ export async function instantiateRuntime(input: {
   const glue = (await import(input.glueUrl)) as {
     instantiate: (get: (n: string) => WebAssembly.Module, imports: unknown, core: (m: WebAssembly.Module, i: WebAssembly.Imports) => Promise<WebAssembly.Instance>) => Promise<Record<string, unknown>>;
   };
-  const imports = buildWasiImports(input.plan, { onOutput: input.onOutput, ...(input.bridge ? { bridge: input.bridge } : {}), ...(input.maxHttpRequestBytes !== undefined ? { maxRequestBodyBytes: input.maxHttpRequestBytes } : {}) });
+  const { imports, close } = buildWasiImports(input.plan, {
+    onOutput: input.onOutput,
+    ...(input.bridge ? { bridge: input.bridge } : {}),
+    ...(input.maxHttpRequestBytes !== undefined ? { maxRequestBodyBytes: input.maxHttpRequestBytes } : {}),
+  });
   const memories: WebAssembly.Memory[] = [];
   const exports = await glue.instantiate(
     (n) => {
@@ -55,6 +61,7 @@ export async function instantiateRuntime(input: {
     },
   );
   const memoryBytes = () => memories.reduce((n, m) => n + m.buffer.byteLength, 0);
+  let closed = false;
   const fns = new Map<string, (...a: unknown[]) => unknown>();
   const lookup = (name: string) => {
     let fn = fns.get(name);
@@ -68,7 +75,12 @@ export async function instantiateRuntime(input: {
   };
   return {
     memoryBytes,
+    close() {
+      closed = true;
+      close();
+    },
     call(name, args) {
+      if (closed) return { ok: false, fatal: true, failure: { kind: 'trap', message: 'the plugin was disposed' } };
       const fn = lookup(name);
       if (!fn) return { ok: false, fatal: false, failure: { kind: 'unknown-export', message: `the plugin has no export ${JSON.stringify(name)}` } };
       try {

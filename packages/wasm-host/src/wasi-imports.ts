@@ -2,8 +2,7 @@
 import { writeThroughStream } from './output-stream.js';
 import { randomBytes } from 'node:crypto';
 import * as shim from '@bytecodealliance/preview2-shim';
-import { _createPreopenDescriptor, types as fsTypes } from '@bytecodealliance/preview2-shim/filesystem';
-import { createFsGuard } from './fs-guard.js';
+import { createGuestFilesystem } from './fs/guest-filesystem.js';
 import { createHttpImports } from './http-imports.js';
 import type { ImportPlan } from './import-plan.js';
 import type { BridgeHttpResult, BridgeLookupResult, BridgeTcpResult } from './net-protocol.js';
@@ -34,7 +33,7 @@ export interface WasiImportOptions {
  * switches): every interface that has such state is replaced by a per-instance object.
  * Keys are unversioned, as jco's generated glue reads them.
  */
-export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): Record<string, Record<string, unknown>> {
+export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): { imports: Record<string, Record<string, unknown>>; close: () => void } {
   const { InputStream, OutputStream } = shim.io.streams as any;
   const ready = () => (shim.clocks.monotonicClock as any).subscribeDuration(0n);
 
@@ -74,8 +73,9 @@ export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): 
   const stderr = new Sink('stderr', plan.stderr === 'capture');
   const stdin = new ClosedInput();
 
-  const guard = createFsGuard();
-  const dirs = plan.preopens.map((p) => [guard.wrap(_createPreopenDescriptor(p.hostPath) as unknown as object, p.mode, true), p.guestPath] as const);
+  const IoError = (shim.io as any).error.Error;
+  // trust's own wasi:filesystem: guest paths resolve beneath the descriptors pinned at load
+  const fs = createGuestFilesystem(plan.preopens, { InputStream, OutputStream, IoError, ready });
 
   const env = plan.env.map(([k, v]) => [k, v] as [string, string]);
   const args = [...plan.args];
@@ -112,12 +112,11 @@ export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): 
     'wasi:io/error': (shim.io as any).error,
     'wasi:io/poll': (shim.io as any).poll,
     'wasi:io/streams': (shim.io as any).streams,
-    'wasi:filesystem/types': fsTypes as any,
-    'wasi:filesystem/preopens': { getDirectories: () => dirs.map(([d, p]) => [d, p]) },
+    'wasi:filesystem/types': fs.types,
+    'wasi:filesystem/preopens': fs.preopens,
   };
 
   const bridge = options.bridge;
-  const IoError = (shim.io as any).error.Error;
   // Without the http grant the types are present (harmless) and every request is denied; the
   // handler itself is absent (load fails closed before this point if the component imports it).
   const http = createHttpImports({
@@ -139,5 +138,5 @@ export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): 
     call: (op, payload) => (bridge ? (bridge(op, payload) as BridgeTcpResult | BridgeLookupResult) : { kind: 'error', error: 'denied', message: 'no network' }),
   });
   Object.assign(imports, sockets);
-  return imports;
+  return { imports, close: fs.close };
 }

@@ -84,6 +84,10 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
     workerData: { glueUrl: o.glueUrl, modules: Object.fromEntries(o.modules), plan: o.plan, maxMemoryBytes: o.maxMemoryBytes, maxOutputBytes: o.maxOutputBytes, maxHttpRequestBytes: o.maxHttpRequestBytes, callCtl: buffers.ctl, callData: buffers.data, ...extra },
     transferList: transfer,
     resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb, maxYoungGenerationSizeMb: 16 },
+    // the host descriptors the guest's filesystem opens (fs.openSync in the worker) are closed
+    // by Node when the worker exits, also when it is terminated at a deadline (the default,
+    // pinned here because the filesystem relies on it)
+    trackUnmanagedFds: true,
     stdout: true,
     stderr: true,
     env: {},
