@@ -131,29 +131,17 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
     expect(survivors).toBe('');
   });
 
-  it('a read-only grant nested in a writable one cannot be written, renamed away or hardlinked out of', async () => {
+  it('a read-only grant nested in a writable one is refused before any run (the rename-then-symlink swap has nothing to aim at)', async () => {
+    // Nested grants were accepted once; a run could then rename the read-only subdirectory away and
+    // put a symlink in its place for the next run's bind to follow. The grammar now refuses overlap.
     const root = realpathSync(mkdtempSync(join(tmpdir(), 'trust-attack-nested-')));
-    mkdirSync(join(root, 'ro'));
-    writeFileSync(join(root, 'ro', 'file'), 'original');
-    const nested = await createSandbox({ v: 1, capabilities: [`fs:rw:${root}`, `fs:ro:${root}/ro`, 'stdout', 'stderr'] }, { env: { PATH: '/usr/bin:/bin' } });
     try {
-      const r = await run(nested, ['/bin/bash', '-c', [
-        `echo evil > ${root}/ro/file`,
-        `echo evil > ${root}/ro/new`,
-        `mv ${root}/ro ${root}/moved`,
-        `ln ${root}/ro/file ${root}/hardlink`,
-        `rm -rf ${root}/ro`,
-        `echo ok > ${root}/rw-ok`,
-        'true',
-      ].join('; ')]);
-      expect(r.stderr).toMatch(/Read-only file system|Device or resource busy|Invalid cross-device link/);
-      expect(readFileSync(join(root, 'ro', 'file'), 'utf8')).toBe('original');
-      expect(existsSync(join(root, 'ro', 'new'))).toBe(false);
-      expect(existsSync(join(root, 'moved'))).toBe(false);
-      expect(existsSync(join(root, 'hardlink'))).toBe(false);
-      expect(readFileSync(join(root, 'rw-ok'), 'utf8')).toBe('ok\n');
+      mkdirSync(join(root, 'ro'));
+      await expect(createSandbox({ v: 1, capabilities: [`fs:rw:${root}`, `fs:ro:${root}/ro`, 'stdout'] })).rejects.toMatchObject({
+        code: 'SANDBOX_POLICY_INVALID',
+        message: expect.stringMatching(/nested grants are not allowed/),
+      });
     } finally {
-      await nested.close();
       rmSync(root, { recursive: true, force: true });
     }
   });
