@@ -8,6 +8,7 @@ import type { ExpandScope, Io, RunState } from './shell-state.js';
 import { EXIT_DENIED, EXIT_REJECTED } from './shell-types.js';
 import { evalTestClause } from './shell-test-expr.js';
 import { prepareAssign } from './shell-exec.js';
+import { BUILTIN_SUMMARIES } from './shell-builtins.js';
 
 /** Runs one loop iteration; `break N`/`continue N` unwind N loops. */
 async function loopBody(f: () => Promise<number>): Promise<number | 'break' | 'continue'> {
@@ -153,6 +154,7 @@ export async function execCompound(ip: Interp, cmd: Command, io: Io, scope: Expa
       for (const a of cmd.Args) {
         if (!a.Name) {
           const flag = a.Value?.Parts.map((p) => (p.type === 'Lit' ? p.Value : '')).join('') ?? '';
+          if (flag === '--help') { io.out.write(`${variant}: ${BUILTIN_SUMMARIES[variant] ?? 'set variables'}\n`); return 0; }
           if (/^-[a-zA-Z]*A/.test(flag)) throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: associative arrays (${variant} -A)`);
           continue;
         }

@@ -77,13 +77,13 @@ export function createShell(options: ShellOptions): Shell {
    * the command's tools (plus those of its redirects), preflights each, and only then runs it,
    * with a context that can call the preflighted tools and nothing more.
    */
-  async function dispatch(argv: readonly string[], extraTools: readonly string[], io: Io, scope: ExpandScope, st: RunState, prepare?: () => Promise<string>): Promise<number> {
+  async function dispatch(argv: readonly string[], extraTools: readonly string[], io: Io, scope: ExpandScope, st: RunState, prepare?: () => Promise<string>, skipFunctions = false): Promise<number> {
     if (st.signal?.aborted) throw new TrustError('SHELL_ABORTED', 'adf_shell: aborted');
     if (st.deadline !== undefined && Date.now() > st.deadline) throw new TimeoutSignal();
     st.commands += 1;
     if (st.commands > maxCommands) throw new TrustError('SHELL_LIMIT', `adf_shell: more than ${maxCommands} commands in one run`);
     const name = argv[0] ?? '';
-    const fn = st.functions.get(name);
+    const fn = skipFunctions ? undefined : st.functions.get(name);
     const command = fn ? undefined : commands.get(name);
     if (!fn && !command) {
       st.trace.push({ command: name, tools: [], outcome: 'unknown' });
@@ -133,11 +133,12 @@ export function createShell(options: ShellOptions): Shell {
       command: async (inner, o = {}) => {
         const env = Object.entries(o.env ?? {});
         const cmdScope = env.length > 0 || o.clearEnv ? { ...scope, vars: new Map([...(o.clearEnv ? [] : scope.vars), ...env]) } : scope;
-        if (o.timeoutMs === undefined) return dispatch(inner, [], io, cmdScope, st);
+        const skip = o.skipFunctions === true;
+        if (o.timeoutMs === undefined) return dispatch(inner, [], io, cmdScope, st, undefined, skip);
         const saved = st.deadline;
         const deadline = Date.now() + o.timeoutMs;
         st.deadline = saved === undefined ? deadline : Math.min(saved, deadline);
-        try { return await dispatch(inner, [], io, cmdScope, st); } catch (e) {
+        try { return await dispatch(inner, [], io, cmdScope, st, undefined, skip); } catch (e) {
           if (e instanceof TimeoutSignal && (saved === undefined || Date.now() <= saved)) return 124;
           throw e;
         } finally { st.deadline = saved; }

@@ -1,6 +1,7 @@
 import type { CommandContext, ShellCommand } from '../shell-types.js';
 import { fileContent } from '../file-content.js';
 import { compareIntegers } from '../integer-compare.js';
+import { formatPrintf, printfEscapes } from './printf-format.js';
 
 /** Splits `-abc` style flags from operands; `--` ends flags. Flags in `withValue` take the next word. */
 export function parseArgs(argv: readonly string[], withValue: readonly string[] = []): { flags: Map<string, string>; operands: string[] } {
@@ -38,9 +39,9 @@ export function lines(text: string): string[] {
   return l;
 }
 
-const readsFiles = (operands: readonly string[]) => (operands.filter((o) => o !== '-').length > 0 ? ['fs_read'] : []);
+export const readsFiles = (operands: readonly string[]) => (operands.filter((o) => o !== '-').length > 0 ? ['fs_read'] : []);
 
-const noTools = () => [] as string[];
+export const noTools = () => [] as string[];
 
 export const echo: ShellCommand = {
   name: 'echo', summary: 'print arguments (-n: no newline, -e: escapes)', tools: noTools,
@@ -48,30 +49,20 @@ export const echo: ShellCommand = {
     let i = 0; let newline = true; let escapes = false;
     while (i < argv.length && /^-[neE]+$/.test(argv[i]!)) { if (argv[i]!.includes('n')) newline = false; if (argv[i]!.includes('e')) escapes = true; i++; }
     let text = argv.slice(i).join(' ');
-    if (escapes) text = text.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\');
+    if (escapes) { const r = printfEscapes(text); text = r.text; if (r.stop) newline = false; }
     ctx.out.write(newline ? `${text}\n` : text);
     return 0;
   },
 };
 
 export const printf: ShellCommand = {
-  name: 'printf', summary: 'formatted output (%s %d %i %x %%, \\n \\t)', tools: noTools,
+  name: 'printf', summary: 'formatted output: %s %d %i %u %o %x %X %c %b %f %e %g %%, flags -0+ #, width and precision; -v VAR stores it', tools: noTools,
   async run(ctx, argv) {
-    const [format = '', ...rest] = argv;
-    const fmt = format.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\');
-    let args = [...rest];
-    do {
-      let used = 0;
-      ctx.out.write(fmt.replace(/%([-0-9]*)([sdix%])/g, (_m, width: string, conv: string) => {
-        if (conv === '%') return '%';
-        const a = args[used++] ?? '';
-        let v = conv === 's' ? a : conv === 'x' ? (parseInt(a, 10) || 0).toString(16) : String(parseInt(a, 10) || 0);
-        const w = parseInt(width, 10);
-        if (w) v = width.startsWith('-') ? v.padEnd(-w) : v.padStart(w);
-        return v;
-      }));
-      args = used > 0 ? args.slice(used) : [];
-    } while (args.length > 0);
+    const [format, ...rest] = argv[0] === '--' ? argv.slice(1) : argv;
+    if (format === undefined) { ctx.err.write('printf: usage: printf [-v var] format [arguments]\n'); return 2; }
+    const r = formatPrintf(format, rest, true);
+    ctx.out.write(r.text);
+    if (r.error !== undefined) { ctx.err.write(`printf: ${r.error}: invalid number\n`); return 1; }
     return 0;
   },
 };
