@@ -121,7 +121,8 @@ export async function execCompound(ip: Interp, cmd: Command, io: Io, scope: Expa
       scope.substRefused = undefined;
       const items: string[] = [];
       if (loop.Items.length === 0) items.push(...scope.positional);
-      for (const w of loop.Items) items.push(...(await expandFields(w, scope, ip.syntax, subst)));
+      const glob = ip.glob(st);
+      for (const w of loop.Items) items.push(...(await expandFields(w, scope, ip.syntax, subst, glob)));
       const refused = refusedSubst(io, scope);
       if (refused !== undefined) return refused;
       if (items.length > ip.maxLoop) throw new TrustError('SHELL_LIMIT', `adf_shell: loop ran more than ${ip.maxLoop} times`);

@@ -143,7 +143,8 @@ async function execCall(ip: Interp, cmd: CallExpr, redirTools: readonly string[]
   scope.substStatus = undefined;
   scope.substRefused = undefined;
   const argv: string[] = [];
-  for (const w of cmd.Args) argv.push(...(await expandFields(w, scope, ip.syntax, subst)));
+  const glob = ip.glob(st);
+  for (const w of cmd.Args) argv.push(...(await expandFields(w, scope, ip.syntax, subst, glob)));
   const assigns: Array<() => void> = [];
   for (const a of cmd.Assigns) assigns.push(await prepareAssign(ip, a, scope, subst));
   // Fail closed: a command never runs on the output of a substitution the gate refused.
@@ -159,20 +160,23 @@ async function execCall(ip: Interp, cmd: CallExpr, redirTools: readonly string[]
     }
     return status;
   }
-  const builtin = await execBuiltin(ip, argv, io, scope, st);
-  if (builtin !== undefined) return builtin;
-  // Prefix assignments hold for this command only.
-  const savedVars = new Map(scope.vars);
-  const savedArrays = new Map(scope.arrays);
+  // Prefix assignments hold for this command only (builtins included: IFS=, read …).
+  const names = cmd.Assigns.map((a) => a.Name?.Value ?? '');
+  const saved = names.map((n) => [n, scope.vars.get(n), scope.arrays.get(n)] as const);
   for (const apply of assigns) apply();
   try {
+    const builtin = await execBuiltin(ip, argv, io, scope, st);
+    if (builtin !== undefined) return builtin;
     const prepare = reads.length > 0 ? () => readFiles(ip, reads) : undefined;
     const status = await ip.dispatch(argv, redirTools, io, scope, st, prepare);
     if (status === EXIT_DENIED || status === EXIT_REJECTED || status === EXIT_NOT_FOUND) return status;
     const w = await flushWrites(ip, writes, io);
     return w !== 0 ? w : status;
   } finally {
-    if (assigns.length > 0) { scope.vars = savedVars; scope.arrays = savedArrays; }
+    for (const [n, v, arr] of saved.reverse()) {
+      scope.vars.delete(n); scope.arrays.delete(n);
+      if (arr) scope.arrays.set(n, arr); else if (v !== undefined) scope.vars.set(n, v);
+    }
   }
 }
 
@@ -200,7 +204,6 @@ export async function prepareAssign(ip: Interp, a: Assign, scope: ExpandScope, s
       const at = i < 0 ? arr.length + i : i;
       if (at < 0) throw new TrustError('SHELL_ARITH', `adf_shell: ${name}[${i}]: bad array subscript`);
       arr[at] = a.Append ? (arr[at] ?? '') + value : value;
-      for (let k = 0; k < arr.length; k++) arr[k] ??= '';
       scope.arrays.set(name, arr);
     };
   }

@@ -5,41 +5,46 @@ import type { ShellSyntax } from './shell-syntax.js';
 import { ExpansionError } from './shell-state.js';
 import type { ExpandScope } from './shell-state.js';
 import { arith } from './shell-arith.js';
+import { globToRegex, isGlobPattern } from './shell-glob.js';
 
 export type { ExpandScope };
 
 /** Runs a command substitution and returns its stdout (the caller gates each inner command and records its status). */
 export type SubstRunner = (stmts: readonly Stmt[]) => Promise<string>;
 
-interface Segment { readonly text: string; readonly split: boolean }
+/** `pattern`: for unquoted literal text, its glob form (escapes kept); absent means match literally. */
+interface Segment { readonly text: string; readonly split: boolean; readonly pattern?: string }
 
 /**
  * Expands one word to fields: parameters, command substitution, arithmetic, quotes and
  * escapes, then field splitting of unquoted expansions. No pathname globbing: the virtual
  * files are listed through tools, never matched by the shell.
  */
-export async function expandFields(word: Word, scope: ExpandScope, syntax: ShellSyntax, subst: SubstRunner): Promise<string[]> {
+export async function expandFields(word: Word, scope: ExpandScope, syntax: ShellSyntax, subst: SubstRunner, glob?: GlobRunner): Promise<string[]> {
   if (word.Parts.some((p) => p.type === 'BraceExp')) {
     const out: string[] = [];
-    for (const parts of expandBraces(word.Parts)) out.push(...(await expandFields({ type: 'Word', Parts: parts }, scope, syntax, subst)));
+    for (const parts of expandBraces(word.Parts)) out.push(...(await expandFields({ type: 'Word', Parts: parts }, scope, syntax, subst, glob)));
     return out;
   }
-  const fields: string[][] = [[]];
+  // Each field keeps its text and its glob pattern (quoted text escaped, unquoted text active).
+  const GLOB_CHARS = { test: isGlobPattern };
+  const fields: Array<{ text: string; pat: string; active: boolean }> = [{ text: '', pat: '', active: false }];
+  const last = () => fields[fields.length - 1]!;
   let sawQuoted = false;
+  const add = (text: string, pat: string, active: boolean) => { const f = last(); f.text += text; f.pat += pat; f.active ||= active; };
   const pushSegments = (segs: Segment[]) => {
     for (const s of segs) {
-      if (!s.split) { fields[fields.length - 1]!.push(s.text); continue; }
-      const pieces = s.text.split(/[ \t\n]+/);
-      pieces.forEach((p, i) => {
-        if (i > 0) fields.push([]);
-        fields[fields.length - 1]!.push(p);
+      if (!s.split) { add(s.text, s.pattern ?? escapeGlob(s.text), s.pattern !== undefined && GLOB_CHARS.test(s.pattern)); continue; }
+      s.text.split(/[ \t\n]+/).forEach((p, i) => {
+        if (i > 0) fields.push({ text: '', pat: '', active: false });
+        add(p, p, GLOB_CHARS.test(p));
       });
     }
   };
   const pushList = (list: readonly string[], split: boolean) => {
     list.forEach((p, i) => {
-      if (i > 0) fields.push([]);
-      if (split) pushSegments([{ text: p, split: true }]); else fields[fields.length - 1]!.push(p);
+      if (i > 0) fields.push({ text: '', pat: '', active: false });
+      if (split) pushSegments([{ text: p, split: true }]); else add(p, escapeGlob(p), false);
     });
   };
   for (const part of word.Parts) {
@@ -56,9 +61,25 @@ export async function expandFields(word: Word, scope: ExpandScope, syntax: Shell
     }
     pushSegments(await expandPart(part, scope, syntax, subst, false));
   }
-  const out = fields.map((f) => f.join(''));
-  if (!sawQuoted) return out.filter((f) => f.length > 0);
+  const kept = sawQuoted ? fields : fields.filter((f) => f.text.length > 0);
+  if (!glob || !kept.some((f) => f.active)) return kept.map((f) => f.text);
+  const out: string[] = [];
+  for (const f of kept) {
+    const matches = f.active ? await glob(f.pat) : undefined;
+    if (matches && matches.length > 0) out.push(...matches); else out.push(f.text);
+  }
   return out;
+}
+
+/** Pathname expansion: the matches of a glob pattern, sorted; none or undefined keeps the word. */
+export type GlobRunner = (pattern: string) => Promise<readonly string[] | undefined>;
+
+const escapeGlob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');
+
+/** The set elements of an array (arrays may have holes), or a scalar as one element. */
+function setElements(scope: ExpandScope, name: string): string[] {
+  const arr = scope.arrays.get(name);
+  return arr ? arr.filter((x) => x !== undefined) : scope.vars.has(name) ? [scope.vars.get(name)!] : [];
 }
 
 /** `$@`, `$*`, `${a[@]}`, `${a[*]}` without operators: the list they stand for, else undefined. */
@@ -67,7 +88,7 @@ function listOf(part: ParamExp, scope: ExpandScope): readonly string[] | undefin
   const name = part.Param?.Value ?? '';
   if (!part.Index && (name === '@' || name === '*')) return scope.positional;
   const idx = indexWord(part);
-  if (idx === '@' || idx === '*') return scope.arrays.get(name) ?? (scope.vars.has(name) ? [scope.vars.get(name)!] : []);
+  if (idx === '@' || idx === '*') return setElements(scope, name);
   return undefined;
 }
 
@@ -123,7 +144,7 @@ export async function expandString(word: Word, scope: ExpandScope, syntax: Shell
 async function expandPart(part: WordPart, scope: ExpandScope, syntax: ShellSyntax, subst: SubstRunner, quoted: boolean): Promise<Segment[]> {
   switch (part.type) {
     case 'Lit':
-      return [{ text: quoted ? unescapeDouble(part.Value) : unescapeBare(part.Value), split: false }];
+      return quoted ? [{ text: unescapeDouble(part.Value), split: false }] : [{ text: unescapeBare(part.Value), split: false, pattern: part.Value.replace(/\\\n/g, '') }];
     case 'SglQuoted':
       return [{ text: part.Dollar ? unescapeAnsiC(part.Value) : part.Value, split: false }];
     case 'DblQuoted': {
@@ -150,7 +171,7 @@ async function expandPart(part: WordPart, scope: ExpandScope, syntax: ShellSynta
 function paramValue(name: string, scope: ExpandScope, index?: string): string | undefined {
   const arr = scope.arrays.get(name);
   if (index !== undefined) {
-    if (index === '@' || index === '*') return (arr ?? (scope.vars.has(name) ? [scope.vars.get(name)!] : [])).join(' ');
+    if (index === '@' || index === '*') return setElements(scope, name).join(' ');
     const i = Number(index);
     if (!arr) return i === 0 ? scope.vars.get(name) : undefined;
     return arr[i < 0 ? arr.length + i : i];
@@ -168,7 +189,7 @@ function paramValue(name: string, scope: ExpandScope, index?: string): string | 
 async function expandParam(part: ParamExp, scope: ExpandScope, syntax: ShellSyntax, subst: SubstRunner): Promise<string> {
   const name: string = part.Param?.Value ?? '';
   const index = part.Index ? (indexWord(part) === '@' || indexWord(part) === '*' ? indexWord(part) : String(await arith(part.Index, scope, syntax, (w) => expandString(w, scope, syntax, subst)))) : undefined;
-  if (part.Length && (index === '@' || index === '*')) return String(scope.arrays.get(name)?.length ?? (scope.vars.has(name) ? 1 : 0));
+  if (part.Length && (index === '@' || index === '*')) return String(setElements(scope, name).length);
   const value = paramValue(name, scope, index);
   const guarded = part.Exp !== null && [':-', '-', ':=', '=', ':+', '+', ':?', '?'].includes(syntax.ops.paramExp.get(part.Exp.Op) ?? '');
   if (value === undefined && scope.opts.nounset && !guarded && name !== '@' && name !== '*') throw new ExpansionError(`${name}: unbound variable`);
@@ -177,7 +198,12 @@ async function expandParam(part: ParamExp, scope: ExpandScope, syntax: ShellSynt
     const from = part.Repl.Orig ? await expandString(part.Repl.Orig, scope, syntax, subst) : '';
     const to = part.Repl.With ? await expandString(part.Repl.With, scope, syntax, subst) : '';
     if (!from) return value ?? '';
-    return part.Repl.All ? (value ?? '').split(from).join(to) : (value ?? '').replace(from, to);
+    let pat = from;
+    let anchor = '';
+    if (pat.startsWith('#') || pat.startsWith('%')) { anchor = pat[0]!; pat = pat.slice(1); }
+    const body = globToRegex(pat);
+    const re = new RegExp(anchor === '#' ? `^(?:${body})` : anchor === '%' ? `(?:${body})$` : body, part.Repl.All && !anchor ? 'gs' : 's');
+    return (value ?? '').replace(re, () => to);
   }
   if (!part.Exp) return value ?? '';
   const exp = part.Exp;
@@ -201,10 +227,6 @@ async function expandParam(part: ParamExp, scope: ExpandScope, syntax: ShellSynt
     default:
       throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported parameter expansion on ${name}`);
   }
-}
-
-function globToRegex(pattern: string): string {
-  return pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.+()|{}[\]]/g, '\\$&'))).join('');
 }
 
 function trimPattern(value: string, pattern: string, op: string): string {

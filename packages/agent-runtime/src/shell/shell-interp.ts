@@ -1,5 +1,5 @@
 import type { Command, Stmt } from './shell-ast.js';
-import type { SubstRunner } from './shell-expand.js';
+import type { GlobRunner, SubstRunner } from './shell-expand.js';
 import type { ShellSyntax } from './shell-syntax.js';
 import type { BufferSink, ExpandScope, Io, RunState } from './shell-state.js';
 import type { ShellSink } from './shell-types.js';
@@ -28,6 +28,8 @@ export interface Interp {
   execCompound(cmd: Command, io: Io, scope: ExpandScope, st: RunState): Promise<number>;
   /** A runner for `$( … )` in this scope: a subshell whose status lands in `scope.substStatus`. */
   subst(io: Io, scope: ExpandScope, st: RunState): SubstRunner;
+  /** Pathname expansion through fs_list (preflighted; a refused listing leaves the word as written, as an unreadable directory does in bash). */
+  glob(st: RunState): GlobRunner;
   nested<T>(st: RunState, f: () => Promise<T>): Promise<T>;
   runSource(source: string, io: Io, scope: ExpandScope, st: RunState): Promise<number>;
 }

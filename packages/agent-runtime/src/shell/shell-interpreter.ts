@@ -11,6 +11,8 @@ import type { Interp } from './shell-interp.js';
 import { execStmt, execStmts } from './shell-exec.js';
 import { execCompound } from './shell-compound.js';
 import { normalizeToolArgs } from './shell-path.js';
+import { literalPrefix, matchGlob } from './shell-glob.js';
+import { listedFiles } from './commands/files.js';
 
 /** Options of {@link createShell}. */
 export interface ShellOptions {
@@ -221,6 +223,15 @@ export function createShell(options: ShellOptions): Shell {
       if (st.refusals > before) { status = st.lastRefusal; scope.substRefused = status; }
       scope.substStatus = status;
       return out.text();
+    },
+    glob: (st) => async (pattern) => {
+      const d = await gate.preflight('fs_list');
+      st.trace.push({ command: '(glob)', tools: ['fs_list'], outcome: isDenied(d) ? (rejection.has(d.code) ? 'rejected' : 'disabled') : 'ran' });
+      if (isDenied(d)) return undefined;
+      const prefix = literalPrefix(pattern.replace(/^(\.\/)+/, ''));
+      try {
+        return matchGlob(pattern, listedFiles(await gate.call('fs_list', prefix ? { prefix } : {})).map((f) => f.path));
+      } catch { return undefined; }
     },
     nested,
     runSource: (source, io, scope, st) => execStmts(ip, syntax.parse(source).Stmts, io, scope, st),

@@ -55,9 +55,10 @@ export const paste: ShellCommand = {
 
 export const comm: ShellCommand = {
   name: 'comm', summary: 'compare two sorted files: lines only in 1, only in 2, in both (-1 -2 -3 hide) (→ fs_read)',
-  tools: (argv) => readsFiles(parseArgs(argv).operands),
+  tools: (argv) => readsFiles(argv.filter((a) => !/^-[123]+$/.test(a))),
   async run(ctx, argv) {
-    const { flags, operands } = parseArgs(argv);
+    const flags = new Set(argv.filter((a) => /^-[123]+$/.test(a)).flatMap((a) => [...a.slice(1)]));
+    const operands = argv.filter((a) => !/^-[123]+$/.test(a));
     if (operands.length !== 2) { ctx.err.write('usage: comm [-123] FILE1 FILE2\n'); return 1; }
     const a = lines(await inputText(ctx, [operands[0]!]));
     const b = lines(await inputText(ctx, [operands[1]!]));
@@ -72,6 +73,8 @@ export const comm: ShellCommand = {
       else { out += col(2, a[i]!); i++; j++; }
     }
     ctx.out.write(out);
+    // as GNU comm: unsorted input is reported after the output, with status 1
+    for (const [k, l] of [a, b].entries()) if (l.some((x, i) => i > 0 && l[i - 1]! > x)) { ctx.err.write(`comm: file ${k + 1} is not in sorted order\n`); return 1; }
     return 0;
   },
 };
