@@ -93,7 +93,6 @@ function toPlain(syntax: any, node: GoNode, braces: boolean): GoNode {
   if (Array.isArray(node)) return node.map((n) => toPlain(syntax, n, braces));
   let type: string;
   try { type = syntax.NodeType(node) as string; } catch { type = ''; }
-  if (type === 'Word' && braces && hasBrace(syntax, node)) node = syntax.SplitBraces(node);
   if (!(type in FIELDS) && type !== 'ParamExp') return { type: 'Unsupported', name: type || 'unknown' };
   const out: Record<string, unknown> = { type };
   if (type === 'ParamExp') {
@@ -111,11 +110,8 @@ function toPlain(syntax: any, node: GoNode, braces: boolean): GoNode {
     const v = node[f];
     out[f] = typeof v === 'object' && v !== null ? toPlain(syntax, v, wordList && (f === 'Args' || f === 'Items')) : v;
   }
+  // Brace expansion applies to command words only; the Go word is re-split only when a literal
+  // part holds a `{` (asking the Go side about every word costs more than the whole run).
+  if (type === 'Word' && braces && (out.Parts as Array<{ type: string; Value?: string }>).some((p) => p.type === 'Lit' && p.Value!.includes('{'))) return toPlain(syntax, syntax.SplitBraces(node), false);
   return out;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function hasBrace(syntax: any, word: GoNode): boolean {
-  for (const p of word.Parts ?? []) if (syntax.NodeType(p) === 'Lit' && String(p.Value).includes('{')) return true;
-  return false;
 }
