@@ -34,7 +34,9 @@ const expansions = [
   'echo "{a,b}"', 'echo {a}', 'echo {}', 'echo a{,b}', 'x=1; echo {$x,2}',
   'a=(one two three); echo ${a[0]} ${a[2]} ${#a[@]}', 'a=(x y); a[5]=z; echo "${a[@]}"', 'a=(1 2 3); echo "${a[*]}"',
   'a=("p q" r); for e in "${a[@]}"; do echo "[$e]"; done', 'a=(x); a+=(y z); echo ${#a[@]} ${a[-1]}', 'a=(m n); echo $a ${a}',
-  'IFS=, read x y <<< "1,2,3"; echo "$x|$y"', 'read a b <<< "  one two three "; echo "[$a][$b]"', 'read -a arr <<< "p q r"; echo ${arr[1]}',
+  'IFS=, read x y <<< "1,2,3"; echo "$x|$y"', 'IFS=,; x="a,b,,c"; for i in $x; do echo "[$i]"; done', 'IFS=:; x="p:q"; set -- $x; echo $# $2',
+  'IFS=,; x=",a,"; for i in $x; do echo "[$i]"; done', 'IFS=", "; x="a, b,c"; for i in $x; do echo "[$i]"; done', 'IFS=,; e=; set -- $e; echo $#',
+  'x="a  b"; IFS=; for i in $x; do echo "[$i]"; done', 'IFS=-; echo $(echo a-b)', 'line="k=v"; IFS== read k v <<< "$line"; echo "$k $v"', 'read a b <<< "  one two three "; echo "[$a][$b]"', 'read -a arr <<< "p q r"; echo ${arr[1]}',
   'printf "%d-%s\\n" 1 a 2 b', 'printf "%5s|%-5s|\\n" ab cd', 'printf "%03d %x %X %o\\n" 7 255 255 8', 'printf "%.2f %e\\n" 3.14159 12345.678',
   'printf "%s\\n"', 'printf "%c%c\\n" abc def', 'printf "%b\\n" "a\\tb"', 'printf -v v "%s:%s" a b; echo $v', 'printf "%%\\n"',
 ];

@@ -2,6 +2,7 @@ import { TrustError } from '@trust/core';
 import type { Interp } from './shell-interp.js';
 import { ExitSignal, LoopSignal, ReturnSignal } from './shell-state.js';
 import type { ExpandScope, Io, RunState } from './shell-state.js';
+import { splitIfs } from './shell-ifs.js';
 
 /** Builtins that change the shell itself; they use no tools. Summaries feed `help`. */
 export const BUILTIN_SUMMARIES: Readonly<Record<string, string>> = {
@@ -128,25 +129,6 @@ function read(args: readonly string[], io: Io, scope: ExpandScope): number {
   const fields = splitIfs(line, ifs, names.length);
   names.forEach((n, k) => { scope.vars.delete(n); scope.arrays.delete(n); scope.vars.set(n, fields[k] ?? ''); });
   return complete ? 0 : 1;
-}
-
-function splitIfs(line: string, ifs: string, max: number): string[] {
-  const ws = [...ifs].filter((c) => c === ' ' || c === '\t' || c === '\n').map((c) => (c === '\t' ? '\\t' : c === '\n' ? '\\n' : ' ')).join('');
-  const other = [...ifs].filter((c) => c !== ' ' && c !== '\t' && c !== '\n').map((c) => c.replace(/[\\\]^-]/g, '\\$&')).join('');
-  const trimmed = ws ? line.replace(new RegExp(`^[${ws}]+|[${ws}]+$`, 'g'), '') : line;
-  if (trimmed === '') return [];
-  const sep = new RegExp(other ? `[${ws}]*[${other}][${ws}]*|[${ws}]+` : `[${ws}]+`, 'y');
-  const out: string[] = [];
-  let cur = '';
-  for (let i = 0; i < trimmed.length;) {
-    sep.lastIndex = i;
-    const m = out.length < max - 1 ? sep.exec(trimmed) : null;
-    if (m && m[0].length > 0) { out.push(cur); cur = ''; i += m[0].length; continue; }
-    cur += trimmed[i];
-    i++;
-  }
-  out.push(cur);
-  return out;
 }
 
 /** `printf -v NAME FORMAT ARGS`: printf's output into a variable; printf itself passes the choke point. */

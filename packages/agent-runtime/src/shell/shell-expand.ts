@@ -5,6 +5,7 @@ import type { ShellSyntax } from './shell-syntax.js';
 import { ExpansionError } from './shell-state.js';
 import type { ExpandScope } from './shell-state.js';
 import { arith } from './shell-arith.js';
+import { splitFields } from './shell-ifs.js';
 import { globToRegex, isGlobPattern } from './shell-glob.js';
 
 export type { ExpandScope };
@@ -31,11 +32,15 @@ export async function expandFields(word: Word, scope: ExpandScope, syntax: Shell
   const fields: Array<{ text: string; pat: string; active: boolean }> = [{ text: '', pat: '', active: false }];
   const last = () => fields[fields.length - 1]!;
   let sawQuoted = false;
+  const ifs = scope.vars.get('IFS');
+  const customIfs = ifs !== undefined && ifs !== ' \t\n' && ifs !== ' ';
   const add = (text: string, pat: string, active: boolean) => { const f = last(); f.text += text; f.pat += pat; f.active ||= active; };
   const pushSegments = (segs: Segment[]) => {
     for (const s of segs) {
       if (!s.split) { add(s.text, s.pattern ?? escapeGlob(s.text), s.pattern !== undefined && GLOB_CHARS.test(s.pattern)); continue; }
-      s.text.split(/[ \t\n]+/).forEach((p, i) => {
+      const pieces = ifs === undefined ? s.text.split(/[ \t\n]+/) : splitFields(s.text, ifs);
+      if (pieces.length === 0) continue;
+      pieces.forEach((p, i) => {
         if (i > 0) fields.push({ text: '', pat: '', active: false });
         add(p, p, GLOB_CHARS.test(p));
       });
@@ -61,7 +66,8 @@ export async function expandFields(word: Word, scope: ExpandScope, syntax: Shell
     }
     pushSegments(await expandPart(part, scope, syntax, subst, false));
   }
-  const kept = sawQuoted ? fields : fields.filter((f) => f.text.length > 0);
+  // unquoted empty fields vanish; with a non-blank IFS, empty fields between separators stay
+  const kept = sawQuoted ? fields : customIfs ? (fields.length === 1 && fields[0]!.text === '' ? [] : fields) : fields.filter((f) => f.text.length > 0);
   if (!glob || !kept.some((f) => f.active)) return kept.map((f) => f.text);
   const out: string[] = [];
   for (const f of kept) {
