@@ -101,6 +101,8 @@ const control = [
   'for i in 1 2 3; do [ $i = 2 ] && continue; echo $i; done', 'i=0; while [ $i -lt 3 ]; do echo $i; i=$((i+1)); done', 'i=3; until [ $i -eq 0 ]; do echo $i; i=$((i-1)); done',
   'for i in 1 2; do for j in a b; do [ $j = b ] && continue 2; echo $i$j; done; done', 'for i in 1 2; do while true; do break 2; done; done; echo out',
   'case apple in a*) echo A;; b*) echo B;; esac', 'case z in a|b) echo ab;; *) echo other;; esac', 'case "x y" in "x y") echo quoted;; esac', 'case 5 in [0-9]) echo digit;; esac',
+  'case "a*" in "a*") echo lit;; esac', 'case abc in "a"*) echo q;; esac', 'case abc in "a*") echo no;; *) echo other;; esac',
+  '[[ abc == "a*" ]] || echo nolit', '[[ abc == a"*" ]] || echo no', 'p="a*"; [[ abc == $p ]] && echo var', '[[ "a*" == "a*" ]] && echo same', 'case x in \\x) echo esc;; esac',
   'if [ -f words.txt ]; then echo file; fi', 'if [ -f nosuch ]; then echo yes; else echo no; fi', 'if [[ -s empty.txt ]]; then echo s; else echo empty; fi',
   'x=5; if [ $x -gt 3 ] && [ $x -lt 10 ]; then echo in; fi', '[[ abc == a* ]] && echo glob', '[[ abc =~ ^a(b)c$ ]] && echo re', '[[ b > a ]] && echo gt',
   '[ -n "x" ] && [ -z "" ] && echo both', 'test "a" != "b" && echo ne', '[ ! -f nosuch ] && echo missing',

@@ -1,7 +1,7 @@
 import { TrustError } from '@trust/core';
 import type { Command, Stmt } from './shell-ast.js';
 import { constructName } from './shell-ast.js';
-import { expandFields, expandString, matchCasePattern } from './shell-expand.js';
+import { expandFields, expandPattern, expandString, matchCasePattern } from './shell-expand.js';
 import type { Interp } from './shell-interp.js';
 import { LoopSignal, asSubshell, childScope } from './shell-state.js';
 import type { ExpandScope, Io, RunState } from './shell-state.js';
@@ -143,7 +143,7 @@ export async function execCompound(ip: Interp, cmd: Command, io: Io, scope: Expa
       const refused = refusedSubst(io, scope);
       if (refused !== undefined) return refused;
       for (const item of cmd.Items) {
-        for (const p of item.Patterns) if (matchCasePattern(value, await expandString(p, scope, ip.syntax, subst))) return ip.execStmts(item.Stmts, io, scope, st);
+        for (const p of item.Patterns) if (matchCasePattern(value, await expandPattern(p, scope, ip.syntax, subst))) return ip.execStmts(item.Stmts, io, scope, st);
       }
       return 0;
     }

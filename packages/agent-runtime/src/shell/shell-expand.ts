@@ -140,6 +140,20 @@ function braceAlternatives(b: BraceExp): ReadonlyArray<readonly WordPart[]> {
   return out;
 }
 
+/**
+ * Expands a word to a glob pattern (case patterns, the right of `[[ == ]]`, `${x#pat}`): quoted
+ * parts match literally, unquoted text and expansions keep their glob characters.
+ */
+export async function expandPattern(word: Word, scope: ExpandScope, syntax: ShellSyntax, subst: SubstRunner): Promise<string> {
+  let s = '';
+  for (const part of word.Parts) {
+    if (part.type === 'Lit') { s += part.Value.replace(/\\\n/g, ''); continue; }
+    const quoted = part.type === 'SglQuoted' || part.type === 'DblQuoted';
+    for (const seg of await expandPart(part, scope, syntax, subst, true)) s += quoted ? escapeGlob(seg.text) : seg.text;
+  }
+  return s;
+}
+
 /** Expands a word to one string (redirect targets, assignments, here-docs): no splitting. */
 export async function expandString(word: Word, scope: ExpandScope, syntax: ShellSyntax, subst: SubstRunner): Promise<string> {
   let s = '';

@@ -1,7 +1,7 @@
 import { TrustError } from '@trust/core';
 import type { TestClause, TestExpr, Word } from './shell-ast.js';
 import { constructName } from './shell-ast.js';
-import { expandString, matchCasePattern } from './shell-expand.js';
+import { expandPattern, expandString, matchCasePattern } from './shell-expand.js';
 import type { Interp } from './shell-interp.js';
 import { ExpansionError } from './shell-state.js';
 import type { ExpandScope, Io, RunState } from './shell-state.js';
@@ -66,7 +66,8 @@ async function evalTest(ip: Interp, x: TestExpr, scope: ExpandScope, st: RunStat
       if (op === '&&') return (await evalTest(ip, x.X, scope, st, io)) && evalTest(ip, x.Y, scope, st, io);
       if (op === '||') return (await evalTest(ip, x.X, scope, st, io)) || evalTest(ip, x.Y, scope, st, io);
       const a = await word(x.X);
-      const b = await word(x.Y);
+      const patternOp = op === '==' || op === '=' || op === '!=';
+      const b = patternOp && x.Y.type === 'Word' ? await expandPattern(x.Y, scope, ip.syntax, subst) : await word(x.Y);
       const numeric = compareIntegers(op, a, b, (s) => new TrustError('SHELL_ARITH', `integer expression expected: ${s}`));
       if (numeric !== undefined) return numeric;
       switch (op) {
