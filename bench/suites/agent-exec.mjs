@@ -47,6 +47,12 @@ export default async function run({ log }) {
     parseOnly = await sample(() => parser.Parse(script, 's'), 200);
   }
   rows.push({ measure: 'shell: 20-command pipeline, preflight + run (p50)', unit: 'ms', ours: ms(percentile(sh, 50)), ...(parseOnly ? { baseline: ms(percentile(parseOnly, 50)), baselineName: 'mvdan/sh parse only' } : {}), better: 'lower' });
+  // the same length of pipeline through the text commands agents use (sed, awk, cut, sort, tr, …)
+  const textCmds = ["sed 's/a/b/g'", "awk '{print $1, NF}'", 'cut -d" " -f1,2', 'sort', 'uniq -c', "tr a-z A-Z", 'tr A-Z a-z', 'grep -v zzz', 'rev', 'rev'];
+  const textScript = ['printf "a b c\\nd e f\\n"', ...Array.from({ length: 19 }, (_v, i) => textCmds[i % textCmds.length])].join(' | ');
+  for (let i = 0; i < 20; i++) await shell.run(textScript);
+  const shText = await sample(() => shell.run(textScript), 200);
+  rows.push({ measure: 'shell: 20-command pipeline of sed/awk/cut/sort/tr…, preflight + run (p50)', unit: 'ms', ours: ms(percentile(shText, 50)), baseline: ms(percentile(sh, 50)), baselineName: 'echo/cat/grep pipeline', better: 'lower' });
 
   // loop: one tool-using turn pair (model asks fs_read, then answers) against fs_read run directly.
   const dir = mkdtempSync(join(tmpdir(), 'bench-agent-exec-'));

@@ -52,6 +52,18 @@ const bypasses: Array<[string, string, number | null]> = [
   ['mv (declares fs_delete)', 'mv a.txt b.txt', EXIT_DENIED],
   ['env prefix', 'X=1 rm a.txt', EXIT_DENIED],
   ['[[ ]] operand substitution', '[[ -n "$(rm a.txt)" ]]', null],
+  ['exec', 'exec rm a.txt', EXIT_DENIED],
+  ['command', 'command rm a.txt', EXIT_DENIED],
+  ['env', 'env X=1 rm a.txt', EXIT_DENIED],
+  ['nohup', 'nohup rm a.txt', EXIT_DENIED],
+  ['timeout', 'timeout 5 rm a.txt', EXIT_DENIED],
+  ['find -delete', 'find . -name a.txt -delete', EXIT_DENIED],
+  ['brace expansion into a command name', '{r,}m a.txt', null],
+  ['./relative path', 'rm ./a.txt', EXIT_DENIED],
+  ['printf -v then eval', 'printf -v c "rm %s" a.txt; eval "$c"', EXIT_DENIED],
+  ['array element as command', 'a=(rm a.txt); "${a[@]}"', EXIT_DENIED],
+  ['read then run', 'read c <<< "rm a.txt"; $c', EXIT_DENIED],
+  ['awk cannot run commands', "awk 'BEGIN { system(\"rm a.txt\") }'; rm a.txt", EXIT_DENIED],
 ];
 
 describe('shell bypass families: a disabled tool stays disabled everywhere', () => {
@@ -105,7 +117,7 @@ describe('restricted tools ask at the choke point', () => {
 });
 
 describe('unknown commands never reach a host shell', () => {
-  it.each(['/bin/sh -c id', 'python3 -c 1', 'exec rm a.txt', 'command rm a.txt', 'env rm a.txt', 'sudo rm a.txt', 'busybox rm a.txt', './s.sh', 'nohup rm a.txt'])('%s is exit 127 with no tool call', async (script) => {
+  it.each(['/bin/sh -c id', 'python3 -c 1', 'exec /bin/rm a.txt', 'command /bin/rm a.txt', 'env /bin/rm a.txt', 'sudo rm a.txt', 'busybox rm a.txt', './s.sh', 'nohup /bin/rm a.txt', 'timeout 1 /bin/rm a.txt'])('%s is exit 127 with no tool call', async (script) => {
     const gate = createFakeShellGate({ files });
     const r = await createShell({ gate }).run(script);
     expect(r.exitCode).toBe(EXIT_NOT_FOUND);

@@ -99,6 +99,6 @@ describe('adf_shell interpreter', () => {
   it('unsupported syntax fails clearly instead of guessing', async () => {
     const r = await run('for ((i=0; i<3; i++)); do echo $i; done');
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/C-style for loops are not supported/);
+    expect(r.stderr).toMatch(/unsupported syntax: C-style for loops/);
   });
 });

@@ -1,13 +1,18 @@
 import { TrustError, isDenied } from '@trust/core';
+import type { Stmt } from './shell-ast.js';
 import { createShellSyntax } from './shell-syntax.js';
-import type { Node, ShellSyntax } from './shell-syntax.js';
-import { expandFields, expandString, matchCasePattern } from './shell-expand.js';
-import type { ExpandScope } from './shell-expand.js';
+import type { ShellSyntax } from './shell-syntax.js';
 import { EXIT_DENIED, EXIT_NOT_FOUND, EXIT_REJECTED } from './shell-types.js';
-import type { CommandContext, ShellCommand, ShellGate, ShellResult, ShellSink, ShellTraceEntry } from './shell-types.js';
+import type { CommandContext, ShellCommand, ShellGate, ShellResult, ShellSink } from './shell-types.js';
 import { createDefaultCommands } from './commands/index.js';
-import { fileContent } from './file-content.js';
-import { compareIntegers } from './integer-compare.js';
+import { ExitSignal, ExpansionError, LoopSignal, ReturnSignal, TimeoutSignal, asSubshell, childScope, createScope } from './shell-state.js';
+import type { BufferSink, ExpandScope, Io, RunState } from './shell-state.js';
+import type { Interp } from './shell-interp.js';
+import { execStmt, execStmts } from './shell-exec.js';
+import { execCompound } from './shell-compound.js';
+import { normalizeToolArgs } from './shell-path.js';
+import { literalPrefix, matchGlob } from './shell-glob.js';
+import { listedFiles } from './commands/files.js';
 
 /** Options of {@link createShell}. */
 export interface ShellOptions {
@@ -36,20 +41,6 @@ export interface Shell {
 /** Default deny codes treated as a human's rejection. */
 export const DEFAULT_REJECTION_CODES: readonly string[] = Object.freeze(['APPROVAL_REJECTED', 'APPROVAL_DENIED', 'TOOL_APPROVAL_REJECTED', 'TOOL_REJECTED', 'HIL_REJECTED']);
 
-class ExitSignal { constructor(readonly status: number) {} }
-class ReturnSignal { constructor(readonly status: number) {} }
-class LoopSignal { constructor(readonly kind: 'break' | 'continue', public levels: number) {} }
-
-interface Io { readonly stdin: string; readonly out: ShellSink; readonly err: ShellSink }
-
-interface RunState {
-  commands: number;
-  depth: number;
-  trace: ShellTraceEntry[];
-  functions: Map<string, Node>;
-  signal?: AbortSignal;
-}
-
 /**
  * Creates the virtual shell `adf_shell`. Scripts are parsed into an AST and interpreted here;
  * no host shell and no host process is ever involved. Every command, wherever it appears
@@ -73,7 +64,7 @@ export function createShell(options: ShellOptions): Shell {
   const rejection = new Set(options.rejectionCodes ?? DEFAULT_REJECTION_CODES);
   const gate = options.gate;
 
-  const bufferSink = (): ShellSink & { text(): string } => {
+  const bufferSink = (): BufferSink => {
     let s = '';
     let truncated = false;
     return {
@@ -88,37 +79,41 @@ export function createShell(options: ShellOptions): Shell {
    * the command's tools (plus those of its redirects), preflights each, and only then runs it,
    * with a context that can call the preflighted tools and nothing more.
    */
-  async function dispatch(argv: readonly string[], extraTools: readonly string[], io: Io, scope: ExpandScope, st: RunState, prepare?: () => Promise<string>): Promise<number> {
+  async function dispatch(argv: readonly string[], extraTools: readonly string[], io: Io, scope: ExpandScope, st: RunState, prepare?: () => Promise<string>, skipFunctions = false): Promise<number> {
     if (st.signal?.aborted) throw new TrustError('SHELL_ABORTED', 'adf_shell: aborted');
+    if (st.deadline !== undefined && Date.now() > st.deadline) throw new TimeoutSignal();
     st.commands += 1;
     if (st.commands > maxCommands) throw new TrustError('SHELL_LIMIT', `adf_shell: more than ${maxCommands} commands in one run`);
     const name = argv[0] ?? '';
-    const fn = st.functions.get(name);
+    const fn = skipFunctions ? undefined : st.functions.get(name);
     const command = fn ? undefined : commands.get(name);
     if (!fn && !command) {
       st.trace.push({ command: name, tools: [], outcome: 'unknown' });
       io.err.write(`adf_shell: ${name}: command not found (this is a virtual shell; run \`help\` for its commands)\n`);
       return EXIT_NOT_FOUND;
     }
+    if (command && argv[1] === '--help' && argv.length === 2) { io.out.write(`${name}: ${command.summary}\n`); return 0; }
     const tools = [...new Set([...(command ? command.tools(argv.slice(1)) : []), ...extraTools])];
     const allowed = await preflight(name, tools, io, st);
     if (allowed !== 0) return allowed;
     if (prepare) {
-      try { io = { ...io, stdin: await prepare() }; } catch (e) {
+      try { io = { ...io, stdin: await prepare(), cursor: { pos: 0 } }; } catch (e) {
         io.err.write(`adf_shell: ${name}: ${(e as Error)?.message ?? String(e)}\n`);
-        return e instanceof TrustError && rejection.has(e.code) ? EXIT_REJECTED : 1;
+        return e instanceof TrustError && rejection.has(e.code) ? refuse(st, EXIT_REJECTED) : 1;
       }
     }
     if (fn) return callFunction(fn, argv.slice(1), io, scope, st);
     let rejected: TrustError | undefined;
     const ctx: CommandContext = {
-      stdin: io.stdin,
+      stdin: io.cursor.pos > 0 ? io.stdin.slice(io.cursor.pos) : io.stdin,
+      env: () => [...scope.vars],
+      has: (n) => commands.has(n) || st.functions.has(n),
       out: io.out,
       err: io.err,
       tool: async (tool, args) => {
         if (!tools.includes(tool)) throw new TrustError('SHELL_UNDECLARED_TOOL', `adf_shell: ${name} used ${tool}, which it did not declare`);
         try {
-          return await gate.call(tool, args);
+          return await gate.call(tool, normalizeToolArgs(args));
         } catch (e) {
           // A human's rejection at call time (the gate's own approval) ends the command with 130,
           // even if the command itself would have caught the error.
@@ -127,18 +122,37 @@ export function createShell(options: ShellOptions): Shell {
         }
       },
       script: async (source, o) => {
-        const child: ExpandScope = o.child ? { vars: new Map(scope.vars), positional: [...(o.args ?? [])], lastStatus: 0 } : scope;
-        return nested(st, () => runSource(source, io, child, st));
+        if (!o.child) return nested(st, () => ip.runSource(source, io, scope, st));
+        const child = childScope(scope);
+        child.positional = [...(o.args ?? [])];
+        return nested(st, () => asSubshell(io.err, async () => {
+          try { return await ip.runSource(source, io, child, st); } catch (e) {
+            if (e instanceof ExpansionError) { io.err.write(`adf_shell: ${e.message}\n`); return 127; }
+            throw e;
+          }
+        }));
       },
-      command: (inner) => dispatch(inner, [], io, scope, st),
+      command: async (inner, o = {}) => {
+        const env = Object.entries(o.env ?? {});
+        const cmdScope = env.length > 0 || o.clearEnv ? { ...scope, vars: new Map([...(o.clearEnv ? [] : scope.vars), ...env]) } : scope;
+        const skip = o.skipFunctions === true;
+        if (o.timeoutMs === undefined) return dispatch(inner, [], io, cmdScope, st, undefined, skip);
+        const saved = st.deadline;
+        const deadline = Date.now() + o.timeoutMs;
+        st.deadline = saved === undefined ? deadline : Math.min(saved, deadline);
+        try { return await dispatch(inner, [], io, cmdScope, st, undefined, skip); } catch (e) {
+          if (e instanceof TimeoutSignal && (saved === undefined || Date.now() <= saved)) return 124;
+          throw e;
+        } finally { st.deadline = saved; }
+      },
     };
     try {
       const status = await command!.run(ctx, argv.slice(1));
-      if (rejected) { st.trace.push({ command: name, tools, outcome: 'rejected' }); return EXIT_REJECTED; }
+      if (rejected) { st.trace.push({ command: name, tools, outcome: 'rejected' }); return refuse(st, EXIT_REJECTED); }
       return status;
     } catch (e) {
-      if (rejected) { st.trace.push({ command: name, tools, outcome: 'rejected' }); io.err.write(`${name}: ${rejected.message}\n`); return EXIT_REJECTED; }
-      if (e instanceof ExitSignal || e instanceof ReturnSignal || e instanceof LoopSignal) throw e;
+      if (rejected) { st.trace.push({ command: name, tools, outcome: 'rejected' }); io.err.write(`${name}: ${rejected.message}\n`); return refuse(st, EXIT_REJECTED); }
+      if (e instanceof ExitSignal || e instanceof ReturnSignal || e instanceof LoopSignal || e instanceof TimeoutSignal || e instanceof ExpansionError) throw e;
       if (e instanceof TrustError && (e.code === 'SHELL_LIMIT' || e.code === 'SHELL_ABORTED')) throw e;
       io.err.write(`${name}: ${(e as Error)?.message ?? String(e)}\n`);
       return e instanceof TrustError && rejection.has(e.code) ? EXIT_REJECTED : 1;
@@ -152,11 +166,18 @@ export function createShell(options: ShellOptions): Shell {
         const rejected = rejection.has(d.code);
         st.trace.push({ command: name, tools, outcome: rejected ? 'rejected' : 'disabled' });
         io.err.write(`adf_shell: ${name}: ${tool} ${rejected ? 'was not approved' : 'is not allowed'}: ${d.reason}\n`);
-        return rejected ? EXIT_REJECTED : EXIT_DENIED;
+        return refuse(st, rejected ? EXIT_REJECTED : EXIT_DENIED);
       }
     }
     st.trace.push({ command: name, tools, outcome: 'ran' });
     return 0;
+  }
+
+  /** Counts a refusal by the gate so enclosing constructs can see it (fail closed). */
+  function refuse(st: RunState, status: number): number {
+    st.refusals += 1;
+    st.lastRefusal = status;
+    return status;
   }
 
   async function nested<T>(st: RunState, f: () => Promise<T>): Promise<T> {
@@ -165,335 +186,71 @@ export function createShell(options: ShellOptions): Shell {
     try { return await f(); } finally { st.depth -= 1; }
   }
 
-  async function callFunction(body: Node, args: readonly string[], io: Io, scope: ExpandScope, st: RunState): Promise<number> {
+  async function callFunction(body: Stmt, args: readonly string[], io: Io, scope: ExpandScope, st: RunState): Promise<number> {
     const saved = scope.positional;
     scope.positional = [...args];
+    const frame: RunState['locals'][number] = new Map();
+    st.locals.push(frame);
     try {
-      return await nested(st, () => execStmt(body, io, scope, st));
+      return await nested(st, () => ip.execStmt(body, io, scope, st));
     } catch (e) {
       if (e instanceof ReturnSignal) return e.status;
       throw e;
     } finally {
       scope.positional = saved;
+      st.locals.pop();
+      for (const [k, v] of frame) {
+        scope.vars.delete(k); scope.arrays.delete(k);
+        if (v.array) scope.arrays.set(k, v.array); else if (v.value !== undefined) scope.vars.set(k, v.value);
+      }
     }
   }
 
-  async function runSource(source: string, io: Io, scope: ExpandScope, st: RunState): Promise<number> {
-    const file = syntax.parse(source);
-    return execStmts(file.Stmts, io, scope, st);
-  }
-
-  async function execStmts(stmts: Node[], io: Io, scope: ExpandScope, st: RunState): Promise<number> {
-    let status = 0;
-    for (const s of stmts) {
-      status = await execStmt(s, io, scope, st);
-      scope.lastStatus = status;
-    }
-    return status;
-  }
-
-  const substRunner = (io: Io, scope: ExpandScope, st: RunState) => async (stmts: Node[]): Promise<string> => {
-    const out = bufferSink();
-    await nested(st, () => execStmts(stmts, { stdin: '', out, err: io.err }, scope, st));
-    return out.text();
-  };
-
-  async function execStmt(stmt: Node, io: Io, scope: ExpandScope, st: RunState): Promise<number> {
-    const subst = substRunner(io, scope, st);
-    // Redirects are resolved first: their tools join the command's at the choke point.
-    let stdin = io.stdin;
-    let out = io.out;
-    let err = io.err;
-    const writes: Array<{ path: string; append: boolean; sink: ShellSink & { text(): string } }> = [];
-    const redirTools: string[] = [];
-    const reads: string[] = [];
-    for (const r of stmt.Redirs as Node[]) {
-      const op = syntax.ops.redirect.get(r.Op);
-      const fd = r.N ? r.N.Value : undefined;
-      if (op === '<<' || op === '<<-') {
-        const quotedDelim = (r.Word.Parts as Node[]).some((p) => syntax.nodeType(p) !== 'Lit');
-        let body = r.Hdoc ? (quotedDelim ? literalWord(r.Hdoc) : await expandString(r.Hdoc, scope, syntax, subst)) : '';
-        if (op === '<<-') body = body.replace(/^\t+/gm, '');
-        stdin = body;
-        continue;
-      }
-      if (op === '<<<') { stdin = `${await expandString(r.Word, scope, syntax, subst)}\n`; continue; }
-      const target = await expandString(r.Word, scope, syntax, subst);
-      if (op === '>&' || op === '<&') {
-        if (op === '>&' && (fd === undefined || fd === '1') && target === '2') out = err;
-        else if (op === '>&' && fd === '2' && target === '1') err = out;
-        else if (op === '>&' && target === '-') { if (fd === '2') err = nullSink; else out = nullSink; }
-        continue;
-      }
-      if (op === '<') {
-        if (target === '/dev/null') { stdin = ''; continue; }
-        reads.push(target);
-        redirTools.push('fs_read');
-        continue;
-      }
-      if (op === '>' || op === '>>' || op === '>|' || op === '&>' || op === '&>>') {
-        const append = op === '>>' || op === '&>>';
-        const both = op === '&>' || op === '&>>';
-        const sink = target === '/dev/null' ? null : bufferSink();
-        if (sink) { writes.push({ path: target, append, sink }); redirTools.push('fs_write'); }
-        const s = sink ?? nullSink;
-        if (both) { out = s; err = s; } else if (fd === '2') err = s; else out = s;
-        continue;
-      }
-      throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported redirect ${op ?? r.Op}`);
-    }
-    const cmd = stmt.Cmd;
-    let status: number;
-    if (cmd && syntax.nodeType(cmd) === 'CallExpr') {
-      status = await execCall(cmd, redirTools, { stdin, out, err }, scope, st, reads, writes);
-    } else {
-      if (redirTools.length > 0) {
-        const blocked = await preflight('(redirect)', [...new Set(redirTools)], io, st);
-        if (blocked !== 0) return finishStatus(stmt, blocked);
-      }
-      if (reads.length > 0) {
-        try { stdin = await readFiles(reads); } catch (e) {
-          io.err.write(`adf_shell: ${(e as Error)?.message ?? String(e)}\n`);
-          return finishStatus(stmt, e instanceof TrustError && rejection.has(e.code) ? EXIT_REJECTED : 1);
-        }
-      }
-      status = cmd ? await execCompound(cmd, { stdin, out, err }, scope, st) : 0;
-      const w = await flushWrites(writes, io);
-      if (w !== 0) status = w;
-    }
-    return finishStatus(stmt, status);
-  }
-
-  const finishStatus = (stmt: Node, status: number) => (stmt.Negated ? (status === 0 ? 1 : 0) : status);
-
-  async function readFiles(paths: string[]): Promise<string> {
-    let s = '';
-    for (const p of paths) s += fileContent(await gate.call('fs_read', { path: p }));
-    return s;
-  }
-
-  /** Writes redirect output through fs_write; returns a failure status (130 on a human's rejection) or 0. */
-  async function flushWrites(writes: Array<{ path: string; append: boolean; sink: { text(): string } }>, io: Io): Promise<number> {
-    for (const w of writes) {
+  const ip: Interp = {
+    syntax, maxLoop, nullSink, bufferSink,
+    isRejection: (e) => e instanceof TrustError && rejection.has(e.code),
+    dispatch, preflight,
+    call: (tool, args) => gate.call(tool, normalizeToolArgs(args)),
+    execStmt: (stmt, io, scope, st) => execStmt(ip, stmt, io, scope, st),
+    execStmts: (stmts, io, scope, st) => execStmts(ip, stmts, io, scope, st),
+    execCompound: (cmd, io, scope, st) => execCompound(ip, cmd, io, scope, st),
+    subst: (io, scope, st) => async (stmts) => {
+      const out = bufferSink();
+      const before = st.refusals;
+      // bash (not in POSIX mode) clears errexit inside $( … ); the status still reaches the caller
+      const child = childScope(scope, { errexit: false });
+      let status = await nested(st, () => asSubshell(io.err, () => execStmts(ip, stmts, { stdin: '', cursor: { pos: 0 }, out, err: io.err }, child, st)));
+      if (st.refusals > before) { status = st.lastRefusal; scope.substRefused = status; }
+      scope.substStatus = status;
+      return out.text();
+    },
+    glob: (st) => async (pattern) => {
+      const d = await gate.preflight('fs_list');
+      st.trace.push({ command: '(glob)', tools: ['fs_list'], outcome: isDenied(d) ? (rejection.has(d.code) ? 'rejected' : 'disabled') : 'ran' });
+      if (isDenied(d)) return undefined;
+      const prefix = literalPrefix(pattern.replace(/^(\.\/)+/, ''));
       try {
-        await gate.call('fs_write', { path: w.path, content: w.sink.text(), mode: w.append ? 'append' : 'write' });
-      } catch (e) {
-        io.err.write(`adf_shell: ${w.path}: ${(e as Error)?.message ?? String(e)}\n`);
-        return e instanceof TrustError && rejection.has(e.code) ? EXIT_REJECTED : 1;
-      }
-    }
-    return 0;
-  }
-
-  async function execCall(cmd: Node, redirTools: string[], io: Io, scope: ExpandScope, st: RunState, reads: string[], writes: Array<{ path: string; append: boolean; sink: ShellSink & { text(): string } }>): Promise<number> {
-    const subst = substRunner(io, scope, st);
-    const argv: string[] = [];
-    for (const w of cmd.Args as Node[]) argv.push(...(await expandFields(w, scope, syntax, subst)));
-    const assigns: Array<[string, string]> = [];
-    for (const a of cmd.Assigns as Node[]) assigns.push([a.Name.Value, a.Value ? await expandString(a.Value, scope, syntax, subst) : '']);
-    if (argv.length === 0) {
-      for (const [k, v] of assigns) scope.vars.set(k, v);
-      if (redirTools.length > 0) {
-        const blocked = await preflight('(redirect)', [...new Set(redirTools)], io, st);
-        if (blocked !== 0) return blocked;
-        return flushWrites(writes, io);
-      }
-      return 0;
-    }
-    const builtin = await execBuiltin(argv, io, scope, st);
-    if (builtin !== undefined) return builtin;
-    // The choke point preflights the command and its redirects together; the redirect input
-    // is read, and the output written, only if the command was allowed to run.
-    const saved = new Map<string, string | undefined>();
-    for (const [k, v] of assigns) { saved.set(k, scope.vars.get(k)); scope.vars.set(k, v); }
-    try {
-      const prepare = reads.length > 0 ? () => readFiles(reads) : undefined;
-      const status = await dispatch(argv, redirTools, io, scope, st, prepare);
-      if (status === EXIT_DENIED || status === EXIT_REJECTED || status === EXIT_NOT_FOUND) return status;
-      const w = await flushWrites(writes, io);
-      return w !== 0 ? w : status;
-    } finally {
-      for (const [k, v] of saved) if (v === undefined) scope.vars.delete(k); else scope.vars.set(k, v);
-    }
-  }
-
-  /** Shell-level builtins that change the shell itself; they use no tools. */
-  async function execBuiltin(argv: string[], io: Io, scope: ExpandScope, st: RunState): Promise<number | undefined> {
-    const [name, ...args] = argv;
-    switch (name) {
-      case 'export': case 'local': case 'declare': case 'readonly':
-        for (const a of args) { const i = a.indexOf('='); if (i > 0) scope.vars.set(a.slice(0, i), a.slice(i + 1)); else if (!scope.vars.has(a)) scope.vars.set(a, ''); }
-        st.trace.push({ command: name!, tools: [], outcome: 'ran' });
-        return 0;
-      case 'unset':
-        for (const a of args) { scope.vars.delete(a); st.functions.delete(a); }
-        return 0;
-      case 'shift': { const n = Number(args[0] ?? 1); scope.positional = scope.positional.slice(Number.isFinite(n) ? n : 1); return 0; }
-      case 'exit': throw new ExitSignal(Number(args[0] ?? scope.lastStatus) & 255);
-      case 'return': throw new ReturnSignal(Number(args[0] ?? scope.lastStatus) & 255);
-      case 'set': return 0;
-      case 'break': case 'continue': throw new LoopSignal(name, Math.max(1, Number(args[0] ?? 1) || 1));
-      default: return undefined;
-    }
-  }
-
-  /** Runs one loop iteration; `break N`/`continue N` unwind N loops. */
-  async function loopBody(f: () => Promise<number>): Promise<number | 'break' | 'continue'> {
-    try { return await f(); } catch (e) {
-      if (!(e instanceof LoopSignal)) throw e;
-      if (e.levels > 1) { e.levels -= 1; throw e; }
-      return e.kind;
-    }
-  }
-
-  async function execCompound(cmd: Node, io: Io, scope: ExpandScope, st: RunState): Promise<number> {
-    const t = syntax.nodeType(cmd);
-    switch (t) {
-      case 'BinaryCmd': {
-        const op = syntax.ops.binary.get(cmd.Op);
-        if (op === '&&') { const a = await execStmt(cmd.X, io, scope, st); scope.lastStatus = a; return a === 0 ? execStmt(cmd.Y, io, scope, st) : a; }
-        if (op === '||') { const a = await execStmt(cmd.X, io, scope, st); scope.lastStatus = a; return a !== 0 ? execStmt(cmd.Y, io, scope, st) : a; }
-        // pipeline: buffered, left to right; every stage passes the choke point on its own
-        const buf = bufferSink();
-        await execStmt(cmd.X, { stdin: io.stdin, out: buf, err: op === '|&' ? buf : io.err }, scope, st);
-        return execStmt(cmd.Y, { stdin: buf.text(), out: io.out, err: io.err }, scope, st);
-      }
-      case 'Block': return execStmts(cmd.Stmts, io, scope, st);
-      case 'Subshell': return nested(st, () => execStmts(cmd.Stmts, io, { vars: new Map(scope.vars), positional: [...scope.positional], lastStatus: scope.lastStatus }, st));
-      case 'FuncDecl': st.functions.set(cmd.Name.Value, cmd.Body); return 0;
-      case 'IfClause': {
-        let clause = cmd;
-        while (clause) {
-          if (clause.Cond.length === 0) return execStmts(clause.Then, io, scope, st);
-          if ((await execStmts(clause.Cond, io, scope, st)) === 0) return execStmts(clause.Then, io, scope, st);
-          clause = clause.Else;
-        }
-        return 0;
-      }
-      case 'WhileClause': {
-        let status = 0;
-        for (let i = 0; ; i++) {
-          if (i >= maxLoop) throw new TrustError('SHELL_LIMIT', `adf_shell: loop ran more than ${maxLoop} times`);
-          const c = await execStmts(cmd.Cond, io, scope, st);
-          if (cmd.Until ? c === 0 : c !== 0) break;
-          const body = await loopBody(() => execStmts(cmd.Do, io, scope, st));
-          if (body === 'break') break;
-          status = typeof body === 'number' ? body : 0;
-        }
-        return status;
-      }
-      case 'ForClause': {
-        if (syntax.nodeType(cmd.Loop) !== 'WordIter') throw new TrustError('SHELL_UNSUPPORTED', 'adf_shell: C-style for loops are not supported');
-        const subst = substRunner(io, scope, st);
-        const items: string[] = [];
-        if (cmd.Loop.Items.length === 0) items.push(...scope.positional);
-        for (const w of cmd.Loop.Items as Node[]) items.push(...(await expandFields(w, scope, syntax, subst)));
-        if (items.length > maxLoop) throw new TrustError('SHELL_LIMIT', `adf_shell: loop ran more than ${maxLoop} times`);
-        let status = 0;
-        for (const item of items) {
-          scope.vars.set(cmd.Loop.Name.Value, item);
-          const body = await loopBody(() => execStmts(cmd.Do, io, scope, st));
-          if (body === 'break') break;
-          status = typeof body === 'number' ? body : 0;
-        }
-        return status;
-      }
-      case 'CaseClause': {
-        const subst = substRunner(io, scope, st);
-        const value = await expandString(cmd.Word, scope, syntax, subst);
-        for (const item of cmd.Items as Node[]) {
-          for (const p of item.Patterns as Node[]) if (matchCasePattern(value, await expandString(p, scope, syntax, subst))) return execStmts(item.Stmts, io, scope, st);
-        }
-        return 0;
-      }
-      case 'TestClause': {
-        // `[[ … ]]`: file tests read through fs_read, so they are preflighted like any command.
-        const tools = usesFileTest(cmd.X) ? ['fs_read'] : [];
-        st.commands += 1;
-        const blocked = await preflight('[[', tools, io, st);
-        if (blocked !== 0) return blocked;
-        try {
-          return (await evalTest(cmd.X, scope, st, io)) ? 0 : 1;
-        } catch (e) {
-          if (e instanceof TrustError && (e.code === 'SHELL_LIMIT' || e.code === 'SHELL_ABORTED')) throw e;
-          io.err.write(`[[: ${(e as Error)?.message ?? String(e)}\n`);
-          return e instanceof TrustError && rejection.has(e.code) ? EXIT_REJECTED : 2;
-        }
-      }
-      case 'DeclClause': {
-        const subst = substRunner(io, scope, st);
-        for (const a of cmd.Args as Node[]) {
-          if (a.Name) scope.vars.set(a.Name.Value, a.Value ? await expandString(a.Value, scope, syntax, subst) : scope.vars.get(a.Name.Value) ?? '');
-        }
-        st.trace.push({ command: cmd.Variant?.Value ?? 'declare', tools: [], outcome: 'ran' });
-        return 0;
-      }
-      default:
-        throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax ${t}`, { hint: 'supported: commands, pipelines, && ||, ;, if, while/until, for-in, case, functions, { }, ( ), $(…), here-docs' });
-    }
-  }
-
-  function usesFileTest(x: Node): boolean {
-    if (!x) return false;
-    const t = syntax.nodeType(x);
-    if (t === 'UnaryTest') return ['-e', '-f', '-s', '-d'].includes(syntax.ops.testUnary.get(x.Op) ?? '') || usesFileTest(x.X);
-    if (t === 'BinaryTest') return usesFileTest(x.X) || usesFileTest(x.Y);
-    if (t === 'ParenTest') return usesFileTest(x.X);
-    return false;
-  }
-
-  async function evalTest(x: Node, scope: ExpandScope, st: RunState, io: Io): Promise<boolean> {
-    const t = syntax.nodeType(x);
-    const subst = substRunner(io, scope, st);
-    const word = (w: Node) => expandString(w, scope, syntax, subst);
-    if (t === 'Word') return (await word(x)) !== '';
-    if (t === 'ParenTest') return evalTest(x.X, scope, st, io);
-    if (t === 'UnaryTest') {
-      const op = syntax.ops.testUnary.get(x.Op);
-      if (op === '!') return !(await evalTest(x.X, scope, st, io));
-      const v = await word(x.X);
-      if (op === '-n') return v !== '';
-      if (op === '-z') return v === '';
-      if (op === '-e' || op === '-f' || op === '-s') {
-        try { const c = fileContent(await gate.call('fs_read', { path: v })); return op !== '-s' || c.length > 0; } catch (e) {
-          if (e instanceof TrustError && rejection.has(e.code)) throw e;
-          return false;
-        }
-      }
-      if (op === '-d') return false; // the virtual file store has no directories
-      throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported test operator in [[ ]]`);
-    }
-    if (t === 'BinaryTest') {
-      const op = syntax.ops.testBinary.get(x.Op);
-      if (op === '&&') return (await evalTest(x.X, scope, st, io)) && evalTest(x.Y, scope, st, io);
-      if (op === '||') return (await evalTest(x.X, scope, st, io)) || evalTest(x.Y, scope, st, io);
-      const a = await word(x.X);
-      const b = await word(x.Y);
-      const numeric = compareIntegers(op, a, b, (s) => new TrustError('SHELL_ARITH', `integer expression expected: ${s}`));
-      if (numeric !== undefined) return numeric;
-      switch (op) {
-        case '==': case '=': return matchCasePattern(a, b);
-        case '!=': return !matchCasePattern(a, b);
-        case '=~': try { return new RegExp(b).test(a); } catch { throw new TrustError('SHELL_SYNTAX', `invalid regular expression ${JSON.stringify(b)}`); }
-        case '<': return a < b;
-        case '>': return a > b;
-      }
-    }
-    throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported [[ ]] expression ${t}`);
-  }
+        return matchGlob(pattern, listedFiles(await gate.call('fs_list', prefix ? { prefix } : {})).map((f) => f.path));
+      } catch { return undefined; }
+    },
+    nested,
+    runSource: (source, io, scope, st) => execStmts(ip, syntax.parse(source).Stmts, io, scope, st),
+  };
 
   return {
     describe: () => [...commands.values()].map((c) => ({ name: c.name, summary: c.summary })),
     async run(source, runOptions = {}) {
       const out = bufferSink();
       const err = bufferSink();
-      const st: RunState = { commands: 0, depth: 0, trace: [], functions: new Map(), signal: runOptions.signal };
-      const scope: ExpandScope = { vars: new Map(Object.entries(runOptions.env ?? {})), positional: [], lastStatus: 0 };
+      const st: RunState = { commands: 0, depth: 0, condDepth: 0, refusals: 0, lastRefusal: 0, trace: [], functions: new Map(), locals: [], ...(runOptions.signal ? { signal: runOptions.signal } : {}) };
+      const scope = createScope(runOptions.env ?? {});
       let exitCode: number;
       try {
-        exitCode = await runSource(source, { stdin: runOptions.stdin ?? '', out, err }, scope, st);
+        exitCode = await ip.runSource(source, { stdin: runOptions.stdin ?? '', cursor: { pos: 0 }, out, err }, scope, st);
       } catch (e) {
         if (e instanceof ExitSignal) exitCode = e.status;
+        else if (e instanceof ExpansionError) { err.write(`adf_shell: ${e.message}\n`); exitCode = 127; }
+        else if (e instanceof TimeoutSignal) exitCode = 124;
         else if (e instanceof LoopSignal) exitCode = 0;
         else if (e instanceof ReturnSignal) exitCode = e.status;
         else if (e instanceof TrustError) { err.write(`${e.message}\n`); exitCode = e.code === 'SHELL_SYNTAX' ? 2 : e.code === 'SHELL_ABORTED' ? 130 : 2; }
@@ -503,9 +260,6 @@ export function createShell(options: ShellOptions): Shell {
     },
   };
 
-  function literalWord(word: Node): string {
-    return (word.Parts as Node[]).map((p) => (syntax.nodeType(p) === 'Lit' ? p.Value : '')).join('');
-  }
 }
 
 export type { ShellSyntax };

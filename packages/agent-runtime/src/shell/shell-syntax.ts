@@ -1,5 +1,6 @@
 import sh from 'mvdan-sh';
 import { TrustError } from '@trust/core';
+import type { File } from './shell-ast.js';
 
 /**
  * The shell parser: mvdan/sh (the parser behind shfmt) compiled to JavaScript. It yields a full
@@ -9,9 +10,10 @@ import { TrustError } from '@trust/core';
  * learns them by parsing one sample of each operator, so a parser upgrade cannot silently swap
  * `|` for `&&`.
  */
-// The AST is untyped Go data; `Node` marks where we hold one.
+// The parser's own output is untyped Go data seen through GopherJS; `GoNode` marks where we hold
+// one. It never leaves this file: `parse` returns the typed plain AST of shell-ast.ts.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Node = any;
+type GoNode = any;
 
 /** Operator tables learned from the parser. */
 export interface ShellOps {
@@ -19,6 +21,7 @@ export interface ShellOps {
   readonly redirect: ReadonlyMap<number, string>;
   readonly paramExp: ReadonlyMap<number, string>;
   readonly arith: ReadonlyMap<number, string>;
+  readonly arithUnary: ReadonlyMap<number, string>;
   /** `[[ … ]]` operators. */
   readonly testUnary: ReadonlyMap<number, string>;
   readonly testBinary: ReadonlyMap<number, string>;
@@ -28,37 +31,38 @@ export interface ShellOps {
 export interface ShellSyntax {
   readonly ops: ShellOps;
   /** Parses a script; throws TrustError SHELL_SYNTAX with the parser's message. */
-  parse(source: string): Node;
-  /** The AST node type name, e.g. `CallExpr`. */
-  nodeType(node: Node): string;
+  parse(source: string): File;
 }
 
 /** Creates a parser and learns its operator numbers. */
 export function createShellSyntax(): ShellSyntax {
   const syntax = sh.syntax;
   const parser = syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash));
-  const parse = (source: string): Node => {
+  const parseGo = (source: string): GoNode => {
     try {
-      return toPlain(syntax, parser.Parse(source, 'script'));
+      return toPlain(syntax, parser.Parse(source, 'script'), false);
     } catch (e) {
       const message = typeof (e as { Error?: () => string })?.Error === 'function' ? (e as { Error: () => string }).Error() : String((e as { message?: string })?.message ?? e);
       throw new TrustError('SHELL_SYNTAX', `shell syntax error: ${message}`, { hint: 'check quoting and brackets; the shell follows bash syntax' });
     }
   };
+  const parse = (source: string): File => parseGo(source) as File;
   const binary = new Map<number, '&&' | '||' | '|' | '|&'>();
-  for (const op of ['&&', '||', '|', '|&'] as const) binary.set(parse(`a ${op} b`).Stmts[0].Cmd.Op, op);
+  for (const op of ['&&', '||', '|', '|&'] as const) binary.set(parseGo(`a ${op} b`).Stmts[0].Cmd.Op, op);
   const redirect = new Map<number, string>();
   const redirSamples: Array<[string, string]> = [['>', 'a > f'], ['>>', 'a >> f'], ['<', 'a < f'], ['<<', 'a <<E\nx\nE\n'], ['<<-', 'a <<-E\nx\nE\n'], ['<<<', 'a <<< w'], ['>&', 'a >&2'], ['<&', 'a <&0'], ['&>', 'a &> f'], ['&>>', 'a &>> f'], ['<>', 'a <> f'], ['>|', 'a >| f']];
-  for (const [op, src] of redirSamples) redirect.set(parse(src).Stmts[0].Redirs[0].Op, op);
+  for (const [op, src] of redirSamples) redirect.set(parseGo(src).Stmts[0].Redirs[0].Op, op);
   const paramExp = new Map<number, string>();
-  for (const op of [':-', '-', ':=', '=', ':+', '+', ':?', '?', '#', '##', '%', '%%']) paramExp.set(parse(`echo \${a${op}b}`).Stmts[0].Cmd.Args[1].Parts[0].Exp.Op, op);
+  for (const op of [':-', '-', ':=', '=', ':+', '+', ':?', '?', '#', '##', '%', '%%']) paramExp.set(parseGo(`echo \${a${op}b}`).Stmts[0].Cmd.Args[1].Parts[0].Exp.Op, op);
   const arith = new Map<number, string>();
-  for (const op of ['+', '-', '*', '/', '%', '==', '!=', '<', '>', '<=', '>=', '&&', '||']) arith.set(parse(`echo $((1${op}2))`).Stmts[0].Cmd.Args[1].Parts[0].X.Op, op);
+  for (const op of ['+', '-', '*', '/', '%', '**', '<<', '>>', '&', '|', '^', '==', '!=', '<', '>', '<=', '>=', '&&', '||']) arith.set(parseGo(`echo $((1${op}2))`).Stmts[0].Cmd.Args[1].Parts[0].X.Op, op);
+  const arithUnary = new Map<number, string>();
+  for (const op of ['-', '+', '!', '~']) arithUnary.set(parseGo(`echo $((${op}1))`).Stmts[0].Cmd.Args[1].Parts[0].X.Op, op);
   const testUnary = new Map<number, string>();
-  for (const op of ['-n', '-z', '-e', '-f', '-s', '-d', '!']) testUnary.set(parse(`[[ ${op} x ]]`).Stmts[0].Cmd.X.Op, op);
+  for (const op of ['-n', '-z', '-e', '-f', '-s', '-d', '!']) testUnary.set(parseGo(`[[ ${op} x ]]`).Stmts[0].Cmd.X.Op, op);
   const testBinary = new Map<number, string>();
-  for (const op of ['==', '=', '!=', '=~', '<', '>', '-eq', '-ne', '-lt', '-le', '-gt', '-ge', '&&', '||']) testBinary.set(parse(`[[ a ${op} b ]]`).Stmts[0].Cmd.X.Op, op);
-  return { ops: { binary, redirect, paramExp, arith, testUnary, testBinary }, parse, nodeType: (n: Node) => (n?.type as string) ?? 'nil' };
+  for (const op of ['==', '=', '!=', '=~', '<', '>', '-eq', '-ne', '-lt', '-le', '-gt', '-ge', '&&', '||']) testBinary.set(parseGo(`[[ a ${op} b ]]`).Stmts[0].Cmd.X.Op, op);
+  return { ops: { binary, redirect, paramExp, arith, arithUnary, testUnary, testBinary }, parse };
 }
 
 /**
@@ -68,34 +72,60 @@ export function createShellSyntax(): ShellSyntax {
  */
 const FIELDS: Readonly<Record<string, readonly string[]>> = {
   File: ['Stmts'], Stmt: ['Cmd', 'Redirs', 'Negated', 'Background'], Redirect: ['Op', 'N', 'Word', 'Hdoc'],
-  CallExpr: ['Assigns', 'Args'], Assign: ['Name', 'Value', 'Naked'], Word: ['Parts'], Lit: ['Value'],
+  CallExpr: ['Assigns', 'Args'], Assign: ['Name', 'Value', 'Naked', 'Append', 'Index', 'Array'], ArrayExpr: ['Elems'], ArrayElem: ['Index', 'Value'],
+  BraceExp: ['Sequence', 'Elems'], Word: ['Parts'], Lit: ['Value'],
   SglQuoted: ['Value', 'Dollar'], DblQuoted: ['Parts'], ParamExp: ['Param', 'Length', 'Short', 'Exp', 'Repl'],
   CmdSubst: ['Stmts'], ArithmExp: ['X'], BinaryArithm: ['Op', 'X', 'Y'], ParenArithm: ['X'], UnaryArithm: ['Op', 'X'],
   BinaryCmd: ['Op', 'X', 'Y'], Block: ['Stmts'], Subshell: ['Stmts'], FuncDecl: ['Name', 'Body'],
-  IfClause: ['Cond', 'Then', 'Else'], WhileClause: ['Cond', 'Do', 'Until'], ForClause: ['Loop', 'Do'], WordIter: ['Name', 'Items'],
+  IfClause: ['Cond', 'Then', 'Else'], WhileClause: ['Cond', 'Do', 'Until'], ForClause: ['Loop', 'Do', 'Select'], WordIter: ['Name', 'Items'],
   CaseClause: ['Word', 'Items'], CaseItem: ['Patterns', 'Stmts'], DeclClause: ['Variant', 'Args'],
   TestClause: ['X'], UnaryTest: ['Op', 'X'], BinaryTest: ['Op', 'X', 'Y'], ParenTest: ['X'],
 };
 
+/**
+ * Copies a Go node into a plain object. `braces` marks command words (arguments and for-in
+ * items): only there does bash expand `{a,b}` and `{1..3}`, so only there is the word split.
+ */
+/**
+ * A Go node's type name. GopherJS tags each wrapper with `$type` ("…syntax.*CallExpr"); reading
+ * it costs nanoseconds, where `syntax.NodeType` converts the node and costs ~60 µs per call, which
+ * made copying the tree most of a run. NodeType stays the fallback.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-function toPlain(syntax: any, node: Node): Node {
+function nodeTypeOf(syntax: any, node: GoNode): string {
+  const tag: unknown = node.$type;
+  if (typeof tag === 'string') {
+    const i = tag.lastIndexOf('.');
+    return tag.slice(i + 1).replace(/^\*/, '');
+  }
+  try { return syntax.NodeType(node) as string; } catch { return ''; }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function toPlain(syntax: any, node: GoNode, braces: boolean): GoNode {
   if (node === null || node === undefined) return null;
   if (typeof node !== 'object') return node;
-  if (Array.isArray(node)) return node.map((n) => toPlain(syntax, n));
-  let type: string;
-  try { type = syntax.NodeType(node) as string; } catch { type = ''; }
+  if (Array.isArray(node)) return node.map((n) => toPlain(syntax, n, braces));
+  const type = nodeTypeOf(syntax, node);
+  if (!(type in FIELDS) && type !== 'ParamExp') return { type: 'Unsupported', name: type || 'unknown' };
   const out: Record<string, unknown> = { type };
   if (type === 'ParamExp') {
-    out.Param = toPlain(syntax, node.Param);
+    out.Param = toPlain(syntax, node.Param, false);
     out.Length = node.Length === true;
     out.Short = node.Short === true;
-    out.Exp = node.Exp ? { Op: node.Exp.Op, Word: toPlain(syntax, node.Exp.Word) } : null;
-    out.Repl = node.Repl ? { All: node.Repl.All === true, Orig: toPlain(syntax, node.Repl.Orig), With: toPlain(syntax, node.Repl.With) } : null;
+    out.Index = toPlain(syntax, node.Index, false);
+    out.Exp = node.Exp ? { Op: node.Exp.Op, Word: toPlain(syntax, node.Exp.Word, false) } : null;
+    out.Repl = node.Repl ? { All: node.Repl.All === true, Orig: toPlain(syntax, node.Repl.Orig, false), With: toPlain(syntax, node.Repl.With, false) } : null;
+    if (node.Slice || node.Names || node.Excl) return { type: 'Unsupported', name: node.Slice ? 'substring expansion ${x:off:len}' : 'indirect or name expansion ${!x}' };
     return out;
   }
+  const wordList = type === 'CallExpr' || type === 'WordIter';
   for (const f of FIELDS[type] ?? []) {
     const v = node[f];
-    out[f] = typeof v === 'object' && v !== null ? toPlain(syntax, v) : v;
+    out[f] = typeof v === 'object' && v !== null ? toPlain(syntax, v, wordList && (f === 'Args' || f === 'Items')) : v;
   }
+  // Brace expansion applies to command words only; the Go word is re-split only when a literal
+  // part holds a `{` (asking the Go side about every word costs more than the whole run).
+  if (type === 'Word' && braces && (out.Parts as Array<{ type: string; Value?: string }>).some((p) => p.type === 'Lit' && p.Value!.includes('{'))) return toPlain(syntax, syntax.SplitBraces(node), false);
   return out;
 }

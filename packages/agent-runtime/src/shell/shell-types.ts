@@ -23,8 +23,16 @@ export interface CommandContext {
   tool(name: string, args: Record<string, unknown>): Promise<unknown>;
   /** Runs shell source in the current shell (eval, source) or a child shell (sh -c). */
   script(source: string, options: { readonly child: boolean; readonly args?: readonly string[] }): Promise<number>;
-  /** Runs one command by argv through the same choke point as any other (xargs). */
-  command(argv: readonly string[]): Promise<number>;
+  /**
+   * Runs one command by argv through the same choke point as any other (xargs, env, timeout,
+   * exec, command, nohup). `env` adds variables for it; `timeoutMs` ends it (124) at its next
+   * command once the time has passed.
+   */
+  command(argv: readonly string[], options?: { readonly env?: Readonly<Record<string, string>>; readonly clearEnv?: boolean; readonly timeoutMs?: number; readonly skipFunctions?: boolean }): Promise<number>;
+  /** The shell's variables (for `env`). */
+  env(): ReadonlyArray<readonly [string, string]>;
+  /** Whether a command or function of this name exists (for `command -v`). */
+  has(name: string): boolean;
 }
 
 /** One command of the virtual shell. */

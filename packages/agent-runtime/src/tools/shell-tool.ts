@@ -28,7 +28,7 @@ export function createShellGate(gate: ToolGate, origin: 'llm' | 'code' | 'author
 export function createShellTool(gate: () => ToolGate): ToolDefinition<{ command: string; stdin?: string }> {
   return {
     name: 'adf_shell',
-    description: 'Run a bash-like script in a virtual shell over your files and tools (cat, ls, grep, head, tail, wc, sort, jq, curl, sqlite3, node, xargs, sh -c, …; run `help`). Not a real shell: no host processes.',
+    description: 'Run a bash-like script in a virtual shell over your files and tools (cat, ls, find, grep, sed, awk, cut, sort, diff, jq, tee, curl, sqlite3, node, msg, config, mcp, at, xargs, sh -c, …; run `help`, or `CMD --help`). Exit statuses, set -e/-u/-o pipefail, globs, braces and arrays follow bash; a refused tool gives 126, a rejected approval 130. Not a real shell: no host processes, no working directory.',
     inputSchema: { type: 'object', properties: { command: { type: 'string', description: 'Shell source.', maxLength: 100_000 }, stdin: { type: 'string', description: 'Standard input.', maxLength: 1_000_000 } }, required: ['command'], additionalProperties: false },
     async run(args, ctx) {
       const origin = ctx.origin === 'authorized-code' ? 'authorized-code' : ctx.origin === 'code' ? 'code' : 'llm';

@@ -36,6 +36,8 @@ export const xargs: ShellCommand = {
     while (i < argv.length && argv[i]!.startsWith('-')) {
       if (argv[i] === '-n') { perCall = Math.max(1, Number(argv[i + 1]) || 1); i += 2; }
       else if (argv[i] === '-I') { replace = argv[i + 1]; i += 2; }
+      else if (argv[i]!.startsWith('-I')) { replace = argv[i]!.slice(2); i += 1; }
+      else if (/^-n[0-9]+$/.test(argv[i]!)) { perCall = Math.max(1, Number(argv[i]!.slice(2))); i += 1; }
       else if (argv[i] === '-0' || argv[i] === '-r') { i++; }
       else { ctx.err.write(`xargs: option ${argv[i]} is not supported\n`); return 2; }
     }
@@ -44,7 +46,12 @@ export const xargs: ShellCommand = {
     if (words.length === 0) return 0;
     let status = 0;
     if (replace !== undefined) {
-      for (const w of words) { const s = await ctx.command(base.map((a) => a.split(replace!).join(w))); if (s !== 0) status = s === 126 || s === 130 ? s : 123; if (s === 126 || s === 130) return s; }
+      const r = replace;
+      for (const w of words) {
+        const s = await ctx.command(base.map((a) => a.split(r).join(w)));
+        if (s === 126 || s === 130) return s;
+        if (s !== 0) status = 123;
+      }
       return status;
     }
     for (let k = 0; k < words.length; k += perCall === Infinity ? words.length : perCall) {

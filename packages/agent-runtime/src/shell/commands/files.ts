@@ -4,7 +4,7 @@ import { parseArgs } from './text.js';
 
 interface Listed { path: string; size?: number }
 
-function listedFiles(result: unknown): Listed[] {
+export function listedFiles(result: unknown): Listed[] {
   const arr = Array.isArray(result) ? result : (result as { files?: unknown })?.files;
   if (!Array.isArray(arr)) return [];
   return arr.map((f) => (typeof f === 'string' ? { path: f } : { path: String((f as Listed).path), size: (f as Listed).size }));

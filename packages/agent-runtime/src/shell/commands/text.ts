@@ -1,6 +1,7 @@
 import type { CommandContext, ShellCommand } from '../shell-types.js';
 import { fileContent } from '../file-content.js';
 import { compareIntegers } from '../integer-compare.js';
+import { formatPrintf, printfEscapes } from './printf-format.js';
 
 /** Splits `-abc` style flags from operands; `--` ends flags. Flags in `withValue` take the next word. */
 export function parseArgs(argv: readonly string[], withValue: readonly string[] = []): { flags: Map<string, string>; operands: string[] } {
@@ -38,9 +39,9 @@ export function lines(text: string): string[] {
   return l;
 }
 
-const readsFiles = (operands: readonly string[]) => (operands.filter((o) => o !== '-').length > 0 ? ['fs_read'] : []);
+export const readsFiles = (operands: readonly string[]) => (operands.filter((o) => o !== '-').length > 0 ? ['fs_read'] : []);
 
-const noTools = () => [] as string[];
+export const noTools = () => [] as string[];
 
 export const echo: ShellCommand = {
   name: 'echo', summary: 'print arguments (-n: no newline, -e: escapes)', tools: noTools,
@@ -48,30 +49,20 @@ export const echo: ShellCommand = {
     let i = 0; let newline = true; let escapes = false;
     while (i < argv.length && /^-[neE]+$/.test(argv[i]!)) { if (argv[i]!.includes('n')) newline = false; if (argv[i]!.includes('e')) escapes = true; i++; }
     let text = argv.slice(i).join(' ');
-    if (escapes) text = text.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\');
+    if (escapes) { const r = printfEscapes(text); text = r.text; if (r.stop) newline = false; }
     ctx.out.write(newline ? `${text}\n` : text);
     return 0;
   },
 };
 
 export const printf: ShellCommand = {
-  name: 'printf', summary: 'formatted output (%s %d %i %x %%, \\n \\t)', tools: noTools,
+  name: 'printf', summary: 'formatted output: %s %d %i %u %o %x %X %c %b %f %e %g %%, flags -0+ #, width and precision; -v VAR stores it', tools: noTools,
   async run(ctx, argv) {
-    const [format = '', ...rest] = argv;
-    const fmt = format.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\');
-    let args = [...rest];
-    do {
-      let used = 0;
-      ctx.out.write(fmt.replace(/%([-0-9]*)([sdix%])/g, (_m, width: string, conv: string) => {
-        if (conv === '%') return '%';
-        const a = args[used++] ?? '';
-        let v = conv === 's' ? a : conv === 'x' ? (parseInt(a, 10) || 0).toString(16) : String(parseInt(a, 10) || 0);
-        const w = parseInt(width, 10);
-        if (w) v = width.startsWith('-') ? v.padEnd(-w) : v.padStart(w);
-        return v;
-      }));
-      args = used > 0 ? args.slice(used) : [];
-    } while (args.length > 0);
+    const [format, ...rest] = argv[0] === '--' ? argv.slice(1) : argv;
+    if (format === undefined) { ctx.err.write('printf: usage: printf [-v var] format [arguments]\n'); return 2; }
+    const r = formatPrintf(format, rest, true);
+    ctx.out.write(r.text);
+    if (r.error !== undefined) { ctx.err.write(`printf: ${r.error}: invalid number\n`); return 1; }
     return 0;
   },
 };
@@ -104,7 +95,7 @@ export const grep: ShellCommand = {
       if (!hit) return;
       count++;
       if (flags.has('q') || flags.has('c')) return;
-      if (flags.has('o') && !flags.has('v')) { for (const m of line.matchAll(re)) ctx.out.write(`${m[0]}\n`); return; }
+      if (flags.has('o') && !flags.has('v')) { re.lastIndex = 0; for (const m of line.matchAll(re)) if (m[0] !== '') ctx.out.write(`${m[0]}\n`); return; }
       ctx.out.write(flags.has('n') ? `${i + 1}:${line}\n` : `${line}\n`);
     });
     if (flags.has('c')) ctx.out.write(`${count}\n`);
@@ -127,13 +118,23 @@ export const head = headTail('head');
 export const tail = headTail('tail');
 
 export const wc: ShellCommand = {
-  name: 'wc', summary: 'count lines, words, bytes (-l -w -c; files → fs_read)', tools: (argv) => readsFiles(parseArgs(argv).operands),
+  name: 'wc', summary: 'count lines, words, bytes (-l -w -c), with GNU column widths and a total (files → fs_read)', tools: (argv) => readsFiles(parseArgs(argv).operands),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv);
-    const text = await inputText(ctx, operands);
-    const counts = { l: (text.match(/\n/g) ?? []).length, w: text.split(/\s+/).filter(Boolean).length, c: Buffer.byteLength(text) };
+    const names = operands.length ? operands : [undefined];
     const chosen = (['l', 'w', 'c'] as const).filter((k) => flags.has(k));
-    ctx.out.write(`${(chosen.length ? chosen : (['l', 'w', 'c'] as const)).map((k) => counts[k]).join(' ')}\n`);
+    const keys = chosen.length ? chosen : (['l', 'w', 'c'] as const);
+    const rows: Array<{ name: string | undefined; n: Record<'l' | 'w' | 'c', number> }> = [];
+    for (const name of names) {
+      const text = name === undefined ? ctx.stdin : await inputText(ctx, [name]);
+      rows.push({ name, n: { l: (text.match(/\n/g) ?? []).length, w: text.split(/\s+/).filter(Boolean).length, c: Buffer.byteLength(text) } });
+    }
+    if (rows.length > 1) rows.push({ name: 'total', n: { l: rows.reduce((s, r) => s + r.n.l, 0), w: rows.reduce((s, r) => s + r.n.w, 0), c: rows.reduce((s, r) => s + r.n.c, 0) } });
+    // GNU: one input and one count is unpadded; stdin pads to 7; files pad to the digits of their total size
+    const stdin = names.some((n) => n === undefined || n === '-');
+    const total = rows[rows.length - 1]!.n.c;
+    const width = names.length === 1 && keys.length === 1 ? 1 : stdin ? 7 : Math.max(1, String(total).length);
+    ctx.out.write(rows.map((r) => `${keys.map((k) => String(r.n[k]).padStart(width)).join(' ')}${r.name === undefined ? '' : ` ${r.name}`}\n`).join(''));
     return 0;
   },
 };
@@ -166,7 +167,7 @@ export const tr: ShellCommand = {
   name: 'tr', summary: 'translate or delete characters (-d)', tools: noTools,
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv);
-    const expand = (set: string) => set.replace(/(.)-(.)/g, (_m, a: string, b: string) => { let s = ''; for (let c = a.charCodeAt(0); c <= b.charCodeAt(0); c++) s += String.fromCharCode(c); return s; });
+    const expand = (set: string) => printfEscapes(set).text.replace(/\[:(alpha|digit|alnum|upper|lower|space):\]/g, (_m, c: string) => ({ alpha: 'a-zA-Z', digit: '0-9', alnum: 'a-zA-Z0-9', upper: 'A-Z', lower: 'a-z', space: ' \t\n\r\f\v' })[c] ?? '').replace(/(.)-(.)/gs, (_m, a: string, b: string) => { let s = ''; for (let c = a.charCodeAt(0); c <= b.charCodeAt(0); c++) s += String.fromCharCode(c); return s; });
     const from = expand(operands[0] ?? '');
     const to = expand(operands[1] ?? '');
     let s = '';

@@ -6,7 +6,7 @@ const CURL_VALUE_FLAGS = ['X', 'H', 'd', 'o'];
 
 export const curl: ShellCommand = {
   name: 'curl', summary: 'HTTP request: -X -H -d -o -i -s -f (→ sys_fetch; -o → fs_write)',
-  tools: (argv) => (parseArgs(argv, CURL_VALUE_FLAGS).flags.has('o') ? ['sys_fetch', 'fs_write'] : ['sys_fetch']),
+  tools: (argv) => (parseArgs(argv.map((a) => (a === '--output' ? '-o' : a)), CURL_VALUE_FLAGS).flags.has('o') ? ['sys_fetch', 'fs_write'] : ['sys_fetch']),
   async run(ctx, argv) {
     const headers: Record<string, string> = {};
     const rest: string[] = [];
@@ -15,17 +15,28 @@ export const curl: ShellCommand = {
     let outFile: string | undefined;
     let include = false;
     let failOnError = false;
+    const longs: Readonly<Record<string, string>> = { '--request': 'X', '--header': 'H', '--data': 'd', '--data-raw': 'd', '--output': 'o', '--include': 'i', '--fail': 'f', '--silent': 's', '--show-error': 'S', '--location': 'L' };
     for (let i = 0; i < argv.length; i++) {
       const a = argv[i]!;
-      if (a === '-X' || a === '--request') method = argv[++i];
-      else if (a === '-H' || a === '--header') { const h = argv[++i] ?? ''; const k = h.indexOf(':'); if (k > 0) headers[h.slice(0, k).trim()] = h.slice(k + 1).trim(); }
-      else if (a === '-d' || a === '--data' || a === '--data-raw') body = argv[++i] ?? '';
-      else if (a === '-o' || a === '--output') outFile = argv[++i];
-      else if (a === '-i' || a === '--include') include = true;
-      else if (a === '-f' || a === '--fail') failOnError = true;
-      else if (a === '-s' || a === '-S' || a === '-L' || a === '-sS' || a === '--silent') { /* redirects are always followed by sys_fetch, up to its limit */ }
-      else if (a.startsWith('-')) { ctx.err.write(`curl: option ${a} is not supported\n`); return 2; }
-      else rest.push(a);
+      if (!a.startsWith('-') || a === '-') { rest.push(a); continue; }
+      // short flags combine (-sSL, -so FILE, -XPOST): a value flag takes the rest of the word or the next one
+      const letters = a.startsWith('--') ? (longs[a] ?? '') : a.slice(1);
+      if (!letters) { ctx.err.write(`curl: option ${a} is not supported\n`); return 2; }
+      for (let j = 0; j < letters.length; j++) {
+        const f = letters[j]!;
+        if (CURL_VALUE_FLAGS.includes(f)) {
+          const v = letters.slice(j + 1) || argv[++i] || '';
+          if (f === 'X') method = v;
+          else if (f === 'H') { const k = v.indexOf(':'); if (k > 0) headers[v.slice(0, k).trim()] = v.slice(k + 1).trim(); }
+          else if (f === 'd') body = v;
+          else outFile = v;
+          break;
+        }
+        if (f === 'i') include = true;
+        else if (f === 'f') failOnError = true;
+        else if (f === 's' || f === 'S' || f === 'L') { /* sys_fetch always follows redirects, up to its limit */ }
+        else { ctx.err.write(`curl: option -${f} is not supported\n`); return 2; }
+      }
     }
     if (rest.length !== 1) { ctx.err.write('usage: curl [-X M] [-H h] [-d body] [-o file] URL\n'); return 2; }
     const r = (await ctx.tool('sys_fetch', { url: rest[0], method: method ?? (body !== undefined ? 'POST' : 'GET'), headers, ...(body !== undefined ? { body } : {}) })) as { status?: number; body?: string; headers?: Record<string, string> };
