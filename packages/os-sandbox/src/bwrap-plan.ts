@@ -1,7 +1,8 @@
 import { TrustError } from '@trust/core';
 import type { HostFacts, PathFact } from './host-facts.js';
 import type { SandboxPolicy } from './policy.js';
-import { ETC_FILES, PROTECTED_DIRS, PROTECTED_FILES, SENSITIVE_ROOTS, USRMERGE_DIRS } from './protected-paths.js';
+import { planProtected } from './bwrap-protect.js';
+import { ETC_FILES, protectedEntriesOf, SENSITIVE_ROOTS, USRMERGE_DIRS } from './protected-paths.js';
 
 /** Where things live inside a Linux sandbox. */
 export const SANDBOX_LAYOUT = Object.freeze({
@@ -179,9 +180,9 @@ function launcherMissing(): TrustError {
   });
 }
 
-const fact = (facts: HostFacts, path: string): PathFact => facts.paths[path] ?? { kind: 'missing' };
+export const fact = (facts: HostFacts, path: string): PathFact => facts.paths[path] ?? { kind: 'missing' };
 const within = (root: string, path: string): boolean => root === '/' || path === root || path.startsWith(`${root}/`);
-const depthSort = (a: string, b: string): number => a.split('/').length - b.split('/').length || a.localeCompare(b);
+export const depthSort = (a: string, b: string): number => a.split('/').length - b.split('/').length || a.localeCompare(b);
 
 /**
  * The host paths whose facts a Linux plan for `policy` reads.
@@ -194,8 +195,7 @@ export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): stri
   for (const g of policy.capabilities.fsGrants) {
     out.push(g.path);
     if (g.mode !== 'rw') continue;
-    for (const f of PROTECTED_FILES) out.push(`${g.path}/${f}`);
-    for (const d of PROTECTED_DIRS) out.push(`${g.path}/${d}`);
+    for (const e of protectedEntriesOf(policy)) out.push(`${g.path}/${e.name}`);
     out.push(`${g.path}/.git`);
   }
   return out;
@@ -289,46 +289,9 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     a.push('--remount-ro', s);
   }
 
-  // Protected files inside writable roots: bwrap options, or pins for the launcher.
-  const placeholders: { path: string; type: 'file' | 'dir' }[] = [];
-  const pins: LinuxPin[] = [];
-  const readOnly = (kind: LinuxPin['kind'], path: string): void => {
-    if (ctx.pinProtected) pins.push({ kind, path });
-    else a.push('--ro-bind', kind === 'f' ? ctx.empty.file : kind === 'd' ? ctx.empty.dir : path, path);
-  };
-  const protect = (path: string, type: 'file' | 'dir'): void => {
-    const f = fact(ctx.facts, path);
-    if (f.kind === 'symlink') {
-      // A mount lands on the symlink's target and the link itself stays replaceable: refuse.
-      throw new TrustError('SANDBOX_PROTECTED_SYMLINK', `${path} is a symlink (to ${f.target}) inside a writable root and cannot be pinned read-only`, {
-        hint: 'replace the symlink with a regular file, or grant the directory read-only (fs:ro:...) instead of read-write',
-      });
-    }
-    if (f.kind === 'missing') {
-      placeholders.push({ path, type });
-      readOnly(type === 'file' ? 'f' : 'd', path);
-    } else {
-      readOnly(f.kind === 'file' ? 'F' : f.kind === 'dir' ? 'D' : 's', path);
-    }
-  };
-  for (const g of grants) {
-    if (g.mode !== 'rw') continue;
-    // A protected path inside a nested read-only grant is already read-only.
-    for (const f of PROTECTED_FILES) protect(`${g.path}/${f}`, 'file');
-    for (const d of PROTECTED_DIRS) protect(`${g.path}/${d}`, 'dir');
-    const git = fact(ctx.facts, `${g.path}/.git`);
-    // The whole .git is read-only: hooks and config are not the only ways to make the host run
-    // code (commondir/worktrees redirects, info/, modules/*/hooks, objects/info/alternates), and
-    // git's lock-then-rename writes cannot be allowed per file. Committing happens on the host.
-    // Being a mount point also pins it against `mv .git x && mkdir -p .git/hooks`.
-    if (git.kind === 'dir') readOnly('D', `${g.path}/.git`);
-    else protect(`${g.path}/.git`, git.kind === 'missing' ? 'dir' : 'file');
-  }
-  // Repositories nested in writable roots that existed at spawn (found by a bounded scan).
-  for (const nested of [...(ctx.nestedGit ?? [])].sort(depthSort)) {
-    const f = fact(ctx.facts, nested);
-    if (f.kind === 'dir' || f.kind === 'file') readOnly('s', nested);
-  }
+  // Protected paths inside writable roots: bwrap options, or pins for the launcher.
+  const { placeholders, pins, options: protectOptions } = planProtected(policy, ctx, grants);
+  a.push(...protectOptions);
 
   for (const hidden of [...policy.hiddenPaths].sort(depthSort)) {
     const f = fact(ctx.facts, hidden);

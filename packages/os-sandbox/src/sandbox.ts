@@ -131,6 +131,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         capabilities: caps.toStrings(),
         systemRoots: policy.systemRoots,
         hiddenPaths: policy.hiddenPaths,
+        protectedPaths: policy.protectedPaths,
+        unixSockets: policy.unixSockets,
         limits: Object.fromEntries(Object.entries(policy.limits).sort(([a], [b]) => a.localeCompare(b))),
         network: policy.network,
         allowDegraded: policy.allowDegraded,

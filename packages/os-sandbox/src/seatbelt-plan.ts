@@ -1,6 +1,6 @@
 import { TrustError } from '@trust/core';
 import type { SandboxPolicy } from './policy.js';
-import { PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_GIT } from './protected-paths.js';
+import { PROTECTED_GIT, protectedEntriesOf } from './protected-paths.js';
 
 /** The macOS sandbox-exec binary, by absolute path (never looked up on PATH). */
 export const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
@@ -143,8 +143,7 @@ export function planSeatbelt(policy: SandboxPolicy, argv: readonly string[], ctx
   }
 
   const protectedPaths = writeRoots.flatMap((root) => [
-    ...PROTECTED_FILES.map((f) => `${root}/${f}`),
-    ...PROTECTED_DIRS.map((d) => `${root}/${d}`),
+    ...protectedEntriesOf(policy).map((e) => `${root}/${e.name}`),
     ...PROTECTED_GIT.map((g) => `${root}/${g.path}`),
   ]);
   if (protectedPaths.length > 0) {

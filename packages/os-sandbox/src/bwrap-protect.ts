@@ -1,0 +1,68 @@
+import { TrustError } from '@trust/core';
+import { depthSort, fact, type LinuxPin, type LinuxPlanContext } from './bwrap-plan.js';
+import type { SandboxPolicy } from './policy.js';
+import { protectedEntriesOf } from './protected-paths.js';
+
+/** What `planProtected` adds to a plan: placeholders, launcher pins, or bwrap options. */
+export interface ProtectedPlan {
+  readonly placeholders: { readonly path: string; readonly type: 'file' | 'dir' }[];
+  readonly pins: LinuxPin[];
+  readonly options: string[];
+}
+
+/**
+ * The read-only binds of the protected entries (built-in and the policy's `protectedPaths`) inside
+ * every writable root, of `.git`, and of nested repositories' `.git`. Existing ones are bound over
+ * themselves; missing ones get an empty read-only file or directory (a placeholder). With
+ * `ctx.pinProtected` they become launcher pins, otherwise bwrap `--ro-bind` options. Pure.
+ *
+ * @example
+ * const { pins, placeholders } = planProtected(policy, ctx, [{ mode: 'rw', path: '/srv/p' }]);
+ */
+export function planProtected(
+  policy: SandboxPolicy,
+  ctx: LinuxPlanContext,
+  grants: readonly { readonly mode: 'ro' | 'rw'; readonly path: string }[],
+): ProtectedPlan {
+  const placeholders: ProtectedPlan['placeholders'] = [];
+  const pins: LinuxPin[] = [];
+  const options: string[] = [];
+  const readOnly = (kind: LinuxPin['kind'], path: string): void => {
+    if (ctx.pinProtected) pins.push({ kind, path });
+    else options.push('--ro-bind', kind === 'f' ? ctx.empty.file : kind === 'd' ? ctx.empty.dir : path, path);
+  };
+  const protect = (path: string, type: 'file' | 'dir'): void => {
+    const f = fact(ctx.facts, path);
+    if (f.kind === 'symlink') {
+      // A mount lands on the symlink's target and the link itself stays replaceable: refuse.
+      throw new TrustError('SANDBOX_PROTECTED_SYMLINK', `${path} is a symlink (to ${f.target}) inside a writable root and cannot be pinned read-only`, {
+        hint: 'replace the symlink with a regular file, or grant the directory read-only (fs:ro:...) instead of read-write',
+      });
+    }
+    if (f.kind === 'missing') {
+      placeholders.push({ path, type });
+      readOnly(type === 'file' ? 'f' : 'd', path);
+    } else {
+      readOnly(f.kind === 'file' ? 'F' : f.kind === 'dir' ? 'D' : 's', path);
+    }
+  };
+  const entries = protectedEntriesOf(policy);
+  for (const g of grants) {
+    if (g.mode !== 'rw') continue;
+    // A protected path inside a nested read-only grant is already read-only.
+    for (const e of entries) protect(`${g.path}/${e.name}`, e.type);
+    const git = fact(ctx.facts, `${g.path}/.git`);
+    // The whole .git is read-only: hooks and config are not the only ways to make the host run
+    // code (commondir/worktrees redirects, info/, modules/*/hooks, objects/info/alternates), and
+    // git's lock-then-rename writes cannot be allowed per file. Committing happens on the host.
+    // Being a mount point also pins it against `mv .git x && mkdir -p .git/hooks`.
+    if (git.kind === 'dir') readOnly('D', `${g.path}/.git`);
+    else protect(`${g.path}/.git`, git.kind === 'missing' ? 'dir' : 'file');
+  }
+  // Repositories nested in writable roots that existed at spawn (found by a bounded scan).
+  for (const nested of [...(ctx.nestedGit ?? [])].sort(depthSort)) {
+    const f = fact(ctx.facts, nested);
+    if (f.kind === 'dir' || f.kind === 'file') readOnly('s', nested);
+  }
+  return { placeholders, pins, options };
+}
