@@ -19,6 +19,9 @@
  *      UDP port on the way in and the reply's destination port on the way out). The proxy judges
  *      each destination; this relay only moves bytes. Started before exec, like --bridge.
  *   2. --rlimit NAME=VALUE: setrlimit(2) for as, nofile, nproc, fsize, core, cpu.
+ *   2b. --block-unix: once the bridges are up, a seccomp filter of its own refuses socket(AF_UNIX)
+ *      (EPERM) to everything it starts (the filter bwrap loaded allows it, since the bridge needs
+ *      it; see seccomp.ts). socketpair stays allowed.
  *   3. exec of the command argv (execvp semantics: PATH lookup with the sandbox's PATH).
  *
  * On the host side, before bubblewrap starts, it has one more job:
@@ -88,10 +91,13 @@
  *
  * Usage: trust-sandbox-launcher --serve | --probe
  *        trust-sandbox-launcher --hold DIR [--sweep f|d PATH]... --sweep-now
- *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH... [--nested-git ROOT]... [--nested-skip PATH]...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... (-- CMD [ARGS...] | --await --)
+ *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH... [--nested-git ROOT]... [--nested-skip PATH]...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... [--block-unix] (-- CMD [ARGS...] | --await --)
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #include "launcher.h"
+#include <stddef.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 /* Writable roots held with a shared lock for the run, and the placeholders to remove after it. */
 /* Sized from argc in main(): each entry takes at least two arguments. */
@@ -125,6 +131,30 @@ static void apply_limit(const char *spec) {
   die(spec);
 }
 
+
+/* --block-unix: socket(AF_UNIX, ...) answers EPERM from here on (filters only ever add up). */
+static void block_unix(void) {
+#if defined(__x86_64__)
+  const unsigned int arch = 0xc000003e, nr_socket = 41;
+#elif defined(__aarch64__)
+  const unsigned int arch = 0xc00000b7, nr_socket = 198;
+#else
+#error "no seccomp table for this architecture"
+#endif
+  struct sock_filter prog[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), /* foreign: the outer filter answers ENOSYS */
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr_socket, 0, 3),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog fprog = {(unsigned short)(sizeof prog / sizeof prog[0]), prog};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) < 0) die("seccomp (--block-unix)");
+}
 
 static void join_cgroup(const char *file) {
   int fd = open(file, O_WRONLY | O_CLOEXEC);
@@ -432,7 +462,7 @@ int main(int argc, char **argv) {
 int launcher_main(int argc, char **argv) {
   int i = 1;
   const char *limits[16];
-  int nlimits = 0, lifeline = -1, sweep_now = 0, awaiting = 0, values;
+  int nlimits = 0, lifeline = -1, sweep_now = 0, awaiting = 0, values, unix_blocked = 0;
   holds = calloc((size_t)argc, sizeof *holds);
   sweeps = calloc((size_t)argc, sizeof *sweeps);
   if (!holds || !sweeps) die("calloc");
@@ -444,6 +474,8 @@ int launcher_main(int argc, char **argv) {
     if ((strcmp(argv[i], "--bridge") == 0 || strcmp(argv[i], "--udp-bridge") == 0) && i + 2 < argc &&
         add_bridge(argv[i][2] == 'u', atoi(argv[i + 1]), argv[i + 2]) == 0) {
       i += 2;
+    } else if (strcmp(argv[i], "--block-unix") == 0) {
+      unix_blocked = 1;
     } else if (strcmp(argv[i], "--netns") == 0) {
       own_net = 1;
     } else if (strcmp(argv[i], "--lifeline") == 0 && i + 1 < argc) {
@@ -509,6 +541,7 @@ int launcher_main(int argc, char **argv) {
   if (!own_net) start_bridges(0);
   /* Limits last, so the relay is not bound by the command's file or process limits. */
   for (int k = 0; k < nlimits; k++) apply_limit(limits[k]);
+  if (unix_blocked) block_unix();
   if (lifeline >= 0) supervise(lifeline, argv + i);
   if (awaiting) await_command();
   execvp(argv[i], argv + i);

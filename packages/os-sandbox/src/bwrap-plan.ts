@@ -1,7 +1,7 @@
 import { TrustError } from '@trust/core';
 import type { HostFacts, PathFact } from './host-facts.js';
 import type { SandboxPolicy } from './policy.js';
-import { planProtected } from './bwrap-protect.js';
+import { planProtected, planUnixSockets } from './bwrap-protect.js';
 import { ETC_FILES, protectedEntriesOf, SENSITIVE_ROOTS, USRMERGE_DIRS } from './protected-paths.js';
 
 /** Where things live inside a Linux sandbox. */
@@ -191,7 +191,7 @@ export const depthSort = (a: string, b: string): number => a.split('/').length -
  * const facts = await collectPathFacts(linuxPathsOfInterest(policy, process.env.HOME));
  */
 export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): string[] {
-  const out = [...USRMERGE_DIRS, ...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(home ? [home] : [])];
+  const out = [...USRMERGE_DIRS, ...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...policy.unixSockets, ...(home ? [home] : [])];
   for (const g of policy.capabilities.fsGrants) {
     out.push(g.path);
     if (g.mode !== 'rw') continue;
@@ -299,6 +299,10 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     else if (f.kind !== 'missing') a.push('--ro-bind', ctx.empty.file, hidden);
   }
 
+  // Named unix sockets, after everything that could cover them. (A read-only bind does not stop
+  // connect(): the seccomp program, which refuses socket(AF_UNIX) without them, is what does.)
+  a.push(...planUnixSockets(policy, ctx.facts));
+
   const command: string[] = [];
   const rlimits = ctx.rlimits ?? [];
   const bridges: LinuxBridge[] = [];
@@ -321,6 +325,9 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     command.push(SANDBOX_LAYOUT.launcher);
     if (inside) command.push('--bridge', String(inside.port), SANDBOX_LAYOUT.egressSocket);
     if (inside?.udp) command.push('--udp-bridge', String(inside.port), SANDBOX_LAYOUT.egressSocket);
+    // The bridge inside needs AF_UNIX (the filter bwrap loads allows it then): the launcher refuses
+    // it to everything it starts once the bridge is up.
+    if (inside && ctx.seccomp && policy.unixSockets.length === 0) command.push('--block-unix');
     for (const [name, value] of rlimits) command.push('--rlimit', `${name}=${value}`);
     if (ctx.awaitCommand) command.push('--await');
     command.push('--');

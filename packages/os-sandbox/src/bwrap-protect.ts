@@ -1,5 +1,6 @@
 import { TrustError } from '@trust/core';
 import { depthSort, fact, type LinuxPin, type LinuxPlanContext } from './bwrap-plan.js';
+import type { HostFacts } from './host-facts.js';
 import type { SandboxPolicy } from './policy.js';
 import { protectedEntriesOf } from './protected-paths.js';
 
@@ -65,4 +66,25 @@ export function planProtected(
     if (f.kind === 'dir' || f.kind === 'file') readOnly('s', nested);
   }
   return { placeholders, pins, options };
+}
+
+/**
+ * The bwrap options that make each of the policy's `unixSockets` reachable at its own path (a
+ * read-only bind of the socket inode). Each must be a unix socket on the host now, not a symlink:
+ * `SANDBOX_UNIX_SOCKET_INVALID` otherwise.
+ *
+ * @example
+ * planUnixSockets(policy, facts); // ['--ro-bind', '/run/app.sock', '/run/app.sock']
+ */
+export function planUnixSockets(policy: SandboxPolicy, facts: HostFacts): string[] {
+  return policy.unixSockets.flatMap((path) => {
+    const f = fact(facts, path);
+    if (f.kind !== 'socket') {
+      const is = f.kind === 'symlink' ? `a symlink (to ${f.target})` : f.kind === 'missing' ? 'missing' : `a ${f.kind}`;
+      throw new TrustError('SANDBOX_UNIX_SOCKET_INVALID', `unixSockets names ${path}, which is ${is}, not a unix socket`, {
+        hint: 'name the real path of a listening unix socket (start its server first), or remove it from unixSockets',
+      });
+    }
+    return ['--ro-bind', path, path];
+  });
 }

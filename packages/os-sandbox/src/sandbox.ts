@@ -140,7 +140,13 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     )
     .digest('hex');
   const seccompArch = seccompArchOf(process.arch);
-  const seccompFilter = platform === 'linux' && !degraded.includes('no-seccomp') && seccompArch ? buildSeccompFilter(seccompArch, { allowNetlinkRoute: degraded.includes('shared-network') }) : undefined;
+  // socket(AF_UNIX) is refused unless the policy names unixSockets; a bridge inside the sandbox
+  // needs it, and the launcher there refuses it itself once the bridge is up (--block-unix).
+  const allowUnix = policy.unixSockets.length > 0 || (brokered && !bridgeOutside);
+  const seccompFilter =
+    platform === 'linux' && !degraded.includes('no-seccomp') && seccompArch
+      ? buildSeccompFilter(seccompArch, { allowNetlinkRoute: degraded.includes('shared-network'), allowUnix })
+      : undefined;
   if (platform === 'linux' && !launcher) {
     if (caps.has('udp')) {
       throw new TrustError('SANDBOX_UNAVAILABLE', 'the udp capability needs the sandbox launcher (its datagram bridge has no socat fallback)', {
