@@ -184,8 +184,11 @@ static int kill_children(void) {
 }
 
 
+static const char **hold_paths;
 static void hold(const char *dir) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  /* No symlink in any component: the lock and the sweep act on this very directory. */
+  int fd = open_nofollow(dir, O_RDONLY | O_DIRECTORY);
+  hold_paths[nholds] = dir;
   /* A root that is missing or not a directory has no placeholders; bwrap reports the grant. */
   if (fd < 0 && errno != ENOENT && errno != ENOTDIR) die(dir);
   while (fd >= 0 && flock(fd, LOCK_SH) < 0) if (errno != EINTR) die("flock");
@@ -218,10 +221,16 @@ static void sweep(void) {
   for (int h = 0; h < nholds; h++) {
     if (holds[h] < 0 || lock_alone(holds[h]) < 0) continue;
     for (int k = 0; k < nsweeps; k++) {
+      /* Relative to the held descriptor, never by the path again: a placeholder is a direct
+         child of its root, and a run that swapped something for a symlink meanwhile cannot
+         redirect this unlink. */
+      size_t rl = strlen(hold_paths[h]);
+      const char *name = sweeps[k].path + rl + 1;
       struct stat st;
-      if (sweeps[k].hold != h || lstat(sweeps[k].path, &st) < 0) continue;
-      if (sweeps[k].type == 'f' && S_ISREG(st.st_mode) && st.st_size == 0) unlink(sweeps[k].path);
-      else if (sweeps[k].type == 'd' && S_ISDIR(st.st_mode)) rmdir(sweeps[k].path); /* fails unless empty */
+      if (sweeps[k].hold != h || strncmp(sweeps[k].path, hold_paths[h], rl) != 0 || sweeps[k].path[rl] != '/' || strchr(name, '/') || !*name) continue;
+      if (fstatat(holds[h], name, &st, AT_SYMLINK_NOFOLLOW) < 0) continue;
+      if (sweeps[k].type == 'f' && S_ISREG(st.st_mode) && st.st_size == 0) unlinkat(holds[h], name, 0);
+      else if (sweeps[k].type == 'd' && S_ISDIR(st.st_mode)) unlinkat(holds[h], name, AT_REMOVEDIR); /* fails unless empty */
     }
     flock(holds[h], LOCK_UN);
   }
@@ -406,6 +415,7 @@ static void supervise(int lifeline, char **argv) {
       if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD) break;
     }
     sweep();
+    overlay_cleanup();
     unsigned char b;
     if (read(failed[0], &b, 1) == 1) _exit(125); /* the mount helper failed: bwrap never ran the command */
     exit_like(status);
@@ -464,8 +474,9 @@ int launcher_main(int argc, char **argv) {
   const char *limits[16];
   int nlimits = 0, lifeline = -1, sweep_now = 0, awaiting = 0, values, unix_blocked = 0;
   holds = calloc((size_t)argc, sizeof *holds);
+  hold_paths = calloc((size_t)argc, sizeof *hold_paths);
   sweeps = calloc((size_t)argc, sizeof *sweeps);
-  if (!holds || !sweeps) die("calloc");
+  if (!holds || !hold_paths || !sweeps) die("calloc");
   pins_init(argc);
   nested_init(argc);
   stage_init(argc);
@@ -499,6 +510,8 @@ int launcher_main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--pin-empty") == 0 && i + 2 < argc) {
       set_pin_empty(argv[i + 1], argv[i + 2]);
       i += 2;
+    } else if (strcmp(argv[i], "--pin-overlay") == 0 && i + 3 < argc && add_pin_overlay(argv[i + 1], argv[i + 2], argv[i + 3]) == 0) {
+      i += 3;
     } else if (strcmp(argv[i], "--pin") == 0 && i + 2 < argc && strlen(argv[i + 1]) == 1 && add_pin(argv[i + 1][0], argv[i + 2]) == 0) {
       i += 2;
     } else if (strcmp(argv[i], "--nested-git") == 0 && i + 1 < argc) {

@@ -4,15 +4,118 @@
  * descriptors; or, where that namespace is not available, as bwrap --ro-bind options.
  */
 #include "launcher.h"
+#include <linux/openat2.h>
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#ifndef SYS_fsopen
+#define SYS_fsopen 430
+#define SYS_fsconfig 431
+#define SYS_fsmount 432
+#endif
+#define FSCONFIG_SET_FLAG_ 0
+#define FSCONFIG_SET_STRING_ 1
+#define FSCONFIG_CMD_CREATE_ 6
 
 static struct pin_entry { char kind; const char *path; } *pins;
 static int npins, pins_capacity;
 static const char *pin_empty_file, *pin_empty_dir;
 
+/* Writable roots whose missing protected names come from an overlay in this namespace only
+   (--pin-overlay ROOT WORK LOWER): the root is the upper layer, LOWER holds every protected name
+   as an empty entry, WORK is this run's overlay work directory (created, then removed by the
+   supervisor), on the root's filesystem, outside the user's tree. */
+static struct overlay_entry { const char *root, *lower; char work[4096]; } *overlays;
+static int noverlays;
+
 void pins_init(int capacity) {
   pins_capacity = capacity > 0 ? capacity : 1;
   pins = calloc((size_t)pins_capacity, sizeof *pins);
-  if (!pins) die("calloc");
+  overlays = calloc((size_t)pins_capacity, sizeof *overlays);
+  if (!pins || !overlays) die("calloc");
+}
+
+/* Opens PATH (absolute) with no symlink in any component, the last one included: a run that
+   swapped an intermediate directory for a symlink cannot send us elsewhere. */
+int open_nofollow(const char *path, int flags) {
+  struct open_how how = {(unsigned long long)(flags | O_NOFOLLOW | O_CLOEXEC), 0, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+  return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+}
+
+/* The directory holding PATH's last component, opened as above, and that component. */
+static int open_parent(const char *path, const char **name) {
+  const char *slash = strrchr(path, '/');
+  if (!slash || slash[1] == 0) { errno = EINVAL; return -1; }
+  *name = slash + 1;
+  char dir[4096];
+  size_t n = slash == path ? 1 : (size_t)(slash - path);
+  if (n >= sizeof dir) { errno = ENAMETOOLONG; return -1; }
+  memcpy(dir, path, n);
+  dir[n] = 0;
+  return open_nofollow(dir, O_PATH | O_DIRECTORY);
+}
+
+int add_pin_overlay(const char *root, const char *work_base, const char *lower) {
+  if (noverlays == pins_capacity || root[0] != '/' || work_base[0] != '/' || lower[0] != '/') return -1;
+  struct overlay_entry *o = &overlays[noverlays];
+  /* Named after this process (the supervisor), which removes it when the run is over. */
+  if (snprintf(o->work, sizeof o->work, "%s/ovl.%d.%d", work_base, (int)getpid(), noverlays) >= (int)sizeof o->work) return -1;
+  o->root = root;
+  o->lower = lower;
+  noverlays++;
+  return 0;
+}
+
+static void overlay_config(int fs, unsigned cmd, const char *key, const char *value, int required) {
+  if (syscall(SYS_fsconfig, fs, cmd, key, value, 0) < 0 && required) die(key);
+}
+
+/* Mounts every overlay, parents first (the caller orders them so): each upper is the root
+   opened before any overlay exists, each target the root as seen through its parents'. */
+static void mount_overlays(void) {
+  int uppers[noverlays > 0 ? noverlays : 1];
+  for (int k = 0; k < noverlays; k++) {
+    uppers[k] = open_nofollow(overlays[k].root, O_PATH | O_DIRECTORY);
+    if (uppers[k] < 0) die(overlays[k].root);
+  }
+  for (int k = 0; k < noverlays; k++) {
+    struct overlay_entry *o = &overlays[k];
+    if (mkdir(o->work, 0700) < 0) die(o->work);
+    char upper[64];
+    snprintf(upper, sizeof upper, "/proc/self/fd/%d", uppers[k]);
+    int fs = (int)syscall(SYS_fsopen, "overlay", 1 /* FSOPEN_CLOEXEC */);
+    if (fs < 0) die("overlay (fsopen)");
+    overlay_config(fs, FSCONFIG_SET_STRING_, "lowerdir", o->lower, 1);
+    overlay_config(fs, FSCONFIG_SET_STRING_, "upperdir", upper, 1);
+    overlay_config(fs, FSCONFIG_SET_STRING_, "workdir", o->work, 1);
+    /* user.* xattrs (trusted.* needs the initial namespace; with them overlayfs neither
+       creates nor follows redirects); no uuid xattr on the user's root, no index. */
+    overlay_config(fs, FSCONFIG_SET_FLAG_, "userxattr", NULL, 1);
+    overlay_config(fs, FSCONFIG_SET_STRING_, "uuid", "off", 0);
+    overlay_config(fs, FSCONFIG_SET_STRING_, "index", "off", 0);
+    overlay_config(fs, FSCONFIG_SET_STRING_, "xino", "off", 0);
+    overlay_config(fs, FSCONFIG_CMD_CREATE_, NULL, NULL, 1);
+    int mnt = (int)syscall(SYS_fsmount, fs, 1 /* FSMOUNT_CLOEXEC */, 0);
+    if (mnt < 0) die("overlay (fsmount)");
+    close(fs);
+    int target = open_nofollow(o->root, O_PATH | O_DIRECTORY);
+    if (target < 0) die(o->root);
+    graft(mnt, 0, 0, target, o->root);
+    close(target);
+  }
+  for (int k = 0; k < noverlays; k++) close(uppers[k]);
+}
+
+/* After the run (in the supervisor): the overlays' work directories, empty by then. */
+void overlay_cleanup(void) {
+  for (int k = 0; k < noverlays; k++) {
+    char sub[4200];
+    snprintf(sub, sizeof sub, "%s/work", overlays[k].work);
+    rmdir(sub);
+    snprintf(sub, sizeof sub, "%s/index", overlays[k].work);
+    rmdir(sub);
+    rmdir(overlays[k].work);
+  }
 }
 
 void set_pin_empty(const char *file, const char *dir) {
@@ -62,17 +165,22 @@ static char settle(char kind, int exists) {
 }
 
 static void pin(char kind, const char *path) {
-  int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  int fd = open_nofollow(path, O_PATH);
   kind = settle(kind, fd >= 0);
   if (fd < 0 && errno == ENOENT && kind != 's') {
-    /* The placeholder: the mount point bwrap would otherwise create. */
+    /* A root without an overlay: the placeholder, the mount point bwrap would otherwise create,
+       made in the directory opened without following any symlink. */
+    const char *name;
+    int dir = open_parent(path, &name);
+    if (dir < 0) die(path);
     if (kind == 'f') {
-      int c = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      int c = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
       if (c >= 0) close(c);
     } else {
-      mkdir(path, 0755);
+      mkdirat(dir, name, 0755);
     }
-    fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    close(dir);
   }
   if (fd < 0) die(path);
   struct stat st;
@@ -91,6 +199,11 @@ static void pin(char kind, const char *path) {
 
 /* argv (bwrap ... -- CMD) with every pin as a bwrap --ro-bind option before the "--". */
 char **pins_as_bwrap_options(char **argv) {
+  /* The missing names of an overlaid root exist only in the overlay; bwrap would create them. */
+  if (noverlays > 0) {
+    errno = EOPNOTSUPP;
+    die("--pin-overlay without a private mount namespace");
+  }
   int n = 0, sep = -1;
   while (argv[n]) {
     if (sep < 0 && n > 0 && strcmp(argv[n], "--") == 0) sep = n;
@@ -114,5 +227,6 @@ char **pins_as_bwrap_options(char **argv) {
 }
 
 void pin_all(void) {
+  mount_overlays();
   for (int p = 0; p < npins; p++) pin(pins[p].kind, pins[p].path);
 }

@@ -91,6 +91,14 @@ export interface LinuxPlanContext {
    * `cwd`. Needs `launcher`.
    */
   readonly awaitCommand?: boolean;
+  /**
+   * With `pinProtected`: writable roots (`roots`) whose missing protected names the launcher
+   * makes exist only in the run's mount namespace, as an overlay whose upper layer is the root
+   * and whose lower layer (`lower`) holds every protected name as an empty entry; the overlay's
+   * work directory goes below `workBase` (on the root's filesystem, outside the root). No
+   * placeholder is created in these roots (`LinuxPlan.overlays`). `undefined`: none.
+   */
+  readonly overlay?: { readonly lower: string; readonly workBase: string; readonly roots: readonly string[] };
 }
 
 /**
@@ -133,6 +141,8 @@ export interface LinuxPlan {
    * directories; the launcher removes them after the run.
    */
   readonly placeholders: readonly { readonly path: string; readonly type: 'file' | 'dir' }[];
+  /** The roots the launcher overlays (see `LinuxPlanContext.overlay`), parents first; the launcher's `--pin-overlay`. */
+  readonly overlays: readonly { readonly root: string; readonly workBase: string; readonly lower: string }[];
   /** With `pinProtected`: the protected binds, in order, for the launcher; otherwise empty (they are bwrap options). */
   readonly pins: readonly LinuxPin[];
   /**
@@ -290,7 +300,7 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
   }
 
   // Protected paths inside writable roots: bwrap options, or pins for the launcher.
-  const { placeholders, pins, options: protectOptions } = planProtected(policy, ctx, grants);
+  const { placeholders, pins, options: protectOptions, overlays } = planProtected(policy, ctx, grants);
   a.push(...protectOptions);
 
   for (const hidden of [...policy.hiddenPaths].sort(depthSort)) {
@@ -362,6 +372,7 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     command: Object.freeze(cmd),
     placeholders: Object.freeze(placeholders),
     pins: Object.freeze(pins),
+    overlays: Object.freeze(overlays),
     bridges: Object.freeze(bridges),
     launcherNetwork,
     ...(rootStage ? { rootStage: Object.freeze(rootStage) } : {}),

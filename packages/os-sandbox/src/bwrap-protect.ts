@@ -9,6 +9,7 @@ export interface ProtectedPlan {
   readonly placeholders: { readonly path: string; readonly type: 'file' | 'dir' }[];
   readonly pins: LinuxPin[];
   readonly options: string[];
+  readonly overlays: { readonly root: string; readonly workBase: string; readonly lower: string }[];
 }
 
 /**
@@ -28,11 +29,16 @@ export function planProtected(
   const placeholders: ProtectedPlan['placeholders'] = [];
   const pins: LinuxPin[] = [];
   const options: string[] = [];
+  // Roots whose missing names exist only in the run's overlay: no host placeholder there.
+  const overlaid = new Set(ctx.pinProtected && ctx.overlay ? ctx.overlay.roots : []);
+  const overlays = grants
+    .filter((g) => g.mode === 'rw' && overlaid.has(g.path))
+    .map((g) => ({ root: g.path, workBase: ctx.overlay!.workBase, lower: ctx.overlay!.lower }));
   const readOnly = (kind: LinuxPin['kind'], path: string): void => {
     if (ctx.pinProtected) pins.push({ kind, path });
     else options.push('--ro-bind', kind === 'f' ? ctx.empty.file : kind === 'd' ? ctx.empty.dir : path, path);
   };
-  const protect = (path: string, type: 'file' | 'dir'): void => {
+  const protect = (root: string, path: string, type: 'file' | 'dir'): void => {
     const f = fact(ctx.facts, path);
     if (f.kind === 'symlink') {
       // A mount lands on the symlink's target and the link itself stays replaceable: refuse.
@@ -41,7 +47,7 @@ export function planProtected(
       });
     }
     if (f.kind === 'missing') {
-      placeholders.push({ path, type });
+      if (!overlaid.has(root)) placeholders.push({ path, type });
       readOnly(type === 'file' ? 'f' : 'd', path);
     } else {
       readOnly(f.kind === 'file' ? 'F' : f.kind === 'dir' ? 'D' : 's', path);
@@ -51,21 +57,21 @@ export function planProtected(
   for (const g of grants) {
     if (g.mode !== 'rw') continue;
     // A protected path inside a nested read-only grant is already read-only.
-    for (const e of entries) protect(`${g.path}/${e.name}`, e.type);
+    for (const e of entries) protect(g.path, `${g.path}/${e.name}`, e.type);
     const git = fact(ctx.facts, `${g.path}/.git`);
     // The whole .git is read-only: hooks and config are not the only ways to make the host run
     // code (commondir/worktrees redirects, info/, modules/*/hooks, objects/info/alternates), and
     // git's lock-then-rename writes cannot be allowed per file. Committing happens on the host.
     // Being a mount point also pins it against `mv .git x && mkdir -p .git/hooks`.
     if (git.kind === 'dir') readOnly('D', `${g.path}/.git`);
-    else protect(`${g.path}/.git`, git.kind === 'missing' ? 'dir' : 'file');
+    else protect(g.path, `${g.path}/.git`, git.kind === 'missing' ? 'dir' : 'file');
   }
   // Repositories nested in writable roots that existed at spawn (found by a bounded scan).
   for (const nested of [...(ctx.nestedGit ?? [])].sort(depthSort)) {
     const f = fact(ctx.facts, nested);
     if (f.kind === 'dir' || f.kind === 'file') readOnly('s', nested);
   }
-  return { placeholders, pins, options };
+  return { placeholders, pins, options, overlays };
 }
 
 /**

@@ -13,12 +13,21 @@ const POLICY = { protectedPaths: ['.tool-versions', '.continue/'] };
 // Each attempt prints "<name> ok" only if the write landed.
 const attempts = (ws: string): string =>
   [
-    ...FILES.flatMap((f) => [`echo evil > ${ws}/${f} && echo "${f} ok"`, `rm -f ${ws}/${f} && echo "${f} rm ok"`, `mv ${ws}/${f} ${ws}/moved-${f} && echo "${f} mv ok"`]),
+    `echo seed > ${ws}/seed`,
+    ...FILES.flatMap((f) => [
+      `echo evil > ${ws}/${f} && echo "${f} ok"`,
+      `rm -f ${ws}/${f} && echo "${f} rm ok"`,
+      `mv ${ws}/${f} ${ws}/moved-${f} && echo "${f} mv ok"`,
+      `ln ${ws}/seed ${ws}/${f} 2>/dev/null && echo "${f} ln ok"`,
+      `ln -s seed ${ws}/${f} 2>/dev/null && echo "${f} symlink ok"`,
+      `mv ${ws}/seed ${ws}/${f} 2>/dev/null && echo "${f} mv-onto ok"`,
+    ]),
     ...DIRS.flatMap((d) => [
       `mkdir -p ${ws}/${d}/commands && echo evil > ${ws}/${d}/commands/x.md && echo "${d} ok"`,
       `echo evil > ${ws}/${d}/settings.json && echo "${d} settings ok"`,
       `mv ${ws}/${d} ${ws}/moved${d} && echo "${d} mv ok"`,
       `rm -rf ${ws}/${d} 2>/dev/null; [ -e ${ws}/${d} ] || echo "${d} rm ok"`,
+      `mkdir -p ${ws}/tmpdir/commands && mv -T ${ws}/tmpdir ${ws}/${d} 2>/dev/null && echo "${d} mv-onto ok"; rm -rf ${ws}/tmpdir`,
     ]),
     `echo fine > ${ws}/ordinary.txt && echo "ordinary ok"`,
   ].join('; ') + '; true';

@@ -11,6 +11,7 @@ import { buildSandboxEnv } from './env.js';
 import { evaluateGrantRealPaths } from './grant-paths.js';
 import { findTool, hasRlimits } from './host-files.js';
 import { createPlaceholderKeeper, DEFAULT_PLACEHOLDER_LINGER_MS } from './placeholders.js';
+import { prepareProtectedOverlay } from './protected-overlay.js';
 import { createNestedGitScanner } from './nested-git.js';
 import { fromChildProcess, killGroup, type Launched } from './launched.js';
 import { onProcessExit } from './on-exit.js';
@@ -302,6 +303,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     bridgeOutside,
     launcherNetwork,
     launcherPins,
+    // Missing protected names exist only in each run's overlay, never in the user's tree.
+    overlay: launcherPins ? prepareProtectedOverlay(policy, workDir) : undefined,
   });
 
   /**
