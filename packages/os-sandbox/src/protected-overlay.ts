@@ -11,8 +11,10 @@ const OVERLAYFS_MAGIC = 0x794c7630;
  * anything in the user's tree: `lower`, a directory in the sandbox's own work directory holding
  * every protected name of the policy (and `.git`) as an empty read-only entry, and the writable
  * roots that can be overlaid: those on the same filesystem as `workDir` (where each run's
- * overlay work directory goes) and not on overlayfs themselves. Other roots keep host
- * placeholders. `undefined` when no root qualifies.
+ * overlay work directory goes), not on overlayfs themselves, and holding none of the policy's
+ * `unixSockets` (a socket seen through an overlay is another inode, which no listener is bound
+ * to: connect() is refused). Other roots keep host placeholders. `undefined` when no root
+ * qualifies.
  *
  * @example
  * const overlay = prepareProtectedOverlay(policy, '/tmp/trust-sandbox-x'); // { lower, workBase, roots }
@@ -22,6 +24,7 @@ export function prepareProtectedOverlay(policy: SandboxPolicy, workDir: string):
   const roots = policy.capabilities.fsGrants
     .filter((g) => g.mode === 'rw')
     .map((g) => g.path)
+    .filter((root) => !policy.unixSockets.some((sock) => sock.startsWith(`${root}/`)))
     .filter((root) => {
       const st = statSync(root, { throwIfNoEntry: false });
       return st?.isDirectory() === true && st.dev === dev && statfsSync(root).type !== OVERLAYFS_MAGIC;

@@ -59,6 +59,11 @@ describe('host unix sockets (bubblewrap)', () => {
       expect(named).toContain(`${paths.ws} ws`);
       expect(named).toContain(`${paths.out} out`);
       expect(named).toContain('socketpair pair');
+      // Named elsewhere only: the workspace's socket is seen through the run's overlay (another
+      // inode, no listener): refused. (A socket in an fs:ro grant is then reachable: see README.)
+      const other = await run([paths.out]);
+      expect(other).toContain(`${paths.ws} ERR ECONNREFUSED`);
+      expect(other).toContain(`${paths.out} out`);
     } finally {
       for (const s of servers) s.close();
       for (const d of [ws, ro, outside]) rmSync(d, { recursive: true, force: true });
