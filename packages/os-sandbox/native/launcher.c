@@ -58,6 +58,11 @@
  *      about 200. Where the private namespace or the new mount API is not available (an AppArmor
  *      userns restriction that only bwrap's own profile lifts, a kernel before 5.12), the same
  *      paths are handed to bwrap as --ro-bind options instead (--pin-via-bwrap forces that).
+ *   8a. --pin-overlay ROOT WORK LOWER: with 8, before any pin, mounts over ROOT (in the same
+ *      private namespace) an overlay whose upper layer is ROOT and whose lower layer LOWER holds
+ *      every protected name as an empty entry, so the f and d pins find their mount points there
+ *      and no placeholder is created in ROOT; the overlay's work directory is made below WORK
+ *      (ROOT's filesystem, outside ROOT) and removed after the run (pins.c).
  *   8b. --nested-git ROOT and --nested-skip PATH: with 8, also finds the .git entries of
  *      repositories nested below each ROOT (not entering PATH; see nested.c) and pins them as s.
  *   9. --netns: with --lifeline, the bwrap child enters the same private user namespace as for
@@ -91,7 +96,7 @@
  *
  * Usage: trust-sandbox-launcher --serve | --probe
  *        trust-sandbox-launcher --hold DIR [--sweep f|d PATH]... --sweep-now
- *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH... [--nested-git ROOT]... [--nested-skip PATH]...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... [--block-unix] (-- CMD [ARGS...] | --await --)
+ *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH... [--pin-overlay ROOT WORK LOWER]... [--nested-git ROOT]... [--nested-skip PATH]...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... [--block-unix] (-- CMD [ARGS...] | --await --)
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #include "launcher.h"

@@ -138,7 +138,8 @@ export interface LinuxPlan {
   /**
    * Host paths that do not exist yet and become read-only mount points (protected files inside
    * writable roots). bwrap (or, with `pinProtected`, the launcher) creates them as empty files or
-   * directories; the launcher removes them after the run.
+   * directories; the launcher removes them after the run. Never those of the roots in `overlays`,
+   * whose missing names exist only inside the run.
    */
   readonly placeholders: readonly { readonly path: string; readonly type: 'file' | 'dir' }[];
   /** The roots the launcher overlays (see `LinuxPlanContext.overlay`), parents first; the launcher's `--pin-overlay`. */
