@@ -78,6 +78,8 @@ int enter_pin_namespace(void);
 void pin_all(void);
 char **pins_as_bwrap_options(char **argv);
 int add_pin_overlay(const char *root, const char *work_base, const char *lower);
+int add_pin_overlay_ro(const char *root);
+int add_pin_socket(const char *path);
 void overlay_cleanup(void);
 int open_nofollow(const char *path, int flags);
 

@@ -25,14 +25,21 @@ static const char *pin_empty_file, *pin_empty_dir;
    (--pin-overlay ROOT WORK LOWER): the root is the upper layer, LOWER holds every protected name
    as an empty entry, WORK is this run's overlay work directory (created, then removed by the
    supervisor), on the root's filesystem, outside the user's tree. */
-static struct overlay_entry { const char *root, *lower; char work[4096]; } *overlays;
+static struct overlay_entry { const char *root, *lower; int ro; char work[4096]; } *overlays;
 static int noverlays;
+/* Read-only grants seen through a read-only overlay (--pin-overlay-ro ROOT: ROOT over the empty
+   directory): every socket inode in it is then an overlay inode that no listener is bound to,
+   so connect() is refused. Named sockets (--pin-socket PATH) are bound back from the real inode,
+   taken before any overlay exists. */
+static const char **sockets;
+static int nsockets;
 
 void pins_init(int capacity) {
   pins_capacity = capacity > 0 ? capacity : 1;
   pins = calloc((size_t)pins_capacity, sizeof *pins);
   overlays = calloc((size_t)pins_capacity, sizeof *overlays);
-  if (!pins || !overlays) die("calloc");
+  sockets = calloc((size_t)pins_capacity, sizeof *sockets);
+  if (!pins || !overlays || !sockets) die("calloc");
 }
 
 /* Opens PATH (absolute) with no symlink in any component, the last one included: a run that
@@ -66,6 +73,19 @@ int add_pin_overlay(const char *root, const char *work_base, const char *lower) 
   return 0;
 }
 
+int add_pin_overlay_ro(const char *root) {
+  if (noverlays == pins_capacity || root[0] != '/') return -1;
+  overlays[noverlays].root = root;
+  overlays[noverlays++].ro = 1;
+  return 0;
+}
+
+int add_pin_socket(const char *path) {
+  if (nsockets == pins_capacity || path[0] != '/') return -1;
+  sockets[nsockets++] = path;
+  return 0;
+}
+
 static void overlay_config(int fs, unsigned cmd, const char *key, const char *value, int required) {
   if (syscall(SYS_fsconfig, fs, cmd, key, value, 0) < 0 && required) die(key);
 }
@@ -73,21 +93,39 @@ static void overlay_config(int fs, unsigned cmd, const char *key, const char *va
 /* Mounts every overlay, parents first (the caller orders them so): each upper is the root
    opened before any overlay exists, each target the root as seen through its parents'. */
 static void mount_overlays(void) {
-  int uppers[noverlays > 0 ? noverlays : 1];
+  int uppers[noverlays > 0 ? noverlays : 1], socks[nsockets > 0 ? nsockets : 1];
+  for (int k = 0; k < nsockets; k++) {
+    int fd = open_nofollow(sockets[k], O_PATH);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) die(sockets[k]);
+    if (!S_ISSOCK(st.st_mode)) {
+      errno = ENOTSOCK;
+      die(sockets[k]);
+    }
+    socks[k] = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH);
+    if (socks[k] < 0) die("open_tree");
+    close(fd);
+  }
   for (int k = 0; k < noverlays; k++) {
     uppers[k] = open_nofollow(overlays[k].root, O_PATH | O_DIRECTORY);
     if (uppers[k] < 0) die(overlays[k].root);
   }
   for (int k = 0; k < noverlays; k++) {
     struct overlay_entry *o = &overlays[k];
-    if (mkdir(o->work, 0700) < 0) die(o->work);
-    char upper[64];
+    char upper[64], lower[4200];
     snprintf(upper, sizeof upper, "/proc/self/fd/%d", uppers[k]);
     int fs = (int)syscall(SYS_fsopen, "overlay", 1 /* FSOPEN_CLOEXEC */);
     if (fs < 0) die("overlay (fsopen)");
-    overlay_config(fs, FSCONFIG_SET_STRING_, "lowerdir", o->lower, 1);
-    overlay_config(fs, FSCONFIG_SET_STRING_, "upperdir", upper, 1);
-    overlay_config(fs, FSCONFIG_SET_STRING_, "workdir", o->work, 1);
+    if (o->ro) {
+      /* Two lower layers (one is not enough without an upper): the root over the empty one. */
+      if (snprintf(lower, sizeof lower, "%s:%s", upper, pin_empty_dir) >= (int)sizeof lower) die("overlay (lowerdir)");
+      overlay_config(fs, FSCONFIG_SET_STRING_, "lowerdir", lower, 1);
+    } else {
+      if (mkdir(o->work, 0700) < 0) die(o->work);
+      overlay_config(fs, FSCONFIG_SET_STRING_, "lowerdir", o->lower, 1);
+      overlay_config(fs, FSCONFIG_SET_STRING_, "upperdir", upper, 1);
+      overlay_config(fs, FSCONFIG_SET_STRING_, "workdir", o->work, 1);
+    }
     /* user.* xattrs (trusted.* needs the initial namespace; with them overlayfs neither
        creates nor follows redirects); no uuid xattr on the user's root, no index. */
     overlay_config(fs, FSCONFIG_SET_FLAG_, "userxattr", NULL, 1);
@@ -100,15 +138,23 @@ static void mount_overlays(void) {
     close(fs);
     int target = open_nofollow(o->root, O_PATH | O_DIRECTORY);
     if (target < 0) die(o->root);
-    graft(mnt, 0, 0, target, o->root);
+    graft(mnt, o->ro ? PIN_ATTR : 0, 0, target, o->root);
     close(target);
   }
   for (int k = 0; k < noverlays; k++) close(uppers[k]);
+  /* The named sockets over whatever now covers their paths (an overlay's own inode). */
+  for (int k = 0; k < nsockets; k++) {
+    int target = open_nofollow(sockets[k], O_PATH);
+    if (target < 0) die(sockets[k]);
+    graft(socks[k], PIN_ATTR, 0, target, sockets[k]);
+    close(target);
+  }
 }
 
 /* After the run (in the supervisor): the overlays' work directories, empty by then. */
 void overlay_cleanup(void) {
   for (int k = 0; k < noverlays; k++) {
+    if (overlays[k].ro) continue;
     char sub[4200];
     snprintf(sub, sizeof sub, "%s/work", overlays[k].work);
     rmdir(sub);
@@ -137,7 +183,8 @@ int add_pin(char kind, const char *path) {
   return 0;
 }
 
-int pin_count(void) { return npins; }
+/* Pins, overlays and named sockets: everything made in the private namespace by pin_all(). */
+int pin_count(void) { return npins + noverlays + nsockets; }
 
 /* A private user and mount namespace in which this process may mount; -1 if not available here. */
 int enter_pin_namespace(void) {

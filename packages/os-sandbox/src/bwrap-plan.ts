@@ -98,7 +98,17 @@ export interface LinuxPlanContext {
    * work directory goes below `workBase` (on the root's filesystem, outside the root). No
    * placeholder is created in these roots (`LinuxPlan.overlays`). `undefined`: none.
    */
-  readonly overlay?: { readonly lower: string; readonly workBase: string; readonly roots: readonly string[] };
+  readonly overlay?: {
+    readonly lower: string;
+    readonly workBase: string;
+    readonly roots: readonly string[];
+    /**
+     * Read-only grants and system roots seen through a read-only overlay of their own, so that no
+     * socket inode in them can be connected to (with `unixSockets`, which allows AF_UNIX; the
+     * named sockets are bound back from the real inode). `undefined`/`[]`: none.
+     */
+    readonly readOnlyRoots?: readonly string[];
+  };
 }
 
 /**
@@ -110,6 +120,11 @@ export interface LinuxPin {
   readonly kind: 'f' | 'd' | 's' | 'F' | 'D';
   readonly path: string;
 }
+
+/** A root the launcher overlays in the run's namespace: writable (missing protected names), or read-only (no socket reachable). */
+export type LinuxOverlay =
+  | { readonly kind: 'rw'; readonly root: string; readonly workBase: string; readonly lower: string }
+  | { readonly kind: 'ro'; readonly root: string };
 
 /** One mount of a staged root (see `LinuxPlanContext.stageRoot`), at `dest` inside it. */
 export type LinuxRootOp =
@@ -143,7 +158,9 @@ export interface LinuxPlan {
    */
   readonly placeholders: readonly { readonly path: string; readonly type: 'file' | 'dir' }[];
   /** The roots the launcher overlays (see `LinuxPlanContext.overlay`), parents first; the launcher's `--pin-overlay`. */
-  readonly overlays: readonly { readonly root: string; readonly workBase: string; readonly lower: string }[];
+  readonly overlays: readonly LinuxOverlay[];
+  /** With `overlays`: the policy's `unixSockets`, which the launcher binds back from their real inodes (`--pin-socket`). */
+  readonly socketPins: readonly string[];
   /** With `pinProtected`: the protected binds, in order, for the launcher; otherwise empty (they are bwrap options). */
   readonly pins: readonly LinuxPin[];
   /**
@@ -374,6 +391,7 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     placeholders: Object.freeze(placeholders),
     pins: Object.freeze(pins),
     overlays: Object.freeze(overlays),
+    socketPins: Object.freeze(overlays.length > 0 ? [...policy.unixSockets] : []),
     bridges: Object.freeze(bridges),
     launcherNetwork,
     ...(rootStage ? { rootStage: Object.freeze(rootStage) } : {}),

@@ -1,5 +1,5 @@
 import { TrustError } from '@trust/core';
-import { depthSort, fact, type LinuxPin, type LinuxPlanContext } from './bwrap-plan.js';
+import { depthSort, fact, type LinuxOverlay, type LinuxPin, type LinuxPlan, type LinuxPlanContext } from './bwrap-plan.js';
 import type { HostFacts } from './host-facts.js';
 import type { SandboxPolicy } from './policy.js';
 import { protectedEntriesOf } from './protected-paths.js';
@@ -9,7 +9,7 @@ export interface ProtectedPlan {
   readonly placeholders: { readonly path: string; readonly type: 'file' | 'dir' }[];
   readonly pins: LinuxPin[];
   readonly options: string[];
-  readonly overlays: { readonly root: string; readonly workBase: string; readonly lower: string }[];
+  readonly overlays: LinuxOverlay[];
 }
 
 /**
@@ -31,10 +31,16 @@ export function planProtected(
   const options: string[] = [];
   // Roots whose missing names exist only in the run's overlay: no host placeholder there.
   const overlaid = new Set(ctx.pinProtected && ctx.overlay ? ctx.overlay.roots : []);
-  const overlays = grants
-    .filter((g) => g.mode === 'rw' && overlaid.has(g.path))
-    .map((g) => ({ root: g.path, workBase: ctx.overlay!.workBase, lower: ctx.overlay!.lower }));
-  const readOnly = (kind: LinuxPin['kind'], path: string): void => {
+  const readOnly = new Set(ctx.pinProtected ? (ctx.overlay?.readOnlyRoots ?? []) : []);
+  // Parents first: each overlay's target is its root as seen through its parents' overlays.
+  const overlays: LinuxOverlay[] = [...new Set([...overlaid, ...readOnly])]
+    .sort(depthSort)
+    .map((root) =>
+      overlaid.has(root) && grants.some((g) => g.mode === 'rw' && g.path === root)
+        ? { kind: 'rw', root, workBase: ctx.overlay!.workBase, lower: ctx.overlay!.lower }
+        : { kind: 'ro', root },
+    );
+  const bindReadOnly = (kind: LinuxPin['kind'], path: string): void => {
     if (ctx.pinProtected) pins.push({ kind, path });
     else options.push('--ro-bind', kind === 'f' ? ctx.empty.file : kind === 'd' ? ctx.empty.dir : path, path);
   };
@@ -48,9 +54,9 @@ export function planProtected(
     }
     if (f.kind === 'missing') {
       if (!overlaid.has(root)) placeholders.push({ path, type });
-      readOnly(type === 'file' ? 'f' : 'd', path);
+      bindReadOnly(type === 'file' ? 'f' : 'd', path);
     } else {
-      readOnly(f.kind === 'file' ? 'F' : f.kind === 'dir' ? 'D' : 's', path);
+      bindReadOnly(f.kind === 'file' ? 'F' : f.kind === 'dir' ? 'D' : 's', path);
     }
   };
   const entries = protectedEntriesOf(policy);
@@ -63,13 +69,13 @@ export function planProtected(
     // code (commondir/worktrees redirects, info/, modules/*/hooks, objects/info/alternates), and
     // git's lock-then-rename writes cannot be allowed per file. Committing happens on the host.
     // Being a mount point also pins it against `mv .git x && mkdir -p .git/hooks`.
-    if (git.kind === 'dir') readOnly('D', `${g.path}/.git`);
+    if (git.kind === 'dir') bindReadOnly('D', `${g.path}/.git`);
     else protect(g.path, `${g.path}/.git`, git.kind === 'missing' ? 'dir' : 'file');
   }
   // Repositories nested in writable roots that existed at spawn (found by a bounded scan).
   for (const nested of [...(ctx.nestedGit ?? [])].sort(depthSort)) {
     const f = fact(ctx.facts, nested);
-    if (f.kind === 'dir' || f.kind === 'file') readOnly('s', nested);
+    if (f.kind === 'dir' || f.kind === 'file') bindReadOnly('s', nested);
   }
   return { placeholders, pins, options, overlays };
 }
@@ -93,4 +99,17 @@ export function planUnixSockets(policy: SandboxPolicy, facts: HostFacts): string
     }
     return ['--ro-bind', path, path];
   });
+}
+
+/**
+ * The launcher arguments for a plan's overlays and the named sockets bound back over them.
+ *
+ * @example
+ * overlayArgs(plan); // ['--pin-overlay', '/srv/p', '/tmp/w', '/tmp/w/protected.lower', '--pin-overlay-ro', '/opt/data', ...]
+ */
+export function overlayArgs(plan: Pick<LinuxPlan, 'overlays' | 'socketPins'>): string[] {
+  return [
+    ...plan.overlays.flatMap((o) => (o.kind === 'rw' ? ['--pin-overlay', o.root, o.workBase, o.lower] : ['--pin-overlay-ro', o.root])),
+    ...plan.socketPins.flatMap((s) => ['--pin-socket', s]),
+  ];
 }

@@ -1,6 +1,7 @@
 // A Linux run as the sandbox plans it: the host facts its plan depends on, bwrap's plan, and how
 // it is started (the launcher and its arguments, bash, or bwrap itself).
 import { planBwrap, linuxPathsOfInterest, type LinuxPlan, type LinuxPlanContext, type Rlimit } from './bwrap-plan.js';
+import { overlayArgs } from './bwrap-protect.js';
 import { createRunCgroups, type RunCgroups } from './cgroup.js';
 import type { DegradedMode, SandboxPolicy } from './policy.js';
 import { collectPathFactsSync, type HostFacts } from './host-facts.js';
@@ -163,8 +164,8 @@ export function createLinuxPlanner(ctx: LinuxPlannerContext) {
         '--close-from', String(FIRST_UNUSED_FD),
         '--lifeline', String(LIFELINE_FD),
         ...(keeper?.runArgs(rwRoots, plan.placeholders) ?? []),
-        ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
-        ...plan.overlays.flatMap((o) => ['--pin-overlay', o.root, o.workBase, o.lower]),
+        ...(plan.pins.length > 0 || plan.overlays.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
+        ...overlayArgs(plan),
         ...(plan.pins.length > 0 && launcherPins && rwRoots.length > 0
           ? [...rwRoots.flatMap((r) => ['--nested-git', r]), ...nestedSkip.flatMap((p) => ['--nested-skip', p])]
           : []),

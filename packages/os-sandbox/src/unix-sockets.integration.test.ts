@@ -35,7 +35,7 @@ async function listen(path: string, reply: string): Promise<Server> {
 }
 
 describe('host unix sockets (bubblewrap)', () => {
-  it('are refused by default in the workspace, in an fs:ro grant and when named nowhere; a named one is reachable; socketpair works', async () => {
+  it('are refused by default in the workspace, in an fs:ro grant and elsewhere; only the named ones are reachable; socketpair works', async () => {
     expect(existsSync(PY), 'python3 must be installed').toBe(true);
     const ws = freshDir('trust-uds-ws-');
     const ro = freshDir('trust-uds-ro-');
@@ -56,14 +56,13 @@ describe('host unix sockets (bubblewrap)', () => {
     try {
       expect(await run([])).toEqual([`${paths.ws} ERR EPERM`, `${paths.ro} ERR EPERM`, `${paths.out} ERR EPERM`, 'socketpair pair']);
       const named = await run([paths.ws, paths.out]);
-      expect(named).toContain(`${paths.ws} ws`);
-      expect(named).toContain(`${paths.out} out`);
-      expect(named).toContain('socketpair pair');
-      // Named elsewhere only: the workspace's socket is seen through the run's overlay (another
-      // inode, no listener): refused. (A socket in an fs:ro grant is then reachable: see README.)
+      expect(named).toEqual([`${paths.ws} ws`, `${paths.ro} ERR ECONNREFUSED`, `${paths.out} out`, 'socketpair pair']);
+      // AF_UNIX is allowed now, yet an unnamed socket in the workspace or the fs:ro grant is seen
+      // through the run's overlay (another inode, no listener): refused.
       const other = await run([paths.out]);
-      expect(other).toContain(`${paths.ws} ERR ECONNREFUSED`);
-      expect(other).toContain(`${paths.out} out`);
+      expect(other).toEqual([`${paths.ws} ERR ECONNREFUSED`, `${paths.ro} ERR ECONNREFUSED`, `${paths.out} out`, 'socketpair pair']);
+      const onlyRo = await run([paths.ro]);
+      expect(onlyRo).toEqual([`${paths.ws} ERR ECONNREFUSED`, `${paths.ro} ro`, `${paths.out} ERR ENOENT`, 'socketpair pair']);
     } finally {
       for (const s of servers) s.close();
       for (const d of [ws, ro, outside]) rmSync(d, { recursive: true, force: true });
