@@ -58,9 +58,9 @@
  *      about 200. Where the private namespace or the new mount API is not available (an AppArmor
  *      userns restriction that only bwrap's own profile lifts, a kernel before 5.12), the same
  *      paths are handed to bwrap as --ro-bind options instead (--pin-via-bwrap forces that).
- *   8a. --pin-overlay ROOT WORK LOWER: with 8, before any pin, mounts over ROOT (in the same
- *      private namespace) an overlay whose upper layer is ROOT and whose lower layer LOWER holds
- *      every protected name as an empty entry, so the f and d pins find their mount points there
+ *   8a. --pin-overlay ROOT WORK: with 8, before any pin, mounts over ROOT (in the same private
+ *      namespace) an overlay whose upper layer is ROOT and whose lower layer, a tmpfs of the run,
+ *      holds the pinned names missing from ROOT as empty entries, so the pins find their mount points there
  *      and no placeholder is created in ROOT; the overlay's work directory is made below WORK
  *      (ROOT's filesystem, outside ROOT) and removed after the run (pins.c). --pin-overlay-ro
  *      ROOT: a read-only overlay of ROOT alone, so that no socket inode in it can be connected
@@ -98,7 +98,7 @@
  *
  * Usage: trust-sandbox-launcher --serve | --probe
  *        trust-sandbox-launcher --hold DIR [--sweep f|d PATH]... --sweep-now
- *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH... [--pin-overlay ROOT WORK LOWER | --pin-overlay-ro ROOT | --pin-socket PATH]... [--nested-git ROOT]... [--nested-skip PATH]...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... [--block-unix] (-- CMD [ARGS...] | --await --)
+ *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH... [--pin-overlay ROOT WORK | --pin-overlay-ro ROOT | --pin-socket PATH]... [--nested-git ROOT]... [--nested-skip PATH]...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... [--block-unix] (-- CMD [ARGS...] | --await --)
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #include "launcher.h"
@@ -517,8 +517,8 @@ int launcher_main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--pin-empty") == 0 && i + 2 < argc) {
       set_pin_empty(argv[i + 1], argv[i + 2]);
       i += 2;
-    } else if (strcmp(argv[i], "--pin-overlay") == 0 && i + 3 < argc && add_pin_overlay(argv[i + 1], argv[i + 2], argv[i + 3]) == 0) {
-      i += 3;
+    } else if (strcmp(argv[i], "--pin-overlay") == 0 && i + 2 < argc && add_pin_overlay(argv[i + 1], argv[i + 2]) == 0) {
+      i += 2;
     } else if (strcmp(argv[i], "--pin-overlay-ro") == 0 && i + 1 < argc && add_pin_overlay_ro(argv[i + 1]) == 0) {
       i += 1;
     } else if (strcmp(argv[i], "--pin-socket") == 0 && i + 1 < argc && add_pin_socket(argv[i + 1]) == 0) {

@@ -5,6 +5,7 @@
  */
 #include "launcher.h"
 #include <linux/openat2.h>
+#include <sys/xattr.h>
 #ifndef SYS_openat2
 #define SYS_openat2 437
 #endif
@@ -22,10 +23,12 @@ static int npins, pins_capacity;
 static const char *pin_empty_file, *pin_empty_dir;
 
 /* Writable roots whose missing protected names come from an overlay in this namespace only
-   (--pin-overlay ROOT WORK LOWER): the root is the upper layer, LOWER holds every protected name
-   as an empty entry, WORK is this run's overlay work directory (created, then removed by the
-   supervisor), on the root's filesystem, outside the user's tree. */
-static struct overlay_entry { const char *root, *lower; int ro; char work[4096]; } *overlays;
+   (--pin-overlay ROOT WORK): the root is the upper layer; the lower layer, a tmpfs made for the
+   run, holds exactly the pinned names missing from ROOT as empty entries (a name present in both
+   would make a merged directory, on which overlayfs records xattrs in the root); WORK is this
+   run's overlay work directory (created, then removed by the supervisor), on the root's
+   filesystem, outside the user's tree. */
+static struct overlay_entry { const char *root; int ro; char work[4096]; } *overlays;
 static int noverlays;
 /* Read-only grants seen through a read-only overlay (--pin-overlay-ro ROOT: ROOT over the empty
    directory): every socket inode in it is then an overlay inode that no listener is bound to,
@@ -62,13 +65,12 @@ static int open_parent(const char *path, const char **name) {
   return open_nofollow(dir, O_PATH | O_DIRECTORY);
 }
 
-int add_pin_overlay(const char *root, const char *work_base, const char *lower) {
-  if (noverlays == pins_capacity || root[0] != '/' || work_base[0] != '/' || lower[0] != '/') return -1;
+int add_pin_overlay(const char *root, const char *work_base) {
+  if (noverlays == pins_capacity || root[0] != '/' || work_base[0] != '/') return -1;
   struct overlay_entry *o = &overlays[noverlays];
   /* Named after this process (the supervisor), which removes it when the run is over. */
   if (snprintf(o->work, sizeof o->work, "%s/ovl.%d.%d", work_base, (int)getpid(), noverlays) >= (int)sizeof o->work) return -1;
   o->root = root;
-  o->lower = lower;
   noverlays++;
   return 0;
 }
@@ -88,6 +90,37 @@ int add_pin_socket(const char *path) {
 
 static void overlay_config(int fs, unsigned cmd, const char *key, const char *value, int required) {
   if (syscall(SYS_fsconfig, fs, cmd, key, value, 0) < 0 && required) die(key);
+}
+
+/* A detached tmpfs holding, as empty entries, the f/d/F/D pins directly below ROOT that do not
+   exist in it (looked up relative to UPPER, its descriptor); -1 if there are none. */
+static int missing_names_layer(const char *root, int upper) {
+  size_t rl = strlen(root);
+  int mnt = -1;
+  for (int p = 0; p < npins; p++) {
+    const char *path = pins[p].path, *name = path + rl + 1;
+    char kind = pins[p].kind;
+    if (kind == 's' || strncmp(path, root, rl) != 0 || path[rl] != '/' || !*name || strchr(name, '/')) continue;
+    struct stat st;
+    if (fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) continue;
+    if (mnt < 0) {
+      int fs = (int)syscall(SYS_fsopen, "tmpfs", 1 /* FSOPEN_CLOEXEC */);
+      if (fs < 0) die("tmpfs (fsopen)");
+      overlay_config(fs, FSCONFIG_SET_STRING_, "size", "64k", 0);
+      overlay_config(fs, FSCONFIG_CMD_CREATE_, NULL, NULL, 1);
+      mnt = (int)syscall(SYS_fsmount, fs, 1 /* FSMOUNT_CLOEXEC */, 0);
+      if (mnt < 0) die("tmpfs (fsmount)");
+      close(fs);
+    }
+    if (kind == 'f' || kind == 'F') {
+      int c = openat(mnt, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+      if (c < 0 && errno != EEXIST) die(name);
+      if (c >= 0) close(c);
+    } else if (mkdirat(mnt, name, 0555) < 0 && errno != EEXIST) {
+      die(name);
+    }
+  }
+  return mnt;
 }
 
 /* Mounts every overlay, parents first (the caller orders them so): each upper is the root
@@ -113,6 +146,7 @@ static void mount_overlays(void) {
   for (int k = 0; k < noverlays; k++) {
     struct overlay_entry *o = &overlays[k];
     char upper[64], lower[4200];
+    int lfd = -1;
     snprintf(upper, sizeof upper, "/proc/self/fd/%d", uppers[k]);
     int fs = (int)syscall(SYS_fsopen, "overlay", 1 /* FSOPEN_CLOEXEC */);
     if (fs < 0) die("overlay (fsopen)");
@@ -121,8 +155,14 @@ static void mount_overlays(void) {
       if (snprintf(lower, sizeof lower, "%s:%s", upper, pin_empty_dir) >= (int)sizeof lower) die("overlay (lowerdir)");
       overlay_config(fs, FSCONFIG_SET_STRING_, "lowerdir", lower, 1);
     } else {
+      lfd = missing_names_layer(o->root, uppers[k]);
+      if (lfd < 0) { /* nothing missing: no overlay needed */
+        close(fs);
+        continue;
+      }
       if (mkdir(o->work, 0700) < 0) die(o->work);
-      overlay_config(fs, FSCONFIG_SET_STRING_, "lowerdir", o->lower, 1);
+      snprintf(lower, sizeof lower, "/proc/self/fd/%d", lfd);
+      overlay_config(fs, FSCONFIG_SET_STRING_, "lowerdir", lower, 1);
       overlay_config(fs, FSCONFIG_SET_STRING_, "upperdir", upper, 1);
       overlay_config(fs, FSCONFIG_SET_STRING_, "workdir", o->work, 1);
     }
@@ -133,6 +173,7 @@ static void mount_overlays(void) {
     overlay_config(fs, FSCONFIG_SET_STRING_, "index", "off", 0);
     overlay_config(fs, FSCONFIG_SET_STRING_, "xino", "off", 0);
     overlay_config(fs, FSCONFIG_CMD_CREATE_, NULL, NULL, 1);
+    if (lfd >= 0) close(lfd);
     int mnt = (int)syscall(SYS_fsmount, fs, 1 /* FSMOUNT_CLOEXEC */, 0);
     if (mnt < 0) die("overlay (fsmount)");
     close(fs);
@@ -151,10 +192,38 @@ static void mount_overlays(void) {
   }
 }
 
-/* After the run (in the supervisor): the overlays' work directories, empty by then. */
+/* The xattrs overlayfs left in ROOT itself: a directory renamed into the top level of a root
+   (a merged directory) is marked opaque, and the root may be marked impure. Neither means
+   anything here (the lower layer holds only the protected names, which are pinned), so they go,
+   relative to a descriptor of ROOT and of each top-level directory (no symlink followed). */
+static void strip_overlay_xattrs(const char *root) {
+  int fd = open_nofollow(root, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  fremovexattr(fd, "user.overlay.impure");
+  fremovexattr(fd, "user.overlay.opaque");
+  DIR *d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return;
+  }
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) continue;
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0) continue;
+    fremovexattr(sub, "user.overlay.opaque");
+    fremovexattr(sub, "user.overlay.origin");
+    close(sub);
+  }
+  closedir(d);
+}
+
+/* After the run (in the supervisor): the overlays' work directories, empty by then, and the
+   xattrs the overlays left in their roots. */
 void overlay_cleanup(void) {
   for (int k = 0; k < noverlays; k++) {
     if (overlays[k].ro) continue;
+    strip_overlay_xattrs(overlays[k].root);
     char sub[4200];
     snprintf(sub, sizeof sub, "%s/work", overlays[k].work);
     rmdir(sub);

@@ -94,12 +94,11 @@ export interface LinuxPlanContext {
   /**
    * With `pinProtected`: writable roots (`roots`) whose missing protected names the launcher
    * makes exist only in the run's mount namespace, as an overlay whose upper layer is the root
-   * and whose lower layer (`lower`) holds every protected name as an empty entry; the overlay's
-   * work directory goes below `workBase` (on the root's filesystem, outside the root). No
-   * placeholder is created in these roots (`LinuxPlan.overlays`). `undefined`: none.
+   * and whose lower layer (a tmpfs of the run) holds the missing names as empty entries; the
+   * overlay's work directory goes below `workBase` (on the root's filesystem, outside the root).
+   * No placeholder is created in these roots (`LinuxPlan.overlays`). `undefined`: none.
    */
   readonly overlay?: {
-    readonly lower: string;
     readonly workBase: string;
     readonly roots: readonly string[];
     /**
@@ -123,7 +122,7 @@ export interface LinuxPin {
 
 /** A root the launcher overlays in the run's namespace: writable (missing protected names), or read-only (no socket reachable). */
 export type LinuxOverlay =
-  | { readonly kind: 'rw'; readonly root: string; readonly workBase: string; readonly lower: string }
+  | { readonly kind: 'rw'; readonly root: string; readonly workBase: string }
   | { readonly kind: 'ro'; readonly root: string };
 
 /** One mount of a staged root (see `LinuxPlanContext.stageRoot`), at `dest` inside it. */

@@ -37,7 +37,7 @@ export function planProtected(
     .sort(depthSort)
     .map((root) =>
       overlaid.has(root) && grants.some((g) => g.mode === 'rw' && g.path === root)
-        ? { kind: 'rw', root, workBase: ctx.overlay!.workBase, lower: ctx.overlay!.lower }
+        ? { kind: 'rw', root, workBase: ctx.overlay!.workBase }
         : { kind: 'ro', root },
     );
   const bindReadOnly = (kind: LinuxPin['kind'], path: string): void => {
@@ -105,11 +105,11 @@ export function planUnixSockets(policy: SandboxPolicy, facts: HostFacts): string
  * The launcher arguments for a plan's overlays and the named sockets bound back over them.
  *
  * @example
- * overlayArgs(plan); // ['--pin-overlay', '/srv/p', '/tmp/w', '/tmp/w/protected.lower', '--pin-overlay-ro', '/opt/data', ...]
+ * overlayArgs(plan); // ['--pin-overlay', '/srv/p', '/tmp/w', '--pin-overlay-ro', '/opt/data', ...]
  */
 export function overlayArgs(plan: Pick<LinuxPlan, 'overlays' | 'socketPins'>): string[] {
   return [
-    ...plan.overlays.flatMap((o) => (o.kind === 'rw' ? ['--pin-overlay', o.root, o.workBase, o.lower] : ['--pin-overlay-ro', o.root])),
+    ...plan.overlays.flatMap((o) => (o.kind === 'rw' ? ['--pin-overlay', o.root, o.workBase] : ['--pin-overlay-ro', o.root])),
     ...plan.socketPins.flatMap((s) => ['--pin-socket', s]),
   ];
 }

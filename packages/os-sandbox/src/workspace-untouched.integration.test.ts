@@ -1,7 +1,7 @@
 // A run leaves the host workspace exactly as it found it (real bubblewrap): no placeholder for a
 // missing protected name appears in the user's tree, during a run, between runs, after 100 runs,
 // or after the host process is killed with SIGKILL in the middle of one.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,6 +66,25 @@ describe('the host workspace after runs (bubblewrap)', () => {
       await sb.close();
     }
     expect(snapshot(ws)).toEqual(before);
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  it('keeps no overlay xattr on what a run wrote (a directory renamed into the root is marked opaque by the overlay)', async () => {
+    const ws = makeWorkspace();
+    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] }, { env: { PATH: '/usr/bin:/bin' } });
+    try {
+      const r = await runIn(sb, ['/bin/sh', '-c', `cd ${ws} && mkdir made && mkdir tomove && mv tomove moved && mv src src2 && echo a > f && mv f g`]);
+      expect(r.exit.code, r.stderr).toBe(0);
+    } finally {
+      await sb.close();
+    }
+    const list = `import os, sys
+for root, dirs, files in os.walk(sys.argv[1]):
+    for p in [root] + [os.path.join(root, n) for n in dirs + files]:
+        for x in os.listxattr(p, follow_symlinks=False):
+            print(os.path.relpath(p, sys.argv[1]), x)`;
+    expect(execFileSync('/usr/bin/python3', ['-c', list, ws], { encoding: 'utf8' })).toBe('');
+    expect(readdirSync(ws).sort()).toEqual(['.git', '.vscode', 'README', 'g', 'made', 'moved', 'src2']);
     rmSync(ws, { recursive: true, force: true });
   });
 
