@@ -30,6 +30,14 @@ function snapshot(dir: string): string[] {
   return out;
 }
 
+/** Every extended attribute below `dir` (overlayfs marks would show here), via the host's python3. */
+const XATTRS = `import os, sys
+for root, dirs, files in os.walk(sys.argv[1]):
+    for p in [root] + [os.path.join(root, n) for n in dirs + files]:
+        for x in os.listxattr(p, follow_symlinks=False):
+            print(os.path.relpath(p, sys.argv[1]), x)`;
+const xattrs = (dir: string): string => execFileSync('/usr/bin/python3', ['-c', XATTRS, dir], { encoding: 'utf8' });
+
 /** A workspace with some of the protected names present (.git, .vscode) and the rest missing. */
 function makeWorkspace(): string {
   const ws = freshDir('trust-untouched-');
@@ -66,6 +74,7 @@ describe('the host workspace after runs (bubblewrap)', () => {
       await sb.close();
     }
     expect(snapshot(ws)).toEqual(before);
+    expect(xattrs(ws)).toBe('');
     rmSync(ws, { recursive: true, force: true });
   });
 
@@ -78,12 +87,7 @@ describe('the host workspace after runs (bubblewrap)', () => {
     } finally {
       await sb.close();
     }
-    const list = `import os, sys
-for root, dirs, files in os.walk(sys.argv[1]):
-    for p in [root] + [os.path.join(root, n) for n in dirs + files]:
-        for x in os.listxattr(p, follow_symlinks=False):
-            print(os.path.relpath(p, sys.argv[1]), x)`;
-    expect(execFileSync('/usr/bin/python3', ['-c', list, ws], { encoding: 'utf8' })).toBe('');
+    expect(xattrs(ws)).toBe('');
     expect(readdirSync(ws).sort()).toEqual(['.git', '.vscode', 'README', 'g', 'made', 'moved', 'src2']);
     rmSync(ws, { recursive: true, force: true });
   });
@@ -116,6 +120,7 @@ for root, dirs, files in os.walk(sys.argv[1]):
       // The run's launcher ends the sandbox once the host is gone; nothing was left to remove.
       await new Promise((ok) => setTimeout(ok, 500));
       expect(snapshot(ws)).toEqual(before);
+      expect(xattrs(ws)).toBe('');
     } finally {
       host.kill('SIGKILL');
       rmSync(ws, { recursive: true, force: true });
