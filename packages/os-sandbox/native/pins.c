@@ -123,6 +123,17 @@ static int missing_names_layer(const char *root, int upper) {
   return mnt;
 }
 
+/* Removes an overlay work directory (and the two directories overlayfs makes in it), e.g. one
+   left by a run whose supervisor was killed and whose pid is now this one's. */
+static int remove_work(const char *work) {
+  char sub[4200];
+  snprintf(sub, sizeof sub, "%s/work", work);
+  rmdir(sub);
+  snprintf(sub, sizeof sub, "%s/index", work);
+  rmdir(sub);
+  return rmdir(work);
+}
+
 /* Mounts every overlay, parents first (the caller orders them so): each upper is the root
    opened before any overlay exists, each target the root as seen through its parents'. */
 static void mount_overlays(void) {
@@ -160,7 +171,7 @@ static void mount_overlays(void) {
         close(fs);
         continue;
       }
-      if (mkdir(o->work, 0700) < 0) die(o->work);
+      if (mkdir(o->work, 0700) < 0 && !(errno == EEXIST && remove_work(o->work) == 0 && mkdir(o->work, 0700) == 0)) die(o->work);
       snprintf(lower, sizeof lower, "/proc/self/fd/%d", lfd);
       overlay_config(fs, FSCONFIG_SET_STRING_, "lowerdir", lower, 1);
       overlay_config(fs, FSCONFIG_SET_STRING_, "upperdir", upper, 1);
@@ -224,12 +235,7 @@ void overlay_cleanup(void) {
   for (int k = 0; k < noverlays; k++) {
     if (overlays[k].ro) continue;
     strip_overlay_xattrs(overlays[k].root);
-    char sub[4200];
-    snprintf(sub, sizeof sub, "%s/work", overlays[k].work);
-    rmdir(sub);
-    snprintf(sub, sizeof sub, "%s/index", overlays[k].work);
-    rmdir(sub);
-    rmdir(overlays[k].work);
+    remove_work(overlays[k].work);
   }
 }
 

@@ -95,12 +95,12 @@ export interface LinuxPlanContext {
    * With `pinProtected`: writable roots (`roots`) whose missing protected names the launcher
    * makes exist only in the run's mount namespace, as an overlay whose upper layer is the root
    * and whose lower layer (a tmpfs of the run) holds the missing names as empty entries; the
-   * overlay's work directory goes below `workBase` (on the root's filesystem, outside the root).
+   * overlay's work directory goes below its `workBase` (on the root's filesystem, outside it).
    * No placeholder is created in these roots (`LinuxPlan.overlays`). `undefined`: none.
    */
   readonly overlay?: {
-    readonly workBase: string;
-    readonly roots: readonly string[];
+    /** Each overlaid writable root, and the directory its overlay work directories go below. */
+    readonly roots: readonly { readonly root: string; readonly workBase: string }[];
     /**
      * Read-only grants and system roots seen through a read-only overlay of their own, so that no
      * socket inode in them can be connected to (with `unixSockets`, which allows AF_UNIX; the

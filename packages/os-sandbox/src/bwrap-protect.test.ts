@@ -14,7 +14,7 @@ describe('protected paths: overlays and named sockets in the plan', () => {
   it('an overlaid root gets pins for its missing names but no host placeholders; another root keeps them', () => {
     const plan = linux(
       { capabilities: ['fs:rw:/w', 'fs:rw:/other'] },
-      { facts: facts({ '/w': { kind: 'dir' }, '/other': { kind: 'dir' } }), pinProtected: true, overlay: { workBase: '/tmp/s', roots: ['/w'] } },
+      { facts: facts({ '/w': { kind: 'dir' }, '/other': { kind: 'dir' } }), pinProtected: true, overlay: { roots: [{ root: '/w', workBase: '/tmp/s' }] } },
     );
     expect(plan.overlays).toEqual([{ kind: 'rw', root: '/w', workBase: '/tmp/s' }]);
     expect(plan.pins).toContainEqual({ kind: 'f', path: '/w/.mcp.json' });
@@ -26,7 +26,7 @@ describe('protected paths: overlays and named sockets in the plan', () => {
   });
 
   it('without pinProtected there is no overlay (bwrap binds need host mount points)', () => {
-    const plan = linux({ capabilities: ['fs:rw:/w'] }, { facts: facts({ '/w': { kind: 'dir' } }), overlay: { workBase: '/tmp/s', roots: ['/w'] } });
+    const plan = linux({ capabilities: ['fs:rw:/w'] }, { facts: facts({ '/w': { kind: 'dir' } }), overlay: { roots: [{ root: '/w', workBase: '/tmp/s' }] } });
     expect(plan.overlays).toEqual([]);
     expect(plan.placeholders).toContainEqual({ path: '/w/.bashrc', type: 'file' });
   });
@@ -37,10 +37,10 @@ describe('protected paths: overlays and named sockets in the plan', () => {
       {
         facts: facts({ '/w/agent.sock': { kind: 'socket' } }),
         pinProtected: true,
-        overlay: { workBase: '/tmp/s', roots: ['/w/sub', '/x'], readOnlyRoots: ['/w'] },
+        overlay: { roots: [{ root: '/w/sub', workBase: '/tmp/s' }, { root: '/x', workBase: '/c' }], readOnlyRoots: ['/w'] },
       },
     );
-    expect(plan.overlays.map((o) => `${o.kind} ${o.root}`)).toEqual(['ro /w', 'rw /x', 'rw /w/sub']);
+    expect(plan.overlays).toEqual([{ kind: 'ro', root: '/w' }, { kind: 'rw', root: '/x', workBase: '/c' }, { kind: 'rw', root: '/w/sub', workBase: '/tmp/s' }]);
     expect(plan.socketPins).toEqual(['/w/agent.sock']);
     expect(plan.options.join(' ')).toContain('--ro-bind /w/agent.sock /w/agent.sock');
   });

@@ -30,14 +30,15 @@ export function planProtected(
   const pins: LinuxPin[] = [];
   const options: string[] = [];
   // Roots whose missing names exist only in the run's overlay: no host placeholder there.
-  const overlaid = new Set(ctx.pinProtected && ctx.overlay ? ctx.overlay.roots : []);
+  const workBases = new Map(ctx.pinProtected && ctx.overlay ? ctx.overlay.roots.map((r) => [r.root, r.workBase] as const) : []);
+  const overlaid = new Set(workBases.keys());
   const readOnly = new Set(ctx.pinProtected ? (ctx.overlay?.readOnlyRoots ?? []) : []);
   // Parents first: each overlay's target is its root as seen through its parents' overlays.
   const overlays: LinuxOverlay[] = [...new Set([...overlaid, ...readOnly])]
     .sort(depthSort)
     .map((root) =>
       overlaid.has(root) && grants.some((g) => g.mode === 'rw' && g.path === root)
-        ? { kind: 'rw', root, workBase: ctx.overlay!.workBase }
+        ? { kind: 'rw', root, workBase: workBases.get(root)! }
         : { kind: 'ro', root },
     );
   const bindReadOnly = (kind: LinuxPin['kind'], path: string): void => {

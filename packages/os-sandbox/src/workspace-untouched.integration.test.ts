@@ -3,7 +3,7 @@
 // or after the host process is killed with SIGKILL in the middle of one.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -90,6 +90,34 @@ describe('the host workspace after runs (bubblewrap)', () => {
     expect(xattrs(ws)).toBe('');
     expect(readdirSync(ws).sort()).toEqual(['.git', '.vscode', 'README', 'g', 'made', 'moved', 'src2']);
     rmSync(ws, { recursive: true, force: true });
+  });
+
+  it('on another filesystem than the work directory, the overlay works from the per-user cache there', async () => {
+    // /dev/shm is a tmpfs; the sandbox's work directory is under the temp directory.
+    const ws = realpathSync(mkdtempSync('/dev/shm/trust-untouched-'));
+    const cache = realpathSync(mkdtempSync('/dev/shm/trust-untouched-cache-'));
+    writeFileSync(join(ws, 'README'), 'hello\n');
+    const before = snapshot(ws);
+    const saved = process.env.XDG_CACHE_HOME;
+    process.env.XDG_CACHE_HOME = cache;
+    let sb;
+    try {
+      sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] }, { env: { PATH: '/usr/bin:/bin' } });
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = saved;
+    }
+    try {
+      const r = await runIn(sb, ['/bin/sh', '-c', `ls -a ${ws} | grep -c -x -e .bashrc -e .mcp.json; echo x > ${ws}/.bashrc || echo refused`]);
+      expect(r.stdout).toBe('2\nrefused\n');
+      expect(snapshot(ws)).toEqual(before);
+    } finally {
+      await sb.close();
+    }
+    expect(snapshot(ws)).toEqual(before);
+    expect(readdirSync(join(cache, 'trust', 'overlay-work'))).toEqual([]); // the run's work directory is gone too
+    rmSync(ws, { recursive: true, force: true });
+    rmSync(cache, { recursive: true, force: true });
   });
 
   it('is identical after the host process is killed with SIGKILL in the middle of a run', async () => {
