@@ -19,6 +19,9 @@
  *      UDP port on the way in and the reply's destination port on the way out). The proxy judges
  *      each destination; this relay only moves bytes. Started before exec, like --bridge.
  *   2. --rlimit NAME=VALUE: setrlimit(2) for as, nofile, nproc, fsize, core, cpu.
+ *   2b. --block-unix: once the bridges are up, a seccomp filter of its own refuses socket(AF_UNIX)
+ *      (EPERM) to everything it starts (the filter bwrap loaded allows it, since the bridge needs
+ *      it; see seccomp.ts). socketpair stays allowed.
  *   3. exec of the command argv (execvp semantics: PATH lookup with the sandbox's PATH).
  *
  * On the host side, before bubblewrap starts, it has one more job:
@@ -55,6 +58,13 @@
  *      about 200. Where the private namespace or the new mount API is not available (an AppArmor
  *      userns restriction that only bwrap's own profile lifts, a kernel before 5.12), the same
  *      paths are handed to bwrap as --ro-bind options instead (--pin-via-bwrap forces that).
+ *   8a. --pin-overlay ROOT WORK: with 8, before any pin, mounts over ROOT (in the same private
+ *      namespace) an overlay whose upper layer is ROOT and whose lower layer, a tmpfs of the run,
+ *      holds the pinned names missing from ROOT as empty entries, so the pins find their mount points there
+ *      and no placeholder is created in ROOT; the overlay's work directory is made below WORK
+ *      (ROOT's filesystem, outside ROOT) and removed after the run (pins.c). --pin-overlay-ro
+ *      ROOT: a read-only overlay of ROOT alone, so that no socket inode in it can be connected
+ *      to; --pin-socket PATH binds the real socket back over its overlay inode (unixSockets).
  *   8b. --nested-git ROOT and --nested-skip PATH: with 8, also finds the .git entries of
  *      repositories nested below each ROOT (not entering PATH; see nested.c) and pins them as s.
  *   9. --netns: with --lifeline, the bwrap child enters the same private user namespace as for
@@ -88,10 +98,13 @@
  *
  * Usage: trust-sandbox-launcher --serve | --probe
  *        trust-sandbox-launcher --hold DIR [--sweep f|d PATH]... --sweep-now
- *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH... [--nested-git ROOT]... [--nested-skip PATH]...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... (-- CMD [ARGS...] | --await --)
+ *        trust-sandbox-launcher [--close-from N] [--cgroup FILE]... [--lifeline FD [--hold DIR [--sweep f|d PATH]...]... [--pin-empty FILE DIR --pin f|d|s|F|D PATH... [--pin-overlay ROOT WORK | --pin-overlay-ro ROOT | --pin-socket PATH]... [--nested-git ROOT]... [--nested-skip PATH]...] [--stage-root DIR [--root-bind SRC DEST | --root-symlink TARGET DEST | --root-tmpfs DEST]...] [--stage DIR --stage-file PATH...] [--stage-dev DIR] [--netns]] [--bridge PORT SOCKET]... [--udp-bridge PORT SOCKET] [--rlimit NAME=VALUE]... [--block-unix] (-- CMD [ARGS...] | --await --)
  * Exit codes: 127 command not found / exec failed, 125 launcher usage or setup error.
  */
 #include "launcher.h"
+#include <stddef.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 /* Writable roots held with a shared lock for the run, and the placeholders to remove after it. */
 /* Sized from argc in main(): each entry takes at least two arguments. */
@@ -126,6 +139,30 @@ static void apply_limit(const char *spec) {
 }
 
 
+/* --block-unix: socket(AF_UNIX, ...) answers EPERM from here on (filters only ever add up). */
+static void block_unix(void) {
+#if defined(__x86_64__)
+  const unsigned int arch = 0xc000003e, nr_socket = 41;
+#elif defined(__aarch64__)
+  const unsigned int arch = 0xc00000b7, nr_socket = 198;
+#else
+#error "no seccomp table for this architecture"
+#endif
+  struct sock_filter prog[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), /* foreign: the outer filter answers ENOSYS */
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr_socket, 0, 3),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog fprog = {(unsigned short)(sizeof prog / sizeof prog[0]), prog};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) < 0) die("seccomp (--block-unix)");
+}
+
 static void join_cgroup(const char *file) {
   int fd = open(file, O_WRONLY | O_CLOEXEC);
   if (fd < 0) die(file);
@@ -154,8 +191,11 @@ static int kill_children(void) {
 }
 
 
+static const char **hold_paths;
 static void hold(const char *dir) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  /* No symlink in any component: the lock and the sweep act on this very directory. */
+  int fd = open_nofollow(dir, O_RDONLY | O_DIRECTORY);
+  hold_paths[nholds] = dir;
   /* A root that is missing or not a directory has no placeholders; bwrap reports the grant. */
   if (fd < 0 && errno != ENOENT && errno != ENOTDIR) die(dir);
   while (fd >= 0 && flock(fd, LOCK_SH) < 0) if (errno != EINTR) die("flock");
@@ -188,10 +228,16 @@ static void sweep(void) {
   for (int h = 0; h < nholds; h++) {
     if (holds[h] < 0 || lock_alone(holds[h]) < 0) continue;
     for (int k = 0; k < nsweeps; k++) {
+      /* Relative to the held descriptor, never by the path again: a placeholder is a direct
+         child of its root, and a run that swapped something for a symlink meanwhile cannot
+         redirect this unlink. */
+      size_t rl = strlen(hold_paths[h]);
+      const char *name = sweeps[k].path + rl + 1;
       struct stat st;
-      if (sweeps[k].hold != h || lstat(sweeps[k].path, &st) < 0) continue;
-      if (sweeps[k].type == 'f' && S_ISREG(st.st_mode) && st.st_size == 0) unlink(sweeps[k].path);
-      else if (sweeps[k].type == 'd' && S_ISDIR(st.st_mode)) rmdir(sweeps[k].path); /* fails unless empty */
+      if (sweeps[k].hold != h || strncmp(sweeps[k].path, hold_paths[h], rl) != 0 || sweeps[k].path[rl] != '/' || strchr(name, '/') || !*name) continue;
+      if (fstatat(holds[h], name, &st, AT_SYMLINK_NOFOLLOW) < 0) continue;
+      if (sweeps[k].type == 'f' && S_ISREG(st.st_mode) && st.st_size == 0) unlinkat(holds[h], name, 0);
+      else if (sweeps[k].type == 'd' && S_ISDIR(st.st_mode)) unlinkat(holds[h], name, AT_REMOVEDIR); /* fails unless empty */
     }
     flock(holds[h], LOCK_UN);
   }
@@ -376,6 +422,7 @@ static void supervise(int lifeline, char **argv) {
       if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD) break;
     }
     sweep();
+    overlay_cleanup();
     unsigned char b;
     if (read(failed[0], &b, 1) == 1) _exit(125); /* the mount helper failed: bwrap never ran the command */
     exit_like(status);
@@ -432,10 +479,11 @@ int main(int argc, char **argv) {
 int launcher_main(int argc, char **argv) {
   int i = 1;
   const char *limits[16];
-  int nlimits = 0, lifeline = -1, sweep_now = 0, awaiting = 0, values;
+  int nlimits = 0, lifeline = -1, sweep_now = 0, awaiting = 0, values, unix_blocked = 0;
   holds = calloc((size_t)argc, sizeof *holds);
+  hold_paths = calloc((size_t)argc, sizeof *hold_paths);
   sweeps = calloc((size_t)argc, sizeof *sweeps);
-  if (!holds || !sweeps) die("calloc");
+  if (!holds || !hold_paths || !sweeps) die("calloc");
   pins_init(argc);
   nested_init(argc);
   stage_init(argc);
@@ -444,6 +492,8 @@ int launcher_main(int argc, char **argv) {
     if ((strcmp(argv[i], "--bridge") == 0 || strcmp(argv[i], "--udp-bridge") == 0) && i + 2 < argc &&
         parse_count(argv[i + 1], 65535) > 0 && add_bridge(argv[i][2] == 'u', (int)parse_count(argv[i + 1], 65535), argv[i + 2]) == 0) {
       i += 2;
+    } else if (strcmp(argv[i], "--block-unix") == 0) {
+      unix_blocked = 1;
     } else if (strcmp(argv[i], "--netns") == 0) {
       own_net = 1;
     } else if (strcmp(argv[i], "--lifeline") == 0 && i + 1 < argc && parse_count(argv[i + 1], 1023) >= 3) {
@@ -467,6 +517,12 @@ int launcher_main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--pin-empty") == 0 && i + 2 < argc) {
       set_pin_empty(argv[i + 1], argv[i + 2]);
       i += 2;
+    } else if (strcmp(argv[i], "--pin-overlay") == 0 && i + 2 < argc && add_pin_overlay(argv[i + 1], argv[i + 2]) == 0) {
+      i += 2;
+    } else if (strcmp(argv[i], "--pin-overlay-ro") == 0 && i + 1 < argc && add_pin_overlay_ro(argv[i + 1]) == 0) {
+      i += 1;
+    } else if (strcmp(argv[i], "--pin-socket") == 0 && i + 1 < argc && add_pin_socket(argv[i + 1]) == 0) {
+      i += 1;
     } else if (strcmp(argv[i], "--pin") == 0 && i + 2 < argc && strlen(argv[i + 1]) == 1 && add_pin(argv[i + 1][0], argv[i + 2]) == 0) {
       i += 2;
     } else if (strcmp(argv[i], "--nested-git") == 0 && i + 1 < argc) {
@@ -509,6 +565,7 @@ int launcher_main(int argc, char **argv) {
   if (!own_net) start_bridges(0);
   /* Limits last, so the relay is not bound by the command's file or process limits. */
   for (int k = 0; k < nlimits; k++) apply_limit(limits[k]);
+  if (unix_blocked) block_unix();
   if (lifeline >= 0) supervise(lifeline, argv + i);
   if (awaiting) await_command();
   execvp(argv[i], argv + i);

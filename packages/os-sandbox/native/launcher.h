@@ -78,6 +78,11 @@ int pin_count(void);
 int enter_pin_namespace(void);
 void pin_all(void);
 char **pins_as_bwrap_options(char **argv);
+int add_pin_overlay(const char *root, const char *work_base);
+int add_pin_overlay_ro(const char *root);
+int add_pin_socket(const char *path);
+void overlay_cleanup(void);
+int open_nofollow(const char *path, int flags);
 
 /* nested.c: the .git entries of nested repositories, pinned with the others (--nested-git, --nested-skip). */
 void nested_init(int capacity);

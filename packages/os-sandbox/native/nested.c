@@ -123,7 +123,7 @@ static void walk_roots(void) {
   for (int r = 0; r < nroots && budget-- > 0; r++) {
     size_t len = strlen(roots[r]);
     if (len == 0 || len >= PATH_MAX) continue;
-    int fd = open(roots[r], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open_nofollow(roots[r], O_RDONLY | O_DIRECTORY); /* no symlink in any component */
     if (fd < 0) continue; /* missing, or not a directory: bwrap reports the grant */
     memcpy(path, roots[r], len + 1);
     walk(fd, path, len, 0);

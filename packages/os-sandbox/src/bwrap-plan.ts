@@ -1,7 +1,8 @@
 import { TrustError } from '@trust/core';
 import type { HostFacts, PathFact } from './host-facts.js';
 import type { SandboxPolicy } from './policy.js';
-import { ETC_FILES, PROTECTED_DIRS, PROTECTED_FILES, SENSITIVE_ROOTS, USRMERGE_DIRS } from './protected-paths.js';
+import { planProtected, planUnixSockets } from './bwrap-protect.js';
+import { ETC_FILES, protectedEntriesOf, SENSITIVE_ROOTS, USRMERGE_DIRS } from './protected-paths.js';
 
 /** Where things live inside a Linux sandbox. */
 export const SANDBOX_LAYOUT = Object.freeze({
@@ -90,6 +91,23 @@ export interface LinuxPlanContext {
    * `cwd`. Needs `launcher`.
    */
   readonly awaitCommand?: boolean;
+  /**
+   * With `pinProtected`: writable roots (`roots`) whose missing protected names the launcher
+   * makes exist only in the run's mount namespace, as an overlay whose upper layer is the root
+   * and whose lower layer (a tmpfs of the run) holds the missing names as empty entries; the
+   * overlay's work directory goes below its `workBase` (on the root's filesystem, outside it).
+   * No placeholder is created in these roots (`LinuxPlan.overlays`). `undefined`: none.
+   */
+  readonly overlay?: {
+    /** Each overlaid writable root, and the directory its overlay work directories go below. */
+    readonly roots: readonly { readonly root: string; readonly workBase: string }[];
+    /**
+     * Read-only grants and system roots seen through a read-only overlay of their own, so that no
+     * socket inode in them can be connected to (with `unixSockets`, which allows AF_UNIX; the
+     * named sockets are bound back from the real inode). `undefined`/`[]`: none.
+     */
+    readonly readOnlyRoots?: readonly string[];
+  };
 }
 
 /**
@@ -101,6 +119,11 @@ export interface LinuxPin {
   readonly kind: 'f' | 'd' | 's' | 'F' | 'D';
   readonly path: string;
 }
+
+/** A root the launcher overlays in the run's namespace: writable (missing protected names), or read-only (no socket reachable). */
+export type LinuxOverlay =
+  | { readonly kind: 'rw'; readonly root: string; readonly workBase: string }
+  | { readonly kind: 'ro'; readonly root: string };
 
 /** One mount of a staged root (see `LinuxPlanContext.stageRoot`), at `dest` inside it. */
 export type LinuxRootOp =
@@ -129,9 +152,14 @@ export interface LinuxPlan {
   /**
    * Host paths that do not exist yet and become read-only mount points (protected files inside
    * writable roots). bwrap (or, with `pinProtected`, the launcher) creates them as empty files or
-   * directories; the launcher removes them after the run.
+   * directories; the launcher removes them after the run. Never those of the roots in `overlays`,
+   * whose missing names exist only inside the run.
    */
   readonly placeholders: readonly { readonly path: string; readonly type: 'file' | 'dir' }[];
+  /** The roots the launcher overlays (see `LinuxPlanContext.overlay`), parents first; the launcher's `--pin-overlay`. */
+  readonly overlays: readonly LinuxOverlay[];
+  /** With `overlays`: the policy's `unixSockets`, which the launcher binds back from their real inodes (`--pin-socket`). */
+  readonly socketPins: readonly string[];
   /** With `pinProtected`: the protected binds, in order, for the launcher; otherwise empty (they are bwrap options). */
   readonly pins: readonly LinuxPin[];
   /**
@@ -179,9 +207,9 @@ function launcherMissing(): TrustError {
   });
 }
 
-const fact = (facts: HostFacts, path: string): PathFact => facts.paths[path] ?? { kind: 'missing' };
+export const fact = (facts: HostFacts, path: string): PathFact => facts.paths[path] ?? { kind: 'missing' };
 const within = (root: string, path: string): boolean => root === '/' || path === root || path.startsWith(`${root}/`);
-const depthSort = (a: string, b: string): number => a.split('/').length - b.split('/').length || a.localeCompare(b);
+export const depthSort = (a: string, b: string): number => a.split('/').length - b.split('/').length || a.localeCompare(b);
 
 /**
  * The host paths whose facts a Linux plan for `policy` reads.
@@ -190,12 +218,11 @@ const depthSort = (a: string, b: string): number => a.split('/').length - b.spli
  * const facts = await collectPathFacts(linuxPathsOfInterest(policy, process.env.HOME));
  */
 export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): string[] {
-  const out = [...USRMERGE_DIRS, ...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...(home ? [home] : [])];
+  const out = [...USRMERGE_DIRS, ...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...policy.unixSockets, ...(home ? [home] : [])];
   for (const g of policy.capabilities.fsGrants) {
     out.push(g.path);
     if (g.mode !== 'rw') continue;
-    for (const f of PROTECTED_FILES) out.push(`${g.path}/${f}`);
-    for (const d of PROTECTED_DIRS) out.push(`${g.path}/${d}`);
+    for (const e of protectedEntriesOf(policy)) out.push(`${g.path}/${e.name}`);
     out.push(`${g.path}/.git`);
   }
   return out;
@@ -289,52 +316,19 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     a.push('--remount-ro', s);
   }
 
-  // Protected files inside writable roots: bwrap options, or pins for the launcher.
-  const placeholders: { path: string; type: 'file' | 'dir' }[] = [];
-  const pins: LinuxPin[] = [];
-  const readOnly = (kind: LinuxPin['kind'], path: string): void => {
-    if (ctx.pinProtected) pins.push({ kind, path });
-    else a.push('--ro-bind', kind === 'f' ? ctx.empty.file : kind === 'd' ? ctx.empty.dir : path, path);
-  };
-  const protect = (path: string, type: 'file' | 'dir'): void => {
-    const f = fact(ctx.facts, path);
-    if (f.kind === 'symlink') {
-      // A mount lands on the symlink's target and the link itself stays replaceable: refuse.
-      throw new TrustError('SANDBOX_PROTECTED_SYMLINK', `${path} is a symlink (to ${f.target}) inside a writable root and cannot be pinned read-only`, {
-        hint: 'replace the symlink with a regular file, or grant the directory read-only (fs:ro:...) instead of read-write',
-      });
-    }
-    if (f.kind === 'missing') {
-      placeholders.push({ path, type });
-      readOnly(type === 'file' ? 'f' : 'd', path);
-    } else {
-      readOnly(f.kind === 'file' ? 'F' : f.kind === 'dir' ? 'D' : 's', path);
-    }
-  };
-  for (const g of grants) {
-    if (g.mode !== 'rw') continue;
-    // A protected path inside a nested read-only grant is already read-only.
-    for (const f of PROTECTED_FILES) protect(`${g.path}/${f}`, 'file');
-    for (const d of PROTECTED_DIRS) protect(`${g.path}/${d}`, 'dir');
-    const git = fact(ctx.facts, `${g.path}/.git`);
-    // The whole .git is read-only: hooks and config are not the only ways to make the host run
-    // code (commondir/worktrees redirects, info/, modules/*/hooks, objects/info/alternates), and
-    // git's lock-then-rename writes cannot be allowed per file. Committing happens on the host.
-    // Being a mount point also pins it against `mv .git x && mkdir -p .git/hooks`.
-    if (git.kind === 'dir') readOnly('D', `${g.path}/.git`);
-    else protect(`${g.path}/.git`, git.kind === 'missing' ? 'dir' : 'file');
-  }
-  // Repositories nested in writable roots that existed at spawn (found by a bounded scan).
-  for (const nested of [...(ctx.nestedGit ?? [])].sort(depthSort)) {
-    const f = fact(ctx.facts, nested);
-    if (f.kind === 'dir' || f.kind === 'file') readOnly('s', nested);
-  }
+  // Protected paths inside writable roots: bwrap options, or pins for the launcher.
+  const { placeholders, pins, options: protectOptions, overlays } = planProtected(policy, ctx, grants);
+  a.push(...protectOptions);
 
   for (const hidden of [...policy.hiddenPaths].sort(depthSort)) {
     const f = fact(ctx.facts, hidden);
     if (f.kind === 'dir') a.push('--ro-bind', ctx.empty.dir, hidden);
     else if (f.kind !== 'missing') a.push('--ro-bind', ctx.empty.file, hidden);
   }
+
+  // Named unix sockets, after everything that could cover them. (A read-only bind does not stop
+  // connect(): the seccomp program, which refuses socket(AF_UNIX) without them, is what does.)
+  a.push(...planUnixSockets(policy, ctx.facts));
 
   const command: string[] = [];
   const rlimits = ctx.rlimits ?? [];
@@ -358,6 +352,9 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     command.push(SANDBOX_LAYOUT.launcher);
     if (inside) command.push('--bridge', String(inside.port), SANDBOX_LAYOUT.egressSocket);
     if (inside?.udp) command.push('--udp-bridge', String(inside.port), SANDBOX_LAYOUT.egressSocket);
+    // The bridge inside needs AF_UNIX (the filter bwrap loads allows it then): the launcher refuses
+    // it to everything it starts once the bridge is up.
+    if (inside && ctx.seccomp && policy.unixSockets.length === 0) command.push('--block-unix');
     for (const [name, value] of rlimits) command.push('--rlimit', `${name}=${value}`);
     if (ctx.awaitCommand) command.push('--await');
     command.push('--');
@@ -392,6 +389,8 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     command: Object.freeze(cmd),
     placeholders: Object.freeze(placeholders),
     pins: Object.freeze(pins),
+    overlays: Object.freeze(overlays),
+    socketPins: Object.freeze(overlays.length > 0 ? [...policy.unixSockets] : []),
     bridges: Object.freeze(bridges),
     launcherNetwork,
     ...(rootStage ? { rootStage: Object.freeze(rootStage) } : {}),

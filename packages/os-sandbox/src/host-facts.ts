@@ -4,7 +4,7 @@ import { lstat, readlink } from 'node:fs/promises';
 /** What the planner knows about one host path. */
 export type PathFact =
   /** `id`, where collected: device and inode (a bind shows the very file it was made of). */
-  | { readonly kind: 'file' | 'dir' | 'other'; readonly id?: string }
+  | { readonly kind: 'file' | 'dir' | 'socket' | 'other'; readonly id?: string }
   | { readonly kind: 'missing' }
   | { readonly kind: 'symlink'; readonly target: string };
 
@@ -50,7 +50,7 @@ export async function collectPathFacts(paths: Iterable<string>): Promise<Record<
       try {
         const st = await lstat(p);
         if (st.isSymbolicLink()) out[p] = { kind: 'symlink', target: await readlink(p) };
-        else out[p] = { kind: st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other' };
+        else out[p] = { kind: st.isDirectory() ? 'dir' : st.isFile() ? 'file' : st.isSocket() ? 'socket' : 'other' };
       } catch {
         out[p] = { kind: 'missing' };
       }
@@ -71,7 +71,7 @@ export function collectPathFactsSync(paths: Iterable<string>): Record<string, Pa
       const st = lstatSync(p, { throwIfNoEntry: false });
       if (!st) out[p] = { kind: 'missing' };
       else if (st.isSymbolicLink()) out[p] = { kind: 'symlink', target: readlinkSync(p) };
-      else out[p] = { kind: st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other', id: `${st.dev}:${st.ino}` };
+      else out[p] = { kind: st.isDirectory() ? 'dir' : st.isFile() ? 'file' : st.isSocket() ? 'socket' : 'other', id: `${st.dev}:${st.ino}` };
     } catch {
       out[p] = { kind: 'missing' };
     }

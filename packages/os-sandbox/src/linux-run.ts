@@ -1,6 +1,7 @@
 // A Linux run as the sandbox plans it: the host facts its plan depends on, bwrap's plan, and how
 // it is started (the launcher and its arguments, bash, or bwrap itself).
-import { planBwrap, linuxPathsOfInterest, type LinuxPlan, type Rlimit } from './bwrap-plan.js';
+import { planBwrap, linuxPathsOfInterest, type LinuxPlan, type LinuxPlanContext, type Rlimit } from './bwrap-plan.js';
+import { overlayArgs } from './bwrap-protect.js';
 import { createRunCgroups, type RunCgroups } from './cgroup.js';
 import type { DegradedMode, SandboxPolicy } from './policy.js';
 import { collectPathFactsSync, type HostFacts } from './host-facts.js';
@@ -49,6 +50,8 @@ export interface LinuxPlannerContext {
   /** The host user's home directory. */
   readonly home: string | undefined;
   readonly seccompFilter: Uint8Array | undefined;
+  /** Roots whose missing protected names live only in each run's overlay (see `prepareProtectedOverlay`). */
+  readonly overlay: LinuxPlanContext['overlay'];
   readonly udp: boolean;
   readonly bridgeOutside: boolean;
   readonly launcherNetwork: boolean;
@@ -144,7 +147,7 @@ export function createLinuxPlanner(ctx: LinuxPlannerContext) {
         nestedGit,
         // The launcher pins protected paths and stages the base itself, before bwrap starts:
         // much cheaper per mount than bwrap, which re-reads the mount table each time.
-        ...(launcherPins ? { pinProtected: true, stageRoot } : {}),
+        ...(launcherPins ? { pinProtected: true, stageRoot, ...(ctx.overlay ? { overlay: ctx.overlay } : {}) } : {}),
         // A root host must not hand the command uid 0 (host-root DAC rights on host-kernel files).
         ...(process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {}),
         ...(run.awaitCommand ? { awaitCommand: true } : {}),
@@ -161,7 +164,8 @@ export function createLinuxPlanner(ctx: LinuxPlannerContext) {
         '--close-from', String(FIRST_UNUSED_FD),
         '--lifeline', String(LIFELINE_FD),
         ...(keeper?.runArgs(rwRoots, plan.placeholders) ?? []),
-        ...(plan.pins.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
+        ...(plan.pins.length > 0 || plan.overlays.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
+        ...overlayArgs(plan),
         ...(plan.pins.length > 0 && launcherPins && rwRoots.length > 0
           ? [...rwRoots.flatMap((r) => ['--nested-git', r]), ...nestedSkip.flatMap((p) => ['--nested-skip', p])]
           : []),

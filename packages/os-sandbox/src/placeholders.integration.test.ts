@@ -1,7 +1,9 @@
 // Placeholders kept between runs, with real bubblewrap: in place for the next run (still
 // read-only), removed once the sandbox is idle or closed, and never a file the user has written.
+// Only roots that cannot be overlaid get host placeholders (see prepareProtectedOverlay): these
+// workspaces lie on another filesystem (/dev/shm) than the sandbox's work directory.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +11,9 @@ import { createSandbox } from './sandbox.js';
 import { freshDir, runIn } from './test-helpers.js';
 
 const PLACEHOLDERS = ['.bashrc', '.npmrc', '.husky', '.vscode', '.git'];
+
+/** A workspace on another filesystem than the sandbox's work directory (under the temp dir). */
+const otherFsDir = (prefix: string): string => realpathSync(mkdtempSync(join('/dev/shm', prefix)));
 
 /** Polls until none of `names` exists in `dir`; returns those still there (the bound only matters on failure). */
 async function waitGone(dir: string, names: readonly string[]): Promise<string[]> {
@@ -22,7 +27,7 @@ async function waitGone(dir: string, names: readonly string[]): Promise<string[]
 
 describe('placeholders kept between runs (bubblewrap)', () => {
   it('stay read-only for the next run and are removed once the sandbox has been idle for placeholderLingerMs', async () => {
-    const ws = freshDir('trust-linger-');
+    const ws = otherFsDir('trust-linger-');
     const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] }, { placeholderLingerMs: 300, env: { PATH: '/usr/bin:/bin' } });
     try {
       expect((await runIn(sb, ['/bin/true'])).exit.code).toBe(0);
@@ -40,7 +45,7 @@ describe('placeholders kept between runs (bubblewrap)', () => {
   });
 
   it('close() removes them at once, but not one the user has written into meanwhile', async () => {
-    const ws = freshDir('trust-linger-close-');
+    const ws = otherFsDir('trust-linger-close-');
     const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`] }, { placeholderLingerMs: 600_000 });
     try {
       expect((await runIn(sb, ['/bin/true'])).exit.code).toBe(0);
@@ -58,7 +63,7 @@ describe('placeholders kept between runs (bubblewrap)', () => {
   it('a process that exits without close() still removes what it kept (ending its prepared run first), and its work directory', () => {
     const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
     expect(existsSync(dist), 'build @trust/os-sandbox first (dist/index.js)').toBe(true);
-    const ws = freshDir('trust-linger-exit-');
+    const ws = otherFsDir('trust-linger-exit-');
     const script = join(freshDir('trust-linger-script-'), 'run.mjs');
     try {
       writeFileSync(script, `import { existsSync, readdirSync } from 'node:fs';

@@ -14,6 +14,8 @@ const EXIT_SWEEP_WAIT_MS = 2_000;
 /**
  * Keeps the read-only placeholders of one sandbox's runs (empty files and directories at
  * protected paths that did not exist, created on the host as mount points) and removes them.
+ * Only roots the launcher cannot overlay have any (see `prepareProtectedOverlay`): in the others
+ * the missing names exist only inside each run.
  *
  * Every run holds its writable roots with a shared lock (the launcher's `--hold`), and a
  * placeholder is only removed by a launcher that gets the root's lock exclusively at once, that

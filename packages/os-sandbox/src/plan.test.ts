@@ -104,7 +104,7 @@ describe('planSandbox (linux)', () => {
       egress: { socketPath: '/w/run/egress.sock', port: 3128, udp: true },
     });
     if (plan.platform !== 'linux') throw new Error('linux plan expected');
-    expect(plan.command).toEqual(['/sandbox/launcher', '--bridge', '3128', '/sandbox/egress.sock', '--udp-bridge', '3128', '/sandbox/egress.sock', '--', '/usr/bin/dig']);
+    expect(plan.command).toEqual(['/sandbox/launcher', '--bridge', '3128', '/sandbox/egress.sock', '--udp-bridge', '3128', '/sandbox/egress.sock', '--block-unix', '--', '/usr/bin/dig']);
     expect(plan.options).toContain('--unshare-all');
     expect(plan.options).not.toContain('--share-net');
     expect(() =>

@@ -11,6 +11,19 @@ const absolute = z
   .min(1)
   .refine((p) => p.startsWith('/') && !p.includes('\0'), { message: 'must be an absolute path without NUL bytes' });
 
+// One name inside every writable root: no '/', '.', '..', NUL or control bytes; a trailing '/'
+// marks a directory.
+const protectedName = z
+  .string()
+  .regex(/^(?!\.{1,2}\/?$)[^/\u0000-\u001f\u007f]+\/?$/, {
+    message: 'must be one name inside the writable root (e.g. ".tool-versions", or ".continue/" for a directory), without "/" inside, ".", ".." or control characters',
+  })
+  .refine((n) => n !== '.git' && n !== '.git/', { message: '.git is always protected (read-only whole when it exists)' });
+
+const socketPath = absolute.refine((p) => !/[\u0001-\u001f\u007f]/.test(p) && !p.split('/').some((c) => c === '.' || c === '..') && !p.endsWith('/'), {
+  message: 'must be a canonical absolute path of a unix socket (no ".", "..", trailing "/" or control characters)',
+});
+
 const limitsSchema = z
   .object({
     timeMs: z.number().int().positive().max(86_400_000).optional().describe('wall-clock limit per run in ms; undefined = 60000'),
@@ -34,6 +47,16 @@ export const sandboxPolicySchema = z
     capabilities: z.array(z.string()).default([]).describe('capability strings (env:NAME, fs:ro:<dir>, fs:rw:<dir>, stdin, stdout, stderr, http, tcp, ...); [] grants nothing'),
     systemRoots: z.array(absolute).default([]).describe('extra read-only system directories (e.g. a Node install prefix); [] = only the built-in system set'),
     hiddenPaths: z.array(absolute).default([]).describe('paths replaced by an empty read-only directory even when inside a granted root; [] = only the built-in hidden set'),
+    protectedPaths: z
+      .array(protectedName)
+      .default([])
+      .describe('names protected read-only in every writable root on top of the built-in list ("name" a file, "name/" a directory); [] = only the built-in list'),
+    unixSockets: z
+      .array(socketPath)
+      .default([])
+      .describe(
+        'host unix sockets the run may connect to, bound in at the same path (e.g. "/run/user/1000/app.sock"); [] = creating AF_UNIX sockets is refused (socketpair still works)',
+      ),
     limits: limitsSchema.default({}).describe('time, output, memory, process and file limits'),
     network: z
       .object({
@@ -56,6 +79,10 @@ export interface SandboxPolicy {
   readonly capabilities: CapabilitySet;
   readonly systemRoots: readonly string[];
   readonly hiddenPaths: readonly string[];
+  /** Extra protected names (`name` or `name/`) inside every writable root. */
+  readonly protectedPaths: readonly string[];
+  /** Host unix sockets the run may connect to; empty = no `socket(AF_UNIX)` at all. */
+  readonly unixSockets: readonly string[];
   readonly limits: Readonly<z.output<typeof limitsSchema>>;
   readonly network: { readonly guard: 'strict' | 'default' | 'allow-local'; readonly proxyPort: number };
   readonly allowDegraded: readonly DegradedMode[];
@@ -107,6 +134,8 @@ export function parseSandboxPolicy(input: unknown): SandboxPolicy {
     capabilities,
     systemRoots: Object.freeze([...r.data.systemRoots]),
     hiddenPaths: Object.freeze([...r.data.hiddenPaths]),
+    protectedPaths: Object.freeze([...new Set(r.data.protectedPaths)]),
+    unixSockets: Object.freeze([...new Set(r.data.unixSockets)]),
     limits: Object.freeze({ ...r.data.limits }),
     network: Object.freeze({ ...r.data.network }),
     allowDegraded: Object.freeze([...r.data.allowDegraded]),

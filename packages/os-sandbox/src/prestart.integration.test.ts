@@ -2,7 +2,7 @@
 // prepared run takes the command only when a run started then would be the same run, and
 // nothing of it is left once it is not needed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
@@ -192,7 +192,8 @@ describe('runs prepared ahead (prestart)', () => {
   });
 
   it('unused for placeholderLingerMs it is ended, and then the placeholders are removed', async () => {
-    const fresh = freshDir('trust-prestart-linger-');
+    // On another filesystem than the sandbox's work directory: its root keeps host placeholders.
+    const fresh = realpathSync(mkdtempSync('/dev/shm/trust-prestart-linger-'));
     const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', `fs:rw:${fresh}`] }, { placeholderLingerMs: 200 });
     try {
       const ownServer = await serverOf(own);

@@ -11,6 +11,7 @@ import { buildSandboxEnv } from './env.js';
 import { evaluateGrantRealPaths } from './grant-paths.js';
 import { findTool, hasRlimits } from './host-files.js';
 import { createPlaceholderKeeper, DEFAULT_PLACEHOLDER_LINGER_MS } from './placeholders.js';
+import { prepareProtectedOverlay } from './protected-overlay.js';
 import { createNestedGitScanner } from './nested-git.js';
 import { fromChildProcess, killGroup, type Launched } from './launched.js';
 import { onProcessExit } from './on-exit.js';
@@ -142,6 +143,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
         capabilities: caps.toStrings(),
         systemRoots: policy.systemRoots,
         hiddenPaths: policy.hiddenPaths,
+        protectedPaths: policy.protectedPaths,
+        unixSockets: policy.unixSockets,
         limits: Object.fromEntries(Object.entries(policy.limits).sort(([a], [b]) => a.localeCompare(b))),
         network: policy.network,
         allowDegraded: policy.allowDegraded,
@@ -149,7 +152,13 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     )
     .digest('hex');
   const seccompArch = seccompArchOf(process.arch);
-  const seccompFilter = platform === 'linux' && !degraded.includes('no-seccomp') && seccompArch ? buildSeccompFilter(seccompArch, { allowNetlinkRoute: degraded.includes('shared-network') }) : undefined;
+  // socket(AF_UNIX) is refused unless the policy names unixSockets; a bridge inside the sandbox
+  // needs it, and the launcher there refuses it itself once the bridge is up (--block-unix).
+  const allowUnix = policy.unixSockets.length > 0 || (brokered && !bridgeOutside);
+  const seccompFilter =
+    platform === 'linux' && !degraded.includes('no-seccomp') && seccompArch
+      ? buildSeccompFilter(seccompArch, { allowNetlinkRoute: degraded.includes('shared-network'), allowUnix })
+      : undefined;
   if (platform === 'linux' && !launcher) {
     if (caps.has('udp')) {
       throw new TrustError('SANDBOX_UNAVAILABLE', 'the udp capability needs the sandbox launcher (its datagram bridge has no socat fallback)', {
@@ -305,6 +314,8 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     bridgeOutside,
     launcherNetwork,
     launcherPins,
+    // Missing protected names exist only in each run's overlay, never in the user's tree.
+    overlay: launcherPins ? prepareProtectedOverlay(policy, workDir) : undefined,
   });
 
   /**

@@ -1,6 +1,6 @@
 import { TrustError } from '@trust/core';
 import type { SandboxPolicy } from './policy.js';
-import { PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_GIT } from './protected-paths.js';
+import { PROTECTED_GIT, protectedEntriesOf } from './protected-paths.js';
 
 /** The macOS sandbox-exec binary, by absolute path (never looked up on PATH). */
 export const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
@@ -94,6 +94,12 @@ export function planSeatbelt(policy: SandboxPolicy, argv: readonly string[], ctx
   if (argv.length === 0 || argv[0] === '') {
     throw new TrustError('SANDBOX_ARGV_INVALID', 'the command argv is empty', { hint: 'pass the program and its arguments as an array, e.g. ["/bin/ls", "-l"]' });
   }
+  if (policy.unixSockets.length > 0) {
+    // (deny default) already refuses every unix socket; an allow rule per named path is not built.
+    throw new TrustError('NOT_IMPLEMENTED', 'unixSockets is not implemented on macOS (seatbelt)', {
+      hint: 'remove unixSockets from the policy on macOS; without it no unix socket is reachable',
+    });
+  }
   const params: Record<string, string> = {};
   const ref = (prefix: string, values: readonly string[]): string[] =>
     values.map((v, i) => {
@@ -143,8 +149,7 @@ export function planSeatbelt(policy: SandboxPolicy, argv: readonly string[], ctx
   }
 
   const protectedPaths = writeRoots.flatMap((root) => [
-    ...PROTECTED_FILES.map((f) => `${root}/${f}`),
-    ...PROTECTED_DIRS.map((d) => `${root}/${d}`),
+    ...protectedEntriesOf(policy).map((e) => `${root}/${e.name}`),
     ...PROTECTED_GIT.map((g) => `${root}/${g.path}`),
   ]);
   if (protectedPaths.length > 0) {

@@ -54,7 +54,7 @@ describe('buildSeccompFilter', () => {
     ['AF_NETLINK route', 16, 0, false, EPERM],
     ['AF_NETLINK route, allowed', 16, 0, true, ALLOW],
     ['AF_NETLINK audit, route allowed', 16, 9, true, EPERM],
-    ['AF_UNIX', 1, 0, false, ALLOW],
+    ['AF_UNIX', 1, 0, false, EPERM],
     ['AF_INET', 2, 0, false, ALLOW],
     ['AF_INET6', 10, 0, false, ALLOW],
   ])('socket(%s) (vsock and netlink socket families)', (_name, family, protocol, allowNetlinkRoute, expected) => {
@@ -62,6 +62,23 @@ describe('buildSeccompFilter', () => {
     expect(evaluate(prog, { arch: X64, nr: 41, arg0: family, arg2: protocol })).toBe(expected);
     expect(evaluate(buildSeccompFilter('arm64', { allowNetlinkRoute }), { arch: 0xc00000b7, nr: 198, arg0: family, arg2: protocol })).toBe(expected);
     expect(evaluate(prog, { arch: X64, nr: 16, arg0: family, arg1: 0x5401 })).toBe(ALLOW); // other syscalls unaffected
+  });
+
+  it.each([
+    ['socket(AF_UNIX) refused by default', 41, 1, {}, EPERM],
+    ['socket(AF_UNIX) allowed with allowUnix', 41, 1, { allowUnix: true }, ALLOW],
+    ['socketpair(AF_UNIX) always allowed', 53, 1, {}, ALLOW],
+    ['socket(AF_VSOCK) still refused with allowUnix', 41, 40, { allowUnix: true }, EPERM],
+    ['socket(AF_NETLINK) still refused with allowUnix', 41, 16, { allowUnix: true }, EPERM],
+    ['socket(AF_INET) allowed', 41, 2, {}, ALLOW],
+  ])('%s', (_name, nr, family, options, expected) => {
+    expect(evaluate(buildSeccompFilter('x64', options), { arch: X64, nr, arg0: family })).toBe(expected);
+  });
+
+  it('arm64: socket(AF_UNIX) refused, socketpair allowed', () => {
+    const arm = buildSeccompFilter('arm64');
+    expect(evaluate(arm, { arch: 0xc00000b7, nr: 198, arg0: 1 })).toBe(EPERM);
+    expect(evaluate(arm, { arch: 0xc00000b7, nr: 199, arg0: 1 })).toBe(ALLOW);
   });
 
   it('answers ENOSYS for a foreign architecture (i386 int 0x80)', () => {

@@ -11,9 +11,12 @@
  * `shared-network` degraded mode, where address enumeration may be wanted). glibc's resolver
  * falls back cleanly when netlink is refused.
  *
- * Not blocked on purpose: `socket(AF_UNIX)` (programs use it among themselves, and the fallback
- * in-sandbox egress bridge needs it; host sockets are unreachable because /run is hidden and
- * abstract sockets are per network namespace).
+ * `socket(AF_UNIX)` is EPERM too unless the filter is built with `allowUnix`: a read-only bind
+ * does not stop `connect()` to a socket inode, so a host daemon's socket inside the workspace or
+ * a read-only grant (an ssh-agent or docker socket) would otherwise be reachable. `socketpair`
+ * is a different syscall and keeps working (programs use it internally); so do inherited
+ * descriptors. `allowUnix` is for policies that name `unixSockets`, and for runs whose egress
+ * bridge runs inside the sandbox (the launcher there blocks AF_UNIX itself once its bridge is up).
  */
 
 /** CPU architectures with a syscall table here. */
@@ -73,6 +76,7 @@ const OFF_ARCH = 4;
 const OFF_ARG0_LO = 16; // args[0], low 32 bits (little-endian): socket()'s family is an int
 const OFF_ARG1_LO = 16 + 8; // args[1], low 32 bits (little-endian); the kernel's ioctl cmd is 32-bit
 const OFF_ARG2_LO = 16 + 16; // args[2], low 32 bits: socket()'s protocol
+const AF_UNIX = 1;
 const AF_NETLINK = 16;
 const AF_VSOCK = 40;
 const NETLINK_ROUTE = 0;
@@ -94,8 +98,9 @@ export function seccompArchOf(nodeArch: string): SeccompArch | undefined {
  *
  * @example
  * const bpf = buildSeccompFilter('x64'); // pass to bwrap: --seccomp <fd>
+ * const withSockets = buildSeccompFilter('x64', { allowUnix: true }); // socket(AF_UNIX) allowed
  */
-export function buildSeccompFilter(arch: SeccompArch, options: { allowNetlinkRoute?: boolean } = {}): Buffer {
+export function buildSeccompFilter(arch: SeccompArch, options: { allowNetlinkRoute?: boolean; allowUnix?: boolean } = {}): Buffer {
   const t = TABLES[arch];
   const prog: [number, number, number, number][] = [];
   const ins = (code: number, k: number, jt = 0, jf = 0): void => {
@@ -123,6 +128,10 @@ export function buildSeccompFilter(arch: SeccompArch, options: { allowNetlinkRou
   sins(LD_W_ABS, OFF_ARG0_LO);
   sins(JEQ_K, AF_VSOCK, 0, 1);
   sins(RET_K, RET_EPERM);
+  if (!options.allowUnix) {
+    sins(JEQ_K, AF_UNIX, 0, 1);
+    sins(RET_K, RET_EPERM);
+  }
   sins(JEQ_K, AF_NETLINK, 0, options.allowNetlinkRoute ? 3 : 1);
   if (options.allowNetlinkRoute) {
     sins(LD_W_ABS, OFF_ARG2_LO);
