@@ -54,6 +54,7 @@ int await_command(void) {
     fprintf(stderr, "trust-sandbox-launcher: cannot change to the working directory %s: %s\n", cwd, strerror(errno));
     _exit(125);
   }
+  default_signals();
   environ = env; /* execvp looks the command up in this PATH, as bwrap would in --setenv's */
   execvp(argv[0], argv);
   fprintf(stderr, "trust-sandbox-launcher: cannot execute %s: %s\n", argv[0], strerror(errno));

@@ -568,6 +568,7 @@ int launcher_main(int argc, char **argv) {
   if (unix_blocked) block_unix();
   if (lifeline >= 0) supervise(lifeline, argv + i);
   if (awaiting) await_command();
+  default_signals();
   execvp(argv[i], argv + i);
   fprintf(stderr, "trust-sandbox-launcher: cannot execute %s: %s\n", argv[i], strerror(errno));
   return 127;

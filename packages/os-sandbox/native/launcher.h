@@ -56,6 +56,7 @@ struct pin_mount_attr { unsigned long long attr_set, attr_clr, propagation, user
 #define PIN_ATTR (0x1ULL /* RDONLY */ | 0x2ULL /* NOSUID */ | 0x4ULL /* NODEV */)
 
 /* util.c */
+void default_signals(void);
 void die(const char *what) __attribute__((noreturn));
 /* Where die() also writes a byte before it exits, when >= 0 (see launcher.c, the mount helper). */
 extern int die_notify_fd;

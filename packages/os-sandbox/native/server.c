@@ -157,9 +157,9 @@ static int serve_start(unsigned id, const unsigned char *p, size_t n, int life, 
   if (!err && blobs[0] >= 0 && blobs[1] >= 0) warm_take((int)argc + 1, argv, warm, &staged);
   pid_t pid = err || blobs[0] < 0 || blobs[1] < 0 ? -1 : fork();
   if (pid == 0) {
-    /* As from a fresh exec: default SIGPIPE (ignored dispositions survive exec, into the
-       command), nothing blocked. */
-    signal(SIGPIPE, SIG_DFL);
+    /* As from a fresh exec: every signal at its default disposition (ignored ones survive exec,
+       into the command), nothing blocked. */
+    default_signals();
     sigprocmask(SIG_SETMASK, old, NULL);
     setsid();
     /* The child's ends: stdin reads, stdout and stderr write. Moved high first, so that no dup2

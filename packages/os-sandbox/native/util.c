@@ -90,3 +90,13 @@ long parse_count(const char *s, long max) {
   }
   return v;
 }
+
+/* As from a fresh exec: every signal at its default disposition. An ignored disposition survives
+   exec, and a host process may ignore signals that its own spawn does not reset (libuv resets only
+   1-31, so an ignored real-time signal of the host would reach the sandboxed command). The raw
+   system call, since the C library refuses to touch the two real-time signals it keeps for itself. */
+void default_signals(void) {
+  struct { void (*handler)(int); unsigned long flags; void (*restorer)(void); unsigned long mask; } dfl = { SIG_DFL, 0, NULL, 0 };
+  for (int sig = 1; sig <= 64; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP) syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
+}

@@ -1,14 +1,14 @@
 // Nested writable roots (/w and /w/sub) with real bubblewrap and the compiled launcher: a run that
 // swaps `sub` for a symlink cannot make the launcher create or remove anything where the link
-// points (its sweep and pins work on descriptors, without following any symlink), and overlaid
-// nested roots protect their missing names without a file in either.
+// points (its sweep and pins work on descriptors, without following any symlink). The grammar now
+// refuses nested fs grants, so these run the launcher directly: the descriptor work is the defence
+// in depth for roots the launcher is handed by other means.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher, type Launcher } from './launcher.js';
-import { createSandbox } from './sandbox.js';
-import { freshDir, runIn } from './test-helpers.js';
+import { freshDir } from './test-helpers.js';
 
 describe('nested writable roots and a symlink swap (bubblewrap)', () => {
   let dir: string;
@@ -52,25 +52,5 @@ describe('nested writable roots and a symlink swap (bubblewrap)', () => {
     expect(r.status).toBe(125);
     expect(r.stderr).toMatch(/Too many levels of symbolic links/);
     expect(readdirSync(outside)).toEqual([]);
-  });
-
-  it('overlaid nested roots: ordinary writes land in both, protected names are refused in both, and neither gets a placeholder', async () => {
-    const { w, sub } = layout('overlay');
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${w}`, `fs:rw:${sub}`, 'stdout', 'stderr'] }, { env: { PATH: '/usr/bin:/bin' } });
-    try {
-      const r = await runIn(sb, ['/bin/sh', '-c', [
-        `echo a > ${w}/a.txt && echo b > ${sub}/b.txt`,
-        `for d in ${w} ${sub}; do echo x > $d/.bashrc 2>/dev/null && echo "$d/.bashrc written"; mkdir $d/.claude/c 2>/dev/null && echo "$d/.claude written"; done`,
-        `mv ${sub} ${w}/moved 2>/dev/null && echo moved; true`,
-      ].join('; ')]);
-      expect(r.exit.code, r.stderr).toBe(0);
-      expect(r.stdout).toBe('');
-      expect(readFileSync(join(w, 'a.txt'), 'utf8')).toBe('a\n');
-      expect(readFileSync(join(sub, 'b.txt'), 'utf8')).toBe('b\n');
-      expect(readdirSync(w).sort()).toEqual(['a.txt', 'sub']);
-      expect(readdirSync(sub)).toEqual(['b.txt']);
-    } finally {
-      await sb.close();
-    }
   });
 });
