@@ -3,7 +3,9 @@
 
 export interface AgentSummary { id: string; name: string; state: string; description?: string; pendingApprovals?: number }
 export interface LoopTurn { seq: number; role: 'user' | 'assistant' | 'tool' | 'system'; content: string; time: string; tool?: { name: string; args?: unknown; status?: string } }
-export interface ApprovalTask { id: string; agent: string; tool: string; args: unknown; reason: string; status: 'pending' | 'approved' | 'denied'; createdAt: string; feedback?: string }
+export interface ApprovalTask { id: string; agent: string; tool: string; args: unknown; reason: string; status: ApprovalTaskStatus; createdAt: string; feedback?: string; error?: string }
+/** A task's state as the control API reports it, one to one with the agent file's. */
+export type ApprovalTaskStatus = 'pending' | 'approved' | 'completed' | 'failed' | 'denied' | 'cancelled' | 'queued';
 export interface ToolRow { name: string; enabled: boolean; visible: boolean; restricted: boolean; locked: boolean; lockedWhy?: string }
 export interface ConfigView { config: unknown; lockedFields: { path: string; why: string }[]; guardPaths: { path: string; why: string }[] }
 export interface AgentFile { path: string; size: number; authorized: boolean; protection?: string }

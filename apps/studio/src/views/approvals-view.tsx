@@ -3,6 +3,9 @@ import { ApiError } from '../api';
 import { ErrorNote, useLoad, useStudio } from '../studio-context';
 import type { ApprovalTask } from '../types';
 
+/** approved and completed read as allowed, denied and failed as refused; the rest are neutral. */
+const STATUS_BADGE: Partial<Record<string, string>> = { approved: 'badge ok', completed: 'badge ok', denied: 'badge deny', failed: 'badge deny' };
+
 /** Pending approval tasks of every agent, live through the event stream. */
 export function ApprovalsView() {
   const { data, error, reload } = useLoad<{ tasks: ApprovalTask[] }>('/tasks');
@@ -28,7 +31,7 @@ export function ApprovalsView() {
                 <tr key={`${t.agent}/${t.id}`}>
                   <td>{t.agent}</td>
                   <td><code>{t.tool}</code></td>
-                  <td><span className={t.status === 'approved' ? 'badge ok' : 'badge deny'}>{t.status}</span></td>
+                  <td><span className={STATUS_BADGE[t.status] ?? 'badge'}>{t.status}</span></td>
                   <td>{t.feedback ?? ''}</td>
                 </tr>
               ))}

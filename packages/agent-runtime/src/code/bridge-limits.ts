@@ -5,50 +5,24 @@
  * sees the value.
  */
 
+import { checkJsonText, DEFAULT_MAX_JSON_DEPTH } from '@trust/core';
+
 /** Deepest nesting of arrays/objects a value crossing the sandbox boundary may have. */
-export const MAX_BRIDGE_DEPTH = 64;
+export const MAX_BRIDGE_DEPTH = DEFAULT_MAX_JSON_DEPTH;
 
 /** Why a bridge value was refused, with its stable code. */
 export interface BridgeLimitViolation { readonly code: 'CODE_MESSAGE_TOO_LARGE' | 'CODE_VALUE_TOO_DEEP'; readonly message: string }
 
 /**
- * Nesting depth of a JSON text, counting `[` and `{` outside strings; stops scanning as soon as
- * `max` is exceeded and then returns `max + 1`. Linear in the text, constant stack.
+ * Checks a JSON text against the byte and depth caps with core's one-pass input check; `undefined`
+ * when it passes. The refusal carries the code sandbox's own codes.
  */
-export function jsonDepth(text: string, max = MAX_BRIDGE_DEPTH): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-      continue;
-    }
-    if (c === 34) inString = true;
-    else if (c === 91 /* [ */ || c === 123 /* { */) {
-      depth++;
-      if (depth > deepest) {
-        deepest = depth;
-        if (deepest > max) return max + 1;
-      }
-    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
-  }
-  return deepest;
-}
-
-/** Checks a JSON text against the byte and depth caps; `undefined` when it passes. */
 export function checkBridgeText(text: string, what: string, maxBytes: number, maxDepth = MAX_BRIDGE_DEPTH): BridgeLimitViolation | undefined {
-  // UTF-16 length is a lower bound of the UTF-8 size; a text within it by chars but over in bytes
-  // is measured exactly (rare: only non-ASCII-heavy texts near the cap).
-  if (text.length > maxBytes || (text.length * 3 > maxBytes && Buffer.byteLength(text, 'utf8') > maxBytes)) {
-    return { code: 'CODE_MESSAGE_TOO_LARGE', message: `${what} exceeds ${maxBytes} bytes` };
-  }
-  if (jsonDepth(text, maxDepth) > maxDepth) {
-    return { code: 'CODE_VALUE_TOO_DEEP', message: `${what} is nested deeper than ${maxDepth} levels` };
-  }
-  return undefined;
+  const verdict = checkJsonText(text, { maxBytes, maxDepth });
+  if (verdict.allow) return undefined;
+  return verdict.code === 'INPUT_TOO_LARGE'
+    ? { code: 'CODE_MESSAGE_TOO_LARGE', message: `${what} exceeds ${maxBytes} bytes` }
+    : { code: 'CODE_VALUE_TOO_DEEP', message: `${what} is nested deeper than ${maxDepth} levels` };
 }
 
 /**
