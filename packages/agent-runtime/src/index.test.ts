@@ -36,7 +36,7 @@ const EXECUTION: readonly string[] = [
       'createCodeRunner', 'createCodeSandbox', 'createDefaultCommands', 'createExecutionTools', 'createOpenAIProvider', 'createSayTool',
       'createScriptedProvider', 'createSetTimerTool', 'createShell', 'createShellGate', 'createShellTool', 'createSysCodeTool',
       'createSysFetchTool', 'createSysLambdaTool', 'createWsTools', 'fsDeleteTool', 'fsListTool', 'fsReadTool', 'fsWriteTool',
-      'isGuestIdentifier', 'msgSendStubTool', 'openAgent', 'parseLambdaRef', 'parseSse', 'runMiddlewareChain', 'sysDeleteMetaTool',
+      'isGuestIdentifier', 'msgListTool', 'msgReadTool', 'msgSendStubTool', 'openAgent', 'parseLambdaRef', 'parseSse', 'runMiddlewareChain', 'sysDeleteMetaTool',
       'sysDeleteTimerTool', 'sysGetMetaTool', 'sysListTimersTool', 'sysSetMetaTool',
       'BLOCKED_MCP_ENV', 'BLOCKED_MCP_ENV_PREFIXES', 'SandboxStdioTransport', 'connectMcpServer', 'evaluateMcpEnvVar', 'filterMcpEnv', 'mcpToolName',
       'createTimerClock', 'nodeTimerScheduler', 'observeGate', 'createEgressMcpTransport', 'egressFetchLike',

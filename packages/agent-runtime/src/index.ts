@@ -114,7 +114,7 @@ export type {
 export {
   FETCH_BODY_CAP_BYTES, GATE_REJECTION_CODES, MIN_TIMER_INTERVAL_MS, createAskTool, createExecutionTools, createSayTool, createSetTimerTool,
   createShellGate, createShellTool, createSysCodeTool, createSysFetchTool, createSysLambdaTool, createWsTools, fsDeleteTool, fsListTool,
-  fsReadTool, fsWriteTool, msgSendStubTool, sysDeleteMetaTool, sysDeleteTimerTool, sysGetMetaTool, sysListTimersTool, sysSetMetaTool,
+  fsReadTool, fsWriteTool, msgListTool, msgReadTool, msgSendStubTool, sysDeleteMetaTool, sysDeleteTimerTool, sysGetMetaTool, sysListTimersTool, sysSetMetaTool,
   LOOP_NOTE_ROLE, MAX_LOOP_NOTE_CHARS, MAX_MODEL_INVOKE_TOKENS, createModelInvokeTool, createTaskResolveTool, loopInjectTool,
   nextCronWake, parseCronSchedule,
 } from './tools/index.js';

@@ -18,7 +18,8 @@ export interface TimerRow { readonly id: number; readonly schedule: unknown; rea
 export interface LogRow { readonly id: number; readonly level: string; readonly origin: string | null; readonly event: string | null; readonly target: string | null; readonly message: string; readonly data: unknown; readonly createdAt: string }
 
 export interface AdfLoop { append(entry: { role: string; content: unknown; model?: string; tokens?: number }): number; list(options?: { afterSeq?: number; limit?: number }): LoopEntry[]; clear(): number }
-export interface AdfMail { insert(mail: MailInput): MailRow; list(options?: { status?: string; limit?: number }): MailRow[]; get(id: string): MailRow | undefined; setStatus(id: string, status: string): boolean }
+/** Mail API. `list` is oldest first unless `newestFirst`; `setStatus` with `onlyFrom` changes the row only while it has that status (one statement, so no race). */
+export interface AdfMail { insert(mail: MailInput): MailRow; list(options?: { status?: string; limit?: number; newestFirst?: boolean }): MailRow[]; get(id: string): MailRow | undefined; setStatus(id: string, status: string, options?: { onlyFrom?: string }): boolean }
 export interface AdfTimers { add(timer: { schedule: unknown; nextWakeAt?: string; payload?: string; scope?: string[]; lambda?: string; locked?: boolean }): number; list(): TimerRow[]; delete(id: number, options?: { bypassLock?: boolean }): boolean; markFired(id: number, nextWakeAt: string | null): void }
 export interface AdfLogs { add(log: { level: string; message: string; origin?: string; event?: string; target?: string; data?: unknown }): number; list(options?: { limit?: number; level?: string }): LogRow[] }
 
@@ -61,11 +62,14 @@ export function createAdfMail(db: Database.Database, table: 'adf_inbox' | 'adf_o
       return row;
     },
     list(o = {}) {
-      const rows = (o.status ? db.prepare(`SELECT * FROM ${table} WHERE status = ? ORDER BY ${atCol}, rowid LIMIT ?`).all(o.status, o.limit ?? -1) : db.prepare(`SELECT * FROM ${table} ORDER BY ${atCol}, rowid LIMIT ?`).all(o.limit ?? -1)) as Array<Record<string, unknown>>;
+      const order = o.newestFirst ? `${atCol} DESC, rowid DESC` : `${atCol}, rowid`;
+      const rows = (o.status ? db.prepare(`SELECT * FROM ${table} WHERE status = ? ORDER BY ${order} LIMIT ?`).all(o.status, o.limit ?? -1) : db.prepare(`SELECT * FROM ${table} ORDER BY ${order} LIMIT ?`).all(o.limit ?? -1)) as Array<Record<string, unknown>>;
       return rows.map(toRow);
     },
     get: (id) => { const r = get.get(id) as Record<string, unknown> | undefined; return r && toRow(r); },
-    setStatus: (id, status) => db.prepare(`UPDATE ${table} SET status = ? WHERE id = ?`).run(status, id).changes === 1,
+    setStatus: (id, status, o = {}) => (o.onlyFrom === undefined
+      ? db.prepare(`UPDATE ${table} SET status = ? WHERE id = ?`).run(status, id)
+      : db.prepare(`UPDATE ${table} SET status = ? WHERE id = ? AND status = ?`).run(status, id, o.onlyFrom)).changes === 1,
   };
 }
 

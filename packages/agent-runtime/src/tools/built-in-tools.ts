@@ -9,6 +9,7 @@ import { createSysFetchTool } from './fetch-tool.js';
 import type { FetchClients } from './fetch-tool.js';
 import { createWsTools } from './ws-tools.js';
 import type { WsClient, WsRegistry } from './ws-tools.js';
+import { msgListTool, msgReadTool } from './msg-inbox-tools.js';
 import { createAskTool, createSayTool, msgSendStubTool } from './chat-tools.js';
 import type { ChatHooks } from './chat-tools.js';
 import { createShellTool } from './shell-tool.js';
@@ -34,7 +35,7 @@ export interface BuiltInToolDeps {
 
 /**
  * The execution part's built-in tools as gate-ready definitions (fs_*, sys_*meta, timers,
- * sys_code, sys_lambda, sys_fetch, ws_*, say, ask, adf_shell, msg_send) and the code-only methods
+ * sys_code, sys_lambda, sys_fetch, ws_*, say, ask, adf_shell, msg_send, msg_list, msg_read) and the code-only methods
  * (task_resolve, loop_inject, model_invoke: the gate refuses them to the model). Database and
  * config tools come from the SQL guard and config modules.
  */
@@ -47,7 +48,7 @@ export function createExecutionTools(deps: BuiltInToolDeps): { tools: ToolDefini
     createSysCodeTool(deps.runner), createSysLambdaTool(deps.runner),
     createSayTool(deps.chat), createAskTool(deps.chat),
     createShellTool(deps.gate),
-    deps.msgSend ?? msgSendStubTool,
+    deps.msgSend ?? msgSendStubTool, msgListTool, msgReadTool,
     createTaskResolveTool(deps.gate), loopInjectTool,
   ] as unknown as ToolDefinition<never>[];
   if (deps.model) tools.push(createModelInvokeTool(deps.model) as unknown as ToolDefinition<never>);

@@ -1,6 +1,7 @@
 export { createExecutionTools } from './built-in-tools.js';
 export type { BuiltInToolDeps } from './built-in-tools.js';
 export { fsDeleteTool, fsListTool, fsReadTool, fsWriteTool } from './fs-tools.js';
+export { msgListTool, msgReadTool } from './msg-inbox-tools.js';
 export { sysDeleteMetaTool, sysGetMetaTool, sysSetMetaTool } from './meta-tools.js';
 export { createSetTimerTool, sysDeleteTimerTool, sysListTimersTool, MIN_TIMER_INTERVAL_MS } from './timer-tools.js';
 export { createSysCodeTool, createSysLambdaTool } from './code-tools.js';
