@@ -1,7 +1,7 @@
 import { RELEASE_SYNC, newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten';
 import { buildGuestSource } from './guest-prelude.js';
-import type { CodeErrorCode, WorkerLimits, WorkerResult } from './worker-protocol.js';
+import type { CodeErrorCode, RunRequest, WorkerLimits, WorkerResult } from './worker-protocol.js';
 
 // Runs inside a code worker thread: one QuickJS execution. The host (main thread) holds the
 // deadline by terminating the worker; the interrupt handler here is the polite first stop that
@@ -29,13 +29,7 @@ export async function loadEngine(memoryBytes: number): Promise<Engine> {
 }
 
 /** One execution as the worker sees it. */
-export interface GuestRun {
-  readonly code: string;
-  readonly fn?: string;
-  readonly argsText?: string;
-  readonly deadline: number;
-  readonly timeoutMs: number;
-  readonly memoryBytes: number;
+export interface GuestRun extends Pick<RunRequest, 'code' | 'fn' | 'argsText' | 'deadline' | 'timeoutMs' | 'memoryBytes'> {
   /** True once the host asked this run to stop (shared memory; read while the guest spins). */
   readonly stopRequested: () => boolean;
   /** Sends `adf.<method>(argsText)` to the host; resolves with the result's JSON text. */
