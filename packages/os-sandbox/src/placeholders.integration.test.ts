@@ -1,18 +1,20 @@
 // Placeholders kept between runs, with real bubblewrap: in place for the next run (still
 // read-only), removed once the sandbox is idle or closed, and never a file the user has written.
-// Only roots that cannot be overlaid get host placeholders (see prepareProtectedOverlay): these
-// workspaces lie on another filesystem (/dev/shm) than the sandbox's work directory.
+// Only roots that cannot be overlaid get host placeholders, and only when the policy accepts
+// them by name (`host-placeholders`, see refuseUnoverlaid): here the launcher is denied its
+// private mount namespace, so nothing can be overlaid.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { probeSandbox, type SandboxProbe } from './probe.js';
 import { createSandbox } from './sandbox.js';
 import { freshDir, runIn } from './test-helpers.js';
 
 const PLACEHOLDERS = ['.bashrc', '.npmrc', '.husky', '.vscode', '.git'];
 
-/** A workspace on another filesystem than the sandbox's work directory (under the temp dir). */
+/** A workspace (its roots keep host placeholders here: see `unoverlaid` below). */
 const otherFsDir = (prefix: string): string => realpathSync(mkdtempSync(join('/dev/shm', prefix)));
 
 /** Polls until none of `names` exists in `dir`; returns those still there (the bound only matters on failure). */
@@ -26,9 +28,16 @@ async function waitGone(dir: string, names: readonly string[]): Promise<string[]
 }
 
 describe('placeholders kept between runs (bubblewrap)', () => {
+  let probe: SandboxProbe;
+  beforeAll(async () => {
+    probe = await probeSandbox();
+  });
+  /** Options under which no root can be overlaid: the launcher pins through bwrap's binds. */
+  const unoverlaid = () => ({ probe: { ...probe, pinNamespace: false } });
+  const HP = `allowDegraded: ['host-placeholders']`;
   it('stay read-only for the next run and are removed once the sandbox has been idle for placeholderLingerMs', async () => {
     const ws = otherFsDir('trust-linger-');
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] }, { placeholderLingerMs: 300, env: { PATH: '/usr/bin:/bin' } });
+    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'], allowDegraded: ['host-placeholders'] }, { ...unoverlaid(), placeholderLingerMs: 300, env: { PATH: '/usr/bin:/bin' } });
     try {
       expect((await runIn(sb, ['/bin/true'])).exit.code).toBe(0);
       for (const n of PLACEHOLDERS) expect(existsSync(join(ws, n)), n).toBe(true);
@@ -46,7 +55,7 @@ describe('placeholders kept between runs (bubblewrap)', () => {
 
   it('close() removes them at once, but not one the user has written into meanwhile', async () => {
     const ws = otherFsDir('trust-linger-close-');
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`] }, { placeholderLingerMs: 600_000 });
+    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`], allowDegraded: ['host-placeholders'] }, { ...unoverlaid(), placeholderLingerMs: 600_000 });
     try {
       expect((await runIn(sb, ['/bin/true'])).exit.code).toBe(0);
       expect(existsSync(join(ws, '.envrc'))).toBe(true);
@@ -67,8 +76,9 @@ describe('placeholders kept between runs (bubblewrap)', () => {
     const script = join(freshDir('trust-linger-script-'), 'run.mjs');
     try {
       writeFileSync(script, `import { existsSync, readdirSync } from 'node:fs';
-        import { createSandbox } from ${JSON.stringify(dist)};
-        const sb = await createSandbox({ v: 1, capabilities: ['fs:rw:${ws}'] }, { placeholderLingerMs: 600000 });
+        import { createSandbox, probeSandbox } from ${JSON.stringify(dist)};
+        const probe = { ...(await probeSandbox()), pinNamespace: false };
+        const sb = await createSandbox({ v: 1, capabilities: ['fs:rw:${ws}'], ${HP} }, { probe, placeholderLingerMs: 600000 });
         await (await sb.spawn(['/bin/true'])).exit;
         // The second spawn leaves a run prepared (holding the workspace) when the process exits.
         const p = await sb.spawn(['/bin/true']);

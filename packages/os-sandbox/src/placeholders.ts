@@ -14,7 +14,8 @@ const EXIT_SWEEP_WAIT_MS = 2_000;
 /**
  * Keeps the read-only placeholders of one sandbox's runs (empty files and directories at
  * protected paths that did not exist, created on the host as mount points) and removes them.
- * Only roots the launcher cannot overlay have any (see `prepareProtectedOverlay`): in the others
+ * Only roots the launcher cannot overlay have any, and only under `allowDegraded: ["host-placeholders"]`
+ * (see `refuseUnoverlaid`): in the others
  * the missing names exist only inside each run.
  *
  * Every run holds its writable roots with a shared lock (the launcher's `--hold`), and a

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameS
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
+import { probeSandbox } from './probe.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { startSpawnServer } from './spawn-server.js';
 import { alive, createRecordingAudit, descendants, freshDir, runIn, serverOf, until } from './test-helpers.js';
@@ -192,9 +193,13 @@ describe('runs prepared ahead (prestart)', () => {
   });
 
   it('unused for placeholderLingerMs it is ended, and then the placeholders are removed', async () => {
-    // On another filesystem than the sandbox's work directory: its root keeps host placeholders.
+    // Without the launcher's private namespace (accepted by name), its root keeps host placeholders.
     const fresh = realpathSync(mkdtempSync('/dev/shm/trust-prestart-linger-'));
-    const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', `fs:rw:${fresh}`] }, { placeholderLingerMs: 200 });
+    const probe = await probeSandbox();
+    const own = await createSandbox(
+      { v: 1, capabilities: ['stdout', 'stderr', `fs:rw:${fresh}`], allowDegraded: ['host-placeholders'] },
+      { placeholderLingerMs: 200, probe: { ...probe, pinNamespace: false } },
+    );
     try {
       const ownServer = await serverOf(own);
       await runIn(own, ['/bin/true']);

@@ -11,7 +11,7 @@ import { buildSandboxEnv } from './env.js';
 import { evaluateGrantRealPaths } from './grant-paths.js';
 import { findTool, hasRlimits } from './host-files.js';
 import { createPlaceholderKeeper, DEFAULT_PLACEHOLDER_LINGER_MS } from './placeholders.js';
-import { prepareProtectedOverlay } from './protected-overlay.js';
+import { prepareProtectedOverlay, refuseUnoverlaid, writableDirs } from './protected-overlay.js';
 import { createNestedGitScanner } from './nested-git.js';
 import { fromChildProcess, killGroup, type Launched } from './launched.js';
 import { onProcessExit } from './on-exit.js';
@@ -192,6 +192,27 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
   // own namespace (see --stage-root).
   const stageRoot = join(workDir, 'root.stage');
   if (!existsSync(stageRoot)) mkdirSync(stageRoot, { mode: 0o555 });
+  // Writable roots are overlaid in each run's namespace so that missing protected names never
+  // become files in the user's tree; a root that cannot be is refused (fail closed) unless the
+  // policy accepts host placeholders by name.
+  const overlay = platform === 'linux' && launcherPins ? prepareProtectedOverlay(policy, workDir) : undefined;
+  const unoverlaid =
+    platform !== 'linux'
+      ? []
+      : (overlay?.unoverlaid ??
+        writableDirs(policy).map((root) => ({
+          root,
+          why: launcher ? 'the launcher cannot make a private mount namespace on this host' : 'the compiled launcher is not in use (socat fallback)',
+        })));
+  try {
+    if (refuseUnoverlaid(policy, unoverlaid)) degraded.push('host-placeholders');
+  } catch (err) {
+    if (ownsWorkDir) {
+      removeWorkDir();
+      onProcessExit(removeWorkDir, false);
+    }
+    throw err;
+  }
   const runDirs = createRunDirPool(workDir);
   const sourceEnv = options.env ?? process.env;
   const createProxy = options.createProxy ?? defaultProxyFactory;
@@ -315,7 +336,7 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     launcherNetwork,
     launcherPins,
     // Missing protected names exist only in each run's overlay, never in the user's tree.
-    overlay: launcherPins ? prepareProtectedOverlay(policy, workDir) : undefined,
+    overlay,
   });
 
   /**
