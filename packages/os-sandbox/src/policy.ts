@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TrustError, parseCapabilities, type CapabilitySet, type Problem } from '@trust/core';
 
 /** Weaker modes a caller may accept by name. Anything not named here fails closed. */
-export const DEGRADED_MODES = ['shared-network', 'no-proc', 'no-userns-lock', 'no-seccomp', 'no-pids-limit', 'no-memory-limit', 'host-placeholders'] as const;
+export const DEGRADED_MODES = ['shared-network', 'no-proc', 'no-userns-lock', 'no-seccomp', 'no-pids-limit', 'no-memory-limit', 'host-placeholders', 'open-unix-sockets'] as const;
 /** One named weaker mode (see `DEGRADED_MODES` and the README). */
 export type DegradedMode = (typeof DEGRADED_MODES)[number];
 

@@ -39,6 +39,7 @@ import { evaluatePolicyValues, evaluateSpawnRequest } from './spawn-request.js';
 import { encodeBwrapArgs } from './launcher-wire.js';
 import { createLinuxPlanner, LIFELINE_FD, type Wants } from './linux-run.js';
 import { createAhead } from './ahead.js';
+import { decideUnixSockets } from './unix-socket-mode.js';
 
 export type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnOptions } from './sandbox-types.js';
 
@@ -151,6 +152,9 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
       }),
     )
     .digest('hex');
+  // One AF_UNIX rule in every mode, or a refusal (see decideUnixSockets).
+  const sharedNetwork = degraded.includes('shared-network');
+  if (platform === 'linux' && decideUnixSockets(policy, { launcherPins, sharedNetwork, socatBridge: brokered && !launcher })) degraded.push('open-unix-sockets');
   const seccompArch = seccompArchOf(process.arch);
   // socket(AF_UNIX) is refused unless the policy names unixSockets; a bridge inside the sandbox
   // needs it, and the launcher there refuses it itself once the bridge is up (--block-unix).

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createServer as createHttpServer } from 'node:http';
 import { allowHosts } from '@trust/core';
 import { describe, expect, it } from 'vitest';
+import { ensureLauncher } from './launcher.js';
 import { probeSandbox } from './probe.js';
 import { createSandbox } from './sandbox.js';
 import { freshDir, runIn } from './test-helpers.js';
@@ -90,7 +91,7 @@ describe('host unix sockets (bubblewrap)', () => {
     const peer = createHttpServer((_q, s) => s.end('proxied'));
     await new Promise<void>((ok) => peer.listen(0, '127.0.0.1', ok));
     const port = (peer.address() as { port: number }).port;
-    const probe = await probeSandbox();
+    const probe = await probeSandbox({ launcherPath: (await ensureLauncher()).path });
     const sb = await createSandbox(
       { v: 1, capabilities: [`fs:rw:${ws}`, 'http', 'stdout', 'stderr'] },
       { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve: async () => ['127.0.0.1'] }, probe: { ...probe, launcherNetns: false }, env: { PATH: '/usr/bin:/bin' } },
