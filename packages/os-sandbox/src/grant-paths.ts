@@ -11,8 +11,8 @@ const within = (root: string, path: string): boolean => root === '/' || path ===
  * planted by an earlier run (`ln -s /root/x $ws/cache`) would redirect a later `fs:rw:$ws/cache`.
  * Such grants are denied with `SANDBOX_GRANT_SYMLINK`; the reason says when the target lies
  * under a sensitive root (/root, /home, /run, /var/run, the host $HOME). A grant that does not
- * exist yet is allowed (nothing to follow; bubblewrap fails on it). Linux only: seatbelt matches
- * real paths itself.
+ * exist is denied with `SANDBOX_GRANT_MISSING` (naming it), so that nothing starts. Linux only:
+ * seatbelt matches real paths itself.
  *
  * @example
  * evaluateGrantRealPaths(policy, process.env.HOME); // { allow: true, rule: 'grant-real-paths' }
@@ -23,8 +23,15 @@ export function evaluateGrantRealPaths(policy: SandboxPolicy, home?: string, rea
     let real: string;
     try {
       real = realpath(g.path);
-    } catch {
-      continue;
+    } catch (err) {
+      // A missing grant would only make bubblewrap fail after the run started (exit 125, launcher
+      // noise): refused before anything starts, naming it.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') continue;
+      return deny('SANDBOX_GRANT_MISSING', `the grant fs:${g.mode}:${g.path} names a path that does not exist`, {
+        rule: 'grant-exists',
+        hint: `create it first (mkdir -p ${g.path}), or remove "fs:${g.mode}:${g.path}" from the capabilities`,
+      });
     }
     if (real === g.path) continue;
     const hit = sensitive.find((s) => within(s, real) && !within(s, g.path));
