@@ -32,9 +32,11 @@ describe('hardening (bubblewrap)', () => {
       symlinkSync('/root', join(ws, 'rootlink'));
       await expect(createSandbox({ v: 1, capabilities: [`fs:rw:${ws}/cache`, 'stdout'] })).rejects.toMatchObject({ code: 'SANDBOX_GRANT_SYMLINK' });
       await expect(createSandbox({ v: 1, capabilities: [`fs:ro:${ws}/rootlink`, 'stdout'] })).rejects.toThrow(/sensitive root \/root/);
-      // Planted after the sandbox was created: refused at spawn, nothing runs.
+      // Planted after the sandbox was created (the directory it granted replaced): refused at spawn, nothing runs.
+      mkdirSync(join(ws, 'later'));
       const later = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}/later`, 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { env: { PATH: '/usr/bin:/bin' } });
       try {
+        rmSync(join(ws, 'later'), { recursive: true });
         symlinkSync(target, join(ws, 'later'));
         await expect(later.spawn([SH, '-c', `echo pwned > ${ws}/later/x`], { cwd: `${ws}/later` })).rejects.toMatchObject({ code: 'SANDBOX_GRANT_SYMLINK' });
       } finally {
