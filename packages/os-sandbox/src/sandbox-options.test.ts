@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { parseSandboxOptions } from './sandbox-options.js';
+
+describe('parseSandboxOptions (one strict schema)', () => {
+  it.each([
+    [{}, true],
+    [undefined, true],
+    [{ placeholderLingerMs: 0, prestart: false, spawnServer: true, bridge: 'socat', platform: 'linux', workDir: '/tmp/x' }, true],
+    [{ launcher: { path: '/opt/l', sha256: 'ab' }, launcherVerify: 'rebuild', launcherCacheDir: '/c' }, true],
+    [{ audit: { record: () => undefined }, createProxy: async () => undefined, egress: {}, guard: {}, env: {}, probe: {} }, true],
+    [{ launcherCacheDir: undefined }, true],
+    [{ placeholderLingerMs: -1 }, false],
+    [{ placeholderLingerMs: Number.NaN }, false],
+    [{ placeholderLingerMs: Infinity }, false],
+    [{ bridge: 'tunnel' }, false],
+    [{ launcher: { path: '/opt/l' } }, false],
+    [{ launcher: { path: '/opt/l', sha256: 'ab', extra: 1 } }, false],
+    [{ audit: {} }, false],
+    [{ createProxy: 'proxy' }, false],
+    [{ spawnserver: false }, false],
+  ])('%j → valid: %s', (input, valid) => {
+    if (valid) expect(() => parseSandboxOptions(input)).not.toThrow();
+    else expect(() => parseSandboxOptions(input)).toThrow(expect.objectContaining({ code: 'SANDBOX_POLICY_INVALID' }));
+  });
+
+  it('reports every problem at once, an unknown key with the known ones, each with a hint', () => {
+    try {
+      parseSandboxOptions({ spawnserver: false, placeholderLingerMs: -1, bridge: 'x' });
+      expect.unreachable();
+    } catch (err) {
+      const problems = (err as { problems: { path: string; hint: string }[] }).problems;
+      expect(problems.map((p) => p.path).sort()).toEqual(['bridge', 'placeholderLingerMs', 'spawnserver']);
+      expect(problems.find((p) => p.path === 'spawnserver')?.hint).toMatch(/known options: .*spawnServer/);
+      expect(problems.find((p) => p.path === 'placeholderLingerMs')?.hint).toMatch(/placeholderLingerMs: 3000/);
+    }
+  });
+});
