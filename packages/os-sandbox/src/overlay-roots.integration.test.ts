@@ -4,7 +4,7 @@
 // private directory of this user on its own filesystem, and stays untouched; where no overlay can
 // be made at all, the grant is refused before anything runs instead of filling the workspace with
 // placeholders, unless the policy accepts `host-placeholders` by name.
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { probeSandbox, type SandboxProbe } from './probe.js';
@@ -66,6 +66,22 @@ describe('writable roots that the work directory cannot overlay (bubblewrap)', (
       expect((await runIn(sb, ['/bin/true'], { cwd: ws })).exit.code).toBe(0);
       expect(listing(ws)).toEqual([]);
       expect(listing(join(parent, `.trust-overlay-${process.getuid!()}`))).toEqual(['planted']);
+    } finally {
+      await sb.close();
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('a parent others may write without the sticky bit is passed over (they could swap the private directory for a link)', async () => {
+    const parent = realpathSync(mkdtempSync('/dev/shm/trust-overlay-open-'));
+    chmodSync(parent, 0o777);
+    const ws = join(parent, 'ws');
+    mkdirSync(ws);
+    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`] });
+    try {
+      expect((await runIn(sb, ['/bin/true'], { cwd: ws })).exit.code).toBe(0);
+      expect(listing(ws)).toEqual([]);
+      expect(listing(parent)).toEqual(['ws']);
     } finally {
       await sb.close();
       rmSync(parent, { recursive: true, force: true });

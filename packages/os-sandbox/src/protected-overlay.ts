@@ -81,9 +81,13 @@ export function prepareProtectedOverlay(policy: SandboxPolicy, workDir: string, 
   const visible = [...policy.capabilities.fsGrants.map((g) => g.path), ...policy.systemRoots];
   const hiddenOn = (root: string, dev: number): string | undefined => {
     for (let dir = dirname(root); ; dir = dirname(dir)) {
-      if (statSync(dir, { throwIfNoEntry: false })?.dev !== dev) return undefined;
+      const st = statSync(dir, { throwIfNoEntry: false });
+      if (st?.dev !== dev) return undefined;
       const base = join(dir, `.trust-overlay-${process.getuid?.() ?? 'user'}`);
-      const found = visible.some((v) => inside(base, v)) ? undefined : privateDir(base);
+      // In a directory others may write without the sticky bit, they could rename our entry away
+      // and put a link in its place: never there.
+      const shared = (st.mode & 0o002) !== 0 && (st.mode & 0o1000) === 0;
+      const found = shared || visible.some((v) => inside(base, v)) ? undefined : privateDir(base);
       if (found) return found;
       if (dir === '/') return undefined;
     }
