@@ -130,6 +130,7 @@ export const auditTailSchema = successSchema(
       file: z.string(),
       total: z.number().int(),
       chain: z.object({ ok: z.boolean(), brokenAt: z.number().int().optional() }).strict(),
+      tornTail: z.object({ line: z.number().int() }).strict().optional(),
       events: z.array(auditEventSchema),
     })
     .strict(),
