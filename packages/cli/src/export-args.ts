@@ -43,7 +43,7 @@ function splitTopLevel(text: string): string[] {
  * parseWitParams('add: func(a: u32, b: u32) -> u32'); // [{ name: 'a', type: 'u32' }, { name: 'b', type: 'u32' }]
  */
 export function parseWitParams(wit: string): ExportParam[] | undefined {
-  const m = /^[^:]+:\s*(?:async\s+)?func\s*\(/.exec(wit);
+  const m = /^[^\s]*?:\s*(?:async\s+)?func\s*\(/.exec(wit);
   if (!m) return undefined;
   let depth = 1;
   let i = m[0].length;
