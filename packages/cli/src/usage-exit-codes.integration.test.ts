@@ -39,6 +39,7 @@ const ROWS: readonly Row[] = [
   ['sandbox', ['sandbox', '--cap', 'bogus', '--', 'true'], 'CLI_USAGE_INVALID_VALUE'],
   ['sandbox', ['sandbox', '--capability', 'stdin', '--', 'true'], 'CLI_USAGE_UNKNOWN_OPTION', /did you mean '--cap'/],
   ['sandbox', ['sandbox', '--timeout', 'abc', '--', 'true'], 'CLI_USAGE_INVALID_VALUE', /--timeout 30/],
+  ['sandbox', ['sandbox', '--allow-degraded', 'no-procs', '--', 'true'], 'CLI_USAGE_INVALID_VALUE', /did you mean 'no-proc'/],
   ['agent new', ['agent', 'new'], 'CLI_USAGE_MISSING_ARGUMENT'],
   ['agent inspect', ['agent', 'inspect', 'a.adf', 'b.adf'], 'CLI_USAGE_UNEXPECTED_ARGUMENT'],
   ['agent chat', ['agent', 'chat', 'missing.adf', '--provider', 'opneai'], 'CLI_USAGE_INVALID_VALUE', /did you mean 'openai'/],

@@ -8,6 +8,7 @@ import { CliError, usageError } from '../cli-error.js';
 import { join, resolve } from 'node:path';
 import { checkCapabilityFlag } from '../flag-values.js';
 import { checkSandboxPolicy } from '../sandbox-policy-check.js';
+import { didYouMean } from '../did-you-mean.js';
 import { appendSandboxRun, createEgressCollector, sandboxRunRecord, sandboxRunsFile } from '../sandbox-runs.js';
 
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
@@ -47,7 +48,13 @@ export const command: CommandSpec = {
   exitCodes: ['N the exit code of the sandboxed process (124 on timeout, 128+signal when killed)', '1 the sandbox could not start (the error says why and how to fix it)'],
   async run({ io, out, values, rest }) {
     await checkCapabilityFlag('cap', listOption(values, 'cap'));
-    const { createSandbox, sandboxPolicySchema } = await import('@trust/os-sandbox');
+    const { createSandbox, sandboxPolicySchema, DEGRADED_MODES } = await import('@trust/os-sandbox');
+    for (const mode of listOption(values, 'allow-degraded')) {
+      const s = didYouMean(mode, DEGRADED_MODES);
+      if (!(DEGRADED_MODES as readonly string[]).includes(mode)) {
+        throw usageError('CLI_USAGE_INVALID_VALUE', `--allow-degraded '${mode}' is not a degraded mode; the modes are ${DEGRADED_MODES.join(', ')}`, s ? `did you mean '${s}'?` : `for example --allow-degraded ${DEGRADED_MODES[0]}`);
+      }
+    }
     const policyPath = stringOption(values, 'policy');
     let base: Record<string, unknown> = { v: 1 };
     if (policyPath) {
