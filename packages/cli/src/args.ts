@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CommandSpec, OptionSpec, OptionValues } from './command.js';
 import { usageError } from './cli-error.js';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean, didYouMeanFlag } from './did-you-mean.js';
 
 /** Flags every command accepts. */
 export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = Object.freeze({
@@ -111,7 +111,7 @@ function toUsageError(spec: CommandSpec, error: unknown): Error {
   const flag = /'(-[^' ]*)/.exec(message)?.[1];
   if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag !== undefined) {
     const bare = flag.split('=')[0] as string;
-    const suggestion = didYouMean(bare, flagNames({ ...spec.options, ...GLOBAL_OPTIONS }));
+    const suggestion = didYouMeanFlag(bare, flagNames({ ...spec.options, ...GLOBAL_OPTIONS }));
     return usageError(
       'CLI_USAGE_UNKNOWN_OPTION',
       `unknown option '${bare}' for trust ${spec.name}`,
@@ -138,17 +138,18 @@ export function listOption(values: OptionValues, name: string): readonly string[
 }
 
 /**
- * An integer flag within bounds, or `undefined` when absent; anything else is a usage error.
+ * An integer flag within bounds, or `undefined` when absent; anything else is a usage error whose
+ * hint shows `example` (default: 8080 for a port range, else the smallest allowed value above 0).
  *
  * @example
  * integerOption(values, 'port', { min: 0, max: 65535 });
  */
-export function integerOption(values: OptionValues, name: string, range: { min: number; max: number }): number | undefined {
+export function integerOption(values: OptionValues, name: string, range: { min: number; max: number; example?: number }): number | undefined {
   const v = stringOption(values, name);
   if (v === undefined) return undefined;
   const n = /^\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n) || n < range.min || n > range.max) {
-    throw usageError('CLI_USAGE_INVALID_VALUE', `--${name} must be a whole number from ${range.min} to ${range.max}, got '${v}'`, `for example --${name} ${range.min === 0 ? 8080 : range.min}`);
+    throw usageError('CLI_USAGE_INVALID_VALUE', `--${name} must be a whole number from ${range.min} to ${range.max}, got '${v}'`, `for example --${name} ${range.example ?? (range.max === 65_535 ? 8080 : Math.max(range.min, 1))}`);
   }
   return n;
 }

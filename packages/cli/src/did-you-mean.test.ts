@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean, didYouMeanFlag } from './did-you-mean.js';
 
 describe('didYouMean', () => {
   it.each([
@@ -13,5 +13,16 @@ describe('didYouMean', () => {
     ['DOCTOR', ['doctor'], 'doctor'],
   ] as const)('%s → %s', (input, candidates, expected) => {
     expect(didYouMean(input, candidates)).toBe(expected);
+  });
+
+  it.each([
+    ['--trustedKeys', ['--trusted', '--grant', '--policy'], '--trusted'],
+    ['--allowCidrs', ['--allow-cidr', '--deny-cidr'], '--allow-cidr'],
+    ['--capability', ['--cap', '--policy', '--cwd'], '--cap'],
+    ['--polcy', ['--policy', '--json'], '--policy'],
+    ['-x', ['-h', '-n', '--lines'], undefined],
+    ['--zzzzzz', ['--policy'], undefined],
+  ] as const)('flag %s → %s', (input, candidates, expected) => {
+    expect(didYouMeanFlag(input, candidates)).toBe(expected);
   });
 });

@@ -39,3 +39,28 @@ export function didYouMean(input: string, candidates: readonly string[]): string
   if (bare.length >= 3) return candidates.find((c) => c.toLowerCase().replace(/^-+/, '').startsWith(bare));
   return undefined;
 }
+
+/** `--trustedKeys` → `--trusted-keys`: API field spellings typed as flags. */
+function kebab(flag: string): string {
+  return flag.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
+/**
+ * The closest flag for a "did you mean" hint on an unknown option. Beyond {@link didYouMean}, it
+ * reads camelCase API field names as flags (`--allowCidrs` → `--allow-cidr`), accepts a flag the
+ * input starts with (`--capability` → `--cap`, `--trusted-keys` → `--trusted`), and never guesses
+ * for a one-letter short flag (every letter is one edit from every other).
+ *
+ * @example
+ * didYouMeanFlag('--trustedKeys', ['--trusted', '--grant']); // '--trusted'
+ */
+export function didYouMeanFlag(input: string, flags: readonly string[]): string | undefined {
+  if (/^-[^-]$/.test(input)) return undefined;
+  const longs = flags.filter((f) => f.startsWith('--'));
+  const wanted = kebab(input);
+  const close = didYouMean(wanted, longs);
+  if (close !== undefined) return close;
+  const bare = wanted.replace(/^-+/, '');
+  const within = longs.filter((f) => f.length >= 5 && bare.startsWith(f.slice(2))).sort((a, b) => b.length - a.length);
+  return within[0];
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkBubblewrap, checkChromium, checkLandlock, checkNode, checkSeatbelt, checkSeccomp, checkSqlite, type ProbeEnv } from './doctor-checks.js';
+import { checkBubblewrap, checkChromium, checkLandlock, checkLauncherTools, checkNode, checkSeatbelt, checkSeccomp, checkSqlite, type ProbeEnv } from './doctor-checks.js';
 
 function fakeProbe(over: Partial<ProbeEnv> & { files?: Record<string, string>; executables?: string[]; execResults?: Record<string, { code: number; stdout?: string; stderr?: string }> } = {}): ProbeEnv {
   return {
@@ -15,6 +15,7 @@ function fakeProbe(over: Partial<ProbeEnv> & { files?: Record<string, string>; e
     readText: async (p) => over.files?.[p],
     isExecutable: async (p) => (over.executables ?? []).includes(p),
     sqlitePath: over.sqlitePath ?? (() => '/x/better-sqlite3/lib/index.js'),
+    checkout: 'checkout' in over ? over.checkout : undefined,
   };
 }
 
@@ -63,12 +64,38 @@ describe('doctor checks', () => {
   });
 
   it.each([
-    ['lockdown,capability,landlock,yama', 'ok'],
-    ['capability,yama', 'degraded'],
-    [undefined, 'unknown'],
-  ])('landlock %s → %s', async (lsm, expected) => {
+    ['lockdown,capability,landlock,yama', 'enabled in this kernel'],
+    ['capability,yama', 'not enabled in this kernel'],
+    [undefined, 'not readable'],
+  ])('landlock %s is information only (skipped, never a problem for --strict): %s', async (lsm, detail) => {
     const files: Record<string, string> = lsm === undefined ? {} : { '/sys/kernel/security/lsm': lsm };
-    expect((await checkLandlock(fakeProbe({ files }))).status).toBe(expected);
+    const c = await checkLandlock(fakeProbe({ files }));
+    expect(c.status).toBe('skipped');
+    expect(c.detail).toContain('not used by trust');
+    expect(c.detail).toContain(detail);
+  });
+
+  it.each([
+    [['/usr/bin/cc', '/usr/bin/socat', '/usr/bin/prlimit'], 'ok', 'ok'],
+    [['/usr/bin/gcc'], 'ok', 'skipped'],
+    [['/usr/bin/socat', '/usr/bin/prlimit'], 'degraded', 'ok'],
+    [['/usr/bin/socat'], 'missing', 'missing'],
+    [[], 'missing', 'missing'],
+  ])('launcher tools with %j: cc %s, socat %s', async (executables, cc, socat) => {
+    const checks = await checkLauncherTools(fakeProbe({ executables }));
+    expect(checks.map((c) => [c.id, c.status])).toEqual([['cc', cc], ['socat', socat]]);
+    for (const c of checks) if (c.status === 'missing' || c.status === 'degraded') expect(c.remedy).toMatch(/apt-get install (gcc|socat)/);
+  });
+
+  it('names the checkout scripts only when running from a checkout', async () => {
+    const npm = await checkBubblewrap(fakeProbe());
+    expect(npm[0]?.remedy).toBe('apt-get install bubblewrap');
+    const repo = await checkBubblewrap(fakeProbe({ checkout: '/src/trust' }));
+    expect(repo[0]?.remedy).toContain('scripts/bootstrap.sh');
+    const crash = { execResults: { 'sqlite_version': { code: 139, stderr: 'Segmentation fault' } } };
+    expect((await checkSqlite(fakeProbe(crash))).remedy).toContain('npm install -g @trust/cli');
+    expect((await checkSqlite(fakeProbe(crash))).remedy).not.toContain('pnpm');
+    expect((await checkSqlite(fakeProbe({ ...crash, checkout: '/src/trust' }))).remedy).toContain('pnpm rebuild better-sqlite3');
   });
 
   it('finds Chromium on PATH or through CHROMIUM_PATH, and names the remedy otherwise', async () => {
@@ -83,7 +110,6 @@ describe('doctor checks', () => {
     expect((await checkSqlite(fakeProbe({ execResults: { 'sqlite_version': { code: 0, stdout: '3.53.2' } } }))).detail).toBe('loads (SQLite 3.53.2)');
     const crash = await checkSqlite(fakeProbe({ execResults: { 'sqlite_version': { code: 139, stderr: 'Segmentation fault' } } }));
     expect(crash.status).toBe('missing');
-    expect(crash.remedy).toContain('pnpm rebuild better-sqlite3');
     expect((await checkSqlite(fakeProbe({ sqlitePath: () => undefined }))).status).toBe('missing');
   });
 });

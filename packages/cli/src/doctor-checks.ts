@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { access, readFile } from 'node:fs/promises';
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 /** The result of one doctor check. */
 export interface DoctorCheck {
-  /** Stable id: node, bwrap, userns, netns, seccomp, landlock, seatbelt, chromium, sqlite. */
+  /** Stable id: node, bwrap, userns, netns, seccomp, landlock, cc, socat, seatbelt, chromium, sqlite. */
   readonly id: string;
   readonly label: string;
   /** `ok`; `missing` (the feature cannot work); `degraded` (works with less isolation); `unknown`; `skipped` (not for this platform). */
@@ -25,13 +25,31 @@ export interface ProbeEnv {
   isExecutable(path: string): Promise<boolean>;
   /** Absolute path of better-sqlite3 as the agent runtime would load it, if it can be found. */
   sqlitePath(): string | undefined;
+  /**
+   * The root of the trust source checkout this CLI runs from, or `undefined` for an install from
+   * the registry. Remedies name the checkout's scripts (`pnpm`, `scripts/bootstrap.sh`) only there.
+   */
+  readonly checkout: string | undefined;
 }
 
-const BOOTSTRAP = 'bash scripts/bootstrap.sh --system (from a trust checkout)';
+/** A system-package remedy, plus the checkout's bootstrap script when running from one. */
+function systemRemedy(probe: ProbeEnv, apt: string): string {
+  return probe.checkout ? `${apt} (or, in the checkout: bash scripts/bootstrap.sh --system)` : apt;
+}
+
+/**
+ * The checkout root when `moduleDir` (a file of this CLI) sits in `<root>/packages/cli/<dir>`
+ * of a trust checkout, else `undefined`.
+ */
+export function findCheckout(moduleDir: string): string | undefined {
+  const root = join(moduleDir, '..', '..', '..');
+  return existsSync(join(root, 'pnpm-workspace.yaml')) && existsSync(join(root, 'scripts', 'bootstrap.sh')) ? root : undefined;
+}
 
 /** The real machine. */
-export function createProbeEnv(env: Readonly<Record<string, string | undefined>>, sqlitePath: () => string | undefined): ProbeEnv {
+export function createProbeEnv(env: Readonly<Record<string, string | undefined>>, sqlitePath: () => string | undefined, checkout: string | undefined): ProbeEnv {
   return {
+    checkout,
     platform: process.platform,
     nodeVersion: process.versions.node,
     env,
@@ -91,7 +109,7 @@ export async function checkBubblewrap(probe: ProbeEnv): Promise<DoctorCheck[]> {
   }
   const bwrap = await findInPath(probe, ['bwrap']);
   if (!bwrap) {
-    const remedy = `apt-get install bubblewrap (or ${BOOTSTRAP})`;
+    const remedy = systemRemedy(probe, 'apt-get install bubblewrap');
     return [
       { id: 'bwrap', label: 'bubblewrap', status: 'missing', detail: 'bwrap is not on PATH; `trust sandbox` cannot run', remedy },
       { id: 'userns', label: 'user namespaces', status: 'unknown', detail: 'needs bwrap to test', remedy },
@@ -126,17 +144,40 @@ export async function checkSeccomp(probe: ProbeEnv): Promise<DoctorCheck> {
   return { id: 'seccomp', label: 'seccomp', status: mode === '1' ? 'degraded' : 'ok', detail: how };
 }
 
-/** Landlock (Linux only), read from the active LSM list. */
+/**
+ * Landlock, for information only: the sandbox does not apply it (it isolates with namespaces,
+ * seccomp and bind mounts), so its absence is never a problem and `--strict` ignores it.
+ */
 export async function checkLandlock(probe: ProbeEnv): Promise<DoctorCheck> {
+  const unused = 'not used by trust (the sandbox isolates with namespaces, seccomp and bind mounts)';
   if (probe.platform !== 'linux') return { id: 'landlock', label: 'Landlock', status: 'skipped', detail: 'Linux only' };
   const lsm = await probe.readText('/sys/kernel/security/lsm');
-  const remedy = 'use kernel 5.13 or newer with Landlock enabled (boot parameter lsm=landlock,… or CONFIG_LSM including landlock); the sandbox still isolates with namespaces without it';
-  if (lsm === undefined) {
-    return { id: 'landlock', label: 'Landlock', status: 'unknown', detail: 'the LSM list is not readable (securityfs not mounted, common in containers)', remedy };
-  }
-  return lsm.split(',').map((s) => s.trim()).includes('landlock')
-    ? { id: 'landlock', label: 'Landlock', status: 'ok', detail: `enabled (LSMs: ${lsm.trim()})` }
-    : { id: 'landlock', label: 'Landlock', status: 'degraded', detail: `not enabled (LSMs: ${lsm.trim() || 'none'})`, remedy };
+  const kernel = lsm === undefined ? 'the LSM list is not readable' : lsm.split(',').map((x) => x.trim()).includes('landlock') ? 'enabled in this kernel' : 'not enabled in this kernel';
+  return { id: 'landlock', label: 'Landlock', status: 'skipped', detail: `${unused}; ${kernel}` };
+}
+
+/**
+ * The sandbox launcher (Linux): a small C program compiled on first use, which bridges the
+ * network and applies limits. Without a C compiler the sandbox falls back to socat and prlimit
+ * (slower, no cgroup joining); without either, limits and http/tcp in the sandbox cannot work.
+ */
+export async function checkLauncherTools(probe: ProbeEnv): Promise<DoctorCheck[]> {
+  if (probe.platform !== 'linux') return ['cc', 'socat'].map((id) => ({ id, label: id === 'cc' ? 'C compiler' : 'socat', status: 'skipped' as const, detail: 'Linux only' }));
+  const [cc, socat, prlimit] = await Promise.all([findInPath(probe, ['cc', 'gcc', 'clang']), findInPath(probe, ['socat']), findInPath(probe, ['prlimit'])]);
+  const fallback = socat !== undefined && prlimit !== undefined;
+  const ccRemedy = systemRemedy(probe, 'apt-get install gcc libc6-dev');
+  const ccCheck: DoctorCheck = cc
+    ? { id: 'cc', label: 'C compiler', status: 'ok', detail: `${cc} (builds the sandbox launcher on first use)` }
+    : fallback
+      ? { id: 'cc', label: 'C compiler', status: 'degraded', detail: 'no cc/gcc/clang on PATH: the sandbox uses the socat/prlimit fallback (slower, no cgroup joining)', remedy: ccRemedy }
+      : { id: 'cc', label: 'C compiler', status: 'missing', detail: 'no cc/gcc/clang on PATH and no socat/prlimit fallback: sandbox limits and http/tcp cannot work', remedy: ccRemedy };
+  const socatRemedy = systemRemedy(probe, 'apt-get install socat util-linux');
+  const socatCheck: DoctorCheck = fallback
+    ? { id: 'socat', label: 'socat', status: 'ok', detail: `${socat} and ${prlimit} (the fallback when no launcher can be built)` }
+    : cc
+      ? { id: 'socat', label: 'socat', status: 'skipped', detail: `${socat ? 'prlimit' : 'socat'} not found; not needed while a C compiler builds the launcher` }
+      : { id: 'socat', label: 'socat', status: 'missing', detail: `${socat ? 'prlimit' : 'socat'} not found, and there is no C compiler for the launcher`, remedy: socatRemedy };
+  return [ccCheck, socatCheck];
 }
 
 /** seatbelt (macOS only). */
@@ -150,7 +191,7 @@ export async function checkSeatbelt(probe: ProbeEnv): Promise<DoctorCheck> {
 /** Chromium, used by the studio's browser tests (CHROMIUM_PATH overrides the search). */
 export async function checkChromium(probe: ProbeEnv): Promise<DoctorCheck> {
   const explicit = probe.env.CHROMIUM_PATH;
-  const remedy = probe.platform === 'darwin' ? 'install Chromium or Google Chrome and set CHROMIUM_PATH to its binary' : `apt-get install chromium (or ${BOOTSTRAP})`;
+  const remedy = probe.platform === 'darwin' ? 'install Chromium or Google Chrome and set CHROMIUM_PATH to its binary' : systemRemedy(probe, 'apt-get install chromium');
   if (explicit) {
     return (await probe.isExecutable(explicit))
       ? { id: 'chromium', label: 'Chromium', status: 'ok', detail: `${explicit} (from CHROMIUM_PATH)` }
@@ -165,8 +206,13 @@ export async function checkChromium(probe: ProbeEnv): Promise<DoctorCheck> {
 /** The SQLite native module the agent runtime uses, loaded in a child process (a bad build can crash). */
 export async function checkSqlite(probe: ProbeEnv): Promise<DoctorCheck> {
   const path = probe.sqlitePath();
-  const remedy = 'rebuild it: `pnpm rebuild better-sqlite3` (needs g++, make and python3: `apt-get install g++ make python3`, and npm_config_nodedir pointing at Node\'s headers)';
-  if (!path) return { id: 'sqlite', label: 'SQLite (better-sqlite3)', status: 'missing', detail: 'better-sqlite3 is not installed next to @trust/agent-runtime', remedy: 'reinstall: `pnpm install` (or `npm install @trust/cli`)' };
+  const tools = 'needs g++, make and python3: `apt-get install g++ make python3`';
+  const remedy = probe.checkout
+    ? `rebuild it: \`pnpm rebuild better-sqlite3\` in the checkout (${tools}, and npm_config_nodedir pointing at Node's headers)`
+    : `reinstall the CLI with the Node.js you run it with, so the module is built for it: \`npm install -g @trust/cli\` (${tools} when no prebuilt binary fits)`;
+  if (!path) {
+    return { id: 'sqlite', label: 'SQLite (better-sqlite3)', status: 'missing', detail: 'better-sqlite3 is not installed next to @trust/agent-runtime', remedy: probe.checkout ? 'reinstall: `pnpm install` in the checkout' : 'reinstall: `npm install -g @trust/cli`' };
+  }
   const script = `const D=require(${JSON.stringify(path)});const db=new D(':memory:');process.stdout.write(String(db.prepare('select sqlite_version() v').get().v))`;
   const r = await probe.exec(process.execPath, ['-e', script]);
   return r.code === 0

@@ -6,11 +6,16 @@ import { CLI_VERSION } from './version.js';
 
 const EXIT_CODE_LINES = [
   '0    ok',
-  '1    failure (also: a command that is not available yet, code NOT_IMPLEMENTED)',
-  '2    usage error (unknown flag, missing argument)',
-  '126  denied by a policy',
+  '1    failure: a file is missing or invalid, a chain is broken, a plugin traps (also NOT_IMPLEMENTED)',
+  '2    usage error: the command line itself is wrong: an unknown command or flag, a missing or extra',
+  '     argument, or a value that does not parse (a URL, number, port, CIDR, capability, or export',
+  '     arguments that do not fit its signature). Decided before anything is judged or run.',
+  '126  denied: a policy answered no to a well-formed request (never used for bad input)',
   '130  rejected by a person (an approval answered no)',
 ];
+
+/** The usage rule in one line, for every command's help. */
+const USAGE_LINE = '2 usage error: an unknown flag, a missing or extra argument, or a value that does not parse (nothing ran)';
 
 function pad(text: string, width: number): string {
   return text.length >= width ? `${text}  ` : text.padEnd(width);
@@ -95,7 +100,7 @@ export function formatCommandHelp(spec: CommandSpec, style: Style): string {
   for (const ex of spec.examples) lines.push(`  ${style.dim(`# ${ex.explain}`)}`, `  ${ex.command}`, '');
   lines.push(style.bold('JSON output (--json)'), `  { "v": 1, "ok": true, "command": "${spec.name}", "result": ${spec.jsonShape} }`);
   lines.push('  on failure: { "v": 1, "ok": false, "command": …, "error": { "code", "message", "hint"?, "exitCode" } }');
-  lines.push('', style.bold('Exit codes'), '  0 ok, 1 failure, 2 usage error');
+  lines.push('', style.bold('Exit codes'), '  0 ok, 1 failure', `  ${USAGE_LINE}`);
   for (const c of spec.exitCodes ?? []) lines.push(`  ${c}`);
   return `${lines.join('\n')}\n`;
 }

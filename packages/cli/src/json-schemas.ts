@@ -34,7 +34,7 @@ export const versionSchema = successSchema('version', z.object({ version: z.stri
 /** One doctor check. */
 export const doctorCheckSchema = z
   .object({
-    id: z.enum(['node', 'bwrap', 'userns', 'netns', 'seccomp', 'landlock', 'seatbelt', 'chromium', 'sqlite']),
+    id: z.enum(['node', 'bwrap', 'userns', 'netns', 'seccomp', 'landlock', 'cc', 'socat', 'seatbelt', 'chromium', 'sqlite']),
     label: z.string(),
     status: z.enum(['ok', 'missing', 'degraded', 'unknown', 'skipped']),
     detail: z.string(),
@@ -130,6 +130,7 @@ export const auditTailSchema = successSchema(
       file: z.string(),
       total: z.number().int(),
       chain: z.object({ ok: z.boolean(), brokenAt: z.number().int().optional() }).strict(),
+      tornTail: z.object({ line: z.number().int() }).strict().optional(),
       events: z.array(auditEventSchema),
     })
     .strict(),

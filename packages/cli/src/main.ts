@@ -3,7 +3,7 @@ import type { CommandEntry } from './registry.js';
 import { COMMANDS, groupsOf } from './registry.js';
 import { createStyle, shouldColor } from './style.js';
 import { CliError, notAvailableError, usageError } from './cli-error.js';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean, didYouMeanFlag } from './did-you-mean.js';
 import { createOutput, printError } from './output.js';
 import { CLI_VERSION } from './version.js';
 import { EXIT_CODES } from './exit-code.js';
@@ -66,7 +66,7 @@ export async function main(argv: readonly string[], io: CliIo, entries: readonly
   try {
     const unknown = leading.find((f) => !LEADING_GLOBALS.includes(f.split('=')[0] as string));
     if (unknown !== undefined) {
-      const s = didYouMean(unknown, LEADING_GLOBALS);
+      const s = didYouMeanFlag(unknown.split('=')[0] as string, LEADING_GLOBALS);
       throw usageError('CLI_USAGE_UNKNOWN_OPTION', `unknown option '${unknown}'`, s ? `did you mean '${s}'?` : 'run `trust --help`');
     }
     if (leading.includes('--version') || leading.includes('-V')) {

@@ -2,6 +2,7 @@ import type { CliIo } from './io.js';
 import { escapeTerminal } from './terminal-text.js';
 import { createStyle, shouldColor, type Style } from './style.js';
 import { exitCodeFor } from './exit-code.js';
+import { cliHint } from './cli-hints.js';
 
 /** Version of every JSON document and JSON line `trust` prints. */
 export const JSON_FORMAT_VERSION = 1;
@@ -81,14 +82,14 @@ export function toJsonError(error: unknown): JsonError {
     message: typeof e.message === 'string' ? e.message : String(error),
     exitCode: exitCodeFor(error),
   };
-  if (typeof e.hint === 'string') out.hint = e.hint;
+  if (typeof e.hint === 'string') out.hint = cliHint(e.hint);
   if (Array.isArray(e.problems) && e.problems.length > 0) {
     out.problems = e.problems.map((p: Record<string, unknown>) => {
       const item: { code: string; message: string; hint?: string; path?: string } = {
         code: String(p.code ?? ''),
         message: String(p.message ?? ''),
       };
-      if (typeof p.hint === 'string') item.hint = p.hint;
+      if (typeof p.hint === 'string') item.hint = cliHint(p.hint);
       if (typeof p.path === 'string') item.path = p.path;
       return item;
     });

@@ -26,8 +26,17 @@ export function runCli(
   args: readonly string[],
   options: { home: string; cwd?: string; env?: Record<string, string>; input?: string } ,
 ): Promise<CliRun> {
+  return runCliAt(BIN, args, options);
+}
+
+/** Like `runCli`, with another copy of the bin (e.g. one laid out as an npm install). */
+export function runCliAt(
+  bin: string,
+  args: readonly string[],
+  options: { home: string; cwd?: string; env?: Record<string, string>; input?: string } ,
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [bin, ...args], {
       cwd: options.cwd ?? options.home,
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -17,6 +17,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => peer.listen(0, '127.0.0.1', r));
   peerPort = (peer.address() as { port: number }).port;
+  // A capability that does not parse inside a policy file: the file is wrong (exit 1), not the command line.
+  writeFileSync(join(tmp.home, 'bad-cap.json'), '{"v":1,"capabilities":["netwrok"]}');
 });
 afterAll(async () => {
   await new Promise<void>((r) => peer.close(() => r()));
@@ -120,7 +122,9 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
   it.each([
     [['sandbox', '--cap', 'stdout'], 2, 'CLI_USAGE_MISSING_ARGUMENT'],
     [['sandbox', '--cap', 'http', '--', 'true'], 2, 'CLI_USAGE_MISSING_OPTION'],
-    [['sandbox', '--cap', 'netwrok', '--', 'true'], 1, 'SANDBOX_POLICY_INVALID'],
+    // A --cap value that is not a capability is bad command-line input: the usage rule (exit 2).
+    [['sandbox', '--cap', 'netwrok', '--', 'true'], 2, 'CLI_USAGE_INVALID_VALUE'],
+    [['sandbox', '--policy', 'bad-cap.json', '--', 'true'], 1, 'SANDBOX_POLICY_INVALID'],
     [['sandbox', '--policy', 'missing.json', '--', 'true'], 1, 'CLI_FILE_NOT_FOUND'],
   ])('%j exits %i with %s', async (argv, exit, code) => {
     const r = await runCli([argv[0] as string, '--json', ...argv.slice(1)], { home: tmp.home });

@@ -49,6 +49,18 @@ export interface AllowHostsOptions {
 }
 
 /**
+ * The rule a deny hint suggests. A bare host opens every port of it, so the port is named unless
+ * the request used its scheme's default port and no rule limits that host to a port already.
+ */
+function suggestedRule(compiled: readonly HostRule[], request: EgressHttpRequest): string {
+  const portScoped = compiled.some((r) => 'port' in r && r.port !== undefined && matchHostRule({ ...r, port: undefined } as HostRule, request.host));
+  const defaultPort = (request.scheme === 'https:' || request.scheme === 'wss:' ? 443 : 80) === request.port;
+  if (defaultPort && !portScoped) return request.host;
+  const host = request.host.includes(':') && !request.host.startsWith('[') ? `[${request.host}]` : request.host;
+  return `${host}:${request.port}`;
+}
+
+/**
  * A gate that allows HTTP requests to hosts matching `rules` (see `parseHostRule`), and TCP/UDP
  * peers only when `tcp`/`udp` is set. A `CONNECT` (a proxy tunnel) matches a rule without a port
  * only on port 443; another port must be named (`api.example.com:8443`), else the answer is
@@ -102,7 +114,7 @@ export function allowHosts(rules: readonly string[], options: AllowHostsOptions 
       if (!hit) {
         return deny('EGRESS_HOST_NOT_ALLOWED', `egress denied: ${request.host}:${request.port} is not on the allow list (rule ${name})`, {
           rule: name,
-          hint: `add "${request.host}" to the allow list of ${name} to permit it`,
+          hint: `add "${suggestedRule(compiled, request)}" to the allow list of ${name} to permit it`,
         });
       }
       const method = request.method.toUpperCase();

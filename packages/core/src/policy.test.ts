@@ -76,6 +76,19 @@ describe('allowHosts', () => {
     expect(http(allowHosts(['a.example.com'], { name: 'mine' }), 'https://a.example.com/')).toEqual({ allow: true, rule: 'mine:a.example.com' });
   });
 
+  it.each([
+    // the rule was host:port: the hint must not open every port of the host
+    [['svc.example.com:8443'], 'https://svc.example.com:9443/', '"svc.example.com:9443"'],
+    [['svc.example.com:8443'], 'https://svc.example.com/', '"svc.example.com:443"'],
+    // a non-default port is named
+    [['a.example.com'], 'http://b.example.com:8080/', '"b.example.com:8080"'],
+    // the default port of an unscoped host keeps the plain name
+    [['a.example.com'], 'https://b.example.com/', '"b.example.com"'],
+  ] as const)('a deny hint for %j and %s suggests %s', (rules, url, suggestion) => {
+    const d = http(allowHosts([...rules], { name: 'mine' }), url);
+    expect(d).toMatchObject({ allow: false, hint: `add ${suggestion} to the allow list of mine to permit it` });
+  });
+
   it('allows nothing with an empty list', () => {
     expectDecision(http(allowHosts([]), 'https://api.example.com/'), 'EGRESS_HOST_NOT_ALLOWED');
   });

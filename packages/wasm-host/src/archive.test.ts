@@ -5,7 +5,7 @@ import { Header } from 'tar';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../test/helpers.js';
 import { packPackage, readPackageArchive, unpackPackage } from './archive.js';
-import { readPackageDir } from './package-files.js';
+import { createPackageFiles, readPackageDir } from './package-files.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
@@ -67,5 +67,21 @@ describe('.tpkg archives', () => {
     writeFileSync(join(dir, 'package.toml'), 'x');
     symlinkSync('/etc/passwd', join(dir, 'passwd'));
     await expect(code(readPackageDir(dir))).resolves.toBe('WASM_PACKAGE_UNSAFE_PATH');
+  });
+
+  it('reports a file that is not gzip, or a cut-short archive, as WASM_PACKAGE_MALFORMED (not an unsafe path)', async () => {
+    const good = await packPackage(createPackageFiles([['package.toml', new TextEncoder().encode('x')]]));
+    const cases: [string, Uint8Array, RegExp][] = [
+      ['not gzip', new TextEncoder().encode('hello, this is text'), /not a \.tpkg archive/],
+      ['truncated gzip', good.subarray(0, Math.floor(good.length / 2)), /truncated/],
+      ['gzip of garbage', new Uint8Array(gzipSync(Buffer.alloc(1024, 7))), /not a valid tar/],
+    ];
+    for (const [, bytes, message] of cases) {
+      const error = await readPackageArchive(bytes, {}, 'x.tpkg').then(() => undefined, (e: { code: string; message: string; hint: string }) => e);
+      expect(error?.code).toBe('WASM_PACKAGE_MALFORMED');
+      expect(error?.message).toMatch(message);
+      expect(error?.hint).toContain('trust package build');
+      expect(error?.hint).not.toContain('package pack');
+    }
   });
 });

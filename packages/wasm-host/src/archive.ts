@@ -12,6 +12,9 @@ export const PACKAGE_EXTENSION = '.tpkg';
 
 const BLOCK = 512;
 
+/** How to get a good archive again: rebuild it from the package directory. */
+const REBUILD_HINT = 'rebuild it from the package directory with `trust package build <dir>` (or packPackage()), or download it again if it was cut short';
+
 function tarEntry(path: string, data: Uint8Array): Buffer[] {
   const header = new Header({ path, mode: 0o644, size: data.length, mtime: new Date(0), type: 'File', uid: 0, gid: 0, uname: '', gname: '' });
   const block = Buffer.alloc(BLOCK);
@@ -61,7 +64,11 @@ export async function readPackageArchive(archive: Uint8Array, limits: PackageLim
         hint: 'this looks like a compression bomb; raise limits only for archives you trust',
       });
     }
-    throw wasmError('WASM_PACKAGE_UNSAFE_PATH', `archive ${source} is not a gzip-compressed tar`, { cause, hint: `create it with packPackage() / \`trust package pack\`` });
+    const truncated = (cause as NodeJS.ErrnoException).code === 'Z_BUF_ERROR';
+    throw wasmError('WASM_PACKAGE_MALFORMED', truncated ? `archive ${source} is truncated (the gzip stream ends early)` : `archive ${source} is not a .tpkg archive (not gzip-compressed)`, {
+      cause,
+      hint: REBUILD_HINT,
+    });
   }
   const files: [string, Uint8Array][] = [];
   const seen = new Set<string>();
@@ -96,8 +103,8 @@ export async function readPackageArchive(archive: Uint8Array, limits: PackageLim
         entry.on('end', () => files.push([path!, new Uint8Array(Buffer.concat(chunks))]));
       },
     });
-    parser.on('error', (e: Error) => fail(wasmError('WASM_PACKAGE_UNSAFE_PATH', `archive ${source} is malformed: ${e.message}`, { cause: e, hint: 'pack the package with packPackage()' })));
-    parser.on('warn', (_code: string, message: string) => fail(wasmError('WASM_PACKAGE_UNSAFE_PATH', `archive ${source} is malformed: ${message}`, { hint: 'pack the package with packPackage()' })));
+    parser.on('error', (e: Error) => fail(wasmError('WASM_PACKAGE_MALFORMED', `archive ${source} is not a valid tar inside its gzip: ${e.message}`, { cause: e, hint: REBUILD_HINT })));
+    parser.on('warn', (_code: string, message: string) => fail(wasmError('WASM_PACKAGE_MALFORMED', `archive ${source} is not a valid tar inside its gzip: ${message}`, { hint: REBUILD_HINT })));
     parser.on('end', () => resolve());
     parser.on('close', () => resolve());
     parser.end(tarBytes);

@@ -1,4 +1,4 @@
-import { componentWit } from '@bytecodealliance/jco';
+import { printComponentWit } from './component-bindgen.js';
 import { wasmError } from './errors.js';
 import { sha256Hex } from './hash.js';
 
@@ -129,7 +129,7 @@ export async function describeComponent(bytes: Uint8Array): Promise<ComponentDes
   }
   let wit: string;
   try {
-    wit = await componentWit(bytes);
+    wit = await printComponentWit(bytes);
   } catch (cause) {
     throw wasmError('WASM_COMPONENT_INVALID', `not a WebAssembly component: ${String((cause as Error)?.message ?? cause).split('\n')[0]}`, {
       cause,

@@ -22,6 +22,13 @@ describe('parseManifest', () => {
     expect(m.metadata).toEqual({ owner: 'a' });
   });
 
+  it('names the line and column of a TOML syntax error', () => {
+    const e = codeOf(() => parseManifest('[package]\nname = "greeter"\nversion = 1.0.0\n')) as unknown as { code: string; message: string; hint: string };
+    expect(e.code).toBe('WASM_MANIFEST_INVALID');
+    expect(e.message).toMatch(/at line 3, column \d+: illegal character/);
+    expect(e.hint).toMatch(/at line 3, column \d+/);
+  });
+
   it('rejects a misspelt key with "did you mean" instead of silently meaning deny-all', () => {
     const e = codeOf(() => parseManifest(base('component = "p.wasm"\ncapabilites = ["http"]')));
     expect(e.code).toBe('WASM_MANIFEST_INVALID');

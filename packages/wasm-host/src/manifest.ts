@@ -113,9 +113,12 @@ export function parseManifest(text: string): PackageManifest {
   try {
     doc = parseToml(text) as Record<string, unknown>;
   } catch (cause) {
-    throw wasmError('WASM_MANIFEST_INVALID', `package.toml is not valid TOML: ${(cause as Error).message.split('\n')[0]}`, {
+    const at = cause as { message?: string; line?: unknown; column?: unknown };
+    const where = typeof at.line === 'number' && typeof at.column === 'number' ? ` at line ${at.line}, column ${at.column}` : '';
+    const reason = String(at.message ?? cause).split('\n')[0]?.replace(/^Invalid TOML document:\s*/, '');
+    throw wasmError('WASM_MANIFEST_INVALID', `package.toml is not valid TOML${where}: ${reason}`, {
       cause,
-      hint: 'fix the TOML syntax; see the package format in the @trust/wasm-host README',
+      hint: `fix the TOML syntax${where}; see the package format in the @trust/wasm-host README`,
     });
   }
   const problems: Problem[] = [];

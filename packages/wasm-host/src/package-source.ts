@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { readPackageArchive } from './archive.js';
+import { PACKAGE_EXTENSION, readPackageArchive } from './archive.js';
 import { wasmError } from './errors.js';
 import { readPackageDir, type PackageFiles, type PackageLimits } from './package-files.js';
 
@@ -23,6 +23,8 @@ export async function readSource(source: PluginSource, limits: PackageLimits = {
   if (!st) throw wasmError('WASM_PACKAGE_NOT_FOUND', `no plugin at ${source}`, { hint: 'pass a package directory, a .tpkg archive or a .wasm component' });
   if (st.isDirectory()) return { kind: 'package', pkg: await readPackageDir(source, limits) };
   const bytes = new Uint8Array(await readFile(source));
-  if (isGzip(bytes)) return { kind: 'package', pkg: await readPackageArchive(bytes, limits, source) };
+  // A .tpkg name is a claim to be an archive: judge it as one, so a damaged archive is reported
+  // as such and not as a broken component.
+  if (isGzip(bytes) || source.toLowerCase().endsWith(PACKAGE_EXTENSION)) return { kind: 'package', pkg: await readPackageArchive(bytes, limits, source) };
   return { kind: 'component', bytes, source };
 }

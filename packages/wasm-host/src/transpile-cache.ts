@@ -2,12 +2,12 @@ import { mkdir, readFile, readdir, rename, writeFile, rm } from 'node:fs/promise
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { transpile } from '@bytecodealliance/jco';
+import { generateBindings } from './component-bindgen.js';
 import { wasmError } from './errors.js';
 import { sha256Hex } from './hash.js';
 
 /** Bump when the transpile options or the glue patch change: old cache entries are then ignored. */
-const CACHE_VERSION = 'jco-1.35.0-async-v1';
+const CACHE_VERSION = 'jco-transpile-0.15.0-async-v1';
 
 /** A transpiled component: its glue (as a loadable URL) and compiled core modules. */
 export interface TranspiledComponent {
@@ -73,15 +73,15 @@ export async function transpileComponent(bytes: Uint8Array, cacheDir: string | u
     }
   }
   if (!meta || !files) {
-    let out: { files: Record<string, Uint8Array>; imports: string[]; exports: [string, string][] };
+    let out: Awaited<ReturnType<typeof generateBindings>>;
     try {
-      out = (await transpile(bytes, { name: 'component', instantiation: 'async', noTypescript: true, quiet: true })) as unknown as typeof out;
+      out = await generateBindings(bytes);
     } catch (cause) {
       throw wasmError('WASM_COMPONENT_INVALID', `jco could not transpile the component: ${String((cause as Error)?.message ?? cause).split('\n')[0]}`, { cause, hint: 'check that the file is a valid WebAssembly component' });
     }
     const glue = patchGlue(Buffer.from(out.files['component.js']!).toString('utf8'));
     files = new Map(Object.entries(out.files).filter(([k]) => k.endsWith('.wasm')));
-    meta = { v: CACHE_VERSION, imports: out.imports, exports: out.exports.map(([n]) => n), modules: [...files.keys()] };
+    meta = { v: CACHE_VERSION, imports: [...out.imports], exports: out.exports.map(([n]) => n), modules: [...files.keys()] };
     if (dir) {
       const tmp = `${dir}.tmp-${randomBytes(4).toString('hex')}`;
       await mkdir(tmp, { recursive: true });

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { CommandSpec } from '../command.js';
 import { stringOption } from '../args.js';
-import { CliError } from '../cli-error.js';
+import { CliError, usageError } from '../cli-error.js';
 import { callStudio, readStudioState } from '../studio-state.js';
 import { trustHome } from '../trust-home.js';
 import { escapeTerminal } from '../terminal-text.js';
@@ -21,6 +21,21 @@ export async function resolveTask(ctx: CommandContext, decision: 'approve' | 'de
   const { io, out, values, positionals } = ctx;
   const ws = stringOption(values, 'workspace');
   const workspace = ws ? resolve(io.cwd, ws) : join(trustHome(io.env), 'demo');
+  // The command line is checked before the studio is asked anything.
+  let body: Record<string, unknown> = {};
+  if (decision === 'approve') {
+    const args = stringOption(values, 'args');
+    if (args !== undefined) {
+      try {
+        body = { args: JSON.parse(args) };
+      } catch {
+        throw usageError('CLI_USAGE_INVALID_VALUE', '--args must be JSON', `for example --args '{"path":"notes.md"}'`);
+      }
+    }
+  } else {
+    const feedback = stringOption(values, 'feedback');
+    if (feedback !== undefined) body = { feedback };
+  }
   const state = await readStudioState(workspace);
   const tasks = ((await callStudio(state, 'GET', '/tasks')).tasks ?? []) as TaskView[];
   const pending = tasks.filter((t) => t.status === 'pending');
@@ -39,20 +54,6 @@ export async function resolveTask(ctx: CommandContext, decision: 'approve' | 'de
     });
   }
   const task = matches[0] as TaskView;
-  let body: Record<string, unknown> = {};
-  if (decision === 'approve') {
-    const args = stringOption(values, 'args');
-    if (args !== undefined) {
-      try {
-        body = { args: JSON.parse(args) };
-      } catch {
-        throw new CliError('CLI_USAGE_INVALID_VALUE', '--args must be JSON', { hint: `for example --args '{"path":"notes.md"}'`, exitCode: 2 });
-      }
-    }
-  } else {
-    const feedback = stringOption(values, 'feedback');
-    if (feedback !== undefined) body = { feedback };
-  }
   const result = (await callStudio(state, 'POST', `/agents/${encodeURIComponent(task.agent)}/tasks/${encodeURIComponent(task.id)}/${decision}`, body)).task as TaskView;
   out.result({ task: result });
   out.line(`${decision === 'approve' ? out.style.green('approved') : out.style.yellow('denied')} ${task.id}: ${e(task.agent)} ${e(task.tool)}`);

@@ -33,8 +33,8 @@ export const command: CommandSpec = {
   exitCodes: ['2 the model cannot be set up: no API key in the environment, no model id, a local or clear-text base URL (the code, MODEL_*, says which)', '126 the egress policy or address guard denied the model request'],
   async run({ io, out, values, positionals }) {
     const file = resolve(io.cwd, positionals[0] as string);
-    if (!existsSync(file)) throw new CliError('CLI_FILE_NOT_FOUND', `${file} does not exist`, { hint: 'create one with `trust agent new <file.adf>`' });
     const chosen = choiceOption(values, 'provider', ['scripted', 'openai', 'anthropic'] as const);
+    if (!existsSync(file)) throw new CliError('CLI_FILE_NOT_FOUND', `${file} does not exist`, { hint: 'create one with `trust agent new <file.adf>`' });
     const [rt, { openModel }, { createMemoryAuditSink }] = await Promise.all([import('@trust/agent-runtime'), import('../agent-model.js'), import('@trust/core')]);
     // Every decision of the model client (one per request) is shown as it happens and returned in --json.
     const memory = createMemoryAuditSink();

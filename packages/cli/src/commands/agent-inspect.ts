@@ -1,14 +1,13 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CommandSpec } from '../command.js';
-import { CliError } from '../cli-error.js';
+import { withAdfSnapshot } from '../adf-snapshot.js';
 import { escapeTerminal } from '../terminal-text.js';
 
 export const command: CommandSpec = {
   name: 'agent inspect',
   summary: 'show an agent: tool matrix, locks, restricted tools, triggers, code flags, review status',
   description:
-    'Opens an .adf file read-only, as a foreign file (schema audit and integrity check), and shows what\nthe agent may do before you run it: the tool matrix (enabled, visible, restricted, locked), the\nlocked config fields, triggers, what agent code may call, MCP servers, the audit chain, pending\napprovals, and the review key (content hash and owner) you would accept.',
+    'Opens a private copy of an .adf file read-only (nothing is written beside the file), as a foreign file (schema audit and integrity check), and shows what\nthe agent may do before you run it: the tool matrix (enabled, visible, restricted, locked), the\nlocked config fields, triggers, what agent code may call, MCP servers, the audit chain, pending\napprovals, and the review key (content hash and owner) you would accept.',
   positionals: [{ name: 'file', description: 'the .adf agent file' }],
   options: {},
   examples: [
@@ -19,51 +18,52 @@ export const command: CommandSpec = {
     '{ "file", "name", "description", "schemaVersion": number, "autonomous": boolean, "provider": string, "tools": [{ "name", "enabled", "visible", "restricted", "locked" }], "lockedFields": string[], "triggers": [{ "type", "scope", "lambda"? }], "codeExecution": { [flag]: boolean }, "mcpServers": string[], "pendingApprovals": [{ "id", "tool" }], "audit": { "ok": boolean, "count"?: number, "brokenAt"?: number }, "review": { "contentHash", "ownerDid": string|null, "status": "not-reviewed" } }',
   async run({ io, out, positionals }) {
     const file = resolve(io.cwd, positionals[0] as string);
-    if (!existsSync(file)) throw new CliError('CLI_FILE_NOT_FOUND', `${file} does not exist`, { hint: 'create one with `trust agent new <file.adf>`' });
     const rt = await import('@trust/agent-runtime');
-    const adf = rt.openAdf(file, { trust: 'foreign', readonly: true });
-    try {
-      const config = adf.config();
-      const decls = rt.effectiveToolDeclarations(config);
-      const tools = [...decls.values()].map((d) => ({ name: d.name, enabled: d.enabled, visible: d.visible, restricted: d.restricted, locked: d.locked }));
-      const chain = adf.audit.verify();
-      const key = rt.reviewKeyOf(adf);
-      const report = {
-        file,
-        name: config.name,
-        description: config.description,
-        schemaVersion: adf.schemaVersion,
-        autonomous: config.autonomous,
-        provider: config.model.provider,
-        tools,
-        lockedFields: [...new Set([...rt.DEFAULT_LOCKED_PATHS, ...config.locked_fields])],
-        triggers: config.triggers.map((t) => ({ type: t.type, scope: t.scope, ...(t.lambda ? { lambda: t.lambda } : {}) })),
-        codeExecution: { ...config.code_execution } as Record<string, unknown>,
-        mcpServers: config.mcp.servers.map((s) => s.name),
-        pendingApprovals: adf.tasks.list({ status: 'pending' }).map((t) => ({ id: t.id, tool: t.tool })),
-        audit: chain.ok ? { ok: true, count: chain.count } : { ok: false, brokenAt: chain.index },
-        review: { contentHash: key.contentHash, ownerDid: key.ownerDid, status: 'not-reviewed' },
-      };
-      out.result(report);
-      const s = out.style;
-      const e = escapeTerminal;
-      const yes = (b: boolean | undefined) => (b ? 'yes' : s.dim('no'));
-      out.line(`${s.bold(e(config.name))} ${s.dim(e(config.description))}`);
-      out.line(`  provider ${e(config.model.provider)}, autonomous ${yes(config.autonomous)}, schema v${adf.schemaVersion}`);
-      out.line('');
-      out.line(s.bold('Tools            enabled  visible  restricted  locked'));
-      for (const t of tools) out.line(`  ${e(t.name).padEnd(16)} ${yes(t.enabled).padEnd(s.enabled ? 16 : 8)} ${yes(t.visible).padEnd(s.enabled ? 16 : 8)} ${yes(t.restricted).padEnd(s.enabled ? 19 : 11)} ${yes(t.locked)}`);
-      out.line('');
-      out.line(`${s.bold('Locked fields')}   ${report.lockedFields.map((f) => e(f)).join(', ') || 'none'}`);
-      out.line(`${s.bold('Triggers')}        ${report.triggers.length ? report.triggers.map((t) => e(`${t.type}/${t.scope}${'lambda' in t ? ` → ${t.lambda}` : ''}`)).join(', ') : 'none'}`);
-      out.line(`${s.bold('Agent code may')}  ${Object.entries(report.codeExecution).filter(([, v]) => v === true).map(([k]) => k).join(', ') || 'nothing'}`);
-      out.line(`${s.bold('MCP servers')}     ${report.mcpServers.map((m) => e(m)).join(', ') || 'none'}`);
-      out.line(`${s.bold('Pending')}         ${report.pendingApprovals.length ? report.pendingApprovals.map((t) => `${t.id} (${e(t.tool)})`).join(', ') : 'no approvals waiting'}`);
-      out.line(`${s.bold('Audit chain')}     ${chain.ok ? s.green(`intact (${chain.count} events)`) : s.red(`broken at event ${chain.index}: ${e(chain.reason)}`)}`);
-      out.line(`${s.bold('Review')}          ${s.yellow('not reviewed')}: content ${key.contentHash.slice(0, 16)}…, owner ${e(key.ownerDid ?? 'none')}`);
-      return 0;
-    } finally {
-      adf.close();
-    }
+    return withAdfSnapshot(file, (copy) => {
+      const adf = rt.openAdf(copy, { trust: 'foreign', readonly: true });
+      try {
+        const config = adf.config();
+        const decls = rt.effectiveToolDeclarations(config);
+        const tools = [...decls.values()].map((d) => ({ name: d.name, enabled: d.enabled, visible: d.visible, restricted: d.restricted, locked: d.locked }));
+        const chain = adf.audit.verify();
+        const key = rt.reviewKeyOf(adf);
+        const report = {
+          file,
+          name: config.name,
+          description: config.description,
+          schemaVersion: adf.schemaVersion,
+          autonomous: config.autonomous,
+          provider: config.model.provider,
+          tools,
+          lockedFields: [...new Set([...rt.DEFAULT_LOCKED_PATHS, ...config.locked_fields])],
+          triggers: config.triggers.map((t) => ({ type: t.type, scope: t.scope, ...(t.lambda ? { lambda: t.lambda } : {}) })),
+          codeExecution: { ...config.code_execution } as Record<string, unknown>,
+          mcpServers: config.mcp.servers.map((s) => s.name),
+          pendingApprovals: adf.tasks.list({ status: 'pending' }).map((t) => ({ id: t.id, tool: t.tool })),
+          audit: chain.ok ? { ok: true, count: chain.count } : { ok: false, brokenAt: chain.index },
+          review: { contentHash: key.contentHash, ownerDid: key.ownerDid, status: 'not-reviewed' },
+        };
+        out.result(report);
+        const s = out.style;
+        const e = escapeTerminal;
+        const yes = (b: boolean | undefined) => (b ? 'yes' : s.dim('no'));
+        out.line(`${s.bold(e(config.name))} ${s.dim(e(config.description))}`);
+        out.line(`  provider ${e(config.model.provider)}, autonomous ${yes(config.autonomous)}, schema v${adf.schemaVersion}`);
+        out.line('');
+        out.line(s.bold('Tools            enabled  visible  restricted  locked'));
+        for (const t of tools) out.line(`  ${e(t.name).padEnd(16)} ${yes(t.enabled).padEnd(s.enabled ? 16 : 8)} ${yes(t.visible).padEnd(s.enabled ? 16 : 8)} ${yes(t.restricted).padEnd(s.enabled ? 19 : 11)} ${yes(t.locked)}`);
+        out.line('');
+        out.line(`${s.bold('Locked fields')}   ${report.lockedFields.map((f) => e(f)).join(', ') || 'none'}`);
+        out.line(`${s.bold('Triggers')}        ${report.triggers.length ? report.triggers.map((t) => e(`${t.type}/${t.scope}${'lambda' in t ? ` → ${t.lambda}` : ''}`)).join(', ') : 'none'}`);
+        out.line(`${s.bold('Agent code may')}  ${Object.entries(report.codeExecution).filter(([, v]) => v === true).map(([k]) => k).join(', ') || 'nothing'}`);
+        out.line(`${s.bold('MCP servers')}     ${report.mcpServers.map((m) => e(m)).join(', ') || 'none'}`);
+        out.line(`${s.bold('Pending')}         ${report.pendingApprovals.length ? report.pendingApprovals.map((t) => `${t.id} (${e(t.tool)})`).join(', ') : 'no approvals waiting'}`);
+        out.line(`${s.bold('Audit chain')}     ${chain.ok ? s.green(`intact (${chain.count} events)`) : s.red(`broken at event ${chain.index}: ${e(chain.reason)}`)}`);
+        out.line(`${s.bold('Review')}          ${s.yellow('not reviewed')}: content ${key.contentHash.slice(0, 16)}…, owner ${e(key.ownerDid ?? 'none')}`);
+        return 0;
+      } finally {
+        adf.close();
+      }
+    });
   },
 };

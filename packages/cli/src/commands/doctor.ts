@@ -1,11 +1,14 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { dirname } from 'node:path';
 import type { CommandSpec } from '../command.js';
 import {
   checkBubblewrap,
   checkChromium,
   checkLandlock,
+  checkLauncherTools,
   checkNode,
+  findCheckout,
   checkSeatbelt,
   checkSeccomp,
   checkSqlite,
@@ -27,7 +30,7 @@ export const command: CommandSpec = {
   name: 'doctor',
   summary: 'check what this machine supports and how to fix what is missing',
   description:
-    'Checks Node.js, bubblewrap with user and network namespaces, seccomp and Landlock (Linux),\nseatbelt (macOS), Chromium (for the studio browser tests) and the SQLite native module.\nEvery item that is missing comes with the exact command that fixes it.',
+    'Checks Node.js, bubblewrap with user and network namespaces, seccomp, a C compiler for the sandbox\nlauncher (or its socat/prlimit fallback) (Linux), seatbelt (macOS), Chromium (for the studio browser\ntests) and the SQLite native module. Landlock is shown for information: trust does not apply it.\nEvery item that is missing comes with the command that fixes it (for a source checkout, its scripts).',
   positionals: [],
   options: {
     strict: { type: 'boolean', description: 'exit 1 when anything is missing or degraded, not only when Node is too old' },
@@ -40,13 +43,14 @@ export const command: CommandSpec = {
   jsonShape: '{ "platform": string, "ok": boolean, "checks": [{ "id", "label", "status": "ok"|"missing"|"degraded"|"unknown"|"skipped", "detail", "remedy"? }] }',
   exitCodes: ['1 Node.js is too old (with --strict: anything missing or degraded)'],
   async run({ io, out, values }) {
-    const probe = createProbeEnv(io.env, sqlitePath);
-    out.progress('checking Node.js, bubblewrap, seccomp, Landlock, seatbelt, Chromium and SQLite');
+    const probe = createProbeEnv(io.env, sqlitePath, findCheckout(dirname(fileURLToPath(import.meta.url))));
+    out.progress('checking Node.js, bubblewrap, seccomp, the sandbox launcher tools, seatbelt, Chromium and SQLite');
     const checks: DoctorCheck[] = [
       checkNode(probe.nodeVersion),
       ...(await checkBubblewrap(probe)),
       await checkSeccomp(probe),
       await checkLandlock(probe),
+      ...(await checkLauncherTools(probe)),
       await checkSeatbelt(probe),
       await checkChromium(probe),
       await checkSqlite(probe),

@@ -5,6 +5,8 @@ import { parsePortList } from '../ports.js';
 import { escapeTerminal } from '../terminal-text.js';
 import { stringOption } from '../args.js';
 import { loadEgressPolicyFile } from '../egress-policy-file.js';
+import { checkCidrFlag, parseUrlArgument } from '../flag-values.js';
+import { cliHint } from '../cli-hints.js';
 
 const MODES = ['default', 'allow-local', 'strict'] as const;
 
@@ -32,10 +34,13 @@ export const command: CommandSpec = {
   ],
   jsonShape:
     '{ "url": string, "mode": "default"|"allow-local"|"strict", "allow": boolean, "rule"?: string, "code"?: string, "reason"?: string, "hint"?: string, "policy"?: string, "addresses": string[], "steps": [{ "step", "ok", "detail" }] }',
-  exitCodes: ['126 the guard denies the URL (the explanation is still printed)'],
+  exitCodes: ['126 the guard or the policy denies the URL (the explanation is still printed)', '2 also: a URL that does not parse, a bad --allow-cidr/--deny-cidr/--resolve/--protect-port value'],
   async run({ io, out, values, positionals }) {
-    const { explainUrl } = await import('@trust/egress');
     const url = positionals[0] as string;
+    parseUrlArgument(url);
+    await checkCidrFlag('allow-cidr', listOption(values, 'allow-cidr'));
+    await checkCidrFlag('deny-cidr', listOption(values, 'deny-cidr'));
+    const { explainUrl } = await import('@trust/egress');
     const policyPath = stringOption(values, 'policy');
     const loaded = policyPath ? await loadEgressPolicyFile(io.cwd, policyPath, io.env) : undefined;
     const base = loaded?.guard ?? {};
@@ -72,7 +77,7 @@ export const command: CommandSpec = {
     if (!verdict.allow) {
       result.code = verdict.code;
       result.reason = verdict.reason;
-      if (verdict.hint !== undefined) result.hint = verdict.hint;
+      if (verdict.hint !== undefined) result.hint = cliHint(verdict.hint);
     }
     if (policyPath) result.policy = policyPath;
     result.addresses = [...verdict.addresses];
@@ -88,7 +93,7 @@ export const command: CommandSpec = {
       return 0;
     }
     out.line(`${s.red('denied')} [${escapeTerminal(verdict.code ?? '')}]: ${escapeTerminal(verdict.reason ?? '')}`);
-    if (verdict.hint) out.line(`  ${s.cyan('hint')}: ${escapeTerminal(verdict.hint)}`);
+    if (verdict.hint) out.line(`  ${s.cyan('hint')}: ${escapeTerminal(cliHint(verdict.hint))}`);
     return 126;
   },
 };

@@ -7,6 +7,7 @@ import { loadEgressPolicyFile } from '../egress-policy-file.js';
 import { usageError } from '../cli-error.js';
 import { escapeTerminal } from '../terminal-text.js';
 import { formatAuditLine } from './audit-tail.js';
+import { parseUrlArgument } from '../flag-values.js';
 
 function parseHeader(text: string): [string, string] {
   const i = text.indexOf(':');
@@ -38,11 +39,12 @@ export const command: CommandSpec = {
   exitCodes: ['126 the policy or the address guard denied the request (the audit event says which rule)'],
   async run({ io, out, values, positionals }) {
     const url = positionals[0] as string;
+    parseUrlArgument(url);
     const policyPath = stringOption(values, 'policy');
     if (!policyPath) {
       throw usageError('CLI_USAGE_MISSING_OPTION', 'trust egress fetch needs --policy <file>: without a policy nothing is reachable', 'write {"v":1,"http":{"allow":["example.com"]}} to policy.json and pass --policy policy.json');
     }
-    const maxBytes = integerOption(values, 'max-bytes', { min: 1, max: 2 ** 40 });
+    const maxBytes = integerOption(values, 'max-bytes', { min: 1, max: 2 ** 40, example: 1_048_576 });
     const headers = listOption(values, 'header').map(parseHeader);
     const { policy, guard } = await loadEgressPolicyFile(io.cwd, policyPath, io.env);
     const [{ createEgressClient }, { createMemoryAuditSink, createPrincipal }] = await Promise.all([import('@trust/egress'), import('@trust/core')]);

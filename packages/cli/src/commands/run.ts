@@ -7,6 +7,8 @@ import { readTrustedKeys } from '../plugin-files.js';
 import { trustHome } from '../trust-home.js';
 import { escapeTerminal } from '../terminal-text.js';
 import { formatAuditLine } from './audit-tail.js';
+import { checkCapabilityFlag } from '../flag-values.js';
+import { convertExportArgs, findExportWit, parseWitParams } from '../export-args.js';
 
 /** A command-line argument for a plugin export: JSON when it parses as JSON, else the string itself. */
 export function parsePluginArg(text: string): unknown {
@@ -17,11 +19,16 @@ export function parsePluginArg(text: string): unknown {
   }
 }
 
+/** A value as the terminal shows it (64-bit integers are bigints, which JSON cannot print). */
+function showValue(v: unknown): string {
+  return typeof v === 'bigint' ? v.toString() : (JSON.stringify(v) ?? 'undefined');
+}
+
 export const command: CommandSpec = {
   name: 'run',
   summary: 'run a plugin export under the WASM host with explicit grants',
   description:
-    'Loads a plugin (a package directory, a .tpkg archive or a bare component.wasm) into its own worker\nwith a deny-all WASI, checks its signature, grants only the listed capabilities, calls one export\nand prints the result, the guest output and every egress decision. Arguments are JSON when they\nparse as JSON (2, "text", [1,2]) and strings otherwise.',
+    'Loads a plugin (a package directory, a .tpkg archive or a bare component.wasm) into its own worker\nwith a deny-all WASI, checks its signature, grants only the listed capabilities, calls one export\nand prints the result, the guest output and every egress decision. Arguments are checked against\nthe signature of the export (count and type: add(a: u32, b: u32) takes two whole numbers) before\nthe call; a mismatch is a usage error (exit 2). Compound types (lists, records) are written as JSON.',
   positionals: [
     { name: 'plugin', description: 'a package directory, a .tpkg archive or a component .wasm' },
     { name: 'export', description: 'the exported function to call, e.g. add or hello' },
@@ -42,9 +49,11 @@ export const command: CommandSpec = {
   exitCodes: [
     '126 the plugin was refused: unsigned, a bad signature, an untrusted key, imports its grants do not provide, or a network capability without --policy (the code, WASM_*, says which)',
     '1 the plugin could not be loaded or trapped (a broken component, a timeout, a guest error)',
+    "2 also: arguments that do not fit the export's signature (count or type)",
   ],
   async run({ io, out, values, positionals }) {
     const [source, exportName, ...rawArgs] = positionals as [string, string, ...string[]];
+    await checkCapabilityFlag('grant', listOption(values, 'grant'));
     const [{ createPluginHost }, { createMemoryAuditSink }] = await Promise.all([import('@trust/wasm-host'), import('@trust/core')]);
     const trustedKeys = await readTrustedKeys(io.cwd, listOption(values, 'trusted'));
     const policyPath = stringOption(values, 'policy');
@@ -62,14 +71,18 @@ export const command: CommandSpec = {
       out.progress(`loading ${escapeTerminal(source)} (the first load of a component transpiles it; later loads are cached)`);
       const grants = listOption(values, 'grant');
       const plugin = await host.load(resolve(io.cwd, source), grants.length > 0 ? { grants } : {});
-      const args = rawArgs.map(parsePluginArg);
+      // Checked against the export's WIT signature before the call: a wrong count or a word that
+      // is not a value of its type is a usage error, not a result computed from coerced input.
+      const wit = findExportWit(plugin.interface.items, exportName);
+      const params = wit === undefined ? undefined : parseWitParams(wit);
+      const args = params ? convertExportArgs(exportName, params, rawArgs) : rawArgs.map(parsePluginArg);
       const result = await plugin.call(exportName, ...args);
       const output = plugin.output();
       const events = audit.events();
       out.result({
         plugin: plugin.name,
         export: exportName,
-        result: result === undefined ? null : result,
+        result: result === undefined ? null : typeof result === 'bigint' ? result.toString() : result,
         stdout: output.stdout,
         stderr: output.stderr,
         capabilities: [...plugin.capabilities],
@@ -78,7 +91,7 @@ export const command: CommandSpec = {
         audit: events,
       });
       const s = out.style;
-      out.line(`${s.bold(escapeTerminal(plugin.name))}.${escapeTerminal(exportName)}(${args.map((a) => escapeTerminal(JSON.stringify(a))).join(', ')}) → ${escapeTerminal(JSON.stringify(result) ?? 'undefined')}`);
+      out.line(`${s.bold(escapeTerminal(plugin.name))}.${escapeTerminal(exportName)}(${args.map((a) => escapeTerminal(showValue(a))).join(', ')}) → ${escapeTerminal(showValue(result))}`);
       out.line(s.dim(`  capabilities: ${plugin.capabilities.length ? plugin.capabilities.map((c) => escapeTerminal(c)).join(', ') : 'none (deny-all)'}; signer: ${plugin.signer ? plugin.signer.keyId : 'unsigned'}`));
       if (output.stdout) out.line(`${s.dim('guest stdout:')}\n${escapeTerminal(output.stdout, { multiline: true })}`);
       if (output.stderr) out.line(`${s.dim('guest stderr:')}\n${escapeTerminal(output.stderr, { multiline: true })}`);

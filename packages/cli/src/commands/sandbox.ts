@@ -6,6 +6,9 @@ import { trustHome } from '../trust-home.js';
 import { escapeTerminal } from '../terminal-text.js';
 import { CliError, usageError } from '../cli-error.js';
 import { join, resolve } from 'node:path';
+import { checkCapabilityFlag } from '../flag-values.js';
+import { checkSandboxPolicy } from '../sandbox-policy-check.js';
+import { didYouMean } from '../did-you-mean.js';
 import { appendSandboxRun, createEgressCollector, sandboxRunRecord, sandboxRunsFile } from '../sandbox-runs.js';
 
 const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
@@ -44,7 +47,14 @@ export const command: CommandSpec = {
     '{ "runId": string, "code": number|null, "signal": string|null, "timedOut": boolean, "truncated": boolean, "durationMs": number, "degraded": string[], "violations": [{ "kind", "action", "target", "code"? }], "stdout": string, "stderr": string }',
   exitCodes: ['N the exit code of the sandboxed process (124 on timeout, 128+signal when killed)', '1 the sandbox could not start (the error says why and how to fix it)'],
   async run({ io, out, values, rest }) {
-    const { createSandbox } = await import('@trust/os-sandbox');
+    await checkCapabilityFlag('cap', listOption(values, 'cap'));
+    const { createSandbox, sandboxPolicySchema, DEGRADED_MODES } = await import('@trust/os-sandbox');
+    for (const mode of listOption(values, 'allow-degraded')) {
+      const s = didYouMean(mode, DEGRADED_MODES);
+      if (!(DEGRADED_MODES as readonly string[]).includes(mode)) {
+        throw usageError('CLI_USAGE_INVALID_VALUE', `--allow-degraded '${mode}' is not a degraded mode; the modes are ${DEGRADED_MODES.join(', ')}`, s ? `did you mean '${s}'?` : `for example --allow-degraded ${DEGRADED_MODES[0]}`);
+      }
+    }
     const policyPath = stringOption(values, 'policy');
     let base: Record<string, unknown> = { v: 1 };
     if (policyPath) {
@@ -54,13 +64,14 @@ export const command: CommandSpec = {
       }
       base = doc as Record<string, unknown>;
     }
-    const seconds = integerOption(values, 'timeout', { min: 1, max: 86_400 });
+    const seconds = integerOption(values, 'timeout', { min: 1, max: 86_400, example: 30 });
     const baseCaps = Array.isArray(base.capabilities) ? (base.capabilities as unknown[]) : [];
     const caps = [...new Set([...baseCaps.map(String), 'stdout', 'stderr', ...listOption(values, 'cap')])];
     const degraded = [...(Array.isArray(base.allowDegraded) ? (base.allowDegraded as string[]) : []), ...listOption(values, 'allow-degraded')];
     const limits = { ...(typeof base.limits === 'object' && base.limits !== null ? (base.limits as Record<string, unknown>) : {}) };
     if (seconds !== undefined) limits.timeMs = seconds * 1000;
     const policy = { ...base, capabilities: caps, allowDegraded: degraded, limits };
+    checkSandboxPolicy(sandboxPolicySchema as never, policy, policyPath ?? '(from the flags)');
     const egressPath = stringOption(values, 'egress');
     const egress = egressPath ? await loadEgressPolicyFile(io.cwd, egressPath, io.env) : undefined;
     if (!egress && caps.some((c) => c === 'http' || c === 'tcp')) {

@@ -68,13 +68,18 @@ export function readAuditBytes(path: string): Buffer {
  * lines throw `AUDIT_FILE_CORRUPT` whose `problems` name every bad line (`line 3`). An
  * incomplete last line (no newline: a crash or a full disk interrupted a write) is the problem
  * `AUDIT_TORN_TAIL`; `repairJsonlAudit` removes it. A missing or unreadable file throws
- * `AUDIT_FILE_READ`. The chain itself is checked by `verifyChain`.
+ * `AUDIT_FILE_READ`. The chain itself is checked by `verifyChain`. With `allowTornTail`, a torn
+ * tail is skipped instead (the events before it are returned); every other problem still throws.
  *
  * @example
  * const verdict = verifyChain(readJsonlAudit('/var/log/trust/audit.jsonl'));
  */
-export function readJsonlAudit(path: string): AuditEvent[] {
-  const { events, problems } = parseAuditText(readAuditBytes(path));
+export function readJsonlAudit(path: string, options: { readonly allowTornTail?: boolean } = {}): AuditEvent[] {
+  const parsed = parseAuditText(readAuditBytes(path));
+  const { events } = parsed;
+  // A reader that shows events (not one that judges the file) may skip a torn tail: those bytes
+  // were never an acknowledged event. Any other problem still throws.
+  const problems = options.allowTornTail === true ? parsed.problems.filter((p) => p.code !== 'AUDIT_TORN_TAIL') : parsed.problems;
   if (problems.length > 0) {
     const torn = problems.length === 1 && problems[0]?.code === 'AUDIT_TORN_TAIL';
     throw new TrustError('AUDIT_FILE_CORRUPT', `audit file ${path}: ${problems.map((p) => p.message).join('; ')}`, {

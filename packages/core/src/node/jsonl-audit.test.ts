@@ -119,6 +119,16 @@ describe('readJsonlAudit', () => {
     expect(err.hint).toContain('--repair');
   });
 
+  it('with allowTornTail returns the events before a torn tail, but still throws for a bad complete line', () => {
+    const sink = createJsonlAuditSink(file);
+    const a = sink.record(input(1));
+    sink.close();
+    appendFileSync(file, '{"v":1,"ti');
+    expect(readJsonlAudit(file, { allowTornTail: true }).map((e) => e.hash)).toEqual([a.hash]);
+    appendFileSync(file, '\nnope\n');
+    expect(() => readJsonlAudit(file, { allowTornTail: true })).toThrow(/line 2 is not JSON/);
+  });
+
   it('names every bad line', () => {
     const sink = createJsonlAuditSink(file);
     sink.record(input(1));
