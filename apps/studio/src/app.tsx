@@ -6,6 +6,7 @@ import { AgentsView } from './views/agents-view';
 import { ApprovalsView } from './views/approvals-view';
 import { AuditView } from './views/audit-view';
 import { NotAuthorised } from './views/not-authorised';
+import { PendingBadge } from './views/pending-badge';
 import { PluginsView } from './views/plugins-view';
 import { SandboxView } from './views/sandbox-view';
 import { ToolsView } from './views/tools-view';
@@ -81,6 +82,7 @@ export function App() {
           {VIEWS.map(([id, label]) => (
             <button key={id} className={id === view ? 'nav-item active' : 'nav-item'} onClick={() => setView(id)} data-view={id}>
               {label}
+              {id === 'approvals' ? <PendingBadge /> : null}
             </button>
           ))}
           <p className={live ? 'live on' : 'live'}>{live ? 'live' : 'offline'}</p>
