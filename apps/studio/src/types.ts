@@ -15,9 +15,14 @@ export interface ChainStatus { ok: boolean; count: number; brokenAt?: number; re
 export interface PluginReport {
   name: string;
   version?: string;
+  source?: string;
   capabilities: { name: string; risk: 'low' | 'medium' | 'high'; note?: string }[];
-  signature?: { status: 'valid' | 'invalid' | 'unsigned'; signer?: string };
-  imports?: { name: string; granted: boolean }[];
+  signature?: { status: 'valid' | 'invalid' | 'unsigned' | 'untrusted-key'; signer?: string; reason?: string };
+  component?: { path: string; digest: string; size: number; interfaceHash: string };
+  interface?: string;
+  interfaceVersion?: number;
+  exports?: string[];
+  imports?: { name: string; granted: boolean; refused?: string; hint?: string }[];
 }
 export interface SandboxRun { id: string; command: string; policy: unknown; exitCode?: number | null; violations?: string[]; egress?: { target: string; decision: 'allow' | 'deny'; rule?: string }[]; startedAt?: string }
 export interface LiveEvent { kind: string; agent: string; data: unknown }

@@ -6,7 +6,7 @@ import { integerOption } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { DEMO_AGENT, demoAnswer, ensureDemoWorkspace, readWorkspaceTrustedKeys, workspaceLayout } from '../demo-workspace.js';
 import { openBrowser } from '../open-browser.js';
-import { readPluginReports } from '../plugin-reports.js';
+import { readStudioPlugins } from '../studio-plugins.js';
 import { trustHome } from '../trust-home.js';
 import { escapeTerminal } from '../terminal-text.js';
 import { assertNoLiveStudio, studioStateFile, writeStudioState } from '../studio-state.js';
@@ -93,7 +93,7 @@ export const command: CommandSpec = {
       tokenFile: layout.tokenFile,
       port,
       studioDir: dir,
-      plugins: () => readPluginReports(layout.plugins, trusted),
+      plugins: () => readStudioPlugins(layout.plugins, trusted),
       // `trust sandbox` records every run in <TRUST_HOME>/sandbox-runs.jsonl; newest first, corrupt lines skipped.
       sandboxRuns: () => readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS),
     });
