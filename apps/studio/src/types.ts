@@ -26,3 +26,8 @@ export interface PluginReport {
 }
 export interface SandboxRun { id: string; command: string; policy: unknown; exitCode?: number | null; violations?: string[]; egress?: { target: string; decision: 'allow' | 'deny'; rule?: string }[]; startedAt?: string }
 export interface LiveEvent { kind: string; agent: string; data: unknown }
+export type AuditLogKind = 'agent' | 'plugin' | 'sandbox' | 'egress' | 'control';
+/** One row of the audit timeline: an event and the log it belongs to. `hash` is absent for plain (unchained) records. */
+export interface AuditRow { log: string; kind: AuditLogKind; time: string; principal: { kind: string; id: string; agent?: string }; action: string; target: string; decision: 'allow' | 'deny'; rule?: string; code?: string; details?: Record<string, unknown>; hash?: string }
+/** A log of the timeline; `chain: null` means the log is not hash-chained. */
+export interface AuditLogInfo { name: string; kind: AuditLogKind; chain: ChainStatus | null; count: number }

@@ -1,5 +1,6 @@
 import { createPrincipal, type Principal } from '@trust/core';
 import type { ControlAgent, ControlAgents, PluginReport, SandboxRunView, ApprovalTask } from './agent-registry.js';
+import { buildAuditTimeline, type AuditLogView } from './audit-timeline.js';
 import { controlError } from './control-error.js';
 import { evaluateRelativePath } from './safe-path.js';
 import { evaluateTriggerSource } from '../triggers/runtime-events.js';
@@ -24,6 +25,7 @@ export interface Route {
 export interface ControlHostData {
   readonly plugins?: () => PluginReport[] | Promise<PluginReport[]>;
   readonly sandboxRuns?: () => SandboxRunView[] | Promise<SandboxRunView[]>;
+  readonly auditLogs?: () => AuditLogView[] | Promise<AuditLogView[]>;
   readonly cspReports: () => readonly unknown[];
 }
 
@@ -116,6 +118,8 @@ export function createRoutes(agents: ControlAgents, host: ControlHostData): read
     }),
     r('GET', '/plugins', async () => ({ provided: host.plugins !== undefined, plugins: host.plugins ? await host.plugins() : [] })),
     r('GET', '/sandbox-runs', async () => ({ provided: host.sandboxRuns !== undefined, runs: host.sandboxRuns ? await host.sandboxRuns() : [] })),
+    // One timeline across every agent's chain and the host's logs, each with its chain status.
+    r('GET', '/audit', async () => buildAuditTimeline(agents, host.auditLogs ? await host.auditLogs() : [])),
     r('GET', '/csp-reports', async () => ({ reports: host.cspReports() })),
   ];
 }

@@ -7,6 +7,7 @@ import { CliError } from '../cli-error.js';
 import { DEMO_AGENT, demoAnswer, ensureDemoWorkspace, readWorkspaceTrustedKeys, workspaceLayout } from '../demo-workspace.js';
 import { openBrowser } from '../open-browser.js';
 import { readStudioPlugins } from '../studio-plugins.js';
+import { readStudioAuditLogs } from '../studio-audit.js';
 import { trustHome } from '../trust-home.js';
 import { escapeTerminal } from '../terminal-text.js';
 import { assertNoLiveStudio, studioStateFile, writeStudioState } from '../studio-state.js';
@@ -96,6 +97,8 @@ export const command: CommandSpec = {
       plugins: () => readStudioPlugins(layout.plugins, trusted),
       // `trust sandbox` records every run in <TRUST_HOME>/sandbox-runs.jsonl; newest first, corrupt lines skipped.
       sandboxRuns: () => readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS),
+      // The audit timeline: the edge log (hash-chained, verified) and the sandbox runs, beside every agent's chain.
+      auditLogs: () => readStudioAuditLogs(controlAuditFile(layout.root), readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS)),
     });
     controlPort = server.port;
     const url = `http://127.0.0.1:${server.port}/#token=${server.token}`;

@@ -1,0 +1,95 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PluginReport } from './agent-registry.js';
+import { createControlServer, type ControlServer } from './control-server.js';
+import { call, createTestAgents } from './control-fixture.test-helper.js';
+import { createMemoryAuditSink, createPrincipal } from '@trust/core';
+import type { AuditLogView } from './audit-timeline.js';
+import { createWorkspaceAgents } from './workspace-agents.js';
+
+// The routes whose data the host provides (plugins, audit logs, policy checks): same guard as
+// every route (token, Host, Origin), and the host's data passes through unchanged.
+let server: ControlServer;
+const plugin: PluginReport = {
+  name: 'csv-tools',
+  version: '1.0.0',
+  source: 'csv-tools.tpkg',
+  capabilities: [{ name: 'http', risk: 'high', note: 'can reach any host the egress policy allows' }],
+  signature: { status: 'untrusted-key', reason: 'key k1 is not trusted' },
+  component: { path: 'plugin.wasm', digest: 'a'.repeat(64), size: 10, interfaceHash: 'b'.repeat(64) },
+  exports: ['add: func(a: u32, b: u32) -> u32'],
+  imports: [{ name: 'wasi:sockets/tcp@0.2.12', granted: false, refused: 'no network capability', hint: 'add "tcp"' }],
+};
+
+beforeAll(async () => {
+  server = await createControlServer({ agents: createTestAgents(), tokenFile: join(mkdtempSync(join(tmpdir(), 'host-routes-')), 'token'), plugins: () => [plugin] });
+});
+afterAll(async () => server.close());
+
+/** A real chained log (the edge log of a control server) and a plain record (sandbox runs). */
+function hostLogs(): AuditLogView[] {
+  let t = Date.parse('2030-01-01T00:00:00Z');
+  const edge = createMemoryAuditSink({ clock: () => new Date((t += 1000)) });
+  edge.record({ principal: createPrincipal('peer', '127.0.0.1'), action: 'control.request', target: '/api/v1/x', decision: 'deny', rule: 'control-edge', code: 'INPUT_TOO_DEEP' });
+  edge.record({ principal: createPrincipal('peer', '127.0.0.1'), action: 'control.connect', target: 'connection', decision: 'deny', rule: 'control-edge', code: 'CONTROL_BUSY' });
+  return [
+    { name: 'control-edge', kind: 'control', chain: { ok: true, count: 2 }, events: edge.events() },
+    { name: 'sandbox-runs', kind: 'sandbox', chain: null, events: [{ time: '2030-01-01T00:00:01.500Z', principal: createPrincipal('process', 'r1'), action: 'egress.connect', target: '169.254.169.254:80', decision: 'deny', rule: 'block-link-local' }] },
+  ];
+}
+
+const get = (path: string, headers: Record<string, string> = {}) => call(server.port, { path: `/api/v1${path}`, headers: { authorization: `Bearer ${server.token}`, ...headers } });
+
+describe('host data routes', () => {
+  it.each(['/plugins', '/audit'])('%s needs the token, the right Host and same origin', async (path) => {
+    expect((await call(server.port, { path: `/api/v1${path}` })).status).toBe(401);
+    expect((await get(path, { host: 'evil.test' })).status).toBe(421);
+    expect((await get(path, { origin: 'http://evil.test' })).status).toBe(403);
+    expect((await get(path)).status).toBe(200);
+  });
+
+  it('GET /plugins carries the full inspection: digest, interface hash, trust, refused imports', async () => {
+    const res = await get('/plugins');
+    expect(res.json()).toEqual({ provided: true, plugins: [plugin] });
+  });
+});
+
+describe('GET /audit: one timeline', () => {
+  it('merges every agent chain (verified) with the host logs, newest first, each log with its chain status', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'timeline-'));
+    const agents = createWorkspaceAgents({ dir });
+    const s = await createControlServer({ agents, tokenFile: join(dir, 'token'), auditLogs: hostLogs });
+    try {
+      const h = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' };
+      expect((await call(s.port, { method: 'POST', path: '/api/v1/agents', headers: h, body: JSON.stringify({ name: 'scout' }) })).status).toBe(200);
+      const res = (await call(s.port, { path: '/api/v1/audit', headers: h })).json();
+      expect(res.logs).toEqual([
+        { name: 'agent:scout', kind: 'agent', chain: { ok: true, count: 1 }, count: 1 },
+        { name: 'control-edge', kind: 'control', chain: { ok: true, count: 2 }, count: 2 },
+        { name: 'sandbox-runs', kind: 'sandbox', chain: null, count: 1 },
+      ]);
+      // The host's events are from 2030, the agent's from now: newest first, interleaved by time.
+      expect(res.events.map((e: { log: string; action: string }) => `${e.log} ${e.action}`)).toEqual([
+        'control-edge control.connect',
+        'sandbox-runs egress.connect',
+        'control-edge control.request',
+        'agent:scout agent.create',
+      ]);
+      const denial = res.events[1];
+      expect(denial).toMatchObject({ kind: 'sandbox', decision: 'deny', rule: 'block-link-local', principal: { kind: 'process', id: 'r1' } });
+      expect(res.events[0].hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(res.events[0].prev).toBeUndefined();
+    } finally {
+      await s.close();
+      agents.close();
+    }
+  });
+
+  it('a runtime that cannot list or verify its log is never shown as verified', async () => {
+    const res = (await get('/audit')).json();
+    expect(res.logs).toEqual([{ name: 'agent:a1', kind: 'agent', chain: { ok: false, count: 0, reason: 'this runtime cannot list its audit log yet' }, count: 0 }]);
+    expect(res.events).toEqual([]);
+  });
+});
