@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError, createApi } from './api';
 import { StudioContext, type Studio } from './studio-context';
+import { abortableSleep, runLiveStream } from './live-stream';
 import { forgetToken, takeToken } from './token';
 import { AgentsView } from './views/agents-view';
 import { ApprovalsView } from './views/approvals-view';
@@ -48,22 +49,20 @@ export function App() {
   useEffect(() => {
     if (api === undefined || auth !== 'ok') return;
     const ac = new AbortController();
-    // Reconnect with a growing pause (1 s to 30 s) when the stream drops; stop when unmounted.
-    const connect = async (pause: number): Promise<void> => {
-      setLive(true);
-      setTick((t) => t + 1);
-      await api.events(() => setTick((t) => t + 1), ac.signal).catch((e: unknown) => {
-        if (e instanceof ApiError && e.status === 401) {
-          onDenied();
-          ac.abort();
-        }
-      });
-      setLive(false);
-      if (ac.signal.aborted) return;
-      await new Promise((r) => setTimeout(r, pause));
-      if (!ac.signal.aborted) await connect(Math.min(pause * 2, 30_000));
-    };
-    void connect(1000);
+    // Reconnect with a growing pause (1 s to 30 s) when the stream drops; stop on 401 or unmount.
+    void runLiveStream(
+      {
+        connect: (signal) => {
+          setTick((t) => t + 1);
+          return api.events(() => setTick((t) => t + 1), signal);
+        },
+        isDenied: (e) => e instanceof ApiError && e.status === 401,
+        onLive: setLive,
+        onDenied,
+        sleep: abortableSleep,
+      },
+      ac.signal,
+    );
     return () => ac.abort();
   }, [api, auth, onDenied]);
 
