@@ -9,6 +9,7 @@ import { AuditView } from './views/audit-view';
 import { NotAuthorised } from './views/not-authorised';
 import { PendingBadge } from './views/pending-badge';
 import { PluginsView } from './views/plugins-view';
+import { PolicyView } from './views/policy-view';
 import { SandboxView } from './views/sandbox-view';
 import { ToolsView } from './views/tools-view';
 
@@ -17,6 +18,7 @@ const VIEWS = [
   ['approvals', 'Approvals'],
   ['tools', 'Tools & config'],
   ['audit', 'Audit'],
+  ['policy', 'Policy'],
   ['plugins', 'Plugins'],
   ['sandbox', 'Sandbox runs'],
 ] as const;
@@ -91,6 +93,7 @@ export function App() {
           {view === 'approvals' && <ApprovalsView />}
           {view === 'tools' && <ToolsView />}
           {view === 'audit' && <AuditView />}
+          {view === 'policy' && <PolicyView />}
           {view === 'plugins' && <PluginsView />}
           {view === 'sandbox' && <SandboxView />}
         </main>

@@ -31,3 +31,6 @@ export type AuditLogKind = 'agent' | 'plugin' | 'sandbox' | 'egress' | 'control'
 export interface AuditRow { log: string; kind: AuditLogKind; time: string; principal: { kind: string; id: string; agent?: string }; action: string; target: string; decision: 'allow' | 'deny'; rule?: string; code?: string; details?: Record<string, unknown>; hash?: string }
 /** A log of the timeline; `chain: null` means the log is not hash-chained. */
 export interface AuditLogInfo { name: string; kind: AuditLogKind; chain: ChainStatus | null; count: number }
+export interface PolicyProblem { code: string; path: string; message: string; hint?: string }
+export type PolicyValidation = { ok: true; name?: string; sections: string[] } | { ok: false; problems: PolicyProblem[] };
+export interface PolicyCheck { url: string; mode: string; allow: boolean; steps: { step: string; ok: boolean; detail: string }[]; addresses: string[]; rule?: string; code?: string; reason?: string; hint?: string; problems?: PolicyProblem[] }

@@ -51,6 +51,11 @@ export interface ControlServerOptions {
    */
   readonly auditLogs?: () => AuditLogView[] | Promise<AuditLogView[]>;
   /**
+   * Values for `{ "env": NAME }` header injections when the studio checks an egress policy
+   * (`POST /policy/check`); the values are never sent back. Omitted: none.
+   */
+  readonly policyEnv?: () => Readonly<Record<string, string | undefined>>;
+  /**
    * The agents that receive mesh mail here (`POST /mesh/v1/inbox/<did>`). The route needs no owner
    * token: the message signature is the credential and each agent's ingress decides (receive is
    * off by default). Omitted: the route does not exist.
@@ -118,6 +123,7 @@ export async function createControlServer(options: ControlServerOptions): Promis
     ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
     ...(options.sandboxRuns === undefined ? {} : { sandboxRuns: options.sandboxRuns }),
     ...(options.auditLogs === undefined ? {} : { auditLogs: options.auditLogs }),
+    ...(options.policyEnv === undefined ? {} : { policyEnv: options.policyEnv }),
     cspReports: () => reports.slice(),
   });
   let guard = createGuardSettings(0);

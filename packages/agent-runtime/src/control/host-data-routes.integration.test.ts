@@ -93,3 +93,50 @@ describe('GET /audit: one timeline', () => {
     expect(res.events).toEqual([]);
   });
 });
+
+describe('POST /policy/validate and /policy/check', () => {
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    call(server.port, { method: 'POST', path: `/api/v1${path}`, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const policy = JSON.stringify({ v: 1, name: 'gh', http: { allow: ['api.github.com'], methods: ['GET'] } });
+
+  it.each(['/policy/validate', '/policy/check'])('%s needs the token, the right Host and same origin', async (path) => {
+    const body = JSON.stringify({ text: policy, url: 'https://api.github.com/' });
+    expect((await call(server.port, { method: 'POST', path: `/api/v1${path}`, headers: { 'content-type': 'application/json' }, body })).status).toBe(401);
+    expect((await post(path, { text: policy, url: 'https://api.github.com/' }, { host: 'evil.test' })).status).toBe(421);
+    expect((await post(path, { text: policy, url: 'https://api.github.com/' }, { origin: 'http://evil.test' })).status).toBe(403);
+  });
+
+  it('answers the real validator: every problem with its path, code and a did-you-mean hint', async () => {
+    expect((await post('/policy/validate', { text: policy })).json()).toEqual({ ok: true, name: 'gh', sections: ['http'] });
+    const bad = (await post('/policy/validate', { text: JSON.stringify({ v: 1, htp: {}, tcp: { allow: ['not a host:99999'] } }) })).json();
+    expect(bad.ok).toBe(false);
+    expect(bad.problems).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ code: 'POLICY_UNKNOWN_KEY', path: 'htp', hint: expect.stringContaining('did you mean "http"') }),
+        expect.objectContaining({ path: 'tcp.allow[0]' }),
+      ]),
+    );
+    const syntax = (await post('/policy/validate', { text: '{ "v": 1,\n  "http": }' })).json();
+    expect(syntax.problems[0]).toMatchObject({ code: 'POLICY_JSON', message: expect.stringContaining('not valid JSON') });
+    expect((await post('/policy/validate', { nope: 1 })).status).toBe(400);
+  });
+
+  it('checks a URL step by step, the guard first and then the policy, as the CLI does', async () => {
+    const allowed = (await post('/policy/check', { text: policy, url: 'https://api.github.com/zen', resolve: { 'api.github.com': ['140.82.112.5'] } })).json();
+    expect(allowed).toMatchObject({ allow: true, addresses: ['140.82.112.5'] });
+    expect(allowed.steps.map((s: { step: string }) => s.step).slice(-2)).toEqual(['policy', 'verdict']);
+    const other = (await post('/policy/check', { text: policy, url: 'https://example.org/', resolve: { 'example.org': ['93.184.215.14'] } })).json();
+    expect(other).toMatchObject({ allow: false, code: expect.stringMatching(/^EGRESS_|^POLICY_/) });
+    expect(other.steps.find((s: { step: string }) => s.step === 'policy')).toMatchObject({ ok: false });
+    const metadata = (await post('/policy/check', { text: policy, url: 'http://169.254.169.254/latest/meta-data/' })).json();
+    expect(metadata.allow).toBe(false);
+    expect(metadata.steps.some((s: { step: string }) => s.step === 'policy')).toBe(false);
+  });
+
+  it('a policy that needs a secret the host does not give reports it, and never echoes a value', async () => {
+    const withSecret = JSON.stringify({ v: 1, http: { allow: ['api.github.com'], inject: [{ hosts: ['api.github.com'], headers: { authorization: { env: 'GH_AUTH' } } }] } });
+    const res = (await post('/policy/check', { text: withSecret, url: 'https://api.github.com/', resolve: { 'api.github.com': ['140.82.112.5'] } })).json();
+    expect(res).toMatchObject({ allow: false, code: 'POLICY_INVALID' });
+    expect(JSON.stringify(res.problems)).toContain('GH_AUTH');
+  });
+});

@@ -99,6 +99,8 @@ export const command: CommandSpec = {
       sandboxRuns: () => readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS),
       // The audit timeline: the edge log (hash-chained, verified) and the sandbox runs, beside every agent's chain.
       auditLogs: () => readStudioAuditLogs(controlAuditFile(layout.root), readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS)),
+      // The policy editor's check resolves { "env": NAME } headers like `trust egress check --policy` (values never leave the server).
+      policyEnv: () => io.env,
     });
     controlPort = server.port;
     const url = `http://127.0.0.1:${server.port}/#token=${server.token}`;
