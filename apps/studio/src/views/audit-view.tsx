@@ -20,7 +20,7 @@ export function AuditView() {
       <ul className="logs">
         {(data?.logs ?? []).map((l) => (
           <li key={l.name} data-log={l.name}>
-            <span className="log-name">{l.name}</span> <span className="muted">{l.kind} · {l.count} events</span>{' '}
+            <span className="log-name">{l.name}</span> <span className="muted">{l.kind} · {l.count} {l.count === 1 ? 'event' : 'events'}</span>{' '}
             <ChainBadge chain={l.chain} />
           </li>
         ))}

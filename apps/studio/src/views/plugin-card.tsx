@@ -53,7 +53,11 @@ export function PluginCard({ plugin: p }: { plugin: PluginReport }) {
       <h4>Imports against grants</h4>
       {refused.length > 0 ? (
         <p className="error" role="status">A load with these grants would refuse {refused.length === 1 ? 'this import' : `${refused.length} imports`}: {refused.map((i) => i.name).join(', ')}</p>
-      ) : (p.imports ?? []).length > 0 ? <p className="note">Every import is satisfied by the declared capabilities.</p> : null}
+      ) : (p.imports ?? []).length > 0 ? (
+        <p className="note">Every import is satisfied by the declared capabilities.</p>
+      ) : p.imports !== undefined ? (
+        <p className="muted">No imports: the component asks the host for nothing.</p>
+      ) : null}
       <table className="imports">
         <tbody>
           {(p.imports ?? []).map((i) => (
