@@ -170,7 +170,7 @@ describe('studio in Chromium against a real control server', () => {
     expect(await page.locator('pre').first().textContent()).toContain('"model"');
     await screenshot(page, 'tools');
     await page.getByRole('button', { name: 'Plugins' }).click();
-    await page.getByText('wasi:sockets/tcp').waitFor();
+    await page.locator('tr[data-import="wasi:sockets/tcp"]').getByText('would be refused').waitFor();
     await screenshot(page, 'plugins');
     await page.getByRole('button', { name: 'Sandbox runs' }).click();
     await page.getByText('egress denied: metadata address').waitFor();

@@ -1,12 +1,15 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError, createApi } from './api';
 import { StudioContext, type Studio } from './studio-context';
+import { abortableSleep, runLiveStream } from './live-stream';
 import { forgetToken, takeToken } from './token';
 import { AgentsView } from './views/agents-view';
 import { ApprovalsView } from './views/approvals-view';
 import { AuditView } from './views/audit-view';
 import { NotAuthorised } from './views/not-authorised';
+import { PendingBadge } from './views/pending-badge';
 import { PluginsView } from './views/plugins-view';
+import { PolicyView } from './views/policy-view';
 import { SandboxView } from './views/sandbox-view';
 import { ToolsView } from './views/tools-view';
 
@@ -15,6 +18,7 @@ const VIEWS = [
   ['approvals', 'Approvals'],
   ['tools', 'Tools & config'],
   ['audit', 'Audit'],
+  ['policy', 'Policy'],
   ['plugins', 'Plugins'],
   ['sandbox', 'Sandbox runs'],
 ] as const;
@@ -47,22 +51,20 @@ export function App() {
   useEffect(() => {
     if (api === undefined || auth !== 'ok') return;
     const ac = new AbortController();
-    // Reconnect with a growing pause (1 s to 30 s) when the stream drops; stop when unmounted.
-    const connect = async (pause: number): Promise<void> => {
-      setLive(true);
-      setTick((t) => t + 1);
-      await api.events(() => setTick((t) => t + 1), ac.signal).catch((e: unknown) => {
-        if (e instanceof ApiError && e.status === 401) {
-          onDenied();
-          ac.abort();
-        }
-      });
-      setLive(false);
-      if (ac.signal.aborted) return;
-      await new Promise((r) => setTimeout(r, pause));
-      if (!ac.signal.aborted) await connect(Math.min(pause * 2, 30_000));
-    };
-    void connect(1000);
+    // Reconnect with a growing pause (1 s to 30 s) when the stream drops; stop on 401 or unmount.
+    void runLiveStream(
+      {
+        connect: (signal) => {
+          setTick((t) => t + 1);
+          return api.events(() => setTick((t) => t + 1), signal);
+        },
+        isDenied: (e) => e instanceof ApiError && e.status === 401,
+        onLive: setLive,
+        onDenied,
+        sleep: abortableSleep,
+      },
+      ac.signal,
+    );
     return () => ac.abort();
   }, [api, auth, onDenied]);
 
@@ -81,6 +83,7 @@ export function App() {
           {VIEWS.map(([id, label]) => (
             <button key={id} className={id === view ? 'nav-item active' : 'nav-item'} onClick={() => setView(id)} data-view={id}>
               {label}
+              {id === 'approvals' ? <PendingBadge /> : null}
             </button>
           ))}
           <p className={live ? 'live on' : 'live'}>{live ? 'live' : 'offline'}</p>
@@ -90,6 +93,7 @@ export function App() {
           {view === 'approvals' && <ApprovalsView />}
           {view === 'tools' && <ToolsView />}
           {view === 'audit' && <AuditView />}
+          {view === 'policy' && <PolicyView />}
           {view === 'plugins' && <PluginsView />}
           {view === 'sandbox' && <SandboxView />}
         </main>

@@ -25,6 +25,9 @@ export function AgentsView() {
     <section className="split">
       <aside className="list">
         <h2>Agents</h2>
+        {list.data?.agents.length === 0 ? (
+          <p className="muted empty">No agents yet. Type a name below and press Create; the new agent starts with safe defaults (shell and network tools off).</p>
+        ) : null}
         <ul>
           {(list.data?.agents ?? []).map((a) => (
             <li key={a.id}>
@@ -50,7 +53,7 @@ export function AgentsView() {
       </aside>
       <div className="detail">
         {current === undefined ? (
-          <p className="muted">Select an agent.</p>
+          <p className="muted empty">{list.data?.agents.length === 0 ? 'Create an agent to start.' : 'Select an agent on the left.'}</p>
         ) : (
           <>
             <header className="detail-head">

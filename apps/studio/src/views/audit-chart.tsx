@@ -1,7 +1,7 @@
 import type { AuditEvent } from '../types';
 
 /** Allow/deny counts per time bucket as stacked SVG bars (12 buckets over the events' span). */
-export function AuditChart({ events }: { events: AuditEvent[] }) {
+export function AuditChart({ events }: { events: Pick<AuditEvent, 'time' | 'decision'>[] }) {
   if (events.length === 0) return null;
   const times = events.map((e) => Date.parse(e.time));
   const min = Math.min(...times);

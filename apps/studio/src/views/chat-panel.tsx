@@ -29,6 +29,9 @@ export function ChatPanel({ agent }: { agent: string }) {
 
   return (
     <div className="chat">
+      {history.data?.turns.length === 0 ? (
+        <p className="muted empty">No conversation yet. Write a message below; when the agent wants a restricted tool, the request appears in Approvals.</p>
+      ) : null}
       <ol className="turns">
         {(history.data?.turns ?? []).map((t) => (
           <li key={t.seq} className={`turn ${t.role}`} data-role={t.role}>

@@ -24,6 +24,7 @@ export function FilesPanel({ agent }: { agent: string }) {
   return (
     <div className="files">
       <ErrorNote error={err ?? error} />
+      {data?.files.length === 0 ? <p className="muted empty">No files yet. The agent writes files with fs_write; they appear here, and you decide which may run as authorized code.</p> : null}
       <table>
         <thead>
           <tr><th>Path</th><th>Size</th><th>Protection</th><th>Authorized</th></tr>

@@ -8,8 +8,8 @@ export function SandboxView() {
     <section>
       <h2>Sandbox runs</h2>
       <ErrorNote error={error} />
-      {data && !data.provided ? <p className="muted">This server provides no sandbox run records.</p> : null}
-      {data?.provided && data.runs.length === 0 ? <p className="muted">No runs yet.</p> : null}
+      {data && !data.provided ? <p className="muted empty">This server provides no sandbox run records. Start the studio with <code>trust studio</code>: it shows the runs of <code>trust sandbox</code>.</p> : null}
+      {data?.provided && data.runs.length === 0 ? <p className="muted empty">No runs yet. Run a command under a policy with <code>trust sandbox</code>; each run is recorded with its exit code, violations and egress decisions.</p> : null}
       {data && data.runs.length > 0 ? (
         <table>
           <thead>

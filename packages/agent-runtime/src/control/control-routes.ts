@@ -1,9 +1,11 @@
 import { createPrincipal, type Principal } from '@trust/core';
 import type { ControlAgent, ControlAgents, PluginReport, SandboxRunView, ApprovalTask } from './agent-registry.js';
+import { buildAuditTimeline, type AuditLogView } from './audit-timeline.js';
 import { controlError } from './control-error.js';
 import { evaluateRelativePath } from './safe-path.js';
 import { evaluateTriggerSource } from '../triggers/runtime-events.js';
-import { ApproveBody, AuthorizedBody, ChatBody, ConfigBody, CreateAgentBody, DenyBody, ToolBody, TriggerBody, parseBody } from './route-schemas.js';
+import { ApproveBody, AuthorizedBody, ChatBody, ConfigBody, CreateAgentBody, DenyBody, PolicyCheckBody, PolicyValidateBody, ToolBody, TriggerBody, parseBody } from './route-schemas.js';
+import { checkPolicyUrl, validatePolicy } from './policy-check.js';
 
 
 /** What a handler gets: path params, the parsed JSON body (for writes) and the acting owner. */
@@ -24,6 +26,9 @@ export interface Route {
 export interface ControlHostData {
   readonly plugins?: () => PluginReport[] | Promise<PluginReport[]>;
   readonly sandboxRuns?: () => SandboxRunView[] | Promise<SandboxRunView[]>;
+  readonly auditLogs?: () => AuditLogView[] | Promise<AuditLogView[]>;
+  /** Values for `{ "env": NAME }` headers when a policy is checked. Omitted: none (such a policy reports the missing variable). */
+  readonly policyEnv?: () => Readonly<Record<string, string | undefined>>;
   readonly cspReports: () => readonly unknown[];
 }
 
@@ -116,6 +121,17 @@ export function createRoutes(agents: ControlAgents, host: ControlHostData): read
     }),
     r('GET', '/plugins', async () => ({ provided: host.plugins !== undefined, plugins: host.plugins ? await host.plugins() : [] })),
     r('GET', '/sandbox-runs', async () => ({ provided: host.sandboxRuns !== undefined, runs: host.sandboxRuns ? await host.sandboxRuns() : [] })),
+    // One timeline across every agent's chain and the host's logs, each with its chain status.
+    r('GET', '/audit', async () => buildAuditTimeline(agents, host.auditLogs ? await host.auditLogs() : [])),
+    // The egress policy editor: the core validator, and a live check of a URL, step by step.
+    r('POST', '/policy/validate', async (ctx) => validatePolicy(parseBody(PolicyValidateBody, ctx.body).text)),
+    r('POST', '/policy/check', async (ctx) => {
+      const b = parseBody(PolicyCheckBody, ctx.body);
+      return checkPolicyUrl(
+        { url: b.url, ...(b.text === undefined ? {} : { text: b.text }), ...(b.mode === undefined ? {} : { mode: b.mode }), ...(b.resolve === undefined ? {} : { resolve: b.resolve }) },
+        host.policyEnv?.() ?? {},
+      );
+    }),
     r('GET', '/csp-reports', async () => ({ reports: host.cspReports() })),
   ];
 }

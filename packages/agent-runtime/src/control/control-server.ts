@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { DEFAULT_MAX_JSON_DEPTH, TrustError, checkJsonText, type AuditSink } from '@trust/core';
 import { DEFAULT_CONTROL_TIMEOUTS, DEFAULT_MAX_CONNECTIONS, answerAndDrain, limitConnections, serverTimeoutOptions, type ControlTimeouts } from './connection-limits.js';
 import type { ControlAgents, PluginReport, SandboxRunView } from './agent-registry.js';
+import type { AuditLogView } from './audit-timeline.js';
 import { controlError, toErrorResponse } from './control-error.js';
 import { controlOwner, createRoutes, type Route } from './control-routes.js';
 import { evaluateBearer, loadOrCreateToken } from './control-token.js';
@@ -44,6 +45,16 @@ export interface ControlServerOptions {
   readonly plugins?: () => PluginReport[] | Promise<PluginReport[]>;
   /** Host data for the sandbox-runs view. Omitted: the view says none is provided. */
   readonly sandboxRuns?: () => SandboxRunView[] | Promise<SandboxRunView[]>;
+  /**
+   * The host's own decision logs for the audit timeline (e.g. the control edge log, sandbox runs
+   * and their egress), merged with every agent's chain by `GET /audit`. Omitted: agents only.
+   */
+  readonly auditLogs?: () => AuditLogView[] | Promise<AuditLogView[]>;
+  /**
+   * Values for `{ "env": NAME }` header injections when the studio checks an egress policy
+   * (`POST /policy/check`); the values are never sent back. Omitted: none.
+   */
+  readonly policyEnv?: () => Readonly<Record<string, string | undefined>>;
   /**
    * The agents that receive mesh mail here (`POST /mesh/v1/inbox/<did>`). The route needs no owner
    * token: the message signature is the credential and each agent's ingress decides (receive is
@@ -111,6 +122,8 @@ export async function createControlServer(options: ControlServerOptions): Promis
   const routes = createRoutes(options.agents, {
     ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
     ...(options.sandboxRuns === undefined ? {} : { sandboxRuns: options.sandboxRuns }),
+    ...(options.auditLogs === undefined ? {} : { auditLogs: options.auditLogs }),
+    ...(options.policyEnv === undefined ? {} : { policyEnv: options.policyEnv }),
     cspReports: () => reports.slice(),
   });
   let guard = createGuardSettings(0);

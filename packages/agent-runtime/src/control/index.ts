@@ -25,6 +25,7 @@ export type {
   ToolRow,
   TriggerInput,
 } from './agent-registry.js';
+export type { AuditLogKind, AuditLogView, AuditTimelineInput } from './audit-timeline.js';
 export { createWorkspaceAgents } from './workspace-agents.js';
 export type { AgentRuntimeHooks, WorkspaceAgentsOptions } from './workspace-agents.js';
 export { createAgentOpener } from './agent-runtime-hooks.js';

@@ -47,6 +47,22 @@ export const TriggerBody = z
   })
   .strict();
 
+/** Body of `POST /api/v1/policy/validate`. */
+export const PolicyValidateBody = z.object({ text: z.string().max(60_000).describe('the egress policy file text (JSON, v: 1)') }).strict();
+
+/** Body of `POST /api/v1/policy/check`. */
+export const PolicyCheckBody = z
+  .object({
+    text: z.string().max(60_000).optional().describe('the egress policy file text; omitted: the address guard alone'),
+    url: z.string().min(1).max(4096).describe('the URL to judge, e.g. "https://api.github.com/zen"'),
+    mode: z.enum(['default', 'allow-local', 'strict']).optional().describe('overrides the policy guard mode'),
+    resolve: z
+      .record(z.string().min(1).max(253), z.array(z.string().min(1).max(64)).min(1).max(16))
+      .optional()
+      .describe('answers for names instead of DNS, e.g. {"api.test": ["10.0.0.5"]}'),
+  })
+  .strict();
+
 /** Validates `body` against `schema`, reporting every problem at once as CONTROL_BAD_REQUEST. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body);

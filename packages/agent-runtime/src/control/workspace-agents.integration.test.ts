@@ -44,6 +44,9 @@ describe('workspace agents over .adf files', () => {
     expect(status).toBe(200);
     expect(JSON.stringify(json)).not.toContain('sk-live-secret-value');
     expect(json.config.model.api_key).toBe('__redacted__');
+    // Limits are not secrets, even when their name contains "token".
+    expect(json.config.limits.max_file_read_tokens).toBe(30_000);
+    expect(json.config.limits.max_tool_result_tokens).toBe(16_000);
     expect(json.guardPaths.map((g: { path: string }) => g.path)).toContain('security.allow_unsigned');
     expect(json.lockedFields.map((g: { path: string }) => g.path)).toContain('security.allow_local_fetch');
   });

@@ -6,7 +6,8 @@ import { integerOption } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { DEMO_AGENT, demoAnswer, ensureDemoWorkspace, readWorkspaceTrustedKeys, workspaceLayout } from '../demo-workspace.js';
 import { openBrowser } from '../open-browser.js';
-import { readPluginReports } from '../plugin-reports.js';
+import { readStudioPlugins } from '../studio-plugins.js';
+import { readStudioAuditLogs } from '../studio-audit.js';
 import { trustHome } from '../trust-home.js';
 import { escapeTerminal } from '../terminal-text.js';
 import { assertNoLiveStudio, studioStateFile, writeStudioState } from '../studio-state.js';
@@ -93,9 +94,13 @@ export const command: CommandSpec = {
       tokenFile: layout.tokenFile,
       port,
       studioDir: dir,
-      plugins: () => readPluginReports(layout.plugins, trusted),
+      plugins: () => readStudioPlugins(layout.plugins, trusted),
       // `trust sandbox` records every run in <TRUST_HOME>/sandbox-runs.jsonl; newest first, corrupt lines skipped.
       sandboxRuns: () => readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS),
+      // The audit timeline: the edge log (hash-chained, verified) and the sandbox runs, beside every agent's chain.
+      auditLogs: () => readStudioAuditLogs(controlAuditFile(layout.root), readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS)),
+      // The policy editor's check resolves { "env": NAME } headers like `trust egress check --policy` (values never leave the server).
+      policyEnv: () => io.env,
     });
     controlPort = server.port;
     const url = `http://127.0.0.1:${server.port}/#token=${server.token}`;

@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import type { AuditLogView, AuditTimelineInput } from '@trust/agent-runtime';
+import type { SandboxRunRecord } from './sandbox-runs.js';
+
+/**
+ * The host's logs for the studio's audit timeline (the agents' own chains are added by the
+ * control server): the control server's edge log, a hash-chained JSONL file verified here, and
+ * the sandbox runs with each violation and egress decision, a plain record shown as not chained.
+ *
+ * @example
+ * auditLogs: () => readStudioAuditLogs(controlAuditFile(root), readSandboxRuns(file)),
+ */
+export async function readStudioAuditLogs(controlAuditFile: string, runs: readonly SandboxRunRecord[]): Promise<AuditLogView[]> {
+  return [await readChainedLog('control-edge', controlAuditFile), sandboxLog(runs)];
+}
+
+async function readChainedLog(name: string, file: string): Promise<AuditLogView> {
+  if (!existsSync(file)) return { name, kind: 'control', chain: { ok: true, count: 0 }, events: [] };
+  const { readJsonlAudit } = await import('@trust/core/node');
+  const { verifyChain } = await import('@trust/core');
+  try {
+    const events = readJsonlAudit(file);
+    const v = verifyChain(events);
+    return { name, kind: 'control', chain: v.ok ? { ok: true, count: v.count } : { ok: false, count: events.length, brokenAt: v.index, reason: v.reason }, events };
+  } catch (error) {
+    return { name, kind: 'control', chain: { ok: false, count: 0, reason: (error as Error).message.slice(0, 300) }, events: [] };
+  }
+}
+
+/** Each run, its violations and its egress decisions as timeline rows (runs are newest first). */
+function sandboxLog(runs: readonly SandboxRunRecord[]): AuditLogView {
+  const events: AuditTimelineInput[] = [];
+  for (const run of [...runs].reverse()) {
+    const principal = { kind: 'process' as const, id: run.id };
+    const failed = run.violations.length > 0 || run.timedOut;
+    events.push({
+      time: run.startedAt,
+      principal,
+      action: 'sandbox.run',
+      target: run.command,
+      decision: failed ? 'deny' : 'allow',
+      ...(run.timedOut ? { code: 'SANDBOX_TIMEOUT' } : {}),
+      details: { exitCode: run.exitCode, capabilities: run.policy.capabilities },
+    });
+    for (const v of run.violations) events.push({ time: run.startedAt, principal, action: 'sandbox.violation', target: v, decision: 'deny' });
+    for (const e of run.egress) events.push({ time: run.startedAt, principal, action: 'egress.connect', target: e.target, decision: e.decision, ...(e.rule ? { rule: e.rule } : {}) });
+  }
+  return { name: 'sandbox-runs', kind: 'sandbox', chain: null, events };
+}
