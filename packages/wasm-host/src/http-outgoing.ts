@@ -71,7 +71,10 @@ export function createOutgoingTypes(deps: OutgoingDeps, locked: WeakSet<object>)
         this.exchange?.abort();
         return;
       }
-      if (this.exchange?.started) return this.exchange.send(buf);
+      if (this.exchange?.started) {
+        this.exchange.send(buf);
+        return;
+      }
       this.pending.push(buf);
       this.pendingBytes += buf.length;
       if (this.exchange && this.pendingBytes > HTTP_CHUNK) this.exchange.start(false);
