@@ -3,6 +3,7 @@ import { TOKEN, errorCode } from './http-fields.js';
 import type { createFieldsClass } from './http-fields.js';
 import { HTTP_CHUNK } from './http-exchange.js';
 import type { Exchange } from './http-exchange.js';
+import { readThroughStream } from './input-stream.js';
 
 /** What the incoming-response resources need of the instance. */
 export interface IncomingDeps {
@@ -38,7 +39,7 @@ export function createIncomingTypes(deps: IncomingDeps, fields: ReturnType<typeo
     return { tag: 'last-operation-failed', val: err };
   };
 
-  class IncomingBodyStream extends deps.InputStream {
+  class IncomingBodyStream extends readThroughStream(deps.InputStream, ready) {
     exchange: Exchange;
     done = false;
     constructor(exchange: Exchange) {
@@ -46,7 +47,7 @@ export function createIncomingTypes(deps: IncomingDeps, fields: ReturnType<typeo
       this.exchange = exchange;
     }
     /** Waits for at least one byte (the guest's pollable is always ready, so a non-blocking read that returned nothing would spin). */
-    read(len: bigint): Uint8Array {
+    override read(len: bigint): Uint8Array {
       if (this.done || this.exchange.closed) throw { tag: 'closed' };
       if (len === 0n) return new Uint8Array(0);
       const r = deps.call('http.read', { id: this.exchange.id, max: Math.min(Number(len), HTTP_CHUNK) });
@@ -63,18 +64,6 @@ export function createIncomingTypes(deps: IncomingDeps, fields: ReturnType<typeo
       }
       if (r.done) this.done = true;
       return r.data;
-    }
-    blockingRead(len: bigint): Uint8Array {
-      return this.read(len);
-    }
-    skip(len: bigint): bigint {
-      return BigInt(this.read(len).length);
-    }
-    blockingSkip(len: bigint): bigint {
-      return this.skip(len);
-    }
-    subscribe(): unknown {
-      return ready();
     }
     [Symbol.dispose](): void {
       this.exchange.close();

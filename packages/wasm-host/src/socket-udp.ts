@@ -19,14 +19,21 @@ export function createUdpTypes(deps: SocketDeps, SocketBase: ReturnType<typeof c
   const tcpCall = deps.call;
   const fail = socketErrorCode;
 
-  class IncomingDatagramStream {
-    /** The broker's socket connected to `remote`, or 0 for an unconnected stream (receives nothing). */
+  /** A datagram stream of one UDP socket: the broker's socket connected to `remote`, or 0 when unconnected. */
+  class DatagramStream {
     id: number;
     remote: IpSocketAddress | undefined;
     constructor(id: number, remote: IpSocketAddress | undefined) {
       this.id = id;
       this.remote = remote;
     }
+    subscribe() {
+      return ready();
+    }
+  }
+
+  /** Receives from the connected peer; an unconnected stream (id 0) receives nothing. */
+  class IncomingDatagramStream extends DatagramStream {
     /**
      * Up to `max` queued datagrams from the connected peer. The guest's `subscribe()` is always
      * ready, so a guest that polls before receiving would spin: with nothing queued, the broker
@@ -39,17 +46,8 @@ export function createUdpTypes(deps: SocketDeps, SocketBase: ReturnType<typeof c
       const remote = this.remote;
       return (r.datagrams ?? []).map((data) => ({ data, remoteAddress: remote }));
     }
-    subscribe() {
-      return ready();
-    }
   }
-  class OutgoingDatagramStream {
-    id: number;
-    remote: IpSocketAddress | undefined;
-    constructor(id: number, remote: IpSocketAddress | undefined) {
-      this.id = id;
-      this.remote = remote;
-    }
+  class OutgoingDatagramStream extends DatagramStream {
     checkSend(): bigint {
       return 64n;
     }
@@ -76,9 +74,6 @@ export function createUdpTypes(deps: SocketDeps, SocketBase: ReturnType<typeof c
         n++;
       }
       return n;
-    }
-    subscribe() {
-      return ready();
     }
   }
   class UdpSocket extends SocketBase {
