@@ -32,6 +32,7 @@ export const WASM_ERROR_CODES = Object.freeze([
   'WASM_WORKER_CRASHED',
   'WASM_FS_UNSUPPORTED',
   'WASM_FS_GRANT_INVALID',
+  'WASM_OPTIONS_INVALID',
 ] as const);
 
 /** One of `WASM_ERROR_CODES`. */

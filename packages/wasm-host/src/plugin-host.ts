@@ -1,4 +1,3 @@
-import type { GuardOptions } from '@trust/egress';
 import { createPrincipal, parseCapabilities, tryParseCapabilities, type AuditSink, type CapabilitySet, type EgressPolicy, type TrustError } from '@trust/core';
 import { describeComponent, diffInterfaces, type ComponentDescription, type ComponentInterface } from './component-info.js';
 import { sha256Hex } from './hash.js';
@@ -8,63 +7,15 @@ import { planImports, type ImportPlan } from './import-plan.js';
 import { pinGrantDirs } from './fs/pin-grants.js';
 import { parseManifest, type PackageManifest } from './manifest.js';
 import { composePolicy } from './net-broker.js';
-import type { PackageLimits } from './package-files.js';
+import { resolvePluginHostOptions, type PluginHostOptions } from './plugin-host-options.js';
 import { readSource, type PluginSource } from './package-source.js';
 import { callFailureError } from './call-error.js';
 import { instantiateRuntime, type CallOutcome } from './plugin-runtime.js';
-import { SIGNATURE_FILE, verifyPackage, type PublicSigningKey, type VerifiedSigner } from './signing.js';
+import { SIGNATURE_FILE, verifyPackage, type VerifiedSigner } from './signing.js';
 import { transpileComponent, type TranspiledComponent } from './transpile-cache.js';
 import { startWorkerRuntime, type WorkerOutcome } from './worker-runtime.js';
 
-/** Resource limits. `undefined` fields take the defaults. */
-export interface PluginLimits {
-  /** Wall-clock deadline per call in worker mode (default 5000 ms); the worker is terminated at it. */
-  readonly callTimeoutMs?: number;
-  /** Ceiling on the guest's linear memory, checked after every call (default 256 MiB). */
-  readonly maxMemoryBytes?: number;
-  /** V8 heap ceiling of the plugin's worker (`resourceLimits.maxOldGenerationSizeMb`, default 128). */
-  readonly maxHeapMb?: number;
-  /** Cap on every brokered HTTP request (default 30 000 ms). */
-  readonly httpTimeoutMs?: number;
-  /** Captured stdout/stderr kept per plugin (default 64 KiB each; older output is dropped). */
-  readonly maxOutputBytes?: number;
-  /** Cap on the serialised arguments of one worker-mode call (default 4 MiB). */
-  readonly maxCallBytes?: number;
-  /** Cap on one brokered HTTP response body, enforced while it streams (default 10 MiB). */
-  readonly maxHttpResponseBytes?: number;
-  /** Cap on one guest HTTP request body, enforced while it streams (default 16 MiB). */
-  readonly maxHttpRequestBytes?: number;
-  /**
-   * Worker mode: how long the calling thread waits synchronously for a call's answer before it
-   * goes back to its event loop (default 0: off). A short call then answers without an
-   * event-loop turn, but the event loop is held for up to this long per call; on the loaded
-   * machine the benchmarks ran on it gave no consistent gain. Plugins with network capabilities
-   * never wait (their guest calls back into this thread).
-   */
-  readonly syncWaitMs?: number;
-  /** Package reading caps. */
-  readonly package?: PackageLimits;
-}
-
-/** Options of `createPluginHost`. */
-export interface PluginHostOptions {
-  /** Host-wide egress policy (the second key of `http`/`tcp`/`udp`). `undefined`: no plugin gets network unless `load` passes one. */
-  readonly egress?: EgressPolicy;
-  /** `@trust/egress` address-guard options; `mode` defaults to `'strict'`. */
-  readonly guard?: GuardOptions;
-  /** Keys whose signatures the host accepts. `undefined`/`[]`: none. */
-  readonly trustedKeys?: readonly PublicSigningKey[];
-  /** Refuse unsigned packages and bare components (default `true`). */
-  readonly requireSignature?: boolean;
-  /** Directory for the transpile cache (by component SHA-256). `undefined`: in-memory only. */
-  readonly cacheDir?: string;
-  readonly audit?: AuditSink;
-  readonly limits?: PluginLimits;
-  /** `worker` (default): each plugin in its own worker thread. `in-thread`: on the calling thread, no deadline, no network. */
-  readonly isolation?: 'worker' | 'in-thread';
-  /** Where `env:NAME` values come from (default `process.env`). */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-}
+export type { PluginHostOptions, PluginLimits } from './plugin-host-options.js';
 
 /** Options of `host.load`. */
 export interface LoadOptions {
@@ -120,26 +71,15 @@ export interface PluginHost {
  * await host.close();
  */
 export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
-  const requireSignature = options.requireSignature ?? true;
-  const trustedKeys = options.trustedKeys ?? [];
-  const limits = {
-    callTimeoutMs: options.limits?.callTimeoutMs ?? 5000,
-    maxMemoryBytes: options.limits?.maxMemoryBytes ?? 256 * 1024 * 1024,
-    maxHeapMb: options.limits?.maxHeapMb ?? 128,
-    httpTimeoutMs: options.limits?.httpTimeoutMs ?? 30_000,
-    maxOutputBytes: options.limits?.maxOutputBytes ?? 64 * 1024,
-    maxCallBytes: options.limits?.maxCallBytes ?? 4 * 1024 * 1024,
-    maxHttpResponseBytes: options.limits?.maxHttpResponseBytes ?? 10 * 1024 * 1024,
-    maxHttpRequestBytes: options.limits?.maxHttpRequestBytes ?? 16 * 1024 * 1024,
-    syncWaitMs: options.limits?.syncWaitMs ?? 0,
-  };
-  const hostEnv = options.env ?? process.env;
+  const resolved = resolvePluginHostOptions(options);
+  const { requireSignature, trustedKeys, limits } = resolved;
+  const hostEnv = resolved.env;
   const transpiled = new Map<string, Promise<TranspiledComponent>>();
   const descriptions = new Map<string, Promise<ComponentDescription>>();
   const live = new Set<Plugin>();
   let counter = 0;
 
-  const audit = (input: Parameters<AuditSink['record']>[0]) => options.audit?.record(input);
+  const audit = (input: Parameters<AuditSink['record']>[0]) => resolved.audit?.record(input);
 
   async function load(source: PluginSource, loadOptions: LoadOptions = {}): Promise<Plugin> {
     const target = typeof source === 'string' ? source : source instanceof Uint8Array ? '<bytes>' : source.source;
@@ -154,7 +94,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
   }
 
   async function loadInner(source: PluginSource, lo: LoadOptions, setId: (id: string) => void): Promise<Plugin> {
-    const loaded = await readSource(source, options.limits?.package);
+    const loaded = await readSource(source, limits.package);
     let signer: VerifiedSigner | undefined;
     let manifest: PackageManifest | undefined;
     let component: Uint8Array;
@@ -186,7 +126,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       }
       caps = lo.grantMode === 'narrow' ? caps.narrow(parsed.set) : parsed.set;
     }
-    const policy = lo.egress ?? options.egress;
+    const policy = lo.egress ?? resolved.egress;
     const wantsBrokered = caps.has('http') || caps.has('tcp') || caps.has('udp');
     if (wantsBrokered && !policy) {
       const named = (['http', 'tcp', 'udp'] as const).filter((c) => caps.has(c));
@@ -221,7 +161,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         problems: unsatisfied.map((c) => ({ code: 'WASM_IMPORT_UNSATISFIED', path: c.import, message: c.reason ?? 'unsatisfied', ...(c.hint ? { hint: c.hint } : {}) })),
       });
     }
-    const isolation = lo.isolation ?? options.isolation ?? 'worker';
+    const isolation = lo.isolation ?? resolved.isolation;
     const network = caps.egressTier() !== 'none';
     if (network && isolation === 'in-thread') {
       throw wasmError('WASM_ISOLATION_REQUIRED', `plugin ${id} has network capabilities, which need worker isolation`, {
@@ -232,7 +172,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
 
     let t = transpiled.get(info.digest);
     if (!t) {
-      t = transpileComponent(component, options.cacheDir);
+      t = transpileComponent(component, resolved.cacheDir);
       transpiled.set(info.digest, t);
       t.catch(() => transpiled.delete(info.digest));
     }
@@ -303,8 +243,8 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
               broker: {
                 principal: s.principal,
                 policy: composePolicy(s.plan, s.policy),
-                ...(options.guard ? { guard: options.guard } : {}),
-                ...(options.audit ? { audit: options.audit } : {}),
+                ...(resolved.guard ? { guard: resolved.guard } : {}),
+                ...(resolved.audit ? { audit: resolved.audit } : {}),
                 httpTimeoutMs: limits.httpTimeoutMs,
                 limits: { maxResponseBytes: limits.maxHttpResponseBytes },
               },

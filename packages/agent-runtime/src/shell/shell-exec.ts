@@ -4,13 +4,11 @@ import { expandFields, expandString } from './shell-expand.js';
 import { arith } from './shell-arith.js';
 import type { Interp } from './shell-interp.js';
 import { ExitSignal } from './shell-state.js';
-import type { BufferSink, ExpandScope, Io, RunState } from './shell-state.js';
+import type { ExpandScope, Io, RunState } from './shell-state.js';
 import { EXIT_DENIED, EXIT_NOT_FOUND, EXIT_REJECTED } from './shell-types.js';
-import type { ShellSink } from './shell-types.js';
 import { execBuiltin } from './shell-builtins.js';
-import { fileContent } from './file-content.js';
-
-interface PendingWrite { readonly path: string; readonly append: boolean; readonly sink: BufferSink }
+import { errorText, fail, flushWrites, readFiles, resolveRedirects } from './shell-redirects.js';
+import type { PendingWrite } from './shell-redirects.js';
 
 /** Runs statements in order; `$?` follows each. */
 export async function execStmts(ip: Interp, stmts: readonly Stmt[], io: Io, scope: ExpandScope, st: RunState): Promise<number> {
@@ -44,56 +42,12 @@ function errexitApplies(ip: Interp, cmd: Command | null): boolean {
   return cmd.type === 'CallExpr' || cmd.type === 'Subshell' || cmd.type === 'TestClause';
 }
 
-const fail = (io: Io, message: string, status: number): number => { io.err.write(`adf_shell: ${message}\n`); return status; };
-
 async function runStmt(ip: Interp, stmt: Stmt, io: Io, scope: ExpandScope, st: RunState): Promise<number> {
-  const subst = ip.subst(io, scope, st);
   // Redirects are resolved first: their tools join the command's at the choke point.
-  let stdin = io.stdin;
-  let out = io.out;
-  let err = io.err;
-  const writes: PendingWrite[] = [];
-  const redirTools: string[] = [];
-  const reads: string[] = [];
-  for (const r of stmt.Redirs) {
-    const op = ip.syntax.ops.redirect.get(r.Op);
-    const fd = r.N ? r.N.Value : undefined;
-    if (fd !== undefined && fd !== '0' && fd !== '1' && fd !== '2') throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: file descriptor ${fd} (only 0, 1 and 2 exist)`);
-    if (op === '<<' || op === '<<-') {
-      const quotedDelim = r.Word.Parts.some((p) => p.type !== 'Lit');
-      let body = r.Hdoc ? (quotedDelim ? literalWord(r.Hdoc) : await expandString(r.Hdoc, scope, ip.syntax, subst)) : '';
-      if (op === '<<-') body = body.replace(/^\t+/gm, '');
-      stdin = body;
-      continue;
-    }
-    scope.substStatus = undefined;
-    const target = op === '<<<' ? `${await expandString(r.Word, scope, ip.syntax, subst)}\n` : await expandString(r.Word, scope, ip.syntax, subst);
-    // A redirect built from a failed (or refused) substitution is not opened at all.
-    if (scope.substStatus !== undefined && scope.substStatus !== 0) return fail(io, `redirect target not used: its command substitution failed with status ${scope.substStatus}`, scope.substStatus);
-    if (op === '<<<') { stdin = target; continue; }
-    if (op === '>&' || op === '<&') {
-      if (op === '>&' && (fd === undefined || fd === '1') && target === '2') out = err;
-      else if (op === '>&' && fd === '2' && target === '1') err = out;
-      else if (op === '>&' && (target === '1' || target === '2')) { /* 1>&1, 2>&2 */ }
-      else if (target === '-') { if (fd === '2') err = ip.nullSink; else if (op === '>&') out = ip.nullSink; else stdin = ''; }
-      else if (op === '>&' && fd === undefined && !/^[0-9]+$/.test(target)) { out = err = redirectTo(ip, target, false, writes, redirTools); }
-      else if (op === '<&' && target === '0') { /* <&0 */ }
-      else throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: redirect ${fd ?? ''}${op}${target} (only 1 and 2 can be duplicated)`);
-      continue;
-    }
-    if (op === '<') {
-      if (target === '/dev/null') { stdin = ''; continue; }
-      reads.push(target);
-      redirTools.push('fs_read');
-      continue;
-    }
-    if (op === '>' || op === '>>' || op === '>|' || op === '&>' || op === '&>>') {
-      const s = redirectTo(ip, target, op === '>>' || op === '&>>', writes, redirTools);
-      if (op === '&>' || op === '&>>') { out = s; err = s; } else if (fd === '2') err = s; else out = s;
-      continue;
-    }
-    throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: redirect ${op ?? r.Op}`);
-  }
+  const redirected = await resolveRedirects(ip, stmt.Redirs, io, scope, st);
+  if (redirected.kind === 'failed') return redirected.status;
+  const { out, err, writes, tools: redirTools, reads } = redirected;
+  let stdin = redirected.stdin;
   const cmd = stmt.Cmd;
   const rio: Io = stdin === io.stdin ? { stdin, cursor: io.cursor, out, err } : { stdin, cursor: { pos: 0 }, out, err };
   if (cmd && cmd.type === 'CallExpr') return execCall(ip, cmd, redirTools, rio, scope, st, reads, writes);
@@ -107,35 +61,6 @@ async function runStmt(ip: Interp, stmt: Stmt, io: Io, scope: ExpandScope, st: R
   const status = cmd ? await ip.execCompound(cmd, stdin === io.stdin ? rio : { stdin, cursor: { pos: 0 }, out, err }, scope, st) : 0;
   const w = await flushWrites(ip, writes, io);
   return w !== 0 ? w : status;
-}
-
-function redirectTo(ip: Interp, target: string, append: boolean, writes: PendingWrite[], tools: string[]): ShellSink {
-  if (target === '/dev/null') return ip.nullSink;
-  if (target === '') throw new TrustError('SHELL_REDIRECT', 'adf_shell: ambiguous redirect: the target is empty');
-  const sink = ip.bufferSink();
-  writes.push({ path: target, append, sink });
-  tools.push('fs_write');
-  return sink;
-}
-
-const errorText = (e: unknown) => (e as Error)?.message ?? String(e);
-
-async function readFiles(ip: Interp, paths: readonly string[]): Promise<string> {
-  let s = '';
-  for (const p of paths) s += fileContent(await ip.call('fs_read', { path: p }));
-  return s;
-}
-
-/** Writes redirect output through fs_write; returns a failure status (130 on a human's rejection) or 0. */
-async function flushWrites(ip: Interp, writes: readonly PendingWrite[], io: Io): Promise<number> {
-  for (const w of writes) {
-    try {
-      await ip.call('fs_write', { path: w.path, content: w.sink.text(), mode: w.append ? 'append' : 'write' });
-    } catch (e) {
-      return fail(io, `${w.path}: ${errorText(e)}`, ip.isRejection(e) ? EXIT_REJECTED : 1);
-    }
-  }
-  return 0;
 }
 
 async function execCall(ip: Interp, cmd: CallExpr, redirTools: readonly string[], io: Io, scope: ExpandScope, st: RunState, reads: readonly string[], writes: readonly PendingWrite[]): Promise<number> {
@@ -212,8 +137,4 @@ export async function prepareAssign(ip: Interp, a: Assign, scope: ExpandScope, s
     if (arr) arr[0] = a.Append ? (arr[0] ?? '') + value : value;
     else scope.vars.set(name, a.Append ? (scope.vars.get(name) ?? '') + value : value);
   };
-}
-
-function literalWord(word: Word): string {
-  return word.Parts.map((p) => (p.type === 'Lit' ? p.Value : '')).join('');
 }

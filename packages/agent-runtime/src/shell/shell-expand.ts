@@ -1,5 +1,5 @@
 import { TrustError } from '@trust/core';
-import type { ArithmExpr, BraceExp, ParamExp, Stmt, Word, WordPart } from './shell-ast.js';
+import type { BraceExp, ParamExp, Stmt, Word, WordPart } from './shell-ast.js';
 import { constructName } from './shell-ast.js';
 import type { ShellSyntax } from './shell-syntax.js';
 import { ExpansionError } from './shell-state.js';

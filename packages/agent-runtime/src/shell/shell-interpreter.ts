@@ -1,13 +1,12 @@
 import { TrustError, isDenied } from '@trust/core';
-import type { Stmt } from './shell-ast.js';
 import { createShellSyntax } from './shell-syntax.js';
 import type { ShellSyntax } from './shell-syntax.js';
-import { EXIT_DENIED, EXIT_NOT_FOUND, EXIT_REJECTED } from './shell-types.js';
-import type { CommandContext, ShellCommand, ShellGate, ShellResult, ShellSink } from './shell-types.js';
+import type { ShellCommand, ShellGate, ShellResult, ShellSink } from './shell-types.js';
 import { createDefaultCommands } from './commands/index.js';
 import { ExitSignal, ExpansionError, LoopSignal, ReturnSignal, TimeoutSignal, asSubshell, childScope, createScope } from './shell-state.js';
-import type { BufferSink, ExpandScope, Io, RunState } from './shell-state.js';
+import type { BufferSink, RunState } from './shell-state.js';
 import type { Interp } from './shell-interp.js';
+import { createDispatcher } from './shell-dispatch.js';
 import { execStmt, execStmts } from './shell-exec.js';
 import { execCompound } from './shell-compound.js';
 import { normalizeToolArgs } from './shell-path.js';
@@ -74,137 +73,7 @@ export function createShell(options: ShellOptions): Shell {
   };
   const nullSink: ShellSink = { write() {} };
 
-  /**
-   * THE choke point. Every command name with its argv arrives here, nowhere else. It resolves
-   * the command's tools (plus those of its redirects), preflights each, and only then runs it,
-   * with a context that can call the preflighted tools and nothing more.
-   */
-  async function dispatch(argv: readonly string[], extraTools: readonly string[], io: Io, scope: ExpandScope, st: RunState, prepare?: () => Promise<string>, skipFunctions = false): Promise<number> {
-    if (st.signal?.aborted) throw new TrustError('SHELL_ABORTED', 'adf_shell: aborted');
-    if (st.deadline !== undefined && Date.now() > st.deadline) throw new TimeoutSignal();
-    st.commands += 1;
-    if (st.commands > maxCommands) throw new TrustError('SHELL_LIMIT', `adf_shell: more than ${maxCommands} commands in one run`);
-    const name = argv[0] ?? '';
-    const fn = skipFunctions ? undefined : st.functions.get(name);
-    const command = fn ? undefined : commands.get(name);
-    if (!fn && !command) {
-      st.trace.push({ command: name, tools: [], outcome: 'unknown' });
-      io.err.write(`adf_shell: ${name}: command not found (this is a virtual shell; run \`help\` for its commands)\n`);
-      return EXIT_NOT_FOUND;
-    }
-    if (command && argv[1] === '--help' && argv.length === 2) { io.out.write(`${name}: ${command.summary}\n`); return 0; }
-    const tools = [...new Set([...(command ? command.tools(argv.slice(1)) : []), ...extraTools])];
-    const allowed = await preflight(name, tools, io, st);
-    if (allowed !== 0) return allowed;
-    if (prepare) {
-      try { io = { ...io, stdin: await prepare(), cursor: { pos: 0 } }; } catch (e) {
-        io.err.write(`adf_shell: ${name}: ${(e as Error)?.message ?? String(e)}\n`);
-        return e instanceof TrustError && rejection.has(e.code) ? refuse(st, EXIT_REJECTED) : 1;
-      }
-    }
-    if (fn) return callFunction(fn, argv.slice(1), io, scope, st);
-    let rejected: TrustError | undefined;
-    const ctx: CommandContext = {
-      stdin: io.cursor.pos > 0 ? io.stdin.slice(io.cursor.pos) : io.stdin,
-      env: () => [...scope.vars],
-      has: (n) => commands.has(n) || st.functions.has(n),
-      out: io.out,
-      err: io.err,
-      tool: async (tool, args) => {
-        if (!tools.includes(tool)) throw new TrustError('SHELL_UNDECLARED_TOOL', `adf_shell: ${name} used ${tool}, which it did not declare`);
-        try {
-          return await gate.call(tool, normalizeToolArgs(args));
-        } catch (e) {
-          // A human's rejection at call time (the gate's own approval) ends the command with 130,
-          // even if the command itself would have caught the error.
-          if (e instanceof TrustError && rejection.has(e.code)) rejected = e;
-          throw e;
-        }
-      },
-      script: async (source, o) => {
-        if (!o.child) return nested(st, () => ip.runSource(source, io, scope, st));
-        const child = childScope(scope);
-        child.positional = [...(o.args ?? [])];
-        return nested(st, () => asSubshell(io.err, async () => {
-          try { return await ip.runSource(source, io, child, st); } catch (e) {
-            if (e instanceof ExpansionError) { io.err.write(`adf_shell: ${e.message}\n`); return 127; }
-            throw e;
-          }
-        }));
-      },
-      command: async (inner, o = {}) => {
-        const env = Object.entries(o.env ?? {});
-        const cmdScope = env.length > 0 || o.clearEnv ? { ...scope, vars: new Map([...(o.clearEnv ? [] : scope.vars), ...env]) } : scope;
-        const skip = o.skipFunctions === true;
-        if (o.timeoutMs === undefined) return dispatch(inner, [], io, cmdScope, st, undefined, skip);
-        const saved = st.deadline;
-        const deadline = Date.now() + o.timeoutMs;
-        st.deadline = saved === undefined ? deadline : Math.min(saved, deadline);
-        try { return await dispatch(inner, [], io, cmdScope, st, undefined, skip); } catch (e) {
-          if (e instanceof TimeoutSignal && (saved === undefined || Date.now() <= saved)) return 124;
-          throw e;
-        } finally { st.deadline = saved; }
-      },
-    };
-    try {
-      const status = await command!.run(ctx, argv.slice(1));
-      if (rejected) { st.trace.push({ command: name, tools, outcome: 'rejected' }); return refuse(st, EXIT_REJECTED); }
-      return status;
-    } catch (e) {
-      if (rejected) { st.trace.push({ command: name, tools, outcome: 'rejected' }); io.err.write(`${name}: ${rejected.message}\n`); return refuse(st, EXIT_REJECTED); }
-      if (e instanceof ExitSignal || e instanceof ReturnSignal || e instanceof LoopSignal || e instanceof TimeoutSignal || e instanceof ExpansionError) throw e;
-      if (e instanceof TrustError && (e.code === 'SHELL_LIMIT' || e.code === 'SHELL_ABORTED')) throw e;
-      io.err.write(`${name}: ${(e as Error)?.message ?? String(e)}\n`);
-      return e instanceof TrustError && rejection.has(e.code) ? EXIT_REJECTED : 1;
-    }
-  }
-
-  async function preflight(name: string, tools: readonly string[], io: Io, st: RunState): Promise<number> {
-    for (const tool of tools) {
-      const d = await gate.preflight(tool);
-      if (isDenied(d)) {
-        const rejected = rejection.has(d.code);
-        st.trace.push({ command: name, tools, outcome: rejected ? 'rejected' : 'disabled' });
-        io.err.write(`adf_shell: ${name}: ${tool} ${rejected ? 'was not approved' : 'is not allowed'}: ${d.reason}\n`);
-        return refuse(st, rejected ? EXIT_REJECTED : EXIT_DENIED);
-      }
-    }
-    st.trace.push({ command: name, tools, outcome: 'ran' });
-    return 0;
-  }
-
-  /** Counts a refusal by the gate so enclosing constructs can see it (fail closed). */
-  function refuse(st: RunState, status: number): number {
-    st.refusals += 1;
-    st.lastRefusal = status;
-    return status;
-  }
-
-  async function nested<T>(st: RunState, f: () => Promise<T>): Promise<T> {
-    if (st.depth >= maxDepth) throw new TrustError('SHELL_LIMIT', `adf_shell: nesting deeper than ${maxDepth}`);
-    st.depth += 1;
-    try { return await f(); } finally { st.depth -= 1; }
-  }
-
-  async function callFunction(body: Stmt, args: readonly string[], io: Io, scope: ExpandScope, st: RunState): Promise<number> {
-    const saved = scope.positional;
-    scope.positional = [...args];
-    const frame: RunState['locals'][number] = new Map();
-    st.locals.push(frame);
-    try {
-      return await nested(st, () => ip.execStmt(body, io, scope, st));
-    } catch (e) {
-      if (e instanceof ReturnSignal) return e.status;
-      throw e;
-    } finally {
-      scope.positional = saved;
-      st.locals.pop();
-      for (const [k, v] of frame) {
-        scope.vars.delete(k); scope.arrays.delete(k);
-        if (v.array) scope.arrays.set(k, v.array); else if (v.value !== undefined) scope.vars.set(k, v.value);
-      }
-    }
-  }
+  const { dispatch, preflight, nested } = createDispatcher({ gate, commands, maxCommands, maxDepth, rejection }, () => ip);
 
   const ip: Interp = {
     syntax, maxLoop, nullSink, bufferSink,

@@ -1,6 +1,7 @@
 import sh from 'mvdan-sh';
+import type { GoSyntax } from 'mvdan-sh';
 import { TrustError } from '@trust/core';
-import type { File } from './shell-ast.js';
+import type { Command, File, Stmt, WordPart } from './shell-ast.js';
 
 /**
  * The shell parser: mvdan/sh (the parser behind shfmt) compiled to JavaScript. It yields a full
@@ -10,10 +11,9 @@ import type { File } from './shell-ast.js';
  * learns them by parsing one sample of each operator, so a parser upgrade cannot silently swap
  * `|` for `&&`.
  */
-// The parser's own output is untyped Go data seen through GopherJS; `GoNode` marks where we hold
-// one. It never leaves this file: `parse` returns the typed plain AST of shell-ast.ts.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type GoNode = any;
+// The parser's own output is untyped Go data seen through GopherJS; `GoStruct` marks where we
+// hold one. It never leaves this file: `parse` returns the typed plain AST of shell-ast.ts.
+type GoStruct = { readonly [field: string]: unknown };
 
 /** Operator tables learned from the parser. */
 export interface ShellOps {
@@ -38,31 +38,53 @@ export interface ShellSyntax {
 export function createShellSyntax(): ShellSyntax {
   const syntax = sh.syntax;
   const parser = syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash));
-  const parseGo = (source: string): GoNode => {
+  const parse = (source: string): File => {
     try {
-      return toPlain(syntax, parser.Parse(source, 'script'), false);
+      return toPlain(syntax, parser.Parse(source, 'script'), false) as File;
     } catch (e) {
       const message = typeof (e as { Error?: () => string })?.Error === 'function' ? (e as { Error: () => string }).Error() : String((e as { message?: string })?.message ?? e);
       throw new TrustError('SHELL_SYNTAX', `shell syntax error: ${message}`, { hint: 'check quoting and brackets; the shell follows bash syntax' });
     }
   };
-  const parse = (source: string): File => parseGo(source) as File;
+  const sample = samplesOf(parse);
   const binary = new Map<number, '&&' | '||' | '|' | '|&'>();
-  for (const op of ['&&', '||', '|', '|&'] as const) binary.set(parseGo(`a ${op} b`).Stmts[0].Cmd.Op, op);
+  for (const op of ['&&', '||', '|', '|&'] as const) binary.set(sample.command(`a ${op} b`, 'BinaryCmd').Op, op);
   const redirect = new Map<number, string>();
   const redirSamples: Array<[string, string]> = [['>', 'a > f'], ['>>', 'a >> f'], ['<', 'a < f'], ['<<', 'a <<E\nx\nE\n'], ['<<-', 'a <<-E\nx\nE\n'], ['<<<', 'a <<< w'], ['>&', 'a >&2'], ['<&', 'a <&0'], ['&>', 'a &> f'], ['&>>', 'a &>> f'], ['<>', 'a <> f'], ['>|', 'a >| f']];
-  for (const [op, src] of redirSamples) redirect.set(parseGo(src).Stmts[0].Redirs[0].Op, op);
+  for (const [op, src] of redirSamples) redirect.set(sample.redirectOp(src), op);
   const paramExp = new Map<number, string>();
-  for (const op of [':-', '-', ':=', '=', ':+', '+', ':?', '?', '#', '##', '%', '%%']) paramExp.set(parseGo(`echo \${a${op}b}`).Stmts[0].Cmd.Args[1].Parts[0].Exp.Op, op);
+  for (const op of [':-', '-', ':=', '=', ':+', '+', ':?', '?', '#', '##', '%', '%%']) paramExp.set(sample.part(`echo \${a${op}b}`, 'ParamExp').Exp!.Op, op);
   const arith = new Map<number, string>();
-  for (const op of ['+', '-', '*', '/', '%', '**', '<<', '>>', '&', '|', '^', '==', '!=', '<', '>', '<=', '>=', '&&', '||']) arith.set(parseGo(`echo $((1${op}2))`).Stmts[0].Cmd.Args[1].Parts[0].X.Op, op);
+  for (const op of ['+', '-', '*', '/', '%', '**', '<<', '>>', '&', '|', '^', '==', '!=', '<', '>', '<=', '>=', '&&', '||']) arith.set(ofType(sample.part(`echo $((1${op}2))`, 'ArithmExp').X, 'BinaryArithm').Op, op);
   const arithUnary = new Map<number, string>();
-  for (const op of ['-', '+', '!', '~']) arithUnary.set(parseGo(`echo $((${op}1))`).Stmts[0].Cmd.Args[1].Parts[0].X.Op, op);
+  for (const op of ['-', '+', '!', '~']) arithUnary.set(ofType(sample.part(`echo $((${op}1))`, 'ArithmExp').X, 'UnaryArithm').Op, op);
   const testUnary = new Map<number, string>();
-  for (const op of ['-n', '-z', '-e', '-f', '-s', '-d', '!']) testUnary.set(parseGo(`[[ ${op} x ]]`).Stmts[0].Cmd.X.Op, op);
+  for (const op of ['-n', '-z', '-e', '-f', '-s', '-d', '!']) testUnary.set(ofType(sample.command(`[[ ${op} x ]]`, 'TestClause').X, 'UnaryTest').Op, op);
   const testBinary = new Map<number, string>();
-  for (const op of ['==', '=', '!=', '=~', '<', '>', '-eq', '-ne', '-lt', '-le', '-gt', '-ge', '&&', '||']) testBinary.set(parseGo(`[[ a ${op} b ]]`).Stmts[0].Cmd.X.Op, op);
+  for (const op of ['==', '=', '!=', '=~', '<', '>', '-eq', '-ne', '-lt', '-le', '-gt', '-ge', '&&', '||']) testBinary.set(ofType(sample.command(`[[ a ${op} b ]]`, 'TestClause').X, 'BinaryTest').Op, op);
   return { ops: { binary, redirect, paramExp, arith, arithUnary, testUnary, testBinary }, parse };
+}
+
+/** `node` if it has the given type; the parser changed shape otherwise. */
+function ofType<N extends { readonly type: string }, T extends N['type']>(node: N | null | undefined, type: T): Extract<N, { readonly type: T }> {
+  if (node?.type !== type) throw new TrustError('SHELL_INTERNAL', `shell parser: expected a ${type} node, got ${node?.type ?? 'nothing'}`);
+  return node as Extract<N, { readonly type: T }>;
+}
+
+/** Reads the nodes of one-line samples, to learn the parser's operator numbers. */
+function samplesOf(parse: (source: string) => File) {
+  const stmt = (source: string): Stmt => {
+    const s = parse(source).Stmts[0];
+    if (!s) throw new TrustError('SHELL_INTERNAL', `shell parser: no statement in ${JSON.stringify(source)}`);
+    return s;
+  };
+  const command = <T extends Command['type']>(source: string, type: T) => ofType(stmt(source).Cmd, type);
+  return {
+    command,
+    redirectOp: (source: string): number => ofType(stmt(source).Redirs[0], 'Redirect').Op,
+    /** The first part of the second word of `echo …`. */
+    part: <T extends WordPart['type']>(source: string, type: T) => ofType(command(source, 'CallExpr').Args[1]?.Parts[0], type),
+  };
 }
 
 /**
@@ -83,29 +105,34 @@ const FIELDS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Copies a Go node into a plain object. `braces` marks command words (arguments and for-in
- * items): only there does bash expand `{a,b}` and `{1..3}`, so only there is the word split.
- */
-/**
  * A Go node's type name. GopherJS tags each wrapper with `$type` ("…syntax.*CallExpr"); reading
  * it costs nanoseconds, where `syntax.NodeType` converts the node and costs ~60 µs per call, which
  * made copying the tree most of a run. NodeType stays the fallback.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function nodeTypeOf(syntax: any, node: GoNode): string {
-  const tag: unknown = node.$type;
+function nodeTypeOf(syntax: GoSyntax, node: GoStruct): string {
+  const tag = node.$type;
   if (typeof tag === 'string') {
     const i = tag.lastIndexOf('.');
     return tag.slice(i + 1).replace(/^\*/, '');
   }
-  try { return syntax.NodeType(node) as string; } catch { return ''; }
+  try { return syntax.NodeType(node); } catch { return ''; }
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function toPlain(syntax: any, node: GoNode, braces: boolean): GoNode {
-  if (node === null || node === undefined) return null;
-  if (typeof node !== 'object') return node;
-  if (Array.isArray(node)) return node.map((n) => toPlain(syntax, n, braces));
+/** A Go struct's field that holds a struct (or nothing). */
+const struct = (node: GoStruct, field: string): GoStruct | undefined => {
+  const v = node[field];
+  return typeof v === 'object' && v !== null ? (v as GoStruct) : undefined;
+};
+
+/**
+ * Copies a Go node into a plain object. `braces` marks command words (arguments and for-in
+ * items): only there does bash expand `{a,b}` and `{1..3}`, so only there is the word split.
+ */
+function toPlain(syntax: GoSyntax, value: unknown, braces: boolean): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((n) => toPlain(syntax, n, braces));
+  const node = value as GoStruct;
   const type = nodeTypeOf(syntax, node);
   if (!(type in FIELDS) && type !== 'ParamExp') return { type: 'Unsupported', name: type || 'unknown' };
   const out: Record<string, unknown> = { type };
@@ -114,8 +141,10 @@ function toPlain(syntax: any, node: GoNode, braces: boolean): GoNode {
     out.Length = node.Length === true;
     out.Short = node.Short === true;
     out.Index = toPlain(syntax, node.Index, false);
-    out.Exp = node.Exp ? { Op: node.Exp.Op, Word: toPlain(syntax, node.Exp.Word, false) } : null;
-    out.Repl = node.Repl ? { All: node.Repl.All === true, Orig: toPlain(syntax, node.Repl.Orig, false), With: toPlain(syntax, node.Repl.With, false) } : null;
+    const exp = struct(node, 'Exp');
+    out.Exp = exp ? { Op: exp.Op, Word: toPlain(syntax, exp.Word, false) } : null;
+    const repl = struct(node, 'Repl');
+    out.Repl = repl ? { All: repl.All === true, Orig: toPlain(syntax, repl.Orig, false), With: toPlain(syntax, repl.With, false) } : null;
     if (node.Slice || node.Names || node.Excl) return { type: 'Unsupported', name: node.Slice ? 'substring expansion ${x:off:len}' : 'indirect or name expansion ${!x}' };
     return out;
   }

@@ -1,0 +1,101 @@
+import { allowHosts, createMemoryAuditSink, type TrustError } from '@trust/core';
+import { describe, expect, it } from 'vitest';
+import { createPluginHost } from './plugin-host.js';
+import { resolvePluginHostOptions, type PluginHostOptions } from './plugin-host-options.js';
+import { generateSigningKey } from './signing.js';
+
+/** The error `createPluginHost(options)` throws (fails the test when it does not throw). */
+function refusal(options: unknown): TrustError {
+  try {
+    createPluginHost(options as PluginHostOptions);
+  } catch (e) {
+    return e as TrustError;
+  }
+  throw new Error('createPluginHost accepted the options');
+}
+
+describe('createPluginHost options', () => {
+  it('applies the documented defaults', () => {
+    const r = resolvePluginHostOptions({});
+    expect(r.requireSignature).toBe(true);
+    expect(r.trustedKeys).toEqual([]);
+    expect(r.isolation).toBe('worker');
+    expect(r.env).toBe(process.env);
+    expect(r.limits).toEqual({
+      callTimeoutMs: 5000,
+      maxMemoryBytes: 256 * 1024 * 1024,
+      maxHeapMb: 128,
+      httpTimeoutMs: 30_000,
+      maxOutputBytes: 64 * 1024,
+      maxCallBytes: 4 * 1024 * 1024,
+      maxHttpResponseBytes: 10 * 1024 * 1024,
+      maxHttpRequestBytes: 16 * 1024 * 1024,
+      syncWaitMs: 0,
+      package: { maxEntries: 10_000, maxTotalBytes: 256 * 1024 * 1024, maxRatio: 50 },
+    });
+    expect(Object.isFrozen(r) && Object.isFrozen(r.limits)).toBe(true);
+  });
+
+  it('keeps given values and the very objects it was handed', () => {
+    const { publicKey } = generateSigningKey();
+    const egress = allowHosts(['api.example.com']);
+    const audit = createMemoryAuditSink();
+    const env = { A: 'a' };
+    const r = resolvePluginHostOptions({ egress, audit, env, trustedKeys: [publicKey], requireSignature: false, isolation: 'in-thread', cacheDir: 'c', limits: { syncWaitMs: 0.2, package: { maxEntries: 5, maxRatio: undefined } } });
+    expect(r.egress).toBe(egress);
+    expect(r.audit).toBe(audit);
+    expect(r.env).toBe(env);
+    expect(r.trustedKeys[0]).toBe(publicKey);
+    expect([r.requireSignature, r.isolation, r.cacheDir, r.limits.syncWaitMs]).toEqual([false, 'in-thread', 'c', 0.2]);
+    // an undefined field takes its default instead of erasing it
+    expect(r.limits.package).toEqual({ maxEntries: 5, maxTotalBytes: 256 * 1024 * 1024, maxRatio: 50 });
+  });
+
+  it.each([
+    ['a misspelt option', { trustedkeys: [] }, 'trustedkeys', 'did you mean "trustedKeys"?'],
+    ['a misspelt limit', { limits: { callTimeout: 100 } }, 'limits.callTimeout', 'did you mean "callTimeoutMs"?'],
+    ['a misspelt package limit', { limits: { package: { maxEntires: 1 } } }, 'limits.package.maxEntires', 'did you mean "maxEntries"?'],
+    ['an option with no near name', { sandbox: true }, 'sandbox', 'remove it; known options: egress, guard'],
+  ])('rejects %s with WASM_OPTIONS_UNKNOWN_KEY and a hint', (_name, options, path, hint) => {
+    const e = refusal(options);
+    expect(e.code).toBe('WASM_OPTIONS_INVALID');
+    expect(e.problems).toEqual([expect.objectContaining({ code: 'WASM_OPTIONS_UNKNOWN_KEY', path, hint: expect.stringContaining(hint) })]);
+  });
+
+  it.each([
+    ['maxOutputBytes 0 (slice(-0) would keep all output)', { limits: { maxOutputBytes: 0 } }, 'limits.maxOutputBytes'],
+    ['a NaN call timeout', { limits: { callTimeoutMs: Number.NaN } }, 'limits.callTimeoutMs'],
+    ['a call timeout past what a Node timer keeps (it would fire at once)', { limits: { callTimeoutMs: 3_000_000_000 } }, 'limits.callTimeoutMs'],
+    ['a negative HTTP timeout', { limits: { httpTimeoutMs: -1 } }, 'limits.httpTimeoutMs'],
+    ['a fractional byte count', { limits: { maxMemoryBytes: 1.5 } }, 'limits.maxMemoryBytes'],
+    ['an infinite heap', { limits: { maxHeapMb: Number.POSITIVE_INFINITY } }, 'limits.maxHeapMb'],
+    ['a negative sync wait', { limits: { syncWaitMs: -1 } }, 'limits.syncWaitMs'],
+    ['a string limit', { limits: { maxCallBytes: '4MiB' } }, 'limits.maxCallBytes'],
+    ['a zero package entry cap', { limits: { package: { maxEntries: 0 } } }, 'limits.package.maxEntries'],
+    ['an unknown isolation', { isolation: 'process' }, 'isolation'],
+    ['an empty cache directory', { cacheDir: '' }, 'cacheDir'],
+    ['requireSignature as a string', { requireSignature: 'false' }, 'requireSignature'],
+    ['an egress policy without authorizeHttp', { egress: { name: 'x' } }, 'egress'],
+    ['an audit sink without record', { audit: {} }, 'audit'],
+    ['a non-string env value', { env: { A: 1 } }, 'env.A'],
+    ['limits that are not an object', { limits: 5 }, 'limits'],
+  ])('rejects %s with WASM_OPTIONS_INVALID naming the field', (_name, options, path) => {
+    const e = refusal(options);
+    expect(e.code).toBe('WASM_OPTIONS_INVALID');
+    expect(e.problems).toEqual([expect.objectContaining({ code: 'WASM_OPTIONS_INVALID', path })]);
+    expect(e.message).toContain(path);
+  });
+
+  it('refuses a private key among the trusted keys', () => {
+    const { privateKey } = generateSigningKey();
+    const e = refusal({ trustedKeys: [privateKey] });
+    expect(e.problems).toEqual([expect.objectContaining({ path: 'trustedKeys.0', message: expect.stringContaining('never pass the private key') })]);
+  });
+
+  it('reports every problem at once, each field with a valid example', () => {
+    const e = refusal({ limits: { maxOutputBytes: 0, callTimeot: 5 }, isolation: 'vm' });
+    expect(e.problems?.map((p) => p.path).sort()).toEqual(['isolation', 'limits.callTimeot', 'limits.maxOutputBytes']);
+    const output = e.problems?.find((p) => p.path === 'limits.maxOutputBytes');
+    expect(output?.hint).toContain('e.g. 65536');
+  });
+});
