@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian machine with Node 20 for trust. Idempotent: run it as often as you like.
+# Sets up a fresh Debian machine with Node 20.19+ (22, 24) for trust. Idempotent: run it as often as you like.
 #   bash scripts/bootstrap.sh            Node check, pnpm, dependencies
 #   bash scripts/bootstrap.sh --system   also the Debian packages the tests need (bubblewrap, chromium, ...)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PNPM_VERSION=12.4.2
-SYSTEM_PACKAGES=(bubblewrap chromium iproute2 socat gcc libc6-dev curl perl python3 ripgrep)
+SYSTEM_PACKAGES=(bubblewrap chromium iproute2 socat gcc g++ make libc6-dev curl perl python3 ripgrep)
 
 fail() { printf 'bootstrap: %s\n' "$*" >&2; exit 1; }
 say() { printf 'bootstrap: %s\n' "$*"; }

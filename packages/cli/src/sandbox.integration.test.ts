@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createTempHome, runCli } from './run-cli.test-helper.js';
 import { failureSchema, sandboxSchema } from './json-schemas.js';
 
@@ -26,6 +26,9 @@ afterAll(async () => {
 });
 
 // A raw HTTP request through the per-run proxy named in HTTP_PROXY, made by the running Node binary.
+// The sandbox mounts the system directories only: a Node installed elsewhere (CI's Node 24 leg runs
+// one from the repository's cache) is visible inside only when its install directory is granted.
+const nodeCaps = process.execPath.startsWith('/usr/') ? [] : ['--cap', `fs:ro:${dirname(dirname(process.execPath))}`];
 const viaProxy = (port: number, path: string) =>
   `const u=new URL(process.env.HTTP_PROXY);const s=require('net').connect(+u.port,u.hostname,()=>s.write('GET http://127.0.0.1:${port}${path} HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nConnection: close\\r\\n\\r\\n'));s.pipe(process.stdout)`;
 
@@ -91,10 +94,10 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
   it('reaches an allowed host only through the egress policy; a denied one gets 403 and a violation', async () => {
     writeFileSync(join(tmp.home, 'allow.json'), JSON.stringify({ v: 1, http: { allow: [`127.0.0.1:${peerPort}`] }, guard: { mode: 'default' } }));
     writeFileSync(join(tmp.home, 'other.json'), JSON.stringify({ v: 1, http: { allow: ['example.com'] }, guard: { mode: 'default' } }));
-    const ok = await runCli(['sandbox', '--cap', 'http', '--egress', 'allow.json', '--', process.execPath, '-e', viaProxy(peerPort, '/allowed')], { home: tmp.home });
+    const ok = await runCli(['sandbox', '--cap', 'http', '--egress', 'allow.json', ...nodeCaps, '--', process.execPath, '-e', viaProxy(peerPort, '/allowed')], { home: tmp.home });
     expect(ok.stdout).toContain('200 OK');
     expect(ok.stdout).toContain('peer ok /allowed');
-    const denied = await runCli(['sandbox', '--cap', 'http', '--egress', 'other.json', '--json', '--', process.execPath, '-e', viaProxy(peerPort, '/denied')], { home: tmp.home });
+    const denied = await runCli(['sandbox', '--cap', 'http', '--egress', 'other.json', '--json', ...nodeCaps, '--', process.execPath, '-e', viaProxy(peerPort, '/denied')], { home: tmp.home });
     const doc = sandboxSchema.parse(denied.json());
     expect(doc.result.stdout).toContain('403');
     expect(doc.result.violations).toEqual([expect.objectContaining({ kind: 'egress', code: 'EGRESS_HOST_NOT_ALLOWED' })]);
@@ -108,7 +111,7 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
   });
 
   it('has no network at all without the http capability', async () => {
-    const r = await runCli(['sandbox', '--', process.execPath, '-e', `require('net').connect(${peerPort},'127.0.0.1').on('error',e=>{console.log('blocked',e.code);process.exit(7)}).on('connect',()=>process.exit(0))`], { home: tmp.home });
+    const r = await runCli(['sandbox', ...nodeCaps, '--', process.execPath, '-e', `require('net').connect(${peerPort},'127.0.0.1').on('error',e=>{console.log('blocked',e.code);process.exit(7)}).on('connect',()=>process.exit(0))`], { home: tmp.home });
     expect(r.code).toBe(7);
     expect(r.stdout).toContain('blocked');
   });

@@ -40,7 +40,7 @@ describe('the README example', () => {
     const dist = (pkg: string): string => fileURLToPath(new URL(`../../${pkg}/dist/index.js`, import.meta.url));
     for (const pkg of ['core', 'os-sandbox']) expect(existsSync(dist(pkg)), `build @trust/${pkg} first`).toBe(true);
     const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
-    const code = /## Example\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    const code = /## Example\n\n```ts example\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(code, 'the README has an ## Example ts block').toBeTruthy();
     const script = join(freshDir('trust-readme-'), 'example.mjs');
     writeFileSync(
