@@ -9,7 +9,8 @@ export default defineConfig({
   // root-help only feeds the build step below (dist/root-help.json for bin/trust.cjs).
   entry: ['src/index.ts', 'src/root-help.ts'],
   format: ['esm'],
-  dts: true,
+  // A command, not a library: no declarations (package.json has only `bin`).
+  dts: false,
   clean: true,
   target: 'node20',
   // Commands are dynamic imports; splitting keeps each in its own chunk so `trust --help` loads

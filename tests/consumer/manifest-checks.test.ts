@@ -17,11 +17,17 @@ describe('checkManifest', () => {
     expect(checkManifest(good, files, '>=20.19')).toEqual([]);
   });
 
+  it('accepts a command package: a bin and no exports, types or main', () => {
+    const command: PackedManifest = { name: '@trust/x', version: '0.1.0', engines: { node: '>=20.19' }, bin: { x: './bin/x.cjs' } };
+    expect(checkManifest(command, files, '>=20.19')).toEqual([]);
+  });
+
   it.each<[string, PackedManifest, RegExp]>([
     ['a workspace range', { ...good, dependencies: { '@trust/core': 'workspace:*' } }, /dependencies.@trust\/core is "workspace:\*"/],
     ['a missing types entry', { ...good, types: undefined }, /no "types" entry/],
     ['types naming a missing file', { ...good, types: './dist/other.d.ts' }, /not in the tarball/],
-    ['a missing exports map', { ...good, exports: undefined }, /no "exports" map/],
+    ['a missing exports map', { ...good, exports: undefined, bin: undefined }, /no "exports" map/],
+    ['a command that names types but exports nothing', { ...good, exports: undefined }, /a command package names "types"/],
     ['an export without types', { ...good, exports: { '.': { import: './dist/index.js' } } }, /exports\["\."\] has no "types"/],
     ['a bin not packed', { ...good, bin: { x: './bin/y.cjs' } }, /bin.x names/],
     ['another engines range', { ...good, engines: { node: '>=18' } }, /engines.node/],

@@ -8,6 +8,7 @@ import { posix } from 'node:path';
 export interface PackedManifest {
   name: string;
   version: string;
+  main?: string;
   types?: string;
   exports?: Record<string, unknown> | string;
   engines?: { node?: string };
@@ -29,18 +30,11 @@ export function checkManifest(m: PackedManifest, files: ReadonlySet<string>, eng
     }
   }
   if (m.engines?.node !== engines) problems.push(`engines.node is ${JSON.stringify(m.engines?.node)}, the workspace declares "${engines}"`);
-  if (!m.types) problems.push('no "types" entry');
-  else if (!files.has(norm(m.types))) problems.push(`"types" names ${m.types}, which is not in the tarball`);
-  if (!m.exports || typeof m.exports !== 'object') problems.push('no "exports" map');
-  else {
-    for (const [sub, target] of Object.entries(m.exports)) {
-      const t = (target ?? {}) as Record<string, unknown>;
-      for (const cond of ['types', 'import'] as const) {
-        const file = t[cond];
-        if (typeof file !== 'string') problems.push(`exports["${sub}"] has no "${cond}" entry`);
-        else if (!files.has(norm(file))) problems.push(`exports["${sub}"].${cond} names ${file}, which is not in the tarball`);
-      }
-    }
+  // A command package (`bin` and no `exports`, like @trust/cli) declares no API: nothing to type.
+  if (m.bin !== undefined && m.exports === undefined) {
+    if (m.types || m.main) problems.push('a command package names "types"/"main" but has no "exports"');
+  } else {
+    problems.push(...checkEntryPoints(m, files));
   }
   const bins = typeof m.bin === 'string' ? { [m.name]: m.bin } : (m.bin ?? {});
   for (const [cmd, file] of Object.entries(bins)) {
@@ -78,4 +72,21 @@ export function checkImports(m: PackedManifest, files: ReadonlyMap<string, strin
 
 function norm(p: string): string {
   return posix.normalize(p).replace(/^\.\//, '');
+}
+
+/** A library's `types` and `exports` entries, each naming a file in the tarball. */
+function checkEntryPoints(m: PackedManifest, files: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  if (!m.types) problems.push('no "types" entry');
+  else if (!files.has(norm(m.types))) problems.push(`"types" names ${m.types}, which is not in the tarball`);
+  if (!m.exports || typeof m.exports !== 'object') return [...problems, 'no "exports" map'];
+  for (const [sub, target] of Object.entries(m.exports)) {
+    const t = (target ?? {}) as Record<string, unknown>;
+    for (const cond of ['types', 'import'] as const) {
+      const file = t[cond];
+      if (typeof file !== 'string') problems.push(`exports["${sub}"] has no "${cond}" entry`);
+      else if (!files.has(norm(file))) problems.push(`exports["${sub}"].${cond} names ${file}, which is not in the tarball`);
+    }
+  }
+  return problems;
 }
