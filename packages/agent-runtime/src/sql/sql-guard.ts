@@ -46,6 +46,9 @@ export interface SqlGuard {
  */
 export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): SqlGuard {
   const host: SqlHost = createSqlHost({ path: adf.path });
+  // The host's own writes to this file preempt a statement of ours that holds its write lock, so
+  // the host's event loop never waits on a time cap the agent chose (see adf/write-arbiter.ts).
+  const unregister = adf.writers.register(host);
   const limits = () => adf.config().limits;
   const protections = () => adf.config().security.table_protections as Readonly<Record<string, TableProtection>>;
   const checkTimeout = options.checkTimeoutMs ?? 5_000;
@@ -64,6 +67,6 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
       ) as Promise<ExecuteResult>;
     },
     hostPid: () => host.pid(),
-    close: () => host.close(),
+    close: () => { unregister(); return host.close(); },
   };
 }

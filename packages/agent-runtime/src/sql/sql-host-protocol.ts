@@ -1,24 +1,28 @@
 import { TrustError, type Deny } from '@trust/core';
 import type { TableProtection } from './sql-policy.js';
 
-/** Wire version of the host ↔ SQL process messages. */
-export const SQL_HOST_PROTOCOL = 1;
+/** Wire version of the host ↔ SQL process messages (2: own framed pipe, `idle` after a write). */
+export const SQL_HOST_PROTOCOL = 2;
 
 /** One request from the host to its SQL process. */
 export type SqlRequest =
-  | { readonly v: 1; readonly id: number; readonly kind: 'check'; readonly mode: 'query' | 'execute'; readonly sql: string; readonly params: unknown[]; readonly protections: Readonly<Record<string, TableProtection>>; readonly authorized: boolean }
-  | { readonly v: 1; readonly id: number; readonly kind: 'query'; readonly sql: string; readonly params: unknown[]; readonly maxRows: number; readonly maxBytes: number }
-  | { readonly v: 1; readonly id: number; readonly kind: 'execute'; readonly sql: string; readonly params: unknown[]; readonly protections: Readonly<Record<string, TableProtection>>; readonly authorized: boolean; readonly maxGrowthBytes: number };
+  | { readonly v: 2; readonly id: number; readonly kind: 'check'; readonly mode: 'query' | 'execute'; readonly sql: string; readonly params: unknown[]; readonly protections: Readonly<Record<string, TableProtection>>; readonly authorized: boolean }
+  | { readonly v: 2; readonly id: number; readonly kind: 'query'; readonly sql: string; readonly params: unknown[]; readonly maxRows: number; readonly maxBytes: number }
+  | { readonly v: 2; readonly id: number; readonly kind: 'execute'; readonly sql: string; readonly params: unknown[]; readonly protections: Readonly<Record<string, TableProtection>>; readonly authorized: boolean; readonly maxGrowthBytes: number };
 
 /** An error as it crosses the process boundary. */
 export interface WireError { readonly code: string; readonly message: string; readonly hint?: string; readonly decision?: Deny }
 
-/** One answer: `ready` once after start, then one per request id. */
+/**
+ * One answer: `ready` once after start, then one per request id. After an `execute` answer the
+ * process checkpoints the WAL and then sends `idle`: until then it may hold the write lock.
+ */
 export type SqlResponse =
-  | { readonly v: 1; readonly kind: 'ready' }
-  | { readonly v: 1; readonly kind: 'fatal'; readonly error: WireError }
-  | { readonly v: 1; readonly id: number; readonly kind: 'ok'; readonly value: unknown }
-  | { readonly v: 1; readonly id: number; readonly kind: 'error'; readonly error: WireError };
+  | { readonly v: 2; readonly kind: 'ready' }
+  | { readonly v: 2; readonly kind: 'fatal'; readonly error: WireError }
+  | { readonly v: 2; readonly id: number; readonly kind: 'ok'; readonly value: unknown }
+  | { readonly v: 2; readonly id: number; readonly kind: 'error'; readonly error: WireError }
+  | { readonly v: 2; readonly id: number; readonly kind: 'idle' };
 
 /** Flattens any error for the wire; anything that is not a TrustError becomes `SQL_FAILED`. */
 export function toWireError(e: unknown): WireError {
