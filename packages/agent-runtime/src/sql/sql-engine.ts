@@ -4,6 +4,7 @@ import { TrustError, deniedError, deny, isDenied, type Decision } from '@trust/c
 import { checkSchemaDiff, schemaSnapshot } from './schema-diff.js';
 import { analyzeStatement, buildRootMap, leadingVerb, type RootMap, type StatementAnalysis } from './statement-analysis.js';
 import { evaluateSqlAccess, type SqlMode, type TableProtection } from './sql-policy.js';
+import type { WireQueryResult } from './sql-host-protocol.js';
 import { needsStructuredClone } from './sql-wire.js';
 
 /** Caps for one db_query, decided by the host from the agent's config. */
@@ -17,7 +18,7 @@ export interface ExecuteResult { readonly changes: number; readonly lastInsertRo
 export interface SqlEngine {
   check(mode: SqlMode, sql: string, params: unknown[], protections: Readonly<Record<string, TableProtection>>, authorized: boolean): Decision;
   /** `binary`: the rows hold a value JSON cannot carry exactly (see sql-wire.ts). */
-  query(sql: string, params: unknown[], caps: QueryCaps): { result: QueryResult; binary: boolean };
+  query(sql: string, params: unknown[], caps: QueryCaps): { result: WireQueryResult; binary: boolean };
   execute(sql: string, params: unknown[], protections: Readonly<Record<string, TableProtection>>, authorized: boolean, maxGrowthBytes: number): ExecuteResult;
   /** After a write: folds a WAL over 1 MiB back into the file and truncates it (never waits for readers). */
   checkpoint(): void;
@@ -103,21 +104,22 @@ export function createSqlEngine(path: string): SqlEngine {
         if (statements.size >= CACHE_MAX) statements.clear();
         const stmt = ro.prepare(sql);
         prepared = { stmt, columns: stmt.columns().map((c) => c.name) };
+        if (stmt.reader) stmt.raw(true); // rows as arrays; a non-reader fails in iterate() below as before
         statements.set(skey, prepared);
       }
       const { stmt, columns } = prepared;
-      const rows: Record<string, unknown>[] = [];
+      const rows: unknown[][] = [];
       let bytes = 0;
       let binary = false;
       let truncatedBy: 'rows' | 'bytes' | undefined;
-      const it = stmt.iterate(...(params as never[])) as IterableIterator<Record<string, unknown>>;
+      const it = stmt.iterate(...(params as never[])) as IterableIterator<unknown[]>;
       try {
         for (const row of it) {
           if (rows.length >= caps.maxRows) { truncatedBy = 'rows'; break; }
           let size = 0;
-          for (const k in row) {
-            const x = row[k];
-            size += sizeOf(x) + k.length;
+          for (let i = 0; i < row.length; i++) {
+            const x = row[i];
+            size += sizeOf(x) + columns[i]!.length;
             if (!binary && typeof x !== 'string' && x !== null) binary = needsStructuredClone(x);
           }
           // Stop before the row that crosses the cap: what the host receives stays under it.

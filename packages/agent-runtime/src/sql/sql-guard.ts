@@ -1,6 +1,7 @@
 import type { Decision } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { ExecuteResult, QueryResult } from './sql-engine.js';
+import { toQueryResult, type WireQueryResult } from './sql-host-protocol.js';
 import { createSqlHost, type SqlHost } from './sql-host.js';
 import type { TableProtection } from './sql-policy.js';
 
@@ -57,7 +58,8 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
     checkExecute: (sql, o = {}) => host.call({ kind: 'check', mode: 'execute', sql, params: o.params ?? [], protections: protections(), authorized: o.authorized === true }, checkTimeout) as Promise<Decision>,
     runQuery(sql, params = []) {
       const l = limits();
-      return host.call({ kind: 'query', sql, params, maxRows: options.maxRows ?? l.max_sql_rows, maxBytes: options.maxResultBytes ?? l.max_sql_result_bytes }, options.timeoutMs ?? l.sql_timeout_ms) as Promise<QueryResult>;
+      return host.call({ kind: 'query', sql, params, maxRows: options.maxRows ?? l.max_sql_rows, maxBytes: options.maxResultBytes ?? l.max_sql_result_bytes }, options.timeoutMs ?? l.sql_timeout_ms)
+        .then((w) => toQueryResult(w as WireQueryResult));
     },
     runExecute(sql, o = {}) {
       const l = limits();

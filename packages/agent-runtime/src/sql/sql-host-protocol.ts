@@ -1,4 +1,5 @@
 import { TrustError, type Deny } from '@trust/core';
+import type { QueryResult } from './sql-engine.js';
 import type { TableProtection } from './sql-policy.js';
 
 /** Wire version of the host ↔ SQL process messages (2: own framed pipe, `idle` after a write). */
@@ -35,4 +36,21 @@ export function toWireError(e: unknown): WireError {
 /** Rebuilds the TrustError on the host side, with the same code, message, hint and decision. */
 export function fromWireError(w: WireError): TrustError {
   return new TrustError(w.code, w.message, { ...(w.hint !== undefined ? { hint: w.hint } : {}), ...(w.decision ? { decision: w.decision } : {}) });
+}
+
+/**
+ * A query result as it crosses to the host: each row an array in `columns` order (smaller to
+ * encode and decode than objects); the host turns rows back into objects (see toQueryResult).
+ */
+export interface WireQueryResult { readonly columns: string[]; readonly rows: unknown[][]; readonly truncated: boolean; readonly truncatedBy?: 'rows' | 'bytes' }
+/** Rebuilds object rows; a repeated column name keeps its last value, as better-sqlite3 does. */
+export function toQueryResult(w: WireQueryResult): QueryResult {
+  const { columns } = w;
+  const n = columns.length;
+  const rows = w.rows.map((r) => {
+    const o: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) o[columns[i]!] = r[i];
+    return o;
+  });
+  return w.truncatedBy ? { columns, rows, truncated: true, truncatedBy: w.truncatedBy } : { columns, rows, truncated: w.truncated };
 }

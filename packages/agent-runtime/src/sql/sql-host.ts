@@ -54,8 +54,8 @@ interface Live {
  * Creates the SQL host for one agent file. Calls run one at a time, in order. A timed-out call
  * kills the process with SIGKILL: SQLite's WAL makes that equivalent to a crash, which it survives
  * (an uncommitted transaction leaves only frames without a commit record, ignored on recovery).
- * A killed call is answered once the process's output is fully read, so an answer that was
- * already written (a commit) still wins over the kill.
+ * A killed write is answered once the process's output is fully read, so an answer that was
+ * already written (a commit) still wins over the kill; a killed read is answered at once.
  *
  * @example
  * const host = createSqlHost({ path: adf.path });
@@ -73,13 +73,13 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
 
   const fail = (msg: string, l?: Live) => new TrustError('SQL_HOST_FAILED', `the SQL process ${msg}${l && l.stderr.length ? `: ${l.stderr.join('').slice(-500)}` : ''}`, { hint: 'retry; the next call starts a fresh SQL process' });
 
-  function deathError(l: Live, p: Pending): TrustError {
-    if (l.killed === 'timeout') {
+  function deathError(reason: KillReason | undefined, l: Live, p: Pending): TrustError {
+    if (reason === 'timeout') {
       return new TrustError('SQL_TIMEOUT', `the statement ran longer than ${p.timeoutMs} ms and was stopped (its SQL process was killed; nothing it wrote was committed)`, {
         hint: 'narrow the query, add LIMIT or an index, or bound the recursion; the owner can raise limits.sql_timeout_ms / limits.sql_execute_timeout_ms',
       });
     }
-    if (l.killed === 'preempt') {
+    if (reason === 'preempt') {
       return new TrustError('SQL_PREEMPTED', 'the statement held the agent file\'s write lock while the host had to write the file, so it was stopped (its SQL process was killed; nothing it wrote was committed)', {
         hint: 'retry it; split long writes into smaller statements so each commits quickly',
       });
@@ -117,7 +117,7 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
       child.once('close', () => {
         l.writing = false;
         if (live === l) live = undefined;
-        for (const [id, p] of l.pending) { l.pending.delete(id); clearTimeout(p.timer); p.reject(deathError(l, p)); }
+        for (const [id, p] of l.pending) { l.pending.delete(id); clearTimeout(p.timer); p.reject(deathError(l.killed, l, p)); }
         resolve();
       });
       child.on('error', (e) => {
@@ -146,6 +146,9 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
     if (live === l) live = undefined;
     l.killed ??= reason;
     previousExit = l.exited;
+    // Its pending call is answered at 'close': keep the host alive until the process is gone and its output read.
+    l.child.ref();
+    for (const s of [l.child.stdout, l.child.stderr]) (s as unknown as { ref?: () => void } | null)?.ref?.();
     l.child.kill('SIGKILL');
     // Replace it at once (never reuse it), so the agent's next statement rarely waits for a start.
     void l.exited.then(() => { if (!closed && !live) { live = start(); live.ready.catch(() => undefined); } });
@@ -162,7 +165,13 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
     if (l.killed || l.child.exitCode !== null) throw fail('exited before the statement was sent', l);
     const id = nextId++;
     return new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => kill(l, 'timeout'), timeoutMs);
+      const timer = setTimeout(() => {
+        // A read has nothing to commit: answer at once. A write is answered at 'close', once any
+        // answer it wrote before the kill has been read (a commit must not be reported as a timeout).
+        const p = l.pending.get(id);
+        if (p && request.kind !== 'execute') { l.pending.delete(id); p.reject(deathError('timeout', l, p)); }
+        kill(l, 'timeout');
+      }, timeoutMs);
       l.pending.set(id, { resolve, reject, timer, timeoutMs });
       if (request.kind === 'execute') l.writing = true;
       const binary = request.params.some(needsStructuredClone);

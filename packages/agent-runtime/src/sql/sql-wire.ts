@@ -49,23 +49,31 @@ function decodeBody(frame: Buffer): unknown {
 
 /**
  * Returns a push function: give it each chunk read from the pipe, it calls `onMessage` once per
- * complete frame, in order. Throws `SQL_HOST_FAILED` on a malformed frame.
+ * complete frame, in order. Chunks are joined only once a whole frame is there (a large answer
+ * arrives in many small reads). Throws `SQL_HOST_FAILED` on a malformed frame.
  */
 export function createFrameReader(onMessage: (message: unknown) => void): (chunk: Buffer) => void {
   let chunks: Buffer[] = [];
   let have = 0;
+  let need = 0; // bytes of the current frame incl. its 4-byte header, once the header is known
   return (chunk) => {
     chunks.push(chunk);
     have += chunk.length;
-    while (have >= 4) {
-      let buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, have);
-      const len = buf.readUInt32LE(0);
-      if (len < 1 || len > MAX_FRAME_BYTES) throw new TrustError('SQL_HOST_FAILED', `malformed frame of ${len} bytes on the SQL channel`);
-      if (have < 4 + len) { chunks = [buf]; return; }
-      const frame = buf.subarray(4, 4 + len);
-      buf = buf.subarray(4 + len);
-      have = buf.length;
-      chunks = have > 0 ? [buf] : [];
+    for (;;) {
+      if (need === 0) {
+        if (have < 4) return;
+        if (chunks[0]!.length < 4) chunks = [Buffer.concat(chunks, have)];
+        const len = chunks[0]!.readUInt32LE(0);
+        if (len < 1 || len > MAX_FRAME_BYTES) throw new TrustError('SQL_HOST_FAILED', `malformed frame of ${len} bytes on the SQL channel`);
+        need = 4 + len;
+      }
+      if (have < need) return;
+      const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, have);
+      const frame = buf.subarray(4, need);
+      const rest = buf.subarray(need);
+      chunks = rest.length > 0 ? [rest] : [];
+      have = rest.length;
+      need = 0;
       onMessage(decodeBody(frame));
     }
   };
