@@ -41,6 +41,22 @@ describe('host writes under a held write lock', () => {
     expect(preempted).toBe(0);
   });
 
+  it('a deferred transaction that lost its snapshot to another commit starts over without preempting anyone', () => {
+    let preempted = 0;
+    adf.writers.register({ mayHoldWriteLock: () => true, preempt: () => { preempted++; } });
+    adf.db.exec('CREATE TABLE local_t (x INTEGER)');
+    let attempts = 0;
+    adf.db.transaction(() => {
+      attempts++;
+      adf.db.prepare('SELECT count(*) FROM local_t').pluck().get();
+      if (attempts === 1) other.prepare('INSERT INTO local_t VALUES (1)').run();
+      adf.db.prepare('INSERT INTO local_t VALUES (2)').run();
+    })();
+    expect(attempts).toBe(2);
+    expect(preempted).toBe(0);
+    expect(adf.db.prepare('SELECT x FROM local_t ORDER BY x').pluck().all()).toEqual([1, 2]);
+  });
+
   it('keeps reads, transactions, RETURNING and statement chaining working through the wrapped connection', () => {
     adf.db.exec('CREATE TABLE local_t (x INTEGER)');
     const ins = adf.db.prepare('INSERT INTO local_t VALUES (?) RETURNING x');

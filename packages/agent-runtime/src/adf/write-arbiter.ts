@@ -49,12 +49,15 @@ export function arbitrateWrites(raw: Database.Database): { db: Database.Database
   const setBusyTimeout = (ms: number) => { if (timeoutMs !== ms) { raw.pragma(`busy_timeout = ${ms}`); timeoutMs = ms; } };
   setBusyTimeout(HOST_WRITE_GRACE_MS);
 
-  function write<T>(fn: () => T): T {
+  function write<T>(fn: () => T, snapshotRetries = 1): T {
     if (raw.inTransaction) return fn();
     try {
       return fn();
     } catch (first) {
       if (!isBusy(first)) throw first;
+      // SQLITE_BUSY_SNAPSHOT: a deferred transaction read a snapshot older than a commit made
+      // meanwhile; the lock may be free, so it starts over once before anything is stopped.
+      if ((first as { code?: string }).code === 'SQLITE_BUSY_SNAPSHOT' && snapshotRetries > 0) return write(fn, snapshotRetries - 1);
       let preempted = 0;
       for (const w of writers) if (w.mayHoldWriteLock()) { w.preempt(); preempted++; }
       setBusyTimeout(preempted > 0 ? PREEMPTED_WAIT_MS : FOREIGN_WAIT_MS);
