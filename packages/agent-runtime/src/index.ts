@@ -5,6 +5,7 @@ export { ADF_READABLE_TABLES, ADF_SCHEMA_VERSION, ADF_SECRET_TABLES, RUNTIME_MET
 export type {
   AdfFile, AdfFileRecord, AdfFiles, AdfLogs, AdfLoop, AdfMail, AdfMeta, AdfTask, AdfTasks, AdfTimers, CreateAdfOptions,
   AdfEvent, AdfEvents, FileProtection, FlagSetter, LogRow, LoopEntry, MailInput, MailRow, MetaProtection, OpenAdfOptions, TaskStatus, TimerRow,
+  AdfWriters, PreemptibleWriter,
 } from './adf/index.js';
 export { createAdfAuditSink } from './audit/index.js';
 export type { AdfAuditSink } from './audit/index.js';

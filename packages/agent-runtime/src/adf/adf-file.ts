@@ -12,12 +12,19 @@ import { createAdfTasks, type AdfTasks } from './adf-tasks.js';
 import { checkSqliteHeader } from './file-header.js';
 import { auditAdfSchema } from './schema-audit.js';
 import { ADF_FORMAT, ADF_MIGRATIONS, ADF_SCHEMA_VERSION, schemaStatements } from './schema.js';
+import { arbitrateWrites, type AdfWriters } from './write-arbiter.js';
 
 /** An open `.adf` agent file. Not shared between processes except through SQLite's own locking. */
 export interface AdfFile {
   readonly path: string;
-  /** The read-write better-sqlite3 connection. Internal: agent-facing SQL goes through the SQL guard. */
+  /**
+   * The read-write better-sqlite3 connection. Internal: agent-facing SQL goes through the SQL
+   * guard. Its writes wait at most a short grace for the write lock, then preempt an agent SQL
+   * statement holding it, or fail with `ADF_BUSY` (see write-arbiter.ts).
+   */
   readonly db: Database.Database;
+  /** Agent SQL processes writing this file register here, so host writes can preempt them. */
+  readonly writers: AdfWriters;
   readonly readonly: boolean;
   readonly schemaVersion: number;
   /** The validated, frozen config. */
@@ -206,7 +213,8 @@ function classify(cause: unknown, path: string): TrustError {
   return new TrustError('ADF_OPEN_FAILED', `cannot open "${path}": ${(cause as Error).message}`, { cause });
 }
 
-function assemble(path: string, db: Database.Database, o: { readonly: boolean; clock: () => Date; version: number }): AdfFile {
+function assemble(path: string, raw: Database.Database, o: { readonly: boolean; clock: () => Date; version: number }): AdfFile {
+  const { db, writers } = arbitrateWrites(raw);
   const getConfig = db.prepare('SELECT config_json, updated_at FROM adf_config WHERE id = 1');
   // `data_version` changes when another connection commits; `generation` when this one writes
   // the config. Together they let config() skip the SELECT and parse on the hot path.
@@ -225,7 +233,7 @@ function assemble(path: string, db: Database.Database, o: { readonly: boolean; c
   const hub = createAdfEventHub();
   const emit = hub.emit;
   return {
-    path, db, readonly: o.readonly, schemaVersion: o.version,
+    path, db, writers, readonly: o.readonly, schemaVersion: o.version,
     config,
     setConfig(next) {
       const parsed = parseAgentConfig(next);
@@ -244,6 +252,6 @@ function assemble(path: string, db: Database.Database, o: { readonly: boolean; c
     audit,
     events: { subscribe: hub.subscribe },
     transaction: (fn) => db.transaction(fn).immediate(),
-    close: () => { if (db.open) db.close(); },
+    close: () => { if (raw.open) raw.close(); },
   };
 }

@@ -8,3 +8,4 @@ export type { AdfLogs, AdfLoop, AdfMail, AdfTimers, LogRow, LoopEntry, MailInput
 export { RUNTIME_META_KEYS } from './adf-meta.js';
 export type { AdfMeta, MetaProtection } from './adf-meta.js';
 export { ADF_READABLE_TABLES, ADF_SCHEMA_VERSION, ADF_SECRET_TABLES } from './schema.js';
+export type { AdfWriters, PreemptibleWriter } from './write-arbiter.js';

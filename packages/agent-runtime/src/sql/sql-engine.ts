@@ -4,6 +4,8 @@ import { TrustError, deniedError, deny, isDenied, type Decision } from '@trust/c
 import { checkSchemaDiff, schemaSnapshot } from './schema-diff.js';
 import { analyzeStatement, buildRootMap, leadingVerb, type RootMap, type StatementAnalysis } from './statement-analysis.js';
 import { evaluateSqlAccess, type SqlMode, type TableProtection } from './sql-policy.js';
+import type { WireQueryResult } from './sql-host-protocol.js';
+import { needsStructuredClone } from './sql-wire.js';
 
 /** Caps for one db_query, decided by the host from the agent's config. */
 export interface QueryCaps { readonly maxRows: number; readonly maxBytes: number }
@@ -15,7 +17,8 @@ export interface ExecuteResult { readonly changes: number; readonly lastInsertRo
 /** What the SQL host process does; it owns its connections and never sees the host's. */
 export interface SqlEngine {
   check(mode: SqlMode, sql: string, params: unknown[], protections: Readonly<Record<string, TableProtection>>, authorized: boolean): Decision;
-  query(sql: string, params: unknown[], caps: QueryCaps): QueryResult;
+  /** `binary`: the rows hold a value JSON cannot carry exactly (see sql-wire.ts). */
+  query(sql: string, params: unknown[], caps: QueryCaps): { result: WireQueryResult; binary: boolean };
   execute(sql: string, params: unknown[], protections: Readonly<Record<string, TableProtection>>, authorized: boolean, maxGrowthBytes: number): ExecuteResult;
   /** After a write: folds a WAL over 1 MiB back into the file and truncates it (never waits for readers). */
   checkpoint(): void;
@@ -32,6 +35,8 @@ function sizeOf(v: unknown): number {
   if (v instanceof Uint8Array) return v.byteLength;
   return 8;
 }
+
+interface Prepared { readonly stmt: Database.Statement; readonly columns: string[] }
 
 /**
  * Opens the agent's file twice: a read-only `query_only` connection for db_query and a
@@ -54,16 +59,15 @@ export function createSqlEngine(path: string): SqlEngine {
   const version = { query: ro.prepare('PRAGMA schema_version').pluck(), execute: rw.prepare('PRAGMA schema_version').pluck() };
   const roots = { query: { v: -1, map: new Map() as RootMap }, execute: { v: -1, map: new Map() as RootMap } };
   const verdicts = new Map<string, { analysis: StatementAnalysis | undefined; decision: Decision }>();
-  const statements = new Map<string, Database.Statement>();
+  const statements = new Map<string, Prepared>();
   const pageSize = rw.pragma('page_size', { simple: true }) as number;
   const pageCount = rw.prepare('PRAGMA page_count').pluck();
 
-  function analyze(mode: SqlMode, sql: string, params: unknown[], prot: Readonly<Record<string, TableProtection>>, authorized: boolean): { analysis: StatementAnalysis | undefined; decision: Decision; v: number } {
+  function analyze(mode: SqlMode, sql: string, params: unknown[], prot: Readonly<Record<string, TableProtection>>, authorized: boolean, v: number): { analysis: StatementAnalysis | undefined; decision: Decision } {
     const db = conns[mode];
-    const v = version[mode].get() as number;
     const key = `${mode}\0${v}\0${authorized ? 1 : 0}\0${mode === 'execute' ? JSON.stringify(prot) : ''}\0${sql}`;
     const hit = verdicts.get(key);
-    if (hit) return { ...hit, v };
+    if (hit) return hit;
     const r = roots[mode];
     if (r.v !== v) { r.map = buildRootMap(db); r.v = v; }
     let result: { analysis: StatementAnalysis | undefined; decision: Decision };
@@ -84,31 +88,40 @@ export function createSqlEngine(path: string): SqlEngine {
     }
     if (verdicts.size >= CACHE_MAX) verdicts.clear();
     verdicts.set(key, result);
-    return { ...result, v };
+    return result;
   }
 
   return {
-    check: (mode, sql, params, prot, authorized) => analyze(mode, sql, params, prot, authorized).decision,
+    check: (mode, sql, params, prot, authorized) => analyze(mode, sql, params, prot, authorized, version[mode].get() as number).decision,
     query(sql, params, caps) {
-      const { decision, v } = analyze('query', sql, params, {}, false);
+      // Schema version first: a cached verdict or statement from an older schema is never used.
+      const v = version.query.get() as number;
+      const { decision } = analyze('query', sql, params, {}, false, v);
       if (isDenied(decision)) throw deniedError(decision);
       const skey = `${v}\0${sql}`;
-      let stmt = statements.get(skey);
-      if (!stmt) {
+      let prepared = statements.get(skey);
+      if (!prepared) {
         if (statements.size >= CACHE_MAX) statements.clear();
-        stmt = ro.prepare(sql);
-        statements.set(skey, stmt);
+        const stmt = ro.prepare(sql);
+        prepared = { stmt, columns: stmt.columns().map((c) => c.name) };
+        if (stmt.reader) stmt.raw(true); // rows as arrays; a non-reader fails in iterate() below as before
+        statements.set(skey, prepared);
       }
-      const columns = stmt.columns().map((c) => c.name);
-      const rows: Record<string, unknown>[] = [];
+      const { stmt, columns } = prepared;
+      const rows: unknown[][] = [];
       let bytes = 0;
+      let binary = false;
       let truncatedBy: 'rows' | 'bytes' | undefined;
-      const it = stmt.iterate(...(params as never[])) as IterableIterator<Record<string, unknown>>;
+      const it = stmt.iterate(...(params as never[])) as IterableIterator<unknown[]>;
       try {
         for (const row of it) {
           if (rows.length >= caps.maxRows) { truncatedBy = 'rows'; break; }
           let size = 0;
-          for (const k in row) size += sizeOf(row[k]) + k.length;
+          for (let i = 0; i < row.length; i++) {
+            const x = row[i];
+            size += sizeOf(x) + columns[i]!.length;
+            if (!binary && typeof x !== 'string' && x !== null) binary = needsStructuredClone(x);
+          }
           // Stop before the row that crosses the cap: what the host receives stays under it.
           if (bytes + size > caps.maxBytes) { truncatedBy = 'bytes'; break; }
           bytes += size;
@@ -117,10 +130,10 @@ export function createSqlEngine(path: string): SqlEngine {
       } finally {
         it.return?.();
       }
-      return truncatedBy ? { columns, rows, truncated: true, truncatedBy } : { columns, rows, truncated: false };
+      return { result: truncatedBy ? { columns, rows, truncated: true, truncatedBy } : { columns, rows, truncated: false }, binary };
     },
     execute(sql, params, prot, authorized, maxGrowthBytes) {
-      const { analysis, decision } = analyze('execute', sql, params, prot, authorized);
+      const { analysis, decision } = analyze('execute', sql, params, prot, authorized, version.execute.get() as number);
       if (isDenied(decision)) throw deniedError(decision);
       const run = rw.transaction(() => {
         // The file may grow by at most maxGrowthBytes during this statement: SQLite itself
@@ -150,7 +163,9 @@ export function createSqlEngine(path: string): SqlEngine {
       // the WAL is truncated here. busy_timeout 0: a reader in the host never makes this wait.
       if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) <= WAL_TRUNCATE_BYTES) return;
       rw.pragma('busy_timeout = 0');
-      try { rw.pragma('wal_checkpoint(TRUNCATE)'); } catch { /* busy: the next write retries */ } finally { rw.pragma('busy_timeout = 2000'); }
+      // PASSIVE copies the frames back without the writer lock (host writes go on meanwhile);
+      // TRUNCATE then holds that lock only for the few frames written since, and the truncation.
+      try { rw.pragma('wal_checkpoint(PASSIVE)'); rw.pragma('wal_checkpoint(TRUNCATE)'); } catch { /* busy: the next write retries */ } finally { rw.pragma('busy_timeout = 2000'); }
     },
     close() { statements.clear(); verdicts.clear(); if (ro.open) ro.close(); if (rw.open) rw.close(); },
   };

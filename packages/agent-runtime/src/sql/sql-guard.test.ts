@@ -208,6 +208,18 @@ describe('running agent SQL', async () => {
   it('bound parameters work', async () => {
     expect((await guard.runQuery('select body from local_notes where id = ?', [2])).rows).toEqual([{ body: 'b' }]);
   });
+
+  it('values JSON cannot carry cross to the host exactly (blobs, ±Infinity, -0, lone surrogates), and repeated column names keep the last value', async () => {
+    const r = await guard.runQuery("select x'00ff' as b, 1e999 as inf, -1e999 as ninf, -0.0 as z, char(55296) as s, 1 as d, 2 as d");
+    const row = r.rows[0]!;
+    expect(row['b']).toBeInstanceOf(Uint8Array);
+    expect([...(row['b'] as Uint8Array)]).toEqual([0, 255]);
+    expect(row['inf']).toBe(Number.POSITIVE_INFINITY);
+    expect(row['ninf']).toBe(Number.NEGATIVE_INFINITY);
+    expect(row['s']).toBe(adf.db.prepare('select char(55296)').pluck().get());
+    expect(row['d']).toBe(2);
+    expect(r.columns).toEqual(['b', 'inf', 'ninf', 'z', 's', 'd', 'd']);
+  });
 });
 
 // Regressions for the guard's over-blocking: decided by what a statement references, never by text.

@@ -1,6 +1,7 @@
 import type { Decision } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { ExecuteResult, QueryResult } from './sql-engine.js';
+import { toQueryResult, type WireQueryResult } from './sql-host-protocol.js';
 import { createSqlHost, type SqlHost } from './sql-host.js';
 import type { TableProtection } from './sql-policy.js';
 
@@ -46,6 +47,9 @@ export interface SqlGuard {
  */
 export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): SqlGuard {
   const host: SqlHost = createSqlHost({ path: adf.path });
+  // The host's own writes to this file preempt a statement of ours that holds its write lock, so
+  // the host's event loop never waits on a time cap the agent chose (see adf/write-arbiter.ts).
+  const unregister = adf.writers.register(host);
   const limits = () => adf.config().limits;
   const protections = () => adf.config().security.table_protections as Readonly<Record<string, TableProtection>>;
   const checkTimeout = options.checkTimeoutMs ?? 5_000;
@@ -54,7 +58,8 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
     checkExecute: (sql, o = {}) => host.call({ kind: 'check', mode: 'execute', sql, params: o.params ?? [], protections: protections(), authorized: o.authorized === true }, checkTimeout) as Promise<Decision>,
     runQuery(sql, params = []) {
       const l = limits();
-      return host.call({ kind: 'query', sql, params, maxRows: options.maxRows ?? l.max_sql_rows, maxBytes: options.maxResultBytes ?? l.max_sql_result_bytes }, options.timeoutMs ?? l.sql_timeout_ms) as Promise<QueryResult>;
+      return host.call({ kind: 'query', sql, params, maxRows: options.maxRows ?? l.max_sql_rows, maxBytes: options.maxResultBytes ?? l.max_sql_result_bytes }, options.timeoutMs ?? l.sql_timeout_ms)
+        .then((w) => toQueryResult(w as WireQueryResult));
     },
     runExecute(sql, o = {}) {
       const l = limits();
@@ -64,6 +69,6 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
       ) as Promise<ExecuteResult>;
     },
     hostPid: () => host.pid(),
-    close: () => host.close(),
+    close: () => { unregister(); return host.close(); },
   };
 }

@@ -1,8 +1,9 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TrustError } from '@trust/core';
 import { fromWireError, type SqlRequest, type SqlResponse } from './sql-host-protocol.js';
+import { createFrameReader, encodeFrame, needsStructuredClone } from './sql-wire.js';
 
 /** Distributive Omit, so each request kind keeps its own fields. */
 type WithoutEnvelope<T> = T extends unknown ? Omit<T, 'v' | 'id'> : never;
@@ -23,6 +24,10 @@ export interface SqlHostOptions {
 export interface SqlHost {
   /** Runs one request; rejects with `SQL_TIMEOUT` once `timeoutMs` passed (the process is killed). */
   call(request: SqlHostRequest, timeoutMs: number): Promise<unknown>;
+  /** True from sending a write statement until its process reports idle: it may hold the file's write lock. */
+  mayHoldWriteLock(): boolean;
+  /** Kills the process now if it may hold the write lock; the statement's caller gets `SQL_PREEMPTED` unless it had committed. */
+  preempt(): void;
   /** The current process id, if one runs. */
   pid(): number | undefined;
   close(): Promise<void>;
@@ -37,12 +42,20 @@ function entryScript(): string {
   throw new TrustError('SQL_HOST_FAILED', '@trust/agent-runtime: dist/sql-host-entry.js not found', { hint: 'build the package first (pnpm turbo run build --filter=@trust/agent-runtime)' });
 }
 
-interface Live { child: ChildProcess; exited: Promise<void>; ready: Promise<void>; stderr: string[] }
+interface Pending { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout; timeoutMs: number }
+type KillReason = 'timeout' | 'preempt';
+interface Live {
+  child: ChildProcess; exited: Promise<void>; ready: Promise<void>; stderr: string[];
+  pending: Map<number, Pending>; writing: boolean; killed?: KillReason;
+  onReady?: (m: SqlResponse) => void;
+}
 
 /**
  * Creates the SQL host for one agent file. Calls run one at a time, in order. A timed-out call
  * kills the process with SIGKILL: SQLite's WAL makes that equivalent to a crash, which it survives
  * (an uncommitted transaction leaves only frames without a commit record, ignored on recovery).
+ * A killed write is answered once the process's output is fully read, so an answer that was
+ * already written (a commit) still wins over the kill; a killed read is answered at once.
  *
  * @example
  * const host = createSqlHost({ path: adf.path });
@@ -60,46 +73,82 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
 
   const fail = (msg: string, l?: Live) => new TrustError('SQL_HOST_FAILED', `the SQL process ${msg}${l && l.stderr.length ? `: ${l.stderr.join('').slice(-500)}` : ''}`, { hint: 'retry; the next call starts a fresh SQL process' });
 
+  function deathError(reason: KillReason | undefined, l: Live, p: Pending): TrustError {
+    if (reason === 'timeout') {
+      return new TrustError('SQL_TIMEOUT', `the statement ran longer than ${p.timeoutMs} ms and was stopped (its SQL process was killed; nothing it wrote was committed)`, {
+        hint: 'narrow the query, add LIMIT or an index, or bound the recursion; the owner can raise limits.sql_timeout_ms / limits.sql_execute_timeout_ms',
+      });
+    }
+    if (reason === 'preempt') {
+      return new TrustError('SQL_PREEMPTED', 'the statement held the agent file\'s write lock while the host had to write the file, so it was stopped (its SQL process was killed; nothing it wrote was committed)', {
+        hint: 'retry it; split long writes into smaller statements so each commits quickly',
+      });
+    }
+    return fail('died during the statement (out of memory?)', l);
+  }
+
+  function onMessage(l: Live, m: SqlResponse): void {
+    if (m.kind === 'ready' || m.kind === 'fatal') { l.onReady?.(m); return; }
+    if (m.kind === 'idle') { l.writing = false; return; }
+    const p = l.pending.get(m.id);
+    if (!p) return;
+    l.pending.delete(m.id);
+    clearTimeout(p.timer);
+    if (m.kind === 'ok') p.resolve(m.value); else p.reject(fromWireError(m.error));
+  }
+
   function start(): Live {
     const stderr: string[] = [];
-    const child = fork(entryScript(), [options.path], {
-      serialization: 'advanced',
-      execArgv: [`--max-old-space-size=${options.maxHeapMb ?? 256}`],
+    const child = spawn(process.execPath, [`--max-old-space-size=${options.maxHeapMb ?? 256}`, entryScript(), options.path], {
       env: {},
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    const l: Live = { child, exited: Promise.resolve(), ready: Promise.resolve(), stderr, pending: new Map(), writing: false };
     child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr.push(d); if (stderr.length > 20) stderr.shift(); });
-    // A failed spawn or a failed send emits 'error' (never left unhandled: that would crash the
-    // host); the process is then treated as dead. A spawn that never started emits no 'exit'.
-    const exited = new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
+    const read = createFrameReader((m) => onMessage(l, m as SqlResponse));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      try { read(chunk); } catch (e) { stderr.push(String(e)); child.kill('SIGKILL'); }
+    });
+    // A write to a dead process's stdin fails with EPIPE: its death is reported through 'close'.
+    child.stdin?.on('error', () => undefined);
+    // 'close' comes after the process exited AND its stdout was read to the end: every answer it
+    // wrote before dying has been handled, so what is still pending really did not answer.
+    l.exited = new Promise<void>((resolve) => {
+      child.once('close', () => {
+        l.writing = false;
+        if (live === l) live = undefined;
+        for (const [id, p] of l.pending) { l.pending.delete(id); clearTimeout(p.timer); p.reject(deathError(l.killed, l, p)); }
+        resolve();
+      });
       child.on('error', (e) => {
         stderr.push(String(e));
-        if (child.pid === undefined) child.emit('exit', null, null); // never spawned: no real 'exit' follows
-        else child.kill('SIGKILL'); // a failed send: the channel is unusable; 'exit' follows
+        if (child.pid === undefined) child.emit('close', null, null); // never spawned: no real 'close' follows
+        else child.kill('SIGKILL');
       });
     });
     // An idle SQL process never keeps the host alive; a call in flight does, through its timer.
     child.unref();
-    (child.channel as { unref?: () => void } | undefined)?.unref?.();
-    const l: Live = { child, exited, stderr, ready: Promise.resolve() };
+    for (const s of [child.stdin, child.stdout, child.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();
     l.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => { child.kill('SIGKILL'); reject(fail(`did not start within ${startTimeoutMs} ms`, l)); }, startTimeoutMs);
-      const onMessage = (m: SqlResponse) => {
-        if (m.kind === 'ready') { done(); resolve(); } else if (m.kind === 'fatal') { done(); reject(fromWireError(m.error)); }
+      l.onReady = (m) => {
+        clearTimeout(timer);
+        l.onReady = undefined;
+        if (m.kind === 'ready') resolve(); else if (m.kind === 'fatal') reject(fromWireError(m.error));
       };
-      const onExit = () => { done(); reject(fail('exited while starting', l)); };
-      const done = () => { clearTimeout(timer); child.off('message', onMessage); child.off('exit', onExit); };
-      child.on('message', onMessage);
-      child.once('exit', onExit);
+      void l.exited.then(() => { clearTimeout(timer); reject(fail('exited while starting', l)); });
     });
     l.ready.catch(() => { if (live === l) live = undefined; });
     return l;
   }
 
-  function kill(l: Live): void {
+  function kill(l: Live, reason: KillReason): void {
     if (live === l) live = undefined;
+    l.killed ??= reason;
     previousExit = l.exited;
+    // Its pending call is answered at 'close': keep the host alive until the process is gone and its output read.
+    l.child.ref();
+    for (const s of [l.child.stdout, l.child.stderr]) (s as unknown as { ref?: () => void } | null)?.ref?.();
     l.child.kill('SIGKILL');
     // Replace it at once (never reuse it), so the agent's next statement rarely waits for a start.
     void l.exited.then(() => { if (!closed && !live) { live = start(); live.ready.catch(() => undefined); } });
@@ -113,25 +162,20 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
     }
     const l = live;
     await l.ready;
+    if (l.killed || l.child.exitCode !== null) throw fail('exited before the statement was sent', l);
     const id = nextId++;
     return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
-        cleanup();
-        kill(l);
-        reject(new TrustError('SQL_TIMEOUT', `the statement ran longer than ${timeoutMs} ms and was stopped (its SQL process was killed; nothing it wrote was committed)`, {
-          hint: 'narrow the query, add LIMIT or an index, or bound the recursion; the owner can raise limits.sql_timeout_ms / limits.sql_execute_timeout_ms',
-        }));
+        // A read has nothing to commit: answer at once. A write is answered at 'close', once any
+        // answer it wrote before the kill has been read (a commit must not be reported as a timeout).
+        const p = l.pending.get(id);
+        if (p && request.kind !== 'execute') { l.pending.delete(id); p.reject(deathError('timeout', l, p)); }
+        kill(l, 'timeout');
       }, timeoutMs);
-      const onMessage = (m: SqlResponse) => {
-        if (!('id' in m) || m.id !== id) return;
-        cleanup();
-        if (m.kind === 'ok') resolve(m.value); else reject(fromWireError(m.error));
-      };
-      const onExit = () => { cleanup(); if (live === l) live = undefined; previousExit = l.exited; reject(fail('died during the statement (out of memory?)', l)); };
-      const cleanup = () => { clearTimeout(timer); l.child.off('message', onMessage); l.child.off('exit', onExit); };
-      l.child.on('message', onMessage);
-      l.child.once('exit', onExit);
-      l.child.send({ v: 1, id, ...request } as SqlRequest);
+      l.pending.set(id, { resolve, reject, timer, timeoutMs });
+      if (request.kind === 'execute') l.writing = true;
+      const binary = request.params.some(needsStructuredClone);
+      l.child.stdin?.write(encodeFrame({ v: 2, id, ...request }, binary));
     });
   }
 
@@ -144,14 +188,19 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
       tail = run.catch(() => undefined);
       return run;
     },
+    mayHoldWriteLock: () => live?.writing === true,
+    preempt() {
+      const l = live;
+      if (l?.writing) kill(l, 'preempt');
+    },
     pid: () => live?.child.pid,
     async close() {
       closed = true;
       const l = live;
       live = undefined;
       if (l) {
-        // Ask it to close its connections; kill it if a statement keeps it busy.
-        l.child.disconnect();
+        // Ask it to close its connections (end of stdin); kill it if a statement keeps it busy.
+        l.child.stdin?.end();
         const t = setTimeout(() => l.child.kill('SIGKILL'), 2000);
         await l.exited;
         clearTimeout(t);

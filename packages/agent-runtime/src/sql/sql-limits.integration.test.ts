@@ -138,7 +138,7 @@ describe('db_execute caps', () => {
       await expect(big.runExecute('insert into local_blobs values (x\'00\')')).resolves.toMatchObject({ changes: 1 });
       expect(integrity(adf)).toBe('ok');
     } finally { await big.close(); }
-  });
+  }, 20_000); // starts two SQL processes and checks integrity twice: slow on a loaded machine, never a stall bound
 
   it('a runaway recursive insert is stopped by the growth or the time cap, never hangs', async () => {
     await expect(guard.runExecute('insert into local_sink with recursive c(x) as (select 1 union all select x + 1 from c) select x from c')).rejects.toMatchObject({ code: expect.stringMatching(/^SQL_(TIMEOUT|GROWTH_LIMIT)$/) });
@@ -177,7 +177,7 @@ describe('the SQL process as a failure domain', () => {
       expect((await g.runQuery('select 2 as v')).rows).toEqual([{ v: 2 }]);
       expect(integrity(adf)).toBe('ok');
     } finally { await g.close(); }
-  });
+  }, 20_000); // starts two SQL processes: slow on a loaded machine, never a stall bound
 
   it('statements queue one at a time per agent; past the queue cap new ones get SQL_BUSY', async () => {
     const g = createSqlGuard(adf);
