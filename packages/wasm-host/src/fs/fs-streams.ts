@@ -1,4 +1,5 @@
 import { fstatSync, readSync, writeSync } from 'node:fs';
+import { readThroughStream } from '../input-stream.js';
 import { writeThroughStream } from '../output-stream.js';
 import type { FdRef } from './fd-ref.js';
 import { toErrorCode } from './fs-error.js';
@@ -41,7 +42,7 @@ export function createFileStreams(deps: StreamDeps) {
   const failed = (e: unknown) => ({ tag: 'last-operation-failed', val: new deps.IoError({ fsErrorCode: toErrorCode(e) }) });
   const dispose = Symbol.dispose ?? Symbol.for('dispose');
 
-  class FileInput extends deps.InputStream {
+  class FileInput extends readThroughStream(deps.InputStream, deps.ready) {
     #ref: FdRef;
     #offset: number;
     constructor(ref: FdRef, offset: bigint) {
@@ -49,7 +50,7 @@ export function createFileStreams(deps: StreamDeps) {
       this.#ref = ref;
       this.#offset = Number(offset);
     }
-    read(len: bigint): Uint8Array {
+    override read(len: bigint): Uint8Array {
       let fd: number;
       try {
         fd = this.#ref.fd();
@@ -65,18 +66,6 @@ export function createFileStreams(deps: StreamDeps) {
       if (bytes.length === 0 && len > 0n) throw { tag: 'closed' };
       this.#offset += bytes.length;
       return bytes;
-    }
-    blockingRead(len: bigint): Uint8Array {
-      return this.read(len);
-    }
-    skip(len: bigint): bigint {
-      return BigInt(this.read(len).length);
-    }
-    blockingSkip(len: bigint): bigint {
-      return this.skip(len);
-    }
-    subscribe(): unknown {
-      return deps.ready();
     }
     [dispose](): void {
       this.#ref.release();
