@@ -21,7 +21,7 @@ const ALLOWED: Record<string, readonly string[]> = {
 interface Pkg {
   name: string;
   dir: string;
-  json: { dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; devDependencies?: Record<string, string>; exports?: Record<string, unknown>; private?: boolean };
+  json: { dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; devDependencies?: Record<string, string>; exports?: Record<string, unknown>; types?: string; bin?: Record<string, string>; private?: boolean };
 }
 
 function packages(): Pkg[] {
@@ -117,7 +117,9 @@ describe('architecture', () => {
   it.each(libraries.filter((p) => !p.json.private).map((p) => [p.name, p] as const))('%s is publishable on its own', (_name, pkg) => {
     expect(existsSync(join(pkg.dir, 'README.md')), 'a README with a runnable example').toBe(true);
     expect(existsSync(join(pkg.dir, 'src', 'index.ts')), 'src/index.ts is the public API').toBe(true);
-    expect(pkg.json.exports, 'an exports map').toBeDefined();
+    // A library has an exports map; a command package (@trust/cli) has a bin and no API.
+    if (pkg.json.bin === undefined) expect(pkg.json.exports, 'an exports map').toBeDefined();
+    else expect([pkg.json.exports, pkg.json.types], 'a command package declares no API').toEqual([undefined, undefined]);
     const deps = { ...pkg.json.dependencies, ...pkg.json.peerDependencies };
     const outside = Object.entries(deps).filter(([, v]) => v.startsWith('file:') || v.startsWith('link:'));
     expect(outside, 'no reliance on files outside the package').toEqual([]);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '@trust/os-sandbox';
+import { createSandbox, probeSandbox, type Sandbox } from '@trust/os-sandbox';
 
 async function run(sb: Sandbox, argv: readonly string[], options: Record<string, unknown> = {}) {
   const p = await sb.spawn(argv, options);
@@ -156,12 +156,15 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
     // then plant .bashrc or a .git directory. Two sandboxes on one root, as two agents would have.
     // With linger 0 A's launcher tries to remove them as A ends; with 100 ms A's idle sweep tries
     // while B is still running.
-    // Roots that can be overlaid get no host placeholders at all; this one lies on another
-    // filesystem (/dev/shm) than the sandboxes' work directories, so the placeholder fallback runs.
-    const root = realpathSync(mkdtempSync(join('/dev/shm', 'trust-attack-shared-')));
-    const opts = { env: { PATH: '/usr/bin:/bin' }, placeholderLingerMs: linger };
-    const a = await createSandbox({ v: 1, capabilities: [`fs:rw:${root}`, 'stdout', 'stderr'] }, opts);
-    const b = await createSandbox({ v: 1, capabilities: [`fs:rw:${root}`, 'stdout', 'stderr'] }, opts);
+    // Roots that can be overlaid get no host placeholders at all. Placeholders are the fallback
+    // where no overlay is possible (here: no private mount namespace for the launcher), and only
+    // when the policy accepts `host-placeholders`; that fallback must still hold.
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'trust-attack-shared-')));
+    const probe = { ...(await probeSandbox()), pinNamespace: false };
+    const opts = { env: { PATH: '/usr/bin:/bin' }, placeholderLingerMs: linger, probe };
+    const policy = { v: 1, capabilities: [`fs:rw:${root}`, 'stdout', 'stderr'], allowDegraded: ['host-placeholders'] } as const;
+    const a = await createSandbox(policy, opts);
+    const b = await createSandbox(policy, opts);
     try {
       const first = await a.spawn(['/bin/bash', '-c', `while [ ! -e ${root}/b-started ]; do sleep 0.05; done`], { timeoutMs: 20_000 });
       for (let i = 0; i < 400 && !existsSync(join(root, '.bashrc')); i++) await new Promise((ok) => setTimeout(ok, 25));

@@ -36,6 +36,10 @@ describe('createPluginHost options', () => {
     expect(Object.isFrozen(r) && Object.isFrozen(r.limits)).toBe(true);
   });
 
+  it('takes process.env itself as the env source (not a plain object to a record schema)', () => {
+    expect(resolvePluginHostOptions({ env: process.env }).env).toBe(process.env);
+  });
+
   it('keeps given values and the very objects it was handed', () => {
     const { publicKey } = generateSigningKey();
     const egress = allowHosts(['api.example.com']);

@@ -113,9 +113,23 @@ const optionsSchema = z
       .describe('audit sink, e.g. createMemoryAuditSink()'),
     limits: limitsSchema.optional().describe('resource limits, e.g. { callTimeoutMs: 5000 }'),
     isolation: z.enum(['worker', 'in-thread']).optional().describe('where plugins run, e.g. "worker"'),
-    env: z.record(z.string(), z.string().optional()).optional().describe('source of env:NAME values, e.g. { API_TOKEN: "…" }'),
+    env: z.unknown().superRefine(checkEnv).optional().describe('source of env:NAME values, e.g. { API_TOKEN: "…" }'),
   })
   .strict();
+
+/**
+ * `env` is checked in place rather than parsed as a record: `process.env` is not a plain object to
+ * zod, and the host keeps the caller's object (live), not a copy.
+ */
+function checkEnv(v: unknown, ctx: z.RefinementCtx): void {
+  if (!isObject(v) || Array.isArray(v)) {
+    ctx.addIssue({ code: 'custom', message: 'expected an object of strings' });
+    return;
+  }
+  for (const [name, value] of Object.entries(v)) {
+    if (value !== undefined && typeof value !== 'string') ctx.addIssue({ code: 'custom', path: [name], message: 'expected a string' });
+  }
+}
 
 /** Known keys per object path, for "did you mean". */
 const KEYS: Readonly<Record<string, readonly string[]>> = {
