@@ -162,9 +162,9 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
     const root = realpathSync(mkdtempSync(join(tmpdir(), 'trust-attack-shared-')));
     const probe = { ...(await probeSandbox()), pinNamespace: false };
     const opts = { env: { PATH: '/usr/bin:/bin' }, placeholderLingerMs: linger, probe };
-    const policy = { v: 1, capabilities: [`fs:rw:${root}`, 'stdout', 'stderr'], allowDegraded: ['host-placeholders'] } as const;
-    const a = await createSandbox(policy, opts);
-    const b = await createSandbox(policy, opts);
+    const policy = (): Parameters<typeof createSandbox>[0] => ({ v: 1, capabilities: [`fs:rw:${root}`, 'stdout', 'stderr'], allowDegraded: ['host-placeholders'] });
+    const a = await createSandbox(policy(), opts);
+    const b = await createSandbox(policy(), opts);
     try {
       const first = await a.spawn(['/bin/bash', '-c', `while [ ! -e ${root}/b-started ]; do sleep 0.05; done`], { timeoutMs: 20_000 });
       for (let i = 0; i < 400 && !existsSync(join(root, '.bashrc')); i++) await new Promise((ok) => setTimeout(ok, 25));
