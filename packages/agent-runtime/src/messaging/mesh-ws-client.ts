@@ -1,5 +1,4 @@
-import { isTrustErrorCode } from '@trust/core';
-import { TrustError, type Principal } from '@trust/core';
+import { TrustError, isTrustErrorCode, type Principal } from '@trust/core';
 import type { MessageSigner } from './compose.js';
 import type { AgentMessage } from './message.js';
 import {
@@ -60,7 +59,8 @@ export function isFinalMeshWsError(code: string): boolean {
   return FINAL_CODES.has(code);
 }
 
-function closedError(code: number, reason: string): TrustError {
+/** The error for a closed mesh WebSocket; exported for its test. */
+export function closedError(code: number, reason: string): TrustError {
   // The close reason comes from the peer: only a known code it names becomes the error's code.
   const claimed = /^([A-Z][A-Z0-9_]+): /.exec(reason)?.[1];
   const named = isTrustErrorCode(claimed) ? claimed : undefined;
