@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'egress', include: ['src/**/*.test.ts'] },
+  test: { name: 'egress', include: ['src/**/*.test.ts'], setupFiles: ['src/test-setup.ts'] },
 });

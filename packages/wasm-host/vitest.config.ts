@@ -4,6 +4,7 @@ export default defineProject({
   test: {
     name: 'wasm-host',
     include: ['src/**/*.test.ts'],
+    setupFiles: ['src/test-setup.ts'],
     // Builds the fixtures (cached by source hash) and dist/worker-entry.js before any test runs.
     globalSetup: ['./test/global-setup.ts'],
     testTimeout: 60_000,

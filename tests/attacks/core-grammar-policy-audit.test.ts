@@ -95,7 +95,7 @@ describe('attack: capability grammar smuggling', () => {
     const r = tryParseCapabilities(['http', 'env', 'fs:ro:/etc/certs', 'fs']);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.problems.map((p) => p.code)).toEqual(['CAPABILITY_BARE_ENV', 'CAPABILITY_BARE_FS']);
-    expect(() => parseCapabilities(['http', 'env'])).toThrow(expect.objectContaining({ code: 'CAPABILITY_INVALID' }));
+    expect(() => parseCapabilities(['http', 'env'])).toThrowTrustError('CAPABILITY_INVALID');
   });
 
   it('an empty or absent list grants nothing', () => {
@@ -168,7 +168,7 @@ describe('attack: host rules', () => {
 const request = (host = 'api.example.com', port = 443): EgressHttpRequest => ({ method: 'GET', url: `https://${host}/`, scheme: 'https:', host, port, path: '/', headers: new Headers() });
 const context = { principal: { kind: 'plugin' as const, id: 'p' }, capability: 'http' as const };
 const yes = (name: string, role?: 'gate' | 'filter'): EgressPolicy => ({ name, ...(role ? { role } : {}), authorizeHttp: () => ({ allow: true, rule: name }) });
-const no = (name: string, role?: 'gate' | 'filter'): EgressPolicy => ({ name, ...(role ? { role } : {}), authorizeHttp: () => ({ allow: false, code: 'TEST_DENY', reason: name }) });
+const no = (name: string, role?: 'gate' | 'filter'): EgressPolicy => ({ name, ...(role ? { role } : {}), authorizeHttp: () => ({ allow: false, code: 'EGRESS_POLICY_DENIED', reason: name }) });
 const ask = async (p: EgressPolicy, r = request()): Promise<Decision> => p.authorizeHttp(r, context);
 
 describe('attack: policy chain (a filter must never grant; empty allows nothing)', () => {
@@ -185,7 +185,7 @@ describe('attack: policy chain (a filter must never grant; empty allows nothing)
     expect((await ask(chain(no('g1'), yes('g2')))).allow).toBe(true);
   });
   it('an async filter deny after a sync gate allow still denies', async () => {
-    const slowNo: EgressPolicy = { name: 'slow', role: 'filter', authorizeHttp: async () => ({ allow: false, code: 'SLOW', reason: 'slow' }) };
+    const slowNo: EgressPolicy = { name: 'slow', role: 'filter', authorizeHttp: async () => ({ allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'slow' }) };
     expect((await ask(chain(yes('g'), slowNo))).allow).toBe(false);
   });
   it('a throwing or rejecting member makes the chain fail (never allow)', async () => {

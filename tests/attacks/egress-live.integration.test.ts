@@ -123,7 +123,7 @@ describe('attack: redirect into a blocked destination (client.fetch)', () => {
     const client = createEgressClient({ policy: allowAll, limits: { maxRedirects: 3 } });
     try {
       const before = seen.filter((s) => s.path === '/loop').length;
-      await expect(client.fetch(`http://127.0.0.1:${peerPort}/loop`, undefined, call)).rejects.toMatchObject({ code: 'EGRESS_TOO_MANY_REDIRECTS' });
+      await expect(client.fetch(`http://127.0.0.1:${peerPort}/loop`, undefined, call)).rejects.toHaveTrustCode('EGRESS_TOO_MANY_REDIRECTS');
       expect(seen.filter((s) => s.path === '/loop').length - before).toBe(4);
     } finally {
       await client.close();
@@ -138,7 +138,7 @@ describe('attack: redirect into a blocked destination (client.fetch)', () => {
     const client = createEgressClient({ policy: onlyIp });
     try {
       const l = encodeURIComponent(`http://localhost:${peerPort}/echo`);
-      await expect(client.fetch(`http://127.0.0.1:${peerPort}/to?l=${l}`, undefined, call)).rejects.toMatchObject({ code: 'EGRESS_POLICY_DENIED' });
+      await expect(client.fetch(`http://127.0.0.1:${peerPort}/to?l=${l}`, undefined, call)).rejects.toHaveTrustCode('EGRESS_POLICY_DENIED');
     } finally {
       await client.close();
     }
@@ -210,7 +210,7 @@ describe('attack: DNS rebinding between the pre-flight check and the connect', (
   it('client.fetch: the pre-check sees an allowed answer, the connector a blocked one, and the connect is refused', async () => {
     const client = createEgressClient({ policy: allowAll, guard: guardWith(['127.0.0.1', '127.0.0.2']) });
     try {
-      await expect(client.fetch(`http://rebind.test:${peerPort}/rebind`, undefined, call)).rejects.toMatchObject({ code: 'EGRESS_LOOPBACK' });
+      await expect(client.fetch(`http://rebind.test:${peerPort}/rebind`, undefined, call)).rejects.toHaveTrustCode('EGRESS_LOOPBACK');
       expect(seen.some((s) => s.path === '/rebind')).toBe(false);
     } finally {
       await client.close();
@@ -224,8 +224,8 @@ describe('attack: DNS rebinding between the pre-flight check and the connect', (
       expect(await first.body.text()).toBe('peer-ok');
       peer.closeAllConnections();
       await new Promise((r) => setTimeout(r, 50));
-      await expect(d.request({ origin: `http://rebind.test:${peerPort}`, path: '/pooled-2', method: 'GET' })).rejects.toMatchObject({ code: 'EGRESS_LOOPBACK' });
-      await expect(d.request({ origin: `http://[::ffff:127.0.0.2]:${peerPort}`, path: '/pooled-3', method: 'GET' })).rejects.toMatchObject({ code: 'EGRESS_LOOPBACK' });
+      await expect(d.request({ origin: `http://rebind.test:${peerPort}`, path: '/pooled-2', method: 'GET' })).rejects.toHaveTrustCode('EGRESS_LOOPBACK');
+      await expect(d.request({ origin: `http://[::ffff:127.0.0.2]:${peerPort}`, path: '/pooled-3', method: 'GET' })).rejects.toHaveTrustCode('EGRESS_LOOPBACK');
       expect(seen.some((s) => s.path === '/pooled-2' || s.path === '/pooled-3')).toBe(false);
     } finally {
       await d.close();
@@ -242,10 +242,10 @@ describe('attack: hostile peers (oversized headers, slow-loris, decompression bo
         await res.arrayBuffer();
         return 'read';
       };
-      await expect(get('/big-headers')).rejects.toMatchObject({ code: 'EGRESS_HEADERS_TOO_LARGE' });
-      await expect(get('/slow-headers')).rejects.toMatchObject({ code: 'EGRESS_TIMEOUT' });
-      await expect(get('/gzip-bomb')).rejects.toMatchObject({ code: 'EGRESS_RESPONSE_TOO_LARGE' });
-      await expect(get('/endless-body')).rejects.toMatchObject({ code: 'EGRESS_RESPONSE_TOO_LARGE' });
+      await expect(get('/big-headers')).rejects.toHaveTrustCode('EGRESS_HEADERS_TOO_LARGE');
+      await expect(get('/slow-headers')).rejects.toHaveTrustCode('EGRESS_TIMEOUT');
+      await expect(get('/gzip-bomb')).rejects.toHaveTrustCode('EGRESS_RESPONSE_TOO_LARGE');
+      await expect(get('/endless-body')).rejects.toHaveTrustCode('EGRESS_RESPONSE_TOO_LARGE');
     } finally {
       await client.close();
     }
@@ -257,18 +257,18 @@ describe('attack: other outbound paths to the protected daemon (webSocket, conne
     const client = createEgressClient({ policy: allowAll, guard: { protectedPorts: [daemonPort] } });
     try {
       for (const host of ['127.0.0.1', '127.1', 'localhost', '[::1]', '[::ffff:7f00:1]', '0x7f.1']) {
-        await expect(client.webSocket(`ws://${host}:${daemonPort}/`, { principal }), host).rejects.toMatchObject({ code: 'EGRESS_PROTECTED_PORT' });
+        await expect(client.webSocket(`ws://${host}:${daemonPort}/`, { principal }), host).rejects.toHaveTrustCode('EGRESS_PROTECTED_PORT');
       }
-      await expect(client.webSocket(`ws://0.0.0.0:${daemonPort}/`, { principal })).rejects.toMatchObject({ code: 'EGRESS_UNSPECIFIED' });
-      await expect(client.webSocket(`ws://u:p@127.0.0.1:${peerPort}/`, { principal })).rejects.toMatchObject({ code: 'EGRESS_USERINFO' });
+      await expect(client.webSocket(`ws://0.0.0.0:${daemonPort}/`, { principal })).rejects.toHaveTrustCode('EGRESS_UNSPECIFIED');
+      await expect(client.webSocket(`ws://u:p@127.0.0.1:${peerPort}/`, { principal })).rejects.toHaveTrustCode('EGRESS_USERINFO');
       for (const host of ['127.0.0.1', '127.1', '2130706433', 'localhost', 'LOCALHOST.', '::1', '[::1]', '::ffff:127.0.0.1', '%31%32%37.0.0.1']) {
-        await expect(client.connectTcp(host, daemonPort, call), host).rejects.toMatchObject({ code: 'EGRESS_PROTECTED_PORT' });
+        await expect(client.connectTcp(host, daemonPort, call), host).rejects.toHaveTrustCode('EGRESS_PROTECTED_PORT');
       }
-      for (const host of ['0', '0.0.0.0', '::', '[::]']) await expect(client.connectTcp(host, peerPort, call), host).rejects.toMatchObject({ code: 'EGRESS_UNSPECIFIED' });
+      for (const host of ['0', '0.0.0.0', '::', '[::]']) await expect(client.connectTcp(host, peerPort, call), host).rejects.toHaveTrustCode('EGRESS_UNSPECIFIED');
       for (const host of [`127.0.0.1:${daemonPort}`, 'a@127.0.0.1', '127.0.0.1/x', ' 127.0.0.1', '127.0.0.1\n', 'x\\@127.0.0.1', '', '[fe80::1%eth0]']) {
-        await expect(client.connectTcp(host, peerPort, call), JSON.stringify(host)).rejects.toMatchObject({ code: 'EGRESS_TARGET_INVALID' });
+        await expect(client.connectTcp(host, peerPort, call), JSON.stringify(host)).rejects.toHaveTrustCode('EGRESS_TARGET_INVALID');
       }
-      for (const port of [0, -1, 65536, 1.5, Number.NaN]) await expect(client.connectTcp('127.0.0.1', port, call)).rejects.toMatchObject({ code: 'EGRESS_TARGET_INVALID' });
+      for (const port of [0, -1, 65536, 1.5, Number.NaN]) await expect(client.connectTcp('127.0.0.1', port, call)).rejects.toHaveTrustCode('EGRESS_TARGET_INVALID');
     } finally {
       await client.close();
     }

@@ -19,7 +19,7 @@ let probe: Uint8Array;
 
 /** The probe also imports wasi:http and sockets; they are granted against a policy that denies everything. */
 const NET = ['http', 'tcp', 'udp'];
-const denyAll = { name: 'deny-all', authorizeHttp: () => ({ allow: false as const, code: 'EGRESS_POLICY_DENIED', reason: 'fs attack tests use no network' }) };
+const denyAll = { name: 'deny-all', authorizeHttp: () => ({ allow: false as const, code: 'EGRESS_POLICY_DENIED' as const, reason: 'fs attack tests use no network' }) };
 const run = (p: Plugin, cmd: string, arg = '') => p.call('run', cmd, arg) as Promise<string>;
 const load = (grants: string[], id: string) => host.load(probe, { grants: [...grants, ...NET], id, egress: denyAll });
 const fresh = (name: string, files: Record<string, string> = {}) => {
@@ -108,7 +108,7 @@ describe('attack: nested grants and rename-then-symlink', () => {
     const dir = fresh('nested');
     mkdirSync(join(dir, 'sub'));
     const err = await load([`fs:rw:${dir}`, `fs:ro:${dir}/sub`], 'nested').then(() => undefined, (e: { code: string; problems: { code: string }[] }) => e);
-    expect(err?.code).toBe('WASM_CAPABILITY_INVALID');
+    expect(err?.code).toBeTrustCode('WASM_CAPABILITY_INVALID');
     expect(err?.problems.map((p) => p.code)).toContain('CAPABILITY_FS_OVERLAP');
   });
 

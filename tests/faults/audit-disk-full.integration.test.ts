@@ -41,13 +41,13 @@ describe('fault: the JSONL audit sink on a full disk', () => {
     expect(r.whenFull.endsWithNewline, 'a torn event was left on disk').toBe(true);
     const beforeFree = r.acked.length - 2;
     expect(beforeFree).toBeGreaterThan(5);
-    expect(r.full?.code, JSON.stringify(r.full)).toBe('AUDIT_WRITE_FAILED');
+    expect(r.full?.code, JSON.stringify(r.full)).toBeTrustCode('AUDIT_WRITE_FAILED');
     expect(r.full?.message).toContain('ENOSPC');
     expect(r.whenFull.verdict).toMatchObject({ ok: true, count: beforeFree });
     // The head never moved past a line that is not wholly on disk.
     expect(r.whenFull.head).toBe(r.acked[beforeFree - 1]);
     // Still full: refused again, the same way, and the file is still whole.
-    expect(r.again?.code).toBe('AUDIT_WRITE_FAILED');
+    expect(r.again?.code).toBeTrustCode('AUDIT_WRITE_FAILED');
     expect(r.stillFull).toEqual({ endsWithNewline: true, bytes: r.whenFull.bytes, verdict: r.whenFull.verdict });
     // Space freed: the same sink records, a new sink opens the file, nothing acknowledged is lost.
     expect(r.afterFree).toBeUndefined();

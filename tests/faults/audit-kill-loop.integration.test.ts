@@ -47,7 +47,7 @@ describe('fault: SIGKILL during JSONL audit writes', () => {
       try {
         opened = createJsonlAuditSink(file);
       } catch (e) {
-        expect(isTrustError(e) && e.code, String(e)).toBe('AUDIT_FILE_CORRUPT');
+        expect(isTrustError(e) && e.code, String(e)).toBeTrustCode('AUDIT_FILE_CORRUPT');
         expect(isTrustError(e) && e.problems.map((p) => p.code)).toEqual(['AUDIT_TORN_TAIL']);
         const before = readFileSync(file);
         const repair = repairJsonlAudit(file);

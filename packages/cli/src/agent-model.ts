@@ -1,4 +1,4 @@
-import { TrustError } from '@trust/core';
+import { TrustError, isTrustErrorCode } from '@trust/core';
 import { createAgentOpener, openAdf, SCRIPTED_LABEL } from '@trust/agent-runtime';
 import type { ControlEvent, ModelProvider, OpenedAgent } from '@trust/agent-runtime';
 import type { AuditEvent, AuditInput, AuditSink } from '@trust/core';
@@ -124,7 +124,7 @@ export function createModelAgentOpener(options: ModelAgentOpenerOptions): {
         r = {
           ok: false,
           problem: {
-            code: typeof err.code === 'string' ? err.code : 'MODEL_SETUP_FAILED',
+            code: isTrustErrorCode(err.code) ? err.code : 'MODEL_SETUP_FAILED',
             message: typeof err.message === 'string' ? err.message : String(e),
             hint: typeof err.hint === 'string' ? err.hint : 'check the model settings of this agent and the key variable',
           },

@@ -15,7 +15,7 @@ describe('trust agent new / inspect / chat (built binary)', () => {
     expect(doc.result.restricted).toEqual(expect.arrayContaining(['fs_write', 'sys_code']));
     const again = await cli(['agent', 'new', 'careful.adf', '--json']);
     expect(again.code).toBe(1);
-    expect(failureSchema.parse(again.json()).error.code).toBe('CLI_FILE_EXISTS');
+    expect(failureSchema.parse(again.json()).error.code).toBeTrustCode('CLI_FILE_EXISTS');
   });
 
   it('inspect shows the tool matrix, locks, code flags, audit chain and review key', async () => {
@@ -28,7 +28,7 @@ describe('trust agent new / inspect / chat (built binary)', () => {
     expect(doc.result.review.contentHash).toMatch(/^[0-9a-f]{64}$/);
     const human = await cli(['agent', 'inspect', 'careful.adf']);
     expect(human.stdout).toMatch(/fs_write\s+yes\s+yes\s+yes/);
-    expect(failureSchema.parse((await cli(['agent', 'inspect', 'missing.adf', '--json'])).json()).error.code).toBe('CLI_FILE_NOT_FOUND');
+    expect(failureSchema.parse((await cli(['agent', 'inspect', 'missing.adf', '--json'])).json()).error.code).toBeTrustCode('CLI_FILE_NOT_FOUND');
   });
 
   it('chat without a terminal denies every approval; the write does not happen', async () => {
@@ -45,7 +45,7 @@ describe('trust agent new / inspect / chat (built binary)', () => {
   it('chat with a real provider needs a model id the agent does not name', async () => {
     const r = await cli(['agent', 'chat', 'careful.adf', '--provider', 'openai', '--json']);
     expect(r.code).toBe(2);
-    expect(failureSchema.parse(r.json()).error.code).toBe('MODEL_ID_MISSING');
+    expect(failureSchema.parse(r.json()).error.code).toBeTrustCode('MODEL_ID_MISSING');
   });
 });
 
@@ -53,7 +53,7 @@ describe('trust agent approve / deny against a running studio (built binary)', (
   it('says when no studio runs', async () => {
     const r = await cli(['agent', 'approve', '--json']);
     expect(r.code).toBe(1);
-    expect(failureSchema.parse(r.json()).error.code).toBe('STUDIO_NOT_RUNNING');
+    expect(failureSchema.parse(r.json()).error.code).toBeTrustCode('STUDIO_NOT_RUNNING');
   });
 
   it('lists, approves and denies the demo agent tasks through the control server', async () => {
@@ -83,7 +83,7 @@ describe('trust agent approve / deny against a running studio (built binary)', (
       const approved = await cli(['agent', 'approve', id.slice(0, 8), '--json']);
       expect(approved.code).toBe(0);
       expect(agentResolveSchema('agent approve').parse(approved.json()).result.task.status).toBe('approved');
-      expect(failureSchema.parse((await cli(['agent', 'approve', id, '--json'])).json()).error.code).toBe('AGENT_TASK_NOT_FOUND');
+      expect(failureSchema.parse((await cli(['agent', 'approve', id, '--json'])).json()).error.code).toBeTrustCode('AGENT_TASK_NOT_FOUND');
 
       for (let i = 0; i < 100; i++) {
         const agents = (await (await fetch(`http://127.0.0.1:${port}/api/v1/agents`, { headers: { authorization: `Bearer ${token}` } })).json()) as { agents: { state: string }[] };
@@ -101,6 +101,6 @@ describe('trust agent approve / deny against a running studio (built binary)', (
         child.kill('SIGINT');
       });
     }
-    expect(failureSchema.parse((await cli(['agent', 'deny', '--json'])).json()).error.code).toBe('STUDIO_NOT_RUNNING');
+    expect(failureSchema.parse((await cli(['agent', 'deny', '--json'])).json()).error.code).toBeTrustCode('STUDIO_NOT_RUNNING');
   });
 });

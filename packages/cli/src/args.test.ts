@@ -42,7 +42,7 @@ describe('parseCommandArgs', () => {
       parseCommandArgs(spec, ['https://a.test', '--polcy', 'x']);
       expect.unreachable();
     } catch (e) {
-      expect(e).toMatchObject({ code: 'CLI_USAGE_UNKNOWN_OPTION', exitCode: 2, hint: "did you mean '--policy'?" });
+      expect(e).toMatchObject({ code: expect.toBeTrustCode('CLI_USAGE_UNKNOWN_OPTION'), exitCode: 2, hint: "did you mean '--policy'?" });
     }
   });
 
@@ -64,7 +64,7 @@ describe('parseCommandArgs', () => {
     const p = parseCommandArgs(passthrough, ['--cap', 'stdout', '--', 'sh', '-c', 'exit 3', '--json']);
     expect(p.rest).toEqual(['sh', '-c', 'exit 3', '--json']);
     expect(p.json).toBe(false);
-    expect(codeOf(() => parseCommandArgs(passthrough, ['--cap', 'stdout']))).toBe('CLI_USAGE_MISSING_ARGUMENT');
+    expect(codeOf(() => parseCommandArgs(passthrough, ['--cap', 'stdout']))).toBeTrustCode('CLI_USAGE_MISSING_ARGUMENT');
   });
 
   it('lets a positional start with a dash after -- for other commands', () => {
@@ -81,7 +81,7 @@ describe('integerOption and choiceOption', () => {
     expect(integerOption({ port: '8080' }, 'port', { min: 0, max: 65535 })).toBe(8080);
     expect(integerOption({}, 'port', { min: 0, max: 65535 })).toBeUndefined();
     for (const bad of ['-1', '70000', '1e3', '0x10', 'abc', '']) {
-      expect(codeOf(() => integerOption({ port: bad }, 'port', { min: 0, max: 65535 }))).toBe('CLI_USAGE_INVALID_VALUE');
+      expect(codeOf(() => integerOption({ port: bad }, 'port', { min: 0, max: 65535 }))).toBeTrustCode('CLI_USAGE_INVALID_VALUE');
     }
   });
 
@@ -91,7 +91,7 @@ describe('integerOption and choiceOption', () => {
       choiceOption({ mode: 'strct' }, 'mode', ['default', 'strict']);
       expect.unreachable();
     } catch (e) {
-      expect(e).toMatchObject({ code: 'CLI_USAGE_INVALID_VALUE', hint: "did you mean 'strict'?" });
+      expect(e).toMatchObject({ code: expect.toBeTrustCode('CLI_USAGE_INVALID_VALUE'), hint: "did you mean 'strict'?" });
     }
   });
 });

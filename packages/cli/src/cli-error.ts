@@ -1,20 +1,21 @@
+import type { CliErrorCode, TrustErrorCode } from '@trust/core';
 import type { ExitCode } from './exit-code.js';
 
 /**
  * An error raised by the command framework itself (usage errors, a command not built yet).
  * Command code throws `TrustError` from `@trust/core`; the framework prints both the same way
  * (code, reason, hint). This class exists so that `trust --help` and usage errors never load
- * `@trust/core`, which keeps the cold start small.
+ * `@trust/core` at run time (the code type is erased), which keeps the cold start small.
  *
  * @example
  * throw usageError('CLI_USAGE_MISSING_ARGUMENT', 'trust audit verify needs a file', 'trust audit verify audit.jsonl');
  */
 export class CliError extends Error {
-  readonly code: string;
+  readonly code: TrustErrorCode;
   readonly hint: string | undefined;
   readonly exitCode: ExitCode | undefined;
 
-  constructor(code: string, message: string, options: { hint?: string; exitCode?: ExitCode; cause?: unknown } = {}) {
+  constructor(code: TrustErrorCode, message: string, options: { hint?: string; exitCode?: ExitCode; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CliError';
     this.code = code;
@@ -24,7 +25,7 @@ export class CliError extends Error {
 }
 
 /** A usage error (exit code 2). `code` should start with `CLI_USAGE`. */
-export function usageError(code: string, message: string, hint?: string): CliError {
+export function usageError(code: CliErrorCode, message: string, hint?: string): CliError {
   return new CliError(code, message, hint === undefined ? { exitCode: 2 } : { hint, exitCode: 2 });
 }
 

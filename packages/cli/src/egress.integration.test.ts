@@ -50,7 +50,7 @@ describe('trust egress check (built binary)', () => {
     expect(other.code).toBe(126);
     const doc = egressCheckSchema.parse(other.json());
     expect(doc.result.steps.find((s) => s.step === 'policy')).toMatchObject({ ok: false });
-    expect(doc.result.code).toBe('EGRESS_HOST_NOT_ALLOWED');
+    expect(doc.result.code).toBeTrustCode('EGRESS_HOST_NOT_ALLOWED');
     const strict = await runCli(['egress', 'check', 'http://127.0.0.1/', '--policy', 'p.json', '--json'], { home: tmp.home });
     expect(egressCheckSchema.parse(strict.json()).result.mode).toBe('strict');
     expect(strict.code).toBe(126);

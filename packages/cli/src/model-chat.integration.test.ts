@@ -64,7 +64,7 @@ describe('trust agent chat with a real provider (built binary, wire-format peer)
     const r = await chat(['--provider', 'openai', '--model', 'peer-gpt', '--base-url', `${peer.base}/v1`, '--allow-local-model', '--json'], {});
     expect(r.code).toBe(2);
     const err = failureSchema.parse(r.json()).error;
-    expect(err.code).toBe('MODEL_API_KEY_MISSING');
+    expect(err.code).toBeTrustCode('MODEL_API_KEY_MISSING');
     expect(err.message).toContain('$OPENAI_API_KEY is not set');
     expect(err.hint).toContain('export OPENAI_API_KEY=');
     const human = await chat(['--provider', 'anthropic', '--model', 'm'], {});
@@ -78,11 +78,11 @@ describe('trust agent chat with a real provider (built binary, wire-format peer)
     const local = await chat(['--provider', 'openai', '--model', 'peer-gpt', '--base-url', `${peer.base}/v1`, '--json'], { OPENAI_API_KEY: KEY });
     expect(local.code).toBe(2);
     const err = failureSchema.parse(local.json()).error;
-    expect(err.code).toBe('MODEL_BASE_URL_LOCAL');
+    expect(err.code).toBeTrustCode('MODEL_BASE_URL_LOCAL');
     expect(err.hint).toContain('--allow-local-model');
     const wrong = await chat(['--provider', 'openai', '--model', 'peer-gpt', '--base-url', `${peer.base}/v1`, '--allow-local-model', '--json'], { OPENAI_API_KEY: 'sk-wrong-key-77' });
     expect(wrong.code).toBe(1);
-    expect(failureSchema.parse(wrong.json()).error.code).toBe('PROVIDER_AUTH');
+    expect(failureSchema.parse(wrong.json()).error.code).toBeTrustCode('PROVIDER_AUTH');
     expect(wrong.stdout + wrong.stderr).not.toContain('sk-wrong-key-77');
   });
 });

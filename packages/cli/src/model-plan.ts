@@ -1,3 +1,4 @@
+import type { CliErrorCode, TrustErrorCode } from '@trust/core';
 import { classifyAddress } from '@trust/egress';
 
 /** The provider kinds of an agent config (`model.provider`). */
@@ -46,7 +47,7 @@ export type ModelPlan = { readonly kind: 'scripted' } | HttpModelPlan;
 
 /** Why no plan could be made: a stable code, the reason and the fix. */
 export interface ModelPlanProblem {
-  readonly code: string;
+  readonly code: TrustErrorCode;
   readonly message: string;
   readonly hint: string;
 }
@@ -64,7 +65,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // owner's flag. Otherwise a file could have the host send e.g. a cloud secret to its model URL.
 const AGENT_KEY_ENV = /(^|_)API_KEY$/;
 
-const fail = (code: string, message: string, hint: string): ModelPlanResult => ({ ok: false, problem: { code, message, hint } });
+const fail = (code: CliErrorCode, message: string, hint: string): ModelPlanResult => ({ ok: false, problem: { code, message, hint } });
 
 /** True for `localhost` names and for IP literals that are not public (loopback, private, link-local…). */
 export function isLocalModelHost(hostname: string): boolean {

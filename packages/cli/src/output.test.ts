@@ -7,18 +7,18 @@ import { failureSchema } from './json-schemas.js';
 describe('printError', () => {
   it('prints code, reason and hint on stderr, escaping untrusted text, without colour off a TTY', () => {
     const m = createMemoryIo();
-    const code = printError(m.io, new CliError('EGRESS_DENIED', 'denied \u001b[2Jhttp://x\u0007', { hint: 'allow it' }), { json: false, command: 'egress check' });
+    const code = printError(m.io, new CliError('EGRESS_POLICY_DENIED', 'denied \u001b[2Jhttp://x\u0007', { hint: 'allow it' }), { json: false, command: 'egress check' });
     expect(code).toBe(126);
-    expect(m.stderr()).toBe('error[EGRESS_DENIED]: denied http://x\\x07\n  hint: allow it\n');
+    expect(m.stderr()).toBe('error[EGRESS_POLICY_DENIED]: denied http://x\\x07\n  hint: allow it\n');
     expect(m.stdout()).toBe('');
   });
 
   it('colours on a TTY unless NO_COLOR is set', () => {
     const tty = createMemoryIo({ tty: true });
-    printError(tty.io, new CliError('X', 'y'), { json: false, command: 'c' });
+    printError(tty.io, new CliError('CLI_INTERNAL', 'y'), { json: false, command: 'c' });
     expect(tty.stderr()).toContain('\u001b[31m');
     const noColor = createMemoryIo({ tty: true, env: { NO_COLOR: '1' } });
-    printError(noColor.io, new CliError('X', 'y'), { json: false, command: 'c' });
+    printError(noColor.io, new CliError('CLI_INTERNAL', 'y'), { json: false, command: 'c' });
     expect(noColor.stderr()).not.toContain('\u001b[');
   });
 
@@ -31,10 +31,10 @@ describe('printError', () => {
 
   it('prints one schema-valid JSON document on stdout in json mode', () => {
     const m = createMemoryIo();
-    const code = printError(m.io, new CliError('CLI_USAGE_X', 'bad', { hint: 'h', exitCode: 2 }), { json: true, command: 'doctor' });
+    const code = printError(m.io, new CliError('CLI_USAGE_INVALID_VALUE', 'bad', { hint: 'h', exitCode: 2 }), { json: true, command: 'doctor' });
     expect(code).toBe(2);
     const doc = failureSchema.parse(JSON.parse(m.stdout()));
-    expect(doc.error).toEqual({ code: 'CLI_USAGE_X', message: 'bad', hint: 'h', exitCode: 2 });
+    expect(doc.error).toEqual({ code: expect.toBeTrustCode('CLI_USAGE_INVALID_VALUE'), message: 'bad', hint: 'h', exitCode: 2 });
     expect(m.stderr()).toBe('');
   });
 });

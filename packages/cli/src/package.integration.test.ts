@@ -26,7 +26,7 @@ describe('plugin packages (built binary)', () => {
     expect(readFileSync(join(tmp.home, 'hello', 'package.toml'), 'utf8')).toContain('capabilities = []');
     const again = await cli(['package', 'init', 'hello', '--json']);
     expect(again.code).toBe(1);
-    expect(failureSchema.parse(again.json()).error.code).toBe('CLI_FILE_EXISTS');
+    expect(failureSchema.parse(again.json()).error.code).toBeTrustCode('CLI_FILE_EXISTS');
   });
 
   it('keygen writes a 0600 private key and a public key, and refuses to overwrite', async () => {
@@ -50,8 +50,8 @@ describe('plugin packages (built binary)', () => {
   });
 
   it('sign needs a private key; verify accepts the right key and names an untrusted one', async () => {
-    expect(failureSchema.parse((await cli(['package', 'sign', 'hello', '--json'])).json()).error.code).toBe('CLI_USAGE_MISSING_OPTION');
-    expect(failureSchema.parse((await cli(['package', 'sign', 'hello', '--key', 'signing.pub', '--json'])).json()).error.code).toBe('WASM_KEY_INVALID');
+    expect(failureSchema.parse((await cli(['package', 'sign', 'hello', '--json'])).json()).error.code).toBeTrustCode('CLI_USAGE_MISSING_OPTION');
+    expect(failureSchema.parse((await cli(['package', 'sign', 'hello', '--key', 'signing.pub', '--json'])).json()).error.code).toBeTrustCode('WASM_KEY_INVALID');
     const signed = await cli(['package', 'sign', 'hello', '--key', 'signing.key', '--json']);
     expect(signed.code).toBe(0);
     expect(packageSignSchema.parse(signed.json()).result.files).toBe(2);
@@ -59,7 +59,7 @@ describe('plugin packages (built binary)', () => {
     expect(ok.code).toBe(0);
     packageVerifySchema.parse(ok.json());
     const wrong = await cli(['package', 'verify', 'hello', '--trusted', 'other.pub', '--json']);
-    expect(failureSchema.parse(wrong.json()).error.code).toBe('WASM_KEY_UNTRUSTED');
+    expect(failureSchema.parse(wrong.json()).error.code).toBeTrustCode('WASM_KEY_UNTRUSTED');
     expect(wrong.code).toBe(126);
   });
 
@@ -86,22 +86,22 @@ describe('plugin packages (built binary)', () => {
   it('run refuses an untrusted signer, and a tampered package fails verify naming the file', async () => {
     const untrusted = await cli(['run', 'hello', 'add', '1', '2', '--json']);
     expect(untrusted.code).toBe(126);
-    expect(failureSchema.parse(untrusted.json()).error.code).toBe('WASM_KEY_UNTRUSTED');
+    expect(failureSchema.parse(untrusted.json()).error.code).toBeTrustCode('WASM_KEY_UNTRUSTED');
     expect((await cli(['package', 'init', 'plain'])).code).toBe(0);
     const unsigned = await cli(['run', 'plain', 'add', '1', '2']);
     expect(unsigned.code).toBe(126);
     expect(unsigned.stderr).toContain('error[WASM_UNSIGNED]');
     const network = await cli(['run', 'hello', 'add', '1', '2', '--trusted', 'signing.pub', '--grant', 'http', '--json']);
     expect(network.code).toBe(126);
-    expect(failureSchema.parse(network.json()).error.code).toBe('WASM_EGRESS_POLICY_MISSING');
+    expect(failureSchema.parse(network.json()).error.code).toBeTrustCode('WASM_EGRESS_POLICY_MISSING');
     appendFileSync(join(tmp.home, 'hello', 'package.toml'), '\n# changed after signing\n');
     const tampered = await cli(['package', 'verify', 'hello', '--trusted', 'signing.pub', '--json']);
     expect(tampered.code).toBe(126);
     const err = failureSchema.parse(tampered.json()).error;
     const refused = await cli(['run', 'hello', 'add', '1', '2', '--trusted', 'signing.pub', '--json']);
     expect(refused.code).toBe(126);
-    expect(failureSchema.parse(refused.json()).error.code).toBe('WASM_SIGNATURE_INVALID');
-    expect(err.code).toBe('WASM_SIGNATURE_INVALID');
+    expect(failureSchema.parse(refused.json()).error.code).toBeTrustCode('WASM_SIGNATURE_INVALID');
+    expect(err.code).toBeTrustCode('WASM_SIGNATURE_INVALID');
     expect(JSON.stringify(err)).toContain('package.toml');
   });
 

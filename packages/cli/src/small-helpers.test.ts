@@ -11,7 +11,7 @@ describe('parsePortList', () => {
     expect(parsePortList([], 'protect-port')).toEqual([]);
   });
   it.each(['0', '65536', 'http', '-1', '1.5', ''])('rejects %j with a usage error', (bad) => {
-    expect(() => parsePortList([bad], 'protect-port')).toThrow(expect.objectContaining({ code: 'CLI_USAGE_INVALID_VALUE', exitCode: 2 }));
+    expect(() => parsePortList([bad], 'protect-port')).toThrow(expect.objectContaining({ code: expect.toBeTrustCode('CLI_USAGE_INVALID_VALUE'), exitCode: 2 }));
   });
 });
 
@@ -23,7 +23,7 @@ describe('parseResolveOverrides', () => {
     expect(parseResolveOverrides([])).toBeUndefined();
   });
   it.each(['api.test', '=1.2.3.4', 'api.test='])('rejects %j', (bad) => {
-    expect(() => parseResolveOverrides([bad])).toThrow(expect.objectContaining({ code: 'CLI_USAGE_INVALID_VALUE' }));
+    expect(() => parseResolveOverrides([bad])).toThrow(expect.objectContaining({ code: expect.toBeTrustCode('CLI_USAGE_INVALID_VALUE') }));
   });
 });
 
@@ -52,7 +52,7 @@ describe('parseJsonFile', () => {
       parseJsonFile('{\n  "v": 1,\n  "secret": "hunter2" oops\n}', 'p.json', 'policy file');
       expect.unreachable();
     } catch (e) {
-      expect(e).toMatchObject({ code: 'CLI_FILE_INVALID_JSON' });
+      expect(e).toHaveTrustCode('CLI_FILE_INVALID_JSON');
       expect((e as Error).message).toMatch(/at line 3, column \d+/);
       expect((e as Error).message).not.toContain('hunter2');
     }

@@ -50,7 +50,7 @@ describe('the studio state file', () => {
     const port = await controlLike();
     const dir = workspace({ v: 1, port, pid: process.pid });
     expect(await readStudioState(dir)).toEqual({ port, token: TOKEN });
-    await expect(assertNoLiveStudio(dir)).rejects.toMatchObject({ code: 'STUDIO_ALREADY_RUNNING' });
+    await expect(assertNoLiveStudio(dir)).rejects.toHaveTrustCode('STUDIO_ALREADY_RUNNING');
   });
 
   it.each([
@@ -60,7 +60,7 @@ describe('the studio state file', () => {
     ['a damaged file', async () => '{"port": "7385"'],
   ])('is stale for %s: removed, STUDIO_NOT_RUNNING, and a new studio may replace it', async (_n, make) => {
     const dir = workspace(await make());
-    await expect(readStudioState(dir)).rejects.toMatchObject({ code: 'STUDIO_NOT_RUNNING' });
+    await expect(readStudioState(dir)).rejects.toHaveTrustCode('STUDIO_NOT_RUNNING');
     expect(existsSync(studioStateFile(dir))).toBe(false);
     writeFileSync(studioStateFile(dir), JSON.stringify({ v: 1, port: 1, pid: deadPid() }));
     await expect(assertNoLiveStudio(dir)).resolves.toBeUndefined();

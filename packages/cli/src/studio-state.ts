@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isTrustErrorCode } from '@trust/core';
 import { CliError } from './cli-error.js';
 
 /** Where a running `trust studio` records its port and pid (removed when it stops). */
@@ -143,8 +144,8 @@ export async function callStudio(state: { port: number; token: string }, method:
   }
   const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (!res.ok) {
-    const err = (json.error ?? {}) as { code?: string; message?: string; hint?: string };
-    throw new CliError(err.code ?? 'CONTROL_ERROR', err.message ?? `control API answered ${res.status}`, err.hint ? { hint: err.hint } : {});
+    const err = (json.error ?? {}) as { code?: unknown; message?: string; hint?: string };
+    throw new CliError(isTrustErrorCode(err.code) ? err.code : 'CONTROL_ERROR', err.message ?? `control API answered ${res.status}`, err.hint ? { hint: err.hint } : {});
   }
   return json;
 }

@@ -73,7 +73,7 @@ describe('trust studio <workspace> (built binary, wire-format peer)', () => {
 
       const keyless = await api('POST', '/agents/keyless/chat', { text: 'hello?' });
       expect(keyless.status).toBe(400);
-      expect(keyless.json.error).toMatchObject({ code: 'MODEL_API_KEY_MISSING' });
+      expect(keyless.json.error).toHaveTrustCode('MODEL_API_KEY_MISSING');
       expect(keyless.json.error.message).toContain('$ANTHROPIC_API_KEY is not set');
       expect(keyless.json.error.hint).toContain('export ANTHROPIC_API_KEY=');
       expect((await api('GET', '/agents/keyless/config')).status).toBe(200);
@@ -86,7 +86,7 @@ describe('trust studio <workspace> (built binary, wire-format peer)', () => {
       expect(listed.map((a) => a.id)).toEqual(['broken', 'keyless', 'offline', 'remote']);
       const broken = await api('POST', '/agents/broken/chat', { text: 'hi' });
       expect(broken.status).toBe(400);
-      expect(broken.json.error.code).toBe('MODEL_API_KEY_INVALID');
+      expect(broken.json.error.code).toBeTrustCode('MODEL_API_KEY_INVALID');
     } finally {
       const code = await new Promise<number | null>((resolve) => {
         child.on('exit', (c) => resolve(c));

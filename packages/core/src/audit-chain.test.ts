@@ -116,8 +116,8 @@ describe('auditDecision', () => {
 
   it('maps a deny with code, rule and reason', () => {
     const sink = createMemoryAuditSink();
-    const e = auditDecision(sink, { principal, action: 'egress.http', target: 't', decision: deny('X_NO', 'because', { rule: 'r2' }), details: { k: 1 } });
-    expect(e).toMatchObject({ decision: 'deny', code: 'X_NO', rule: 'r2', details: { k: 1, reason: 'because' } });
+    const e = auditDecision(sink, { principal, action: 'egress.http', target: 't', decision: deny('EGRESS_HOST_DENIED', 'because', { rule: 'r2' }), details: { k: 1 } });
+    expect(e).toMatchObject({ decision: 'deny', code: expect.toBeTrustCode('EGRESS_HOST_DENIED'), rule: 'r2', details: { k: 1, reason: 'because' } });
     expect(verifyChain(sink.events()).ok).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import { TrustError } from './error.js';
 function problemsOf(list: readonly string[]): { code: string; path?: string; hint?: string }[] {
   const r = tryParseCapabilities(list);
   if (r.ok) throw new Error(`expected failure for ${JSON.stringify(list)}`);
-  expect(r.error.code).toBe('CAPABILITY_INVALID');
+  expect(r.error.code).toBeTrustCode('CAPABILITY_INVALID');
   return r.error.problems.map((p) => ({ code: p.code, path: p.path, hint: p.hint }));
 }
 
@@ -156,7 +156,7 @@ describe('parseCapabilities: every rejection', () => {
       caught = e;
     }
     expect(caught).toBeInstanceOf(TrustError);
-    expect((caught as TrustError).code).toBe('CAPABILITY_INVALID');
+    expect((caught as TrustError).code).toBeTrustCode('CAPABILITY_INVALID');
     expect((caught as TrustError).message).not.toContain('\u001b');
   });
 
@@ -169,7 +169,7 @@ describe('parseCapabilities: every rejection', () => {
   });
 
   it('rejects non-string entries from untyped input', () => {
-    expect(problemsOf([42 as unknown as string])[0]?.code).toBe('CAPABILITY_UNKNOWN');
+    expect(problemsOf([42 as unknown as string])[0]?.code).toBeTrustCode('CAPABILITY_UNKNOWN');
   });
 });
 
@@ -189,9 +189,9 @@ describe('fs grants are canonical and disjoint', () => {
   it('accepts a path of exactly PATH_MAX bytes and refuses one byte more', () => {
     const at = `/${'a'.repeat(4095)}`;
     expect(parseCapabilities([`fs:ro:${at}`]).fsGrants[0]?.path).toBe(at);
-    expect(problemsOf([`fs:ro:${at}b`])[0]?.code).toBe('CAPABILITY_FS_PATH');
+    expect(problemsOf([`fs:ro:${at}b`])[0]?.code).toBeTrustCode('CAPABILITY_FS_PATH');
     // bytes, not UTF-16 units: 2048 two-byte characters are 4096 bytes plus the slash
-    expect(problemsOf([`fs:ro:/${'\u00e9'.repeat(2048)}`])[0]?.code).toBe('CAPABILITY_FS_PATH');
+    expect(problemsOf([`fs:ro:/${'\u00e9'.repeat(2048)}`])[0]?.code).toBeTrustCode('CAPABILITY_FS_PATH');
   });
 
   it('names the canonical form in the hint instead of rewriting', () => {

@@ -1,3 +1,4 @@
+import type { CapabilityErrorCode } from './error-codes.js';
 import type { CapabilityName } from './capability-name.js';
 import { formatCapability, type Capability, type CapabilitySet } from './capability.js';
 import { createCapabilitySet } from './capability-set.js';
@@ -17,7 +18,7 @@ const FORMS = 'args, stdin, stdout, stderr, http, tcp, udp, network, sockets, cl
 
 type Result = { ok: true; cap: Capability } | { ok: false; problem: Omit<Problem, 'path'> };
 
-const fail = (code: string, message: string, hint: string): Result => ({ ok: false, problem: { code, message, hint } });
+const fail = (code: CapabilityErrorCode, message: string, hint: string): Result => ({ ok: false, problem: { code, message, hint } });
 
 function unknown(entry: string): Result {
   const trimmed = entry.trim();

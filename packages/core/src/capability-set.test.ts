@@ -22,7 +22,7 @@ describe('CapabilitySet', () => {
     if (allowed) expect(d).toBeAllowed();
     else expect(d).toBeDenied('CAPABILITY_ENV_NOT_GRANTED');
     if (!d.allow) {
-      expect(d.code).toBe('CAPABILITY_ENV_NOT_GRANTED');
+      expect(d.code).toBeTrustCode('CAPABILITY_ENV_NOT_GRANTED');
       expect(d.hint).toContain(`"env:${name}"`);
     } else {
       expect(d.rule).toBe(`env:${name}`);

@@ -1,3 +1,5 @@
+import type { TrustErrorCode } from './trust-error-code.js';
+
 /**
  * The value every security check returns. A check never answers with a bare boolean: a denial
  * always carries a stable code and a reason a person can act on.
@@ -21,10 +23,14 @@ export interface Allow {
   readonly port?: number;
 }
 
-/** A denied action, with a stable `code`, a `reason` and, where one exists, how to permit it. */
-export interface Deny {
+/**
+ * A denied action, with a stable `code`, a `reason` and, where one exists, how to permit it. A
+ * policy that denies for a reason of its own uses the nearest known code (for an egress policy,
+ * `EGRESS_POLICY_DENIED`) and says why in `reason` and `rule`.
+ */
+export interface Deny<C extends TrustErrorCode = TrustErrorCode> {
   readonly allow: false;
-  readonly code: string;
+  readonly code: C;
   readonly reason: string;
   readonly rule?: string;
   readonly hint?: string;
@@ -50,8 +56,8 @@ export function allow(rule?: string, extra: { port?: number } = {}): Allow {
  * @example
  * deny('EGRESS_HOST_NOT_ALLOWED', 'evil.test is not allowed', { hint: 'add "evil.test" to the allow list' });
  */
-export function deny(code: string, reason: string, extra: { rule?: string; hint?: string } = {}): Deny {
-  const d: { -readonly [K in keyof Deny]: Deny[K] } = { allow: false, code, reason };
+export function deny<C extends TrustErrorCode>(code: C, reason: string, extra: { rule?: string; hint?: string } = {}): Deny<C> {
+  const d: { -readonly [K in keyof Deny<C>]: Deny<C>[K] } = { allow: false, code, reason };
   if (extra.rule !== undefined) d.rule = extra.rule;
   if (extra.hint !== undefined) d.hint = extra.hint;
   return d;

@@ -1,6 +1,7 @@
 /**
- * The stable codes of every error and decision core produces, per area. Callers and tests match
- * on these, never on messages. A `Problem` inside a `TrustError` carries one of the problem codes.
+ * The stable codes of every error and decision core produces, per area, and of egress. Callers and
+ * tests match on these, never on messages. A `Problem` inside a `TrustError` carries one of them.
+ * The other packages' areas sit in `error-codes-*.ts`; `trust-error-code.ts` unites them all.
  */
 
 /**
@@ -77,57 +78,65 @@ export type AuditErrorCode = (typeof AUDIT_ERROR_CODES)[number];
  * @example
  * CORE_ERROR_CODES.includes('NOT_IMPLEMENTED'); // true
  */
-export const CORE_ERROR_CODES = Object.freeze(['NOT_IMPLEMENTED', 'CANONICAL_JSON_INVALID', 'INPUT_TOO_DEEP', 'INPUT_TOO_LARGE', 'INPUT_JSON_INVALID'] as const);
+export const CORE_ERROR_CODES = Object.freeze([
+  'NOT_IMPLEMENTED',
+  'CANONICAL_JSON_INVALID',
+  'INPUT_TOO_DEEP',
+  'INPUT_TOO_LARGE',
+  'INPUT_JSON_INVALID',
+] as const);
 export type CoreErrorCode = (typeof CORE_ERROR_CODES)[number];
 
 /**
- * Egress deny and error codes: those of core's policy building blocks, and those of the egress
- * engine (`@trust/egress` owns that list and exports it at runtime). A policy may also deny with
- * a code of its own.
+ * Egress deny and error codes: those of core's policy building blocks and those of the
+ * `@trust/egress` engine (the address guard, DNS, redirects, limits, the proxy and UDP relay).
+ *
+ * @example
+ * EGRESS_ERROR_CODES.includes('EGRESS_PRIVATE_ADDRESS'); // true
  */
-export type EgressErrorCode =
-  // core policy building blocks
-  | 'EGRESS_DENY_ALL'
-  | 'EGRESS_NO_POLICY'
-  | 'EGRESS_HOST_NOT_ALLOWED'
-  | 'EGRESS_HOST_DENIED'
-  | 'EGRESS_METHOD_NOT_ALLOWED'
-  | 'EGRESS_TUNNEL_PORT_NOT_ALLOWED'
-  // the egress engine
-  | 'EGRESS_OPTIONS_INVALID'
-  | 'EGRESS_URL_INVALID'
-  | 'EGRESS_TARGET_INVALID'
-  | 'EGRESS_SCHEME'
-  | 'EGRESS_USERINFO'
-  | 'EGRESS_LOOPBACK'
-  | 'EGRESS_PRIVATE_ADDRESS'
-  | 'EGRESS_LINK_LOCAL'
-  | 'EGRESS_METADATA'
-  | 'EGRESS_UNSPECIFIED'
-  | 'EGRESS_MULTICAST'
-  | 'EGRESS_BROADCAST'
-  | 'EGRESS_RESERVED'
-  | 'EGRESS_ULA'
-  | 'EGRESS_DENIED_CIDR'
-  | 'EGRESS_PROTECTED_PORT'
-  | 'EGRESS_DNS_FAILED'
-  | 'EGRESS_DNS_EMPTY'
-  | 'EGRESS_DNS_TIMEOUT'
-  | 'EGRESS_POLICY_DENIED'
-  | 'EGRESS_NO_TCP_POLICY'
-  | 'EGRESS_NO_UDP_POLICY'
-  | 'EGRESS_TOO_MANY_REDIRECTS'
-  | 'EGRESS_REDIRECT_SCHEME'
-  | 'EGRESS_REDIRECT_INVALID'
-  | 'EGRESS_REDIRECT_BODY'
-  | 'EGRESS_REDIRECT_REFUSED'
-  | 'EGRESS_DOWNGRADE'
-  | 'EGRESS_RESPONSE_TOO_LARGE'
-  | 'EGRESS_HEADERS_TOO_LARGE'
-  | 'EGRESS_TIMEOUT'
-  | 'EGRESS_ABORTED'
-  | 'EGRESS_CONNECT_FAILED'
-  | 'EGRESS_PROTOCOL';
-
-/** Every code core itself produces. */
-export type TrustErrorCode = CapabilityErrorCode | PolicyErrorCode | AuditErrorCode | CoreErrorCode | EgressErrorCode;
+export const EGRESS_ERROR_CODES = Object.freeze([
+  'EGRESS_DENY_ALL',
+  'EGRESS_NO_POLICY',
+  'EGRESS_HOST_NOT_ALLOWED',
+  'EGRESS_HOST_DENIED',
+  'EGRESS_METHOD_NOT_ALLOWED',
+  'EGRESS_TUNNEL_PORT_NOT_ALLOWED',
+  'EGRESS_OPTIONS_INVALID',
+  'EGRESS_URL_INVALID',
+  'EGRESS_TARGET_INVALID',
+  'EGRESS_SCHEME',
+  'EGRESS_USERINFO',
+  'EGRESS_LOOPBACK',
+  'EGRESS_PRIVATE_ADDRESS',
+  'EGRESS_LINK_LOCAL',
+  'EGRESS_METADATA',
+  'EGRESS_UNSPECIFIED',
+  'EGRESS_MULTICAST',
+  'EGRESS_BROADCAST',
+  'EGRESS_RESERVED',
+  'EGRESS_ULA',
+  'EGRESS_DENIED_CIDR',
+  'EGRESS_PROTECTED_PORT',
+  'EGRESS_DNS_FAILED',
+  'EGRESS_DNS_EMPTY',
+  'EGRESS_DNS_TIMEOUT',
+  'EGRESS_POLICY_DENIED',
+  'EGRESS_NO_TCP_POLICY',
+  'EGRESS_NO_UDP_POLICY',
+  'EGRESS_TOO_MANY_REDIRECTS',
+  'EGRESS_REDIRECT_SCHEME',
+  'EGRESS_REDIRECT_INVALID',
+  'EGRESS_REDIRECT_BODY',
+  'EGRESS_REDIRECT_REFUSED',
+  'EGRESS_DOWNGRADE',
+  'EGRESS_RESPONSE_TOO_LARGE',
+  'EGRESS_HEADERS_TOO_LARGE',
+  'EGRESS_TIMEOUT',
+  'EGRESS_ABORTED',
+  'EGRESS_CONNECT_FAILED',
+  'EGRESS_PROTOCOL',
+  'EGRESS_DATAGRAM_TOO_LARGE',
+  'EGRESS_POLICY_INVALID',
+  'EGRESS_REQUEST_MALFORMED',
+] as const);
+export type EgressErrorCode = (typeof EGRESS_ERROR_CODES)[number];

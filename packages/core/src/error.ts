@@ -1,8 +1,9 @@
 import type { Deny } from './decision.js';
+import type { TrustErrorCode } from './trust-error-code.js';
 
 /** One problem found while validating input, with a code and a concrete fix. */
 export interface Problem {
-  readonly code: string;
+  readonly code: TrustErrorCode;
   readonly message: string;
   /** How to fix it, ideally with a valid example. */
   readonly hint?: string;
@@ -20,17 +21,19 @@ export interface TrustErrorOptions {
 
 /**
  * The base of every error trust throws. Callers and tests match on `code`, never on the message.
+ * `code` is one of the known codes (`TrustErrorCode`), so a misspelt code fails to type-check;
+ * `C` narrows it where a function throws codes of one area only.
  *
  * @example
  * try { parseCapabilities(['env']); } catch (e) { if (e instanceof TrustError) console.log(e.code, e.hint); }
  */
-export class TrustError extends Error {
-  readonly code: string;
+export class TrustError<C extends TrustErrorCode = TrustErrorCode> extends Error {
+  readonly code: C;
   readonly hint: string | undefined;
   readonly decision: Deny | undefined;
   readonly problems: readonly Problem[];
 
-  constructor(code: string, message: string, options: TrustErrorOptions = {}) {
+  constructor(code: C, message: string, options: TrustErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'TrustError';
     this.code = code;
@@ -46,7 +49,7 @@ export class TrustError extends Error {
  * @example
  * const d = policy.authorizeHttp(req, ctx); if (!d.allow) throw deniedError(d);
  */
-export function deniedError(decision: Deny): TrustError {
+export function deniedError<C extends TrustErrorCode>(decision: Deny<C>): TrustError<C> {
   const message = decision.hint ? `${decision.reason}; ${decision.hint}` : decision.reason;
   return new TrustError(decision.code, message, { decision, hint: decision.hint });
 }
@@ -57,7 +60,7 @@ export function deniedError(decision: Deny): TrustError {
  * @example
  * catch (e) { if (isTrustError(e, 'POLICY_JSON')) console.log(e.hint); }
  */
-export function isTrustError(value: unknown, code?: string): value is TrustError {
+export function isTrustError<C extends TrustErrorCode = TrustErrorCode>(value: unknown, code?: C): value is TrustError<C> {
   return value instanceof TrustError && (code === undefined || value.code === code);
 }
 

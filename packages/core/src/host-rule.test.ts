@@ -82,7 +82,7 @@ describe('parseHostRule: rejections', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error).toBeInstanceOf(TrustError);
-    expect(r.error.code).toBe('POLICY_HOST_RULE_INVALID');
+    expect(r.error.code).toBeTrustCode('POLICY_HOST_RULE_INVALID');
     expect(`${r.error.message} ${r.error.hint}`).toContain(fragment);
     expect(() => parseHostRule(text)).toThrowTrustError('POLICY_HOST_RULE_INVALID');
   });

@@ -27,7 +27,7 @@ describe('checkJsonText', () => {
   it('the default cap is 64 and a custom cap is honoured', () => {
     expect(DEFAULT_MAX_JSON_DEPTH).toBe(64);
     expect(checkJsonText(nest(3), { maxDepth: 3 }).allow).toBe(true);
-    expect(checkJsonText(nest(4), { maxDepth: 3 })).toMatchObject({ allow: false, code: 'INPUT_TOO_DEEP' });
+    expect(checkJsonText(nest(4), { maxDepth: 3 })).toMatchObject({ allow: false, code: expect.toBeTrustCode('INPUT_TOO_DEEP') });
   });
 
   it.each([
@@ -40,7 +40,7 @@ describe('checkJsonText', () => {
   ])('size: %s', (_name, text, maxBytes, ok) => {
     const d = checkJsonText(text, { maxBytes });
     expect(d.allow).toBe(ok);
-    if (!ok) expect(d).toMatchObject({ code: 'INPUT_TOO_LARGE', rule: 'json-size' });
+    if (!ok) expect(d).toMatchObject({ code: expect.toBeTrustCode('INPUT_TOO_LARGE'), rule: 'json-size' });
     expect(new TextEncoder().encode(text).length <= maxBytes).toBe(ok);
   });
 });
@@ -56,18 +56,18 @@ describe('checkJsonValue', () => {
   ])('%s', (_name, value, ok) => {
     const d = checkJsonValue(value);
     expect(d.allow).toBe(ok);
-    if (!ok) expect(d).toMatchObject({ code: 'INPUT_TOO_DEEP' });
+    if (!ok) expect(d).toHaveTrustCode('INPUT_TOO_DEEP');
   });
 
   it('refuses a cyclic value as too deep instead of looping', () => {
     const a: unknown[] = [];
     a.push(a);
-    expect(checkJsonValue(a)).toMatchObject({ allow: false, code: 'INPUT_TOO_DEEP' });
+    expect(checkJsonValue(a)).toMatchObject({ allow: false, code: expect.toBeTrustCode('INPUT_TOO_DEEP') });
   });
 
   it('caps the number of values visited', () => {
     const shared = [1, 2, 3];
-    expect(checkJsonValue([shared, shared], { maxNodes: 8 })).toMatchObject({ allow: false, code: 'INPUT_TOO_LARGE' });
+    expect(checkJsonValue([shared, shared], { maxNodes: 8 })).toMatchObject({ allow: false, code: expect.toBeTrustCode('INPUT_TOO_LARGE') });
     expect(checkJsonValue([shared, shared], { maxNodes: 9 }).allow).toBe(true);
   });
 });
@@ -75,8 +75,8 @@ describe('checkJsonValue', () => {
 describe('parseJsonWithLimits', () => {
   it('parses what passes, refuses the rest with a coded TrustError', () => {
     expect(parseJsonWithLimits('{"a":[1]}')).toEqual({ a: [1] });
-    expect(() => parseJsonWithLimits(nest(65))).toThrowError(expect.objectContaining({ code: 'INPUT_TOO_DEEP', decision: expect.objectContaining({ allow: false }) }));
-    expect(() => parseJsonWithLimits('{"a":', {})).toThrowError(expect.objectContaining({ code: 'INPUT_JSON_INVALID' }));
-    expect(() => parseJsonWithLimits('"abc"', { maxBytes: 2 })).toThrowError(expect.objectContaining({ code: 'INPUT_TOO_LARGE' }));
+    expect(() => parseJsonWithLimits(nest(65))).toThrowError(expect.objectContaining({ code: expect.toBeTrustCode('INPUT_TOO_DEEP'), decision: expect.objectContaining({ allow: false }) }));
+    expect(() => parseJsonWithLimits('{"a":', {})).toThrowTrustError('INPUT_JSON_INVALID');
+    expect(() => parseJsonWithLimits('"abc"', { maxBytes: 2 })).toThrowTrustError('INPUT_TOO_LARGE');
   });
 });

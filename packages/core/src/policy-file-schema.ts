@@ -1,10 +1,11 @@
+import type { PolicyErrorCode } from './error-codes.js';
 import { z } from 'zod';
 import { parseCidr } from './cidr.js';
 import { tryParseHostRule } from './host-rule.js';
 
 /** Extra data carried by custom issues so they map to our own problem codes. */
 export interface IssueParams {
-  readonly trustCode: string;
+  readonly trustCode: PolicyErrorCode;
   readonly hint: string;
 }
 

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Decision } from './decision.js';
+import type { TrustErrorCode } from './trust-error-code.js';
 import { TrustError } from './error.js';
 import { compilePolicy } from './policy-compile.js';
 import { parsePolicyFile, parsePolicyText } from './policy-file.js';
 import { policyFileSchema } from './policy-file-schema.js';
 import { createTestContext, createTestRequest } from './testing/requests.js';
 
-function expectDecision(d: Decision, expected: string): void {
+function expectDecision(d: Decision, expected: 'allow' | TrustErrorCode): void {
   if (expected === 'allow') expect(d).toBeAllowed();
   else expect(d).toBeDenied(expected);
 }
@@ -16,7 +17,7 @@ function problems(doc: unknown): [string, string | undefined][] {
     parsePolicyFile(doc);
   } catch (e) {
     expect(e).toBeInstanceOf(TrustError);
-    expect((e as TrustError).code).toBe('POLICY_INVALID');
+    expect((e as TrustError).code).toBeTrustCode('POLICY_INVALID');
     for (const p of (e as TrustError).problems) expect(p.hint, p.message).toBeTruthy();
     return (e as TrustError).problems.map((p) => [p.code, p.path]);
   }
@@ -84,7 +85,7 @@ describe('parsePolicyText', () => {
     try {
       parsePolicyText(text);
     } catch (e) {
-      expect((e as TrustError).code).toBe('POLICY_JSON');
+      expect((e as TrustError).code).toBeTrustCode('POLICY_JSON');
       expect((e as TrustError).message).not.toContain('TOPSECRET');
       expect((e as TrustError).cause).toBeUndefined();
       return;
@@ -116,7 +117,7 @@ describe('compilePolicy', () => {
     ['https://example.com/', 'GET', 'EGRESS_HOST_NOT_ALLOWED'],
     ['https://db.example.com:5432/', 'GET', 'allow'],
     ['https://evil.test/', 'GET', 'EGRESS_HOST_NOT_ALLOWED'],
-  ])('http %s %s -> %s', (url, method, expected) => {
+  ] as const)('http %s %s -> %s', (url, method, expected) => {
     expectDecision(policy.authorizeHttp(createTestRequest(url, { method }), ctx) as Decision, expected);
   });
 
@@ -125,7 +126,7 @@ describe('compilePolicy', () => {
     [{ host: 'db.example.com', port: 5432, ip: '10.0.0.7' }, 'EGRESS_HOST_DENIED'],
     [{ host: 'db.example.com', port: 5433 }, 'EGRESS_HOST_NOT_ALLOWED'],
     [{ host: 'api.example.com', port: 443 }, 'EGRESS_HOST_NOT_ALLOWED'],
-  ])('tcp %j -> %s', (peer, expected) => {
+  ] as const)('tcp %j -> %s', (peer, expected) => {
     expectDecision(policy.authorizeTcp!(peer, ctx) as Decision, expected);
   });
 
@@ -160,7 +161,7 @@ describe('compilePolicy', () => {
       compilePolicy(f, { env: { B: '' } });
     } catch (e) {
       const err = e as TrustError;
-      expect(err.code).toBe('POLICY_SECRET_MISSING');
+      expect(err.code).toBeTrustCode('POLICY_SECRET_MISSING');
       expect(err.problems.map((p) => p.path)).toEqual(['http.inject[0].headers.a', 'http.inject[0].headers.b']);
       expect(err.message).not.toContain('SECRETLIT');
       return;

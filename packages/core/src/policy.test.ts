@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Decision } from './decision.js';
+import type { TrustErrorCode } from './trust-error-code.js';
 import type { EgressPolicy } from './egress-policy.js';
 import { TrustError } from './error.js';
 import { chain, denyAll } from './policy-chain.js';
@@ -7,7 +8,7 @@ import { allowHosts, denyHosts } from './policy-hosts.js';
 import { injectHeaders } from './policy-inject.js';
 import { createTestContext, createTestRequest } from './testing/requests.js';
 
-function expectDecision(d: Decision, expected: string): void {
+function expectDecision(d: Decision, expected: 'allow' | TrustErrorCode): void {
   if (expected === 'allow') expect(d).toBeAllowed();
   else expect(d).toBeDenied(expected);
 }
@@ -30,7 +31,7 @@ describe('allowHosts', () => {
     ['https://svc.example.com:8443/', 'allow'],
     ['https://svc.example.com/', 'EGRESS_HOST_NOT_ALLOWED'],
     ['https://evil.test/', 'EGRESS_HOST_NOT_ALLOWED'],
-  ])('%s -> %s', (url, expected) => {
+  ] as const)('%s -> %s', (url, expected) => {
     expectDecision(http(gate, url), expected);
   });
 
@@ -54,7 +55,7 @@ describe('allowHosts', () => {
       ['https://both.example.com:22/', 'allow', 22],
       ['https://both.example.com:443/', 'allow', undefined],
       ['https://evil.test:443/', 'EGRESS_HOST_NOT_ALLOWED', undefined],
-    ])('CONNECT %s -> %s (port %s)', (url, expected, port) => {
+    ] as const)('CONNECT %s -> %s (port %s)', (url, expected, port) => {
       const d = http(tunnels, url, 'CONNECT');
       expectDecision(d, expected);
       if (d.allow) expect(d.port).toBe(port);
@@ -99,7 +100,7 @@ describe('allowHosts', () => {
     [['GET'], 'get', 'allow'],
     [['GET'], 'POST', 'EGRESS_METHOD_NOT_ALLOWED'],
     [[], 'GET', 'EGRESS_METHOD_NOT_ALLOWED'],
-  ])('methods %j with %s -> %s', (methods, method, expected) => {
+  ] as const)('methods %j with %s -> %s', (methods, method, expected) => {
     expectDecision(http(allowHosts(['a.example.com'], { methods }), 'https://a.example.com/', method), expected);
   });
 
@@ -123,7 +124,7 @@ describe('allowHosts', () => {
     }
     expect(caught).toBeInstanceOf(TrustError);
     const err = caught as TrustError;
-    expect(err.code).toBe('POLICY_INVALID');
+    expect(err.code).toBeTrustCode('POLICY_INVALID');
     expect(err.problems.map((p) => [p.code, p.path])).toEqual([
       ['POLICY_HOST_RULE_INVALID', 'rules[1]'],
       ['POLICY_HOST_RULE_INVALID', 'rules[2]'],
@@ -138,14 +139,14 @@ describe('denyHosts', () => {
     ['https://admin.example.com/', 'EGRESS_HOST_DENIED'],
     ['https://api.example.com/', 'allow'],
     ['http://169.254.169.254/', 'EGRESS_HOST_DENIED'],
-  ])('in a chain with a gate: %s -> %s', (url, expected) => {
+  ] as const)('in a chain with a gate: %s -> %s', (url, expected) => {
     expectDecision(http(chain(filter, allowHosts(['*.example.com', '169.254.169.254'])), url), expected);
   });
 
   it.each([
     ['https://admin.example.com/', 'EGRESS_HOST_DENIED'],
     ['https://api.example.com/', 'EGRESS_NO_POLICY'],
-  ])('on its own fails closed: %s -> %s', (url, expected) => {
+  ] as const)('on its own fails closed: %s -> %s', (url, expected) => {
     expectDecision(http(filter, url), expected);
   });
   it('is a filter and denies peers too', () => {
@@ -184,7 +185,7 @@ describe('injectHeaders', () => {
       caught = e;
     }
     const err = caught as TrustError;
-    expect(err.code).toBe('POLICY_INVALID');
+    expect(err.code).toBeTrustCode('POLICY_INVALID');
     expect(err.problems.map((p) => p.code)).toEqual(['POLICY_HEADER_INVALID', 'POLICY_HEADER_INVALID']);
     expect(JSON.stringify({ m: err.message, p: err.problems })).not.toContain('top-secret');
   });
@@ -224,10 +225,10 @@ describe('chain: evaluation order (deny, allow, deny)', () => {
 
   it('supports async policies', async () => {
     const slowGate: EgressPolicy = { name: 'slow', authorizeHttp: async () => ({ allow: true, rule: 'slow' }) };
-    const slowDeny: EgressPolicy = { name: 'slow-deny', role: 'filter', authorizeHttp: async () => ({ allow: false, code: 'X_DENY', reason: 'no' }) };
+    const slowDeny: EgressPolicy = { name: 'slow-deny', role: 'filter', authorizeHttp: async () => ({ allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'no' }) };
     expect(await chain(slowGate).authorizeHttp(createTestRequest('https://z.test/'), ctx)).toEqual({ allow: true, rule: 'slow' });
-    expectDecision(await chain(slowGate, slowDeny).authorizeHttp(createTestRequest('https://z.test/'), ctx), 'X_DENY');
-    expectDecision(await chain(slowDeny, gateA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx), 'X_DENY');
+    expectDecision(await chain(slowGate, slowDeny).authorizeHttp(createTestRequest('https://z.test/'), ctx), 'EGRESS_POLICY_DENIED');
+    expectDecision(await chain(slowDeny, gateA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx), 'EGRESS_POLICY_DENIED');
     expectDecision(await chain(slowGate, denyA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx), 'EGRESS_HOST_DENIED');
   });
 

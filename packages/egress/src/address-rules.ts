@@ -1,4 +1,4 @@
-import { allow, cidrContains, deny, parseIp, type Allow, type Deny, type IpAddress } from '@trust/core';
+import { allow, cidrContains, deny, parseIp, type Allow, type Deny, type EgressErrorCode, type IpAddress } from '@trust/core';
 import { classifyAddress, embeddedIpv4s, type AddressClass, type AddressKind } from './address-class.js';
 import type { CompiledGuardOptions } from './guard-options.js';
 import { hostPort } from './target.js';
@@ -6,7 +6,7 @@ import { hostPort } from './target.js';
 /** The guard's verdict on one address and port. */
 export type AddressVerdict = (Allow | Deny) & { readonly address: AddressClass };
 
-const HARD: Partial<Record<AddressKind, { code: string; rule: string }>> = {
+const HARD: Partial<Record<AddressKind, { code: EgressErrorCode; rule: string }>> = {
   unspecified: { code: 'EGRESS_UNSPECIFIED', rule: 'block-unspecified' },
   'link-local': { code: 'EGRESS_LINK_LOCAL', rule: 'block-link-local' },
   metadata: { code: 'EGRESS_METADATA', rule: 'block-metadata' },
@@ -40,7 +40,7 @@ export function judgeAddress(options: CompiledGuardOptions, address: string | Ip
     return { ...deny('EGRESS_DNS_FAILED', `egress denied: ${JSON.stringify(String(address))} is not an IP address`, { rule: 'address-syntax', hint: 'the resolver must return IP addresses' }), address: bad };
   }
   const where = hostPort(c.ip, port);
-  const no = (code: string, rule: string, hint: string): AddressVerdict => ({
+  const no = (code: EgressErrorCode, rule: string, hint: string): AddressVerdict => ({
     ...deny(code, `egress denied: ${where} is ${describe(c)} (rule ${rule})`, { rule, hint }),
     address: c,
   });

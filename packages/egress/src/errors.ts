@@ -1,8 +1,8 @@
-import { TrustError, deniedError, deny, type Deny } from '@trust/core';
+import { TrustError, deniedError, deny, type Deny, type EgressErrorCode } from '@trust/core';
 import { scrubSecrets } from './redact.js';
 
 /** Builds the error for a deny decided by the egress engine itself. */
-export function egressDenied(code: string, reason: string, rule: string, hint: string): TrustError {
+export function egressDenied(code: EgressErrorCode, reason: string, rule: string, hint: string): TrustError {
   return deniedError(deny(code, reason, { rule, hint }));
 }
 
@@ -51,7 +51,7 @@ export function toEgressError(err: unknown, ctx: ErrorContext): TrustError {
   const secrets = [...(ctx.secrets ?? [])];
   const message = scrubSecrets(String((err as { message?: unknown } | null)?.message ?? err), secrets);
   const cause = Object.assign(new Error(message), { code: (err as { code?: unknown } | null)?.code });
-  const make = (code: string, reason: string, hint: string): TrustError =>
+  const make = (code: EgressErrorCode, reason: string, hint: string): TrustError =>
     new TrustError(code, `${reason}; ${hint}`, { cause, hint, decision: deny(code, reason, { rule: 'limits', hint }) as Deny });
   if (ctx.userSignal?.aborted) return make('EGRESS_ABORTED', `egress to ${ctx.where} was aborted by the caller`, 'the AbortSignal passed in fired');
   if (ctx.timedOut?.() === true) return make('EGRESS_TIMEOUT', `egress to ${ctx.where} exceeded the total time limit`, 'raise limits.totalTimeoutMs if the peer is legitimately slow');

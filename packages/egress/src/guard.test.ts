@@ -12,29 +12,29 @@ describe('operator CIDR overrides', () => {
     expect((await g.evaluateUrl('http://[fd12::5]/')).allow).toBe(true);
     expect((await g.evaluateUrl('http://10.1.1.1/')).allow).toBe(true);
     const meta = await g.evaluateUrl('http://169.254.169.254/');
-    expect(meta.allow ? 'allow' : meta.code).toBe('EGRESS_METADATA');
+    expect(meta.allow ? 'allow' : meta.code).toBeTrustCode('EGRESS_METADATA');
     const ll = await g.evaluateUrl('http://169.254.1.1/');
-    expect(ll.allow ? 'allow' : ll.code).toBe('EGRESS_LINK_LOCAL');
+    expect(ll.allow ? 'allow' : ll.code).toBeTrustCode('EGRESS_LINK_LOCAL');
     const un = await g.evaluateUrl('http://0.0.0.0/');
-    expect(un.allow ? 'allow' : un.code).toBe('EGRESS_UNSPECIFIED');
+    expect(un.allow ? 'allow' : un.code).toBeTrustCode('EGRESS_UNSPECIFIED');
   });
 
   it('denyCidrs wins over allowCidrs and over public', async () => {
     const g = createEgressGuard({ allowCidrs: ['93.184.216.0/24'], denyCidrs: ['93.184.216.34/32', '2606:4700::/32'] });
     const v = await g.evaluateUrl('http://93.184.216.34/');
-    expect(v.allow ? 'allow' : v.code).toBe('EGRESS_DENIED_CIDR');
+    expect(v.allow ? 'allow' : v.code).toBeTrustCode('EGRESS_DENIED_CIDR');
     expect((await g.evaluateUrl('http://93.184.216.35/')).allow).toBe(true);
     const v6 = await g.evaluateUrl('http://[2606:4700:4700::1111]/');
-    expect(v6.allow ? 'allow' : v6.code).toBe('EGRESS_DENIED_CIDR');
+    expect(v6.allow ? 'allow' : v6.code).toBeTrustCode('EGRESS_DENIED_CIDR');
     // a mapped form of a denied v4 address is denied too
     const mapped = await g.evaluateUrl('http://[::ffff:93.184.216.34]/');
-    expect(mapped.allow ? 'allow' : mapped.code).toBe('EGRESS_DENIED_CIDR');
+    expect(mapped.allow ? 'allow' : mapped.code).toBeTrustCode('EGRESS_DENIED_CIDR');
   });
 
   it('protected ports cannot be opened by allowCidrs', async () => {
     const g = createEgressGuard({ protectedPorts: [7385], allowCidrs: ['127.0.0.0/8'] });
     const v = await g.evaluateUrl('http://127.0.0.1:7385/');
-    expect(v.allow ? 'allow' : v.code).toBe('EGRESS_PROTECTED_PORT');
+    expect(v.allow ? 'allow' : v.code).toBeTrustCode('EGRESS_PROTECTED_PORT');
   });
 
   it('accepts parsed Cidr values (the shape compilePolicy returns for guard settings)', async () => {
@@ -42,7 +42,7 @@ describe('operator CIDR overrides', () => {
     const g = createEgressGuard(settings);
     expect((await g.evaluateUrl('http://127.0.0.1/')).rule).toBe('allow-cidr:127.0.0.1/32');
     const v = await g.evaluateUrl('http://8.8.8.8/');
-    expect(v.allow ? 'allow' : v.code).toBe('EGRESS_DENIED_CIDR');
+    expect(v.allow ? 'allow' : v.code).toBeTrustCode('EGRESS_DENIED_CIDR');
   });
 
   it('rejects bad options, listing every problem', () => {
@@ -76,7 +76,7 @@ describe('messages, hints and verdict shape', () => {
   it('uses the scheme list it is given (ws/wss for WebSocket)', async () => {
     expect((await evaluateUrl('ws://8.8.8.8/', { schemes: ['ws:', 'wss:'] })).allow).toBe(true);
     const v = await evaluateUrl('https://8.8.8.8/', { schemes: ['ws:', 'wss:'] });
-    expect(v.allow ? 'allow' : v.code).toBe('EGRESS_SCHEME');
+    expect(v.allow ? 'allow' : v.code).toBeTrustCode('EGRESS_SCHEME');
   });
 
   it('computes default ports for https/wss against protected ports', async () => {

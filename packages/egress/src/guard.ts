@@ -1,4 +1,4 @@
-import { allow, deny, formatIp, parseIp, type Allow, type Deny, type IpAddress } from '@trust/core';
+import { allow, deny, formatIp, parseIp, type Allow, type Deny, type EgressErrorCode, type IpAddress } from '@trust/core';
 import { judgeAddress, type AddressVerdict } from './address-rules.js';
 import type { AddressClass } from './address-class.js';
 import { redactUrl } from './redact.js';
@@ -78,7 +78,7 @@ export function createEgressGuard(options: GuardOptions = {}): EgressGuard {
     return { ...allow(rule), addresses, checks };
   };
 
-  const fail = (code: string, reason: string, hint: string, steps: Steps): HostVerdict => {
+  const fail = (code: EgressErrorCode, reason: string, hint: string, steps: Steps): HostVerdict => {
     steps?.push({ step: 'resolve', ok: false, detail: reason });
     return { ...deny(code, reason, { rule: 'dns', hint }), addresses: [], checks: [] };
   };

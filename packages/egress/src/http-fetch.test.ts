@@ -35,8 +35,8 @@ function engine(allowDowngrade: boolean) {
 describe('egressFetch redirect rules', () => {
   it('refuses https → http unless allowDowngrade', async () => {
     const { e, audit, agent } = engine(false);
-    expect(await codeOf(egressFetch(e, 'https://secure.test/down', {}, { principal }))).toBe('EGRESS_DOWNGRADE');
-    expect(audit.events.at(-1)).toMatchObject({ decision: 'deny', code: 'EGRESS_DOWNGRADE', target: 'http://secure.test/plain' });
+    expect(await codeOf(egressFetch(e, 'https://secure.test/down', {}, { principal }))).toBeTrustCode('EGRESS_DOWNGRADE');
+    expect(audit.events.at(-1)).toMatchObject({ decision: 'deny', code: expect.toBeTrustCode('EGRESS_DOWNGRADE'), target: 'http://secure.test/plain' });
     await agent.close();
     const open = engine(true);
     const res = await egressFetch(open.e, 'https://secure.test/down', {}, { principal });
@@ -46,14 +46,14 @@ describe('egressFetch redirect rules', () => {
 
   it('refuses non-http(s) and unparsable Locations', async () => {
     const { e, agent } = engine(false);
-    expect(await codeOf(egressFetch(e, 'https://secure.test/data', {}, { principal }))).toBe('EGRESS_REDIRECT_SCHEME');
-    expect(await codeOf(egressFetch(e, 'https://secure.test/bad', {}, { principal }))).toBe('EGRESS_REDIRECT_INVALID');
+    expect(await codeOf(egressFetch(e, 'https://secure.test/data', {}, { principal }))).toBeTrustCode('EGRESS_REDIRECT_SCHEME');
+    expect(await codeOf(egressFetch(e, 'https://secure.test/bad', {}, { principal }))).toBeTrustCode('EGRESS_REDIRECT_INVALID');
     await agent.close();
   });
 
   it('a status a Response cannot carry is EGRESS_PROTOCOL at fetch; request still answers it', async () => {
     const { e, audit, agent } = engine(false);
-    expect(await codeOf(egressFetch(e, 'http://secure.test/odd', {}, { principal }))).toBe('EGRESS_PROTOCOL');
+    expect(await codeOf(egressFetch(e, 'http://secure.test/odd', {}, { principal }))).toBeTrustCode('EGRESS_PROTOCOL');
     expect(audit.events.at(-1)).toMatchObject({ decision: 'allow', details: { status: 799, failure: 'EGRESS_PROTOCOL' } });
     const raw = await egressRequest(e, 'http://secure.test/odd', {}, { principal });
     expect(raw.statusCode).toBe(799);

@@ -1,4 +1,4 @@
-import { deniedError, deny, type CapabilityName, type Deny, type Principal } from '@trust/core';
+import { deniedError, deny, type CapabilityName, type Deny, type EgressErrorCode, type Principal } from '@trust/core';
 import { Headers as ResponseHeaders, Response, type BodyInit, type Dispatcher, type HeadersInit } from 'undici';
 import type { Readable } from 'node:stream';
 import { recordEgress } from './audit.js';
@@ -186,7 +186,7 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
       }
       const location = firstHeader(head, 'location') as string;
 
-      const refuse = (code: string, reason: string, rule: string, hint: string, at: string | URL = current): never => {
+      const refuse = (code: EgressErrorCode, reason: string, rule: string, hint: string, at: string | URL = current): never => {
         const d = deny(code, reason, { rule, hint });
         recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(at), decision: d, started: engine.now(), method, hop: hop + 1, policy: policyName }, engine.now);
         throw deniedError(d);

@@ -17,7 +17,9 @@ export function normalisePolicyAnswer(d: unknown, policyName: string): Decision 
     return deny('EGRESS_POLICY_DENIED', `egress denied by policy ${policyName}: it returned a malformed decision`, { rule: 'policy-malformed', hint: 'a policy must return { allow: true } or { allow: false, code, reason }' });
   }
   const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-  const code = text(answer.code);
+  // A policy written in plain JavaScript may deny with a code of its own; it is kept as the
+  // policy wrote it (typed policies use a known code, `Deny['code']`).
+  const code = text(answer.code) as Deny['code'] | undefined;
   const reason = text(answer.reason);
   if (code !== undefined && reason !== undefined) return d as Deny;
   const hint = text(answer.hint);

@@ -5,12 +5,16 @@ import type { EgressPolicy } from '@trust/core';
 import { createEgressProxy, type EgressProxy } from './proxy.js';
 import { memorySink, principal } from './test-fixtures.js';
 
+import type { Deny } from '@trust/core';
+// A policy's own deny code, which the type system does not know: JS policies may return one.
+type OwnCode = Deny['code'];
+
 let peer: Peer;
 const resolve = () => createStubResolver({ 'public.test': ['127.0.0.1'], 'lan.test': ['10.1.2.3'] });
 const tcpPolicy: EgressPolicy = {
   name: 'tcp',
   authorizeHttp: () => ({ allow: true }),
-  authorizeTcp: (p) => (p.port === 9 ? { allow: false, code: 'POLICY_PORT', reason: 'no' } : { allow: true, rule: 'tcp' }),
+  authorizeTcp: (p) => (p.port === 9 ? { allow: false, code: 'POLICY_PORT' as OwnCode, reason: 'no' } : { allow: true, rule: 'tcp' }),
 };
 
 function open(proxy: EgressProxy): Promise<Socket> {

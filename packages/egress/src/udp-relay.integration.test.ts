@@ -8,12 +8,16 @@ import { createEgressProxy, type EgressProxy } from './proxy.js';
 import { memorySink, principal } from './test-fixtures.js';
 import { parseUdpDatagram, udpFrame } from './udp-relay.js';
 
+import type { Deny } from '@trust/core';
+// A policy's own deny code, which the type system does not know: JS policies may return one.
+type OwnCode = Deny['code'];
+
 let peer: Peer;
 const resolve = createStubResolver({ 'echo.test': ['127.0.0.1'], 'lan.test': ['10.9.9.9'] });
 const policy: EgressPolicy = {
   name: 'udp-gate',
-  authorizeHttp: () => ({ allow: false, code: 'NO_HTTP', reason: 'no http' }),
-  authorizeUdp: (p) => (p.host === 'blocked.test' ? { allow: false, code: 'POLICY_UDP_HOST', reason: 'not this one' } : { allow: true, rule: 'udp' }),
+  authorizeHttp: () => ({ allow: false, code: 'NO_HTTP' as OwnCode, reason: 'no http' }),
+  authorizeUdp: (p) => (p.host === 'blocked.test' ? { allow: false, code: 'POLICY_UDP_HOST' as OwnCode, reason: 'not this one' } : { allow: true, rule: 'udp' }),
 };
 
 beforeAll(async () => {

@@ -69,8 +69,6 @@ describe('env scrubbing', () => {
   });
 
   it('throws SANDBOX_ENV_SECRET for a secret-looking explicit name without an exact grant', () => {
-    expect(() => buildSandboxEnv(policy, { source: {}, explicit: { OPENAI_API_KEY: 'x' }, home: '/h', tmpdir: '/t' })).toThrow(
-      expect.objectContaining({ code: 'SANDBOX_ENV_SECRET' }),
-    );
+    expect(() => buildSandboxEnv(policy, { source: {}, explicit: { OPENAI_API_KEY: 'x' }, home: '/h', tmpdir: '/t' })).toThrowTrustError('SANDBOX_ENV_SECRET');
   });
 });

@@ -91,7 +91,7 @@ describe('the launcher cache', { timeout: 180_000 }, () => {
   it('refuses a writable grant inside the cache', async () => {
     const cacheDir = join(dir, 'inside', 'launcher');
     await ensureLauncher({ cacheDir });
-    await expect(createSandbox({ v: 1, capabilities: [`fs:rw:${cacheDir}`] }, { launcherCacheDir: cacheDir })).rejects.toMatchObject({ code: 'SANDBOX_POLICY_INVALID' });
+    await expect(createSandbox({ v: 1, capabilities: [`fs:rw:${cacheDir}`] }, { launcherCacheDir: cacheDir })).rejects.toHaveTrustCode('SANDBOX_POLICY_INVALID');
   });
 
   it('creates the cache 0700, tightens a loose one of this user, and refuses one of another user or a symlink', async () => {
@@ -105,10 +105,10 @@ describe('the launcher cache', { timeout: 180_000 }, () => {
     const foreign = join(dir, 'foreign');
     mkdirSync(foreign, { mode: 0o700 });
     chownSync(foreign, 65534, 65534);
-    await expect(ensureLauncher({ cacheDir: foreign })).rejects.toMatchObject({ code: 'SANDBOX_LAUNCHER_CACHE_UNSAFE' });
+    await expect(ensureLauncher({ cacheDir: foreign })).rejects.toHaveTrustCode('SANDBOX_LAUNCHER_CACHE_UNSAFE');
     const link = join(dir, 'link');
     symlinkSync(fresh, link);
-    await expect(ensureLauncher({ cacheDir: link })).rejects.toMatchObject({ code: 'SANDBOX_LAUNCHER_CACHE_UNSAFE' });
+    await expect(ensureLauncher({ cacheDir: link })).rejects.toHaveTrustCode('SANDBOX_LAUNCHER_CACHE_UNSAFE');
   });
 
   it('works from a read-only package: nothing is written into it', () => {

@@ -27,7 +27,7 @@ describe('hideLauncher', () => {
   });
 
   it.each(['fs:rw:/nonexistent-home/.cache/trust/launcher', 'fs:rw:/nonexistent-home/.cache/trust/launcher/abc'])('refuses the writable grant %s inside it', (grant) => {
-    expect(() => hideLauncher(parseSandboxPolicy({ v: 1, capabilities: [grant] }), CACHE)).toThrow(expect.objectContaining({ code: 'SANDBOX_POLICY_INVALID' }));
+    expect(() => hideLauncher(parseSandboxPolicy({ v: 1, capabilities: [grant] }), CACHE)).toThrowTrustError('SANDBOX_POLICY_INVALID');
   });
 
   it('leaves a read-only grant inside it alone', () => {

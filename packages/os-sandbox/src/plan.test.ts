@@ -93,9 +93,7 @@ describe('planSandbox (linux)', () => {
         "$(id)",
       ]
     `);
-    expect(() => planSandbox({ v: 1, capabilities: ['http'] }, ['/bin/true'], 'linux', { egress: { socketPath: '/s', port: 3128 } })).toThrow(
-      expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }),
-    );
+    expect(() => planSandbox({ v: 1, capabilities: ['http'] }, ['/bin/true'], 'linux', { egress: { socketPath: '/s', port: 3128 } })).toThrowTrustError('SANDBOX_UNAVAILABLE');
   });
 
   it('udp: the launcher also bridges the same loopback port number for datagrams; the socat fallback cannot', () => {
@@ -109,7 +107,7 @@ describe('planSandbox (linux)', () => {
     expect(plan.options).not.toContain('--share-net');
     expect(() =>
       planSandbox({ v: 1, capabilities: ['udp'] }, ['/bin/true'], 'linux', { egress: { socketPath: '/s', port: 3128, udp: true }, fallback: { socat: '/usr/bin/socat' } }),
-    ).toThrow(expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }));
+    ).toThrowTrustError('SANDBOX_UNAVAILABLE');
   });
 
   it('egress.outside: the launcher makes the network namespace and bridges it, so nothing is bound in for it', () => {
@@ -131,9 +129,7 @@ describe('planSandbox (linux)', () => {
     expect(limited.command).toEqual(['/sandbox/launcher', '--rlimit', 'nofile=64', '--', '/bin/true']);
     expect(limited.options.join(' ')).not.toContain('egress.sock');
     // Only the compiled launcher can serve it.
-    expect(() => planSandbox({ v: 1, capabilities: ['http'] }, ['/bin/true'], 'linux', { egress: { socketPath: '/s', port: 3128, outside: true } })).toThrow(
-      expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }),
-    );
+    expect(() => planSandbox({ v: 1, capabilities: ['http'] }, ['/bin/true'], 'linux', { egress: { socketPath: '/s', port: 3128, outside: true } })).toThrowTrustError('SANDBOX_UNAVAILABLE');
   });
 
   it('stageRoot: the launcher stages /usr, /etc, /dev and the empty directories; bwrap binds that as / (and keeps /etc binds when a policy path lies in /etc)', () => {
@@ -189,7 +185,7 @@ describe('planSandbox (linux)', () => {
     const shared = planSandbox({ v: 1, capabilities: ['network'], allowDegraded: ['shared-network'] }, ['/bin/true'], 'linux', { launcher: '/w/.native/launcher', launcherNetwork: true, shareNetwork: true });
     if (shared.platform !== 'linux') throw new Error('linux plan expected');
     expect(shared.launcherNetwork).toBe(false);
-    expect(() => planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcherNetwork: true })).toThrow(expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }));
+    expect(() => planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcherNetwork: true })).toThrowTrustError('SANDBOX_UNAVAILABLE');
   });
 
   it('network tier: its own namespace and the proxy bridge (TCP and UDP); shared only in the degraded mode', () => {
@@ -210,9 +206,7 @@ describe('planSandbox (linux)', () => {
 
   it('refuses a protected path that is a symlink inside a writable root (it could be swapped)', () => {
     const linked: HostFacts = { ...facts, paths: { ...facts.paths, [`${WS}/.bashrc`]: { kind: 'symlink', target: 'dotfiles/bashrc' } } };
-    expect(() => planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', { facts: linked })).toThrow(
-      expect.objectContaining({ code: 'SANDBOX_PROTECTED_SYMLINK' }),
-    );
+    expect(() => planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', { facts: linked })).toThrowTrustError('SANDBOX_PROTECTED_SYMLINK');
     expect(() => planSandbox({ v: 1, capabilities: [`fs:ro:${WS}`] }, ['/bin/true'], 'linux', { facts: linked })).not.toThrow();
   });
 
@@ -268,8 +262,8 @@ describe('planSandbox (linux)', () => {
   it('never takes a shell string: argv stays separate words after --', () => {
     const plan = planSandbox({ v: 1 }, ['/bin/echo', 'a; rm -rf /', '$(id)'], 'linux');
     expect(plan.args.slice(-3)).toEqual(['/bin/echo', 'a; rm -rf /', '$(id)']);
-    expect(() => planSandbox({ v: 1 }, [], 'linux')).toThrow(expect.objectContaining({ code: 'SANDBOX_ARGV_INVALID' }));
-    expect(() => planSandbox({ v: 1 }, 'ls -l' as unknown as string[], 'linux')).toThrow(expect.objectContaining({ code: 'SANDBOX_ARGV_INVALID' }));
+    expect(() => planSandbox({ v: 1 }, [], 'linux')).toThrowTrustError('SANDBOX_ARGV_INVALID');
+    expect(() => planSandbox({ v: 1 }, 'ls -l' as unknown as string[], 'linux')).toThrowTrustError('SANDBOX_ARGV_INVALID');
   });
 
   it('awaitCommand: bwrap runs the launcher from its descriptor with --await; no --chdir, --setenv or argv (they come later)', () => {
@@ -290,7 +284,7 @@ describe('planSandbox (linux)', () => {
     if (noProc.platform !== 'linux') throw new Error('linux plan expected');
     expect(noProc.command).toEqual(['/sandbox/launcher', '--await', '--']);
     // And never without a launcher.
-    expect(() => planSandbox({ v: 1 }, [], 'linux', { facts, awaitCommand: true })).toThrow(expect.objectContaining({ code: 'SANDBOX_UNAVAILABLE' }));
+    expect(() => planSandbox({ v: 1 }, [], 'linux', { facts, awaitCommand: true })).toThrowTrustError('SANDBOX_UNAVAILABLE');
   });
 
   it('is pure: the same inputs give the same plan', () => {
@@ -303,11 +297,9 @@ describe('planSandbox (linux)', () => {
       planSandbox({ v: 2, capabilities: ['env', 'fs:rw:relative'], extra: 1 } as never, ['/bin/true'], 'linux');
       expect.unreachable();
     } catch (err) {
-      expect(err).toMatchObject({ code: 'SANDBOX_POLICY_INVALID' });
+      expect(err).toHaveTrustCode('SANDBOX_POLICY_INVALID');
       expect((err as { problems: unknown[] }).problems.length).toBeGreaterThanOrEqual(2);
     }
-    expect(() => planSandbox({ v: 1, capabilities: ['env', 'fs:rw:relative'] }, ['/bin/true'], 'linux')).toThrow(
-      expect.objectContaining({ code: 'SANDBOX_POLICY_INVALID' }),
-    );
+    expect(() => planSandbox({ v: 1, capabilities: ['env', 'fs:rw:relative'] }, ['/bin/true'], 'linux')).toThrowTrustError('SANDBOX_POLICY_INVALID');
   });
 });

@@ -37,22 +37,22 @@ describe('probeSandbox and fail-closed creation', () => {
 
   it('fails with SANDBOX_UNAVAILABLE and a hint when bubblewrap is missing', async () => {
     await expect(createSandbox({ v: 1 }, { bwrapPath: '/nonexistent/bwrap' })).rejects.toMatchObject({
-      code: 'SANDBOX_UNAVAILABLE',
+      code: expect.toBeTrustCode('SANDBOX_UNAVAILABLE'),
       hint: expect.stringMatching(/apt-get install bubblewrap/),
     });
   });
 
   it('refuses a weaker mode that the policy did not name', async () => {
     await expect(createSandbox({ v: 1, capabilities: ['network'] }, { probe: { ...probe, netns: false } })).rejects.toMatchObject({
-      code: 'SANDBOX_DEGRADED_REFUSED',
+      code: expect.toBeTrustCode('SANDBOX_DEGRADED_REFUSED'),
       message: expect.stringContaining('without an address floor'),
     });
     await expect(createSandbox({ v: 1 }, { probe: { ...probe, netns: false } })).rejects.toMatchObject({
-      code: 'SANDBOX_DEGRADED_REFUSED',
+      code: expect.toBeTrustCode('SANDBOX_DEGRADED_REFUSED'),
       hint: expect.stringContaining('allowDegraded: ["shared-network"]'),
     });
-    await expect(createSandbox({ v: 1 }, { probe: { ...probe, disableUserns: false } })).rejects.toMatchObject({ code: 'SANDBOX_DEGRADED_REFUSED' });
-    await expect(createSandbox({ v: 1, capabilities: ['udp'] }, { egress: allowHosts([], { udp: true }), platform: 'darwin', probe: { ...probe, platform: 'darwin' } })).rejects.toMatchObject({ code: 'NOT_IMPLEMENTED' });
+    await expect(createSandbox({ v: 1 }, { probe: { ...probe, disableUserns: false } })).rejects.toHaveTrustCode('SANDBOX_DEGRADED_REFUSED');
+    await expect(createSandbox({ v: 1, capabilities: ['udp'] }, { egress: allowHosts([], { udp: true }), platform: 'darwin', probe: { ...probe, platform: 'darwin' } })).rejects.toHaveTrustCode('NOT_IMPLEMENTED');
   });
 
   it('runs a named weaker mode and audits it on every run', async () => {
@@ -101,20 +101,20 @@ describe('probeSandbox and fail-closed creation', () => {
   });
 
   it('refuses http without an egress policy, an ungranted cwd and stdin without the capability', async () => {
-    await expect(createSandbox({ v: 1, capabilities: ['http'] })).rejects.toMatchObject({ code: 'SANDBOX_POLICY_INVALID' });
-    await expect(createSandbox({ v: 1, capabilities: ['udp'] })).rejects.toMatchObject({ code: 'SANDBOX_POLICY_INVALID' });
+    await expect(createSandbox({ v: 1, capabilities: ['http'] })).rejects.toHaveTrustCode('SANDBOX_POLICY_INVALID');
+    await expect(createSandbox({ v: 1, capabilities: ['udp'] })).rejects.toHaveTrustCode('SANDBOX_POLICY_INVALID');
     for (const placeholderLingerMs of [-1, Number.NaN, Infinity]) {
-      await expect(createSandbox({ v: 1 }, { placeholderLingerMs }), String(placeholderLingerMs)).rejects.toMatchObject({ code: 'SANDBOX_POLICY_INVALID', hint: expect.stringMatching(/placeholderLingerMs/) });
+      await expect(createSandbox({ v: 1 }, { placeholderLingerMs }), String(placeholderLingerMs)).rejects.toMatchObject({ code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID'), hint: expect.stringMatching(/placeholderLingerMs/) });
     }
     const sb = await createSandbox({ v: 1, capabilities: ['stdout'] });
     try {
-      await expect(sb.spawn(['/bin/true'], { cwd: '/etc' })).rejects.toMatchObject({ code: 'SANDBOX_CWD_NOT_GRANTED' });
-      await expect(sb.spawn(['/bin/cat'], { stdin: 'x' })).rejects.toMatchObject({ code: 'SANDBOX_CAPABILITY_MISSING' });
-      await expect(sb.spawn('ls -l' as unknown as string[])).rejects.toMatchObject({ code: 'SANDBOX_ARGV_INVALID' });
+      await expect(sb.spawn(['/bin/true'], { cwd: '/etc' })).rejects.toHaveTrustCode('SANDBOX_CWD_NOT_GRANTED');
+      await expect(sb.spawn(['/bin/cat'], { stdin: 'x' })).rejects.toHaveTrustCode('SANDBOX_CAPABILITY_MISSING');
+      await expect(sb.spawn('ls -l' as unknown as string[])).rejects.toHaveTrustCode('SANDBOX_ARGV_INVALID');
     } finally {
       await sb.close();
     }
-    await expect(sb.spawn(['/bin/true'])).rejects.toMatchObject({ code: 'SANDBOX_CLOSED' });
+    await expect(sb.spawn(['/bin/true'])).rejects.toHaveTrustCode('SANDBOX_CLOSED');
   });
 
   it('refuses a launcher whose hash does not match', async () => {
@@ -122,7 +122,7 @@ describe('probeSandbox and fail-closed creation', () => {
     const copy = join(dir, 'copy-launcher');
     copyFileSync(good.path, copy);
     writeFileSync(copy, Buffer.concat([readFileSync(copy), Buffer.from('tampered')]));
-    await expect(createSandbox({ v: 1 }, { launcher: { path: copy, sha256: good.sha256 } })).rejects.toMatchObject({ code: 'SANDBOX_LAUNCHER_TAMPERED' });
+    await expect(createSandbox({ v: 1 }, { launcher: { path: copy, sha256: good.sha256 } })).rejects.toHaveTrustCode('SANDBOX_LAUNCHER_TAMPERED');
   });
 
   it('builds from every source file: a change to any of them is a new build, never a stale one', async () => {

@@ -26,6 +26,6 @@ describe('the protected list', () => {
   });
 
   it.each([['a/b'], ['..'], ['.'], ['./'], [''], ['/abs'], ['x\0y'], ['x\ny'], ['.git'], ['.git/']])('refuses protectedPaths entry %j', (name) => {
-    expect(() => parseSandboxPolicy({ v: 1, protectedPaths: [name] })).toThrow(expect.objectContaining({ code: 'SANDBOX_POLICY_INVALID' }));
+    expect(() => parseSandboxPolicy({ v: 1, protectedPaths: [name] })).toThrowTrustError('SANDBOX_POLICY_INVALID');
   });
 });

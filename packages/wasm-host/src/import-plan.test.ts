@@ -37,6 +37,6 @@ describe('planImports', () => {
   });
 
   it('refuses an fs grant that was not pinned at load', () => {
-    expect(() => planImports({ pluginId: 'p', caps: parseCapabilities(['fs:ro:/data']), hostEnv: {}, pinnedDirs: [], brokeredNetwork: false })).toThrow(expect.objectContaining({ code: 'WASM_FS_GRANT_INVALID' }));
+    expect(() => planImports({ pluginId: 'p', caps: parseCapabilities(['fs:ro:/data']), hostEnv: {}, pinnedDirs: [], brokeredNetwork: false })).toThrowTrustError('WASM_FS_GRANT_INVALID');
   });
 });

@@ -51,7 +51,7 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
       const results = await Promise.all(calls);
       expect(results).toEqual(Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? `s${i}` : i % 3 === 1 ? i + 1 : undefined)));
       // a typed-array argument goes through structured clone; jco rejects it for a string param
-      await expect(p.call('echo', new Uint8Array([1]))).rejects.toMatchObject({ code: 'WASM_TRAP' });
+      await expect(p.call('echo', new Uint8Array([1]))).rejects.toHaveTrustCode('WASM_TRAP');
     }
   });
 
@@ -66,25 +66,25 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
       expect(await p.call('echo', s)).toBe(s);
       expect(await p.call('add', i, 2)).toBe(i + 2);
     }
-    await expect(p.call('echo', s + 'yyyy')).rejects.toMatchObject({ code: 'WASM_EXPORT_UNKNOWN' });
+    await expect(p.call('echo', s + 'yyyy')).rejects.toHaveTrustCode('WASM_EXPORT_UNKNOWN');
   });
 
   it('rejects unknown, bare and conflicting capabilities at load', async () => {
     const h = host();
-    await expect(code(h.load(fixture('tiny'), { grants: ['gpu'] }))).resolves.toBe('WASM_CAPABILITY_UNKNOWN');
-    await expect(code(h.load(fixture('tiny'), { grants: ['env'] }))).resolves.toBe('WASM_CAPABILITY_INVALID');
-    await expect(code(h.load(fixture('tiny'), { grants: ['fs'] }))).resolves.toBe('WASM_CAPABILITY_INVALID');
-    await expect(code(h.load(fixture('tiny'), { grants: ['tcp', 'network'] }))).resolves.toBe('WASM_CAPABILITY_INVALID');
+    await expect(code(h.load(fixture('tiny'), { grants: ['gpu'] }))).resolves.toBeTrustCode('WASM_CAPABILITY_UNKNOWN');
+    await expect(code(h.load(fixture('tiny'), { grants: ['env'] }))).resolves.toBeTrustCode('WASM_CAPABILITY_INVALID');
+    await expect(code(h.load(fixture('tiny'), { grants: ['fs'] }))).resolves.toBeTrustCode('WASM_CAPABILITY_INVALID');
+    await expect(code(h.load(fixture('tiny'), { grants: ['tcp', 'network'] }))).resolves.toBeTrustCode('WASM_CAPABILITY_INVALID');
     const dir = writePackage(join(tmp.dir, 'unknown-cap'), manifestToml(['gpu']), { 'tiny.wasm': fixture('tiny') });
-    await expect(code(h.load(dir))).resolves.toBe('WASM_CAPABILITY_UNKNOWN');
+    await expect(code(h.load(dir))).resolves.toBeTrustCode('WASM_CAPABILITY_UNKNOWN');
   });
 
   it('fails closed: network capabilities without a host egress policy, and imports no grant provides', async () => {
     const h = host();
-    await expect(h.load(fixture('tiny'), { grants: ['http', 'tcp'] })).rejects.toMatchObject({ code: 'WASM_EGRESS_POLICY_MISSING', message: expect.stringContaining('http, tcp') });
+    await expect(h.load(fixture('tiny'), { grants: ['http', 'tcp'] })).rejects.toMatchObject({ code: expect.toBeTrustCode('WASM_EGRESS_POLICY_MISSING'), message: expect.stringContaining('http, tcp') });
     const withPolicy = host({ egress: denyAllPolicy });
     const err = await errorOf(withPolicy.load(fixture('probe'), { grants: [] }));
-    expect(err.code).toBe('WASM_IMPORT_UNSATISFIED');
+    expect(err.code).toBeTrustCode('WASM_IMPORT_UNSATISFIED');
     expect(err.problems.map((p) => p.path)).toEqual(expect.arrayContaining(['wasi:http/outgoing-handler@0.2.12', 'wasi:sockets/tcp@0.2.12']));
   });
 
@@ -93,10 +93,10 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     const expected = (await describeComponent(fixture('tiny'))).interface;
     await expect(h.load(fixture('tiny'), { interface: expected })).resolves.toMatchObject({ digest: expect.any(String) });
     const err = await errorOf(h.load(fixture('mini'), { interface: expected }));
-    expect(err.code).toBe('WASM_INTERFACE_MISMATCH');
+    expect(err.code).toBeTrustCode('WASM_INTERFACE_MISMATCH');
     expect(err.message).toMatch(/changed add/);
     expect(err.message).toMatch(/missing echo/);
-    await expect(code(h.load(fixture('mini'), { interface: expected.hash }))).resolves.toBe('WASM_INTERFACE_MISMATCH');
+    await expect(code(h.load(fixture('mini'), { interface: expected.hash }))).resolves.toBeTrustCode('WASM_INTERFACE_MISMATCH');
   });
 
   it('requires a trusted signature by default and loads the verified bytes', async () => {
@@ -105,16 +105,16 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     const dir = writePackage(join(tmp.dir, 'signed'), manifestToml(['env:TRUST_B']), { 'tiny.wasm': fixture('tiny') });
     const strict = createPluginHost({ trustedKeys: [publicKey], env: { TRUST_B: 'x' } });
     hosts.push(strict);
-    await expect(code(strict.load(dir))).resolves.toBe('WASM_UNSIGNED');
-    await expect(code(strict.load(fixture('tiny')))).resolves.toBe('WASM_UNSIGNED');
+    await expect(code(strict.load(dir))).resolves.toBeTrustCode('WASM_UNSIGNED');
+    await expect(code(strict.load(fixture('tiny')))).resolves.toBeTrustCode('WASM_UNSIGNED');
     const signed = signPackage(await readPackageDir(dir), privateKey).package;
     const plugin = await strict.load(signed);
     expect(plugin.signer?.keyId).toBe(publicKey.keyId);
     expect(await plugin.call('env-count')).toBe(1);
-    await expect(code(strict.load(signPackage(await readPackageDir(dir), other.privateKey).package))).resolves.toBe('WASM_KEY_UNTRUSTED');
+    await expect(code(strict.load(signPackage(await readPackageDir(dir), other.privateKey).package))).resolves.toBeTrustCode('WASM_KEY_UNTRUSTED');
     const tampered = new Map(signed.files);
     tampered.set('package.toml', new TextEncoder().encode(manifestToml(['env:TRUST_B', 'env:TRUST_A'])));
-    await expect(code(strict.load({ ...signed, files: tampered }))).resolves.toBe('WASM_SIGNATURE_INVALID');
+    await expect(code(strict.load({ ...signed, files: tampered }))).resolves.toBeTrustCode('WASM_SIGNATURE_INVALID');
   });
 
   it('kills a spinning guest at its deadline while the host stays responsive; other plugins carry on', async () => {
@@ -125,32 +125,32 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     const timer = setInterval(() => ticks++, 10);
     const err = await errorOf(spinner.call('spin'));
     clearInterval(timer);
-    expect(err.code).toBe('WASM_TIMEOUT');
+    expect(err.code).toBeTrustCode('WASM_TIMEOUT');
     expect(ticks).toBeGreaterThan(0);
-    expect(spinner.dead?.code).toBe('WASM_TIMEOUT');
-    await expect(code(spinner.call('noop'))).resolves.toBe('WASM_PLUGIN_DEAD');
+    expect(spinner.dead?.code).toBeTrustCode('WASM_TIMEOUT');
+    await expect(code(spinner.call('noop'))).resolves.toBeTrustCode('WASM_PLUGIN_DEAD');
     expect(await bystander.call('add', 1, 1)).toBe(2);
   });
 
   it('turns traps, guest exit and memory growth into typed errors and dead plugins', async () => {
     const h = host({ limits: { maxMemoryBytes: 2 * 1024 * 1024 } });
     const trapper = await h.load(fixture('tiny'));
-    await expect(code(trapper.call('boom'))).resolves.toBe('WASM_TRAP');
-    await expect(code(trapper.call('noop'))).resolves.toBe('WASM_PLUGIN_DEAD');
+    await expect(code(trapper.call('boom'))).resolves.toBeTrustCode('WASM_TRAP');
+    await expect(code(trapper.call('noop'))).resolves.toBeTrustCode('WASM_PLUGIN_DEAD');
     const leaver = await h.load(fixture('tiny'));
-    await expect(leaver.call('leave')).rejects.toMatchObject({ code: 'WASM_EXIT', message: expect.stringContaining('code 1') });
+    await expect(leaver.call('leave')).rejects.toMatchObject({ code: expect.toBeTrustCode('WASM_EXIT'), message: expect.stringContaining('code 1') });
     const grower = await h.load(fixture('tiny'));
     expect(await grower.call('grow', 1)).toBe(1);
-    await expect(code(grower.call('grow', 64))).resolves.toBe('WASM_MEMORY_LIMIT');
-    await expect(code((await h.load(fixture('tiny'))).call('nope'))).resolves.toBe('WASM_EXPORT_UNKNOWN');
+    await expect(code(grower.call('grow', 64))).resolves.toBeTrustCode('WASM_MEMORY_LIMIT');
+    await expect(code((await h.load(fixture('tiny'))).call('nope'))).resolves.toBeTrustCode('WASM_EXPORT_UNKNOWN');
   });
 
   it('runs in-thread too, but refuses network capabilities there', async () => {
     const h = host({ isolation: 'in-thread', egress: denyAllPolicy });
     const p = await h.load(fixture('tiny'), { grants: ['env:TRUST_A'] });
     expect(await p.call('env-count')).toBe(1);
-    await expect(code(p.call('leave'))).resolves.toBe('WASM_EXIT');
-    await expect(code(h.load(fixture('tiny'), { grants: ['http'] }))).resolves.toBe('WASM_ISOLATION_REQUIRED');
+    await expect(code(p.call('leave'))).resolves.toBeTrustCode('WASM_EXIT');
+    await expect(code(h.load(fixture('tiny'), { grants: ['http'] }))).resolves.toBeTrustCode('WASM_ISOLATION_REQUIRED');
   });
 
   it('serves the manifest args only with the args capability, never the host argv', async () => {
@@ -183,7 +183,7 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
       ['audited', 'plugin.load', 'component@-', 'allow'],
       ['refused', 'plugin.load', '<bytes>', 'deny'],
     ]);
-    expect(audit.events[3]?.code).toBe('WASM_CAPABILITY_UNKNOWN');
+    expect(audit.events[3]?.code).toBeTrustCode('WASM_CAPABILITY_UNKNOWN');
   });
 
   it('caches transpiled output on disk by component hash', async () => {

@@ -157,7 +157,7 @@ describe('http through @trust/egress', () => {
 
   it('fails closed at load without a host policy', async () => {
     const err = await errorOf(host().load(fixture('probe'), { grants: ['http', 'tcp', 'udp'] }));
-    expect(err.code).toBe('WASM_EGRESS_POLICY_MISSING');
+    expect(err.code).toBeTrustCode('WASM_EGRESS_POLICY_MISSING');
   });
 
   it('times out a stalled peer per request and the plugin stays usable', async () => {
@@ -286,7 +286,7 @@ describe('name lookup through the egress guard', () => {
   it('is refused to a plugin without a socket capability', async () => {
     const h = host({ egress: peerPolicy(), guard: { mode: 'allow-local', resolve } });
     const err = await errorOf(h.load(fixture('probe'), { grants: ['http'] }));
-    expect(err.code).toBe('WASM_IMPORT_UNSATISFIED');
+    expect(err.code).toBeTrustCode('WASM_IMPORT_UNSATISFIED');
     expect(err.message).toContain('wasi:sockets/ip-name-lookup');
   });
 });

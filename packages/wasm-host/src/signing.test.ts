@@ -36,24 +36,24 @@ describe('package signing', () => {
     const files = new Map(signPackage(base(), privateKey).package.files);
     files.set(path, bytes);
     const e = thrown(() => verifyPackage(createPackageFiles(files), [publicKey]));
-    expect(e.code).toBe('WASM_SIGNATURE_INVALID');
+    expect(e.code).toBeTrustCode('WASM_SIGNATURE_INVALID');
     expect(e.problems).toEqual([expect.objectContaining({ code: problem, path })]);
   });
 
   it('rejects a missing signed file', () => {
     const files = new Map(signPackage(base(), privateKey).package.files);
     files.delete('docs/readme.md');
-    expect(thrown(() => verifyPackage(createPackageFiles(files), [publicKey])).problems[0]).toMatchObject({ code: 'WASM_FILE_MISSING' });
+    expect(thrown(() => verifyPackage(createPackageFiles(files), [publicKey])).problems[0]).toHaveTrustCode('WASM_FILE_MISSING');
   });
 
   it('rejects an untrusted key, an unsigned package and a forged signature', () => {
     const other = generateSigningKey();
     const signed = signPackage(base(), privateKey).package;
-    expect(thrown(() => verifyPackage(signed, [other.publicKey])).code).toBe('WASM_KEY_UNTRUSTED');
-    expect(thrown(() => verifyPackage(base(), [publicKey])).code).toBe('WASM_UNSIGNED');
+    expect(thrown(() => verifyPackage(signed, [other.publicKey])).code).toBeTrustCode('WASM_KEY_UNTRUSTED');
+    expect(thrown(() => verifyPackage(base(), [publicKey])).code).toBeTrustCode('WASM_UNSIGNED');
     // a signature made by another key but claiming the trusted key's id
     const forged = signPackage(base(), { ...other.privateKey, keyId: publicKey.keyId }).package;
-    expect(thrown(() => verifyPackage(forged, [publicKey])).code).toBe('WASM_SIGNATURE_INVALID');
+    expect(thrown(() => verifyPackage(forged, [publicKey])).code).toBeTrustCode('WASM_SIGNATURE_INVALID');
   });
 
   it('round-trips versioned key files and refuses tampered ones', () => {
@@ -62,7 +62,7 @@ describe('package signing', () => {
     expect(parseKeyFile(formatKeyFile(publicKeyOf(privateKey)))).toEqual(publicKey);
     const doc = JSON.parse(formatKeyFile(publicKey));
     expect(doc).toMatchObject({ format: 'trust-key', v: 1, alg: 'ed25519', keyId: publicKey.keyId });
-    expect(thrown(() => parseKeyFile(JSON.stringify({ ...doc, keyId: '0000000000000000' }))).code).toBe('WASM_KEY_INVALID');
-    expect(thrown(() => parseKeyFile(JSON.stringify({ ...doc, v: 2 }))).code).toBe('WASM_KEY_INVALID');
+    expect(thrown(() => parseKeyFile(JSON.stringify({ ...doc, keyId: '0000000000000000' }))).code).toBeTrustCode('WASM_KEY_INVALID');
+    expect(thrown(() => parseKeyFile(JSON.stringify({ ...doc, v: 2 }))).code).toBeTrustCode('WASM_KEY_INVALID');
   });
 });

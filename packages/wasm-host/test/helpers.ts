@@ -30,7 +30,7 @@ export function manifestToml(capabilities: string[], extra = ''): string {
 /** A policy that denies every destination (kept local so tests do not depend on policy helpers). */
 export const denyAllPolicy = Object.freeze({
   name: 'deny-all',
-  authorizeHttp: () => ({ allow: false as const, code: 'EGRESS_POLICY_DENIED', reason: 'deny-all test policy' }),
+  authorizeHttp: () => ({ allow: false as const, code: 'EGRESS_POLICY_DENIED' as const, reason: 'deny-all test policy' }),
 });
 
 /** The error a promise rejects with (fails the test if it resolves). */

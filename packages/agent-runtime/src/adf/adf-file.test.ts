@@ -36,7 +36,7 @@ describe('createAdf / openAdf', () => {
 
   it('never overwrites an existing path', () => {
     const path = fresh();
-    expect(codeOf(() => createAdf(path))).toBe('ADF_EXISTS');
+    expect(codeOf(() => createAdf(path))).toBeTrustCode('ADF_EXISTS');
   });
 
   it.each([
@@ -60,7 +60,7 @@ describe('createAdf / openAdf', () => {
     const buf = readFileSync(path);
     for (let p = 2; p < 12; p++) buf.fill(0xab, 4096 * p, 4096 * p + 64);
     writeFileSync(path, buf);
-    expect(codeOf(() => openAdf(path))).toBe('ADF_CORRUPT');
+    expect(codeOf(() => openAdf(path))).toBeTrustCode('ADF_CORRUPT');
     expect(readFileSync(path).equals(buf)).toBe(true);
   });
 
@@ -68,7 +68,7 @@ describe('createAdf / openAdf', () => {
     const path = fresh();
     tamper(path, "UPDATE adf_meta SET value = '99' WHERE key = 'adf_schema_version'");
     const before = readFileSync(path);
-    expect(codeOf(() => openAdf(path))).toBe('ADF_TOO_NEW');
+    expect(codeOf(() => openAdf(path))).toBeTrustCode('ADF_TOO_NEW');
     expect(readFileSync(path).equals(before)).toBe(true);
   });
 
@@ -84,7 +84,7 @@ describe('createAdf / openAdf', () => {
   ])('schema audit refuses a file with a %s', (_n, sql) => {
     const path = fresh();
     tamper(path, sql);
-    expect(codeOf(() => openAdf(path))).toBe('ADF_SCHEMA_TAMPERED');
+    expect(codeOf(() => openAdf(path))).toBeTrustCode('ADF_SCHEMA_TAMPERED');
   });
 
   it('accepts agent-made local_* tables, indexes and local-only triggers', () => {
@@ -102,14 +102,14 @@ describe('createAdf / openAdf', () => {
   it('refuses a local view that does not compile (cannot be verified)', () => {
     const path = fresh();
     tamper(path, 'CREATE TABLE local_a(x); CREATE VIEW local_v AS SELECT x FROM local_a; DROP TABLE local_a');
-    expect(codeOf(() => openAdf(path))).toBe('ADF_SCHEMA_TAMPERED');
+    expect(codeOf(() => openAdf(path))).toBeTrustCode('ADF_SCHEMA_TAMPERED');
   });
 
   it('an invalid stored config reports every problem', () => {
     const path = fresh();
     tamper(path, `UPDATE adf_config SET config_json = '{"v":2,"bogus":1,"limits":{"max_sql_rows":"x"}}'`);
     try { openAdf(path); expect.unreachable(); } catch (e) {
-      expect((e as { code: string }).code).toBe('ADF_CONFIG_INVALID');
+      expect((e as { code: string }).code).toBeTrustCode('ADF_CONFIG_INVALID');
       expect((e as { problems: unknown[] }).problems.length).toBeGreaterThanOrEqual(3);
     }
   });
@@ -142,7 +142,7 @@ describe('virtual files', () => {
     expect(adf.files.isAuthorized('lib/gate.ts')).toBe(true);
     adf.files.write('lib/gate.ts', 'export const x = 2');
     expect(adf.files.isAuthorized('lib/gate.ts')).toBe(false);
-    expect(codeOf(() => adf.files.setAuthorized('lib/gate.ts', true, 'code' as never))).toBe('REQUIRES_AUTHORIZED_CODE');
+    expect(codeOf(() => adf.files.setAuthorized('lib/gate.ts', true, 'code' as never))).toBeTrustCode('REQUIRES_AUTHORIZED_CODE');
     expect(adf.files.isAuthorized('lib/gate.ts')).toBe(false);
     adf.files.setAuthorized('lib/gate.ts', true, 'authorized-code');
     expect(adf.files.read('lib/gate.ts')?.authorized).toBe(true);
@@ -156,14 +156,14 @@ describe('virtual files', () => {
     adf.files.write('b.md', 'b');
     adf.files.setProtection('a.md', 'read_only', 'owner');
     adf.files.setProtection('b.md', 'no_delete', 'owner');
-    expect(codeOf(() => adf.files.write('a.md', 'x'))).toBe('ADF_FILE_PROTECTED');
-    expect(codeOf(() => adf.files.delete('a.md'))).toBe('ADF_FILE_PROTECTED');
-    expect(codeOf(() => adf.files.delete('b.md'))).toBe('ADF_FILE_PROTECTED');
+    expect(codeOf(() => adf.files.write('a.md', 'x'))).toBeTrustCode('ADF_FILE_PROTECTED');
+    expect(codeOf(() => adf.files.delete('a.md'))).toBeTrustCode('ADF_FILE_PROTECTED');
+    expect(codeOf(() => adf.files.delete('b.md'))).toBeTrustCode('ADF_FILE_PROTECTED');
     adf.files.write('b.md', 'bb');
     expect(adf.files.read('b.md')?.content.toString()).toBe('bb');
     expect(adf.files.delete('b.md', { bypassProtection: true })).toBe(true);
     expect(adf.files.list().map((f) => f.path)).toEqual(['a.md']);
-    expect(codeOf(() => adf.files.read('../etc/passwd'))).toBe('ADF_FILE_PATH_INVALID');
+    expect(codeOf(() => adf.files.read('../etc/passwd'))).toBeTrustCode('ADF_FILE_PATH_INVALID');
     adf.close();
   });
 });
@@ -183,9 +183,9 @@ describe('tasks, meta, logs, audit', () => {
 
   it('runtime meta keys are not writable through the normal path', () => {
     const adf = openAdf(fresh());
-    expect(codeOf(() => adf.meta.set('adf_did', 'did:key:zEvil'))).toBe('ADF_META_PROTECTED');
+    expect(codeOf(() => adf.meta.set('adf_did', 'did:key:zEvil'))).toBeTrustCode('ADF_META_PROTECTED');
     adf.meta.set('counter', '1', { protection: 'increment' });
-    expect(codeOf(() => adf.meta.set('counter', '0'))).toBe('ADF_META_PROTECTED');
+    expect(codeOf(() => adf.meta.set('counter', '0'))).toBeTrustCode('ADF_META_PROTECTED');
     adf.meta.set('counter', '2');
     expect(adf.meta.get('counter')).toBe('2');
     adf.close();

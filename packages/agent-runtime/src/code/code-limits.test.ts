@@ -73,7 +73,7 @@ describe('nested runs share the outer run\'s budget', { timeout: 60_000 }, () =>
     const t0 = Date.now();
     const r = await s.run({ code: 'return await adf.nest({ code: "while (true) {}" });', bridge: nestingBridge(s, 60_000), timeoutMs: 600 });
     const elapsed = Date.now() - t0;
-    expect(r.ok ? r.value : r.code).toBe('CODE_TIMEOUT');
+    expect(r.ok ? r.value : r.code).toBeTrustCode('CODE_TIMEOUT');
     expect(elapsed).toBeLessThan(600 + 1000);
   });
 
@@ -89,8 +89,8 @@ describe('nested runs share the outer run\'s budget', { timeout: 60_000 }, () =>
     };
     const t0 = Date.now();
     const r = await s.run({ code: 'return await adf.nest({ code: "while (true) {}" });', bridge, timeoutMs: 60_000, signal: ac.signal });
-    expect(r).toMatchObject({ ok: false, code: 'CODE_ABORTED' });
-    expect(await nested[0]).toMatchObject({ ok: false, code: 'CODE_ABORTED' });
+    expect(r).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_ABORTED') });
+    expect(await nested[0]).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_ABORTED') });
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(s.stats().retired).toBe(1);
   });
@@ -115,10 +115,10 @@ describe('bridge values are capped at the boundary', { timeout: 60_000 }, () => 
   });
 
   it('the final value and lambda arguments are capped too', async () => {
-    expect(await s.run({ code: `return ${nestedValue(MAX_BRIDGE_DEPTH + 1)};`, bridge: echo })).toMatchObject({ ok: false, code: 'CODE_VALUE_TOO_DEEP' });
+    expect(await s.run({ code: `return ${nestedValue(MAX_BRIDGE_DEPTH + 1)};`, bridge: echo })).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_VALUE_TOO_DEEP') });
     let deep: unknown = 1;
     for (let i = 0; i < MAX_BRIDGE_DEPTH + 1; i++) deep = { d: deep };
-    expect(await s.run({ code: 'function f(a) { return 1; }', entry: { kind: 'function', name: 'f', args: deep }, bridge: echo })).toMatchObject({ ok: false, code: 'CODE_VALUE_TOO_DEEP' });
+    expect(await s.run({ code: 'function f(a) { return 1; }', entry: { kind: 'function', name: 'f', args: deep }, bridge: echo })).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_VALUE_TOO_DEEP') });
   });
 
   it('oversized arguments and results are refused with CODE_MESSAGE_TOO_LARGE', async () => {
@@ -139,7 +139,7 @@ describe('the memory limit holds for the host process', { timeout: 60_000 }, () 
     const r = await s.run({ code: 'const a = []; for (;;) a.push("x".repeat(1 << 16) + a.length);', bridge: echo, memoryBytes: limit, timeoutMs: 30_000 });
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage.rss());
-    expect(r).toMatchObject({ ok: false, code: 'CODE_MEMORY_LIMIT' });
+    expect(r).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_MEMORY_LIMIT') });
     const overMiB = (peak - base - limit) / (1024 * 1024);
     console.info(`memory bomb, 32 MiB limit: host RSS grew ${((peak - base) / (1024 * 1024)).toFixed(1)} MiB (${overMiB.toFixed(1)} MiB over the limit)`);
     // Generous bound (the design target is 16 MiB over): other threads of this process allocate too.

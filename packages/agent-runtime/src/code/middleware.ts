@@ -1,10 +1,11 @@
+import type { TrustErrorCode } from '@trust/core';
 import { TrustError } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { CodeRunner } from './code-runner.js';
 import { parseLambdaRef } from './code-runner.js';
 
 /** Outcome of a middleware chain: the (possibly rewritten) value, or a rejection. */
-export type MiddlewareOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly code: string; readonly reason: string };
+export type MiddlewareOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly code: TrustErrorCode; readonly reason: string };
 
 /**
  * Runs a security middleware chain (inbox, fetch). It FAILS CLOSED: a lambda that throws, times

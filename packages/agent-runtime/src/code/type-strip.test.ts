@@ -64,10 +64,10 @@ describe('TypeScript: stripped on the host, run like JavaScript', () => {
 
   it('a TypeScript syntax error is CODE_SYNTAX with the file and position, never a crash', async () => {
     const r = await sandbox.run({ code: 'const a = 1;\nlet x: = 2;\nreturn x;', language: 'typescript', fileName: 'broken.ts', bridge: noBridge });
-    expect(r).toMatchObject({ ok: false, code: 'CODE_SYNTAX', name: 'SyntaxError' });
+    expect(r).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_SYNTAX'), name: 'SyntaxError' });
     expect(!r.ok && r.message).toMatch(/^broken\.ts: TypeScript syntax error at line 2, column \d+: Unexpected token/);
     // The same source as JavaScript is also a syntax error, from QuickJS this time.
-    expect(await sandbox.run({ code: 'let x: number = 2; return x;', bridge: noBridge })).toMatchObject({ ok: false, code: 'CODE_SYNTAX' });
+    expect(await sandbox.run({ code: 'let x: number = 2; return x;', bridge: noBridge })).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_SYNTAX') });
   });
 
   it('caches per content hash, bounded, and names the file of each caller', () => {
@@ -102,7 +102,7 @@ describe('TypeScript: the escape suite basics still hold', () => {
   });
 
   it('an infinite loop in TS is still interrupted', async () => {
-    expect(await sandbox.run({ code: 'let i: number = 0; while (true) { i++; }', language: 'typescript', timeoutMs: 100, bridge: noBridge })).toMatchObject({ ok: false, code: 'CODE_TIMEOUT' });
+    expect(await sandbox.run({ code: 'let i: number = 0; while (true) { i++; }', language: 'typescript', timeoutMs: 100, bridge: noBridge })).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_TIMEOUT') });
   });
 });
 
@@ -138,7 +138,7 @@ describe('TypeScript lambdas in an agent', () => {
     const { gate, close } = setup();
     expect(await gate.call('sys_code', { code: 'const n: number = 2; return n + 1;', language: 'typescript' }, { origin: 'llm' })).toMatchObject({ ok: true, value: 3 });
     expect(await gate.call('sys_code', { code: 'const n: number = 2; return n;' }, { origin: 'llm' })).toMatchObject({ ok: false, error: expect.stringMatching(/^CODE_SYNTAX/) });
-    await expect(gate.call('sys_code', { code: '1', language: 'python' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'TOOL_ARGS_INVALID' });
+    await expect(gate.call('sys_code', { code: '1', language: 'python' }, { origin: 'llm' })).rejects.toHaveTrustCode('TOOL_ARGS_INVALID');
     close();
   });
 });

@@ -34,7 +34,7 @@ describe('agent config schema', () => {
       expect.unreachable();
     } catch (e) {
       const err = e as { code: string; problems: Array<{ path: string }> };
-      expect(err.code).toBe('ADF_CONFIG_INVALID');
+      expect(err.code).toBeTrustCode('ADF_CONFIG_INVALID');
       expect(err.problems.map((p) => p.path).sort()).toEqual(['', 'limits.max_sql_rows', 'security.allow_unsigned', 'tools.0.name', 'v'].sort());
     }
   });

@@ -1,3 +1,4 @@
+import type { TrustErrorCode } from '@trust/core';
 import { allow, deny, type Decision, type Deny } from '@trust/core';
 import type { AgentConfig } from './agent-config-schema.js';
 import { checkAgentConfig, cloneConfig, effectiveToolDeclarations } from './agent-config.js';
@@ -91,7 +92,7 @@ export function planConfigUpdate(config: AgentConfig, request: ConfigUpdateReque
   return { kind: 'apply', next: checked.config, path: canonical };
 }
 
-function refuse(code: string, reason: string, hint: string, rule = 'config-update'): ConfigUpdatePlan {
+function refuse(code: TrustErrorCode, reason: string, hint: string, rule = 'config-update'): ConfigUpdatePlan {
   return { kind: 'deny', decision: deny(code, reason, { rule, hint }) };
 }
 

@@ -58,7 +58,7 @@ describe('control server: refusals', () => {
     const big = JSON.stringify({ text: 'x'.repeat(5000) });
     const res = await call(server.port, { method: 'POST', path: '/api/v1/agents/a1/chat', headers: { ...auth(), 'content-type': 'application/json' }, body: big });
     expect(res.status).toBe(413);
-    expect(res.json().error.code).toBe('CONTROL_BODY_TOO_LARGE');
+    expect(res.json().error.code).toBeTrustCode('CONTROL_BODY_TOO_LARGE');
     const chunked = await call(server.port, { method: 'POST', path: '/api/v1/agents/a1/chat', headers: { ...auth(), 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: big });
     expect(chunked.status).toBe(413);
   });
@@ -71,7 +71,7 @@ describe('control server: refusals', () => {
   it('refuses trigger with source "user" (the owner\'s voice)', async () => {
     const res = await call(server.port, { method: 'POST', path: '/api/v1/agents/a1/trigger', headers: { ...auth(), 'content-type': 'application/json' }, body: '{"source":"user"}' });
     expect(res.status).toBe(403);
-    expect(res.json().error.code).toBe('CONTROL_TRIGGER_SOURCE_FORBIDDEN');
+    expect(res.json().error.code).toBeTrustCode('CONTROL_TRIGGER_SOURCE_FORBIDDEN');
   });
 
   it('answers no permissive CORS preflight', async () => {
@@ -85,7 +85,7 @@ describe('control server: refusals', () => {
   });
 
   it('refuses to bind a non-loopback address without allowLan', async () => {
-    await expect(createControlServer({ agents, host: '0.0.0.0' })).rejects.toMatchObject({ code: 'CONTROL_BAD_REQUEST' });
+    await expect(createControlServer({ agents, host: '0.0.0.0' })).rejects.toHaveTrustCode('CONTROL_BAD_REQUEST');
   });
 });
 

@@ -51,7 +51,7 @@ describe('POST /agents/:id/trigger over the real runtime', () => {
       fired: [
         { index: 0, type: 'on_external', scope: 'system', outcome: 'ran', detail: 'hooks.js:onCi completed', depth: 0 },
         // autonomous mode is off by default: the agent-scope trigger does not start the loop
-        { index: 1, type: 'on_external', scope: 'agent', outcome: 'skipped', code: 'TRIGGER_NOT_AUTONOMOUS', detail: 'autonomous mode is off: agent-scope triggers do not start the loop', depth: 0 },
+        { index: 1, type: 'on_external', scope: 'agent', outcome: 'skipped', code: expect.toBeTrustCode('TRIGGER_NOT_AUTONOMOUS'), detail: 'autonomous mode is off: agent-scope triggers do not start the loop', depth: 0 },
       ],
     });
     expect((await api('GET', '/agents/hooked/files/builds.txt')).json.file.content).toBe('ci:7;');

@@ -39,12 +39,12 @@ describe('access matrix (enabled x visible x restricted x origin)', () => {
 
   it.each(['say', 'ask', 'loop_compact', 'loop_clear'])('%s is excluded from code, even authorized', (name) => {
     const f = { enabled: true, visible: true, restricted: false, locked: false };
-    for (const o of ['code', 'authorized-code'] as const) expect(evaluateToolAccess(name, f, o)).toMatchObject({ kind: 'deny', decision: { code: 'EXCLUDED_TOOL' } });
+    for (const o of ['code', 'authorized-code'] as const) expect(evaluateToolAccess(name, f, o)).toMatchObject({ kind: 'deny', decision: { code: expect.toBeTrustCode('EXCLUDED_TOOL') } });
     expect(evaluateToolAccess(name, f, 'llm').kind).toBe('run');
   });
 
   it('an undeclared tool is refused', () => {
-    expect(evaluateToolAccess('nope', undefined, 'owner')).toMatchObject({ kind: 'deny', decision: { code: 'TOOL_NOT_DECLARED' } });
+    expect(evaluateToolAccess('nope', undefined, 'owner')).toMatchObject({ kind: 'deny', decision: { code: expect.toBeTrustCode('TOOL_NOT_DECLARED') } });
   });
 });
 

@@ -1,3 +1,4 @@
+import type { TrustErrorCode } from '@trust/core';
 import { TrustError, type AuditSink, type Principal } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { AdfTask } from '../adf/adf-tasks.js';
@@ -54,7 +55,7 @@ export function createApprovalDesk(adf: AdfFile, audit: AuditSink, principalFor:
     pending: () => adf.tasks.list({ status: 'pending_approval' }),
     resolve(taskId, response, by) {
       const task = adf.tasks.get(taskId);
-      const fail = (code: string, message: string) => {
+      const fail = (code: TrustErrorCode, message: string) => {
         audit.record({ principal: principalFor(by), action: 'approval.resolve', target: taskId, decision: 'deny', code, rule: 'approval' });
         return new TrustError(code, message);
       };

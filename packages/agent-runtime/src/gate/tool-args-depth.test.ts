@@ -21,14 +21,14 @@ describe('tool arguments: nesting cap 64', () => {
   it('runs with arguments nested 64 levels; refuses 65 with INPUT_TOO_DEEP, audited', async () => {
     const { adf, gate } = setup();
     expect(await gate.call('sink', { deep: nested(63) }, { origin: 'llm' })).toBe('ok');
-    await expect(gate.call('sink', { deep: nested(64) }, { origin: 'llm' })).rejects.toMatchObject({ code: 'INPUT_TOO_DEEP' });
-    await expect(gate.call('sink', { deep: nested(100_000) }, { origin: 'code' })).rejects.toMatchObject({ code: 'INPUT_TOO_DEEP' });
+    await expect(gate.call('sink', { deep: nested(64) }, { origin: 'llm' })).rejects.toHaveTrustCode('INPUT_TOO_DEEP');
+    await expect(gate.call('sink', { deep: nested(100_000) }, { origin: 'code' })).rejects.toHaveTrustCode('INPUT_TOO_DEEP');
     expect(adf.audit.list({ action: 'tool.call' }).filter((e) => e.decision === 'deny' && e.code === 'INPUT_TOO_DEEP')).toHaveLength(2);
     adf.close();
   });
 
   it('a model response deeper than the provider cap is refused before it is parsed or stored', () => {
     expect(parseToolArguments(JSON.stringify({ deep: nested(63) }))).toEqual({ deep: nested(63) });
-    expect(() => parseToolArguments(`{"deep":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)).toThrowError(expect.objectContaining({ code: 'INPUT_TOO_DEEP' }));
+    expect(() => parseToolArguments(`{"deep":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)).toThrowTrustError('INPUT_TOO_DEEP');
   });
 });

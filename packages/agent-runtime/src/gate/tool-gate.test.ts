@@ -38,21 +38,21 @@ describe('tool gate', () => {
 
   it('never reads authority from arguments', async () => {
     const { adf, gate } = setup([{ name: 'echo', enabled: true, restricted: true }]);
-    expect(await codeOf(gate.call('echo', { text: 'x', _authorized: true }, { origin: 'code' }))).toBe('TOOL_ARGS_RESERVED');
-    expect(await codeOf(gate.call('echo', { text: 'x' }, { origin: 'code' }))).toBe('REQUIRES_AUTHORIZED_CODE');
+    expect(await codeOf(gate.call('echo', { text: 'x', _authorized: true }, { origin: 'code' }))).toBeTrustCode('TOOL_ARGS_RESERVED');
+    expect(await codeOf(gate.call('echo', { text: 'x' }, { origin: 'code' }))).toBeTrustCode('REQUIRES_AUTHORIZED_CODE');
     expect(adf.audit.list({ action: 'tool.call' }).map((e) => e.code)).toEqual(['TOOL_ARGS_RESERVED', 'REQUIRES_AUTHORIZED_CODE']);
   });
 
   it('authorization does not flow into a child of an unauthorized parent', async () => {
     const { gate } = setup([{ name: 'echo', enabled: true, restricted: true }]);
     expect(await gate.call('echo', { text: 'x' }, { origin: 'authorized-code' })).toMatchObject({ authorized: true });
-    expect(await codeOf(gate.call('echo', { text: 'x' }, { origin: 'authorized-code', parentAuthorized: false }))).toBe('REQUIRES_AUTHORIZED_CODE');
+    expect(await codeOf(gate.call('echo', { text: 'x' }, { origin: 'authorized-code', parentAuthorized: false }))).toBeTrustCode('REQUIRES_AUTHORIZED_CODE');
   });
 
   it('validates arguments against the input schema', async () => {
     const { gate } = setup([{ name: 'echo', enabled: true }]);
-    expect(await codeOf(gate.call('echo', { text: 1 }, { origin: 'llm' }))).toBe('TOOL_ARGS_INVALID');
-    expect(await codeOf(gate.call('echo', { text: 'a', extra: 1 }, { origin: 'llm' }))).toBe('TOOL_ARGS_INVALID');
+    expect(await codeOf(gate.call('echo', { text: 1 }, { origin: 'llm' }))).toBeTrustCode('TOOL_ARGS_INVALID');
+    expect(await codeOf(gate.call('echo', { text: 'a', extra: 1 }, { origin: 'llm' }))).toBeTrustCode('TOOL_ARGS_INVALID');
   });
 
   it('visibleTools lists enabled+visible registered tools only', () => {
@@ -78,19 +78,19 @@ describe('human in the loop', () => {
 
   it('modified args are re-validated and cannot smuggle reserved flags', async () => {
     const { gate } = setup([{ name: 'echo', enabled: true, restricted: true }], scripted({ decision: 'approve', args: { text: 'x', _authorized: true } }));
-    expect(await codeOf(gate.call('echo', { text: 'x' }, { origin: 'llm' }))).toBe('TOOL_ARGS_RESERVED');
+    expect(await codeOf(gate.call('echo', { text: 'x' }, { origin: 'llm' }))).toBeTrustCode('TOOL_ARGS_RESERVED');
   });
 
   it('a denial carries feedback to the model', async () => {
     const { adf, gate } = setup([{ name: 'echo', enabled: true, restricted: true }], scripted({ decision: 'deny', feedback: 'not now' }));
-    await expect(gate.call('echo', { text: 'x' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'TOOL_APPROVAL_DENIED', message: expect.stringContaining('not now') });
+    await expect(gate.call('echo', { text: 'x' }, { origin: 'llm' })).rejects.toMatchObject({ code: expect.toBeTrustCode('TOOL_APPROVAL_DENIED'), message: expect.stringContaining('not now') });
     expect(adf.tasks.list()[0]?.status).toBe('denied');
   });
 
   it('no answer in time auto-denies', async () => {
     const adf = createAdf(join(mkdtempSync(join(tmpdir(), 'gate-')), 'a.adf'), { template: { v: 1, tools: [{ name: 'echo', enabled: true, restricted: true }] } });
     const gate = createToolGate({ adf, registry: createToolRegistry([echo]), approvalTimeoutMs: 20 });
-    expect(await codeOf(gate.call('echo', { text: 'x' }, { origin: 'llm' }))).toBe('TOOL_APPROVAL_TIMEOUT');
+    expect(await codeOf(gate.call('echo', { text: 'x' }, { origin: 'llm' }))).toBeTrustCode('TOOL_APPROVAL_TIMEOUT');
     expect(adf.tasks.list()[0]?.status).toBe('denied');
   });
 
@@ -100,13 +100,13 @@ describe('human in the loop', () => {
     const p = gate.call('echo', { text: 'x' }, { origin: 'llm', signal: ctl.signal });
     await new Promise((r) => setTimeout(r, 5));
     ctl.abort();
-    expect(await codeOf(p)).toBe('TOOL_CALL_ABORTED');
+    expect(await codeOf(p)).toBeTrustCode('TOOL_CALL_ABORTED');
     expect(adf.tasks.list()[0]?.status).toBe('cancelled');
   });
 
   it('a throwing approver denies (fail closed)', async () => {
     const { gate } = setup([{ name: 'echo', enabled: true, restricted: true }], { request: async () => { throw new Error('ui crashed'); } });
-    expect(await codeOf(gate.call('echo', { text: 'x' }, { origin: 'llm' }))).toBe('TOOL_APPROVAL_DENIED');
+    expect(await codeOf(gate.call('echo', { text: 'x' }, { origin: 'llm' }))).toBeTrustCode('TOOL_APPROVAL_DENIED');
   });
 
   it('only the owner or authorized code resolve a pending task', async () => {
@@ -114,11 +114,11 @@ describe('human in the loop', () => {
     const p = gate.call('echo', { text: 'x' }, { origin: 'llm' });
     await new Promise((r) => setTimeout(r, 5));
     const [task] = gate.pendingApprovals();
-    expect(() => gate.resolveTask(task!.id, { decision: 'approve' }, 'code')).toThrowError(expect.objectContaining({ code: 'TASK_RESOLVE_FORBIDDEN' }));
-    expect(() => gate.resolveTask(task!.id, { decision: 'approve' }, 'llm')).toThrowError(expect.objectContaining({ code: 'TASK_RESOLVE_FORBIDDEN' }));
+    expect(() => gate.resolveTask(task!.id, { decision: 'approve' }, 'code')).toThrowTrustError('TASK_RESOLVE_FORBIDDEN');
+    expect(() => gate.resolveTask(task!.id, { decision: 'approve' }, 'llm')).toThrowTrustError('TASK_RESOLVE_FORBIDDEN');
     gate.resolveTask(task!.id, { decision: 'approve' }, 'owner');
     expect(await p).toMatchObject({ text: 'x' });
-    expect(() => gate.resolveTask(task!.id, { decision: 'approve' }, 'owner')).toThrowError(expect.objectContaining({ code: 'TASK_NOT_PENDING' }));
+    expect(() => gate.resolveTask(task!.id, { decision: 'approve' }, 'owner')).toThrowTrustError('TASK_NOT_PENDING');
     expect(adf.audit.list({ action: 'approval.resolve' }).filter((e) => e.code === 'TASK_RESOLVE_FORBIDDEN')).toHaveLength(2);
   });
 
@@ -131,7 +131,7 @@ describe('human in the loop', () => {
     const p = locked.gate.call('echo', { text: 'x' }, { origin: 'llm' });
     await new Promise((r) => setTimeout(r, 5));
     const id = locked.gate.pendingApprovals()[0]!.id;
-    expect(() => locked.gate.resolveTask(id, { decision: 'approve', always: true }, 'owner')).toThrowError(expect.objectContaining({ code: 'TASK_ALWAYS_APPROVE_REFUSED' }));
+    expect(() => locked.gate.resolveTask(id, { decision: 'approve', always: true }, 'owner')).toThrowTrustError('TASK_ALWAYS_APPROVE_REFUSED');
     locked.gate.resolveTask(id, { decision: 'approve' }, 'owner');
     await p;
     expect(locked.adf.config().tools[0]).toMatchObject({ restricted: true, locked: true });
@@ -164,7 +164,7 @@ describe('authorized code and lambdas', () => {
     adf.files.setAuthorized('gate.ts', true, 'owner');
     expect(await gate.call('sys_lambda', { target: 'gate.ts:go' }, { origin: 'llm' })).toMatchObject({ ran: 'gate.ts:go', authorized: false });
     expect(approver.seen[0]?.reason).toBe('authorized-target');
-    expect(await codeOf(gate.call('sys_lambda', { target: 'gate.ts:go' }, { origin: 'code' }))).toBe('REQUIRES_AUTHORIZED_CALLER');
+    expect(await codeOf(gate.call('sys_lambda', { target: 'gate.ts:go' }, { origin: 'code' }))).toBeTrustCode('REQUIRES_AUTHORIZED_CALLER');
     expect(await gate.call('sys_lambda', { target: 'gate.ts:go' }, { origin: 'authorized-code' })).toMatchObject({ authorized: true });
   });
 });
@@ -183,7 +183,7 @@ describe('sys_update_config and sys_get_config through the gate', () => {
     const approver = scripted();
     const { adf, gate } = setup(base, approver);
     for (const path of ['security.allow_unsigned', 'security.require_middleware_authorization', 'security.middleware.inbox', 'security.fetch_middleware', 'security']) {
-      expect(await codeOf(gate.call('sys_update_config', { path, value: false }, { origin: 'authorized-code' }))).toBe('CONFIG_GUARD_PATH');
+      expect(await codeOf(gate.call('sys_update_config', { path, value: false }, { origin: 'authorized-code' }))).toBeTrustCode('CONFIG_GUARD_PATH');
     }
     expect(approver.seen).toHaveLength(0);
     expect(adf.tasks.list()).toHaveLength(0);
@@ -199,27 +199,27 @@ describe('sys_update_config and sys_get_config through the gate', () => {
     expect(approver.seen[0]?.reason).toBe('protection');
     expect(adf.audit.list({ action: 'override.use' }).at(-1)).toMatchObject({ decision: 'allow' });
     // the lock still holds for the next change
-    expect(await codeOf(gate.call('sys_update_config', { path: 'security.allow_local_fetch', value: false }, { origin: 'llm' }))).toBe('CONFIG_LOCKED');
+    expect(await codeOf(gate.call('sys_update_config', { path: 'security.allow_local_fetch', value: false }, { origin: 'llm' }))).toBeTrustCode('CONFIG_LOCKED');
   });
 
   it('a guard path on a restricted sys_update_config is refused before any approval is asked', async () => {
     const approver = scripted({ decision: 'approve' });
     const { adf, gate } = setup([{ name: 'sys_update_config', enabled: true, restricted: true }], approver);
-    expect(await codeOf(gate.call('sys_update_config', { path: 'security.allow_unsigned', value: false }, { origin: 'llm' }))).toBe('CONFIG_GUARD_PATH');
+    expect(await codeOf(gate.call('sys_update_config', { path: 'security.allow_unsigned', value: false }, { origin: 'llm' }))).toBeTrustCode('CONFIG_GUARD_PATH');
     expect(approver.seen).toHaveLength(0);
     expect(adf.tasks.list()).toHaveLength(0);
-    expect(adf.audit.list({ action: 'tool.call' }).at(-1)).toMatchObject({ decision: 'deny', code: 'CONFIG_GUARD_PATH' });
+    expect(adf.audit.list({ action: 'tool.call' }).at(-1)).toMatchObject({ decision: 'deny', code: expect.toBeTrustCode('CONFIG_GUARD_PATH') });
   });
 
   it('a locked tool declaration needs the override too', async () => {
     const { gate } = setup(base, scripted({ decision: 'deny' }));
-    expect(await codeOf(gate.call('sys_update_config', { path: 'tools.sys_lambda.enabled', value: false }, { origin: 'llm' }))).toBe('CONFIG_LOCKED');
+    expect(await codeOf(gate.call('sys_update_config', { path: 'tools.sys_lambda.enabled', value: false }, { origin: 'llm' }))).toBeTrustCode('CONFIG_LOCKED');
   });
 
   it('an invalid result is rolled back', async () => {
     const { adf, gate } = setup(base);
     const before = JSON.stringify(adf.config());
-    expect(await codeOf(gate.call('sys_update_config', { path: 'limits.max_sql_rows', value: -5 }, { origin: 'llm' }))).toBe('CONFIG_INVALID_AFTER_UPDATE');
+    expect(await codeOf(gate.call('sys_update_config', { path: 'limits.max_sql_rows', value: -5 }, { origin: 'llm' }))).toBeTrustCode('CONFIG_INVALID_AFTER_UPDATE');
     expect(JSON.stringify(adf.config())).toBe(before);
   });
 

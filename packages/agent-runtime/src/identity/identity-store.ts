@@ -1,3 +1,4 @@
+import type { TrustErrorCode } from '@trust/core';
 import type { KeyObject } from 'node:crypto';
 import { TrustError, deniedError, deny } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
@@ -82,7 +83,7 @@ export function readSecret(adf: AdfFile, purpose: string, key: { privateKey: Key
  * writes create `code_access = 1` rows and never overwrite a row code cannot read.
  */
 export function createCodeIdentityAccess(adf: AdfFile, runtime: { privateKey: KeyObject; sealTo: SealTo }) {
-  const refuse = (code: string, reason: string) => deniedError(deny(code, reason, { rule: 'identity-code-access' }));
+  const refuse = (code: TrustErrorCode, reason: string) => deniedError(deny(code, reason, { rule: 'identity-code-access' }));
   const row = (purpose: string) => adf.db.prepare('SELECT code_access FROM adf_identity WHERE purpose = ?').get(purpose) as { code_access: number } | undefined;
   return {
     get(purpose: string): string | undefined {

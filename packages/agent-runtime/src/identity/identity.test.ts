@@ -32,7 +32,7 @@ describe('did:key', () => {
   });
 
   it.each(['did:web:x', 'did:key:zzzz', 'did:key:z' + base58btcEncode(Uint8Array.of(0x12, 0x00, ...new Array(32).fill(1))), 'did:key:z0'])('rejects %s', (d) => {
-    expect(() => publicKeyFromDidKey(d)).toThrowError(expect.objectContaining({ code: 'IDENTITY_DID_INVALID' }));
+    expect(() => publicKeyFromDidKey(d)).toThrowTrustError('IDENTITY_DID_INVALID');
   });
 
   it('signs and verifies Uint8Array payloads; tampering and wrong DIDs deny', () => {
@@ -41,9 +41,9 @@ describe('did:key', () => {
     const sig = signWithIdentity(a, bytes('{"a":1}'));
     expect(sig).toHaveLength(64);
     expect(verifyDidSignature(a.did, bytes('{"a":1}'), sig).allow).toBe(true);
-    expect(verifyDidSignature(a.did, bytes('{"a":2}'), sig)).toMatchObject({ allow: false, code: 'IDENTITY_SIGNATURE_INVALID' });
+    expect(verifyDidSignature(a.did, bytes('{"a":2}'), sig)).toMatchObject({ allow: false, code: expect.toBeTrustCode('IDENTITY_SIGNATURE_INVALID') });
     expect(verifyDidSignature(b.did, bytes('{"a":1}'), sig).allow).toBe(false);
-    expect(verifyDidSignature('did:key:nope', bytes('x'), sig)).toMatchObject({ code: 'IDENTITY_DID_INVALID' });
+    expect(verifyDidSignature('did:key:nope', bytes('x'), sig)).toHaveTrustCode('IDENTITY_DID_INVALID');
     expect(JSON.stringify(a)).toBe(JSON.stringify({ did: a.did }));
     expect(Object.keys(a)).not.toContain('privateKey');
   });
@@ -58,8 +58,8 @@ describe('envelopes', () => {
     const env = sealEnvelope('credentials:x', bytes('secret'), { recipients: [{ label: 'owner', publicKey: owner.publicKey }, { label: 'runtime', publicKey: runtime.publicKey }] });
     expect(new TextDecoder().decode(openEnvelope(env, { privateKey: owner.privateKey }))).toBe('secret');
     expect(new TextDecoder().decode(openEnvelope(env, { privateKey: runtime.privateKey }))).toBe('secret');
-    expect(() => openEnvelope(env, { privateKey: stranger.privateKey })).toThrowError(expect.objectContaining({ code: 'ENVELOPE_SEALED' }));
-    expect(() => openEnvelope({ ...env, name: 'credentials:y' }, { privateKey: owner.privateKey })).toThrowError(expect.objectContaining({ code: 'ENVELOPE_SEALED' }));
+    expect(() => openEnvelope(env, { privateKey: stranger.privateKey })).toThrowTrustError('ENVELOPE_SEALED');
+    expect(() => openEnvelope({ ...env, name: 'credentials:y' }, { privateKey: owner.privateKey })).toThrowTrustError('ENVELOPE_SEALED');
     const ct = Buffer.from(env.ct, 'base64url'); ct[0] = (ct[0] ?? 0) ^ 1;
     expect(() => openEnvelope({ ...env, ct: ct.toString('base64url') }, { privateKey: owner.privateKey })).toThrow();
   });
@@ -67,15 +67,15 @@ describe('envelopes', () => {
   it('a slot moved into another envelope does not open it (per-envelope domain separation)', () => {
     const e1 = sealEnvelope('credentials:a', bytes('one'), { recipients: [{ label: 'owner', publicKey: owner.publicKey }] });
     const e2 = sealEnvelope('credentials:a', bytes('two'), { recipients: [{ label: 'owner', publicKey: owner.publicKey }] });
-    expect(() => openEnvelope({ ...e2, slots: e1.slots }, { privateKey: owner.privateKey })).toThrowError(expect.objectContaining({ code: 'ENVELOPE_SEALED' }));
+    expect(() => openEnvelope({ ...e2, slots: e1.slots }, { privateKey: owner.privateKey })).toThrowTrustError('ENVELOPE_SEALED');
   });
 
   it('the share-password slot uses scrypt N=2^17 r=8 p=1; the identity envelope refuses it', () => {
     const env = sealEnvelope('credentials:api', bytes('k'), { recipients: [], password: 'correct horse' });
     expect(env.slots[0]).toMatchObject({ kind: 'scrypt', N: 131072, r: 8, p: 1 });
     expect(new TextDecoder().decode(openEnvelope(env, { password: 'correct horse' }))).toBe('k');
-    expect(() => openEnvelope(env, { password: 'wrong' })).toThrowError(expect.objectContaining({ code: 'ENVELOPE_SEALED' }));
-    expect(() => sealEnvelope('identity', bytes('k'), { recipients: [{ label: 'owner', publicKey: owner.publicKey }], password: 'x' })).toThrowError(expect.objectContaining({ code: 'IDENTITY_PASSWORD_SLOT_REFUSED' }));
+    expect(() => openEnvelope(env, { password: 'wrong' })).toThrowTrustError('ENVELOPE_SEALED');
+    expect(() => sealEnvelope('identity', bytes('k'), { recipients: [{ label: 'owner', publicKey: owner.publicKey }], password: 'x' })).toThrowTrustError('IDENTITY_PASSWORD_SLOT_REFUSED');
   }, 120_000); // three scrypt runs at the required cost (128 MiB each)
 });
 
@@ -98,11 +98,11 @@ describe('identity in the .adf file', () => {
     const adf = newAdf();
     const original = provisionIdentity(adf, sealTo);
     const recipient = createEnvelopeKeyPair();
-    expect(() => loadIdentity(adf, recipient.privateKey)).toThrowError(expect.objectContaining({ code: 'IDENTITY_SEALED' }));
+    expect(() => loadIdentity(adf, recipient.privateKey)).toThrowTrustError('IDENTITY_SEALED');
     const claimed = claimSharedAdf(adf, { owner: recipient.publicKey, runtime: recipient.publicKey });
     expect(claimed.did).not.toBe(original.did);
     expect(loadIdentity(adf, recipient.privateKey).did).toBe(claimed.did);
-    expect(() => loadIdentity(adf, runtime.privateKey)).toThrowError(expect.objectContaining({ code: 'IDENTITY_SEALED' }));
+    expect(() => loadIdentity(adf, runtime.privateKey)).toThrowTrustError('IDENTITY_SEALED');
     adf.close();
   });
 
@@ -115,7 +115,7 @@ describe('identity in the .adf file', () => {
     const ct = Buffer.concat([c.update('legacy-secret'), c.final()]);
     adf.db.prepare("INSERT INTO adf_identity (purpose, value, encryption_algo, salt, kdf_params) VALUES ('mcp:gh:TOKEN', ?, 'aes-256-gcm', ?, '{\"iterations\":100000}')").run(Buffer.concat([iv, ct, c.getAuthTag()]), salt);
     expect(new TextDecoder().decode(readSecret(adf, 'mcp:gh:TOKEN', { password: 'pw' }))).toBe('legacy-secret');
-    expect(() => readSecret(adf, 'mcp:gh:TOKEN', { password: 'nope' })).toThrowError(expect.objectContaining({ code: 'ENVELOPE_SEALED' }));
+    expect(() => readSecret(adf, 'mcp:gh:TOKEN', { password: 'nope' })).toThrowTrustError('ENVELOPE_SEALED');
     adf.close();
   });
 
@@ -128,22 +128,22 @@ describe('identity in the .adf file', () => {
     const call = (name: string, args: unknown, origin: 'code' | 'authorized-code' = 'code') => gate.call(name, args, { origin });
     const code = async (p: Promise<unknown>) => p.then(() => 'ok', (e: { code: string }) => e.code);
     for (const purpose of ['crypto:signing:private_key', 'crypto:signing:public_key', 'crypto:envelope:identity', 'crypto:kdf:salt']) {
-      expect(await code(call('get_identity', { purpose }, 'authorized-code'))).toBe('IDENTITY_KEY_MATERIAL');
-      expect(await code(call('set_identity', { purpose, value: 'x' }, 'authorized-code'))).toBe('IDENTITY_KEY_MATERIAL');
+      expect(await code(call('get_identity', { purpose }, 'authorized-code'))).toBeTrustCode('IDENTITY_KEY_MATERIAL');
+      expect(await code(call('set_identity', { purpose, value: 'x' }, 'authorized-code'))).toBeTrustCode('IDENTITY_KEY_MATERIAL');
     }
-    expect(await code(call('get_identity', { purpose: 'mcp:gh:TOKEN' }))).toBe('IDENTITY_CODE_ACCESS');
-    expect(await code(call('set_identity', { purpose: 'mcp:gh:TOKEN', value: 'overwrite' }))).toBe('IDENTITY_CODE_ACCESS');
+    expect(await code(call('get_identity', { purpose: 'mcp:gh:TOKEN' }))).toBeTrustCode('IDENTITY_CODE_ACCESS');
+    expect(await code(call('set_identity', { purpose: 'mcp:gh:TOKEN', value: 'overwrite' }))).toBeTrustCode('IDENTITY_CODE_ACCESS');
     expect(await call('get_identity', { purpose: 'api:shared' })).toBe('code-ok');
     await call('set_identity', { purpose: 'mine', value: 'v' });
     expect(await call('get_identity', { purpose: 'mine' })).toBe('v');
-    expect(await code(gate.call('get_identity', { purpose: 'mine' }, { origin: 'llm' }))).toBe('TOOL_NOT_DECLARED');
+    expect(await code(gate.call('get_identity', { purpose: 'mine' }, { origin: 'llm' }))).toBeTrustCode('TOOL_NOT_DECLARED');
     adf.close();
   });
 
   it('code_execution.get_identity=false disables the method', async () => {
     const adf = createAdf(join(mkdtempSync(join(tmpdir(), 'id-')), 'a.adf'), { template: { v: 1, code_execution: { get_identity: false } } });
     const gate = createToolGate({ adf, registry: createToolRegistry(createIdentityTools({ privateKey: runtime.privateKey, sealTo })) });
-    await expect(gate.call('get_identity', { purpose: 'x' }, { origin: 'authorized-code' })).rejects.toMatchObject({ code: 'CODE_METHOD_DISABLED' });
+    await expect(gate.call('get_identity', { purpose: 'x' }, { origin: 'authorized-code' })).rejects.toHaveTrustCode('CODE_METHOD_DISABLED');
     adf.close();
   });
 });
@@ -192,14 +192,14 @@ describe('openAdf review gate', () => {
     const path = adf.path;
     adf.close();
     const reviews = createAdfReviewStore();
-    expect(() => openAdf(path, { trust: 'foreign', reviews, reviewKeyOf })).toThrowError(expect.objectContaining({ code: 'ADF_REVIEW_REQUIRED' }));
+    expect(() => openAdf(path, { trust: 'foreign', reviews, reviewKeyOf })).toThrowTrustError('ADF_REVIEW_REQUIRED');
     const ro = openAdf(path, { trust: 'foreign', readonly: true, reviews, reviewKeyOf });
     reviews.accept(reviewKeyOf(ro));
     ro.close();
     const ok = openAdf(path, { trust: 'foreign', reviews, reviewKeyOf });
     ok.files.write('changed.ts', 'x');
     ok.close();
-    expect(() => openAdf(path, { trust: 'foreign', reviews, reviewKeyOf })).toThrowError(expect.objectContaining({ code: 'ADF_REVIEW_REQUIRED' }));
+    expect(() => openAdf(path, { trust: 'foreign', reviews, reviewKeyOf })).toThrowTrustError('ADF_REVIEW_REQUIRED');
     openAdf(path, { trust: 'owned', reviews, reviewKeyOf }).close();
   });
 });

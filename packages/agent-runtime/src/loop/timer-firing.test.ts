@@ -26,8 +26,8 @@ describe('timer firing', () => {
     const beat = { kind: 'interval', ms: 60_000, scope: 'system', lambda: 'jobs.js:tick', payload: 'beat' };
     // Pointing a system timer at an authorized file is like calling it: the model needs approval
     // (none is given here), unauthorized code is refused, the owner may.
-    await expect(agent.gate.call('sys_set_timer', beat, { origin: 'llm' })).rejects.toMatchObject({ code: 'TOOL_APPROVAL_DENIED' });
-    await expect(agent.gate.call('sys_set_timer', beat, { origin: 'code' })).rejects.toMatchObject({ code: 'REQUIRES_AUTHORIZED_CALLER' });
+    await expect(agent.gate.call('sys_set_timer', beat, { origin: 'llm' })).rejects.toHaveTrustCode('TOOL_APPROVAL_DENIED');
+    await expect(agent.gate.call('sys_set_timer', beat, { origin: 'code' })).rejects.toHaveTrustCode('REQUIRES_AUTHORIZED_CALLER');
     expect(agent.adf.timers.list()).toEqual([]);
     await agent.gate.call('sys_set_timer', beat, { origin: 'owner' });
     await agent.gate.call('sys_set_timer', { kind: 'delay', ms: 0, scope: 'system', lambda: 'plain.js:tick' }, { origin: 'llm' });

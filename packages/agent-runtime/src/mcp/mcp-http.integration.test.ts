@@ -78,7 +78,7 @@ describe('MCP over Streamable HTTP through the egress client', () => {
 
   it('without the injected credential the server refuses: the agent holds none', async () => {
     const agent = agentWithHttpServer();
-    await expect(agent.connectMcpServers({ http: createEgressClient({ policy: policy(false) }) })).rejects.toMatchObject({ code: 'MCP_CONNECT_FAILED' });
+    await expect(agent.connectMcpServers({ http: createEgressClient({ policy: policy(false) }) })).rejects.toHaveTrustCode('MCP_CONNECT_FAILED');
     agent.close();
   });
 
@@ -86,9 +86,9 @@ describe('MCP over Streamable HTTP through the egress client', () => {
     const before = await hits();
     const agent = agentWithHttpServer();
     const guarded = createEgressClient({ policy: policy(true), guard: { protectedPorts: [port] }, audit: agent.adf.audit });
-    await expect(agent.connectMcpServers({ http: guarded })).rejects.toMatchObject({ code: 'MCP_CONNECT_FAILED' });
+    await expect(agent.connectMcpServers({ http: guarded })).rejects.toHaveTrustCode('MCP_CONNECT_FAILED');
     const refusing = createEgressClient({ policy: { name: 'deny-all', authorizeHttp: () => deny('EGRESS_POLICY_DENIED', 'no MCP today') }, audit: agent.adf.audit });
-    await expect(agent.connectMcpServers({ http: refusing })).rejects.toMatchObject({ code: 'MCP_CONNECT_FAILED' });
+    await expect(agent.connectMcpServers({ http: refusing })).rejects.toHaveTrustCode('MCP_CONNECT_FAILED');
     expect(await hits()).toBe(before);
     const denied = agent.adf.audit.list().filter((e: AuditEvent) => e.action === 'egress.http' && e.decision === 'deny');
     expect(denied.length).toBeGreaterThanOrEqual(2);
@@ -98,7 +98,7 @@ describe('MCP over Streamable HTTP through the egress client', () => {
   it('a url server without an egress client is refused, never fetched directly', async () => {
     const before = await hits();
     const agent = agentWithHttpServer();
-    await expect(agent.connectMcpServers({})).rejects.toMatchObject({ code: 'MCP_HTTP_NO_EGRESS' });
+    await expect(agent.connectMcpServers({})).rejects.toHaveTrustCode('MCP_HTTP_NO_EGRESS');
     expect(await hits()).toBe(before);
     agent.close();
   });

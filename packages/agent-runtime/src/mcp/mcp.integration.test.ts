@@ -57,12 +57,12 @@ describe('MCP stdio server inside the OS sandbox', { timeout: 120_000 }, () => {
     expect(big.content.length).toBeLessThan(1000);
     expect(big.content).toContain('[truncated');
     // the same access matrix: a restricted MCP tool is refused to unauthorized code
-    await expect(gate.call('mcp_echo_fail', {}, { origin: 'code' })).rejects.toMatchObject({ code: 'REQUIRES_AUTHORIZED_CODE' });
-    await expect(gate.call('mcp_echo_fail', {}, { origin: 'authorized-code' })).rejects.toMatchObject({ code: 'MCP_TOOL_ERROR' });
+    await expect(gate.call('mcp_echo_fail', {}, { origin: 'code' })).rejects.toHaveTrustCode('REQUIRES_AUTHORIZED_CODE');
+    await expect(gate.call('mcp_echo_fail', {}, { origin: 'authorized-code' })).rejects.toHaveTrustCode('MCP_TOOL_ERROR');
     // an undeclared MCP tool does not run at all
     const undeclared = createToolGate({ adf, registry: createToolRegistry(conn.tools) });
     adf.setConfig({ ...adf.config(), tools: adf.config().tools.filter((t) => t.name !== 'mcp_echo_echo') });
-    await expect(undeclared.call('mcp_echo_echo', { text: 'x' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'TOOL_NOT_DECLARED' });
+    await expect(undeclared.call('mcp_echo_echo', { text: 'x' }, { origin: 'llm' })).rejects.toHaveTrustCode('TOOL_NOT_DECLARED');
     adf.close();
   });
 
@@ -80,7 +80,7 @@ describe('MCP stdio server inside the OS sandbox', { timeout: 120_000 }, () => {
   });
 
   it('an agent-installed server may not run on the host without the host gate', async () => {
-    await expect(connectMcpServer({ server: server(), installedBy: 'agent', runOn: 'host', createSandbox: () => { throw new Error('unused'); } })).rejects.toMatchObject({ code: 'MCP_HOST_REFUSED' });
+    await expect(connectMcpServer({ server: server(), installedBy: 'agent', runOn: 'host', createSandbox: () => { throw new Error('unused'); } })).rejects.toHaveTrustCode('MCP_HOST_REFUSED');
   });
 
   it('an owner-installed server may run on the host, and says so', async () => {
@@ -128,7 +128,7 @@ describe('MCP stdio server inside the OS sandbox', { timeout: 120_000 }, () => {
   });
 
   it('an HTTP MCP server needs an egress client, and a server has a url or a command, not both', async () => {
-    await expect(connectMcpServer({ server: { ...server(), command: undefined, url: 'https://mcp.example.com/' }, installedBy: 'owner', createSandbox: () => { throw new Error('unused'); } })).rejects.toMatchObject({ code: 'MCP_HTTP_NO_EGRESS' });
-    await expect(connectMcpServer({ server: { ...server(), url: 'https://mcp.example.com/' }, installedBy: 'owner' })).rejects.toMatchObject({ code: 'MCP_SERVER_INVALID' });
+    await expect(connectMcpServer({ server: { ...server(), command: undefined, url: 'https://mcp.example.com/' }, installedBy: 'owner', createSandbox: () => { throw new Error('unused'); } })).rejects.toHaveTrustCode('MCP_HTTP_NO_EGRESS');
+    await expect(connectMcpServer({ server: { ...server(), url: 'https://mcp.example.com/' }, installedBy: 'owner' })).rejects.toHaveTrustCode('MCP_SERVER_INVALID');
   });
 });

@@ -49,7 +49,7 @@ describe('agent messaging', () => {
     const aAdf = agent('a');
     const a = createAgentMessaging({ adf: aAdf, identity: createIdentity(), mesh: createLocalMesh() });
     const { delivery } = await a.send({ to: createIdentity().did, content: 'nobody home' }, principal);
-    expect(delivery).toMatchObject({ status: 'failed', code: 'MESSAGE_NO_ROUTE' });
+    expect(delivery).toMatchObject({ status: 'failed', code: expect.toBeTrustCode('MESSAGE_NO_ROUTE') });
     expect(aAdf.outbox.list()[0]).toMatchObject({ status: 'failed', content: 'nobody home' });
   });
 
@@ -60,7 +60,7 @@ describe('agent messaging', () => {
     const b = createAgentMessaging({ adf: bAdf, identity: createIdentity(), mesh });
     mesh.register(b.did, b.ingest);
     const { delivery } = await a.send({ to: b.did, content: 'x' }, principal);
-    expect(delivery).toMatchObject({ status: 'failed', code: 'MESSAGE_RECEIVE_OFF' });
+    expect(delivery).toMatchObject({ status: 'failed', code: expect.toBeTrustCode('MESSAGE_RECEIVE_OFF') });
     expect(bAdf.inbox.list()).toHaveLength(0);
   });
 
@@ -76,7 +76,7 @@ describe('agent messaging', () => {
     // A new ingress for the same file (as after a restart) still refuses the replay.
     const b2 = createAgentMessaging({ adf: bAdf, identity: bIdentity, mesh });
     const res = await b2.ingest(JSON.stringify(message), { transport: 'http' });
-    expect(res.accepted ? undefined : res.decision.code).toBe('MESSAGE_REPLAYED');
+    expect(res.accepted ? undefined : res.decision.code).toBeTrustCode('MESSAGE_REPLAYED');
   });
 
   it('encrypts to the recipient DID when asked', async () => {
@@ -97,6 +97,6 @@ describe('agent messaging', () => {
     const sender = createIdentity();
     const unsigned = { v: 1, network: 'local', id: 'm-000000001', timestamp: new Date().toISOString(), from: sender.did, to: b.did, payload: { content: 'x', content_type: 'text/plain' } };
     const res = await b.ingest(JSON.stringify(unsigned), { transport: 'http' });
-    expect(res.accepted ? undefined : res.decision.code).toBe('MESSAGE_UNSIGNED');
+    expect(res.accepted ? undefined : res.decision.code).toBeTrustCode('MESSAGE_UNSIGNED');
   });
 });

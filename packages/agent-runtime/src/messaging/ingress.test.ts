@@ -45,14 +45,14 @@ describe('message ingress', () => {
     const raw = JSON.stringify(composeMessage(createIdentity(), { to: rx.identity.did, payload: text('once') }));
     expect((await rx.ingest(raw, { transport: 'http' })).accepted).toBe(true);
     const again = await rx.ingest(raw, { transport: 'http' });
-    expect(again.accepted ? undefined : again.decision.code).toBe('MESSAGE_REPLAYED');
+    expect(again.accepted ? undefined : again.decision.code).toBeTrustCode('MESSAGE_REPLAYED');
   });
 
   it('rejects a message for another agent', async () => {
     const rx = createTestReceiver();
     const other = createIdentity();
     const res = await rx.ingest(JSON.stringify(composeMessage(createIdentity(), { to: other.did, payload: text('x') })), { transport: 'http' });
-    expect(res.accepted ? undefined : res.decision.code).toBe('MESSAGE_WRONG_RECIPIENT');
+    expect(res.accepted ? undefined : res.decision.code).toBeTrustCode('MESSAGE_WRONG_RECIPIENT');
   });
 
   it.each([
@@ -62,7 +62,7 @@ describe('message ingress', () => {
     const rx = createTestReceiver();
     const msg = composeMessage(createIdentity(), { to: rx.identity.did, payload: text('x'), now: () => Date.now() + offset });
     const res = await rx.ingest(JSON.stringify(msg), { transport: 'http' });
-    expect(res.accepted ? undefined : res.decision.code).toBe('MESSAGE_STALE');
+    expect(res.accepted ? undefined : res.decision.code).toBeTrustCode('MESSAGE_STALE');
   });
 
   it('strips wire-supplied trust stamps and sets its own', async () => {
@@ -91,14 +91,14 @@ describe('message ingress', () => {
     const rx = createTestReceiver({ requireSignature: true, allowUnsigned: true, requirePayloadSignature: false });
     const { signature: _s, ...unsigned } = composeMessage(createIdentity(), { to: rx.identity.did, payload: text('x') });
     const res = await rx.ingest(JSON.stringify(unsigned), { transport: 'http' });
-    expect(res.accepted ? undefined : res.decision.code).toBe('MESSAGE_UNSIGNED');
+    expect(res.accepted ? undefined : res.decision.code).toBeTrustCode('MESSAGE_UNSIGNED');
   });
 
   it('refuses unsigned mail by default', async () => {
     const rx = createTestReceiver({ requireSignature: false, requirePayloadSignature: false });
     const { signature: _s, ...unsigned } = composeMessage(createIdentity(), { to: rx.identity.did, payload: text('x') });
     const res = await rx.ingest(JSON.stringify(unsigned), { transport: 'http' });
-    expect(res.accepted ? undefined : res.decision.code).toBe('MESSAGE_UNSIGNED');
+    expect(res.accepted ? undefined : res.decision.code).toBeTrustCode('MESSAGE_UNSIGNED');
   });
 
   it('applies the allow list to verified senders only', async () => {
@@ -108,14 +108,14 @@ describe('message ingress', () => {
     // The same claimed sender without a signature does not match the allow list.
     const { signature: _s, ...claimed } = composeMessage(friend, { to: rx.identity.did, payload: text('spoof') });
     const res = await rx.ingest(JSON.stringify(claimed), { transport: 'http' });
-    expect(res.accepted ? undefined : res.decision.code).toBe('MESSAGE_SENDER_NOT_ALLOWED');
+    expect(res.accepted ? undefined : res.decision.code).toBeTrustCode('MESSAGE_SENDER_NOT_ALLOWED');
   });
 
   it('blocks a verified sender on the block list', async () => {
     const pest = createIdentity();
     const rx = createTestReceiver({ blockList: [pest.did] });
     const res = await rx.ingest(JSON.stringify(composeMessage(pest, { to: rx.identity.did, payload: text('spam') })), { transport: 'http' });
-    expect(res.accepted ? undefined : res.decision.code).toBe('MESSAGE_SENDER_BLOCKED');
+    expect(res.accepted ? undefined : res.decision.code).toBeTrustCode('MESSAGE_SENDER_BLOCKED');
     expect((await rx.ingest(JSON.stringify(composeMessage(createIdentity(), { to: rx.identity.did, payload: text('ok') })), { transport: 'http' })).accepted).toBe(true);
   });
 
@@ -134,20 +134,20 @@ describe('message ingress', () => {
     const rx = createTestReceiver();
     const msg = composeMessage(createIdentity(), { to: rx.identity.did, payload: text('x'), encryptTo: createIdentity().publicKey });
     const res = await rx.ingest(JSON.stringify(msg), { transport: 'http' });
-    expect(res.accepted ? undefined : res.decision.code).toBe('MESSAGE_DECRYPT_FAILED');
+    expect(res.accepted ? undefined : res.decision.code).toBeTrustCode('MESSAGE_DECRYPT_FAILED');
   });
 
   it('fails closed when middleware throws', async () => {
     const rx = createTestReceiver({}, [async () => { throw new Error('boom'); }]);
     const res = await rx.ingest(JSON.stringify(composeMessage(createIdentity(), { to: rx.identity.did, payload: text('x') })), { transport: 'http' });
-    expect(res.accepted ? undefined : res.decision.code).toBe('MESSAGE_MIDDLEWARE_FAILED');
+    expect(res.accepted ? undefined : res.decision.code).toBeTrustCode('MESSAGE_MIDDLEWARE_FAILED');
     expect(rx.inbox).toHaveLength(0);
   });
 
   it('lets middleware reject or rewrite content but not the sender', async () => {
-    const rejecting = createTestReceiver({}, [async () => ({ action: 'reject', code: 'SPAM', reason: 'looks like spam' })]);
+    const rejecting = createTestReceiver({}, [async () => ({ action: 'reject', code: 'MESSAGE_REFUSED', reason: 'looks like spam' })]);
     const r1 = await rejecting.ingest(JSON.stringify(composeMessage(createIdentity(), { to: rejecting.identity.did, payload: text('x') })), { transport: 'http' });
-    expect(r1.accepted ? undefined : r1.decision.code).toBe('SPAM');
+    expect(r1.accepted ? undefined : r1.decision.code).toBeTrustCode('MESSAGE_REFUSED');
 
     const rewriting = createTestReceiver({}, [async (m) => ({ action: 'accept', message: { ...m, payload: { ...m.payload, content: 'redacted' } } })]);
     await rewriting.ingest(JSON.stringify(composeMessage(createIdentity(), { to: rewriting.identity.did, payload: text('x') })), { transport: 'http' });
@@ -155,7 +155,7 @@ describe('message ingress', () => {
 
     const impersonating = createTestReceiver({}, [async (m) => ({ action: 'accept', message: { ...m, from: createIdentity().did } })]);
     const r3 = await impersonating.ingest(JSON.stringify(composeMessage(createIdentity(), { to: impersonating.identity.did, payload: text('x') })), { transport: 'http' });
-    expect(r3.accepted ? undefined : r3.decision.code).toBe('MESSAGE_MIDDLEWARE_FAILED');
+    expect(r3.accepted ? undefined : r3.decision.code).toBeTrustCode('MESSAGE_MIDDLEWARE_FAILED');
   });
 
   it.each(['owner', 'System', ' user '])('refuses the reserved sender alias %j', async (alias) => {
@@ -178,7 +178,7 @@ describe('message ingress', () => {
   it('accepts nothing while receive is off (the default)', async () => {
     const rx = createTestReceiver({ receive: false });
     const res = await rx.ingest(JSON.stringify(composeMessage(createIdentity(), { to: rx.identity.did, payload: text('x') })), { transport: 'local' });
-    expect(res.accepted ? undefined : res.decision.code).toBe('MESSAGE_RECEIVE_OFF');
+    expect(res.accepted ? undefined : res.decision.code).toBeTrustCode('MESSAGE_RECEIVE_OFF');
   });
 
   it('stamps ws_remote_did only from an authenticated WebSocket transport', async () => {

@@ -1,3 +1,4 @@
+import type { TrustErrorCode } from '@trust/core';
 import { DEFAULT_MAX_JSON_DEPTH, checkJsonText, deny, isTrustError, type AuditSink, type Decision, type Deny } from '@trust/core';
 import { decodeBase64UrlStrict } from '../identity/base64url.js';
 import { verifyDidSignature } from '../identity/did-key.js';
@@ -29,7 +30,7 @@ export interface IngressContext {
 export type InboxMiddleware = (
   message: AgentMessage,
   stamps: Readonly<Partial<Record<TrustStamp, unknown>>>,
-) => Promise<{ action: 'accept'; message?: AgentMessage } | { action: 'reject'; code: string; reason: string }>;
+) => Promise<{ action: 'accept'; message?: AgentMessage } | { action: 'reject'; code: TrustErrorCode; reason: string }>;
 
 /** What ingress stores: the verified message, its runtime stamps and where it came from. */
 export interface InboxRecord {
@@ -79,7 +80,7 @@ export function createIngress(options: IngressOptions): IngestFunction {
         details: { transport: ctx.transport, ...extra.details },
       });
     };
-    const reject = (code: string, reason: string, hint?: string, from = 'unknown'): IngressResult => {
+    const reject = (code: TrustErrorCode, reason: string, hint?: string, from = 'unknown'): IngressResult => {
       const decision = deny(code, reason, hint === undefined ? { rule: 'ingress' } : { rule: 'ingress', hint });
       auditReceive(from, 'deny', { code });
       return { accepted: false, decision };
@@ -161,7 +162,7 @@ export function createIngress(options: IngressOptions): IngestFunction {
     if (!options.replay.remember(wire.id, sent + settings.skewMs)) return reject('MESSAGE_RATE_LIMITED', 'too many recent messages to track', 'try again later', from);
     // The id is held from here (so a concurrent copy is refused as a replay) but released again
     // if this message is refused below: a refused message never burns its id.
-    const refuse = (code: string, reason: string, hint?: string): IngressResult => {
+    const refuse = (code: TrustErrorCode, reason: string, hint?: string): IngressResult => {
       options.replay.forget(wire.id);
       return reject(code, reason, hint, from);
     };

@@ -1,4 +1,4 @@
-import { TrustError, type Principal } from '@trust/core';
+import { TrustError, isTrustErrorCode, type Principal } from '@trust/core';
 import type { MessageSigner } from './compose.js';
 import type { AgentMessage } from './message.js';
 import {
@@ -59,8 +59,11 @@ export function isFinalMeshWsError(code: string): boolean {
   return FINAL_CODES.has(code);
 }
 
-function closedError(code: number, reason: string): TrustError {
-  const named = /^([A-Z][A-Z0-9_]+): /.exec(reason)?.[1];
+/** The error for a closed mesh WebSocket; exported for its test. */
+export function closedError(code: number, reason: string): TrustError {
+  // The close reason comes from the peer: only a known code it names becomes the error's code.
+  const claimed = /^([A-Z][A-Z0-9_]+): /.exec(reason)?.[1];
+  const named = isTrustErrorCode(claimed) ? claimed : undefined;
   const errorCode = named ?? (code === MESH_WS_CLOSE.TOO_BIG ? 'MESSAGE_TOO_LARGE' : 'MESH_WS_CLOSED');
   return new TrustError(errorCode, `the mesh WebSocket closed (${code}${reason ? `: ${reason}` : ''})`, {
     hint: errorCode === 'MESH_WS_CLOSED' ? 'the peer may be down or refused the upgrade; delivery retries' : undefined,

@@ -88,7 +88,7 @@ describe.each(makers)('%s provider over egress', { timeout: 30_000 }, (format, m
   });
 
   it('the API key comes only from the egress policy', async () => {
-    await expect(make(options('text', { egress: keyless as unknown as ProviderHttpClient })).createMessage(ask)).rejects.toMatchObject({ code: 'PROVIDER_AUTH' });
+    await expect(make(options('text', { egress: keyless as unknown as ProviderHttpClient })).createMessage(ask)).rejects.toHaveTrustCode('PROVIDER_AUTH');
     const reqs = (await (await fetch(`${base}/__requests`)).json()) as Array<{ format: string; headers: Record<string, string> }>;
     const withKey = reqs.filter((r) => r.format === format && (r.headers.authorization === 'Bearer sk-test' || r.headers['x-api-key'] === 'sk-test'));
     expect(withKey.length).toBeGreaterThan(0);
@@ -96,7 +96,7 @@ describe.each(makers)('%s provider over egress', { timeout: 30_000 }, (format, m
 
   it('auth failures are not retried', async () => {
     waits.length = 0;
-    await expect(make(options('auth')).createMessage(ask)).rejects.toMatchObject({ code: 'PROVIDER_AUTH' });
+    await expect(make(options('auth')).createMessage(ask)).rejects.toHaveTrustCode('PROVIDER_AUTH');
     expect(waits).toEqual([]);
   });
 
@@ -115,7 +115,7 @@ describe.each(makers)('%s provider over egress', { timeout: 30_000 }, (format, m
 
   it('gives up after maxAttempts with PROVIDER_UNAVAILABLE', async () => {
     waits.length = 0;
-    await expect(make(options('down', { retry: { maxAttempts: 2, baseDelayMs: 10 } })).createMessage(ask)).rejects.toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
+    await expect(make(options('down', { retry: { maxAttempts: 2, baseDelayMs: 10 } })).createMessage(ask)).rejects.toHaveTrustCode('PROVIDER_UNAVAILABLE');
     expect(waits).toEqual([10]);
   });
 
@@ -128,13 +128,13 @@ describe.each(makers)('%s provider over egress', { timeout: 30_000 }, (format, m
   });
 
   it('an error event mid-stream fails the request', async () => {
-    await expect(make(options('midstream-error')).createMessage(ask)).rejects.toMatchObject({ code: 'PROVIDER_STREAM_ERROR' });
+    await expect(make(options('midstream-error')).createMessage(ask)).rejects.toHaveTrustCode('PROVIDER_STREAM_ERROR');
   });
 
   it('egress policy denials propagate and are not retried', async () => {
     waits.length = 0;
     const p = make({ ...options('text'), baseUrl: 'http://127.0.0.1:9/s/text/v1' });
-    await expect(p.createMessage(ask)).rejects.toMatchObject({ code: 'EGRESS_POLICY_DENIED' });
+    await expect(p.createMessage(ask)).rejects.toHaveTrustCode('EGRESS_POLICY_DENIED');
     expect(waits).toEqual([]);
   });
 });

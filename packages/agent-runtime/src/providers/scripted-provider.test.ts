@@ -13,7 +13,7 @@ describe('scripted provider', () => {
     expect((await p.createMessage({ messages: [{ role: 'user', content: 'go' }] })).stopReason).toBe('tool_use');
     expect((await p.createMessage({ messages: [] })).stopReason).toBe('end_turn');
     expect(p.requests).toHaveLength(2);
-    await expect(p.createMessage({ messages: [] })).rejects.toMatchObject({ code: 'PROVIDER_SCRIPT_EXHAUSTED' });
+    await expect(p.createMessage({ messages: [] })).rejects.toHaveTrustCode('PROVIDER_SCRIPT_EXHAUSTED');
   });
 
   it('accepts functions of the request', async () => {

@@ -176,12 +176,12 @@ describe('running agent SQL', async () => {
   });
 
   it('db_query runs on a read-only connection even if a check were wrong', async () => {
-    await expect(guard.runQuery('delete from local_notes')).rejects.toMatchObject({ code: 'SQL_VERB_DENIED' });
+    await expect(guard.runQuery('delete from local_notes')).rejects.toHaveTrustCode('SQL_VERB_DENIED');
     expect(adf.db.prepare('select count(*) from local_notes').pluck().get()).toBeGreaterThan(0);
   });
 
   it('a refused DDL leaves no trace in the schema', async () => {
-    await expect(guard.runExecute('create view local_leak as select * from adf_meta')).rejects.toMatchObject({ code: 'SQL_VIEW_PROTECTED' });
+    await expect(guard.runExecute('create view local_leak as select * from adf_meta')).rejects.toHaveTrustCode('SQL_VIEW_PROTECTED');
     expect(adf.db.prepare("select count(*) from sqlite_schema where name = 'local_leak'").pluck().get()).toBe(0);
   });
 
@@ -193,7 +193,7 @@ describe('running agent SQL', async () => {
   it('a trigger planted after the check is caught at use (verdict keyed on schema version)', async () => {
     expect(await guard.checkExecute("insert into local_notes (body) values ('p')")).toMatchObject({ allow: true });
     adf.db.exec('CREATE TRIGGER local_planted AFTER INSERT ON local_notes BEGIN DELETE FROM adf_loop; END');
-    expect(await guard.checkExecute("insert into local_notes (body) values ('p')")).toMatchObject({ allow: false, code: 'SQL_WRITE_DENIED' });
+    expect(await guard.checkExecute("insert into local_notes (body) values ('p')")).toMatchObject({ allow: false, code: expect.toBeTrustCode('SQL_WRITE_DENIED') });
     adf.db.exec('DROP TRIGGER local_planted');
   });
 
@@ -201,7 +201,7 @@ describe('running agent SQL', async () => {
     adf.db.exec('CREATE VIEW local_sneaky AS SELECT 1 AS x');
     expect((await guard.runQuery('select * from local_sneaky')).rows).toEqual([{ x: 1 }]);
     adf.db.exec('DROP VIEW local_sneaky; CREATE VIEW local_sneaky AS SELECT value AS x FROM adf_identity');
-    expect(await guard.checkQuery('select * from local_sneaky')).toMatchObject({ allow: false, code: 'SQL_TABLE_DENIED' });
+    expect(await guard.checkQuery('select * from local_sneaky')).toMatchObject({ allow: false, code: expect.toBeTrustCode('SQL_TABLE_DENIED') });
     adf.db.exec('DROP VIEW local_sneaky');
   });
 
@@ -272,7 +272,7 @@ describe('idempotent DDL and adf_-looking names are not over-blocked', () => {
   it('a real journal-mode change is still refused by its opcode, not only by the PRAGMA verb', async () => {
     const { analyzeStatement, buildRootMap } = await import('./statement-analysis.js');
     const a = analyzeStatement(adf.db, 'pragma journal_mode = delete', buildRootMap(adf.db));
-    expect(a.hard).toContainEqual(expect.objectContaining({ code: 'SQL_OPERATION_DENIED' }));
+    expect(a.hard).toContainEqual(expect.objectContaining({ code: expect.toBeTrustCode('SQL_OPERATION_DENIED') }));
     const q = analyzeStatement(adf.db, 'create table if not exists local_notes (x)', buildRootMap(adf.db));
     expect(q.hard).toEqual([]);
   });

@@ -1,3 +1,4 @@
+import type { TrustErrorCode } from '@trust/core';
 import { TrustError, type Deny } from '@trust/core';
 import type { QueryResult } from './sql-engine.js';
 import type { TableProtection } from './sql-policy.js';
@@ -12,7 +13,7 @@ export type SqlRequest =
   | { readonly v: 2; readonly id: number; readonly kind: 'execute'; readonly sql: string; readonly params: unknown[]; readonly protections: Readonly<Record<string, TableProtection>>; readonly authorized: boolean; readonly maxGrowthBytes: number };
 
 /** An error as it crosses the process boundary. */
-export interface WireError { readonly code: string; readonly message: string; readonly hint?: string; readonly decision?: Deny }
+export interface WireError { readonly code: TrustErrorCode; readonly message: string; readonly hint?: string; readonly decision?: Deny }
 
 /**
  * One answer: `ready` once after start, then one per request id. After an `execute` answer the

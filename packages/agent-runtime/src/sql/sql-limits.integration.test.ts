@@ -60,7 +60,7 @@ describe('db_query wall-clock cap (the SQL process is killed)', () => {
     const t0 = performance.now();
     const r = await whileHostAnswers(guard.runQuery('select count(*) from local_big a, local_big b, local_big c'));
     const elapsed = performance.now() - t0;
-    expect(r.settled).toMatchObject({ status: 'rejected', reason: { code: 'SQL_TIMEOUT' } });
+    expect(r.settled).toMatchObject({ status: 'rejected', reason: { code: expect.toBeTrustCode('SQL_TIMEOUT') } });
     expect(elapsed).toBeLessThan(CAP_MS + MARGIN_MS);
     expect(r.otherAgentMs).toBeLessThan(500);
     expect(r.maxTimerGapMs).toBeLessThan(500);
@@ -81,7 +81,7 @@ describe('db_query wall-clock cap (the SQL process is killed)', () => {
 
   it('a runaway recursive CTE is stopped at the time cap', async () => {
     const t0 = performance.now();
-    await expect(guard.runQuery('with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c')).rejects.toMatchObject({ code: 'SQL_TIMEOUT' });
+    await expect(guard.runQuery('with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c')).rejects.toHaveTrustCode('SQL_TIMEOUT');
     expect(performance.now() - t0).toBeLessThan(CAP_MS + MARGIN_MS);
     expect(integrity(adf)).toBe('ok');
   });
@@ -104,7 +104,7 @@ describe('db_query byte cap (counted while rows are produced)', () => {
 describe('db_execute caps', () => {
   it('refuses to grow the file past the growth cap with SQL_GROWTH_LIMIT and rolls back', async () => {
     const before = fileBytes(adf);
-    await expect(guard.runExecute('insert into local_blobs select randomblob(100000) from local_big limit 200')).rejects.toMatchObject({ code: 'SQL_GROWTH_LIMIT' });
+    await expect(guard.runExecute('insert into local_blobs select randomblob(100000) from local_big limit 200')).rejects.toHaveTrustCode('SQL_GROWTH_LIMIT');
     expect(adf.db.prepare('select count(*) from local_blobs').pluck().get()).toBe(0);
     expect(integrity(adf)).toBe('ok');
     // Main file plus WAL grew by at most the cap plus a little bookkeeping.
@@ -116,7 +116,7 @@ describe('db_execute caps', () => {
   it('a write that computes past the time cap is killed while it holds the write lock: nothing committed, lock released', async () => {
     const t0 = performance.now();
     const r = await whileHostAnswers(guard.runExecute('insert into local_sink select count(*) from local_big a, local_big b, local_big c'));
-    expect(r.settled).toMatchObject({ status: 'rejected', reason: { code: 'SQL_TIMEOUT' } });
+    expect(r.settled).toMatchObject({ status: 'rejected', reason: { code: expect.toBeTrustCode('SQL_TIMEOUT') } });
     expect(performance.now() - t0).toBeLessThan(CAP_MS + MARGIN_MS);
     expect(r.otherAgentMs).toBeLessThan(500);
     expect(r.maxTimerGapMs).toBeLessThan(500);
@@ -131,7 +131,7 @@ describe('db_execute caps', () => {
     try {
       await big.runQuery('select 1');
       const rows = adf.db.prepare('select count(*) from local_blobs').pluck().get();
-      await expect(big.runExecute('insert into local_blobs select randomblob(4000) from local_big a, local_big b')).rejects.toMatchObject({ code: 'SQL_TIMEOUT' });
+      await expect(big.runExecute('insert into local_blobs select randomblob(4000) from local_big a, local_big b')).rejects.toHaveTrustCode('SQL_TIMEOUT');
       expect(statSync(`${adf.path}-wal`).size).toBeGreaterThan(1_000_000); // it was killed while pages were being written
       expect(adf.db.prepare('select count(*) from local_blobs').pluck().get()).toBe(rows);
       expect(integrity(adf)).toBe('ok');
@@ -173,7 +173,7 @@ describe('the SQL process as a failure domain', () => {
       const pid = g.hostPid()!;
       const running = g.runQuery('select count(*) from local_big a, local_big b, local_big c');
       setTimeout(() => process.kill(pid, 'SIGKILL'), 100);
-      await expect(running).rejects.toMatchObject({ code: 'SQL_HOST_FAILED' });
+      await expect(running).rejects.toHaveTrustCode('SQL_HOST_FAILED');
       expect((await g.runQuery('select 2 as v')).rows).toEqual([{ v: 2 }]);
       expect(integrity(adf)).toBe('ok');
     } finally { await g.close(); }
@@ -195,7 +195,7 @@ describe('the SQL process as a failure domain', () => {
     await g.runQuery('select 1');
     const pid = g.hostPid()!;
     await g.close();
-    await expect(g.runQuery('select 1')).rejects.toMatchObject({ code: 'SQL_CLOSED' });
+    await expect(g.runQuery('select 1')).rejects.toHaveTrustCode('SQL_CLOSED');
     expect(() => process.kill(pid, 0)).toThrowError(expect.objectContaining({ code: 'ESRCH' }));
   });
 });

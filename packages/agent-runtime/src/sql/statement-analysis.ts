@@ -1,3 +1,4 @@
+import type { TrustErrorCode } from '@trust/core';
 import type Database from 'better-sqlite3';
 
 /** What one compiled statement touches, read from its EXPLAIN bytecode (sub-programs included). */
@@ -13,7 +14,7 @@ export interface StatementAnalysis {
   /** True when the statement creates, drops or alters schema objects. */
   readonly ddl: boolean;
   /** Reasons that deny outright (virtual tables, other databases, forbidden functions, opcodes). */
-  readonly hard: readonly { code: string; reason: string }[];
+  readonly hard: readonly { code: TrustErrorCode; reason: string }[];
 }
 
 /** A root page → table map for the `main` schema. */
@@ -60,7 +61,7 @@ export function analyzeStatement(db: Database.Database, sql: string, roots: Root
   const reads = new Set<string>();
   const writes = new Set<string>();
   const mutates = new Set<string>();
-  const hard: { code: string; reason: string }[] = [];
+  const hard: { code: TrustErrorCode; reason: string }[] = [];
   let ddl = false;
   const verb = leadingVerb(sql);
   let cursors = new Map<number, { table: string; write: boolean }>();

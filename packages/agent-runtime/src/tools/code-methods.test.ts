@@ -34,7 +34,7 @@ const textsOf = (req: ModelRequest) => {
 describe('code-only methods are never tools of the model', () => {
   it.each(['model_invoke', 'task_resolve', 'loop_inject'])('%s: refused to the loop and never advertised, even when declared', async (name) => {
     const { agent } = agentWith([], (c) => { c.tools.push({ name, enabled: true, visible: true }); });
-    await expect(agent.gate.call(name, {}, { origin: 'llm' })).rejects.toMatchObject({ code: 'CODE_ONLY_METHOD' });
+    await expect(agent.gate.call(name, {}, { origin: 'llm' })).rejects.toHaveTrustCode('CODE_ONLY_METHOD');
     expect(agent.gate.visibleTools().map((t) => t.name)).not.toContain(name);
     expect(agent.gate.visibleTools().map((t) => t.name)).toContain('sys_lambda');
     agent.close();
@@ -42,7 +42,7 @@ describe('code-only methods are never tools of the model', () => {
 
   it('undeclared, they are simply not tools of the model', async () => {
     const { agent } = agentWith();
-    for (const name of ['model_invoke', 'task_resolve', 'loop_inject']) await expect(agent.gate.call(name, {}, { origin: 'llm' })).rejects.toMatchObject({ code: 'TOOL_NOT_DECLARED' });
+    for (const name of ['model_invoke', 'task_resolve', 'loop_inject']) await expect(agent.gate.call(name, {}, { origin: 'llm' })).rejects.toHaveTrustCode('TOOL_NOT_DECLARED');
     agent.close();
   });
 
@@ -86,7 +86,7 @@ describe('bridge calls end with their execution', () => {
   it('a model call still running when the code times out is aborted', async () => {
     const { agent, provider } = agentWith([(req) => new Promise((_resolve, reject) => { req.signal?.addEventListener('abort', () => reject(new Error('aborted by the runtime'))); })], (c) => { c.limits.execution_timeout_ms = 100; });
     const r = await agent.runner.runCode('return await adf.model_invoke({ prompt: "slow" });', { authorized: false, principalId: 'sys_code' });
-    expect(r).toMatchObject({ ok: false, code: 'CODE_TIMEOUT' });
+    expect(r).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_TIMEOUT') });
     expect(provider.requests[0]!.signal?.aborted).toBe(true);
     agent.close();
   });

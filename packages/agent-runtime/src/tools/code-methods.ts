@@ -1,3 +1,4 @@
+import type { TrustErrorCode } from '@trust/core';
 import { TrustError } from '@trust/core';
 import type { ToolContext, ToolDefinition } from '../gate/tool-definition.js';
 import type { ToolGate } from '../gate/tool-gate.js';
@@ -14,7 +15,7 @@ export const LOOP_NOTE_ROLE = 'runtime';
 /** Longest note `adf.loop_inject` accepts, in characters. */
 export const MAX_LOOP_NOTE_CHARS = 8000;
 
-const refuse = (ctx: ToolContext, target: string, code: string, message: string, hint: string): never => {
+const refuse = (ctx: ToolContext, target: string, code: TrustErrorCode, message: string, hint: string): never => {
   ctx.audit.record({ principal: ctx.principal, action: 'approval.resolve', target, decision: 'deny', code, rule: 'task-resolve' });
   throw new TrustError(code, message, { hint });
 };

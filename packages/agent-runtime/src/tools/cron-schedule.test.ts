@@ -28,7 +28,7 @@ describe('cron schedules', () => {
     ['61 * * * *', 'UTC'], ['hello', 'UTC'], ['* * *', 'UTC'], ['* * * * * * *', 'UTC'], ['0 0 31 2 *', 'UTC'], ['', 'UTC'],
     ['* * * * *', 'Mars/Olympus'], ['* * * * *', ''],
   ])('%j (tz %j) is TIMER_CRON_INVALID', (cron, tz) => {
-    expect(codeOf(() => parseCronSchedule(cron, tz))).toBe('TIMER_CRON_INVALID');
+    expect(codeOf(() => parseCronSchedule(cron, tz))).toBeTrustCode('TIMER_CRON_INVALID');
   });
 
   it('the error says how to fix it', () => {
@@ -90,11 +90,11 @@ describe('sys_set_timer kind cron', () => {
 
   it('refuses an invalid expression or time zone, and cron fields on other kinds', async () => {
     const agent = agentAt(() => new Date('2026-12-02T10:00:00Z'));
-    await expect(agent.gate.call('sys_set_timer', { kind: 'cron', cron: '99 * * * *' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'TIMER_CRON_INVALID', message: expect.stringContaining('write five fields') });
-    await expect(agent.gate.call('sys_set_timer', { kind: 'cron', cron: '* * * * *', tz: 'Nowhere/City' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'TIMER_CRON_INVALID' });
-    await expect(agent.gate.call('sys_set_timer', { kind: 'cron' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'TIMER_CRON_INVALID' });
-    await expect(agent.gate.call('sys_set_timer', { kind: 'cron', cron: '* * * * *', ms: 5 }, { origin: 'llm' })).rejects.toMatchObject({ code: 'TIMER_INVALID' });
-    await expect(agent.gate.call('sys_set_timer', { kind: 'interval', ms: 5000, cron: '* * * * *' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'TIMER_INVALID' });
+    await expect(agent.gate.call('sys_set_timer', { kind: 'cron', cron: '99 * * * *' }, { origin: 'llm' })).rejects.toMatchObject({ code: expect.toBeTrustCode('TIMER_CRON_INVALID'), message: expect.stringContaining('write five fields') });
+    await expect(agent.gate.call('sys_set_timer', { kind: 'cron', cron: '* * * * *', tz: 'Nowhere/City' }, { origin: 'llm' })).rejects.toHaveTrustCode('TIMER_CRON_INVALID');
+    await expect(agent.gate.call('sys_set_timer', { kind: 'cron' }, { origin: 'llm' })).rejects.toHaveTrustCode('TIMER_CRON_INVALID');
+    await expect(agent.gate.call('sys_set_timer', { kind: 'cron', cron: '* * * * *', ms: 5 }, { origin: 'llm' })).rejects.toHaveTrustCode('TIMER_INVALID');
+    await expect(agent.gate.call('sys_set_timer', { kind: 'interval', ms: 5000, cron: '* * * * *' }, { origin: 'llm' })).rejects.toHaveTrustCode('TIMER_INVALID');
     expect(agent.adf.timers.list()).toEqual([]);
     agent.close();
   });

@@ -35,25 +35,25 @@ describe('file tools', () => {
     const { adf, gate } = setup();
     await gate.call('fs_write', { path: 'a.md', mode: 'write', content: 'one two two' }, { origin: 'llm' });
     await gate.call('fs_write', { path: 'a.md', mode: 'append', content: ' three' }, { origin: 'llm' });
-    await expect(gate.call('fs_write', { path: 'a.md', mode: 'edit', old_string: 'two', new_string: '2' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'FS_EDIT_AMBIGUOUS' });
+    await expect(gate.call('fs_write', { path: 'a.md', mode: 'edit', old_string: 'two', new_string: '2' }, { origin: 'llm' })).rejects.toHaveTrustCode('FS_EDIT_AMBIGUOUS');
     await gate.call('fs_write', { path: 'a.md', mode: 'edit', old_string: 'two', new_string: '2', replace_all: true }, { origin: 'llm' });
     expect(await gate.call('fs_read', { path: 'a.md' }, { origin: 'llm' })).toMatchObject({ content: 'one 2 2 three', truncated: false });
     expect(await gate.call('fs_list', { prefix: 'a' }, { origin: 'llm' })).toMatchObject({ files: [{ path: 'a.md' }] });
     await gate.call('fs_delete', { path: 'a.md' }, { origin: 'llm' });
-    await expect(gate.call('fs_read', { path: 'a.md' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'ADF_NOT_FOUND' });
+    await expect(gate.call('fs_read', { path: 'a.md' }, { origin: 'llm' })).rejects.toHaveTrustCode('ADF_NOT_FOUND');
     adf.close();
   });
 
   it('rejects unknown arguments, including privilege-looking ones', async () => {
     const { adf, gate } = setup();
-    await expect(gate.call('fs_write', { path: 'a', mode: 'write', content: 'x', force: true }, { origin: 'llm' })).rejects.toMatchObject({ code: 'TOOL_ARGS_INVALID' });
-    await expect(gate.call('fs_delete', { path: 'a', _authorized: true }, { origin: 'llm' })).rejects.toMatchObject({ code: 'TOOL_ARGS_RESERVED' });
+    await expect(gate.call('fs_write', { path: 'a', mode: 'write', content: 'x', force: true }, { origin: 'llm' })).rejects.toHaveTrustCode('TOOL_ARGS_INVALID');
+    await expect(gate.call('fs_delete', { path: 'a', _authorized: true }, { origin: 'llm' })).rejects.toHaveTrustCode('TOOL_ARGS_RESERVED');
     adf.close();
   });
 
   it('enforces limits.max_file_write_bytes', async () => {
     const { adf, gate } = setup({ mutate: (c) => { c.limits.max_file_write_bytes = 10; } });
-    await expect(gate.call('fs_write', { path: 'a', mode: 'write', content: 'x'.repeat(11) }, { origin: 'llm' })).rejects.toMatchObject({ code: 'FS_WRITE_TOO_LARGE' });
+    await expect(gate.call('fs_write', { path: 'a', mode: 'write', content: 'x'.repeat(11) }, { origin: 'llm' })).rejects.toHaveTrustCode('FS_WRITE_TOO_LARGE');
     adf.close();
   });
 
@@ -62,7 +62,7 @@ describe('file tools', () => {
     const { adf, gate } = setup({ approver: { request: async (r) => { answers.push(r.reason); return answers.length === 1 ? { decision: 'deny' } : { decision: 'approve' }; } } });
     adf.files.write('ro.md', 'keep');
     adf.files.setProtection('ro.md', 'read_only', 'owner');
-    await expect(gate.call('fs_write', { path: 'ro.md', mode: 'write', content: 'x' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'ADF_FILE_PROTECTED' });
+    await expect(gate.call('fs_write', { path: 'ro.md', mode: 'write', content: 'x' }, { origin: 'llm' })).rejects.toHaveTrustCode('ADF_FILE_PROTECTED');
     expect(adf.files.read('ro.md')?.content.toString()).toBe('keep');
     await gate.call('fs_write', { path: 'ro.md', mode: 'write', content: 'changed once' }, { origin: 'llm' });
     expect(adf.files.read('ro.md')?.content.toString()).toBe('changed once');
@@ -83,15 +83,15 @@ describe('meta and timer tools', () => {
     expect(await gate.call('sys_get_meta', { key: 'note' }, { origin: 'llm' })).toEqual({ key: 'note', value: 'a' });
     adf.meta.set('counter', '5', { protection: 'increment' });
     await gate.call('sys_set_meta', { key: 'counter', value: '6' }, { origin: 'llm' });
-    await expect(gate.call('sys_set_meta', { key: 'counter', value: '1' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'ADF_META_PROTECTED' });
-    await expect(gate.call('sys_set_meta', { key: 'adf_did', value: 'did:key:zForged' }, { origin: 'authorized-code' })).rejects.toMatchObject({ code: 'ADF_META_PROTECTED' });
+    await expect(gate.call('sys_set_meta', { key: 'counter', value: '1' }, { origin: 'llm' })).rejects.toHaveTrustCode('ADF_META_PROTECTED');
+    await expect(gate.call('sys_set_meta', { key: 'adf_did', value: 'did:key:zForged' }, { origin: 'authorized-code' })).rejects.toHaveTrustCode('ADF_META_PROTECTED');
     adf.close();
   });
 
   it('timers: validation, list, delete', async () => {
     const { adf, gate } = setup();
-    await expect(gate.call('sys_set_timer', { kind: 'interval', ms: 10 }, { origin: 'llm' })).rejects.toMatchObject({ code: 'TIMER_INVALID' });
-    await expect(gate.call('sys_set_timer', { kind: 'delay', ms: 5, scope: 'system', lambda: 'not a ref' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'TIMER_INVALID' });
+    await expect(gate.call('sys_set_timer', { kind: 'interval', ms: 10 }, { origin: 'llm' })).rejects.toHaveTrustCode('TIMER_INVALID');
+    await expect(gate.call('sys_set_timer', { kind: 'delay', ms: 5, scope: 'system', lambda: 'not a ref' }, { origin: 'llm' })).rejects.toHaveTrustCode('TIMER_INVALID');
     const { id } = (await gate.call('sys_set_timer', { kind: 'delay', ms: 60_000, payload: 'wake' }, { origin: 'llm' })) as { id: number };
     expect(((await gate.call('sys_list_timers', {}, { origin: 'llm' })) as { timers: unknown[] }).timers).toHaveLength(1);
     await gate.call('sys_delete_timer', { id }, { origin: 'llm' });
@@ -115,7 +115,7 @@ describe('chat, code and stub tools', () => {
   it('sys_code from authorized code still runs unauthorized (no inherited authority)', async () => {
     const { adf, gate } = setup({ mutate: (c) => { c.tools = c.tools.map((t: { name: string }) => (t.name === 'fs_write' ? { ...t, restricted: true } : t)); } });
     const r = (await gate.call('sys_code', { code: 'try { await adf.fs_write({ path: "x", mode: "write", content: "y" }); return "wrote"; } catch (e) { return e.code; }' }, { origin: 'authorized-code' })) as { value: string };
-    expect(r.value).toBe('REQUIRES_AUTHORIZED_CODE');
+    expect(r.value).toBeTrustCode('REQUIRES_AUTHORIZED_CODE');
     adf.close();
   });
 
@@ -124,13 +124,13 @@ describe('chat, code and stub tools', () => {
     adf.files.write('admin.js', 'function run() { return "admin"; }');
     adf.files.setAuthorized('admin.js', true, 'owner');
     const r = (await gate.call('sys_code', { code: 'try { return await adf.sys_lambda({ target: "admin.js:run" }); } catch (e) { return e.code; }' }, { origin: 'llm' })) as { value: string };
-    expect(r.value).toBe('REQUIRES_AUTHORIZED_CALLER');
+    expect(r.value).toBeTrustCode('REQUIRES_AUTHORIZED_CALLER');
     adf.close();
   });
 
   it('msg_send says it is not implemented', async () => {
     const { adf, gate } = setup();
-    await expect(gate.call('msg_send', {}, { origin: 'llm' })).rejects.toMatchObject({ code: 'NOT_IMPLEMENTED' });
+    await expect(gate.call('msg_send', {}, { origin: 'llm' })).rejects.toHaveTrustCode('NOT_IMPLEMENTED');
     adf.close();
   });
 
@@ -138,7 +138,7 @@ describe('chat, code and stub tools', () => {
     const seen: Array<[string, string]> = [];
     const ws: WsClient = { webSocket: async (url, o) => { seen.push([url, o.principal.kind]); if (url.includes('7385')) throw Object.assign(new Error('protected port'), { code: 'EGRESS_PROTECTED_PORT' }); return { send() {}, close() {}, addEventListener() {}, readyState: 1 }; } };
     const { adf, gate } = setup({ ws });
-    await expect(gate.call('ws_connect', { url: 'ws://127.0.0.1:7385/' }, { origin: 'llm' })).rejects.toMatchObject({ code: 'EGRESS_PROTECTED_PORT' });
+    await expect(gate.call('ws_connect', { url: 'ws://127.0.0.1:7385/' }, { origin: 'llm' })).rejects.toHaveTrustCode('EGRESS_PROTECTED_PORT');
     const { id } = (await gate.call('ws_connect', { url: 'ws://127.0.0.1:9000/' }, { origin: 'llm' })) as { id: string };
     expect(await gate.call('ws_send', { id, data: 'x' }, { origin: 'llm' })).toEqual({ received: [] });
     expect(await gate.call('ws_disconnect', { id }, { origin: 'llm' })).toMatchObject({ closed: id });

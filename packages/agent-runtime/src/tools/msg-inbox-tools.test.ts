@@ -82,7 +82,7 @@ describe('msg_list', () => {
     ['an unknown key', { status: 'unread', all: true }],
   ])('refuses %s', async (_label, args) => {
     const { gate } = setup();
-    await expect(gate.call('msg_list', args, llm)).rejects.toMatchObject({ code: 'TOOL_ARGS_INVALID' });
+    await expect(gate.call('msg_list', args, llm)).rejects.toHaveTrustCode('TOOL_ARGS_INVALID');
   });
 });
 
@@ -119,14 +119,14 @@ describe('msg_read', () => {
   it('refuses an unknown id with MSG_NOT_FOUND, changing nothing', async () => {
     const { adf, gate } = setup();
     const row = adf.inbox.insert({ from: 'did:key:zA', content: 'x' });
-    await expect(gate.call('msg_read', { id: 'no-such-id' }, llm)).rejects.toMatchObject({ code: 'MSG_NOT_FOUND', message: expect.stringContaining('msg_list') });
+    await expect(gate.call('msg_read', { id: 'no-such-id' }, llm)).rejects.toMatchObject({ code: expect.toBeTrustCode('MSG_NOT_FOUND'), message: expect.stringContaining('msg_list') });
     expect(adf.inbox.get(row.id)?.status).toBe('unread');
   });
 
   it('reads only the inbox, never an outbox row', async () => {
     const { adf, gate } = setup();
     const sent = adf.outbox.insert({ to: 'did:key:zB', content: 'mine' });
-    await expect(gate.call('msg_read', { id: sent.id }, llm)).rejects.toMatchObject({ code: 'MSG_NOT_FOUND' });
+    await expect(gate.call('msg_read', { id: sent.id }, llm)).rejects.toHaveTrustCode('MSG_NOT_FOUND');
   });
 
   it.each([
@@ -135,6 +135,6 @@ describe('msg_read', () => {
     ['an unknown key', { id: 'x', markRead: false }],
   ])('refuses %s', async (_label, args) => {
     const { gate } = setup();
-    await expect(gate.call('msg_read', args, llm)).rejects.toMatchObject({ code: 'TOOL_ARGS_INVALID' });
+    await expect(gate.call('msg_read', args, llm)).rejects.toHaveTrustCode('TOOL_ARGS_INVALID');
   });
 });

@@ -53,7 +53,7 @@ describe('ws tools over egress', { timeout: 60_000 }, () => {
     const { tools } = createWsTools(egress as unknown as WsClient, () => 'x');
     const connect = tools[0] as unknown as { run: (a: unknown, ctx: unknown) => Promise<unknown> };
     const ctx = { principal: createPrincipal('llm', 'loop', 'agent') };
-    await expect(connect.run({ url: `ws://127.0.0.1:${CONTROL_PORT}/` }, ctx)).rejects.toMatchObject({ code: 'EGRESS_PROTECTED_PORT' });
+    await expect(connect.run({ url: `ws://127.0.0.1:${CONTROL_PORT}/` }, ctx)).rejects.toHaveTrustCode('EGRESS_PROTECTED_PORT');
     await expect(connect.run({ url: `http://127.0.0.1:${port}/` }, ctx)).rejects.toMatchObject({ code: expect.stringMatching(/^EGRESS_/) });
     await expect(connect.run({ url: 'ws://169.254.169.254/' }, ctx)).rejects.toMatchObject({ code: expect.stringMatching(/^EGRESS_/) });
   });

@@ -40,7 +40,7 @@ describe('repairJsonlAudit', () => {
   it('removes only the torn tail, says what it removed, and the sink opens again', () => {
     const intact = written(3);
     appendFileSync(file, '{"v":1,"time":"2026-');
-    expect(codeOf(() => createJsonlAuditSink(file))).toBe('AUDIT_FILE_CORRUPT');
+    expect(codeOf(() => createJsonlAuditSink(file))).toBeTrustCode('AUDIT_FILE_CORRUPT');
     const r = repairJsonlAudit(file);
     expect(r).toEqual({ torn: true, line: 4, removedBytes: 20, removed: '{"v":1,"time":"2026-', keptBytes: Buffer.byteLength(intact), count: 3, changed: true });
     expect(readFileSync(file, 'utf8')).toBe(intact);
@@ -77,11 +77,11 @@ describe('repairJsonlAudit', () => {
   ])('refuses with AUDIT_REPAIR_REFUSED and changes nothing when the rest shows %s', (_label, damage) => {
     writeFileSync(file, `${damage(written(3))}{"v":1,"ti`);
     const before = readFileSync(file);
-    expect(codeOf(() => repairJsonlAudit(file))).toBe('AUDIT_REPAIR_REFUSED');
+    expect(codeOf(() => repairJsonlAudit(file))).toBeTrustCode('AUDIT_REPAIR_REFUSED');
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
   it('a missing file is AUDIT_FILE_READ', () => {
-    expect(codeOf(() => repairJsonlAudit(join(dir, 'missing.jsonl')))).toBe('AUDIT_FILE_READ');
+    expect(codeOf(() => repairJsonlAudit(join(dir, 'missing.jsonl')))).toBeTrustCode('AUDIT_FILE_READ');
   });
 });

@@ -62,7 +62,7 @@ describe('createJsonlAuditSink', () => {
   it('refuses to record after close', () => {
     const sink = createJsonlAuditSink(file);
     sink.close();
-    expect(codeOf(() => sink.record(input(1)))).toBe('AUDIT_SINK_CLOSED');
+    expect(codeOf(() => sink.record(input(1)))).toBeTrustCode('AUDIT_SINK_CLOSED');
   });
 
   it('reads the last event of a file larger than one read chunk', () => {
@@ -93,7 +93,7 @@ describe('createJsonlAuditSink', () => {
     } catch (e) {
       caught = e;
     }
-    expect((caught as TrustError).code).toBe('AUDIT_FILE_CORRUPT');
+    expect((caught as TrustError).code).toBeTrustCode('AUDIT_FILE_CORRUPT');
     expect((caught as TrustError).hint).toContain('move the file aside');
   });
 });
@@ -114,7 +114,7 @@ describe('readJsonlAudit', () => {
       caught = e;
     }
     const err = caught as TrustError;
-    expect(err.code).toBe('AUDIT_FILE_CORRUPT');
+    expect(err.code).toBeTrustCode('AUDIT_FILE_CORRUPT');
     expect(err.problems.map((p) => [p.code, p.path])).toEqual([['AUDIT_TORN_TAIL', 'line 2']]);
     expect(err.hint).toContain('--repair');
   });
@@ -141,7 +141,7 @@ describe('readJsonlAudit', () => {
       caught = e;
     }
     const err = caught as TrustError;
-    expect(err.code).toBe('AUDIT_FILE_CORRUPT');
+    expect(err.code).toBeTrustCode('AUDIT_FILE_CORRUPT');
     expect(err.problems.map((p) => [p.code, p.path])).toEqual([
       ['AUDIT_LINE_INVALID', 'line 2'],
       ['AUDIT_LINE_INVALID', 'line 3'],
@@ -152,7 +152,7 @@ describe('readJsonlAudit', () => {
   it('reads an empty file as no events, and a missing file as AUDIT_FILE_READ', () => {
     writeFileSync(file, '');
     expect(readJsonlAudit(file)).toEqual([]);
-    expect(codeOf(() => readJsonlAudit(join(dir, 'missing.jsonl')))).toBe('AUDIT_FILE_READ');
+    expect(codeOf(() => readJsonlAudit(join(dir, 'missing.jsonl')))).toBeTrustCode('AUDIT_FILE_READ');
   });
 
   it('lets verifyChain find a deleted line', () => {
@@ -162,6 +162,6 @@ describe('readJsonlAudit', () => {
     const lines = readFileSync(file, 'utf8').split('\n');
     lines.splice(1, 1);
     writeFileSync(file, lines.join('\n'));
-    expect(verifyChain(readJsonlAudit(file))).toMatchObject({ ok: false, index: 1, code: 'AUDIT_PREV_MISMATCH' });
+    expect(verifyChain(readJsonlAudit(file))).toMatchObject({ ok: false, index: 1, code: expect.toBeTrustCode('AUDIT_PREV_MISMATCH') });
   });
 });

@@ -1,3 +1,3 @@
 export { trustMatchers } from './matchers.js';
-export type { TrustMatchers } from './matchers.js';
+export type { TrustAsymmetricMatchers, TrustMatchers } from './matchers.js';
 export { createTestContext, createTestRequest } from './requests.js';

@@ -1,6 +1,7 @@
 import type {} from 'vitest';
 import type { Decision } from '../decision.js';
 import { TrustError } from '../error.js';
+import type { TrustErrorCode } from '../trust-error-code.js';
 
 interface MatcherResult {
   pass: boolean;
@@ -11,6 +12,12 @@ interface MatcherResult {
 
 interface MatcherContext {
   readonly isNot: boolean;
+}
+
+function describeCode(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return `${JSON.stringify(value)}, not an object with a code`;
+  const code = (value as { code?: unknown }).code;
+  return code === undefined ? 'an object without a code' : `code ${JSON.stringify(code)}`;
 }
 
 function describeDecision(value: unknown): string {
@@ -27,6 +34,12 @@ function describeDecision(value: unknown): string {
  *   thrown or rejected value: `await expect(promise).rejects.toThrowTrustError(code)`.
  * - `expect(decision).toBeDenied(code?)`: a deny, with `code` when given.
  * - `expect(decision).toBeAllowed()`: an allow.
+ * - `expect(value).toHaveTrustCode(code)`: `value` (an error, a problem, a result, an audit event)
+ *   has `code`; `await expect(promise).rejects.toHaveTrustCode(code)` for any rejected object.
+ * - `expect(value.code).toBeTrustCode(code)`, or inside another matcher's object as the asymmetric
+ *   `expect.toBeTrustCode(code)`: the value is `code`.
+ *
+ * Every `code` parameter is a `TrustErrorCode`, so a misspelt code fails to type-check.
  *
  * @example
  * expect.extend(trustMatchers);
@@ -34,7 +47,7 @@ function describeDecision(value: unknown): string {
  * expect(policy.authorizeHttp(req, ctx)).toBeDenied('EGRESS_HOST_NOT_ALLOWED');
  */
 export const trustMatchers = {
-  toThrowTrustError(this: MatcherContext, received: unknown, code: string): MatcherResult {
+  toThrowTrustError(this: MatcherContext, received: unknown, code: TrustErrorCode): MatcherResult {
     let thrown: unknown = received;
     let threw = true;
     if (typeof received === 'function') {
@@ -58,7 +71,7 @@ export const trustMatchers = {
     };
   },
 
-  toBeDenied(this: MatcherContext, received: unknown, code?: string): MatcherResult {
+  toBeDenied(this: MatcherContext, received: unknown, code?: TrustErrorCode): MatcherResult {
     const d = received as Decision;
     const isDeny = typeof d === 'object' && d !== null && d.allow === false;
     const pass = isDeny && (code === undefined || d.code === code);
@@ -69,6 +82,25 @@ export const trustMatchers = {
           ? `expected not to be denied${code ? ` with ${code}` : ''}, got ${describeDecision(received)}`
           : `expected deny${code ? ` ${code}` : ''}, got ${describeDecision(received)}`,
       actual: isDeny ? d.code : 'allow',
+      expected: code,
+    };
+  },
+
+  toHaveTrustCode(this: MatcherContext, received: unknown, code: TrustErrorCode): MatcherResult {
+    const actual = typeof received === 'object' && received !== null ? (received as { code?: unknown }).code : undefined;
+    return {
+      pass: actual === code,
+      message: () => (this.isNot ? `expected a code other than ${code}` : `expected code ${code}, got ${describeCode(received)}`),
+      actual,
+      expected: code,
+    };
+  },
+
+  toBeTrustCode(this: MatcherContext, received: unknown, code: TrustErrorCode): MatcherResult {
+    return {
+      pass: received === code,
+      message: () => (this.isNot ? `expected a code other than ${code}` : `expected code ${code}, got ${JSON.stringify(received)}`),
+      actual: received,
       expected: code,
     };
   },
@@ -85,12 +117,21 @@ export const trustMatchers = {
 
 /** The matchers as they appear on `expect(...)`. */
 export interface TrustMatchers<R = unknown> {
-  toThrowTrustError(code: string): R;
-  toBeDenied(code?: string): R;
+  toThrowTrustError(code: TrustErrorCode): R;
+  toBeDenied(code?: TrustErrorCode): R;
   toBeAllowed(): R;
+  toHaveTrustCode(code: TrustErrorCode): R;
+  toBeTrustCode(code: TrustErrorCode): R;
+}
+
+/** The matchers usable inside another matcher's expected value (`expect.toBeTrustCode(code)`). */
+export interface TrustAsymmetricMatchers {
+  toBeTrustCode(code: TrustErrorCode): unknown;
 }
 
 declare module 'vitest' {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type
   interface Matchers<T = any> extends TrustMatchers<T> {}
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface AsymmetricMatchersContaining extends TrustAsymmetricMatchers {}
 }
