@@ -32,7 +32,7 @@ describe('first-contact errors (built binary)', () => {
       [['run', 'cut.tpkg', 'add', '1', '2', '--allow-unsigned'], /truncated/],
     ] as const) {
       const { code, error } = await fail(args);
-      expect(error.code).toBe('WASM_PACKAGE_MALFORMED');
+      expect(error.code).toBeTrustCode('WASM_PACKAGE_MALFORMED');
       expect(error.message).toMatch(message);
       expect(error.hint).toContain('trust package build');
       expect(error.hint).not.toContain('package pack');
@@ -44,7 +44,7 @@ describe('first-contact errors (built binary)', () => {
     mkdirSync(join(tmp.home, 'badtoml'));
     writeFileSync(join(tmp.home, 'badtoml', 'package.toml'), '[package]\nname = "x"\nversion = 1.0.0\n');
     const { error } = await fail(['package', 'inspect', 'badtoml']);
-    expect(error.code).toBe('WASM_MANIFEST_INVALID');
+    expect(error.code).toBeTrustCode('WASM_MANIFEST_INVALID');
     expect(error.message).toMatch(/at line 3, column \d+/);
   });
 
@@ -59,7 +59,7 @@ describe('first-contact errors (built binary)', () => {
     expect((await cli(['keygen', '--out', 'other'])).code).toBe(0);
     expect((await cli(['package', 'sign', 'hello', '--key', 'signing.key'])).code).toBe(0);
     const { code, error } = await fail(['run', 'hello', 'add', '1', '2', '--trusted', 'other.pub']);
-    expect(error.code).toBe('WASM_KEY_UNTRUSTED');
+    expect(error.code).toBeTrustCode('WASM_KEY_UNTRUSTED');
     expect(error.hint).toContain('--trusted <key.pub>');
     expect(error.hint).not.toContain('trustedKeys');
     expect(code).toBe(126);
@@ -70,7 +70,7 @@ describe('first-contact errors (built binary)', () => {
     const r = await cli(['egress', 'check', 'https://svc.example.test:9443/', '--policy', 'ports.json', '--resolve', 'svc.example.test=93.184.215.14', '--json']);
     expect(r.code).toBe(126);
     const result = (r.json() as { result: { code: string; hint: string } }).result;
-    expect(result.code).toBe('EGRESS_HOST_NOT_ALLOWED');
+    expect(result.code).toBeTrustCode('EGRESS_HOST_NOT_ALLOWED');
     expect(result.hint).toContain('"svc.example.test:9443"');
     expect(result.hint).not.toContain('"svc.example.test"');
   });
@@ -93,11 +93,11 @@ describe('first-contact errors (built binary)', () => {
   it('agent inspect: a directory and a short text file get coded errors, and nothing is left beside the file', async () => {
     mkdirSync(join(tmp.home, 'agents'));
     const dir = await fail(['agent', 'inspect', 'agents']);
-    expect(dir.error.code).toBe('CLI_NOT_A_FILE');
+    expect(dir.error.code).toBeTrustCode('CLI_NOT_A_FILE');
     expect(dir.error.message).toContain('is a directory');
     writeFileSync(join(tmp.home, 'short.adf'), 'hi\n');
     const short = await fail(['agent', 'inspect', 'short.adf']);
-    expect(short.error.code).toBe('ADF_NOT_SQLITE');
+    expect(short.error.code).toBeTrustCode('ADF_NOT_SQLITE');
     expect(short.error.message).toContain('not an SQLite file');
     expect((await cli(['agent', 'new', 'agents/a.adf'])).code).toBe(0);
     expect((await cli(['agent', 'inspect', 'agents/a.adf'])).code).toBe(0);
@@ -110,13 +110,13 @@ describe('first-contact errors (built binary)', () => {
   it('a sandbox policy with a misspelt key is coded, with did-you-mean, not raw schema text', async () => {
     writeFileSync(join(tmp.home, 'sp.json'), '{"v":1,"capabilites":["stdout"],"limits":{"timeMS":5,"pids":"x"}}');
     const { code, error } = await fail(['sandbox', '--policy', 'sp.json', '--', 'true']);
-    expect(error.code).toBe('SANDBOX_POLICY_INVALID');
+    expect(error.code).toBeTrustCode('SANDBOX_POLICY_INVALID');
     expect(error.message).not.toContain('Unrecognized key');
     expect(error.problems).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ code: 'SANDBOX_POLICY_UNKNOWN_KEY', path: 'capabilites', hint: 'did you mean "capabilities"?' }),
-        expect.objectContaining({ code: 'SANDBOX_POLICY_UNKNOWN_KEY', path: 'limits.timeMS', hint: 'did you mean "timeMs"?' }),
-        expect.objectContaining({ code: 'SANDBOX_POLICY_FIELD', path: 'limits.pids', message: 'must be a number, got a string' }),
+        expect.objectContaining({ code: expect.toBeTrustCode('SANDBOX_POLICY_UNKNOWN_KEY'), path: 'capabilites', hint: 'did you mean "capabilities"?' }),
+        expect.objectContaining({ code: expect.toBeTrustCode('SANDBOX_POLICY_UNKNOWN_KEY'), path: 'limits.timeMS', hint: 'did you mean "timeMs"?' }),
+        expect.objectContaining({ code: expect.toBeTrustCode('SANDBOX_POLICY_FIELD'), path: 'limits.pids', message: 'must be a number, got a string' }),
       ]),
     );
     expect(code).toBe(1);

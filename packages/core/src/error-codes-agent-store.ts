@@ -65,6 +65,8 @@ export const AGENT_STORE_ERROR_CODES = Object.freeze([
   'SQL_VIEW_PROTECTED',
   'SQL_VIRTUAL_TABLE',
   'SQL_WRITE_DENIED',
+  'ADF_BUSY',
+  'SQL_PREEMPTED',
 ] as const);
 /** One of `AGENT_STORE_ERROR_CODES`. */
 export type AgentStoreErrorCode = (typeof AGENT_STORE_ERROR_CODES)[number];

@@ -35,6 +35,9 @@ export const CLI_ERROR_CODES = Object.freeze([
   'STUDIO_ALREADY_RUNNING',
   'STUDIO_NOT_BUILT',
   'STUDIO_NOT_RUNNING',
+  'CLI_NOT_A_FILE',
+  'CLI_USAGE_INVALID_ARGUMENT',
+  'CLI_USAGE_INVALID_URL',
 ] as const);
 /** One of `CLI_ERROR_CODES`. */
 export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];

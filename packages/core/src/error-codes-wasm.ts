@@ -40,6 +40,9 @@ export const WASM_ERROR_CODES = Object.freeze([
   'WASM_MANIFEST_FIELD',
   'WASM_MANIFEST_FORMAT',
   'WASM_MANIFEST_UNKNOWN_KEY',
+  'WASM_PACKAGE_MALFORMED',
+  'WASM_OPTIONS_UNKNOWN_KEY',
+  'WASM_OPTIONS_INVALID',
 ] as const);
 /** One of `WASM_ERROR_CODES`. */
 export type WasmErrorCode = (typeof WASM_ERROR_CODES)[number];

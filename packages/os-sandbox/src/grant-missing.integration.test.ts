@@ -14,7 +14,7 @@ describe('a grant to a missing directory (bubblewrap)', () => {
     const gone = join(freshDir('trust-grant-missing-'), 'project');
     for (const cap of [`fs:rw:${gone}`, `fs:ro:${gone}`, `fs:ro:${gone}/sub`]) {
       await expect(createSandbox({ v: 1, capabilities: [cap, 'stdout', 'stderr'] }), cap).rejects.toMatchObject({
-        code: 'SANDBOX_GRANT_MISSING',
+        code: expect.toBeTrustCode('SANDBOX_GRANT_MISSING'),
         message: expect.stringContaining(cap),
         hint: expect.stringContaining(`mkdir -p ${cap.slice(6)}`),
       });
@@ -27,7 +27,7 @@ describe('a grant to a missing directory (bubblewrap)', () => {
     const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${dir}`, 'stdout', 'stderr'] }, { audit });
     try {
       rmSync(dir, { recursive: true });
-      await expect(sb.spawn(['/bin/true'])).rejects.toMatchObject({ code: 'SANDBOX_GRANT_MISSING', message: expect.stringContaining(dir) });
+      await expect(sb.spawn(['/bin/true'])).rejects.toMatchObject({ code: expect.toBeTrustCode('SANDBOX_GRANT_MISSING'), message: expect.stringContaining(dir) });
       expect(audit.events.map((e) => `${e.action} ${e.decision} ${e.code ?? ''}`)).toEqual(['sandbox.spawn deny SANDBOX_GRANT_MISSING']);
     } finally {
       await sb.close();

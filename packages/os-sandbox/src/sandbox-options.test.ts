@@ -20,7 +20,7 @@ describe('parseSandboxOptions (one strict schema)', () => {
     [{ spawnserver: false }, false],
   ])('%j → valid: %s', (input, valid) => {
     if (valid) expect(() => parseSandboxOptions(input)).not.toThrow();
-    else expect(() => parseSandboxOptions(input)).toThrow(expect.objectContaining({ code: 'SANDBOX_POLICY_INVALID' }));
+    else expect(() => parseSandboxOptions(input)).toThrowTrustError('SANDBOX_POLICY_INVALID');
   });
 
   it('reports every problem at once, an unknown key with the known ones, each with a hint', () => {

@@ -71,7 +71,7 @@ describe('unix sockets in every mode (bubblewrap)', () => {
       try {
         sb = await createSandbox(policy, { ...options, env: { PATH: '/usr/bin:/bin' } });
       } catch (err) {
-        expect(err, how).toMatchObject({ code: 'SANDBOX_UNIX_SOCKETS_UNENFORCEABLE', hint: expect.stringMatching(/open-unix-sockets/) });
+        expect(err, how).toMatchObject({ code: expect.toBeTrustCode('SANDBOX_UNIX_SOCKETS_UNENFORCEABLE'), hint: expect.stringMatching(/open-unix-sockets/) });
         seen.push(`${how}: refused`);
         continue;
       }
@@ -96,7 +96,7 @@ describe('unix sockets in every mode (bubblewrap)', () => {
     for (const [how, options, caps] of modes()) {
       const policy = { v: 1 as const, capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr', ...caps], unixSockets: [sock], allowDegraded: ['shared-network' as const] };
       await expect(createSandbox(policy, options), how).rejects.toMatchObject({
-        code: 'SANDBOX_UNIX_SOCKETS_UNENFORCEABLE',
+        code: expect.toBeTrustCode('SANDBOX_UNIX_SOCKETS_UNENFORCEABLE'),
         message: expect.stringMatching(how.includes('shared') ? /abstract unix sockets/ : /private mount namespace/),
       });
     }

@@ -78,7 +78,7 @@ describe('.tpkg archives', () => {
     ];
     for (const [, bytes, message] of cases) {
       const error = await readPackageArchive(bytes, {}, 'x.tpkg').then(() => undefined, (e: { code: string; message: string; hint: string }) => e);
-      expect(error?.code).toBe('WASM_PACKAGE_MALFORMED');
+      expect(error?.code).toBeTrustCode('WASM_PACKAGE_MALFORMED');
       expect(error?.message).toMatch(message);
       expect(error?.hint).toContain('trust package build');
       expect(error?.hint).not.toContain('package pack');

@@ -62,8 +62,8 @@ describe('createPluginHost options', () => {
     ['an option with no near name', { sandbox: true }, 'sandbox', 'remove it; known options: egress, guard'],
   ])('rejects %s with WASM_OPTIONS_UNKNOWN_KEY and a hint', (_name, options, path, hint) => {
     const e = refusal(options);
-    expect(e.code).toBe('WASM_OPTIONS_INVALID');
-    expect(e.problems).toEqual([expect.objectContaining({ code: 'WASM_OPTIONS_UNKNOWN_KEY', path, hint: expect.stringContaining(hint) })]);
+    expect(e.code).toBeTrustCode('WASM_OPTIONS_INVALID');
+    expect(e.problems).toEqual([expect.objectContaining({ code: expect.toBeTrustCode('WASM_OPTIONS_UNKNOWN_KEY'), path, hint: expect.stringContaining(hint) })]);
   });
 
   it.each([
@@ -85,8 +85,8 @@ describe('createPluginHost options', () => {
     ['limits that are not an object', { limits: 5 }, 'limits'],
   ])('rejects %s with WASM_OPTIONS_INVALID naming the field', (_name, options, path) => {
     const e = refusal(options);
-    expect(e.code).toBe('WASM_OPTIONS_INVALID');
-    expect(e.problems).toEqual([expect.objectContaining({ code: 'WASM_OPTIONS_INVALID', path })]);
+    expect(e.code).toBeTrustCode('WASM_OPTIONS_INVALID');
+    expect(e.problems).toEqual([expect.objectContaining({ code: expect.toBeTrustCode('WASM_OPTIONS_INVALID'), path })]);
     expect(e.message).toContain(path);
   });
 

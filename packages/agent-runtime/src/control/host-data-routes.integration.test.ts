@@ -112,12 +112,12 @@ describe('POST /policy/validate and /policy/check', () => {
     expect(bad.ok).toBe(false);
     expect(bad.problems).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ code: 'POLICY_UNKNOWN_KEY', path: 'htp', hint: expect.stringContaining('did you mean "http"') }),
+        expect.objectContaining({ code: expect.toBeTrustCode('POLICY_UNKNOWN_KEY'), path: 'htp', hint: expect.stringContaining('did you mean "http"') }),
         expect.objectContaining({ path: 'tcp.allow[0]' }),
       ]),
     );
     const syntax = (await post('/policy/validate', { text: '{ "v": 1,\n  "http": }' })).json();
-    expect(syntax.problems[0]).toMatchObject({ code: 'POLICY_JSON', message: expect.stringContaining('not valid JSON') });
+    expect(syntax.problems[0]).toMatchObject({ code: expect.toBeTrustCode('POLICY_JSON'), message: expect.stringContaining('not valid JSON') });
     expect((await post('/policy/validate', { nope: 1 })).status).toBe(400);
   });
 
@@ -136,7 +136,7 @@ describe('POST /policy/validate and /policy/check', () => {
   it('a policy that needs a secret the host does not give reports it, and never echoes a value', async () => {
     const withSecret = JSON.stringify({ v: 1, http: { allow: ['api.github.com'], inject: [{ hosts: ['api.github.com'], headers: { authorization: { env: 'GH_AUTH' } } }] } });
     const res = (await post('/policy/check', { text: withSecret, url: 'https://api.github.com/', resolve: { 'api.github.com': ['140.82.112.5'] } })).json();
-    expect(res).toMatchObject({ allow: false, code: 'POLICY_INVALID' });
+    expect(res).toMatchObject({ allow: false, code: expect.toBeTrustCode('POLICY_INVALID') });
     expect(JSON.stringify(res.problems)).toContain('GH_AUTH');
   });
 });

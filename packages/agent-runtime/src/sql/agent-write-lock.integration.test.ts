@@ -74,7 +74,7 @@ describe('host writes while an agent db_execute holds the write lock', () => {
     expect(adf.audit.list().at(-1)?.hash).toBe(audit.hash);
 
     const r = await settled;
-    expect(r).toEqual({ ok: false, code: 'SQL_PREEMPTED' });
+    expect(r).toEqual({ ok: false, code: expect.toBeTrustCode('SQL_PREEMPTED') });
     expect(adf.db.prepare('SELECT count(*) FROM local_sink').pluck().get()).toBe(0);
     expect(adf.db.pragma('integrity_check', { simple: true })).toBe('ok');
     // The agent's next statement runs on a fresh SQL process.

@@ -35,7 +35,7 @@ describe('SQL channel frames', () => {
   it('refuses a malformed frame with SQL_HOST_FAILED', () => {
     const read = createFrameReader(() => undefined);
     const bad = Buffer.from([2, 0, 0, 0, 9, 1]);
-    expect(() => read(bad)).toThrow(expect.objectContaining({ code: 'SQL_HOST_FAILED' }));
-    expect(() => createFrameReader(() => undefined)(Buffer.from([0, 0, 0, 0]))).toThrow(expect.objectContaining({ code: 'SQL_HOST_FAILED' }));
+    expect(() => read(bad)).toThrowTrustError('SQL_HOST_FAILED');
+    expect(() => createFrameReader(() => undefined)(Buffer.from([0, 0, 0, 0]))).toThrowTrustError('SQL_HOST_FAILED');
   });
 });
