@@ -40,5 +40,7 @@ process.stdout.write(formatTable(rows) + '\n');
 const out = { v: 1, time: new Date().toISOString(), node: process.version, rows, failures };
 await mkdir(join(here, 'results'), { recursive: true });
 await writeFile(join(here, 'results', 'latest.json'), JSON.stringify(out, null, 2) + '\n');
-process.stderr.write(`bench: wrote bench/results/latest.json (${rows.length} measures, ${failures.length} failed suites)\n`);
+process.stderr.write(
+  `bench: wrote bench/results/latest.json (${rows.length} measures, ${failures.length} failed suites)\n`,
+);
 if (failures.length > 0) process.exitCode = 1;

@@ -30,20 +30,40 @@ function calleeName(expr) {
 
 /** Every code position in one file: { code, line, dynamic }. */
 export function codesInSource(text, fileName) {
-  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, fileName.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(
+    fileName,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    fileName.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const found = [];
   const take = (node) => {
     if (!node) return;
-    if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node)) return take(node.expression);
+    if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node))
+      return take(node.expression);
     if (ts.isConditionalExpression(node)) return (take(node.whenTrue), take(node.whenFalse));
-    if (ts.isBinaryExpression(node) && (node.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken || node.operatorToken.kind === ts.SyntaxKind.BarBarToken)) return take(node.right);
+    if (
+      ts.isBinaryExpression(node) &&
+      (node.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken ||
+        node.operatorToken.kind === ts.SyntaxKind.BarBarToken)
+    )
+      return take(node.right);
     const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
-    if (ts.isStringLiteralLike(node) && CODE.test(node.text) && !FOREIGN.test(node.text)) found.push({ code: node.text, line, dynamic: false });
-    if (ts.isTemplateExpression(node) && /^[A-Z][A-Z0-9_]*_$/.test(node.head.text)) found.push({ code: node.getText(sf), line, dynamic: true });
+    if (ts.isStringLiteralLike(node) && CODE.test(node.text) && !FOREIGN.test(node.text))
+      found.push({ code: node.text, line, dynamic: false });
+    if (ts.isTemplateExpression(node) && /^[A-Z][A-Z0-9_]*_$/.test(node.head.text))
+      found.push({ code: node.getText(sf), line, dynamic: true });
   };
   const visit = (node) => {
-    if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && CALLEES.test(calleeName(node.expression))) take(node.arguments?.[0]);
-    if (ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) && ['code', 'trustCode'].includes(node.name.text)) take(node.initializer);
+    if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && CALLEES.test(calleeName(node.expression)))
+      take(node.arguments?.[0]);
+    if (
+      ts.isPropertyAssignment(node) &&
+      (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) &&
+      ['code', 'trustCode'].includes(node.name.text)
+    )
+      take(node.initializer);
     ts.forEachChild(node, visit);
   };
   visit(sf);
@@ -53,9 +73,29 @@ export function codesInSource(text, fileName) {
 /** Scans the non-test sources of packages/* and apps/*. */
 export function scanErrorCodes(root) {
   const known = readKnownCodes(root);
-  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'packages/*/src/**.ts', 'packages/*/src/**.tsx', 'apps/*/src/**.ts', 'apps/*/src/**.tsx'], { cwd: root, encoding: 'utf8' })
+  const files = execFileSync(
+    'git',
+    [
+      'ls-files',
+      '--cached',
+      '--others',
+      '--exclude-standard',
+      'packages/*/src/**.ts',
+      'packages/*/src/**.tsx',
+      'apps/*/src/**.ts',
+      'apps/*/src/**.tsx',
+    ],
+    { cwd: root, encoding: 'utf8' },
+  )
     .split('\n')
-    .filter((f) => f !== '' && !/\.test\.tsx?$/.test(f) && !f.includes('/testing/') && !f.endsWith('test-setup.ts') && !/\/error-codes[^/]*\.ts$/.test(f));
+    .filter(
+      (f) =>
+        f !== '' &&
+        !/\.test\.tsx?$/.test(f) &&
+        !f.includes('/testing/') &&
+        !f.endsWith('test-setup.ts') &&
+        !/\/error-codes[^/]*\.ts$/.test(f),
+    );
   const uses = new Map();
   const unknown = [];
   const dynamic = [];
@@ -77,11 +117,18 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const { known, uses, unknown, dynamic, unused } = scanErrorCodes(root);
   const perArea = new Map();
   for (const [code, file] of known) perArea.set(file, (perArea.get(file) ?? 0) + (code ? 1 : 0));
-  for (const [file, n] of [...perArea].sort()) console.log(`${String(n).padStart(4)} codes listed in packages/core/src/${file}`);
+  for (const [file, n] of [...perArea].sort())
+    console.log(`${String(n).padStart(4)} codes listed in packages/core/src/${file}`);
   console.log(`${String(known.size).padStart(4)} codes listed in all; ${uses.size} used by the source`);
-  if (args.has('--all')) for (const [code, where] of [...uses].sort()) console.log(`${code} (${known.get(code)}): ${where.join(', ')}`);
-  if (args.has('--unused')) for (const code of unused) console.log(`listed but not used by the source: ${code} (${known.get(code)})`);
-  for (const u of unknown) console.error(`unknown code ${u.code} at ${u.where}: add it to the area's list in packages/core/src/error-codes*.ts`);
-  for (const d of dynamic) console.error(`code built at run time ${d.code} at ${d.where}: enumerate the codes it can produce`);
+  if (args.has('--all'))
+    for (const [code, where] of [...uses].sort()) console.log(`${code} (${known.get(code)}): ${where.join(', ')}`);
+  if (args.has('--unused'))
+    for (const code of unused) console.log(`listed but not used by the source: ${code} (${known.get(code)})`);
+  for (const u of unknown)
+    console.error(
+      `unknown code ${u.code} at ${u.where}: add it to the area's list in packages/core/src/error-codes*.ts`,
+    );
+  for (const d of dynamic)
+    console.error(`code built at run time ${d.code} at ${d.where}: enumerate the codes it can produce`);
   if (unknown.length > 0 || dynamic.length > 0) process.exitCode = 1;
 }

@@ -21,7 +21,15 @@ const ALLOWED: Record<string, readonly string[]> = {
 interface Pkg {
   name: string;
   dir: string;
-  json: { dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; devDependencies?: Record<string, string>; exports?: Record<string, unknown>; types?: string; bin?: Record<string, string>; private?: boolean };
+  json: {
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+    exports?: Record<string, unknown>;
+    types?: string;
+    bin?: Record<string, string>;
+    private?: boolean;
+  };
 }
 
 function packages(): Pkg[] {
@@ -76,52 +84,72 @@ describe('architecture', () => {
 
   it('finds specifiers in every import form', () => {
     const text = `import a from '@trust/core';\nexport { b } from "@trust/egress";\nconst c = await import('@trust/x/src/y.js');\nimport './side.js';\nconst d = require('../../core/src/z');`;
-    expect(specifiers(text)).toEqual(['@trust/core', '@trust/egress', '@trust/x/src/y.js', './side.js', '../../core/src/z']);
+    expect(specifiers(text)).toEqual([
+      '@trust/core',
+      '@trust/egress',
+      '@trust/x/src/y.js',
+      './side.js',
+      '../../core/src/z',
+    ]);
   });
 
   it.each(libraries.map((p) => [p.name, p] as const))('%s declares only allowed runtime dependencies', (name, pkg) => {
-    const declared = Object.keys({ ...pkg.json.dependencies, ...pkg.json.peerDependencies }).filter((d) => d.startsWith('@trust/'));
+    const declared = Object.keys({ ...pkg.json.dependencies, ...pkg.json.peerDependencies }).filter((d) =>
+      d.startsWith('@trust/'),
+    );
     const forbidden = declared.filter((d) => !ALLOWED[name]!.includes(d));
     expect(forbidden, `${name} must not depend on ${forbidden.join(', ')} (dependencies point one way)`).toEqual([]);
   });
 
-  it.each(libraries.map((p) => [p.name, p] as const))('%s imports other packages only through their public entry points', (name, pkg) => {
-    const problems: string[] = [];
-    const declared = new Set(Object.keys({ ...pkg.json.dependencies, ...pkg.json.peerDependencies, ...pkg.json.devDependencies }));
-    for (const file of sourceFiles(join(pkg.dir, 'src'))) {
-      const rel = relative(root, file);
-      const isTest = /\.test\.tsx?$/.test(file) || file.includes(`${join('src', 'testing')}`);
-      // A fixture runs as a separate process, like a user of the package: it may use the public entry.
-      const isFixture = file.includes(`${join('', 'fixtures', '')}`);
-      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
-        if (spec.startsWith('.')) {
-          const target = resolve(dirname(file), spec);
-          if (!target.startsWith(pkg.dir + '/') && target !== pkg.dir) problems.push(`${rel}: relative import leaves the package: ${spec}`);
-          continue;
+  it.each(libraries.map((p) => [p.name, p] as const))(
+    '%s imports other packages only through their public entry points',
+    (name, pkg) => {
+      const problems: string[] = [];
+      const declared = new Set(
+        Object.keys({ ...pkg.json.dependencies, ...pkg.json.peerDependencies, ...pkg.json.devDependencies }),
+      );
+      for (const file of sourceFiles(join(pkg.dir, 'src'))) {
+        const rel = relative(root, file);
+        const isTest = /\.test\.tsx?$/.test(file) || file.includes(`${join('src', 'testing')}`);
+        // A fixture runs as a separate process, like a user of the package: it may use the public entry.
+        const isFixture = file.includes(`${join('', 'fixtures', '')}`);
+        for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+          if (spec.startsWith('.')) {
+            const target = resolve(dirname(file), spec);
+            if (!target.startsWith(pkg.dir + '/') && target !== pkg.dir)
+              problems.push(`${rel}: relative import leaves the package: ${spec}`);
+            continue;
+          }
+          const m = /^(@trust\/[^/]+)(\/.*)?$/.exec(spec);
+          if (!m) continue;
+          const [, target, sub = ''] = m;
+          if (target === name) {
+            if (!isFixture || sub !== '') problems.push(`${rel}: imports its own package by name: ${spec}`);
+            continue;
+          }
+          if (!isTest && !ALLOWED[name]!.includes(target!))
+            problems.push(`${rel}: imports ${target}, which ${name} may not depend on`);
+          if (!declared.has(target!)) problems.push(`${rel}: imports ${target} without declaring it in package.json`);
+          if (!publicSubpaths(byName.get(target!)).has(sub))
+            problems.push(`${rel}: reaches into ${target} internals: ${spec}`);
         }
-        const m = /^(@trust\/[^/]+)(\/.*)?$/.exec(spec);
-        if (!m) continue;
-        const [, target, sub = ''] = m;
-        if (target === name) {
-          if (!isFixture || sub !== '') problems.push(`${rel}: imports its own package by name: ${spec}`);
-          continue;
-        }
-        if (!isTest && !ALLOWED[name]!.includes(target!)) problems.push(`${rel}: imports ${target}, which ${name} may not depend on`);
-        if (!declared.has(target!)) problems.push(`${rel}: imports ${target} without declaring it in package.json`);
-        if (!publicSubpaths(byName.get(target!)).has(sub)) problems.push(`${rel}: reaches into ${target} internals: ${spec}`);
       }
-    }
-    expect(problems).toEqual([]);
-  });
+      expect(problems).toEqual([]);
+    },
+  );
 
-  it.each(libraries.filter((p) => !p.json.private).map((p) => [p.name, p] as const))('%s is publishable on its own', (_name, pkg) => {
-    expect(existsSync(join(pkg.dir, 'README.md')), 'a README with a runnable example').toBe(true);
-    expect(existsSync(join(pkg.dir, 'src', 'index.ts')), 'src/index.ts is the public API').toBe(true);
-    // A library has an exports map; a command package (@trust/cli) has a bin and no API.
-    if (pkg.json.bin === undefined) expect(pkg.json.exports, 'an exports map').toBeDefined();
-    else expect([pkg.json.exports, pkg.json.types], 'a command package declares no API').toEqual([undefined, undefined]);
-    const deps = { ...pkg.json.dependencies, ...pkg.json.peerDependencies };
-    const outside = Object.entries(deps).filter(([, v]) => v.startsWith('file:') || v.startsWith('link:'));
-    expect(outside, 'no reliance on files outside the package').toEqual([]);
-  });
+  it.each(libraries.filter((p) => !p.json.private).map((p) => [p.name, p] as const))(
+    '%s is publishable on its own',
+    (_name, pkg) => {
+      expect(existsSync(join(pkg.dir, 'README.md')), 'a README with a runnable example').toBe(true);
+      expect(existsSync(join(pkg.dir, 'src', 'index.ts')), 'src/index.ts is the public API').toBe(true);
+      // A library has an exports map; a command package (@trust/cli) has a bin and no API.
+      if (pkg.json.bin === undefined) expect(pkg.json.exports, 'an exports map').toBeDefined();
+      else
+        expect([pkg.json.exports, pkg.json.types], 'a command package declares no API').toEqual([undefined, undefined]);
+      const deps = { ...pkg.json.dependencies, ...pkg.json.peerDependencies };
+      const outside = Object.entries(deps).filter(([, v]) => v.startsWith('file:') || v.startsWith('link:'));
+      expect(outside, 'no reliance on files outside the package').toEqual([]);
+    },
+  );
 });

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const run = (...args: string[]) => spawnSync(process.execPath, [join(root, 'scripts/list-error-codes.mjs'), ...args], { cwd: root, encoding: 'utf8' });
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [join(root, 'scripts/list-error-codes.mjs'), ...args], { cwd: root, encoding: 'utf8' });
 
 describe('error codes', () => {
   it('lists every code the source uses, and the source builds none at run time', () => {
@@ -19,7 +20,10 @@ describe('error codes', () => {
   });
 
   it('the codemod has nothing left to rewrite in the tests', () => {
-    const r = spawnSync(process.execPath, [join(root, 'scripts/codemods/typed-error-codes.mjs'), '--check'], { cwd: root, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(root, 'scripts/codemods/typed-error-codes.mjs'), '--check'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     expect(r.stdout).toContain('would rewrite 0 assertion(s)');
     expect(r.status).toBe(0);
   });

@@ -30,11 +30,24 @@ function bareServer() {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const body = req.method === 'GET'
-        ? { agents: [summary] }
-        : { turns: [{ seq: 0, role: 'assistant', content: `echo: ${JSON.parse(Buffer.concat(chunks).toString()).text}`, time: new Date(0).toISOString() }] };
+      const body =
+        req.method === 'GET'
+          ? { agents: [summary] }
+          : {
+              turns: [
+                {
+                  seq: 0,
+                  role: 'assistant',
+                  content: `echo: ${JSON.parse(Buffer.concat(chunks).toString()).text}`,
+                  time: new Date(0).toISOString(),
+                },
+              ],
+            };
       const text = JSON.stringify(body);
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+      });
       res.end(text);
     });
   });
@@ -49,13 +62,16 @@ async function load(port, headers, method, path, body) {
   const one = () =>
     new Promise((resolve, reject) => {
       const t0 = process.hrtime.bigint();
-      const req = request({ host: '127.0.0.1', port, method, path, agent, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode} on ${method} ${path}`));
-          else resolve(Number(process.hrtime.bigint() - t0));
-        });
-      });
+      const req = request(
+        { host: '127.0.0.1', port, method, path, agent, headers: { host: `127.0.0.1:${port}`, ...headers } },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode} on ${method} ${path}`));
+            else resolve(Number(process.hrtime.bigint() - t0));
+          });
+        },
+      );
       req.on('error', reject);
       if (body) req.end(body);
       else req.end();
@@ -83,7 +99,10 @@ export default async function run({ log }) {
     // Warm both up once so the first measure does not pay for JIT and socket setup alone.
     await load(control.port, auth, 'GET', '/api/v1/agents');
     await load(barePort, {}, 'GET', '/api/v1/agents');
-    for (const [name, method, path, body] of [['list', 'GET', '/api/v1/agents'], ['chat', 'POST', '/api/v1/agents/bench/chat', chat]]) {
+    for (const [name, method, path, body] of [
+      ['list', 'GET', '/api/v1/agents'],
+      ['chat', 'POST', '/api/v1/agents/bench/chat', chat],
+    ]) {
       const ours = await load(control.port, body ? { ...auth, ...json } : auth, method, path, body);
       const base = await load(barePort, body ? json : {}, method, path, body);
       log(`${name}: ${REQUESTS} requests x2 done`);

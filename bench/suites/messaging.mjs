@@ -11,7 +11,18 @@ import * as runtime from '@trust/agent-runtime';
 import { allowHosts } from '@trust/core';
 import { createEgressClient } from '@trust/egress';
 
-const { composeMessage, createAdf, createAgentMessaging, createControlServer, createIdentity, createLocalMesh, createWorkspaceAgents, defaultAgentConfig, deliverMessage, generateControlToken } = runtime;
+const {
+  composeMessage,
+  createAdf,
+  createAgentMessaging,
+  createControlServer,
+  createIdentity,
+  createLocalMesh,
+  createWorkspaceAgents,
+  defaultAgentConfig,
+  deliverMessage,
+  generateControlToken,
+} = runtime;
 
 export default async function run({ log }) {
   const dir = mkdtempSync(join(tmpdir(), 'trust-bench-msg-'));
@@ -24,7 +35,11 @@ export default async function run({ log }) {
     const messaging = createAgentMessaging({ adf: ours, identity: rx });
     const sender = createIdentity();
     const n = 2000;
-    const wire = Array.from({ length: n }, (_, i) => JSON.stringify(composeMessage(sender, { to: rx.did, payload: { content: `message ${i}`, content_type: 'text/plain' } })));
+    const wire = Array.from({ length: n }, (_, i) =>
+      JSON.stringify(
+        composeMessage(sender, { to: rx.did, payload: { content: `message ${i}`, content_type: 'text/plain' } }),
+      ),
+    );
     log(`composed ${n} signed messages`);
 
     let t0 = process.hrtime.bigint();
@@ -37,13 +52,27 @@ export default async function run({ log }) {
     t0 = process.hrtime.bigint();
     for (const m of wire) {
       const msg = JSON.parse(m);
-      raw.inbox.insert({ messageId: msg.id, from: msg.from, to: msg.to, content: msg.payload.content, contentType: msg.payload.content_type, originalMessage: m });
+      raw.inbox.insert({
+        messageId: msg.id,
+        from: msg.from,
+        to: msg.to,
+        content: msg.payload.content,
+        contentType: msg.payload.content_type,
+        originalMessage: m,
+      });
     }
     const rawSec = Number(process.hrtime.bigint() - t0) / 1e9;
     ours.close();
     raw.close();
     return [
-      { measure: 'signed messages verified + stored', unit: 'msg/s', ours: n / oursSec, baseline: n / rawSec, baselineName: 'stored unchecked', better: 'higher' },
+      {
+        measure: 'signed messages verified + stored',
+        unit: 'msg/s',
+        ours: n / oursSec,
+        baseline: n / rawSec,
+        baselineName: 'stored unchecked',
+        better: 'higher',
+      },
       ...(await overTheNetwork(dir, template, log)),
     ];
   } finally {
@@ -67,7 +96,8 @@ async function overTheNetwork(dir, template, log) {
   const egress = createEgressClient({ policy: allowHosts(['127.0.0.1']) });
   const sender = createIdentity();
   const principal = { kind: 'llm', id: 'bench' };
-  const compose = (i) => composeMessage(sender, { to: rx.did, payload: { content: `net ${i}`, content_type: 'text/plain' } });
+  const compose = (i) =>
+    composeMessage(sender, { to: rx.did, payload: { content: `net ${i}`, content_type: 'text/plain' } });
   const wsUrl = server.url.replace('http:', 'ws:');
   const rows = [];
   try {
@@ -82,7 +112,14 @@ async function overTheNetwork(dir, template, log) {
     const perMessage = 300;
     const http = await timed(perMessage, (m) => deliverMessage(m, server.url, { egress, principal }));
     const wsEach = await timed(perMessage, (m) => deliverMessage(m, wsUrl, { egress, principal, signer: sender }));
-    rows.push({ measure: 'delivered over a new mesh WebSocket each (handshake included)', unit: 'msg/s', ours: wsEach, baseline: http, baselineName: 'mesh HTTP POST', better: 'higher' });
+    rows.push({
+      measure: 'delivered over a new mesh WebSocket each (handshake included)',
+      unit: 'msg/s',
+      ours: wsEach,
+      baseline: http,
+      baselineName: 'mesh HTTP POST',
+      better: 'higher',
+    });
     log(`HTTP ${http.toFixed(0)} msg/s, WebSocket per message ${wsEach.toFixed(0)} msg/s`);
 
     if (typeof runtime.openMeshWsSession === 'function') {
@@ -97,7 +134,14 @@ async function overTheNetwork(dir, template, log) {
       }
       const ws = n / (Number(process.hrtime.bigint() - t0) / 1e9);
       session.close();
-      rows.push({ measure: 'verified + stored over one mesh WebSocket (16 in flight)', unit: 'msg/s', ours: ws, baseline: http, baselineName: 'mesh HTTP POST', better: 'higher' });
+      rows.push({
+        measure: 'verified + stored over one mesh WebSocket (16 in flight)',
+        unit: 'msg/s',
+        ours: ws,
+        baseline: http,
+        baselineName: 'mesh HTTP POST',
+        better: 'higher',
+      });
     } else {
       log('openMeshWsSession is not exported by this build: the one-socket measure is skipped');
     }

@@ -25,7 +25,10 @@ const ms = (sorted) => percentile(sorted, 50) / 1e6;
 
 function run(file, args, options = {}, fd4) {
   return new Promise((resolve, reject) => {
-    const c = spawn(file, args, { stdio: fd4 ? ['ignore', 'ignore', 'ignore', 'ignore', 'pipe'] : 'ignore', ...options });
+    const c = spawn(file, args, {
+      stdio: fd4 ? ['ignore', 'ignore', 'ignore', 'ignore', 'pipe'] : 'ignore',
+      ...options,
+    });
     if (fd4) c.stdio[4].end(fd4);
     c.once('error', reject);
     c.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
@@ -35,13 +38,57 @@ function run(file, args, options = {}, fd4) {
 function realisticBwrap(ws) {
   const etc = ['ld.so.cache', 'passwd', 'group', 'nsswitch.conf', 'hosts', 'localtime', 'ssl', 'ca-certificates'];
   return [
-    '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/sbin', '/sbin',
-    '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--dir', '/etc',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    '--symlink',
+    'usr/bin',
+    '/bin',
+    '--symlink',
+    'usr/sbin',
+    '/sbin',
+    '--symlink',
+    'usr/lib',
+    '/lib',
+    '--symlink',
+    'usr/lib64',
+    '/lib64',
+    '--dir',
+    '/etc',
     ...etc.flatMap((f) => ['--ro-bind-try', `/etc/${f}`, `/etc/${f}`]),
-    '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--bind', ws, ws, '--chdir', ws,
-    '--unshare-all', '--new-session', '--die-with-parent', '--cap-drop', 'ALL', '--remount-ro', '/',
-    '--clearenv', '--setenv', 'PATH', '/usr/bin:/bin', '--setenv', 'HOME', ws, '--setenv', 'LANG', 'C.UTF-8', '--setenv', 'TMPDIR', '/tmp',
-    '--', '/bin/true',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    '--bind',
+    ws,
+    ws,
+    '--chdir',
+    ws,
+    '--unshare-all',
+    '--new-session',
+    '--die-with-parent',
+    '--cap-drop',
+    'ALL',
+    '--remount-ro',
+    '/',
+    '--clearenv',
+    '--setenv',
+    'PATH',
+    '/usr/bin:/bin',
+    '--setenv',
+    'HOME',
+    ws,
+    '--setenv',
+    'LANG',
+    'C.UTF-8',
+    '--setenv',
+    'TMPDIR',
+    '/tmp',
+    '--',
+    '/bin/true',
   ];
 }
 
@@ -52,7 +99,11 @@ function samePlanBwrap(ws, sources) {
   mkdirSync(empty.dir, { mode: 0o555 });
   // As trust plans it for this host: a root host runs the command as 65534, with the /proc covers.
   const runAs = process.getuid?.() === 0 ? { runAs: { uid: 65534, gid: 65534 } } : {};
-  const plan = planSandbox({ v: 1, capabilities: [`fs:rw:${ws}`] }, ['/bin/true'], 'linux', { cwd: ws, empty, ...runAs });
+  const plan = planSandbox({ v: 1, capabilities: [`fs:rw:${ws}`] }, ['/bin/true'], 'linux', {
+    cwd: ws,
+    empty,
+    ...runAs,
+  });
   const arch = seccompArchOf(process.arch);
   const filter = arch ? buildSeccompFilter(arch) : undefined;
   const args = filter ? plan.args : plan.args.filter((a, i, all) => a !== '--seccomp' && all[i - 1] !== '--seccomp');
@@ -147,11 +198,17 @@ export default async function suite(ctx) {
     // them while runs follow each other): what a run after an idle pause costs.
     const eachRun = await createSandbox({ v: 1, capabilities: [`fs:rw:${eachWs}`] }, { placeholderLingerMs: 0 });
     closers.push(() => eachRun.close());
-    const withHttp = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'http'] }, { egress: allowHosts(['example.com']) });
+    const withHttp = await createSandbox(
+      { v: 1, capabilities: [`fs:rw:${ws}`, 'http'] },
+      { egress: allowHosts(['example.com']) },
+    );
     closers.push(() => withHttp.close());
     const noNetCold = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`] }, { prestart: false });
     closers.push(() => noNetCold.close());
-    const httpCold = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'http'] }, { egress: allowHosts(['example.com']), prestart: false });
+    const httpCold = await createSandbox(
+      { v: 1, capabilities: [`fs:rw:${ws}`, 'http'] },
+      { egress: allowHosts(['example.com']), prestart: false },
+    );
     closers.push(() => httpCold.close());
     const withSocat = await createSandbox(
       // The socat fallback can neither overlay the root nor refuse AF_UNIX to the command: accepted by name.
@@ -188,22 +245,124 @@ export default async function suite(ctx) {
     const m = await interleaved(methods, N);
     const b2b = await backToBack({ bwrap: methods.bwrap, trustHttp: methods.trustHttp }, N);
     rows.push({ measure: 'spawn /bin/true: plain', unit: 'ms', ours: m.plain, better: 'lower' });
-    rows.push({ measure: 'spawn /bin/true: raw bwrap (realistic profile)', unit: 'ms', ours: m.bwrap, baseline: m.plain, baselineName: 'plain spawn', better: 'lower' });
-    rows.push({ measure: 'spawn /bin/true: trust, no network', unit: 'ms', ours: m.trustNoNet, baseline: m.bwrap, baselineName: 'raw bwrap', better: 'lower', target: { ratio: 1.3 } });
-    rows.push({ measure: 'spawn /bin/true: trust, no network, placeholders made and removed every run (placeholderLingerMs: 0)', unit: 'ms', ours: m.trustEachRun, baseline: m.bwrap, baselineName: 'raw bwrap', better: 'lower' });
-    rows.push({ measure: "spawn /bin/true: raw bwrap with trust's own plan (same mounts + seccomp)", unit: 'ms', ours: m.bwrapSamePlan, baseline: m.bwrap, baselineName: 'raw bwrap', better: 'lower' });
-    rows.push({ measure: "spawn /bin/true: trust, no network vs raw bwrap with trust's plan (trust's own overhead)", unit: 'ms', ours: m.trustNoNet, baseline: m.bwrapSamePlan, baselineName: 'raw bwrap, same plan', better: 'lower' });
-    rows.push({ measure: 'spawn /bin/true: trust, no network, in a repository of ~1000 directories vs an empty workspace', unit: 'ms', ours: m.trustRepo, baseline: m.trustNoNet, baselineName: 'trust, empty workspace', better: 'lower' });
-    rows.push({ measure: 'spawn /bin/true: trust, http proxy vs no network', unit: 'ms', ours: m.trustHttp, baseline: m.trustNoNet, baselineName: 'trust, no network', better: 'lower' });
-    rows.push({ measure: 'spawn /bin/true: trust, no network, nothing prepared (prestart: false)', unit: 'ms', ours: m.trustNoNetCold, baseline: m.bwrap, baselineName: 'raw bwrap', better: 'lower' });
-    rows.push({ measure: 'spawn /bin/true: trust, http proxy, nothing prepared (prestart: false)', unit: 'ms', ours: m.trustHttpCold, baseline: m.trustNoNetCold, baselineName: 'trust, no network, nothing prepared', better: 'lower' });
-    rows.push({ measure: 'spawn /bin/true back to back (the next as soon as the last ended): trust, http proxy', unit: 'ms', ours: b2b.trustHttp, baseline: b2b.bwrap, baselineName: 'raw bwrap, back to back', better: 'lower' });
-    rows.push({ measure: 'egress bridge: C launcher vs socat fallback (trust, http)', unit: 'ms', ours: m.trustHttp, baseline: m.trustSocat, baselineName: 'socat + sh poll', better: 'lower', target: { ratio: 1 } });
+    rows.push({
+      measure: 'spawn /bin/true: raw bwrap (realistic profile)',
+      unit: 'ms',
+      ours: m.bwrap,
+      baseline: m.plain,
+      baselineName: 'plain spawn',
+      better: 'lower',
+    });
+    rows.push({
+      measure: 'spawn /bin/true: trust, no network',
+      unit: 'ms',
+      ours: m.trustNoNet,
+      baseline: m.bwrap,
+      baselineName: 'raw bwrap',
+      better: 'lower',
+      target: { ratio: 1.3 },
+    });
+    rows.push({
+      measure: 'spawn /bin/true: trust, no network, placeholders made and removed every run (placeholderLingerMs: 0)',
+      unit: 'ms',
+      ours: m.trustEachRun,
+      baseline: m.bwrap,
+      baselineName: 'raw bwrap',
+      better: 'lower',
+    });
+    rows.push({
+      measure: "spawn /bin/true: raw bwrap with trust's own plan (same mounts + seccomp)",
+      unit: 'ms',
+      ours: m.bwrapSamePlan,
+      baseline: m.bwrap,
+      baselineName: 'raw bwrap',
+      better: 'lower',
+    });
+    rows.push({
+      measure: "spawn /bin/true: trust, no network vs raw bwrap with trust's plan (trust's own overhead)",
+      unit: 'ms',
+      ours: m.trustNoNet,
+      baseline: m.bwrapSamePlan,
+      baselineName: 'raw bwrap, same plan',
+      better: 'lower',
+    });
+    rows.push({
+      measure: 'spawn /bin/true: trust, no network, in a repository of ~1000 directories vs an empty workspace',
+      unit: 'ms',
+      ours: m.trustRepo,
+      baseline: m.trustNoNet,
+      baselineName: 'trust, empty workspace',
+      better: 'lower',
+    });
+    rows.push({
+      measure: 'spawn /bin/true: trust, http proxy vs no network',
+      unit: 'ms',
+      ours: m.trustHttp,
+      baseline: m.trustNoNet,
+      baselineName: 'trust, no network',
+      better: 'lower',
+    });
+    rows.push({
+      measure: 'spawn /bin/true: trust, no network, nothing prepared (prestart: false)',
+      unit: 'ms',
+      ours: m.trustNoNetCold,
+      baseline: m.bwrap,
+      baselineName: 'raw bwrap',
+      better: 'lower',
+    });
+    rows.push({
+      measure: 'spawn /bin/true: trust, http proxy, nothing prepared (prestart: false)',
+      unit: 'ms',
+      ours: m.trustHttpCold,
+      baseline: m.trustNoNetCold,
+      baselineName: 'trust, no network, nothing prepared',
+      better: 'lower',
+    });
+    rows.push({
+      measure: 'spawn /bin/true back to back (the next as soon as the last ended): trust, http proxy',
+      unit: 'ms',
+      ours: b2b.trustHttp,
+      baseline: b2b.bwrap,
+      baselineName: 'raw bwrap, back to back',
+      better: 'lower',
+    });
+    rows.push({
+      measure: 'egress bridge: C launcher vs socat fallback (trust, http)',
+      unit: 'ms',
+      ours: m.trustHttp,
+      baseline: m.trustSocat,
+      baselineName: 'socat + sh poll',
+      better: 'lower',
+      target: { ratio: 1 },
+    });
     if (m.srt !== undefined) {
-      rows.push({ measure: 'spawn /bin/true: trust, http proxy', unit: 'ms', ours: m.trustHttp, baseline: m.srt, baselineName: 'srt 0.0.83 steady state', better: 'lower', target: { ratio: 0.33, max: 8 } });
-      rows.push({ measure: 'spawn /bin/true: srt 0.0.83 wrapWithSandbox + spawn', unit: 'ms', ours: m.srt, baseline: m.bwrap, baselineName: 'raw bwrap', better: 'lower' });
+      rows.push({
+        measure: 'spawn /bin/true: trust, http proxy',
+        unit: 'ms',
+        ours: m.trustHttp,
+        baseline: m.srt,
+        baselineName: 'srt 0.0.83 steady state',
+        better: 'lower',
+        target: { ratio: 0.33, max: 8 },
+      });
+      rows.push({
+        measure: 'spawn /bin/true: srt 0.0.83 wrapWithSandbox + spawn',
+        unit: 'ms',
+        ours: m.srt,
+        baseline: m.bwrap,
+        baselineName: 'raw bwrap',
+        better: 'lower',
+      });
     } else {
-      rows.push({ measure: `spawn /bin/true: trust, http proxy (srt unavailable: ${srtError})`, unit: 'ms', ours: m.trustHttp, baseline: m.bwrap, baselineName: 'raw bwrap', better: 'lower', target: { max: 8 } });
+      rows.push({
+        measure: `spawn /bin/true: trust, http proxy (srt unavailable: ${srtError})`,
+        unit: 'ms',
+        ours: m.trustHttp,
+        baseline: m.bwrap,
+        baselineName: 'raw bwrap',
+        better: 'lower',
+        target: { max: 8 },
+      });
     }
   } finally {
     for (const c of closers.reverse()) await Promise.resolve(c()).catch((e) => log(`close: ${e?.message ?? e}`));

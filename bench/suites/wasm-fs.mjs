@@ -20,22 +20,30 @@ import { createGuestFilesystem, pinGrantDirs } from '@trust/wasm-host';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkgDir = join(here, '..', '..', 'packages', 'wasm-host');
-const SIZES = [['4 KiB', 4096], ['1 MiB', 1024 * 1024]];
+const SIZES = [
+  ['4 KiB', 4096],
+  ['1 MiB', 1024 * 1024],
+];
 const dispose = Symbol.dispose ?? Symbol.for('dispose');
 
 function probeFixture() {
-  execFileSync(process.execPath, [join(pkgDir, 'scripts', 'build-fixtures.mjs'), '--only', 'probe'], { stdio: 'ignore' });
+  execFileSync(process.execPath, [join(pkgDir, 'scripts', 'build-fixtures.mjs'), '--only', 'probe'], {
+    stdio: 'ignore',
+  });
   return new Uint8Array(readFileSync(join(pkgDir, '.fixtures', 'probe.wasm')));
 }
 
 function oursFs(dir) {
   const pinned = pinGrantDirs([{ mode: 'rw', path: dir }]);
-  const fs = createGuestFilesystem(pinned.dirs.map((d) => ({ guestPath: d.path, mode: d.mode, fd: d.fd })), {
-    InputStream: shim.io.streams.InputStream,
-    OutputStream: shim.io.streams.OutputStream,
-    IoError: shim.io.error.Error,
-    ready: () => shim.clocks.monotonicClock.subscribeDuration(0n),
-  });
+  const fs = createGuestFilesystem(
+    pinned.dirs.map((d) => ({ guestPath: d.path, mode: d.mode, fd: d.fd })),
+    {
+      InputStream: shim.io.streams.InputStream,
+      OutputStream: shim.io.streams.OutputStream,
+      IoError: shim.io.error.Error,
+      ready: () => shim.clocks.monotonicClock.subscribeDuration(0n),
+    },
+  );
   return { fs, close: () => (fs.close(), pinned.close()) };
 }
 
@@ -45,11 +53,17 @@ async function probeInstances(bytes, dir, workDir) {
   writeFileSync(join(workDir, 'probe.mjs'), out.files['probe.js']);
   const glue = await import(pathToFileURL(join(workDir, 'probe.mjs')).href);
   const modules = new Map();
-  for (const [name, b] of Object.entries(out.files)) if (name.endsWith('.wasm')) modules.set(name, await WebAssembly.compile(b));
-  const base = () => new WASIShim({ sandbox: { preopens: { [dir]: dir }, env: {}, args: [], enableNetwork: false } }).getImportObject();
+  for (const [name, b] of Object.entries(out.files))
+    if (name.endsWith('.wasm')) modules.set(name, await WebAssembly.compile(b));
+  const base = () =>
+    new WASIShim({ sandbox: { preopens: { [dir]: dir }, env: {}, args: [], enableNetwork: false } }).getImportObject();
   const shimImports = base();
   const ours = oursFs(dir);
-  const oursImports = { ...base(), 'wasi:filesystem/types': ours.fs.types, 'wasi:filesystem/preopens': ours.fs.preopens };
+  const oursImports = {
+    ...base(),
+    'wasi:filesystem/types': ours.fs.types,
+    'wasi:filesystem/preopens': ours.fs.preopens,
+  };
   const shimRun = (await glue.instantiate((n) => modules.get(n), shimImports)).run;
   const oursRun = (await glue.instantiate((n) => modules.get(n), oursImports)).run;
   return { shim: shimRun, ours: oursRun, close: ours.close };
@@ -120,14 +134,32 @@ export default async function run({ log }) {
       const check = probe.ours('read', path);
       if (check.length !== size) throw new Error(`probe read returned ${check.slice(0, 80)}`);
       const budget = { budgetMs: size >= MB ? 8000 : 3000 };
-      const gRead = await paired({ ours: () => probe.ours('read', path), shim: () => probe.shim('read', path) }, size, budget);
-      const gWrite = await paired({ ours: () => probe.ours('write', wpath), shim: () => probe.shim('write', wpath) }, size, budget);
+      const gRead = await paired(
+        { ours: () => probe.ours('read', path), shim: () => probe.shim('read', path) },
+        size,
+        budget,
+      );
+      const gWrite = await paired(
+        { ours: () => probe.ours('write', wpath), shim: () => probe.shim('write', wpath) },
+        size,
+        budget,
+      );
       const o = descriptorOps(oursPreopen, size);
       const s = descriptorOps(shimPreopen, size);
       const hRead = await paired({ ours: o.read, shim: s.read }, size);
       const hWrite = await paired({ ours: o.write, shim: s.write }, size);
-      log(`${label}: guest read ${(gRead.ours / MB).toFixed(1)} vs ${(gRead.shim / MB).toFixed(1)} MiB/s, write ${(gWrite.ours / MB).toFixed(1)} vs ${(gWrite.shim / MB).toFixed(1)}; host read ${(hRead.ours / MB).toFixed(1)} vs ${(hRead.shim / MB).toFixed(1)}, write ${(hWrite.ours / MB).toFixed(1)} vs ${(hWrite.shim / MB).toFixed(1)}`);
-      const row = (measure, r) => ({ measure, unit: 'MiB/s', ours: r.ours / MB, baseline: r.shim / MB, baselineName: 'preview2-shim descriptors', better: 'higher', target: { ratio: 0.7 } });
+      log(
+        `${label}: guest read ${(gRead.ours / MB).toFixed(1)} vs ${(gRead.shim / MB).toFixed(1)} MiB/s, write ${(gWrite.ours / MB).toFixed(1)} vs ${(gWrite.shim / MB).toFixed(1)}; host read ${(hRead.ours / MB).toFixed(1)} vs ${(hRead.shim / MB).toFixed(1)}, write ${(hWrite.ours / MB).toFixed(1)} vs ${(hWrite.shim / MB).toFixed(1)}`,
+      );
+      const row = (measure, r) => ({
+        measure,
+        unit: 'MiB/s',
+        ours: r.ours / MB,
+        baseline: r.shim / MB,
+        baselineName: 'preview2-shim descriptors',
+        better: 'higher',
+        target: { ratio: 0.7 },
+      });
       rows.push(row(`guest file read, ${label} (probe guest)`, gRead));
       rows.push(row(`guest file write, ${label} (probe guest)`, gWrite));
       rows.push(row(`descriptor open+read+drop, ${label} (host calls)`, hRead));

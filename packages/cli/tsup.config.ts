@@ -19,7 +19,9 @@ export default defineConfig({
   // The CLI is published alone, so it carries the built studio (turbo builds @trust/studio
   // first: it is a devDependency). `trust studio` serves dist/studio.
   async onSuccess() {
-    const { rootHelpTexts } = (await import(pathToFileURL(join(here, 'dist', 'root-help.js')).href)) as { rootHelpTexts: () => { plain: string; color: string } };
+    const { rootHelpTexts } = (await import(pathToFileURL(join(here, 'dist', 'root-help.js')).href)) as {
+      rootHelpTexts: () => { plain: string; color: string };
+    };
     writeFileSync(join(here, 'dist', 'root-help.json'), JSON.stringify(rootHelpTexts()));
     const studio = join(here, 'node_modules', '@trust', 'studio', 'dist');
     if (!existsSync(join(studio, 'index.html'))) {

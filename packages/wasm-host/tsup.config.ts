@@ -28,7 +28,8 @@ export default defineConfig({
       setup(build) {
         build.onResolve({ filter: /^@bytecodealliance\/jco-transpile\// }, (args) => {
           const path = VENDORED[args.path];
-          if (!path) return { errors: [{ text: `${args.path} is not vendored; add it to VENDORED in tsup.config.ts` }] };
+          if (!path)
+            return { errors: [{ text: `${args.path} is not vendored; add it to VENDORED in tsup.config.ts` }] };
           return { path, external: true };
         });
       },
@@ -36,10 +37,13 @@ export default defineConfig({
   ],
   onSuccess() {
     // Resolve through the package's own exports: its package.json is not exported.
-    const pkg = dirname(dirname(createRequire(join(here, 'package.json')).resolve('@bytecodealliance/jco-transpile/wasm-tools')));
+    const pkg = dirname(
+      dirname(createRequire(join(here, 'package.json')).resolve('@bytecodealliance/jco-transpile/wasm-tools')),
+    );
     const to = join(here, 'dist', VENDOR);
     mkdirSync(to, { recursive: true });
-    for (const item of ['LICENSE', 'vendor', join('dist', 'wasm-tools.js')]) cpSync(join(pkg, item), join(to, item), { recursive: true });
+    for (const item of ['LICENSE', 'vendor', join('dist', 'wasm-tools.js')])
+      cpSync(join(pkg, item), join(to, item), { recursive: true });
     return Promise.resolve();
   },
 });

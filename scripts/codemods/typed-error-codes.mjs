@@ -42,7 +42,13 @@ function isExpectChain(node) {
 function objectContainingArg(node) {
   if (!ts.isCallExpression(node) || node.arguments.length !== 1) return undefined;
   const c = node.expression;
-  if (!ts.isPropertyAccessExpression(c) || c.name.text !== 'objectContaining' || !ts.isIdentifier(c.expression) || c.expression.text !== 'expect') return undefined;
+  if (
+    !ts.isPropertyAccessExpression(c) ||
+    c.name.text !== 'objectContaining' ||
+    !ts.isIdentifier(c.expression) ||
+    c.expression.text !== 'expect'
+  )
+    return undefined;
   return node.arguments[0];
 }
 
@@ -69,7 +75,11 @@ export function transform(text, fileName = 'file.test.ts') {
   const wrapNested = (node) => {
     const visit = (n) => {
       if (ts.isPropertyAssignment(n) && propName(n) === 'code' && isKnownLiteral(n.initializer)) {
-        edits.push({ start: n.initializer.getStart(sf), end: n.initializer.getEnd(), text: `expect.toBeTrustCode(${q(n.initializer)})` });
+        edits.push({
+          start: n.initializer.getStart(sf),
+          end: n.initializer.getEnd(),
+          text: `expect.toBeTrustCode(${q(n.initializer)})`,
+        });
         return;
       }
       ts.forEachChild(n, visit);
@@ -77,14 +87,20 @@ export function transform(text, fileName = 'file.test.ts') {
     visit(node);
   };
   const visit = (node) => {
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && isExpectChain(node.expression.expression)) {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      isExpectChain(node.expression.expression)
+    ) {
       const name = node.expression.name.text;
       const [arg] = node.arguments;
       if (node.arguments.length === 1) {
         const inner = objectContainingArg(arg);
         const objectCode = soleCode(arg) ?? soleCode(inner);
-        if (OBJECT_MATCH.has(name) && objectCode && (name === 'toMatchObject' || inner !== undefined)) return replaceCall(node, 'toHaveTrustCode', objectCode);
-        if (THROW_MATCH.has(name) && objectCode && !cliCodes.has(objectCode.text)) return replaceCall(node, 'toThrowTrustError', objectCode);
+        if (OBJECT_MATCH.has(name) && objectCode && (name === 'toMatchObject' || inner !== undefined))
+          return replaceCall(node, 'toHaveTrustCode', objectCode);
+        if (THROW_MATCH.has(name) && objectCode && !cliCodes.has(objectCode.text))
+          return replaceCall(node, 'toThrowTrustError', objectCode);
         if (VALUE_EQUALITY.has(name) && isKnownLiteral(arg)) return replaceCall(node, 'toBeTrustCode', arg);
       }
       node.arguments.forEach(wrapNested);
@@ -101,8 +117,15 @@ export function transform(text, fileName = 'file.test.ts') {
 }
 
 function testFiles() {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.test.ts', '*.test.tsx'], { cwd: root, encoding: 'utf8' });
-  return listed.split('\n').filter((f) => f !== '' && !f.includes('node_modules/')).map((f) => join(root, f));
+  const listed = execFileSync(
+    'git',
+    ['ls-files', '--cached', '--others', '--exclude-standard', '*.test.ts', '*.test.tsx'],
+    { cwd: root, encoding: 'utf8' },
+  );
+  return listed
+    .split('\n')
+    .filter((f) => f !== '' && !f.includes('node_modules/'))
+    .map((f) => join(root, f));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

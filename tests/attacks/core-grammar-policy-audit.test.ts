@@ -79,14 +79,28 @@ describe('attack: capability grammar smuggling', () => {
   });
 
   it('tcp/udp next to network/sockets is a tier conflict, in either order', () => {
-    for (const list of [['tcp', 'network'], ['network', 'tcp'], ['udp', 'sockets'], ['tcp', 'udp', 'sockets', 'network']]) {
+    for (const list of [
+      ['tcp', 'network'],
+      ['network', 'tcp'],
+      ['udp', 'sockets'],
+      ['tcp', 'udp', 'sockets', 'network'],
+    ]) {
       expect(codes(list), list.join(',')).toContain('CAPABILITY_TIER_CONFLICT');
     }
   });
 
   it('non-string entries and non-array lists are rejected (no toString coercion into a grant)', () => {
     const sneaky = { toString: () => 'http' };
-    for (const list of ['http', null, { length: 1, 0: 'env' }, [1], [null], [['env']], [sneaky], [new String('http')]]) {
+    for (const list of [
+      'http',
+      null,
+      { length: 1, 0: 'env' },
+      [1],
+      [null],
+      [['env']],
+      [sneaky],
+      [new String('http')],
+    ]) {
       expect(codes(list), String(JSON.stringify(list))).not.toEqual([]);
     }
   });
@@ -112,8 +126,23 @@ describe('attack: fs grant prefix confusion and traversal', () => {
   // Nested grants are refused at parse (CAPABILITY_FS_OVERLAP), so the rw cache is a sibling.
   const set = parseCapabilities(['fs:ro:/data', 'fs:rw:/cache', 'fs:ro:/etc/certs']);
   it.each([
-    '/database', '/data-old/x', '/datax', '/data/../etc/passwd', '/cache/../../etc', '/etc/certs/../shadow', '/etc/certsx',
-    '/etc/certs-evil/x', '/DATA/x', '/d\u0430ta/x', '/data\0/x', 'data/x', '', '.', '../data/x', '/', '/etc',
+    '/database',
+    '/data-old/x',
+    '/datax',
+    '/data/../etc/passwd',
+    '/cache/../../etc',
+    '/etc/certs/../shadow',
+    '/etc/certsx',
+    '/etc/certs-evil/x',
+    '/DATA/x',
+    '/d\u0430ta/x',
+    '/data\0/x',
+    'data/x',
+    '',
+    '.',
+    '../data/x',
+    '/',
+    '/etc',
   ])('%j is outside every grant', (path) => {
     expect(set.fsGrant(path).access).toBe('none');
   });
@@ -127,17 +156,54 @@ describe('attack: fs grant prefix confusion and traversal', () => {
   it('a granted env name allows exactly that name', () => {
     const env = parseCapabilities(['env:LOG_LEVEL']);
     for (const name of ['LOG_LEVEL']) expect(env.allowsEnv(name).allow).toBe(true);
-    for (const name of ['log_level', 'LOG_LEVEL ', 'LOG_LEVEL\0', 'LOG_LEVEL_X', 'AWS_SECRET_ACCESS_KEY', '*', '']) expect(env.allowsEnv(name).allow, name).toBe(false);
+    for (const name of ['log_level', 'LOG_LEVEL ', 'LOG_LEVEL\0', 'LOG_LEVEL_X', 'AWS_SECRET_ACCESS_KEY', '*', ''])
+      expect(env.allowsEnv(name).allow, name).toBe(false);
   });
 });
 
 describe('attack: host rules', () => {
   it.each([
-    '*', '*.', '**', '*.com', '*.io', '*.co.uk', '*.github.io', '*.githubusercontent.com', '*.amazonaws.com', '*.s3.amazonaws.com', '*.herokuapp.com',
-    '*.vercel.app', '*.pages.dev', '*.ngrok.io', 'a.*.com', '*example.com', '*.*.example.com', 'exa mple.com', 'ex\u0430mple.com', 'example.com:0',
-    'example.com:65536', 'example.com:080', 'example.com:', '127.1', '0x7f000001', '2130706433', '0177.0.0.1', 'example.123', '[fe80::1%eth0]',
-    'fe80::1%eth0', '127.0.0.1/33', 'a..b', '.example.com', 'example.com/path', 'user@example.com', 'http://example.com', '1.2.3.4.5', '',
-    'example.com\0', 'example.com\n', `${'a'.repeat(64)}.com`,
+    '*',
+    '*.',
+    '**',
+    '*.com',
+    '*.io',
+    '*.co.uk',
+    '*.github.io',
+    '*.githubusercontent.com',
+    '*.amazonaws.com',
+    '*.s3.amazonaws.com',
+    '*.herokuapp.com',
+    '*.vercel.app',
+    '*.pages.dev',
+    '*.ngrok.io',
+    'a.*.com',
+    '*example.com',
+    '*.*.example.com',
+    'exa mple.com',
+    'ex\u0430mple.com',
+    'example.com:0',
+    'example.com:65536',
+    'example.com:080',
+    'example.com:',
+    '127.1',
+    '0x7f000001',
+    '2130706433',
+    '0177.0.0.1',
+    'example.123',
+    '[fe80::1%eth0]',
+    'fe80::1%eth0',
+    '127.0.0.1/33',
+    'a..b',
+    '.example.com',
+    'example.com/path',
+    'user@example.com',
+    'http://example.com',
+    '1.2.3.4.5',
+    '',
+    'example.com\0',
+    'example.com\n',
+    `${'a'.repeat(64)}.com`,
   ])('%j is refused', (text) => {
     expect(tryParseHostRule(text).ok).toBe(false);
   });
@@ -165,15 +231,39 @@ describe('attack: host rules', () => {
   });
 });
 
-const request = (host = 'api.example.com', port = 443): EgressHttpRequest => ({ method: 'GET', url: `https://${host}/`, scheme: 'https:', host, port, path: '/', headers: new Headers() });
+const request = (host = 'api.example.com', port = 443): EgressHttpRequest => ({
+  method: 'GET',
+  url: `https://${host}/`,
+  scheme: 'https:',
+  host,
+  port,
+  path: '/',
+  headers: new Headers(),
+});
 const context = { principal: { kind: 'plugin' as const, id: 'p' }, capability: 'http' as const };
-const yes = (name: string, role?: 'gate' | 'filter'): EgressPolicy => ({ name, ...(role ? { role } : {}), authorizeHttp: () => ({ allow: true, rule: name }) });
-const no = (name: string, role?: 'gate' | 'filter'): EgressPolicy => ({ name, ...(role ? { role } : {}), authorizeHttp: () => ({ allow: false, code: 'EGRESS_POLICY_DENIED', reason: name }) });
+const yes = (name: string, role?: 'gate' | 'filter'): EgressPolicy => ({
+  name,
+  ...(role ? { role } : {}),
+  authorizeHttp: () => ({ allow: true, rule: name }),
+});
+const no = (name: string, role?: 'gate' | 'filter'): EgressPolicy => ({
+  name,
+  ...(role ? { role } : {}),
+  authorizeHttp: () => ({ allow: false, code: 'EGRESS_POLICY_DENIED', reason: name }),
+});
 const ask = async (p: EgressPolicy, r = request()): Promise<Decision> => p.authorizeHttp(r, context);
 
 describe('attack: policy chain (a filter must never grant; empty allows nothing)', () => {
   it('an empty chain, a filter-only chain and the built-in filters on their own deny', async () => {
-    for (const p of [chain(), chain(yes('f', 'filter')), chain(denyHosts(['evil.test'])), chain(injectHeaders(['api.example.com'], { 'x-k': 'v' })), denyHosts(['evil.test']), injectHeaders(['api.example.com'], { 'x-k': 'v' }), allowHosts([])]) {
+    for (const p of [
+      chain(),
+      chain(yes('f', 'filter')),
+      chain(denyHosts(['evil.test'])),
+      chain(injectHeaders(['api.example.com'], { 'x-k': 'v' })),
+      denyHosts(['evil.test']),
+      injectHeaders(['api.example.com'], { 'x-k': 'v' }),
+      allowHosts([]),
+    ]) {
       expect((await ask(p)).allow, p.name).toBe(false);
     }
   });
@@ -185,12 +275,27 @@ describe('attack: policy chain (a filter must never grant; empty allows nothing)
     expect((await ask(chain(no('g1'), yes('g2')))).allow).toBe(true);
   });
   it('an async filter deny after a sync gate allow still denies', async () => {
-    const slowNo: EgressPolicy = { name: 'slow', role: 'filter', authorizeHttp: async () => ({ allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'slow' }) };
+    const slowNo: EgressPolicy = {
+      name: 'slow',
+      role: 'filter',
+      authorizeHttp: async () => ({ allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'slow' }),
+    };
     expect((await ask(chain(yes('g'), slowNo))).allow).toBe(false);
   });
   it('a throwing or rejecting member makes the chain fail (never allow)', async () => {
-    const boom: EgressPolicy = { name: 'boom', authorizeHttp: () => { throw new Error('boom'); } };
-    const reject: EgressPolicy = { name: 'rej', role: 'filter', authorizeHttp: async () => { throw new Error('rej'); } };
+    const boom: EgressPolicy = {
+      name: 'boom',
+      authorizeHttp: () => {
+        throw new Error('boom');
+      },
+    };
+    const reject: EgressPolicy = {
+      name: 'rej',
+      role: 'filter',
+      authorizeHttp: async () => {
+        throw new Error('rej');
+      },
+    };
     await expect(Promise.resolve().then(() => ask(chain(boom, yes('g'))))).rejects.toThrow();
     await expect(Promise.resolve().then(() => ask(chain(yes('g'), reject)))).rejects.toThrow();
   });
@@ -223,9 +328,24 @@ describe('attack: policy file validation', () => {
   });
   it('literal header secrets never appear in validation, compile or JSON syntax errors', () => {
     const docs: unknown[] = [
-      { v: 1, http: { allow: ['a.test'], inject: [{ hosts: ['a.test'], headers: { authorization: 'Bearer FILE-SECRET', 'bad name': 'FILE-SECRET' } }] } },
-      { v: 1, http: { allow: ['a.test'], inject: [{ hosts: ['*'], headers: { authorization: 'Bearer FILE-SECRET' } }] } },
-      { v: 1, http: { allow: ['a.test'], inject: [{ hosts: ['a.test'], headers: { authorization: { env: 'TOKEN', value: 'FILE-SECRET' } } }] } },
+      {
+        v: 1,
+        http: {
+          allow: ['a.test'],
+          inject: [{ hosts: ['a.test'], headers: { authorization: 'Bearer FILE-SECRET', 'bad name': 'FILE-SECRET' } }],
+        },
+      },
+      {
+        v: 1,
+        http: { allow: ['a.test'], inject: [{ hosts: ['*'], headers: { authorization: 'Bearer FILE-SECRET' } }] },
+      },
+      {
+        v: 1,
+        http: {
+          allow: ['a.test'],
+          inject: [{ hosts: ['a.test'], headers: { authorization: { env: 'TOKEN', value: 'FILE-SECRET' } } }],
+        },
+      },
     ];
     const messages: string[] = [];
     for (const d of docs) {
@@ -237,12 +357,22 @@ describe('attack: policy file validation', () => {
       }
     }
     try {
-      compilePolicy(parsePolicyFile({ v: 1, http: { allow: ['a.test'], inject: [{ hosts: ['a.test'], headers: { authorization: 'x\r\nFILE-SECRET' } }] } }), { env: {} });
+      compilePolicy(
+        parsePolicyFile({
+          v: 1,
+          http: { allow: ['a.test'], inject: [{ hosts: ['a.test'], headers: { authorization: 'x\r\nFILE-SECRET' } }] },
+        }),
+        { env: {} },
+      );
       messages.push('accepted');
     } catch (e) {
       messages.push(`${(e as Error).message} ${JSON.stringify(e)}`);
     }
-    for (const text of ['{"v":1,"http":{"inject":[{"headers":{"authorization":"Bearer FILE-SECRET" x}}]}}', '{"v":1,"http":{"inject":[{"headers":{"authorization":"Bearer FILE-SECRET', '{"v":1,"name":"\u0001FILE-SECRET"}']) {
+    for (const text of [
+      '{"v":1,"http":{"inject":[{"headers":{"authorization":"Bearer FILE-SECRET" x}}]}}',
+      '{"v":1,"http":{"inject":[{"headers":{"authorization":"Bearer FILE-SECRET',
+      '{"v":1,"name":"\u0001FILE-SECRET"}',
+    ]) {
       try {
         parsePolicyText(text);
         messages.push('accepted');
@@ -254,14 +384,32 @@ describe('attack: policy file validation', () => {
     expect(messages.join('\n')).not.toContain('FILE-SECRET');
   });
   it('an env-sourced secret that is missing is an error that names the variable, not a silent empty header', () => {
-    expect(() => compilePolicy(parsePolicyFile({ v: 1, http: { allow: ['a.test'], inject: [{ hosts: ['a.test'], headers: { authorization: { env: 'NOPE_TOKEN' } } }] } }), { env: {} })).toThrow(/NOPE_TOKEN/);
+    expect(() =>
+      compilePolicy(
+        parsePolicyFile({
+          v: 1,
+          http: {
+            allow: ['a.test'],
+            inject: [{ hosts: ['a.test'], headers: { authorization: { env: 'NOPE_TOKEN' } } }],
+          },
+        }),
+        { env: {} },
+      ),
+    ).toThrow(/NOPE_TOKEN/);
   });
 });
 
 describe('attack: audit chain tampering', () => {
   const sink = createMemoryAuditSink();
   for (let i = 0; i < 5; i++) {
-    sink.record({ principal: { kind: 'plugin', id: 'p' }, action: 'egress.http', target: `https://a.test/${i}`, decision: i % 2 ? 'deny' : 'allow', rule: 'r', details: { n: i, nested: { a: [1, 2] } } });
+    sink.record({
+      principal: { kind: 'plugin', id: 'p' },
+      action: 'egress.http',
+      target: `https://a.test/${i}`,
+      decision: i % 2 ? 'deny' : 'allow',
+      rule: 'r',
+      details: { n: i, nested: { a: [1, 2] } },
+    });
   }
   const good = sink.events();
   const copy = (): Record<string, any>[] => good.map((e) => JSON.parse(JSON.stringify(e)));
@@ -274,24 +422,142 @@ describe('attack: audit chain tampering', () => {
     expect(verdict(copy())).toBe('ok:5');
   });
   it.each([
-    ['edit the decision', (x: Record<string, any>[]) => { x[2]!.decision = x[2]!.decision === 'allow' ? 'deny' : 'allow'; }, 'AUDIT_HASH_MISMATCH@2'],
-    ['edit a nested detail', (x: Record<string, any>[]) => { x[2]!.details.nested.a[1] = 3; }, 'AUDIT_HASH_MISMATCH@2'],
-    ['edit the time', (x: Record<string, any>[]) => { x[2]!.time += ' '; }, 'AUDIT_HASH_MISMATCH@2'],
-    ['add a field', (x: Record<string, any>[]) => { x[2]!.extra = 1; }, 'AUDIT_HASH_MISMATCH@2'],
-    ['add an own __proto__ key', (x: Record<string, any>[]) => { x[2] = JSON.parse(JSON.stringify(x[2]).replace('"rule":"r"', '"rule":"r","__proto__":{"decision":"allow"}')); }, 'AUDIT_HASH_MISMATCH@2'],
-    ['remove an optional field', (x: Record<string, any>[]) => { delete x[2]!.rule; }, 'AUDIT_HASH_MISMATCH@2'],
-    ['delete an event', (x: Record<string, any>[]) => { x.splice(2, 1); }, 'AUDIT_PREV_MISMATCH@2'],
-    ['swap two events', (x: Record<string, any>[]) => { [x[1], x[2]] = [x[2]!, x[1]!]; }, 'AUDIT_PREV_MISMATCH@1'],
-    ['duplicate an event', (x: Record<string, any>[]) => { x.splice(3, 0, x[2]!); }, 'AUDIT_PREV_MISMATCH@3'],
-    ['drop the first event', (x: Record<string, any>[]) => { x.shift(); }, 'AUDIT_PREV_MISMATCH@0'],
-    ['insert a correctly sealed forged event', (x: Record<string, any>[]) => { x.splice(2, 0, sealEvent({ principal: { kind: 'plugin', id: 'p' }, action: 'x', target: 't', decision: 'allow' }, x[1]!.hash, x[1]!.time) as never); }, 'AUDIT_PREV_MISMATCH@3'],
-    ['set v to 2', (x: Record<string, any>[]) => { x[0]!.v = 2; }, 'AUDIT_VERSION@0'],
-    ['set v to "1"', (x: Record<string, any>[]) => { x[0]!.v = '1'; }, 'AUDIT_VERSION@0'],
-    ['uppercase the hash', (x: Record<string, any>[]) => { x[0]!.hash = String(x[0]!.hash).toUpperCase(); }, 'AUDIT_MALFORMED@0'],
-    ['an unknown principal kind', (x: Record<string, any>[]) => { x[0]!.principal.kind = 'root'; }, 'AUDIT_MALFORMED@0'],
-    ['a BigInt detail', (x: Record<string, any>[]) => { x[0]!.details = { big: 2n ** 64n }; }, 'AUDIT_MALFORMED@0'],
-    ['a cyclic detail', (x: Record<string, any>[]) => { const c: Record<string, unknown> = {}; c.self = c; x[0]!.details = c; }, 'AUDIT_MALFORMED@0'],
-    ['a null event', (x: Record<string, any>[]) => { x[0] = null as never; }, 'AUDIT_MALFORMED@0'],
+    [
+      'edit the decision',
+      (x: Record<string, any>[]) => {
+        x[2]!.decision = x[2]!.decision === 'allow' ? 'deny' : 'allow';
+      },
+      'AUDIT_HASH_MISMATCH@2',
+    ],
+    [
+      'edit a nested detail',
+      (x: Record<string, any>[]) => {
+        x[2]!.details.nested.a[1] = 3;
+      },
+      'AUDIT_HASH_MISMATCH@2',
+    ],
+    [
+      'edit the time',
+      (x: Record<string, any>[]) => {
+        x[2]!.time += ' ';
+      },
+      'AUDIT_HASH_MISMATCH@2',
+    ],
+    [
+      'add a field',
+      (x: Record<string, any>[]) => {
+        x[2]!.extra = 1;
+      },
+      'AUDIT_HASH_MISMATCH@2',
+    ],
+    [
+      'add an own __proto__ key',
+      (x: Record<string, any>[]) => {
+        x[2] = JSON.parse(JSON.stringify(x[2]).replace('"rule":"r"', '"rule":"r","__proto__":{"decision":"allow"}'));
+      },
+      'AUDIT_HASH_MISMATCH@2',
+    ],
+    [
+      'remove an optional field',
+      (x: Record<string, any>[]) => {
+        delete x[2]!.rule;
+      },
+      'AUDIT_HASH_MISMATCH@2',
+    ],
+    [
+      'delete an event',
+      (x: Record<string, any>[]) => {
+        x.splice(2, 1);
+      },
+      'AUDIT_PREV_MISMATCH@2',
+    ],
+    [
+      'swap two events',
+      (x: Record<string, any>[]) => {
+        [x[1], x[2]] = [x[2]!, x[1]!];
+      },
+      'AUDIT_PREV_MISMATCH@1',
+    ],
+    [
+      'duplicate an event',
+      (x: Record<string, any>[]) => {
+        x.splice(3, 0, x[2]!);
+      },
+      'AUDIT_PREV_MISMATCH@3',
+    ],
+    [
+      'drop the first event',
+      (x: Record<string, any>[]) => {
+        x.shift();
+      },
+      'AUDIT_PREV_MISMATCH@0',
+    ],
+    [
+      'insert a correctly sealed forged event',
+      (x: Record<string, any>[]) => {
+        x.splice(
+          2,
+          0,
+          sealEvent(
+            { principal: { kind: 'plugin', id: 'p' }, action: 'x', target: 't', decision: 'allow' },
+            x[1]!.hash,
+            x[1]!.time,
+          ) as never,
+        );
+      },
+      'AUDIT_PREV_MISMATCH@3',
+    ],
+    [
+      'set v to 2',
+      (x: Record<string, any>[]) => {
+        x[0]!.v = 2;
+      },
+      'AUDIT_VERSION@0',
+    ],
+    [
+      'set v to "1"',
+      (x: Record<string, any>[]) => {
+        x[0]!.v = '1';
+      },
+      'AUDIT_VERSION@0',
+    ],
+    [
+      'uppercase the hash',
+      (x: Record<string, any>[]) => {
+        x[0]!.hash = String(x[0]!.hash).toUpperCase();
+      },
+      'AUDIT_MALFORMED@0',
+    ],
+    [
+      'an unknown principal kind',
+      (x: Record<string, any>[]) => {
+        x[0]!.principal.kind = 'root';
+      },
+      'AUDIT_MALFORMED@0',
+    ],
+    [
+      'a BigInt detail',
+      (x: Record<string, any>[]) => {
+        x[0]!.details = { big: 2n ** 64n };
+      },
+      'AUDIT_MALFORMED@0',
+    ],
+    [
+      'a cyclic detail',
+      (x: Record<string, any>[]) => {
+        const c: Record<string, unknown> = {};
+        c.self = c;
+        x[0]!.details = c;
+      },
+      'AUDIT_MALFORMED@0',
+    ],
+    [
+      'a null event',
+      (x: Record<string, any>[]) => {
+        x[0] = null as never;
+      },
+      'AUDIT_MALFORMED@0',
+    ],
   ])('%s is detected', (_what, tamper, expected) => {
     const x = copy();
     tamper(x);
@@ -313,7 +579,11 @@ describe('attack: audit chain tampering', () => {
     let prev = resealed[2]!.hash as string;
     for (let i = 3; i < resealed.length; i++) {
       const { v: _v, time, prev: _p, hash: _h, ...input } = resealed[i]!;
-      resealed[i] = sealEvent(({ ...(input as Record<string, unknown>), decision: 'allow' }) as never, prev, time as string) as never;
+      resealed[i] = sealEvent(
+        { ...(input as Record<string, unknown>), decision: 'allow' } as never,
+        prev,
+        time as string,
+      ) as never;
       prev = resealed[i]!.hash as string;
     }
     const rv = verifyChain(resealed as AuditEvent[]);

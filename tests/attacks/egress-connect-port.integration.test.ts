@@ -32,14 +32,20 @@ afterAll(async () => {
 });
 
 /** Starts `trust egress proxy` with `allow` as its http allow list; resolves with its port and audit lines. */
-async function startProxy(allow: string[]): Promise<{ port: number; events: () => { decision: string; code?: string; target: string }[] }> {
+async function startProxy(
+  allow: string[],
+): Promise<{ port: number; events: () => { decision: string; code?: string; target: string }[] }> {
   const policy = join(dir, `policy-${children.length}.json`);
   writeFileSync(policy, JSON.stringify({ v: 1, http: { allow } }));
-  const child = spawn(process.execPath, [BIN, 'egress', 'proxy', '--policy', policy, '--listen', '127.0.0.1:0', '--json'], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: dir, TRUST_HOME: join(dir, '.trust') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'egress', 'proxy', '--policy', policy, '--listen', '127.0.0.1:0', '--json'],
+    {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, TRUST_HOME: join(dir, '.trust') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -48,7 +54,15 @@ async function startProxy(allow: string[]): Promise<{ port: number; events: () =
     child.on('exit', (c) => reject(new Error(`trust egress proxy exited ${c}`)));
   });
   const port = (JSON.parse(first) as { result: { listen: { port: number } } }).result.listen.port;
-  return { port, events: () => out.trimEnd().split('\n').slice(1).map((l) => JSON.parse(l)) };
+  return {
+    port,
+    events: () =>
+      out
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((l) => JSON.parse(l)),
+  };
 }
 
 function connectThrough(port: number, authority: string): Promise<string> {
@@ -70,7 +84,13 @@ describe('attack: CONNECT through an http grant to a raw TCP service (trust egre
     expect(reply).toContain('x-trust-deny: EGRESS_TUNNEL_PORT_NOT_ALLOWED');
     expect(reply).not.toContain('SSH-2.0');
     expect(dialled).toBe(before);
-    await expect.poll(() => proxy.events().at(-1)).toMatchObject({ decision: 'deny', code: 'EGRESS_TUNNEL_PORT_NOT_ALLOWED', target: `connect://127.0.0.1:${bannerPort}` });
+    await expect
+      .poll(() => proxy.events().at(-1))
+      .toMatchObject({
+        decision: 'deny',
+        code: 'EGRESS_TUNNEL_PORT_NOT_ALLOWED',
+        target: `connect://127.0.0.1:${bannerPort}`,
+      });
   });
 
   it('the port named in the rule: the tunnel opens and the banner comes through', async () => {
@@ -78,6 +98,8 @@ describe('attack: CONNECT through an http grant to a raw TCP service (trust egre
     const reply = await connectThrough(proxy.port, `127.0.0.1:${bannerPort}`);
     expect(reply).toMatch(/^HTTP\/1\.1 200 /);
     expect(reply).toContain('SSH-2.0-OpenSSH_9.6 banner');
-    await expect.poll(() => proxy.events().at(-1)).toMatchObject({ decision: 'allow', target: `connect://127.0.0.1:${bannerPort}` });
+    await expect
+      .poll(() => proxy.events().at(-1))
+      .toMatchObject({ decision: 'allow', target: `connect://127.0.0.1:${bannerPort}` });
   });
 });

@@ -11,7 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '@trust/os-sandbox';
 
 /** What an attempt came to: refused before anything ran (its code), or what the run printed. */
-async function attempt(sb: Sandbox, argv: string[], options: Record<string, unknown>): Promise<{ refused: string } | { printed: string }> {
+async function attempt(
+  sb: Sandbox,
+  argv: string[],
+  options: Record<string, unknown>,
+): Promise<{ refused: string } | { printed: string }> {
   let p;
   try {
     p = await sb.spawn(argv, options);
@@ -57,13 +61,18 @@ describe('attack: NUL bytes in cwd or env names become bubblewrap options', () =
   it('a NUL in an env name is refused before planning; no host directory is mounted', async () => {
     // Before: `--setenv A v --ro-bind <hostDir> <ws>/leak --setenv B x`, and cat printed the marker.
     const name = `A\0v\0--ro-bind\0${hostDir}\0${ws}/leak\0--setenv\0B`;
-    const got = await attempt(sb, ['/bin/sh', '-c', `cat ${ws}/leak/note.txt 2>/dev/null; echo end`], { env: { [name]: 'x' } });
+    const got = await attempt(sb, ['/bin/sh', '-c', `cat ${ws}/leak/note.txt 2>/dev/null; echo end`], {
+      env: { [name]: 'x' },
+    });
     expect(got).toEqual({ refused: 'SANDBOX_ENV_INVALID' });
     expect(existsSync(join(ws, 'leak'))).toBe(false);
   });
 
   it('the same values as plain strings still work where they are legal (argv and env values)', async () => {
-    const got = await attempt(sb, ['/bin/sh', '-c', 'printf "%s|%s" "$1" "$V"', 'sh', '--ro-bind /etc x'], { env: { V: '--bind / /' }, cwd: ws });
+    const got = await attempt(sb, ['/bin/sh', '-c', 'printf "%s|%s" "$1" "$V"', 'sh', '--ro-bind /etc x'], {
+      env: { V: '--bind / /' },
+      cwd: ws,
+    });
     expect(got).toEqual({ printed: '--ro-bind /etc x|--bind / /' });
   });
 });

@@ -4,7 +4,16 @@
 // creation, and an ordinary guest that must keep working. Linux only (fs grants need
 // /proc/self/fd); fails, never skips, when the fixture cannot be built.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,12 +23,23 @@ import { createPluginHost, type Plugin } from '@trust/wasm-host';
 const wasmHostDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'packages', 'wasm-host');
 const tmp = mkdtempSync(join(tmpdir(), 'wasm-fs-attack-'));
 const SECRET = 'TOP-SECRET-OUTSIDE-THE-GRANT';
-const host = createPluginHost({ requireSignature: false, cacheDir: join(tmp, 'cache'), limits: { callTimeoutMs: 240_000 } });
+const host = createPluginHost({
+  requireSignature: false,
+  cacheDir: join(tmp, 'cache'),
+  limits: { callTimeoutMs: 240_000 },
+});
 let probe: Uint8Array;
 
 /** The probe also imports wasi:http and sockets; they are granted against a policy that denies everything. */
 const NET = ['http', 'tcp', 'udp'];
-const denyAll = { name: 'deny-all', authorizeHttp: () => ({ allow: false as const, code: 'EGRESS_POLICY_DENIED' as const, reason: 'fs attack tests use no network' }) };
+const denyAll = {
+  name: 'deny-all',
+  authorizeHttp: () => ({
+    allow: false as const,
+    code: 'EGRESS_POLICY_DENIED' as const,
+    reason: 'fs attack tests use no network',
+  }),
+};
 const run = (p: Plugin, cmd: string, arg = '') => p.call('run', cmd, arg) as Promise<string>;
 const load = (grants: string[], id: string) => host.load(probe, { grants: [...grants, ...NET], id, egress: denyAll });
 const fresh = (name: string, files: Record<string, string> = {}) => {
@@ -29,12 +49,18 @@ const fresh = (name: string, files: Record<string, string> = {}) => {
   return dir;
 };
 /** Reads from a guest's `read-many` tally that returned the secret. */
-const leaked = (tally: Record<string, number>) => Object.entries(tally).filter(([k]) => k.startsWith(SECRET.slice(0, 20))).reduce((n, [, v]) => n + v, 0);
+const leaked = (tally: Record<string, number>) =>
+  Object.entries(tally)
+    .filter(([k]) => k.startsWith(SECRET.slice(0, 20)))
+    .reduce((n, [, v]) => n + v, 0);
 const total = (tally: Record<string, number>) => Object.values(tally).reduce((n, v) => n + v, 0);
 
 beforeAll(() => {
   // the probe is built from source (cached by hash) in its own process, as the package's tests do
-  execFileSync(process.execPath, [join(wasmHostDir, 'scripts', 'build-fixtures.mjs'), '--only', 'probe'], { cwd: wasmHostDir, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(wasmHostDir, 'scripts', 'build-fixtures.mjs'), '--only', 'probe'], {
+    cwd: wasmHostDir,
+    stdio: 'inherit',
+  });
   probe = new Uint8Array(readFileSync(join(wasmHostDir, '.fixtures', 'probe.wasm')));
   writeFileSync(join(tmp, 'secret.txt'), SECRET);
 }, 600_000);
@@ -67,7 +93,9 @@ describe('attack: symlink swap raced against reads and writes', () => {
   it('a plugin swapping a file for an escaping symlink, raced by a reading plugin: 10,000 reads, none outside', async () => {
     const { dir } = raceDir('race-read');
     const reader = await load([`fs:ro:${dir}`], 'race-reader');
-    const reads = await whileSwapping(dir, 'race-swapper-r', () => run(reader, 'read-many', `${join(dir, 'data.txt')}\n10000`));
+    const reads = await whileSwapping(dir, 'race-swapper-r', () =>
+      run(reader, 'read-many', `${join(dir, 'data.txt')}\n10000`),
+    );
     const tally = JSON.parse(reads) as Record<string, number>;
     expect(total(tally)).toBe(10_000);
     expect(tally.inside, reads).toBeGreaterThan(0); // the reads really raced the file, not only errors
@@ -77,7 +105,9 @@ describe('attack: symlink swap raced against reads and writes', () => {
   it('the same swap raced by a writing plugin: no write lands outside', async () => {
     const { dir, secret } = raceDir('race-write');
     const writer = await load([`fs:rw:${dir}`], 'race-writer');
-    const writes = await whileSwapping(dir, 'race-swapper-w', () => run(writer, 'write-many', `${join(dir, 'data.txt')}\n5000\nwritten-by-guest`));
+    const writes = await whileSwapping(dir, 'race-swapper-w', () =>
+      run(writer, 'write-many', `${join(dir, 'data.txt')}\n5000\nwritten-by-guest`),
+    );
     expect(total(JSON.parse(writes) as Record<string, number>)).toBe(5000);
     expect(readFileSync(secret, 'utf8')).toBe(SECRET);
   });
@@ -107,7 +137,10 @@ describe('attack: nested grants and rename-then-symlink', () => {
   it('a grant inside another grant is refused at parse', async () => {
     const dir = fresh('nested');
     mkdirSync(join(dir, 'sub'));
-    const err = await load([`fs:rw:${dir}`, `fs:ro:${dir}/sub`], 'nested').then(() => undefined, (e: { code: string; problems: { code: string }[] }) => e);
+    const err = await load([`fs:rw:${dir}`, `fs:ro:${dir}/sub`], 'nested').then(
+      () => undefined,
+      (e: { code: string; problems: { code: string }[] }) => e,
+    );
     expect(err?.code).toBeTrustCode('WASM_CAPABILITY_INVALID');
     expect(err?.problems.map((p) => p.code)).toContain('CAPABILITY_FS_OVERLAP');
   });
@@ -192,7 +225,9 @@ describe('an ordinary guest still works', () => {
     mkdirSync(join(dir, 'nested', 'deeper'), { recursive: true });
     writeFileSync(join(dir, 'nested', 'deeper', 'b.txt'), 'beta');
     const p = await load([`fs:rw:${dir}`], 'worker');
-    expect(await run(p, 'tree', dir)).toBe('a.txt:regular-file,nested:directory,nested/deeper:directory,nested/deeper/b.txt:regular-file');
+    expect(await run(p, 'tree', dir)).toBe(
+      'a.txt:regular-file,nested:directory,nested/deeper:directory,nested/deeper/b.txt:regular-file',
+    );
     expect(await run(p, 'read', join(dir, 'nested', 'deeper', 'b.txt'))).toBe('beta');
     expect(await run(p, 'mkdir', join(dir, 'out'))).toBe('ok');
     expect(await run(p, 'write', `${join(dir, 'out', 'c.txt')}\ngamma`)).toBe('ok');

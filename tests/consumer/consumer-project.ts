@@ -22,7 +22,9 @@ export interface PackedPackage {
 export function publishableDirs(root: string): string[] {
   return readdirSync(join(root, 'packages'))
     .map((d) => join(root, 'packages', d))
-    .filter((d) => existsSync(join(d, 'package.json')) && !JSON.parse(readFileSync(join(d, 'package.json'), 'utf8')).private);
+    .filter(
+      (d) => existsSync(join(d, 'package.json')) && !JSON.parse(readFileSync(join(d, 'package.json'), 'utf8')).private,
+    );
 }
 
 /** `pnpm pack` of one package (pnpm rewrites workspace: ranges), unpacked for inspection. */
@@ -58,7 +60,10 @@ export interface ConsumerProject {
  */
 export function installConsumerProject(tarballs: string[], cacheDir: string): ConsumerProject {
   const dir = mkdtempSync(join(tmpdir(), 'trust-consumer-'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2),
+  );
   const start = process.hrtime.bigint();
   npmInstall(dir, tarballs, cacheDir);
   const installSeconds = Number(process.hrtime.bigint() - start) / 1e9;
@@ -77,7 +82,11 @@ function npmInstall(dir: string, specs: string[], cacheDir: string): void {
   const prefix = dirname(dirname(process.execPath));
   const env: NodeJS.ProcessEnv = { ...process.env, npm_config_cache: cacheDir, npm_config_update_notifier: 'false' };
   if (existsSync(join(prefix, 'include', 'node', 'node.h'))) env.npm_config_nodedir = prefix;
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...specs], { cwd: dir, env, encoding: 'utf8' });
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...specs], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`npm install in ${dir} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
 }
 

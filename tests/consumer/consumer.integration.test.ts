@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDevDependencies, installConsumerProject, packPackage, publishableDirs, type ConsumerProject, type PackedPackage } from './consumer-project.js';
+import {
+  addDevDependencies,
+  installConsumerProject,
+  packPackage,
+  publishableDirs,
+  type ConsumerProject,
+  type PackedPackage,
+} from './consumer-project.js';
 import { checkImports, checkManifest } from './manifest-checks.js';
 import { extractExamples } from './readme-examples.js';
 import { runExample, typeCheck, type NamedExample } from './run-examples.js';
@@ -13,7 +20,10 @@ import { runExample, typeCheck, type NamedExample } from './run-examples.js';
 // workspace (third-party dependencies from the registry, as a user gets them) and uses them there.
 // Requires a built workspace (`pnpm test` builds first) and npm with access to its registry.
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string }; devDependencies: Record<string, string> };
+const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  engines: { node: string };
+  devDependencies: Record<string, string>;
+};
 const packs: PackedPackage[] = [];
 let project: ConsumerProject;
 let work: string;
@@ -21,13 +31,20 @@ let work: string;
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'trust-pack-'));
   for (const dir of publishableDirs(root)) packs.push(packPackage(dir, work));
-  project = installConsumerProject(packs.map((p) => p.tarball), join(root, '.cache', 'npm'));
+  project = installConsumerProject(
+    packs.map((p) => p.tarball),
+    join(root, '.cache', 'npm'),
+  );
   process.stdout.write(
     `consumer install: ${packs.length} packages, node_modules ${(project.nodeModulesBytes / 1e6).toFixed(1)} MB ` +
       `(${project.nodeModulesBytes} bytes), npm install ${project.installSeconds.toFixed(0)} s on Node ${process.version}\n`,
   );
   // Tools for the checks below, installed after measuring: they are not part of what a user gets.
-  const dev = { typescript: rootManifest.devDependencies.typescript!, '@types/node': rootManifest.devDependencies['@types/node']!, vitest: rootManifest.devDependencies.vitest! };
+  const dev = {
+    typescript: rootManifest.devDependencies.typescript!,
+    '@types/node': rootManifest.devDependencies['@types/node']!,
+    vitest: rootManifest.devDependencies.vitest!,
+  };
   addDevDependencies(project.dir, dev, join(root, '.cache', 'npm'));
 }, 1_200_000);
 
@@ -38,10 +55,23 @@ afterAll(() => {
 
 describe('packed manifests', () => {
   it('packs every publishable package', () => {
-    expect(packs.map((p) => p.manifest.name).sort()).toEqual(['@trust/agent-runtime', '@trust/cli', '@trust/core', '@trust/egress', '@trust/os-sandbox', '@trust/wasm-host']);
+    expect(packs.map((p) => p.manifest.name).sort()).toEqual([
+      '@trust/agent-runtime',
+      '@trust/cli',
+      '@trust/core',
+      '@trust/egress',
+      '@trust/os-sandbox',
+      '@trust/wasm-host',
+    ]);
   });
   it('have no workspace: range, their types/exports/bin files and the workspace engines range', () => {
-    expect(packs.flatMap((p) => checkManifest(p.manifest, new Set(p.files.keys()), rootManifest.engines.node).map((x) => `${p.manifest.name}: ${x}`))).toEqual([]);
+    expect(
+      packs.flatMap((p) =>
+        checkManifest(p.manifest, new Set(p.files.keys()), rootManifest.engines.node).map(
+          (x) => `${p.manifest.name}: ${x}`,
+        ),
+      ),
+    ).toEqual([]);
   });
   it('import nothing outside the package or its declared dependencies', () => {
     expect(packs.flatMap((p) => checkImports(p.manifest, p.files).map((x) => `${p.manifest.name}: ${x}`))).toEqual([]);
@@ -55,7 +85,11 @@ describe('in a fresh npm project', () => {
   const libraryEntries = (): string[] =>
     packs
       .filter((p) => p.manifest.name !== '@trust/cli')
-      .flatMap((p) => Object.keys(p.manifest.exports as object).map((sub) => (sub === '.' ? p.manifest.name : `${p.manifest.name}/${sub.slice(2)}`)));
+      .flatMap((p) =>
+        Object.keys(p.manifest.exports as object).map((sub) =>
+          sub === '.' ? p.manifest.name : `${p.manifest.name}/${sub.slice(2)}`,
+        ),
+      );
   const exampleEnv = (): NodeJS.ProcessEnv => ({ ...process.env, TRUST_HOME: mkdtempSync(join(project.dir, 'home-')) });
 
   it('every package README has at least one marked example', () => {
@@ -69,7 +103,10 @@ describe('in a fresh npm project', () => {
   it('loads every library entry point', () => {
     const entries = libraryEntries();
     const script = `for (const e of ${JSON.stringify(entries)}) { const m = await import(e); if (Object.keys(m).length === 0) throw new Error(e + ' exports nothing'); }`;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project.dir, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: project.dir,
+      encoding: 'utf8',
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
   });
@@ -93,11 +130,18 @@ describe('in a fresh npm project', () => {
     const json = spawnSync(trust, ['doctor', '--json'], { cwd: project.dir, encoding: 'utf8', env: exampleEnv() });
     const checks = (JSON.parse(json.stdout) as { result: { checks: { id: string; status: string }[] } }).result.checks;
     // The better-sqlite3 that npm compiled in the project loads in the Node running this test.
-    expect(checks.filter((c) => c.id === 'sqlite' || c.id === 'node').map((c) => `${c.id}:${c.status}`)).toEqual(['node:ok', 'sqlite:ok']);
+    expect(checks.filter((c) => c.id === 'sqlite' || c.id === 'node').map((c) => `${c.id}:${c.status}`)).toEqual([
+      'node:ok',
+      'sqlite:ok',
+    ]);
   }, 120_000);
 
   it('serves the built studio from the installed `trust studio --json`, then stops', async () => {
-    const child = spawn(join(project.dir, 'node_modules', '.bin', 'trust'), ['studio', '--json'], { cwd: project.dir, env: exampleEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(join(project.dir, 'node_modules', '.bin', 'trust'), ['studio', '--json'], {
+      cwd: project.dir,
+      env: exampleEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const first = await new Promise<string>((res, rej) => {
         let out = '';

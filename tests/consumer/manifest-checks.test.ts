@@ -18,17 +18,34 @@ describe('checkManifest', () => {
   });
 
   it('accepts a command package: a bin and no exports, types or main', () => {
-    const command: PackedManifest = { name: '@trust/x', version: '0.1.0', engines: { node: '>=20.19' }, bin: { x: './bin/x.cjs' } };
+    const command: PackedManifest = {
+      name: '@trust/x',
+      version: '0.1.0',
+      engines: { node: '>=20.19' },
+      bin: { x: './bin/x.cjs' },
+    };
     expect(checkManifest(command, files, '>=20.19')).toEqual([]);
   });
 
   it.each<[string, PackedManifest, RegExp]>([
-    ['a workspace range', { ...good, dependencies: { '@trust/core': 'workspace:*' } }, /dependencies.@trust\/core is "workspace:\*"/],
+    [
+      'a workspace range',
+      { ...good, dependencies: { '@trust/core': 'workspace:*' } },
+      /dependencies.@trust\/core is "workspace:\*"/,
+    ],
     ['a missing types entry', { ...good, types: undefined }, /no "types" entry/],
     ['types naming a missing file', { ...good, types: './dist/other.d.ts' }, /not in the tarball/],
     ['a missing exports map', { ...good, exports: undefined, bin: undefined }, /no "exports" map/],
-    ['a command that names types but exports nothing', { ...good, exports: undefined }, /a command package names "types"/],
-    ['an export without types', { ...good, exports: { '.': { import: './dist/index.js' } } }, /exports\["\."\] has no "types"/],
+    [
+      'a command that names types but exports nothing',
+      { ...good, exports: undefined },
+      /a command package names "types"/,
+    ],
+    [
+      'an export without types',
+      { ...good, exports: { '.': { import: './dist/index.js' } } },
+      /exports\["\."\] has no "types"/,
+    ],
     ['a bin not packed', { ...good, bin: { x: './bin/y.cjs' } }, /bin.x names/],
     ['another engines range', { ...good, engines: { node: '>=18' } }, /engines.node/],
   ])('reports %s', (_, m, problem) => {
@@ -41,10 +58,22 @@ describe('checkImports', () => {
     ['relative inside', "import { a } from './chunk-1.js';", []],
     ['node built-ins', "import fs from 'node:fs'; import path from 'path';", []],
     ['dependencies and self', "import { z } from 'zod'; export * from '@trust/core'; import('@trust/x/sub');", []],
-    ['a path outside the package', "import a from '../../core/src/index.js';", ['dist/index.js imports ../../core/src/index.js, outside the package']],
+    [
+      'a path outside the package',
+      "import a from '../../core/src/index.js';",
+      ['dist/index.js imports ../../core/src/index.js, outside the package'],
+    ],
     ['an absolute path', "const a = require('/work/x.js');", ['dist/index.js imports /work/x.js, outside the package']],
-    ['SQL text that mentions from/import', "db.exec('CREATE TABLE t (a TEXT); SELECT a from \" TEXT, \" import \"x y\"');", []],
-    ['an undeclared package', "import type { Database } from 'better-sqlite3';", ['dist/index.js imports better-sqlite3, which is not a dependency']],
+    [
+      'SQL text that mentions from/import',
+      'db.exec(\'CREATE TABLE t (a TEXT); SELECT a from " TEXT, " import "x y"\');',
+      [],
+    ],
+    [
+      'an undeclared package',
+      "import type { Database } from 'better-sqlite3';",
+      ['dist/index.js imports better-sqlite3, which is not a dependency'],
+    ],
   ])('%s', (_, text, problems) => {
     expect(checkImports(good, new Map([['dist/index.js', text]]))).toEqual(problems);
   });

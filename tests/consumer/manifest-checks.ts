@@ -29,7 +29,8 @@ export function checkManifest(m: PackedManifest, files: ReadonlySet<string>, eng
       if (range.startsWith('workspace:')) problems.push(`${field}.${dep} is "${range}"`);
     }
   }
-  if (m.engines?.node !== engines) problems.push(`engines.node is ${JSON.stringify(m.engines?.node)}, the workspace declares "${engines}"`);
+  if (m.engines?.node !== engines)
+    problems.push(`engines.node is ${JSON.stringify(m.engines?.node)}, the workspace declares "${engines}"`);
   // A command package (`bin` and no `exports`, like @trust/cli) declares no API: nothing to type.
   if (m.bin !== undefined && m.exports === undefined) {
     if (m.types || m.main) problems.push('a command package names "types"/"main" but has no "exports"');
@@ -51,7 +52,12 @@ const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+
  * itself nor one of its dependencies.
  */
 export function checkImports(m: PackedManifest, files: ReadonlyMap<string, string>): string[] {
-  const allowed = new Set([m.name, ...Object.keys(m.dependencies ?? {}), ...Object.keys(m.peerDependencies ?? {}), ...Object.keys(m.optionalDependencies ?? {})]);
+  const allowed = new Set([
+    m.name,
+    ...Object.keys(m.dependencies ?? {}),
+    ...Object.keys(m.peerDependencies ?? {}),
+    ...Object.keys(m.optionalDependencies ?? {}),
+  ]);
   const problems: string[] = [];
   for (const [file, text] of files) {
     if (!/\.(c|m)?js$|\.d\.(c|m)?ts$/.test(file)) continue;
@@ -59,7 +65,8 @@ export function checkImports(m: PackedManifest, files: ReadonlyMap<string, strin
       const spec = match[2]!;
       if (spec.startsWith('.') || spec.startsWith('/')) {
         const target = spec.startsWith('/') ? spec : posix.normalize(posix.join(posix.dirname(file), spec));
-        if (target.startsWith('/') || target === '..' || target.startsWith('../')) problems.push(`${file} imports ${spec}, outside the package`);
+        if (target.startsWith('/') || target === '..' || target.startsWith('../'))
+          problems.push(`${file} imports ${spec}, outside the package`);
         continue;
       }
       if (spec.startsWith('node:') || builtinModules.includes(spec)) continue;
@@ -85,7 +92,8 @@ function checkEntryPoints(m: PackedManifest, files: ReadonlySet<string>): string
     for (const cond of ['types', 'import'] as const) {
       const file = t[cond];
       if (typeof file !== 'string') problems.push(`exports["${sub}"] has no "${cond}" entry`);
-      else if (!files.has(norm(file))) problems.push(`exports["${sub}"].${cond} names ${file}, which is not in the tarball`);
+      else if (!files.has(norm(file)))
+        problems.push(`exports["${sub}"].${cond} names ${file}, which is not in the tarball`);
     }
   }
   return problems;

@@ -25,19 +25,35 @@ export function typeCheck(project: string, entryPoints: string[], examples: Name
   mkdirSync(join(project, 'examples'), { recursive: true });
   writeFileSync(
     join(project, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true,
-        skipLibCheck: false, types: ['node'], outDir: 'out', rootDir: '.',
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          skipLibCheck: false,
+          types: ['node'],
+          outDir: 'out',
+          rootDir: '.',
+        },
+        include: ['api.ts', 'examples/*.ts'],
       },
-      include: ['api.ts', 'examples/*.ts'],
-    }, null, 2),
+      null,
+      2,
+    ),
   );
   // Type-only namespace imports: every entry point's .d.ts must resolve and check (importing the
   // CLI's entry for its value would run the command).
-  writeFileSync(join(project, 'api.ts'), entryPoints.map((e, i) => `import type * as m${i} from '${e}';\nexport type T${i} = typeof m${i};\n`).join(''));
+  writeFileSync(
+    join(project, 'api.ts'),
+    entryPoints.map((e, i) => `import type * as m${i} from '${e}';\nexport type T${i} = typeof m${i};\n`).join(''),
+  );
   for (const ex of examples) if (ex.lang === 'ts') writeFileSync(join(project, 'examples', `${ex.id}.ts`), ex.code);
-  const r = spawnSync(join(project, 'node_modules', '.bin', 'tsc'), ['-p', project], { cwd: project, encoding: 'utf8' });
+  const r = spawnSync(join(project, 'node_modules', '.bin', 'tsc'), ['-p', project], {
+    cwd: project,
+    encoding: 'utf8',
+  });
   return r.status === 0 ? '' : `${r.stdout}${r.stderr}` || `tsc exited ${r.status}`;
 }
 
@@ -45,7 +61,10 @@ export function typeCheck(project: string, entryPoints: string[], examples: Name
 export function runExample(project: string, ex: NamedExample, env: NodeJS.ProcessEnv): ExampleRun {
   const cwd = mkdtempSync(join(project, `run-${ex.id}-`));
   const opts = {
-    cwd, encoding: 'utf8' as const, timeout: 180_000, killSignal: 'SIGKILL' as const,
+    cwd,
+    encoding: 'utf8' as const,
+    timeout: 180_000,
+    killSignal: 'SIGKILL' as const,
     env: { ...env, PATH: `${join(project, 'node_modules', '.bin')}:${env.PATH ?? ''}` },
   };
   let r;
@@ -59,5 +78,10 @@ export function runExample(project: string, ex: NamedExample, env: NodeJS.Proces
     writeFileSync(file, ex.code);
     r = spawnSync('bash', ['-euo', 'pipefail', file], opts);
   }
-  return { id: ex.id, status: r.status, signal: r.signal, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+  return {
+    id: ex.id,
+    status: r.status,
+    signal: r.signal,
+    output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`,
+  };
 }

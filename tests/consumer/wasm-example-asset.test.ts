@@ -10,7 +10,10 @@ const wasmHost = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'p
 
 describe('the wasm-host example component', () => {
   it('is what build:fixtures assembles from fixtures/tiny.wat', () => {
-    execFileSync(process.execPath, [join(wasmHost, 'scripts', 'build-fixtures.mjs'), '--only', 'tiny'], { cwd: wasmHost, stdio: 'pipe' });
+    execFileSync(process.execPath, [join(wasmHost, 'scripts', 'build-fixtures.mjs'), '--only', 'tiny'], {
+      cwd: wasmHost,
+      stdio: 'pipe',
+    });
     const built = readFileSync(join(wasmHost, '.fixtures', 'tiny.wasm'));
     const shipped = readFileSync(join(wasmHost, 'examples', 'tiny', 'tiny.wasm'));
     expect(shipped.equals(built), 'copy .fixtures/tiny.wasm to examples/tiny/tiny.wasm').toBe(true);

@@ -71,4 +71,6 @@ try {
 } catch {
   // judged through final.verdict
 }
-process.stdout.write(`${JSON.stringify({ acked, full, whenFull, again, stillFull, afterFree, reopened, final: state(), finalHashes })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ acked, full, whenFull, again, stillFull, afterFree, reopened, final: state(), finalHashes })}\n`,
+);

@@ -12,8 +12,15 @@ const writer = fileURLToPath(new URL('./audit-disk-full-writer.mjs', import.meta
 const mountPoint = mkdtempSync(join(tmpdir(), 'trust-fault-enospc-'));
 afterAll(() => rmSync(mountPoint, { recursive: true, force: true }));
 
-interface Failure { code: string | null; message: string }
-interface State { endsWithNewline: boolean; bytes: number; verdict: { ok: boolean; count?: number; head?: string } }
+interface Failure {
+  code: string | null;
+  message: string;
+}
+interface State {
+  endsWithNewline: boolean;
+  bytes: number;
+  verdict: { ok: boolean; count?: number; head?: string };
+}
 interface Report {
   acked: string[];
   full?: Failure;

@@ -19,7 +19,10 @@ const ROUNDS = 10;
 /** Starts the writer, kills it once `after` events were acknowledged; resolves with them. */
 function killAfter(file: string, after: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [writer, file, String(64 * 1024 + after * 4099)], { cwd: fileURLToPath(new URL('.', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [writer, file, String(64 * 1024 + after * 4099)], {
+      cwd: fileURLToPath(new URL('.', import.meta.url)),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const acked: string[] = [];
     let buffered = '';
     let stderr = '';
@@ -32,7 +35,9 @@ function killAfter(file: string, after: number): Promise<string[]> {
       if (acked.length >= after) child.kill('SIGKILL');
     });
     child.on('error', reject);
-    child.on('close', (code, signal) => (signal === 'SIGKILL' ? resolve(acked) : reject(new Error(`writer exited ${code}: ${stderr}`))));
+    child.on('close', (code, signal) =>
+      signal === 'SIGKILL' ? resolve(acked) : reject(new Error(`writer exited ${code}: ${stderr}`)),
+    );
   });
 }
 
@@ -62,7 +67,12 @@ describe('fault: SIGKILL during JSONL audit writes', () => {
       expect(hashes.length - acked.length).toBeLessThanOrEqual(1);
       // The next writer continues the chain.
       expect(opened.head()).toBe(hashes.at(-1));
-      opened.record({ principal: { kind: 'process', id: 'fault' }, action: 'sandbox.spawn', target: '/bin/after', decision: 'allow' });
+      opened.record({
+        principal: { kind: 'process', id: 'fault' },
+        action: 'sandbox.spawn',
+        target: '/bin/after',
+        decision: 'allow',
+      });
       opened.close();
       expect(verifyChain(readJsonlAudit(file))).toMatchObject({ ok: true, count: hashes.length + 1 });
       rmSync(file);

@@ -7,6 +7,12 @@ const sink = createJsonlAuditSink(process.argv[2]);
 const pad = 'k'.repeat(Number(process.argv[3] ?? 65536));
 process.stdout.write('ready\n');
 for (let i = 0; ; i++) {
-  const e = sink.record({ principal: { kind: 'process', id: 'fault' }, action: 'sandbox.spawn', target: `/bin/t-${i}`, decision: 'allow', details: { pad } });
+  const e = sink.record({
+    principal: { kind: 'process', id: 'fault' },
+    action: 'sandbox.spawn',
+    target: `/bin/t-${i}`,
+    decision: 'allow',
+    details: { pad },
+  });
   process.stdout.write(`${e.hash}\n`);
 }

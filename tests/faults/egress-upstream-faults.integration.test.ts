@@ -53,12 +53,18 @@ afterAll(async () => {
 /** Rejects with `what` if `p` is not settled within `ms`: a hang becomes a failure. */
 function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_ok, fail) => (timer = setTimeout(() => fail(new Error(`${what} did not finish within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_ok, fail) => (timer = setTimeout(() => fail(new Error(`${what} did not finish within ${ms} ms`)), ms)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** A GET through the proxy; resolves with how the response ended. */
-function viaProxy(proxy: EgressProxy, path: string, onResponse?: (res: IncomingMessage) => void): Promise<{ status: number; ended: 'end' | 'aborted'; bytes: number }> {
+function viaProxy(
+  proxy: EgressProxy,
+  path: string,
+  onResponse?: (res: IncomingMessage) => void,
+): Promise<{ status: number; ended: 'end' | 'aborted'; bytes: number }> {
   const { host, port } = proxy.address as { host: string; port: number };
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host, port, method: 'GET', path: `${origin}${path}` }, (res) => {
@@ -85,7 +91,13 @@ async function waitFor(check: () => boolean, ms: number, what: string): Promise<
 describe('fault: the egress proxy against dripping and resetting upstreams', () => {
   it('a dripping upstream is cut at limits.totalTimeoutMs, audited as EGRESS_TIMEOUT, and the upstream is closed', async () => {
     const audit = createMemoryAuditSink();
-    const proxy = await createEgressProxy({ policy: allowAll, audit, principal, listen: { host: '127.0.0.1', port: 0 }, limits: { totalTimeoutMs: 600, bodyTimeoutMs: 60_000 } });
+    const proxy = await createEgressProxy({
+      policy: allowAll,
+      audit,
+      principal,
+      listen: { host: '127.0.0.1', port: 0 },
+      limits: { totalTimeoutMs: 600, bodyTimeoutMs: 60_000 },
+    });
     try {
       const before = closed['/drip'] ?? 0;
       const r = await within(5000, 'the dripping request', viaProxy(proxy, '/drip'));
@@ -101,10 +113,18 @@ describe('fault: the egress proxy against dripping and resetting upstreams', () 
     const proxy = await createEgressProxy({ policy: allowAll, principal, listen: { host: '127.0.0.1', port: 0 } });
     try {
       const before = closed['/drip'] ?? 0;
-      await within(5000, 'the first bytes', new Promise<void>((ok, fail) => {
-        viaProxy(proxy, '/drip', (res) => res.once('data', () => (res.socket.destroy(), ok()))).catch(fail);
-      }));
-      await waitFor(() => (closed['/drip'] ?? 0) > before, 3000, 'the upstream connection closing after the client left');
+      await within(
+        5000,
+        'the first bytes',
+        new Promise<void>((ok, fail) => {
+          viaProxy(proxy, '/drip', (res) => res.once('data', () => (res.socket.destroy(), ok()))).catch(fail);
+        }),
+      );
+      await waitFor(
+        () => (closed['/drip'] ?? 0) > before,
+        3000,
+        'the upstream connection closing after the client left',
+      );
     } finally {
       await within(5000, 'proxy.close()', proxy.close());
     }
@@ -112,31 +132,52 @@ describe('fault: the egress proxy against dripping and resetting upstreams', () 
 
   it('a resetting upstream ends the client response at once, audited', async () => {
     const audit = createMemoryAuditSink();
-    const proxy = await createEgressProxy({ policy: allowAll, audit, principal, listen: { host: '127.0.0.1', port: 0 } });
+    const proxy = await createEgressProxy({
+      policy: allowAll,
+      audit,
+      principal,
+      listen: { host: '127.0.0.1', port: 0 },
+    });
     try {
       const r = await within(5000, 'the reset request', viaProxy(proxy, '/reset'));
       expect(r.ended).toBe('aborted');
       expect(r.bytes).toBeLessThan(100_000);
-      await waitFor(() => audit.events().some((e) => e.details?.failure !== undefined), 2000, 'the failure audit event');
+      await waitFor(
+        () => audit.events().some((e) => e.details?.failure !== undefined),
+        2000,
+        'the failure audit event',
+      );
     } finally {
       await within(5000, 'proxy.close()', proxy.close());
     }
   });
 
   it('a dripping upload is cut at limits.totalTimeoutMs too', async () => {
-    const proxy = await createEgressProxy({ policy: allowAll, principal, listen: { host: '127.0.0.1', port: 0 }, limits: { totalTimeoutMs: 600 } });
+    const proxy = await createEgressProxy({
+      policy: allowAll,
+      principal,
+      listen: { host: '127.0.0.1', port: 0 },
+      limits: { totalTimeoutMs: 600 },
+    });
     const { host, port } = proxy.address as { host: string; port: number };
     try {
-      const outcome = await within(5000, 'the dripping upload', new Promise<string>((resolve) => {
-        const req = httpRequest({ host, port, method: 'POST', path: `${origin}/upload`, headers: { 'transfer-encoding': 'chunked' } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(`status ${res.statusCode}`));
-          res.on('error', () => resolve('aborted'));
-        });
-        req.on('error', () => resolve('aborted'));
-        const t = setInterval(() => req.write('z'), 50);
-        req.on('close', () => clearInterval(t));
-      }));
+      const outcome = await within(
+        5000,
+        'the dripping upload',
+        new Promise<string>((resolve) => {
+          const req = httpRequest(
+            { host, port, method: 'POST', path: `${origin}/upload`, headers: { 'transfer-encoding': 'chunked' } },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve(`status ${res.statusCode}`));
+              res.on('error', () => resolve('aborted'));
+            },
+          );
+          req.on('error', () => resolve('aborted'));
+          const t = setInterval(() => req.write('z'), 50);
+          req.on('close', () => clearInterval(t));
+        }),
+      );
       expect(outcome).toMatch(/^(status 504|aborted)$/);
     } finally {
       await within(5000, 'proxy.close()', proxy.close());
@@ -144,7 +185,12 @@ describe('fault: the egress proxy against dripping and resetting upstreams', () 
   });
 
   it('close() ends requests still in flight after its grace period', async () => {
-    const proxy = await createEgressProxy({ policy: allowAll, principal, listen: { host: '127.0.0.1', port: 0 }, closeGraceMs: 200 });
+    const proxy = await createEgressProxy({
+      policy: allowAll,
+      principal,
+      listen: { host: '127.0.0.1', port: 0 },
+      closeGraceMs: 200,
+    });
     const pending = viaProxy(proxy, '/drip');
     await new Promise((r) => setTimeout(r, 200));
     await within(3000, 'proxy.close() with a dripping request in flight', proxy.close());
@@ -166,9 +212,23 @@ describe('fault: createEgressClient against dripping and resetting upstreams', (
     const client = createEgressClient({ policy: allowAll, limits: { totalTimeoutMs: 500, bodyTimeoutMs: 60_000 } });
     try {
       const res = await client.fetch(`${origin}/drip`, undefined, { principal });
-      expect(await within(5000, 'reading the dripping fetch body', code(res.arrayBuffer()))).toBeTrustCode('EGRESS_TIMEOUT');
+      expect(await within(5000, 'reading the dripping fetch body', code(res.arrayBuffer()))).toBeTrustCode(
+        'EGRESS_TIMEOUT',
+      );
       const raw = await client.request(`${origin}/drip`, undefined, { principal });
-      expect(await within(5000, 'reading the dripping raw body', code((async () => { for await (const _ of raw.body) { /* drain */ } })()))).toBeTrustCode('EGRESS_TIMEOUT');
+      expect(
+        await within(
+          5000,
+          'reading the dripping raw body',
+          code(
+            (async () => {
+              for await (const _ of raw.body) {
+                /* drain */
+              }
+            })(),
+          ),
+        ),
+      ).toBeTrustCode('EGRESS_TIMEOUT');
     } finally {
       await within(5000, 'client.close()', client.close());
     }
@@ -178,7 +238,9 @@ describe('fault: createEgressClient against dripping and resetting upstreams', (
     const client = createEgressClient({ policy: allowAll });
     try {
       const res = await client.fetch(`${origin}/reset`, undefined, { principal });
-      expect(await within(5000, 'reading the reset body', code(res.arrayBuffer()))).toMatch(/^EGRESS_(CONNECT_FAILED|PROTOCOL)$/);
+      expect(await within(5000, 'reading the reset body', code(res.arrayBuffer()))).toMatch(
+        /^EGRESS_(CONNECT_FAILED|PROTOCOL)$/,
+      );
     } finally {
       await within(5000, 'client.close()', client.close());
     }

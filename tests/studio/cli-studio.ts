@@ -29,7 +29,8 @@ export async function startCliStudio(): Promise<CliStudio> {
   const doc = await new Promise<{ result: { url: string; port: number; workspace: string } }>((resolve, reject) => {
     child.stdout?.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]!) as { result: { url: string; port: number; workspace: string } });
+      if (out.includes('\n'))
+        resolve(JSON.parse(out.split('\n')[0]!) as { result: { url: string; port: number; workspace: string } });
     });
     child.on('exit', (c) => reject(new Error(`trust studio exited ${c}: ${err}`)));
   });

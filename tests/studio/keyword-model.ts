@@ -2,8 +2,13 @@
 // keyword and answers a tool result with a fixed sentence. Structurally a `ModelProvider` of
 // @trust/agent-runtime (kind `scripted`, and it says so in its label).
 
-type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
-interface Message { role: 'user' | 'assistant'; content: string | { type: string; content?: string; isError?: boolean }[] }
+type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+interface Message {
+  role: 'user' | 'assistant';
+  content: string | { type: string; content?: string; isError?: boolean }[];
+}
 
 export interface KeywordRule {
   /** Substring of the owner's message. */
@@ -11,7 +16,10 @@ export interface KeywordRule {
   readonly reply: readonly Block[];
 }
 
-export function createKeywordModel(rules: readonly KeywordRule[], afterTool: (result: string, isError: boolean) => string) {
+export function createKeywordModel(
+  rules: readonly KeywordRule[],
+  afterTool: (result: string, isError: boolean) => string,
+) {
   let n = 0;
   return {
     kind: 'scripted' as const,
@@ -20,13 +28,19 @@ export function createKeywordModel(rules: readonly KeywordRule[], afterTool: (re
     async createMessage(request: { messages: readonly Message[] }) {
       const last = request.messages[request.messages.length - 1];
       let content: readonly Block[];
-      if (last !== undefined && typeof last.content !== 'string' && last.content.some((b) => b.type === 'tool_result')) {
+      if (
+        last !== undefined &&
+        typeof last.content !== 'string' &&
+        last.content.some((b) => b.type === 'tool_result')
+      ) {
         const r = last.content.find((b) => b.type === 'tool_result')!;
         content = [{ type: 'text', text: afterTool(String(r.content ?? ''), r.isError === true) }];
       } else {
         const text = typeof last?.content === 'string' ? last.content : '';
         const rule = rules.find((x) => text.includes(x.when));
-        content = rule ? rule.reply.map((b) => (b.type === 'tool_use' ? { ...b, id: `call-${(n += 1)}` } : b)) : [{ type: 'text', text: 'I have nothing to add.' }];
+        content = rule
+          ? rule.reply.map((b) => (b.type === 'tool_use' ? { ...b, id: `call-${(n += 1)}` } : b))
+          : [{ type: 'text', text: 'I have nothing to add.' }];
       }
       const stopReason = content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
       return { content, stopReason, usage: { inputTokens: 0, outputTokens: 0 }, model: 'scripted' };

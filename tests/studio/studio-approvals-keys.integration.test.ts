@@ -11,12 +11,24 @@ let fx: StudioFixture;
 beforeAll(async () => {
   browser = await launchBrowser();
   fx = await startFixture([
-    { when: 'save the plan', reply: [{ type: 'tool_use', id: '', name: 'fs_write', input: { path: 'plan.md', mode: 'write', content: 'plan' } }] },
+    {
+      when: 'save the plan',
+      reply: [
+        { type: 'tool_use', id: '', name: 'fs_write', input: { path: 'plan.md', mode: 'write', content: 'plan' } },
+      ],
+    },
     { when: 'delete the draft', reply: [{ type: 'tool_use', id: '', name: 'fs_delete', input: { path: 'draft.md' } }] },
   ]);
   if ((await fx.api('POST', '/agents', { name: 'writer' })).status !== 200) throw new Error('creating writer failed');
-  for (const [agent, tool] of [['writer', 'fs_write'], ['helper', 'fs_delete']]) {
-    const r = await fx.api('PATCH', `/agents/${agent}/tools/${tool}`, { enabled: true, visible: true, restricted: true });
+  for (const [agent, tool] of [
+    ['writer', 'fs_write'],
+    ['helper', 'fs_delete'],
+  ]) {
+    const r = await fx.api('PATCH', `/agents/${agent}/tools/${tool}`, {
+      enabled: true,
+      visible: true,
+      restricted: true,
+    });
     if (r.status !== 200) throw new Error(`restricting ${tool} failed: ${JSON.stringify(r.json)}`);
   }
 });
@@ -25,7 +37,8 @@ afterAll(async () => {
   await fx?.close();
 });
 
-const tasks = async () => (await fx.api('GET', '/tasks')).json.tasks as { agent: string; tool: string; status: string; feedback?: string }[];
+const tasks = async () =>
+  (await fx.api('GET', '/tasks')).json.tasks as { agent: string; tool: string; status: string; feedback?: string }[];
 const pendingOf = async (agent: string) => (await tasks()).filter((t) => t.agent === agent && t.status === 'pending');
 
 async function openApprovals(): Promise<{ page: Page; problems: string[] }> {
@@ -66,14 +79,18 @@ describe('keyboard approvals (Chromium, real loop)', () => {
     await page.keyboard.type('not now, ask me tomorrow');
     await page.keyboard.press('Escape');
     await page.keyboard.press('d');
-    await expect.poll(async () => (await tasks()).find((t) => t.agent === secondAgent && t.status === 'denied')?.feedback).toBe('not now, ask me tomorrow');
+    await expect
+      .poll(async () => (await tasks()).find((t) => t.agent === secondAgent && t.status === 'denied')?.feedback)
+      .toBe('not now, ask me tomorrow');
     await expect.poll(async () => page.locator('article.task').count()).toBe(1);
     const firstAgent = secondAgent === 'helper' ? 'writer' : 'helper';
     await page.locator('article.task').focus();
     await page.keyboard.press('a');
     await expect.poll(async () => (await pendingOf(firstAgent)).length).toBe(0);
     await page.getByText('Nothing waits for you.').waitFor();
-    expect((await tasks()).filter((t) => t.agent === firstAgent && t.tool === 'fs_write').map((t) => t.status)).not.toContain('pending');
+    expect(
+      (await tasks()).filter((t) => t.agent === firstAgent && t.tool === 'fs_write').map((t) => t.status),
+    ).not.toContain('pending');
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -18,7 +18,11 @@ let hostile: ControlServer;
 let agents: ReturnType<typeof createWorkspaceAgents>;
 
 const api = async (method: string, path: string, body?: string) =>
-  fetch(`${cli.url}/api/v1${path}`, { method, headers: { authorization: `Bearer ${cli.token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body }) });
+  fetch(`${cli.url}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${cli.token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body }),
+  });
 
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -68,7 +72,8 @@ describe('audit timeline (Chromium)', () => {
     expect(await page.locator('li[data-log="agent:demo-helper"] [data-chain]').getAttribute('data-chain')).toBe('ok');
     expect(await page.locator('li[data-log="control-edge"] [data-chain]').getAttribute('data-chain')).toBe('ok');
     expect(await page.locator('li[data-log="sandbox-runs"] [data-chain]').getAttribute('data-chain')).toBe('none');
-    for (const log of ['agent:demo-helper', 'control-edge', 'sandbox-runs']) await page.locator(`tbody tr[data-log="${log}"]`).first().waitFor();
+    for (const log of ['agent:demo-helper', 'control-edge', 'sandbox-runs'])
+      await page.locator(`tbody tr[data-log="${log}"]`).first().waitFor();
 
     // Decision: only denials, from several logs.
     await page.getByLabel('decision filter').selectOption('deny');
@@ -86,12 +91,16 @@ describe('audit timeline (Chromium)', () => {
     const logs = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-log')));
     expect(logs.length).toBeGreaterThan(0);
     expect(new Set(logs)).toEqual(new Set(['sandbox-runs']));
-    expect(await page.locator('tbody tr[data-action="sandbox.run"]').textContent()).toContain('/bin/echo hello from the sandbox');
+    expect(await page.locator('tbody tr[data-action="sandbox.run"]').textContent()).toContain(
+      '/bin/echo hello from the sandbox',
+    );
 
     // Action: text filter across every log.
     await page.getByLabel('principal filter').selectOption('');
     await page.getByLabel('action filter').fill('approval');
-    const actions = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
+    const actions = await page
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
     expect(actions.length).toBeGreaterThan(0);
     for (const a of actions) expect(a).toMatch(/approval/);
     await page.getByLabel('action filter').fill('');
@@ -122,8 +131,16 @@ describe('audit timeline (Chromium)', () => {
     await page.locator('nav button[data-view=audit]').click();
     await expect.poll(async () => page.locator('tbody tr').count()).toBe(XSS_CORPUS.length);
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
-    expect(await page.locator('main :is(script, iframe, object, embed, style, svg:not(.chart svg), math, form, meta, base, img, details)').count()).toBe(0);
-    const handlers = (await page.evaluate(`[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`)) as string[];
+    expect(
+      await page
+        .locator(
+          'main :is(script, iframe, object, embed, style, svg:not(.chart svg), math, form, meta, base, img, details)',
+        )
+        .count(),
+    ).toBe(0);
+    const handlers = (await page.evaluate(
+      `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
+    )) as string[];
     expect(handlers).toEqual([]);
     expect(await page.locator('[data-chain="broken"]').textContent()).toContain(XSS_CORPUS[1]!.payload);
     expect(hostile.cspReports()).toEqual([]);

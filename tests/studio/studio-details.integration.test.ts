@@ -10,7 +10,12 @@ let fx: StudioFixture;
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  fx = await startFixture([{ when: 'save the plan', reply: [{ type: 'tool_use', id: '', name: 'fs_write', input: { path: 'plan.md', mode: 'write', content: 'x' } }] }]);
+  fx = await startFixture([
+    {
+      when: 'save the plan',
+      reply: [{ type: 'tool_use', id: '', name: 'fs_write', input: { path: 'plan.md', mode: 'write', content: 'x' } }],
+    },
+  ]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -29,10 +34,19 @@ describe('studio details (Chromium, real control server and agent)', () => {
   it('loads with no failed request and no console error; the favicon is served', async () => {
     const { page, watch } = await open();
     await page.locator('.live.on').waitFor();
-    const icon = await page.evaluate(`fetch(document.querySelector('link[rel=icon]').href).then((r) => r.status + ' ' + r.headers.get('content-type'))`);
+    const icon = await page.evaluate(
+      `fetch(document.querySelector('link[rel=icon]').href).then((r) => r.status + ' ' + r.headers.get('content-type'))`,
+    );
     expect(icon).toBe('200 image/svg+xml');
     // Visit every view and wait for what it loads, so any failed request of it has happened.
-    const views: [string, string][] = [['Approvals', 'text=Nothing waits for you.'], ['Tools & config', 'pre.config-json'], ['Audit', '[data-chain]'], ['Plugins', 'text=provides no plugin'], ['Sandbox runs', 'text=provides no sandbox'], ['Agents', '.composer']];
+    const views: [string, string][] = [
+      ['Approvals', 'text=Nothing waits for you.'],
+      ['Tools & config', 'pre.config-json'],
+      ['Audit', '[data-chain]'],
+      ['Plugins', 'text=provides no plugin'],
+      ['Sandbox runs', 'text=provides no sandbox'],
+      ['Agents', '.composer'],
+    ];
     for (const [view, ready] of views) {
       await page.locator(`nav button[data-view]`, { hasText: view }).click();
       await page.locator(ready).first().waitFor();
@@ -52,7 +66,9 @@ describe('studio details (Chromium, real control server and agent)', () => {
     const example = await pathInput.getAttribute('placeholder');
     // The example is a real key: setting it through the API works.
     expect((await fx.api('PATCH', '/agents/helper/config', { path: example, value: 20 })).status).toBe(200);
-    const options = await page.locator('#config-paths option').evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+    const options = await page
+      .locator('#config-paths option')
+      .evaluateAll((os) => os.map((o) => o.getAttribute('value')));
     expect(options).toContain(example);
 
     await pathInput.fill('limits.max_sql_rows');
@@ -78,7 +94,10 @@ describe('studio details (Chromium, real control server and agent)', () => {
   it('enabling a locked dangerous tool asks first; an enabled invisible tool says so', async () => {
     const { page } = await open();
     await page.getByRole('button', { name: 'Tools & config' }).click();
-    const shellEnabled = async () => ((await fx.api('GET', '/agents/helper/tools')).json.tools as { name: string; enabled: boolean }[]).find((t) => t.name === 'adf_shell')!.enabled;
+    const shellEnabled = async () =>
+      ((await fx.api('GET', '/agents/helper/tools')).json.tools as { name: string; enabled: boolean }[]).find(
+        (t) => t.name === 'adf_shell',
+      )!.enabled;
     await page.getByLabel('adf_shell enabled').click();
     const dialog = page.getByRole('alertdialog', { name: 'confirm adf_shell' });
     await dialog.waitFor();
@@ -92,12 +111,26 @@ describe('studio details (Chromium, real control server and agent)', () => {
     await page.getByRole('alertdialog', { name: 'confirm ws_connect' }).waitFor();
     await screenshot(page, 'tools-confirm');
     await page.getByRole('button', { name: 'Enable anyway' }).click();
-    await expect.poll(async () => ((await fx.api('GET', '/agents/helper/tools')).json.tools as { name: string; enabled: boolean }[]).find((t) => t.name === 'ws_connect')!.enabled).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          ((await fx.api('GET', '/agents/helper/tools')).json.tools as { name: string; enabled: boolean }[]).find(
+            (t) => t.name === 'ws_connect',
+          )!.enabled,
+      )
+      .toBe(true);
     await page.getByText('ws_connect is enabled but not visible').waitFor();
 
     // A safe tool flips at once, with no question.
     await page.getByLabel('fs_list enabled').click();
-    await expect.poll(async () => ((await fx.api('GET', '/agents/helper/tools')).json.tools as { name: string; enabled: boolean }[]).find((t) => t.name === 'fs_list')!.enabled).toBe(false);
+    await expect
+      .poll(
+        async () =>
+          ((await fx.api('GET', '/agents/helper/tools')).json.tools as { name: string; enabled: boolean }[]).find(
+            (t) => t.name === 'fs_list',
+          )!.enabled,
+      )
+      .toBe(false);
     expect(await page.getByRole('alertdialog').count()).toBe(0);
     await page.context().close();
   });

@@ -4,7 +4,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { createAgentOpener, createWorkspaceAgents, type AgentOpenerOptions, type ControlServer, type ControlServerOptions } from '@trust/agent-runtime';
+import {
+  createAgentOpener,
+  createWorkspaceAgents,
+  type AgentOpenerOptions,
+  type ControlServer,
+  type ControlServerOptions,
+} from '@trust/agent-runtime';
 import { createKeywordModel, type KeywordRule } from './keyword-model.js';
 import { startStudio } from './studio-harness.js';
 
@@ -16,10 +22,18 @@ export interface StudioFixture {
 }
 
 /** Starts a workspace with one agent `helper` whose fs_write is enabled, visible and restricted. */
-export async function startFixture(rules: readonly KeywordRule[], extra: Partial<ControlServerOptions> = {}): Promise<StudioFixture> {
-  const model = createKeywordModel(rules, (result, isError) => (isError ? `The tool was refused: ${result.slice(0, 120)}` : 'Done.'));
+export async function startFixture(
+  rules: readonly KeywordRule[],
+  extra: Partial<ControlServerOptions> = {},
+): Promise<StudioFixture> {
+  const model = createKeywordModel(rules, (result, isError) =>
+    isError ? `The tool was refused: ${result.slice(0, 120)}` : 'Done.',
+  );
   const dir = mkdtempSync(join(tmpdir(), 'studio-flow-'));
-  const agents = createWorkspaceAgents({ dir, open: createAgentOpener({ provider: (() => model) as unknown as AgentOpenerOptions['provider'] }) });
+  const agents = createWorkspaceAgents({
+    dir,
+    open: createAgentOpener({ provider: (() => model) as unknown as AgentOpenerOptions['provider'] }),
+  });
   const server = await startStudio(agents, extra);
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${server.url}/api/v1${path}`, {
@@ -31,7 +45,11 @@ export async function startFixture(rules: readonly KeywordRule[], extra: Partial
   };
   const created = await api('POST', '/agents', { name: 'helper', description: 'demo agent' });
   if (created.status !== 200) throw new Error(`creating the agent failed: ${JSON.stringify(created.json)}`);
-  const restricted = await api('PATCH', '/agents/helper/tools/fs_write', { enabled: true, visible: true, restricted: true });
+  const restricted = await api('PATCH', '/agents/helper/tools/fs_write', {
+    enabled: true,
+    visible: true,
+    restricted: true,
+  });
   if (restricted.status !== 200) throw new Error(`restricting fs_write failed: ${JSON.stringify(restricted.json)}`);
   return {
     server,

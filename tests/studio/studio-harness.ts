@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createControlServer, type ControlAgents, type ControlServer, type ControlServerOptions } from '@trust/agent-runtime';
+import {
+  createControlServer,
+  type ControlAgents,
+  type ControlServer,
+  type ControlServerOptions,
+} from '@trust/agent-runtime';
 
 export const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 
@@ -13,7 +18,8 @@ export const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'ar
 export function studioDist(): string {
   const pkg = createRequire(import.meta.url).resolve('@trust/studio/package.json');
   const dist = join(dirname(pkg), 'dist');
-  if (!existsSync(join(dist, 'index.html'))) throw new Error(`the studio is not built (${dist}/index.html missing); run the build first`);
+  if (!existsSync(join(dist, 'index.html')))
+    throw new Error(`the studio is not built (${dist}/index.html missing); run the build first`);
   return dist;
 }
 
@@ -21,7 +27,10 @@ export function indexHtml(): string {
   return readFileSync(join(studioDist(), 'index.html'), 'utf8');
 }
 
-export async function startStudio(agents: ControlAgents, extra: Partial<ControlServerOptions> = {}): Promise<ControlServer> {
+export async function startStudio(
+  agents: ControlAgents,
+  extra: Partial<ControlServerOptions> = {},
+): Promise<ControlServer> {
   const dir = mkdtempSync(join(tmpdir(), 'studio-'));
   return createControlServer({ agents, tokenFile: join(dir, 'control-token'), studioDir: studioDist(), ...extra });
 }
@@ -31,7 +40,16 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 

@@ -46,7 +46,9 @@ afterAll(async () => {
 describe('plugin inspector (Chromium)', () => {
   it('shows the real demo package: capabilities first, signer and trust, digest, interface hash, exports, imports', async () => {
     const res = await fetch(`${cli.url}/api/v1/plugins`, { headers: { authorization: `Bearer ${cli.token}` } });
-    const { plugins } = (await res.json()) as { plugins: { name: string; signature: { signer: string }; component: { digest: string; interfaceHash: string } }[] };
+    const { plugins } = (await res.json()) as {
+      plugins: { name: string; signature: { signer: string }; component: { digest: string; interfaceHash: string } }[];
+    };
     const hello = plugins.find((p) => p.name === 'hello')!;
     expect(hello.component.digest).toMatch(/^[0-9a-f]{64}$/);
 
@@ -77,11 +79,19 @@ describe('plugin inspector (Chromium)', () => {
     await page.locator('nav button[data-view=plugins]').click();
     await expect.poll(async () => page.locator('article.plugin').count()).toBe(XSS_CORPUS.length);
     expect(await page.locator('tr[data-import] .badge.deny').first().textContent()).toBe('would be refused');
-    expect(await page.locator('article.plugin .error').first().textContent()).toContain('A load with these grants would refuse this import');
+    expect(await page.locator('article.plugin .error').first().textContent()).toContain(
+      'A load with these grants would refuse this import',
+    );
     // Every payload is text: no element, attribute or script of it reached the DOM.
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
-    expect(await page.locator('main :is(script, iframe, object, embed, style, svg, math, form, meta, base, img, details)').count()).toBe(0);
-    const handlers = (await page.evaluate(`[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`)) as string[];
+    expect(
+      await page
+        .locator('main :is(script, iframe, object, embed, style, svg, math, form, meta, base, img, details)')
+        .count(),
+    ).toBe(0);
+    const handlers = (await page.evaluate(
+      `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
+    )) as string[];
     expect(handlers).toEqual([]);
     expect(await page.locator('article.plugin h3').first().textContent()).toContain(XSS_CORPUS[0]!.payload);
     expect(hostile.cspReports()).toEqual([]);

@@ -16,7 +16,11 @@ let browser: Browser;
 let server: ControlServer;
 let agents: ReturnType<typeof createWorkspaceAgents>;
 const dir = mkdtempSync(join(tmpdir(), 'studio-policy-'));
-const LOCAL_POLICY = JSON.stringify({ v: 1, name: 'local', http: { allow: ['127.0.0.1:9'], methods: ['GET'] } }, null, 2);
+const LOCAL_POLICY = JSON.stringify(
+  { v: 1, name: 'local', http: { allow: ['127.0.0.1:9'], methods: ['GET'] } },
+  null,
+  2,
+);
 
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -39,28 +43,46 @@ async function openPolicy(): Promise<{ page: Page; problems: string[] }> {
 }
 
 /** The built CLI's own `egress check --json` on the same policy and URL. */
-function cliCheck(policyText: string, url: string): Promise<{ steps: { step: string; ok: boolean; detail: string }[]; allow: boolean }> {
+function cliCheck(
+  policyText: string,
+  url: string,
+): Promise<{ steps: { step: string; ok: boolean; detail: string }[]; allow: boolean }> {
   const file = join(dir, `policy-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, policyText);
   const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '@trust', 'cli', 'bin', 'trust.cjs');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'egress', 'check', url, '--policy', file, '--json'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir } });
+    const child = spawn(process.execPath, [bin, 'egress', 'check', url, '--policy', file, '--json'], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.on('error', reject);
-    child.on('exit', () => resolve((JSON.parse(out) as { result: { steps: { step: string; ok: boolean; detail: string }[]; allow: boolean } }).result));
+    child.on('exit', () =>
+      resolve(
+        (JSON.parse(out) as { result: { steps: { step: string; ok: boolean; detail: string }[]; allow: boolean } })
+          .result,
+      ),
+    );
   });
 }
 
 const uiSteps = (page: Page) =>
-  page.locator('.steps li').evaluateAll((lis) => lis.map((li) => ({ step: li.getAttribute('data-step'), ok: li.classList.contains('ok'), detail: li.querySelector('.detail')?.textContent ?? '' })));
+  page.locator('.steps li').evaluateAll((lis) =>
+    lis.map((li) => ({
+      step: li.getAttribute('data-step'),
+      ok: li.classList.contains('ok'),
+      detail: li.querySelector('.detail')?.textContent ?? '',
+    })),
+  );
 
 describe('egress policy editor (Chromium, real validator and guard)', () => {
-  it('shows the validator\'s problems in place, under the editor, with the fix', async () => {
+  it("shows the validator's problems in place, under the editor, with the fix", async () => {
     const { page, problems } = await openPolicy();
     await page.locator('[data-valid="true"]').waitFor();
     const editor = page.getByLabel('policy text');
-    await editor.fill(JSON.stringify({ v: 1, htp: { allow: ['api.github.com'] }, tcp: { allow: ['db.example.com:99999'] } }, null, 2));
+    await editor.fill(
+      JSON.stringify({ v: 1, htp: { allow: ['api.github.com'] }, tcp: { allow: ['db.example.com:99999'] } }, null, 2),
+    );
     const list = page.locator('.policy-editor [role=alert]');
     await list.waitFor();
     expect(await editor.getAttribute('aria-invalid')).toBe('true');
@@ -81,7 +103,11 @@ describe('egress policy editor (Chromium, real validator and guard)', () => {
     const { page, problems } = await openPolicy();
     await page.getByLabel('policy text').fill(LOCAL_POLICY);
     await page.locator('[data-valid="true"]').waitFor();
-    for (const [url, allow] of [['http://127.0.0.1:9/x', true], ['http://127.0.0.1:10/', false], ['http://169.254.169.254/latest/meta-data/', false]] as const) {
+    for (const [url, allow] of [
+      ['http://127.0.0.1:9/x', true],
+      ['http://127.0.0.1:10/', false],
+      ['http://169.254.169.254/latest/meta-data/', false],
+    ] as const) {
       await page.getByLabel('URL to check').fill(url);
       await page.getByRole('button', { name: 'Check' }).click();
       await page.locator(`.check-result[data-allow="${allow}"]`).waitFor();
@@ -107,8 +133,16 @@ describe('egress policy editor (Chromium, real validator and guard)', () => {
     await page.locator('.policy-editor [role=alert]').waitFor();
     expect(await page.locator('.problem').count()).toBeGreaterThan(XSS_CORPUS.length);
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
-    expect(await page.locator('main :is(script, iframe, object, embed, style, svg, math, form:not(.inline), meta, base, img, details)').count()).toBe(0);
-    const handlers = (await page.evaluate(`[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`)) as string[];
+    expect(
+      await page
+        .locator(
+          'main :is(script, iframe, object, embed, style, svg, math, form:not(.inline), meta, base, img, details)',
+        )
+        .count(),
+    ).toBe(0);
+    const handlers = (await page.evaluate(
+      `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
+    )) as string[];
     expect(handlers).toEqual([]);
     expect(server.cspReports()).toEqual([]);
     await page.context().close();

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { createAdf, createAgentOpener, createWorkspaceAgents, defaultAgentConfig, type AgentOpenerOptions, type ControlServer } from '@trust/agent-runtime';
+import {
+  createAdf,
+  createAgentOpener,
+  createWorkspaceAgents,
+  defaultAgentConfig,
+  type AgentOpenerOptions,
+  type ControlServer,
+} from '@trust/agent-runtime';
 import { createKeywordModel } from './keyword-model.js';
 import { launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
 import { XSS_DOCUMENT } from './xss-corpus.js';
@@ -17,11 +24,19 @@ let agents: ReturnType<typeof createWorkspaceAgents>;
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'studio-xss-'));
   const adf = createAdf(join(dir, 'helper.adf'), { template: defaultAgentConfig({ name: 'helper' }) });
-  adf.inbox.insert({ from: 'did:key:z6MkAttacker', to: 'did:key:z6MkHelper', subject: 'invoice', content: XSS_DOCUMENT });
+  adf.inbox.insert({
+    from: 'did:key:z6MkAttacker',
+    to: 'did:key:z6MkHelper',
+    subject: 'invoice',
+    content: XSS_DOCUMENT,
+  });
   adf.files.write('inbound/evil.md', XSS_DOCUMENT);
   adf.close();
   const model = createKeywordModel([{ when: 'summarise', reply: [{ type: 'text', text: XSS_DOCUMENT }] }], () => 'ok');
-  agents = createWorkspaceAgents({ dir, open: createAgentOpener({ provider: (() => model) as unknown as AgentOpenerOptions['provider'] }) });
+  agents = createWorkspaceAgents({
+    dir,
+    open: createAgentOpener({ provider: (() => model) as unknown as AgentOpenerOptions['provider'] }),
+  });
   browser = await launchBrowser();
   server = await startStudio(agents);
 });
@@ -36,7 +51,9 @@ async function assertInert(page: Page): Promise<void> {
   expect(await page.evaluate('window.__pwned')).toBeUndefined();
   const md = page.locator('.md');
   expect(await md.count()).toBeGreaterThan(0);
-  expect(await page.locator('.md :is(script, iframe, object, embed, style, svg, math, form, meta, base, button)').count()).toBe(0);
+  expect(
+    await page.locator('.md :is(script, iframe, object, embed, style, svg, math, form, meta, base, button)').count(),
+  ).toBe(0);
   const attrs = (await page.evaluate(
     `[...document.querySelectorAll('.md *')].flatMap((el) => [...el.attributes].map((a) => a.name))`,
   )) as string[];
@@ -78,7 +95,9 @@ describe('XSS corpus in the studio (Chromium, real CSP)', () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByText('image exfiltration').waitFor();
     await assertInert(page);
-    await expect.poll(async () => (await cspReports()).some((r) => r.includes('img-src') && r.includes('127.0.0.1:9'))).toBe(true);
+    await expect
+      .poll(async () => (await cspReports()).some((r) => r.includes('img-src') && r.includes('127.0.0.1:9')))
+      .toBe(true);
     expect(leaks).toEqual([]);
     expect(blocked).toContain('http://127.0.0.1:9/img-leak.png csp');
     for (const b of blocked) expect(b).toMatch(/ csp$/);

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { createAgentOpener, createWorkspaceAgents, type AgentOpenerOptions, type ControlServer } from '@trust/agent-runtime';
+import {
+  createAgentOpener,
+  createWorkspaceAgents,
+  type AgentOpenerOptions,
+  type ControlServer,
+} from '@trust/agent-runtime';
 import { createKeywordModel } from './keyword-model.js';
 import { launchBrowser, openPage, screenshot, startStudio, indexHtml } from './studio-harness.js';
 
@@ -14,10 +19,44 @@ let server: ControlServer;
 let agents: ReturnType<typeof createWorkspaceAgents>;
 const model = createKeywordModel(
   [
-    { when: 'save the plan', reply: [{ type: 'text', text: 'I will save the plan with **fs_write**.' }, { type: 'tool_use', id: '', name: 'fs_write', input: { path: 'notes/plan.md', mode: 'write', content: '<b>not html</b> & "quoted"' } }] },
-    { when: 'add a step', reply: [{ type: 'tool_use', id: '', name: 'fs_write', input: { path: 'notes/plan.md', mode: 'append', content: 'rm -rf everything' } }] },
-    { when: 'rewrite the plan', reply: [{ type: 'tool_use', id: '', name: 'fs_write', input: { path: 'notes/plan.md', mode: 'write', content: 'delete everything' } }] },
-    { when: 'the docs', reply: [{ type: 'text', text: 'Here is a [safe link](https://example.org/docs) and `code`.' }] },
+    {
+      when: 'save the plan',
+      reply: [
+        { type: 'text', text: 'I will save the plan with **fs_write**.' },
+        {
+          type: 'tool_use',
+          id: '',
+          name: 'fs_write',
+          input: { path: 'notes/plan.md', mode: 'write', content: '<b>not html</b> & "quoted"' },
+        },
+      ],
+    },
+    {
+      when: 'add a step',
+      reply: [
+        {
+          type: 'tool_use',
+          id: '',
+          name: 'fs_write',
+          input: { path: 'notes/plan.md', mode: 'append', content: 'rm -rf everything' },
+        },
+      ],
+    },
+    {
+      when: 'rewrite the plan',
+      reply: [
+        {
+          type: 'tool_use',
+          id: '',
+          name: 'fs_write',
+          input: { path: 'notes/plan.md', mode: 'write', content: 'delete everything' },
+        },
+      ],
+    },
+    {
+      when: 'the docs',
+      reply: [{ type: 'text', text: 'Here is a [safe link](https://example.org/docs) and `code`.' }],
+    },
   ],
   (result, isError) => (isError ? `The tool was refused: ${result.slice(0, 120)}` : 'Done: the plan is saved.'),
 );
@@ -25,7 +64,10 @@ const auth = () => ({ authorization: `Bearer ${server.token}`, 'content-type': '
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  agents = createWorkspaceAgents({ dir: mkdtempSync(join(tmpdir(), 'studio-ws-')), open: createAgentOpener({ provider: (() => model) as unknown as AgentOpenerOptions['provider'] }) });
+  agents = createWorkspaceAgents({
+    dir: mkdtempSync(join(tmpdir(), 'studio-ws-')),
+    open: createAgentOpener({ provider: (() => model) as unknown as AgentOpenerOptions['provider'] }),
+  });
   server = await startStudio(agents, {
     plugins: () => [
       {
@@ -44,14 +86,38 @@ beforeAll(async () => {
       },
     ],
     sandboxRuns: () => [
-      { id: 'r1', command: 'python3 build.py', policy: { fs: ['./out'], net: ['pypi.org'] }, exitCode: 0, violations: [], egress: [{ target: 'pypi.org:443', decision: 'allow', rule: 'net:pypi.org' }], startedAt: new Date().toISOString() },
-      { id: 'r2', command: 'curl http://169.254.169.254/', policy: { net: [] }, exitCode: 7, violations: ['egress denied: metadata address'], egress: [{ target: '169.254.169.254:80', decision: 'deny', rule: 'block-link-local' }], startedAt: new Date().toISOString() },
+      {
+        id: 'r1',
+        command: 'python3 build.py',
+        policy: { fs: ['./out'], net: ['pypi.org'] },
+        exitCode: 0,
+        violations: [],
+        egress: [{ target: 'pypi.org:443', decision: 'allow', rule: 'net:pypi.org' }],
+        startedAt: new Date().toISOString(),
+      },
+      {
+        id: 'r2',
+        command: 'curl http://169.254.169.254/',
+        policy: { net: [] },
+        exitCode: 7,
+        violations: ['egress denied: metadata address'],
+        egress: [{ target: '169.254.169.254:80', decision: 'deny', rule: 'block-link-local' }],
+        startedAt: new Date().toISOString(),
+      },
     ],
   });
   // The demo workspace: one agent whose fs_write needs the owner's approval from the loop.
-  const created = await fetch(`${server.url}/api/v1/agents`, { method: 'POST', headers: auth(), body: JSON.stringify({ name: 'helper', description: 'demo agent' }) });
+  const created = await fetch(`${server.url}/api/v1/agents`, {
+    method: 'POST',
+    headers: auth(),
+    body: JSON.stringify({ name: 'helper', description: 'demo agent' }),
+  });
   if (created.status !== 200) throw new Error(`creating the demo agent failed: ${await created.text()}`);
-  const restricted = await fetch(`${server.url}/api/v1/agents/helper/tools/fs_write`, { method: 'PATCH', headers: auth(), body: JSON.stringify({ enabled: true, visible: true, restricted: true }) });
+  const restricted = await fetch(`${server.url}/api/v1/agents/helper/tools/fs_write`, {
+    method: 'PATCH',
+    headers: auth(),
+    body: JSON.stringify({ enabled: true, visible: true, restricted: true }),
+  });
   if (restricted.status !== 200) throw new Error(`restricting fs_write failed: ${await restricted.text()}`);
 });
 afterAll(async () => {
@@ -104,9 +170,17 @@ describe('studio in Chromium against a real control server', () => {
     expect(await page.locator('.chart svg rect').count()).toBeGreaterThan(0);
     await screenshot(page, 'audit');
 
-    const audit = (await (await fetch(`${server.url}/api/v1/agents/helper/audit`, { headers: auth() })).json()) as { events: { action: string; target: string; decision: string }[] };
-    expect(audit.events.filter((e) => e.target === 'fs_write').map((e) => `${e.action}:${e.decision}`)).toEqual(['config.tool:allow', 'approval.request:deny', 'approval.resolve:allow']);
-    const file = (await (await fetch(`${server.url}/api/v1/agents/helper/files/notes/plan.md`, { headers: auth() })).json()) as { file: { content: string } };
+    const audit = (await (await fetch(`${server.url}/api/v1/agents/helper/audit`, { headers: auth() })).json()) as {
+      events: { action: string; target: string; decision: string }[];
+    };
+    expect(audit.events.filter((e) => e.target === 'fs_write').map((e) => `${e.action}:${e.decision}`)).toEqual([
+      'config.tool:allow',
+      'approval.request:deny',
+      'approval.resolve:allow',
+    ]);
+    const file = (await (
+      await fetch(`${server.url}/api/v1/agents/helper/files/notes/plan.md`, { headers: auth() })
+    ).json()) as { file: { content: string } };
     expect(file.file.content).toBe('<b>not html</b> & "quoted"');
     await page.context().close();
   });
@@ -118,7 +192,11 @@ describe('studio in Chromium against a real control server', () => {
     await page.getByText('Nothing waits for you.').waitFor();
     await page.locator('.live.on').waitFor();
     // Another client (the CLI, say) makes the agent ask; this page never reloads or polls.
-    const res = await fetch(`${server.url}/api/v1/agents/helper/chat`, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'add a step' }) });
+    const res = await fetch(`${server.url}/api/v1/agents/helper/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'add a step' }),
+    });
     expect(res.status).toBe(200);
     const card = page.locator('article.task');
     await card.waitFor();
@@ -127,8 +205,12 @@ describe('studio in Chromium against a real control server', () => {
     await card.getByPlaceholder('why not, or what to do instead').fill('never delete files');
     await card.getByRole('button', { name: 'Deny' }).click();
     await page.getByText('never delete files').waitFor();
-    const tasks = (await (await fetch(`${server.url}/api/v1/tasks`, { headers: { authorization: `Bearer ${server.token}` } })).json()) as { tasks: { tool: string; status: string; feedback?: string }[] };
-    expect(tasks.tasks.filter((t) => t.status === 'denied')).toEqual([expect.objectContaining({ tool: 'fs_write', feedback: 'never delete files' })]);
+    const tasks = (await (
+      await fetch(`${server.url}/api/v1/tasks`, { headers: { authorization: `Bearer ${server.token}` } })
+    ).json()) as { tasks: { tool: string; status: string; feedback?: string }[] };
+    expect(tasks.tasks.filter((t) => t.status === 'denied')).toEqual([
+      expect.objectContaining({ tool: 'fs_write', feedback: 'never delete files' }),
+    ]);
 
     await page.getByRole('button', { name: 'Agents' }).click();
     await page.getByText('The tool was refused').waitFor();
@@ -141,7 +223,7 @@ describe('studio in Chromium against a real control server', () => {
     await page.context().close();
   });
 
-  it('approve with modified arguments: the owner\'s edit is what runs', async () => {
+  it("approve with modified arguments: the owner's edit is what runs", async () => {
     const page = await openPage(browser);
     await page.goto(`${server.url}/#token=${server.token}`);
     await page.getByLabel('message').fill('rewrite the plan');
@@ -149,11 +231,20 @@ describe('studio in Chromium against a real control server', () => {
     await page.getByRole('button', { name: 'Approvals' }).click();
     const card = page.locator('article.task');
     await card.waitFor();
-    await card.locator('textarea.args').fill(JSON.stringify({ path: 'notes/plan.md', mode: 'write', content: 'keep everything' }));
+    await card
+      .locator('textarea.args')
+      .fill(JSON.stringify({ path: 'notes/plan.md', mode: 'write', content: 'keep everything' }));
     await card.getByRole('button', { name: 'Approve modified' }).click();
     await page.getByText('Nothing waits for you.').waitFor();
     await expect
-      .poll(async () => ((await (await fetch(`${server.url}/api/v1/agents/helper/files/notes/plan.md`, { headers: auth() })).json()) as { file: { content: string } }).file.content)
+      .poll(
+        async () =>
+          (
+            (await (
+              await fetch(`${server.url}/api/v1/agents/helper/files/notes/plan.md`, { headers: auth() })
+            ).json()) as { file: { content: string } }
+          ).file.content,
+      )
       .toBe('keep everything');
     await page.context().close();
   });
@@ -165,7 +256,16 @@ describe('studio in Chromium against a real control server', () => {
     await page.getByLabel('fs_read locked').waitFor();
     await page.getByLabel('fs_read locked').click();
     await page.getByText('declaration is locked: the agent cannot change it').first().waitFor();
-    await expect.poll(async () => ((await (await fetch(`${server.url}/api/v1/agents/helper/tools`, { headers: auth() })).json()) as { tools: { name: string; locked: boolean }[] }).tools.find((t) => t.name === 'fs_read')!.locked).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (
+            (await (await fetch(`${server.url}/api/v1/agents/helper/tools`, { headers: auth() })).json()) as {
+              tools: { name: string; locked: boolean }[];
+            }
+          ).tools.find((t) => t.name === 'fs_read')!.locked,
+      )
+      .toBe(true);
     await page.getByText('security.allow_unsigned').waitFor();
     expect(await page.locator('pre').first().textContent()).toContain('"model"');
     await screenshot(page, 'tools');

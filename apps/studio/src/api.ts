@@ -3,7 +3,12 @@ import type { LiveEvent } from './types';
 
 /** An error answer of the control API: `{ error: { code, message, hint } }`. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly hint?: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly hint?: string,
+  ) {
     super(message);
   }
 }
@@ -19,11 +24,22 @@ export interface Api {
 export function createApi(token: string): Api {
   const headers = { authorization: `Bearer ${token}` };
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const init: RequestInit = { method, headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, credentials: 'omit', cache: 'no-store' };
+    const init: RequestInit = {
+      method,
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      credentials: 'omit',
+      cache: 'no-store',
+    };
     if (body !== undefined) init.body = JSON.stringify(body);
     const res = await fetch(`/api/v1${path}`, init);
     const json = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string; hint?: string } };
-    if (!res.ok) throw new ApiError(res.status, json.error?.code ?? 'UNKNOWN', json.error?.message ?? res.statusText, json.error?.hint);
+    if (!res.ok)
+      throw new ApiError(
+        res.status,
+        json.error?.code ?? 'UNKNOWN',
+        json.error?.message ?? res.statusText,
+        json.error?.hint,
+      );
     return json as T;
   };
   return {

@@ -81,7 +81,12 @@ export function App() {
         <nav className="nav">
           <h1>trust studio</h1>
           {VIEWS.map(([id, label]) => (
-            <button key={id} className={id === view ? 'nav-item active' : 'nav-item'} onClick={() => setView(id)} data-view={id}>
+            <button
+              key={id}
+              className={id === view ? 'nav-item active' : 'nav-item'}
+              onClick={() => setView(id)}
+              data-view={id}
+            >
               {label}
               {id === 'approvals' ? <PendingBadge /> : null}
             </button>

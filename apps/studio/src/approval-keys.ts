@@ -1,10 +1,23 @@
 // The keyboard map of the Approvals view, as a pure function so it is unit-tested.
 
 /** What a key press on the Approvals view asks for. */
-export type ApprovalKeyAction = 'next' | 'previous' | 'approve' | 'deny' | 'edit-args' | 'feedback' | 'help' | 'escape' | undefined;
+export type ApprovalKeyAction =
+  | 'next'
+  | 'previous'
+  | 'approve'
+  | 'deny'
+  | 'edit-args'
+  | 'feedback'
+  | 'help'
+  | 'escape'
+  | undefined;
 
 /** Keys typed into a text field are text, never shortcuts. */
-export function approvalKeyAction(key: string, target: { tagName: string; isContentEditable?: boolean }, mods: { ctrl: boolean; meta: boolean; alt: boolean }): ApprovalKeyAction {
+export function approvalKeyAction(
+  key: string,
+  target: { tagName: string; isContentEditable?: boolean },
+  mods: { ctrl: boolean; meta: boolean; alt: boolean },
+): ApprovalKeyAction {
   if (mods.ctrl || mods.meta || mods.alt) return undefined;
   // Escape always reaches the view: it leaves a text field or cancels a confirmation.
   if (key === 'Escape') return 'escape';

@@ -1,6 +1,13 @@
 import DOMPurify from 'dompurify';
 import { describe, expect, it } from 'vitest';
-import { createMarkdownRenderer, escapeHtml, FORBID_ATTR, FORBID_TAGS, isSafeHref, markdownToHtml } from './markdown-pipeline';
+import {
+  createMarkdownRenderer,
+  escapeHtml,
+  FORBID_ATTR,
+  FORBID_TAGS,
+  isSafeHref,
+  markdownToHtml,
+} from './markdown-pipeline';
 
 // The sanitising itself needs a DOM and is checked in real Chromium with the XSS corpus
 // (tests/studio). Here: the parts that need none, and that the pipeline fails closed without one.
@@ -31,16 +38,22 @@ describe('markdown pipeline', () => {
   });
 
   it('forbids every element and attribute that can run code, load content or send a form', () => {
-    for (const tag of ['style', 'iframe', 'object', 'embed', 'form', 'base', 'meta', 'svg', 'math', 'link']) expect(FORBID_TAGS).toContain(tag);
-    for (const attr of ['style', 'srcdoc', 'formaction', 'action', 'ping', 'srcset']) expect(FORBID_ATTR).toContain(attr);
+    for (const tag of ['style', 'iframe', 'object', 'embed', 'form', 'base', 'meta', 'svg', 'math', 'link'])
+      expect(FORBID_TAGS).toContain(tag);
+    for (const attr of ['style', 'srcdoc', 'formaction', 'action', 'ping', 'srcset'])
+      expect(FORBID_ATTR).toContain(attr);
   });
 
   it('renders markdown with raw HTML kept for the sanitiser to judge (it is never inserted unsanitised)', () => {
-    expect(markdownToHtml('**bold** [a](https://example.org)')).toBe('<p><strong>bold</strong> <a href="https://example.org">a</a></p>\n');
+    expect(markdownToHtml('**bold** [a](https://example.org)')).toBe(
+      '<p><strong>bold</strong> <a href="https://example.org">a</a></p>\n',
+    );
     expect(markdownToHtml('<script>x</script>')).toContain('<script>');
   });
 
   it('escapes every markup character', () => {
-    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    );
   });
 });

@@ -12,12 +12,33 @@ export function isSafeHref(href: string): boolean {
   return SAFE_LINK.test(href.trim());
 }
 
-export const FORBID_TAGS = ['style', 'iframe', 'frame', 'object', 'embed', 'form', 'input', 'button', 'textarea', 'select', 'base', 'link', 'meta', 'svg', 'math'];
+export const FORBID_TAGS = [
+  'style',
+  'iframe',
+  'frame',
+  'object',
+  'embed',
+  'form',
+  'input',
+  'button',
+  'textarea',
+  'select',
+  'base',
+  'link',
+  'meta',
+  'svg',
+  'math',
+];
 export const FORBID_ATTR = ['style', 'srcset', 'action', 'formaction', 'srcdoc', 'ping'];
 
 /** Text as inert HTML: every markup character escaped. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** Markdown to HTML, before sanitising (exported for tests; never insert its output as is). */

@@ -3,7 +3,9 @@ import { parseSseFrames } from './sse';
 
 describe('parseSseFrames', () => {
   it('parses complete frames and keeps the unfinished tail', () => {
-    const { events, rest } = parseSseFrames(': connected\n\nid: 1\nevent: approval\ndata: {"agent":"a1","data":{"tool":"fs_write"}}\n\nid: 2\nevent: tu');
+    const { events, rest } = parseSseFrames(
+      ': connected\n\nid: 1\nevent: approval\ndata: {"agent":"a1","data":{"tool":"fs_write"}}\n\nid: 2\nevent: tu',
+    );
     expect(events).toEqual([{ kind: 'approval', agent: 'a1', data: { tool: 'fs_write' } }]);
     expect(rest).toBe('id: 2\nevent: tu');
   });

@@ -19,7 +19,11 @@ export function useStudio(): Studio {
 }
 
 /** Loads `path` (skipped when undefined), again on every live event. */
-export function useLoad<T>(path: string | undefined): { data: T | undefined; error: ApiError | undefined; reload(): void } {
+export function useLoad<T>(path: string | undefined): {
+  data: T | undefined;
+  error: ApiError | undefined;
+  reload(): void;
+} {
   const { api, tick, onDenied } = useStudio();
   const [data, setData] = useState<T>();
   const [error, setError] = useState<ApiError>();

@@ -6,7 +6,14 @@ import { confirmationFor, toolRisk, visibilityNote } from './tool-risk';
 import type { AuditRow, ToolRow } from './types';
 
 const noMods = { ctrl: false, meta: false, alt: false };
-const tool = (name: string, f: Partial<ToolRow> = {}): ToolRow => ({ name, enabled: false, visible: false, restricted: false, locked: false, ...f });
+const tool = (name: string, f: Partial<ToolRow> = {}): ToolRow => ({
+  name,
+  enabled: false,
+  visible: false,
+  restricted: false,
+  locked: false,
+  ...f,
+});
 
 describe('approvals keyboard', () => {
   it('maps keys to actions, and never while typing in a field or with a modifier', () => {
@@ -32,7 +39,9 @@ describe('approvals keyboard', () => {
 
 describe('tool switches', () => {
   it('asks before enabling a locked or dangerous tool, never before turning one off', () => {
-    expect(confirmationFor(tool('adf_shell', { locked: true }), 'enabled')).toMatch(/^Enable adf_shell\? It runs shell commands.*locked off by default/);
+    expect(confirmationFor(tool('adf_shell', { locked: true }), 'enabled')).toMatch(
+      /^Enable adf_shell\? It runs shell commands.*locked off by default/,
+    );
     expect(confirmationFor(tool('ws_connect', { locked: true }), 'enabled')).toMatch(/WebSocket/);
     expect(confirmationFor(tool('fs_delete'), 'enabled')).toMatch(/dangerous list/);
     expect(confirmationFor(tool('mcp_github_search'), 'enabled')).toMatch(/MCP server/);
@@ -51,7 +60,14 @@ describe('tool switches', () => {
 
 describe('config form', () => {
   it('offers every leaf path of the config, tools as one', () => {
-    expect(configLeafPaths({ v: 1, limits: { max_active_turns: null, max_sql_rows: 500 }, tools: [{ name: 'x' }], metadata: {} })).toEqual(['limits.max_active_turns', 'limits.max_sql_rows', 'tools', 'v']);
+    expect(
+      configLeafPaths({
+        v: 1,
+        limits: { max_active_turns: null, max_sql_rows: 500 },
+        tools: [{ name: 'x' }],
+        metadata: {},
+      }),
+    ).toEqual(['limits.max_active_turns', 'limits.max_sql_rows', 'tools', 'v']);
   });
 
   it('parses JSON values, and anything else as a string', () => {
@@ -63,16 +79,33 @@ describe('config form', () => {
 });
 
 describe('audit filters', () => {
-  const row = (log: string, kind: string, id: string, action: string, decision: 'allow' | 'deny'): AuditRow => ({ log, kind: 'agent', time: '2030-01-01T00:00:00Z', principal: { kind, id }, action, target: `t-${action}`, decision });
-  const rows = [row('agent:a', 'owner', 'control-api', 'config.update', 'allow'), row('agent:a', 'llm', 'a', 'tool.call', 'deny'), row('sandbox-runs', 'process', 'r1', 'egress.connect', 'deny')];
+  const row = (log: string, kind: string, id: string, action: string, decision: 'allow' | 'deny'): AuditRow => ({
+    log,
+    kind: 'agent',
+    time: '2030-01-01T00:00:00Z',
+    principal: { kind, id },
+    action,
+    target: `t-${action}`,
+    decision,
+  });
+  const rows = [
+    row('agent:a', 'owner', 'control-api', 'config.update', 'allow'),
+    row('agent:a', 'llm', 'a', 'tool.call', 'deny'),
+    row('sandbox-runs', 'process', 'r1', 'egress.connect', 'deny'),
+  ];
 
   it('filters by log, principal, action (or target) and decision, together', () => {
     expect(filterAudit(rows, NO_FILTER)).toHaveLength(3);
-    expect(filterAudit(rows, { ...NO_FILTER, decision: 'deny' }).map((r) => r.action)).toEqual(['tool.call', 'egress.connect']);
+    expect(filterAudit(rows, { ...NO_FILTER, decision: 'deny' }).map((r) => r.action)).toEqual([
+      'tool.call',
+      'egress.connect',
+    ]);
     expect(filterAudit(rows, { ...NO_FILTER, principal: 'process:r1' }).map((r) => r.log)).toEqual(['sandbox-runs']);
     expect(filterAudit(rows, { ...NO_FILTER, action: 'CONFIG' }).map((r) => r.action)).toEqual(['config.update']);
     expect(filterAudit(rows, { ...NO_FILTER, action: 't-tool' }).map((r) => r.action)).toEqual(['tool.call']);
-    expect(filterAudit(rows, { ...NO_FILTER, log: 'agent:a', decision: 'deny' }).map((r) => r.action)).toEqual(['tool.call']);
+    expect(filterAudit(rows, { ...NO_FILTER, log: 'agent:a', decision: 'deny' }).map((r) => r.action)).toEqual([
+      'tool.call',
+    ]);
   });
 
   it('lists each principal once, sorted', () => {

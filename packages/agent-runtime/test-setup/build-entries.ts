@@ -7,7 +7,11 @@ const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 function buildEntry(source: string): void {
   const tsup = join(pkgDir, '..', '..', 'node_modules', '.bin', 'tsup');
-  execFileSync(tsup, [source, '--no-config', '--format', 'esm', '--target', 'node20', '--out-dir', 'dist', '--silent'], { cwd: pkgDir, stdio: 'inherit' });
+  execFileSync(
+    tsup,
+    [source, '--no-config', '--format', 'esm', '--target', 'node20', '--out-dir', 'dist', '--silent'],
+    { cwd: pkgDir, stdio: 'inherit' },
+  );
 }
 
 /**

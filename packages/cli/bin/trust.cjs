@@ -9,7 +9,10 @@ if (args.length === 0 || (args.length === 1 && (args[0] === '--help' || args[0] 
   const help = require('../dist/root-help.json');
   // The same colour rule as the CLI's shouldColor: NO_COLOR wins, FORCE_COLOR forces, else a TTY that is not dumb.
   const env = process.env;
-  const color = !env.NO_COLOR && ((env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') || (process.stdout.isTTY === true && env.TERM !== 'dumb'));
+  const color =
+    !env.NO_COLOR &&
+    ((env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') ||
+      (process.stdout.isTTY === true && env.TERM !== 'dumb'));
   process.stdout.write(color ? help.color : help.plain);
 } else {
   import('../dist/index.js');

@@ -13,14 +13,23 @@ const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
  */
 export function checkAdfFile(file: string): void {
   const st = statSync(file, { throwIfNoEntry: false });
-  if (!st) throw new CliError('CLI_FILE_NOT_FOUND', `${file} does not exist`, { hint: 'create one with `trust agent new <file.adf>`' });
+  if (!st)
+    throw new CliError('CLI_FILE_NOT_FOUND', `${file} does not exist`, {
+      hint: 'create one with `trust agent new <file.adf>`',
+    });
   if (st.isDirectory()) {
-    const inside = readdirSync(file).filter((n) => n.endsWith('.adf')).slice(0, 3);
+    const inside = readdirSync(file)
+      .filter((n) => n.endsWith('.adf'))
+      .slice(0, 3);
     throw new CliError('CLI_NOT_A_FILE', `${file} is a directory, not an .adf agent file`, {
-      hint: inside.length > 0 ? `pass one of the agent files in it, e.g. ${join(file, inside[0] as string)}` : 'pass the path of an .adf file (trust agent new <file.adf> creates one)',
+      hint:
+        inside.length > 0
+          ? `pass one of the agent files in it, e.g. ${join(file, inside[0] as string)}`
+          : 'pass the path of an .adf file (trust agent new <file.adf> creates one)',
     });
   }
-  if (!st.isFile()) throw new CliError('CLI_NOT_A_FILE', `${file} is not a regular file`, { hint: 'pass the path of an .adf file' });
+  if (!st.isFile())
+    throw new CliError('CLI_NOT_A_FILE', `${file} is not a regular file`, { hint: 'pass the path of an .adf file' });
   const head = Buffer.alloc(SQLITE_MAGIC.length);
   const fd = openSync(file, 'r');
   let n: number;
@@ -30,9 +39,13 @@ export function checkAdfFile(file: string): void {
     closeSync(fd);
   }
   if (n === 0 || !head.subarray(0, n).equals(SQLITE_MAGIC.subarray(0, n))) {
-    throw new CliError('ADF_NOT_SQLITE', `${file} is not an SQLite file, so not an .adf agent file (${n === 0 ? 'it is empty' : `it starts with ${JSON.stringify(head.subarray(0, n).toString('latin1'))}`})`, {
-      hint: 'an .adf agent file is an SQLite 3 database; check that you picked the right file',
-    });
+    throw new CliError(
+      'ADF_NOT_SQLITE',
+      `${file} is not an SQLite file, so not an .adf agent file (${n === 0 ? 'it is empty' : `it starts with ${JSON.stringify(head.subarray(0, n).toString('latin1'))}`})`,
+      {
+        hint: 'an .adf agent file is an SQLite 3 database; check that you picked the right file',
+      },
+    );
   }
 }
 

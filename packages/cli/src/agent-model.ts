@@ -15,7 +15,9 @@ export interface AgentModel {
 }
 
 /** The outcome of {@link resolveAgentModel}. */
-export type AgentModelResult = { readonly ok: true; readonly model: AgentModel } | { readonly ok: false; readonly problem: ModelPlanProblem };
+export type AgentModelResult =
+  | { readonly ok: true; readonly model: AgentModel }
+  | { readonly ok: false; readonly problem: ModelPlanProblem };
 
 /** Reads an agent file's `model` settings without opening it for writing. */
 export function readAgentModelSettings(file: string): AgentModelSettings {
@@ -117,7 +119,10 @@ export function createModelAgentOpener(options: ModelAgentOpenerOptions): {
       };
       let r: AgentModelResult;
       try {
-        r = resolveAgentModel(settings, options.flags ?? {}, options.env, options.scripted, { audit, ...(ports.length ? { protectedPorts: ports } : {}) });
+        r = resolveAgentModel(settings, options.flags ?? {}, options.env, options.scripted, {
+          audit,
+          ...(ports.length ? { protectedPorts: ports } : {}),
+        });
       } catch (e) {
         // Building the client failed after planning (e.g. the policy refused a header): keep the agent listed.
         const err = e as { code?: unknown; message?: unknown; hint?: unknown };
@@ -126,7 +131,8 @@ export function createModelAgentOpener(options: ModelAgentOpenerOptions): {
           problem: {
             code: isTrustErrorCode(err.code) ? err.code : 'MODEL_SETUP_FAILED',
             message: typeof err.message === 'string' ? err.message : String(e),
-            hint: typeof err.hint === 'string' ? err.hint : 'check the model settings of this agent and the key variable',
+            hint:
+              typeof err.hint === 'string' ? err.hint : 'check the model settings of this agent and the key variable',
           },
         };
       }
@@ -137,7 +143,10 @@ export function createModelAgentOpener(options: ModelAgentOpenerOptions): {
         return opened;
       }
       const { problem } = r;
-      const refusal = () => new TrustError(problem.code, `agent "${id}" cannot talk to its model: ${problem.message}`, { hint: problem.hint });
+      const refusal = () =>
+        new TrustError(problem.code, `agent "${id}" cannot talk to its model: ${problem.message}`, {
+          hint: problem.hint,
+        });
       const unavailable: ModelProvider = {
         kind: options.flags?.provider ?? settings.provider,
         label: `unavailable (${problem.code})`,

@@ -1,11 +1,20 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { BIN, createTempHome, runCli } from './run-cli.test-helper.js';
-import { agentChatSchema, agentInspectSchema, agentNewSchema, agentPendingSchema, agentResolveSchema, failureSchema, studioSchema } from './json-schemas.js';
+import {
+  agentChatSchema,
+  agentInspectSchema,
+  agentNewSchema,
+  agentPendingSchema,
+  agentResolveSchema,
+  failureSchema,
+  studioSchema,
+} from './json-schemas.js';
 
 const tmp = createTempHome();
 afterAll(() => tmp.cleanup());
-const cli = (args: string[], input?: string) => runCli(args, { home: tmp.home, ...(input === undefined ? {} : { input }) });
+const cli = (args: string[], input?: string) =>
+  runCli(args, { home: tmp.home, ...(input === undefined ? {} : { input }) });
 
 describe('trust agent new / inspect / chat (built binary)', () => {
   it('new creates an agent file; restricted marks the risky tools; it never overwrites', async () => {
@@ -28,14 +37,22 @@ describe('trust agent new / inspect / chat (built binary)', () => {
     expect(doc.result.review.contentHash).toMatch(/^[0-9a-f]{64}$/);
     const human = await cli(['agent', 'inspect', 'careful.adf']);
     expect(human.stdout).toMatch(/fs_write\s+yes\s+yes\s+yes/);
-    expect(failureSchema.parse((await cli(['agent', 'inspect', 'missing.adf', '--json'])).json()).error.code).toBeTrustCode('CLI_FILE_NOT_FOUND');
+    expect(
+      failureSchema.parse((await cli(['agent', 'inspect', 'missing.adf', '--json'])).json()).error.code,
+    ).toBeTrustCode('CLI_FILE_NOT_FOUND');
   });
 
   it('chat without a terminal denies every approval; the write does not happen', async () => {
     const r = await cli(['agent', 'chat', 'careful.adf', '--json'], 'remember the milk\n');
     expect(r.code).toBe(0);
     const doc = agentChatSchema.parse(r.json());
-    expect(doc.result.approvals).toEqual([{ tool: 'fs_write', args: { path: 'notes.md', mode: 'append', content: 'remember the milk\n' }, decision: 'deny' }]);
+    expect(doc.result.approvals).toEqual([
+      {
+        tool: 'fs_write',
+        args: { path: 'notes.md', mode: 'append', content: 'remember the milk\n' },
+        decision: 'deny',
+      },
+    ]);
     expect(JSON.stringify(doc.result.turns)).toContain('did not happen');
     const human = await cli(['agent', 'chat', 'careful.adf'], 'again\n');
     expect(human.stdout).toContain('approval needed');
@@ -74,7 +91,11 @@ describe('trust agent approve / deny against a running studio (built binary)', (
       const { port, url } = studioSchema.parse(JSON.parse(first)).result;
       const token = url.split('#token=')[1] as string;
       const send = (text: string) =>
-        fetch(`http://127.0.0.1:${port}/api/v1/agents/demo-helper/chat`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+        fetch(`http://127.0.0.1:${port}/api/v1/agents/demo-helper/chat`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ text }),
+        });
       expect((await send('first')).status).toBe(200);
 
       const listed = agentPendingSchema('agent approve').parse((await cli(['agent', 'approve', '--json'])).json());
@@ -83,15 +104,20 @@ describe('trust agent approve / deny against a running studio (built binary)', (
       const approved = await cli(['agent', 'approve', id.slice(0, 8), '--json']);
       expect(approved.code).toBe(0);
       expect(agentResolveSchema('agent approve').parse(approved.json()).result.task.status).toBe('approved');
-      expect(failureSchema.parse((await cli(['agent', 'approve', id, '--json'])).json()).error.code).toBeTrustCode('AGENT_TASK_NOT_FOUND');
+      expect(failureSchema.parse((await cli(['agent', 'approve', id, '--json'])).json()).error.code).toBeTrustCode(
+        'AGENT_TASK_NOT_FOUND',
+      );
 
       for (let i = 0; i < 100; i++) {
-        const agents = (await (await fetch(`http://127.0.0.1:${port}/api/v1/agents`, { headers: { authorization: `Bearer ${token}` } })).json()) as { agents: { state: string }[] };
+        const agents = (await (
+          await fetch(`http://127.0.0.1:${port}/api/v1/agents`, { headers: { authorization: `Bearer ${token}` } })
+        ).json()) as { agents: { state: string }[] };
         if (agents.agents[0]?.state === 'idle') break;
         await new Promise((r) => setTimeout(r, 50));
       }
       expect((await send('second')).status).toBe(200);
-      const pending = agentPendingSchema('agent deny').parse((await cli(['agent', 'deny', '--json'])).json()).result.pending;
+      const pending = agentPendingSchema('agent deny').parse((await cli(['agent', 'deny', '--json'])).json()).result
+        .pending;
       const denied = await cli(['agent', 'deny', pending[0]?.id as string, '--feedback', 'not now', '--json']);
       expect(denied.code).toBe(0);
       expect(agentResolveSchema('agent deny').parse(denied.json()).result.task.status).toBe('denied');
@@ -101,6 +127,8 @@ describe('trust agent approve / deny against a running studio (built binary)', (
         child.kill('SIGINT');
       });
     }
-    expect(failureSchema.parse((await cli(['agent', 'deny', '--json'])).json()).error.code).toBeTrustCode('STUDIO_NOT_RUNNING');
+    expect(failureSchema.parse((await cli(['agent', 'deny', '--json'])).json()).error.code).toBeTrustCode(
+      'STUDIO_NOT_RUNNING',
+    );
   });
 });

@@ -16,7 +16,12 @@ const spec: CommandSpec = {
   run: async () => 0,
 };
 
-const passthrough: CommandSpec = { ...spec, name: 'sandbox', positionals: [], passthrough: { name: 'argv', description: 'a' } };
+const passthrough: CommandSpec = {
+  ...spec,
+  name: 'sandbox',
+  positionals: [],
+  passthrough: { name: 'argv', description: 'a' },
+};
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -29,7 +34,16 @@ function codeOf(fn: () => unknown): string | undefined {
 
 describe('parseCommandArgs', () => {
   it('parses positionals, strings, repeated flags and globals', () => {
-    const p = parseCommandArgs(spec, ['https://a.test', '--mode', 'strict', '--cap', 'http', '--cap', 'env:X', '--json']);
+    const p = parseCommandArgs(spec, [
+      'https://a.test',
+      '--mode',
+      'strict',
+      '--cap',
+      'http',
+      '--cap',
+      'env:X',
+      '--json',
+    ]);
     expect(p.positionals).toEqual(['https://a.test']);
     expect(p.values.mode).toBe('strict');
     expect(listOption(p.values, 'cap')).toEqual(['http', 'env:X']);
@@ -42,7 +56,11 @@ describe('parseCommandArgs', () => {
       parseCommandArgs(spec, ['https://a.test', '--polcy', 'x']);
       expect.unreachable();
     } catch (e) {
-      expect(e).toMatchObject({ code: expect.toBeTrustCode('CLI_USAGE_UNKNOWN_OPTION'), exitCode: 2, hint: "did you mean '--policy'?" });
+      expect(e).toMatchObject({
+        code: expect.toBeTrustCode('CLI_USAGE_UNKNOWN_OPTION'),
+        exitCode: 2,
+        hint: "did you mean '--policy'?",
+      });
     }
   });
 
@@ -64,7 +82,9 @@ describe('parseCommandArgs', () => {
     const p = parseCommandArgs(passthrough, ['--cap', 'stdout', '--', 'sh', '-c', 'exit 3', '--json']);
     expect(p.rest).toEqual(['sh', '-c', 'exit 3', '--json']);
     expect(p.json).toBe(false);
-    expect(codeOf(() => parseCommandArgs(passthrough, ['--cap', 'stdout']))).toBeTrustCode('CLI_USAGE_MISSING_ARGUMENT');
+    expect(codeOf(() => parseCommandArgs(passthrough, ['--cap', 'stdout']))).toBeTrustCode(
+      'CLI_USAGE_MISSING_ARGUMENT',
+    );
   });
 
   it('lets a positional start with a dash after -- for other commands', () => {
@@ -81,7 +101,9 @@ describe('integerOption and choiceOption', () => {
     expect(integerOption({ port: '8080' }, 'port', { min: 0, max: 65535 })).toBe(8080);
     expect(integerOption({}, 'port', { min: 0, max: 65535 })).toBeUndefined();
     for (const bad of ['-1', '70000', '1e3', '0x10', 'abc', '']) {
-      expect(codeOf(() => integerOption({ port: bad }, 'port', { min: 0, max: 65535 }))).toBeTrustCode('CLI_USAGE_INVALID_VALUE');
+      expect(codeOf(() => integerOption({ port: bad }, 'port', { min: 0, max: 65535 }))).toBeTrustCode(
+        'CLI_USAGE_INVALID_VALUE',
+      );
     }
   });
 
@@ -91,7 +113,10 @@ describe('integerOption and choiceOption', () => {
       choiceOption({ mode: 'strct' }, 'mode', ['default', 'strict']);
       expect.unreachable();
     } catch (e) {
-      expect(e).toMatchObject({ code: expect.toBeTrustCode('CLI_USAGE_INVALID_VALUE'), hint: "did you mean 'strict'?" });
+      expect(e).toMatchObject({
+        code: expect.toBeTrustCode('CLI_USAGE_INVALID_VALUE'),
+        hint: "did you mean 'strict'?",
+      });
     }
   });
 });

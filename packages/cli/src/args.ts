@@ -119,7 +119,11 @@ function toUsageError(spec: CommandSpec, error: unknown): Error {
     );
   }
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    return usageError('CLI_USAGE_INVALID_VALUE', `${message.split('.')[0]} (trust ${spec.name})`, `see \`trust ${spec.name} --help\``);
+    return usageError(
+      'CLI_USAGE_INVALID_VALUE',
+      `${message.split('.')[0]} (trust ${spec.name})`,
+      `see \`trust ${spec.name} --help\``,
+    );
   }
   return usageError('CLI_USAGE', message, `see \`trust ${spec.name} --help\``);
 }
@@ -144,21 +148,37 @@ export function listOption(values: OptionValues, name: string): readonly string[
  * @example
  * integerOption(values, 'port', { min: 0, max: 65535 });
  */
-export function integerOption(values: OptionValues, name: string, range: { min: number; max: number; example?: number }): number | undefined {
+export function integerOption(
+  values: OptionValues,
+  name: string,
+  range: { min: number; max: number; example?: number },
+): number | undefined {
   const v = stringOption(values, name);
   if (v === undefined) return undefined;
   const n = /^\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n) || n < range.min || n > range.max) {
-    throw usageError('CLI_USAGE_INVALID_VALUE', `--${name} must be a whole number from ${range.min} to ${range.max}, got '${v}'`, `for example --${name} ${range.example ?? (range.max === 65_535 ? 8080 : Math.max(range.min, 1))}`);
+    throw usageError(
+      'CLI_USAGE_INVALID_VALUE',
+      `--${name} must be a whole number from ${range.min} to ${range.max}, got '${v}'`,
+      `for example --${name} ${range.example ?? (range.max === 65_535 ? 8080 : Math.max(range.min, 1))}`,
+    );
   }
   return n;
 }
 
 /** A flag restricted to a set of words, or `undefined` when absent. */
-export function choiceOption<T extends string>(values: OptionValues, name: string, choices: readonly T[]): T | undefined {
+export function choiceOption<T extends string>(
+  values: OptionValues,
+  name: string,
+  choices: readonly T[],
+): T | undefined {
   const v = stringOption(values, name);
   if (v === undefined) return undefined;
   if ((choices as readonly string[]).includes(v)) return v as T;
   const s = didYouMean(v, choices);
-  throw usageError('CLI_USAGE_INVALID_VALUE', `--${name} must be one of ${choices.join(', ')}, got '${v}'`, s ? `did you mean '${s}'?` : `for example --${name} ${choices[0]}`);
+  throw usageError(
+    'CLI_USAGE_INVALID_VALUE',
+    `--${name} must be one of ${choices.join(', ')}, got '${v}'`,
+    s ? `did you mean '${s}'?` : `for example --${name} ${choices[0]}`,
+  );
 }

@@ -14,7 +14,13 @@ function writeChain(n: number): string[] {
   rmSync(file, { force: true });
   const sink = createJsonlAuditSink(file, { fsync: false });
   for (let i = 0; i < n; i++) {
-    sink.record({ principal: createPrincipal('plugin', 'p1'), action: 'egress.http', target: `https://h${i}.test/\u001b[2J`, decision: i % 2 ? 'deny' : 'allow', rule: 'r' });
+    sink.record({
+      principal: createPrincipal('plugin', 'p1'),
+      action: 'egress.http',
+      target: `https://h${i}.test/\u001b[2J`,
+      decision: i % 2 ? 'deny' : 'allow',
+      rule: 'r',
+    });
   }
   sink.close();
   return readFileSync(file, 'utf8').trimEnd().split('\n');
@@ -29,7 +35,12 @@ describe('trust audit (built binary)', () => {
   });
 
   it.each([
-    ['an edited event', (l: string[]) => l.map((x, i) => (i === 2 ? x.replace('"allow"', '"deny"') : x)), 2, 'AUDIT_HASH_MISMATCH'],
+    [
+      'an edited event',
+      (l: string[]) => l.map((x, i) => (i === 2 ? x.replace('"allow"', '"deny"') : x)),
+      2,
+      'AUDIT_HASH_MISMATCH',
+    ],
     ['a deleted event', (l: string[]) => l.filter((_, i) => i !== 1), 1, 'AUDIT_PREV_MISMATCH'],
     ['reordered events', (l: string[]) => [l[0], l[2], l[1], l[3], l[4]] as string[], 1, 'AUDIT_PREV_MISMATCH'],
     ['a line that is not JSON', (l: string[]) => l.map((x, i) => (i === 3 ? '{not json' : x)), 3, 'AUDIT_MALFORMED'],
@@ -52,7 +63,12 @@ describe('trust audit (built binary)', () => {
     writeFileSync(file, `${intact}{"v":1,"time":"2026-`);
     const r = await runCli(['audit', 'verify', 'audit.jsonl', '--json'], { home: tmp.home });
     expect(r.code).toBe(1);
-    expect(auditVerifySchema.parse(r.json()).result).toMatchObject({ ok: false, state: 'torn-tail', count: 4, broken: { line: 5, code: expect.toBeTrustCode('AUDIT_TORN_TAIL') } });
+    expect(auditVerifySchema.parse(r.json()).result).toMatchObject({
+      ok: false,
+      state: 'torn-tail',
+      count: 4,
+      broken: { line: 5, code: expect.toBeTrustCode('AUDIT_TORN_TAIL') },
+    });
     const human = await runCli(['audit', 'verify', 'audit.jsonl'], { home: tmp.home });
     expect(human.stdout).toContain('is incomplete: a write was interrupted');
     expect(human.stdout).toContain('not tampering');
@@ -66,7 +82,12 @@ describe('trust audit (built binary)', () => {
     expect(readFileSync(file, 'utf8')).toBe(intact);
     writeFileSync(file, `${intact}x`);
     const j = await runCli(['audit', 'verify', 'audit.jsonl', '--repair', '--json'], { home: tmp.home });
-    expect(auditVerifySchema.parse(j.json()).result).toMatchObject({ ok: true, state: 'intact', count: 4, repaired: { line: 5, removedBytes: 1, removed: 'x' } });
+    expect(auditVerifySchema.parse(j.json()).result).toMatchObject({
+      ok: true,
+      state: 'intact',
+      count: 4,
+      repaired: { line: 5, removedBytes: 1, removed: 'x' },
+    });
   });
 
   it('verify --repair refuses a tampered file with a torn tail and leaves it as it is', async () => {
@@ -98,7 +119,9 @@ describe('trust audit (built binary)', () => {
     expect(lines).toHaveLength(2);
     expect(r.stdout).toContain('https://h5.test/');
     expect(r.stdout).not.toContain('\u001b');
-    const j = auditTailSchema.parse((await runCli(['audit', 'tail', 'audit.jsonl', '-n', '0', '--json'], { home: tmp.home })).json());
+    const j = auditTailSchema.parse(
+      (await runCli(['audit', 'tail', 'audit.jsonl', '-n', '0', '--json'], { home: tmp.home })).json(),
+    );
     expect(j.result).toMatchObject({ total: 6, chain: { ok: true } });
     expect(j.result.events).toHaveLength(6);
   });

@@ -15,7 +15,11 @@ export class CliError extends Error {
   readonly hint: string | undefined;
   readonly exitCode: ExitCode | undefined;
 
-  constructor(code: TrustErrorCode, message: string, options: { hint?: string; exitCode?: ExitCode; cause?: unknown } = {}) {
+  constructor(
+    code: TrustErrorCode,
+    message: string,
+    options: { hint?: string; exitCode?: ExitCode; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CliError';
     this.code = code;

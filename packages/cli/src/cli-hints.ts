@@ -5,8 +5,14 @@
  * A hint that matches none is shown unchanged.
  */
 const REWRITES: readonly (readonly [RegExp, string])[] = [
-  [/use mode '([\w-]+)' or add "([^"]+)"(?: \(or its \/48\))? to allowCidrs/g, 'pass --mode $1, or --allow-cidr $2 (in a policy file: "guard": {"allowCidrs": ["$2"]})'],
-  [/add "([^"]+)"( \(or its \/48\))? to allowCidrs/g, 'pass --allow-cidr $1$2 (in a policy file: "guard": {"allowCidrs": ["$1"]})'],
+  [
+    /use mode '([\w-]+)' or add "([^"]+)"(?: \(or its \/48\))? to allowCidrs/g,
+    'pass --mode $1, or --allow-cidr $2 (in a policy file: "guard": {"allowCidrs": ["$2"]})',
+  ],
+  [
+    /add "([^"]+)"( \(or its \/48\))? to allowCidrs/g,
+    'pass --allow-cidr $1$2 (in a policy file: "guard": {"allowCidrs": ["$1"]})',
+  ],
   [/remove "([^"]+)" from denyCidrs/g, 'drop --deny-cidr $1 (in a policy file: remove "$1" from guard.denyCidrs)'],
   [/add that public key to trustedKeys/g, 'pass its public key file with --trusted <key.pub>'],
   [/\btrustedKeys\b/g, '--trusted <key.pub>'],

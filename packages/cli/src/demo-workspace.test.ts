@@ -17,7 +17,9 @@ describe('ensureDemoWorkspace', () => {
       env: {},
       launcherCacheDir: join(dir, 'cache'),
       createSandbox: async () => {
-        throw new TrustError('SANDBOX_UNAVAILABLE', 'bubblewrap is not installed', { hint: 'apt-get install bubblewrap' });
+        throw new TrustError('SANDBOX_UNAVAILABLE', 'bubblewrap is not installed', {
+          hint: 'apt-get install bubblewrap',
+        });
       },
     });
     expect(created).toBe(true);

@@ -67,18 +67,34 @@ async function sampleSandboxRun(options: DemoSampleRunOptions, progress: (messag
     const os = await import('@trust/os-sandbox');
     const createSandbox = options.createSandbox ?? os.createSandbox;
     const collector = createEgressCollector((await import('@trust/core')).createMemoryAuditSink());
-    const sandbox = await createSandbox(SAMPLE_SANDBOX_POLICY as never, { env: options.env, audit: collector.sink, launcherCacheDir: options.launcherCacheDir });
+    const sandbox = await createSandbox(SAMPLE_SANDBOX_POLICY as never, {
+      env: options.env,
+      audit: collector.sink,
+      launcherCacheDir: options.launcherCacheDir,
+    });
     try {
       const startedAt = new Date();
       const child = await sandbox.spawn([...SAMPLE_SANDBOX_ARGV]);
       const [exit] = await Promise.all([child.exit, os.readAll(child.stdout), os.readAll(child.stderr)]);
-      appendSandboxRun(options.runsFile, sandboxRunRecord({ runId: exit.runId, argv: SAMPLE_SANDBOX_ARGV, policy: SAMPLE_SANDBOX_POLICY, exit, egress: collector.events, startedAt }));
+      appendSandboxRun(
+        options.runsFile,
+        sandboxRunRecord({
+          runId: exit.runId,
+          argv: SAMPLE_SANDBOX_ARGV,
+          policy: SAMPLE_SANDBOX_POLICY,
+          exit,
+          egress: collector.events,
+          startedAt,
+        }),
+      );
     } finally {
       await sandbox.close();
     }
   } catch (e) {
     const err = e as { message?: string; hint?: string };
-    progress(`  sample sandbox run skipped: ${err.message ?? String(e)} (${err.hint ?? 'check the sandbox with `trust doctor`'})`);
+    progress(
+      `  sample sandbox run skipped: ${err.message ?? String(e)} (${err.hint ?? 'check the sandbox with `trust doctor`'})`,
+    );
   }
 }
 
@@ -114,8 +130,16 @@ export function demoAnswer(request: ModelRequest): ModelResponse {
   const n = request.messages.length;
   return {
     content: [
-      { type: 'text', text: 'I am the DEMO agent (scripted answers, no model). I would like to save your message to notes.md; fs_write is restricted, so you decide.' },
-      { type: 'tool_use', id: `demo-${n}`, name: 'fs_write', input: { path: 'notes.md', mode: 'append', content: `${said}\n` } },
+      {
+        type: 'text',
+        text: 'I am the DEMO agent (scripted answers, no model). I would like to save your message to notes.md; fs_write is restricted, so you decide.',
+      },
+      {
+        type: 'tool_use',
+        id: `demo-${n}`,
+        name: 'fs_write',
+        input: { path: 'notes.md', mode: 'append', content: `${said}\n` },
+      },
     ],
     stopReason: 'tool_use',
     usage,
@@ -153,7 +177,9 @@ export async function ensureDemoWorkspace(
   progress('creating the demo workspace (first run)');
   progress(`  demo agent ${DEMO_AGENT} (scripted provider, fs_write restricted)`);
   const { createAdf, defaultAgentConfig } = await import('@trust/agent-runtime');
-  const config = structuredClone(defaultAgentConfig({ name: DEMO_AGENT })) as unknown as Record<string, unknown> & { tools: { name: string; restricted?: boolean }[] };
+  const config = structuredClone(defaultAgentConfig({ name: DEMO_AGENT })) as unknown as Record<string, unknown> & {
+    tools: { name: string; restricted?: boolean }[];
+  };
   config.tools = config.tools.map((tool) => (tool.name === 'fs_write' ? { ...tool, restricted: true } : tool));
   config.description = 'DEMO agent: answers come from a scripted provider, no model is called';
   createAdf(join(t.agents, `${DEMO_AGENT}.adf`), { template: config }).close();
@@ -181,7 +207,10 @@ export async function ensureDemoWorkspace(
       '- sandbox-policy.json: a sample policy for `trust sandbox --policy`.\n' +
       'Delete this directory to start over.\n',
   );
-  await writeFile(join(tmp, MARKER), `${JSON.stringify({ v: 1, kind: 'trust-demo-workspace', createdAt: new Date().toISOString() })}\n`);
+  await writeFile(
+    join(tmp, MARKER),
+    `${JSON.stringify({ v: 1, kind: 'trust-demo-workspace', createdAt: new Date().toISOString() })}\n`,
+  );
   await rm(root, { recursive: true, force: true });
   await mkdir(join(root, '..'), { recursive: true });
   await rename(tmp, root);

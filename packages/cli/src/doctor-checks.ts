@@ -43,11 +43,17 @@ function systemRemedy(probe: ProbeEnv, apt: string): string {
  */
 export function findCheckout(moduleDir: string): string | undefined {
   const root = join(moduleDir, '..', '..', '..');
-  return existsSync(join(root, 'pnpm-workspace.yaml')) && existsSync(join(root, 'scripts', 'bootstrap.sh')) ? root : undefined;
+  return existsSync(join(root, 'pnpm-workspace.yaml')) && existsSync(join(root, 'scripts', 'bootstrap.sh'))
+    ? root
+    : undefined;
 }
 
 /** The real machine. */
-export function createProbeEnv(env: Readonly<Record<string, string | undefined>>, sqlitePath: () => string | undefined, checkout: string | undefined): ProbeEnv {
+export function createProbeEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  sqlitePath: () => string | undefined,
+  checkout: string | undefined,
+): ProbeEnv {
   return {
     checkout,
     platform: process.platform,
@@ -56,7 +62,11 @@ export function createProbeEnv(env: Readonly<Record<string, string | undefined>>
     exec: (file, args) =>
       new Promise((resolve) => {
         execFile(file, [...args], { timeout: 10_000, encoding: 'utf8' }, (error, stdout, stderr) => {
-          const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : null) : 0;
+          const code = error
+            ? typeof (error as { code?: unknown }).code === 'number'
+              ? (error as { code: number }).code
+              : null
+            : 0;
           resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? error?.message ?? '') });
         });
       }),
@@ -85,7 +95,13 @@ export function checkNode(version: string): DoctorCheck {
   const ok = major > 20 || (major === 20 && minor >= 19);
   return ok
     ? { id: 'node', label: 'Node.js', status: 'ok', detail: `v${version} (needs 20.19 or newer)` }
-    : { id: 'node', label: 'Node.js', status: 'missing', detail: `v${version} is too old (needs 20.19 or newer)`, remedy: 'install Node.js 20.19 or newer, then run `trust doctor` again' };
+    : {
+        id: 'node',
+        label: 'Node.js',
+        status: 'missing',
+        detail: `v${version} is too old (needs 20.19 or newer)`,
+        remedy: 'install Node.js 20.19 or newer, then run `trust doctor` again',
+      };
 }
 
 async function findInPath(probe: ProbeEnv, names: readonly string[]): Promise<string | undefined> {
@@ -105,13 +121,24 @@ const USERNS_REMEDY =
 /** bubblewrap, user namespaces and network namespaces (Linux only). */
 export async function checkBubblewrap(probe: ProbeEnv): Promise<DoctorCheck[]> {
   if (probe.platform !== 'linux') {
-    return ['bwrap', 'userns', 'netns'].map((id) => ({ id, label: id, status: 'skipped' as const, detail: 'Linux only' }));
+    return ['bwrap', 'userns', 'netns'].map((id) => ({
+      id,
+      label: id,
+      status: 'skipped' as const,
+      detail: 'Linux only',
+    }));
   }
   const bwrap = await findInPath(probe, ['bwrap']);
   if (!bwrap) {
     const remedy = systemRemedy(probe, 'apt-get install bubblewrap');
     return [
-      { id: 'bwrap', label: 'bubblewrap', status: 'missing', detail: 'bwrap is not on PATH; `trust sandbox` cannot run', remedy },
+      {
+        id: 'bwrap',
+        label: 'bubblewrap',
+        status: 'missing',
+        detail: 'bwrap is not on PATH; `trust sandbox` cannot run',
+        remedy,
+      },
       { id: 'userns', label: 'user namespaces', status: 'unknown', detail: 'needs bwrap to test', remedy },
       { id: 'netns', label: 'network namespaces', status: 'unknown', detail: 'needs bwrap to test', remedy },
     ];
@@ -125,10 +152,27 @@ export async function checkBubblewrap(probe: ProbeEnv): Promise<DoctorCheck[]> {
     { id: 'bwrap', label: 'bubblewrap', status: 'ok', detail: `${v} at ${bwrap}` },
     userns.code === 0
       ? { id: 'userns', label: 'user namespaces', status: 'ok', detail: 'bwrap can create a user namespace' }
-      : { id: 'userns', label: 'user namespaces', status: 'missing', detail: `bwrap --unshare-user failed: ${firstLine(userns.stderr)}`, remedy: USERNS_REMEDY },
+      : {
+          id: 'userns',
+          label: 'user namespaces',
+          status: 'missing',
+          detail: `bwrap --unshare-user failed: ${firstLine(userns.stderr)}`,
+          remedy: USERNS_REMEDY,
+        },
     netns.code === 0
-      ? { id: 'netns', label: 'network namespaces', status: 'ok', detail: 'bwrap can create a private network namespace' }
-      : { id: 'netns', label: 'network namespaces', status: 'missing', detail: `bwrap --unshare-net failed: ${firstLine(netns.stderr)}`, remedy: USERNS_REMEDY },
+      ? {
+          id: 'netns',
+          label: 'network namespaces',
+          status: 'ok',
+          detail: 'bwrap can create a private network namespace',
+        }
+      : {
+          id: 'netns',
+          label: 'network namespaces',
+          status: 'missing',
+          detail: `bwrap --unshare-net failed: ${firstLine(netns.stderr)}`,
+          remedy: USERNS_REMEDY,
+        },
   ];
 }
 
@@ -138,9 +182,21 @@ export async function checkSeccomp(probe: ProbeEnv): Promise<DoctorCheck> {
   const status = await probe.readText('/proc/self/status');
   const mode = status === undefined ? undefined : /^Seccomp:\s*(\d)/m.exec(status)?.[1];
   if (mode === undefined) {
-    return { id: 'seccomp', label: 'seccomp', status: 'missing', detail: 'the kernel does not report seccomp support', remedy: 'use a kernel built with CONFIG_SECCOMP and CONFIG_SECCOMP_FILTER (every mainstream distribution kernel has them)' };
+    return {
+      id: 'seccomp',
+      label: 'seccomp',
+      status: 'missing',
+      detail: 'the kernel does not report seccomp support',
+      remedy:
+        'use a kernel built with CONFIG_SECCOMP and CONFIG_SECCOMP_FILTER (every mainstream distribution kernel has them)',
+    };
   }
-  const how = mode === '0' ? 'available' : mode === '2' ? 'available (this process already runs under a filter)' : 'strict mode only';
+  const how =
+    mode === '0'
+      ? 'available'
+      : mode === '2'
+        ? 'available (this process already runs under a filter)'
+        : 'strict mode only';
   return { id: 'seccomp', label: 'seccomp', status: mode === '1' ? 'degraded' : 'ok', detail: how };
 }
 
@@ -152,7 +208,15 @@ export async function checkLandlock(probe: ProbeEnv): Promise<DoctorCheck> {
   const unused = 'not used by trust (the sandbox isolates with namespaces, seccomp and bind mounts)';
   if (probe.platform !== 'linux') return { id: 'landlock', label: 'Landlock', status: 'skipped', detail: 'Linux only' };
   const lsm = await probe.readText('/sys/kernel/security/lsm');
-  const kernel = lsm === undefined ? 'the LSM list is not readable' : lsm.split(',').map((x) => x.trim()).includes('landlock') ? 'enabled in this kernel' : 'not enabled in this kernel';
+  const kernel =
+    lsm === undefined
+      ? 'the LSM list is not readable'
+      : lsm
+            .split(',')
+            .map((x) => x.trim())
+            .includes('landlock')
+        ? 'enabled in this kernel'
+        : 'not enabled in this kernel';
   return { id: 'landlock', label: 'Landlock', status: 'skipped', detail: `${unused}; ${kernel}` };
 }
 
@@ -162,45 +226,105 @@ export async function checkLandlock(probe: ProbeEnv): Promise<DoctorCheck> {
  * (slower, no cgroup joining); without either, limits and http/tcp in the sandbox cannot work.
  */
 export async function checkLauncherTools(probe: ProbeEnv): Promise<DoctorCheck[]> {
-  if (probe.platform !== 'linux') return ['cc', 'socat'].map((id) => ({ id, label: id === 'cc' ? 'C compiler' : 'socat', status: 'skipped' as const, detail: 'Linux only' }));
-  const [cc, socat, prlimit] = await Promise.all([findInPath(probe, ['cc', 'gcc', 'clang']), findInPath(probe, ['socat']), findInPath(probe, ['prlimit'])]);
+  if (probe.platform !== 'linux')
+    return ['cc', 'socat'].map((id) => ({
+      id,
+      label: id === 'cc' ? 'C compiler' : 'socat',
+      status: 'skipped' as const,
+      detail: 'Linux only',
+    }));
+  const [cc, socat, prlimit] = await Promise.all([
+    findInPath(probe, ['cc', 'gcc', 'clang']),
+    findInPath(probe, ['socat']),
+    findInPath(probe, ['prlimit']),
+  ]);
   const fallback = socat !== undefined && prlimit !== undefined;
   const ccRemedy = systemRemedy(probe, 'apt-get install gcc libc6-dev');
   const ccCheck: DoctorCheck = cc
     ? { id: 'cc', label: 'C compiler', status: 'ok', detail: `${cc} (builds the sandbox launcher on first use)` }
     : fallback
-      ? { id: 'cc', label: 'C compiler', status: 'degraded', detail: 'no cc/gcc/clang on PATH: the sandbox uses the socat/prlimit fallback (slower, no cgroup joining)', remedy: ccRemedy }
-      : { id: 'cc', label: 'C compiler', status: 'missing', detail: 'no cc/gcc/clang on PATH and no socat/prlimit fallback: sandbox limits and http/tcp cannot work', remedy: ccRemedy };
+      ? {
+          id: 'cc',
+          label: 'C compiler',
+          status: 'degraded',
+          detail: 'no cc/gcc/clang on PATH: the sandbox uses the socat/prlimit fallback (slower, no cgroup joining)',
+          remedy: ccRemedy,
+        }
+      : {
+          id: 'cc',
+          label: 'C compiler',
+          status: 'missing',
+          detail: 'no cc/gcc/clang on PATH and no socat/prlimit fallback: sandbox limits and http/tcp cannot work',
+          remedy: ccRemedy,
+        };
   const socatRemedy = systemRemedy(probe, 'apt-get install socat util-linux');
   const socatCheck: DoctorCheck = fallback
-    ? { id: 'socat', label: 'socat', status: 'ok', detail: `${socat} and ${prlimit} (the fallback when no launcher can be built)` }
+    ? {
+        id: 'socat',
+        label: 'socat',
+        status: 'ok',
+        detail: `${socat} and ${prlimit} (the fallback when no launcher can be built)`,
+      }
     : cc
-      ? { id: 'socat', label: 'socat', status: 'skipped', detail: `${socat ? 'prlimit' : 'socat'} not found; not needed while a C compiler builds the launcher` }
-      : { id: 'socat', label: 'socat', status: 'missing', detail: `${socat ? 'prlimit' : 'socat'} not found, and there is no C compiler for the launcher`, remedy: socatRemedy };
+      ? {
+          id: 'socat',
+          label: 'socat',
+          status: 'skipped',
+          detail: `${socat ? 'prlimit' : 'socat'} not found; not needed while a C compiler builds the launcher`,
+        }
+      : {
+          id: 'socat',
+          label: 'socat',
+          status: 'missing',
+          detail: `${socat ? 'prlimit' : 'socat'} not found, and there is no C compiler for the launcher`,
+          remedy: socatRemedy,
+        };
   return [ccCheck, socatCheck];
 }
 
 /** seatbelt (macOS only). */
 export async function checkSeatbelt(probe: ProbeEnv): Promise<DoctorCheck> {
-  if (probe.platform !== 'darwin') return { id: 'seatbelt', label: 'seatbelt', status: 'skipped', detail: 'macOS only' };
+  if (probe.platform !== 'darwin')
+    return { id: 'seatbelt', label: 'seatbelt', status: 'skipped', detail: 'macOS only' };
   return (await probe.isExecutable('/usr/bin/sandbox-exec'))
     ? { id: 'seatbelt', label: 'seatbelt', status: 'ok', detail: '/usr/bin/sandbox-exec is present' }
-    : { id: 'seatbelt', label: 'seatbelt', status: 'missing', detail: '/usr/bin/sandbox-exec not found', remedy: 'seatbelt ships with macOS; restore /usr/bin/sandbox-exec (reinstall or update macOS)' };
+    : {
+        id: 'seatbelt',
+        label: 'seatbelt',
+        status: 'missing',
+        detail: '/usr/bin/sandbox-exec not found',
+        remedy: 'seatbelt ships with macOS; restore /usr/bin/sandbox-exec (reinstall or update macOS)',
+      };
 }
 
 /** Chromium, used by the studio's browser tests (CHROMIUM_PATH overrides the search). */
 export async function checkChromium(probe: ProbeEnv): Promise<DoctorCheck> {
   const explicit = probe.env.CHROMIUM_PATH;
-  const remedy = probe.platform === 'darwin' ? 'install Chromium or Google Chrome and set CHROMIUM_PATH to its binary' : systemRemedy(probe, 'apt-get install chromium');
+  const remedy =
+    probe.platform === 'darwin'
+      ? 'install Chromium or Google Chrome and set CHROMIUM_PATH to its binary'
+      : systemRemedy(probe, 'apt-get install chromium');
   if (explicit) {
     return (await probe.isExecutable(explicit))
       ? { id: 'chromium', label: 'Chromium', status: 'ok', detail: `${explicit} (from CHROMIUM_PATH)` }
-      : { id: 'chromium', label: 'Chromium', status: 'missing', detail: `CHROMIUM_PATH=${explicit} is not an executable file`, remedy };
+      : {
+          id: 'chromium',
+          label: 'Chromium',
+          status: 'missing',
+          detail: `CHROMIUM_PATH=${explicit} is not an executable file`,
+          remedy,
+        };
   }
   const found = await findInPath(probe, ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']);
   return found
     ? { id: 'chromium', label: 'Chromium', status: 'ok', detail: found }
-    : { id: 'chromium', label: 'Chromium', status: 'missing', detail: 'no chromium on PATH (needed only for the studio browser tests)', remedy };
+    : {
+        id: 'chromium',
+        label: 'Chromium',
+        status: 'missing',
+        detail: 'no chromium on PATH (needed only for the studio browser tests)',
+        remedy,
+      };
 }
 
 /** The SQLite native module the agent runtime uses, loaded in a child process (a bad build can crash). */
@@ -211,11 +335,23 @@ export async function checkSqlite(probe: ProbeEnv): Promise<DoctorCheck> {
     ? `rebuild it: \`pnpm rebuild better-sqlite3\` in the checkout (${tools}, and npm_config_nodedir pointing at Node's headers)`
     : `reinstall the CLI with the Node.js you run it with, so the module is built for it: \`npm install -g @trust/cli\` (${tools} when no prebuilt binary fits)`;
   if (!path) {
-    return { id: 'sqlite', label: 'SQLite (better-sqlite3)', status: 'missing', detail: 'better-sqlite3 is not installed next to @trust/agent-runtime', remedy: probe.checkout ? 'reinstall: `pnpm install` in the checkout' : 'reinstall: `npm install -g @trust/cli`' };
+    return {
+      id: 'sqlite',
+      label: 'SQLite (better-sqlite3)',
+      status: 'missing',
+      detail: 'better-sqlite3 is not installed next to @trust/agent-runtime',
+      remedy: probe.checkout ? 'reinstall: `pnpm install` in the checkout' : 'reinstall: `npm install -g @trust/cli`',
+    };
   }
   const script = `const D=require(${JSON.stringify(path)});const db=new D(':memory:');process.stdout.write(String(db.prepare('select sqlite_version() v').get().v))`;
   const r = await probe.exec(process.execPath, ['-e', script]);
   return r.code === 0
     ? { id: 'sqlite', label: 'SQLite (better-sqlite3)', status: 'ok', detail: `loads (SQLite ${r.stdout.trim()})` }
-    : { id: 'sqlite', label: 'SQLite (better-sqlite3)', status: 'missing', detail: `does not load (exit ${r.code ?? 'signal'}): ${(r.stderr.trim().split('\n')[0] ?? '').slice(0, 200)}`, remedy };
+    : {
+        id: 'sqlite',
+        label: 'SQLite (better-sqlite3)',
+        status: 'missing',
+        detail: `does not load (exit ${r.code ?? 'signal'}): ${(r.stderr.trim().split('\n')[0] ?? '').slice(0, 200)}`,
+        remedy,
+      };
 }

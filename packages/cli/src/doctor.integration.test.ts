@@ -36,7 +36,19 @@ describe('trust doctor (built binary)', () => {
     const r = await runCli(['doctor', '--json'], { home: tmp.home });
     expect(r.code).toBe(0);
     const doc = doctorSchema.parse(r.json());
-    expect(doc.result.checks.map((c) => c.id)).toEqual(['node', 'bwrap', 'userns', 'netns', 'seccomp', 'landlock', 'cc', 'socat', 'seatbelt', 'chromium', 'sqlite']);
+    expect(doc.result.checks.map((c) => c.id)).toEqual([
+      'node',
+      'bwrap',
+      'userns',
+      'netns',
+      'seccomp',
+      'landlock',
+      'cc',
+      'socat',
+      'seatbelt',
+      'chromium',
+      'sqlite',
+    ]);
     const byId = Object.fromEntries(doc.result.checks.map((c) => [c.id, c]));
     expect(byId.node?.status).toBe('ok');
     expect(byId.bwrap?.status).toBe('ok');
@@ -74,9 +86,13 @@ describe('trust doctor (built binary)', () => {
     // The built CLI outside a checkout, as an npm install lays it out: bin, dist, node_modules.
     const app = join(tmp.home, 'npm-install', 'node_modules', '@trust', 'cli');
     mkdirSync(app, { recursive: true });
-    for (const part of ['bin', 'dist', 'package.json']) cpSync(join(CLI_DIR, part), join(app, part), { recursive: true });
+    for (const part of ['bin', 'dist', 'package.json'])
+      cpSync(join(CLI_DIR, part), join(app, part), { recursive: true });
     symlinkSync(join(CLI_DIR, 'node_modules'), join(app, 'node_modules'));
-    const r = await runCliAt(join(app, 'bin', 'trust.cjs'), ['doctor'], { home: tmp.home, env: { PATH: '/nonexistent' } });
+    const r = await runCliAt(join(app, 'bin', 'trust.cjs'), ['doctor'], {
+      home: tmp.home,
+      env: { PATH: '/nonexistent' },
+    });
     expect(r.stdout).toMatch(/fix: apt-get install bubblewrap\n/);
     expect(r.stdout).toMatch(/fix: apt-get install gcc libc6-dev\n/);
     expect(r.stdout).not.toContain('bootstrap.sh');
@@ -88,6 +104,9 @@ describe('trust doctor (built binary)', () => {
   it('rejects an unknown flag with exit 2 and a JSON error', async () => {
     const r = await runCli(['doctor', '--strikt', '--json'], { home: tmp.home });
     expect(r.code).toBe(2);
-    expect(failureSchema.parse(r.json()).error).toMatchObject({ code: expect.toBeTrustCode('CLI_USAGE_UNKNOWN_OPTION'), hint: "did you mean '--strict'?" });
+    expect(failureSchema.parse(r.json()).error).toMatchObject({
+      code: expect.toBeTrustCode('CLI_USAGE_UNKNOWN_OPTION'),
+      hint: "did you mean '--strict'?",
+    });
   });
 });

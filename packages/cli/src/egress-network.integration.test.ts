@@ -20,7 +20,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as { port: number }).port;
-  writeFileSync(join(tmp.home, 'allow.json'), JSON.stringify({ v: 1, http: { allow: [`127.0.0.1:${port}`], inject: [{ hosts: [`127.0.0.1:${port}`], headers: { 'x-api-key': { env: 'PEER_KEY' } } }] } }));
+  writeFileSync(
+    join(tmp.home, 'allow.json'),
+    JSON.stringify({
+      v: 1,
+      http: {
+        allow: [`127.0.0.1:${port}`],
+        inject: [{ hosts: [`127.0.0.1:${port}`], headers: { 'x-api-key': { env: 'PEER_KEY' } } }],
+      },
+    }),
+  );
   writeFileSync(join(tmp.home, 'deny.json'), JSON.stringify({ v: 1, http: { allow: ['api.example.com'] } }));
 });
 afterAll(async () => {
@@ -30,7 +39,10 @@ afterAll(async () => {
 
 describe('trust egress fetch (built binary)', () => {
   it('fetches an allowed URL, injects the credential the caller never sees, and returns the audit event', async () => {
-    const r = await runCli(['egress', 'fetch', `http://127.0.0.1:${port}/zen`, '--policy', 'allow.json', '--json'], { home: tmp.home, env: { PEER_KEY: 'k-secret' } });
+    const r = await runCli(['egress', 'fetch', `http://127.0.0.1:${port}/zen`, '--policy', 'allow.json', '--json'], {
+      home: tmp.home,
+      env: { PEER_KEY: 'k-secret' },
+    });
     expect(r.code).toBe(0);
     const doc = egressFetchSchema.parse(r.json());
     expect(doc.result.status).toBe(200);
@@ -41,7 +53,10 @@ describe('trust egress fetch (built binary)', () => {
   });
 
   it('escapes the body on a terminal only; piped output is byte for byte', async () => {
-    const r = await runCli(['egress', 'fetch', `http://127.0.0.1:${port}/raw`, '--policy', 'allow.json'], { home: tmp.home, env: { PEER_KEY: 'x' } });
+    const r = await runCli(['egress', 'fetch', `http://127.0.0.1:${port}/raw`, '--policy', 'allow.json'], {
+      home: tmp.home,
+      env: { PEER_KEY: 'x' },
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('hello \u001b[31mfrom\u001b[0m /raw');
     expect(r.stderr).toMatch(/audit .*allow/);
@@ -49,7 +64,9 @@ describe('trust egress fetch (built binary)', () => {
 
   it('denies a destination the policy does not allow, with exit 126 and without contacting it', async () => {
     const before = seen.length;
-    const r = await runCli(['egress', 'fetch', `http://127.0.0.1:${port}/nope`, '--policy', 'deny.json', '--json'], { home: tmp.home });
+    const r = await runCli(['egress', 'fetch', `http://127.0.0.1:${port}/nope`, '--policy', 'deny.json', '--json'], {
+      home: tmp.home,
+    });
     expect(r.code).toBe(126);
     expect(failureSchema.parse(r.json()).error.exitCode).toBe(126);
     expect(seen.length).toBe(before);
@@ -68,10 +85,16 @@ describe('trust egress fetch (built binary)', () => {
 
 function viaProxy(proxyPort: number, target: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: proxyPort, method: 'GET', path: target, headers: { host: new URL(target).host } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port: proxyPort, method: 'GET', path: target, headers: { host: new URL(target).host } },
+      (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d: string) => (body += d))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -79,11 +102,15 @@ function viaProxy(proxyPort: number, target: string): Promise<{ status: number; 
 
 describe('trust egress proxy (built binary)', () => {
   it('serves allowed requests, refuses others with 403, streams audit lines and stops on SIGINT', async () => {
-    const child = spawn(process.execPath, [BIN, 'egress', 'proxy', '--policy', 'allow.json', '--listen', '127.0.0.1:0', '--json'], {
-      cwd: tmp.home,
-      env: { PATH: process.env.PATH ?? '', HOME: tmp.home, TRUST_HOME: join(tmp.home, '.trust'), PEER_KEY: 'k2' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'egress', 'proxy', '--policy', 'allow.json', '--listen', '127.0.0.1:0', '--json'],
+      {
+        cwd: tmp.home,
+        env: { PATH: process.env.PATH ?? '', HOME: tmp.home, TRUST_HOME: join(tmp.home, '.trust'), PEER_KEY: 'k2' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     const first = await new Promise<string>((resolve, reject) => {
@@ -103,7 +130,11 @@ describe('trust egress proxy (built binary)', () => {
       child.kill('SIGINT');
     });
     expect(code).toBe(0);
-    const events = out.trimEnd().split('\n').slice(1).map((l) => JSON.parse(l) as { decision: string });
+    const events = out
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l) as { decision: string });
     expect(events.map((e) => e.decision)).toEqual(expect.arrayContaining(['allow', 'deny']));
   });
 });

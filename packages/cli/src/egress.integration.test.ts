@@ -29,29 +29,43 @@ describe('trust egress check (built binary)', () => {
     const pub = await runCli(['egress', 'check', 'https://93.184.215.14/', '--json'], { home: tmp.home });
     expect(pub.code).toBe(0);
     expect(egressCheckSchema.parse(pub.json()).result).toMatchObject({ allow: true, addresses: ['93.184.215.14'] });
-    const local = await runCli(['egress', 'check', 'http://10.0.0.5/', '--mode', 'allow-local', '--json'], { home: tmp.home });
+    const local = await runCli(['egress', 'check', 'http://10.0.0.5/', '--mode', 'allow-local', '--json'], {
+      home: tmp.home,
+    });
     expect(local.code).toBe(0);
   });
 
   it('judges a name through --resolve: a name that resolves to a private address is denied', async () => {
-    const r = await runCli(['egress', 'check', 'https://api.internal.test/', '--resolve', 'api.internal.test=10.0.0.5'], { home: tmp.home });
+    const r = await runCli(
+      ['egress', 'check', 'https://api.internal.test/', '--resolve', 'api.internal.test=10.0.0.5'],
+      { home: tmp.home },
+    );
     expect(r.code).toBe(126);
     expect(r.stdout).toContain('resolve  api.internal.test → 10.0.0.5');
     expect(r.stdout).toMatch(/denied \[EGRESS_PRIVATE/);
   });
 
   it('with --policy, asks the policy after the guard and takes the guard section from the file', async () => {
-    writeFileSync(join(tmp.home, 'p.json'), JSON.stringify({ v: 1, http: { allow: ['93.184.215.14'] }, guard: { mode: 'strict' } }));
-    const ok = await runCli(['egress', 'check', 'https://93.184.215.14/', '--policy', 'p.json', '--json'], { home: tmp.home });
+    writeFileSync(
+      join(tmp.home, 'p.json'),
+      JSON.stringify({ v: 1, http: { allow: ['93.184.215.14'] }, guard: { mode: 'strict' } }),
+    );
+    const ok = await runCli(['egress', 'check', 'https://93.184.215.14/', '--policy', 'p.json', '--json'], {
+      home: tmp.home,
+    });
     expect(ok.code).toBe(0);
     const okDoc = egressCheckSchema.parse(ok.json());
     expect(okDoc.result.steps.find((s) => s.step === 'policy')).toMatchObject({ ok: true });
-    const other = await runCli(['egress', 'check', 'https://93.184.215.15/', '--policy', 'p.json', '--json'], { home: tmp.home });
+    const other = await runCli(['egress', 'check', 'https://93.184.215.15/', '--policy', 'p.json', '--json'], {
+      home: tmp.home,
+    });
     expect(other.code).toBe(126);
     const doc = egressCheckSchema.parse(other.json());
     expect(doc.result.steps.find((s) => s.step === 'policy')).toMatchObject({ ok: false });
     expect(doc.result.code).toBeTrustCode('EGRESS_HOST_NOT_ALLOWED');
-    const strict = await runCli(['egress', 'check', 'http://127.0.0.1/', '--policy', 'p.json', '--json'], { home: tmp.home });
+    const strict = await runCli(['egress', 'check', 'http://127.0.0.1/', '--policy', 'p.json', '--json'], {
+      home: tmp.home,
+    });
     expect(egressCheckSchema.parse(strict.json()).result.mode).toBe('strict');
     expect(strict.code).toBe(126);
   });

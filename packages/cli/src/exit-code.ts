@@ -62,6 +62,7 @@ export function exitCodeFor(error: unknown): ExitCode {
   const code = typeof e.code === 'string' ? e.code : '';
   if (code.startsWith('CLI_USAGE')) return EXIT_CODES.usage;
   if (code.endsWith('_REJECTED')) return EXIT_CODES.rejected;
-  if (code.endsWith('_DENIED') || REFUSAL_CODES.has(code) || (typeof e.decision === 'object' && e.decision !== null)) return EXIT_CODES.denied;
+  if (code.endsWith('_DENIED') || REFUSAL_CODES.has(code) || (typeof e.decision === 'object' && e.decision !== null))
+    return EXIT_CODES.denied;
   return EXIT_CODES.failure;
 }

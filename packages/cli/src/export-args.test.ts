@@ -12,9 +12,21 @@ const codeOf = (fn: () => unknown): string => {
 
 describe('export arguments', () => {
   it.each([
-    ['add: func(a: u32, b: u32) -> u32', [{ name: 'a', type: 'u32' }, { name: 'b', type: 'u32' }]],
+    [
+      'add: func(a: u32, b: u32) -> u32',
+      [
+        { name: 'a', type: 'u32' },
+        { name: 'b', type: 'u32' },
+      ],
+    ],
     ['hello: func() -> string', []],
-    ['pairs: func(xs: list<tuple<u32, string>>, flag: bool)', [{ name: 'xs', type: 'list<tuple<u32, string>>' }, { name: 'flag', type: 'bool' }]],
+    [
+      'pairs: func(xs: list<tuple<u32, string>>, flag: bool)',
+      [
+        { name: 'xs', type: 'list<tuple<u32, string>>' },
+        { name: 'flag', type: 'bool' },
+      ],
+    ],
     ['acme:greeter/api#greet: func(name: string) -> string', [{ name: 'name', type: 'string' }]],
     ['point: record { x: u32 }', undefined],
   ])('parseWitParams(%j)', (wit, params) => {

@@ -82,7 +82,8 @@ function convert(param: ExportParam, index: number, text: string): unknown {
   const range = INT_RANGES[type];
   if (range) {
     const n = /^-?\d+$/.test(text) ? BigInt(text) : undefined;
-    if (n === undefined || n < range[0] || n > range[1]) fail(param, index, text, `a whole number from ${range[0]} to ${range[1]}`, '2');
+    if (n === undefined || n < range[0] || n > range[1])
+      fail(param, index, text, `a whole number from ${range[0]} to ${range[1]}`, '2');
     return type.endsWith('64') ? n : Number(n);
   }
   if (type === 'f32' || type === 'f64') {
@@ -126,13 +127,19 @@ function convert(param: ExportParam, index: number, text: string): unknown {
  * @example
  * convertExportArgs('add', [{ name: 'a', type: 'u32' }, { name: 'b', type: 'u32' }], ['2', '3']); // [2, 3]
  */
-export function convertExportArgs(exportName: string, params: readonly ExportParam[], words: readonly string[]): unknown[] {
+export function convertExportArgs(
+  exportName: string,
+  params: readonly ExportParam[],
+  words: readonly string[],
+): unknown[] {
   if (words.length !== params.length) {
     const sig = params.map((p) => `${p.name}: ${p.type}`).join(', ');
     throw usageError(
       'CLI_USAGE_INVALID_ARGUMENT',
       `${exportName} takes ${params.length} argument${params.length === 1 ? '' : 's'} (${sig || 'none'}), got ${words.length}`,
-      params.length === 0 ? `call it without arguments: … ${exportName}` : `for example: … ${exportName} ${params.map((p, i) => (INT_RANGES[p.type] ? String(i + 2) : p.type === 'string' ? 'text' : '…')).join(' ')}`,
+      params.length === 0
+        ? `call it without arguments: … ${exportName}`
+        : `for example: … ${exportName} ${params.map((p, i) => (INT_RANGES[p.type] ? String(i + 2) : p.type === 'string' ? 'text' : '…')).join(' ')}`,
     );
   }
   return words.map((w, i) => convert(params[i] as ExportParam, i, w));

@@ -67,7 +67,16 @@ describe('first-contact errors (built binary)', () => {
 
   it('a deny hint for a host:port rule does not suggest opening every port of the host', async () => {
     writeFileSync(join(tmp.home, 'ports.json'), '{"v":1,"http":{"allow":["svc.example.test:8443"]}}');
-    const r = await cli(['egress', 'check', 'https://svc.example.test:9443/', '--policy', 'ports.json', '--resolve', 'svc.example.test=93.184.215.14', '--json']);
+    const r = await cli([
+      'egress',
+      'check',
+      'https://svc.example.test:9443/',
+      '--policy',
+      'ports.json',
+      '--resolve',
+      'svc.example.test=93.184.215.14',
+      '--json',
+    ]);
     expect(r.code).toBe(126);
     const result = (r.json() as { result: { code: string; hint: string } }).result;
     expect(result.code).toBeTrustCode('EGRESS_HOST_NOT_ALLOWED');
@@ -78,7 +87,14 @@ describe('first-contact errors (built binary)', () => {
   it('audit tail prints the intact events of a log with a torn tail and says the tail is torn', async () => {
     const file = join(tmp.home, 'torn.jsonl');
     const sink = createJsonlAuditSink(file, { fsync: false });
-    for (let i = 0; i < 3; i++) sink.record({ principal: createPrincipal('plugin', 'p'), action: 'egress.http', target: `https://h${i}.test/`, decision: 'allow', rule: 'r' });
+    for (let i = 0; i < 3; i++)
+      sink.record({
+        principal: createPrincipal('plugin', 'p'),
+        action: 'egress.http',
+        target: `https://h${i}.test/`,
+        decision: 'allow',
+        rule: 'r',
+      });
     sink.close();
     writeFileSync(file, `${readFileSync(file, 'utf8')}{"v":1,"time":"2026-`);
     const human = await cli(['audit', 'tail', 'torn.jsonl']);
@@ -114,9 +130,21 @@ describe('first-contact errors (built binary)', () => {
     expect(error.message).not.toContain('Unrecognized key');
     expect(error.problems).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ code: expect.toBeTrustCode('SANDBOX_POLICY_UNKNOWN_KEY'), path: 'capabilites', hint: 'did you mean "capabilities"?' }),
-        expect.objectContaining({ code: expect.toBeTrustCode('SANDBOX_POLICY_UNKNOWN_KEY'), path: 'limits.timeMS', hint: 'did you mean "timeMs"?' }),
-        expect.objectContaining({ code: expect.toBeTrustCode('SANDBOX_POLICY_FIELD'), path: 'limits.pids', message: 'must be a number, got a string' }),
+        expect.objectContaining({
+          code: expect.toBeTrustCode('SANDBOX_POLICY_UNKNOWN_KEY'),
+          path: 'capabilites',
+          hint: 'did you mean "capabilities"?',
+        }),
+        expect.objectContaining({
+          code: expect.toBeTrustCode('SANDBOX_POLICY_UNKNOWN_KEY'),
+          path: 'limits.timeMS',
+          hint: 'did you mean "timeMs"?',
+        }),
+        expect.objectContaining({
+          code: expect.toBeTrustCode('SANDBOX_POLICY_FIELD'),
+          path: 'limits.pids',
+          message: 'must be a number, got a string',
+        }),
       ]),
     );
     expect(code).toBe(1);

@@ -16,8 +16,12 @@ export function parseUrlArgument(text: string, what = '<url>'): URL {
   try {
     return new URL(text);
   } catch (cause) {
-    const hint = /^[\w.-]+(:\d+)?(\/|$)/.test(text) ? `add the scheme: https://${text}` : 'write an absolute URL such as https://example.com/path';
-    throw Object.assign(usageError('CLI_USAGE_INVALID_URL', `${what} '${text}' is not a URL that parses`, hint), { cause });
+    const hint = /^[\w.-]+(:\d+)?(\/|$)/.test(text)
+      ? `add the scheme: https://${text}`
+      : 'write an absolute URL such as https://example.com/path';
+    throw Object.assign(usageError('CLI_USAGE_INVALID_URL', `${what} '${text}' is not a URL that parses`, hint), {
+      cause,
+    });
   }
 }
 
@@ -27,7 +31,11 @@ export async function checkCidrFlag(flag: string, list: readonly string[]): Prom
   const { parseCidr } = await import('@trust/core');
   for (const text of list) {
     if (parseCidr(text) === undefined) {
-      throw usageError('CLI_USAGE_INVALID_VALUE', `--${flag} '${text}' is not a CIDR block or an IP address`, `for example --${flag} 10.1.0.0/16 or --${flag} 10.0.0.5`);
+      throw usageError(
+        'CLI_USAGE_INVALID_VALUE',
+        `--${flag} '${text}' is not a CIDR block or an IP address`,
+        `for example --${flag} 10.1.0.0/16 or --${flag} 10.0.0.5`,
+      );
     }
   }
 }

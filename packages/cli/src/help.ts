@@ -15,7 +15,8 @@ const EXIT_CODE_LINES = [
 ];
 
 /** The usage rule in one line, for every command's help. */
-const USAGE_LINE = '2 usage error: an unknown flag, a missing or extra argument, or a value that does not parse (nothing ran)';
+const USAGE_LINE =
+  '2 usage error: an unknown flag, a missing or extra argument, or a value that does not parse (nothing ran)';
 
 function pad(text: string, width: number): string {
   return text.length >= width ? `${text}  ` : text.padEnd(width);
@@ -62,7 +63,12 @@ export function formatRootHelp(entries: readonly CommandEntry[], style: Style): 
 /** The help for a group such as `trust egress`. */
 export function formatGroupHelp(group: string, entries: readonly CommandEntry[], style: Style): string {
   const width = Math.max(...entries.map((e) => e.name.length)) + 4;
-  const lines = [style.bold('Usage'), `  trust ${group} <subcommand> [arguments] [options]`, '', style.bold('Subcommands')];
+  const lines = [
+    style.bold('Usage'),
+    `  trust ${group} <subcommand> [arguments] [options]`,
+    '',
+    style.bold('Subcommands'),
+  ];
   for (const e of entries) {
     const mark = e.unavailable ? ` ${style.yellow('(not available yet)')}` : '';
     lines.push(`  ${pad(e.name, width)}${e.summary}${mark}`);
@@ -93,13 +99,20 @@ export function formatCommandHelp(spec: CommandSpec, style: Style): string {
     const w = Math.max(...items.map(([l]) => l.length)) + 4;
     for (const [l, d] of items) lines.push(`  ${pad(l, w)}${d}`);
   }
-  const opts = Object.entries({ ...spec.options, ...GLOBAL_OPTIONS }).map(([n, o]) => [optionLabel(n, o), o.description] as const);
+  const opts = Object.entries({ ...spec.options, ...GLOBAL_OPTIONS }).map(
+    ([n, o]) => [optionLabel(n, o), o.description] as const,
+  );
   const w = Math.max(...opts.map(([l]) => l.length)) + 4;
   lines.push('', style.bold('Options'), ...opts.map(([l, d]) => `  ${pad(l, w)}${d}`));
   lines.push('', style.bold('Examples'));
   for (const ex of spec.examples) lines.push(`  ${style.dim(`# ${ex.explain}`)}`, `  ${ex.command}`, '');
-  lines.push(style.bold('JSON output (--json)'), `  { "v": 1, "ok": true, "command": "${spec.name}", "result": ${spec.jsonShape} }`);
-  lines.push('  on failure: { "v": 1, "ok": false, "command": …, "error": { "code", "message", "hint"?, "exitCode" } }');
+  lines.push(
+    style.bold('JSON output (--json)'),
+    `  { "v": 1, "ok": true, "command": "${spec.name}", "result": ${spec.jsonShape} }`,
+  );
+  lines.push(
+    '  on failure: { "v": 1, "ok": false, "command": …, "error": { "code", "message", "hint"?, "exitCode" } }',
+  );
   lines.push('', style.bold('Exit codes'), '  0 ok, 1 failure', `  ${USAGE_LINE}`);
   for (const c of spec.exitCodes ?? []) lines.push(`  ${c}`);
   return `${lines.join('\n')}\n`;

@@ -12,7 +12,10 @@ describe('src/index.ts', () => {
   });
 
   it('is loaded by the package bin, a CommonJS stub that prints the root help itself', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string>; files: string[] };
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      bin: Record<string, string>;
+      files: string[];
+    };
     expect(pkg.bin).toEqual({ trust: './bin/trust.cjs' });
     expect(pkg.files).toContain('bin');
     const stub = readFileSync(new URL('../bin/trust.cjs', import.meta.url), 'utf8');

@@ -12,7 +12,11 @@ export const jsonErrorSchema = z
     hint: z.string().optional().describe('how to fix it'),
     exitCode: z.number().int().describe('the process exit code'),
     problems: z
-      .array(z.object({ code: z.string(), message: z.string(), hint: z.string().optional(), path: z.string().optional() }).strict())
+      .array(
+        z
+          .object({ code: z.string(), message: z.string(), hint: z.string().optional(), path: z.string().optional() })
+          .strict(),
+      )
       .optional()
       .describe('every problem found, when the input had several'),
   })
@@ -34,7 +38,19 @@ export const versionSchema = successSchema('version', z.object({ version: z.stri
 /** One doctor check. */
 export const doctorCheckSchema = z
   .object({
-    id: z.enum(['node', 'bwrap', 'userns', 'netns', 'seccomp', 'landlock', 'cc', 'socat', 'seatbelt', 'chromium', 'sqlite']),
+    id: z.enum([
+      'node',
+      'bwrap',
+      'userns',
+      'netns',
+      'seccomp',
+      'landlock',
+      'cc',
+      'socat',
+      'seatbelt',
+      'chromium',
+      'sqlite',
+    ]),
     label: z.string(),
     status: z.enum(['ok', 'missing', 'degraded', 'unknown', 'skipped']),
     detail: z.string(),
@@ -63,7 +79,13 @@ export const egressCheckSchema = successSchema(
       policy: z.string().optional(),
       addresses: z.array(z.string()),
       steps: z.array(
-        z.object({ step: z.enum(['parse', 'scheme', 'userinfo', 'host', 'resolve', 'classify', 'rule', 'verdict', 'policy']), ok: z.boolean(), detail: z.string() }).strict(),
+        z
+          .object({
+            step: z.enum(['parse', 'scheme', 'userinfo', 'host', 'resolve', 'classify', 'rule', 'verdict', 'policy']),
+            ok: z.boolean(),
+            detail: z.string(),
+          })
+          .strict(),
       ),
     })
     .strict(),
@@ -81,7 +103,9 @@ export const sandboxSchema = successSchema(
       truncated: z.boolean(),
       durationMs: z.number(),
       degraded: z.array(z.string()),
-      violations: z.array(z.object({ kind: z.string(), action: z.string(), target: z.string(), code: z.string().optional() }).strict()),
+      violations: z.array(
+        z.object({ kind: z.string(), action: z.string(), target: z.string(), code: z.string().optional() }).strict(),
+      ),
       stdout: z.string(),
       stderr: z.string(),
     })
@@ -116,8 +140,14 @@ export const auditVerifySchema = successSchema(
       state: z.enum(['intact', 'torn-tail', 'tampered']),
       count: z.number().int(),
       head: z.string().optional(),
-      broken: z.object({ index: z.number().int(), line: z.number().int().optional(), code: z.string(), reason: z.string() }).strict().optional(),
-      repaired: z.object({ line: z.number().int(), removedBytes: z.number().int(), removed: z.string() }).strict().optional(),
+      broken: z
+        .object({ index: z.number().int(), line: z.number().int().optional(), code: z.string(), reason: z.string() })
+        .strict()
+        .optional(),
+      repaired: z
+        .object({ line: z.number().int(), removedBytes: z.number().int(), removed: z.string() })
+        .strict()
+        .optional(),
     })
     .strict(),
 );
@@ -156,7 +186,10 @@ export const egressProxySchema = successSchema(
   'egress proxy',
   z
     .object({
-      listen: z.union([z.object({ host: z.string(), port: z.number().int() }).strict(), z.object({ path: z.string() }).strict()]),
+      listen: z.union([
+        z.object({ host: z.string(), port: z.number().int() }).strict(),
+        z.object({ path: z.string() }).strict(),
+      ]),
       url: z.string().optional(),
       principal: z.string(),
     })
@@ -166,16 +199,35 @@ export const egressProxySchema = successSchema(
 /** `trust keygen --json`. */
 export const keygenSchema = successSchema(
   'keygen',
-  z.object({ keyId: z.string().regex(/^[0-9a-f]{16}$/), alg: z.literal('ed25519'), privateKeyFile: z.string(), publicKeyFile: z.string() }).strict(),
+  z
+    .object({
+      keyId: z.string().regex(/^[0-9a-f]{16}$/),
+      alg: z.literal('ed25519'),
+      privateKeyFile: z.string(),
+      publicKeyFile: z.string(),
+    })
+    .strict(),
 );
 
 /** `trust package init --json`. */
-export const packageInitSchema = successSchema('package init', z.object({ dir: z.string(), name: z.string(), files: z.array(z.string()) }).strict());
+export const packageInitSchema = successSchema(
+  'package init',
+  z.object({ dir: z.string(), name: z.string(), files: z.array(z.string()) }).strict(),
+);
 
 /** `trust package build --json`. */
 export const packageBuildSchema = successSchema(
   'package build',
-  z.object({ dir: z.string(), out: z.string(), bytes: z.number().int(), sha256: z.string().regex(/^[0-9a-f]{64}$/), files: z.array(z.string()), signed: z.boolean() }).strict(),
+  z
+    .object({
+      dir: z.string(),
+      out: z.string(),
+      bytes: z.number().int(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      files: z.array(z.string()),
+      signed: z.boolean(),
+    })
+    .strict(),
 );
 
 /** `trust package inspect --json`. */
@@ -194,7 +246,9 @@ export const packageInspectSchema = successSchema(
         z.object({ status: z.literal('unsigned') }).strict(),
         z.object({ status: z.enum(['invalid', 'untrusted-key']), reason: z.string() }).strict(),
       ]),
-      component: z.object({ path: z.string(), digest: z.string(), size: z.number().int(), interfaceHash: z.string() }).strict(),
+      component: z
+        .object({ path: z.string(), digest: z.string(), size: z.number().int(), interfaceHash: z.string() })
+        .strict(),
       imports: z.array(z.string()),
       exports: z.array(z.string()),
       unsatisfiedImports: z.array(z.unknown()),
@@ -250,7 +304,15 @@ export const studioSchema = successSchema(
 /** `trust agent new --json`. */
 export const agentNewSchema = successSchema(
   'agent new',
-  z.object({ file: z.string(), name: z.string(), template: z.string(), tools: z.number().int(), restricted: z.array(z.string()) }).strict(),
+  z
+    .object({
+      file: z.string(),
+      name: z.string(),
+      template: z.string(),
+      tools: z.number().int(),
+      restricted: z.array(z.string()),
+    })
+    .strict(),
 );
 
 /** `trust agent inspect --json`. */
@@ -264,14 +326,28 @@ export const agentInspectSchema = successSchema(
       schemaVersion: z.number().int(),
       autonomous: z.boolean(),
       provider: z.string(),
-      tools: z.array(z.object({ name: z.string(), enabled: z.boolean(), visible: z.boolean(), restricted: z.boolean(), locked: z.boolean() }).strict()),
+      tools: z.array(
+        z
+          .object({
+            name: z.string(),
+            enabled: z.boolean(),
+            visible: z.boolean(),
+            restricted: z.boolean(),
+            locked: z.boolean(),
+          })
+          .strict(),
+      ),
       lockedFields: z.array(z.string()),
       triggers: z.array(z.object({ type: z.string(), scope: z.string(), lambda: z.string().optional() }).strict()),
       codeExecution: z.record(z.string(), z.unknown()),
       mcpServers: z.array(z.string()),
       pendingApprovals: z.array(z.object({ id: z.string(), tool: z.string() }).strict()),
-      audit: z.object({ ok: z.boolean(), count: z.number().int().optional(), brokenAt: z.number().int().optional() }).strict(),
-      review: z.object({ contentHash: z.string(), ownerDid: z.string().nullable(), status: z.literal('not-reviewed') }).strict(),
+      audit: z
+        .object({ ok: z.boolean(), count: z.number().int().optional(), brokenAt: z.number().int().optional() })
+        .strict(),
+      review: z
+        .object({ contentHash: z.string(), ownerDid: z.string().nullable(), status: z.literal('not-reviewed') })
+        .strict(),
     })
     .strict(),
 );
@@ -285,16 +361,31 @@ export const agentChatSchema = successSchema(
       provider: z.enum(['scripted', 'openai-compatible', 'anthropic']),
       model: z.string(),
       turns: z.array(z.object({ role: z.string(), content: z.unknown() }).strict()),
-      approvals: z.array(z.object({ tool: z.string(), args: z.unknown(), decision: z.enum(['approve', 'deny']) }).strict()),
+      approvals: z.array(
+        z.object({ tool: z.string(), args: z.unknown(), decision: z.enum(['approve', 'deny']) }).strict(),
+      ),
       egress: z.array(auditEventSchema),
     })
     .strict(),
 );
 
-const taskViewSchema = z.object({ id: z.string(), agent: z.string(), tool: z.string(), args: z.unknown(), reason: z.string(), status: z.string(), createdAt: z.string().optional(), feedback: z.string().optional() }).passthrough();
+const taskViewSchema = z
+  .object({
+    id: z.string(),
+    agent: z.string(),
+    tool: z.string(),
+    args: z.unknown(),
+    reason: z.string(),
+    status: z.string(),
+    createdAt: z.string().optional(),
+    feedback: z.string().optional(),
+  })
+  .passthrough();
 
 /** `trust agent approve|deny --json` with a task id. */
-export const agentResolveSchema = (command: 'agent approve' | 'agent deny') => successSchema(command, z.object({ task: taskViewSchema }).strict());
+export const agentResolveSchema = (command: 'agent approve' | 'agent deny') =>
+  successSchema(command, z.object({ task: taskViewSchema }).strict());
 
 /** `trust agent approve|deny --json` without a task id (the list). */
-export const agentPendingSchema = (command: 'agent approve' | 'agent deny') => successSchema(command, z.object({ pending: z.array(taskViewSchema) }).strict());
+export const agentPendingSchema = (command: 'agent approve' | 'agent deny') =>
+  successSchema(command, z.object({ pending: z.array(taskViewSchema) }).strict());

@@ -21,16 +21,25 @@ function staticClosure(file: string, seen = new Set<string>()): Set<string> {
 }
 
 // The command table sits in index.js or in a chunk it imports statically.
-const entryFiles = [...staticClosure('index.js')].filter((f) => f.endsWith('.js') && !f.startsWith('@') && !f.startsWith('node:'));
-const commandFiles = entryFiles.flatMap((f) => [...readFileSync(join(dist, f), 'utf8').matchAll(/load: \(\) => import\("\.\/([^"]+)"\)/g)].map((m) => m[1] as string));
+const entryFiles = [...staticClosure('index.js')].filter(
+  (f) => f.endsWith('.js') && !f.startsWith('@') && !f.startsWith('node:'),
+);
+const commandFiles = entryFiles.flatMap((f) =>
+  [...readFileSync(join(dist, f), 'utf8').matchAll(/load: \(\) => import\("\.\/([^"]+)"\)/g)].map(
+    (m) => m[1] as string,
+  ),
+);
 
 describe('lazy loading (built binary)', () => {
   it('finds every command module in the command table', () => {
     expect(commandFiles.length).toBeGreaterThanOrEqual(20);
   });
 
-  it.each([['index.js'], ['root-help.js'], ...commandFiles.map((f) => [f])])('%s statically imports no @trust package', (file) => {
-    const heavy = [...staticClosure(file)].filter((s) => s.startsWith('@trust/') || s === 'zod');
-    expect(heavy).toEqual([]);
-  });
+  it.each([['index.js'], ['root-help.js'], ...commandFiles.map((f) => [f])])(
+    '%s statically imports no @trust package',
+    (file) => {
+      const heavy = [...staticClosure(file)].filter((s) => s.startsWith('@trust/') || s === 'zod');
+      expect(heavy).toEqual([]);
+    },
+  );
 });

@@ -101,9 +101,26 @@ describe('main', () => {
 describe('COMMANDS', () => {
   it('lists every command of the issue exactly once, each either loadable or with a reason', () => {
     expect(COMMANDS.map((c) => c.name)).toEqual([
-      'doctor', 'egress check', 'egress fetch', 'egress proxy', 'package init', 'package build', 'package inspect',
-      'package sign', 'package verify', 'keygen', 'run', 'sandbox', 'agent new', 'agent inspect', 'agent chat',
-      'agent approve', 'agent deny', 'audit tail', 'audit verify', 'studio',
+      'doctor',
+      'egress check',
+      'egress fetch',
+      'egress proxy',
+      'package init',
+      'package build',
+      'package inspect',
+      'package sign',
+      'package verify',
+      'keygen',
+      'run',
+      'sandbox',
+      'agent new',
+      'agent inspect',
+      'agent chat',
+      'agent approve',
+      'agent deny',
+      'audit tail',
+      'audit verify',
+      'studio',
     ]);
     for (const c of COMMANDS) expect(c.load === undefined).toBe(typeof c.unavailable === 'string');
   });

@@ -21,7 +21,10 @@ interface Resolved {
  * Finds the command named by the first one or two words of `argv`. Returns a group name when
  * `argv` names only a group (`trust egress`), or throws a usage error with a did-you-mean hint.
  */
-function resolve(words: readonly string[], entries: readonly CommandEntry[]): Resolved | { group: string; args: readonly string[] } {
+function resolve(
+  words: readonly string[],
+  entries: readonly CommandEntry[],
+): Resolved | { group: string; args: readonly string[] } {
   const [first = '', second] = words;
   const groups = groupsOf(entries);
   const members = groups.get(first);
@@ -55,22 +58,40 @@ function resolve(words: readonly string[], entries: readonly CommandEntry[]): Re
  * @example
  * process.exitCode = await main(process.argv.slice(2), createProcessIo());
  */
-export async function main(argv: readonly string[], io: CliIo, entries: readonly CommandEntry[] = COMMANDS): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: CliIo,
+  entries: readonly CommandEntry[] = COMMANDS,
+): Promise<number> {
   const leading: string[] = [];
   let i = 0;
   while (i < argv.length && (argv[i] as string).startsWith('-')) leading.push(argv[i++] as string);
   const json = leading.includes('--json') || argv.includes('--json');
   const color = leading.includes('--no-color') ? false : undefined;
-  const style = createStyle(shouldColor({ env: io.env, isTTY: io.stdout.isTTY === true, flag: color ?? (argv.includes('--no-color') ? false : undefined) }));
+  const style = createStyle(
+    shouldColor({
+      env: io.env,
+      isTTY: io.stdout.isTTY === true,
+      flag: color ?? (argv.includes('--no-color') ? false : undefined),
+    }),
+  );
   let commandName = '';
   try {
     const unknown = leading.find((f) => !LEADING_GLOBALS.includes(f.split('=')[0] as string));
     if (unknown !== undefined) {
       const s = didYouMeanFlag(unknown.split('=')[0] as string, LEADING_GLOBALS);
-      throw usageError('CLI_USAGE_UNKNOWN_OPTION', `unknown option '${unknown}'`, s ? `did you mean '${s}'?` : 'run `trust --help`');
+      throw usageError(
+        'CLI_USAGE_UNKNOWN_OPTION',
+        `unknown option '${unknown}'`,
+        s ? `did you mean '${s}'?` : 'run `trust --help`',
+      );
     }
     if (leading.includes('--version') || leading.includes('-V')) {
-      io.stdout.write(json ? `${JSON.stringify({ v: 1, ok: true, command: 'version', result: { version: CLI_VERSION, node: process.version } })}\n` : `trust ${CLI_VERSION}\n`);
+      io.stdout.write(
+        json
+          ? `${JSON.stringify({ v: 1, ok: true, command: 'version', result: { version: CLI_VERSION, node: process.version } })}\n`
+          : `trust ${CLI_VERSION}\n`,
+      );
       return EXIT_CODES.ok;
     }
     if (i >= argv.length) {
@@ -82,7 +103,12 @@ export async function main(argv: readonly string[], io: CliIo, entries: readonly
     if ('group' in resolved) {
       commandName = resolved.group;
       const members = groupsOf(entries).get(resolved.group) ?? [];
-      if (globals.includes('--help') || globals.includes('-h') || resolved.args.includes('--help') || resolved.args.includes('-h')) {
+      if (
+        globals.includes('--help') ||
+        globals.includes('-h') ||
+        resolved.args.includes('--help') ||
+        resolved.args.includes('-h')
+      ) {
         io.stdout.write(formatGroupHelp(resolved.group, members, style));
         return EXIT_CODES.ok;
       }
@@ -109,10 +135,19 @@ export async function main(argv: readonly string[], io: CliIo, entries: readonly
       return EXIT_CODES.ok;
     }
     const out = createOutput(io, { json: parsed.json, command: command.name, color: parsed.color });
-    const code = await command.run({ io, out, values: parsed.values, positionals: parsed.positionals, rest: parsed.rest });
+    const code = await command.run({
+      io,
+      out,
+      values: parsed.values,
+      positionals: parsed.positionals,
+      rest: parsed.rest,
+    });
     return code ?? EXIT_CODES.ok;
   } catch (error) {
-    const shown = error instanceof CliError || (typeof error === 'object' && error !== null && 'code' in error) ? error : wrapInternal(error);
+    const shown =
+      error instanceof CliError || (typeof error === 'object' && error !== null && 'code' in error)
+        ? error
+        : wrapInternal(error);
     return printError(io, shown, { json, command: commandName, color });
   }
 }

@@ -32,23 +32,34 @@ export interface ModelClientOptions {
  * const client = createModelClient(plan, process.env, { protectedPorts: [controlPort] });
  * const agent = openAgent(file, { provider: client.provider });
  */
-export function createModelClient(plan: HttpModelPlan, env: Readonly<Record<string, string | undefined>>, options: ModelClientOptions = {}): ModelClient {
+export function createModelClient(
+  plan: HttpModelPlan,
+  env: Readonly<Record<string, string | undefined>>,
+  options: ModelClientOptions = {},
+): ModelClient {
   const key = env[plan.keyEnv] ?? '';
   if (key === '') {
-    throw new TrustError('MODEL_API_KEY_MISSING', `$${plan.keyEnv} is not set`, { hint: `export ${plan.keyEnv}=<your key>` });
+    throw new TrustError('MODEL_API_KEY_MISSING', `$${plan.keyEnv} is not set`, {
+      hint: `export ${plan.keyEnv}=<your key>`,
+    });
   }
-  const header: Record<string, string> = plan.keyHeader === 'authorization' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
+  const header: Record<string, string> =
+    plan.keyHeader === 'authorization' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
   const policy = chain(
     allowHosts([plan.hostRule], { methods: ['POST'], name: 'model-api' }),
     injectHeaders([plan.hostRule], header, { name: 'model-api-key' }),
   );
   const egress = createEgressClient({
     policy,
-    guard: { mode: plan.guardMode, ...(options.protectedPorts?.length ? { protectedPorts: options.protectedPorts } : {}) },
+    guard: {
+      mode: plan.guardMode,
+      ...(options.protectedPorts?.length ? { protectedPorts: options.protectedPorts } : {}),
+    },
     ...(options.audit ? { audit: options.audit } : {}),
   });
   const providerOptions = { baseUrl: plan.baseUrl, model: plan.model, egress: egress as unknown as ProviderHttpClient };
-  const provider = plan.kind === 'anthropic' ? createAnthropicProvider(providerOptions) : createOpenAIProvider(providerOptions);
+  const provider =
+    plan.kind === 'anthropic' ? createAnthropicProvider(providerOptions) : createOpenAIProvider(providerOptions);
   return {
     provider,
     describe: `${provider.label} (key from $${plan.keyEnv}, injected at egress)`,

@@ -21,10 +21,14 @@ export interface ModelPeer {
 
 /** Starts the peer; it accepts only `key` (as `authorization: Bearer` or `x-api-key`). */
 export function startModelPeer(key: string): Promise<ModelPeer> {
-  const child: ChildProcess = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/model-peer.mjs', import.meta.url))], {
-    env: { PATH: process.env.PATH ?? '', PEER_KEY: key },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./fixtures/model-peer.mjs', import.meta.url))],
+    {
+      env: { PATH: process.env.PATH ?? '', PEER_KEY: key },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`model peer exited with ${code}`)));

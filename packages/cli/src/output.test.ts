@@ -7,7 +7,11 @@ import { failureSchema } from './json-schemas.js';
 describe('printError', () => {
   it('prints code, reason and hint on stderr, escaping untrusted text, without colour off a TTY', () => {
     const m = createMemoryIo();
-    const code = printError(m.io, new CliError('EGRESS_POLICY_DENIED', 'denied \u001b[2Jhttp://x\u0007', { hint: 'allow it' }), { json: false, command: 'egress check' });
+    const code = printError(
+      m.io,
+      new CliError('EGRESS_POLICY_DENIED', 'denied \u001b[2Jhttp://x\u0007', { hint: 'allow it' }),
+      { json: false, command: 'egress check' },
+    );
     expect(code).toBe(126);
     expect(m.stderr()).toBe('error[EGRESS_POLICY_DENIED]: denied http://x\\x07\n  hint: allow it\n');
     expect(m.stdout()).toBe('');
@@ -24,17 +28,31 @@ describe('printError', () => {
 
   it('lists every problem of a validation error', () => {
     const m = createMemoryIo();
-    const err = Object.assign(new Error('2 problems'), { code: 'CAPABILITY_INVALID', problems: [{ code: 'A', message: 'bad env', hint: 'write env:NAME', path: '0' }, { code: 'B', message: 'bad fs' }] });
+    const err = Object.assign(new Error('2 problems'), {
+      code: 'CAPABILITY_INVALID',
+      problems: [
+        { code: 'A', message: 'bad env', hint: 'write env:NAME', path: '0' },
+        { code: 'B', message: 'bad fs' },
+      ],
+    });
     printError(m.io, err, { json: false, command: 'c' });
     expect(m.stderr()).toContain('  - A (at 0): bad env\n    fix: write env:NAME\n  - B: bad fs');
   });
 
   it('prints one schema-valid JSON document on stdout in json mode', () => {
     const m = createMemoryIo();
-    const code = printError(m.io, new CliError('CLI_USAGE_INVALID_VALUE', 'bad', { hint: 'h', exitCode: 2 }), { json: true, command: 'doctor' });
+    const code = printError(m.io, new CliError('CLI_USAGE_INVALID_VALUE', 'bad', { hint: 'h', exitCode: 2 }), {
+      json: true,
+      command: 'doctor',
+    });
     expect(code).toBe(2);
     const doc = failureSchema.parse(JSON.parse(m.stdout()));
-    expect(doc.error).toEqual({ code: expect.toBeTrustCode('CLI_USAGE_INVALID_VALUE'), message: 'bad', hint: 'h', exitCode: 2 });
+    expect(doc.error).toEqual({
+      code: expect.toBeTrustCode('CLI_USAGE_INVALID_VALUE'),
+      message: 'bad',
+      hint: 'h',
+      exitCode: 2,
+    });
     expect(m.stderr()).toBe('');
   });
 });

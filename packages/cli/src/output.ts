@@ -31,7 +31,10 @@ export interface Output {
 }
 
 /** Creates the output for one command run. */
-export function createOutput(io: CliIo, options: { json: boolean; command: string; color?: boolean | undefined }): Output {
+export function createOutput(
+  io: CliIo,
+  options: { json: boolean; command: string; color?: boolean | undefined },
+): Output {
   const style = createStyle(shouldColor({ env: io.env, isTTY: io.stdout.isTTY === true, flag: options.color }));
   const errStyle = createStyle(shouldColor({ env: io.env, isTTY: io.stderr.isTTY === true, flag: options.color }));
   return {
@@ -43,7 +46,9 @@ export function createOutput(io: CliIo, options: { json: boolean; command: strin
     },
     result(data) {
       if (options.json) {
-        io.stdout.write(`${JSON.stringify({ v: JSON_FORMAT_VERSION, ok: true, command: options.command, result: data })}\n`);
+        io.stdout.write(
+          `${JSON.stringify({ v: JSON_FORMAT_VERSION, ok: true, command: options.command, result: data })}\n`,
+        );
       }
     },
     event(data) {
@@ -102,14 +107,20 @@ export function toJsonError(error: unknown): JsonError {
  * otherwise `error[CODE]: reason` plus `hint:` lines on stderr, red only on a TTY. Every part
  * is escaped, since messages may quote untrusted input. Returns the exit code.
  */
-export function printError(io: CliIo, error: unknown, options: { json: boolean; command: string; color?: boolean | undefined }): number {
+export function printError(
+  io: CliIo,
+  error: unknown,
+  options: { json: boolean; command: string; color?: boolean | undefined },
+): number {
   const e = toJsonError(error);
   if (options.json) {
     io.stdout.write(`${JSON.stringify({ v: JSON_FORMAT_VERSION, ok: false, command: options.command, error: e })}\n`);
     return e.exitCode;
   }
   const s = createStyle(shouldColor({ env: io.env, isTTY: io.stderr.isTTY === true, flag: options.color }));
-  const lines = [`${s.red(s.bold(`error[${escapeTerminal(e.code)}]`))}: ${escapeTerminal(e.message, { multiline: true })}`];
+  const lines = [
+    `${s.red(s.bold(`error[${escapeTerminal(e.code)}]`))}: ${escapeTerminal(e.message, { multiline: true })}`,
+  ];
   for (const p of e.problems ?? []) {
     const where = p.path ? ` (at ${escapeTerminal(p.path)})` : '';
     lines.push(`  - ${escapeTerminal(p.code)}${where}: ${escapeTerminal(p.message)}`);

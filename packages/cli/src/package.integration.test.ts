@@ -22,7 +22,10 @@ describe('plugin packages (built binary)', () => {
   it('init creates a deny-all package around the sample component', async () => {
     const r = await cli(['package', 'init', 'hello', '--json']);
     expect(r.code).toBe(0);
-    expect(packageInitSchema.parse(r.json()).result).toMatchObject({ name: 'hello', files: ['package.toml', 'plugin.wasm'] });
+    expect(packageInitSchema.parse(r.json()).result).toMatchObject({
+      name: 'hello',
+      files: ['package.toml', 'plugin.wasm'],
+    });
     expect(readFileSync(join(tmp.home, 'hello', 'package.toml'), 'utf8')).toContain('capabilities = []');
     const again = await cli(['package', 'init', 'hello', '--json']);
     expect(again.code).toBe(1);
@@ -50,8 +53,13 @@ describe('plugin packages (built binary)', () => {
   });
 
   it('sign needs a private key; verify accepts the right key and names an untrusted one', async () => {
-    expect(failureSchema.parse((await cli(['package', 'sign', 'hello', '--json'])).json()).error.code).toBeTrustCode('CLI_USAGE_MISSING_OPTION');
-    expect(failureSchema.parse((await cli(['package', 'sign', 'hello', '--key', 'signing.pub', '--json'])).json()).error.code).toBeTrustCode('WASM_KEY_INVALID');
+    expect(failureSchema.parse((await cli(['package', 'sign', 'hello', '--json'])).json()).error.code).toBeTrustCode(
+      'CLI_USAGE_MISSING_OPTION',
+    );
+    expect(
+      failureSchema.parse((await cli(['package', 'sign', 'hello', '--key', 'signing.pub', '--json'])).json()).error
+        .code,
+    ).toBeTrustCode('WASM_KEY_INVALID');
     const signed = await cli(['package', 'sign', 'hello', '--key', 'signing.key', '--json']);
     expect(signed.code).toBe(0);
     expect(packageSignSchema.parse(signed.json()).result.files).toBe(2);
@@ -68,7 +76,9 @@ describe('plugin packages (built binary)', () => {
     expect(r.code).toBe(0);
     const doc = packageBuildSchema.parse(r.json());
     expect(doc.result).toMatchObject({ signed: true, files: ['package.sig', 'package.toml', 'plugin.wasm'] });
-    const inspect = packageInspectSchema.parse((await cli(['package', 'inspect', doc.result.out, '--trusted', 'signing.pub', '--json'])).json());
+    const inspect = packageInspectSchema.parse(
+      (await cli(['package', 'inspect', doc.result.out, '--trusted', 'signing.pub', '--json'])).json(),
+    );
     expect(inspect.result.signature.status).toBe('valid');
   });
 
@@ -91,7 +101,18 @@ describe('plugin packages (built binary)', () => {
     const unsigned = await cli(['run', 'plain', 'add', '1', '2']);
     expect(unsigned.code).toBe(126);
     expect(unsigned.stderr).toContain('error[WASM_UNSIGNED]');
-    const network = await cli(['run', 'hello', 'add', '1', '2', '--trusted', 'signing.pub', '--grant', 'http', '--json']);
+    const network = await cli([
+      'run',
+      'hello',
+      'add',
+      '1',
+      '2',
+      '--trusted',
+      'signing.pub',
+      '--grant',
+      'http',
+      '--json',
+    ]);
     expect(network.code).toBe(126);
     expect(failureSchema.parse(network.json()).error.code).toBeTrustCode('WASM_EGRESS_POLICY_MISSING');
     appendFileSync(join(tmp.home, 'hello', 'package.toml'), '\n# changed after signing\n');
@@ -106,7 +127,10 @@ describe('plugin packages (built binary)', () => {
   });
 
   it('reports a misspelt manifest key with did-you-mean', async () => {
-    writeFileSync(join(tmp.home, 'hello', 'package.toml'), readFileSync(join(tmp.home, 'hello', 'package.toml'), 'utf8').replace('capabilities = []', 'capabilites = []'));
+    writeFileSync(
+      join(tmp.home, 'hello', 'package.toml'),
+      readFileSync(join(tmp.home, 'hello', 'package.toml'), 'utf8').replace('capabilities = []', 'capabilites = []'),
+    );
     const r = await cli(['package', 'build', 'hello', '--json']);
     expect(r.code).toBe(1);
     expect(JSON.stringify(failureSchema.parse(r.json()).error)).toContain('did you mean');

@@ -12,7 +12,11 @@ export function parsePortList(flags: readonly string[], name: string): number[] 
   for (const part of flags.flatMap((f) => f.split(','))) {
     const n = /^\d{1,5}$/.test(part.trim()) ? Number(part.trim()) : NaN;
     if (!(n >= 1 && n <= 65535)) {
-      throw usageError('CLI_USAGE_INVALID_VALUE', `--${name} must be a port from 1 to 65535, got '${part}'`, `for example --${name} 7385`);
+      throw usageError(
+        'CLI_USAGE_INVALID_VALUE',
+        `--${name} must be a port from 1 to 65535, got '${part}'`,
+        `for example --${name} 7385`,
+      );
     }
     ports.push(n);
   }

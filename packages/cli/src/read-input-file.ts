@@ -18,7 +18,10 @@ export async function readInputFile(cwd: string, path: string, what: string): Pr
     if (code === 'ENOENT') {
       throw new CliError('CLI_FILE_NOT_FOUND', `${what} ${full} does not exist`, { hint: 'check the path', cause });
     }
-    throw new CliError('CLI_FILE_UNREADABLE', `cannot read ${what} ${full} (${code ?? 'error'})`, { hint: 'check the path and its permissions', cause });
+    throw new CliError('CLI_FILE_UNREADABLE', `cannot read ${what} ${full} (${code ?? 'error'})`, {
+      hint: 'check the path and its permissions',
+      cause,
+    });
   }
 }
 
@@ -33,6 +36,8 @@ export function parseJsonFile(text: string, path: string, what: string): unknown
       const before = text.slice(0, Number(at));
       where = ` at line ${before.split('\n').length}, column ${before.length - before.lastIndexOf('\n')}`;
     }
-    throw new CliError('CLI_FILE_INVALID_JSON', `${what} ${path} is not valid JSON${where}`, { hint: 'fix the JSON syntax' });
+    throw new CliError('CLI_FILE_INVALID_JSON', `${what} ${path} is not valid JSON${where}`, {
+      hint: 'fix the JSON syntax',
+    });
   }
 }

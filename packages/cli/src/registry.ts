@@ -16,26 +16,98 @@ export interface CommandEntry {
 
 /** Every command, in help order. */
 export const COMMANDS: readonly CommandEntry[] = Object.freeze([
-  { name: 'doctor', summary: 'check what this machine supports and how to fix what is missing', load: () => import('./commands/doctor.js') },
-  { name: 'egress check', summary: 'explain, step by step, whether a URL may be reached', load: () => import('./commands/egress-check.js') },
-  { name: 'egress fetch', summary: 'fetch a URL through the egress policy and print the audit event', load: () => import('./commands/egress-fetch.js') },
-  { name: 'egress proxy', summary: 'run the policy proxy for third-party tools', load: () => import('./commands/egress-proxy.js') },
-  { name: 'package init', summary: 'create a plugin package directory with a package.toml', load: () => import('./commands/package-init.js') },
-  { name: 'package build', summary: 'pack a plugin package directory into a .tpkg archive', load: () => import('./commands/package-build.js') },
-  { name: 'package inspect', summary: 'show a package: capabilities first, signature, imports vs grants', load: () => import('./commands/package-inspect.js') },
-  { name: 'package sign', summary: 'sign a plugin package with an Ed25519 key', load: () => import('./commands/package-sign.js') },
-  { name: 'package verify', summary: 'verify a package signature against trusted keys', load: () => import('./commands/package-verify.js') },
-  { name: 'keygen', summary: 'create an Ed25519 signing key pair for plugin packages', load: () => import('./commands/keygen.js') },
-  { name: 'run', summary: 'run a plugin export under the WASM host with explicit grants', load: () => import('./commands/run.js') },
-  { name: 'sandbox', summary: 'run a process under the OS sandbox, passing its exit code through', load: () => import('./commands/sandbox.js') },
+  {
+    name: 'doctor',
+    summary: 'check what this machine supports and how to fix what is missing',
+    load: () => import('./commands/doctor.js'),
+  },
+  {
+    name: 'egress check',
+    summary: 'explain, step by step, whether a URL may be reached',
+    load: () => import('./commands/egress-check.js'),
+  },
+  {
+    name: 'egress fetch',
+    summary: 'fetch a URL through the egress policy and print the audit event',
+    load: () => import('./commands/egress-fetch.js'),
+  },
+  {
+    name: 'egress proxy',
+    summary: 'run the policy proxy for third-party tools',
+    load: () => import('./commands/egress-proxy.js'),
+  },
+  {
+    name: 'package init',
+    summary: 'create a plugin package directory with a package.toml',
+    load: () => import('./commands/package-init.js'),
+  },
+  {
+    name: 'package build',
+    summary: 'pack a plugin package directory into a .tpkg archive',
+    load: () => import('./commands/package-build.js'),
+  },
+  {
+    name: 'package inspect',
+    summary: 'show a package: capabilities first, signature, imports vs grants',
+    load: () => import('./commands/package-inspect.js'),
+  },
+  {
+    name: 'package sign',
+    summary: 'sign a plugin package with an Ed25519 key',
+    load: () => import('./commands/package-sign.js'),
+  },
+  {
+    name: 'package verify',
+    summary: 'verify a package signature against trusted keys',
+    load: () => import('./commands/package-verify.js'),
+  },
+  {
+    name: 'keygen',
+    summary: 'create an Ed25519 signing key pair for plugin packages',
+    load: () => import('./commands/keygen.js'),
+  },
+  {
+    name: 'run',
+    summary: 'run a plugin export under the WASM host with explicit grants',
+    load: () => import('./commands/run.js'),
+  },
+  {
+    name: 'sandbox',
+    summary: 'run a process under the OS sandbox, passing its exit code through',
+    load: () => import('./commands/sandbox.js'),
+  },
   { name: 'agent new', summary: 'create an agent file (.adf)', load: () => import('./commands/agent-new.js') },
-  { name: 'agent inspect', summary: 'show an agent: tool matrix, locks, restricted tools, triggers, code flags, review status', load: () => import('./commands/agent-inspect.js') },
-  { name: 'agent chat', summary: 'chat with an agent in the terminal, with approval prompts', load: () => import('./commands/agent-chat.js') },
-  { name: 'agent approve', summary: 'approve a pending approval task', load: () => import('./commands/agent-approve.js') },
+  {
+    name: 'agent inspect',
+    summary: 'show an agent: tool matrix, locks, restricted tools, triggers, code flags, review status',
+    load: () => import('./commands/agent-inspect.js'),
+  },
+  {
+    name: 'agent chat',
+    summary: 'chat with an agent in the terminal, with approval prompts',
+    load: () => import('./commands/agent-chat.js'),
+  },
+  {
+    name: 'agent approve',
+    summary: 'approve a pending approval task',
+    load: () => import('./commands/agent-approve.js'),
+  },
   { name: 'agent deny', summary: 'deny a pending approval task', load: () => import('./commands/agent-deny.js') },
-  { name: 'audit tail', summary: 'print the last events of an audit log (JSONL or .adf)', load: () => import('./commands/audit-tail.js') },
-  { name: 'audit verify', summary: 'verify an audit hash chain and name the first broken link', load: () => import('./commands/audit-verify.js') },
-  { name: 'studio', summary: 'start the web studio (a demo workspace on first run)', load: () => import('./commands/studio.js') },
+  {
+    name: 'audit tail',
+    summary: 'print the last events of an audit log (JSONL or .adf)',
+    load: () => import('./commands/audit-tail.js'),
+  },
+  {
+    name: 'audit verify',
+    summary: 'verify an audit hash chain and name the first broken link',
+    load: () => import('./commands/audit-verify.js'),
+  },
+  {
+    name: 'studio',
+    summary: 'start the web studio (a demo workspace on first run)',
+    load: () => import('./commands/studio.js'),
+  },
 ] satisfies CommandEntry[]);
 
 /** The command groups (`egress`, `package`, `agent`, `audit`) and their subcommands. */

@@ -15,9 +15,20 @@ export function parseResolveOverrides(flags: readonly string[]): ((host: string)
   for (const flag of flags) {
     const eq = flag.indexOf('=');
     const name = eq > 0 ? flag.slice(0, eq).trim().toLowerCase().replace(/\.$/, '') : '';
-    const addresses = eq > 0 ? flag.slice(eq + 1).split(',').map((a) => a.trim()).filter(Boolean) : [];
+    const addresses =
+      eq > 0
+        ? flag
+            .slice(eq + 1)
+            .split(',')
+            .map((a) => a.trim())
+            .filter(Boolean)
+        : [];
     if (name === '' || addresses.length === 0) {
-      throw usageError('CLI_USAGE_INVALID_VALUE', `--resolve must look like name=address[,address…], got '${flag}'`, 'for example --resolve api.example.com=93.184.215.14');
+      throw usageError(
+        'CLI_USAGE_INVALID_VALUE',
+        `--resolve must look like name=address[,address…], got '${flag}'`,
+        'for example --resolve api.example.com=93.184.215.14',
+      );
     }
     table.set(name, [...(table.get(name) ?? []), ...addresses]);
   }

@@ -9,16 +9,21 @@ describe('bin/trust.cjs root help fast path', () => {
   afterAll(() => home.cleanup());
   const texts = rootHelpTexts();
 
-  it.each([[[]], [['--help']], [['-h']]])('prints the plain root help for %j when stdout is not a terminal', async (args) => {
-    const r = await runCli(args, { home: home.home });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toBe(texts.plain);
-  });
+  it.each([[[]], [['--help']], [['-h']]])(
+    'prints the plain root help for %j when stdout is not a terminal',
+    async (args) => {
+      const r = await runCli(args, { home: home.home });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(texts.plain);
+    },
+  );
 
   it('styles it under FORCE_COLOR, and NO_COLOR wins over FORCE_COLOR', async () => {
     expect(texts.color).not.toBe(texts.plain);
     expect((await runCli(['--help'], { home: home.home, env: { FORCE_COLOR: '1' } })).stdout).toBe(texts.color);
-    expect((await runCli(['--help'], { home: home.home, env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stdout).toBe(texts.plain);
+    expect((await runCli(['--help'], { home: home.home, env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stdout).toBe(
+      texts.plain,
+    );
   });
 
   it('hands everything else to the ES module CLI, exit code included', async () => {

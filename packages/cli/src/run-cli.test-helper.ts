@@ -24,7 +24,7 @@ export function createTempHome() {
 /** Runs `node bin/trust.cjs …args` with a clean environment in `home`. */
 export function runCli(
   args: readonly string[],
-  options: { home: string; cwd?: string; env?: Record<string, string>; input?: string } ,
+  options: { home: string; cwd?: string; env?: Record<string, string>; input?: string },
 ): Promise<CliRun> {
   return runCliAt(BIN, args, options);
 }
@@ -33,7 +33,7 @@ export function runCli(
 export function runCliAt(
   bin: string,
   args: readonly string[],
-  options: { home: string; cwd?: string; env?: Record<string, string>; input?: string } ,
+  options: { home: string; cwd?: string; env?: Record<string, string>; input?: string },
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {

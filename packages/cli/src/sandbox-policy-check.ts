@@ -3,7 +3,13 @@ import { didYouMean } from './did-you-mean.js';
 
 /** The parts of a zod 4 schema this module reads: its definition and its description. */
 interface SchemaLike {
-  readonly _zod: { readonly def: { readonly type: string; readonly innerType?: SchemaLike; readonly shape?: Readonly<Record<string, SchemaLike>> } };
+  readonly _zod: {
+    readonly def: {
+      readonly type: string;
+      readonly innerType?: SchemaLike;
+      readonly shape?: Readonly<Record<string, SchemaLike>>;
+    };
+  };
   readonly description?: string;
 }
 
@@ -20,7 +26,10 @@ interface SafeParser extends SchemaLike {
 }
 
 /** The schema at `path`, looking through defaults and optionals, and the first description met on the way to it. */
-function schemaAt(schema: SchemaLike | undefined, path: readonly PropertyKey[]): { schema: SchemaLike | undefined; description: string | undefined } {
+function schemaAt(
+  schema: SchemaLike | undefined,
+  path: readonly PropertyKey[],
+): { schema: SchemaLike | undefined; description: string | undefined } {
   let description: string | undefined;
   const unwrap = (x: SchemaLike | undefined) => {
     description = x?.description;
@@ -37,7 +46,8 @@ function schemaAt(schema: SchemaLike | undefined, path: readonly PropertyKey[]):
 
 const EXAMPLE = '{"v":1,"capabilities":["fs:rw:/srv/project","stdout"],"limits":{"timeMs":30000}}';
 
-const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+const typeOf = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 function valueAt(doc: unknown, path: readonly PropertyKey[]): unknown {
   let v = doc;
@@ -72,14 +82,26 @@ export function checkSandboxPolicy(schema: SafeParser, doc: unknown, source: str
     }
     const { description } = schemaAt(schema, issue.path);
     const meaning = description ? `: ${description}` : '';
-    const message = issue.code === 'invalid_type' && issue.expected
-      ? `must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}, got ${typeOf(valueAt(doc, issue.path))}`
-      : issue.message.replace(/^Invalid input: /, '');
-    problems.push({ code: 'SANDBOX_POLICY_FIELD', path: at || '(top level)', message, hint: `${at || 'the policy'}${meaning}; a valid policy looks like ${EXAMPLE}` });
+    const message =
+      issue.code === 'invalid_type' && issue.expected
+        ? `must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}, got ${typeOf(valueAt(doc, issue.path))}`
+        : issue.message.replace(/^Invalid input: /, '');
+    problems.push({
+      code: 'SANDBOX_POLICY_FIELD',
+      path: at || '(top level)',
+      message,
+      hint: `${at || 'the policy'}${meaning}; a valid policy looks like ${EXAMPLE}`,
+    });
   }
-  const summary = problems.map((p) => `${p.path}: ${p.message}${p.code === 'SANDBOX_POLICY_UNKNOWN_KEY' ? ` (${p.hint})` : ''}`).join('; ');
+  const summary = problems
+    .map((p) => `${p.path}: ${p.message}${p.code === 'SANDBOX_POLICY_UNKNOWN_KEY' ? ` (${p.hint})` : ''}`)
+    .join('; ');
   throw Object.assign(
-    new CliError('SANDBOX_POLICY_INVALID', `sandbox policy ${source} is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${summary}`, { hint: `fix each problem below; a valid policy looks like ${EXAMPLE}` }),
+    new CliError(
+      'SANDBOX_POLICY_INVALID',
+      `sandbox policy ${source} is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${summary}`,
+      { hint: `fix each problem below; a valid policy looks like ${EXAMPLE}` },
+    ),
     { problems },
   );
 }

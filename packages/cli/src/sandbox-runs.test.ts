@@ -3,31 +3,68 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { appendSandboxRun, createEgressCollector, readSandboxRuns, sandboxRunRecord, sandboxRunsFile } from './sandbox-runs.js';
+import {
+  appendSandboxRun,
+  createEgressCollector,
+  readSandboxRuns,
+  sandboxRunRecord,
+  sandboxRunsFile,
+} from './sandbox-runs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'trust-runs-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const exit = { code: 0, signal: null, timedOut: false, durationMs: 5, violations: [] };
-const record = (runId: string) => sandboxRunRecord({ runId, argv: ['/bin/echo', 'a b'], policy: { capabilities: ['stdout'] }, exit, egress: [], startedAt: new Date(0) });
+const record = (runId: string) =>
+  sandboxRunRecord({
+    runId,
+    argv: ['/bin/echo', 'a b'],
+    policy: { capabilities: ['stdout'] },
+    exit,
+    egress: [],
+    startedAt: new Date(0),
+  });
 
 describe('sandbox run log', () => {
   it('builds a record with the policy summary, argv as text and egress counts', () => {
     const collector = createEgressCollector(createMemoryAuditSink());
     const principal = { kind: 'sandbox', id: 'r1' } as never;
     collector.sink.record({ principal, action: 'sandbox.spawn', target: '/bin/echo', decision: 'allow' });
-    collector.sink.record({ principal, action: 'egress.http', target: 'http://a.example/', decision: 'allow', rule: 'r' });
-    collector.sink.record({ principal, action: 'egress.http', target: 'http://b.example/', decision: 'deny', code: 'EGRESS_HOST_NOT_ALLOWED' });
+    collector.sink.record({
+      principal,
+      action: 'egress.http',
+      target: 'http://a.example/',
+      decision: 'allow',
+      rule: 'r',
+    });
+    collector.sink.record({
+      principal,
+      action: 'egress.http',
+      target: 'http://b.example/',
+      decision: 'deny',
+      code: 'EGRESS_HOST_NOT_ALLOWED',
+    });
     const r = sandboxRunRecord({
       runId: 'r1',
       argv: ['/bin/echo', '<b>hi</b>'],
       policy: { capabilities: ['stdout'], limits: { timeMs: 1 } },
-      exit: { ...exit, violations: [{ action: 'egress.http', target: 'http://b.example/', code: 'EGRESS_HOST_NOT_ALLOWED' }] },
+      exit: {
+        ...exit,
+        violations: [{ action: 'egress.http', target: 'http://b.example/', code: 'EGRESS_HOST_NOT_ALLOWED' }],
+      },
       egress: collector.events,
       startedAt: new Date(0),
     });
-    expect(r).toMatchObject({ id: 'r1', command: '/bin/echo <b>hi</b>', policy: { capabilities: ['stdout'], limits: { timeMs: 1 }, allowDegraded: [] }, startedAt: '1970-01-01T00:00:00.000Z' });
-    expect(r.egress).toEqual([{ target: 'http://a.example/', decision: 'allow', rule: 'r' }, { target: 'http://b.example/', decision: 'deny' }]);
+    expect(r).toMatchObject({
+      id: 'r1',
+      command: '/bin/echo <b>hi</b>',
+      policy: { capabilities: ['stdout'], limits: { timeMs: 1 }, allowDegraded: [] },
+      startedAt: '1970-01-01T00:00:00.000Z',
+    });
+    expect(r.egress).toEqual([
+      { target: 'http://a.example/', decision: 'allow', rule: 'r' },
+      { target: 'http://b.example/', decision: 'deny' },
+    ]);
     expect(r.egressCounts).toEqual({ allowed: 1, denied: 1 });
     expect(r.violations).toEqual(['egress.http http://b.example/ (EGRESS_HOST_NOT_ALLOWED)']);
   });

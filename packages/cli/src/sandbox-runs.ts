@@ -11,7 +11,11 @@ export const MAX_SANDBOX_RUNS = 200;
 export interface SandboxRunRecord extends SandboxRunView {
   readonly v: 1;
   readonly argv: readonly string[];
-  readonly policy: { readonly capabilities: readonly string[]; readonly limits: Readonly<Record<string, unknown>>; readonly allowDegraded: readonly string[] };
+  readonly policy: {
+    readonly capabilities: readonly string[];
+    readonly limits: Readonly<Record<string, unknown>>;
+    readonly allowDegraded: readonly string[];
+  };
   readonly exitCode: number | null;
   readonly signal: string | null;
   readonly timedOut: boolean;
@@ -76,7 +80,11 @@ export interface FinishedRun {
  */
 export function sandboxRunRecord(run: FinishedRun): SandboxRunRecord {
   const list = (x: unknown): string[] => (Array.isArray(x) ? x.map(String) : []);
-  const egress = run.egress.map((e) => ({ target: e.target, decision: e.decision, ...(e.rule ? { rule: e.rule } : {}) }));
+  const egress = run.egress.map((e) => ({
+    target: e.target,
+    decision: e.decision,
+    ...(e.rule ? { rule: e.rule } : {}),
+  }));
   return {
     v: 1,
     id: run.runId,
@@ -84,7 +92,10 @@ export function sandboxRunRecord(run: FinishedRun): SandboxRunRecord {
     argv: [...run.argv],
     policy: {
       capabilities: list(run.policy.capabilities),
-      limits: typeof run.policy.limits === 'object' && run.policy.limits !== null ? { ...(run.policy.limits as Record<string, unknown>) } : {},
+      limits:
+        typeof run.policy.limits === 'object' && run.policy.limits !== null
+          ? { ...(run.policy.limits as Record<string, unknown>) }
+          : {},
       allowDegraded: list(run.policy.allowDegraded),
     },
     exitCode: run.exit.code,
@@ -92,7 +103,10 @@ export function sandboxRunRecord(run: FinishedRun): SandboxRunRecord {
     timedOut: run.exit.timedOut,
     violations: run.exit.violations.map((v) => `${v.action} ${v.target}${v.code ? ` (${v.code})` : ''}`),
     egress,
-    egressCounts: { allowed: egress.filter((e) => e.decision === 'allow').length, denied: egress.filter((e) => e.decision === 'deny').length },
+    egressCounts: {
+      allowed: egress.filter((e) => e.decision === 'allow').length,
+      denied: egress.filter((e) => e.decision === 'deny').length,
+    },
     startedAt: run.startedAt.toISOString(),
     durationMs: run.exit.durationMs,
   };
@@ -123,7 +137,13 @@ export function readSandboxRuns(file: string, max = MAX_SANDBOX_RUNS): SandboxRu
     if (line.trim() === '') continue;
     try {
       const doc = JSON.parse(line) as unknown;
-      if (typeof doc === 'object' && doc !== null && !Array.isArray(doc) && typeof (doc as { id?: unknown }).id === 'string' && typeof (doc as { command?: unknown }).command === 'string') {
+      if (
+        typeof doc === 'object' &&
+        doc !== null &&
+        !Array.isArray(doc) &&
+        typeof (doc as { id?: unknown }).id === 'string' &&
+        typeof (doc as { command?: unknown }).command === 'string'
+      ) {
         runs.push(doc as SandboxRunRecord);
       }
     } catch {

@@ -52,7 +52,15 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
       const lines = readFileSync(file, 'utf8').trim().split('\n');
       expect(lines).toHaveLength(1);
       const run = JSON.parse(lines[0] as string);
-      expect(run).toMatchObject({ command: '/bin/true', argv: ['/bin/true'], exitCode: 0, signal: null, timedOut: false, violations: [], egressCounts: { allowed: 0, denied: 0 } });
+      expect(run).toMatchObject({
+        command: '/bin/true',
+        argv: ['/bin/true'],
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        violations: [],
+        egressCounts: { allowed: 0, denied: 0 },
+      });
       expect(run.policy.capabilities).toEqual(['stdout', 'stderr', 'env:LANG']);
       expect(run.id).toEqual(expect.any(String));
       expect(Number.isNaN(Date.parse(run.startedAt))).toBe(false);
@@ -64,10 +72,22 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
 
   it('hides the home directory and scrubs the environment, passing only granted variables', async () => {
     writeFileSync(join(tmp.home, 'secret.txt'), 's3cret');
-    const r = await runCli(['sandbox', '--cap', 'env:VISIBLE', '--json', '--', 'sh', '-c', `echo "$VISIBLE/$HIDDEN_TOKEN"; cat ${join(tmp.home, 'secret.txt')}`], {
-      home: tmp.home,
-      env: { VISIBLE: 'yes', HIDDEN_TOKEN: 'leak' },
-    });
+    const r = await runCli(
+      [
+        'sandbox',
+        '--cap',
+        'env:VISIBLE',
+        '--json',
+        '--',
+        'sh',
+        '-c',
+        `echo "$VISIBLE/$HIDDEN_TOKEN"; cat ${join(tmp.home, 'secret.txt')}`,
+      ],
+      {
+        home: tmp.home,
+        env: { VISIBLE: 'yes', HIDDEN_TOKEN: 'leak' },
+      },
+    );
     const doc = sandboxSchema.parse(r.json());
     expect(doc.result.stdout).toBe('yes/\n');
     expect(doc.result.code).not.toBe(0);
@@ -78,7 +98,10 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
     const work = join(tmp.home, 'work');
     mkdirSync(work, { recursive: true });
     writeFileSync(join(tmp.home, 'policy.json'), JSON.stringify({ v: 1, capabilities: [`fs:rw:${work}`] }));
-    const r = await runCli(['sandbox', '--policy', 'policy.json', '--cwd', work, '--', 'sh', '-c', 'echo hi > out.txt'], { home: tmp.home });
+    const r = await runCli(
+      ['sandbox', '--policy', 'policy.json', '--cwd', work, '--', 'sh', '-c', 'echo hi > out.txt'],
+      { home: tmp.home },
+    );
     expect(r.stderr).not.toContain('error[');
     expect(r.code).toBe(0);
     expect(readFileSync(join(work, 'out.txt'), 'utf8')).toBe('hi\n');
@@ -92,32 +115,86 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
   });
 
   it('reaches an allowed host only through the egress policy; a denied one gets 403 and a violation', async () => {
-    writeFileSync(join(tmp.home, 'allow.json'), JSON.stringify({ v: 1, http: { allow: [`127.0.0.1:${peerPort}`] }, guard: { mode: 'default' } }));
-    writeFileSync(join(tmp.home, 'other.json'), JSON.stringify({ v: 1, http: { allow: ['example.com'] }, guard: { mode: 'default' } }));
-    const ok = await runCli(['sandbox', '--cap', 'http', '--egress', 'allow.json', ...nodeCaps, '--', process.execPath, '-e', viaProxy(peerPort, '/allowed')], { home: tmp.home });
+    writeFileSync(
+      join(tmp.home, 'allow.json'),
+      JSON.stringify({ v: 1, http: { allow: [`127.0.0.1:${peerPort}`] }, guard: { mode: 'default' } }),
+    );
+    writeFileSync(
+      join(tmp.home, 'other.json'),
+      JSON.stringify({ v: 1, http: { allow: ['example.com'] }, guard: { mode: 'default' } }),
+    );
+    const ok = await runCli(
+      [
+        'sandbox',
+        '--cap',
+        'http',
+        '--egress',
+        'allow.json',
+        ...nodeCaps,
+        '--',
+        process.execPath,
+        '-e',
+        viaProxy(peerPort, '/allowed'),
+      ],
+      { home: tmp.home },
+    );
     expect(ok.stdout).toContain('200 OK');
     expect(ok.stdout).toContain('peer ok /allowed');
-    const denied = await runCli(['sandbox', '--cap', 'http', '--egress', 'other.json', '--json', ...nodeCaps, '--', process.execPath, '-e', viaProxy(peerPort, '/denied')], { home: tmp.home });
+    const denied = await runCli(
+      [
+        'sandbox',
+        '--cap',
+        'http',
+        '--egress',
+        'other.json',
+        '--json',
+        ...nodeCaps,
+        '--',
+        process.execPath,
+        '-e',
+        viaProxy(peerPort, '/denied'),
+      ],
+      { home: tmp.home },
+    );
     const doc = sandboxSchema.parse(denied.json());
     expect(doc.result.stdout).toContain('403');
-    expect(doc.result.violations).toEqual([expect.objectContaining({ kind: 'egress', code: expect.toBeTrustCode('EGRESS_HOST_NOT_ALLOWED') })]);
+    expect(doc.result.violations).toEqual([
+      expect.objectContaining({ kind: 'egress', code: expect.toBeTrustCode('EGRESS_HOST_NOT_ALLOWED') }),
+    ]);
     expect(peerSeen).not.toContain('/denied');
-    const runs = readFileSync(join(tmp.trustHome, 'sandbox-runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const runs = readFileSync(join(tmp.trustHome, 'sandbox-runs.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const last = runs.at(-1);
     expect(last.id).toBe(doc.result.runId);
     expect(last.egressCounts).toEqual({ allowed: 0, denied: 1 });
-    expect(last.egress).toEqual([expect.objectContaining({ decision: 'deny', target: expect.stringContaining('/denied') })]);
+    expect(last.egress).toEqual([
+      expect.objectContaining({ decision: 'deny', target: expect.stringContaining('/denied') }),
+    ]);
     expect(last.violations).toEqual([expect.stringContaining('EGRESS_HOST_NOT_ALLOWED')]);
   });
 
   it('has no network at all without the http capability', async () => {
-    const r = await runCli(['sandbox', ...nodeCaps, '--', process.execPath, '-e', `require('net').connect(${peerPort},'127.0.0.1').on('error',e=>{console.log('blocked',e.code);process.exit(7)}).on('connect',()=>process.exit(0))`], { home: tmp.home });
+    const r = await runCli(
+      [
+        'sandbox',
+        ...nodeCaps,
+        '--',
+        process.execPath,
+        '-e',
+        `require('net').connect(${peerPort},'127.0.0.1').on('error',e=>{console.log('blocked',e.code);process.exit(7)}).on('connect',()=>process.exit(0))`,
+      ],
+      { home: tmp.home },
+    );
     expect(r.code).toBe(7);
     expect(r.stdout).toContain('blocked');
   });
 
   it('kills the run at --timeout and exits 124', async () => {
-    const r = await runCli(['sandbox', '--timeout', '1', '--json', '--', 'sh', '-c', 'sleep 30 & sleep 30'], { home: tmp.home });
+    const r = await runCli(['sandbox', '--timeout', '1', '--json', '--', 'sh', '-c', 'sleep 30 & sleep 30'], {
+      home: tmp.home,
+    });
     expect(r.code).toBe(124);
     expect(sandboxSchema.parse(r.json()).result.timedOut).toBe(true);
   });

@@ -11,7 +11,9 @@ describe('parsePortList', () => {
     expect(parsePortList([], 'protect-port')).toEqual([]);
   });
   it.each(['0', '65536', 'http', '-1', '1.5', ''])('rejects %j with a usage error', (bad) => {
-    expect(() => parsePortList([bad], 'protect-port')).toThrow(expect.objectContaining({ code: expect.toBeTrustCode('CLI_USAGE_INVALID_VALUE'), exitCode: 2 }));
+    expect(() => parsePortList([bad], 'protect-port')).toThrow(
+      expect.objectContaining({ code: expect.toBeTrustCode('CLI_USAGE_INVALID_VALUE'), exitCode: 2 }),
+    );
   });
 });
 
@@ -23,7 +25,9 @@ describe('parseResolveOverrides', () => {
     expect(parseResolveOverrides([])).toBeUndefined();
   });
   it.each(['api.test', '=1.2.3.4', 'api.test='])('rejects %j', (bad) => {
-    expect(() => parseResolveOverrides([bad])).toThrow(expect.objectContaining({ code: expect.toBeTrustCode('CLI_USAGE_INVALID_VALUE') }));
+    expect(() => parseResolveOverrides([bad])).toThrow(
+      expect.objectContaining({ code: expect.toBeTrustCode('CLI_USAGE_INVALID_VALUE') }),
+    );
   });
 });
 
@@ -66,12 +70,24 @@ describe('demoAnswer', () => {
   it('asks to save a user message with fs_write, then reports the tool result; always labelled DEMO', () => {
     const ask = demoAnswer({ messages: [{ role: 'user', content: 'buy milk' }] });
     expect(ask.stopReason).toBe('tool_use');
-    expect(ask.content).toContainEqual(expect.objectContaining({ type: 'tool_use', name: 'fs_write', input: { path: 'notes.md', mode: 'append', content: 'buy milk\n' } }));
+    expect(ask.content).toContainEqual(
+      expect.objectContaining({
+        type: 'tool_use',
+        name: 'fs_write',
+        input: { path: 'notes.md', mode: 'append', content: 'buy milk\n' },
+      }),
+    );
     expect(JSON.stringify(ask.content)).toContain('DEMO');
-    const done = demoAnswer({ messages: [{ role: 'user', content: [{ type: 'tool_result', toolUseId: 'x', content: 'ok' }] }] });
+    const done = demoAnswer({
+      messages: [{ role: 'user', content: [{ type: 'tool_result', toolUseId: 'x', content: 'ok' }] }],
+    });
     expect(done.stopReason).toBe('end_turn');
     expect(JSON.stringify(done.content)).toContain('Saved');
-    const failed = demoAnswer({ messages: [{ role: 'user', content: [{ type: 'tool_result', toolUseId: 'x', content: 'denied by owner', isError: true }] }] });
+    const failed = demoAnswer({
+      messages: [
+        { role: 'user', content: [{ type: 'tool_result', toolUseId: 'x', content: 'denied by owner', isError: true }] },
+      ],
+    });
     expect(JSON.stringify(failed.content)).toContain('did not happen');
   });
 });

@@ -10,7 +10,10 @@ import type { SandboxRunRecord } from './sandbox-runs.js';
  * @example
  * auditLogs: () => readStudioAuditLogs(controlAuditFile(root), readSandboxRuns(file)),
  */
-export async function readStudioAuditLogs(controlAuditFile: string, runs: readonly SandboxRunRecord[]): Promise<AuditLogView[]> {
+export async function readStudioAuditLogs(
+  controlAuditFile: string,
+  runs: readonly SandboxRunRecord[],
+): Promise<AuditLogView[]> {
   return [await readChainedLog('control-edge', controlAuditFile), sandboxLog(runs)];
 }
 
@@ -21,9 +24,21 @@ async function readChainedLog(name: string, file: string): Promise<AuditLogView>
   try {
     const events = readJsonlAudit(file);
     const v = verifyChain(events);
-    return { name, kind: 'control', chain: v.ok ? { ok: true, count: v.count } : { ok: false, count: events.length, brokenAt: v.index, reason: v.reason }, events };
+    return {
+      name,
+      kind: 'control',
+      chain: v.ok
+        ? { ok: true, count: v.count }
+        : { ok: false, count: events.length, brokenAt: v.index, reason: v.reason },
+      events,
+    };
   } catch (error) {
-    return { name, kind: 'control', chain: { ok: false, count: 0, reason: (error as Error).message.slice(0, 300) }, events: [] };
+    return {
+      name,
+      kind: 'control',
+      chain: { ok: false, count: 0, reason: (error as Error).message.slice(0, 300) },
+      events: [],
+    };
   }
 }
 
@@ -42,8 +57,17 @@ function sandboxLog(runs: readonly SandboxRunRecord[]): AuditLogView {
       ...(run.timedOut ? { code: 'SANDBOX_TIMEOUT' } : {}),
       details: { exitCode: run.exitCode, capabilities: run.policy.capabilities },
     });
-    for (const v of run.violations) events.push({ time: run.startedAt, principal, action: 'sandbox.violation', target: v, decision: 'deny' });
-    for (const e of run.egress) events.push({ time: run.startedAt, principal, action: 'egress.connect', target: e.target, decision: e.decision, ...(e.rule ? { rule: e.rule } : {}) });
+    for (const v of run.violations)
+      events.push({ time: run.startedAt, principal, action: 'sandbox.violation', target: v, decision: 'deny' });
+    for (const e of run.egress)
+      events.push({
+        time: run.startedAt,
+        principal,
+        action: 'egress.connect',
+        target: e.target,
+        decision: e.decision,
+        ...(e.rule ? { rule: e.rule } : {}),
+      });
   }
   return { name: 'sandbox-runs', kind: 'sandbox', chain: null, events };
 }

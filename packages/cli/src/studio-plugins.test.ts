@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseCapabilities } from '@trust/core';
-import { checkImports, formatKeyFile, generateSigningKey, inspectPackage, packPackage, readPackageDir, signPackage } from '@trust/wasm-host';
+import {
+  checkImports,
+  formatKeyFile,
+  generateSigningKey,
+  inspectPackage,
+  packPackage,
+  readPackageDir,
+  signPackage,
+} from '@trust/wasm-host';
 import { sampleComponent, sampleManifest } from './plugin-files.js';
 import { readStudioPlugins, toReport } from './studio-plugins.js';
 
@@ -33,7 +41,10 @@ describe('readStudioPlugins', () => {
     const { cpSync } = await import('node:fs');
     cpSync(hello, join(plugins, 'hello'), { recursive: true });
     const other = await writeSigned('other', stranger.privateKey);
-    writeFileSync(join(plugins, 'other.tpkg'), await packPackage(signPackage(await readPackageDir(other), stranger.privateKey).package));
+    writeFileSync(
+      join(plugins, 'other.tpkg'),
+      await packPackage(signPackage(await readPackageDir(other), stranger.privateKey).package),
+    );
     writeFileSync(join(plugins, 'broken.tpkg'), 'not an archive');
 
     const reports = await readStudioPlugins(plugins, [formatKeyFile(trusted.publicKey)]);
@@ -45,7 +56,10 @@ describe('readStudioPlugins', () => {
     expect(ok!.exports!.join(' ')).toContain('add');
     expect(ok!.imports).toEqual([]);
     expect(untrusted!.signature).toMatchObject({ status: 'untrusted-key', reason: expect.any(String) });
-    expect(broken).toMatchObject({ name: 'broken.tpkg', signature: { status: 'invalid', reason: expect.stringContaining('cannot be read') } });
+    expect(broken).toMatchObject({
+      name: 'broken.tpkg',
+      signature: { status: 'invalid', reason: expect.stringContaining('cannot be read') },
+    });
   });
 
   it('marks each import a load would refuse, with the reason and the fix', async () => {
@@ -56,8 +70,18 @@ describe('readStudioPlugins', () => {
     const report = toReport('net', { ...real, imports, unsatisfiedImports: checks.filter((c) => !c.satisfied) });
     expect(report.imports).toEqual([
       { name: 'wasi:io/streams@0.2.12', granted: true },
-      { name: 'wasi:http/outgoing-handler@0.2.12', granted: false, refused: expect.stringContaining('no "http" capability'), hint: expect.stringContaining('add "http"') },
-      { name: 'wasi:sockets/tcp@0.2.12', granted: false, refused: expect.stringContaining('wasi:sockets/tcp'), hint: expect.any(String) },
+      {
+        name: 'wasi:http/outgoing-handler@0.2.12',
+        granted: false,
+        refused: expect.stringContaining('no "http" capability'),
+        hint: expect.stringContaining('add "http"'),
+      },
+      {
+        name: 'wasi:sockets/tcp@0.2.12',
+        granted: false,
+        refused: expect.stringContaining('wasi:sockets/tcp'),
+        hint: expect.any(String),
+      },
     ]);
   });
 });

@@ -19,7 +19,9 @@ export async function readStudioPlugins(dir: string, trustedKeyTexts: readonly s
   const { inspectPackage, parseKeyFile, publicKeyOf } = await import('@trust/wasm-host');
   const trustedKeys = trustedKeyTexts.map((t) => publicKeyOf(parseKeyFile(t)));
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  const packages = entries.filter((e) => e.isDirectory() || (e.isFile() && e.name.endsWith('.tpkg'))).sort((a, b) => a.name.localeCompare(b.name));
+  const packages = entries
+    .filter((e) => e.isDirectory() || (e.isFile() && e.name.endsWith('.tpkg')))
+    .sort((a, b) => a.name.localeCompare(b.name));
   const reports: PluginReport[] = [];
   for (const e of packages) {
     try {
@@ -41,7 +43,12 @@ export function toReport(source: string, r: Inspection): PluginReport {
     version: r.version,
     source,
     capabilities: r.capabilities.map((c) => ({ name: c.capability, risk: riskLevel(c.capability), note: c.risk })),
-    signature: s.status === 'valid' ? { status: 'valid', signer: s.keyId } : s.status === 'unsigned' ? { status: 'unsigned', reason: 'the package carries no signature' } : { status: s.status, reason: s.reason },
+    signature:
+      s.status === 'valid'
+        ? { status: 'valid', signer: s.keyId }
+        : s.status === 'unsigned'
+          ? { status: 'unsigned', reason: 'the package carries no signature' }
+          : { status: s.status, reason: s.reason },
     component: { ...r.component },
     ...(r.interface === undefined ? {} : { interface: r.interface }),
     ...(r.interfaceVersion === undefined ? {} : { interfaceVersion: r.interfaceVersion }),
@@ -49,7 +56,12 @@ export function toReport(source: string, r: Inspection): PluginReport {
     imports: r.imports.map((name) => {
       const u = refused.get(name);
       if (u === undefined) return { name, granted: true };
-      return { name, granted: false, refused: u.reason ?? 'no declared capability provides it', ...(u.hint === undefined ? {} : { hint: u.hint }) };
+      return {
+        name,
+        granted: false,
+        refused: u.reason ?? 'no declared capability provides it',
+        ...(u.hint === undefined ? {} : { hint: u.hint }),
+      };
     }),
   };
 }

@@ -17,7 +17,8 @@ afterEach(async () => {
 function workspace(state?: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'studio-state-'));
   writeFileSync(join(dir, '.control-token'), `${TOKEN}\n`, { mode: 0o600 });
-  if (state !== undefined) writeFileSync(studioStateFile(dir), typeof state === 'string' ? state : JSON.stringify(state));
+  if (state !== undefined)
+    writeFileSync(studioStateFile(dir), typeof state === 'string' ? state : JSON.stringify(state));
   return dir;
 }
 
@@ -56,7 +57,10 @@ describe('the studio state file', () => {
   it.each([
     ['a killed studio (dead pid)', async () => ({ v: 1, port: await controlLike(), pid: deadPid() })],
     ['a live pid whose port no longer answers', async () => ({ v: 1, port: await closedPort(), pid: process.pid })],
-    ['a port answering for another token (someone else\u2019s server)', async () => ({ v: 1, port: await controlLike('other'), pid: process.pid })],
+    [
+      'a port answering for another token (someone else\u2019s server)',
+      async () => ({ v: 1, port: await controlLike('other'), pid: process.pid }),
+    ],
     ['a damaged file', async () => '{"port": "7385"'],
   ])('is stale for %s: removed, STUDIO_NOT_RUNNING, and a new studio may replace it', async (_n, make) => {
     const dir = workspace(await make());

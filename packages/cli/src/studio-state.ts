@@ -34,7 +34,10 @@ export const systemLiveness: StudioLiveness = {
   },
   async answers(port, token) {
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/agents`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(1500) });
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/agents`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(1500),
+      });
       await res.body?.cancel();
       return res.status === 200;
     } catch {
@@ -72,10 +75,16 @@ function removeIfUnchanged(file: string, text: string): void {
  * @example
  * const studio = await findLiveStudio(workspace); // { port, pid, token }
  */
-export async function findLiveStudio(workspace: string, liveness: StudioLiveness = systemLiveness): Promise<StudioState & { token: string }> {
+export async function findLiveStudio(
+  workspace: string,
+  liveness: StudioLiveness = systemLiveness,
+): Promise<StudioState & { token: string }> {
   const file = studioStateFile(workspace);
   const tokenFile = join(workspace, '.control-token');
-  const notRunning = (why: string) => new CliError('STUDIO_NOT_RUNNING', `no trust studio is running on ${workspace}${why}`, { hint: 'start it with `trust studio` (approvals are answered through its control server)' });
+  const notRunning = (why: string) =>
+    new CliError('STUDIO_NOT_RUNNING', `no trust studio is running on ${workspace}${why}`, {
+      hint: 'start it with `trust studio` (approvals are answered through its control server)',
+    });
   if (!existsSync(file) || !existsSync(tokenFile)) throw notRunning('');
   let text: string;
   try {
@@ -91,7 +100,9 @@ export async function findLiveStudio(workspace: string, liveness: StudioLiveness
   const token = readFileSync(tokenFile, 'utf8').trim();
   if (!liveness.isAlive(state.pid) || !(await liveness.answers(state.port, token))) {
     removeIfUnchanged(file, text);
-    throw notRunning(` (the studio recorded in ${file}, pid ${state.pid} on port ${state.port}, is gone; the stale file was removed)`);
+    throw notRunning(
+      ` (the studio recorded in ${file}, pid ${state.pid} on port ${state.port}, is gone; the stale file was removed)`,
+    );
   }
   return { ...state, token };
 }
@@ -106,7 +117,11 @@ export async function findLiveStudio(workspace: string, liveness: StudioLiveness
 export async function assertNoLiveStudio(workspace: string, liveness: StudioLiveness = systemLiveness): Promise<void> {
   const live = await findLiveStudio(workspace, liveness).catch(() => undefined);
   if (live !== undefined) {
-    throw new CliError('STUDIO_ALREADY_RUNNING', `a trust studio (pid ${live.pid}) already serves ${workspace} on port ${live.port}`, { hint: `use that one, or stop it (Ctrl-C in its terminal) first` });
+    throw new CliError(
+      'STUDIO_ALREADY_RUNNING',
+      `a trust studio (pid ${live.pid}) already serves ${workspace} on port ${live.port}`,
+      { hint: `use that one, or stop it (Ctrl-C in its terminal) first` },
+    );
   }
 }
 
@@ -125,13 +140,21 @@ export function writeStudioState(workspace: string, state: StudioState): void {
 }
 
 /** The address and token of the studio running on `workspace` (see {@link findLiveStudio}). */
-export async function readStudioState(workspace: string, liveness: StudioLiveness = systemLiveness): Promise<{ port: number; token: string }> {
+export async function readStudioState(
+  workspace: string,
+  liveness: StudioLiveness = systemLiveness,
+): Promise<{ port: number; token: string }> {
   const { port, token } = await findLiveStudio(workspace, liveness);
   return { port, token };
 }
 
 /** Calls the control API of a running studio with the owner's token. */
-export async function callStudio(state: { port: number; token: string }, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+export async function callStudio(
+  state: { port: number; token: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
   let res: Response;
   try {
     res = await fetch(`http://127.0.0.1:${state.port}/api/v1${path}`, {
@@ -140,12 +163,19 @@ export async function callStudio(state: { port: number; token: string }, method:
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (cause) {
-    throw new CliError('STUDIO_NOT_RUNNING', `the studio on port ${state.port} does not answer`, { hint: 'start it again with `trust studio`', cause });
+    throw new CliError('STUDIO_NOT_RUNNING', `the studio on port ${state.port} does not answer`, {
+      hint: 'start it again with `trust studio`',
+      cause,
+    });
   }
   const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (!res.ok) {
     const err = (json.error ?? {}) as { code?: unknown; message?: string; hint?: string };
-    throw new CliError(isTrustErrorCode(err.code) ? err.code : 'CONTROL_ERROR', err.message ?? `control API answered ${res.status}`, err.hint ? { hint: err.hint } : {});
+    throw new CliError(
+      isTrustErrorCode(err.code) ? err.code : 'CONTROL_ERROR',
+      err.message ?? `control API answered ${res.status}`,
+      err.hint ? { hint: err.hint } : {},
+    );
   }
   return json;
 }

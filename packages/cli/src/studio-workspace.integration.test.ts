@@ -16,15 +16,28 @@ let peer: ModelPeer;
 async function newAgent(name: string, model: Record<string, unknown> | undefined) {
   const template = join(tmp.home, `${name}.json`);
   writeFileSync(template, JSON.stringify({ v: 1, ...(model ? { model } : {}) }));
-  expect((await runCli(['agent', 'new', join(ws, 'agents', `${name}.adf`), '--template', template], { home: tmp.home })).code).toBe(0);
+  expect(
+    (await runCli(['agent', 'new', join(ws, 'agents', `${name}.adf`), '--template', template], { home: tmp.home }))
+      .code,
+  ).toBe(0);
 }
 
 beforeAll(async () => {
   peer = await startModelPeer(KEY);
-  await newAgent('remote', { provider: 'openai-compatible', model_id: 'peer-gpt', base_url: `${peer.base}/v1`, api_key_env: 'PEER_API_KEY' });
+  await newAgent('remote', {
+    provider: 'openai-compatible',
+    model_id: 'peer-gpt',
+    base_url: `${peer.base}/v1`,
+    api_key_env: 'PEER_API_KEY',
+  });
   await newAgent('keyless', { provider: 'anthropic', model_id: 'claude-x' });
   await newAgent('offline', undefined);
-  await newAgent('broken', { provider: 'openai-compatible', model_id: 'g', base_url: `${peer.base}/v1`, api_key_env: 'BROKEN_API_KEY' });
+  await newAgent('broken', {
+    provider: 'openai-compatible',
+    model_id: 'g',
+    base_url: `${peer.base}/v1`,
+    api_key_env: 'BROKEN_API_KEY',
+  });
 }, 60_000);
 afterAll(async () => {
   await peer?.stop();
@@ -35,7 +48,13 @@ describe('trust studio <workspace> (built binary, wire-format peer)', () => {
   it('chats through the provider each agent names; an agent without a key is listed and its chat says why', async () => {
     const child = spawn(process.execPath, [BIN, 'studio', ws, '--json', '--allow-local-model'], {
       cwd: tmp.home,
-      env: { PATH: process.env.PATH ?? '', HOME: tmp.home, TRUST_HOME: tmp.trustHome, PEER_API_KEY: KEY, BROKEN_API_KEY: 'line\nbreak' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: tmp.home,
+        TRUST_HOME: tmp.trustHome,
+        PEER_API_KEY: KEY,
+        BROKEN_API_KEY: 'line\nbreak',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -64,7 +83,12 @@ describe('trust studio <workspace> (built binary, wire-format peer)', () => {
       const remote = await api('POST', '/agents/remote/chat', { text: 'hi studio' });
       expect(remote.status).toBe(200);
       expect(JSON.stringify(remote.json)).toContain('openai peer heard: hi studio');
-      expect((await peer.seen()).at(-1)).toMatchObject({ path: '/v1/chat/completions', authorization: `Bearer ${KEY}`, bodyHasKey: false, model: 'peer-gpt' });
+      expect((await peer.seen()).at(-1)).toMatchObject({
+        path: '/v1/chat/completions',
+        authorization: `Bearer ${KEY}`,
+        bodyHasKey: false,
+        model: 'peer-gpt',
+      });
       // The model request's egress decision is in the agent's own audit chain.
       const audit = await api('GET', '/agents/remote/audit');
       expect(audit.json.chain.ok).toBe(true);

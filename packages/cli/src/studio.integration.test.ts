@@ -9,7 +9,11 @@ import { studioSchema } from './json-schemas.js';
 const tmp = createTempHome();
 afterAll(() => tmp.cleanup());
 
-function startStudio(): Promise<{ child: ChildProcess; doc: ReturnType<typeof studioSchema.parse>; stderr: () => string }> {
+function startStudio(): Promise<{
+  child: ChildProcess;
+  doc: ReturnType<typeof studioSchema.parse>;
+  stderr: () => string;
+}> {
   const child = spawn(process.execPath, [BIN, 'studio', '--json'], {
     cwd: tmp.home,
     env: { PATH: process.env.PATH ?? '', HOME: tmp.home, TRUST_HOME: tmp.trustHome },
@@ -21,7 +25,8 @@ function startStudio(): Promise<{ child: ChildProcess; doc: ReturnType<typeof st
   return new Promise((resolve, reject) => {
     child.stdout?.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      if (out.includes('\n')) resolve({ child, doc: studioSchema.parse(JSON.parse(out.split('\n')[0] as string)), stderr: () => err });
+      if (out.includes('\n'))
+        resolve({ child, doc: studioSchema.parse(JSON.parse(out.split('\n')[0] as string)), stderr: () => err });
     });
     child.on('exit', (c) => reject(new Error(`studio exited ${c}: ${err}`)));
   });
@@ -69,7 +74,13 @@ describe('trust studio (built binary, demo workspace)', () => {
       const runs = await api(port, token, 'GET', '/sandbox-runs');
       expect(runs.json.provided).toBe(true);
       expect(runs.json.runs).toEqual([
-        expect.objectContaining({ command: '/bin/echo hello from the sandbox', exitCode: 0, timedOut: false, violations: [], policy: expect.objectContaining({ capabilities: ['stdout', 'stderr', 'env:LANG'] }) }),
+        expect.objectContaining({
+          command: '/bin/echo hello from the sandbox',
+          exitCode: 0,
+          timedOut: false,
+          violations: [],
+          policy: expect.objectContaining({ capabilities: ['stdout', 'stderr', 'env:LANG'] }),
+        }),
       ]);
       const plugins = await api(port, token, 'GET', '/plugins');
       expect(plugins.json.plugins[0]).toMatchObject({ name: 'hello', signature: { status: 'valid' } });

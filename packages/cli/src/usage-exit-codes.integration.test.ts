@@ -22,8 +22,18 @@ const ROWS: readonly Row[] = [
   ['doctor', ['doctor', '--strikt'], 'CLI_USAGE_UNKNOWN_OPTION', /did you mean '--strict'/],
   ['egress check', ['egress', 'check', 'http://[bad'], 'CLI_USAGE_INVALID_URL'],
   ['egress check', ['egress', 'check', 'example.com/x'], 'CLI_USAGE_INVALID_URL', /https:\/\/example\.com\/x/],
-  ['egress check', ['egress', 'check', 'http://x.test/', '--allow-cidr', 'bogus'], 'CLI_USAGE_INVALID_VALUE', /--allow-cidr 10\.1\.0\.0\/16/],
-  ['egress check', ['egress', 'check', 'http://x.test/', '--allowCidrs', '10.0.0.0/8'], 'CLI_USAGE_UNKNOWN_OPTION', /did you mean '--allow-cidr'/],
+  [
+    'egress check',
+    ['egress', 'check', 'http://x.test/', '--allow-cidr', 'bogus'],
+    'CLI_USAGE_INVALID_VALUE',
+    /--allow-cidr 10\.1\.0\.0\/16/,
+  ],
+  [
+    'egress check',
+    ['egress', 'check', 'http://x.test/', '--allowCidrs', '10.0.0.0/8'],
+    'CLI_USAGE_UNKNOWN_OPTION',
+    /did you mean '--allow-cidr'/,
+  ],
   ['egress fetch', ['egress', 'fetch', 'not a url', '--policy', 'policy.json'], 'CLI_USAGE_INVALID_URL'],
   ['egress proxy', ['egress', 'proxy', '--policy', 'policy.json', '--listen', 'bogus'], 'CLI_USAGE_INVALID_VALUE'],
   ['package init', ['package', 'init', 'new-one', '--name', 'Bad Name'], 'CLI_USAGE_INVALID_VALUE'],
@@ -39,10 +49,20 @@ const ROWS: readonly Row[] = [
   ['sandbox', ['sandbox', '--cap', 'bogus', '--', 'true'], 'CLI_USAGE_INVALID_VALUE'],
   ['sandbox', ['sandbox', '--capability', 'stdin', '--', 'true'], 'CLI_USAGE_UNKNOWN_OPTION', /did you mean '--cap'/],
   ['sandbox', ['sandbox', '--timeout', 'abc', '--', 'true'], 'CLI_USAGE_INVALID_VALUE', /--timeout 30/],
-  ['sandbox', ['sandbox', '--allow-degraded', 'no-procs', '--', 'true'], 'CLI_USAGE_INVALID_VALUE', /did you mean 'no-proc'/],
+  [
+    'sandbox',
+    ['sandbox', '--allow-degraded', 'no-procs', '--', 'true'],
+    'CLI_USAGE_INVALID_VALUE',
+    /did you mean 'no-proc'/,
+  ],
   ['agent new', ['agent', 'new'], 'CLI_USAGE_MISSING_ARGUMENT'],
   ['agent inspect', ['agent', 'inspect', 'a.adf', 'b.adf'], 'CLI_USAGE_UNEXPECTED_ARGUMENT'],
-  ['agent chat', ['agent', 'chat', 'missing.adf', '--provider', 'opneai'], 'CLI_USAGE_INVALID_VALUE', /did you mean 'openai'/],
+  [
+    'agent chat',
+    ['agent', 'chat', 'missing.adf', '--provider', 'opneai'],
+    'CLI_USAGE_INVALID_VALUE',
+    /did you mean 'openai'/,
+  ],
   ['agent approve', ['agent', 'approve', '7e6d', '--args', '{not json'], 'CLI_USAGE_INVALID_VALUE'],
   ['agent deny', ['agent', 'deny', '7e6d', '--feedbak', 'no'], 'CLI_USAGE_UNKNOWN_OPTION', /did you mean '--feedback'/],
   ['audit tail', ['audit', 'tail', 'a.jsonl', '-n', 'abc'], 'CLI_USAGE_INVALID_VALUE', /^for example --lines 50$/],
@@ -55,19 +75,24 @@ describe('usage errors exit 2 for every command (built binary)', () => {
     expect(new Set(ROWS.map(([c]) => c))).toEqual(new Set(COMMANDS.map((e) => e.name)));
   });
 
-  it.each(ROWS.map(([command, argv, code, hint]) => ({ command, argv, code, hint })))('$command: $argv exits 2 with $code', async ({ argv, code, hint }) => {
-    const r = await runCli([...argv, '--json'], { home: tmp.home });
-    const doc = failureSchema.parse(r.json());
-    expect(doc.error.code).toBe(code);
-    expect(doc.error.exitCode).toBe(2);
-    expect(r.code).toBe(2);
-    if (hint) expect(doc.error.hint).toMatch(hint);
-  });
+  it.each(ROWS.map(([command, argv, code, hint]) => ({ command, argv, code, hint })))(
+    '$command: $argv exits 2 with $code',
+    async ({ argv, code, hint }) => {
+      const r = await runCli([...argv, '--json'], { home: tmp.home });
+      const doc = failureSchema.parse(r.json());
+      expect(doc.error.code).toBe(code);
+      expect(doc.error.exitCode).toBe(2);
+      expect(r.code).toBe(2);
+      if (hint) expect(doc.error.hint).toMatch(hint);
+    },
+  );
 
   it.each(COMMANDS.map((e) => [e.name] as const))('trust %s --help states the usage rule', async (name) => {
     const r = await runCli([...name.split(' '), '--help'], { home: tmp.home });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('2 usage error: an unknown flag, a missing or extra argument, or a value that does not parse');
+    expect(r.stdout).toContain(
+      '2 usage error: an unknown flag, a missing or extra argument, or a value that does not parse',
+    );
   });
 
   it('trust --help states the rule and that 126 is never used for bad input', async () => {

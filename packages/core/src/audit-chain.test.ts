@@ -27,7 +27,13 @@ function makeChain(count: number): AuditEvent[] {
 describe('sealEvent', () => {
   it('seals v, time, prev and a hash over everything else', () => {
     const e = sealEvent(input(0), GENESIS_HASH, '2026-01-01T00:00:00.000Z');
-    expect(e).toMatchObject({ v: 1, time: '2026-01-01T00:00:00.000Z', prev: GENESIS_HASH, decision: 'allow', rule: 'allow-hosts' });
+    expect(e).toMatchObject({
+      v: 1,
+      time: '2026-01-01T00:00:00.000Z',
+      prev: GENESIS_HASH,
+      decision: 'allow',
+      rule: 'allow-hosts',
+    });
     const { hash, ...rest } = e;
     expect(hash).toBe(sha256Hex(canonicalJson(rest)));
     expect(computeEventHash(e)).toBe(hash);
@@ -57,11 +63,21 @@ describe('verifyChain: tamper detection names the first broken link', () => {
     ['edit decision of #2', edit(2, { decision: 'deny' }), 2, 'AUDIT_HASH_MISMATCH'],
     ['edit target of #0', edit(0, { target: 'x' }), 0, 'AUDIT_HASH_MISMATCH'],
     ['edit details of #4', edit(4, { details: { n: 99 } }), 4, 'AUDIT_HASH_MISMATCH'],
-    ['edit and rehash #1', chain.map((e, j) => (j === 1 ? rehash({ ...e, target: 'x' }) : e)), 2, 'AUDIT_PREV_MISMATCH'],
+    [
+      'edit and rehash #1',
+      chain.map((e, j) => (j === 1 ? rehash({ ...e, target: 'x' }) : e)),
+      2,
+      'AUDIT_PREV_MISMATCH',
+    ],
     ['delete #2', chain.filter((_, j) => j !== 2), 2, 'AUDIT_PREV_MISMATCH'],
     ['delete #0', chain.slice(1), 0, 'AUDIT_PREV_MISMATCH'],
     ['reorder #1 and #2', [chain[0], chain[2], chain[1], chain[3], chain[4]], 1, 'AUDIT_PREV_MISMATCH'],
-    ['insert a forged event at #3', [...chain.slice(0, 3), sealEvent(input(9), chain[2]!.hash, 't'), ...chain.slice(3)], 4, 'AUDIT_PREV_MISMATCH'],
+    [
+      'insert a forged event at #3',
+      [...chain.slice(0, 3), sealEvent(input(9), chain[2]!.hash, 't'), ...chain.slice(3)],
+      4,
+      'AUDIT_PREV_MISMATCH',
+    ],
     ['insert a copy at #1', [chain[0], chain[0], ...chain.slice(1)], 1, 'AUDIT_PREV_MISMATCH'],
     ['wrong version #3', edit(3, { v: 2 }), 3, 'AUDIT_VERSION'],
     ['missing hash #1', edit(1, { hash: undefined }), 1, 'AUDIT_MALFORMED'],
@@ -116,8 +132,19 @@ describe('auditDecision', () => {
 
   it('maps a deny with code, rule and reason', () => {
     const sink = createMemoryAuditSink();
-    const e = auditDecision(sink, { principal, action: 'egress.http', target: 't', decision: deny('EGRESS_HOST_DENIED', 'because', { rule: 'r2' }), details: { k: 1 } });
-    expect(e).toMatchObject({ decision: 'deny', code: expect.toBeTrustCode('EGRESS_HOST_DENIED'), rule: 'r2', details: { k: 1, reason: 'because' } });
+    const e = auditDecision(sink, {
+      principal,
+      action: 'egress.http',
+      target: 't',
+      decision: deny('EGRESS_HOST_DENIED', 'because', { rule: 'r2' }),
+      details: { k: 1 },
+    });
+    expect(e).toMatchObject({
+      decision: 'deny',
+      code: expect.toBeTrustCode('EGRESS_HOST_DENIED'),
+      rule: 'r2',
+      details: { k: 1, reason: 'because' },
+    });
     expect(verifyChain(sink.events()).ok).toBe(true);
   });
 });

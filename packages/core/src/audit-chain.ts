@@ -17,7 +17,12 @@ export type ChainVerdict =
   | {
       readonly ok: false;
       readonly index: number;
-      readonly code: 'AUDIT_HASH_MISMATCH' | 'AUDIT_PREV_MISMATCH' | 'AUDIT_VERSION' | 'AUDIT_MALFORMED' | 'AUDIT_TAIL_MISMATCH';
+      readonly code:
+        | 'AUDIT_HASH_MISMATCH'
+        | 'AUDIT_PREV_MISMATCH'
+        | 'AUDIT_VERSION'
+        | 'AUDIT_MALFORMED'
+        | 'AUDIT_TAIL_MISMATCH';
       readonly reason: string;
     };
 
@@ -28,9 +33,10 @@ function body(input: AuditInput, prev: string, time: string): Omit<AuditEvent, '
   const e: Record<string, unknown> = {
     v: 1,
     time,
-    principal: input.principal.agent === undefined
-      ? { kind: input.principal.kind, id: input.principal.id }
-      : { kind: input.principal.kind, id: input.principal.id, agent: input.principal.agent },
+    principal:
+      input.principal.agent === undefined
+        ? { kind: input.principal.kind, id: input.principal.id }
+        : { kind: input.principal.kind, id: input.principal.id, agent: input.principal.agent },
     action: input.action,
     target: input.target,
     decision: input.decision,
@@ -73,14 +79,16 @@ export function describeMalformedEvent(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
   const e = value as Record<string, unknown>;
   const p = e.principal as Record<string, unknown> | undefined;
-  if (typeof p !== 'object' || p === null || !PRINCIPAL_KINDS.includes(p.kind as never) || !isString(p.id)) return 'bad principal';
+  if (typeof p !== 'object' || p === null || !PRINCIPAL_KINDS.includes(p.kind as never) || !isString(p.id))
+    return 'bad principal';
   if (p.agent !== undefined && !isString(p.agent)) return 'bad principal.agent';
   if (!isString(e.time)) return 'missing time';
   if (!isString(e.action) || !isString(e.target)) return 'missing action or target';
   if (e.decision !== 'allow' && e.decision !== 'deny') return 'decision is neither allow nor deny';
   if (e.rule !== undefined && !isString(e.rule)) return 'bad rule';
   if (e.code !== undefined && !isString(e.code)) return 'bad code';
-  if (e.details !== undefined && (typeof e.details !== 'object' || e.details === null || Array.isArray(e.details))) return 'bad details';
+  if (e.details !== undefined && (typeof e.details !== 'object' || e.details === null || Array.isArray(e.details)))
+    return 'bad details';
   if (!isString(e.prev) || !HASH.test(e.prev)) return 'prev is not a lowercase hex SHA-256';
   if (!isString(e.hash) || !HASH.test(e.hash)) return 'hash is not a lowercase hex SHA-256';
   return undefined;
@@ -99,15 +107,24 @@ export function describeMalformedEvent(value: unknown): string | undefined {
  * const verdict = verifyChain(sink.events());
  * if (!verdict.ok) console.log(verdict.index, verdict.code);
  */
-export function verifyChain(events: readonly AuditEvent[], options: { readonly head?: string; readonly tail?: string } = {}): ChainVerdict {
+export function verifyChain(
+  events: readonly AuditEvent[],
+  options: { readonly head?: string; readonly tail?: string } = {},
+): ChainVerdict {
   let prev = options.head ?? GENESIS_HASH;
   for (let index = 0; index < events.length; index++) {
     const e = events[index] as unknown;
     if (typeof e === 'object' && e !== null && (e as { v?: unknown }).v !== 1) {
-      return { ok: false, index, code: 'AUDIT_VERSION', reason: `event ${index} has format version ${JSON.stringify((e as { v?: unknown }).v)}, expected 1` };
+      return {
+        ok: false,
+        index,
+        code: 'AUDIT_VERSION',
+        reason: `event ${index} has format version ${JSON.stringify((e as { v?: unknown }).v)}, expected 1`,
+      };
     }
     const malformed = describeMalformedEvent(e);
-    if (malformed) return { ok: false, index, code: 'AUDIT_MALFORMED', reason: `event ${index} is malformed: ${malformed}` };
+    if (malformed)
+      return { ok: false, index, code: 'AUDIT_MALFORMED', reason: `event ${index} is malformed: ${malformed}` };
     const event = e as AuditEvent;
     let computed: string;
     try {
@@ -116,15 +133,30 @@ export function verifyChain(events: readonly AuditEvent[], options: { readonly h
       return { ok: false, index, code: 'AUDIT_MALFORMED', reason: `event ${index} cannot be canonicalised` };
     }
     if (computed !== event.hash) {
-      return { ok: false, index, code: 'AUDIT_HASH_MISMATCH', reason: `event ${index} was modified: its content does not match its hash` };
+      return {
+        ok: false,
+        index,
+        code: 'AUDIT_HASH_MISMATCH',
+        reason: `event ${index} was modified: its content does not match its hash`,
+      };
     }
     if (event.prev !== prev) {
-      return { ok: false, index, code: 'AUDIT_PREV_MISMATCH', reason: `event ${index} does not follow the previous event (an event was deleted, inserted or reordered)` };
+      return {
+        ok: false,
+        index,
+        code: 'AUDIT_PREV_MISMATCH',
+        reason: `event ${index} does not follow the previous event (an event was deleted, inserted or reordered)`,
+      };
     }
     prev = event.hash;
   }
   if (options.tail !== undefined && options.tail !== prev) {
-    return { ok: false, index: events.length, code: 'AUDIT_TAIL_MISMATCH', reason: `the chain ends at ${prev.slice(0, 12)}…, not at the anchored ${options.tail.slice(0, 12)}… (events were removed from the end or re-sealed)` };
+    return {
+      ok: false,
+      index: events.length,
+      code: 'AUDIT_TAIL_MISMATCH',
+      reason: `the chain ends at ${prev.slice(0, 12)}…, not at the anchored ${options.tail.slice(0, 12)}… (events were removed from the end or re-sealed)`,
+    };
   }
   return { ok: true, count: events.length, head: prev };
 }

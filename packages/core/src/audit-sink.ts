@@ -20,7 +20,9 @@ export interface MemoryAuditSink extends AuditSink {
  * sink.record({ principal, action: 'egress.http', target: 'https://api.example.com/', decision: 'allow' });
  * verifyChain(sink.events()).ok; // true
  */
-export function createMemoryAuditSink(options: { readonly clock?: () => Date; readonly head?: string } = {}): MemoryAuditSink {
+export function createMemoryAuditSink(
+  options: { readonly clock?: () => Date; readonly head?: string } = {},
+): MemoryAuditSink {
   const clock = options.clock ?? (() => new Date());
   const events: AuditEvent[] = [];
   let head = options.head ?? GENESIS_HASH;

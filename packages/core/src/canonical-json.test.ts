@@ -83,6 +83,8 @@ describe('canonicalJson (RFC 8785)', () => {
     expect(() => canonicalJson({ k: { '\udc00': 1 } })).toThrow('lone surrogate at .k');
     expect(() => canonicalJson(['ok', '\ud800'])).toThrow('lone surrogate at [1]');
     expect(() => canonicalJson('\ud800')).toThrow('lone surrogate at (root)');
-    expect(canonicalJson({ s: 'a\ud83d\ude00b', t: [1, undefined, 'x'] })).toBe('{"s":"a\ud83d\ude00b","t":[1,null,"x"]}');
+    expect(canonicalJson({ s: 'a\ud83d\ude00b', t: [1, undefined, 'x'] })).toBe(
+      '{"s":"a\ud83d\ude00b","t":[1,null,"x"]}',
+    );
   });
 });

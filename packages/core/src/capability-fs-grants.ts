@@ -24,14 +24,22 @@ export function fsGrantConflicts(entries: readonly Capability[], indexOf: Readon
       const b = grants[j] as FsCap;
       if (a.path === b.path) {
         if (i < j) {
-          problems.push({ code: 'CAPABILITY_FS_MODE_CONFLICT', severity: 'error', path: `[${at(b)}]`,
+          problems.push({
+            code: 'CAPABILITY_FS_MODE_CONFLICT',
+            severity: 'error',
+            path: `[${at(b)}]`,
             message: `"${a.path}" is granted both read-only and read-write (at [${at(a)}] and [${at(b)}])`,
-            hint: `keep one: "fs:rw:${a.path}" or "fs:ro:${a.path}"` });
+            hint: `keep one: "fs:rw:${a.path}" or "fs:ro:${a.path}"`,
+          });
         }
       } else if (isPathWithin(a.path, b.path)) {
-        problems.push({ code: 'CAPABILITY_FS_OVERLAP', severity: 'error', path: `[${at(b)}]`,
+        problems.push({
+          code: 'CAPABILITY_FS_OVERLAP',
+          severity: 'error',
+          path: `[${at(b)}]`,
           message: `"${formatCapability(b)}" lies inside "${formatCapability(a)}" (at [${at(a)}]); nested grants are not allowed`,
-          hint: `grant sibling directories instead (e.g. keep "${formatCapability(b)}" and grant the other subdirectories of ${a.path} one by one), or only "${formatCapability(a)}"` });
+          hint: `grant sibling directories instead (e.g. keep "${formatCapability(b)}" and grant the other subdirectories of ${a.path} one by one), or only "${formatCapability(a)}"`,
+        });
       }
     }
   }

@@ -16,7 +16,11 @@ describe('parseCapabilities: every valid form', () => {
     ['env:STRIPE_API_BASE', { kind: 'env', name: 'STRIPE_API_BASE' }, 'env:STRIPE_API_BASE'],
     ['env:_x1', { kind: 'env', name: '_x1' }, 'env:_x1'],
     ['fs:ro:/etc/certs', { kind: 'fs', mode: 'ro', path: '/etc/certs' }, 'fs:ro:/etc/certs'],
-    ['fs:rw:/var/lib/myapp/cache', { kind: 'fs', mode: 'rw', path: '/var/lib/myapp/cache' }, 'fs:rw:/var/lib/myapp/cache'],
+    [
+      'fs:rw:/var/lib/myapp/cache',
+      { kind: 'fs', mode: 'rw', path: '/var/lib/myapp/cache' },
+      'fs:rw:/var/lib/myapp/cache',
+    ],
     ['fs:ro:/data/..hidden/v1.2', { kind: 'fs', mode: 'ro', path: '/data/..hidden/v1.2' }, 'fs:ro:/data/..hidden/v1.2'],
     ['fs:ro:/a:b', { kind: 'fs', mode: 'ro', path: '/a:b' }, 'fs:ro:/a:b'],
     ['args', { kind: 'args' }, 'args'],
@@ -129,13 +133,12 @@ describe('parseCapabilities: every rejection', () => {
     expect(problemsOf([entry])[0]?.hint).toContain(fragment);
   });
 
-  it.each([
-    [['tcp', 'network']],
-    [['udp', 'sockets']],
-    [['network', 'tcp', 'udp']],
-  ])('%j is a tier conflict', (list) => {
-    expect(problemsOf(list).map((p) => p.code)).toEqual(['CAPABILITY_TIER_CONFLICT']);
-  });
+  it.each([[['tcp', 'network']], [['udp', 'sockets']], [['network', 'tcp', 'udp']]])(
+    '%j is a tier conflict',
+    (list) => {
+      expect(problemsOf(list).map((p) => p.code)).toEqual(['CAPABILITY_TIER_CONFLICT']);
+    },
+  );
 
   it('lists every problem at once, in order, with paths', () => {
     const problems = problemsOf(['env', 'http', 'fs', 'netwrok', 'env:', 'tcp', 'network']);
@@ -181,7 +184,9 @@ describe('duplicates', () => {
   });
 
   it('refuses a duplicate fs grant', () => {
-    expect(problemsOf(['fs:ro:/a', 'env:A', 'fs:ro:/a']).map((p) => [p.code, p.path])).toEqual([['CAPABILITY_DUPLICATE', '[2]']]);
+    expect(problemsOf(['fs:ro:/a', 'env:A', 'fs:ro:/a']).map((p) => [p.code, p.path])).toEqual([
+      ['CAPABILITY_DUPLICATE', '[2]'],
+    ]);
   });
 });
 
@@ -209,11 +214,15 @@ describe('fs grants are canonical and disjoint', () => {
   });
 
   it('refuses one directory in two modes', () => {
-    expect(problemsOf(['fs:rw:/d', 'fs:ro:/d']).map((p) => [p.code, p.path])).toEqual([['CAPABILITY_FS_MODE_CONFLICT', '[1]']]);
+    expect(problemsOf(['fs:rw:/d', 'fs:ro:/d']).map((p) => [p.code, p.path])).toEqual([
+      ['CAPABILITY_FS_MODE_CONFLICT', '[1]'],
+    ]);
   });
 
   it('accepts siblings and prefix-sharing names', () => {
-    expect(parseCapabilities(['fs:rw:/data', 'fs:ro:/database', 'fs:ro:/data-old', 'fs:rw:/srv/a', 'fs:ro:/srv/b']).fsGrants).toHaveLength(5);
+    expect(
+      parseCapabilities(['fs:rw:/data', 'fs:ro:/database', 'fs:ro:/data-old', 'fs:rw:/srv/a', 'fs:ro:/srv/b']).fsGrants,
+    ).toHaveLength(5);
   });
 });
 

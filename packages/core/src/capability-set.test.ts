@@ -32,7 +32,10 @@ describe('CapabilitySet', () => {
   it('lists env names and fs grants', () => {
     const set = parseCapabilities(['env:A', 'fs:rw:/x', 'env:B', 'fs:ro:/y']);
     expect(set.envNames).toEqual(['A', 'B']);
-    expect(set.fsGrants).toEqual([{ mode: 'rw', path: '/x' }, { mode: 'ro', path: '/y' }]);
+    expect(set.fsGrants).toEqual([
+      { mode: 'rw', path: '/x' },
+      { mode: 'ro', path: '/y' },
+    ]);
   });
 
   it.each([

@@ -56,7 +56,11 @@ export function allow(rule?: string, extra: { port?: number } = {}): Allow {
  * @example
  * deny('EGRESS_HOST_NOT_ALLOWED', 'evil.test is not allowed', { hint: 'add "evil.test" to the allow list' });
  */
-export function deny<C extends TrustErrorCode>(code: C, reason: string, extra: { rule?: string; hint?: string } = {}): Deny<C> {
+export function deny<C extends TrustErrorCode>(
+  code: C,
+  reason: string,
+  extra: { rule?: string; hint?: string } = {},
+): Deny<C> {
   const d: { -readonly [K in keyof Deny<C>]: Deny<C>[K] } = { allow: false, code, reason };
   if (extra.rule !== undefined) d.rule = extra.rule;
   if (extra.hint !== undefined) d.hint = extra.hint;

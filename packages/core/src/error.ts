@@ -60,7 +60,10 @@ export function deniedError<C extends TrustErrorCode>(decision: Deny<C>): TrustE
  * @example
  * catch (e) { if (isTrustError(e, 'POLICY_JSON')) console.log(e.hint); }
  */
-export function isTrustError<C extends TrustErrorCode = TrustErrorCode>(value: unknown, code?: C): value is TrustError<C> {
+export function isTrustError<C extends TrustErrorCode = TrustErrorCode>(
+  value: unknown,
+  code?: C,
+): value is TrustError<C> {
   return value instanceof TrustError && (code === undefined || value.code === code);
 }
 

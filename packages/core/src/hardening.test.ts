@@ -18,22 +18,31 @@ const request = () => createTestRequest('https://api.example.com/x');
 const ctx = createTestContext();
 
 describe('fs grants with hidden meaning are refused', () => {
-  it.each(['fs:ro:/data/../etc', 'fs:rw:/srv/app/..', 'fs:ro:/data\n', 'fs:ro:/data\t/x', 'fs:rw:/a\u001b[31m'])('%j', (entry) => {
-    expect(() => parseCapabilities([entry])).toThrowTrustError('CAPABILITY_INVALID');
-    try {
-      parseCapabilities([entry]);
-    } catch (e) {
-      expect((e as { problems: { code: string }[] }).problems[0]!.code).toBeTrustCode('CAPABILITY_FS_PATH');
-    }
-  });
+  it.each(['fs:ro:/data/../etc', 'fs:rw:/srv/app/..', 'fs:ro:/data\n', 'fs:ro:/data\t/x', 'fs:rw:/a\u001b[31m'])(
+    '%j',
+    (entry) => {
+      expect(() => parseCapabilities([entry])).toThrowTrustError('CAPABILITY_INVALID');
+      try {
+        parseCapabilities([entry]);
+      } catch (e) {
+        expect((e as { problems: { code: string }[] }).problems[0]!.code).toBeTrustCode('CAPABILITY_FS_PATH');
+      }
+    },
+  );
 
   it('still accepts a plain absolute path with dots in names', () => {
-    expect(parseCapabilities(['fs:ro:/data/..hidden/v1.2']).fsGrants).toEqual([{ mode: 'ro', path: '/data/..hidden/v1.2' }]);
+    expect(parseCapabilities(['fs:ro:/data/..hidden/v1.2']).fsGrants).toEqual([
+      { mode: 'ro', path: '/data/..hidden/v1.2' },
+    ]);
   });
 });
 
 describe('chain fails closed on malformed members', () => {
-  const filterDeny: EgressPolicy = { name: 'misspelt', role: 'Filter' as 'filter', authorizeHttp: () => ({ allow: false, code: 'X' as OwnCode, reason: 'no' }) };
+  const filterDeny: EgressPolicy = {
+    name: 'misspelt',
+    role: 'Filter' as 'filter',
+    authorizeHttp: () => ({ allow: false, code: 'X' as OwnCode, reason: 'no' }),
+  };
 
   it('refuses a policy with an unknown role, so a misspelt filter cannot lose its veto', () => {
     expect(() => chain(allowHosts(['api.example.com']), filterDeny)).toThrowTrustError('POLICY_INVALID');
@@ -66,7 +75,8 @@ describe('chain fails closed on malformed members', () => {
 describe('audit chain anchored at its tail', () => {
   function sink(n: number) {
     const s = createMemoryAuditSink({ clock: () => new Date('2026-01-01T00:00:00Z') });
-    for (let i = 0; i < n; i++) s.record({ principal: { kind: 'owner', id: 'o' }, action: 'test', target: `t${i}`, decision: 'allow' });
+    for (let i = 0; i < n; i++)
+      s.record({ principal: { kind: 'owner', id: 'o' }, action: 'test', target: `t${i}`, decision: 'allow' });
     return s.events();
   }
 
@@ -74,7 +84,11 @@ describe('audit chain anchored at its tail', () => {
     const events = sink(4);
     const tail = events[3]!.hash;
     expect(verifyChain(events.slice(0, 3))).toMatchObject({ ok: true });
-    expect(verifyChain(events.slice(0, 3), { tail })).toMatchObject({ ok: false, code: expect.toBeTrustCode('AUDIT_TAIL_MISMATCH'), index: 3 });
+    expect(verifyChain(events.slice(0, 3), { tail })).toMatchObject({
+      ok: false,
+      code: expect.toBeTrustCode('AUDIT_TAIL_MISMATCH'),
+      index: 3,
+    });
     expect(verifyChain(events, { tail })).toMatchObject({ ok: true, count: 4, head: tail });
   });
 });

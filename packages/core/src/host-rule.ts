@@ -15,31 +15,41 @@ export type HostRule =
 
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
 const PORT = /^[1-9][0-9]{0,4}$/;
-const EXAMPLES = 'e.g. "api.example.com", "*.example.com", "api.example.com:443", "10.0.0.5", "[::1]:8080" or "10.0.0.0/8"';
+const EXAMPLES =
+  'e.g. "api.example.com", "*.example.com", "api.example.com:443", "10.0.0.5", "[::1]:8080" or "10.0.0.0/8"';
 
 class RuleProblem extends Error {
-  constructor(message: string, readonly hint: string) {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
     super(message);
   }
 }
 
 function checkName(name: string, rule: string): string {
   if (/[^\x21-\x7e]/.test(name)) {
-    throw new RuleProblem(`host rule ${JSON.stringify(rule)} contains whitespace, control or non-ASCII characters`,
-      `write an ASCII host name (internationalised names in their xn-- form), ${EXAMPLES}`);
+    throw new RuleProblem(
+      `host rule ${JSON.stringify(rule)} contains whitespace, control or non-ASCII characters`,
+      `write an ASCII host name (internationalised names in their xn-- form), ${EXAMPLES}`,
+    );
   }
   let host = name.toLowerCase();
   if (host.endsWith('.')) host = host.slice(0, -1);
   const labels = host.split('.');
   if (host.length > 253 || !labels.every((l) => LABEL.test(l))) {
-    throw new RuleProblem(`host rule ${JSON.stringify(rule)} is not a valid host name`,
-      `use letters, digits, "-" and "_" in dot-separated labels, ${EXAMPLES}`);
+    throw new RuleProblem(
+      `host rule ${JSON.stringify(rule)} is not a valid host name`,
+      `use letters, digits, "-" and "_" in dot-separated labels, ${EXAMPLES}`,
+    );
   }
   // The WHATWG URL parser reads a host whose last label is numeric as an IPv4 address, so a
   // rule spelled that way would never match a canonical request host.
   if (/^(?:[0-9]+|0x[0-9a-f]*)$/.test(labels[labels.length - 1] as string)) {
-    throw new RuleProblem(`host rule ${JSON.stringify(rule)} looks like a non-standard IPv4 address`,
-      'write the address as a dotted quad, e.g. "127.0.0.1"');
+    throw new RuleProblem(
+      `host rule ${JSON.stringify(rule)} looks like a non-standard IPv4 address`,
+      'write the address as a dotted quad, e.g. "127.0.0.1"',
+    );
   }
   return host;
 }
@@ -47,8 +57,10 @@ function checkName(name: string, rule: string): string {
 function parsePort(text: string, rule: string): number {
   const n = Number(text);
   if (!PORT.test(text) || n > 65535) {
-    throw new RuleProblem(`host rule ${JSON.stringify(rule)} has an invalid port ${JSON.stringify(text)}`,
-      'write a port from 1 to 65535, e.g. "api.example.com:443"');
+    throw new RuleProblem(
+      `host rule ${JSON.stringify(rule)} has an invalid port ${JSON.stringify(text)}`,
+      'write a port from 1 to 65535, e.g. "api.example.com:443"',
+    );
   }
   return n;
 }
@@ -65,13 +77,17 @@ function build(hostPart: string, portText: string | undefined, rule: string): Ho
   }
   if (hostPart.includes('*')) {
     if (!hostPart.startsWith('*.') || hostPart.indexOf('*', 1) >= 0) {
-      throw new RuleProblem(`host rule ${JSON.stringify(rule)} has a wildcard that is not a leading "*." label`,
-        'a wildcard may only be the whole first label, e.g. "*.example.com" (subdomains of example.com)');
+      throw new RuleProblem(
+        `host rule ${JSON.stringify(rule)} has a wildcard that is not a leading "*." label`,
+        'a wildcard may only be the whole first label, e.g. "*.example.com" (subdomains of example.com)',
+      );
     }
     const base = checkName(hostPart.slice(2), rule);
     if (base.split('.').length < 2 || isCommonPublicSuffix(base)) {
-      throw new RuleProblem(`host rule ${JSON.stringify(rule)} would match every name under the public suffix "${base}"`,
-        `name a registrable domain, e.g. "*.example.${base}"`);
+      throw new RuleProblem(
+        `host rule ${JSON.stringify(rule)} would match every name under the public suffix "${base}"`,
+        `name a registrable domain, e.g. "*.example.${base}"`,
+      );
     }
     return withPort({ kind: 'wildcard' as const, suffix: base, text: `*.${base}${suffix}` });
   }
@@ -82,27 +98,40 @@ function build(hostPart: string, portText: string | undefined, rule: string): Ho
 function parseOrThrow(text: string): HostRule {
   if (text === '') throw new RuleProblem('empty host rule', `write a host, ${EXAMPLES}`);
   if (text === '*' || text === '*.' || text === '**') {
-    throw new RuleProblem(`host rule ${JSON.stringify(text)} would match every host`,
-      `list the hosts to allow, ${EXAMPLES}; an empty list allows nothing`);
+    throw new RuleProblem(
+      `host rule ${JSON.stringify(text)} would match every host`,
+      `list the hosts to allow, ${EXAMPLES}; an empty list allows nothing`,
+    );
   }
   if (text.startsWith('[')) {
     const close = text.indexOf(']');
     const inner = close < 0 ? undefined : parseIpWithZone(text.slice(0, close + 1));
     const after = close < 0 ? '' : text.slice(close + 1);
     if (!inner || inner.ip.family !== 6 || inner.zone !== undefined || (after !== '' && !after.startsWith(':'))) {
-      throw new RuleProblem(`host rule ${JSON.stringify(text)} is not a valid bracketed IPv6 address`, 'write e.g. "[::1]:8080" or "2001:db8::1"');
+      throw new RuleProblem(
+        `host rule ${JSON.stringify(text)} is not a valid bracketed IPv6 address`,
+        'write e.g. "[::1]:8080" or "2001:db8::1"',
+      );
     }
     return build(formatIp(inner.ip), after === '' ? undefined : after.slice(1), text);
   }
   if (text.includes('/')) {
     const cidr = parseCidr(text);
-    if (!cidr) throw new RuleProblem(`host rule ${JSON.stringify(text)} is not a valid CIDR block`, 'write e.g. "10.0.0.0/8" or "fc00::/7" (CIDR rules take no port)');
+    if (!cidr)
+      throw new RuleProblem(
+        `host rule ${JSON.stringify(text)} is not a valid CIDR block`,
+        'write e.g. "10.0.0.0/8" or "fc00::/7" (CIDR rules take no port)',
+      );
     return { kind: 'cidr', cidr, text: formatCidr(cidr) };
   }
   const colons = text.split(':').length - 1;
   if (colons >= 2) {
     const ip = parseIpWithZone(text);
-    if (!ip || ip.zone !== undefined) throw new RuleProblem(`host rule ${JSON.stringify(text)} is not a valid IPv6 address`, 'write e.g. "2001:db8::1", or "[2001:db8::1]:443" with a port');
+    if (!ip || ip.zone !== undefined)
+      throw new RuleProblem(
+        `host rule ${JSON.stringify(text)} is not a valid IPv6 address`,
+        'write e.g. "2001:db8::1", or "[2001:db8::1]:443" with a port',
+      );
     return build(text, undefined, text);
   }
   if (colons === 1) {
@@ -147,7 +176,10 @@ export function tryParseHostRule(text: string): { ok: true; rule: HostRule } | {
   } catch (e) {
     if (!(e instanceof RuleProblem)) throw e;
     const problem: Problem = { code: 'POLICY_HOST_RULE_INVALID', message: e.message, hint: e.hint, severity: 'error' };
-    return { ok: false, error: new TrustError('POLICY_HOST_RULE_INVALID', e.message, { hint: e.hint, problems: [problem] }) };
+    return {
+      ok: false,
+      error: new TrustError('POLICY_HOST_RULE_INVALID', e.message, { hint: e.hint, problems: [problem] }),
+    };
   }
 }
 

@@ -89,7 +89,14 @@ describe('public API', () => {
   });
 
   it('freezes exported constants', () => {
-    for (const value of [core.CAPABILITY_NAMES, core.CAPABILITY_RISKS, core.PRINCIPAL_KINDS, core.denyAll, core.CAPABILITY_ERROR_CODES, core.COMMON_PUBLIC_SUFFIXES]) {
+    for (const value of [
+      core.CAPABILITY_NAMES,
+      core.CAPABILITY_RISKS,
+      core.PRINCIPAL_KINDS,
+      core.denyAll,
+      core.CAPABILITY_ERROR_CODES,
+      core.COMMON_PUBLIC_SUFFIXES,
+    ]) {
       expect(Object.isFrozen(value)).toBe(true);
     }
   });

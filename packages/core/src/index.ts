@@ -36,8 +36,20 @@ export { GENESIS_HASH, computeEventHash, sealEvent, verifyChain } from './audit-
 export type { ChainVerdict } from './audit-chain.js';
 export { auditDecision, createMemoryAuditSink } from './audit-sink.js';
 export type { AuditDecisionInput, MemoryAuditSink } from './audit-sink.js';
-export { AUDIT_ERROR_CODES, CAPABILITY_ERROR_CODES, CORE_ERROR_CODES, EGRESS_ERROR_CODES, POLICY_ERROR_CODES } from './error-codes.js';
-export type { AuditErrorCode, CapabilityErrorCode, CoreErrorCode, EgressErrorCode, PolicyErrorCode } from './error-codes.js';
+export {
+  AUDIT_ERROR_CODES,
+  CAPABILITY_ERROR_CODES,
+  CORE_ERROR_CODES,
+  EGRESS_ERROR_CODES,
+  POLICY_ERROR_CODES,
+} from './error-codes.js';
+export type {
+  AuditErrorCode,
+  CapabilityErrorCode,
+  CoreErrorCode,
+  EgressErrorCode,
+  PolicyErrorCode,
+} from './error-codes.js';
 export { WASM_ERROR_CODES } from './error-codes-wasm.js';
 export type { WasmErrorCode } from './error-codes-wasm.js';
 export { SANDBOX_ERROR_CODES } from './error-codes-sandbox.js';

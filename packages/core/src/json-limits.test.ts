@@ -27,7 +27,10 @@ describe('checkJsonText', () => {
   it('the default cap is 64 and a custom cap is honoured', () => {
     expect(DEFAULT_MAX_JSON_DEPTH).toBe(64);
     expect(checkJsonText(nest(3), { maxDepth: 3 }).allow).toBe(true);
-    expect(checkJsonText(nest(4), { maxDepth: 3 })).toMatchObject({ allow: false, code: expect.toBeTrustCode('INPUT_TOO_DEEP') });
+    expect(checkJsonText(nest(4), { maxDepth: 3 })).toMatchObject({
+      allow: false,
+      code: expect.toBeTrustCode('INPUT_TOO_DEEP'),
+    });
   });
 
   it.each([
@@ -67,7 +70,10 @@ describe('checkJsonValue', () => {
 
   it('caps the number of values visited', () => {
     const shared = [1, 2, 3];
-    expect(checkJsonValue([shared, shared], { maxNodes: 8 })).toMatchObject({ allow: false, code: expect.toBeTrustCode('INPUT_TOO_LARGE') });
+    expect(checkJsonValue([shared, shared], { maxNodes: 8 })).toMatchObject({
+      allow: false,
+      code: expect.toBeTrustCode('INPUT_TOO_LARGE'),
+    });
     expect(checkJsonValue([shared, shared], { maxNodes: 9 }).allow).toBe(true);
   });
 });
@@ -75,7 +81,12 @@ describe('checkJsonValue', () => {
 describe('parseJsonWithLimits', () => {
   it('parses what passes, refuses the rest with a coded TrustError', () => {
     expect(parseJsonWithLimits('{"a":[1]}')).toEqual({ a: [1] });
-    expect(() => parseJsonWithLimits(nest(65))).toThrowError(expect.objectContaining({ code: expect.toBeTrustCode('INPUT_TOO_DEEP'), decision: expect.objectContaining({ allow: false }) }));
+    expect(() => parseJsonWithLimits(nest(65))).toThrowError(
+      expect.objectContaining({
+        code: expect.toBeTrustCode('INPUT_TOO_DEEP'),
+        decision: expect.objectContaining({ allow: false }),
+      }),
+    );
     expect(() => parseJsonWithLimits('{"a":', {})).toThrowTrustError('INPUT_JSON_INVALID');
     expect(() => parseJsonWithLimits('"abc"', { maxBytes: 2 })).toThrowTrustError('INPUT_TOO_LARGE');
   });

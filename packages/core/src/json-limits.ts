@@ -31,7 +31,10 @@ const tooDeep = (max: number): Decision =>
   });
 
 const tooLarge = (what: string, max: number): Decision =>
-  deny('INPUT_TOO_LARGE', `the input has more than ${max} ${what}`, { rule: 'json-size', hint: 'send less data, or a reference to it' });
+  deny('INPUT_TOO_LARGE', `the input has more than ${max} ${what}`, {
+    rule: 'json-size',
+    hint: 'send less data, or a reference to it',
+  });
 
 /**
  * Checks raw JSON text against the limits **before** it is parsed, with one iterative pass over
@@ -113,11 +116,15 @@ export function checkJsonValue(value: unknown, limits: JsonLimits = {}): Decisio
  */
 export function parseJsonWithLimits(text: string, limits: JsonLimits = {}): unknown {
   const d = checkJsonText(text, limits);
-  if (!d.allow) throw new TrustError(d.code, d.reason, { decision: d, ...(d.hint === undefined ? {} : { hint: d.hint }) });
+  if (!d.allow)
+    throw new TrustError(d.code, d.reason, { decision: d, ...(d.hint === undefined ? {} : { hint: d.hint }) });
   try {
     return JSON.parse(text) as unknown;
   } catch (cause) {
-    const invalid = deny('INPUT_JSON_INVALID', 'the input is not valid JSON', { rule: 'json-syntax', hint: 'send one JSON value, e.g. {"a":1}' });
+    const invalid = deny('INPUT_JSON_INVALID', 'the input is not valid JSON', {
+      rule: 'json-syntax',
+      hint: 'send one JSON value, e.g. {"a":1}',
+    });
     throw new TrustError(invalid.code, invalid.reason, { decision: invalid, hint: invalid.hint!, cause });
   }
 }

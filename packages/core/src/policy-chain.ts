@@ -12,18 +12,26 @@ import { createFilter, filterChecksOf } from './policy-filter.js';
  */
 export const denyAll: EgressPolicy = createFilter('deny-all', {
   http: (request: EgressHttpRequest) =>
-    deny('EGRESS_DENY_ALL', `egress denied: ${request.host}:${request.port} (all egress is denied by policy deny-all)`, {
-      rule: 'deny-all',
-      hint: 'replace deny-all with a policy that allows this host, e.g. allowHosts(["api.example.com"])',
-    }),
+    deny(
+      'EGRESS_DENY_ALL',
+      `egress denied: ${request.host}:${request.port} (all egress is denied by policy deny-all)`,
+      {
+        rule: 'deny-all',
+        hint: 'replace deny-all with a policy that allows this host, e.g. allowHosts(["api.example.com"])',
+      },
+    ),
   tcp: (peer: EgressPeer) => denyPeer('tcp', peer),
   udp: (peer: EgressPeer) => denyPeer('udp', peer),
 });
 
 function denyPeer(kind: string, peer: EgressPeer): Deny {
-  return deny('EGRESS_DENY_ALL', `egress denied: ${kind} ${peer.host}:${peer.port} (all egress is denied by policy deny-all)`, {
-    rule: 'deny-all',
-  });
+  return deny(
+    'EGRESS_DENY_ALL',
+    `egress denied: ${kind} ${peer.host}:${peer.port} (all egress is denied by policy deny-all)`,
+    {
+      rule: 'deny-all',
+    },
+  );
 }
 
 /** Where a chain keeps its members, so a nested chain can be flattened into its parent. */
@@ -39,17 +47,22 @@ interface ChainState {
 
 /** A member that answers with anything but a Decision stops the chain with a deny (fail closed). */
 function malformed(policy: EgressPolicy): Deny {
-  return deny('EGRESS_POLICY_INVALID', `egress denied: policy ${policy.name ?? 'unnamed'} answered with something other than a Decision`, {
-    rule: policy.name ?? 'chain',
-    hint: 'a policy returns { allow: true } or { allow: false, code, reason }',
-  });
+  return deny(
+    'EGRESS_POLICY_INVALID',
+    `egress denied: policy ${policy.name ?? 'unnamed'} answered with something other than a Decision`,
+    {
+      rule: policy.name ?? 'chain',
+      hint: 'a policy returns { allow: true } or { allow: false, code, reason }',
+    },
+  );
 }
 
 /** Applies one answer; returns a final decision when the chain must stop. */
 function apply(state: ChainState, policy: EgressPolicy, answer: unknown): Decision | undefined {
   const role = policy.role ?? 'gate';
   const d = answer as Decision | null | undefined;
-  if (typeof d !== 'object' || d === null || (d.allow !== true && (d.allow !== false || typeof d.code !== 'string'))) return malformed(policy);
+  if (typeof d !== 'object' || d === null || (d.allow !== true && (d.allow !== false || typeof d.code !== 'string')))
+    return malformed(policy);
   if (!d.allow) {
     if (role === 'filter') return d;
     state.firstGateDeny ??= d;
@@ -72,7 +85,14 @@ function isThenable(v: unknown): v is Promise<Decision> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
-async function runAsync(policies: readonly EgressPolicy[], from: number, pending: Promise<Decision>, state: ChainState, step: Step, what: string): Promise<Decision> {
+async function runAsync(
+  policies: readonly EgressPolicy[],
+  from: number,
+  pending: Promise<Decision>,
+  state: ChainState,
+  step: Step,
+  what: string,
+): Promise<Decision> {
   const first = apply(state, policies[from] as EgressPolicy, await pending);
   if (first) return first;
   for (let i = from + 1; i < policies.length; i++) {
@@ -124,17 +144,21 @@ function run(policies: readonly EgressPolicy[], step: Step, what: string): Decis
 export function chain(...policies: readonly EgressPolicy[]): EgressPolicy {
   for (const p of policies) {
     if (typeof p !== 'object' || p === null || typeof p.authorizeHttp !== 'function') {
-      throw new TrustError('POLICY_INVALID', 'chain() takes EgressPolicy objects', { hint: 'pass policies such as allowHosts([...]) or denyAll' });
-    }
-    if (p.role !== undefined && p.role !== 'gate' && p.role !== 'filter') {
-      throw new TrustError('POLICY_INVALID', `policy ${p.name ?? 'unnamed'} has an unknown role ${JSON.stringify(p.role)}`, {
-        hint: 'role is "gate" (may grant) or "filter" (may only deny or add headers); a misspelt filter would lose its veto',
+      throw new TrustError('POLICY_INVALID', 'chain() takes EgressPolicy objects', {
+        hint: 'pass policies such as allowHosts([...]) or denyAll',
       });
     }
+    if (p.role !== undefined && p.role !== 'gate' && p.role !== 'filter') {
+      throw new TrustError(
+        'POLICY_INVALID',
+        `policy ${p.name ?? 'unnamed'} has an unknown role ${JSON.stringify(p.role)}`,
+        {
+          hint: 'role is "gate" (may grant) or "filter" (may only deny or add headers); a misspelt filter would lose its veto',
+        },
+      );
+    }
   }
-  const list = Object.freeze(
-    policies.flatMap((p) => (p as { [MEMBERS]?: readonly EgressPolicy[] })[MEMBERS] ?? [p]),
-  );
+  const list = Object.freeze(policies.flatMap((p) => (p as { [MEMBERS]?: readonly EgressPolicy[] })[MEMBERS] ?? [p]));
   const names = list.map((p) => p.name ?? 'unnamed').join(', ');
   return Object.freeze({
     name: `chain(${names})`,
@@ -143,19 +167,39 @@ export function chain(...policies: readonly EgressPolicy[]): EgressPolicy {
     // A built-in filter answers through its checks (undefined = no objection); any other policy
     // through its public methods, where a filter's allow is ignored by `apply`.
     authorizeHttp: (request: EgressHttpRequest, context: EgressContext) =>
-      run(list, (p) => {
-        const checks = filterChecksOf(p);
-        return checks ? checks.http?.(request, context) : (p.authorizeHttp(request, context) ?? null);
-      }, `${request.method} ${request.host}:${request.port}`),
+      run(
+        list,
+        (p) => {
+          const checks = filterChecksOf(p);
+          return checks ? checks.http?.(request, context) : (p.authorizeHttp(request, context) ?? null);
+        },
+        `${request.method} ${request.host}:${request.port}`,
+      ),
     authorizeTcp: (peer: EgressPeer, context: EgressContext) =>
-      run(list, (p) => {
-        const checks = filterChecksOf(p);
-        return checks ? checks.tcp?.(peer, context) : p.authorizeTcp ? (p.authorizeTcp(peer, context) ?? null) : undefined;
-      }, `tcp ${peer.host}:${peer.port}`),
+      run(
+        list,
+        (p) => {
+          const checks = filterChecksOf(p);
+          return checks
+            ? checks.tcp?.(peer, context)
+            : p.authorizeTcp
+              ? (p.authorizeTcp(peer, context) ?? null)
+              : undefined;
+        },
+        `tcp ${peer.host}:${peer.port}`,
+      ),
     authorizeUdp: (peer: EgressPeer, context: EgressContext) =>
-      run(list, (p) => {
-        const checks = filterChecksOf(p);
-        return checks ? checks.udp?.(peer, context) : p.authorizeUdp ? (p.authorizeUdp(peer, context) ?? null) : undefined;
-      }, `udp ${peer.host}:${peer.port}`),
+      run(
+        list,
+        (p) => {
+          const checks = filterChecksOf(p);
+          return checks
+            ? checks.udp?.(peer, context)
+            : p.authorizeUdp
+              ? (p.authorizeUdp(peer, context) ?? null)
+              : undefined;
+        },
+        `udp ${peer.host}:${peer.port}`,
+      ),
   });
 }

@@ -59,7 +59,8 @@ export function compilePolicy(
   const missing: Problem[] = [];
 
   if (file.http) {
-    if (file.http.deny?.length) filters.push(denyHosts(file.http.deny, { name: `${name}:http.deny`, tcp: false, udp: false }));
+    if (file.http.deny?.length)
+      filters.push(denyHosts(file.http.deny, { name: `${name}:http.deny`, tcp: false, udp: false }));
     gates.push(allowHosts(file.http.allow, { name: `${name}:http.allow`, methods: file.http.methods }));
     file.http.inject?.forEach((rule, i) => {
       const headers: Record<string, string> = {};
@@ -88,15 +89,26 @@ export function compilePolicy(
     const section = file[kind];
     if (!section) continue;
     if (section.deny?.length) {
-      filters.push(denyHosts(section.deny, { name: `${name}:${kind}.deny`, http: false, tcp: kind === 'tcp', udp: kind === 'udp' }));
+      filters.push(
+        denyHosts(section.deny, {
+          name: `${name}:${kind}.deny`,
+          http: false,
+          tcp: kind === 'tcp',
+          udp: kind === 'udp',
+        }),
+      );
     }
     gates.push(allowHosts(section.allow, { name: `${name}:${kind}.allow`, http: false, [kind]: true }));
   }
   if (missing.length > 0) {
-    throw new TrustError('POLICY_SECRET_MISSING', `policy ${name}: ${missing.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
-      problems: missing,
-      hint: missing[0]?.hint,
-    });
+    throw new TrustError(
+      'POLICY_SECRET_MISSING',
+      `policy ${name}: ${missing.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+      {
+        problems: missing,
+        hint: missing[0]?.hint,
+      },
+    );
   }
 
   const guard: GuardSettings | undefined = file.guard

@@ -14,22 +14,37 @@ const hostRule = z
   .superRefine((text, ctx) => {
     const r = tryParseHostRule(text);
     if (!r.ok) {
-      ctx.addIssue({ code: 'custom', message: r.error.message, params: { trustCode: 'POLICY_HOST_RULE_INVALID', hint: r.error.hint ?? '' } satisfies IssueParams });
+      ctx.addIssue({
+        code: 'custom',
+        message: r.error.message,
+        params: { trustCode: 'POLICY_HOST_RULE_INVALID', hint: r.error.hint ?? '' } satisfies IssueParams,
+      });
     }
   })
-  .describe('A host rule: "api.example.com", "*.example.com" (subdomains only), "10.0.0.5", "[::1]:8080" or "10.0.0.0/8"; an optional ":port" on names and IPs.');
+  .describe(
+    'A host rule: "api.example.com", "*.example.com" (subdomains only), "10.0.0.5", "[::1]:8080" or "10.0.0.0/8"; an optional ":port" on names and IPs.',
+  );
 
 const cidr = z
   .string()
   .superRefine((text, ctx) => {
     if (!parseCidr(text)) {
-      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(text)} is not a valid CIDR block`, params: { trustCode: 'POLICY_CIDR_INVALID', hint: 'write e.g. "10.1.0.0/16" or "fd00::/8"' } satisfies IssueParams });
+      ctx.addIssue({
+        code: 'custom',
+        message: `${JSON.stringify(text)} is not a valid CIDR block`,
+        params: {
+          trustCode: 'POLICY_CIDR_INVALID',
+          hint: 'write e.g. "10.1.0.0/16" or "fd00::/8"',
+        } satisfies IssueParams,
+      });
     }
   })
   .describe('An address block such as "10.1.0.0/16" or "fd00::/8"; a bare address is a single host.');
 
 const allowList = z.array(hostRule).describe('Destinations to allow. An empty list allows nothing.');
-const denyList = z.array(hostRule).describe('Destinations to deny even when an allow rule matches. Omitted or [] denies nothing extra.');
+const denyList = z
+  .array(hostRule)
+  .describe('Destinations to deny even when an allow rule matches. Omitted or [] denies nothing extra.');
 
 const headerValue = z
   .union([
@@ -59,7 +74,9 @@ const injectRule = z
 const peerSection = (kind: string) =>
   z
     .object({
-      allow: allowList.describe(`${kind} peers to allow ("db.example.com:5432", "10.0.0.0/8"). An empty list allows nothing.`),
+      allow: allowList.describe(
+        `${kind} peers to allow ("db.example.com:5432", "10.0.0.0/8"). An empty list allows nothing.`,
+      ),
       deny: denyList.optional(),
     })
     .strict()
@@ -82,7 +99,12 @@ export const policyFileSchema = z
         allow: allowList,
         deny: denyList.optional(),
         methods: z
-          .array(z.string().regex(/^[A-Za-z][A-Za-z-]*$/).describe('An HTTP method, e.g. "GET".'))
+          .array(
+            z
+              .string()
+              .regex(/^[A-Za-z][A-Za-z-]*$/)
+              .describe('An HTTP method, e.g. "GET".'),
+          )
           .optional()
           .describe('Allowed HTTP methods. Omitted means any method; [] allows none.'),
         inject: z.array(injectRule).optional().describe('Header injection rules, applied in order.'),
@@ -94,12 +116,18 @@ export const policyFileSchema = z
     udp: peerSection('UDP').optional(),
     guard: z
       .object({
-        mode: z.enum(['default', 'allow-local', 'strict']).optional().describe('Address guard mode for the egress engine. Omitted means "default".'),
+        mode: z
+          .enum(['default', 'allow-local', 'strict'])
+          .optional()
+          .describe('Address guard mode for the egress engine. Omitted means "default".'),
         protectedPorts: z
           .array(z.number().int().min(1).max(65535).describe('A port number.'))
           .optional()
           .describe('Ports the guard refuses on any address. Omitted means the engine default.'),
-        allowCidrs: z.array(cidr).optional().describe('Blocks the guard lets through although they are private or local. Omitted or [] adds none.'),
+        allowCidrs: z
+          .array(cidr)
+          .optional()
+          .describe('Blocks the guard lets through although they are private or local. Omitted or [] adds none.'),
         denyCidrs: z.array(cidr).optional().describe('Extra blocks the guard refuses. Omitted or [] adds none.'),
       })
       .strict()

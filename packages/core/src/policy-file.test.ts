@@ -29,7 +29,15 @@ describe('parsePolicyFile: valid files', () => {
     [{ v: 1 }],
     [{ v: 1, name: 'n', description: 'd', http: { allow: [] } }],
     [{ v: 1, http: { allow: ['api.example.com', '*.example.com'], deny: ['x.example.com'], methods: ['GET'] } }],
-    [{ v: 1, http: { allow: ['a.example.com'], inject: [{ hosts: ['a.example.com'], headers: { authorization: 'x', 'x-key': { env: 'KEY' } } }] } }],
+    [
+      {
+        v: 1,
+        http: {
+          allow: ['a.example.com'],
+          inject: [{ hosts: ['a.example.com'], headers: { authorization: 'x', 'x-key': { env: 'KEY' } } }],
+        },
+      },
+    ],
     [{ v: 1, tcp: { allow: ['db.example.com:5432', '10.0.0.0/8'] }, udp: { allow: ['[::1]:53'], deny: [] } }],
     [{ v: 1, guard: { mode: 'strict', protectedPorts: [22], allowCidrs: ['10.1.0.0/16'], denyCidrs: ['fd00::/8'] } }],
   ])('%j', (doc) => {
@@ -52,13 +60,40 @@ describe('parsePolicyFile: every problem at once, with paths', () => {
     ['unknown nested key', { v: 1, http: { allow: [], alow: [] } }, [['POLICY_UNKNOWN_KEY', 'http.alow']]],
     ['missing allow', { v: 1, http: {} }, [['POLICY_TYPE', 'http.allow']]],
     ['allow not a list', { v: 1, http: { allow: 'a.com' } }, [['POLICY_TYPE', 'http.allow']]],
-    ['bad host rules', { v: 1, http: { allow: ['ok.example.com', '*', '*.com'] } }, [['POLICY_HOST_RULE_INVALID', 'http.allow[1]'], ['POLICY_HOST_RULE_INVALID', 'http.allow[2]']]],
+    [
+      'bad host rules',
+      { v: 1, http: { allow: ['ok.example.com', '*', '*.com'] } },
+      [
+        ['POLICY_HOST_RULE_INVALID', 'http.allow[1]'],
+        ['POLICY_HOST_RULE_INVALID', 'http.allow[2]'],
+      ],
+    ],
     ['bad deny rule', { v: 1, tcp: { allow: [], deny: [''] } }, [['POLICY_HOST_RULE_INVALID', 'tcp.deny[0]']]],
     ['bad method', { v: 1, http: { allow: [], methods: ['G T'] } }, [['POLICY_INVALID_VALUE', 'http.methods[0]']]],
-    ['bad inject', { v: 1, http: { allow: [], inject: [{ hosts: ['*'], headers: { 'bad name': 'x', ok: { env: '1X' } }, extra: 1 }] } },
-      [['POLICY_HOST_RULE_INVALID', 'http.inject[0].hosts[0]'], ['POLICY_INVALID_VALUE', 'http.inject[0].headers.bad name'], ['POLICY_INVALID_VALUE', 'http.inject[0].headers.ok.env'], ['POLICY_UNKNOWN_KEY', 'http.inject[0].extra']]],
-    ['bad guard', { v: 1, guard: { mode: 'lax', protectedPorts: [0, 22.5], allowCidrs: ['10.0.0.0/33'], denyCidr: [] } },
-      [['POLICY_INVALID_VALUE', 'guard.mode'], ['POLICY_INVALID_VALUE', 'guard.protectedPorts[0]'], ['POLICY_TYPE', 'guard.protectedPorts[1]'], ['POLICY_CIDR_INVALID', 'guard.allowCidrs[0]'], ['POLICY_UNKNOWN_KEY', 'guard.denyCidr']]],
+    [
+      'bad inject',
+      {
+        v: 1,
+        http: { allow: [], inject: [{ hosts: ['*'], headers: { 'bad name': 'x', ok: { env: '1X' } }, extra: 1 }] },
+      },
+      [
+        ['POLICY_HOST_RULE_INVALID', 'http.inject[0].hosts[0]'],
+        ['POLICY_INVALID_VALUE', 'http.inject[0].headers.bad name'],
+        ['POLICY_INVALID_VALUE', 'http.inject[0].headers.ok.env'],
+        ['POLICY_UNKNOWN_KEY', 'http.inject[0].extra'],
+      ],
+    ],
+    [
+      'bad guard',
+      { v: 1, guard: { mode: 'lax', protectedPorts: [0, 22.5], allowCidrs: ['10.0.0.0/33'], denyCidr: [] } },
+      [
+        ['POLICY_INVALID_VALUE', 'guard.mode'],
+        ['POLICY_INVALID_VALUE', 'guard.protectedPorts[0]'],
+        ['POLICY_TYPE', 'guard.protectedPorts[1]'],
+        ['POLICY_CIDR_INVALID', 'guard.allowCidrs[0]'],
+        ['POLICY_UNKNOWN_KEY', 'guard.denyCidr'],
+      ],
+    ],
   ])('%s', (_label, doc, expected) => {
     expect(problems(doc).sort()).toEqual([...expected].sort());
   });
@@ -81,17 +116,20 @@ describe('parsePolicyText', () => {
   it('parses JSON', () => {
     expect(parsePolicyText('{"v":1,"http":{"allow":["a.example.com"]}}').http?.allow).toEqual(['a.example.com']);
   });
-  it.each(['{', '{"v":1,', '{"v":1,"http":{"inject":[{"headers":{"a":"TOPSECRET"}}]]}'])('%j is POLICY_JSON without quoting the text', (text) => {
-    try {
-      parsePolicyText(text);
-    } catch (e) {
-      expect((e as TrustError).code).toBeTrustCode('POLICY_JSON');
-      expect((e as TrustError).message).not.toContain('TOPSECRET');
-      expect((e as TrustError).cause).toBeUndefined();
-      return;
-    }
-    throw new Error('expected POLICY_JSON');
-  });
+  it.each(['{', '{"v":1,', '{"v":1,"http":{"inject":[{"headers":{"a":"TOPSECRET"}}]]}'])(
+    '%j is POLICY_JSON without quoting the text',
+    (text) => {
+      try {
+        parsePolicyText(text);
+      } catch (e) {
+        expect((e as TrustError).code).toBeTrustCode('POLICY_JSON');
+        expect((e as TrustError).message).not.toContain('TOPSECRET');
+        expect((e as TrustError).cause).toBeUndefined();
+        return;
+      }
+      throw new Error('expected POLICY_JSON');
+    },
+  );
 });
 
 describe('compilePolicy', () => {
@@ -152,11 +190,20 @@ describe('compilePolicy', () => {
 
   it('an empty file denies everything', () => {
     const empty = compilePolicy(parsePolicyFile({ v: 1 })).policy;
-    expectDecision(empty.authorizeHttp(createTestRequest('https://a.example.com/'), ctx) as Decision, 'EGRESS_NO_POLICY');
+    expectDecision(
+      empty.authorizeHttp(createTestRequest('https://a.example.com/'), ctx) as Decision,
+      'EGRESS_NO_POLICY',
+    );
   });
 
   it('reports every missing secret without leaking values', () => {
-    const f = parsePolicyFile({ v: 1, http: { allow: [], inject: [{ hosts: ['a.example.com'], headers: { a: { env: 'A' }, b: { env: 'B' }, c: 'SECRETLIT' } }] } });
+    const f = parsePolicyFile({
+      v: 1,
+      http: {
+        allow: [],
+        inject: [{ hosts: ['a.example.com'], headers: { a: { env: 'A' }, b: { env: 'B' }, c: 'SECRETLIT' } }],
+      },
+    });
     try {
       compilePolicy(f, { env: { B: '' } });
     } catch (e) {

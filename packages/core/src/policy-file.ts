@@ -69,14 +69,24 @@ function toProblems(issue: z.core.$ZodIssue): Problem[] {
         code: 'POLICY_UNKNOWN_KEY',
         path: where,
         message: `unknown key ${JSON.stringify(key)}${path === '' ? '' : ` in ${path}`}`,
-        hint: guess ? `did you mean "${guess}"? known keys: ${known.join(', ')}` : `remove it; known keys: ${known.join(', ')}`,
+        hint: guess
+          ? `did you mean "${guess}"? known keys: ${known.join(', ')}`
+          : `remove it; known keys: ${known.join(', ')}`,
         severity: 'error' as const,
       };
     });
   }
   if (issue.code === 'custom') {
     const params = issue.params as IssueParams | undefined;
-    return [{ code: params?.trustCode ?? 'POLICY_INVALID_VALUE', path, message: issue.message, hint: params?.hint, severity: 'error' }];
+    return [
+      {
+        code: params?.trustCode ?? 'POLICY_INVALID_VALUE',
+        path,
+        message: issue.message,
+        hint: params?.hint,
+        severity: 'error',
+      },
+    ];
   }
   const code = path === 'v' ? 'POLICY_VERSION' : issue.code === 'invalid_type' ? 'POLICY_TYPE' : 'POLICY_INVALID_VALUE';
   const message = path === 'v' ? 'the policy file must declare "v": 1 (the only format version)' : issue.message;
@@ -97,10 +107,14 @@ export function parsePolicyFile(doc: unknown): PolicyFile {
   if (result.success) return result.data;
   const problems = result.error.issues.flatMap(toProblems);
   const lines = problems.map((p) => `${p.path || '(root)'}: ${p.message}`);
-  throw new TrustError('POLICY_INVALID', `invalid policy file (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${lines.join('; ')}`, {
-    problems,
-    hint: problems[0]?.hint,
-  });
+  throw new TrustError(
+    'POLICY_INVALID',
+    `invalid policy file (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${lines.join('; ')}`,
+    {
+      problems,
+      hint: problems[0]?.hint,
+    },
+  );
 }
 
 /**

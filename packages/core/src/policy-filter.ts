@@ -36,7 +36,17 @@ export function createFilter(name: string, checks: FilterChecks): EgressPolicy {
     [FILTER_CHECKS]: Object.freeze({ ...checks }),
     authorizeHttp: (request: EgressHttpRequest, context: EgressContext) =>
       alone(`${request.host}:${request.port}`, http?.(request, context)),
-    ...(tcp ? { authorizeTcp: (peer: EgressPeer, context: EgressContext) => alone(`tcp ${peer.host}:${peer.port}`, tcp(peer, context)) } : {}),
-    ...(udp ? { authorizeUdp: (peer: EgressPeer, context: EgressContext) => alone(`udp ${peer.host}:${peer.port}`, udp(peer, context)) } : {}),
+    ...(tcp
+      ? {
+          authorizeTcp: (peer: EgressPeer, context: EgressContext) =>
+            alone(`tcp ${peer.host}:${peer.port}`, tcp(peer, context)),
+        }
+      : {}),
+    ...(udp
+      ? {
+          authorizeUdp: (peer: EgressPeer, context: EgressContext) =>
+            alone(`udp ${peer.host}:${peer.port}`, udp(peer, context)),
+        }
+      : {}),
   });
 }

@@ -11,10 +11,14 @@ export function compileHostRules(rules: readonly string[], path: string, extra: 
   const { rules: parsed, problems } = parseHostRules(rules, path);
   const all = [...problems, ...extra];
   if (all.length > 0) {
-    throw new TrustError('POLICY_INVALID', `invalid policy: ${all.map((p) => `${p.path ?? ''} ${p.message}`).join('; ')}`, {
-      problems: all,
-      hint: all[0]?.hint,
-    });
+    throw new TrustError(
+      'POLICY_INVALID',
+      `invalid policy: ${all.map((p) => `${p.path ?? ''} ${p.message}`).join('; ')}`,
+      {
+        problems: all,
+        hint: all[0]?.hint,
+      },
+    );
   }
   return parsed;
 }
@@ -22,7 +26,9 @@ export function compileHostRules(rules: readonly string[], path: string, extra: 
 /** The first rule matching the peer by name, or by its vetted IP for IP and CIDR rules. */
 export function matchPeer(rules: readonly HostRule[], peer: EgressPeer): HostRule | undefined {
   return rules.find(
-    (r) => matchHostRule(r, peer.host, peer.port) || (peer.ip !== undefined && (r.kind === 'ip' || r.kind === 'cidr') && matchHostRule(r, peer.ip, peer.port)),
+    (r) =>
+      matchHostRule(r, peer.host, peer.port) ||
+      (peer.ip !== undefined && (r.kind === 'ip' || r.kind === 'cidr') && matchHostRule(r, peer.ip, peer.port)),
   );
 }
 
@@ -53,7 +59,9 @@ export interface AllowHostsOptions {
  * the request used its scheme's default port and no rule limits that host to a port already.
  */
 function suggestedRule(compiled: readonly HostRule[], request: EgressHttpRequest): string {
-  const portScoped = compiled.some((r) => 'port' in r && r.port !== undefined && matchHostRule({ ...r, port: undefined } as HostRule, request.host));
+  const portScoped = compiled.some(
+    (r) => 'port' in r && r.port !== undefined && matchHostRule({ ...r, port: undefined } as HostRule, request.host),
+  );
   const defaultPort = (request.scheme === 'https:' || request.scheme === 'wss:' ? 443 : 80) === request.port;
   if (defaultPort && !portScoped) return request.host;
   const host = request.host.includes(':') && !request.host.startsWith('[') ? `[${request.host}]` : request.host;
@@ -77,52 +85,81 @@ export function allowHosts(rules: readonly string[], options: AllowHostsOptions 
   const methods = options.methods?.map((m, i) => {
     const upper = m.toUpperCase();
     if (!METHOD.test(upper)) {
-      methodProblems.push({ code: 'POLICY_METHOD_INVALID', path: `methods[${i}]`, message: `${JSON.stringify(m)} is not an HTTP method`, hint: 'write e.g. "GET" or "POST"' });
+      methodProblems.push({
+        code: 'POLICY_METHOD_INVALID',
+        path: `methods[${i}]`,
+        message: `${JSON.stringify(m)} is not an HTTP method`,
+        hint: 'write e.g. "GET" or "POST"',
+      });
     }
     return upper;
   });
   const compiled = compileHostRules(rules, 'rules', methodProblems);
   const methodSet = methods === undefined ? undefined : new Set(methods);
 
-  const peerCheck = (kind: 'tcp' | 'udp') => (peer: EgressPeer): Decision => {
-    const hit = matchPeer(compiled, peer);
-    if (hit) return allow(`${name}:${hit.text}`);
-    return deny('EGRESS_HOST_NOT_ALLOWED', `egress denied: ${kind} ${peer.host}:${peer.port} is not on the allow list (rule ${name})`, {
-      rule: name,
-      hint: `add "${peer.host}:${peer.port}" to the ${kind} allow list of ${name}`,
-    });
-  };
+  const peerCheck =
+    (kind: 'tcp' | 'udp') =>
+    (peer: EgressPeer): Decision => {
+      const hit = matchPeer(compiled, peer);
+      if (hit) return allow(`${name}:${hit.text}`);
+      return deny(
+        'EGRESS_HOST_NOT_ALLOWED',
+        `egress denied: ${kind} ${peer.host}:${peer.port} is not on the allow list (rule ${name})`,
+        {
+          rule: name,
+          hint: `add "${peer.host}:${peer.port}" to the ${kind} allow list of ${name}`,
+        },
+      );
+    };
 
   const policy: EgressPolicy = {
     name,
     role: 'gate',
     authorizeHttp(request: EgressHttpRequest): Decision {
       if (options.http === false) {
-        return deny('EGRESS_HOST_NOT_ALLOWED', `egress denied: ${name} allows no HTTP (${request.host}:${request.port})`, {
-          rule: name,
-          hint: 'allow the host in an HTTP allow list',
-        });
+        return deny(
+          'EGRESS_HOST_NOT_ALLOWED',
+          `egress denied: ${name} allows no HTTP (${request.host}:${request.port})`,
+          {
+            rule: name,
+            hint: 'allow the host in an HTTP allow list',
+          },
+        );
       }
       const tunnel = request.method.toUpperCase() === 'CONNECT';
-      const hit = compiled.find((r) => matchHostRule(r, request.host, request.port) && (!tunnel || matchesTunnelPort(r, request.port)));
+      const hit = compiled.find(
+        (r) => matchHostRule(r, request.host, request.port) && (!tunnel || matchesTunnelPort(r, request.port)),
+      );
       if (!hit && tunnel && compiled.some((r) => matchHostRule(r, request.host, request.port))) {
-        return deny('EGRESS_TUNNEL_PORT_NOT_ALLOWED', `egress denied: CONNECT ${request.host}:${request.port} would be a raw tunnel; a host rule without a port opens tunnels to port 443 only (rule ${name})`, {
-          rule: name,
-          hint: `name the port in the rule ("${request.host}:${request.port}"), or grant tcp to ${request.host}:${request.port}`,
-        });
+        return deny(
+          'EGRESS_TUNNEL_PORT_NOT_ALLOWED',
+          `egress denied: CONNECT ${request.host}:${request.port} would be a raw tunnel; a host rule without a port opens tunnels to port 443 only (rule ${name})`,
+          {
+            rule: name,
+            hint: `name the port in the rule ("${request.host}:${request.port}"), or grant tcp to ${request.host}:${request.port}`,
+          },
+        );
       }
       if (!hit) {
-        return deny('EGRESS_HOST_NOT_ALLOWED', `egress denied: ${request.host}:${request.port} is not on the allow list (rule ${name})`, {
-          rule: name,
-          hint: `add "${suggestedRule(compiled, request)}" to the allow list of ${name} to permit it`,
-        });
+        return deny(
+          'EGRESS_HOST_NOT_ALLOWED',
+          `egress denied: ${request.host}:${request.port} is not on the allow list (rule ${name})`,
+          {
+            rule: name,
+            hint: `add "${suggestedRule(compiled, request)}" to the allow list of ${name} to permit it`,
+          },
+        );
       }
       const method = request.method.toUpperCase();
       if (methodSet && !methodSet.has(method)) {
-        return deny('EGRESS_METHOD_NOT_ALLOWED', `egress denied: ${method} to ${request.host} is not an allowed method (rule ${name})`, {
-          rule: name,
-          hint: `add "${method}" to the methods of ${name} to permit it`,
-        });
+        return deny(
+          'EGRESS_METHOD_NOT_ALLOWED',
+          `egress denied: ${method} to ${request.host} is not an allowed method (rule ${name})`,
+          {
+            rule: name,
+            hint: `add "${method}" to the methods of ${name} to permit it`,
+          },
+        );
       }
       return allow(`${name}:${hit.text}`, 'port' in hit && hit.port !== undefined ? { port: hit.port } : {});
     },
@@ -155,10 +192,12 @@ export function denyHosts(
       rule: name,
       hint: `remove "${hit.text}" from the deny list of ${name} to permit it`,
     });
-  const peer = (kind: string) => (p: EgressPeer): Decision | undefined => {
-    const hit = matchPeer(compiled, p);
-    return hit ? denied(`${kind} ${p.host}:${p.port}`, hit) : undefined;
-  };
+  const peer =
+    (kind: string) =>
+    (p: EgressPeer): Decision | undefined => {
+      const hit = matchPeer(compiled, p);
+      return hit ? denied(`${kind} ${p.host}:${p.port}`, hit) : undefined;
+    };
   return createFilter(name, {
     ...(options.http === false
       ? {}

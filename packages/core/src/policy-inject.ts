@@ -28,9 +28,19 @@ export function injectHeaders(
   const entries = Object.entries(headers);
   for (const [key, value] of entries) {
     if (!TOKEN.test(key)) {
-      problems.push({ code: 'POLICY_HEADER_INVALID', path: `headers.${key}`, message: `${JSON.stringify(key)} is not a valid header name`, hint: 'write e.g. "authorization" or "x-api-key"' });
+      problems.push({
+        code: 'POLICY_HEADER_INVALID',
+        path: `headers.${key}`,
+        message: `${JSON.stringify(key)} is not a valid header name`,
+        hint: 'write e.g. "authorization" or "x-api-key"',
+      });
     } else if (typeof value !== 'string' || BAD_VALUE.test(value)) {
-      problems.push({ code: 'POLICY_HEADER_INVALID', path: `headers.${key}`, message: `the value of header "${key}" is not a string or contains CR, LF or NUL`, hint: 'use a single-line value' });
+      problems.push({
+        code: 'POLICY_HEADER_INVALID',
+        path: `headers.${key}`,
+        message: `the value of header "${key}" is not a string or contains CR, LF or NUL`,
+        hint: 'use a single-line value',
+      });
     }
   }
   const rules = compileHostRules(match, 'match', problems);

@@ -14,7 +14,8 @@ function expectDecision(d: Decision, expected: 'allow' | TrustErrorCode): void {
 }
 
 const ctx = createTestContext();
-const http = (p: EgressPolicy, url: string, method = 'GET') => p.authorizeHttp(createTestRequest(url, { method }), ctx) as Decision;
+const http = (p: EgressPolicy, url: string, method = 'GET') =>
+  p.authorizeHttp(createTestRequest(url, { method }), ctx) as Decision;
 
 describe('allowHosts', () => {
   const gate = allowHosts(['api.example.com', '*.cdn.example.com', '10.0.0.0/8', 'svc.example.com:8443']);
@@ -38,7 +39,15 @@ describe('allowHosts', () => {
   // CONNECT is a raw tunnel: a rule without a port opens it to 443 only (issue: an http grant
   // must not become an opaque TCP tunnel to SSH or Redis on an allowed host).
   describe('CONNECT ports', () => {
-    const tunnels = allowHosts(['api.example.com', 'svc.example.com:8443', '*.cdn.example.com', '10.0.0.0/8', '[2001:db8::1]:6379', 'both.example.com', 'both.example.com:22']);
+    const tunnels = allowHosts([
+      'api.example.com',
+      'svc.example.com:8443',
+      '*.cdn.example.com',
+      '10.0.0.0/8',
+      '[2001:db8::1]:6379',
+      'both.example.com',
+      'both.example.com:22',
+    ]);
     it.each([
       ['https://api.example.com:443/', 'allow', undefined],
       ['https://api.example.com:22/', 'EGRESS_TUNNEL_PORT_NOT_ALLOWED', undefined],
@@ -62,19 +71,32 @@ describe('allowHosts', () => {
     });
 
     it('a plain request with a port-less rule still matches every port; a named port is carried', () => {
-      expect(http(tunnels, 'http://api.example.com:8080/')).toEqual({ allow: true, rule: 'allow-hosts:api.example.com' });
-      expect(http(tunnels, 'https://svc.example.com:8443/')).toEqual({ allow: true, rule: 'allow-hosts:svc.example.com:8443', port: 8443 });
+      expect(http(tunnels, 'http://api.example.com:8080/')).toEqual({
+        allow: true,
+        rule: 'allow-hosts:api.example.com',
+      });
+      expect(http(tunnels, 'https://svc.example.com:8443/')).toEqual({
+        allow: true,
+        rule: 'allow-hosts:svc.example.com:8443',
+        port: 8443,
+      });
     });
 
     it('the port refusal says how to permit it', () => {
-      expect(http(tunnels, 'https://api.example.com:22/', 'connect')).toMatchObject({ allow: false, hint: expect.stringContaining('"api.example.com:22"') });
+      expect(http(tunnels, 'https://api.example.com:22/', 'connect')).toMatchObject({
+        allow: false,
+        hint: expect.stringContaining('"api.example.com:22"'),
+      });
     });
   });
 
   it('names the rule and gives a hint', () => {
     const d = http(allowHosts(['a.example.com'], { name: 'mine' }), 'https://b.example.com/');
     expect(d).toMatchObject({ allow: false, rule: 'mine', hint: expect.stringContaining('"b.example.com"') });
-    expect(http(allowHosts(['a.example.com'], { name: 'mine' }), 'https://a.example.com/')).toEqual({ allow: true, rule: 'mine:a.example.com' });
+    expect(http(allowHosts(['a.example.com'], { name: 'mine' }), 'https://a.example.com/')).toEqual({
+      allow: true,
+      rule: 'mine:a.example.com',
+    });
   });
 
   it.each([
@@ -110,9 +132,15 @@ describe('allowHosts', () => {
     expect(off.authorizeUdp).toBeUndefined();
     const on = allowHosts(['db.example.com:5432', '10.0.0.0/8'], { tcp: true, udp: true });
     expectDecision(on.authorizeTcp!({ host: 'db.example.com', port: 5432 }, ctx) as Decision, 'allow');
-    expectDecision(on.authorizeTcp!({ host: 'db.example.com', port: 5433 }, ctx) as Decision, 'EGRESS_HOST_NOT_ALLOWED');
+    expectDecision(
+      on.authorizeTcp!({ host: 'db.example.com', port: 5433 }, ctx) as Decision,
+      'EGRESS_HOST_NOT_ALLOWED',
+    );
     expectDecision(on.authorizeUdp!({ host: 'x.internal', port: 53, ip: '10.0.0.53' }, ctx) as Decision, 'allow');
-    expectDecision(on.authorizeUdp!({ host: 'x.internal', port: 53, ip: '192.168.0.1' }, ctx) as Decision, 'EGRESS_HOST_NOT_ALLOWED');
+    expectDecision(
+      on.authorizeUdp!({ host: 'x.internal', port: 53, ip: '192.168.0.1' }, ctx) as Decision,
+      'EGRESS_HOST_NOT_ALLOWED',
+    );
   });
 
   it('validates every rule and method once, at construction', () => {
@@ -151,7 +179,10 @@ describe('denyHosts', () => {
   });
   it('is a filter and denies peers too', () => {
     expect(filter.role).toBe('filter');
-    expectDecision(filter.authorizeTcp!({ host: 'x', port: 1, ip: '169.254.1.1' }, ctx) as Decision, 'EGRESS_HOST_DENIED');
+    expectDecision(
+      filter.authorizeTcp!({ host: 'x', port: 1, ip: '169.254.1.1' }, ctx) as Decision,
+      'EGRESS_HOST_DENIED',
+    );
     expectDecision(filter.authorizeUdp!({ host: 'admin.example.com', port: 1 }, ctx) as Decision, 'EGRESS_HOST_DENIED');
   });
 });
@@ -173,7 +204,11 @@ describe('injectHeaders', () => {
   });
 
   it('a custom filter written as a plain object: its allow never grants', () => {
-    const custom: EgressPolicy = { name: 'custom', role: 'filter', authorizeHttp: () => ({ allow: true, rule: 'custom' }) };
+    const custom: EgressPolicy = {
+      name: 'custom',
+      role: 'filter',
+      authorizeHttp: () => ({ allow: true, rule: 'custom' }),
+    };
     expectDecision(http(chain(custom), 'https://a.example.com/'), 'EGRESS_NO_POLICY');
     expectDecision(http(chain(custom, allowHosts(['a.example.com'])), 'https://a.example.com/'), 'allow');
   });
@@ -225,18 +260,40 @@ describe('chain: evaluation order (deny, allow, deny)', () => {
 
   it('supports async policies', async () => {
     const slowGate: EgressPolicy = { name: 'slow', authorizeHttp: async () => ({ allow: true, rule: 'slow' }) };
-    const slowDeny: EgressPolicy = { name: 'slow-deny', role: 'filter', authorizeHttp: async () => ({ allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'no' }) };
-    expect(await chain(slowGate).authorizeHttp(createTestRequest('https://z.test/'), ctx)).toEqual({ allow: true, rule: 'slow' });
-    expectDecision(await chain(slowGate, slowDeny).authorizeHttp(createTestRequest('https://z.test/'), ctx), 'EGRESS_POLICY_DENIED');
-    expectDecision(await chain(slowDeny, gateA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx), 'EGRESS_POLICY_DENIED');
-    expectDecision(await chain(slowGate, denyA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx), 'EGRESS_HOST_DENIED');
+    const slowDeny: EgressPolicy = {
+      name: 'slow-deny',
+      role: 'filter',
+      authorizeHttp: async () => ({ allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'no' }),
+    };
+    expect(await chain(slowGate).authorizeHttp(createTestRequest('https://z.test/'), ctx)).toEqual({
+      allow: true,
+      rule: 'slow',
+    });
+    expectDecision(
+      await chain(slowGate, slowDeny).authorizeHttp(createTestRequest('https://z.test/'), ctx),
+      'EGRESS_POLICY_DENIED',
+    );
+    expectDecision(
+      await chain(slowDeny, gateA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx),
+      'EGRESS_POLICY_DENIED',
+    );
+    expectDecision(
+      await chain(slowGate, denyA).authorizeHttp(createTestRequest('https://a.example.com/'), ctx),
+      'EGRESS_HOST_DENIED',
+    );
   });
 
   it('skips policies without a TCP/UDP method, and denies when none answers', () => {
     const tcpGate = allowHosts(['db.example.com'], { tcp: true });
-    expectDecision(chain(gateA, tcpGate).authorizeTcp!({ host: 'db.example.com', port: 5432 }, ctx) as Decision, 'allow');
+    expectDecision(
+      chain(gateA, tcpGate).authorizeTcp!({ host: 'db.example.com', port: 5432 }, ctx) as Decision,
+      'allow',
+    );
     expectDecision(chain(gateA).authorizeTcp!({ host: 'a.example.com', port: 1 }, ctx) as Decision, 'EGRESS_NO_POLICY');
     expectDecision(chain(gateA).authorizeUdp!({ host: 'a.example.com', port: 1 }, ctx) as Decision, 'EGRESS_NO_POLICY');
-    expectDecision(chain(tcpGate, denyHosts(['db.example.com'])).authorizeTcp!({ host: 'db.example.com', port: 1 }, ctx) as Decision, 'EGRESS_HOST_DENIED');
+    expectDecision(
+      chain(tcpGate, denyHosts(['db.example.com'])).authorizeTcp!({ host: 'db.example.com', port: 1 }, ctx) as Decision,
+      'EGRESS_HOST_DENIED',
+    );
   });
 });

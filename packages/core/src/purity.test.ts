@@ -25,8 +25,10 @@ describe('purity', () => {
       for (const [, spec] of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
         const s = spec as string;
         if (s.startsWith('.')) continue;
-        if (s.startsWith('node:') || BUILTINS.has(s.split('/')[0] as string)) problems.push(`${relative(src, file)}: ${s}`);
-        else if (s !== 'zod' && !(s === 'vitest' && relative(src, file).startsWith('testing'))) problems.push(`${relative(src, file)}: ${s}`);
+        if (s.startsWith('node:') || BUILTINS.has(s.split('/')[0] as string))
+          problems.push(`${relative(src, file)}: ${s}`);
+        else if (s !== 'zod' && !(s === 'vitest' && relative(src, file).startsWith('testing')))
+          problems.push(`${relative(src, file)}: ${s}`);
       }
     }
     expect(problems).toEqual([]);

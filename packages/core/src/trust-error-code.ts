@@ -1,5 +1,17 @@
-import { AUDIT_ERROR_CODES, CAPABILITY_ERROR_CODES, CORE_ERROR_CODES, EGRESS_ERROR_CODES, POLICY_ERROR_CODES } from './error-codes.js';
-import type { AuditErrorCode, CapabilityErrorCode, CoreErrorCode, EgressErrorCode, PolicyErrorCode } from './error-codes.js';
+import {
+  AUDIT_ERROR_CODES,
+  CAPABILITY_ERROR_CODES,
+  CORE_ERROR_CODES,
+  EGRESS_ERROR_CODES,
+  POLICY_ERROR_CODES,
+} from './error-codes.js';
+import type {
+  AuditErrorCode,
+  CapabilityErrorCode,
+  CoreErrorCode,
+  EgressErrorCode,
+  PolicyErrorCode,
+} from './error-codes.js';
 import { AGENT_CODE_ERROR_CODES, type AgentCodeErrorCode } from './error-codes-agent-code.js';
 import { AGENT_LOOP_ERROR_CODES, type AgentLoopErrorCode } from './error-codes-agent-loop.js';
 import { AGENT_MESSAGING_ERROR_CODES, type AgentMessagingErrorCode } from './error-codes-agent-messaging.js';

@@ -92,7 +92,8 @@ function v6Class(b: Uint8Array, ip: string): AddressClass {
   if (allZero(b, 0, 16)) return plain('unspecified');
   if (allZero(b, 0, 15) && b[15] === 1) return plain('loopback');
   if (allZero(b, 0, 10) && b[10] === 0xff && b[11] === 0xff) return embedded('ipv4-mapped', v4At(b, 12), ip);
-  if (allZero(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0) return embedded('siit', v4At(b, 12), ip);
+  if (allZero(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0)
+    return embedded('siit', v4At(b, 12), ip);
   if (allZero(b, 0, 12)) return embedded('ipv4-compatible', v4At(b, 12), ip);
   if (g0 === 0x64 && g1 === 0xff9b && allZero(b, 4, 12)) return embedded('nat64', v4At(b, 12), ip);
   if (g0 === 0x64 && g1 === 0xff9b) return plain('reserved'); // incl. local-use 64:ff9b:1::/48

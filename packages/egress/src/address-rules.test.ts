@@ -54,7 +54,9 @@ describe('allowCidrs and IPv4-embedding forms', () => {
   it('Teredo opens only when every embedded address is covered', async () => {
     const g = createEgressGuard({ allowCidrs: ['10.0.0.0/8'] });
     // server 65.54.227.120 (public, not covered), client 10.1.2.3 (private)
-    expect(code(await g.evaluateUrl('http://[2001:0:4136:e378:8000:63bf:f5fe:fdfc]/'))).toBeTrustCode('EGRESS_PRIVATE_ADDRESS');
+    expect(code(await g.evaluateUrl('http://[2001:0:4136:e378:8000:63bf:f5fe:fdfc]/'))).toBeTrustCode(
+      'EGRESS_PRIVATE_ADDRESS',
+    );
   });
 
   it('the floor still wins: allowCidrs never opens embedded metadata or a protected port', async () => {

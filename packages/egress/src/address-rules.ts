@@ -1,4 +1,13 @@
-import { allow, cidrContains, deny, parseIp, type Allow, type Deny, type EgressErrorCode, type IpAddress } from '@trust/core';
+import {
+  allow,
+  cidrContains,
+  deny,
+  parseIp,
+  type Allow,
+  type Deny,
+  type EgressErrorCode,
+  type IpAddress,
+} from '@trust/core';
 import { classifyAddress, embeddedIpv4s, type AddressClass, type AddressKind } from './address-class.js';
 import type { CompiledGuardOptions } from './guard-options.js';
 import { hostPort } from './target.js';
@@ -37,7 +46,13 @@ export function judgeAddress(options: CompiledGuardOptions, address: string | Ip
   const c = ip === undefined ? undefined : classifyAddress(ip);
   if (ip === undefined || c === undefined) {
     const bad: AddressClass = { kind: 'reserved', ip: String(address), label: 'not an IP address' };
-    return { ...deny('EGRESS_DNS_FAILED', `egress denied: ${JSON.stringify(String(address))} is not an IP address`, { rule: 'address-syntax', hint: 'the resolver must return IP addresses' }), address: bad };
+    return {
+      ...deny('EGRESS_DNS_FAILED', `egress denied: ${JSON.stringify(String(address))} is not an IP address`, {
+        rule: 'address-syntax',
+        hint: 'the resolver must return IP addresses',
+      }),
+      address: bad,
+    };
   }
   const where = hostPort(c.ip, port);
   const no = (code: EgressErrorCode, rule: string, hint: string): AddressVerdict => ({
@@ -49,16 +64,26 @@ export function judgeAddress(options: CompiledGuardOptions, address: string | Ip
   const hard = HARD[c.kind];
   if (hard !== undefined) return no(hard.code, hard.rule, 'this class is blocked in every mode and cannot be allowed');
   if (c.kind !== 'public' && options.protectedPorts.has(port)) {
-    return no('EGRESS_PROTECTED_PORT', 'protected-port', `port ${port} is protected on local addresses in every spelling; it cannot be allowed`);
+    return no(
+      'EGRESS_PROTECTED_PORT',
+      'protected-port',
+      `port ${port} is protected on local addresses in every spelling; it cannot be allowed`,
+    );
   }
   // Operator lists see the address and every IPv4 address embedded in it (NAT64, 6to4, SIIT,
   // IPv4-compatible, Teredo, mapped): a deny on either wins. An embedding form is judged by its
   // IPv4 addresses, so only entries covering all of them open it; the IPv6 wrapper alone never does.
   const inner = embeddedIpv4s(ip);
   const denied = options.denyCidrs.find((d) => cidrContains(d.cidr, ip) || inner.some((e) => cidrContains(d.cidr, e)));
-  if (denied !== undefined) return no('EGRESS_DENIED_CIDR', `deny-cidr:${denied.text}`, `remove "${denied.text}" from denyCidrs to permit it`);
+  if (denied !== undefined)
+    return no('EGRESS_DENIED_CIDR', `deny-cidr:${denied.text}`, `remove "${denied.text}" from denyCidrs to permit it`);
   const covering = (x: IpAddress) => options.allowCidrs.find((a) => cidrContains(a.cidr, x));
-  const allowed = inner.length === 0 ? covering(ip) : inner.every((e) => covering(e) !== undefined) ? covering(inner[0] as IpAddress) : undefined;
+  const allowed =
+    inner.length === 0
+      ? covering(ip)
+      : inner.every((e) => covering(e) !== undefined)
+        ? covering(inner[0] as IpAddress)
+        : undefined;
   if (allowed !== undefined) return yes(`allow-cidr:${allowed.text}`);
 
   const widen = `use mode 'allow-local' or add "${single(c)}" to allowCidrs to permit it`;

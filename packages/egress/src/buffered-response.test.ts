@@ -4,13 +4,27 @@ import { BufferedResponse } from './buffered-response.js';
 
 const headers = { 'content-type': 'application/json; charset=utf-8', 'set-cookie': ['a=1', 'b=2'], 'x-custom': 'v' };
 const make = (text: string | Uint8Array, over: Partial<ConstructorParameters<typeof BufferedResponse>[1]> = {}) =>
-  new BufferedResponse(typeof text === 'string' ? Buffer.from(text) : text, { status: 200, statusText: 'OK', headers, url: 'http://a.test/x', redirected: true, ...over });
+  new BufferedResponse(typeof text === 'string' ? Buffer.from(text) : text, {
+    status: 200,
+    statusText: 'OK',
+    headers,
+    url: 'http://a.test/x',
+    redirected: true,
+    ...over,
+  });
 
 describe('BufferedResponse keeps the Fetch Response contract', () => {
   it('is a Response with status, headers, url and redirected', () => {
     const r = make('{}');
     expect(r).toBeInstanceOf(Response);
-    expect([r.status, r.ok, r.statusText, r.url, r.redirected, r.type]).toEqual([200, true, 'OK', 'http://a.test/x', true, 'default']);
+    expect([r.status, r.ok, r.statusText, r.url, r.redirected, r.type]).toEqual([
+      200,
+      true,
+      'OK',
+      'http://a.test/x',
+      true,
+      'default',
+    ]);
     expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(r.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
     expect(r.headers).toBe(r.headers);
@@ -45,7 +59,13 @@ describe('BufferedResponse keeps the Fetch Response contract', () => {
 
   it('hands its own buffer over on a read instead of copying it, once', async () => {
     const own = new Uint8Array([104, 105]);
-    const r = new BufferedResponse(own, { status: 200, statusText: '', headers: {}, url: 'http://a.test/', redirected: false });
+    const r = new BufferedResponse(own, {
+      status: 200,
+      statusText: '',
+      headers: {},
+      url: 'http://a.test/',
+      redirected: false,
+    });
     const ab = await r.arrayBuffer();
     expect(ab).toBe(own.buffer);
     await expect(r.bytes()).rejects.toThrow(TypeError);

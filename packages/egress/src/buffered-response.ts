@@ -109,17 +109,26 @@ export class BufferedResponse extends Response {
       // Methods too: the types declare them as properties of the body mixin.
       arrayBuffer: method(function (this: BufferedResponse) {
         const own = this.#exclusive;
-        return this.#read((r) => r.arrayBuffer(), (b) => (own && ownsWholeBuffer(b) ? (b.buffer as ArrayBuffer) : copyToArrayBuffer(b)));
+        return this.#read(
+          (r) => r.arrayBuffer(),
+          (b) => (own && ownsWholeBuffer(b) ? (b.buffer as ArrayBuffer) : copyToArrayBuffer(b)),
+        );
       }),
       bytes: method(function (this: BufferedResponse) {
         const own = this.#exclusive;
-        return this.#read((r) => r.bytes(), (b) => (own && ownsWholeBuffer(b) ? new Uint8Array(b.buffer, 0, b.byteLength) : new Uint8Array(b)));
+        return this.#read(
+          (r) => r.bytes(),
+          (b) => (own && ownsWholeBuffer(b) ? new Uint8Array(b.buffer, 0, b.byteLength) : new Uint8Array(b)),
+        );
       }),
       text: method(function (this: BufferedResponse) {
         return this.#read((r) => r.text(), utf8);
       }),
       json: method(function (this: BufferedResponse) {
-        return this.#read((r) => r.json(), (b) => JSON.parse(utf8(b)) as unknown);
+        return this.#read(
+          (r) => r.json(),
+          (b) => JSON.parse(utf8(b)) as unknown,
+        );
       }),
       blob: method(function (this: BufferedResponse) {
         return this.#delegate().blob();

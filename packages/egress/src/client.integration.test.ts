@@ -13,7 +13,12 @@ type OwnCode = Deny['code'];
 let peer: Peer;
 let origin: string; // http://public.test:<port>  (public.test → 127.0.0.1 through the stub resolver)
 const resolver = () =>
-  createStubResolver({ 'public.test': ['127.0.0.1'], 'other.test': ['127.0.0.1'], 'lan.test': ['192.168.1.10'], 'mixed.test': ['127.0.0.1', '10.0.0.1'] });
+  createStubResolver({
+    'public.test': ['127.0.0.1'],
+    'other.test': ['127.0.0.1'],
+    'lan.test': ['192.168.1.10'],
+    'mixed.test': ['127.0.0.1', '10.0.0.1'],
+  });
 
 beforeAll(async () => {
   peer = await startPeer({
@@ -67,7 +72,10 @@ describe('guarded fetch against a real peer (child process)', () => {
 
   it('injects policy headers that reach the peer; the secret never reaches the audit', async () => {
     const audit = memorySink();
-    const policy = injecting('public.test', { authorization: 'Bearer SECRET-INJECTED-42', 'x-api-key': 'KEY-SECRET-77' });
+    const policy = injecting('public.test', {
+      authorization: 'Bearer SECRET-INJECTED-42',
+      'x-api-key': 'KEY-SECRET-77',
+    });
     const client = createEgressClient({ policy, guard: { resolve: resolver() }, audit });
     const res = await client.fetch(`${origin}/r302`, { headers: { cookie: 'session=COOKIE-SECRET' } }, { principal });
     const echo = (await res.json()) as Echo;
@@ -104,11 +112,19 @@ describe('guarded fetch against a real peer (child process)', () => {
   });
 
   it('stops a redirect loop and a long chain at the hop limit', async () => {
-    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolver() }, limits: { maxRedirects: 3 } });
+    const client = createEgressClient({
+      policy: allowAll,
+      guard: { resolve: resolver() },
+      limits: { maxRedirects: 3 },
+    });
     await peer.clear();
-    expect(await codeOf(client.fetch(`${origin}/loop`, undefined, { principal }))).toBeTrustCode('EGRESS_TOO_MANY_REDIRECTS');
+    expect(await codeOf(client.fetch(`${origin}/loop`, undefined, { principal }))).toBeTrustCode(
+      'EGRESS_TOO_MANY_REDIRECTS',
+    );
     expect((await peer.requests()).length).toBe(4);
-    expect(await codeOf(client.fetch(`${origin}/hop0`, undefined, { principal }))).toBeTrustCode('EGRESS_TOO_MANY_REDIRECTS');
+    expect(await codeOf(client.fetch(`${origin}/hop0`, undefined, { principal }))).toBeTrustCode(
+      'EGRESS_TOO_MANY_REDIRECTS',
+    );
     const five = createEgressClient({ policy: allowAll, guard: { resolve: resolver() }, limits: { maxRedirects: 8 } });
     expect((await five.fetch(`${origin}/hop0`, undefined, { principal })).status).toBe(200);
     await client.close();
@@ -135,14 +151,22 @@ describe('guarded fetch against a real peer (child process)', () => {
     ['/r308', 'PUT', 'payload-308'],
   ])('replays the body on %s', async (path, method, body) => {
     const client = createEgressClient({ policy: allowAll, guard: { resolve: resolver() } });
-    const echo = (await (await client.fetch(`${origin}${path}`, { method, body, headers: { 'content-type': 'text/plain' } }, { principal })).json()) as Echo;
+    const echo = (await (
+      await client.fetch(`${origin}${path}`, { method, body, headers: { 'content-type': 'text/plain' } }, { principal })
+    ).json()) as Echo;
     expect(echo).toMatchObject({ method, body, path: '/echo' });
     await client.close();
   });
 
   it.each([['/r303'], ['/r302']])('turns POST into GET without a body on %s', async (path) => {
     const client = createEgressClient({ policy: allowAll, guard: { resolve: resolver() } });
-    const echo = (await (await client.fetch(`${origin}${path}`, { method: 'POST', body: 'gone', headers: { 'content-type': 'text/plain' } }, { principal })).json()) as Echo;
+    const echo = (await (
+      await client.fetch(
+        `${origin}${path}`,
+        { method: 'POST', body: 'gone', headers: { 'content-type': 'text/plain' } },
+        { principal },
+      )
+    ).json()) as Echo;
     expect(echo.method).toBe('GET');
     expect(echo.body).toBe('');
     expect(echo.headers['content-type']).toBeUndefined();
@@ -152,7 +176,9 @@ describe('guarded fetch against a real peer (child process)', () => {
   it('refuses to replay a streamed body on 307', async () => {
     const client = createEgressClient({ policy: allowAll, guard: { resolve: resolver() } });
     const body = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode('s')), c.close()) });
-    expect(await codeOf(client.fetch(`${origin}/r307`, { method: 'POST', body }, { principal }))).toBeTrustCode('EGRESS_REDIRECT_BODY');
+    expect(await codeOf(client.fetch(`${origin}/r307`, { method: 'POST', body }, { principal }))).toBeTrustCode(
+      'EGRESS_REDIRECT_BODY',
+    );
     await client.close();
   });
 
@@ -160,7 +186,9 @@ describe('guarded fetch against a real peer (child process)', () => {
     const client = createEgressClient({ policy: allowAll, guard: { resolve: resolver() } });
     const res = await client.fetch(`${origin}/r302`, { redirect: 'manual' }, { principal });
     expect(res.status).toBe(302);
-    expect(await codeOf(client.fetch(`${origin}/r302`, { redirect: 'error' }, { principal }))).toBeTrustCode('EGRESS_REDIRECT_REFUSED');
+    expect(await codeOf(client.fetch(`${origin}/r302`, { redirect: 'error' }, { principal }))).toBeTrustCode(
+      'EGRESS_REDIRECT_REFUSED',
+    );
     await client.close();
   });
 });
@@ -171,10 +199,15 @@ describe('DNS rebinding and resolver failures', () => {
     const resolve = createStubResolver({ 'rebind.test': { sequence: [['127.0.0.1'], ['10.0.0.1']] } });
     const client = createEgressClient({ policy: allowAll, guard: { resolve, cacheTtlMs: 0 }, audit });
     await peer.clear();
-    expect(await codeOf(client.fetch(`http://rebind.test:${peer.httpPort}/echo`, undefined, { principal }))).toBeTrustCode('EGRESS_PRIVATE_ADDRESS');
+    expect(
+      await codeOf(client.fetch(`http://rebind.test:${peer.httpPort}/echo`, undefined, { principal })),
+    ).toBeTrustCode('EGRESS_PRIVATE_ADDRESS');
     expect(resolve.count('rebind.test')).toBe(2); // pre-flight, then the connect-time check
     expect(await peer.requests()).toHaveLength(0);
-    expect(audit.events.at(-1)).toMatchObject({ decision: 'deny', code: expect.toBeTrustCode('EGRESS_PRIVATE_ADDRESS') });
+    expect(audit.events.at(-1)).toMatchObject({
+      decision: 'deny',
+      code: expect.toBeTrustCode('EGRESS_PRIVATE_ADDRESS'),
+    });
     await client.close();
   });
 
@@ -209,10 +242,20 @@ describe('DNS rebinding and resolver failures', () => {
 describe('policy', () => {
   it('keeps the policy code, fills in EGRESS_POLICY_DENIED, and denies when the policy throws', async () => {
     const guard = { resolve: resolver() };
-    const own: EgressPolicy = { authorizeHttp: () => ({ allow: false, code: 'POLICY_HOST_NOT_ALLOWED' as OwnCode, reason: 'no' }) };
+    const own: EgressPolicy = {
+      authorizeHttp: () => ({ allow: false, code: 'POLICY_HOST_NOT_ALLOWED' as OwnCode, reason: 'no' }),
+    };
     const bare: EgressPolicy = { authorizeHttp: () => ({ allow: false, reason: 'no' }) as never };
-    const throwing: EgressPolicy = { authorizeHttp: () => { throw new Error('boom'); } };
-    for (const [policy, code] of [[own, 'POLICY_HOST_NOT_ALLOWED'], [bare, 'EGRESS_POLICY_DENIED'], [throwing, 'EGRESS_POLICY_DENIED']] as const) {
+    const throwing: EgressPolicy = {
+      authorizeHttp: () => {
+        throw new Error('boom');
+      },
+    };
+    for (const [policy, code] of [
+      [own, 'POLICY_HOST_NOT_ALLOWED'],
+      [bare, 'EGRESS_POLICY_DENIED'],
+      [throwing, 'EGRESS_POLICY_DENIED'],
+    ] as const) {
       const client = createEgressClient({ policy, guard });
       expect(await codeOf(client.fetch(`${origin}/echo`, undefined, { principal }))).toBe(code);
       await client.close();
@@ -221,16 +264,32 @@ describe('policy', () => {
 
   it('the policy sees the canonical request and the principal', async () => {
     const seen: unknown[] = [];
-    const policy: EgressPolicy = { authorizeHttp: (req, ctx) => (seen.push({ host: req.host, port: req.port, path: req.path, scheme: req.scheme, ctx }), { allow: true }) };
+    const policy: EgressPolicy = {
+      authorizeHttp: (req, ctx) => (
+        seen.push({ host: req.host, port: req.port, path: req.path, scheme: req.scheme, ctx }), { allow: true }
+      ),
+    };
     const client = createEgressClient({ policy, guard: { resolve: resolver() } });
     await (await client.fetch(`http://PUBLIC.test.:${peer.httpPort}/echo?q=1`, undefined, { principal })).text();
-    expect(seen[0]).toEqual({ host: 'public.test', port: peer.httpPort, path: '/echo?q=1', scheme: 'http:', ctx: { principal, capability: 'http' } });
+    expect(seen[0]).toEqual({
+      host: 'public.test',
+      port: peer.httpPort,
+      path: '/echo?q=1',
+      scheme: 'http:',
+      ctx: { principal, capability: 'http' },
+    });
     await client.close();
   });
 });
 
 describe('limits: hostile peers get stable codes, never a hang', () => {
-  const limits = { headersTimeoutMs: 300, bodyTimeoutMs: 300, totalTimeoutMs: 4000, maxResponseBytes: 100_000, maxHeaderBytes: 16_384 };
+  const limits = {
+    headersTimeoutMs: 300,
+    bodyTimeoutMs: 300,
+    totalTimeoutMs: 4000,
+    maxResponseBytes: 100_000,
+    maxHeaderBytes: 16_384,
+  };
   it.each([
     ['/stall', 'EGRESS_TIMEOUT'],
     ['/slow-headers', 'EGRESS_TIMEOUT'],
@@ -253,7 +312,11 @@ describe('limits: hostile peers get stable codes, never a hang', () => {
   });
 
   it('a total timeout covers a stalled peer even with long per-phase timeouts', async () => {
-    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolver() }, limits: { headersTimeoutMs: 60_000, totalTimeoutMs: 200 } });
+    const client = createEgressClient({
+      policy: allowAll,
+      guard: { resolve: resolver() },
+      limits: { headersTimeoutMs: 60_000, totalTimeoutMs: 200 },
+    });
     expect(await codeOf(client.fetch(`${origin}/stall`, undefined, { principal }))).toBeTrustCode('EGRESS_TIMEOUT');
     await client.close();
   });
@@ -262,7 +325,9 @@ describe('limits: hostile peers get stable codes, never a hang', () => {
     const client = createEgressClient({ policy: allowAll, guard: { resolve: resolver() } });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
-    expect(await codeOf(client.fetch(`${origin}/stall`, { signal: ac.signal }, { principal }))).toBeTrustCode('EGRESS_ABORTED');
+    expect(await codeOf(client.fetch(`${origin}/stall`, { signal: ac.signal }, { principal }))).toBeTrustCode(
+      'EGRESS_ABORTED',
+    );
     await client.close();
   });
 
@@ -271,7 +336,9 @@ describe('limits: hostile peers get stable codes, never a hang', () => {
     const closed = await startPeer();
     const port = closed.httpPort;
     await closed.close();
-    expect(await codeOf(client.fetch(`http://127.0.0.1:${port}/`, undefined, { principal }))).toBeTrustCode('EGRESS_CONNECT_FAILED');
+    expect(await codeOf(client.fetch(`http://127.0.0.1:${port}/`, undefined, { principal }))).toBeTrustCode(
+      'EGRESS_CONNECT_FAILED',
+    );
     await client.close();
   });
 });
@@ -295,7 +362,9 @@ describe('client.request (raw stream answer)', () => {
     for await (const c of res.body) text += c;
     expect(JSON.parse(text).path).toBe('/echo?from=rel');
     expect(audit.events).toHaveLength(2);
-    expect(await codeOf(client.request(`${origin}/to-private`, undefined, { principal }))).toBeTrustCode('EGRESS_PRIVATE_ADDRESS');
+    expect(await codeOf(client.request(`${origin}/to-private`, undefined, { principal }))).toBeTrustCode(
+      'EGRESS_PRIVATE_ADDRESS',
+    );
     await client.close();
   });
 
@@ -314,7 +383,9 @@ describe('secrets stay out of errors', () => {
   it('a failing request with injected credentials does not echo them in the error', async () => {
     const policy = injecting('public.test', { authorization: 'Bearer ERR-SECRET-9' });
     const client = createEgressClient({ policy, guard: { resolve: resolver() }, limits: { headersTimeoutMs: 200 } });
-    const err = await client.fetch(`${origin}/stall`, { headers: { cookie: 'c=COOKIE-ERR' } }, { principal }).catch((e: unknown) => e);
+    const err = await client
+      .fetch(`${origin}/stall`, { headers: { cookie: 'c=COOKIE-ERR' } }, { principal })
+      .catch((e: unknown) => e);
     expect(isTrustError(err, 'EGRESS_TIMEOUT')).toBe(true);
     const text = `${String(err)} ${JSON.stringify(err)} ${String((err as Error).cause)} ${(err as Error).stack}`;
     expect(text).not.toContain('ERR-SECRET-9');

@@ -6,7 +6,13 @@ import { createEgressDispatcher, toGuard } from './dispatcher.js';
 import type { Engine } from './engine.js';
 import type { EgressGuard } from './guard.js';
 import type { GuardOptions } from './guard-options.js';
-import { egressFetch, egressRequest, type EgressCallContext, type EgressFetchInit, type EgressRawResponse } from './http-fetch.js';
+import {
+  egressFetch,
+  egressRequest,
+  type EgressCallContext,
+  type EgressFetchInit,
+  type EgressRawResponse,
+} from './http-fetch.js';
 import { resolveLimits, type EgressLimits } from './limits.js';
 import { authorizeHttp } from './policy-call.js';
 import { redactUrl } from './redact.js';
@@ -82,11 +88,13 @@ export interface EgressClient {
  * const res = await client.fetch('https://api.example.com/v1', undefined, { principal: { kind: 'plugin', id: 'p1' } });
  */
 export function createEgressClient(options: EgressClientOptions): EgressClient {
-  if (typeof options?.policy?.authorizeHttp !== 'function') throw new TypeError('createEgressClient: options.policy with authorizeHttp is required');
+  if (typeof options?.policy?.authorizeHttp !== 'function')
+    throw new TypeError('createEgressClient: options.policy with authorizeHttp is required');
   const guard = toGuard(options.guard);
   const limits = resolveLimits(options.limits);
   const closeGraceMs = options.closeGraceMs ?? 1000;
-  if (!(Number.isFinite(closeGraceMs) && closeGraceMs >= 0)) throw new RangeError('createEgressClient: closeGraceMs must be a finite number >= 0');
+  if (!(Number.isFinite(closeGraceMs) && closeGraceMs >= 0))
+    throw new RangeError('createEgressClient: closeGraceMs must be a finite number >= 0');
   const dialled = new Map<string, string>();
   const udpSockets = new Set<EgressUdpSocket>();
   const dispatcher = createEgressDispatcher({
@@ -110,8 +118,24 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
 
   const webSocket = async (url: string | URL, ws: WebSocketOptions): Promise<WebSocket> => {
     const started = engine.now();
-    const audit = (decision: Parameters<typeof recordEgress>[1]['decision'], extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
-      recordEgress(engine.audit, { principal: ws.principal, action: 'egress.ws', target: redactUrl(url), decision, started, method: 'GET', policy: engine.policy.name, ...extra }, engine.now);
+    const audit = (
+      decision: Parameters<typeof recordEgress>[1]['decision'],
+      extra: Partial<Parameters<typeof recordEgress>[1]> = {},
+    ) =>
+      recordEgress(
+        engine.audit,
+        {
+          principal: ws.principal,
+          action: 'egress.ws',
+          target: redactUrl(url),
+          decision,
+          started,
+          method: 'GET',
+          policy: engine.policy.name,
+          ...extra,
+        },
+        engine.now,
+      );
     const target = parseTarget(url, ['ws:', 'wss:']);
     if (isDenyResult(target)) {
       audit(target);
@@ -120,7 +144,15 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
     const headers = new Headers(ws.headers);
     const auth = await authorizeHttp(
       engine.policy,
-      { method: 'GET', url: target.url.href, scheme: target.scheme as 'ws:' | 'wss:', host: target.host, port: target.port, path: `${target.url.pathname}${target.url.search}`, headers },
+      {
+        method: 'GET',
+        url: target.url.href,
+        scheme: target.scheme as 'ws:' | 'wss:',
+        host: target.host,
+        port: target.port,
+        path: `${target.url.pathname}${target.url.search}`,
+        headers,
+      },
       { principal: ws.principal, capability: 'http' },
     );
     if (!auth.decision.allow) {
@@ -140,11 +172,14 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
 
   return Object.freeze({
     guard,
-    fetch: (url: string | URL, init: EgressFetchInit | undefined, call: EgressCallContext) => egressFetch(engine, url, init ?? {}, call),
-    request: (url: string | URL, init: EgressFetchInit | undefined, call: EgressCallContext) => egressRequest(engine, url, init ?? {}, call),
+    fetch: (url: string | URL, init: EgressFetchInit | undefined, call: EgressCallContext) =>
+      egressFetch(engine, url, init ?? {}, call),
+    request: (url: string | URL, init: EgressFetchInit | undefined, call: EgressCallContext) =>
+      egressRequest(engine, url, init ?? {}, call),
     webSocket,
     connectTcp: (host: string, port: number, call: SocketCallContext) => egressConnectTcp(engine, host, port, call),
-    sendUdp: (host: string, port: number, data: Uint8Array | string, call: SocketCallContext) => egressSendUdp(engine, host, port, data, call),
+    sendUdp: (host: string, port: number, data: Uint8Array | string, call: SocketCallContext) =>
+      egressSendUdp(engine, host, port, data, call),
     openUdp: async (host: string, port: number, udp: UdpOpenOptions) => {
       const socket = await openEgressUdp(engine, host, port, udp);
       udpSockets.add(socket);

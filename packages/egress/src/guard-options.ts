@@ -52,20 +52,39 @@ export function compileGuardOptions(options: GuardOptions = {}): CompiledGuardOp
   const problems: Problem[] = [];
   const mode = options.mode ?? 'default';
   if (!MODES.includes(mode)) {
-    problems.push({ code: 'EGRESS_OPTIONS_INVALID', path: 'mode', message: `unknown mode ${JSON.stringify(mode)}`, hint: `use one of ${MODES.join(', ')}` });
+    problems.push({
+      code: 'EGRESS_OPTIONS_INVALID',
+      path: 'mode',
+      message: `unknown mode ${JSON.stringify(mode)}`,
+      hint: `use one of ${MODES.join(', ')}`,
+    });
   }
   const ports = options.protectedPorts ?? [];
   ports.forEach((p, i) => {
     if (!Number.isInteger(p) || p < 1 || p > 65535) {
-      problems.push({ code: 'EGRESS_OPTIONS_INVALID', path: `protectedPorts[${i}]`, message: `${String(p)} is not a port`, hint: 'use an integer 1-65535, e.g. 7385' });
+      problems.push({
+        code: 'EGRESS_OPTIONS_INVALID',
+        path: `protectedPorts[${i}]`,
+        message: `${String(p)} is not a port`,
+        hint: 'use an integer 1-65535, e.g. 7385',
+      });
     }
   });
   const cidrs = (key: 'allowCidrs' | 'denyCidrs') =>
     (options[key] ?? []).flatMap((item, i) => {
-      const isCidr = typeof item === 'object' && item !== null && typeof item.prefix === 'number' && item.address?.bytes instanceof Uint8Array;
+      const isCidr =
+        typeof item === 'object' &&
+        item !== null &&
+        typeof item.prefix === 'number' &&
+        item.address?.bytes instanceof Uint8Array;
       const cidr = typeof item === 'string' ? parseCidr(item) : isCidr ? parseCidr(formatCidr(item)) : undefined;
       if (cidr === undefined) {
-        problems.push({ code: 'EGRESS_OPTIONS_INVALID', path: `${key}[${i}]`, message: `${JSON.stringify(item)} is not a CIDR`, hint: 'write "10.0.0.0/8", "10.0.0.5" or "fd12::/16"' });
+        problems.push({
+          code: 'EGRESS_OPTIONS_INVALID',
+          path: `${key}[${i}]`,
+          message: `${JSON.stringify(item)} is not a CIDR`,
+          hint: 'write "10.0.0.0/8", "10.0.0.5" or "fd12::/16"',
+        });
         return [];
       }
       return [{ text: typeof item === 'string' ? item : formatCidr(cidr), cidr }];
@@ -73,11 +92,27 @@ export function compileGuardOptions(options: GuardOptions = {}): CompiledGuardOp
   const allowCidrs = cidrs('allowCidrs');
   const denyCidrs = cidrs('denyCidrs');
   const timeout = options.resolveTimeoutMs ?? 5000;
-  if (!(timeout > 0)) problems.push({ code: 'EGRESS_OPTIONS_INVALID', path: 'resolveTimeoutMs', message: 'must be > 0', hint: 'e.g. 5000' });
+  if (!(timeout > 0))
+    problems.push({
+      code: 'EGRESS_OPTIONS_INVALID',
+      path: 'resolveTimeoutMs',
+      message: 'must be > 0',
+      hint: 'e.g. 5000',
+    });
   const ttl = options.cacheTtlMs ?? 1000;
-  if (!(ttl >= 0)) problems.push({ code: 'EGRESS_OPTIONS_INVALID', path: 'cacheTtlMs', message: 'must be >= 0', hint: 'e.g. 1000, or 0 to disable' });
+  if (!(ttl >= 0))
+    problems.push({
+      code: 'EGRESS_OPTIONS_INVALID',
+      path: 'cacheTtlMs',
+      message: 'must be >= 0',
+      hint: 'e.g. 1000, or 0 to disable',
+    });
   if (problems.length > 0) {
-    throw new TrustError('EGRESS_OPTIONS_INVALID', `invalid egress guard options: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, { problems });
+    throw new TrustError(
+      'EGRESS_OPTIONS_INVALID',
+      `invalid egress guard options: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+      { problems },
+    );
   }
   return Object.freeze({
     mode,

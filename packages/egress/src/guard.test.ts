@@ -6,7 +6,10 @@ import { redactUrl } from './redact.js';
 
 describe('operator CIDR overrides', () => {
   it('allowCidrs opens loopback in strict, ULA and private; never metadata, link-local or unspecified', async () => {
-    const g = createEgressGuard({ mode: 'strict', allowCidrs: ['127.0.0.1/32', 'fd12::/16', '10.0.0.0/8', '169.254.0.0/16', '0.0.0.0/8'] });
+    const g = createEgressGuard({
+      mode: 'strict',
+      allowCidrs: ['127.0.0.1/32', 'fd12::/16', '10.0.0.0/8', '169.254.0.0/16', '0.0.0.0/8'],
+    });
     expect((await g.evaluateUrl('http://127.0.0.1/')).rule).toBe('allow-cidr:127.0.0.1/32');
     expect((await g.evaluateUrl('http://127.0.0.2/')).allow).toBe(false);
     expect((await g.evaluateUrl('http://[fd12::5]/')).allow).toBe(true);
@@ -38,7 +41,11 @@ describe('operator CIDR overrides', () => {
   });
 
   it('accepts parsed Cidr values (the shape compilePolicy returns for guard settings)', async () => {
-    const settings = { mode: 'strict' as const, allowCidrs: [parseCidr('127.0.0.1/32')!], denyCidrs: [parseCidr('8.8.8.0/24')!] };
+    const settings = {
+      mode: 'strict' as const,
+      allowCidrs: [parseCidr('127.0.0.1/32')!],
+      denyCidrs: [parseCidr('8.8.8.0/24')!],
+    };
     const g = createEgressGuard(settings);
     expect((await g.evaluateUrl('http://127.0.0.1/')).rule).toBe('allow-cidr:127.0.0.1/32');
     const v = await g.evaluateUrl('http://8.8.8.8/');
@@ -47,7 +54,12 @@ describe('operator CIDR overrides', () => {
 
   it('rejects bad options, listing every problem', () => {
     try {
-      createEgressGuard({ mode: 'open' as never, protectedPorts: [0, 70000], allowCidrs: ['10.0.0.0/33', 'nope'], resolveTimeoutMs: 0 });
+      createEgressGuard({
+        mode: 'open' as never,
+        protectedPorts: [0, 70000],
+        allowCidrs: ['10.0.0.0/33', 'nope'],
+        resolveTimeoutMs: 0,
+      });
       expect.unreachable();
     } catch (e) {
       expect(isTrustError(e, 'EGRESS_OPTIONS_INVALID')).toBe(true);
@@ -106,7 +118,17 @@ describe('explainUrl', () => {
   it('lists parse, scheme, userinfo, host, resolve, classify, rule and verdict', async () => {
     const resolve = createStubResolver({ 'mixed.test': ['8.8.8.8', '192.168.1.1'] });
     const { steps, verdict } = await explainUrl('http://mixed.test:8080/x?secret=1', { resolve });
-    expect(steps.map((s) => s.step)).toEqual(['parse', 'scheme', 'userinfo', 'host', 'resolve', 'classify', 'classify', 'rule', 'verdict']);
+    expect(steps.map((s) => s.step)).toEqual([
+      'parse',
+      'scheme',
+      'userinfo',
+      'host',
+      'resolve',
+      'classify',
+      'classify',
+      'rule',
+      'verdict',
+    ]);
     expect(steps.find((s) => s.step === 'resolve')?.detail).toBe('mixed.test → 8.8.8.8, 192.168.1.1');
     expect(steps.filter((s) => s.step === 'classify').map((s) => s.ok)).toEqual([true, false]);
     expect(steps.at(-1)).toEqual({ step: 'verdict', ok: false, detail: 'EGRESS_PRIVATE_ADDRESS' });
@@ -116,7 +138,11 @@ describe('explainUrl', () => {
 
   it('stops at the first failing step', async () => {
     const { steps } = await explainUrl('ftp://x/', {});
-    expect(steps.map((s) => [s.step, s.ok])).toEqual([['parse', true], ['scheme', false], ['verdict', false]]);
+    expect(steps.map((s) => [s.step, s.ok])).toEqual([
+      ['parse', true],
+      ['scheme', false],
+      ['verdict', false],
+    ]);
   });
 });
 

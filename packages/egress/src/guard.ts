@@ -1,4 +1,13 @@
-import { allow, deny, formatIp, parseIp, type Allow, type Deny, type EgressErrorCode, type IpAddress } from '@trust/core';
+import {
+  allow,
+  deny,
+  formatIp,
+  parseIp,
+  type Allow,
+  type Deny,
+  type EgressErrorCode,
+  type IpAddress,
+} from '@trust/core';
 import { judgeAddress, type AddressVerdict } from './address-rules.js';
 import type { AddressClass } from './address-class.js';
 import { redactUrl } from './redact.js';
@@ -43,7 +52,13 @@ export interface EgressGuard {
   explainUrl(url: string | URL, schemes?: readonly string[]): Promise<UrlExplanation>;
 }
 
-const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal', 'metadata.azure.internal']);
+const METADATA_NAMES = new Set([
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+  'metadata.azure.internal',
+]);
 
 function isLocalhostName(host: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost');
@@ -66,7 +81,12 @@ export function createEgressGuard(options: GuardOptions = {}): EgressGuard {
   const judge = (a: string | IpAddress, port: number) => judgeAddress(compiled, a, port);
 
   const verdictOf = (addresses: string[], checks: AddressVerdict[], steps: Steps): HostVerdict => {
-    for (const c of checks) steps?.push({ step: 'classify', ok: c.allow, detail: `${c.address.ip}: ${c.address.label}${c.address.via ? ` via ${c.address.via} of ${c.address.embedded}` : ''}` });
+    for (const c of checks)
+      steps?.push({
+        step: 'classify',
+        ok: c.allow,
+        detail: `${c.address.ip}: ${c.address.label}${c.address.via ? ` via ${c.address.via} of ${c.address.embedded}` : ''}`,
+      });
     const denied = checks.find((c) => !c.allow);
     if (denied !== undefined) {
       const { address: _a, ...decision } = denied;
@@ -111,7 +131,15 @@ export function createEgressGuard(options: GuardOptions = {}): EgressGuard {
     }
     if (METADATA_NAMES.has(name)) {
       steps?.push({ step: 'resolve', ok: false, detail: `${name} is a cloud metadata name` });
-      return { ...deny('EGRESS_METADATA', `egress denied: ${hostPort(name, port)} is a cloud metadata name (rule block-metadata)`, { rule: 'block-metadata', hint: 'this class is blocked in every mode and cannot be allowed' }), addresses: [], checks: [] };
+      return {
+        ...deny(
+          'EGRESS_METADATA',
+          `egress denied: ${hostPort(name, port)} is a cloud metadata name (rule block-metadata)`,
+          { rule: 'block-metadata', hint: 'this class is blocked in every mode and cannot be allowed' },
+        ),
+        addresses: [],
+        checks: [],
+      };
     }
     let answers = cache.get(name, Date.now());
     if (answers !== undefined && steps === undefined) {
@@ -121,20 +149,42 @@ export function createEgressGuard(options: GuardOptions = {}): EgressGuard {
     if (answers === undefined) {
       const out = await resolveWithin(compiled.resolve, name, compiled.resolveTimeoutMs);
       if (out.kind === 'timeout') {
-        return fail('EGRESS_DNS_TIMEOUT', `egress denied: resolving ${name} took longer than ${compiled.resolveTimeoutMs} ms`, 'retry later, or raise resolveTimeoutMs', steps);
+        return fail(
+          'EGRESS_DNS_TIMEOUT',
+          `egress denied: resolving ${name} took longer than ${compiled.resolveTimeoutMs} ms`,
+          'retry later, or raise resolveTimeoutMs',
+          steps,
+        );
       }
       if (out.kind === 'error') {
         const code = (out.error as { code?: unknown } | null)?.code;
-        return fail('EGRESS_DNS_FAILED', `egress denied: resolving ${name} failed${typeof code === 'string' ? ` (${code})` : ''}`, 'check the name; a resolver failure always blocks', steps);
+        return fail(
+          'EGRESS_DNS_FAILED',
+          `egress denied: resolving ${name} failed${typeof code === 'string' ? ` (${code})` : ''}`,
+          'check the name; a resolver failure always blocks',
+          steps,
+        );
       }
       answers = out.addresses;
       if (answers.length > 0) cache.set(name, answers, Date.now());
     }
-    if (answers.length === 0) return fail('EGRESS_DNS_EMPTY', `egress denied: ${name} resolved to no addresses`, 'check the name; an empty answer always blocks', steps);
+    if (answers.length === 0)
+      return fail(
+        'EGRESS_DNS_EMPTY',
+        `egress denied: ${name} resolved to no addresses`,
+        'check the name; an empty answer always blocks',
+        steps,
+      );
     const parsed = answers.map((a) => (typeof a === 'string' ? parseIp(a) : undefined));
     const addresses = parsed.map((p, i) => (p === undefined ? String(answers[i]) : formatIp(p)));
     steps?.push({ step: 'resolve', ok: true, detail: `${name} → ${addresses.join(', ')}` });
-    const v = Object.freeze(verdictOf(addresses, parsed.map((p, i) => judge(p ?? String(answers[i]), port)), steps));
+    const v = Object.freeze(
+      verdictOf(
+        addresses,
+        parsed.map((p, i) => judge(p ?? String(answers[i]), port)),
+        steps,
+      ),
+    );
     if (steps === undefined) {
       let byPort = answerVerdicts.get(answers);
       if (byPort === undefined) answerVerdicts.set(answers, (byPort = new Map()));
@@ -143,10 +193,15 @@ export function createEgressGuard(options: GuardOptions = {}): EgressGuard {
     return v;
   };
 
-  const evaluate = async (url: string | URL, schemes: readonly string[] | undefined, steps: Steps): Promise<UrlVerdict> => {
+  const evaluate = async (
+    url: string | URL,
+    schemes: readonly string[] | undefined,
+    steps: Steps,
+  ): Promise<UrlVerdict> => {
     const target: Target | Deny = parseTarget(url, schemes ?? compiled.schemes);
     if (isDenyResult(target)) {
-      const step = target.code === 'EGRESS_SCHEME' ? 'scheme' : target.code === 'EGRESS_USERINFO' ? 'userinfo' : 'parse';
+      const step =
+        target.code === 'EGRESS_SCHEME' ? 'scheme' : target.code === 'EGRESS_USERINFO' ? 'userinfo' : 'parse';
       if (step !== 'parse') steps?.push({ step: 'parse', ok: true, detail: 'the URL parses' });
       steps?.push({ step, ok: false, detail: target.reason });
       steps?.push({ step: 'verdict', ok: false, detail: target.code });
@@ -156,7 +211,11 @@ export function createEgressGuard(options: GuardOptions = {}): EgressGuard {
     steps?.push({ step: 'parse', ok: true, detail: redactUrl(target.url) });
     steps?.push({ step: 'scheme', ok: true, detail: target.scheme });
     steps?.push({ step: 'userinfo', ok: true, detail: 'none' });
-    steps?.push({ step: 'host', ok: true, detail: `${target.host} (${target.ip ? `IPv${target.ip.family} literal` : 'name'}), port ${target.port}` });
+    steps?.push({
+      step: 'host',
+      ok: true,
+      detail: `${target.host} (${target.ip ? `IPv${target.ip.family} literal` : 'name'}), port ${target.port}`,
+    });
     const v = await resolveHost(target.host, target.port, steps);
     steps?.push({ step: 'verdict', ok: v.allow, detail: v.allow ? `allow (${v.rule})` : (v as Deny).code });
     return { ...v, url: target.url, host: target.host, port: target.port };

@@ -9,9 +9,15 @@ function setup() {
   agents.push(agent);
   agent.disableNetConnect();
   const pool = agent.get('http://h.test');
-  pool.intercept({ path: '/small' }).reply(200, 'hello', { headers: { 'content-type': 'text/plain' } }).persist();
+  pool
+    .intercept({ path: '/small' })
+    .reply(200, 'hello', { headers: { 'content-type': 'text/plain' } })
+    .persist();
   pool.intercept({ path: '/big' }).reply(200, 'x'.repeat(5000)).persist();
-  pool.intercept({ path: '/moved' }).reply(302, 'gone', { headers: { location: '/small' } }).persist();
+  pool
+    .intercept({ path: '/moved' })
+    .reply(302, 'gone', { headers: { location: '/small' } })
+    .persist();
   return agent;
 }
 afterEach(async () => {

@@ -72,7 +72,8 @@ class HopBody extends Readable {
   }
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
-    const ended = this.readableEnded || (this as unknown as { _readableState: { ended: boolean } })._readableState.ended;
+    const ended =
+      this.readableEnded || (this as unknown as { _readableState: { ended: boolean } })._readableState.ended;
     if (!ended) this.#abort(err ?? new AbortedBeforeEnd());
     const closed = this.#closed;
     this.#closed = undefined;
@@ -164,7 +165,8 @@ export class Hop implements Dispatcher.DispatchHandler {
 
   /** `sniff` mode: the whole body if it completed without error, else `undefined`. */
   takeComplete(): Uint8Array | undefined {
-    if (this.#mode !== 'sniff' || !this.#completed || this.#reason !== undefined || this.#error !== undefined) return undefined;
+    if (this.#mode !== 'sniff' || !this.#completed || this.#reason !== undefined || this.#error !== undefined)
+      return undefined;
     const bytes = joined(this.#chunks, this.#total);
     this.#chunks = [];
     this.#mode = 'discard';

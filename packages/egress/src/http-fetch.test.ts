@@ -13,9 +13,18 @@ function engine(allowDowngrade: boolean) {
   const agent = new MockAgent();
   agent.disableNetConnect();
   const pool = agent.get('https://secure.test');
-  pool.intercept({ path: '/down' }).reply(302, '', { headers: { location: 'http://secure.test/plain' } }).persist();
-  pool.intercept({ path: '/data' }).reply(302, '', { headers: { location: 'data:text/plain,x' } }).persist();
-  pool.intercept({ path: '/bad' }).reply(302, '', { headers: { location: 'http://[::1' } }).persist();
+  pool
+    .intercept({ path: '/down' })
+    .reply(302, '', { headers: { location: 'http://secure.test/plain' } })
+    .persist();
+  pool
+    .intercept({ path: '/data' })
+    .reply(302, '', { headers: { location: 'data:text/plain,x' } })
+    .persist();
+  pool
+    .intercept({ path: '/bad' })
+    .reply(302, '', { headers: { location: 'http://[::1' } })
+    .persist();
   agent.get('http://secure.test').intercept({ path: '/plain' }).reply(200, 'plain').persist();
   agent.get('http://secure.test').intercept({ path: '/odd' }).reply(799, 'odd').persist();
   const audit = memorySink();
@@ -35,8 +44,14 @@ function engine(allowDowngrade: boolean) {
 describe('egressFetch redirect rules', () => {
   it('refuses https → http unless allowDowngrade', async () => {
     const { e, audit, agent } = engine(false);
-    expect(await codeOf(egressFetch(e, 'https://secure.test/down', {}, { principal }))).toBeTrustCode('EGRESS_DOWNGRADE');
-    expect(audit.events.at(-1)).toMatchObject({ decision: 'deny', code: expect.toBeTrustCode('EGRESS_DOWNGRADE'), target: 'http://secure.test/plain' });
+    expect(await codeOf(egressFetch(e, 'https://secure.test/down', {}, { principal }))).toBeTrustCode(
+      'EGRESS_DOWNGRADE',
+    );
+    expect(audit.events.at(-1)).toMatchObject({
+      decision: 'deny',
+      code: expect.toBeTrustCode('EGRESS_DOWNGRADE'),
+      target: 'http://secure.test/plain',
+    });
     await agent.close();
     const open = engine(true);
     const res = await egressFetch(open.e, 'https://secure.test/down', {}, { principal });
@@ -46,15 +61,22 @@ describe('egressFetch redirect rules', () => {
 
   it('refuses non-http(s) and unparsable Locations', async () => {
     const { e, agent } = engine(false);
-    expect(await codeOf(egressFetch(e, 'https://secure.test/data', {}, { principal }))).toBeTrustCode('EGRESS_REDIRECT_SCHEME');
-    expect(await codeOf(egressFetch(e, 'https://secure.test/bad', {}, { principal }))).toBeTrustCode('EGRESS_REDIRECT_INVALID');
+    expect(await codeOf(egressFetch(e, 'https://secure.test/data', {}, { principal }))).toBeTrustCode(
+      'EGRESS_REDIRECT_SCHEME',
+    );
+    expect(await codeOf(egressFetch(e, 'https://secure.test/bad', {}, { principal }))).toBeTrustCode(
+      'EGRESS_REDIRECT_INVALID',
+    );
     await agent.close();
   });
 
   it('a status a Response cannot carry is EGRESS_PROTOCOL at fetch; request still answers it', async () => {
     const { e, audit, agent } = engine(false);
     expect(await codeOf(egressFetch(e, 'http://secure.test/odd', {}, { principal }))).toBeTrustCode('EGRESS_PROTOCOL');
-    expect(audit.events.at(-1)).toMatchObject({ decision: 'allow', details: { status: 799, failure: 'EGRESS_PROTOCOL' } });
+    expect(audit.events.at(-1)).toMatchObject({
+      decision: 'allow',
+      details: { status: 799, failure: 'EGRESS_PROTOCOL' },
+    });
     const raw = await egressRequest(e, 'http://secure.test/odd', {}, { principal });
     expect(raw.statusCode).toBe(799);
     raw.body.resume();

@@ -40,9 +40,27 @@ const CONTENT_HEADERS = ['content-type', 'content-length', 'content-encoding', '
  * Headers neither the caller nor the policy may set: the authority the peer sees is always the
  * URL's (no domain fronting through `Host`), and framing/hop-by-hop headers belong to the client.
  */
-const UNCONTROLLED_HEADERS = new Set(['host', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const UNCONTROLLED_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 /** The caller's headers that survive a redirect to another origin (everything else is dropped). */
-const CROSS_ORIGIN_SAFE = new Set(['accept', 'accept-encoding', 'accept-language', 'cache-control', 'content-encoding', 'content-language', 'content-length', 'content-type', 'user-agent']);
+const CROSS_ORIGIN_SAFE = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'cache-control',
+  'content-encoding',
+  'content-language',
+  'content-length',
+  'content-type',
+  'user-agent',
+]);
 /** Caller header names that look like credentials: their values are scrubbed from errors. */
 const CREDENTIAL_NAME = /auth|token|key|secret|session|cookie|password/i;
 function isUncontrolledHeader(name: string): boolean {
@@ -53,7 +71,12 @@ function isUncontrolledHeader(name: string): boolean {
  * The guarded fetch: policy and guard on every hop, pinned connects, manual redirects, limits and
  * one audit event per decision. See `createEgressClient`.
  */
-export function egressFetch(engine: Engine, input: string | URL, init: EgressFetchInit, call: EgressCallContext): Promise<Response> {
+export function egressFetch(
+  engine: Engine,
+  input: string | URL,
+  init: EgressFetchInit,
+  call: EgressCallContext,
+): Promise<Response> {
   return exchange(engine, input, init, call, 'fetch') as Promise<Response>;
 }
 
@@ -61,7 +84,12 @@ export function egressFetch(engine: Engine, input: string | URL, init: EgressFet
  * The same checks, redirects, limits and audit as `egressFetch`, answering with the raw stream
  * (no WHATWG Response, no content decoding): the fast path for bulk clients.
  */
-export function egressRequest(engine: Engine, input: string | URL, init: EgressFetchInit, call: EgressCallContext): Promise<EgressRawResponse> {
+export function egressRequest(
+  engine: Engine,
+  input: string | URL,
+  init: EgressFetchInit,
+  call: EgressCallContext,
+): Promise<EgressRawResponse> {
   return exchange(engine, input, init, call, 'raw') as Promise<EgressRawResponse>;
 }
 
@@ -77,7 +105,13 @@ export interface EgressRawResponse {
   readonly redirected: boolean;
 }
 
-async function exchange(engine: Engine, input: string | URL, init: EgressFetchInit, call: EgressCallContext, mode: 'fetch' | 'raw'): Promise<Response | EgressRawResponse> {
+async function exchange(
+  engine: Engine,
+  input: string | URL,
+  init: EgressFetchInit,
+  call: EgressCallContext,
+  mode: 'fetch' | 'raw',
+): Promise<Response | EgressRawResponse> {
   const context = { principal: call.principal, capability: call.capability ?? 'http' } as const;
   const userSignal = init.signal ?? undefined;
   const deadline = createDeadline(engine.limits.totalTimeoutMs, userSignal);
@@ -100,9 +134,26 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
     for (let hop = 0; ; hop++) {
       const hopStarted = engine.now();
       let parsed: URL | undefined;
-      const audit = (decision: Parameters<typeof recordEgress>[1]['decision'], extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
+      const audit = (
+        decision: Parameters<typeof recordEgress>[1]['decision'],
+        extra: Partial<Parameters<typeof recordEgress>[1]> = {},
+      ) =>
         engine.audit !== undefined &&
-        recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(parsed ?? current), decision, started: hopStarted, method, hop, policy: policyName, ...extra }, engine.now);
+        recordEgress(
+          engine.audit,
+          {
+            principal: call.principal,
+            action: 'egress.http',
+            target: redactUrl(parsed ?? current),
+            decision,
+            started: hopStarted,
+            method,
+            hop,
+            policy: policyName,
+            ...extra,
+          },
+          engine.now,
+        );
 
       const target = parseTarget(current, ['http:', 'https:']);
       if (isDenyResult(target)) {
@@ -117,7 +168,15 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
       const headers = new Headers(callerHeaders);
       const auth = await authorizeHttp(
         engine.policy,
-        { method, url: target.url.href, scheme: target.scheme as 'http:' | 'https:', host: target.host, port: target.port, path: pathAndQuery, headers },
+        {
+          method,
+          url: target.url.href,
+          scheme: target.scheme as 'http:' | 'https:',
+          host: target.host,
+          port: target.port,
+          path: pathAndQuery,
+          headers,
+        },
         context,
       );
       for (const s of auth.secrets) secrets.add(s);
@@ -134,7 +193,18 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
       let pending: Hop;
       try {
         const sendBody = method === 'GET' || method === 'HEAD' ? null : await toDispatchBody(body, headers);
-        pending = startHop(engine, { target, pathAndQuery, method, headers, body: sendBody, redirect: init.redirect, mode, deadline, where, mapError });
+        pending = startHop(engine, {
+          target,
+          pathAndQuery,
+          method,
+          headers,
+          body: sendBody,
+          redirect: init.redirect,
+          mode,
+          deadline,
+          where,
+          mapError,
+        });
       } catch (e) {
         const err = toEgressError(e, { where: where(), userSignal, timedOut, secrets });
         audit(auth.decision, { addresses: verdict.addresses, failure: err.code });
@@ -148,7 +218,12 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
         const head = pending.head;
         if (head !== undefined) {
           // The answer arrived, then it was refused or its body failed (cap, stall, deadline).
-          audit(auth.decision, { addresses: verdict.addresses, status: head.statusCode, failure: err.code, ...dialledOf(engine, target) });
+          audit(auth.decision, {
+            addresses: verdict.addresses,
+            status: head.statusCode,
+            failure: err.code,
+            ...dialledOf(engine, target),
+          });
         } else if (err.decision !== undefined && err.decision.rule !== 'limits') {
           // A denial from the connector (rebinding, pooled reconnect) is a guard decision.
           audit(err.decision, { addresses: verdict.addresses });
@@ -159,12 +234,14 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
       }
       const head = result.head;
       const status = head.statusCode;
-      if (engine.audit !== undefined) audit(auth.decision, { addresses: verdict.addresses, status, ...dialledOf(engine, target) });
+      if (engine.audit !== undefined)
+        audit(auth.decision, { addresses: verdict.addresses, status, ...dialledOf(engine, target) });
 
       if (!isFollowedRedirect(head, init.redirect)) {
         const url = target.url.href;
         const redirected = hop > 0;
-        if (mode === 'raw') return { statusCode: status, headers: head.headers, body: result.body as Readable, url, redirected };
+        if (mode === 'raw')
+          return { statusCode: status, headers: head.headers, body: result.body as Readable, url, redirected };
         let bytes = result.bytes;
         let body = result.body;
         if (result.mode === 'sniff') {
@@ -173,39 +250,104 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
           if (bytes === undefined) body = pending.toStream();
         }
         if (body === undefined) deadline.done();
-        if (bytes !== undefined) return new BufferedResponse(bytes, { status, statusText: head.statusText, headers: head.headers, url, redirected });
+        if (bytes !== undefined)
+          return new BufferedResponse(bytes, {
+            status,
+            statusText: head.statusText,
+            headers: head.headers,
+            url,
+            redirected,
+          });
         let stream: ReadableStream<Uint8Array> | null = null;
         if (body !== undefined) {
           const max = engine.limits.maxResponseBytes;
-          stream = boundedBody(body, firstHeader(head, 'content-encoding'), max, () => tooLarge(where(), max), mapError, deadline.done);
+          stream = boundedBody(
+            body,
+            firstHeader(head, 'content-encoding'),
+            max,
+            () => tooLarge(where(), max),
+            mapError,
+            deadline.done,
+          );
         }
-        const response = new Response(stream, { status, statusText: reasonPhrase(head.statusText), headers: headersOf(head) });
+        const response = new Response(stream, {
+          status,
+          statusText: reasonPhrase(head.statusText),
+          headers: headersOf(head),
+        });
         Object.defineProperty(response, 'url', { value: url });
         Object.defineProperty(response, 'redirected', { value: redirected });
         return response;
       }
       const location = firstHeader(head, 'location') as string;
 
-      const refuse = (code: EgressErrorCode, reason: string, rule: string, hint: string, at: string | URL = current): never => {
+      const refuse = (
+        code: EgressErrorCode,
+        reason: string,
+        rule: string,
+        hint: string,
+        at: string | URL = current,
+      ): never => {
         const d = deny(code, reason, { rule, hint });
-        recordEgress(engine.audit, { principal: call.principal, action: 'egress.http', target: redactUrl(at), decision: d, started: engine.now(), method, hop: hop + 1, policy: policyName }, engine.now);
+        recordEgress(
+          engine.audit,
+          {
+            principal: call.principal,
+            action: 'egress.http',
+            target: redactUrl(at),
+            decision: d,
+            started: engine.now(),
+            method,
+            hop: hop + 1,
+            policy: policyName,
+          },
+          engine.now,
+        );
         throw deniedError(d);
       };
-      if (init.redirect === 'error') refuse('EGRESS_REDIRECT_REFUSED', `egress: ${where()} redirected and redirects were refused`, 'redirect', 'pass redirect: "follow" or "manual"');
+      if (init.redirect === 'error')
+        refuse(
+          'EGRESS_REDIRECT_REFUSED',
+          `egress: ${where()} redirected and redirects were refused`,
+          'redirect',
+          'pass redirect: "follow" or "manual"',
+        );
       if (hop >= engine.limits.maxRedirects) {
-        refuse('EGRESS_TOO_MANY_REDIRECTS', `egress denied: more than ${engine.limits.maxRedirects} redirects starting at ${redactUrl(input)}`, 'max-redirects', 'raise limits.maxRedirects, or fix the redirect loop');
+        refuse(
+          'EGRESS_TOO_MANY_REDIRECTS',
+          `egress denied: more than ${engine.limits.maxRedirects} redirects starting at ${redactUrl(input)}`,
+          'max-redirects',
+          'raise limits.maxRedirects, or fix the redirect loop',
+        );
       }
       let next: URL;
       try {
         next = new URL(location, target.url);
       } catch {
-        return refuse('EGRESS_REDIRECT_INVALID', `egress denied: ${where()} redirected to an unparsable Location`, 'redirect', 'the peer must send a valid Location');
+        return refuse(
+          'EGRESS_REDIRECT_INVALID',
+          `egress denied: ${where()} redirected to an unparsable Location`,
+          'redirect',
+          'the peer must send a valid Location',
+        );
       }
       if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        refuse('EGRESS_REDIRECT_SCHEME', `egress denied: ${where()} redirected to scheme ${next.protocol}`, 'redirect-scheme', 'only http: and https: redirects are followed', target.url);
+        refuse(
+          'EGRESS_REDIRECT_SCHEME',
+          `egress denied: ${where()} redirected to scheme ${next.protocol}`,
+          'redirect-scheme',
+          'only http: and https: redirects are followed',
+          target.url,
+        );
       }
       if (target.scheme === 'https:' && next.protocol === 'http:' && !engine.allowDowngrade) {
-        refuse('EGRESS_DOWNGRADE', `egress denied: ${where()} redirected from https to http (${redactUrl(next)})`, 'no-downgrade', 'pass allowDowngrade: true to the client to permit it', next);
+        refuse(
+          'EGRESS_DOWNGRADE',
+          `egress denied: ${where()} redirected from https to http (${redactUrl(next)})`,
+          'no-downgrade',
+          'pass allowDowngrade: true to the client to permit it',
+          next,
+        );
       }
       if (next.origin !== target.url.origin) {
         // A new origin gets none of the caller's credentials, whatever they are called: only a
@@ -218,7 +360,12 @@ async function exchange(engine: Engine, input: string | URL, init: EgressFetchIn
         body = null;
         for (const h of CONTENT_HEADERS) callerHeaders.delete(h);
       } else if (body !== null && isStreamBody(body)) {
-        refuse('EGRESS_REDIRECT_BODY', `egress: ${where()} answered ${status}, but a streamed body cannot be replayed`, 'redirect', 'send the body as a string, bytes or Blob so it can be replayed');
+        refuse(
+          'EGRESS_REDIRECT_BODY',
+          `egress: ${where()} answered ${status}, but a streamed body cannot be replayed`,
+          'redirect',
+          'send the body as a string, bytes or Blob so it can be replayed',
+        );
       }
       current = next;
     }
@@ -259,8 +406,18 @@ function dialledOf(engine: Engine, target: Target): { dialled?: string } {
 
 function tooLarge(where: string, max: number, declared?: number) {
   return declared === undefined
-    ? egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where} exceeded ${max} bytes`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted')
-    : egressDenied('EGRESS_RESPONSE_TOO_LARGE', `egress response from ${where} declares ${declared} bytes, over ${max}`, 'limits', 'raise limits.maxResponseBytes if this peer is trusted');
+    ? egressDenied(
+        'EGRESS_RESPONSE_TOO_LARGE',
+        `egress response from ${where} exceeded ${max} bytes`,
+        'limits',
+        'raise limits.maxResponseBytes if this peer is trusted',
+      )
+    : egressDenied(
+        'EGRESS_RESPONSE_TOO_LARGE',
+        `egress response from ${where} declares ${declared} bytes, over ${max}`,
+        'limits',
+        'raise limits.maxResponseBytes if this peer is trusted',
+      );
 }
 
 interface HopRequest {

@@ -32,7 +32,8 @@ export function resolveLimits(limits: EgressLimits = {}): ResolvedLimits {
   const out = { ...DEFAULT_LIMITS };
   for (const [k, v] of Object.entries(limits) as [keyof ResolvedLimits, number | undefined][]) {
     if (v === undefined) continue;
-    if (!(typeof v === 'number' && v >= 0 && Number.isFinite(v))) throw new RangeError(`egress limit ${k} must be a finite number >= 0`);
+    if (!(typeof v === 'number' && v >= 0 && Number.isFinite(v)))
+      throw new RangeError(`egress limit ${k} must be a finite number >= 0`);
     out[k] = v;
   }
   return Object.freeze(out);

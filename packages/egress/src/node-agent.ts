@@ -9,7 +9,12 @@ import type { GuardOptions } from './guard-options.js';
 import { canonicalHost } from './target.js';
 
 type Oncreate = (err: Error | null, socket?: Socket) => void;
-type ConnOpts = { host?: string | null; hostname?: string | null; port?: number | string | null; servername?: string } & Record<string, unknown>;
+type ConnOpts = {
+  host?: string | null;
+  hostname?: string | null;
+  port?: number | string | null;
+  servername?: string;
+} & Record<string, unknown>;
 
 function guardedCreateConnection(guard: EgressGuard, secure: boolean) {
   return function createConnection(options: ConnOpts, oncreate: Oncreate): undefined {
@@ -23,7 +28,10 @@ function guardedCreateConnection(guard: EgressGuard, secure: boolean) {
         const base: Record<string, unknown> = { ...options, host: ip, port };
         delete base.lookup;
         const socket = secure
-          ? tlsConnect({ ...base, servername: options.servername ?? (isIP(host) === 0 ? host : undefined) } as unknown as ConnectionOptions)
+          ? tlsConnect({
+              ...base,
+              servername: options.servername ?? (isIP(host) === 0 ? host : undefined),
+            } as unknown as ConnectionOptions)
           : netConnect(base as unknown as NetConnectOpts);
         oncreate(null, socket);
       },
@@ -43,7 +51,9 @@ function guardedCreateConnection(guard: EgressGuard, secure: boolean) {
  * const agent = createEgressHttpAgent({ guard: { mode: 'strict' }, keepAlive: true });
  * http.get('http://169.254.169.254/', { agent }).on('error', (e) => console.log(e.code)); // EGRESS_METADATA
  */
-export function createEgressHttpAgent(options: AgentOptions & { readonly guard?: EgressGuard | GuardOptions } = {}): HttpAgent {
+export function createEgressHttpAgent(
+  options: AgentOptions & { readonly guard?: EgressGuard | GuardOptions } = {},
+): HttpAgent {
   const { guard, ...agentOptions } = options;
   const agent = new HttpAgent(agentOptions);
   (agent as unknown as { createConnection: unknown }).createConnection = guardedCreateConnection(toGuard(guard), false);
@@ -51,7 +61,9 @@ export function createEgressHttpAgent(options: AgentOptions & { readonly guard?:
 }
 
 /** The `node:https` variant of {@link createEgressHttpAgent}. */
-export function createEgressHttpsAgent(options: HttpsAgentOptions & { readonly guard?: EgressGuard | GuardOptions } = {}): HttpsAgent {
+export function createEgressHttpsAgent(
+  options: HttpsAgentOptions & { readonly guard?: EgressGuard | GuardOptions } = {},
+): HttpsAgent {
   const { guard, ...agentOptions } = options;
   const agent = new HttpsAgent(agentOptions);
   (agent as unknown as { createConnection: unknown }).createConnection = guardedCreateConnection(toGuard(guard), true);

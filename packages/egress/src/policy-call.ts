@@ -1,4 +1,12 @@
-import { deny, type Decision, type Deny, type EgressContext, type EgressHttpRequest, type EgressPeer, type EgressPolicy } from '@trust/core';
+import {
+  deny,
+  type Decision,
+  type Deny,
+  type EgressContext,
+  type EgressHttpRequest,
+  type EgressPeer,
+  type EgressPolicy,
+} from '@trust/core';
 import { SENSITIVE_HEADERS } from './redact.js';
 
 /**
@@ -9,12 +17,18 @@ import { SENSITIVE_HEADERS } from './redact.js';
  */
 export function normalisePolicyAnswer(d: unknown, policyName: string): Decision {
   if (d === undefined || d === null || typeof d !== 'object' || Array.isArray(d)) {
-    return deny('EGRESS_POLICY_DENIED', `egress denied by policy ${policyName}: it returned no decision`, { rule: 'policy-malformed', hint: 'a policy must return { allow: true } or { allow: false, code, reason }' });
+    return deny('EGRESS_POLICY_DENIED', `egress denied by policy ${policyName}: it returned no decision`, {
+      rule: 'policy-malformed',
+      hint: 'a policy must return { allow: true } or { allow: false, code, reason }',
+    });
   }
   const answer = d as { allow?: unknown; code?: unknown; reason?: unknown; rule?: unknown; hint?: unknown };
   if (answer.allow === true) return d as Decision;
   if (answer.allow !== false) {
-    return deny('EGRESS_POLICY_DENIED', `egress denied by policy ${policyName}: it returned a malformed decision`, { rule: 'policy-malformed', hint: 'a policy must return { allow: true } or { allow: false, code, reason }' });
+    return deny('EGRESS_POLICY_DENIED', `egress denied by policy ${policyName}: it returned a malformed decision`, {
+      rule: 'policy-malformed',
+      hint: 'a policy must return { allow: true } or { allow: false, code, reason }',
+    });
   }
   const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
   // A policy written in plain JavaScript may deny with a code of its own; it is kept as the
@@ -23,7 +37,10 @@ export function normalisePolicyAnswer(d: unknown, policyName: string): Decision 
   const reason = text(answer.reason);
   if (code !== undefined && reason !== undefined) return d as Deny;
   const hint = text(answer.hint);
-  return deny(code ?? 'EGRESS_POLICY_DENIED', reason ?? `egress denied by policy ${policyName}`, { rule: text(answer.rule) ?? 'policy', ...(hint ? { hint } : {}) });
+  return deny(code ?? 'EGRESS_POLICY_DENIED', reason ?? `egress denied by policy ${policyName}`, {
+    rule: text(answer.rule) ?? 'policy',
+    ...(hint ? { hint } : {}),
+  });
 }
 const normalise = normalisePolicyAnswer;
 
@@ -35,7 +52,11 @@ export interface HttpAuthorization {
 }
 
 /** Calls `authorizeHttp`, fails closed on throw, and records which header values are secret. */
-export async function authorizeHttp(policy: EgressPolicy, request: EgressHttpRequest, context: EgressContext): Promise<HttpAuthorization> {
+export async function authorizeHttp(
+  policy: EgressPolicy,
+  request: EgressHttpRequest,
+  context: EgressContext,
+): Promise<HttpAuthorization> {
   const before = new Map<string, string>();
   request.headers.forEach((v, k) => before.set(k, v));
   let decision: Decision;
@@ -43,7 +64,10 @@ export async function authorizeHttp(policy: EgressPolicy, request: EgressHttpReq
   try {
     decision = normalise(await policy.authorizeHttp(request, context), name);
   } catch {
-    decision = deny('EGRESS_POLICY_DENIED', `egress denied: policy ${name} threw`, { rule: 'policy', hint: 'fix the policy; a throwing policy denies' });
+    decision = deny('EGRESS_POLICY_DENIED', `egress denied: policy ${name} threw`, {
+      rule: 'policy',
+      hint: 'fix the policy; a throwing policy denies',
+    });
   }
   const secrets: string[] = [];
   request.headers.forEach((v, k) => {
@@ -53,18 +77,30 @@ export async function authorizeHttp(policy: EgressPolicy, request: EgressHttpReq
 }
 
 /** Calls `authorizeTcp`/`authorizeUdp`; an absent method denies, a throw denies. */
-export async function authorizePeer(policy: EgressPolicy, kind: 'tcp' | 'udp', peer: EgressPeer, context: EgressContext): Promise<Decision> {
+export async function authorizePeer(
+  policy: EgressPolicy,
+  kind: 'tcp' | 'udp',
+  peer: EgressPeer,
+  context: EgressContext,
+): Promise<Decision> {
   const method = kind === 'tcp' ? policy.authorizeTcp : policy.authorizeUdp;
   const name = policy.name ?? 'policy';
   if (typeof method !== 'function') {
-    return deny(kind === 'tcp' ? 'EGRESS_NO_TCP_POLICY' : 'EGRESS_NO_UDP_POLICY', `egress denied: policy ${name} has no authorize${kind === 'tcp' ? 'Tcp' : 'Udp'}, so ${kind.toUpperCase()} is denied`, {
-      rule: 'policy',
-      hint: `give the policy an authorize${kind === 'tcp' ? 'Tcp' : 'Udp'} method (e.g. allowHosts(rules, { ${kind}: true }))`,
-    });
+    return deny(
+      kind === 'tcp' ? 'EGRESS_NO_TCP_POLICY' : 'EGRESS_NO_UDP_POLICY',
+      `egress denied: policy ${name} has no authorize${kind === 'tcp' ? 'Tcp' : 'Udp'}, so ${kind.toUpperCase()} is denied`,
+      {
+        rule: 'policy',
+        hint: `give the policy an authorize${kind === 'tcp' ? 'Tcp' : 'Udp'} method (e.g. allowHosts(rules, { ${kind}: true }))`,
+      },
+    );
   }
   try {
     return normalise(await method.call(policy, peer, context), name);
   } catch {
-    return deny('EGRESS_POLICY_DENIED', `egress denied: policy ${name} threw`, { rule: 'policy', hint: 'fix the policy; a throwing policy denies' });
+    return deny('EGRESS_POLICY_DENIED', `egress denied: policy ${name} threw`, {
+      rule: 'policy',
+      hint: 'fix the policy; a throwing policy denies',
+    });
   }
 }

@@ -21,8 +21,17 @@ afterAll(async () => {
   await peer.close();
 });
 
-async function proxyFor(policy: EgressPolicy, audit = memorySink()): Promise<{ proxy: EgressProxy; audit: ReturnType<typeof memorySink> }> {
-  const proxy = await createEgressProxy({ policy, audit, guard: { resolve: resolve() }, principal, listen: { host: '127.0.0.1', port: 0 } });
+async function proxyFor(
+  policy: EgressPolicy,
+  audit = memorySink(),
+): Promise<{ proxy: EgressProxy; audit: ReturnType<typeof memorySink> }> {
+  const proxy = await createEgressProxy({
+    policy,
+    audit,
+    guard: { resolve: resolve() },
+    principal,
+    listen: { host: '127.0.0.1', port: 0 },
+  });
   proxies.push(proxy);
   return { proxy, audit };
 }
@@ -62,7 +71,12 @@ describe('CONNECT under http reaches port 443 or a port the rule names, nothing 
     expect(r.body).toContain('a host rule without a port opens tunnels to port 443 only');
     expect(r.body).toContain(`"svc.test:${peer.tcpPort}"`);
     expect((await peer.stats()).tcpConnections).toBe(before);
-    expect(audit.events.at(-1)).toMatchObject({ action: 'egress.http', target: `connect://svc.test:${peer.tcpPort}`, decision: 'deny', code: expect.toBeTrustCode('EGRESS_TUNNEL_PORT_NOT_ALLOWED') });
+    expect(audit.events.at(-1)).toMatchObject({
+      action: 'egress.http',
+      target: `connect://svc.test:${peer.tcpPort}`,
+      decision: 'deny',
+      code: expect.toBeTrustCode('EGRESS_TUNNEL_PORT_NOT_ALLOWED'),
+    });
   });
 
   it('a rule that names the port opens the tunnel to that port', async () => {
@@ -70,7 +84,11 @@ describe('CONNECT under http reaches port 443 or a port the rule names, nothing 
     const r = await tunnel(proxy, `svc.test:${peer.tcpPort}`);
     expect(r.head).toMatch(/^HTTP\/1\.1 200 /);
     expect(r.body).toBe('hello');
-    expect(audit.events.at(-1)).toMatchObject({ action: 'egress.http', decision: 'allow', rule: `allow-hosts:svc.test:${peer.tcpPort}` });
+    expect(audit.events.at(-1)).toMatchObject({
+      action: 'egress.http',
+      decision: 'allow',
+      rule: `allow-hosts:svc.test:${peer.tcpPort}`,
+    });
   });
 
   it('port 443 is judged as HTTPS with a port-less rule (allowed; nothing listens there, so 502)', async () => {
@@ -87,15 +105,25 @@ describe('CONNECT under http reaches port 443 or a port the rule names, nothing 
     expect(r.head).toMatch(/^HTTP\/1\.1 403 /);
     expect(r.head).toContain('x-trust-deny: EGRESS_TUNNEL_PORT_NOT_ALLOWED');
     expect(r.body).toContain('authorizeTcp');
-    expect(audit.events.at(-1)).toMatchObject({ decision: 'deny', code: expect.toBeTrustCode('EGRESS_TUNNEL_PORT_NOT_ALLOWED') });
+    expect(audit.events.at(-1)).toMatchObject({
+      decision: 'deny',
+      code: expect.toBeTrustCode('EGRESS_TUNNEL_PORT_NOT_ALLOWED'),
+    });
   });
 
   it('another port opens through the tcp capability: authorizeTcp allows it, audited as egress.tcp', async () => {
-    const policy = chain(allowHosts(['svc.test']), allowHosts([`svc.test:${peer.tcpPort}`], { name: 'tcp-gate', http: false, tcp: true }));
+    const policy = chain(
+      allowHosts(['svc.test']),
+      allowHosts([`svc.test:${peer.tcpPort}`], { name: 'tcp-gate', http: false, tcp: true }),
+    );
     const { proxy, audit } = await proxyFor(policy);
     const r = await tunnel(proxy, `svc.test:${peer.tcpPort}`);
     expect(r.head).toMatch(/^HTTP\/1\.1 200 /);
     expect(r.body).toBe('hello');
-    expect(audit.events.at(-1)).toMatchObject({ action: 'egress.tcp', decision: 'allow', rule: `tcp-gate:svc.test:${peer.tcpPort}` });
+    expect(audit.events.at(-1)).toMatchObject({
+      action: 'egress.tcp',
+      decision: 'allow',
+      rule: `tcp-gate:svc.test:${peer.tcpPort}`,
+    });
   });
 });

@@ -9,7 +9,13 @@ const audit = memorySink();
 let proxy: EgressProxy;
 
 beforeAll(async () => {
-  proxy = await createEgressProxy({ policy: allowAll, audit, principal, listen: { host: '127.0.0.1', port: 0 }, guard: { mode: 'strict' } });
+  proxy = await createEgressProxy({
+    policy: allowAll,
+    audit,
+    principal,
+    listen: { host: '127.0.0.1', port: 0 },
+    guard: { mode: 'strict' },
+  });
 });
 afterAll(async () => proxy.close());
 
@@ -38,7 +44,11 @@ describe('attack: CONNECT authority with userinfo or a path leaks into the audit
     expect(reply).not.toContain(secret);
     const added = audit.events.slice(before);
     expect(added).toHaveLength(1);
-    expect(added[0]).toMatchObject({ target: 'connect://<invalid>', decision: 'deny', code: expect.toBeTrustCode('EGRESS_TARGET_INVALID') });
+    expect(added[0]).toMatchObject({
+      target: 'connect://<invalid>',
+      decision: 'deny',
+      code: expect.toBeTrustCode('EGRESS_TARGET_INVALID'),
+    });
     expect(JSON.stringify(added)).not.toContain(secret);
   });
 
@@ -53,6 +63,9 @@ describe('attack: CONNECT authority with userinfo or a path leaks into the audit
     const before = audit.events.length;
     const reply = await rawConnect('127.0.0.1:443');
     expect(reply).toContain('x-trust-deny: EGRESS_LOOPBACK');
-    expect(audit.events.slice(before)[0]).toMatchObject({ target: 'connect://127.0.0.1:443', code: expect.toBeTrustCode('EGRESS_LOOPBACK') });
+    expect(audit.events.slice(before)[0]).toMatchObject({
+      target: 'connect://127.0.0.1:443',
+      code: expect.toBeTrustCode('EGRESS_LOOPBACK'),
+    });
   });
 });

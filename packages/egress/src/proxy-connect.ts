@@ -24,9 +24,18 @@ const HTTPS_PORT = 443;
  * port the allowing rule names (`Allow.port`); any other port is a raw TCP tunnel and needs
  * `authorizeTcp` (the `tcp` capability). Returns the decision and the action it is audited as.
  */
-async function judgeTunnel(ctx: ProxyContext, host: string, port: number, url: string): Promise<{ decision: Decision; action: 'egress.http' | 'egress.tcp' }> {
+async function judgeTunnel(
+  ctx: ProxyContext,
+  host: string,
+  port: number,
+  url: string,
+): Promise<{ decision: Decision; action: 'egress.http' | 'egress.tcp' }> {
   const peer = { host, port };
-  if (ctx.connectAs === 'tcp') return { decision: await authorizePeer(ctx.policy, 'tcp', peer, { principal: ctx.principal, capability: 'tcp' }), action: 'egress.tcp' };
+  if (ctx.connectAs === 'tcp')
+    return {
+      decision: await authorizePeer(ctx.policy, 'tcp', peer, { principal: ctx.principal, capability: 'tcp' }),
+      action: 'egress.tcp',
+    };
   const auth = await authorizeHttp(
     ctx.policy,
     { method: 'CONNECT', url, scheme: 'https:', host, port, path: '/', headers: new Headers() },
@@ -40,13 +49,18 @@ async function judgeTunnel(ctx: ProxyContext, host: string, port: number, url: s
   const refused: Deny = deny(
     'EGRESS_TUNNEL_PORT_NOT_ALLOWED',
     `egress denied: CONNECT ${hostPort(host, port)} would be a raw TCP tunnel; under http a tunnel reaches port 443 or a port the policy rule names explicitly (${(tcp as Deny).reason})`,
-    { rule: 'connect-port', hint: `name the port in the rule ("${hostPort(host, port)}"), or grant the tcp capability with an authorizeTcp rule for it` },
+    {
+      rule: 'connect-port',
+      hint: `name the port in the rule ("${hostPort(host, port)}"), or grant the tcp capability with an authorizeTcp rule for it`,
+    },
   );
   return { decision: refused, action: 'egress.http' };
 }
 
 /** The CONNECT handler: strict authority, policy (with the port rule), guard, then a piped tunnel. */
-export function createConnectHandler(ctx: ProxyContext): (req: IncomingMessage, client: Duplex, head: Buffer) => Promise<void> {
+export function createConnectHandler(
+  ctx: ProxyContext,
+): (req: IncomingMessage, client: Duplex, head: Buffer) => Promise<void> {
   return async (req, client, head) => {
     const started = ctx.now();
     ctx.sockets.add(client);
@@ -57,7 +71,10 @@ export function createConnectHandler(ctx: ProxyContext): (req: IncomingMessage, 
     const authority = req.url ?? '';
     const target = CONNECT_AUTHORITY.test(authority) ? parseTarget(`https://${authority}/`, ['https:']) : undefined;
     if (target === undefined || isDenyResult(target) || target.port < 1) {
-      const d = deny('EGRESS_TARGET_INVALID', 'egress denied: a CONNECT target must be exactly host:port', { rule: 'target-syntax', hint: 'send CONNECT host:443 (no userinfo, path or query)' });
+      const d = deny('EGRESS_TARGET_INVALID', 'egress denied: a CONNECT target must be exactly host:port', {
+        rule: 'target-syntax',
+        hint: 'send CONNECT host:443 (no userinfo, path or query)',
+      });
       ctx.audit('connect://<invalid>', d, started, { method: 'CONNECT' });
       return refuseTunnel(client, d, 400);
     }
@@ -76,13 +93,20 @@ export function createConnectHandler(ctx: ProxyContext): (req: IncomingMessage, 
     const ip = verdict.addresses[0] as string;
     const upstream = connect({ host: ip, port: target.port, timeout: ctx.limits.connectTimeoutMs });
     ctx.sockets.add(upstream);
-    upstream.once('timeout', () => upstream.destroy(Object.assign(new Error('connect timed out'), { code: 'UND_ERR_CONNECT_TIMEOUT' })));
+    upstream.once('timeout', () =>
+      upstream.destroy(Object.assign(new Error('connect timed out'), { code: 'UND_ERR_CONNECT_TIMEOUT' })),
+    );
     // `connecting` is already false when a refused dial reports its error: track it ourselves.
     let established = false;
     upstream.once('error', (e) => {
       if (!established) {
         const err = toEgressError(e, { where });
-        ctx.audit(`connect://${where}`, decision, started, { method: 'CONNECT', action, addresses: verdict.addresses, failure: err.code });
+        ctx.audit(`connect://${where}`, decision, started, {
+          method: 'CONNECT',
+          action,
+          addresses: verdict.addresses,
+          failure: err.code,
+        });
         refuseTunnel(client, err.decision ?? deny(err.code, err.message), 502);
       }
       client.destroy();
@@ -90,7 +114,12 @@ export function createConnectHandler(ctx: ProxyContext): (req: IncomingMessage, 
     upstream.once('connect', () => {
       established = true;
       upstream.setTimeout(0);
-      ctx.audit(`connect://${where}`, decision, started, { method: 'CONNECT', action, addresses: verdict.addresses, dialled: ip });
+      ctx.audit(`connect://${where}`, decision, started, {
+        method: 'CONNECT',
+        action,
+        addresses: verdict.addresses,
+        dialled: ip,
+      });
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);

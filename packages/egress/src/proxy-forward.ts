@@ -8,7 +8,18 @@ import { refuseHttp } from './proxy-refuse.js';
 import { redactUrl } from './redact.js';
 import { hostPort, isDenyResult, parseTarget } from './target.js';
 
-const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
 
 /** Why the client-side connection ended a request early. */
 class ClientGone extends Error {
@@ -23,11 +34,19 @@ class ClientGone extends Error {
 function malformed(req: IncomingMessage): Deny | undefined {
   const hint = 'send one well-formed HTTP/1.1 request (RFC 9112)';
   if ((req.url ?? '').includes('\\')) {
-    return deny('EGRESS_REQUEST_MALFORMED', 'egress proxy: malformed request: the request target contains a backslash', { rule: 'http-syntax', hint: 'percent-encode it as %5C' });
+    return deny(
+      'EGRESS_REQUEST_MALFORMED',
+      'egress proxy: malformed request: the request target contains a backslash',
+      { rule: 'http-syntax', hint: 'percent-encode it as %5C' },
+    );
   }
   const te = req.headers['transfer-encoding'];
   if (te !== undefined && te.trim().toLowerCase() !== 'chunked') {
-    return deny('EGRESS_REQUEST_MALFORMED', 'egress proxy: malformed request: Transfer-Encoding must be exactly "chunked"', { rule: 'http-syntax', hint });
+    return deny(
+      'EGRESS_REQUEST_MALFORMED',
+      'egress proxy: malformed request: Transfer-Encoding must be exactly "chunked"',
+      { rule: 'http-syntax', hint },
+    );
   }
   return undefined;
 }
@@ -86,7 +105,15 @@ export function createForwardHandler(ctx: ProxyContext): (req: IncomingMessage, 
     try {
       const auth = await authorizeHttp(
         ctx.policy,
-        { method, url: target.url.href, scheme: target.scheme as 'http:' | 'https:', host: target.host, port: target.port, path: `${target.url.pathname}${target.url.search}`, headers },
+        {
+          method,
+          url: target.url.href,
+          scheme: target.scheme as 'http:' | 'https:',
+          host: target.host,
+          port: target.port,
+          path: `${target.url.pathname}${target.url.search}`,
+          headers,
+        },
         { principal: ctx.principal, capability: 'http' },
       );
       if (!auth.decision.allow) {
@@ -101,7 +128,9 @@ export function createForwardHandler(ctx: ProxyContext): (req: IncomingMessage, 
       let status: number | undefined;
       try {
         controller.signal.throwIfAborted();
-        const hasBody = !(method === 'GET' || method === 'HEAD') && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined);
+        const hasBody =
+          !(method === 'GET' || method === 'HEAD') &&
+          (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined);
         const up = await ctx.forwarder().request({
           origin: target.url.origin,
           path: `${target.url.pathname}${target.url.search}`,
@@ -116,7 +145,12 @@ export function createForwardHandler(ctx: ProxyContext): (req: IncomingMessage, 
           for (const one of Array.isArray(v) ? v : [v]) out.push(k, one);
         }
         status = up.statusCode;
-        ctx.audit(where, auth.decision, started, { method, addresses: verdict.addresses, status, dialled: ctx.dialled.get(hostPort(target.host, target.port)) });
+        ctx.audit(where, auth.decision, started, {
+          method,
+          addresses: verdict.addresses,
+          status,
+          dialled: ctx.dialled.get(hostPort(target.host, target.port)),
+        });
         res.writeHead(up.statusCode, out);
         let seen = 0;
         for await (const chunk of up.body) {
@@ -132,12 +166,27 @@ export function createForwardHandler(ctx: ProxyContext): (req: IncomingMessage, 
         res.end();
       } catch (e) {
         const gone = controller.signal.reason instanceof ClientGone || e instanceof ClientGone;
-        const err = toEgressError(gone ? new ClientGone('the client closed the connection') : e, { where, secrets: auth.secrets, timedOut: () => timedOut });
+        const err = toEgressError(gone ? new ClientGone('the client closed the connection') : e, {
+          where,
+          secrets: auth.secrets,
+          timedOut: () => timedOut,
+        });
         const d = err.decision ?? deny(err.code, err.message);
-        if (err.decision && err.decision.rule !== 'limits') ctx.audit(where, err.decision, started, { method, addresses: verdict.addresses });
-        else ctx.audit(where, auth.decision, started, { method, addresses: verdict.addresses, failure: err.code, ...(status !== undefined ? { status } : {}) });
+        if (err.decision && err.decision.rule !== 'limits')
+          ctx.audit(where, err.decision, started, { method, addresses: verdict.addresses });
+        else
+          ctx.audit(where, auth.decision, started, {
+            method,
+            addresses: verdict.addresses,
+            failure: err.code,
+            ...(status !== undefined ? { status } : {}),
+          });
         if (gone) return void res.destroy();
-        refuseHttp(res, d, err.decision && err.decision.rule !== 'limits' ? 403 : err.code === 'EGRESS_TIMEOUT' ? 504 : 502);
+        refuseHttp(
+          res,
+          d,
+          err.decision && err.decision.rule !== 'limits' ? 403 : err.code === 'EGRESS_TIMEOUT' ? 504 : 502,
+        );
       }
     } finally {
       clearTimeout(timer);

@@ -2,7 +2,14 @@ import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { deny, type Deny } from '@trust/core';
 
-const PHRASES: Readonly<Record<number, string>> = { 400: 'Bad Request', 403: 'Forbidden', 408: 'Request Timeout', 431: 'Request Header Fields Too Large', 502: 'Bad Gateway', 504: 'Gateway Timeout' };
+const PHRASES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  403: 'Forbidden',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+  502: 'Bad Gateway',
+  504: 'Gateway Timeout',
+};
 
 function denyBody(d: Deny): string {
   return `${d.reason}${d.hint ? `; ${d.hint}` : ''}\n`;
@@ -18,7 +25,12 @@ function rawAnswer(status: number, d: Deny): string {
 export function refuseHttp(res: ServerResponse, d: Deny, status = 403): void {
   if (res.headersSent) return void res.destroy();
   const text = denyBody(d);
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'x-trust-deny': d.code, 'content-length': Buffer.byteLength(text), connection: 'close' });
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'x-trust-deny': d.code,
+    'content-length': Buffer.byteLength(text),
+    connection: 'close',
+  });
   res.end(text);
 }
 
@@ -37,16 +49,26 @@ export function malformedRequest(err: Error & { code?: string }): { status: numb
   const hint = 'send one well-formed HTTP/1.1 request (RFC 9112)';
   const bad = (reason: string, status = 400): { status: number; decision: Deny } => ({
     status,
-    decision: deny('EGRESS_REQUEST_MALFORMED', `egress proxy: malformed request: ${reason}`, { rule: 'http-syntax', hint }),
+    decision: deny('EGRESS_REQUEST_MALFORMED', `egress proxy: malformed request: ${reason}`, {
+      rule: 'http-syntax',
+      hint,
+    }),
   });
   if (code === 'HPE_HEADER_OVERFLOW') return bad('the request headers are too large', 431);
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return bad('the request did not arrive in time', 408);
-  if (code === 'HPE_INVALID_URL') return bad('the request target has a character that is not allowed (a backslash, a space or a control byte)');
+  if (code === 'HPE_INVALID_URL')
+    return bad('the request target has a character that is not allowed (a backslash, a space or a control byte)');
   if (code === 'HPE_INVALID_TRANSFER_ENCODING' || code === 'HPE_UNEXPECTED_CONTENT_LENGTH') {
     return bad('conflicting or invalid Content-Length and Transfer-Encoding (send exactly one of them)');
   }
   if (code === 'HPE_INVALID_CONTENT_LENGTH') return bad('the Content-Length is not a number');
-  if (code === 'HPE_INVALID_HEADER_TOKEN' || code === 'HPE_INVALID_HEADER_VALUE' || code === 'HPE_LF_EXPECTED' || code === 'HPE_CR_EXPECTED') return bad('a header line is malformed');
+  if (
+    code === 'HPE_INVALID_HEADER_TOKEN' ||
+    code === 'HPE_INVALID_HEADER_VALUE' ||
+    code === 'HPE_LF_EXPECTED' ||
+    code === 'HPE_CR_EXPECTED'
+  )
+    return bad('a header line is malformed');
   if (code === 'HPE_INVALID_VERSION') return bad('the HTTP version is not supported');
   if (code === 'HPE_INVALID_METHOD') return bad('the method is not valid');
   if (code === 'HPE_INVALID_CHUNK_SIZE') return bad('a chunk size is malformed');

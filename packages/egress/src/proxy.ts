@@ -49,7 +49,10 @@ export interface EgressProxyOptions {
    * Every datagram's destination is judged by `authorizeUdp` and the guard, and audited.
    * `undefined`: UDP ASSOCIATE is refused and no datagram channel is accepted.
    */
-  readonly udp?: { readonly announce: { readonly host: '127.0.0.1' | '::1'; readonly port: number }; readonly limits?: Partial<UdpRelayLimits> };
+  readonly udp?: {
+    readonly announce: { readonly host: '127.0.0.1' | '::1'; readonly port: number };
+    readonly limits?: Partial<UdpRelayLimits>;
+  };
 }
 
 export interface EgressProxy {
@@ -77,15 +80,23 @@ export interface EgressProxy {
  */
 export async function createEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   if (!('path' in options.listen) && options.listen.host !== '127.0.0.1' && options.listen.host !== '::1') {
-    throw new TrustError('EGRESS_OPTIONS_INVALID', `egress proxy must listen on loopback or a unix socket, not ${String(options.listen.host)}`, {
-      hint: "use listen: { host: '127.0.0.1', port: 0 } or listen: { path: '/run/…/proxy.sock' }",
-    });
+    throw new TrustError(
+      'EGRESS_OPTIONS_INVALID',
+      `egress proxy must listen on loopback or a unix socket, not ${String(options.listen.host)}`,
+      {
+        hint: "use listen: { host: '127.0.0.1', port: 0 } or listen: { path: '/run/…/proxy.sock' }",
+      },
+    );
   }
   const guard = toGuard(options.guard);
   const limits = resolveLimits(options.limits);
   const closeGraceMs = options.closeGraceMs ?? 1000;
   if (!(Number.isFinite(closeGraceMs) && closeGraceMs >= 0)) {
-    throw new TrustError('EGRESS_OPTIONS_INVALID', `egress proxy closeGraceMs must be a finite number >= 0, not ${String(closeGraceMs)}`, { hint: 'e.g. closeGraceMs: 1000' });
+    throw new TrustError(
+      'EGRESS_OPTIONS_INVALID',
+      `egress proxy closeGraceMs must be a finite number >= 0, not ${String(closeGraceMs)}`,
+      { hint: 'e.g. closeGraceMs: 1000' },
+    );
   }
   const dialled = new Map<string, string>();
   // Made at the first forwarded request: many listeners (one per sandboxed run) never see one.
@@ -97,7 +108,9 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   const now = Date.now;
   const sockets = new Set<Socket | Duplex>();
   const inflight = createInflight();
-  const udpRelay = options.udp ? createUdpRelay({ policy: options.policy, guard, audit: options.audit, now }, principal, options.udp.limits) : undefined;
+  const udpRelay = options.udp
+    ? createUdpRelay({ policy: options.policy, guard, audit: options.audit, now }, principal, options.udp.limits)
+    : undefined;
   const connectAs = options.connectAs ?? 'http';
 
   const ctx: ProxyContext = {
@@ -113,10 +126,27 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
     inflight,
     forwarder: () => {
       if (closing) throw new Error('the egress proxy is closed');
-      return (dispatcher ??= createEgressDispatcher({ guard, limits, onDial: (d) => dialled.set(hostPort(d.host, d.port), d.ip) }));
+      return (dispatcher ??= createEgressDispatcher({
+        guard,
+        limits,
+        onDial: (d) => dialled.set(hostPort(d.host, d.port), d.ip),
+      }));
     },
     audit: (target, decision, started, extra = {}) =>
-      recordEgress(options.audit, { principal, action: extra.method === 'CONNECT' && connectAs === 'tcp' ? 'egress.tcp' : 'egress.http', target, decision, started, policy: options.policy.name, via: 'proxy', ...extra }, now),
+      recordEgress(
+        options.audit,
+        {
+          principal,
+          action: extra.method === 'CONNECT' && connectAs === 'tcp' ? 'egress.tcp' : 'egress.http',
+          target,
+          decision,
+          started,
+          policy: options.policy.name,
+          via: 'proxy',
+          ...extra,
+        },
+        now,
+      ),
   };
   const onRequest = createForwardHandler(ctx);
   const onConnect = createConnectHandler(ctx);
@@ -167,7 +197,20 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
           track,
           ...(udpRelay && options.udp ? { udp: { relay: udpRelay, announce: options.udp.announce } } : {}),
           audit: (target, decision, started, extra) =>
-            recordEgress(options.audit, { principal, action: 'egress.tcp', target, decision, started, policy: options.policy.name, via: 'socks5', ...extra }, now),
+            recordEgress(
+              options.audit,
+              {
+                principal,
+                action: 'egress.tcp',
+                target,
+                decision,
+                started,
+                policy: options.policy.name,
+                via: 'socks5',
+                ...extra,
+              },
+              now,
+            ),
         });
         return;
       }

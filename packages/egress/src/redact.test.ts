@@ -17,12 +17,18 @@ describe('attack: a URL fragment or path token shows up in explainUrl steps', ()
 
 describe('attack: redactUrl keeps secrets in path segments', () => {
   it.each([
-    ['https://hooks.test/services/T0123/B4567/abcdefGHIJKL0123456789xyz', 'https://hooks.test/services/T0123/B4567/REDACTED'],
+    [
+      'https://hooks.test/services/T0123/B4567/abcdefGHIJKL0123456789xyz',
+      'https://hooks.test/services/T0123/B4567/REDACTED',
+    ],
     ['https://api.test/v1/keys/0123456789abcdef0123456789abcdef/info', 'https://api.test/v1/keys/REDACTED/info'],
     ['https://api.test/t/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl', 'https://api.test/t/REDACTED'],
     ['https://api.test/s/sess_AbCdEfGhIjKlMnOpQrStUv12#frag', 'https://api.test/s/REDACTED'],
     // kept: short ids, long slugs without digits, ordinary file names
-    ['https://blog.test/2024/how-to-write-a-really-long-article-title', 'https://blog.test/2024/how-to-write-a-really-long-article-title'],
+    [
+      'https://blog.test/2024/how-to-write-a-really-long-article-title',
+      'https://blog.test/2024/how-to-write-a-really-long-article-title',
+    ],
     ['https://api.test/v1/users/12345/orders', 'https://api.test/v1/users/12345/orders'],
     ['https://cdn.test/assets/app.js', 'https://cdn.test/assets/app.js'],
   ])('%s → %s', (input, out) => {
@@ -30,7 +36,9 @@ describe('attack: redactUrl keeps secrets in path segments', () => {
   });
 
   it('query values are redacted together with path tokens', () => {
-    expect(redactUrl('https://api.test/x/AAAAAAAAAAAAAAAAAAAAAAAA1?key=v')).toBe('https://api.test/x/REDACTED?key=REDACTED');
+    expect(redactUrl('https://api.test/x/AAAAAAAAAAAAAAAAAAAAAAAA1?key=v')).toBe(
+      'https://api.test/x/REDACTED?key=REDACTED',
+    );
   });
 });
 

@@ -32,7 +32,14 @@ export function redactUrl(input: string | URL): string {
   // Nothing to redact (the common case for a plain request): no userinfo, no fragment (not even
   // an empty `#`), no query, and a path too short to hold an opaque segment.
   const href = url.href;
-  if (url.username === '' && url.password === '' && url.search === '' && url.pathname.length <= 24 && !href.includes('#')) return href;
+  if (
+    url.username === '' &&
+    url.password === '' &&
+    url.search === '' &&
+    url.pathname.length <= 24 &&
+    !href.includes('#')
+  )
+    return href;
   if (url === input) url = new URL(href); // never change the caller's URL
   url.username = '';
   url.password = '';

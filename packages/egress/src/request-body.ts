@@ -6,7 +6,13 @@ export type DispatchBody = string | Uint8Array | Readable | FormData | null;
 
 /** True for bodies that can be read only once (and so cannot be replayed on 307/308). */
 export function isStreamBody(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && (typeof (body as ReadableStream).getReader === 'function' || body instanceof Readable || Symbol.asyncIterator in body);
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    (typeof (body as ReadableStream).getReader === 'function' ||
+      body instanceof Readable ||
+      Symbol.asyncIterator in body)
+  );
 }
 
 /**
@@ -34,7 +40,8 @@ export async function toDispatchBody(body: BodyInit | null | undefined, headers:
     return new Uint8Array(await body.arrayBuffer());
   }
   if (typeof FormData !== 'undefined' && body instanceof FormData) return body;
-  if (typeof (body as ReadableStream).getReader === 'function') return Readable.fromWeb(body as import('node:stream/web').ReadableStream);
+  if (typeof (body as ReadableStream).getReader === 'function')
+    return Readable.fromWeb(body as import('node:stream/web').ReadableStream);
   if (body instanceof Readable) return body;
   if (typeof body === 'object' && Symbol.asyncIterator in body) return Readable.from(body as AsyncIterable<Uint8Array>);
   throw new TypeError('egress: unsupported request body type');

@@ -15,8 +15,16 @@ export function boundedBody(
   onDone: () => void = () => {},
 ): ReadableStream<Uint8Array> {
   const enc = (contentEncoding ?? '').trim().toLowerCase();
-  const decoder = enc === 'gzip' || enc === 'x-gzip' ? createGunzip() : enc === 'deflate' ? createInflate() : enc === 'br' ? createBrotliDecompress() : undefined;
-  const stream: Readable = decoder === undefined ? source : (pipeline(source, decoder, () => {}) as unknown as Readable);
+  const decoder =
+    enc === 'gzip' || enc === 'x-gzip'
+      ? createGunzip()
+      : enc === 'deflate'
+        ? createInflate()
+        : enc === 'br'
+          ? createBrotliDecompress()
+          : undefined;
+  const stream: Readable =
+    decoder === undefined ? source : (pipeline(source, decoder, () => {}) as unknown as Readable);
   const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let total = 0;
   return new ReadableStream<Uint8Array>({

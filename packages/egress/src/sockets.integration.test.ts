@@ -13,7 +13,10 @@ const resolve = () => createStubResolver({ 'public.test': ['127.0.0.1'], 'lan.te
 const sockets: EgressPolicy = {
   name: 'sockets',
   authorizeHttp: () => ({ allow: true }),
-  authorizeTcp: (peer) => (peer.port === 9 ? { allow: false, code: 'POLICY_PORT' as OwnCode, reason: 'no discard' } : { allow: true, rule: 'tcp' }),
+  authorizeTcp: (peer) =>
+    peer.port === 9
+      ? { allow: false, code: 'POLICY_PORT' as OwnCode, reason: 'no discard' }
+      : { allow: true, rule: 'tcp' },
   authorizeUdp: () => ({ allow: true, rule: 'udp' }),
 };
 
@@ -25,8 +28,15 @@ afterAll(async () => peer.close());
 describe('webSocket', () => {
   it('opens through the guarded dispatcher; injected headers reach the handshake and stay out of the audit', async () => {
     const audit = memorySink();
-    const client = createEgressClient({ policy: injecting('public.test', { authorization: 'Bearer WS-SECRET' }), guard: { resolve: resolve() }, audit });
-    const ws = await client.webSocket(`ws://public.test:${peer.httpPort}/socket?ticket=t1`, { principal, protocols: ['chat'] });
+    const client = createEgressClient({
+      policy: injecting('public.test', { authorization: 'Bearer WS-SECRET' }),
+      guard: { resolve: resolve() },
+      audit,
+    });
+    const ws = await client.webSocket(`ws://public.test:${peer.httpPort}/socket?ticket=t1`, {
+      principal,
+      protocols: ['chat'],
+    });
     const messages: string[] = [];
     await new Promise<void>((ok, fail) => {
       ws.onmessage = (e) => {
@@ -40,7 +50,11 @@ describe('webSocket', () => {
     expect(messages).toEqual(['hello', 'ping']);
     const handshake = (await peer.requests()).find((r) => r.path.startsWith('/socket'));
     expect(handshake?.headers.authorization).toBe('Bearer WS-SECRET');
-    expect(audit.events[0]).toMatchObject({ action: 'egress.ws', decision: 'allow', target: `ws://public.test:${peer.httpPort}/socket?ticket=REDACTED` });
+    expect(audit.events[0]).toMatchObject({
+      action: 'egress.ws',
+      decision: 'allow',
+      target: `ws://public.test:${peer.httpPort}/socket?ticket=REDACTED`,
+    });
     expect(audit.json()).not.toContain('WS-SECRET');
     await client.close();
   });
@@ -69,13 +83,22 @@ describe('connectTcp', () => {
       socket.end('tcp-hello');
     });
     expect(echoed).toBe('tcp-hello');
-    expect(audit.events[0]).toMatchObject({ action: 'egress.tcp', decision: 'allow', target: `tcp://public.test:${peer.tcpPort}` });
+    expect(audit.events[0]).toMatchObject({
+      action: 'egress.tcp',
+      decision: 'allow',
+      target: `tcp://public.test:${peer.tcpPort}`,
+    });
     expect(audit.events[0]!.details).toMatchObject({ resolved: ['127.0.0.1'], dialled: '127.0.0.1' });
     await client.close();
   });
 
   it.each([
-    ['a policy without authorizeTcp', { authorizeHttp: () => ({ allow: true }) } as EgressPolicy, '127.0.0.1', 'EGRESS_NO_TCP_POLICY'],
+    [
+      'a policy without authorizeTcp',
+      { authorizeHttp: () => ({ allow: true }) } as EgressPolicy,
+      '127.0.0.1',
+      'EGRESS_NO_TCP_POLICY',
+    ],
     ['a private name', sockets, 'lan.test', 'EGRESS_PRIVATE_ADDRESS'],
     ['the metadata address', sockets, '169.254.169.254', 'EGRESS_METADATA'],
     ['a host with a path', sockets, 'public.test/x', 'EGRESS_TARGET_INVALID'],
@@ -113,7 +136,9 @@ describe('sendUdp', () => {
 
   it('denies without authorizeUdp, and to blocked addresses', async () => {
     const noUdp = createEgressClient({ policy: { authorizeHttp: () => ({ allow: true }) } });
-    expect(await codeOf(noUdp.sendUdp('127.0.0.1', peer.udpPort, 'x', { principal }))).toBeTrustCode('EGRESS_NO_UDP_POLICY');
+    expect(await codeOf(noUdp.sendUdp('127.0.0.1', peer.udpPort, 'x', { principal }))).toBeTrustCode(
+      'EGRESS_NO_UDP_POLICY',
+    );
     const client = createEgressClient({ policy: sockets, guard: { resolve: resolve() } });
     expect(await codeOf(client.sendUdp('255.255.255.255', 53, 'x', { principal }))).toBeTrustCode('EGRESS_BROADCAST');
     expect(await codeOf(client.sendUdp('lan.test', 53, 'x', { principal }))).toBeTrustCode('EGRESS_PRIVATE_ADDRESS');

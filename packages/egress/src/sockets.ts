@@ -22,18 +22,46 @@ export type PeerVetting = Pick<Engine, 'policy' | 'guard' | 'audit' | 'now'>;
  * guard on every resolved address. A deny is audited and thrown; an allow is returned with the
  * audit function, so the caller records the allow once it knows the dialled address.
  */
-export async function vetPeer(engine: PeerVetting, kind: 'tcp' | 'udp', rawHost: string, rawPort: number, call: SocketCallContext, via?: string) {
+export async function vetPeer(
+  engine: PeerVetting,
+  kind: 'tcp' | 'udp',
+  rawHost: string,
+  rawPort: number,
+  call: SocketCallContext,
+  via?: string,
+) {
   const started = engine.now();
   const action = kind === 'tcp' ? 'egress.tcp' : 'egress.udp';
   const parsed = parseSocketTarget(rawHost, rawPort);
   const label = `${kind}://${'host' in parsed ? hostPort(parsed.host, parsed.port) : '(invalid)'}`;
-  const audit = (decision: Parameters<typeof recordEgress>[1]['decision'], extra: Partial<Parameters<typeof recordEgress>[1]> = {}) =>
-    recordEgress(engine.audit, { principal: call.principal, action, target: label, decision, started, policy: engine.policy.name, ...(via !== undefined ? { via } : {}), ...extra }, engine.now);
+  const audit = (
+    decision: Parameters<typeof recordEgress>[1]['decision'],
+    extra: Partial<Parameters<typeof recordEgress>[1]> = {},
+  ) =>
+    recordEgress(
+      engine.audit,
+      {
+        principal: call.principal,
+        action,
+        target: label,
+        decision,
+        started,
+        policy: engine.policy.name,
+        ...(via !== undefined ? { via } : {}),
+        ...extra,
+      },
+      engine.now,
+    );
   if (!('host' in parsed)) {
     audit(parsed);
     throw deniedError(parsed);
   }
-  const decision = await authorizePeer(engine.policy, kind, { host: parsed.host, port: parsed.port }, { principal: call.principal, capability: kind });
+  const decision = await authorizePeer(
+    engine.policy,
+    kind,
+    { host: parsed.host, port: parsed.port },
+    { principal: call.principal, capability: kind },
+  );
   if (!decision.allow) {
     audit(decision);
     throw deniedError(decision as Deny);
@@ -47,13 +75,23 @@ export async function vetPeer(engine: PeerVetting, kind: 'tcp' | 'udp', rawHost:
 }
 
 /** TCP connect through policy (`authorizeTcp`; absent = deny) and guard, to the vetted address. */
-export async function egressConnectTcp(engine: Engine, host: string, port: number, call: SocketCallContext): Promise<Socket> {
+export async function egressConnectTcp(
+  engine: Engine,
+  host: string,
+  port: number,
+  call: SocketCallContext,
+): Promise<Socket> {
   const { parsed, decision, verdict, audit } = await vetPeer(engine, 'tcp', host, port, call);
   const ip = verdict.addresses[0] as string;
   const where = hostPort(parsed.host, parsed.port);
   try {
     const socket = await new Promise<Socket>((resolve, reject) => {
-      const s = connect({ host: ip, port: parsed.port, timeout: engine.limits.connectTimeoutMs, ...(call.signal ? { signal: call.signal } : {}) });
+      const s = connect({
+        host: ip,
+        port: parsed.port,
+        timeout: engine.limits.connectTimeoutMs,
+        ...(call.signal ? { signal: call.signal } : {}),
+      });
       const fail = (e: Error) => (s.destroy(), reject(e));
       s.once('connect', () => {
         s.setTimeout(0);
@@ -73,14 +111,22 @@ export async function egressConnectTcp(engine: Engine, host: string, port: numbe
 }
 
 /** One UDP datagram through policy (`authorizeUdp`; absent = deny) and guard, to the vetted address. */
-export async function egressSendUdp(engine: Engine, host: string, port: number, data: Uint8Array | string, call: SocketCallContext): Promise<void> {
+export async function egressSendUdp(
+  engine: Engine,
+  host: string,
+  port: number,
+  data: Uint8Array | string,
+  call: SocketCallContext,
+): Promise<void> {
   const { parsed, decision, verdict, audit } = await vetPeer(engine, 'udp', host, port, call);
   const ip = verdict.addresses[0] as string;
   const socket = createSocket(isIPv6(ip) ? 'udp6' : 'udp4');
   try {
     await new Promise<void>((resolve, reject) => {
       socket.once('error', reject);
-      socket.send(typeof data === 'string' ? Buffer.from(data) : data, parsed.port, ip, (err) => (err ? reject(err) : resolve()));
+      socket.send(typeof data === 'string' ? Buffer.from(data) : data, parsed.port, ip, (err) =>
+        err ? reject(err) : resolve(),
+      );
     });
     audit(decision, { addresses: verdict.addresses, dialled: ip });
   } catch (e) {

@@ -8,7 +8,10 @@ import { formatIp } from '@trust/core';
  * @example
  * readSocksAddress(Buffer.from([5, 1, 0, 1, 127, 0, 0, 1, 0, 80]), 3); // { host: '127.0.0.1', port: 80, end: 10 }
  */
-export function readSocksAddress(buf: Buffer, at: number): { host: string; port: number; end: number } | 'short' | 'unsupported' {
+export function readSocksAddress(
+  buf: Buffer,
+  at: number,
+): { host: string; port: number; end: number } | 'short' | 'unsupported' {
   if (buf.length < at + 2) return 'short';
   const atyp = buf[at];
   let host: string;

@@ -14,7 +14,8 @@ const resolve = () => createStubResolver({ 'public.test': ['127.0.0.1'], 'lan.te
 const tcpPolicy: EgressPolicy = {
   name: 'tcp',
   authorizeHttp: () => ({ allow: true }),
-  authorizeTcp: (p) => (p.port === 9 ? { allow: false, code: 'POLICY_PORT' as OwnCode, reason: 'no' } : { allow: true, rule: 'tcp' }),
+  authorizeTcp: (p) =>
+    p.port === 9 ? { allow: false, code: 'POLICY_PORT' as OwnCode, reason: 'no' } : { allow: true, rule: 'tcp' },
 };
 
 function open(proxy: EgressProxy): Promise<Socket> {
@@ -45,7 +46,12 @@ function read(s: Socket, n: number): Promise<Buffer> {
 }
 
 /** Greeting + CONNECT by domain name; returns the 10-byte reply and the socket. */
-async function socksConnect(proxy: EgressProxy, host: string, port: number, cmd = 0x01): Promise<{ rep: number; socket: Socket }> {
+async function socksConnect(
+  proxy: EgressProxy,
+  host: string,
+  port: number,
+  cmd = 0x01,
+): Promise<{ rep: number; socket: Socket }> {
   const s = await open(proxy);
   s.write(Buffer.from([0x05, 0x01, 0x00]));
   const hello = await read(s, 2);
@@ -66,13 +72,24 @@ afterAll(async () => peer.close());
 describe('SOCKS5 on the proxy listener', () => {
   it('CONNECTs to an allowed peer through the vetted address and audits egress.tcp', async () => {
     const audit = memorySink();
-    const proxy = await createEgressProxy({ policy: tcpPolicy, guard: { resolve: resolve() }, audit, principal, listen: { host: '127.0.0.1', port: 0 } });
+    const proxy = await createEgressProxy({
+      policy: tcpPolicy,
+      guard: { resolve: resolve() },
+      audit,
+      principal,
+      listen: { host: '127.0.0.1', port: 0 },
+    });
     const { rep, socket } = await socksConnect(proxy, 'public.test', peer.tcpPort);
     expect(rep).toBe(0x00);
     socket.write('through-socks');
     expect((await read(socket, 13)).toString()).toBe('through-socks');
     socket.destroy();
-    expect(audit.events[0]).toMatchObject({ action: 'egress.tcp', decision: 'allow', target: `socks://public.test:${peer.tcpPort}`, principal });
+    expect(audit.events[0]).toMatchObject({
+      action: 'egress.tcp',
+      decision: 'allow',
+      target: `socks://public.test:${peer.tcpPort}`,
+      principal,
+    });
     expect(audit.events[0]!.details).toMatchObject({ via: 'socks5', dialled: '127.0.0.1' });
     await proxy.close();
   });
@@ -84,7 +101,13 @@ describe('SOCKS5 on the proxy listener', () => {
     ['nxdomain.test', 80, 0x04, 'EGRESS_DNS_FAILED'],
   ])('refuses %s:%i with reply %i (%s in the audit)', async (host, port, expected, code) => {
     const audit = memorySink();
-    const proxy = await createEgressProxy({ policy: tcpPolicy, guard: { resolve: resolve() }, audit, principal, listen: { host: '127.0.0.1', port: 0 } });
+    const proxy = await createEgressProxy({
+      policy: tcpPolicy,
+      guard: { resolve: resolve() },
+      audit,
+      principal,
+      listen: { host: '127.0.0.1', port: 0 },
+    });
     const { rep, socket } = await socksConnect(proxy, host, port);
     expect(rep).toBe(expected);
     socket.destroy();
@@ -93,11 +116,20 @@ describe('SOCKS5 on the proxy listener', () => {
   });
 
   it('denies without authorizeTcp, refuses BIND and UDP ASSOCIATE, and works on a unix socket', async () => {
-    const noTcp = await createEgressProxy({ policy: { authorizeHttp: () => ({ allow: true }) }, principal, listen: { host: '127.0.0.1', port: 0 } });
+    const noTcp = await createEgressProxy({
+      policy: { authorizeHttp: () => ({ allow: true }) },
+      principal,
+      listen: { host: '127.0.0.1', port: 0 },
+    });
     expect((await socksConnect(noTcp, '127.0.0.1', peer.tcpPort)).rep).toBe(0x02);
     await noTcp.close();
     const path = `${process.env.TMPDIR ?? '/tmp'}/egress-socks-${process.pid}.sock`;
-    const proxy = await createEgressProxy({ policy: tcpPolicy, guard: { resolve: resolve() }, principal, listen: { path } });
+    const proxy = await createEgressProxy({
+      policy: tcpPolicy,
+      guard: { resolve: resolve() },
+      principal,
+      listen: { path },
+    });
     expect((await socksConnect(proxy, '127.0.0.1', peer.tcpPort, 0x02)).rep).toBe(0x07);
     expect((await socksConnect(proxy, '127.0.0.1', peer.tcpPort, 0x03)).rep).toBe(0x07);
     const ok = await socksConnect(proxy, '127.0.0.1', peer.tcpPort);

@@ -15,7 +15,12 @@ export interface Socks5Deps {
   readonly principal: Principal;
   readonly connectTimeoutMs: number;
   readonly track: (s: Socket) => void;
-  readonly audit: (target: string, decision: Decision, started: number, extra: { addresses?: readonly string[]; dialled?: string; failure?: string }) => void;
+  readonly audit: (
+    target: string,
+    decision: Decision,
+    started: number,
+    extra: { addresses?: readonly string[]; dialled?: string; failure?: string },
+  ) => void;
   /**
    * UDP ASSOCIATE: the relay of this listener and the address announced to clients (where the
    * datagram bridge in front of the listener receives). `undefined`: UDP ASSOCIATE is refused.
@@ -47,7 +52,9 @@ function reply(socket: Socket, rep: number, end: boolean, bound?: { host: string
 }
 
 /** Parses the CONNECT request once enough bytes arrived; `undefined` = need more. */
-function parseRequest(buf: Buffer): { cmd: number; host: string; port: number; atypOk: boolean; length: number } | undefined {
+function parseRequest(
+  buf: Buffer,
+): { cmd: number; host: string; port: number; atypOk: boolean; length: number } | undefined {
   if (buf.length < 5) return undefined;
   const cmd = buf[1] as number;
   const addr = readSocksAddress(buf, 3);
@@ -97,7 +104,12 @@ export function handleSocks5(socket: Socket, first: Buffer, deps: Socks5Deps): v
     buf = buf.subarray(req.length); // bytes after the request belong to the tunnel
     socket.off('data', onData);
     socket.pause(); // hold early tunnel bytes until the upstream is connected (pipe resumes)
-    if (!req.atypOk) return refuse('socks://(unknown address type)', deny('EGRESS_TARGET_INVALID', 'egress denied: unsupported SOCKS5 address type', { rule: 'socks' }), REP_ADDRESS_TYPE);
+    if (!req.atypOk)
+      return refuse(
+        'socks://(unknown address type)',
+        deny('EGRESS_TARGET_INVALID', 'egress denied: unsupported SOCKS5 address type', { rule: 'socks' }),
+        REP_ADDRESS_TYPE,
+      );
     if (req.cmd === 0x03 && deps.udp) {
       // UDP ASSOCIATE: the datagrams arrive through the listener's datagram channels and are
       // judged one destination at a time by the relay. The client's announced port binds it.
@@ -105,8 +117,14 @@ export function handleSocks5(socket: Socket, first: Buffer, deps: Socks5Deps): v
       return reply(socket, REP_OK, false, deps.udp.announce);
     }
     if (req.cmd !== 0x01) {
-      const what = deps.udp ? 'SOCKS5 CONNECT and UDP ASSOCIATE are offered (no BIND)' : 'only SOCKS5 CONNECT is offered (no BIND, no UDP ASSOCIATE)';
-      return refuse(`socks://${hostPort(req.host, req.port)}`, deny('EGRESS_TARGET_INVALID', `egress denied: ${what}`, { rule: 'socks' }), REP_COMMAND);
+      const what = deps.udp
+        ? 'SOCKS5 CONNECT and UDP ASSOCIATE are offered (no BIND)'
+        : 'only SOCKS5 CONNECT is offered (no BIND, no UDP ASSOCIATE)';
+      return refuse(
+        `socks://${hostPort(req.host, req.port)}`,
+        deny('EGRESS_TARGET_INVALID', `egress denied: ${what}`, { rule: 'socks' }),
+        REP_COMMAND,
+      );
     }
     void connectPeer(req.host, req.port);
   };
@@ -114,7 +132,12 @@ export function handleSocks5(socket: Socket, first: Buffer, deps: Socks5Deps): v
     const parsed = parseSocketTarget(rawHost, rawPort);
     if (!('host' in parsed)) return refuse(`socks://${rawHost}:${rawPort}`, parsed, REP_NOT_ALLOWED);
     const label = `socks://${hostPort(parsed.host, parsed.port)}`;
-    const decision = await authorizePeer(deps.policy, 'tcp', { host: parsed.host, port: parsed.port }, { principal: deps.principal, capability: 'tcp' });
+    const decision = await authorizePeer(
+      deps.policy,
+      'tcp',
+      { host: parsed.host, port: parsed.port },
+      { principal: deps.principal, capability: 'tcp' },
+    );
     if (!decision.allow) return refuse(label, decision as Deny, REP_NOT_ALLOWED);
     const verdict = await deps.guard.resolveHost(parsed.host, parsed.port);
     if (!verdict.allow) {
@@ -124,7 +147,9 @@ export function handleSocks5(socket: Socket, first: Buffer, deps: Socks5Deps): v
     const ip = verdict.addresses[0] as string;
     const upstream = connect({ host: ip, port: parsed.port, timeout: deps.connectTimeoutMs });
     deps.track(upstream);
-    upstream.once('timeout', () => upstream.destroy(Object.assign(new Error('connect timed out'), { code: 'UND_ERR_CONNECT_TIMEOUT' })));
+    upstream.once('timeout', () =>
+      upstream.destroy(Object.assign(new Error('connect timed out'), { code: 'UND_ERR_CONNECT_TIMEOUT' })),
+    );
     upstream.once('error', (e) => {
       if (upstream.connecting) {
         const err = toEgressError(e, { where: hostPort(parsed.host, parsed.port) });

@@ -23,7 +23,8 @@ describe('parseTarget', () => {
   });
 
   it('explanations still say whether the host is a literal', async () => {
-    const host = async (url: string) => (await explainUrl(url, { resolve: async () => ['93.184.216.34'] })).steps.find((s) => s.step === 'host')?.detail;
+    const host = async (url: string) =>
+      (await explainUrl(url, { resolve: async () => ['93.184.216.34'] })).steps.find((s) => s.step === 'host')?.detail;
     expect(await host('http://2130706433/')).toBe('127.0.0.1 (IPv4 literal), port 80');
     expect(await host('http://[::1]:81/')).toBe('::1 (IPv6 literal), port 81');
     expect(await host('http://a.test/')).toBe('a.test (name), port 80');

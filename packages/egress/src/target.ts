@@ -54,7 +54,10 @@ export function parseTarget(input: string | URL, schemes: readonly string[]): Ta
   }
   const host = canonicalHost(url.hostname);
   if (host === '') {
-    return deny('EGRESS_URL_INVALID', 'egress denied: the URL has no host', { rule: 'url-syntax', hint: 'pass an absolute URL with a host' });
+    return deny('EGRESS_URL_INVALID', 'egress denied: the URL has no host', {
+      rule: 'url-syntax',
+      hint: 'pass an absolute URL with a host',
+    });
   }
   const port = effectivePort(url);
   return new ParsedTarget(url, host, port);

@@ -1,6 +1,15 @@
 // Test-only helpers (not exported from the package).
 import { createHash } from 'node:crypto';
-import { isTrustError, type AuditEvent, type AuditInput, type AuditSink, type Decision, type EgressHttpRequest, type EgressPolicy, type Principal } from '@trust/core';
+import {
+  isTrustError,
+  type AuditEvent,
+  type AuditInput,
+  type AuditSink,
+  type Decision,
+  type EgressHttpRequest,
+  type EgressPolicy,
+  type Principal,
+} from '@trust/core';
 
 export const principal: Principal = Object.freeze({ kind: 'plugin', id: 'plugin-under-test' });
 
@@ -26,7 +35,10 @@ export const allowAll: EgressPolicy = {
 };
 
 /** Allows everything and injects `headers` for requests to `host`; counts calls. */
-export function injecting(host: string, headers: Record<string, string>): EgressPolicy & { calls: EgressHttpRequest[] } {
+export function injecting(
+  host: string,
+  headers: Record<string, string>,
+): EgressPolicy & { calls: EgressHttpRequest[] } {
   const calls: EgressHttpRequest[] = [];
   return {
     name: 'inject',

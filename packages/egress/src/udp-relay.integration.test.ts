@@ -17,7 +17,10 @@ const resolve = createStubResolver({ 'echo.test': ['127.0.0.1'], 'lan.test': ['1
 const policy: EgressPolicy = {
   name: 'udp-gate',
   authorizeHttp: () => ({ allow: false, code: 'NO_HTTP' as OwnCode, reason: 'no http' }),
-  authorizeUdp: (p) => (p.host === 'blocked.test' ? { allow: false, code: 'POLICY_UDP_HOST' as OwnCode, reason: 'not this one' } : { allow: true, rule: 'udp' }),
+  authorizeUdp: (p) =>
+    p.host === 'blocked.test'
+      ? { allow: false, code: 'POLICY_UDP_HOST' as OwnCode, reason: 'not this one' }
+      : { allow: true, rule: 'udp' },
 };
 
 beforeAll(async () => {
@@ -53,7 +56,10 @@ function readBytes(s: Socket, n: number): Promise<Buffer> {
   });
 }
 
-async function associate(proxy: EgressProxy, port = 0): Promise<{ control: Socket; rep: number; bound: { ip: string; port: number } }> {
+async function associate(
+  proxy: EgressProxy,
+  port = 0,
+): Promise<{ control: Socket; rep: number; bound: { ip: string; port: number } }> {
   const control = await dial(proxy);
   control.write(Buffer.from([0x05, 0x01, 0x00]));
   await readBytes(control, 2);
@@ -89,12 +95,19 @@ const settle = async (cond: () => boolean): Promise<void> => {
 describe('SOCKS5 UDP ASSOCIATE through a datagram channel', () => {
   it('relays to an allowed peer and back; the destination is judged and audited once', async () => {
     const audit = memorySink();
-    const proxy = await createEgressProxy({ policy, guard: { resolve }, audit, principal, listen: { host: '127.0.0.1', port: 0 }, udp: { announce: { host: '127.0.0.1', port: 3128 } } });
+    const proxy = await createEgressProxy({
+      policy,
+      guard: { resolve },
+      audit,
+      principal,
+      listen: { host: '127.0.0.1', port: 0 },
+      udp: { announce: { host: '127.0.0.1', port: 3128 } },
+    });
     const a = await associate(proxy);
     expect(a.rep).toBe(0x00);
     expect(a.bound).toEqual({ ip: '127.0.0.1', port: 3128 });
     const ch = await channel(proxy);
-    ch.write(udpFrame(40001, named("echo.test", peer.udpPort, "ping-1")));
+    ch.write(udpFrame(40001, named('echo.test', peer.udpPort, 'ping-1')));
     const f1 = await nextFrame(ch);
     expect(f1.port).toBe(40001);
     expect(parseUdpDatagram(f1.datagram)).toMatchObject({ host: '127.0.0.1', port: peer.udpPort });
@@ -102,7 +115,11 @@ describe('SOCKS5 UDP ASSOCIATE through a datagram channel', () => {
     ch.write(udpFrame(40001, named('echo.test', peer.udpPort, 'ping-2')));
     expect(parseUdpDatagram((await nextFrame(ch)).datagram)!.data.toString()).toBe('ping-2');
     expect(audit.events).toHaveLength(1);
-    expect(audit.events[0]).toMatchObject({ action: 'egress.udp', decision: 'allow', target: `udp://echo.test:${peer.udpPort}` });
+    expect(audit.events[0]).toMatchObject({
+      action: 'egress.udp',
+      decision: 'allow',
+      target: `udp://echo.test:${peer.udpPort}`,
+    });
     expect(audit.events[0]!.details).toMatchObject({ via: 'socks5-udp', dialled: '127.0.0.1' });
     a.control.destroy();
     ch.destroy();
@@ -111,15 +128,28 @@ describe('SOCKS5 UDP ASSOCIATE through a datagram channel', () => {
 
   it('refuses denied destinations (policy and guard), datagrams without an association, and ends with the control connection', async () => {
     const audit = memorySink();
-    const proxy = await createEgressProxy({ policy, guard: { resolve }, audit, principal, listen: { host: '127.0.0.1', port: 0 }, udp: { announce: { host: '127.0.0.1', port: 3128 } } });
+    const proxy = await createEgressProxy({
+      policy,
+      guard: { resolve },
+      audit,
+      principal,
+      listen: { host: '127.0.0.1', port: 0 },
+      udp: { announce: { host: '127.0.0.1', port: 3128 } },
+    });
     const a = await associate(proxy, 40002);
     const ch = await channel(proxy);
     ch.write(udpFrame(40002, named('blocked.test', peer.udpPort, 'x')));
     ch.write(udpFrame(40002, named('lan.test', 53, 'x')));
     ch.write(udpFrame(40003, named('echo.test', peer.udpPort, 'stranger'))); // no association for this port
     await settle(() => audit.events.length >= 3);
-    expect(audit.events.map((e) => `${e.decision}:${e.code}`).sort()).toEqual(['deny:EGRESS_POLICY_DENIED', 'deny:EGRESS_PRIVATE_ADDRESS', 'deny:POLICY_UDP_HOST']);
-    expect(audit.events.every((e) => e.action === 'egress.udp' && (e.details as { via?: string }).via === 'socks5-udp')).toBe(true);
+    expect(audit.events.map((e) => `${e.decision}:${e.code}`).sort()).toEqual([
+      'deny:EGRESS_POLICY_DENIED',
+      'deny:EGRESS_PRIVATE_ADDRESS',
+      'deny:POLICY_UDP_HOST',
+    ]);
+    expect(
+      audit.events.every((e) => e.action === 'egress.udp' && (e.details as { via?: string }).via === 'socks5-udp'),
+    ).toBe(true);
     expect(audit.events.some((e) => e.target === 'udp://(unassociated)')).toBe(true); // port 40003
     a.control.destroy();
     // Once the proxy has seen the control connection close, port 40002 has no association either.
@@ -136,7 +166,12 @@ describe('SOCKS5 UDP ASSOCIATE through a datagram channel', () => {
   });
 
   it('without the udp option, ASSOCIATE is refused with reply 0x07', async () => {
-    const proxy = await createEgressProxy({ policy, guard: { resolve }, principal, listen: { host: '127.0.0.1', port: 0 } });
+    const proxy = await createEgressProxy({
+      policy,
+      guard: { resolve },
+      principal,
+      listen: { host: '127.0.0.1', port: 0 },
+    });
     const a = await associate(proxy);
     expect(a.rep).toBe(0x07);
     a.control.destroy();

@@ -94,7 +94,11 @@ export function udpFrame(port: number, datagram: Uint8Array): Buffer {
  * @example
  * const relay = createUdpRelay({ policy, guard, audit, now: Date.now }, principal, (s) => sockets.add(s));
  */
-export function createUdpRelay(vetting: PeerVetting, principal: Principal, limits: Partial<UdpRelayLimits> = {}): UdpRelay {
+export function createUdpRelay(
+  vetting: PeerVetting,
+  principal: Principal,
+  limits: Partial<UdpRelayLimits> = {},
+): UdpRelay {
   const lim = { ...DEFAULT_RELAY_LIMITS, ...limits };
   const associations = new Set<Association>();
   const bySrc = new Map<number, Association>();
@@ -105,11 +109,27 @@ export function createUdpRelay(vetting: PeerVetting, principal: Principal, limit
     // Audited once per source port (bounded): a datagram without an open association goes nowhere.
     if (unknownSources.has(srcPort) || unknownSources.size >= 256) return;
     unknownSources.add(srcPort);
-    const d = deny('EGRESS_POLICY_DENIED', `egress denied: a UDP datagram from port ${srcPort} has no open SOCKS5 UDP association`, {
-      rule: 'socks-udp',
-      hint: 'send UDP ASSOCIATE on a SOCKS5 connection first and keep that connection open',
-    });
-    recordEgress(vetting.audit, { principal, action: 'egress.udp', target: 'udp://(unassociated)', decision: d, started: vetting.now(), policy: vetting.policy.name, via: 'socks5-udp' }, vetting.now);
+    const d = deny(
+      'EGRESS_POLICY_DENIED',
+      `egress denied: a UDP datagram from port ${srcPort} has no open SOCKS5 UDP association`,
+      {
+        rule: 'socks-udp',
+        hint: 'send UDP ASSOCIATE on a SOCKS5 connection first and keep that connection open',
+      },
+    );
+    recordEgress(
+      vetting.audit,
+      {
+        principal,
+        action: 'egress.udp',
+        target: 'udp://(unassociated)',
+        decision: d,
+        started: vetting.now(),
+        policy: vetting.policy.name,
+        via: 'socks5-udp',
+      },
+      vetting.now,
+    );
   };
 
   const endAssociation = (a: Association): void => {

@@ -12,11 +12,15 @@ type OwnCode = Deny['code'];
 
 let peer: Peer;
 // The guard runs in mode 'default' so the loopback peer is reachable; 'lan.test' stands for a private host.
-const resolve = () => createStubResolver({ 'echo.test': ['127.0.0.1'], 'lan.test': ['10.9.9.9'], 'meta.test': ['169.254.169.254'] });
+const resolve = () =>
+  createStubResolver({ 'echo.test': ['127.0.0.1'], 'lan.test': ['10.9.9.9'], 'meta.test': ['169.254.169.254'] });
 const udpPolicy: EgressPolicy = {
   name: 'udp-gate',
   authorizeHttp: () => ({ allow: false, code: 'NO_HTTP' as OwnCode, reason: 'udp only' }),
-  authorizeUdp: (p) => (p.host === 'blocked.test' ? { allow: false, code: 'POLICY_UDP_HOST' as OwnCode, reason: 'not this one' } : { allow: true, rule: 'udp' }),
+  authorizeUdp: (p) =>
+    p.host === 'blocked.test'
+      ? { allow: false, code: 'POLICY_UDP_HOST' as OwnCode, reason: 'not this one' }
+      : { allow: true, rule: 'udp' },
 };
 const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
 
@@ -37,7 +41,12 @@ describe('openUdp', () => {
     await udp.send(new Uint8Array([1, 2, 3, 4, 5]));
     expect([...(await udp.receive({ maxBytes: 3 }))]).toEqual([1, 2, 3]);
     expect(audit.events).toHaveLength(1);
-    expect(audit.events[0]).toMatchObject({ action: 'egress.udp', decision: 'allow', rule: 'udp', target: `udp://echo.test:${peer.udpPort}` });
+    expect(audit.events[0]).toMatchObject({
+      action: 'egress.udp',
+      decision: 'allow',
+      rule: 'udp',
+      target: `udp://echo.test:${peer.udpPort}`,
+    });
     expect(audit.events[0]!.details).toMatchObject({ resolved: ['127.0.0.1'], dialled: '127.0.0.1' });
     await client.close();
   });
@@ -46,7 +55,9 @@ describe('openUdp', () => {
     const client = createEgressClient({ policy: udpPolicy, guard: { resolve: resolve() } });
     const udp = await client.openUdp('127.0.0.1', peer.udpPort, { principal });
     const stranger = createSocket('udp4');
-    await new Promise<void>((ok, fail) => stranger.send('spoofed', udp.local.port, '127.0.0.1', (e) => (e ? fail(e) : ok())));
+    await new Promise<void>((ok, fail) =>
+      stranger.send('spoofed', udp.local.port, '127.0.0.1', (e) => (e ? fail(e) : ok())),
+    );
     await udp.send('genuine');
     expect(text(await udp.receive({ signal: AbortSignal.timeout(5000) }))).toBe('genuine');
     stranger.close();
@@ -81,7 +92,13 @@ describe('openUdp', () => {
   });
 
   it.each([
-    ['a policy without authorizeUdp', { name: 'http-only', authorizeHttp: () => ({ allow: true }) } as EgressPolicy, {}, 'echo.test', 'EGRESS_NO_UDP_POLICY'],
+    [
+      'a policy without authorizeUdp',
+      { name: 'http-only', authorizeHttp: () => ({ allow: true }) } as EgressPolicy,
+      {},
+      'echo.test',
+      'EGRESS_NO_UDP_POLICY',
+    ],
     ['a policy deny (its code is kept)', udpPolicy, {}, 'blocked.test', 'POLICY_UDP_HOST'],
     ['a private name', udpPolicy, {}, 'lan.test', 'EGRESS_PRIVATE_ADDRESS'],
     ['a name resolving to metadata', udpPolicy, {}, 'meta.test', 'EGRESS_METADATA'],
@@ -99,8 +116,12 @@ describe('openUdp', () => {
 
   it('refuses an already aborted open and bad size options', async () => {
     const client = createEgressClient({ policy: udpPolicy, guard: { resolve: resolve() } });
-    expect(await codeOf(client.openUdp('127.0.0.1', peer.udpPort, { principal, signal: AbortSignal.abort() }))).toBeTrustCode('EGRESS_ABORTED');
-    await expect(client.openUdp('127.0.0.1', peer.udpPort, { principal, maxDatagramBytes: 70_000 })).rejects.toThrow(RangeError);
+    expect(
+      await codeOf(client.openUdp('127.0.0.1', peer.udpPort, { principal, signal: AbortSignal.abort() })),
+    ).toBeTrustCode('EGRESS_ABORTED');
+    await expect(client.openUdp('127.0.0.1', peer.udpPort, { principal, maxDatagramBytes: 70_000 })).rejects.toThrow(
+      RangeError,
+    );
     await client.close();
   });
 });

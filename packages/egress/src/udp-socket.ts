@@ -52,12 +52,21 @@ export interface EgressUdpSocket {
 }
 
 const aborted = (where: string, why: string): TrustError =>
-  new TrustError('EGRESS_ABORTED', `egress to ${where}: ${why}`, { hint: 'open a new socket to continue', decision: deny('EGRESS_ABORTED', `egress to ${where}: ${why}`, { rule: 'limits' }) });
+  new TrustError('EGRESS_ABORTED', `egress to ${where}: ${why}`, {
+    hint: 'open a new socket to continue',
+    decision: deny('EGRESS_ABORTED', `egress to ${where}: ${why}`, { rule: 'limits' }),
+  });
 
 function tooLarge(where: string, size: number, max: number): TrustError {
   const reason = `egress to ${where}: a ${size}-byte datagram exceeds the ${max}-byte limit`;
-  const hint = max < MAX_UDP_DATAGRAM ? 'raise maxDatagramBytes when opening the socket, or send smaller datagrams' : 'split the data into smaller datagrams';
-  return new TrustError('EGRESS_DATAGRAM_TOO_LARGE', `${reason}; ${hint}`, { hint, decision: deny('EGRESS_DATAGRAM_TOO_LARGE', reason, { rule: 'limits', hint }) });
+  const hint =
+    max < MAX_UDP_DATAGRAM
+      ? 'raise maxDatagramBytes when opening the socket, or send smaller datagrams'
+      : 'split the data into smaller datagrams';
+  return new TrustError('EGRESS_DATAGRAM_TOO_LARGE', `${reason}; ${hint}`, {
+    hint,
+    decision: deny('EGRESS_DATAGRAM_TOO_LARGE', reason, { rule: 'limits', hint }),
+  });
 }
 
 /**
@@ -72,10 +81,17 @@ function tooLarge(where: string, size: number, max: number): TrustError {
  * const answer = await udp.receive({ signal: AbortSignal.timeout(2000), maxBytes: 4096 });
  * await udp.close();
  */
-export async function openEgressUdp(engine: PeerVetting, host: string, port: number, options: UdpOpenOptions, via?: string): Promise<EgressUdpSocket> {
+export async function openEgressUdp(
+  engine: PeerVetting,
+  host: string,
+  port: number,
+  options: UdpOpenOptions,
+  via?: string,
+): Promise<EgressUdpSocket> {
   const maxDatagram = options.maxDatagramBytes ?? MAX_UDP_DATAGRAM;
   const maxQueued = options.maxQueued ?? 64;
-  if (!Number.isInteger(maxDatagram) || maxDatagram < 1 || maxDatagram > MAX_UDP_DATAGRAM) throw new RangeError(`maxDatagramBytes must be an integer 1-${MAX_UDP_DATAGRAM}`);
+  if (!Number.isInteger(maxDatagram) || maxDatagram < 1 || maxDatagram > MAX_UDP_DATAGRAM)
+    throw new RangeError(`maxDatagramBytes must be an integer 1-${MAX_UDP_DATAGRAM}`);
   if (!Number.isInteger(maxQueued) || maxQueued < 1) throw new RangeError('maxQueued must be a positive integer');
   const signal = options.signal;
   const where = hostPort(host, port);
@@ -149,7 +165,8 @@ export async function openEgressUdp(engine: PeerVetting, host: string, port: num
       });
     },
     receive(opts: UdpReceiveOptions = {}): Promise<Uint8Array> {
-      const cut = (b: Buffer): Uint8Array => (opts.maxBytes !== undefined && b.length > opts.maxBytes ? b.subarray(0, Math.max(0, opts.maxBytes)) : b);
+      const cut = (b: Buffer): Uint8Array =>
+        opts.maxBytes !== undefined && b.length > opts.maxBytes ? b.subarray(0, Math.max(0, opts.maxBytes)) : b;
       const next = queue.shift();
       if (next) return Promise.resolve(cut(next));
       if (closed) return Promise.reject(aborted(peerText, 'the socket was closed'));

@@ -38,7 +38,12 @@ export interface LinuxPlanContext {
    * serves the bridge from outside the sandbox (`LinuxPlan.bridges`, the launcher's `--netns`):
    * bwrap shares that namespace, and neither the socket nor the launcher is bound in.
    */
-  readonly egress?: { readonly socketPath: string; readonly port: number; readonly udp?: boolean; readonly outside?: boolean };
+  readonly egress?: {
+    readonly socketPath: string;
+    readonly port: number;
+    readonly udp?: boolean;
+    readonly outside?: boolean;
+  };
   readonly rlimits?: readonly Rlimit[];
   /**
    * Host paths of an empty read-only file and an empty read-only directory, mounted over
@@ -174,7 +179,11 @@ export interface LinuxPlan {
    * the /etc files staged at `<dir>/etc` (undefined when a policy path lies in /etc); /dev is
    * staged at `<dir>/dev`. Undefined without `stageRoot`.
    */
-  readonly rootStage?: { readonly dir: string; readonly ops: readonly LinuxRootOp[]; readonly etcFiles?: readonly string[] };
+  readonly rootStage?: {
+    readonly dir: string;
+    readonly ops: readonly LinuxRootOp[];
+    readonly etcFiles?: readonly string[];
+  };
   readonly env: Readonly<Record<string, string>>;
 }
 
@@ -202,14 +211,19 @@ export const SOCAT_BRIDGE_SCRIPT =
   'h=$(printf "%04X" "$p"); i=0; until grep -q ":$h 00000000:0000 0A" /proc/net/tcp; do i=$((i+1)); [ $i -gt 100000 ] && exit 125; done; exec "$@"';
 
 function launcherMissing(): TrustError {
-  return new TrustError('SANDBOX_UNAVAILABLE', 'network bridging and resource limits need the sandbox launcher (or socat/prlimit), and neither is available', {
-    hint: 'install a C compiler (Debian: apt-get install gcc libc6-dev) or socat and util-linux, or remove limits and the http/tcp capabilities',
-  });
+  return new TrustError(
+    'SANDBOX_UNAVAILABLE',
+    'network bridging and resource limits need the sandbox launcher (or socat/prlimit), and neither is available',
+    {
+      hint: 'install a C compiler (Debian: apt-get install gcc libc6-dev) or socat and util-linux, or remove limits and the http/tcp capabilities',
+    },
+  );
 }
 
 export const fact = (facts: HostFacts, path: string): PathFact => facts.paths[path] ?? { kind: 'missing' };
 const within = (root: string, path: string): boolean => root === '/' || path === root || path.startsWith(`${root}/`);
-export const depthSort = (a: string, b: string): number => a.split('/').length - b.split('/').length || a.localeCompare(b);
+export const depthSort = (a: string, b: string): number =>
+  a.split('/').length - b.split('/').length || a.localeCompare(b);
 
 /**
  * The host paths whose facts a Linux plan for `policy` reads.
@@ -218,7 +232,13 @@ export const depthSort = (a: string, b: string): number => a.split('/').length -
  * const facts = await collectPathFacts(linuxPathsOfInterest(policy, process.env.HOME));
  */
 export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): string[] {
-  const out = [...USRMERGE_DIRS, ...SENSITIVE_ROOTS, ...policy.hiddenPaths, ...policy.unixSockets, ...(home ? [home] : [])];
+  const out = [
+    ...USRMERGE_DIRS,
+    ...SENSITIVE_ROOTS,
+    ...policy.hiddenPaths,
+    ...policy.unixSockets,
+    ...(home ? [home] : []),
+  ];
   for (const g of policy.capabilities.fsGrants) {
     out.push(g.path);
     if (g.mode !== 'rw') continue;
@@ -240,9 +260,16 @@ export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): stri
  * @example
  * const plan = planBwrap(policy, ['/bin/true'], { facts: USRMERGE_FACTS, env: {}, cwd: '/sandbox/home', empty: { file: '/x/empty', dir: '/x/empty.d' } });
  */
-export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: LinuxPlanContext, bwrapPath = '/usr/bin/bwrap'): LinuxPlan {
+export function planBwrap(
+  policy: SandboxPolicy,
+  argv: readonly string[],
+  ctx: LinuxPlanContext,
+  bwrapPath = '/usr/bin/bwrap',
+): LinuxPlan {
   if (!ctx.awaitCommand && (argv.length === 0 || argv[0] === '')) {
-    throw new TrustError('SANDBOX_ARGV_INVALID', 'the command argv is empty', { hint: 'pass the program and its arguments as an array, e.g. ["/bin/ls", "-l"]' });
+    throw new TrustError('SANDBOX_ARGV_INVALID', 'the command argv is empty', {
+      hint: 'pass the program and its arguments as an array, e.g. ["/bin/ls", "-l"]',
+    });
   }
   const a: string[] = [];
   const caps = policy.capabilities;
@@ -269,7 +296,9 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
     else if (f.kind === 'dir') system.push({ kind: 'bind', src: dir, dest: dir });
   }
   const scratch: LinuxRootOp[] = [
-    ...[SANDBOX_LAYOUT.tmp, '/var/tmp', SANDBOX_LAYOUT.home, '/run'].map((dest): LinuxRootOp => ({ kind: 'tmpfs', dest })),
+    ...[SANDBOX_LAYOUT.tmp, '/var/tmp', SANDBOX_LAYOUT.home, '/run'].map(
+      (dest): LinuxRootOp => ({ kind: 'tmpfs', dest }),
+    ),
     { kind: 'symlink', target: '../run', dest: '/var/run' },
   ];
   const policyPaths = [...caps.fsGrants.map((g) => g.path), ...policy.systemRoots, ...policy.hiddenPaths];
@@ -294,13 +323,24 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
   } else {
     // The same order as with the stage, so that both make the same sandbox (a system root under
     // /tmp or /run lies on top of the empty directory, not under it).
-    a.push(...system.flatMap(bwrapOptions), '--dev', '/dev', ...scratch.flatMap(bwrapOptions), ...etcBinds, ...systemRoots, ...proc);
+    a.push(
+      ...system.flatMap(bwrapOptions),
+      '--dev',
+      '/dev',
+      ...scratch.flatMap(bwrapOptions),
+      ...etcBinds,
+      ...systemRoots,
+      ...proc,
+    );
   }
 
   // Grants, parents before children. A sensitive root strictly inside a grant is hidden again
   // after that grant, and grants inside it are re-applied on top.
   const grants = [...caps.fsGrants].sort((x, y) => depthSort(x.path, y.path));
-  const sensitive = [...SENSITIVE_ROOTS.filter((r) => r !== '/run' && r !== '/var/run'), ...(ctx.facts.home ? [ctx.facts.home] : [])];
+  const sensitive = [
+    ...SENSITIVE_ROOTS.filter((r) => r !== '/run' && r !== '/var/run'),
+    ...(ctx.facts.home ? [ctx.facts.home] : []),
+  ];
   const hideAfter = new Set<string>();
   for (const g of grants) {
     for (const s of sensitive) if (s !== g.path && within(g.path, s)) hideAfter.add(s);
@@ -366,13 +406,25 @@ export function planBwrap(policy: SandboxPolicy, argv: readonly string[], ctx: L
       command.push(ctx.fallback.prlimit, ...rlimits.map(([n, v]) => `--${PRLIMIT_NAMES[n]}=${v}:${v}`), '--');
     }
     if (inside?.udp) {
-      throw new TrustError('SANDBOX_UNAVAILABLE', 'the udp capability needs the sandbox launcher (the socat fallback cannot carry datagrams)', {
-        hint: 'install a C compiler (Debian: apt-get install gcc libc6-dev) and do not force bridge: "socat"',
-      });
+      throw new TrustError(
+        'SANDBOX_UNAVAILABLE',
+        'the udp capability needs the sandbox launcher (the socat fallback cannot carry datagrams)',
+        {
+          hint: 'install a C compiler (Debian: apt-get install gcc libc6-dev) and do not force bridge: "socat"',
+        },
+      );
     }
     if (inside) {
       if (!ctx.fallback?.socat) throw launcherMissing();
-      command.push('/bin/sh', '-c', SOCAT_BRIDGE_SCRIPT, 'trust-bridge', ctx.fallback.socat, String(inside.port), SANDBOX_LAYOUT.egressSocket);
+      command.push(
+        '/bin/sh',
+        '-c',
+        SOCAT_BRIDGE_SCRIPT,
+        'trust-bridge',
+        ctx.fallback.socat,
+        String(inside.port),
+        SANDBOX_LAYOUT.egressSocket,
+      );
     }
   }
 

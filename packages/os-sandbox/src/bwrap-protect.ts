@@ -1,5 +1,12 @@
 import { TrustError } from '@trust/core';
-import { depthSort, fact, type LinuxOverlay, type LinuxPin, type LinuxPlan, type LinuxPlanContext } from './bwrap-plan.js';
+import {
+  depthSort,
+  fact,
+  type LinuxOverlay,
+  type LinuxPin,
+  type LinuxPlan,
+  type LinuxPlanContext,
+} from './bwrap-plan.js';
 import type { HostFacts } from './host-facts.js';
 import type { SandboxPolicy } from './policy.js';
 import { protectedEntriesOf } from './protected-paths.js';
@@ -30,7 +37,9 @@ export function planProtected(
   const pins: LinuxPin[] = [];
   const options: string[] = [];
   // Roots whose missing names exist only in the run's overlay: no host placeholder there.
-  const workBases = new Map(ctx.pinProtected && ctx.overlay ? ctx.overlay.roots.map((r) => [r.root, r.workBase] as const) : []);
+  const workBases = new Map(
+    ctx.pinProtected && ctx.overlay ? ctx.overlay.roots.map((r) => [r.root, r.workBase] as const) : [],
+  );
   const overlaid = new Set(workBases.keys());
   const readOnly = new Set(ctx.pinProtected ? (ctx.overlay?.readOnlyRoots ?? []) : []);
   // Parents first: each overlay's target is its root as seen through its parents' overlays.
@@ -49,9 +58,13 @@ export function planProtected(
     const f = fact(ctx.facts, path);
     if (f.kind === 'symlink') {
       // A mount lands on the symlink's target and the link itself stays replaceable: refuse.
-      throw new TrustError('SANDBOX_PROTECTED_SYMLINK', `${path} is a symlink (to ${f.target}) inside a writable root and cannot be pinned read-only`, {
-        hint: 'replace the symlink with a regular file, or grant the directory read-only (fs:ro:...) instead of read-write',
-      });
+      throw new TrustError(
+        'SANDBOX_PROTECTED_SYMLINK',
+        `${path} is a symlink (to ${f.target}) inside a writable root and cannot be pinned read-only`,
+        {
+          hint: 'replace the symlink with a regular file, or grant the directory read-only (fs:ro:...) instead of read-write',
+        },
+      );
     }
     if (f.kind === 'missing') {
       if (!overlaid.has(root)) placeholders.push({ path, type });
@@ -94,9 +107,13 @@ export function planUnixSockets(policy: SandboxPolicy, facts: HostFacts): string
     const f = fact(facts, path);
     if (f.kind !== 'socket') {
       const is = f.kind === 'symlink' ? `a symlink (to ${f.target})` : f.kind === 'missing' ? 'missing' : `a ${f.kind}`;
-      throw new TrustError('SANDBOX_UNIX_SOCKET_INVALID', `unixSockets names ${path}, which is ${is}, not a unix socket`, {
-        hint: 'name the real path of a listening unix socket (start its server first), or remove it from unixSockets',
-      });
+      throw new TrustError(
+        'SANDBOX_UNIX_SOCKET_INVALID',
+        `unixSockets names ${path}, which is ${is}, not a unix socket`,
+        {
+          hint: 'name the real path of a listening unix socket (start its server first), or remove it from unixSockets',
+        },
+      );
     }
     return ['--ro-bind', path, path];
   });
@@ -110,7 +127,9 @@ export function planUnixSockets(policy: SandboxPolicy, facts: HostFacts): string
  */
 export function overlayArgs(plan: Pick<LinuxPlan, 'overlays' | 'socketPins'>): string[] {
   return [
-    ...plan.overlays.flatMap((o) => (o.kind === 'rw' ? ['--pin-overlay', o.root, o.workBase] : ['--pin-overlay-ro', o.root])),
+    ...plan.overlays.flatMap((o) =>
+      o.kind === 'rw' ? ['--pin-overlay', o.root, o.workBase] : ['--pin-overlay-ro', o.root],
+    ),
     ...plan.socketPins.flatMap((s) => ['--pin-socket', s]),
   ];
 }

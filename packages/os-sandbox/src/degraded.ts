@@ -21,7 +21,8 @@ export function decideDegraded(policy: SandboxPolicy, probe: SandboxProbe): Degr
     refuseDegraded(policy, mode, why, hint);
     out.push(mode);
   };
-  if (caps.has('udp') && probe.platform === 'darwin') throw notImplemented('the udp capability on macOS (seatbelt has no datagram bridge yet)');
+  if (caps.has('udp') && probe.platform === 'darwin')
+    throw notImplemented('the udp capability on macOS (seatbelt has no datagram bridge yet)');
   // The network/sockets tier runs in its own namespace through the run's proxy (any public host,
   // strict address floor); only a host without network namespaces needs the shared network.
   need(
@@ -33,9 +34,24 @@ export function decideDegraded(policy: SandboxPolicy, probe: SandboxProbe): Degr
     'allow network namespaces for bubblewrap',
   );
   need('no-proc', !probe.proc, 'a private /proc cannot be mounted here', 'run outside a restricted container');
-  need('no-userns-lock', !probe.disableUserns, `bubblewrap ${probe.bwrap?.version ?? '?'} cannot disable nested user namespaces`, 'install bubblewrap 0.8 or newer');
-  need('no-seccomp', probe.platform === 'linux' && (!probe.seccomp || !seccompArchOf(process.arch)), `no seccomp filter can be installed here (kernel support: ${probe.seccomp}, architecture ${process.arch})`, 'run on x64 or arm64 Linux with seccomp enabled');
-  need('no-pids-limit', policy.limits.pids !== undefined && !probe.cgroups.pids, 'a process limit was asked for but no writable pids cgroup exists (RLIMIT_NPROC does not bind uid 0)', 'delegate a cgroup (systemd-run --user --scope -p Delegate=yes)');
+  need(
+    'no-userns-lock',
+    !probe.disableUserns,
+    `bubblewrap ${probe.bwrap?.version ?? '?'} cannot disable nested user namespaces`,
+    'install bubblewrap 0.8 or newer',
+  );
+  need(
+    'no-seccomp',
+    probe.platform === 'linux' && (!probe.seccomp || !seccompArchOf(process.arch)),
+    `no seccomp filter can be installed here (kernel support: ${probe.seccomp}, architecture ${process.arch})`,
+    'run on x64 or arm64 Linux with seccomp enabled',
+  );
+  need(
+    'no-pids-limit',
+    policy.limits.pids !== undefined && !probe.cgroups.pids,
+    'a process limit was asked for but no writable pids cgroup exists (RLIMIT_NPROC does not bind uid 0)',
+    'delegate a cgroup (systemd-run --user --scope -p Delegate=yes)',
+  );
   need('no-memory-limit', false, '', '');
   return [...new Set(out)];
 }

@@ -56,12 +56,29 @@ describe('env scrubbing', () => {
 
   it('keeps only base and granted names from the source, then sets HOME, TMPDIR and proxies', () => {
     const env = buildSandboxEnv(policy, {
-      source: { PATH: '/usr/bin', LANG: 'C.UTF-8', LOG_LEVEL: 'info', NPM_TOKEN: 't', GITHUB_TOKEN: 'g', SECRET: 's', HOME: '/root', USER: 'root' },
+      source: {
+        PATH: '/usr/bin',
+        LANG: 'C.UTF-8',
+        LOG_LEVEL: 'info',
+        NPM_TOKEN: 't',
+        GITHUB_TOKEN: 'g',
+        SECRET: 's',
+        HOME: '/root',
+        USER: 'root',
+      },
       home: '/sandbox/home',
       tmpdir: '/tmp',
       proxy: { HTTP_PROXY: 'http://127.0.0.1:3128' },
     });
-    expect(env).toEqual({ PATH: '/usr/bin', LANG: 'C.UTF-8', LOG_LEVEL: 'info', NPM_TOKEN: 't', HOME: '/sandbox/home', TMPDIR: '/tmp', HTTP_PROXY: 'http://127.0.0.1:3128' });
+    expect(env).toEqual({
+      PATH: '/usr/bin',
+      LANG: 'C.UTF-8',
+      LOG_LEVEL: 'info',
+      NPM_TOKEN: 't',
+      HOME: '/sandbox/home',
+      TMPDIR: '/tmp',
+      HTTP_PROXY: 'http://127.0.0.1:3128',
+    });
   });
 
   it('uses a default PATH when the source has none', () => {
@@ -69,6 +86,8 @@ describe('env scrubbing', () => {
   });
 
   it('throws SANDBOX_ENV_SECRET for a secret-looking explicit name without an exact grant', () => {
-    expect(() => buildSandboxEnv(policy, { source: {}, explicit: { OPENAI_API_KEY: 'x' }, home: '/h', tmpdir: '/t' })).toThrowTrustError('SANDBOX_ENV_SECRET');
+    expect(() =>
+      buildSandboxEnv(policy, { source: {}, explicit: { OPENAI_API_KEY: 'x' }, home: '/h', tmpdir: '/t' }),
+    ).toThrowTrustError('SANDBOX_ENV_SECRET');
   });
 });

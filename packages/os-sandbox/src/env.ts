@@ -7,8 +7,20 @@ export const BASE_ENV_NAMES: readonly string[] = Object.freeze(['PATH', 'LANG', 
 export const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 const SECRET_PARTS = [
-  'KEY', 'SECRET', 'TOKEN', 'PASS', 'CREDENTIAL', 'PRIVATE', 'COOKIE', 'SESSION', 'AUTH',
-  'WEBHOOK', 'BEARER', 'JWT', 'KUBECONFIG', 'DSN',
+  'KEY',
+  'SECRET',
+  'TOKEN',
+  'PASS',
+  'CREDENTIAL',
+  'PRIVATE',
+  'COOKIE',
+  'SESSION',
+  'AUTH',
+  'WEBHOOK',
+  'BEARER',
+  'JWT',
+  'KUBECONFIG',
+  'DSN',
 ];
 /**
  * Short markers matched as whole words only (split at `_`, `-`, `.`), since as substrings they
@@ -18,7 +30,18 @@ const SECRET_PARTS = [
 const SECRET_WORDS = new Set(['PWD', 'PAT', 'SK', 'URL', 'URI']);
 const NOT_SECRET = new Set(['PWD', 'OLDPWD']);
 /** Names the sandbox owns; a caller cannot set them. */
-const RESERVED = new Set(['HOME', 'TMPDIR', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'all_proxy', 'no_proxy']);
+const RESERVED = new Set([
+  'HOME',
+  'TMPDIR',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'ALL_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'all_proxy',
+  'no_proxy',
+]);
 
 /**
  * True when an environment variable name looks like it holds a secret, case-insensitive:
@@ -57,10 +80,14 @@ export function evaluateExplicitEnv(policy: SandboxPolicy, name: string): Decisi
   const granted = policy.capabilities.allowsEnv(name);
   if (granted.allow) return granted;
   if (looksLikeSecretName(name)) {
-    return deny('SANDBOX_ENV_SECRET', `environment variable ${JSON.stringify(name)} looks like a secret and is not granted by name`, {
-      rule: 'env-secret-name',
-      hint: `grant it explicitly with "env:${name}" if the sandboxed process must see it, or inject the credential through the egress policy instead`,
-    });
+    return deny(
+      'SANDBOX_ENV_SECRET',
+      `environment variable ${JSON.stringify(name)} looks like a secret and is not granted by name`,
+      {
+        rule: 'env-secret-name',
+        hint: `grant it explicitly with "env:${name}" if the sandboxed process must see it, or inject the credential through the egress policy instead`,
+      },
+    );
   }
   return allow('env-explicit');
 }
@@ -100,9 +127,13 @@ export function buildSandboxEnv(policy: SandboxPolicy, input: EnvInput): Record<
     const d = evaluateExplicitEnv(policy, name);
     if (!d.allow) throw new TrustError(d.code, d.reason, { hint: d.hint, decision: d });
     if (name.includes('=') || name === '' || value.includes('\0')) {
-      throw new TrustError('SANDBOX_ENV_INVALID', `environment variable ${JSON.stringify(name)} has an invalid name or value`, {
-        hint: 'names may not be empty or contain "="; values may not contain NUL bytes',
-      });
+      throw new TrustError(
+        'SANDBOX_ENV_INVALID',
+        `environment variable ${JSON.stringify(name)} has an invalid name or value`,
+        {
+          hint: 'names may not be empty or contain "="; values may not contain NUL bytes',
+        },
+      );
     }
     env[name] = value;
   }

@@ -34,7 +34,11 @@ describe('escape suite (bubblewrap)', () => {
     symlinkSync(join(outside, 'secret.txt'), join(ws, 'link-to-secret'));
     symlinkSync(fakeHome, join(ws, 'link-to-home'));
     sb = await createSandbox(
-      { v: 1, capabilities: [`fs:rw:${ws}`, `fs:ro:${fakeParent}`, 'stdout', 'stderr', 'env:GRANTED_TOKEN'], systemRoots: NODE_ROOTS },
+      {
+        v: 1,
+        capabilities: [`fs:rw:${ws}`, `fs:ro:${fakeParent}`, 'stdout', 'stderr', 'env:GRANTED_TOKEN'],
+        systemRoots: NODE_ROOTS,
+      },
       {
         audit,
         // Each run removes its own placeholders when it ends (the default keeps them a while).
@@ -57,7 +61,11 @@ describe('escape suite (bubblewrap)', () => {
 
   it('cannot write outside the writable roots', async () => {
     const target = join(outside, 'written.txt');
-    const r = await runIn(sb, [BASH, '-c', `echo x > ${target}; echo x > /etc/evil; echo x > /usr/evil; echo x > ${fakeParent}/shared/evil; echo x > /evil; echo ok > ${ws}/inside.txt`]);
+    const r = await runIn(sb, [
+      BASH,
+      '-c',
+      `echo x > ${target}; echo x > /etc/evil; echo x > /usr/evil; echo x > ${fakeParent}/shared/evil; echo x > /evil; echo ok > ${ws}/inside.txt`,
+    ]);
     expect(existsSync(target)).toBe(false);
     expect(existsSync(join(fakeParent, 'shared', 'evil'))).toBe(false);
     expect(r.stderr).toMatch(/Read-only file system/);
@@ -65,7 +73,11 @@ describe('escape suite (bubblewrap)', () => {
   });
 
   it('cannot read a planted secret in $HOME, even below a granted parent', async () => {
-    const r = await runIn(sb, [BASH, '-c', `cat ${fakeHome}/.ssh/id_ed25519; ls -a ${fakeHome}; cat ${fakeParent}/shared/ok.txt; ls -a /root /home 2>&1; echo HOME=$HOME`]);
+    const r = await runIn(sb, [
+      BASH,
+      '-c',
+      `cat ${fakeHome}/.ssh/id_ed25519; ls -a ${fakeHome}; cat ${fakeParent}/shared/ok.txt; ls -a /root /home 2>&1; echo HOME=$HOME`,
+    ]);
     expect(r.stdout).not.toContain('PLANTED-PRIVATE-KEY');
     expect(r.stdout).toContain('shared-ok');
     expect(r.stdout).toContain('HOME=/sandbox/home');
@@ -77,7 +89,13 @@ describe('escape suite (bubblewrap)', () => {
     expect(r.stdout).not.toContain('leak-me');
     expect(r.stdout).not.toContain('not-granted');
     expect(r.stdout).toContain('GRANTED_TOKEN=granted-value');
-    expect(r.stdout.split('\n').filter(Boolean).map((l) => l.split('=')[0]).sort()).toEqual(['GRANTED_TOKEN', 'HOME', 'PATH', 'PWD', 'TMPDIR']);
+    expect(
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('=')[0])
+        .sort(),
+    ).toEqual(['GRANTED_TOKEN', 'HOME', 'PATH', 'PWD', 'TMPDIR']);
   });
 
   it('refuses a secret-looking explicit env var unless granted by exact name', async () => {
@@ -105,7 +123,11 @@ describe('escape suite (bubblewrap)', () => {
       });
       expect(hostData).toBe('host-socket-data');
       for (const p of [path, path.replace('/run/', '/var/run/')]) {
-        const r = await runIn(sb, [NODE, '-e', `const c=require('net').connect(${JSON.stringify(p)});c.on('data',d=>{console.log('GOT',String(d));});c.on('error',e=>{console.log('ERR',e.code);});`]);
+        const r = await runIn(sb, [
+          NODE,
+          '-e',
+          `const c=require('net').connect(${JSON.stringify(p)});c.on('data',d=>{console.log('GOT',String(d));});c.on('error',e=>{console.log('ERR',e.code);});`,
+        ]);
         expect(r.stdout).not.toContain('host-socket-data');
         expect(r.stdout).toMatch(/ERR (ENOENT|ECONNREFUSED|EACCES|EPERM)/);
       }
@@ -116,29 +138,38 @@ describe('escape suite (bubblewrap)', () => {
   });
 
   it('cannot follow a symlink out of the workspace', async () => {
-    const r = await runIn(sb, [BASH, '-c', `cat ${ws}/link-to-secret; ls ${ws}/link-to-home/.ssh; cat ${ws}/link-to-home/.ssh/id_ed25519`]);
+    const r = await runIn(sb, [
+      BASH,
+      '-c',
+      `cat ${ws}/link-to-secret; ls ${ws}/link-to-home/.ssh; cat ${ws}/link-to-home/.ssh/id_ed25519`,
+    ]);
     expect(r.stdout).not.toContain('outside-secret');
     expect(r.stdout).not.toContain('PLANTED-PRIVATE-KEY');
     expect(r.stdout).not.toContain('id_ed25519');
   });
 
   it('cannot write .git/hooks/pre-commit, .git/config or .bashrc (and leaves no placeholder behind)', async () => {
-    const r = await runIn(sb, [BASH, '-c', [
-      `echo evil > ${ws}/.git/hooks/pre-commit`,
-      `echo evil >> ${ws}/.git/config`,
-      `echo evil > ${ws}/.bashrc`,
-      `echo evil > ${ws}/.envrc`,
-      `mkdir -p ${ws}/.husky/_ && echo evil > ${ws}/.husky/_/pre-commit`,
-      `mv ${ws}/.git ${ws}/git-moved`,
-      `rm -rf ${ws}/.git/hooks`,
-      'true',
-    ].join('; ')]);
+    const r = await runIn(sb, [
+      BASH,
+      '-c',
+      [
+        `echo evil > ${ws}/.git/hooks/pre-commit`,
+        `echo evil >> ${ws}/.git/config`,
+        `echo evil > ${ws}/.bashrc`,
+        `echo evil > ${ws}/.envrc`,
+        `mkdir -p ${ws}/.husky/_ && echo evil > ${ws}/.husky/_/pre-commit`,
+        `mv ${ws}/.git ${ws}/git-moved`,
+        `rm -rf ${ws}/.git/hooks`,
+        'true',
+      ].join('; '),
+    ]);
     expect(r.stderr).toMatch(/Read-only file system|Device or resource busy/);
     expect(existsSync(join(ws, '.git', 'hooks', 'pre-commit'))).toBe(false);
     expect(readFileSync(join(ws, '.git', 'config'), 'utf8')).toBe('[core]\n');
     expect(existsSync(join(ws, '.git', 'hooks'))).toBe(true);
     expect(existsSync(join(ws, 'git-moved'))).toBe(false);
-    for (const f of ['.bashrc', '.envrc', '.husky', '.npmrc', '.profile']) expect(existsSync(join(ws, f)), f).toBe(false);
+    for (const f of ['.bashrc', '.envrc', '.husky', '.npmrc', '.profile'])
+      expect(existsSync(join(ws, f)), f).toBe(false);
   });
 
   it('cannot open raw TCP to the host loopback, or reach a host loopback HTTP service', async () => {
@@ -146,11 +177,19 @@ describe('escape suite (bubblewrap)', () => {
     await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
     const port = (server.address() as { port: number }).port;
     try {
-      const raw = await runIn(sb, [BASH, '-c', `exec 3<>/dev/tcp/127.0.0.1/${port} && echo CONNECTED; cat /proc/net/route | wc -l`]);
+      const raw = await runIn(sb, [
+        BASH,
+        '-c',
+        `exec 3<>/dev/tcp/127.0.0.1/${port} && echo CONNECTED; cat /proc/net/route | wc -l`,
+      ]);
       expect(raw.stdout).not.toContain('CONNECTED');
       expect(raw.stderr).toMatch(/Connection refused|Network is unreachable/);
       expect(raw.stdout.trim()).toBe('1'); // only the header line: no routes at all
-      const http = await runIn(sb, [NODE, '-e', `require('http').get('http://127.0.0.1:${port}/',r=>{console.log('STATUS',r.statusCode)}).on('error',e=>console.log('ERR',e.code))`]);
+      const http = await runIn(sb, [
+        NODE,
+        '-e',
+        `require('http').get('http://127.0.0.1:${port}/',r=>{console.log('STATUS',r.statusCode)}).on('error',e=>console.log('ERR',e.code))`,
+      ]);
       expect(http.stdout).toMatch(/ERR ECONNREFUSED/);
     } finally {
       await new Promise<void>((res) => server.close(() => res()));
@@ -158,7 +197,11 @@ describe('escape suite (bubblewrap)', () => {
   });
 
   it('cannot resolve names (no DNS without a grant)', async () => {
-    const r = await runIn(sb, [BASH, '-c', 'getent ahosts trust-dns-probe.invalid; echo rc=$?; test -e /etc/resolv.conf && echo HAS_RESOLV; true']);
+    const r = await runIn(sb, [
+      BASH,
+      '-c',
+      'getent ahosts trust-dns-probe.invalid; echo rc=$?; test -e /etc/resolv.conf && echo HAS_RESOLV; true',
+    ]);
     expect(r.stdout).toMatch(/rc=2/);
     expect(r.stdout).not.toContain('HAS_RESOLV');
   });
@@ -170,12 +213,16 @@ describe('escape suite (bubblewrap)', () => {
   });
 
   it('seccomp refuses io_uring, ptrace and TIOCSTI (distinct from their unfiltered errors)', async () => {
-    const r = await runIn(sb, ['/usr/bin/perl', '-e', [
-      'syscall(425, 1, 0); print "io_uring=", $!+0, "\n";',
-      'syscall(101, 0, 0, 0, 0); print "ptrace=", $!+0, "\n";',
-      'my $c = "x"; syscall(16, 0, 0x5412, $c); print "tiocsti=", $!+0, "\n";',
-      'syscall(165, 0, 0, 0, 0, 0); print "mount=", $!+0, "\n";',
-    ].join(' ')]);
+    const r = await runIn(sb, [
+      '/usr/bin/perl',
+      '-e',
+      [
+        'syscall(425, 1, 0); print "io_uring=", $!+0, "\n";',
+        'syscall(101, 0, 0, 0, 0); print "ptrace=", $!+0, "\n";',
+        'my $c = "x"; syscall(16, 0, 0x5412, $c); print "tiocsti=", $!+0, "\n";',
+        'syscall(165, 0, 0, 0, 0, 0); print "mount=", $!+0, "\n";',
+      ].join(' '),
+    ]);
     // EPERM (1) everywhere; without the filter these would be EFAULT (14), 0, ENOTTY (25) and EFAULT/EPERM.
     expect(r.stdout).toBe('io_uring=1\nptrace=1\ntiocsti=1\nmount=1\n');
   });
@@ -200,7 +247,9 @@ describe('protected symlinks', () => {
     const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout'] }, { audit });
     try {
       await expect(sb.spawn(['/bin/true'])).rejects.toHaveTrustCode('SANDBOX_PROTECTED_SYMLINK');
-      expect(audit.events.filter((e) => e.decision === 'deny').map((e) => e.code)).toEqual(['SANDBOX_PROTECTED_SYMLINK']);
+      expect(audit.events.filter((e) => e.decision === 'deny').map((e) => e.code)).toEqual([
+        'SANDBOX_PROTECTED_SYMLINK',
+      ]);
     } finally {
       await sb.close();
       rmSync(ws, { recursive: true, force: true });

@@ -27,8 +27,13 @@ describe('a grant to a missing directory (bubblewrap)', () => {
     const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${dir}`, 'stdout', 'stderr'] }, { audit });
     try {
       rmSync(dir, { recursive: true });
-      await expect(sb.spawn(['/bin/true'])).rejects.toMatchObject({ code: expect.toBeTrustCode('SANDBOX_GRANT_MISSING'), message: expect.stringContaining(dir) });
-      expect(audit.events.map((e) => `${e.action} ${e.decision} ${e.code ?? ''}`)).toEqual(['sandbox.spawn deny SANDBOX_GRANT_MISSING']);
+      await expect(sb.spawn(['/bin/true'])).rejects.toMatchObject({
+        code: expect.toBeTrustCode('SANDBOX_GRANT_MISSING'),
+        message: expect.stringContaining(dir),
+      });
+      expect(audit.events.map((e) => `${e.action} ${e.decision} ${e.code ?? ''}`)).toEqual([
+        'sandbox.spawn deny SANDBOX_GRANT_MISSING',
+      ]);
     } finally {
       await sb.close();
     }
@@ -45,7 +50,9 @@ describe('the README example', () => {
     const script = join(freshDir('trust-readme-'), 'example.mjs');
     writeFileSync(
       script,
-      code!.replace("'@trust/core'", JSON.stringify(dist('core'))).replace("'@trust/os-sandbox'", JSON.stringify(dist('os-sandbox'))),
+      code!
+        .replace("'@trust/core'", JSON.stringify(dist('core')))
+        .replace("'@trust/os-sandbox'", JSON.stringify(dist('os-sandbox'))),
     );
     try {
       const out = execFileSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 });

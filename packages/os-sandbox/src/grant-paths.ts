@@ -17,7 +17,11 @@ const within = (root: string, path: string): boolean => root === '/' || path ===
  * @example
  * evaluateGrantRealPaths(policy, process.env.HOME); // { allow: true, rule: 'grant-real-paths' }
  */
-export function evaluateGrantRealPaths(policy: SandboxPolicy, home?: string, realpath: (p: string) => string = realpathSync): Decision {
+export function evaluateGrantRealPaths(
+  policy: SandboxPolicy,
+  home?: string,
+  realpath: (p: string) => string = realpathSync,
+): Decision {
   const sensitive = [...SENSITIVE_ROOTS, ...(home ? [home] : [])];
   for (const g of policy.capabilities.fsGrants) {
     let real: string;
@@ -38,7 +42,10 @@ export function evaluateGrantRealPaths(policy: SandboxPolicy, home?: string, rea
     return deny(
       'SANDBOX_GRANT_SYMLINK',
       `the grant fs:${g.mode}:${g.path} resolves through a symlink to ${real}${hit ? `, inside the sensitive root ${hit}` : ''}; a mount would expose the target`,
-      { rule: 'grant-real-path', hint: `grant the real path (fs:${g.mode}:${real}) if that is intended, or remove the symlink at ${g.path}` },
+      {
+        rule: 'grant-real-path',
+        hint: `grant the real path (fs:${g.mode}:${real}) if that is intended, or remove the symlink at ${g.path}`,
+      },
     );
   }
   return allow('grant-real-paths');

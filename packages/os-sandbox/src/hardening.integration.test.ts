@@ -17,7 +17,10 @@ describe('hardening (bubblewrap)', () => {
   beforeAll(async () => {
     expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed (apt-get install bubblewrap)').toBe(true);
     ws = freshDir('trust-hard-');
-    sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { env: { PATH: '/usr/bin:/bin' } });
+    sb = await createSandbox(
+      { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'], systemRoots: NODE_ROOTS },
+      { env: { PATH: '/usr/bin:/bin' } },
+    );
   });
   afterAll(async () => {
     await sb?.close();
@@ -30,15 +33,24 @@ describe('hardening (bubblewrap)', () => {
       writeFileSync(join(target, 'x'), 'host-secret');
       symlinkSync(target, join(ws, 'cache'));
       symlinkSync('/root', join(ws, 'rootlink'));
-      await expect(createSandbox({ v: 1, capabilities: [`fs:rw:${ws}/cache`, 'stdout'] })).rejects.toHaveTrustCode('SANDBOX_GRANT_SYMLINK');
-      await expect(createSandbox({ v: 1, capabilities: [`fs:ro:${ws}/rootlink`, 'stdout'] })).rejects.toThrow(/sensitive root \/root/);
+      await expect(createSandbox({ v: 1, capabilities: [`fs:rw:${ws}/cache`, 'stdout'] })).rejects.toHaveTrustCode(
+        'SANDBOX_GRANT_SYMLINK',
+      );
+      await expect(createSandbox({ v: 1, capabilities: [`fs:ro:${ws}/rootlink`, 'stdout'] })).rejects.toThrow(
+        /sensitive root \/root/,
+      );
       // Planted after the sandbox was created (the directory it granted replaced): refused at spawn, nothing runs.
       mkdirSync(join(ws, 'later'));
-      const later = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}/later`, 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { env: { PATH: '/usr/bin:/bin' } });
+      const later = await createSandbox(
+        { v: 1, capabilities: [`fs:rw:${ws}/later`, 'stdout', 'stderr'], systemRoots: NODE_ROOTS },
+        { env: { PATH: '/usr/bin:/bin' } },
+      );
       try {
         rmSync(join(ws, 'later'), { recursive: true });
         symlinkSync(target, join(ws, 'later'));
-        await expect(later.spawn([SH, '-c', `echo pwned > ${ws}/later/x`], { cwd: `${ws}/later` })).rejects.toHaveTrustCode('SANDBOX_GRANT_SYMLINK');
+        await expect(
+          later.spawn([SH, '-c', `echo pwned > ${ws}/later/x`], { cwd: `${ws}/later` }),
+        ).rejects.toHaveTrustCode('SANDBOX_GRANT_SYMLINK');
       } finally {
         await later.close();
       }
@@ -67,7 +79,11 @@ describe('hardening (bubblewrap)', () => {
          await p.exit;
          await sb.close();`,
       );
-      const out = execFileSync('/bin/bash', ['-c', `exec 200<${join(dir, 'secret')}; exec "${process.execPath}" ${child}`], { encoding: 'utf8' });
+      const out = execFileSync(
+        '/bin/bash',
+        ['-c', `exec 200<${join(dir, 'secret')}; exec "${process.execPath}" ${child}`],
+        { encoding: 'utf8' },
+      );
       expect(out).toContain(`host-fd200=${join(dir, 'secret')}`);
       expect(out).not.toContain('FD-SECRET');
       expect(out).not.toMatch(/\b200\b/);
@@ -101,28 +117,52 @@ describe('hardening (bubblewrap)', () => {
       writeFileSync(join(repo, '.git', 'config'), '[core]\n');
       writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/heads/main\n');
       mkdirSync(join(repo, 'vendor', 'lib', '.git', 'hooks'), { recursive: true });
-      const git = await createSandbox({ v: 1, capabilities: [`fs:rw:${repo}`, 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { env: { PATH: '/usr/bin:/bin' } });
+      const git = await createSandbox(
+        { v: 1, capabilities: [`fs:rw:${repo}`, 'stdout', 'stderr'], systemRoots: NODE_ROOTS },
+        { env: { PATH: '/usr/bin:/bin' } },
+      );
       try {
-        const r = await runIn(git, [SH, '-c', [
-          'mkdir -p evilgit/hooks && echo evil > evilgit/hooks/pre-commit',
-          'echo ../evilgit > .git/commondir',
-          'echo evil > .git/modules/sub/hooks/pre-commit',
-          'echo "[core] hooksPath=/x" > .git/modules/sub/config',
-          'mkdir -p .git/worktrees/w && echo evil > .git/worktrees/w/commondir',
-          'mkdir -p .git/info && echo evil > .git/info/attributes',
-          'echo evil > .git/objects',
-          'echo ref > .git/HEAD',
-          'echo evil > vendor/lib/.git/hooks/pre-commit',
-          'mv vendor/lib/.git vendor/lib/moved',
-          'mkdir -p .vscode && echo evil > .vscode/tasks.json',
-          'mkdir -p .github/workflows && echo evil > .github/workflows/ci.yml',
-          'echo evil > .pre-commit-config.yaml; echo evil > .gitmodules; echo evil > .gitattributes',
-          'echo ok > normal.txt && echo NORMAL-OK',
-        ].join('; ')], { cwd: repo });
+        const r = await runIn(
+          git,
+          [
+            SH,
+            '-c',
+            [
+              'mkdir -p evilgit/hooks && echo evil > evilgit/hooks/pre-commit',
+              'echo ../evilgit > .git/commondir',
+              'echo evil > .git/modules/sub/hooks/pre-commit',
+              'echo "[core] hooksPath=/x" > .git/modules/sub/config',
+              'mkdir -p .git/worktrees/w && echo evil > .git/worktrees/w/commondir',
+              'mkdir -p .git/info && echo evil > .git/info/attributes',
+              'echo evil > .git/objects',
+              'echo ref > .git/HEAD',
+              'echo evil > vendor/lib/.git/hooks/pre-commit',
+              'mv vendor/lib/.git vendor/lib/moved',
+              'mkdir -p .vscode && echo evil > .vscode/tasks.json',
+              'mkdir -p .github/workflows && echo evil > .github/workflows/ci.yml',
+              'echo evil > .pre-commit-config.yaml; echo evil > .gitmodules; echo evil > .gitattributes',
+              'echo ok > normal.txt && echo NORMAL-OK',
+            ].join('; '),
+          ],
+          { cwd: repo },
+        );
         expect(r.stdout).toContain('NORMAL-OK');
         // Closing removes the placeholders kept for the next run: what is left was written by the run.
         await git.close();
-        for (const p of ['.git/commondir', '.git/modules/sub/hooks/pre-commit', '.git/worktrees', '.git/info', '.git/objects', 'vendor/lib/.git/hooks/pre-commit', 'vendor/lib/moved', '.vscode', '.github', '.pre-commit-config.yaml', '.gitmodules', '.gitattributes']) {
+        for (const p of [
+          '.git/commondir',
+          '.git/modules/sub/hooks/pre-commit',
+          '.git/worktrees',
+          '.git/info',
+          '.git/objects',
+          'vendor/lib/.git/hooks/pre-commit',
+          'vendor/lib/moved',
+          '.vscode',
+          '.github',
+          '.pre-commit-config.yaml',
+          '.gitmodules',
+          '.gitattributes',
+        ]) {
           expect(existsSync(join(repo, p)), p).toBe(false);
         }
         expect(readFileSync(join(repo, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
@@ -140,7 +180,11 @@ describe('hardening (bubblewrap)', () => {
     // Writes back the exact current value, so the host stays unchanged even if the write got through.
     const r = await runIn(
       sb,
-      [SH, '-c', 'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo WROTE; echo x > /proc/sysrq-trigger && echo SYSRQ; echo via-fd > /proc/self/fd/1; grep -c "^Pid:" /proc/self/status; awk \'$5 == "/proc" { print "proc", substr($6, 1, 2) }\' /proc/self/mountinfo'],
+      [
+        SH,
+        '-c',
+        'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo WROTE; echo x > /proc/sysrq-trigger && echo SYSRQ; echo via-fd > /proc/self/fd/1; grep -c "^Pid:" /proc/self/status; awk \'$5 == "/proc" { print "proc", substr($6, 1, 2) }\' /proc/self/mountinfo',
+      ],
       { cwd: ws },
     );
     expect(r.stdout).not.toContain('WROTE');
@@ -155,11 +199,23 @@ describe('hardening (bubblewrap)', () => {
 
   it('a host user without root cannot write host sysctls either, with no /proc covers in its plan (sysctl write as a user)', () => {
     // The plan for a non-root host has no /proc covers; the kernel's own permissions must stop the write.
-    const plan = planSandbox({ v: 1 }, [SH, '-c', 'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo WROTE'], 'linux', { seccomp: false });
+    const plan = planSandbox(
+      { v: 1 },
+      [
+        SH,
+        '-c',
+        'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo WROTE',
+      ],
+      'linux',
+      { seccomp: false },
+    );
     if (plan.platform !== 'linux') throw new Error('linux plan expected');
     expect(plan.options.filter((o) => o.startsWith('/proc/'))).toEqual([]);
     const before = readFileSync('/proc/sys/kernel/core_pattern', 'utf8');
-    const asUser = process.getuid?.() === 0 ? ['setpriv', '--reuid', '65534', '--regid', '65534', '--clear-groups', '--inh-caps=-all'] : [];
+    const asUser =
+      process.getuid?.() === 0
+        ? ['setpriv', '--reuid', '65534', '--regid', '65534', '--clear-groups', '--inh-caps=-all']
+        : [];
     const [file, ...pre] = [...asUser, '/usr/bin/bwrap'];
     const r = spawnSync(file!, [...pre, ...plan.args], { encoding: 'utf8' });
     expect(r.stdout).not.toContain('WROTE');
@@ -168,7 +224,11 @@ describe('hardening (bubblewrap)', () => {
   });
 
   it('host root runs the command as an unprivileged uid that can still write granted rw dirs (uid 0 inside)', async () => {
-    const r = await runIn(sb, [SH, '-c', `id -u; id -g; echo ok > ${ws}/by-nobody.txt && echo ok > "$HOME/h" && echo WROTE`], { cwd: ws });
+    const r = await runIn(
+      sb,
+      [SH, '-c', `id -u; id -g; echo ok > ${ws}/by-nobody.txt && echo ok > "$HOME/h" && echo WROTE`],
+      { cwd: ws },
+    );
     if (process.getuid?.() === 0) expect(r.stdout).toMatch(/^65534\n65534\n/);
     else expect(r.stdout).not.toMatch(/^0\n/);
     expect(r.stdout).toContain('WROTE');

@@ -22,12 +22,12 @@ export interface HostFacts {
 }
 
 const USRMERGE_PATHS: Record<string, PathFact> = {
-    '/bin': { kind: 'symlink', target: 'usr/bin' },
-    '/sbin': { kind: 'symlink', target: 'usr/sbin' },
-    '/lib': { kind: 'symlink', target: 'usr/lib' },
-    '/lib64': { kind: 'symlink', target: 'usr/lib64' },
-    '/lib32': { kind: 'missing' },
-    '/libx32': { kind: 'missing' },
+  '/bin': { kind: 'symlink', target: 'usr/bin' },
+  '/sbin': { kind: 'symlink', target: 'usr/sbin' },
+  '/lib': { kind: 'symlink', target: 'usr/lib' },
+  '/lib64': { kind: 'symlink', target: 'usr/lib64' },
+  '/lib32': { kind: 'missing' },
+  '/libx32': { kind: 'missing' },
 };
 
 /** The usrmerge layout of Debian 12 / Ubuntu / Fedora; the default facts of `planSandbox`. */
@@ -71,7 +71,11 @@ export function collectPathFactsSync(paths: Iterable<string>): Record<string, Pa
       const st = lstatSync(p, { throwIfNoEntry: false });
       if (!st) out[p] = { kind: 'missing' };
       else if (st.isSymbolicLink()) out[p] = { kind: 'symlink', target: readlinkSync(p) };
-      else out[p] = { kind: st.isDirectory() ? 'dir' : st.isFile() ? 'file' : st.isSocket() ? 'socket' : 'other', id: `${st.dev}:${st.ino}` };
+      else
+        out[p] = {
+          kind: st.isDirectory() ? 'dir' : st.isFile() ? 'file' : st.isSocket() ? 'socket' : 'other',
+          id: `${st.dev}:${st.ino}`,
+        };
     } catch {
       out[p] = { kind: 'missing' };
     }

@@ -22,7 +22,15 @@ export { BASE_ENV_NAMES, DEFAULT_PATH, buildSandboxEnv, evaluateExplicitEnv, loo
 export type { EnvInput } from './env.js';
 export { USRMERGE_FACTS, collectPathFacts } from './host-facts.js';
 export type { HostFacts, PathFact } from './host-facts.js';
-export { ETC_FILES, PROTECTED_DIRS, PROTECTED_ENTRIES, PROTECTED_FILES, PROTECTED_GIT, SENSITIVE_ROOTS, protectedEntriesOf } from './protected-paths.js';
+export {
+  ETC_FILES,
+  PROTECTED_DIRS,
+  PROTECTED_ENTRIES,
+  PROTECTED_FILES,
+  PROTECTED_GIT,
+  SENSITIVE_ROOTS,
+  protectedEntriesOf,
+} from './protected-paths.js';
 export type { ProtectedEntry } from './protected-paths.js';
 export { probeSandbox } from './probe.js';
 export type { ProbeOptions, SandboxProbe } from './probe.js';

@@ -3,7 +3,17 @@
 // Real bubblewrap and the system C compiler; fails (never skips) without them.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,7 +88,10 @@ describe('the launcher cache', { timeout: 180_000 }, () => {
     writeFileSync(manifest, JSON.stringify({ v: 1, sha256: hash }));
     let sb;
     try {
-      sb = await createSandbox({ v: 1, capabilities: ['stdout'] }, { launcherCacheDir: cacheDir, launcherVerify: 'rebuild' });
+      sb = await createSandbox(
+        { v: 1, capabilities: ['stdout'] },
+        { launcherCacheDir: cacheDir, launcherVerify: 'rebuild' },
+      );
       expect((await runIn(sb, ['/bin/echo', 'ok'])).stdout).toBe('ok\n');
     } finally {
       await sb?.close();
@@ -91,7 +104,9 @@ describe('the launcher cache', { timeout: 180_000 }, () => {
   it('refuses a writable grant inside the cache', async () => {
     const cacheDir = join(dir, 'inside', 'launcher');
     await ensureLauncher({ cacheDir });
-    await expect(createSandbox({ v: 1, capabilities: [`fs:rw:${cacheDir}`] }, { launcherCacheDir: cacheDir })).rejects.toHaveTrustCode('SANDBOX_POLICY_INVALID');
+    await expect(
+      createSandbox({ v: 1, capabilities: [`fs:rw:${cacheDir}`] }, { launcherCacheDir: cacheDir }),
+    ).rejects.toHaveTrustCode('SANDBOX_POLICY_INVALID');
   });
 
   it('creates the cache 0700, tightens a loose one of this user, and refuses one of another user or a symlink', async () => {
@@ -117,7 +132,10 @@ describe('the launcher cache', { timeout: 180_000 }, () => {
     expect(existsSync(dist), 'build @trust/os-sandbox first (dist/index.js)').toBe(true);
     const xdg = join(dir, 'xdg');
     const script = join(dir, 'ro.mjs');
-    writeFileSync(script, `const { ensureLauncher } = await import(${JSON.stringify(dist)});\nprocess.stdout.write(JSON.stringify(await ensureLauncher()));\n`);
+    writeFileSync(
+      script,
+      `const { ensureLauncher } = await import(${JSON.stringify(dist)});\nprocess.stdout.write(JSON.stringify(await ensureLauncher()));\n`,
+    );
     // The package is a read-only bind in this namespace (as root, chmod alone would not stop a write).
     const out = execFileSync(
       '/usr/bin/bwrap',

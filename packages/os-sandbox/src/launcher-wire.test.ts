@@ -1,7 +1,15 @@
 // The spawn server's wire format (version 1), byte for byte (the server's decoder is exercised in
 // spawn-server.integration.test.ts and fuzzed in wire-fuzz.integration.test.ts).
 import { describe, expect, it } from 'vitest';
-import { encodeAck, encodeBwrapArgs, encodeCommand, encodeKill, encodeRequest, WIRE_HEADER_BYTES, WIRE_VERSION } from './launcher-wire.js';
+import {
+  encodeAck,
+  encodeBwrapArgs,
+  encodeCommand,
+  encodeKill,
+  encodeRequest,
+  WIRE_HEADER_BYTES,
+  WIRE_VERSION,
+} from './launcher-wire.js';
 
 const le = (n: number): number[] => [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff];
 const str = (s: string): number[] => [...le(Buffer.byteLength(s)), ...Buffer.from(s)];
@@ -15,13 +23,25 @@ describe('encodeRequest', () => {
   });
 
   it('lays out version, kind, id, length, then length-prefixed arguments, options, the seccomp program and the pipe flags', () => {
-    const got = encodeRequest(0x01020304, { args: ['--', 'é'], options: ['--chdir', '/w'], fd4: Uint8Array.of(9), stdin: true, stdout: false, stderr: true });
+    const got = encodeRequest(0x01020304, {
+      args: ['--', 'é'],
+      options: ['--chdir', '/w'],
+      fd4: Uint8Array.of(9),
+      stdin: true,
+      stdout: false,
+      stderr: true,
+    });
     // prettier-ignore
     const body = [
-      ...le(2), ...str('--'), ...str('é'),       // launcher arguments
-      ...le(2), ...str('--chdir'), ...str('/w'), // bwrap options
-      ...le(1), 9,                               // seccomp program
-      1 | 4,                                     // stdin and stderr pipes
+      ...le(2),
+      ...str('--'),
+      ...str('é'), // launcher arguments
+      ...le(2),
+      ...str('--chdir'),
+      ...str('/w'), // bwrap options
+      ...le(1),
+      9, // seccomp program
+      1 | 4, // stdin and stderr pipes
     ];
     expect([...got]).toEqual([WIRE_VERSION, 0x52, 4, 3, 2, 1, ...le(body.length), ...body]);
   });
@@ -44,7 +64,9 @@ describe('encodeRequest', () => {
     ['a launcher argument', { args: ['--', 'a\0b'] }],
     ['a bwrap option', { args: [], options: ['--chdir', '/proj/\0--ro-bind\0/etc\0/proj/etc'] }],
   ])('refuses %s that holds a NUL (SANDBOX_WIRE_INVALID)', (_, r) => {
-    expect(() => encodeRequest(1, { ...r, stdin: false, stdout: false, stderr: false })).toThrowTrustError('SANDBOX_WIRE_INVALID');
+    expect(() => encodeRequest(1, { ...r, stdin: false, stdout: false, stderr: false })).toThrowTrustError(
+      'SANDBOX_WIRE_INVALID',
+    );
   });
 });
 
@@ -70,7 +92,7 @@ describe('acknowledgement, kill and bwrap --args', () => {
     expect([...encodeKill(9, 15)]).toEqual([1, 0x4b, ...le(9), ...le(1), 15]);
   });
 
-  it('writes bubblewrap\'s NUL-terminated words and refuses a word holding a NUL', () => {
+  it("writes bubblewrap's NUL-terminated words and refuses a word holding a NUL", () => {
     expect(encodeBwrapArgs(['--chdir', '/w']).toString()).toBe('--chdir\0/w\0');
     expect(() => encodeBwrapArgs(['--chdir', '/w\0--bind\0/\0/'])).toThrowTrustError('SANDBOX_WIRE_INVALID');
   });

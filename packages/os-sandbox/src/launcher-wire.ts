@@ -48,7 +48,12 @@ const refuse = (what: string): never => {
 };
 
 /** Sizes, then writes, one message into a single buffer (it is built on every spawn's path). */
-function encode(kind: string, id: number, fields: readonly (readonly string[] | string | Uint8Array | number)[], what: string): Buffer {
+function encode(
+  kind: string,
+  id: number,
+  fields: readonly (readonly string[] | string | Uint8Array | number)[],
+  what: string,
+): Buffer {
   let size = WIRE_HEADER_BYTES;
   for (const f of fields) {
     if (typeof f === 'number') size += 1;
@@ -99,7 +104,12 @@ function encode(kind: string, id: number, fields: readonly (readonly string[] | 
  */
 export function encodeRequest(id: number, r: LaunchRequest, kind: 'R' | 'P' = 'R'): Buffer {
   const flags = (r.stdin ? 1 : 0) | (r.stdout ? 2 : 0) | (r.stderr ? 4 : 0);
-  return encode(kind, id, [r.args, r.options ?? [], r.fd4 ?? new Uint8Array(0), flags], 'a launcher argument or bwrap option');
+  return encode(
+    kind,
+    id,
+    [r.args, r.options ?? [], r.fd4 ?? new Uint8Array(0), flags],
+    'a launcher argument or bwrap option',
+  );
 }
 
 /**

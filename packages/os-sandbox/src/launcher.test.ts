@@ -26,9 +26,14 @@ describe('hideLauncher', () => {
     expect(hideLauncher(parseSandboxPolicy({ v: 1, capabilities: [grant] }), CACHE).hiddenPaths).toEqual(hidden);
   });
 
-  it.each(['fs:rw:/nonexistent-home/.cache/trust/launcher', 'fs:rw:/nonexistent-home/.cache/trust/launcher/abc'])('refuses the writable grant %s inside it', (grant) => {
-    expect(() => hideLauncher(parseSandboxPolicy({ v: 1, capabilities: [grant] }), CACHE)).toThrowTrustError('SANDBOX_POLICY_INVALID');
-  });
+  it.each(['fs:rw:/nonexistent-home/.cache/trust/launcher', 'fs:rw:/nonexistent-home/.cache/trust/launcher/abc'])(
+    'refuses the writable grant %s inside it',
+    (grant) => {
+      expect(() => hideLauncher(parseSandboxPolicy({ v: 1, capabilities: [grant] }), CACHE)).toThrowTrustError(
+        'SANDBOX_POLICY_INVALID',
+      );
+    },
+  );
 
   it('leaves a read-only grant inside it alone', () => {
     const policy = parseSandboxPolicy({ v: 1, capabilities: [`fs:ro:${CACHE}/abc`] });

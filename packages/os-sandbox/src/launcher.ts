@@ -1,6 +1,17 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +49,9 @@ const sha256 = (data: Buffer | string): string => createHash('sha256').update(da
 
 function run(file: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: 60_000 }, (err, _out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve()));
+    execFile(file, args, { timeout: 60_000 }, (err, _out, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(),
+    );
   });
 }
 
@@ -93,14 +106,23 @@ function ensurePrivateDir(dir: string): void {
  * const l = await ensureLauncher({ cacheDir: '/var/cache/trust' });
  */
 export async function ensureLauncher(
-  options: { cacheDir?: string; cc?: string; source?: string; env?: Readonly<Record<string, string | undefined>>; verify?: 'manifest' | 'rebuild' } = {},
+  options: {
+    cacheDir?: string;
+    cc?: string;
+    source?: string;
+    env?: Readonly<Record<string, string | undefined>>;
+    verify?: 'manifest' | 'rebuild';
+  } = {},
 ): Promise<Launcher> {
   const source = options.source ?? launcherSourcePath();
   let sources: { files: string[]; text: string };
   try {
     sources = launcherSources(source);
   } catch (err) {
-    throw new TrustError('SANDBOX_UNAVAILABLE', `the launcher source ${source} is missing`, { cause: err, hint: 'reinstall @trust/os-sandbox' });
+    throw new TrustError('SANDBOX_UNAVAILABLE', `the launcher source ${source} is missing`, {
+      cause: err,
+      hint: 'reinstall @trust/os-sandbox',
+    });
   }
   const cacheDir = options.cacheDir ?? launcherCacheDir(options.env);
   ensurePrivateDir(cacheDir);
@@ -115,7 +137,9 @@ export async function ensureLauncher(
     try {
       // Static when the C library allows it: no dynamic loader on every spawn (about 0.3 ms).
       const units = sources.files.filter((f) => f.endsWith('.c'));
-      await run(cc, ['-O2', '-Wall', '-static', '-o', tmp, ...units]).catch(() => run(cc, ['-O2', '-Wall', '-o', tmp, ...units]));
+      await run(cc, ['-O2', '-Wall', '-static', '-o', tmp, ...units]).catch(() =>
+        run(cc, ['-O2', '-Wall', '-o', tmp, ...units]),
+      );
     } catch (err) {
       throw new TrustError('SANDBOX_UNAVAILABLE', 'could not compile the sandbox launcher with the system C compiler', {
         cause: err,
@@ -126,7 +150,11 @@ export async function ensureLauncher(
     return { tmp, hash: sha256(readFileSync(tmp)) };
   };
   const install = ({ tmp, hash }: { tmp: string; hash: string }): void => {
-    writeFileSync(`${manifest}.${process.pid}.tmp`, `${JSON.stringify({ v: 1, sources: sha256(sources.text), sha256: hash })}\n`, { mode: 0o600 });
+    writeFileSync(
+      `${manifest}.${process.pid}.tmp`,
+      `${JSON.stringify({ v: 1, sources: sha256(sources.text), sha256: hash })}\n`,
+      { mode: 0o600 },
+    );
     renameSync(tmp, bin);
     renameSync(`${manifest}.${process.pid}.tmp`, manifest);
   };
@@ -168,12 +196,15 @@ export function verifyLauncher(path: string, expected: string): Launcher {
 
 function verifyLauncherIn(path: string, expected: string, hideDir: string): Launcher {
   const tampered = (why: string): TrustError =>
-    new TrustError('SANDBOX_LAUNCHER_TAMPERED', `the sandbox launcher ${path} ${why}`, { hint: `delete ${dirname(path)} so it is rebuilt from source` });
+    new TrustError('SANDBOX_LAUNCHER_TAMPERED', `the sandbox launcher ${path} ${why}`, {
+      hint: `delete ${dirname(path)} so it is rebuilt from source`,
+    });
   const st = lstatSync(path);
   const uid = process.getuid?.();
   if (!st.isFile()) throw tampered('is not a regular file');
   if (st.nlink !== 1) throw tampered('has other hard links');
-  if ((st.mode & 0o022) !== 0 || (uid !== undefined && st.uid !== uid && st.uid !== 0)) throw tampered('may be written by another user');
+  if ((st.mode & 0o022) !== 0 || (uid !== undefined && st.uid !== uid && st.uid !== 0))
+    throw tampered('may be written by another user');
   const actual = sha256(readFileSync(path));
   if (actual !== expected) throw tampered('does not match its recorded hash');
   return Object.freeze({ path, sha256: actual, hideDir });
@@ -197,13 +228,18 @@ export function hideLauncher(policy: SandboxPolicy, dir: string): SandboxPolicy 
   } catch {
     /* judged by the path given */
   }
-  const within = (parent: string, child: string): boolean => child === parent || child.startsWith(parent === '/' ? '/' : `${parent}/`);
+  const within = (parent: string, child: string): boolean =>
+    child === parent || child.startsWith(parent === '/' ? '/' : `${parent}/`);
   const rw = policy.capabilities.fsGrants.filter((g) => g.mode === 'rw');
   const inside = rw.find((g) => within(real, g.path) || within(dir, g.path));
   if (inside) {
-    throw new TrustError('SANDBOX_POLICY_INVALID', `the writable grant ${inside.path} lies inside the sandbox launcher's directory ${real}`, {
-      hint: 'grant a directory outside the launcher cache, or move the cache (launcherCacheDir, TRUST_CACHE_DIR)',
-    });
+    throw new TrustError(
+      'SANDBOX_POLICY_INVALID',
+      `the writable grant ${inside.path} lies inside the sandbox launcher's directory ${real}`,
+      {
+        hint: 'grant a directory outside the launcher cache, or move the cache (launcherCacheDir, TRUST_CACHE_DIR)',
+      },
+    );
   }
   if (!rw.some((g) => within(g.path, real))) return policy;
   return Object.freeze({ ...policy, hiddenPaths: Object.freeze([...policy.hiddenPaths, real]) });

@@ -37,7 +37,10 @@ describe('lifecycle (bubblewrap)', () => {
     expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
     ws = freshDir('trust-life-');
     // Each run removes its own placeholders when it ends (the default keeps them a while).
-    sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr', 'stdin'] }, { placeholderLingerMs: 0 });
+    sb = await createSandbox(
+      { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr', 'stdin'] },
+      { placeholderLingerMs: 0 },
+    );
   });
   afterAll(async () => {
     await sb?.close();
@@ -46,7 +49,10 @@ describe('lifecycle (bubblewrap)', () => {
 
   it('a timeout kills the whole forking process tree', async () => {
     const m = marker();
-    const p = await sb.spawn(['/bin/sh', '-c', `sleep ${m} & (sleep ${m} &) ; sh -c "sleep ${m}" & echo started; wait`], { timeoutMs: 400 });
+    const p = await sb.spawn(
+      ['/bin/sh', '-c', `sleep ${m} & (sleep ${m} &) ; sh -c "sleep ${m}" & echo started; wait`],
+      { timeoutMs: 400 },
+    );
     const out = readAll(p.stdout);
     const exit = await p.exit;
     expect(await out).toContain('started');
@@ -92,10 +98,19 @@ describe('lifecycle (bubblewrap)', () => {
 
   // Runs start through the launcher's spawn server (which holds their lifelines), or with this
   // process's own spawn (which holds them itself): a dead parent ends its runs either way.
-  for (const [how, options] of [['spawn server', '{}'], ['spawnServer: false', '{ spawnServer: false }']] as const) {
+  for (const [how, options] of [
+    ['spawn server', '{}'],
+    ['spawnServer: false', '{ spawnServer: false }'],
+  ] as const) {
     it(`killing the parent process ends the sandboxed child (${how})`, async () => {
       const m = marker();
-      const script = parentScript(ws, 'parent.mjs', m, `process.stdout.write('spawned ' + p.pid + '\\n'); setInterval(() => {}, 1000);`, options);
+      const script = parentScript(
+        ws,
+        'parent.mjs',
+        m,
+        `process.stdout.write('spawned ' + p.pid + '\\n'); setInterval(() => {}, 1000);`,
+        options,
+      );
       const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
       await new Promise<void>((res) => parent.stdout.once('data', () => res()));
       for (let i = 0; i < 50 && hostPidsWith(m).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
@@ -109,7 +124,9 @@ describe('lifecycle (bubblewrap)', () => {
       // SIGKILL right after spawn() returns: bwrap's own --die-with-parent is not armed yet.
       const script = parentScript(ws, 'early-parent.mjs', m, `process.kill(process.pid, 'SIGKILL');`, options);
       const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'ignore', 'inherit'] });
-      const [, signal] = await new Promise<[number | null, string | null]>((res) => parent.once('exit', (c, sig) => res([c, sig])));
+      const [, signal] = await new Promise<[number | null, string | null]>((res) =>
+        parent.once('exit', (c, sig) => res([c, sig])),
+      );
       expect(signal).toBe('SIGKILL');
       expect(await waitGone(m)).toEqual([]);
     });
@@ -118,14 +135,19 @@ describe('lifecycle (bubblewrap)', () => {
   it('sends long option lists through --args: granted values never show in the host process list', async () => {
     const names = Array.from({ length: 200 }, (_, i) => `BULK_VAR_${i}`);
     const source = Object.fromEntries(names.map((n) => [n, `${n}-${'v'.repeat(1000)}`]));
-    const bulk = await createSandbox({ v: 1, capabilities: ['stdout', ...names.map((n) => `env:${n}`)] }, { env: source });
+    const bulk = await createSandbox(
+      { v: 1, capabilities: ['stdout', ...names.map((n) => `env:${n}`)] },
+      { env: source },
+    );
     try {
       const p = await bulk.spawn(['/bin/sh', '-c', 'sleep 1; env | grep -c ^BULK_VAR_']);
       // The spawned pid is the launcher, which stays as the run's supervisor and forks bwrap:
       // sample both command lines until bwrap runs; no sample may carry a granted value.
       const samples: string[] = [];
       const bwrapLine = (): string | undefined => {
-        return childrenOf(p.pid).map((k) => readFileSync(`/proc/${k}/cmdline`, 'utf8')).find((c) => c.startsWith('/usr/bin/bwrap\0'));
+        return childrenOf(p.pid)
+          .map((k) => readFileSync(`/proc/${k}/cmdline`, 'utf8'))
+          .find((c) => c.startsWith('/usr/bin/bwrap\0'));
       };
       let bwrap: string | undefined;
       for (let i = 0; i < 200 && bwrap === undefined; i++) {
@@ -144,9 +166,17 @@ describe('lifecycle (bubblewrap)', () => {
   });
 
   it('applies rlimits through the launcher', async () => {
-    const limited = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'], limits: { files: 64, fileSizeBytes: 4096, memoryBytes: 512 * 1024 * 1024 } });
+    const limited = await createSandbox({
+      v: 1,
+      capabilities: ['stdout', 'stderr'],
+      limits: { files: 64, fileSizeBytes: 4096, memoryBytes: 512 * 1024 * 1024 },
+    });
     try {
-      const r = await runIn(limited, ['/bin/bash', '-c', 'ulimit -n; ulimit -f; ulimit -v; ulimit -c; head -c 10000 /dev/zero > /tmp/big; echo rc=$?']);
+      const r = await runIn(limited, [
+        '/bin/bash',
+        '-c',
+        'ulimit -n; ulimit -f; ulimit -v; ulimit -c; head -c 10000 /dev/zero > /tmp/big; echo rc=$?',
+      ]);
       expect(r.stdout.split('\n').slice(0, 4)).toEqual(['64', '4', String(512 * 1024), '0']);
       expect(r.stdout).toMatch(/rc=(1|153)/);
     } finally {
@@ -166,7 +196,8 @@ describe('lifecycle (bubblewrap)', () => {
     try {
       // perl's fork() fails at once at the limit (bash would retry for seconds, while earlier
       // children exit and free their pids); the children outlive the loop.
-      const forks = 'my @k; for (1..40) { my $p = fork(); last unless defined $p; if (!$p) { sleep 30; exit 0 } push @k, $p } print scalar(@k), "\\n"; kill 9, @k';
+      const forks =
+        'my @k; for (1..40) { my $p = fork(); last unless defined $p; if (!$p) { sleep 30; exit 0 } push @k, $p } print scalar(@k), "\\n"; kill 9, @k';
       const r = await runIn(limited, ['/usr/bin/perl', '-e', forks]);
       expect(Number(r.stdout.trim())).toBeGreaterThan(0);
       expect(Number(r.stdout.trim())).toBeLessThan(16);

@@ -26,12 +26,18 @@ const CLOSE_FDS_SCRIPT =
 /** The launcher's options that stage `stage` (see its --stage-root, --stage and --stage-dev). */
 function rootStageArgs(stage: NonNullable<LinuxPlan['rootStage']>): string[] {
   return [
-    '--stage-root', stage.dir,
+    '--stage-root',
+    stage.dir,
     ...stage.ops.flatMap((op) =>
-      op.kind === 'bind' ? ['--root-bind', op.src, op.dest] : op.kind === 'symlink' ? ['--root-symlink', op.target, op.dest] : ['--root-tmpfs', op.dest],
+      op.kind === 'bind'
+        ? ['--root-bind', op.src, op.dest]
+        : op.kind === 'symlink'
+          ? ['--root-symlink', op.target, op.dest]
+          : ['--root-tmpfs', op.dest],
     ),
     ...(stage.etcFiles ? ['--stage', `${stage.dir}/etc`, ...stage.etcFiles.flatMap((f) => ['--stage-file', f])] : []),
-    '--stage-dev', `${stage.dir}/dev`,
+    '--stage-dev',
+    `${stage.dir}/dev`,
   ];
 }
 
@@ -88,7 +94,19 @@ export type Wants = Pick<LaunchRequest, 'stdin' | 'stdout' | 'stderr'>;
  * await server.launch(linux.request(run, { stdin: false, stdout: true, stderr: true }));
  */
 export function createLinuxPlanner(ctx: LinuxPlannerContext) {
-  const { policy, probe, degraded, launcher, fallback, fallbackBash, empty, stageRoot, keeper, nestedGitScanner, seccompFilter } = ctx;
+  const {
+    policy,
+    probe,
+    degraded,
+    launcher,
+    fallback,
+    fallbackBash,
+    empty,
+    stageRoot,
+    keeper,
+    nestedGitScanner,
+    seccompFilter,
+  } = ctx;
   const { udp, bridgeOutside, launcherNetwork, launcherPins } = ctx;
   const caps = policy.capabilities;
 
@@ -135,9 +153,23 @@ export function createLinuxPlanner(ctx: LinuxPlannerContext) {
         cwd: run.cwd,
         empty,
         ...(launcher ? { launcher: launcher.path } : {}),
-        ...(fallback ? { fallback: { ...(fallback.socat ? { socat: fallback.socat } : {}), ...(fallback.prlimit ? { prlimit: fallback.prlimit } : {}) } } : {}),
+        ...(fallback
+          ? {
+              fallback: {
+                ...(fallback.socat ? { socat: fallback.socat } : {}),
+                ...(fallback.prlimit ? { prlimit: fallback.prlimit } : {}),
+              },
+            }
+          : {}),
         ...(socketPath !== undefined && proxyPort !== undefined
-          ? { egress: { socketPath, port: proxyPort, ...(udp ? { udp: true } : {}), ...(bridgeOutside ? { outside: true } : {}) } }
+          ? {
+              egress: {
+                socketPath,
+                port: proxyPort,
+                ...(udp ? { udp: true } : {}),
+                ...(bridgeOutside ? { outside: true } : {}),
+              },
+            }
           : {}),
         rlimits: rlimits(),
         shareNetwork: degraded.includes('shared-network'),
@@ -161,23 +193,55 @@ export function createLinuxPlanner(ctx: LinuxPlannerContext) {
       // The launcher stays as a subreaper on the lifeline: if this process dies (even by
       // SIGKILL, even while bwrap is still setting up), it ends everything it started.
       const args = [
-        '--close-from', String(FIRST_UNUSED_FD),
-        '--lifeline', String(LIFELINE_FD),
+        '--close-from',
+        String(FIRST_UNUSED_FD),
+        '--lifeline',
+        String(LIFELINE_FD),
         ...(keeper?.runArgs(rwRoots, plan.placeholders) ?? []),
-        ...(plan.pins.length > 0 || plan.overlays.length > 0 ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])] : []),
+        ...(plan.pins.length > 0 || plan.overlays.length > 0
+          ? ['--pin-empty', empty.file, empty.dir, ...plan.pins.flatMap((p) => ['--pin', p.kind, p.path])]
+          : []),
         ...overlayArgs(plan),
         ...(plan.pins.length > 0 && launcherPins && rwRoots.length > 0
           ? [...rwRoots.flatMap((r) => ['--nested-git', r]), ...nestedSkip.flatMap((p) => ['--nested-skip', p])]
           : []),
         ...(plan.rootStage ? rootStageArgs(plan.rootStage) : []),
-        ...(plan.launcherNetwork ? ['--netns', ...plan.bridges.flatMap((b) => [b.type === 'udp' ? '--udp-bridge' : '--bridge', String(b.port), b.socketPath])] : []),
+        ...(plan.launcherNetwork
+          ? [
+              '--netns',
+              ...plan.bridges.flatMap((b) => [
+                b.type === 'udp' ? '--udp-bridge' : '--bridge',
+                String(b.port),
+                b.socketPath,
+              ]),
+            ]
+          : []),
         ...(cg ? cg.procsFiles.flatMap((f) => ['--cgroup', f]) : []),
-        '--', plan.file, '--args', '3', '--', ...plan.command,
+        '--',
+        plan.file,
+        '--args',
+        '3',
+        '--',
+        ...plan.command,
       ];
       return { plan, file: launcher.path, args };
     }
     if (fallbackBash) {
-      return { plan, file: fallbackBash, args: ['-c', CLOSE_FDS_SCRIPT, 'trust-close-fds', String(FIRST_UNUSED_FD), plan.file, '--args', '3', '--', ...plan.command] };
+      return {
+        plan,
+        file: fallbackBash,
+        args: [
+          '-c',
+          CLOSE_FDS_SCRIPT,
+          'trust-close-fds',
+          String(FIRST_UNUSED_FD),
+          plan.file,
+          '--args',
+          '3',
+          '--',
+          ...plan.command,
+        ],
+      };
     }
     return { plan, file: plan.file, args: ['--args', '3', '--', ...plan.command] };
   };

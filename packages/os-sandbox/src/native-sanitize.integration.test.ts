@@ -14,10 +14,14 @@ const CC = '/usr/bin/gcc';
 const SANITIZE = ['-O1', '-g', '-fsanitize=address,undefined', '-fno-sanitize-recover=all', '-fno-omit-frame-pointer'];
 const NATIVE = dirname(launcherSourcePath());
 /** Sanitizer reports abort; leaks in processes that exec or _exit are not findings here. */
-const SAN_ENV = { PATH: '/usr/bin:/bin', ASAN_OPTIONS: 'detect_leaks=0:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' };
+const SAN_ENV = {
+  PATH: '/usr/bin:/bin',
+  ASAN_OPTIONS: 'detect_leaks=0:abort_on_error=1',
+  UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
+};
 
 // Each test compiles with the sanitizers (seconds on a loaded machine): hang guards, not limits.
-describe('the launcher\'s decoders under sanitizers', { timeout: 180_000 }, () => {
+describe("the launcher's decoders under sanitizers", { timeout: 180_000 }, () => {
   let dir: string;
   beforeAll(() => {
     expect(existsSync(CC), 'gcc is needed to build the sanitizer targets').toBe(true);
@@ -27,9 +31,18 @@ describe('the launcher\'s decoders under sanitizers', { timeout: 180_000 }, () =
 
   it('the fuzz harness holds for 150,000 mutated requests and commands (ASan + UBSan)', () => {
     const bin = join(dir, 'wire-fuzz');
-    execFileSync(CC, [...SANITIZE, '-o', bin, join(NATIVE, 'fuzz', 'wire-fuzz.c'), join(NATIVE, 'wire.c')], { stdio: 'pipe' });
+    execFileSync(CC, [...SANITIZE, '-o', bin, join(NATIVE, 'fuzz', 'wire-fuzz.c'), join(NATIVE, 'wire.c')], {
+      stdio: 'pipe',
+    });
     const seeds = [
-      encodeRequest(1, { args: ['--close-from', '6', '--lifeline', '5', '--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/true'], options: ['--unshare-all', '--chdir', '/w', '--setenv', 'A', 'é'], fd4: Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8), stdin: true, stdout: true, stderr: true }),
+      encodeRequest(1, {
+        args: ['--close-from', '6', '--lifeline', '5', '--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/true'],
+        options: ['--unshare-all', '--chdir', '/w', '--setenv', 'A', 'é'],
+        fd4: Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8),
+        stdin: true,
+        stdout: true,
+        stderr: true,
+      }),
       encodeRequest(2, { args: [], stdin: false, stdout: false, stderr: false }, 'P'),
       encodeCommand(3, { argv: ['/bin/echo', 'a b', ''], env: { PATH: '/usr/bin', LOG_LEVEL: 'x=y' }, cwd: '/srv/p' }),
       encodeCommand(4, { argv: ['x'], env: {}, cwd: '/' }),
@@ -40,13 +53,19 @@ describe('the launcher\'s decoders under sanitizers', { timeout: 180_000 }, () =
       writeFileSync(f, m);
       return f;
     });
-    const out = execFileSync(bin, ['150000', '20261205', ...seeds], { env: SAN_ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(bin, ['150000', '20261205', ...seeds], {
+      env: SAN_ENV,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(out).toBe('wire-fuzz: 150000 inputs, every one held\n');
   });
 
   it('the whole launcher, built with the sanitizers, serves a run and refuses malformed frames without a report', async () => {
     const bin = join(dir, 'launcher-sanitized');
-    const units = readdirSync(NATIVE).filter((f) => f.endsWith('.c')).map((f) => join(NATIVE, f));
+    const units = readdirSync(NATIVE)
+      .filter((f) => f.endsWith('.c'))
+      .map((f) => join(NATIVE, f));
     execFileSync(CC, [...SANITIZE, '-o', bin, ...units], { stdio: 'pipe' });
     const server = spawn(bin, ['--serve'], { stdio: ['pipe', 'pipe', 'pipe'], env: SAN_ENV });
     let replies = '';
@@ -54,8 +73,11 @@ describe('the launcher\'s decoders under sanitizers', { timeout: 180_000 }, () =
     server.stdout.on('data', (c: Buffer) => (replies += c.toString()));
     server.stderr.on('data', (c: Buffer) => (errors += c.toString()));
     const u32 = (n: number): Buffer => Buffer.from(Uint32Array.of(n).buffer);
-    const frame = (id: number, body: Buffer): Buffer => Buffer.concat([Buffer.from([WIRE_VERSION, 0x52]), u32(id), u32(body.length), body]);
-    server.stdin.write(encodeRequest(1, { args: ['--', '/bin/echo', 'served'], stdin: false, stdout: true, stderr: false }));
+    const frame = (id: number, body: Buffer): Buffer =>
+      Buffer.concat([Buffer.from([WIRE_VERSION, 0x52]), u32(id), u32(body.length), body]);
+    server.stdin.write(
+      encodeRequest(1, { args: ['--', '/bin/echo', 'served'], stdin: false, stdout: true, stderr: false }),
+    );
     server.stdin.write(frame(2, Buffer.concat([u32(1), u32(0xfffffff0), Buffer.from('--')])));
     server.stdin.write(frame(3, Buffer.concat([u32(0x40000000)])));
     server.stdin.write(encodeCommand(4, { argv: ['/bin/true'], env: {}, cwd: '/' }));

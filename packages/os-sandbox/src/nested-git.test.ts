@@ -57,7 +57,12 @@ describe('createNestedGitScanner', () => {
     mkdirSync(join(vendor, 'planted', '.git'), { recursive: true });
     // Set mtime back to the exact old nanosecond, as a run hiding its change would (touch uses utimensat).
     const ns = before.mtimeNs;
-    execFileSync('touch', ['-m', '-d', `@${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, '0')}`, vendor]);
+    execFileSync('touch', [
+      '-m',
+      '-d',
+      `@${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, '0')}`,
+      vendor,
+    ]);
     expect(statSync(vendor, { bigint: true }).mtimeNs).toBe(before.mtimeNs);
     expect(statSync(vendor, { bigint: true }).ctimeNs).not.toBe(before.ctimeNs);
     expect(s.scan([root])).toContain(join(vendor, 'planted', '.git'));

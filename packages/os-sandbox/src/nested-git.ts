@@ -90,7 +90,10 @@ export function createNestedGitScanner(options: { racyMs?: number; now?: () => n
         const st = lstatSync(dir, { throwIfNoEntry: false });
         if (!st?.isDirectory()) return;
         const known = cache.get(dir);
-        let listing = known && known.ino === st.ino && known.ctimeMs === st.ctimeMs && st.ctimeMs < stableBefore ? known : undefined;
+        let listing =
+          known && known.ino === st.ino && known.ctimeMs === st.ctimeMs && st.ctimeMs < stableBefore
+            ? known
+            : undefined;
         if (!listing) {
           listed++;
           listing = list(dir, st.ino, st.ctimeMs);

@@ -29,12 +29,18 @@ describe('nested writable roots and a symlink swap (bubblewrap)', () => {
   };
   // The launcher with a lifeline on fd 5, as the host runs it; `cmd` stands in for bwrap.
   const launch = (args: readonly string[], cmd: readonly string[]) =>
-    spawnSync(launcher.path, ['--lifeline', '5', ...args, '--', ...cmd], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', 'pipe'] });
+    spawnSync(launcher.path, ['--lifeline', '5', ...args, '--', ...cmd], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', 'pipe'],
+    });
 
   it('the sweep after a run removes its placeholder through the held root, not through a symlink swapped in for it', () => {
     const { w, sub, outside } = layout('sweep');
     writeFileSync(join(outside, '.bashrc'), ''); // an empty file of someone else's, where the link will point
-    const r = launch(['--hold', w, '--hold', sub, '--sweep', 'f', `${sub}/.bashrc`], ['/bin/sh', '-c', `touch ${sub}/.bashrc && mv ${sub} ${w}/sub.real && ln -s ${outside} ${sub}`]);
+    const r = launch(
+      ['--hold', w, '--hold', sub, '--sweep', 'f', `${sub}/.bashrc`],
+      ['/bin/sh', '-c', `touch ${sub}/.bashrc && mv ${sub} ${w}/sub.real && ln -s ${outside} ${sub}`],
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(readdirSync(outside)).toEqual(['.bashrc']);
     expect(readdirSync(join(w, 'sub.real'))).toEqual([]); // the run's own placeholder is gone
@@ -48,7 +54,10 @@ describe('nested writable roots and a symlink swap (bubblewrap)', () => {
     mkdirSync(emptyDir);
     rmSync(sub, { recursive: true });
     symlinkSync(outside, sub);
-    const r = launch(['--hold', w, '--pin-empty', empty, emptyDir, '--pin', 'f', `${sub}/.bashrc`, '--pin', 'd', `${sub}/.husky`], ['/bin/true']);
+    const r = launch(
+      ['--hold', w, '--pin-empty', empty, emptyDir, '--pin', 'f', `${sub}/.bashrc`, '--pin', 'd', `${sub}/.husky`],
+      ['/bin/true'],
+    );
     expect(r.status).toBe(125);
     expect(r.stderr).toMatch(/Too many levels of symbolic links/);
     expect(readdirSync(outside)).toEqual([]);

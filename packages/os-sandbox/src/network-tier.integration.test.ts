@@ -32,7 +32,12 @@ describe('network tier: own namespace, per-run proxy, strict floor (bubblewrap)'
     // No allowDegraded: the tier no longer needs the shared network. The caller's guard asks for
     // 'allow-local' and opens 10/8: the floor ignores both.
     sb = await createSandbox(
-      { v: 1, capabilities: ['network', 'stdout', 'stderr'], systemRoots: NODE_ROOTS, network: { guard: 'allow-local', proxyPort: 3128 } },
+      {
+        v: 1,
+        capabilities: ['network', 'stdout', 'stderr'],
+        systemRoots: NODE_ROOTS,
+        network: { guard: 'allow-local', proxyPort: 3128 },
+      },
       {
         audit,
         guard: { mode: 'allow-local', allowCidrs: ['10.0.0.0/8', '127.0.0.0/8'], resolve },
@@ -58,7 +63,20 @@ describe('network tier: own namespace, per-run proxy, strict floor (bubblewrap)'
     expect(req?.udp).toEqual({ announce: { host: '127.0.0.1', port: 3128 } });
     // The default policy of the tier allows every kind of traffic to any host; the guard decides.
     const ctx = { principal: req!.principal, capability: 'network' as const };
-    expect(await req!.policy.authorizeHttp({ method: 'GET', url: 'https://example.org/', scheme: 'https:', host: 'example.org', port: 443, path: '/', headers: new Headers() }, ctx)).toMatchObject({ allow: true });
+    expect(
+      await req!.policy.authorizeHttp(
+        {
+          method: 'GET',
+          url: 'https://example.org/',
+          scheme: 'https:',
+          host: 'example.org',
+          port: 443,
+          path: '/',
+          headers: new Headers(),
+        },
+        ctx,
+      ),
+    ).toMatchObject({ allow: true });
     expect(await req!.policy.authorizeTcp?.({ host: 'example.org', port: 22 }, ctx)).toMatchObject({ allow: true });
     expect(await req!.policy.authorizeUdp?.({ host: 'example.org', port: 123 }, ctx)).toMatchObject({ allow: true });
   });
@@ -81,7 +99,14 @@ describe('network tier: own namespace, per-run proxy, strict floor (bubblewrap)'
   });
 
   it('refuses CONNECT tunnels to loopback names, and has no direct route', async () => {
-    const tunnel = await runIn(sb, [CURL, '-sS', '--max-time', '10', '-p', `http://www.public-site.test:${peer.httpPort}/hello`]);
+    const tunnel = await runIn(sb, [
+      CURL,
+      '-sS',
+      '--max-time',
+      '10',
+      '-p',
+      `http://www.public-site.test:${peer.httpPort}/hello`,
+    ]);
     expect(tunnel.exit.code).not.toBe(0);
     expect(tunnel.stderr).toMatch(/403/);
     const direct = await runIn(sb, [
@@ -90,25 +115,54 @@ describe('network tier: own namespace, per-run proxy, strict floor (bubblewrap)'
       `require('net').connect(${peer.tcpPort}, '127.0.0.1').on('connect', () => { console.log('CONNECTED'); process.exit(0); }).on('error', (e) => { console.log('ERR ' + e.code); process.exit(0); });`,
     ]);
     expect(direct.stdout.trim()).toBe('ERR ECONNREFUSED');
-    const noproxy = await runIn(sb, [CURL, '-sS', '--max-time', '5', '--noproxy', '*', `http://127.0.0.1:${peer.httpPort}/hello`]);
+    const noproxy = await runIn(sb, [
+      CURL,
+      '-sS',
+      '--max-time',
+      '5',
+      '--noproxy',
+      '*',
+      `http://127.0.0.1:${peer.httpPort}/hello`,
+    ]);
     expect(noproxy.stdout).not.toContain('hello-through-proxy');
   });
 
   it('UDP goes through the same floor: a loopback name is refused by the relay', async () => {
     // No reply can come, so the client is bounded by the run's time limit.
-    const r = await runIn(sb, [NODE, '-e', SOCKS_UDP, `www.public-site.test:${peer.udpPort}:tier-udp`], { timeoutMs: 4000 });
+    const r = await runIn(sb, [NODE, '-e', SOCKS_UDP, `www.public-site.test:${peer.udpPort}:tier-udp`], {
+      timeoutMs: 4000,
+    });
     expect(r.stdout).not.toContain('ECHO');
-    expect(r.exit.violations).toEqual([expect.objectContaining({ action: 'egress.udp', code: expect.toBeTrustCode('EGRESS_LOOPBACK') })]);
+    expect(r.exit.violations).toEqual([
+      expect.objectContaining({ action: 'egress.udp', code: expect.toBeTrustCode('EGRESS_LOOPBACK') }),
+    ]);
     expect((await peer.stats()).udpMessages).not.toContain('tier-udp');
   });
 
   it("a caller's egress policy narrows the tier, and the floor still applies to what it allows", async () => {
     const narrowed: EgressPolicy = allowHosts(['www.public-site.test']);
-    const nb = await createSandbox({ v: 1, capabilities: ['network', 'stdout', 'stderr'] }, { egress: narrowed, audit, guard: { resolve } });
+    const nb = await createSandbox(
+      { v: 1, capabilities: ['network', 'stdout', 'stderr'] },
+      { egress: narrowed, audit, guard: { resolve } },
+    );
     try {
-      const other = await runIn(nb, [CURL, '-sS', '--max-time', '10', '-i', `http://cdn.public-site.test:${peer.httpPort}/hello`]);
+      const other = await runIn(nb, [
+        CURL,
+        '-sS',
+        '--max-time',
+        '10',
+        '-i',
+        `http://cdn.public-site.test:${peer.httpPort}/hello`,
+      ]);
       expect(other.stdout).toMatch(/x-trust-deny: EGRESS_HOST_NOT_ALLOWED/i);
-      const allowed = await runIn(nb, [CURL, '-sS', '--max-time', '10', '-i', `http://www.public-site.test:${peer.httpPort}/hello`]);
+      const allowed = await runIn(nb, [
+        CURL,
+        '-sS',
+        '--max-time',
+        '10',
+        '-i',
+        `http://www.public-site.test:${peer.httpPort}/hello`,
+      ]);
       expect(allowed.stdout).toMatch(/x-trust-deny: EGRESS_LOOPBACK/i);
     } finally {
       await nb.close();

@@ -34,7 +34,10 @@ describe('udp capability through the per-run SOCKS5 UDP relay (bubblewrap)', () 
     expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
     peer = await startPeer();
     // 'default' guard mode: the loopback peer is reachable; the strict default is tested below.
-    sb = await createSandbox({ v: 1, capabilities: ['udp', 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { egress, audit, guard: { mode: 'default', resolve } });
+    sb = await createSandbox(
+      { v: 1, capabilities: ['udp', 'stdout', 'stderr'], systemRoots: NODE_ROOTS },
+      { egress, audit, guard: { mode: 'default', resolve } },
+    );
   });
   afterAll(async () => {
     await sb?.close();
@@ -42,7 +45,14 @@ describe('udp capability through the per-run SOCKS5 UDP relay (bubblewrap)', () 
   });
 
   it('an allowed peer round-trips; a denied destination is refused, audited and a violation', async () => {
-    const r = await runIn(sb, [NODE, '-e', SOCKS_UDP, `denied.test:${peer.udpPort}:to-denied`, `api.test:${peer.udpPort}:udp-one`, `api.test:${peer.udpPort}:udp-two`]);
+    const r = await runIn(sb, [
+      NODE,
+      '-e',
+      SOCKS_UDP,
+      `denied.test:${peer.udpPort}:to-denied`,
+      `api.test:${peer.udpPort}:udp-one`,
+      `api.test:${peer.udpPort}:udp-two`,
+    ]);
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('ECHO udp-one');
     expect(r.stdout).toContain('ECHO udp-two');
@@ -51,16 +61,36 @@ describe('udp capability through the per-run SOCKS5 UDP relay (bubblewrap)', () 
     expect(seen).toEqual(expect.arrayContaining(['udp-one', 'udp-two']));
     expect(seen).not.toContain('to-denied');
     const mine = audit.events().filter((e) => e.principal.id === r.exit.runId && e.action === 'egress.udp');
-    expect(mine.map((e) => `${e.target} ${e.decision}`).sort()).toEqual([`udp://api.test:${peer.udpPort} allow`, `udp://denied.test:${peer.udpPort} deny`]);
-    expect(mine.every((e) => e.principal.kind === 'process' && (e.details as { via?: string }).via === 'socks5-udp')).toBe(true);
-    expect(r.exit.violations).toEqual([expect.objectContaining({ kind: 'egress', action: 'egress.udp', code: expect.toBeTrustCode('EGRESS_HOST_NOT_ALLOWED') })]);
+    expect(mine.map((e) => `${e.target} ${e.decision}`).sort()).toEqual([
+      `udp://api.test:${peer.udpPort} allow`,
+      `udp://denied.test:${peer.udpPort} deny`,
+    ]);
+    expect(
+      mine.every((e) => e.principal.kind === 'process' && (e.details as { via?: string }).via === 'socks5-udp'),
+    ).toBe(true);
+    expect(r.exit.violations).toEqual([
+      expect.objectContaining({
+        kind: 'egress',
+        action: 'egress.udp',
+        code: expect.toBeTrustCode('EGRESS_HOST_NOT_ALLOWED'),
+      }),
+    ]);
   });
 
   it('the datagram bridge inside the sandbox (no launcher-made namespace) round-trips the same way', async () => {
     const probe = await probeSandbox({ launcherPath: (await ensureLauncher()).path });
-    const inside = await createSandbox({ v: 1, capabilities: ['udp', 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { egress, audit, guard: { mode: 'default', resolve }, probe: { ...probe, launcherNetns: false } });
+    const inside = await createSandbox(
+      { v: 1, capabilities: ['udp', 'stdout', 'stderr'], systemRoots: NODE_ROOTS },
+      { egress, audit, guard: { mode: 'default', resolve }, probe: { ...probe, launcherNetns: false } },
+    );
     try {
-      const r = await runIn(inside, [NODE, '-e', SOCKS_UDP, `denied.test:${peer.udpPort}:inside-denied`, `api.test:${peer.udpPort}:inside-udp`]);
+      const r = await runIn(inside, [
+        NODE,
+        '-e',
+        SOCKS_UDP,
+        `denied.test:${peer.udpPort}:inside-denied`,
+        `api.test:${peer.udpPort}:inside-udp`,
+      ]);
       expect(r.stdout).toContain('ECHO inside-udp');
       expect(r.exit.violations).toEqual([expect.objectContaining({ action: 'egress.udp' })]);
       expect((await peer.stats()).udpMessages).not.toContain('inside-denied');
@@ -70,12 +100,19 @@ describe('udp capability through the per-run SOCKS5 UDP relay (bubblewrap)', () 
   });
 
   it("the default 'strict' guard refuses a name that resolves to loopback", async () => {
-    const strict = await createSandbox({ v: 1, capabilities: ['udp', 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { egress, audit, guard: { resolve } });
+    const strict = await createSandbox(
+      { v: 1, capabilities: ['udp', 'stdout', 'stderr'], systemRoots: NODE_ROOTS },
+      { egress, audit, guard: { resolve } },
+    );
     try {
       // The refused datagram goes first; a reply can never come, so the client is bounded by the run's time limit.
-      const r = await runIn(strict, [NODE, '-e', SOCKS_UDP, `api.test:${peer.udpPort}:strict-udp`], { timeoutMs: 4000 });
+      const r = await runIn(strict, [NODE, '-e', SOCKS_UDP, `api.test:${peer.udpPort}:strict-udp`], {
+        timeoutMs: 4000,
+      });
       expect(r.stdout).not.toContain('ECHO');
-      expect(r.exit.violations).toEqual([expect.objectContaining({ action: 'egress.udp', code: expect.toBeTrustCode('EGRESS_LOOPBACK') })]);
+      expect(r.exit.violations).toEqual([
+        expect.objectContaining({ action: 'egress.udp', code: expect.toBeTrustCode('EGRESS_LOOPBACK') }),
+      ]);
       expect((await peer.stats()).udpMessages).not.toContain('strict-udp');
     } finally {
       await strict.close();
@@ -83,7 +120,10 @@ describe('udp capability through the per-run SOCKS5 UDP relay (bubblewrap)', () 
   });
 
   it('without the grant UDP goes nowhere: ASSOCIATE is refused and there is no route to the host', async () => {
-    const httpOnly = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { egress: allowHosts(['api.test'], { udp: true }), audit, guard: { mode: 'default', resolve } });
+    const httpOnly = await createSandbox(
+      { v: 1, capabilities: ['http', 'stdout', 'stderr'], systemRoots: NODE_ROOTS },
+      { egress: allowHosts(['api.test'], { udp: true }), audit, guard: { mode: 'default', resolve } },
+    );
     try {
       const assoc = await runIn(httpOnly, [NODE, '-e', SOCKS_UDP, `api.test:${peer.udpPort}:no-grant`]);
       expect(assoc.stdout.trim()).toBe('REP 7');

@@ -18,7 +18,11 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
   let sb: Sandbox;
   let strict: Sandbox;
   const audit = createMemoryAuditSink();
-  const resolve = createStubResolver({ 'api.test': ['127.0.0.1'], 'denied.test': ['127.0.0.1'], 'meta.test': ['169.254.169.254'] });
+  const resolve = createStubResolver({
+    'api.test': ['127.0.0.1'],
+    'denied.test': ['127.0.0.1'],
+    'meta.test': ['169.254.169.254'],
+  });
 
   beforeAll(async () => {
     expect(existsSync('/usr/bin/bwrap'), 'bubblewrap must be installed').toBe(true);
@@ -26,9 +30,15 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
     peer = await startPeer({ routes: { '/hello': { kind: 'text', body: 'hello-through-proxy' } } });
     const egress = allowHosts(['api.test', 'meta.test']);
     // 'default' guard mode: loopback peers are reachable (the peer is on 127.0.0.1), metadata never.
-    sb = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress, audit, guard: { mode: 'default', resolve } });
+    sb = await createSandbox(
+      { v: 1, capabilities: ['http', 'stdout', 'stderr'] },
+      { egress, audit, guard: { mode: 'default', resolve } },
+    );
     // The policy default: 'strict' — loopback, private and metadata addresses are refused after DNS.
-    strict = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress, audit, guard: { resolve } });
+    strict = await createSandbox(
+      { v: 1, capabilities: ['http', 'stdout', 'stderr'] },
+      { egress, audit, guard: { resolve } },
+    );
   });
   afterAll(async () => {
     await sb?.close();
@@ -42,22 +52,58 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
     expect(r.stdout).toBe('hello-through-proxy');
     expect(r.exit.code).toBe(0);
     const mine = audit.events().filter((e) => e.principal.id === r.exit.runId);
-    expect(mine.map((e) => `${e.action}:${e.decision}`)).toEqual(['sandbox.spawn:allow', 'egress.http:allow', 'sandbox.exit:allow']);
+    expect(mine.map((e) => `${e.action}:${e.decision}`)).toEqual([
+      'sandbox.spawn:allow',
+      'egress.http:allow',
+      'sandbox.exit:allow',
+    ]);
     expect(mine.every((e) => e.principal.kind === 'process')).toBe(true);
   });
 
   it('HTTPS-style CONNECT tunnels go through the same policy, to 443 or a port the rule names', async () => {
     // A rule without a port allows CONNECT on 443 only: the peer's port is refused with the reason.
-    const portless = await runIn(sb, [CURL, '-sS', '--max-time', '10', '-p', '-o', '/dev/null', '-w', '%{http_connect}', `http://api.test:${peer.httpPort}/hello`]);
+    const portless = await runIn(sb, [
+      CURL,
+      '-sS',
+      '--max-time',
+      '10',
+      '-p',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_connect}',
+      `http://api.test:${peer.httpPort}/hello`,
+    ]);
     expect(portless.stdout).toBe('403');
-    const named = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts([`api.test:${peer.httpPort}`]), guard: { mode: 'default', resolve } });
+    const named = await createSandbox(
+      { v: 1, capabilities: ['http', 'stdout', 'stderr'] },
+      { egress: allowHosts([`api.test:${peer.httpPort}`]), guard: { mode: 'default', resolve } },
+    );
     try {
-      const r = await runIn(named, [CURL, '-sS', '--max-time', '10', '-p', '-o', '/dev/null', '-w', '%{http_connect}', `http://api.test:${peer.httpPort}/hello`]);
+      const r = await runIn(named, [
+        CURL,
+        '-sS',
+        '--max-time',
+        '10',
+        '-p',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_connect}',
+        `http://api.test:${peer.httpPort}/hello`,
+      ]);
       expect(r.stdout).toBe('200');
     } finally {
       await named.close();
     }
-    const denied = await runIn(sb, [CURL, '-sS', '--max-time', '10', '-p', `http://denied.test:${peer.httpPort}/hello`]);
+    const denied = await runIn(sb, [
+      CURL,
+      '-sS',
+      '--max-time',
+      '10',
+      '-p',
+      `http://denied.test:${peer.httpPort}/hello`,
+    ]);
     expect(denied.exit.code).not.toBe(0);
     expect(denied.stderr).toMatch(/403/);
   });
@@ -81,18 +127,36 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
   });
 
   it('still has no direct route: the proxy is the only way out', async () => {
-    const r = await runIn(sb, [CURL, '-sS', '--max-time', '5', '--noproxy', '*', `http://127.0.0.1:${peer.httpPort}/hello`]);
+    const r = await runIn(sb, [
+      CURL,
+      '-sS',
+      '--max-time',
+      '5',
+      '--noproxy',
+      '*',
+      `http://127.0.0.1:${peer.httpPort}/hello`,
+    ]);
     expect(r.exit.code).not.toBe(0);
     expect(r.stdout).not.toContain('hello-through-proxy');
   });
 
   it('the socat fallback bridge (no C compiler) carries the same traffic through the same policy', async () => {
     // Its bridge inside needs AF_UNIX, which nothing refuses to the command then: accepted by name.
-    const viaSocat = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'], allowDegraded: ['open-unix-sockets'] }, { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve }, bridge: 'socat' });
+    const viaSocat = await createSandbox(
+      { v: 1, capabilities: ['http', 'stdout', 'stderr'], allowDegraded: ['open-unix-sockets'] },
+      { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve }, bridge: 'socat' },
+    );
     try {
       const ok = await runIn(viaSocat, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);
       expect(ok.stdout).toBe('hello-through-proxy');
-      const no = await runIn(viaSocat, [CURL, '-sS', '--max-time', '10', '-i', `http://denied.test:${peer.httpPort}/hello`]);
+      const no = await runIn(viaSocat, [
+        CURL,
+        '-sS',
+        '--max-time',
+        '10',
+        '-i',
+        `http://denied.test:${peer.httpPort}/hello`,
+      ]);
       expect(no.stdout).toMatch(/^HTTP\/1\.1 403/);
     } finally {
       await viaSocat.close();
@@ -108,14 +172,42 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
     const launcher = await ensureLauncher();
     const probe = await probeSandbox({ launcherPath: launcher.path });
     expect(probe.launcherNetns).toBe(true);
-    const inside = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test']), audit, guard: { mode: 'default', resolve }, probe: { ...probe, launcherNetns: false } });
+    const inside = await createSandbox(
+      { v: 1, capabilities: ['http', 'stdout', 'stderr'] },
+      {
+        egress: allowHosts(['api.test']),
+        audit,
+        guard: { mode: 'default', resolve },
+        probe: { ...probe, launcherNetns: false },
+      },
+    );
     try {
       const ok = await runIn(inside, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);
       expect(ok.stdout).toBe('hello-through-proxy');
-      expect(audit.events().filter((e) => e.principal.id === ok.exit.runId && e.action === 'egress.http').map((e) => e.decision)).toEqual(['allow']);
-      const no = await runIn(inside, [CURL, '-sS', '--max-time', '10', '-i', `http://denied.test:${peer.httpPort}/hello`]);
+      expect(
+        audit
+          .events()
+          .filter((e) => e.principal.id === ok.exit.runId && e.action === 'egress.http')
+          .map((e) => e.decision),
+      ).toEqual(['allow']);
+      const no = await runIn(inside, [
+        CURL,
+        '-sS',
+        '--max-time',
+        '10',
+        '-i',
+        `http://denied.test:${peer.httpPort}/hello`,
+      ]);
       expect(no.stdout).toMatch(/^HTTP\/1\.1 403/);
-      const direct = await runIn(inside, [CURL, '-sS', '--max-time', '5', '--noproxy', '*', `http://127.0.0.1:${peer.httpPort}/hello`]);
+      const direct = await runIn(inside, [
+        CURL,
+        '-sS',
+        '--max-time',
+        '5',
+        '--noproxy',
+        '*',
+        `http://127.0.0.1:${peer.httpPort}/hello`,
+      ]);
       expect(direct.stdout).not.toContain('hello-through-proxy');
       const seen = await runIn(inside, ['/bin/sh', '-c', 'ls -A /sandbox']);
       expect(seen.stdout.split('\n').filter(Boolean).sort()).toEqual(['egress.sock', 'home', 'launcher']);
@@ -125,7 +217,10 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
   });
 
   it('the relays outside the sandbox are confined, end with the run, and with it when its supervising launcher is killed', async () => {
-    const own = await createSandbox({ v: 1, capabilities: ['http', 'stdout', 'stderr'] }, { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve } });
+    const own = await createSandbox(
+      { v: 1, capabilities: ['http', 'stdout', 'stderr'] },
+      { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve } },
+    );
     const gone = async (pids: number[]): Promise<number[]> => {
       for (let i = 0; i < 400 && pids.some(alive); i++) await new Promise((ok) => setTimeout(ok, 25));
       return pids.filter(alive);
@@ -166,7 +261,10 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
   });
 
   it('tcp goes through CONNECT and authorizeTcp: an allowed peer echoes, another is refused', async () => {
-    const tcp = await createSandbox({ v: 1, capabilities: ['tcp', 'stdout', 'stderr'], systemRoots: NODE_ROOTS }, { egress: allowHosts(['api.test'], { tcp: true }), audit, guard: { mode: 'default', resolve } });
+    const tcp = await createSandbox(
+      { v: 1, capabilities: ['tcp', 'stdout', 'stderr'], systemRoots: NODE_ROOTS },
+      { egress: allowHosts(['api.test'], { tcp: true }), audit, guard: { mode: 'default', resolve } },
+    );
     const probe = (host: string) =>
       `const r=require('http').request({host:'127.0.0.1',port:3128,method:'CONNECT',path:'${host}:${peer.tcpPort}'});` +
       `r.on('connect',(res,s)=>{if(res.statusCode!==200){console.log('STATUS',res.statusCode);process.exit(0)}s.write('ping-tcp');s.on('data',d=>{console.log('ECHO',String(d));s.destroy()})});` +
@@ -186,7 +284,9 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
   });
 
   it('concurrent runs each get their own listener and principal', async () => {
-    const runs = await Promise.all([1, 2, 3].map(() => runIn(sb, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`])));
+    const runs = await Promise.all(
+      [1, 2, 3].map(() => runIn(sb, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`])),
+    );
     expect(runs.map((r) => r.stdout)).toEqual(['hello-through-proxy', 'hello-through-proxy', 'hello-through-proxy']);
     const ids = new Set(runs.map((r) => r.exit.runId));
     expect(ids.size).toBe(3);

@@ -1,4 +1,14 @@
-import { createMemoryAuditSink, deny, type AuditEvent, type AuditInput, type AuditSink, type CapabilitySet, type Decision, type EgressPolicy, type Principal } from '@trust/core';
+import {
+  createMemoryAuditSink,
+  deny,
+  type AuditEvent,
+  type AuditInput,
+  type AuditSink,
+  type CapabilitySet,
+  type Decision,
+  type EgressPolicy,
+  type Principal,
+} from '@trust/core';
 import { createEgressProxy, type GuardOptions } from '@trust/egress';
 
 /** The address-guard options handed to the run's egress proxy (see `@trust/egress` GuardOptions). */
@@ -75,14 +85,20 @@ export function grantedEgress(egress: EgressPolicy, caps: CapabilitySet): Egress
   const coarse = caps.egressTier() === 'coarse';
   const name = egress.name ?? 'policy';
   const missing = (cap: string, what: string): Decision =>
-    deny('SANDBOX_CAPABILITY_MISSING', `egress denied: the sandbox policy does not grant "${cap}" (${what})`, { rule: 'sandbox-capability', hint: `add "${cap}" to the sandbox capabilities` });
+    deny('SANDBOX_CAPABILITY_MISSING', `egress denied: the sandbox policy does not grant "${cap}" (${what})`, {
+      rule: 'sandbox-capability',
+      hint: `add "${cap}" to the sandbox capabilities`,
+    });
   const http = coarse || caps.has('http');
   const tcp = coarse || caps.has('tcp');
   const udp = coarse || caps.has('udp');
   return {
     name,
     ...(egress.role !== undefined ? { role: egress.role } : {}),
-    authorizeHttp: (request, context) => (http ? egress.authorizeHttp(request, context) : missing('http', `${request.method} ${request.host}:${request.port}`)),
+    authorizeHttp: (request, context) =>
+      http
+        ? egress.authorizeHttp(request, context)
+        : missing('http', `${request.method} ${request.host}:${request.port}`),
     ...(tcp && egress.authorizeTcp ? { authorizeTcp: (peer, context) => egress.authorizeTcp!(peer, context) } : {}),
     ...(!tcp ? { authorizeTcp: (peer) => missing('tcp', `${peer.host}:${peer.port}`) } : {}),
     ...(udp && egress.authorizeUdp ? { authorizeUdp: (peer, context) => egress.authorizeUdp!(peer, context) } : {}),
@@ -115,7 +131,12 @@ export function createRunAudit(inner: AuditSink | undefined, violations: Sandbox
   return {
     record(input: AuditInput): AuditEvent {
       if (input.decision === 'deny' && violations.length < 100) {
-        violations.push({ kind: 'egress', action: input.action, target: input.target, ...(input.code ? { code: input.code } : {}) });
+        violations.push({
+          kind: 'egress',
+          action: input.action,
+          target: input.target,
+          ...(input.code ? { code: input.code } : {}),
+        });
       }
       return (inner ?? fallback).record(input);
     },

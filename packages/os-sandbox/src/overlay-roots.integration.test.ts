@@ -4,7 +4,18 @@
 // private directory of this user on its own filesystem, and stays untouched; where no overlay can
 // be made at all, the grant is refused before anything runs instead of filling the workspace with
 // placeholders, unless the policy accepts `host-placeholders` by name.
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { probeSandbox, type SandboxProbe } from './probe.js';
@@ -26,16 +37,29 @@ describe('writable roots that the work directory cannot overlay (bubblewrap)', (
   beforeAll(async () => {
     probe = await probeSandbox();
     expect(probe.bwrap, 'bubblewrap is required').toBeTruthy();
-    expect(statSync('/dev/shm').dev, 'this test needs /dev/shm on another filesystem than the temp dir').not.toBe(statSync(freshDir('trust-dev-')).dev);
+    expect(statSync('/dev/shm').dev, 'this test needs /dev/shm on another filesystem than the temp dir').not.toBe(
+      statSync(freshDir('trust-dev-')).dev,
+    );
   });
 
   it('a root on another filesystem is overlaid through a private dir on that filesystem: no placeholder in the workspace, protected names read-only', async () => {
     const ws = otherFsWorkspace();
     const before = listing(ws);
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] }, { env: { PATH: '/usr/bin:/bin' } });
+    const sb = await createSandbox(
+      { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] },
+      { env: { PATH: '/usr/bin:/bin' } },
+    );
     try {
       expect(sb.degraded).toEqual([]);
-      const r = await runIn(sb, ['/bin/sh', '-c', `ls -a ${ws}; echo evil > ${ws}/.bashrc; mkdir ${ws}/.claude/x; echo ok > ${ws}/fine; ls -a ${ws} > /dev/null`], { cwd: ws });
+      const r = await runIn(
+        sb,
+        [
+          '/bin/sh',
+          '-c',
+          `ls -a ${ws}; echo evil > ${ws}/.bashrc; mkdir ${ws}/.claude/x; echo ok > ${ws}/fine; ls -a ${ws} > /dev/null`,
+        ],
+        { cwd: ws },
+      );
       // Inside, the missing names exist (read-only); on the host they never appear.
       expect(r.stdout).toMatch(/\.bashrc/);
       expect(r.stderr).toMatch(/Read-only file system/);
@@ -51,7 +75,9 @@ describe('writable roots that the work directory cannot overlay (bubblewrap)', (
       await sb.close();
       rmSync(ws, { recursive: true, force: true });
     }
-    expect(listing(join(dirname(ws), `.trust-overlay-${process.getuid!()}`)).filter((n) => n.startsWith('ovl.'))).toEqual([]);
+    expect(
+      listing(join(dirname(ws), `.trust-overlay-${process.getuid!()}`)).filter((n) => n.startsWith('ovl.')),
+    ).toEqual([]);
   });
 
   it("someone else's entry at the private directory's name is never used: the next ancestor, or a refusal", async () => {
@@ -101,7 +127,10 @@ describe('writable roots that the work directory cannot overlay (bubblewrap)', (
           hint: expect.stringMatching(/host-placeholders/),
         });
         expect(listing(ws)).toEqual([]);
-        const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`], allowDegraded: ['host-placeholders'] }, { ...options(), placeholderLingerMs: 0 });
+        const sb = await createSandbox(
+          { v: 1, capabilities: [`fs:rw:${ws}`], allowDegraded: ['host-placeholders'] },
+          { ...options(), placeholderLingerMs: 0 },
+        );
         try {
           expect(sb.degraded).toContain('host-placeholders');
           expect((await runIn(sb, ['/bin/true'], { cwd: ws })).exit.code).toBe(0);

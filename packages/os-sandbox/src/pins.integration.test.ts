@@ -1,7 +1,18 @@
 // The launcher's --pin with real bubblewrap, both ways: binds made in the launcher's private
 // namespace before bwrap starts, and the fallback that hands the same paths to bwrap.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher, type Launcher } from './launcher.js';
@@ -27,7 +38,11 @@ describe('launcher --pin (bubblewrap)', () => {
     /** Pins as [kind, name in ws]; f and d ones are swept too. Default: .bashrc, .husky and .git. */
     readonly pins?: readonly (readonly [string, string])[];
     /** Who runs the launcher (a setpriv prefix), and the copies of it and the empty sources it can read. */
-    readonly as?: { readonly prefix: readonly string[]; readonly launcher: string; readonly empty: { readonly file: string; readonly dir: string } };
+    readonly as?: {
+      readonly prefix: readonly string[];
+      readonly launcher: string;
+      readonly empty: { readonly file: string; readonly dir: string };
+    };
     /**
      * bwrap's options from a regular file on fd 3 (`--args 3`), as the spawn server passes them:
      * the launcher then makes its mounts while bwrap starts. Otherwise they are bwrap's argv.
@@ -38,34 +53,94 @@ describe('launcher --pin (bubblewrap)', () => {
   /** Runs `script` in bwrap over `ws` with protected paths pinned by the launcher; fd 5 is the lifeline. */
   function runPinned(ws: string, script: string, run: PinRun = {}) {
     const as = run.as ?? { prefix: [], launcher: launcher.path, empty };
-    const pins = run.pins ?? [['f', '.bashrc'], ['d', '.husky'], ['s', '.git']];
+    const pins = run.pins ?? [
+      ['f', '.bashrc'],
+      ['d', '.husky'],
+      ['s', '.git'],
+    ];
     const [file, ...pre] = [...as.prefix, as.launcher];
     const options = [
-      '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
-      '--proc', '/proc', '--dev', '/dev', '--bind', ws, ws, '--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--cap-drop', 'ALL',
-      '--remount-ro', '/',
+      '--ro-bind',
+      '/usr',
+      '/usr',
+      '--symlink',
+      'usr/bin',
+      '/bin',
+      '--symlink',
+      'usr/lib',
+      '/lib',
+      '--symlink',
+      'usr/lib64',
+      '/lib64',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--bind',
+      ws,
+      ws,
+      '--unshare-all',
+      '--unshare-user',
+      '--disable-userns',
+      '--die-with-parent',
+      '--cap-drop',
+      'ALL',
+      '--remount-ro',
+      '/',
     ];
     const optionsFile = join(dir, `options-${process.hrtime.bigint()}`);
     if (run.optionsFile) writeFileSync(optionsFile, options.map((o) => `${o}\0`).join(''));
-    return spawnSync(file!, [...pre,
-      '--lifeline', '5', ...(run.extra ?? []),
-      '--hold', ws, ...pins.filter(([k]) => k === 'f' || k === 'd').flatMap(([k, n]) => ['--sweep', k, `${ws}/${n}`]),
-      '--pin-empty', as.empty.file, as.empty.dir,
-      ...pins.flatMap(([k, n]) => ['--pin', k, `${ws}/${n}`]),
-      '--', '/usr/bin/bwrap', ...(run.optionsFile ? ['--args', '3'] : options), '--', '/bin/sh', '-c', script,
-    ], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', run.optionsFile ? openSync(optionsFile, 'r') : 'ignore', 'ignore', 'pipe'] });
+    return spawnSync(
+      file!,
+      [
+        ...pre,
+        '--lifeline',
+        '5',
+        ...(run.extra ?? []),
+        '--hold',
+        ws,
+        ...pins.filter(([k]) => k === 'f' || k === 'd').flatMap(([k, n]) => ['--sweep', k, `${ws}/${n}`]),
+        '--pin-empty',
+        as.empty.file,
+        as.empty.dir,
+        ...pins.flatMap(([k, n]) => ['--pin', k, `${ws}/${n}`]),
+        '--',
+        '/usr/bin/bwrap',
+        ...(run.optionsFile ? ['--args', '3'] : options),
+        '--',
+        '/bin/sh',
+        '-c',
+        script,
+      ],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe', run.optionsFile ? openSync(optionsFile, 'r') : 'ignore', 'ignore', 'pipe'],
+      },
+    );
   }
 
-  for (const [name, extra] of [['in the launcher\'s own namespace', []], ['handed to bwrap (fallback)', ['--pin-via-bwrap']]] as const) {
+  for (const [name, extra] of [
+    ["in the launcher's own namespace", []],
+    ['handed to bwrap (fallback)', ['--pin-via-bwrap']],
+  ] as const) {
     it(`pins read-only, unremovable and unrenamable, then sweeps its placeholders: ${name}`, () => {
       const ws = freshDir('trust-pins-ws-');
       try {
         mkdirSync(join(ws, '.git', 'hooks'), { recursive: true });
-        const r = runPinned(ws, [
-          `echo evil > ${ws}/.bashrc`, `touch ${ws}/.husky/x`, `touch ${ws}/.git/hooks/pre-commit`,
-          `rm -f ${ws}/.bashrc`, `mv ${ws}/.git ${ws}/moved`, `rmdir ${ws}/.husky`,
-          `echo ok > ${ws}/fine`, `grep -cE "(bashrc|husky|\\.git) ro," /proc/self/mountinfo`,
-        ].join('; '), { extra });
+        const r = runPinned(
+          ws,
+          [
+            `echo evil > ${ws}/.bashrc`,
+            `touch ${ws}/.husky/x`,
+            `touch ${ws}/.git/hooks/pre-commit`,
+            `rm -f ${ws}/.bashrc`,
+            `mv ${ws}/.git ${ws}/moved`,
+            `rmdir ${ws}/.husky`,
+            `echo ok > ${ws}/fine`,
+            `grep -cE "(bashrc|husky|\\.git) ro," /proc/self/mountinfo`,
+          ].join('; '),
+          { extra },
+        );
         expect(r.status, r.stderr).toBe(0);
         expect(r.stdout.trim()).toBe('3');
         expect(r.stderr).toMatch(/Read-only file system/);
@@ -98,11 +173,13 @@ describe('launcher --pin (bubblewrap)', () => {
       chmodSync(join(kit, 'empty'), 0o444);
       mkdirSync(join(ws, '.git'));
       if (root) for (const p of [ws, join(ws, '.git')]) chownSync(p, 65534, 65534);
-      const r = runPinned(ws, `id -u; echo evil > ${ws}/.bashrc; echo ok > ${ws}/fine`, { as: {
-        prefix: root ? ['setpriv', '--reuid', '65534', '--regid', '65534', '--clear-groups', '--inh-caps=-all'] : [],
-        launcher: join(kit, 'launcher'),
-        empty: { file: join(kit, 'empty'), dir: join(kit, 'empty.d') },
-      } });
+      const r = runPinned(ws, `id -u; echo evil > ${ws}/.bashrc; echo ok > ${ws}/fine`, {
+        as: {
+          prefix: root ? ['setpriv', '--reuid', '65534', '--regid', '65534', '--clear-groups', '--inh-caps=-all'] : [],
+          launcher: join(kit, 'launcher'),
+          empty: { file: join(kit, 'empty'), dir: join(kit, 'empty.d') },
+        },
+      });
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout.trim()).toBe(String(uid));
       expect(r.stderr).toMatch(/Read-only file system/);
@@ -114,12 +191,21 @@ describe('launcher --pin (bubblewrap)', () => {
     }
   });
 
-  for (const [name, extra] of [['in the launcher\'s own namespace', []], ['handed to bwrap (fallback)', ['--pin-via-bwrap']]] as const) {
+  for (const [name, extra] of [
+    ["in the launcher's own namespace", []],
+    ['handed to bwrap (fallback)', ['--pin-via-bwrap']],
+  ] as const) {
     it(`a protected path planned as existing but gone by spawn (another sandbox swept it) is pinned as a placeholder: ${name}`, () => {
       const ws = freshDir('trust-pins-gone-');
       try {
         // F and D name paths that do not exist (any more): they must not fail the run, nor stay writable.
-        const r = runPinned(ws, `echo evil > ${ws}/.npmrc; mkdir ${ws}/.git/hooks; echo done`, { extra, pins: [['F', '.npmrc'], ['D', '.git']] });
+        const r = runPinned(ws, `echo evil > ${ws}/.npmrc; mkdir ${ws}/.git/hooks; echo done`, {
+          extra,
+          pins: [
+            ['F', '.npmrc'],
+            ['D', '.git'],
+          ],
+        });
         expect(r.status, r.stderr).toBe(0);
         expect(r.stdout).toContain('done');
         expect(r.stderr).toMatch(/Read-only file system/);
@@ -131,7 +217,10 @@ describe('launcher --pin (bubblewrap)', () => {
     });
   }
 
-  for (const [how, optionsFile] of [['bwrap started after the pins', false], ['bwrap starting while the pins are made', true]] as const) {
+  for (const [how, optionsFile] of [
+    ['bwrap started after the pins', false],
+    ['bwrap starting while the pins are made', true],
+  ] as const) {
     it(`refuses to pin a symlink (the bind would land on its target), and the command never runs: ${how}`, () => {
       const ws = freshDir('trust-pins-ws-');
       const outside = freshDir('trust-pins-out-');
@@ -152,8 +241,8 @@ describe('launcher --pin (bubblewrap)', () => {
   }
 
   for (const [name, extra, optionsFile] of [
-    ['in the launcher\'s own namespace, while bwrap starts', [], true],
-    ['in the launcher\'s own namespace, before bwrap starts', [], false],
+    ["in the launcher's own namespace, while bwrap starts", [], true],
+    ["in the launcher's own namespace, before bwrap starts", [], false],
     ['handed to bwrap (fallback)', ['--pin-via-bwrap'], false],
   ] as const) {
     it(`--nested-git pins the .git of nested repositories within the walk's bounds, and only those: ${name}`, () => {
@@ -169,14 +258,22 @@ describe('launcher --pin (bubblewrap)', () => {
         symlinkSync(join(ws, 'a/b/c/d'), join(ws, 'link'));
         mkdirSync(join(ws, 'sub'));
         writeFileSync(join(ws, 'sub', '.git'), 'gitdir: ../.git/modules/sub\n'); // a gitfile
-        const probes = [...repos.pinned, ...repos.free].map((r) => `touch ${ws}/${r}/.git/probe 2>/dev/null && echo "${r} writable" || echo "${r} read-only"`);
-        const r = runPinned(ws, [...probes, `echo x >> ${ws}/sub/.git 2>/dev/null && echo "sub writable" || echo "sub read-only"`].join('; '), {
-          extra: [...extra, '--nested-git', ws, '--nested-skip', join(ws, 'skipped')],
-          optionsFile,
-        });
+        const probes = [...repos.pinned, ...repos.free].map(
+          (r) => `touch ${ws}/${r}/.git/probe 2>/dev/null && echo "${r} writable" || echo "${r} read-only"`,
+        );
+        const r = runPinned(
+          ws,
+          [...probes, `echo x >> ${ws}/sub/.git 2>/dev/null && echo "sub writable" || echo "sub read-only"`].join('; '),
+          {
+            extra: [...extra, '--nested-git', ws, '--nested-skip', join(ws, 'skipped')],
+            optionsFile,
+          },
+        );
         expect(r.status, r.stderr).toBe(0);
         const lines = r.stdout.trim().split('\n').sort();
-        expect(lines).toEqual([...[...repos.pinned, 'sub'].map((x) => `${x} read-only`), ...repos.free.map((x) => `${x} writable`)].sort());
+        expect(lines).toEqual(
+          [...[...repos.pinned, 'sub'].map((x) => `${x} read-only`), ...repos.free.map((x) => `${x} writable`)].sort(),
+        );
       } finally {
         rmSync(ws, { recursive: true, force: true });
       }
@@ -187,7 +284,11 @@ describe('launcher --pin (bubblewrap)', () => {
     const ws = freshDir('trust-pins-ws-');
     try {
       mkdirSync(join(ws, '.git'));
-      const r = runPinned(ws, `echo x > ${ws}/.bashrc; mkdir ${ws}/.husky/h; mkdir ${ws}/.git/hooks; echo ok > ${ws}/fine; cat ${ws}/fine`, { optionsFile: true });
+      const r = runPinned(
+        ws,
+        `echo x > ${ws}/.bashrc; mkdir ${ws}/.husky/h; mkdir ${ws}/.git/hooks; echo ok > ${ws}/fine; cat ${ws}/fine`,
+        { optionsFile: true },
+      );
       expect(r.stdout).toBe('ok\n');
       expect(r.stderr.match(/Read-only file system/g)).toHaveLength(3);
       expect(r.status).toBe(0);

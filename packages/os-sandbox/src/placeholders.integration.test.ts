@@ -37,11 +37,18 @@ describe('placeholders kept between runs (bubblewrap)', () => {
   const HP = `allowDegraded: ['host-placeholders']`;
   it('stay read-only for the next run and are removed once the sandbox has been idle for placeholderLingerMs', async () => {
     const ws = otherFsDir('trust-linger-');
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'], allowDegraded: ['host-placeholders'] }, { ...unoverlaid(), placeholderLingerMs: 300, env: { PATH: '/usr/bin:/bin' } });
+    const sb = await createSandbox(
+      { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'], allowDegraded: ['host-placeholders'] },
+      { ...unoverlaid(), placeholderLingerMs: 300, env: { PATH: '/usr/bin:/bin' } },
+    );
     try {
       expect((await runIn(sb, ['/bin/true'])).exit.code).toBe(0);
       for (const n of PLACEHOLDERS) expect(existsSync(join(ws, n)), n).toBe(true);
-      const second = await runIn(sb, ['/bin/sh', '-c', `echo evil > ${ws}/.bashrc; mkdir ${ws}/.husky/x; rm -rf ${ws}/.git; echo ok > ${ws}/fine`]);
+      const second = await runIn(sb, [
+        '/bin/sh',
+        '-c',
+        `echo evil > ${ws}/.bashrc; mkdir ${ws}/.husky/x; rm -rf ${ws}/.git; echo ok > ${ws}/fine`,
+      ]);
       expect(second.stderr).toMatch(/Read-only file system/);
       expect(readFileSync(join(ws, '.bashrc'), 'utf8')).toBe('');
       expect(readFileSync(join(ws, 'fine'), 'utf8')).toBe('ok\n');
@@ -55,7 +62,10 @@ describe('placeholders kept between runs (bubblewrap)', () => {
 
   it('close() removes them at once, but not one the user has written into meanwhile', async () => {
     const ws = otherFsDir('trust-linger-close-');
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`], allowDegraded: ['host-placeholders'] }, { ...unoverlaid(), placeholderLingerMs: 600_000 });
+    const sb = await createSandbox(
+      { v: 1, capabilities: [`fs:rw:${ws}`], allowDegraded: ['host-placeholders'] },
+      { ...unoverlaid(), placeholderLingerMs: 600_000 },
+    );
     try {
       expect((await runIn(sb, ['/bin/true'])).exit.code).toBe(0);
       expect(existsSync(join(ws, '.envrc'))).toBe(true);
@@ -75,7 +85,9 @@ describe('placeholders kept between runs (bubblewrap)', () => {
     const ws = otherFsDir('trust-linger-exit-');
     const script = join(freshDir('trust-linger-script-'), 'run.mjs');
     try {
-      writeFileSync(script, `import { existsSync, readdirSync } from 'node:fs';
+      writeFileSync(
+        script,
+        `import { existsSync, readdirSync } from 'node:fs';
         import { createSandbox, probeSandbox } from ${JSON.stringify(dist)};
         const probe = { ...(await probeSandbox()), pinNamespace: false };
         const sb = await createSandbox({ v: 1, capabilities: ['fs:rw:${ws}'], ${HP} }, { probe, placeholderLingerMs: 600000 });
@@ -85,7 +97,8 @@ describe('placeholders kept between runs (bubblewrap)', () => {
         console.log('exit', (await p.exit).code);
         await new Promise((r) => setTimeout(r, 300));
         console.log('kept', ${JSON.stringify(PLACEHOLDERS)}.filter((n) => existsSync('${ws}/' + n)).length);
-        console.log('work dir', readdirSync(process.env.TMPDIR).filter((n) => n.startsWith('trust-sandbox-')).map((n) => process.env.TMPDIR + '/' + n).join(' '));`);
+        console.log('work dir', readdirSync(process.env.TMPDIR).filter((n) => n.startsWith('trust-sandbox-')).map((n) => process.env.TMPDIR + '/' + n).join(' '));`,
+      );
       // The sandbox makes its work directory under the process's temporary directory.
       const tmp = freshDir('trust-linger-tmp-');
       const out = execFileSync(process.execPath, [script], { encoding: 'utf8', env: { ...process.env, TMPDIR: tmp } });

@@ -45,11 +45,20 @@ export function createPlaceholderKeeper(options: { launcher: string; lingerMs: n
 
   const args = (roots: readonly string[], sweep: readonly Placeholder[]): string[] =>
     [...new Set(roots)].flatMap((root) => [
-      '--hold', root,
-      ...sweep.filter((p) => dirname(p.path) === root).flatMap((p) => ['--sweep', p.type === 'file' ? 'f' : 'd', p.path]),
+      '--hold',
+      root,
+      ...sweep
+        .filter((p) => dirname(p.path) === root)
+        .flatMap((p) => ['--sweep', p.type === 'file' ? 'f' : 'd', p.path]),
     ]);
 
-  const sweepArgs = (list: readonly Placeholder[]): string[] => [...args(list.map((p) => dirname(p.path)), list), '--sweep-now'];
+  const sweepArgs = (list: readonly Placeholder[]): string[] => [
+    ...args(
+      list.map((p) => dirname(p.path)),
+      list,
+    ),
+    '--sweep-now',
+  ];
   // A process that exits without close() still removes what it kept (the timer does not hold it open).
   const onExit = (): void => {
     if (kept.size === 0) return;

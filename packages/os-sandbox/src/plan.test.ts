@@ -50,7 +50,12 @@ describe('planSandbox (linux)', () => {
 
   it('workspace, read-only grant over /home, hidden path, limits and the egress bridge', () => {
     const plan = planSandbox(
-      { v: 1, capabilities: [`fs:rw:${WS}`, 'fs:ro:/home', 'http'], hiddenPaths: ['/srv/secrets'], systemRoots: ['/opt/node'] },
+      {
+        v: 1,
+        capabilities: [`fs:rw:${WS}`, 'fs:ro:/home', 'http'],
+        hiddenPaths: ['/srv/secrets'],
+        systemRoots: ['/opt/node'],
+      },
       ['/usr/bin/node', 'build.js'],
       'linux',
       {
@@ -59,7 +64,10 @@ describe('planSandbox (linux)', () => {
         env: { PATH: '/usr/bin:/bin', HOME: '/sandbox/home', TMPDIR: '/tmp', HTTP_PROXY: 'http://127.0.0.1:3128' },
         launcher: '/var/cache/trust/launcher',
         egress: { socketPath: '/tmp/trust-sandbox-x/run/egress.sock', port: 3128 },
-        rlimits: [['nofile', 256], ['core', 0]],
+        rlimits: [
+          ['nofile', 256],
+          ['core', 0],
+        ],
         empty: { file: '/tmp/trust-sandbox-x/empty', dir: '/tmp/trust-sandbox-x/empty.d' },
       },
     );
@@ -71,11 +79,16 @@ describe('planSandbox (linux)', () => {
   });
 
   it('without a launcher, falls back to prlimit and a constant socat script; argv stays "$@"', () => {
-    const plan = planSandbox({ v: 1, capabilities: ['http'], limits: { files: 64 } }, ['/usr/bin/curl', '$(id)'], 'linux', {
-      egress: { socketPath: '/w/run/egress.sock', port: 3128 },
-      rlimits: [['nofile', 64]],
-      fallback: { socat: '/usr/bin/socat', prlimit: '/usr/bin/prlimit' },
-    });
+    const plan = planSandbox(
+      { v: 1, capabilities: ['http'], limits: { files: 64 } },
+      ['/usr/bin/curl', '$(id)'],
+      'linux',
+      {
+        egress: { socketPath: '/w/run/egress.sock', port: 3128 },
+        rlimits: [['nofile', 64]],
+        fallback: { socat: '/usr/bin/socat', prlimit: '/usr/bin/prlimit' },
+      },
+    );
     if (plan.platform !== 'linux') throw new Error('linux plan expected');
     expect(plan.command).toMatchInlineSnapshot(`
       [
@@ -93,7 +106,11 @@ describe('planSandbox (linux)', () => {
         "$(id)",
       ]
     `);
-    expect(() => planSandbox({ v: 1, capabilities: ['http'] }, ['/bin/true'], 'linux', { egress: { socketPath: '/s', port: 3128 } })).toThrowTrustError('SANDBOX_UNAVAILABLE');
+    expect(() =>
+      planSandbox({ v: 1, capabilities: ['http'] }, ['/bin/true'], 'linux', {
+        egress: { socketPath: '/s', port: 3128 },
+      }),
+    ).toThrowTrustError('SANDBOX_UNAVAILABLE');
   });
 
   it('udp: the launcher also bridges the same loopback port number for datagrams; the socat fallback cannot', () => {
@@ -102,16 +119,33 @@ describe('planSandbox (linux)', () => {
       egress: { socketPath: '/w/run/egress.sock', port: 3128, udp: true },
     });
     if (plan.platform !== 'linux') throw new Error('linux plan expected');
-    expect(plan.command).toEqual(['/sandbox/launcher', '--bridge', '3128', '/sandbox/egress.sock', '--udp-bridge', '3128', '/sandbox/egress.sock', '--block-unix', '--', '/usr/bin/dig']);
+    expect(plan.command).toEqual([
+      '/sandbox/launcher',
+      '--bridge',
+      '3128',
+      '/sandbox/egress.sock',
+      '--udp-bridge',
+      '3128',
+      '/sandbox/egress.sock',
+      '--block-unix',
+      '--',
+      '/usr/bin/dig',
+    ]);
     expect(plan.options).toContain('--unshare-all');
     expect(plan.options).not.toContain('--share-net');
     expect(() =>
-      planSandbox({ v: 1, capabilities: ['udp'] }, ['/bin/true'], 'linux', { egress: { socketPath: '/s', port: 3128, udp: true }, fallback: { socat: '/usr/bin/socat' } }),
+      planSandbox({ v: 1, capabilities: ['udp'] }, ['/bin/true'], 'linux', {
+        egress: { socketPath: '/s', port: 3128, udp: true },
+        fallback: { socat: '/usr/bin/socat' },
+      }),
     ).toThrowTrustError('SANDBOX_UNAVAILABLE');
   });
 
   it('egress.outside: the launcher makes the network namespace and bridges it, so nothing is bound in for it', () => {
-    const ctx = { launcher: '/w/.native/launcher', egress: { socketPath: '/w/run/egress.sock', port: 3128, udp: true, outside: true } };
+    const ctx = {
+      launcher: '/w/.native/launcher',
+      egress: { socketPath: '/w/run/egress.sock', port: 3128, udp: true, outside: true },
+    };
     const plan = planSandbox({ v: 1, capabilities: ['udp'] }, ['/usr/bin/dig'], 'linux', ctx);
     if (plan.platform !== 'linux') throw new Error('linux plan expected');
     expect(plan.bridges).toEqual([
@@ -124,16 +158,27 @@ describe('planSandbox (linux)', () => {
     expect(plan.options).toContain('--share-net');
     expect(plan.options.join(' ')).not.toMatch(/egress\.sock|\/sandbox\/launcher/);
     // Limits still need the launcher inside (setrlimit for the command), without a bridge there.
-    const limited = planSandbox({ v: 1, capabilities: ['http'], limits: { files: 64 } }, ['/bin/true'], 'linux', { ...ctx, rlimits: [['nofile', 64]] });
+    const limited = planSandbox({ v: 1, capabilities: ['http'], limits: { files: 64 } }, ['/bin/true'], 'linux', {
+      ...ctx,
+      rlimits: [['nofile', 64]],
+    });
     if (limited.platform !== 'linux') throw new Error('linux plan expected');
     expect(limited.command).toEqual(['/sandbox/launcher', '--rlimit', 'nofile=64', '--', '/bin/true']);
     expect(limited.options.join(' ')).not.toContain('egress.sock');
     // Only the compiled launcher can serve it.
-    expect(() => planSandbox({ v: 1, capabilities: ['http'] }, ['/bin/true'], 'linux', { egress: { socketPath: '/s', port: 3128, outside: true } })).toThrowTrustError('SANDBOX_UNAVAILABLE');
+    expect(() =>
+      planSandbox({ v: 1, capabilities: ['http'] }, ['/bin/true'], 'linux', {
+        egress: { socketPath: '/s', port: 3128, outside: true },
+      }),
+    ).toThrowTrustError('SANDBOX_UNAVAILABLE');
   });
 
   it('stageRoot: the launcher stages /usr, /etc, /dev and the empty directories; bwrap binds that as / (and keeps /etc binds when a policy path lies in /etc)', () => {
-    const staged = planSandbox({ v: 1, systemRoots: ['/opt/tool'] }, ['/bin/true'], 'linux', { facts, stageRoot: '/w/root.stage', runAs: { uid: 65534, gid: 65534 } });
+    const staged = planSandbox({ v: 1, systemRoots: ['/opt/tool'] }, ['/bin/true'], 'linux', {
+      facts,
+      stageRoot: '/w/root.stage',
+      runAs: { uid: 65534, gid: 65534 },
+    });
     if (staged.platform !== 'linux') throw new Error('linux plan expected');
     expect(staged.rootStage).toEqual({
       dir: '/w/root.stage',
@@ -153,7 +198,9 @@ describe('planSandbox (linux)', () => {
     });
     // One bind of the stage as the root (devices allowed: /dev is in it), then what needs bwrap's
     // own namespaces; none of the base's own options remain, and the root is still made read-only.
-    expect(render(staged.options)).toContain('--dev-bind /w/root.stage /\n--ro-bind /opt/tool /opt/tool\n--proc /proc\n--remount-ro /proc');
+    expect(render(staged.options)).toContain(
+      '--dev-bind /w/root.stage /\n--ro-bind /opt/tool /opt/tool\n--proc /proc\n--remount-ro /proc',
+    );
     for (const gone of ['--tmpfs', '--dev', '--symlink', '/usr']) expect(staged.options).not.toContain(gone);
     expect(staged.options.filter((o) => o.startsWith('/etc'))).toEqual([]);
     expect(render(staged.options)).toContain('--remount-ro /\n--chdir');
@@ -162,17 +209,28 @@ describe('planSandbox (linux)', () => {
     if (plain.platform !== 'linux') throw new Error('linux plan expected');
     expect(plain.rootStage).toBeUndefined();
     expect(render(plain.options)).toContain('--ro-bind /usr /usr\n--symlink usr/bin /bin');
-    expect(render(plain.options)).toContain('--dev /dev\n--tmpfs /tmp\n--tmpfs /var/tmp\n--tmpfs /sandbox/home\n--tmpfs /run\n--symlink ../run /var/run');
-    for (const inside of [{ systemRoots: ['/etc/ssl'] }, { capabilities: ['fs:ro:/etc/xdg'] }, { hiddenPaths: ['/etc/hosts'] }]) {
+    expect(render(plain.options)).toContain(
+      '--dev /dev\n--tmpfs /tmp\n--tmpfs /var/tmp\n--tmpfs /sandbox/home\n--tmpfs /run\n--symlink ../run /var/run',
+    );
+    for (const inside of [
+      { systemRoots: ['/etc/ssl'] },
+      { capabilities: ['fs:ro:/etc/xdg'] },
+      { hiddenPaths: ['/etc/hosts'] },
+    ]) {
       const etc = planSandbox({ v: 1, ...inside }, ['/bin/true'], 'linux', { facts, stageRoot: '/w/root.stage' });
       if (etc.platform !== 'linux') throw new Error('linux plan expected');
       expect(etc.rootStage?.etcFiles).toBeUndefined();
-      expect(render(etc.options)).toContain('--dev-bind /w/root.stage /\n--ro-bind-try /etc/alternatives /etc/alternatives');
+      expect(render(etc.options)).toContain(
+        '--dev-bind /w/root.stage /\n--ro-bind-try /etc/alternatives /etc/alternatives',
+      );
     }
   });
 
-  it('launcherNetwork: a run without network also gets the launcher\'s private namespace (loopback only), never the host\'s', () => {
-    const plan = planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcher: '/w/.native/launcher', launcherNetwork: true });
+  it("launcherNetwork: a run without network also gets the launcher's private namespace (loopback only), never the host's", () => {
+    const plan = planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', {
+      launcher: '/w/.native/launcher',
+      launcherNetwork: true,
+    });
     if (plan.platform !== 'linux') throw new Error('linux plan expected');
     expect(plan.launcherNetwork).toBe(true);
     expect(plan.bridges).toEqual([]);
@@ -182,15 +240,28 @@ describe('planSandbox (linux)', () => {
     const own = planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcher: '/w/.native/launcher' });
     if (own.platform !== 'linux') throw new Error('linux plan expected');
     expect([own.launcherNetwork, own.options.includes('--share-net')]).toEqual([false, false]);
-    const shared = planSandbox({ v: 1, capabilities: ['network'], allowDegraded: ['shared-network'] }, ['/bin/true'], 'linux', { launcher: '/w/.native/launcher', launcherNetwork: true, shareNetwork: true });
+    const shared = planSandbox(
+      { v: 1, capabilities: ['network'], allowDegraded: ['shared-network'] },
+      ['/bin/true'],
+      'linux',
+      { launcher: '/w/.native/launcher', launcherNetwork: true, shareNetwork: true },
+    );
     if (shared.platform !== 'linux') throw new Error('linux plan expected');
     expect(shared.launcherNetwork).toBe(false);
-    expect(() => planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcherNetwork: true })).toThrowTrustError('SANDBOX_UNAVAILABLE');
+    expect(() =>
+      planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcherNetwork: true }),
+    ).toThrowTrustError('SANDBOX_UNAVAILABLE');
   });
 
   it('network tier: its own namespace and the proxy bridge (TCP and UDP); shared only in the degraded mode', () => {
     const floored = planSandbox({ v: 1, capabilities: ['network'] }, ['/usr/bin/git', 'fetch'], 'linux', {
-      env: { PATH: '/usr/bin:/bin', HOME: '/sandbox/home', TMPDIR: '/tmp', HTTP_PROXY: 'http://127.0.0.1:3128', ALL_PROXY: 'http://127.0.0.1:3128' },
+      env: {
+        PATH: '/usr/bin:/bin',
+        HOME: '/sandbox/home',
+        TMPDIR: '/tmp',
+        HTTP_PROXY: 'http://127.0.0.1:3128',
+        ALL_PROXY: 'http://127.0.0.1:3128',
+      },
       launcher: '/var/cache/trust/launcher',
       egress: { socketPath: '/tmp/trust-sandbox-x/run/egress.sock', port: 3128, udp: true },
       empty: { file: '/tmp/trust-sandbox-x/empty', dir: '/tmp/trust-sandbox-x/empty.d' },
@@ -198,16 +269,28 @@ describe('planSandbox (linux)', () => {
     if (floored.platform !== 'linux') throw new Error('linux plan expected');
     expect(render(floored.args)).toMatchSnapshot();
     expect(floored.options).not.toContain('--share-net');
-    const shared = planSandbox({ v: 1, capabilities: ['network'], allowDegraded: ['shared-network'] }, ['/usr/bin/git', 'fetch'], 'linux', { shareNetwork: true });
+    const shared = planSandbox(
+      { v: 1, capabilities: ['network'], allowDegraded: ['shared-network'] },
+      ['/usr/bin/git', 'fetch'],
+      'linux',
+      { shareNetwork: true },
+    );
     if (shared.platform !== 'linux') throw new Error('linux plan expected');
     expect(shared.options).toContain('--share-net');
     expect(shared.command).toEqual(['/usr/bin/git', 'fetch']);
   });
 
   it('refuses a protected path that is a symlink inside a writable root (it could be swapped)', () => {
-    const linked: HostFacts = { ...facts, paths: { ...facts.paths, [`${WS}/.bashrc`]: { kind: 'symlink', target: 'dotfiles/bashrc' } } };
-    expect(() => planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', { facts: linked })).toThrowTrustError('SANDBOX_PROTECTED_SYMLINK');
-    expect(() => planSandbox({ v: 1, capabilities: [`fs:ro:${WS}`] }, ['/bin/true'], 'linux', { facts: linked })).not.toThrow();
+    const linked: HostFacts = {
+      ...facts,
+      paths: { ...facts.paths, [`${WS}/.bashrc`]: { kind: 'symlink', target: 'dotfiles/bashrc' } },
+    };
+    expect(() =>
+      planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', { facts: linked }),
+    ).toThrowTrustError('SANDBOX_PROTECTED_SYMLINK');
+    expect(() =>
+      planSandbox({ v: 1, capabilities: [`fs:ro:${WS}`] }, ['/bin/true'], 'linux', { facts: linked }),
+    ).not.toThrow();
   });
 
   it.each([
@@ -235,14 +318,18 @@ describe('planSandbox (linux)', () => {
   });
 
   it('with pinProtected, protected paths and the existing .git become launcher pins, not bwrap binds', () => {
-    const plan = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', { facts, pinProtected: true });
+    const plan = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', {
+      facts,
+      pinProtected: true,
+    });
     if (plan.platform !== 'linux') throw new Error('linux plan expected');
     expect(plan.pins).toContainEqual({ kind: 'F', path: `${WS}/.bashrc` });
     expect(plan.pins).toContainEqual({ kind: 'D', path: `${WS}/.git` });
     expect(plan.pins).toContainEqual({ kind: 'f', path: `${WS}/.npmrc` });
     expect(plan.pins).toContainEqual({ kind: 'd', path: `${WS}/.husky` });
     // Every placeholder is pinned by the launcher, and bwrap binds nothing inside the root but the root.
-    for (const p of plan.placeholders) expect(plan.pins).toContainEqual({ kind: p.type === 'file' ? 'f' : 'd', path: p.path });
+    for (const p of plan.placeholders)
+      expect(plan.pins).toContainEqual({ kind: p.type === 'file' ? 'f' : 'd', path: p.path });
     expect(plan.options.filter((o) => o.startsWith(`${WS}/`))).toEqual([]);
     const bwrapOnly = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/true'], 'linux', { facts });
     if (bwrapOnly.platform !== 'linux') throw new Error('linux plan expected');
@@ -263,19 +350,34 @@ describe('planSandbox (linux)', () => {
     const plan = planSandbox({ v: 1 }, ['/bin/echo', 'a; rm -rf /', '$(id)'], 'linux');
     expect(plan.args.slice(-3)).toEqual(['/bin/echo', 'a; rm -rf /', '$(id)']);
     expect(() => planSandbox({ v: 1 }, [], 'linux')).toThrowTrustError('SANDBOX_ARGV_INVALID');
-    expect(() => planSandbox({ v: 1 }, 'ls -l' as unknown as string[], 'linux')).toThrowTrustError('SANDBOX_ARGV_INVALID');
+    expect(() => planSandbox({ v: 1 }, 'ls -l' as unknown as string[], 'linux')).toThrowTrustError(
+      'SANDBOX_ARGV_INVALID',
+    );
   });
 
   it('awaitCommand: bwrap runs the launcher from its descriptor with --await; no --chdir, --setenv or argv (they come later)', () => {
-    const ctx = { facts, cwd: WS, env: { PATH: '/usr/bin:/bin', SECRETLESS: 'x' }, launcher: '/var/cache/trust/launcher', awaitCommand: true } as const;
+    const ctx = {
+      facts,
+      cwd: WS,
+      env: { PATH: '/usr/bin:/bin', SECRETLESS: 'x' },
+      launcher: '/var/cache/trust/launcher',
+      awaitCommand: true,
+    } as const;
     const plan = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/echo', 'ignored'], 'linux', ctx);
     if (plan.platform !== 'linux') throw new Error('linux plan expected');
     expect(plan.command).toEqual(['/proc/self/fd/6', '--await', '--']);
     expect(plan.args.slice(-4)).toEqual(['--', '/proc/self/fd/6', '--await', '--']);
     expect(plan.options).toContain('--clearenv');
-    expect(plan.options.filter((o) => o === '--chdir' || o === '--setenv' || o === 'ignored' || o === '/var/cache/trust/launcher')).toEqual([]);
+    expect(
+      plan.options.filter(
+        (o) => o === '--chdir' || o === '--setenv' || o === 'ignored' || o === '/var/cache/trust/launcher',
+      ),
+    ).toEqual([]);
     // With limits the launcher is bound in anyway (it applies them), and takes --await after them.
-    const limited = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`], limits: { files: 64 } }, [], 'linux', { ...ctx, rlimits: [['nofile', 64]] });
+    const limited = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`], limits: { files: 64 } }, [], 'linux', {
+      ...ctx,
+      rlimits: [['nofile', 64]],
+    });
     if (limited.platform !== 'linux') throw new Error('linux plan expected');
     expect(limited.command).toEqual(['/sandbox/launcher', '--rlimit', 'nofile=64', '--await', '--']);
     expect(limited.options.join(' ')).toContain('--ro-bind /var/cache/trust/launcher /sandbox/launcher');
@@ -284,7 +386,9 @@ describe('planSandbox (linux)', () => {
     if (noProc.platform !== 'linux') throw new Error('linux plan expected');
     expect(noProc.command).toEqual(['/sandbox/launcher', '--await', '--']);
     // And never without a launcher.
-    expect(() => planSandbox({ v: 1 }, [], 'linux', { facts, awaitCommand: true })).toThrowTrustError('SANDBOX_UNAVAILABLE');
+    expect(() => planSandbox({ v: 1 }, [], 'linux', { facts, awaitCommand: true })).toThrowTrustError(
+      'SANDBOX_UNAVAILABLE',
+    );
   });
 
   it('is pure: the same inputs give the same plan', () => {
@@ -300,6 +404,8 @@ describe('planSandbox (linux)', () => {
       expect(err).toHaveTrustCode('SANDBOX_POLICY_INVALID');
       expect((err as { problems: unknown[] }).problems.length).toBeGreaterThanOrEqual(2);
     }
-    expect(() => planSandbox({ v: 1, capabilities: ['env', 'fs:rw:relative'] }, ['/bin/true'], 'linux')).toThrowTrustError('SANDBOX_POLICY_INVALID');
+    expect(() =>
+      planSandbox({ v: 1, capabilities: ['env', 'fs:rw:relative'] }, ['/bin/true'], 'linux'),
+    ).toThrowTrustError('SANDBOX_POLICY_INVALID');
   });
 });

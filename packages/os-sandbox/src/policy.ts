@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { TrustError, parseCapabilities, type CapabilitySet, type Problem } from '@trust/core';
 
 /** Weaker modes a caller may accept by name. Anything not named here fails closed. */
-export const DEGRADED_MODES = ['shared-network', 'no-proc', 'no-userns-lock', 'no-seccomp', 'no-pids-limit', 'no-memory-limit', 'host-placeholders', 'open-unix-sockets'] as const;
+export const DEGRADED_MODES = [
+  'shared-network',
+  'no-proc',
+  'no-userns-lock',
+  'no-seccomp',
+  'no-pids-limit',
+  'no-memory-limit',
+  'host-placeholders',
+  'open-unix-sockets',
+] as const;
 /** One named weaker mode (see `DEGRADED_MODES` and the README). */
 export type DegradedMode = (typeof DEGRADED_MODES)[number];
 
@@ -16,22 +25,54 @@ const absolute = z
 const protectedName = z
   .string()
   .regex(/^(?!\.{1,2}\/?$)[^/\u0000-\u001f\u007f]+\/?$/, {
-    message: 'must be one name inside the writable root (e.g. ".tool-versions", or ".continue/" for a directory), without "/" inside, ".", ".." or control characters',
+    message:
+      'must be one name inside the writable root (e.g. ".tool-versions", or ".continue/" for a directory), without "/" inside, ".", ".." or control characters',
   })
-  .refine((n) => n !== '.git' && n !== '.git/', { message: '.git is always protected (read-only whole when it exists)' });
+  .refine((n) => n !== '.git' && n !== '.git/', {
+    message: '.git is always protected (read-only whole when it exists)',
+  });
 
-const socketPath = absolute.refine((p) => !/[\u0001-\u001f\u007f]/.test(p) && !p.split('/').some((c) => c === '.' || c === '..') && !p.endsWith('/'), {
-  message: 'must be a canonical absolute path of a unix socket (no ".", "..", trailing "/" or control characters)',
-});
+const socketPath = absolute.refine(
+  (p) => !/[\u0001-\u001f\u007f]/.test(p) && !p.split('/').some((c) => c === '.' || c === '..') && !p.endsWith('/'),
+  {
+    message: 'must be a canonical absolute path of a unix socket (no ".", "..", trailing "/" or control characters)',
+  },
+);
 
 const limitsSchema = z
   .object({
-    timeMs: z.number().int().positive().max(86_400_000).optional().describe('wall-clock limit per run in ms; undefined = 60000'),
-    outputBytes: z.number().int().nonnegative().optional().describe('bytes kept per stream (stdout, stderr); undefined = 1 MiB'),
-    memoryBytes: z.number().int().positive().optional().describe('address-space limit (RLIMIT_AS), plus a cgroup limit when one is writable; undefined = none'),
-    pids: z.number().int().positive().optional().describe('process limit (cgroup pids.max; RLIMIT_NPROC as well); undefined = none'),
+    timeMs: z
+      .number()
+      .int()
+      .positive()
+      .max(86_400_000)
+      .optional()
+      .describe('wall-clock limit per run in ms; undefined = 60000'),
+    outputBytes: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe('bytes kept per stream (stdout, stderr); undefined = 1 MiB'),
+    memoryBytes: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('address-space limit (RLIMIT_AS), plus a cgroup limit when one is writable; undefined = none'),
+    pids: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('process limit (cgroup pids.max; RLIMIT_NPROC as well); undefined = none'),
     files: z.number().int().positive().optional().describe('open-file limit (RLIMIT_NOFILE); undefined = inherited'),
-    fileSizeBytes: z.number().int().positive().optional().describe('largest file a run may write (RLIMIT_FSIZE); undefined = none'),
+    fileSizeBytes: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('largest file a run may write (RLIMIT_FSIZE); undefined = none'),
   })
   .strict();
 
@@ -44,13 +85,28 @@ const limitsSchema = z
 export const sandboxPolicySchema = z
   .object({
     v: z.literal(1).describe('format version; always 1'),
-    capabilities: z.array(z.string()).default([]).describe('capability strings (env:NAME, fs:ro:<dir>, fs:rw:<dir>, stdin, stdout, stderr, http, tcp, ...); [] grants nothing'),
-    systemRoots: z.array(absolute).default([]).describe('extra read-only system directories (e.g. a Node install prefix); [] = only the built-in system set'),
-    hiddenPaths: z.array(absolute).default([]).describe('paths replaced by an empty read-only directory even when inside a granted root; [] = only the built-in hidden set'),
+    capabilities: z
+      .array(z.string())
+      .default([])
+      .describe(
+        'capability strings (env:NAME, fs:ro:<dir>, fs:rw:<dir>, stdin, stdout, stderr, http, tcp, ...); [] grants nothing',
+      ),
+    systemRoots: z
+      .array(absolute)
+      .default([])
+      .describe('extra read-only system directories (e.g. a Node install prefix); [] = only the built-in system set'),
+    hiddenPaths: z
+      .array(absolute)
+      .default([])
+      .describe(
+        'paths replaced by an empty read-only directory even when inside a granted root; [] = only the built-in hidden set',
+      ),
     protectedPaths: z
       .array(protectedName)
       .default([])
-      .describe('names protected read-only in every writable root on top of the built-in list ("name" a file, "name/" a directory); [] = only the built-in list'),
+      .describe(
+        'names protected read-only in every writable root on top of the built-in list ("name" a file, "name/" a directory); [] = only the built-in list',
+      ),
     unixSockets: z
       .array(socketPath)
       .default([])
@@ -60,13 +116,25 @@ export const sandboxPolicySchema = z
     limits: limitsSchema.default({}).describe('time, output, memory, process and file limits'),
     network: z
       .object({
-        guard: z.enum(['strict', 'default', 'allow-local']).default('strict').describe('address guard mode of the per-run egress proxy'),
-        proxyPort: z.number().int().min(1).max(65535).default(3128).describe('loopback port the proxy is reachable on inside the sandbox'),
+        guard: z
+          .enum(['strict', 'default', 'allow-local'])
+          .default('strict')
+          .describe('address guard mode of the per-run egress proxy'),
+        proxyPort: z
+          .number()
+          .int()
+          .min(1)
+          .max(65535)
+          .default(3128)
+          .describe('loopback port the proxy is reachable on inside the sandbox'),
       })
       .strict()
       .default({ guard: 'strict', proxyPort: 3128 })
       .describe('how http/tcp capabilities reach the egress proxy'),
-    allowDegraded: z.array(z.enum(DEGRADED_MODES)).default([]).describe('weaker modes accepted by name; [] = fail closed on any'),
+    allowDegraded: z
+      .array(z.enum(DEGRADED_MODES))
+      .default([])
+      .describe('weaker modes accepted by name; [] = fail closed on any'),
   })
   .strict();
 
@@ -113,21 +181,30 @@ export function parseSandboxPolicy(input: unknown): SandboxPolicy {
       hint: `a valid policy looks like {"v":1,"capabilities":["fs:rw:/srv/project","stdout"],"limits":{"timeMs":30000}}`,
       severity: 'error',
     }));
-    throw new TrustError('SANDBOX_POLICY_INVALID', `sandbox policy is invalid: ${problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ')}`, {
-      problems,
-      hint: problems[0]?.hint,
-    });
+    throw new TrustError(
+      'SANDBOX_POLICY_INVALID',
+      `sandbox policy is invalid: ${problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ')}`,
+      {
+        problems,
+        hint: problems[0]?.hint,
+      },
+    );
   }
   let capabilities: CapabilitySet;
   try {
     capabilities = parseCapabilities(r.data.capabilities);
   } catch (err) {
-    const inner = err instanceof TrustError ? err.problems.map((p) => ({ ...p, path: `capabilities${p.path ?? ''}` })) : [];
-    throw new TrustError('SANDBOX_POLICY_INVALID', `sandbox policy has invalid capabilities: ${(err as Error).message}`, {
-      cause: err,
-      problems: inner,
-      hint: inner[0]?.hint,
-    });
+    const inner =
+      err instanceof TrustError ? err.problems.map((p) => ({ ...p, path: `capabilities${p.path ?? ''}` })) : [];
+    throw new TrustError(
+      'SANDBOX_POLICY_INVALID',
+      `sandbox policy has invalid capabilities: ${(err as Error).message}`,
+      {
+        cause: err,
+        problems: inner,
+        hint: inner[0]?.hint,
+      },
+    );
   }
   const policy: SandboxPolicy = {
     v: 1,

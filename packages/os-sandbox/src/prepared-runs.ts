@@ -67,7 +67,8 @@ export function createPreparedRuns({ config, slots, server, linux, keeper, isClo
   const prepareNext = (wants: Wants): void => {
     const s = server.current;
     lastEnd = performance.now();
-    if (!prestart || !following || isClosed() || !server.enabled || !s?.alive || ahead.holding) return slots.prepareSpare();
+    if (!prestart || !following || isClosed() || !server.enabled || !s?.alive || ahead.holding)
+      return slots.prepareSpare();
     const prepare = async (): Promise<PreparedRun | undefined> => {
       const slot = await slots.take().catch(() => undefined);
       if (!slot) return undefined; // the next spawn makes its own slot, and reports why it could not

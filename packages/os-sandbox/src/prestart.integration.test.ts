@@ -2,7 +2,16 @@
 // prepared run takes the command only when a run started then would be the same run, and
 // nothing of it is left once it is not needed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
@@ -62,7 +71,8 @@ describe('runs prepared ahead (prestart)', () => {
   let server: number;
   const audit = createRecordingAudit();
   /** Whether the last spawn was a prepared run's (its audit record says so). */
-  const tookPrepared = (): unknown => audit.events.filter((e) => e.action === 'sandbox.spawn').at(-1)?.details?.prepared;
+  const tookPrepared = (): unknown =>
+    audit.events.filter((e) => e.action === 'sandbox.spawn').at(-1)?.details?.prepared;
   const ready = (): Promise<void> => until('a run is prepared', () => awaiting(server).length === 1);
 
   beforeAll(async () => {
@@ -84,14 +94,23 @@ describe('runs prepared ahead (prestart)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('takes the spawn\'s command, arguments, environment and working directory; the command has only stdio and sees no launcher', async () => {
+  it("takes the spawn's command, arguments, environment and working directory; the command has only stdio and sees no launcher", async () => {
     for (let i = 0; i < 3; i++) {
       await ready();
       const cwd = i % 2 === 0 ? ws : join(ws, 'sub');
-      const r = await runIn(sb, ['/bin/sh', '-c', 'printf "%s|%s|%s|" "$0" "$GREETING" "$PWD"; ls /proc/self/fd | tr "\\n" " "; ls -A /sandbox', `arg-${i}`], {
-        cwd,
-        env: { GREETING: `hello-${i}` },
-      });
+      const r = await runIn(
+        sb,
+        [
+          '/bin/sh',
+          '-c',
+          'printf "%s|%s|%s|" "$0" "$GREETING" "$PWD"; ls /proc/self/fd | tr "\\n" " "; ls -A /sandbox',
+          `arg-${i}`,
+        ],
+        {
+          cwd,
+          env: { GREETING: `hello-${i}` },
+        },
+      );
       expect(r.exit.code).toBe(0);
       expect(tookPrepared()).toBe(true);
       // 3 is ls's own listing of the directory.
@@ -215,7 +234,10 @@ describe('runs prepared ahead (prestart)', () => {
 
   it('spawns further apart than placeholderLingerMs prepare nothing', async () => {
     const records = createRecordingAudit();
-    const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] }, { audit: records, placeholderLingerMs: 400 });
+    const own = await createSandbox(
+      { v: 1, capabilities: ['stdout', 'stderr'] },
+      { audit: records, placeholderLingerMs: 400 },
+    );
     try {
       const ownServer = await serverOf(own);
       for (let i = 0; i < 2; i++) {
@@ -225,7 +247,11 @@ describe('runs prepared ahead (prestart)', () => {
       // Time enough for a run to be prepared (within its 400 ms): none is.
       await new Promise((r) => setTimeout(r, 150));
       expect(awaiting(ownServer)).toEqual([]);
-      expect(records.events.filter((e) => e.action === 'sandbox.spawn').map((e) => e.details?.prepared)).toEqual([false, false, false]);
+      expect(records.events.filter((e) => e.action === 'sandbox.spawn').map((e) => e.details?.prepared)).toEqual([
+        false,
+        false,
+        false,
+      ]);
       // And once they follow each other again, the next is prepared.
       await runIn(own, ['/bin/true']);
       await until('a run is prepared', () => awaiting(ownServer).length === 1);
@@ -236,12 +262,20 @@ describe('runs prepared ahead (prestart)', () => {
 
   it('prestart: false prepares nothing: every spawn starts from the beginning', async () => {
     const records = createRecordingAudit();
-    const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr', `fs:rw:${ws}`] }, { audit: records, prestart: false });
+    const own = await createSandbox(
+      { v: 1, capabilities: ['stdout', 'stderr', `fs:rw:${ws}`] },
+      { audit: records, prestart: false },
+    );
     try {
       const ownServer = await serverOf(own);
       for (let i = 0; i < 3; i++) expect((await runIn(own, ['/bin/true'])).exit.code).toBe(0);
       expect(awaiting(ownServer)).toEqual([]);
-      expect(records.events.filter((e) => e.action === 'sandbox.spawn').map((e) => e.details?.prepared)).toEqual([false, false, false, false]);
+      expect(records.events.filter((e) => e.action === 'sandbox.spawn').map((e) => e.details?.prepared)).toEqual([
+        false,
+        false,
+        false,
+        false,
+      ]);
     } finally {
       await own.close();
     }
@@ -257,10 +291,47 @@ describe('runs prepared ahead (prestart)', () => {
     mkdirSync(stage);
     writeFileSync(join(etc, 'conf'), 'one\n');
     const own = startSpawnServer(launcher.path);
-    const bwrapOptions = ['--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--ro-bind', stage, '/etc', '--proc', '/proc', '--dev', '/dev'];
+    const bwrapOptions = [
+      '--unshare-all',
+      '--die-with-parent',
+      '--ro-bind',
+      '/usr',
+      '/usr',
+      '--symlink',
+      'usr/bin',
+      '/bin',
+      '--symlink',
+      'usr/lib',
+      '/lib',
+      '--symlink',
+      'usr/lib64',
+      '/lib64',
+      '--ro-bind',
+      stage,
+      '/etc',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+    ];
     const prepare = () =>
       own.prepare({
-        args: ['--lifeline', '5', '--stage', stage, '--stage-file', join(etc, 'conf'), '--', '/usr/bin/bwrap', '--args', '3', '--', '/proc/self/fd/6', '--await', '--'],
+        args: [
+          '--lifeline',
+          '5',
+          '--stage',
+          stage,
+          '--stage-file',
+          join(etc, 'conf'),
+          '--',
+          '/usr/bin/bwrap',
+          '--args',
+          '3',
+          '--',
+          '/proc/self/fd/6',
+          '--await',
+          '--',
+        ],
         options: bwrapOptions,
         stdin: false,
         stdout: true,
@@ -298,7 +369,9 @@ describe('runs prepared ahead (prestart)', () => {
     const script = join(dir, 'mount-host.mjs');
     writeFileSync(script, mountHost(dist, mnt));
     try {
-      const r = spawnSync('unshare', ['--user', '--map-root-user', '--mount', process.execPath, script], { encoding: 'utf8' });
+      const r = spawnSync('unshare', ['--user', '--map-root-user', '--mount', process.execPath, script], {
+        encoding: 'utf8',
+      });
       expect(r.status, r.stderr).toBe(0);
       const out = JSON.parse(r.stdout) as { outs: string[]; prepared: boolean[] };
       expect(out.outs).toEqual(['under\n', 'under\n', 'under\n', 'over\n']);

@@ -43,7 +43,9 @@ describe('probeSandbox and fail-closed creation', () => {
   });
 
   it('refuses a weaker mode that the policy did not name', async () => {
-    await expect(createSandbox({ v: 1, capabilities: ['network'] }, { probe: { ...probe, netns: false } })).rejects.toMatchObject({
+    await expect(
+      createSandbox({ v: 1, capabilities: ['network'] }, { probe: { ...probe, netns: false } }),
+    ).rejects.toMatchObject({
       code: expect.toBeTrustCode('SANDBOX_DEGRADED_REFUSED'),
       message: expect.stringContaining('without an address floor'),
     });
@@ -51,14 +53,24 @@ describe('probeSandbox and fail-closed creation', () => {
       code: expect.toBeTrustCode('SANDBOX_DEGRADED_REFUSED'),
       hint: expect.stringContaining('allowDegraded: ["shared-network"]'),
     });
-    await expect(createSandbox({ v: 1 }, { probe: { ...probe, disableUserns: false } })).rejects.toHaveTrustCode('SANDBOX_DEGRADED_REFUSED');
-    await expect(createSandbox({ v: 1, capabilities: ['udp'] }, { egress: allowHosts([], { udp: true }), platform: 'darwin', probe: { ...probe, platform: 'darwin' } })).rejects.toHaveTrustCode('NOT_IMPLEMENTED');
+    await expect(createSandbox({ v: 1 }, { probe: { ...probe, disableUserns: false } })).rejects.toHaveTrustCode(
+      'SANDBOX_DEGRADED_REFUSED',
+    );
+    await expect(
+      createSandbox(
+        { v: 1, capabilities: ['udp'] },
+        { egress: allowHosts([], { udp: true }), platform: 'darwin', probe: { ...probe, platform: 'darwin' } },
+      ),
+    ).rejects.toHaveTrustCode('NOT_IMPLEMENTED');
   });
 
   it('runs a named weaker mode and audits it on every run', async () => {
     const audit = createMemoryAuditSink();
     // A host without network namespaces: the network tier falls back to the host network, by name only.
-    const sb = await createSandbox({ v: 1, capabilities: ['network', 'stdout'], allowDegraded: ['shared-network'] }, { audit, probe: { ...probe, netns: false } });
+    const sb = await createSandbox(
+      { v: 1, capabilities: ['network', 'stdout'], allowDegraded: ['shared-network'] },
+      { audit, probe: { ...probe, netns: false } },
+    );
     try {
       expect(sb.degraded).toEqual(['shared-network']);
       const r = await runIn(sb, ['/bin/true']);
@@ -73,7 +85,10 @@ describe('probeSandbox and fail-closed creation', () => {
 
   it('without seccomp (descriptor 4 free) the launcher still holds its root lock for the whole run and sweeps after it', async () => {
     const ws = freshDir('trust-probe-noseccomp-');
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`], allowDegraded: ['no-seccomp'] }, { probe: { ...probe, seccomp: false }, placeholderLingerMs: 0 });
+    const sb = await createSandbox(
+      { v: 1, capabilities: [`fs:rw:${ws}`], allowDegraded: ['no-seccomp'] },
+      { probe: { ...probe, seccomp: false }, placeholderLingerMs: 0 },
+    );
     try {
       expect(sb.degraded).toEqual(['no-seccomp']);
       const r = await runIn(sb, ['/bin/true'], { cwd: ws });
@@ -88,9 +103,16 @@ describe('probeSandbox and fail-closed creation', () => {
 
   it('where the launcher cannot pin (no user namespace of its own), protected paths are bwrap binds and just as read-only', async () => {
     const ws = freshDir('trust-probe-nopins-');
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'], allowDegraded: ['host-placeholders'] }, { probe: { ...probe, pinNamespace: false }, placeholderLingerMs: 0 });
+    const sb = await createSandbox(
+      { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'], allowDegraded: ['host-placeholders'] },
+      { probe: { ...probe, pinNamespace: false }, placeholderLingerMs: 0 },
+    );
     try {
-      const r = await runIn(sb, ['/bin/sh', '-c', `echo evil > ${ws}/.bashrc; mkdir ${ws}/.git/hooks; echo ok > ${ws}/fine`], { cwd: ws });
+      const r = await runIn(
+        sb,
+        ['/bin/sh', '-c', `echo evil > ${ws}/.bashrc; mkdir ${ws}/.git/hooks; echo ok > ${ws}/fine`],
+        { cwd: ws },
+      );
       expect(r.stderr).toMatch(/Read-only file system/);
       expect(readFileSync(join(ws, 'fine'), 'utf8')).toBe('ok\n');
       for (const f of ['.bashrc', '.git']) expect(existsSync(join(ws, f)), f).toBe(false);
@@ -104,7 +126,9 @@ describe('probeSandbox and fail-closed creation', () => {
     await expect(createSandbox({ v: 1, capabilities: ['http'] })).rejects.toHaveTrustCode('SANDBOX_POLICY_INVALID');
     await expect(createSandbox({ v: 1, capabilities: ['udp'] })).rejects.toHaveTrustCode('SANDBOX_POLICY_INVALID');
     for (const placeholderLingerMs of [-1, Number.NaN, Infinity]) {
-      await expect(createSandbox({ v: 1 }, { placeholderLingerMs }), String(placeholderLingerMs)).rejects.toMatchObject({ code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID'), hint: expect.stringMatching(/placeholderLingerMs/) });
+      await expect(createSandbox({ v: 1 }, { placeholderLingerMs }), String(placeholderLingerMs)).rejects.toMatchObject(
+        { code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID'), hint: expect.stringMatching(/placeholderLingerMs/) },
+      );
     }
     const sb = await createSandbox({ v: 1, capabilities: ['stdout'] });
     try {
@@ -122,7 +146,9 @@ describe('probeSandbox and fail-closed creation', () => {
     const copy = join(dir, 'copy-launcher');
     copyFileSync(good.path, copy);
     writeFileSync(copy, Buffer.concat([readFileSync(copy), Buffer.from('tampered')]));
-    await expect(createSandbox({ v: 1 }, { launcher: { path: copy, sha256: good.sha256 } })).rejects.toHaveTrustCode('SANDBOX_LAUNCHER_TAMPERED');
+    await expect(createSandbox({ v: 1 }, { launcher: { path: copy, sha256: good.sha256 } })).rejects.toHaveTrustCode(
+      'SANDBOX_LAUNCHER_TAMPERED',
+    );
   });
 
   it('builds from every source file: a change to any of them is a new build, never a stale one', async () => {
@@ -137,8 +163,14 @@ describe('probeSandbox and fail-closed creation', () => {
   });
 
   it('two sandboxes with different policies run concurrently without interfering', async () => {
-    const a = await createSandbox({ v: 1, capabilities: ['stdout', 'env:ONLY_A'] }, { env: { ONLY_A: 'a', ONLY_B: 'b' } });
-    const b = await createSandbox({ v: 1, capabilities: ['stdout', 'env:ONLY_B'] }, { env: { ONLY_A: 'a', ONLY_B: 'b' } });
+    const a = await createSandbox(
+      { v: 1, capabilities: ['stdout', 'env:ONLY_A'] },
+      { env: { ONLY_A: 'a', ONLY_B: 'b' } },
+    );
+    const b = await createSandbox(
+      { v: 1, capabilities: ['stdout', 'env:ONLY_B'] },
+      { env: { ONLY_A: 'a', ONLY_B: 'b' } },
+    );
     try {
       const [ra, rb] = await Promise.all([runIn(a, ['/usr/bin/env']), runIn(b, ['/usr/bin/env'])]);
       expect(ra.stdout).toContain('ONLY_A=a');

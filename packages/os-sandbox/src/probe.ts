@@ -54,7 +54,11 @@ interface RunResult {
 function run(file: string, args: string[]): Promise<RunResult> {
   return new Promise((resolve) => {
     execFile(file, args, { timeout: 10_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
+      const code = err
+        ? typeof (err as { code?: unknown }).code === 'number'
+          ? (err as { code: number }).code
+          : -1
+        : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
   });
@@ -128,7 +132,22 @@ export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxP
     else notes.push(`bubblewrap was not found at ${bwrapPath}: install it (Debian/Ubuntu: apt-get install bubblewrap)`);
   }
   if (bwrap) {
-    const base = ['--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--dev', '/dev'];
+    const base = [
+      '--ro-bind',
+      '/usr',
+      '/usr',
+      '--symlink',
+      'usr/bin',
+      '/bin',
+      '--symlink',
+      'usr/lib',
+      '/lib',
+      '--symlink',
+      'usr/lib64',
+      '/lib64',
+      '--dev',
+      '/dev',
+    ];
     const u = await run(bwrapPath, ['--unshare-user', '--unshare-pid', ...base, '--', '/usr/bin/true']);
     userns = u.code === 0;
     if (!userns) {
@@ -140,10 +159,24 @@ export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxP
     }
     const n = await run(bwrapPath, ['--unshare-user', '--unshare-net', ...base, '--', '/usr/bin/true']);
     netns = n.code === 0;
-    if (userns && !netns) notes.push(`bwrap cannot create a network namespace (${n.stderr.trim()}): network isolation needs CAP_NET_ADMIN in a user namespace`);
-    const p = await run(bwrapPath, ['--unshare-user', '--unshare-pid', ...base, '--proc', '/proc', '--', '/usr/bin/true']);
+    if (userns && !netns)
+      notes.push(
+        `bwrap cannot create a network namespace (${n.stderr.trim()}): network isolation needs CAP_NET_ADMIN in a user namespace`,
+      );
+    const p = await run(bwrapPath, [
+      '--unshare-user',
+      '--unshare-pid',
+      ...base,
+      '--proc',
+      '/proc',
+      '--',
+      '/usr/bin/true',
+    ]);
     proc = p.code === 0;
-    if (userns && !proc) notes.push('a private /proc cannot be mounted (typical inside unprivileged containers); accept "no-proc" to run without one');
+    if (userns && !proc)
+      notes.push(
+        'a private /proc cannot be mounted (typical inside unprivileged containers); accept "no-proc" to run without one',
+      );
   }
   let landlock = 0;
   let seccomp = false;
@@ -174,7 +207,8 @@ export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxP
   }
   const pids = platform === 'linux' ? findCgroup('pids') : undefined;
   const memory = platform === 'linux' ? findCgroup('memory') : undefined;
-  if (platform === 'linux' && !pids) notes.push('no writable pids cgroup: process limits fall back to RLIMIT_NPROC, which does not bind uid 0');
+  if (platform === 'linux' && !pids)
+    notes.push('no writable pids cgroup: process limits fall back to RLIMIT_NPROC, which does not bind uid 0');
   return Object.freeze({
     platform,
     bwrap,

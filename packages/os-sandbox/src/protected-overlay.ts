@@ -21,16 +21,20 @@ export interface ProtectedOverlay {
  * `~/.cache/trust/overlay-work`), which usually shares the filesystem of the projects in `$HOME`.
  */
 export function defaultOverlayCache(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const base = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
+  const base =
+    env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
   return join(base, 'trust', 'overlay-work');
 }
 
 /** The policy's writable grants that are directories now (the roots protected names live in). */
 export function writableDirs(policy: SandboxPolicy): string[] {
-  return policy.capabilities.fsGrants.filter((g) => g.mode === 'rw' && statSync(g.path, { throwIfNoEntry: false })?.isDirectory() === true).map((g) => g.path);
+  return policy.capabilities.fsGrants
+    .filter((g) => g.mode === 'rw' && statSync(g.path, { throwIfNoEntry: false })?.isDirectory() === true)
+    .map((g) => g.path);
 }
 
-const inside = (path: string, dir: string): boolean => path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+const inside = (path: string, dir: string): boolean =>
+  path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 
 /**
  * A private directory of this user at `dir`: made 0700 if missing; `undefined` unless it is then
@@ -64,7 +68,11 @@ function privateDir(dir: string): string | undefined {
  * @example
  * const overlay = prepareProtectedOverlay(policy, '/tmp/trust-sandbox-x'); // { roots: [{ root, workBase }], readOnlyRoots, unoverlaid }
  */
-export function prepareProtectedOverlay(policy: SandboxPolicy, workDir: string, cacheDir: string = defaultOverlayCache()): ProtectedOverlay {
+export function prepareProtectedOverlay(
+  policy: SandboxPolicy,
+  workDir: string,
+  cacheDir: string = defaultOverlayCache(),
+): ProtectedOverlay {
   const isDir = (root: string): boolean => statSync(root, { throwIfNoEntry: false })?.isDirectory() === true;
   let cache: { dir: string; dev: number } | null | undefined;
   const cacheOn = (dev: number): string | undefined => {
@@ -104,10 +112,19 @@ export function prepareProtectedOverlay(policy: SandboxPolicy, workDir: string, 
     const dev = statSync(g.path).dev;
     const workBase = dev === workDev ? workDir : (cacheOn(dev) ?? hiddenOn(g.path, dev));
     if (workBase) roots.push({ root: g.path, workBase });
-    else unoverlaid.push({ root: g.path, why: 'no private directory of this user can be made on its filesystem outside the grants' });
+    else
+      unoverlaid.push({
+        root: g.path,
+        why: 'no private directory of this user can be made on its filesystem outside the grants',
+      });
   }
   const readOnlyRoots =
-    policy.unixSockets.length === 0 ? [] : [...policy.capabilities.fsGrants.filter((g) => g.mode === 'ro').map((g) => g.path), ...policy.systemRoots].filter(isDir);
+    policy.unixSockets.length === 0
+      ? []
+      : [
+          ...policy.capabilities.fsGrants.filter((g) => g.mode === 'ro').map((g) => g.path),
+          ...policy.systemRoots,
+        ].filter(isDir);
   return { roots, readOnlyRoots, unoverlaid };
 }
 

@@ -45,7 +45,10 @@ describe('protected agent-tool and rc files (bubblewrap)', () => {
         writeFileSync(join(ws, d, 'settings.json'), 'mine\n');
       }
     }
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'], ...POLICY }, { placeholderLingerMs: 0, env: { PATH: '/usr/bin:/bin' } });
+    const sb = await createSandbox(
+      { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'], ...POLICY },
+      { placeholderLingerMs: 0, env: { PATH: '/usr/bin:/bin' } },
+    );
     try {
       const r = await runIn(sb, ['/bin/sh', '-c', attempts(ws)]);
       expect(r.exit.code).toBe(0);

@@ -22,9 +22,18 @@ const entry = (name: string, type: 'file' | 'dir', why: string): ProtectedEntry 
  * A policy adds names with `protectedPaths`.
  */
 export const PROTECTED_ENTRIES: readonly ProtectedEntry[] = Object.freeze([
-  ...['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.zlogout'].map((n) =>
-    entry(n, 'file', 'a shell sources it at start'),
-  ),
+  ...[
+    '.bashrc',
+    '.bash_profile',
+    '.bash_login',
+    '.bash_logout',
+    '.profile',
+    '.zshrc',
+    '.zprofile',
+    '.zshenv',
+    '.zlogin',
+    '.zlogout',
+  ].map((n) => entry(n, 'file', 'a shell sources it at start')),
   entry('.gitconfig', 'file', 'git configuration (aliases, hooksPath, fsmonitor run programs)'),
   entry('.gitmodules', 'file', 'submodule URLs and update commands'),
   entry('.gitattributes', 'file', 'git filter and diff drivers run programs'),
@@ -42,10 +51,14 @@ export const PROTECTED_ENTRIES: readonly ProtectedEntry[] = Object.freeze([
 ]);
 
 /** The protected file names of `PROTECTED_ENTRIES` (derived; kept for callers that list them). */
-export const PROTECTED_FILES: readonly string[] = Object.freeze(PROTECTED_ENTRIES.filter((e) => e.type === 'file').map((e) => e.name));
+export const PROTECTED_FILES: readonly string[] = Object.freeze(
+  PROTECTED_ENTRIES.filter((e) => e.type === 'file').map((e) => e.name),
+);
 
 /** The protected directory names of `PROTECTED_ENTRIES` (derived). */
-export const PROTECTED_DIRS: readonly string[] = Object.freeze(PROTECTED_ENTRIES.filter((e) => e.type === 'dir').map((e) => e.name));
+export const PROTECTED_DIRS: readonly string[] = Object.freeze(
+  PROTECTED_ENTRIES.filter((e) => e.type === 'dir').map((e) => e.name),
+);
 
 /**
  * The protected entries of a policy: the built-in list, then the policy's `protectedPaths`
@@ -59,7 +72,8 @@ export function protectedEntriesOf(policy: { readonly protectedPaths: readonly s
   const out = new Map<string, ProtectedEntry>(PROTECTED_ENTRIES.map((e) => [e.name, e]));
   for (const p of policy.protectedPaths) {
     const name = p.endsWith('/') ? p.slice(0, -1) : p;
-    if (!out.has(name) && name !== '.git') out.set(name, entry(name, p.endsWith('/') ? 'dir' : 'file', 'named by the policy'));
+    if (!out.has(name) && name !== '.git')
+      out.set(name, entry(name, p.endsWith('/') ? 'dir' : 'file', 'named by the policy'));
   }
   return [...out.values()];
 }
@@ -84,8 +98,15 @@ export const SENSITIVE_ROOTS: readonly string[] = Object.freeze(['/root', '/home
 
 /** Files of /etc a typical program needs (no /etc/shadow, no host credentials). */
 export const ETC_FILES: readonly string[] = Object.freeze([
-  '/etc/alternatives', '/etc/ca-certificates', '/etc/group', '/etc/hosts', '/etc/ld.so.cache',
-  '/etc/localtime', '/etc/nsswitch.conf', '/etc/passwd', '/etc/ssl',
+  '/etc/alternatives',
+  '/etc/ca-certificates',
+  '/etc/group',
+  '/etc/hosts',
+  '/etc/ld.so.cache',
+  '/etc/localtime',
+  '/etc/nsswitch.conf',
+  '/etc/passwd',
+  '/etc/ssl',
 ]);
 
 /** Top-level directories that are symlinks into /usr on usrmerge systems. */

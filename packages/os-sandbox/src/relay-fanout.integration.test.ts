@@ -36,7 +36,10 @@ describe('host-side relay fan-out', { timeout: 120_000 }, () => {
     peer = await startPeer({ routes: { '/x': { kind: 'text', body: 'x' } } });
     sb = await createSandbox(
       { v: 1, capabilities: ['http', 'stdout', 'stderr'], limits: { files: 4096 } },
-      { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve: createStubResolver({ 'api.test': ['127.0.0.1'] }) } },
+      {
+        egress: allowHosts(['api.test']),
+        guard: { mode: 'default', resolve: createStubResolver({ 'api.test': ['127.0.0.1'] }) },
+      },
     );
   });
   afterAll(async () => {
@@ -44,7 +47,7 @@ describe('host-side relay fan-out', { timeout: 120_000 }, () => {
     await peer?.close();
   });
 
-  it('1,000 connections from one run leave the host\'s process count bounded, and one over the cap gets a 503 naming it', async () => {
+  it("1,000 connections from one run leave the host's process count bounded, and one over the cap gets a 503 naming it", async () => {
     const before = descendants(process.pid).length;
     const p = await sb.spawn([PY, '-c', HOLD, '1000', '4']);
     let out = '';

@@ -99,7 +99,10 @@ export function superviseRun(run: SupervisedRun): SandboxProcess {
       run.running.delete(handle);
       await run.cleanup();
       run.releaseSlot();
-      throw new TrustError('SANDBOX_UNAVAILABLE', `could not start ${run.file}: ${e.message}`, { cause: e, hint: 'check that bubblewrap is installed' });
+      throw new TrustError('SANDBOX_UNAVAILABLE', `could not start ${run.file}: ${e.message}`, {
+        cause: e,
+        hint: 'check that bubblewrap is installed',
+      });
     },
   );
   const handle: SandboxProcess = Object.freeze({

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPrincipal, type Principal } from '@trust/core';
-import { createRunAudit, defaultProxyFactory, grantedEgress, type EgressProxyHandle, type SandboxViolation } from './network.js';
+import {
+  createRunAudit,
+  defaultProxyFactory,
+  grantedEgress,
+  type EgressProxyHandle,
+  type SandboxViolation,
+} from './network.js';
 import { createRunDirPool } from './run-dirs.js';
 import type { SandboxConfig } from './sandbox-config.js';
 
@@ -39,7 +45,11 @@ export function createRunSlots(config: SandboxConfig, workDir: string, isClosed:
     // A private directory only when something lives there: on Linux the proxy's socket (a pooled
     // directory, see createRunDirPool), on macOS the run's HOME and TMPDIR (made for it alone).
     const pooled = platform === 'linux';
-    const runDir = !(brokered || platform === 'darwin') ? undefined : pooled ? runDirs.take() : join(workDir, runId.slice(0, 8));
+    const runDir = !(brokered || platform === 'darwin')
+      ? undefined
+      : pooled
+        ? runDirs.take()
+        : join(workDir, runId.slice(0, 8));
     if (runDir !== undefined && !pooled) mkdirSync(runDir, { mode: 0o700 });
     const dropDir = (): void => {
       if (runDir === undefined) return;
@@ -58,11 +68,28 @@ export function createRunSlots(config: SandboxConfig, workDir: string, isClosed:
         const runEgress = grantedEgress(runPolicy!, caps);
         if (runDir !== undefined && platform === 'linux') {
           socketPath = join(runDir, 'egress.sock');
-          const udpRelay = udp ? { udp: { announce: { host: '127.0.0.1' as const, port: policy.network.proxyPort } } } : {};
-          proxy = await createProxy({ policy: runEgress, guard, audit: runAudit, principal, listen: { path: socketPath }, connectAs, ...udpRelay });
+          const udpRelay = udp
+            ? { udp: { announce: { host: '127.0.0.1' as const, port: policy.network.proxyPort } } }
+            : {};
+          proxy = await createProxy({
+            policy: runEgress,
+            guard,
+            audit: runAudit,
+            principal,
+            listen: { path: socketPath },
+            connectAs,
+            ...udpRelay,
+          });
           proxyPort = policy.network.proxyPort;
         } else {
-          proxy = await createProxy({ policy: runEgress, guard, audit: runAudit, principal, listen: { host: '127.0.0.1', port: 0 }, connectAs });
+          proxy = await createProxy({
+            policy: runEgress,
+            guard,
+            audit: runAudit,
+            principal,
+            listen: { host: '127.0.0.1', port: 0 },
+            connectAs,
+          });
           proxyPort = 'port' in proxy.address ? proxy.address.port : undefined;
         }
       }

@@ -34,17 +34,31 @@ export async function startRun(server: RunServer, run: RunStart): Promise<Launch
   const fd3 = argsFd && !(lifeline && server.enabled) ? encodeBwrapArgs(argsFd) : undefined;
   if (lifeline && server.enabled) {
     // The launcher's spawn server forks the run, and holds its lifeline for this process.
-    return server.current!.launch({ args: run.args, ...(argsFd ? { options: argsFd } : {}), ...(fd4 ? { fd4 } : {}), ...wants });
+    return server.current!.launch({
+      args: run.args,
+      ...(argsFd ? { options: argsFd } : {}),
+      ...(fd4 ? { fd4 } : {}),
+      ...wants,
+    });
   }
   const forked = spawnChild(run.file, run.args as string[], {
-    stdio: [wants.stdin ? 'pipe' : 'ignore', wants.stdout ? 'pipe' : 'ignore', wants.stderr ? 'pipe' : 'ignore', fd3 ? 'pipe' : 'ignore', fd4 ? 'pipe' : 'ignore', lifeline ? 'pipe' : 'ignore'],
+    stdio: [
+      wants.stdin ? 'pipe' : 'ignore',
+      wants.stdout ? 'pipe' : 'ignore',
+      wants.stderr ? 'pipe' : 'ignore',
+      fd3 ? 'pipe' : 'ignore',
+      fd4 ? 'pipe' : 'ignore',
+      lifeline ? 'pipe' : 'ignore',
+    ],
     detached: true,
     env: run.platform === 'darwin' ? run.env : { PATH: '/usr/bin:/bin' },
   });
   if (lifeline) {
     // This process holds the lifeline itself: never written, only kept open while it lives.
     // Read (and drained) so that its end is seen and the child's 'close' can fire.
-    const fd5 = (forked.stdio as unknown as ReadonlyArray<(NodeJS.ReadableStream & { unref?: () => void }) | null>)[LIFELINE_FD];
+    const fd5 = (forked.stdio as unknown as ReadonlyArray<(NodeJS.ReadableStream & { unref?: () => void }) | null>)[
+      LIFELINE_FD
+    ];
     fd5?.on('error', () => undefined);
     fd5?.resume();
     fd5?.unref?.();

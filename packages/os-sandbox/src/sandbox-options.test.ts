@@ -5,9 +5,29 @@ describe('parseSandboxOptions (one strict schema)', () => {
   it.each([
     [{}, true],
     [undefined, true],
-    [{ placeholderLingerMs: 0, prestart: false, spawnServer: true, bridge: 'socat', platform: 'linux', workDir: '/tmp/x' }, true],
+    [
+      {
+        placeholderLingerMs: 0,
+        prestart: false,
+        spawnServer: true,
+        bridge: 'socat',
+        platform: 'linux',
+        workDir: '/tmp/x',
+      },
+      true,
+    ],
     [{ launcher: { path: '/opt/l', sha256: 'ab' }, launcherVerify: 'rebuild', launcherCacheDir: '/c' }, true],
-    [{ audit: { record: () => undefined }, createProxy: async () => undefined, egress: {}, guard: {}, env: {}, probe: {} }, true],
+    [
+      {
+        audit: { record: () => undefined },
+        createProxy: async () => undefined,
+        egress: {},
+        guard: {},
+        env: {},
+        probe: {},
+      },
+      true,
+    ],
     [{ launcherCacheDir: undefined }, true],
     [{ placeholderLingerMs: -1 }, false],
     [{ placeholderLingerMs: Number.NaN }, false],

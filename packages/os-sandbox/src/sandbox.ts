@@ -30,7 +30,10 @@ export type { CreateSandboxOptions, Sandbox, SandboxExit, SandboxProcess, SpawnO
  * const { code } = await p.exit;
  * await sb.close();
  */
-export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, options: CreateSandboxOptions = {}): Promise<Sandbox> {
+export async function createSandbox(
+  input: SandboxPolicy | SandboxPolicyInput,
+  options: CreateSandboxOptions = {},
+): Promise<Sandbox> {
   const config = await resolveSandboxConfig(input, options);
   const { policy, probe, degraded, policyHash, launcher, lingerMs } = config;
   const dir = prepareWorkDir(config);
@@ -46,7 +49,13 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     const q = p.catch(() => undefined).finally(() => background.delete(q));
     background.add(q);
   };
-  const audit = (principal: Principal, action: string, target: string, decision: 'allow' | 'deny', extra: { code?: string; rule?: string; details?: Record<string, unknown> } = {}): void => {
+  const audit = (
+    principal: Principal,
+    action: string,
+    target: string,
+    decision: 'allow' | 'deny',
+    extra: { code?: string; rule?: string; details?: Record<string, unknown> } = {},
+  ): void => {
     config.options.audit?.record({ principal, action, target, decision, ...extra });
   };
   const slots = createRunSlots(config, dir.workDir, isClosed);
@@ -72,7 +81,19 @@ export async function createSandbox(input: SandboxPolicy | SandboxPolicyInput, o
     overlay: dir.overlay,
   });
   const prepared = createPreparedRuns({ config, slots, server, linux, keeper, isClosed });
-  const spawn = createSpawner({ config, workDir: dir.workDir, slots, prepared, server, linux, keeper, audit, track, running, isClosed });
+  const spawn = createSpawner({
+    config,
+    workDir: dir.workDir,
+    slots,
+    prepared,
+    server,
+    linux,
+    keeper,
+    audit,
+    track,
+    running,
+    isClosed,
+  });
 
   return Object.freeze({
     policy,

@@ -14,7 +14,11 @@ const plan = (caps: string[], extra: Record<string, unknown> = {}, proxyPort?: n
 
 describe('planSandbox (darwin seatbelt)', () => {
   it('pins the full profile and parameters for a workspace policy', () => {
-    const p = plan(['fs:rw:/Users/alice/project', 'fs:ro:/opt/tools', 'http'], { hiddenPaths: ['/Users/alice/project/secrets'] }, 54321);
+    const p = plan(
+      ['fs:rw:/Users/alice/project', 'fs:ro:/opt/tools', 'http'],
+      { hiddenPaths: ['/Users/alice/project/secrets'] },
+      54321,
+    );
     expect(p.profile).toMatchSnapshot();
     expect(p.params).toMatchSnapshot();
   });
@@ -46,13 +50,32 @@ describe('planSandbox (darwin seatbelt)', () => {
 
   it('denies writes to protected files and unlink/rename of every protected path and each ancestor', () => {
     const p = plan(['fs:rw:/Users/alice/project']);
-    const names = (prefix: string) => Object.entries(p.params).filter(([k]) => k.startsWith(prefix)).map(([, v]) => v);
-    expect(names('PROTECTED_')).toEqual(expect.arrayContaining(['/Users/alice/project/.bashrc', '/Users/alice/project/.git/hooks', '/Users/alice/project/.git/config', '/Users/alice/project/.husky', '/Users/alice/project/.envrc', '/Users/alice/project/.npmrc']));
-    expect(names('PROTECTED_ANCESTOR_')).toEqual(['/Users', '/Users/alice', '/Users/alice/project', '/Users/alice/project/.git']);
+    const names = (prefix: string) =>
+      Object.entries(p.params)
+        .filter(([k]) => k.startsWith(prefix))
+        .map(([, v]) => v);
+    expect(names('PROTECTED_')).toEqual(
+      expect.arrayContaining([
+        '/Users/alice/project/.bashrc',
+        '/Users/alice/project/.git/hooks',
+        '/Users/alice/project/.git/config',
+        '/Users/alice/project/.husky',
+        '/Users/alice/project/.envrc',
+        '/Users/alice/project/.npmrc',
+      ]),
+    );
+    expect(names('PROTECTED_ANCESTOR_')).toEqual([
+      '/Users',
+      '/Users/alice',
+      '/Users/alice/project',
+      '/Users/alice/project/.git',
+    ]);
     const unlinkLine = p.profile.split('\n').find((l) => l.startsWith('(deny file-write-unlink'));
     expect(unlinkLine).toContain('(param "PROTECTED_ANCESTOR_3")');
     // Seatbelt is last-match-wins: the denies come after the write allows.
-    expect(p.profile.indexOf('(deny file-write*')).toBeGreaterThan(p.profile.indexOf('(allow file-write* (subpath (param "WRITE_ROOT_0")))'));
+    expect(p.profile.indexOf('(deny file-write*')).toBeGreaterThan(
+      p.profile.indexOf('(allow file-write* (subpath (param "WRITE_ROOT_0")))'),
+    );
   });
 
   it('hides sensitive roots inside a broad grant and re-grants narrower grants inside them', () => {

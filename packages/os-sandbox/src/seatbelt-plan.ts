@@ -29,8 +29,25 @@ export interface DarwinPlan {
   readonly env: Readonly<Record<string, string>>;
 }
 
-const SYSTEM_READ = ['/usr', '/bin', '/sbin', '/System', '/Library/Apple', '/private/var/db/timezone', '/private/var/db/dyld', '/Library/Preferences/Logging'];
-const ETC_READ = ['/private/etc/hosts', '/private/etc/passwd', '/private/etc/group', '/private/etc/localtime', '/private/etc/ssl', '/private/etc/services', '/private/etc/protocols'];
+const SYSTEM_READ = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/System',
+  '/Library/Apple',
+  '/private/var/db/timezone',
+  '/private/var/db/dyld',
+  '/Library/Preferences/Logging',
+];
+const ETC_READ = [
+  '/private/etc/hosts',
+  '/private/etc/passwd',
+  '/private/etc/group',
+  '/private/etc/localtime',
+  '/private/etc/ssl',
+  '/private/etc/services',
+  '/private/etc/protocols',
+];
 const SENSITIVE = ['/Users', '/var/root', '/private/var/root', '/private/var/run', '/var/run'];
 
 /** The fixed part of every profile: Chrome/Codex-style minimum for a process to start. */
@@ -92,7 +109,9 @@ function ancestors(path: string): string[] {
  */
 export function planSeatbelt(policy: SandboxPolicy, argv: readonly string[], ctx: DarwinPlanContext): DarwinPlan {
   if (argv.length === 0 || argv[0] === '') {
-    throw new TrustError('SANDBOX_ARGV_INVALID', 'the command argv is empty', { hint: 'pass the program and its arguments as an array, e.g. ["/bin/ls", "-l"]' });
+    throw new TrustError('SANDBOX_ARGV_INVALID', 'the command argv is empty', {
+      hint: 'pass the program and its arguments as an array, e.g. ["/bin/ls", "-l"]',
+    });
   }
   if (policy.unixSockets.length > 0) {
     // (deny default) already refuses every unix socket; an allow rule per named path is not built.
@@ -120,7 +139,10 @@ export function planSeatbelt(policy: SandboxPolicy, argv: readonly string[], ctx
   const [tmp] = ref('TMP_DIR', [ctx.tmpdir]);
   lines.push(`(allow file-read* file-write* (subpath ${home}) (subpath ${tmp}))`);
   if (grants.length > 0) {
-    const reads = ref('READ_ROOT', grants.map((g) => g.path));
+    const reads = ref(
+      'READ_ROOT',
+      grants.map((g) => g.path),
+    );
     lines.push(`(allow file-read* ${reads.map((r) => `(subpath ${r})`).join(' ')})`);
     // Ancestors of grants must be stat-able for path resolution, not listable.
     const metas = ref('GRANT_ANCESTOR', [...new Set(grants.flatMap((g) => ancestors(g.path)))].sort());
@@ -131,16 +153,29 @@ export function planSeatbelt(policy: SandboxPolicy, argv: readonly string[], ctx
     lines.push(`(allow file-write* ${writes.map((r) => `(subpath ${r})`).join(' ')})`);
   }
 
-  const hidden = [...SENSITIVE, ...policy.hiddenPaths].filter((h) => grants.some((g) => g.path !== h && within(g.path, h)));
+  const hidden = [...SENSITIVE, ...policy.hiddenPaths].filter((h) =>
+    grants.some((g) => g.path !== h && within(g.path, h)),
+  );
   if (hidden.length > 0) {
     const hs = ref('HIDDEN', hidden);
     lines.push(`(deny file-read* file-write* ${hs.map((r) => `(subpath ${r})`).join(' ')})`);
     const inner = grants.filter((g) => hidden.some((h) => h !== g.path && within(h, g.path)));
     if (inner.length > 0) {
-      const rs = ref('REGRANT', inner.map((g) => g.path));
+      const rs = ref(
+        'REGRANT',
+        inner.map((g) => g.path),
+      );
       lines.push(`(allow file-read* ${rs.map((r) => `(subpath ${r})`).join(' ')})`);
       const rw = inner.filter((g) => g.mode === 'rw');
-      if (rw.length > 0) lines.push(`(allow file-write* ${ref('REGRANT_RW', rw.map((g) => g.path)).map((r) => `(subpath ${r})`).join(' ')})`);
+      if (rw.length > 0)
+        lines.push(
+          `(allow file-write* ${ref(
+            'REGRANT_RW',
+            rw.map((g) => g.path),
+          )
+            .map((r) => `(subpath ${r})`)
+            .join(' ')})`,
+        );
     }
   }
   for (const h of policy.hiddenPaths.filter((p) => !hidden.includes(p))) {
@@ -161,12 +196,21 @@ export function planSeatbelt(policy: SandboxPolicy, argv: readonly string[], ctx
 
   if (ctx.proxyPort !== undefined) {
     if (!Number.isInteger(ctx.proxyPort) || ctx.proxyPort < 1 || ctx.proxyPort > 65535) {
-      throw new TrustError('SANDBOX_POLICY_INVALID', `proxy port ${String(ctx.proxyPort)} is not a TCP port`, { hint: 'use an integer from 1 to 65535' });
+      throw new TrustError('SANDBOX_POLICY_INVALID', `proxy port ${String(ctx.proxyPort)} is not a TCP port`, {
+        hint: 'use an integer from 1 to 65535',
+      });
     }
     lines.push(`(allow network-outbound (remote tcp "localhost:${ctx.proxyPort}"))`);
   }
 
   const profile = `${lines.join('\n')}\n`;
   const args = ['-p', profile, ...Object.entries(params).map(([k, v]) => `-D${k}=${v}`), '--', ...argv];
-  return Object.freeze({ platform: 'darwin', file: SANDBOX_EXEC, profile, params: Object.freeze(params), args: Object.freeze(args), env: ctx.env });
+  return Object.freeze({
+    platform: 'darwin',
+    file: SANDBOX_EXEC,
+    profile,
+    params: Object.freeze(params),
+    args: Object.freeze(args),
+    env: ctx.env,
+  });
 }

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { buildSeccompFilter, SECCOMP_BLOCKED, seccompArchOf } from './seccomp.js';
 
 /** Decodes the program and runs it like the kernel would, for one (arch, nr, arg1). */
-function evaluate(prog: Buffer, data: { arch: number; nr: number; arg0?: number; arg1?: number; arg2?: number }): number {
+function evaluate(
+  prog: Buffer,
+  data: { arch: number; nr: number; arg0?: number; arg1?: number; arg2?: number },
+): number {
   let acc = 0;
   for (let pc = 0; pc * 8 < prog.length; ) {
     const code = prog.readUInt16LE(pc * 8);
@@ -10,7 +13,18 @@ function evaluate(prog: Buffer, data: { arch: number; nr: number; arg0?: number;
     const jf = prog.readUInt8(pc * 8 + 3);
     const k = prog.readUInt32LE(pc * 8 + 4);
     if (code === 0x20) {
-      acc = k === 0 ? data.nr : k === 4 ? data.arch : k === 16 ? (data.arg0 ?? 0) : k === 24 ? (data.arg1 ?? 0) : k === 32 ? (data.arg2 ?? 0) : NaN;
+      acc =
+        k === 0
+          ? data.nr
+          : k === 4
+            ? data.arch
+            : k === 16
+              ? (data.arg0 ?? 0)
+              : k === 24
+                ? (data.arg1 ?? 0)
+                : k === 32
+                  ? (data.arg2 ?? 0)
+                  : NaN;
       pc++;
     } else if (code === 0x15) pc += 1 + (acc === k ? jt : jf);
     else if (code === 0x35) pc += 1 + (acc >= k ? jt : jf);
@@ -60,7 +74,14 @@ describe('buildSeccompFilter', () => {
   ])('socket(%s) (vsock and netlink socket families)', (_name, family, protocol, allowNetlinkRoute, expected) => {
     const prog = buildSeccompFilter('x64', { allowNetlinkRoute });
     expect(evaluate(prog, { arch: X64, nr: 41, arg0: family, arg2: protocol })).toBe(expected);
-    expect(evaluate(buildSeccompFilter('arm64', { allowNetlinkRoute }), { arch: 0xc00000b7, nr: 198, arg0: family, arg2: protocol })).toBe(expected);
+    expect(
+      evaluate(buildSeccompFilter('arm64', { allowNetlinkRoute }), {
+        arch: 0xc00000b7,
+        nr: 198,
+        arg0: family,
+        arg2: protocol,
+      }),
+    ).toBe(expected);
     expect(evaluate(prog, { arch: X64, nr: 16, arg0: family, arg1: 0x5401 })).toBe(ALLOW); // other syscalls unaffected
   });
 

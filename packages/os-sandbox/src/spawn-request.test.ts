@@ -14,7 +14,12 @@ describe('evaluateSpawnRequest', () => {
     ['cwd with DEL', ['/bin/true'], { cwd: '/proj/\u007f' }, 'SANDBOX_CWD_INVALID'],
     ['cwd with ..', ['/bin/true'], { cwd: '/proj/../etc' }, 'SANDBOX_CWD_INVALID'],
     ['relative cwd', ['/bin/true'], { cwd: 'proj' }, 'SANDBOX_CWD_INVALID'],
-    ['env name with NUL-separated bwrap options', ['/bin/true'], { env: { [`A${INJECT}\0--setenv\0B`]: 'x' } }, 'SANDBOX_ENV_INVALID'],
+    [
+      'env name with NUL-separated bwrap options',
+      ['/bin/true'],
+      { env: { [`A${INJECT}\0--setenv\0B`]: 'x' } },
+      'SANDBOX_ENV_INVALID',
+    ],
     ['env name with =', ['/bin/true'], { env: { 'A=B': 'x' } }, 'SANDBOX_ENV_INVALID'],
     ['env name starting with a dash', ['/bin/true'], { env: { '--ro-bind': 'x' } }, 'SANDBOX_ENV_INVALID'],
     ['empty env name', ['/bin/true'], { env: { '': 'x' } }, 'SANDBOX_ENV_INVALID'],
@@ -37,12 +42,18 @@ describe('evaluateSpawnRequest', () => {
     const d = evaluateSpawnRequest(['/bin/echo', 'a\nb', '--ro-bind', ''], { env, cwd: '/proj//sub/', timeoutMs: 5 });
     expect(d.allow).toBe(true);
     if (!d.allow) return;
-    expect(d.request).toEqual({ argv: ['/bin/echo', 'a\nb', '--ro-bind', ''], env, cwd: '/proj/sub', timeoutMs: 5, maxOutputBytes: undefined });
+    expect(d.request).toEqual({
+      argv: ['/bin/echo', 'a\nb', '--ro-bind', ''],
+      env,
+      cwd: '/proj/sub',
+      timeoutMs: 5,
+      maxOutputBytes: undefined,
+    });
     expect(Object.isFrozen(d.request.env)).toBe(true);
     expect(Object.isFrozen(d.request.argv)).toBe(true);
   });
 
-  it('reads the caller\'s env once: a getter that changes its answer later is not asked again', () => {
+  it("reads the caller's env once: a getter that changes its answer later is not asked again", () => {
     let reads = 0;
     const env = {
       get A() {
@@ -71,10 +82,17 @@ describe('evaluatePolicyValues', () => {
     ['a hidden path with a NUL', { ...base, hiddenPaths: [`/proj${INJECT}`] } as SandboxPolicy],
     ['a system root with a NUL', { ...base, systemRoots: [`/opt${INJECT}`] } as SandboxPolicy],
   ])('refuses %s (SANDBOX_POLICY_INVALID)', (_, policy) => {
-    expect(evaluatePolicyValues(policy)).toMatchObject({ allow: false, code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID') });
+    expect(evaluatePolicyValues(policy)).toMatchObject({
+      allow: false,
+      code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID'),
+    });
   });
 
   it('allows plain paths and names', () => {
-    expect(evaluatePolicyValues(parseSandboxPolicy({ v: 1, capabilities: ['fs:rw:/srv/p', 'env:LOG_LEVEL'], hiddenPaths: ['/srv/p/.secret'] })).allow).toBe(true);
+    expect(
+      evaluatePolicyValues(
+        parseSandboxPolicy({ v: 1, capabilities: ['fs:rw:/srv/p', 'env:LOG_LEVEL'], hiddenPaths: ['/srv/p/.secret'] }),
+      ).allow,
+    ).toBe(true);
   });
 });

@@ -39,18 +39,23 @@ const describe = (s: string): string => JSON.stringify(s.length > 80 ? `${s.slic
  * `..` segment. Returns it without repeated or trailing slashes, or the reason it is refused.
  */
 export function checkPath(path: unknown): { ok: true; path: string } | { ok: false; reason: string } {
-  if (typeof path !== 'string' || !path.startsWith('/')) return { ok: false, reason: `${typeof path === 'string' ? describe(path) : typeof path} is not an absolute path` };
+  if (typeof path !== 'string' || !path.startsWith('/'))
+    return { ok: false, reason: `${typeof path === 'string' ? describe(path) : typeof path} is not an absolute path` };
   if (CONTROL.test(path)) return { ok: false, reason: `${describe(path)} contains a control byte (NUL, newline, …)` };
   const parts = path.split('/').filter((p) => p !== '');
-  if (parts.some((p) => p === '.' || p === '..')) return { ok: false, reason: `${describe(path)} has a "." or ".." segment` };
-  if (Buffer.byteLength(path, 'utf8') > 4096) return { ok: false, reason: `${describe(path)} is longer than 4096 bytes` };
+  if (parts.some((p) => p === '.' || p === '..'))
+    return { ok: false, reason: `${describe(path)} has a "." or ".." segment` };
+  if (Buffer.byteLength(path, 'utf8') > 4096)
+    return { ok: false, reason: `${describe(path)} is longer than 4096 bytes` };
   return { ok: true, path: `/${parts.join('/')}` };
 }
 
 const limit = (name: string, v: unknown): Deny | undefined =>
   v === undefined || (typeof v === 'number' && Number.isFinite(v) && v >= 0)
     ? undefined
-    : deny('SANDBOX_LIMIT_INVALID', `spawn option ${name} must be a finite number ≥ 0, got ${String(v)}`, { hint: `pass e.g. { ${name}: 5000 } or leave it out` });
+    : deny('SANDBOX_LIMIT_INVALID', `spawn option ${name} must be a finite number ≥ 0, got ${String(v)}`, {
+        hint: `pass e.g. { ${name}: 5000 } or leave it out`,
+      });
 
 /**
  * Checks every value a caller passes to `spawn` and returns a frozen copy of them, or the first
@@ -66,15 +71,21 @@ const limit = (name: string, v: unknown): Deny | undefined =>
  */
 export function evaluateSpawnRequest(argv: unknown, opts: SpawnOptions = {}): SpawnRequestDecision {
   if (!Array.isArray(argv) || argv.length === 0) {
-    return deny('SANDBOX_ARGV_INVALID', 'argv must be a non-empty array of strings', { hint: 'pass ["/usr/bin/env", "node", "script.js"], never a shell command string' });
+    return deny('SANDBOX_ARGV_INVALID', 'argv must be a non-empty array of strings', {
+      hint: 'pass ["/usr/bin/env", "node", "script.js"], never a shell command string',
+    });
   }
   const words: string[] = [];
   let bytes = 0;
   for (const [i, w] of (argv as unknown[]).entries()) {
     if (typeof w !== 'string' || w.includes('\0') || (i === 0 && w === '')) {
-      return deny('SANDBOX_ARGV_INVALID', `argv[${i}] must be a string without NUL bytes${i === 0 ? ', and not empty' : ''}`, {
-        hint: 'pass each argument as its own string; a NUL byte cannot be part of a process argument',
-      });
+      return deny(
+        'SANDBOX_ARGV_INVALID',
+        `argv[${i}] must be a string without NUL bytes${i === 0 ? ', and not empty' : ''}`,
+        {
+          hint: 'pass each argument as its own string; a NUL byte cannot be part of a process argument',
+        },
+      );
     }
     bytes += Buffer.byteLength(w, 'utf8') + 1;
     words.push(w);
@@ -82,7 +93,9 @@ export function evaluateSpawnRequest(argv: unknown, opts: SpawnOptions = {}): Sp
   let env: Record<string, string> | undefined;
   if (opts.env !== undefined) {
     if (opts.env === null || typeof opts.env !== 'object' || Array.isArray(opts.env)) {
-      return deny('SANDBOX_ENV_INVALID', 'spawn option env must be an object of string values', { hint: 'pass e.g. { env: { LOG_LEVEL: "debug" } }' });
+      return deny('SANDBOX_ENV_INVALID', 'spawn option env must be an object of string values', {
+        hint: 'pass e.g. { env: { LOG_LEVEL: "debug" } }',
+      });
     }
     env = Object.create(null) as Record<string, string>;
     for (const [name, value] of Object.entries(opts.env)) {
@@ -92,7 +105,9 @@ export function evaluateSpawnRequest(argv: unknown, opts: SpawnOptions = {}): Sp
         });
       }
       if (typeof value !== 'string' || value.includes('\0')) {
-        return deny('SANDBOX_ENV_INVALID', `environment variable ${name} must be a string without NUL bytes`, { hint: 'pass the value as a string; a NUL byte cannot be part of an environment value' });
+        return deny('SANDBOX_ENV_INVALID', `environment variable ${name} must be a string without NUL bytes`, {
+          hint: 'pass the value as a string; a NUL byte cannot be part of an environment value',
+        });
       }
       bytes += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(value, 'utf8') + 2;
       env[name] = value;
@@ -102,11 +117,16 @@ export function evaluateSpawnRequest(argv: unknown, opts: SpawnOptions = {}): Sp
   let cwd: string | undefined;
   if (opts.cwd !== undefined) {
     const c = checkPath(opts.cwd);
-    if (!c.ok) return deny('SANDBOX_CWD_INVALID', `working directory refused: ${c.reason}`, { hint: 'pass the absolute path of a granted directory, e.g. { cwd: "/srv/project" }' });
+    if (!c.ok)
+      return deny('SANDBOX_CWD_INVALID', `working directory refused: ${c.reason}`, {
+        hint: 'pass the absolute path of a granted directory, e.g. { cwd: "/srv/project" }',
+      });
     cwd = c.path;
   }
   if (bytes > MAX_REQUEST_BYTES) {
-    return deny('SANDBOX_ARGV_INVALID', `argv and environment take ${bytes} bytes, more than ${MAX_REQUEST_BYTES}`, { hint: 'pass large inputs through stdin or a granted file' });
+    return deny('SANDBOX_ARGV_INVALID', `argv and environment take ${bytes} bytes, more than ${MAX_REQUEST_BYTES}`, {
+      hint: 'pass large inputs through stdin or a granted file',
+    });
   }
   const bad = limit('timeoutMs', opts.timeoutMs) ?? limit('maxOutputBytes', opts.maxOutputBytes);
   if (bad) return bad;
@@ -137,11 +157,16 @@ export function evaluatePolicyValues(policy: SandboxPolicy): Allow | Deny {
   ];
   for (const [where, p] of paths) {
     const c = checkPath(p);
-    if (!c.ok) return deny('SANDBOX_POLICY_INVALID', `policy path in ${where} refused: ${c.reason}`, { hint: 'write plain absolute paths, e.g. "fs:rw:/srv/project"' });
+    if (!c.ok)
+      return deny('SANDBOX_POLICY_INVALID', `policy path in ${where} refused: ${c.reason}`, {
+        hint: 'write plain absolute paths, e.g. "fs:rw:/srv/project"',
+      });
   }
   for (const name of caps.envNames) {
     if (!ENV_NAME_PATTERN.test(name)) {
-      return deny('SANDBOX_POLICY_INVALID', `granted environment name ${describe(name)} is not a plain name`, { hint: 'grant e.g. "env:LOG_LEVEL"' });
+      return deny('SANDBOX_POLICY_INVALID', `granted environment name ${describe(name)} is not a plain name`, {
+        hint: 'grant e.g. "env:LOG_LEVEL"',
+      });
     }
   }
   return allow('policy-values');

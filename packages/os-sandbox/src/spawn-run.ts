@@ -60,21 +60,33 @@ export function createSpawner(ctx: SpawnContext) {
   const caps = policy.capabilities;
 
   return async function spawnRun(argv: readonly string[], opts: SpawnOptions = {}): Promise<SandboxProcess> {
-    if (ctx.isClosed()) throw new TrustError('SANDBOX_CLOSED', 'this sandbox was closed', { hint: 'create a new sandbox' });
+    if (ctx.isClosed())
+      throw new TrustError('SANDBOX_CLOSED', 'this sandbox was closed', { hint: 'create a new sandbox' });
     // Every caller-supplied value is checked once, here, before anything is planned; from now on
     // only the validated, frozen copy is used (the caller's objects are not read again).
     const checked = evaluateSpawnRequest(argv, opts);
     if (!checked.allow) {
       // Recorded like every refusal, under a principal of its own (no run exists); the target
       // names the program only when argv itself passed.
-      const target = checked.code === 'SANDBOX_ARGV_INVALID' ? '(invalid argv)' : String((argv as readonly unknown[])[0]);
-      audit(createPrincipal('process', randomUUID()), 'sandbox.spawn', target, 'deny', { code: checked.code, details: { policy: policyHash, reason: checked.reason } });
-      throw new TrustError(checked.code, checked.reason, { ...(checked.hint ? { hint: checked.hint } : {}), decision: checked });
+      const target =
+        checked.code === 'SANDBOX_ARGV_INVALID' ? '(invalid argv)' : String((argv as readonly unknown[])[0]);
+      audit(createPrincipal('process', randomUUID()), 'sandbox.spawn', target, 'deny', {
+        code: checked.code,
+        details: { policy: policyHash, reason: checked.reason },
+      });
+      throw new TrustError(checked.code, checked.reason, {
+        ...(checked.hint ? { hint: checked.hint } : {}),
+        decision: checked,
+      });
     }
     const request = checked.request;
     argv = request.argv;
     if (opts.stdin !== undefined && !caps.has('stdin')) {
-      throw new TrustError('SANDBOX_CAPABILITY_MISSING', 'stdin data was passed but the policy does not grant "stdin"', { hint: 'add "stdin" to the capabilities' });
+      throw new TrustError(
+        'SANDBOX_CAPABILITY_MISSING',
+        'stdin data was passed but the policy does not grant "stdin"',
+        { hint: 'add "stdin" to the capabilities' },
+      );
     }
     // The prepared run comes with its slot; abandoned (below) unless this run is what it prepared.
     let unused = await ahead.take();
@@ -141,7 +153,11 @@ export function createSpawner(ctx: SpawnContext) {
         const known = linux.facts();
         if (prepared) {
           const w = prepared.wants;
-          const same = known.key === prepared.factsKey && w.stdin === wants.stdin && w.stdout === wants.stdout && w.stderr === wants.stderr;
+          const same =
+            known.key === prepared.factsKey &&
+            w.stdin === wants.stdin &&
+            w.stdout === wants.stdout &&
+            w.stderr === wants.stderr;
           unused = undefined;
           if (same && (await prepared.launched.start({ argv, env, cwd }))) {
             child = prepared.launched;
@@ -166,16 +182,35 @@ export function createSpawner(ctx: SpawnContext) {
       } else {
         mkdirSync(home, { mode: 0o700 });
         mkdirSync(tmp, { mode: 0o700 });
-        const plan: DarwinPlan = planSeatbelt(policy, argv, { env, home, tmpdir: tmp, ...(proxyPort !== undefined ? { proxyPort } : {}) });
+        const plan: DarwinPlan = planSeatbelt(policy, argv, {
+          env,
+          home,
+          tmpdir: tmp,
+          ...(proxyPort !== undefined ? { proxyPort } : {}),
+        });
         file = plan.file;
         args = plan.args;
       }
 
       audit(principal, 'sandbox.spawn', argv[0]!, 'allow', {
-        details: { runId, policy: policyHash, platform, capabilities: caps.toStrings(), degraded, cwd, timeoutMs, maxOutput, placeholders: placeholders.length, prepared: child !== undefined },
+        details: {
+          runId,
+          policy: policyHash,
+          platform,
+          capabilities: caps.toStrings(),
+          degraded,
+          cwd,
+          timeoutMs,
+          maxOutput,
+          placeholders: placeholders.length,
+          prepared: child !== undefined,
+        },
       });
       if (degraded.length > 0) {
-        audit(principal, 'sandbox.degraded', argv[0]!, 'allow', { rule: 'allowDegraded', details: { runId, degraded } });
+        audit(principal, 'sandbox.degraded', argv[0]!, 'allow', {
+          rule: 'allowDegraded',
+          details: { runId, degraded },
+        });
       }
 
       // Started already when the prepared run took the command.
@@ -204,12 +239,23 @@ export function createSpawner(ctx: SpawnContext) {
         auditExit: (r) =>
           audit(principal, 'sandbox.exit', program, 'allow', {
             ...(r.timedOut ? { code: 'SANDBOX_TIMEOUT' } : {}),
-            details: { runId, code: r.code, signal: r.signal, timedOut: r.timedOut, truncated: r.truncated, violations: r.violations.length, durationMs: r.durationMs },
+            details: {
+              runId,
+              code: r.code,
+              signal: r.signal,
+              timedOut: r.timedOut,
+              truncated: r.truncated,
+              violations: r.violations.length,
+              durationMs: r.durationMs,
+            },
           }),
       });
     } catch (err) {
       // Every refusal before the process starts is recorded, with its code.
-      audit(principal, 'sandbox.spawn', argv[0]!, 'deny', { code: isTrustError(err) ? err.code : 'SANDBOX_SPAWN_FAILED', details: { runId } });
+      audit(principal, 'sandbox.spawn', argv[0]!, 'deny', {
+        code: isTrustError(err) ? err.code : 'SANDBOX_SPAWN_FAILED',
+        details: { runId },
+      });
       if (unused) await ahead.abandon(unused, false);
       await cleanup();
       releaseSlot();

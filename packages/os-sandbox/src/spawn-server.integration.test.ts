@@ -35,7 +35,10 @@ describe('the spawn server', () => {
   it('starts every run of a sandbox from one server process, with stdin, stdout and stderr as pipes', async () => {
     const pids: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const p = await sb.spawn(['/bin/sh', '-c', 'cat; echo err >&2; ls -l /proc/self/fd/0 /proc/self/fd/1 | grep -c pipe'], { stdin: `in-${i}\n` });
+      const p = await sb.spawn(
+        ['/bin/sh', '-c', 'cat; echo err >&2; ls -l /proc/self/fd/0 /proc/self/fd/1 | grep -c pipe'],
+        { stdin: `in-${i}\n` },
+      );
       pids.push(parentOf(p.pid));
       const out: Buffer[] = [];
       const err: Buffer[] = [];
@@ -52,12 +55,16 @@ describe('the spawn server', () => {
   });
 
   it('the command starts as from a fresh exec: no signal ignored or blocked (a yes | head pipeline ends by SIGPIPE)', async () => {
-    const r = await runIn(sb, ['/bin/sh', '-c', 'grep -E "^Sig(Ign|Blk)" /proc/self/status; yes | head -n 1 >/dev/null; echo "yes:$?"']);
+    const r = await runIn(sb, [
+      '/bin/sh',
+      '-c',
+      'grep -E "^Sig(Ign|Blk)" /proc/self/status; yes | head -n 1 >/dev/null; echo "yes:$?"',
+    ]);
     expect(r.stdout).toBe('SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\nyes:0\n');
     expect(r.stderr).toBe('');
   });
 
-  it('spawnServer: false starts every run with this process\'s own spawn, just as well', async () => {
+  it("spawnServer: false starts every run with this process's own spawn, just as well", async () => {
     const direct = await createSandbox({ v: 1, capabilities: ['stdin', 'stdout', 'stderr'] }, { spawnServer: false });
     try {
       const p = await direct.spawn(['/bin/sh', '-c', 'echo ready; cat'], { stdin: 'fed\n' });
@@ -100,7 +107,8 @@ describe('the spawn server', () => {
   it('answers a malformed request body with F and EINVAL, and stops at a frame of another version or kind', async () => {
     const { server, replies } = await rawServer();
     const u32 = (n: number): Buffer => Buffer.from(Uint32Array.of(n).buffer);
-    const frame = (id: number, body: Buffer): Buffer => Buffer.concat([Buffer.from([WIRE_VERSION, 0x52]), u32(id), u32(body.length), body]);
+    const frame = (id: number, body: Buffer): Buffer =>
+      Buffer.concat([Buffer.from([WIRE_VERSION, 0x52]), u32(id), u32(body.length), body]);
     // 7: one argument announced, three bytes of it given where ten were announced, no fields after;
     // 8: 2^32-1 arguments; 9: an argument holding a NUL ("--\0--ro-bind"); 10: a well-formed body
     // with a trailing byte too many.
@@ -108,7 +116,12 @@ describe('the spawn server', () => {
     const bad8 = Buffer.concat([u32(0xffffffff), u32(2), Buffer.from('--')]);
     const bad9 = Buffer.concat([u32(1), u32(11), Buffer.from('--\0--ro-bind'), u32(0), u32(0), Buffer.from([0])]);
     const good = encodeRequest(10, { args: ['--', '/bin/true'], stdin: false, stdout: false, stderr: false });
-    const bad10 = Buffer.concat([good.subarray(0, 6), u32(good.readUInt32LE(6) + 1), good.subarray(10), Buffer.from([0])]);
+    const bad10 = Buffer.concat([
+      good.subarray(0, 6),
+      u32(good.readUInt32LE(6) + 1),
+      good.subarray(10),
+      Buffer.from([0]),
+    ]);
     server.stdin.write(Buffer.concat([frame(7, bad7), frame(8, bad8), frame(9, bad9), bad10]));
     for (let i = 0; i < 200 && replies().split('\n').length < 5; i++) await new Promise((ok) => setTimeout(ok, 10));
     expect(replies()).toBe('F 7 22\nF 8 22\nF 9 22\nF 10 22\n');
@@ -122,7 +135,9 @@ describe('the spawn server', () => {
     const { server, replies } = await rawServer();
     try {
       // Run 11: `sleep 5`, started with its command.
-      server.stdin.write(encodeRequest(11, { args: ['--', '/bin/sleep', '5'], stdin: false, stdout: false, stderr: false }));
+      server.stdin.write(
+        encodeRequest(11, { args: ['--', '/bin/sleep', '5'], stdin: false, stdout: false, stderr: false }),
+      );
       for (let i = 0; i < 500 && !/^S 11 /m.test(replies()); i++) await new Promise((ok) => setTimeout(ok, 10));
       const pid = Number(replies().split('\n')[0]!.split(' ')[2]);
       server.stdin.write(encodeCommand(11, { argv: ['/bin/true'], env: {}, cwd: '/' }));
@@ -135,11 +150,13 @@ describe('the spawn server', () => {
     }
   });
 
-  it('keeps a run\'s pipe ends until the host has opened them, even when the run ended first', async () => {
+  it("keeps a run's pipe ends until the host has opened them, even when the run ended first", async () => {
     const { server, replies } = await rawServer();
     try {
       // Run 9: `echo done` with its stdout a pipe, no --args or seccomp bytes.
-      server.stdin.write(encodeRequest(9, { args: ['--', '/bin/echo', 'done'], stdin: false, stdout: true, stderr: false }));
+      server.stdin.write(
+        encodeRequest(9, { args: ['--', '/bin/echo', 'done'], stdin: false, stdout: true, stderr: false }),
+      );
       // Both the start and the end are reported before this host opens anything.
       for (let i = 0; i < 500 && !/^X 9 /m.test(replies()); i++) await new Promise((ok) => setTimeout(ok, 10));
       expect(replies()).toMatch(/^S 9 \d+ -1 \d+ -1\nX 9 0 0\n$/);
@@ -161,12 +178,16 @@ describe('the spawn server', () => {
     server.close();
     for (let i = 0; i < 200 && server.alive; i++) await new Promise((ok) => setTimeout(ok, 10));
     expect(server.alive).toBe(false);
-    await expect(server.launch({ args: ['--', '/bin/true'], stdin: false, stdout: false, stderr: false })).rejects.toThrow(/spawn server exited/);
+    await expect(
+      server.launch({ args: ['--', '/bin/true'], stdin: false, stdout: false, stderr: false }),
+    ).rejects.toThrow(/spawn server exited/);
     expect(server.usable).toBe(true);
     // A server that never started: not usable (the sandbox then spawns runs itself), and it says why.
     const none = startSpawnServer('/nonexistent/trust-sandbox-launcher');
     expect(none.usable).toBe(false);
-    await expect(none.launch({ args: ['--', '/bin/true'], stdin: false, stdout: false, stderr: false })).rejects.toThrow(/ENOENT/);
+    await expect(
+      none.launch({ args: ['--', '/bin/true'], stdin: false, stdout: false, stderr: false }),
+    ).rejects.toThrow(/ENOENT/);
   });
 
   it('an idle sandbox does not keep its process alive; the server then ends with it', async () => {

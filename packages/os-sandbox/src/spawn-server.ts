@@ -4,7 +4,14 @@ import { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { TrustError } from '@trust/core';
 import type { Launched, LaunchedExit } from './launched.js';
-import { encodeAck, encodeCommand, encodeKill, encodeRequest, type AwaitedCommand, type LaunchRequest } from './launcher-wire.js';
+import {
+  encodeAck,
+  encodeCommand,
+  encodeKill,
+  encodeRequest,
+  type AwaitedCommand,
+  type LaunchRequest,
+} from './launcher-wire.js';
 
 export type { AwaitedCommand, LaunchRequest } from './launcher-wire.js';
 
@@ -52,7 +59,10 @@ const signalName = (n: number): NodeJS.Signals | null =>
 
 /** Opens the server's end of a run's pipe through /proc (a pipe reopened there is the same pipe); returns this process's descriptor. */
 function openEnd(serverPid: number, fd: number, write: boolean): number {
-  return openSync(`/proc/${serverPid}/fd/${fd}`, (write ? fsConstants.O_WRONLY : fsConstants.O_RDONLY) | fsConstants.O_NONBLOCK);
+  return openSync(
+    `/proc/${serverPid}/fd/${fd}`,
+    (write ? fsConstants.O_WRONLY : fsConstants.O_RDONLY) | fsConstants.O_NONBLOCK,
+  );
 }
 
 /**
@@ -66,7 +76,10 @@ function openEnd(serverPid: number, fd: number, write: boolean): number {
  * const run = await server.launch({ args: ['--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/true'], options, stdin: false, stdout: true, stderr: true });
  */
 export function startSpawnServer(launcherPath: string): SpawnServer {
-  const child: ChildProcess = spawn(launcherPath, ['--serve'], { stdio: ['pipe', 'pipe', 'ignore'], env: { PATH: '/usr/bin:/bin' } });
+  const child: ChildProcess = spawn(launcherPath, ['--serve'], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: { PATH: '/usr/bin:/bin' },
+  });
   const pending = new Map<number, Pending>();
   const running = new Map<number, Running>();
   // Prepared runs not yet handed a command (they keep nothing alive), and those being handed one.
@@ -218,7 +231,11 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
         const p = pending.get(id);
         pending.delete(id);
         idle.delete(id);
-        p?.reject(new TrustError('SANDBOX_UNAVAILABLE', `the sandbox spawn server could not start a run (errno ${n[1]})`, { hint: 'check the process and file limits of this host' }));
+        p?.reject(
+          new TrustError('SANDBOX_UNAVAILABLE', `the sandbox spawn server could not start a run (errno ${n[1]})`, {
+            hint: 'check the process and file limits of this host',
+          }),
+        );
       }
     }
     holdWhileBusy();

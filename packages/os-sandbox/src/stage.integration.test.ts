@@ -12,16 +12,23 @@ import { runIn } from './test-helpers.js';
 async function stagedAndPlain(script: string): Promise<[string, string]> {
   const probe = await probeSandbox({ launcherPath: (await ensureLauncher()).path });
   const staged = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] }, { probe });
-  const plain = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] }, { probe: { ...probe, pinNamespace: false } });
+  const plain = await createSandbox(
+    { v: 1, capabilities: ['stdout', 'stderr'] },
+    { probe: { ...probe, pinNamespace: false } },
+  );
   try {
-    const [a, b] = await Promise.all([runIn(staged, ['/bin/sh', '-c', script]), runIn(plain, ['/bin/sh', '-c', script])]);
+    const [a, b] = await Promise.all([
+      runIn(staged, ['/bin/sh', '-c', script]),
+      runIn(plain, ['/bin/sh', '-c', script]),
+    ]);
     return [a.stdout, b.stdout];
   } finally {
     await Promise.all([staged.close(), plain.close()]);
   }
 }
 
-const LIST = 'ls -A /etc; touch /etc/new 2>&1; { echo x >> /etc/passwd; } 2>&1; grep -c " /etc[ /]" /proc/self/mountinfo';
+const LIST =
+  'ls -A /etc; touch /etc/new 2>&1; { echo x >> /etc/passwd; } 2>&1; grep -c " /etc[ /]" /proc/self/mountinfo';
 
 describe('the staged root, /etc and /dev (bubblewrap)', () => {
   it('holds exactly the host files a sandbox gets, read-only, as one tmpfs with a bind per file', async () => {
@@ -59,7 +66,7 @@ describe('the staged root, /etc and /dev (bubblewrap)', () => {
 
   it('the root is what bwrap makes itself: the same entries, mounts and mount flags, read-only where it is', async () => {
     const BASE =
-      "ls -lA / | awk '$NF != \"etc\" {print $1, $3, $4, $NF}'; " +
+      'ls -lA / | awk \'$NF != "etc" {print $1, $3, $4, $NF}\'; ' +
       "for d in / /usr /tmp /var/tmp /sandbox/home /run /dev /proc; do awk -v d=$d '$5 == d {print $5, $6, $(NF-2)}' /proc/self/mountinfo; done; " +
       'ls -ld /tmp /var/tmp /sandbox/home /run /var /sandbox; readlink /bin /sbin /lib /lib64 /var/run; ' +
       'for p in /x /tmp/x /var/tmp/x /sandbox/home/x /run/x /usr/x /var/x /sandbox/x /proc/x; do touch $p 2>/dev/null && echo "w $p" || echo "ro $p"; done';
@@ -67,7 +74,9 @@ describe('the staged root, /etc and /dev (bubblewrap)', () => {
     expect(a).toBe(b);
     expect(a).toMatch(/^\/ ro,nosuid,nodev,relatime tmpfs$/m);
     expect(a).toMatch(/^\/usr ro,nosuid,nodev,relatime /m);
-    expect(a).toContain('ro /x\nw /tmp/x\nw /var/tmp/x\nw /sandbox/home/x\nw /run/x\nro /usr/x\nro /var/x\nro /sandbox/x\nro /proc/x\n');
+    expect(a).toContain(
+      'ro /x\nw /tmp/x\nw /var/tmp/x\nw /sandbox/home/x\nw /run/x\nro /usr/x\nro /var/x\nro /sandbox/x\nro /proc/x\n',
+    );
     expect(a).toContain('usr/bin\nusr/sbin\nusr/lib\nusr/lib64\n../run\n');
   });
 

@@ -12,7 +12,13 @@ export function createRecordingAudit(): AuditSink & { events: AuditInput[] } {
     events,
     record(input: AuditInput): AuditEvent {
       events.push(input);
-      return { ...input, v: 1, time: new Date(0).toISOString(), prev: '0'.repeat(64), hash: String(events.length).padStart(64, '0') };
+      return {
+        ...input,
+        v: 1,
+        time: new Date(0).toISOString(),
+        prev: '0'.repeat(64),
+        hash: String(events.length).padStart(64, '0'),
+      };
     },
   };
 }
@@ -24,7 +30,16 @@ export function freshDir(prefix: string): string {
 
 /** Runs one command in a sandbox and collects everything. */
 export async function runIn(
-  sb: { spawn: (argv: readonly string[], o?: Record<string, unknown>) => Promise<{ stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream; exit: Promise<import('./sandbox.js').SandboxExit> }> },
+  sb: {
+    spawn: (
+      argv: readonly string[],
+      o?: Record<string, unknown>,
+    ) => Promise<{
+      stdout: NodeJS.ReadableStream;
+      stderr: NodeJS.ReadableStream;
+      exit: Promise<import('./sandbox.js').SandboxExit>;
+    }>;
+  },
   argv: readonly string[],
   options: Record<string, unknown> = {},
 ): Promise<{ stdout: string; stderr: string; exit: import('./sandbox.js').SandboxExit }> {

@@ -37,7 +37,9 @@ export function decideUnixSockets(policy: SandboxPolicy, mode: UnixSocketMode): 
       : undefined;
   if (why === undefined) return false;
   if (policy.allowDegraded.includes('open-unix-sockets')) return true;
-  const what = named ? `unixSockets limits AF_UNIX to ${policy.unixSockets.join(', ')}` : 'without unixSockets, AF_UNIX sockets are refused';
+  const what = named
+    ? `unixSockets limits AF_UNIX to ${policy.unixSockets.join(', ')}`
+    : 'without unixSockets, AF_UNIX sockets are refused';
   throw new TrustError('SANDBOX_UNIX_SOCKETS_UNENFORCEABLE', `${what}, but this mode cannot enforce it: ${why}`, {
     hint: `let the sandbox launcher be built and used (a C compiler; do not force bridge: "socat"; a host with network and user namespaces), or accept unrestricted unix sockets with allowDegraded: ["open-unix-sockets"]`,
   });

@@ -31,7 +31,10 @@ async function listen(path: string, reply: string): Promise<Server> {
   await new Promise<void>((ok, fail) => server.once('error', fail).listen(path, ok));
   return server;
 }
-const egress = { egress: allowHosts(['api.test']), guard: { mode: 'default' as const, resolve: async () => ['127.0.0.1'] } };
+const egress = {
+  egress: allowHosts(['api.test']),
+  guard: { mode: 'default' as const, resolve: async () => ['127.0.0.1'] },
+};
 
 describe('unix sockets in every mode (bubblewrap)', () => {
   let probe: SandboxProbe;
@@ -56,7 +59,11 @@ describe('unix sockets in every mode (bubblewrap)', () => {
 
   const modes = () =>
     [
-      ['the socat fallback, with http (its bridge inside needs AF_UNIX)', { bridge: 'socat' as const, ...egress }, ['http']],
+      [
+        'the socat fallback, with http (its bridge inside needs AF_UNIX)',
+        { bridge: 'socat' as const, ...egress },
+        ['http'],
+      ],
       ['the socat fallback, without network', { bridge: 'socat' as const }, []],
       ['no private namespace for the launcher', { probe: { ...probe, pinNamespace: false } }, []],
       ['the shared host network, with http', { probe: { ...probe, netns: false }, ...egress }, ['http']],
@@ -66,18 +73,28 @@ describe('unix sockets in every mode (bubblewrap)', () => {
   it('without unixSockets: refused where the mode cannot refuse AF_UNIX, EPERM for the command everywhere else', async () => {
     const seen: string[] = [];
     for (const [how, options, caps] of modes()) {
-      const policy = { v: 1 as const, capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr', ...caps], allowDegraded: ['shared-network' as const] };
+      const policy = {
+        v: 1 as const,
+        capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr', ...caps],
+        allowDegraded: ['shared-network' as const],
+      };
       let sb;
       try {
         sb = await createSandbox(policy, { ...options, env: { PATH: '/usr/bin:/bin' } });
       } catch (err) {
-        expect(err, how).toMatchObject({ code: expect.toBeTrustCode('SANDBOX_UNIX_SOCKETS_UNENFORCEABLE'), hint: expect.stringMatching(/open-unix-sockets/) });
+        expect(err, how).toMatchObject({
+          code: expect.toBeTrustCode('SANDBOX_UNIX_SOCKETS_UNENFORCEABLE'),
+          hint: expect.stringMatching(/open-unix-sockets/),
+        });
         seen.push(`${how}: refused`);
         continue;
       }
       try {
         const r = await runIn(sb, [PY, '-c', CLIENT, sock, abstract]);
-        expect(r.stdout.trim().split('\n'), `${how}: ${r.stderr}`).toEqual([`${sock} ERR EPERM`, `${abstract} ERR EPERM`]);
+        expect(r.stdout.trim().split('\n'), `${how}: ${r.stderr}`).toEqual([
+          `${sock} ERR EPERM`,
+          `${abstract} ERR EPERM`,
+        ]);
         seen.push(`${how}: EPERM`);
       } finally {
         await sb.close();
@@ -94,7 +111,12 @@ describe('unix sockets in every mode (bubblewrap)', () => {
 
   it('with unixSockets: refused in every mode that cannot hide the unnamed ones; the normal mode reaches only the named one', async () => {
     for (const [how, options, caps] of modes()) {
-      const policy = { v: 1 as const, capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr', ...caps], unixSockets: [sock], allowDegraded: ['shared-network' as const] };
+      const policy = {
+        v: 1 as const,
+        capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr', ...caps],
+        unixSockets: [sock],
+        allowDegraded: ['shared-network' as const],
+      };
       await expect(createSandbox(policy, options), how).rejects.toMatchObject({
         code: expect.toBeTrustCode('SANDBOX_UNIX_SOCKETS_UNENFORCEABLE'),
         message: expect.stringMatching(how.includes('shared') ? /abstract unix sockets/ : /private mount namespace/),
@@ -102,10 +124,17 @@ describe('unix sockets in every mode (bubblewrap)', () => {
     }
     const other = join(ws, 'other.sock');
     servers.push(await listen(other, 'other'));
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr'], unixSockets: [sock] }, { env: { PATH: '/usr/bin:/bin' } });
+    const sb = await createSandbox(
+      { v: 1, capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr'], unixSockets: [sock] },
+      { env: { PATH: '/usr/bin:/bin' } },
+    );
     try {
       const r = await runIn(sb, [PY, '-c', CLIENT, sock, other, abstract]);
-      expect(r.stdout.trim().split('\n'), r.stderr).toEqual([`${sock} ws`, `${other} ERR ECONNREFUSED`, `${abstract} ERR ECONNREFUSED`]);
+      expect(r.stdout.trim().split('\n'), r.stderr).toEqual([
+        `${sock} ws`,
+        `${other} ERR ECONNREFUSED`,
+        `${abstract} ERR ECONNREFUSED`,
+      ]);
     } finally {
       await sb.close();
     }

@@ -55,15 +55,30 @@ describe('host unix sockets (bubblewrap)', () => {
       }
     };
     try {
-      expect(await run([])).toEqual([`${paths.ws} ERR EPERM`, `${paths.ro} ERR EPERM`, `${paths.out} ERR EPERM`, 'socketpair pair']);
+      expect(await run([])).toEqual([
+        `${paths.ws} ERR EPERM`,
+        `${paths.ro} ERR EPERM`,
+        `${paths.out} ERR EPERM`,
+        'socketpair pair',
+      ]);
       const named = await run([paths.ws, paths.out]);
       expect(named).toEqual([`${paths.ws} ws`, `${paths.ro} ERR ECONNREFUSED`, `${paths.out} out`, 'socketpair pair']);
       // AF_UNIX is allowed now, yet an unnamed socket in the workspace or the fs:ro grant is seen
       // through the run's overlay (another inode, no listener): refused.
       const other = await run([paths.out]);
-      expect(other).toEqual([`${paths.ws} ERR ECONNREFUSED`, `${paths.ro} ERR ECONNREFUSED`, `${paths.out} out`, 'socketpair pair']);
+      expect(other).toEqual([
+        `${paths.ws} ERR ECONNREFUSED`,
+        `${paths.ro} ERR ECONNREFUSED`,
+        `${paths.out} out`,
+        'socketpair pair',
+      ]);
       const onlyRo = await run([paths.ro]);
-      expect(onlyRo).toEqual([`${paths.ws} ERR ECONNREFUSED`, `${paths.ro} ro`, `${paths.out} ERR ENOENT`, 'socketpair pair']);
+      expect(onlyRo).toEqual([
+        `${paths.ws} ERR ECONNREFUSED`,
+        `${paths.ro} ro`,
+        `${paths.out} ERR ENOENT`,
+        'socketpair pair',
+      ]);
     } finally {
       for (const s of servers) s.close();
       for (const d of [ws, ro, outside]) rmSync(d, { recursive: true, force: true });
@@ -94,7 +109,12 @@ describe('host unix sockets (bubblewrap)', () => {
     const probe = await probeSandbox({ launcherPath: (await ensureLauncher()).path });
     const sb = await createSandbox(
       { v: 1, capabilities: [`fs:rw:${ws}`, 'http', 'stdout', 'stderr'] },
-      { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve: async () => ['127.0.0.1'] }, probe: { ...probe, launcherNetns: false }, env: { PATH: '/usr/bin:/bin' } },
+      {
+        egress: allowHosts(['api.test']),
+        guard: { mode: 'default', resolve: async () => ['127.0.0.1'] },
+        probe: { ...probe, launcherNetns: false },
+        env: { PATH: '/usr/bin:/bin' },
+      },
     );
     try {
       const script = `${CLIENT}

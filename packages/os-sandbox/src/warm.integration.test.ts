@@ -2,7 +2,18 @@
 // each set serves exactly one run, no process is left holding it, and a change of the host's
 // mount table, or a staged file replaced since, discards a set made before.
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
@@ -12,7 +23,9 @@ import { alive, childrenOf, descendants, freshDir, named, runIn, serverOf, until
 
 /** The namespaces the process `pid` holds open as descriptors, e.g. ["net:[4026532301]", ...]. */
 function namespacesHeldBy(pid: number): string[] {
-  return namespaceFdsOf(pid).map(([, link]) => link).sort();
+  return namespaceFdsOf(pid)
+    .map(([, link]) => link)
+    .sort();
 }
 
 function namespaceFdsOf(pid: number): [string, string][] {
@@ -29,7 +42,11 @@ function namespaceFdsOf(pid: number): [string, string][] {
 
 /** Whether `pid` holds exactly one set (a user, a mount and a network namespace) and nothing more. */
 function holdsJustASet(pid: number): boolean {
-  return namespacesHeldBy(pid).map((l) => l.split(':')[0]).join() === 'mnt,net,user';
+  return (
+    namespacesHeldBy(pid)
+      .map((l) => l.split(':')[0])
+      .join() === 'mnt,net,user'
+  );
 }
 
 /**
@@ -121,7 +138,10 @@ describe('warm namespaces of the spawn server', () => {
       expect(await netnsOfRun(sb)).toBe(heldNet);
       expect(await serverOf(sb)).toBe(server);
       // Used once: the next run gets a namespace of its own.
-      await until('the server holds a fresh set', () => holdsJustASet(server) && !namespacesHeldBy(server).includes(heldNet));
+      await until(
+        'the server holds a fresh set',
+        () => holdsJustASet(server) && !namespacesHeldBy(server).includes(heldNet),
+      );
       const third = await netnsOfRun(sb);
       expect(third).not.toBe(heldNet);
       expect(third).toMatch(/^net:\[\d+\]$/);
@@ -132,7 +152,7 @@ describe('warm namespaces of the spawn server', () => {
     }
   });
 
-  it('the server holds a run\'s mount namespace until the run has ended, then lets it go', async () => {
+  it("the server holds a run's mount namespace until the run has ended, then lets it go", async () => {
     const server = await serverOf(sb);
     await until('the server holds a set', () => holdsJustASet(server));
     const p = await sb.spawn(['/bin/sh', '-c', 'echo ready; exec sleep 30']);
@@ -157,7 +177,7 @@ describe('warm namespaces of the spawn server', () => {
     }
   });
 
-  it('without its discarder the server closes a run\'s namespaces itself, and runs go on', async () => {
+  it("without its discarder the server closes a run's namespaces itself, and runs go on", async () => {
     const own = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'] }, { prestart: false });
     try {
       const server = await serverOf(own);
@@ -178,7 +198,11 @@ describe('warm namespaces of the spawn server', () => {
   it('a run in a warm namespace still has loopback up and nothing else', async () => {
     await netnsOfRun(sb);
     const r = await runIn(sb, ['/bin/cat', '/proc/net/dev']);
-    const interfaces = r.stdout.split('\n').slice(2).filter(Boolean).map((l) => l.trim().split(':')[0]);
+    const interfaces = r.stdout
+      .split('\n')
+      .slice(2)
+      .filter(Boolean)
+      .map((l) => l.trim().split(':')[0]);
     expect(interfaces).toEqual(['lo']);
     // Up: the kernel has made loopback's local routes, which it does only for an interface that is up.
     const routes = await runIn(sb, ['/bin/cat', '/proc/net/fib_trie']);
@@ -194,14 +218,51 @@ describe('warm namespaces of the spawn server', () => {
     mkdirSync(etc);
     mkdirSync(stage);
     writeFileSync(join(etc, 'conf'), 'one\n');
-    const servers = (): number[] => childrenOf(process.pid).filter((c) => readFileSync(`/proc/${c}/cmdline`, 'utf8').split('\0').includes('--serve'));
+    const servers = (): number[] =>
+      childrenOf(process.pid).filter((c) => readFileSync(`/proc/${c}/cmdline`, 'utf8').split('\0').includes('--serve'));
     const before = servers();
     const server = startSpawnServer(launcher.path);
     const pid = servers().find((c) => !before.includes(c))!;
-    const bwrapOptions = ['--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--ro-bind', stage, '/etc', '--proc', '/proc', '--dev', '/dev'];
+    const bwrapOptions = [
+      '--unshare-all',
+      '--die-with-parent',
+      '--ro-bind',
+      '/usr',
+      '/usr',
+      '--symlink',
+      'usr/bin',
+      '/bin',
+      '--symlink',
+      'usr/lib',
+      '/lib',
+      '--symlink',
+      'usr/lib64',
+      '/lib64',
+      '--ro-bind',
+      stage,
+      '/etc',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+    ];
     const cat = async (): Promise<string> => {
       const run = await server.launch({
-        args: ['--lifeline', '5', '--stage', stage, '--stage-file', join(etc, 'conf'), '--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/cat', '/etc/conf'],
+        args: [
+          '--lifeline',
+          '5',
+          '--stage',
+          stage,
+          '--stage-file',
+          join(etc, 'conf'),
+          '--',
+          '/usr/bin/bwrap',
+          '--args',
+          '3',
+          '--',
+          '/bin/cat',
+          '/etc/conf',
+        ],
         options: bwrapOptions,
         stdin: false,
         stdout: true,
@@ -220,7 +281,10 @@ describe('warm namespaces of the spawn server', () => {
       const staged = namespacesHeldBy(pid);
       expect(await cat()).toBe('one\n');
       // Replaced (not rewritten in place) while a set staged with the old file is held.
-      await until('the server holds a set staged after the last run', () => holdsJustASet(pid) && namespacesHeldBy(pid).every((l) => !staged.includes(l)));
+      await until(
+        'the server holds a set staged after the last run',
+        () => holdsJustASet(pid) && namespacesHeldBy(pid).every((l) => !staged.includes(l)),
+      );
       release();
       writeFileSync(join(etc, 'conf.new'), 'two\n');
       renameSync(join(etc, 'conf.new'), join(etc, 'conf'));
@@ -254,7 +318,9 @@ describe('warm namespaces of the spawn server', () => {
     const script = join(dir, 'mount-host.mjs');
     writeFileSync(script, mountHost(dist, mnt));
     try {
-      const r = spawnSync('unshare', ['--user', '--map-root-user', '--mount', process.execPath, script], { encoding: 'utf8' });
+      const r = spawnSync('unshare', ['--user', '--map-root-user', '--mount', process.execPath, script], {
+        encoding: 'utf8',
+      });
       expect(r.status, r.stderr).toBe(0);
       const out = JSON.parse(r.stdout) as { before: string; after: string; stale: string[]; now: string[] };
       expect(out.before).toBe('under\n');

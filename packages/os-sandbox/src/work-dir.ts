@@ -54,7 +54,9 @@ export function prepareWorkDir(config: SandboxConfig): SandboxWorkDir {
       : (overlay?.unoverlaid ??
         writableDirs(policy).map((root) => ({
           root,
-          why: launcher ? 'the launcher cannot make a private mount namespace on this host' : 'the compiled launcher is not in use (socat fallback)',
+          why: launcher
+            ? 'the launcher cannot make a private mount namespace on this host'
+            : 'the compiled launcher is not in use (socat fallback)',
         })));
   try {
     if (refuseUnoverlaid(policy, unoverlaid)) config.degraded.push('host-placeholders');

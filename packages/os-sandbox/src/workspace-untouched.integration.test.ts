@@ -3,7 +3,18 @@
 // or after the host process is killed with SIGKILL in the middle of one.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +31,9 @@ function snapshot(dir: string): string[] {
       const what = st.isSymbolicLink()
         ? `-> ${readlinkSync(join(dir, r))}`
         : st.isFile()
-          ? createHash('sha256').update(readFileSync(join(dir, r))).digest('hex')
+          ? createHash('sha256')
+              .update(readFileSync(join(dir, r)))
+              .digest('hex')
           : '';
       out.push(`${r} ${st.mode.toString(8)} ${what}`);
       if (st.isDirectory()) walk(r);
@@ -59,10 +72,17 @@ describe('the host workspace after runs (bubblewrap)', () => {
   it('is identical (names, modes, contents) during and after 100 runs, with the default placeholderLingerMs', async () => {
     const ws = makeWorkspace();
     const before = snapshot(ws);
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] }, { env: { PATH: '/usr/bin:/bin' } });
+    const sb = await createSandbox(
+      { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] },
+      { env: { PATH: '/usr/bin:/bin' } },
+    );
     try {
       // During a run: the protected names exist inside, not on the host.
-      const during = await runIn(sb, ['/bin/sh', '-c', `ls -a ${ws} | grep -c -x -e .bashrc -e .mcp.json -e .claude; cat ${ws}/README`]);
+      const during = await runIn(sb, [
+        '/bin/sh',
+        '-c',
+        `ls -a ${ws} | grep -c -x -e .bashrc -e .mcp.json -e .claude; cat ${ws}/README`,
+      ]);
       expect(during.stdout).toBe('3\nhello\n');
       for (let i = 0; i < 100; i++) {
         const r = await runIn(sb, ['/bin/sh', '-c', PROBE(ws)]);
@@ -80,9 +100,16 @@ describe('the host workspace after runs (bubblewrap)', () => {
 
   it('keeps no overlay xattr on what a run wrote (a directory renamed into the root is marked opaque by the overlay)', async () => {
     const ws = makeWorkspace();
-    const sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] }, { env: { PATH: '/usr/bin:/bin' } });
+    const sb = await createSandbox(
+      { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] },
+      { env: { PATH: '/usr/bin:/bin' } },
+    );
     try {
-      const r = await runIn(sb, ['/bin/sh', '-c', `cd ${ws} && mkdir made && mkdir tomove && mv tomove moved && mv src src2 && echo a > f && mv f g`]);
+      const r = await runIn(sb, [
+        '/bin/sh',
+        '-c',
+        `cd ${ws} && mkdir made && mkdir tomove && mv tomove moved && mv src src2 && echo a > f && mv f g`,
+      ]);
       expect(r.exit.code, r.stderr).toBe(0);
     } finally {
       await sb.close();
@@ -102,13 +129,20 @@ describe('the host workspace after runs (bubblewrap)', () => {
     process.env.XDG_CACHE_HOME = cache;
     let sb;
     try {
-      sb = await createSandbox({ v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] }, { env: { PATH: '/usr/bin:/bin' } });
+      sb = await createSandbox(
+        { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] },
+        { env: { PATH: '/usr/bin:/bin' } },
+      );
     } finally {
       if (saved === undefined) delete process.env.XDG_CACHE_HOME;
       else process.env.XDG_CACHE_HOME = saved;
     }
     try {
-      const r = await runIn(sb, ['/bin/sh', '-c', `ls -a ${ws} | grep -c -x -e .bashrc -e .mcp.json; echo x > ${ws}/.bashrc || echo refused`]);
+      const r = await runIn(sb, [
+        '/bin/sh',
+        '-c',
+        `ls -a ${ws} | grep -c -x -e .bashrc -e .mcp.json; echo x > ${ws}/.bashrc || echo refused`,
+      ]);
       expect(r.stdout).toBe('2\nrefused\n');
       expect(snapshot(ws)).toEqual(before);
     } finally {

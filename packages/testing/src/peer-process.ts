@@ -47,7 +47,9 @@ function answer(route: PeerRoute | undefined, record: PeerRequest, res: ServerRe
       res.writeHead(route.status ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(record));
       return;
     case 'json':
-      res.writeHead(route.status ?? 200, { 'content-type': 'application/json', ...route.headers }).end(JSON.stringify(route.body));
+      res
+        .writeHead(route.status ?? 200, { 'content-type': 'application/json', ...route.headers })
+        .end(JSON.stringify(route.body));
       return;
     case 'text':
       res.writeHead(route.status ?? 200, { 'content-type': 'text/plain', ...route.headers }).end(route.body);
@@ -125,7 +127,9 @@ http.on('upgrade', (req: IncomingMessage, socket: Socket) => {
   const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
   const protocol = req.headers['sec-websocket-protocol'];
   const chosen = typeof protocol === 'string' ? `Sec-WebSocket-Protocol: ${protocol.split(',')[0]!.trim()}\r\n` : '';
-  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n${chosen}\r\n`);
+  socket.write(
+    `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n${chosen}\r\n`,
+  );
   const frame = (opcode: number, payload: Buffer): Buffer => {
     if (payload.length >= 126) throw new Error('peer ws frames are small');
     return Buffer.concat([Buffer.from([0x80 | opcode, payload.length]), payload]);
@@ -185,14 +189,16 @@ process.on('message', (raw: unknown) => {
 process.on('disconnect', () => process.exit(0));
 
 http.listen(0, host, () => {
-  tcp.listen(0, host, () => udp.bind(0, host, () => {
-    send({
-      type: 'ready',
-      v: 1,
-      host,
-      httpPort: (http.address() as AddressInfo).port,
-      tcpPort: (tcp.address() as AddressInfo).port,
-      udpPort: udp.address().port,
-    });
-  }));
+  tcp.listen(0, host, () =>
+    udp.bind(0, host, () => {
+      send({
+        type: 'ready',
+        v: 1,
+        host,
+        httpPort: (http.address() as AddressInfo).port,
+        tcpPort: (tcp.address() as AddressInfo).port,
+        udpPort: udp.address().port,
+      });
+    }),
+  );
 });

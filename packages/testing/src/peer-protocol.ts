@@ -8,9 +8,19 @@ export type PeerRoute =
   /** Answers 200 (or `status`) with JSON `{ method, path, headers, body }` describing the request. */
   | { readonly kind: 'echo'; readonly status?: number }
   /** Answers with a JSON body. */
-  | { readonly kind: 'json'; readonly body: unknown; readonly status?: number; readonly headers?: Readonly<Record<string, string>> }
+  | {
+      readonly kind: 'json';
+      readonly body: unknown;
+      readonly status?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
   /** Answers with a text body. */
-  | { readonly kind: 'text'; readonly body: string; readonly status?: number; readonly headers?: Readonly<Record<string, string>> }
+  | {
+      readonly kind: 'text';
+      readonly body: string;
+      readonly status?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
   /** Answers `status` (301, 302, 303, 307, 308, …) with the given `Location`, verbatim. */
   | { readonly kind: 'redirect'; readonly status: number; readonly location: string }
   /** Reads the request and never answers. */
@@ -44,7 +54,14 @@ export type PeerCommand =
 
 /** Child → parent. */
 export type PeerMessage =
-  | { readonly type: 'ready'; readonly v: 1; readonly httpPort: number; readonly tcpPort: number; readonly udpPort: number; readonly host: string }
+  | {
+      readonly type: 'ready';
+      readonly v: 1;
+      readonly httpPort: number;
+      readonly tcpPort: number;
+      readonly udpPort: number;
+      readonly host: string;
+    }
   | { readonly type: 'reply'; readonly id: number; readonly value?: unknown; readonly error?: string };
 
 /** What the peer has seen, beyond HTTP requests. */

@@ -6,7 +6,9 @@ import { startPeer, type Peer } from './peer.js';
 describe('startPeer (child process, loopback)', () => {
   let peer: Peer;
   beforeAll(async () => {
-    peer = await startPeer({ routes: { '/echo': { kind: 'echo' }, '/go': { kind: 'redirect', status: 307, location: '/echo' } } });
+    peer = await startPeer({
+      routes: { '/echo': { kind: 'echo' }, '/go': { kind: 'redirect', status: 307, location: '/echo' } },
+    });
   });
   afterAll(async () => peer.close());
 

@@ -45,7 +45,9 @@ function peerScript(): string {
   if (existsSync(path)) return path;
   const built = fileURLToPath(new URL('../dist/peer-process.js', import.meta.url));
   if (existsSync(built)) return built;
-  throw new Error('@trust/testing: peer-process.js not found; build the package first (pnpm turbo run build --filter=@trust/testing)');
+  throw new Error(
+    '@trust/testing: peer-process.js not found; build the package first (pnpm turbo run build --filter=@trust/testing)',
+  );
 }
 
 /**

@@ -30,7 +30,10 @@ describe('createStubResolver', () => {
 
   it('hangs when told to', async () => {
     const r = createStubResolver({}, { fallback: { hang: true } });
-    const winner = await Promise.race([r('x.test').then(() => 'answered'), new Promise((ok) => setTimeout(() => ok('hung'), 20))]);
+    const winner = await Promise.race([
+      r('x.test').then(() => 'answered'),
+      new Promise((ok) => setTimeout(() => ok('hung'), 20)),
+    ]);
     expect(winner).toBe('hung');
   });
 });

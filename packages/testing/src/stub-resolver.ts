@@ -76,5 +76,8 @@ export function createStubResolver(
     }
     return settle(answer, key);
   };
-  return Object.assign(fn, { calls: calls as readonly string[], count: (h: string) => counts.get(h.toLowerCase().replace(/\.$/, '')) ?? 0 });
+  return Object.assign(fn, {
+    calls: calls as readonly string[],
+    count: (h: string) => counts.get(h.toLowerCase().replace(/\.$/, '')) ?? 0,
+  });
 }

@@ -16,7 +16,16 @@ try {
   writeFileSync(join(pkgDir, 'tiny.wasm'), readFileSync(join(here, '..', '.fixtures', 'tiny.wasm')));
   writeFileSync(
     join(pkgDir, 'package.toml'),
-    ['[package]', 'name = "tiny"', 'version = "1.0.0"', '', '[wasm]', 'component = "tiny.wasm"', 'capabilities = ["env:GREETING"]', ''].join('\n'),
+    [
+      '[package]',
+      'name = "tiny"',
+      'version = "1.0.0"',
+      '',
+      '[wasm]',
+      'component = "tiny.wasm"',
+      'capabilities = ["env:GREETING"]',
+      '',
+    ].join('\n'),
   );
 
   // 2. sign it: the signature covers the SHA-256 of every file, including package.toml
@@ -30,7 +39,11 @@ try {
   console.log(`signature: ${report.signature.status}, component ${report.component.digest.slice(0, 12)}…`);
 
   // 4. load (verified bytes, worker thread, deny-all WASI plus the grants) and call
-  const host = createPluginHost({ trustedKeys: [publicKey], cacheDir: join(work, 'cache'), env: { GREETING: 'hi', SECRET: 'not visible' } });
+  const host = createPluginHost({
+    trustedKeys: [publicKey],
+    cacheDir: join(work, 'cache'),
+    env: { GREETING: 'hi', SECRET: 'not visible' },
+  });
   const plugin = await host.load(pkgDir);
   console.log('add(2, 3) =', await plugin.call('add', 2, 3));
   console.log('echo =', await plugin.call('echo', 'hello'));

@@ -42,7 +42,15 @@ function witDir(name, worldFile) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'deps'), { recursive: true });
   cpSync(worldFile, join(dir, 'world.wit'));
-  for (const pkg of ['wasi-cli', 'wasi-clocks', 'wasi-filesystem', 'wasi-http', 'wasi-io', 'wasi-random', 'wasi-sockets']) {
+  for (const pkg of [
+    'wasi-cli',
+    'wasi-clocks',
+    'wasi-filesystem',
+    'wasi-http',
+    'wasi-io',
+    'wasi-random',
+    'wasi-sockets',
+  ]) {
     mkdirSync(join(dir, 'deps', pkg));
     let text = readFileSync(join(builtinWit, pkg, 'package.wit'), 'utf8');
     // componentize-js omits the wrapper class of a method-less resource that crosses interfaces;

@@ -13,14 +13,24 @@ afterAll(tmp.cleanup);
 /** A raw tar entry, to build hostile archives packPackage would never write. */
 function entry(path: string, type: string, data = Buffer.alloc(0), linkpath?: string): Buffer {
   const block = Buffer.alloc(512);
-  new Header({ path, type: type as never, size: data.length, mode: 0o644, mtime: new Date(0), ...(linkpath ? { linkpath } : {}) }).encode(block, 0);
+  new Header({
+    path,
+    type: type as never,
+    size: data.length,
+    mode: 0o644,
+    mtime: new Date(0),
+    ...(linkpath ? { linkpath } : {}),
+  }).encode(block, 0);
   const pad = Buffer.alloc((512 - (data.length % 512)) % 512);
   return Buffer.concat([block, data, pad]);
 }
 const tarOf = (...entries: Buffer[]) => new Uint8Array(gzipSync(Buffer.concat([...entries, Buffer.alloc(1024)])));
 
 function code(p: Promise<unknown>): Promise<string> {
-  return p.then(() => 'resolved', (e: { code: string }) => e.code);
+  return p.then(
+    () => 'resolved',
+    (e: { code: string }) => e.code,
+  );
 }
 
 describe('.tpkg archives', () => {
@@ -47,7 +57,9 @@ describe('.tpkg archives', () => {
     ['a FIFO', entry('fifo', 'FIFO')],
   ])('refuses %s and leaves nothing behind', async (_name, bad) => {
     const dest = join(tmp.dir, `bad-${Math.random().toString(16).slice(2)}`);
-    await expect(code(unpackPackage(tarOf(entry('package.toml', 'File', Buffer.from('x')), bad), dest))).resolves.toBeTrustCode('WASM_PACKAGE_UNSAFE_PATH');
+    await expect(
+      code(unpackPackage(tarOf(entry('package.toml', 'File', Buffer.from('x')), bad), dest)),
+    ).resolves.toBeTrustCode('WASM_PACKAGE_UNSAFE_PATH');
     expect(existsSync(dest)).toBe(false);
     expect(readdirSync(tmp.dir).some((n) => n.startsWith('.tpkg-staging'))).toBe(false);
   });
@@ -55,7 +67,9 @@ describe('.tpkg archives', () => {
   it('caps the compression ratio, the total size and the entry count', async () => {
     const bomb = tarOf(entry('zeros', 'File', Buffer.alloc(4 * 1024 * 1024)));
     await expect(code(readPackageArchive(bomb))).resolves.toBeTrustCode('WASM_PACKAGE_TOO_LARGE');
-    await expect(code(readPackageArchive(bomb, { maxRatio: 0, maxTotalBytes: 1024 }))).resolves.toBeTrustCode('WASM_PACKAGE_TOO_LARGE');
+    await expect(code(readPackageArchive(bomb, { maxRatio: 0, maxTotalBytes: 1024 }))).resolves.toBeTrustCode(
+      'WASM_PACKAGE_TOO_LARGE',
+    );
     const many = tarOf(...Array.from({ length: 5 }, (_, i) => entry(`f${i}`, 'File', Buffer.from('x'))));
     await expect(code(readPackageArchive(many, { maxEntries: 4 }))).resolves.toBeTrustCode('WASM_PACKAGE_TOO_LARGE');
     await expect(readPackageArchive(many, { maxEntries: 5 })).resolves.toMatchObject({ kind: 'package-files' });
@@ -77,7 +91,10 @@ describe('.tpkg archives', () => {
       ['gzip of garbage', new Uint8Array(gzipSync(Buffer.alloc(1024, 7))), /not a valid tar/],
     ];
     for (const [, bytes, message] of cases) {
-      const error = await readPackageArchive(bytes, {}, 'x.tpkg').then(() => undefined, (e: { code: string; message: string; hint: string }) => e);
+      const error = await readPackageArchive(bytes, {}, 'x.tpkg').then(
+        () => undefined,
+        (e: { code: string; message: string; hint: string }) => e,
+      );
       expect(error?.code).toBeTrustCode('WASM_PACKAGE_MALFORMED');
       expect(error?.message).toMatch(message);
       expect(error?.hint).toContain('trust package build');

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CALL_STATE, createCallBuffers, isPlainScalar, openCallChannel, postRequest, readPayload, writePayload } from './call-channel.js';
+import {
+  CALL_STATE,
+  createCallBuffers,
+  isPlainScalar,
+  openCallChannel,
+  postRequest,
+  readPayload,
+  writePayload,
+} from './call-channel.js';
 
 describe('call channel encoding', () => {
   it.each([
@@ -22,7 +30,10 @@ describe('call channel encoding', () => {
 
   it.each([
     ['plain scalars as JSON', ['a\u{1F600}\uD800', 1, true, null]],
-    ['bigints, typed arrays, undefined and -0 through structured clone', [1n, new Uint8Array([1, 2]), undefined, -0, { nested: [1] }]],
+    [
+      'bigints, typed arrays, undefined and -0 through structured clone',
+      [1n, new Uint8Array([1, 2]), undefined, -0, { nested: [1] }],
+    ],
   ])('round-trips %s exactly', (_label, args) => {
     const ch = openCallChannel(createCallBuffers(1024));
     expect(postRequest(ch, 'f', args)).toBe(true);

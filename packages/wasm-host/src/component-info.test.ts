@@ -18,30 +18,66 @@ describe('describeComponent', () => {
     const mini = await describeComponent(fixture('mini'));
     expect(mini.interface.hash).not.toBe(tiny.interface.hash);
     const diffs = diffInterfaces(tiny.interface, mini.interface);
-    expect(diffs).toEqual(expect.arrayContaining([expect.stringMatching(/^changed add:/), expect.stringMatching(/^missing echo/)]));
+    expect(diffs).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^changed add:/), expect.stringMatching(/^missing echo/)]),
+    );
     expect(diffs.some((d) => d.includes('noop'))).toBe(false);
   });
 
   it('ignores whitespace and comments, and hashes exported interface bodies', () => {
-    const a = interfaceFromWit('package a:b;\ninterface api { greet: func(n: string) -> string; }\nworld w { export a:b/api; }');
-    const b = interfaceFromWit('package a:b;\n// doc\ninterface api {\n  greet: func(n:string)->string;\n}\nworld w {\n  export a:b/api;\n}');
+    const a = interfaceFromWit(
+      'package a:b;\ninterface api { greet: func(n: string) -> string; }\nworld w { export a:b/api; }',
+    );
+    const b = interfaceFromWit(
+      'package a:b;\n// doc\ninterface api {\n  greet: func(n:string)->string;\n}\nworld w {\n  export a:b/api;\n}',
+    );
     expect(a.interface.hash).toBe(b.interface.hash);
     expect(a.interface.items['a:b/api#greet']).toBe('greet: func(n: string) -> string');
   });
 
   it('refuses bytes that are not a component', async () => {
-    await expect(describeComponent(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]))).rejects.toHaveTrustCode('WASM_COMPONENT_INVALID');
+    await expect(describeComponent(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]))).rejects.toHaveTrustCode(
+      'WASM_COMPONENT_INVALID',
+    );
   });
 });
 
 describe('checkImports (fail closed)', () => {
-  const imports = ['wasi:cli/environment@0.2.12', 'wasi:http/outgoing-handler@0.2.12', 'wasi:sockets/tcp@0.2.12', 'acme:custom/api@1.0.0', 'wasi:io/streams@0.3.0'];
+  const imports = [
+    'wasi:cli/environment@0.2.12',
+    'wasi:http/outgoing-handler@0.2.12',
+    'wasi:sockets/tcp@0.2.12',
+    'acme:custom/api@1.0.0',
+    'wasi:io/streams@0.3.0',
+  ];
   it.each([
-    [[], true, ['wasi:http/outgoing-handler@0.2.12', 'wasi:sockets/tcp@0.2.12', 'acme:custom/api@1.0.0', 'wasi:io/streams@0.3.0']],
+    [
+      [],
+      true,
+      [
+        'wasi:http/outgoing-handler@0.2.12',
+        'wasi:sockets/tcp@0.2.12',
+        'acme:custom/api@1.0.0',
+        'wasi:io/streams@0.3.0',
+      ],
+    ],
     [['http', 'tcp'], true, ['acme:custom/api@1.0.0', 'wasi:io/streams@0.3.0']],
-    [['http', 'tcp'], false, ['wasi:http/outgoing-handler@0.2.12', 'wasi:sockets/tcp@0.2.12', 'acme:custom/api@1.0.0', 'wasi:io/streams@0.3.0']],
+    [
+      ['http', 'tcp'],
+      false,
+      [
+        'wasi:http/outgoing-handler@0.2.12',
+        'wasi:sockets/tcp@0.2.12',
+        'acme:custom/api@1.0.0',
+        'wasi:io/streams@0.3.0',
+      ],
+    ],
     [['network'], false, ['wasi:http/outgoing-handler@0.2.12', 'acme:custom/api@1.0.0', 'wasi:io/streams@0.3.0']],
   ])('grants %j, policy %s -> unsatisfied %j', (caps, policy, unsatisfied) => {
-    expect(checkImports(imports, parseCapabilities(caps), policy).filter((c) => !c.satisfied).map((c) => c.import)).toEqual(unsatisfied);
+    expect(
+      checkImports(imports, parseCapabilities(caps), policy)
+        .filter((c) => !c.satisfied)
+        .map((c) => c.import),
+    ).toEqual(unsatisfied);
   });
 });

@@ -31,7 +31,13 @@ function stripComments(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/[^\n]*/g, '');
 }
 
-const norm = (s: string): string => s.replace(/\s+/g, ' ').replace(/\s*([(){}<>,:;=])\s*/g, '$1').replace(/([,:])/g, '$1 ').replace(/\s*->\s*/g, ' -> ').trim();
+const norm = (s: string): string =>
+  s
+    .replace(/\s+/g, ' ')
+    .replace(/\s*([(){}<>,:;=])\s*/g, '$1')
+    .replace(/([,:])/g, '$1 ')
+    .replace(/\s*->\s*/g, ' -> ')
+    .trim();
 
 /** Splits a block body into top-level items (ending in `;` or a closing `}` at depth 0). */
 function splitItems(body: string): string[] {
@@ -81,10 +87,17 @@ const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 /**
  * Computes the interface of a world from its WIT text (see `ComponentInterface`).
  */
-export function interfaceFromWit(witText: string): { imports: string[]; exports: string[]; interface: ComponentInterface } {
+export function interfaceFromWit(witText: string): {
+  imports: string[];
+  exports: string[];
+  interface: ComponentInterface;
+} {
   const text = stripComments(witText);
   const world = blockBody(text, /\bworld\s+[a-z0-9%-]+\s*\{/i);
-  if (world === undefined) throw wasmError('WASM_COMPONENT_INVALID', 'the component has no world in its WIT', { hint: 'build the component with a WIT world' });
+  if (world === undefined)
+    throw wasmError('WASM_COMPONENT_INVALID', 'the component has no world in its WIT', {
+      hint: 'build the component with a WIT world',
+    });
   const imports: string[] = [];
   const exports: string[] = [];
   const items: Record<string, string> = {};
@@ -108,8 +121,14 @@ export function interfaceFromWit(witText: string): { imports: string[]; exports:
     if (body === undefined) items[rest] = `export ${rest}`;
     else for (const sub of splitItems(body)) items[`${rest}#${itemName(sub)}`] = norm(sub);
   }
-  const lines = Object.keys(items).sort().map((k) => `${k}=${items[k]}`);
-  return { imports, exports, interface: Object.freeze({ hash: sha256Hex(lines.join('\n')), items: Object.freeze(items) }) };
+  const lines = Object.keys(items)
+    .sort()
+    .map((k) => `${k}=${items[k]}`);
+  return {
+    imports,
+    exports,
+    interface: Object.freeze({ hash: sha256Hex(lines.join('\n')), items: Object.freeze(items) }),
+  };
 }
 
 /**
@@ -123,21 +142,41 @@ export function interfaceFromWit(witText: string): { imports: string[]; exports:
  */
 export async function describeComponent(bytes: Uint8Array): Promise<ComponentDescription> {
   // preamble: "\0asm", a 16-bit version, then a 16-bit layer: 0 for core modules, 1 for components
-  const isComponent = bytes.length >= 8 && bytes[0] === 0 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d && bytes[6] === 1 && bytes[7] === 0;
+  const isComponent =
+    bytes.length >= 8 &&
+    bytes[0] === 0 &&
+    bytes[1] === 0x61 &&
+    bytes[2] === 0x73 &&
+    bytes[3] === 0x6d &&
+    bytes[6] === 1 &&
+    bytes[7] === 0;
   if (!isComponent) {
-    throw wasmError('WASM_COMPONENT_INVALID', 'not a WebAssembly component (a core module or other bytes)', { hint: 'build a component, e.g. with `jco new` or componentize-js' });
+    throw wasmError('WASM_COMPONENT_INVALID', 'not a WebAssembly component (a core module or other bytes)', {
+      hint: 'build a component, e.g. with `jco new` or componentize-js',
+    });
   }
   let wit: string;
   try {
     wit = await printComponentWit(bytes);
   } catch (cause) {
-    throw wasmError('WASM_COMPONENT_INVALID', `not a WebAssembly component: ${String((cause as Error)?.message ?? cause).split('\n')[0]}`, {
-      cause,
-      hint: 'build a component (not a core module), e.g. with `jco new` or componentize-js',
-    });
+    throw wasmError(
+      'WASM_COMPONENT_INVALID',
+      `not a WebAssembly component: ${String((cause as Error)?.message ?? cause).split('\n')[0]}`,
+      {
+        cause,
+        hint: 'build a component (not a core module), e.g. with `jco new` or componentize-js',
+      },
+    );
   }
   const parsed = interfaceFromWit(wit);
-  return Object.freeze({ digest: sha256Hex(bytes), size: bytes.length, imports: parsed.imports, exports: parsed.exports, interface: parsed.interface, wit });
+  return Object.freeze({
+    digest: sha256Hex(bytes),
+    size: bytes.length,
+    imports: parsed.imports,
+    exports: parsed.exports,
+    interface: parsed.interface,
+    wit,
+  });
 }
 
 /**

@@ -9,8 +9,10 @@ type HttpError = Extract<BridgeHttpResult, { kind: 'error' }>;
 export function classifyHttpError(e: unknown): Omit<HttpError, 'kind'> {
   const code = String((e as { code?: unknown })?.code ?? '');
   const message = String((e as Error)?.message ?? e);
-  if (code === 'EGRESS_TIMEOUT' || code === 'EGRESS_ABORTED' || code === 'EGRESS_DNS_TIMEOUT') return { error: 'timeout', message };
-  if (code === 'EGRESS_RESPONSE_TOO_LARGE' || code === 'EGRESS_HEADERS_TOO_LARGE') return { error: 'too-large', message };
+  if (code === 'EGRESS_TIMEOUT' || code === 'EGRESS_ABORTED' || code === 'EGRESS_DNS_TIMEOUT')
+    return { error: 'timeout', message };
+  if (code === 'EGRESS_RESPONSE_TOO_LARGE' || code === 'EGRESS_HEADERS_TOO_LARGE')
+    return { error: 'too-large', message };
   if (code === 'EGRESS_DNS_FAILED' || code === 'EGRESS_DNS_EMPTY') return { error: 'dns', message };
   if (code === 'EGRESS_CONNECT_FAILED') return { error: 'refused', message };
   if (code.startsWith('EGRESS_') || /DENIED/.test(code)) return { error: 'denied', message };
@@ -58,10 +60,25 @@ export function createHttpBroker(o: { client: EgressClient; principal: Principal
     }
     const response = o.client.request(
       req.url,
-      { method: req.method, headers: req.headers.map(([k, v]) => [k, v] as [string, string]), ...(sent ? { body: sent as never } : {}), ...(signal ? { signal } : {}), redirect: 'manual' },
+      {
+        method: req.method,
+        headers: req.headers.map(([k, v]) => [k, v] as [string, string]),
+        ...(sent ? { body: sent as never } : {}),
+        ...(signal ? { signal } : {}),
+        redirect: 'manual',
+      },
       { principal: o.principal, capability: 'http' },
     );
-    const ex: Exchange = { body, response, signal, timeoutMs, reader: undefined, leftover: undefined, done: false, failure: undefined };
+    const ex: Exchange = {
+      body,
+      response,
+      signal,
+      timeoutMs,
+      reader: undefined,
+      leftover: undefined,
+      done: false,
+      failure: undefined,
+    };
     // a failed request stops the body feed; the error is reported by http.response
     response.catch((e: unknown) => {
       ex.failure = e;
@@ -74,7 +91,8 @@ export function createHttpBroker(o: { client: EgressClient; principal: Principal
 
   async function write(ex: Exchange, data: Uint8Array): Promise<BridgeHttpResult> {
     const body = ex.body;
-    if (!body || body.destroyed || body.writableEnded || ex.failure) return { kind: 'error', error: 'closed', message: 'the request is no longer sending' };
+    if (!body || body.destroyed || body.writableEnded || ex.failure)
+      return { kind: 'error', error: 'closed', message: 'the request is no longer sending' };
     if (!body.write(data)) {
       // back-pressure: wait until the connection takes more, the request fails, or it times out
       await new Promise<void>((resolve) => {
@@ -134,7 +152,10 @@ export function createHttpBroker(o: { client: EgressClient; principal: Principal
     exchanges.delete(id);
     ex.body?.destroy();
     void ex.reader?.return?.();
-    ex.response.then((r) => r.body.destroy(), () => undefined);
+    ex.response.then(
+      (r) => r.body.destroy(),
+      () => undefined,
+    );
   }
 
   return {

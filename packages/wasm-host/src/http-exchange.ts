@@ -56,10 +56,19 @@ export class Exchange {
     this.started = true;
     const req = this.request;
     if (req.bodyValue.oversized) {
-      this.failure = { kind: 'error', error: 'body-too-large', message: `the request body exceeds ${this.deps.maxRequestBodyBytes} bytes` };
+      this.failure = {
+        kind: 'error',
+        error: 'body-too-large',
+        message: `the request body exceeds ${this.deps.maxRequestBodyBytes} bytes`,
+      };
       return;
     }
-    const scheme = req.schemeValue?.tag === 'HTTP' ? 'http' : req.schemeValue?.tag === 'other' ? String(req.schemeValue.val).toLowerCase() : 'https';
+    const scheme =
+      req.schemeValue?.tag === 'HTTP'
+        ? 'http'
+        : req.schemeValue?.tag === 'other'
+          ? String(req.schemeValue.val).toLowerCase()
+          : 'https';
     if (!req.authorityValue || req.pathValue === undefined) {
       this.failure = { kind: 'error', error: 'invalid-uri', message: 'the request has no authority or path' };
       return;
@@ -68,7 +77,14 @@ export class Exchange {
     const headers = req.headerFields.entriesList.map(([k, v]) => [k, dec.decode(v)] as const);
     const timeoutMs = this.options?.overallTimeoutMs();
     const body = req.bodyValue.takePending();
-    const r = this.deps.call('http.start', { method, url: `${scheme}://${req.authorityValue}${req.pathValue || '/'}`, headers, end, ...(body ? { body } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
+    const r = this.deps.call('http.start', {
+      method,
+      url: `${scheme}://${req.authorityValue}${req.pathValue || '/'}`,
+      headers,
+      end,
+      ...(body ? { body } : {}),
+      ...(timeoutMs ? { timeoutMs } : {}),
+    });
     if (r.kind === 'error') this.failure = r;
     else if (r.kind === 'ok') this.id = r.id;
   }

@@ -77,4 +77,3 @@ export function errorCode(res: Extract<BridgeHttpResult, { kind: 'error' }>): un
       return { tag: 'internal-error', val: res.message };
   }
 }
-

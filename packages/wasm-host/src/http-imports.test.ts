@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { HTTP_CHUNK, createHttpImports } from './http-imports.js';
 import { thrown } from '../test/thrown.js';
 
-const { InputStream, OutputStream } = shim.io.streams as unknown as { InputStream: new () => object; OutputStream: new () => object };
+const { InputStream, OutputStream } = shim.io.streams as unknown as {
+  InputStream: new () => object;
+  OutputStream: new () => object;
+};
 const IoError = (shim.io as unknown as { error: { Error: new (p: unknown) => object } }).error.Error;
 
 /** wasi:http imports over a scripted broker that records every call (bodies as sizes). */
@@ -32,14 +35,17 @@ function http(script: (op: string, payload: { id?: number; max?: number }) => un
     req.setPathWithQuery('/echo');
     return req;
   };
-  const handle = (imports.outgoingHandler as { handle(r: unknown): { get(): { tag: string; val: { tag: string; val: any } } } }).handle; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const handle = (
+    imports.outgoingHandler as { handle(r: unknown): { get(): { tag: string; val: { tag: string; val: any } } } }
+  ).handle; // eslint-disable-line @typescript-eslint/no-explicit-any
   return { calls, t, request, handle };
 }
 
-
 describe('wasi:http imports: streamed bodies', () => {
   it('sends a small body with the start, in one call', () => {
-    const { calls, t, request, handle } = http((op) => (op === 'http.start' ? { kind: 'ok', id: 1 } : { kind: 'head', status: 204, headers: [] }));
+    const { calls, t, request, handle } = http((op) =>
+      op === 'http.start' ? { kind: 'ok', id: 1 } : { kind: 'head', status: 204, headers: [] },
+    );
     const req = request();
     const body = req.body();
     body.write().blockingWriteAndFlush(new Uint8Array(10));
@@ -53,7 +59,9 @@ describe('wasi:http imports: streamed bodies', () => {
   });
 
   it('streams a body larger than one chunk in chunk-sized writes', () => {
-    const { calls, t, request, handle } = http((op) => (op === 'http.start' ? { kind: 'ok', id: 3 } : { kind: 'ok', id: 3 }));
+    const { calls, t, request, handle } = http((op) =>
+      op === 'http.start' ? { kind: 'ok', id: 3 } : { kind: 'ok', id: 3 },
+    );
     const req = request();
     const body = req.body();
     const future = handle(req);
@@ -64,7 +72,10 @@ describe('wasi:http imports: streamed bodies', () => {
     t.OutgoingBody.finish(body);
     expect(future).toBeDefined();
     expect(calls).toEqual([
-      ['http.start', { method: 'POST', url: 'http://peer.test:8080/echo', headers: [], end: false, body: HTTP_CHUNK + 1 }],
+      [
+        'http.start',
+        { method: 'POST', url: 'http://peer.test:8080/echo', headers: [], end: false, body: HTTP_CHUNK + 1 },
+      ],
       ['http.write', { id: 3, data: HTTP_CHUNK }],
       ['http.write', { id: 3, data: HTTP_CHUNK }],
       ['http.write', { id: 3, data: 5 }],
@@ -104,7 +115,9 @@ describe('wasi:http imports: streamed bodies', () => {
     const { t, request, handle } = http((op) => {
       if (op === 'http.start') return { kind: 'ok', id: 4 };
       if (op === 'http.response') return { kind: 'head', status: 200, headers: [] };
-      return op === 'http.read' ? { kind: 'error', error: 'too-large', message: 'response exceeds 262144 bytes' } : { kind: 'ok', id: 4 };
+      return op === 'http.read'
+        ? { kind: 'error', error: 'too-large', message: 'response exceeds 262144 bytes' }
+        : { kind: 'ok', id: 4 };
     });
     const stream = handle(request('get')).get().val.val.consume().stream();
     const e = thrown(() => stream.blockingRead(100n)) as { tag: string; val: object };
@@ -121,7 +134,12 @@ describe('wasi:http imports: streamed bodies', () => {
     expect(thrown(() => body.write().blockingWriteAndFlush(new Uint8Array(101)))).toBe('no error');
     expect(future.get().val).toEqual({ tag: 'err', val: { tag: 'HTTP-request-body-size', val: undefined } });
     expect(capped.calls).toEqual([]);
-    const denied = http((op) => (op === 'http.start' ? { kind: 'ok', id: 6 } : { kind: 'error', error: 'denied', message: 'policy' }));
-    expect(denied.handle(denied.request('get')).get()).toEqual({ tag: 'ok', val: { tag: 'err', val: { tag: 'HTTP-request-denied' } } });
+    const denied = http((op) =>
+      op === 'http.start' ? { kind: 'ok', id: 6 } : { kind: 'error', error: 'denied', message: 'policy' },
+    );
+    expect(denied.handle(denied.request('get')).get()).toEqual({
+      tag: 'ok',
+      val: { tag: 'err', val: { tag: 'HTTP-request-denied' } },
+    });
   });
 });

@@ -24,7 +24,9 @@ export interface HttpImportDeps {
   readonly InputStream: new () => object;
   readonly OutputStream: new () => object;
   /** `wasi:io/error`'s error resource (guest-visible stream errors carry one). */
-  readonly IoError: new (payload: unknown) => object;
+  readonly IoError: new (
+    payload: unknown,
+  ) => object;
   /** An always-ready pollable. */
   readonly ready: () => unknown;
   /** A synchronous call to the broker (`http.start`, `http.write`, `http.end`, `http.response`, `http.read`, `http.close`). */
@@ -33,7 +35,10 @@ export interface HttpImportDeps {
 }
 
 /** Builds the `wasi:http/types` and `wasi:http/outgoing-handler` imports of one instance. */
-export function createHttpImports(deps: HttpImportDeps): { types: Record<string, unknown>; outgoingHandler: Record<string, unknown> } {
+export function createHttpImports(deps: HttpImportDeps): {
+  types: Record<string, unknown>;
+  outgoingHandler: Record<string, unknown>;
+} {
   const fields = createFieldsClass();
   const { OutgoingBody, OutgoingRequest } = createOutgoingTypes(deps, fields.locked);
   const incoming = createIncomingTypes(deps, fields);

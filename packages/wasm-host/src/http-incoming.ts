@@ -10,7 +10,9 @@ export interface IncomingDeps {
   /** The shim's input stream class, which the body stream extends. */
   readonly InputStream: new () => object;
   /** `wasi:io/error`'s error resource (guest-visible stream errors carry one). */
-  readonly IoError: new (payload: unknown) => object;
+  readonly IoError: new (
+    payload: unknown,
+  ) => object;
   /** An always-ready pollable. */
   readonly ready: () => unknown;
   /** A synchronous call to the broker (`http.response`, `http.read`). */
@@ -158,7 +160,10 @@ export function createIncomingTypes(deps: IncomingDeps, fields: ReturnType<typeo
       return { tag: 'ok', val: new IncomingResponse(res.status, fields, ex) };
     }
     ex.close();
-    return { tag: 'err', val: res.kind === 'error' ? errorCode(res) : { tag: 'internal-error', val: 'unexpected broker answer' } };
+    return {
+      tag: 'err',
+      val: res.kind === 'error' ? errorCode(res) : { tag: 'internal-error', val: 'unexpected broker answer' },
+    };
   }
 
   return {

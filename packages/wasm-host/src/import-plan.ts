@@ -57,7 +57,10 @@ export function planImports(input: {
   }
   const preopens = caps.fsGrants.map((g) => {
     const pinned = input.pinnedDirs?.find((d) => d.path === g.path);
-    if (!pinned) throw wasmError('WASM_FS_GRANT_INVALID', `fs grant ${g.path} was not opened at load`, { hint: 'pin every granted directory with pinGrantDirs before planning imports' });
+    if (!pinned)
+      throw wasmError('WASM_FS_GRANT_INVALID', `fs grant ${g.path} was not opened at load`, {
+        hint: 'pin every granted directory with pinGrantDirs before planning imports',
+      });
     return { guestPath: g.path, hostPath: g.path, mode: g.mode, fd: pinned.fd };
   });
   const net = input.brokeredNetwork;

@@ -50,23 +50,56 @@ export function checkImports(imports: readonly string[], caps: CapabilitySet, ha
   return imports.map((name): ImportCheck => {
     const { base, version } = splitImport(name);
     if (base.startsWith('wasi:') && version !== undefined && !/^0\.2\.\d+$/.test(version)) {
-      return { import: name, satisfied: false, reason: `WASI ${version} is not supported by this host (it provides 0.2.x)`, hint: 'rebuild the plugin against WASI 0.2' };
+      return {
+        import: name,
+        satisfied: false,
+        reason: `WASI ${version} is not supported by this host (it provides 0.2.x)`,
+        hint: 'rebuild the plugin against WASI 0.2',
+      };
     }
     if (ALWAYS.some((re) => re.test(base))) return { import: name, satisfied: true, providedBy: 'always' };
     if (base === 'wasi:http/outgoing-handler') {
-      if (!caps.has('http')) return { import: name, satisfied: false, reason: 'the plugin imports wasi:http but has no "http" capability', hint: 'add "http" to the capabilities (and give the host an egress policy)' };
-      if (!hasEgressPolicy) return { import: name, satisfied: false, reason: '"http" is granted but the host has no egress policy (two keys are required)', hint: 'pass egress: <EgressPolicy> to createPluginHost() or host.load()' };
+      if (!caps.has('http'))
+        return {
+          import: name,
+          satisfied: false,
+          reason: 'the plugin imports wasi:http but has no "http" capability',
+          hint: 'add "http" to the capabilities (and give the host an egress policy)',
+        };
+      if (!hasEgressPolicy)
+        return {
+          import: name,
+          satisfied: false,
+          reason: '"http" is granted but the host has no egress policy (two keys are required)',
+          hint: 'pass egress: <EgressPolicy> to createPluginHost() or host.load()',
+        };
       return { import: name, satisfied: true, providedBy: 'http' };
     }
     const needs = SOCKET_NEEDS[base];
     if (needs) {
       const by = needs.find((c) => caps.has(c));
-      if (!by) return { import: name, satisfied: false, reason: `the plugin imports ${base} but has none of: ${needs.join(', ')}`, hint: `add "${needs[0]}" to the capabilities if the plugin should reach the network` };
+      if (!by)
+        return {
+          import: name,
+          satisfied: false,
+          reason: `the plugin imports ${base} but has none of: ${needs.join(', ')}`,
+          hint: `add "${needs[0]}" to the capabilities if the plugin should reach the network`,
+        };
       if ((by === 'tcp' || by === 'udp') && !hasEgressPolicy) {
-        return { import: name, satisfied: false, reason: `"${by}" is granted but the host has no egress policy (two keys are required)`, hint: 'pass egress: <EgressPolicy> to createPluginHost() or host.load()' };
+        return {
+          import: name,
+          satisfied: false,
+          reason: `"${by}" is granted but the host has no egress policy (two keys are required)`,
+          hint: 'pass egress: <EgressPolicy> to createPluginHost() or host.load()',
+        };
       }
       return { import: name, satisfied: true, providedBy: by };
     }
-    return { import: name, satisfied: false, reason: `nothing on this host provides ${name}`, hint: 'the host provides WASI 0.2 only; remove the import or provide it' };
+    return {
+      import: name,
+      satisfied: false,
+      reason: `nothing on this host provides ${name}`,
+      hint: 'the host provides WASI 0.2 only; remove the import or provide it',
+    };
   });
 }

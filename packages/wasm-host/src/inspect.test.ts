@@ -15,7 +15,9 @@ const toml = (caps: string[]) =>
 describe('inspectPackage', () => {
   it('lists capabilities first with risk notes, the signer, the digest and real imports/exports', async () => {
     const { privateKey, publicKey } = generateSigningKey();
-    const dir = writePackage(join(tmp.dir, 'p'), toml(['network', 'env:API_BASE', 'fs:ro:/etc/certs']), { 'probe.wasm': fixture('probe') });
+    const dir = writePackage(join(tmp.dir, 'p'), toml(['network', 'env:API_BASE', 'fs:ro:/etc/certs']), {
+      'probe.wasm': fixture('probe'),
+    });
     const signed = signPackage(await readPackageDir(dir), privateKey).package;
     const report = await inspectPackage(signed, { trustedKeys: [publicKey] });
     expect(Object.keys(report)[0]).toBe('capabilities');
@@ -33,7 +35,9 @@ describe('inspectPackage', () => {
     const dir = writePackage(join(tmp.dir, 'q'), toml([]), { 'probe.wasm': fixture('tiny') });
     expect((await inspectPackage(dir)).signature).toEqual({ status: 'unsigned' });
     const signed = signPackage(await readPackageDir(dir), generateSigningKey().privateKey).package;
-    const fromArchive = await inspectPackage(await packPackage(signed), { trustedKeys: [generateSigningKey().publicKey] });
+    const fromArchive = await inspectPackage(await packPackage(signed), {
+      trustedKeys: [generateSigningKey().publicKey],
+    });
     expect(fromArchive.signature.status).toBe('untrusted-key');
     expect(fromArchive.capabilities).toEqual([]);
   });

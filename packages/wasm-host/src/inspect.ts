@@ -17,7 +17,12 @@ export interface PackageInspection {
     | { readonly status: 'valid'; readonly keyId: string }
     | { readonly status: 'unsigned' }
     | { readonly status: 'invalid' | 'untrusted-key'; readonly reason: string };
-  readonly component: { readonly path: string; readonly digest: string; readonly size: number; readonly interfaceHash: string };
+  readonly component: {
+    readonly path: string;
+    readonly digest: string;
+    readonly size: number;
+    readonly interfaceHash: string;
+  };
   readonly imports: readonly string[];
   readonly exports: readonly string[];
   /** Imports the declared capabilities would not satisfy (assuming the host has an egress policy when `hasEgressPolicy`). */
@@ -36,9 +41,13 @@ function kindOf(cap: string): CapabilityName {
  * const report = await inspectPackage('./greeter', { trustedKeys: [publicKey] });
  * for (const c of report.capabilities) console.log(`${c.capability}: ${c.risk}`);
  */
-export async function inspectPackage(source: PluginSource, options: { trustedKeys?: readonly PublicSigningKey[]; hasEgressPolicy?: boolean } = {}): Promise<PackageInspection> {
+export async function inspectPackage(
+  source: PluginSource,
+  options: { trustedKeys?: readonly PublicSigningKey[]; hasEgressPolicy?: boolean } = {},
+): Promise<PackageInspection> {
   const loaded = await readSource(source);
-  if (loaded.kind !== 'package') throw new TypeError('inspectPackage needs a package (directory, .tpkg or files), not a bare component');
+  if (loaded.kind !== 'package')
+    throw new TypeError('inspectPackage needs a package (directory, .tpkg or files), not a bare component');
   const pkg = loaded.pkg;
   const manifest = parseManifest(Buffer.from(pkg.files.get('package.toml') ?? new Uint8Array()).toString('utf8'));
   let signature: PackageInspection['signature'];

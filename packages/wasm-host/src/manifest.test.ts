@@ -3,7 +3,10 @@ import { normalizePackagePath, parseManifest } from './manifest.js';
 
 const base = (wasm: string, pkg = 'name = "greeter"\nversion = "1.0.0"') => `[package]\n${pkg}\n\n[wasm]\n${wasm}\n`;
 
-function codeOf(fn: () => unknown): { code: string; problems: readonly { code: string; path?: string; hint?: string }[] } {
+function codeOf(fn: () => unknown): {
+  code: string;
+  problems: readonly { code: string; path?: string; hint?: string }[];
+} {
   try {
     fn();
   } catch (e) {
@@ -14,7 +17,9 @@ function codeOf(fn: () => unknown): { code: string; problems: readonly { code: s
 
 describe('parseManifest', () => {
   it('parses a valid manifest with capabilities, args and metadata', () => {
-    const m = parseManifest(`format = 1\n${base('component = "./dist/p.wasm"\ncapabilities = ["env:LOG_LEVEL", "fs:ro:/etc/certs"]\nargs = ["-v"]', 'name = "greeter"\nversion = "1.0.0"\ninterface = "acme:greeter"\ninterface_version = 2')}\n[metadata]\nowner = "a"\n`);
+    const m = parseManifest(
+      `format = 1\n${base('component = "./dist/p.wasm"\ncapabilities = ["env:LOG_LEVEL", "fs:ro:/etc/certs"]\nargs = ["-v"]', 'name = "greeter"\nversion = "1.0.0"\ninterface = "acme:greeter"\ninterface_version = 2')}\n[metadata]\nowner = "a"\n`,
+    );
     expect(m.component).toBe('dist/p.wasm');
     expect(m.capabilitySet.envNames).toEqual(['LOG_LEVEL']);
     expect(m.interfaceVersion).toBe(2);
@@ -23,7 +28,11 @@ describe('parseManifest', () => {
   });
 
   it('names the line and column of a TOML syntax error', () => {
-    const e = codeOf(() => parseManifest('[package]\nname = "greeter"\nversion = 1.0.0\n')) as unknown as { code: string; message: string; hint: string };
+    const e = codeOf(() => parseManifest('[package]\nname = "greeter"\nversion = 1.0.0\n')) as unknown as {
+      code: string;
+      message: string;
+      hint: string;
+    };
     expect(e.code).toBeTrustCode('WASM_MANIFEST_INVALID');
     expect(e.message).toMatch(/at line 3, column \d+: illegal character/);
     expect(e.hint).toMatch(/at line 3, column \d+/);
@@ -32,13 +41,20 @@ describe('parseManifest', () => {
   it('rejects a misspelt key with "did you mean" instead of silently meaning deny-all', () => {
     const e = codeOf(() => parseManifest(base('component = "p.wasm"\ncapabilites = ["http"]')));
     expect(e.code).toBeTrustCode('WASM_MANIFEST_INVALID');
-    expect(e.problems[0]).toMatchObject({ code: expect.toBeTrustCode('WASM_MANIFEST_UNKNOWN_KEY'), path: 'wasm.capabilites', hint: 'did you mean "capabilities"?' });
+    expect(e.problems[0]).toMatchObject({
+      code: expect.toBeTrustCode('WASM_MANIFEST_UNKNOWN_KEY'),
+      path: 'wasm.capabilites',
+      hint: 'did you mean "capabilities"?',
+    });
   });
 
-  it.each([['../x.wasm'], ['/abs/x.wasm'], ['a/../../x.wasm'], ['a\\\\x.wasm'], ['C:/x.wasm']])('keeps the component inside the package: %s', (path) => {
-    const e = codeOf(() => parseManifest(base(`component = "${path}"`)));
-    expect(e.problems.some((p) => p.code === 'WASM_PACKAGE_UNSAFE_PATH')).toBe(true);
-  });
+  it.each([['../x.wasm'], ['/abs/x.wasm'], ['a/../../x.wasm'], ['a\\\\x.wasm'], ['C:/x.wasm']])(
+    'keeps the component inside the package: %s',
+    (path) => {
+      const e = codeOf(() => parseManifest(base(`component = "${path}"`)));
+      expect(e.problems.some((p) => p.code === 'WASM_PACKAGE_UNSAFE_PATH')).toBe(true);
+    },
+  );
 
   it.each([
     [['gpu'], 'WASM_CAPABILITY_UNKNOWN', 'CAPABILITY_UNKNOWN'],
@@ -54,13 +70,20 @@ describe('parseManifest', () => {
   });
 
   it('accepts tcp with udp, and network with sockets', () => {
-    expect(parseManifest(base('component = "p.wasm"\ncapabilities = ["tcp", "udp"]')).capabilities).toEqual(['tcp', 'udp']);
-    expect(parseManifest(base('component = "p.wasm"\ncapabilities = ["network", "sockets"]')).capabilitySet.egressTier()).toBe('coarse');
+    expect(parseManifest(base('component = "p.wasm"\ncapabilities = ["tcp", "udp"]')).capabilities).toEqual([
+      'tcp',
+      'udp',
+    ]);
+    expect(
+      parseManifest(base('component = "p.wasm"\ncapabilities = ["network", "sockets"]')).capabilitySet.egressTier(),
+    ).toBe('coarse');
   });
 
   it('reports every problem at once and rejects bad TOML', () => {
     const e = codeOf(() => parseManifest('[package]\nnmae = "x"\n[wasm]\n'));
-    expect(e.problems.map((p) => p.path)).toEqual(expect.arrayContaining(['package.nmae', 'package.name', 'package.version', 'wasm.component']));
+    expect(e.problems.map((p) => p.path)).toEqual(
+      expect.arrayContaining(['package.nmae', 'package.name', 'package.version', 'wasm.component']),
+    );
     expect(codeOf(() => parseManifest('[package\n')).code).toBeTrustCode('WASM_MANIFEST_INVALID');
   });
 });

@@ -15,7 +15,6 @@ export interface BrokerOptions {
   readonly httpTimeoutMs?: number;
 }
 
-
 /** A policy for the coarse tier (`network`/`sockets`): every destination, so only the address floor applies. */
 export const FLOOR_ONLY_POLICY: EgressPolicy = Object.freeze({
   name: 'network-floor',
@@ -29,14 +28,32 @@ export const FLOOR_ONLY_POLICY: EgressPolicy = Object.freeze({
  * TCP/UDP through it only with `tcp`/`udp`; with `network`/`sockets`, TCP/UDP to any
  * destination the address floor allows. Anything not granted is denied.
  */
-export function composePolicy(plan: { http: boolean; tcp: boolean; udp: boolean; coarse: boolean }, policy: EgressPolicy | undefined): EgressPolicy {
-  const notGranted = (what: string) => () => deny('EGRESS_POLICY_DENIED', `${what} is not granted to this plugin`, { hint: `add "${what}" to the plugin's capabilities` });
+export function composePolicy(
+  plan: { http: boolean; tcp: boolean; udp: boolean; coarse: boolean },
+  policy: EgressPolicy | undefined,
+): EgressPolicy {
+  const notGranted = (what: string) => () =>
+    deny('EGRESS_POLICY_DENIED', `${what} is not granted to this plugin`, {
+      hint: `add "${what}" to the plugin's capabilities`,
+    });
   const composed: EgressPolicy = {
     name: `${policy?.name ?? 'no-policy'}${plan.coarse ? '+network-floor' : ''}`,
     authorizeHttp: plan.http && policy ? (r, c) => policy.authorizeHttp(r, c) : notGranted('http'),
     // granted but the policy has no authorizeTcp/Udp: leave it absent, which egress denies
-    authorizeTcp: plan.coarse ? FLOOR_ONLY_POLICY.authorizeTcp! : !plan.tcp ? notGranted('tcp') : policy?.authorizeTcp ? (p, c) => policy.authorizeTcp!(p, c) : undefined,
-    authorizeUdp: plan.coarse ? FLOOR_ONLY_POLICY.authorizeUdp! : !plan.udp ? notGranted('udp') : policy?.authorizeUdp ? (p, c) => policy.authorizeUdp!(p, c) : undefined,
+    authorizeTcp: plan.coarse
+      ? FLOOR_ONLY_POLICY.authorizeTcp!
+      : !plan.tcp
+        ? notGranted('tcp')
+        : policy?.authorizeTcp
+          ? (p, c) => policy.authorizeTcp!(p, c)
+          : undefined,
+    authorizeUdp: plan.coarse
+      ? FLOOR_ONLY_POLICY.authorizeUdp!
+      : !plan.udp
+        ? notGranted('udp')
+        : policy?.authorizeUdp
+          ? (p, c) => policy.authorizeUdp!(p, c)
+          : undefined,
   };
   return Object.freeze(composed);
 }
@@ -46,7 +63,10 @@ export function composePolicy(plan: { http: boolean; tcp: boolean; udp: boolean;
  * `@trust/egress` client created for this plugin (its principal, its policy, the host's guard
  * and audit). The host never opens a socket itself.
  */
-export function createNetworkBroker(options: BrokerOptions): { handle(op: string, payload: unknown): Promise<unknown>; close(): void } {
+export function createNetworkBroker(options: BrokerOptions): {
+  handle(op: string, payload: unknown): Promise<unknown>;
+  close(): void;
+} {
   const names = createLookupNames();
   const client: EgressClient = createEgressClient({
     policy: withLookupNames(options.policy, names),
@@ -54,9 +74,18 @@ export function createNetworkBroker(options: BrokerOptions): { handle(op: string
     ...(options.audit ? { audit: options.audit } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
   });
-  const sockets = createSocketBroker({ client, principal: options.principal, names, ...(options.audit ? { audit: options.audit } : {}) });
+  const sockets = createSocketBroker({
+    client,
+    principal: options.principal,
+    names,
+    ...(options.audit ? { audit: options.audit } : {}),
+  });
 
-  const http = createHttpBroker({ client, principal: options.principal, ...(options.httpTimeoutMs !== undefined ? { httpTimeoutMs: options.httpTimeoutMs } : {}) });
+  const http = createHttpBroker({
+    client,
+    principal: options.principal,
+    ...(options.httpTimeoutMs !== undefined ? { httpTimeoutMs: options.httpTimeoutMs } : {}),
+  });
 
   return {
     handle(op, payload) {

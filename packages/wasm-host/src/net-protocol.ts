@@ -19,13 +19,32 @@ export type BridgeHttpResult =
   | { readonly kind: 'chunk'; readonly data: Uint8Array; readonly done: boolean }
   | {
       readonly kind: 'error';
-      readonly error: 'denied' | 'timeout' | 'refused' | 'dns' | 'too-large' | 'body-too-large' | 'invalid-uri' | 'closed' | 'other';
+      readonly error:
+        | 'denied'
+        | 'timeout'
+        | 'refused'
+        | 'dns'
+        | 'too-large'
+        | 'body-too-large'
+        | 'invalid-uri'
+        | 'closed'
+        | 'other';
       readonly message: string;
     };
 
 export type BridgeTcpResult =
-  | { readonly kind: 'ok'; readonly id?: number; readonly data?: Uint8Array; readonly closed?: boolean; readonly datagrams?: readonly Uint8Array[] }
-  | { readonly kind: 'error'; readonly error: 'denied' | 'refused' | 'timeout' | 'closed' | 'too-large' | 'other'; readonly message: string };
+  | {
+      readonly kind: 'ok';
+      readonly id?: number;
+      readonly data?: Uint8Array;
+      readonly closed?: boolean;
+      readonly datagrams?: readonly Uint8Array[];
+    }
+  | {
+      readonly kind: 'error';
+      readonly error: 'denied' | 'refused' | 'timeout' | 'closed' | 'too-large' | 'other';
+      readonly message: string;
+    };
 
 /** An IP address as the guest's `ip-address` variant: 4 bytes, or 8 16-bit groups. */
 export interface GuestIpAddress {
@@ -39,4 +58,12 @@ export interface GuestIpAddress {
  */
 export type BridgeLookupResult =
   | { readonly kind: 'ok'; readonly addresses: readonly GuestIpAddress[] }
-  | { readonly kind: 'error'; readonly error: 'access-denied' | 'name-unresolvable' | 'temporary-resolver-failure' | 'permanent-resolver-failure'; readonly message: string };
+  | {
+      readonly kind: 'error';
+      readonly error:
+        | 'access-denied'
+        | 'name-unresolvable'
+        | 'temporary-resolver-failure'
+        | 'permanent-resolver-failure';
+      readonly message: string;
+    };

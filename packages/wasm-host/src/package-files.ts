@@ -31,17 +31,28 @@ export const DEFAULT_PACKAGE_LIMITS: Required<PackageLimits> = Object.freeze({
 });
 
 /** Builds a `PackageFiles` from a map or record of path -> bytes, validating every path. */
-export function createPackageFiles(entries: Iterable<[string, Uint8Array]> | Record<string, Uint8Array>, source = '<memory>'): PackageFiles {
+export function createPackageFiles(
+  entries: Iterable<[string, Uint8Array]> | Record<string, Uint8Array>,
+  source = '<memory>',
+): PackageFiles {
   const files = new Map<string, Uint8Array>();
-  const iter = Symbol.iterator in (entries as object) ? (entries as Iterable<[string, Uint8Array]>) : Object.entries(entries);
+  const iter =
+    Symbol.iterator in (entries as object) ? (entries as Iterable<[string, Uint8Array]>) : Object.entries(entries);
   for (const [raw, bytes] of iter) {
     const path = normalizePackagePath(raw);
     if (path === undefined || path !== raw) {
-      throw wasmError('WASM_PACKAGE_UNSAFE_PATH', `package entry ${JSON.stringify(raw)} is not a normalised path inside the package`, {
-        hint: 'use relative paths without "..", "." segments, backslashes or a leading "/"',
-      });
+      throw wasmError(
+        'WASM_PACKAGE_UNSAFE_PATH',
+        `package entry ${JSON.stringify(raw)} is not a normalised path inside the package`,
+        {
+          hint: 'use relative paths without "..", "." segments, backslashes or a leading "/"',
+        },
+      );
     }
-    if (files.has(path)) throw wasmError('WASM_PACKAGE_UNSAFE_PATH', `package entry ${JSON.stringify(path)} appears twice`, { hint: 'remove the duplicate entry' });
+    if (files.has(path))
+      throw wasmError('WASM_PACKAGE_UNSAFE_PATH', `package entry ${JSON.stringify(path)} appears twice`, {
+        hint: 'remove the duplicate entry',
+      });
     files.set(path, bytes);
   }
   return Object.freeze({ kind: 'package-files', source, files });
@@ -68,14 +79,24 @@ export async function readPackageDir(dir: string, limits: PackageLimits = {}): P
       if (st.isDirectory()) {
         await walk(relPath);
       } else if (st.isFile()) {
-        if (out.length + 1 > max.maxEntries) throw wasmError('WASM_PACKAGE_TOO_LARGE', `package ${dir} has more than ${max.maxEntries} files`, { hint: 'remove files the plugin does not need' });
+        if (out.length + 1 > max.maxEntries)
+          throw wasmError('WASM_PACKAGE_TOO_LARGE', `package ${dir} has more than ${max.maxEntries} files`, {
+            hint: 'remove files the plugin does not need',
+          });
         total += st.size;
-        if (total > max.maxTotalBytes) throw wasmError('WASM_PACKAGE_TOO_LARGE', `package ${dir} is larger than ${max.maxTotalBytes} bytes`, { hint: 'remove files the plugin does not need' });
+        if (total > max.maxTotalBytes)
+          throw wasmError('WASM_PACKAGE_TOO_LARGE', `package ${dir} is larger than ${max.maxTotalBytes} bytes`, {
+            hint: 'remove files the plugin does not need',
+          });
         out.push([relPath, new Uint8Array(await readFile(join(dir, relPath)))]);
       } else {
-        throw wasmError('WASM_PACKAGE_UNSAFE_PATH', `package entry ${JSON.stringify(relPath)} is not a regular file or directory (symlinks, devices and sockets are refused)`, {
-          hint: 'replace the link with a copy of the file',
-        });
+        throw wasmError(
+          'WASM_PACKAGE_UNSAFE_PATH',
+          `package entry ${JSON.stringify(relPath)} is not a regular file or directory (symlinks, devices and sockets are refused)`,
+          {
+            hint: 'replace the link with a copy of the file',
+          },
+        );
       }
     }
   }

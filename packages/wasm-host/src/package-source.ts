@@ -7,7 +7,9 @@ import { readPackageDir, type PackageFiles, type PackageLimits } from './package
 export type PluginSource = string | Uint8Array | PackageFiles;
 
 /** A source read into memory once: a package, or a bare component (no manifest, cannot be signed). */
-export type LoadedSource = { readonly kind: 'package'; readonly pkg: PackageFiles } | { readonly kind: 'component'; readonly bytes: Uint8Array; readonly source: string };
+export type LoadedSource =
+  | { readonly kind: 'package'; readonly pkg: PackageFiles }
+  | { readonly kind: 'component'; readonly bytes: Uint8Array; readonly source: string };
 
 const isGzip = (b: Uint8Array) => b.length > 2 && b[0] === 0x1f && b[1] === 0x8b;
 
@@ -15,16 +17,22 @@ const isGzip = (b: Uint8Array) => b.length > 2 && b[0] === 0x1f && b[1] === 0x8b
 export async function readSource(source: PluginSource, limits: PackageLimits = {}): Promise<LoadedSource> {
   if (typeof source !== 'string') {
     if (source instanceof Uint8Array) {
-      return isGzip(source) ? { kind: 'package', pkg: await readPackageArchive(source, limits) } : { kind: 'component', bytes: source, source: '<bytes>' };
+      return isGzip(source)
+        ? { kind: 'package', pkg: await readPackageArchive(source, limits) }
+        : { kind: 'component', bytes: source, source: '<bytes>' };
     }
     return { kind: 'package', pkg: source };
   }
   const st = await stat(source).catch(() => undefined);
-  if (!st) throw wasmError('WASM_PACKAGE_NOT_FOUND', `no plugin at ${source}`, { hint: 'pass a package directory, a .tpkg archive or a .wasm component' });
+  if (!st)
+    throw wasmError('WASM_PACKAGE_NOT_FOUND', `no plugin at ${source}`, {
+      hint: 'pass a package directory, a .tpkg archive or a .wasm component',
+    });
   if (st.isDirectory()) return { kind: 'package', pkg: await readPackageDir(source, limits) };
   const bytes = new Uint8Array(await readFile(source));
   // A .tpkg name is a claim to be an archive: judge it as one, so a damaged archive is reported
   // as such and not as a broken component.
-  if (isGzip(bytes) || source.toLowerCase().endsWith(PACKAGE_EXTENSION)) return { kind: 'package', pkg: await readPackageArchive(bytes, limits, source) };
+  if (isGzip(bytes) || source.toLowerCase().endsWith(PACKAGE_EXTENSION))
+    return { kind: 'package', pkg: await readPackageArchive(bytes, limits, source) };
   return { kind: 'component', bytes, source };
 }

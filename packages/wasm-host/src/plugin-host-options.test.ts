@@ -45,7 +45,16 @@ describe('createPluginHost options', () => {
     const egress = allowHosts(['api.example.com']);
     const audit = createMemoryAuditSink();
     const env = { A: 'a' };
-    const r = resolvePluginHostOptions({ egress, audit, env, trustedKeys: [publicKey], requireSignature: false, isolation: 'in-thread', cacheDir: 'c', limits: { syncWaitMs: 0.2, package: { maxEntries: 5, maxRatio: undefined } } });
+    const r = resolvePluginHostOptions({
+      egress,
+      audit,
+      env,
+      trustedKeys: [publicKey],
+      requireSignature: false,
+      isolation: 'in-thread',
+      cacheDir: 'c',
+      limits: { syncWaitMs: 0.2, package: { maxEntries: 5, maxRatio: undefined } },
+    });
     expect(r.egress).toBe(egress);
     expect(r.audit).toBe(audit);
     expect(r.env).toBe(env);
@@ -58,18 +67,33 @@ describe('createPluginHost options', () => {
   it.each([
     ['a misspelt option', { trustedkeys: [] }, 'trustedkeys', 'did you mean "trustedKeys"?'],
     ['a misspelt limit', { limits: { callTimeout: 100 } }, 'limits.callTimeout', 'did you mean "callTimeoutMs"?'],
-    ['a misspelt package limit', { limits: { package: { maxEntires: 1 } } }, 'limits.package.maxEntires', 'did you mean "maxEntries"?'],
+    [
+      'a misspelt package limit',
+      { limits: { package: { maxEntires: 1 } } },
+      'limits.package.maxEntires',
+      'did you mean "maxEntries"?',
+    ],
     ['an option with no near name', { sandbox: true }, 'sandbox', 'remove it; known options: egress, guard'],
   ])('rejects %s with WASM_OPTIONS_UNKNOWN_KEY and a hint', (_name, options, path, hint) => {
     const e = refusal(options);
     expect(e.code).toBeTrustCode('WASM_OPTIONS_INVALID');
-    expect(e.problems).toEqual([expect.objectContaining({ code: expect.toBeTrustCode('WASM_OPTIONS_UNKNOWN_KEY'), path, hint: expect.stringContaining(hint) })]);
+    expect(e.problems).toEqual([
+      expect.objectContaining({
+        code: expect.toBeTrustCode('WASM_OPTIONS_UNKNOWN_KEY'),
+        path,
+        hint: expect.stringContaining(hint),
+      }),
+    ]);
   });
 
   it.each([
     ['maxOutputBytes 0 (slice(-0) would keep all output)', { limits: { maxOutputBytes: 0 } }, 'limits.maxOutputBytes'],
     ['a NaN call timeout', { limits: { callTimeoutMs: Number.NaN } }, 'limits.callTimeoutMs'],
-    ['a call timeout past what a Node timer keeps (it would fire at once)', { limits: { callTimeoutMs: 3_000_000_000 } }, 'limits.callTimeoutMs'],
+    [
+      'a call timeout past what a Node timer keeps (it would fire at once)',
+      { limits: { callTimeoutMs: 3_000_000_000 } },
+      'limits.callTimeoutMs',
+    ],
     ['a negative HTTP timeout', { limits: { httpTimeoutMs: -1 } }, 'limits.httpTimeoutMs'],
     ['a fractional byte count', { limits: { maxMemoryBytes: 1.5 } }, 'limits.maxMemoryBytes'],
     ['an infinite heap', { limits: { maxHeapMb: Number.POSITIVE_INFINITY } }, 'limits.maxHeapMb'],
@@ -93,7 +117,12 @@ describe('createPluginHost options', () => {
   it('refuses a private key among the trusted keys', () => {
     const { privateKey } = generateSigningKey();
     const e = refusal({ trustedKeys: [privateKey] });
-    expect(e.problems).toEqual([expect.objectContaining({ path: 'trustedKeys.0', message: expect.stringContaining('never pass the private key') })]);
+    expect(e.problems).toEqual([
+      expect.objectContaining({
+        path: 'trustedKeys.0',
+        message: expect.stringContaining('never pass the private key'),
+      }),
+    ]);
   });
 
   it('reports every problem at once, each field with a valid example', () => {

@@ -65,7 +65,12 @@ const packageLimitsSchema = z
   .object({
     maxEntries: bytes('maximum number of files in a package, e.g. 10000'),
     maxTotalBytes: bytes('maximum total size of a package in bytes, e.g. 268435456'),
-    maxRatio: z.number().positive().finite().optional().describe('maximum unpacked/compressed size ratio of an archive, e.g. 50'),
+    maxRatio: z
+      .number()
+      .positive()
+      .finite()
+      .optional()
+      .describe('maximum unpacked/compressed size ratio of an archive, e.g. 50'),
   })
   .strict();
 
@@ -79,7 +84,12 @@ const limitsSchema = z
     maxCallBytes: bytes('cap on the serialised arguments of one call in bytes, e.g. 4194304'),
     maxHttpResponseBytes: bytes('cap on one brokered HTTP response body in bytes, e.g. 10485760'),
     maxHttpRequestBytes: bytes('cap on one guest HTTP request body in bytes, e.g. 16777216'),
-    syncWaitMs: z.number().min(0).max(MAX_TIMER_MS).optional().describe('synchronous wait for a call answer in ms, 0 = off, e.g. 0.2'),
+    syncWaitMs: z
+      .number()
+      .min(0)
+      .max(MAX_TIMER_MS)
+      .optional()
+      .describe('synchronous wait for a call answer in ms, 0 = off, e.g. 0.2'),
     package: packageLimitsSchema.optional().describe('package reading caps, e.g. { maxEntries: 1000 }'),
   })
   .strict();
@@ -89,7 +99,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const optionsSchema = z
   .object({
     egress: z
-      .custom<EgressPolicy>((v) => isObject(v) && typeof v.authorizeHttp === 'function', 'expected an EgressPolicy (an object with authorizeHttp)')
+      .custom<EgressPolicy>(
+        (v) => isObject(v) && typeof v.authorizeHttp === 'function',
+        'expected an EgressPolicy (an object with authorizeHttp)',
+      )
       .optional()
       .describe('host-wide egress policy, e.g. allowHosts(["api.example.com"])'),
     guard: z
@@ -99,7 +112,13 @@ const optionsSchema = z
     trustedKeys: z
       .array(
         z.custom<PublicSigningKey>(
-          (v) => isObject(v) && v.kind === 'public' && v.alg === 'ed25519' && typeof v.keyId === 'string' && v.publicKey instanceof Uint8Array && v.publicKey.length === 32,
+          (v) =>
+            isObject(v) &&
+            v.kind === 'public' &&
+            v.alg === 'ed25519' &&
+            typeof v.keyId === 'string' &&
+            v.publicKey instanceof Uint8Array &&
+            v.publicKey.length === 32,
           'expected a public ed25519 signing key ({ kind: "public", alg: "ed25519", keyId, publicKey }); never pass the private key',
         ),
       )
@@ -108,7 +127,10 @@ const optionsSchema = z
     requireSignature: z.boolean().optional().describe('refuse unsigned packages and bare components, e.g. true'),
     cacheDir: z.string().min(1).optional().describe('directory of the transpile cache, e.g. ".cache/wasm"'),
     audit: z
-      .custom<AuditSink>((v) => isObject(v) && typeof v.record === 'function', 'expected an AuditSink (an object with record)')
+      .custom<AuditSink>(
+        (v) => isObject(v) && typeof v.record === 'function',
+        'expected an AuditSink (an object with record)',
+      )
       .optional()
       .describe('audit sink, e.g. createMemoryAuditSink()'),
     limits: limitsSchema.optional().describe('resource limits, e.g. { callTimeoutMs: 5000 }'),
@@ -127,7 +149,8 @@ function checkEnv(v: unknown, ctx: z.RefinementCtx): void {
     return;
   }
   for (const [name, value] of Object.entries(v)) {
-    if (value !== undefined && typeof value !== 'string') ctx.addIssue({ code: 'custom', path: [name], message: 'expected a string' });
+    if (value !== undefined && typeof value !== 'string')
+      ctx.addIssue({ code: 'custom', path: [name], message: 'expected a string' });
   }
 }
 
@@ -148,7 +171,9 @@ export interface ResolvedPluginHostOptions {
   readonly audit: AuditSink | undefined;
   readonly isolation: 'worker' | 'in-thread';
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly limits: Readonly<Required<Omit<PluginLimits, 'package'>>> & { readonly package: Readonly<Required<PackageLimits>> };
+  readonly limits: Readonly<Required<Omit<PluginLimits, 'package'>>> & {
+    readonly package: Readonly<Required<PackageLimits>>;
+  };
 }
 
 function toProblems(issue: z.core.$ZodIssue): Problem[] {
@@ -162,12 +187,16 @@ function toProblems(issue: z.core.$ZodIssue): Problem[] {
         code: 'WASM_OPTIONS_UNKNOWN_KEY',
         path: path === '' ? key : `${path}.${key}`,
         message: `unknown option ${JSON.stringify(key)}${path === '' ? '' : ` in ${path}`}`,
-        hint: guess ? `did you mean "${guess}"? known options: ${known.join(', ')}` : `remove it; known options: ${known.join(', ')}`,
+        hint: guess
+          ? `did you mean "${guess}"? known options: ${known.join(', ')}`
+          : `remove it; known options: ${known.join(', ')}`,
         severity: 'error' as const,
       };
     });
   }
-  return [{ code: 'WASM_OPTIONS_INVALID', path, message: issue.message, hint: describeField(names), severity: 'error' }];
+  return [
+    { code: 'WASM_OPTIONS_INVALID', path, message: issue.message, hint: describeField(names), severity: 'error' },
+  ];
 }
 
 /** The schema description of the field at `names` (it carries a valid example). */
@@ -197,10 +226,14 @@ export function resolvePluginHostOptions(options: PluginHostOptions): ResolvedPl
   if (!r.success) {
     const problems = r.error.issues.flatMap(toProblems);
     const lines = problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ');
-    throw wasmError('WASM_OPTIONS_INVALID', `createPluginHost options are invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${lines}`, {
-      problems,
-      hint: problems[0]?.hint ?? 'see PluginHostOptions in the README',
-    });
+    throw wasmError(
+      'WASM_OPTIONS_INVALID',
+      `createPluginHost options are invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${lines}`,
+      {
+        problems,
+        hint: problems[0]?.hint ?? 'see PluginHostOptions in the README',
+      },
+    );
   }
   const o = r.data;
   const l = o.limits ?? {};

@@ -22,13 +22,21 @@ function memoryAudit() {
 }
 
 function host(opts: Parameters<typeof createPluginHost>[0] = {}) {
-  const h = createPluginHost({ requireSignature: false, cacheDir, env: { TRUST_A: 'a-value', TRUST_B: 'b-value' }, ...opts });
+  const h = createPluginHost({
+    requireSignature: false,
+    cacheDir,
+    env: { TRUST_A: 'a-value', TRUST_B: 'b-value' },
+    ...opts,
+  });
   hosts.push(h);
   return h;
 }
 
 async function code(p: Promise<unknown>): Promise<string> {
-  return p.then(() => 'resolved', (e: { code: string }) => e.code);
+  return p.then(
+    () => 'resolved',
+    (e: { code: string }) => e.code,
+  );
 }
 
 describe('plugin host with the WAT fixture (worker threads)', () => {
@@ -47,9 +55,13 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
   it('keeps concurrent calls in order across both encodings and the fast and slow paths', async () => {
     for (const syncWaitMs of [0, 5]) {
       const p = await host({ limits: { syncWaitMs } }).load(fixture('tiny'));
-      const calls = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? p.call('echo', `s${i}`) : i % 3 === 1 ? p.call('add', i, 1) : p.call('noop')));
+      const calls = Array.from({ length: 40 }, (_, i) =>
+        i % 3 === 0 ? p.call('echo', `s${i}`) : i % 3 === 1 ? p.call('add', i, 1) : p.call('noop'),
+      );
       const results = await Promise.all(calls);
-      expect(results).toEqual(Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? `s${i}` : i % 3 === 1 ? i + 1 : undefined)));
+      expect(results).toEqual(
+        Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? `s${i}` : i % 3 === 1 ? i + 1 : undefined)),
+      );
       // a typed-array argument goes through structured clone; jco rejects it for a string param
       await expect(p.call('echo', new Uint8Array([1]))).rejects.toHaveTrustCode('WASM_TRAP');
     }
@@ -74,29 +86,40 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     await expect(code(h.load(fixture('tiny'), { grants: ['gpu'] }))).resolves.toBeTrustCode('WASM_CAPABILITY_UNKNOWN');
     await expect(code(h.load(fixture('tiny'), { grants: ['env'] }))).resolves.toBeTrustCode('WASM_CAPABILITY_INVALID');
     await expect(code(h.load(fixture('tiny'), { grants: ['fs'] }))).resolves.toBeTrustCode('WASM_CAPABILITY_INVALID');
-    await expect(code(h.load(fixture('tiny'), { grants: ['tcp', 'network'] }))).resolves.toBeTrustCode('WASM_CAPABILITY_INVALID');
+    await expect(code(h.load(fixture('tiny'), { grants: ['tcp', 'network'] }))).resolves.toBeTrustCode(
+      'WASM_CAPABILITY_INVALID',
+    );
     const dir = writePackage(join(tmp.dir, 'unknown-cap'), manifestToml(['gpu']), { 'tiny.wasm': fixture('tiny') });
     await expect(code(h.load(dir))).resolves.toBeTrustCode('WASM_CAPABILITY_UNKNOWN');
   });
 
   it('fails closed: network capabilities without a host egress policy, and imports no grant provides', async () => {
     const h = host();
-    await expect(h.load(fixture('tiny'), { grants: ['http', 'tcp'] })).rejects.toMatchObject({ code: expect.toBeTrustCode('WASM_EGRESS_POLICY_MISSING'), message: expect.stringContaining('http, tcp') });
+    await expect(h.load(fixture('tiny'), { grants: ['http', 'tcp'] })).rejects.toMatchObject({
+      code: expect.toBeTrustCode('WASM_EGRESS_POLICY_MISSING'),
+      message: expect.stringContaining('http, tcp'),
+    });
     const withPolicy = host({ egress: denyAllPolicy });
     const err = await errorOf(withPolicy.load(fixture('probe'), { grants: [] }));
     expect(err.code).toBeTrustCode('WASM_IMPORT_UNSATISFIED');
-    expect(err.problems.map((p) => p.path)).toEqual(expect.arrayContaining(['wasi:http/outgoing-handler@0.2.12', 'wasi:sockets/tcp@0.2.12']));
+    expect(err.problems.map((p) => p.path)).toEqual(
+      expect.arrayContaining(['wasi:http/outgoing-handler@0.2.12', 'wasi:sockets/tcp@0.2.12']),
+    );
   });
 
   it('refuses a component whose interface differs, naming the functions', async () => {
     const h = host();
     const expected = (await describeComponent(fixture('tiny'))).interface;
-    await expect(h.load(fixture('tiny'), { interface: expected })).resolves.toMatchObject({ digest: expect.any(String) });
+    await expect(h.load(fixture('tiny'), { interface: expected })).resolves.toMatchObject({
+      digest: expect.any(String),
+    });
     const err = await errorOf(h.load(fixture('mini'), { interface: expected }));
     expect(err.code).toBeTrustCode('WASM_INTERFACE_MISMATCH');
     expect(err.message).toMatch(/changed add/);
     expect(err.message).toMatch(/missing echo/);
-    await expect(code(h.load(fixture('mini'), { interface: expected.hash }))).resolves.toBeTrustCode('WASM_INTERFACE_MISMATCH');
+    await expect(code(h.load(fixture('mini'), { interface: expected.hash }))).resolves.toBeTrustCode(
+      'WASM_INTERFACE_MISMATCH',
+    );
   });
 
   it('requires a trusted signature by default and loads the verified bytes', async () => {
@@ -111,7 +134,9 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     const plugin = await strict.load(signed);
     expect(plugin.signer?.keyId).toBe(publicKey.keyId);
     expect(await plugin.call('env-count')).toBe(1);
-    await expect(code(strict.load(signPackage(await readPackageDir(dir), other.privateKey).package))).resolves.toBeTrustCode('WASM_KEY_UNTRUSTED');
+    await expect(
+      code(strict.load(signPackage(await readPackageDir(dir), other.privateKey).package)),
+    ).resolves.toBeTrustCode('WASM_KEY_UNTRUSTED');
     const tampered = new Map(signed.files);
     tampered.set('package.toml', new TextEncoder().encode(manifestToml(['env:TRUST_B', 'env:TRUST_A'])));
     await expect(code(strict.load({ ...signed, files: tampered }))).resolves.toBeTrustCode('WASM_SIGNATURE_INVALID');
@@ -138,7 +163,10 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     await expect(code(trapper.call('boom'))).resolves.toBeTrustCode('WASM_TRAP');
     await expect(code(trapper.call('noop'))).resolves.toBeTrustCode('WASM_PLUGIN_DEAD');
     const leaver = await h.load(fixture('tiny'));
-    await expect(leaver.call('leave')).rejects.toMatchObject({ code: expect.toBeTrustCode('WASM_EXIT'), message: expect.stringContaining('code 1') });
+    await expect(leaver.call('leave')).rejects.toMatchObject({
+      code: expect.toBeTrustCode('WASM_EXIT'),
+      message: expect.stringContaining('code 1'),
+    });
     const grower = await h.load(fixture('tiny'));
     expect(await grower.call('grow', 1)).toBe(1);
     await expect(code(grower.call('grow', 64))).resolves.toBeTrustCode('WASM_MEMORY_LIMIT');
@@ -155,8 +183,12 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
 
   it('serves the manifest args only with the args capability, never the host argv', async () => {
     const h = host();
-    const withArgs = writePackage(join(tmp.dir, 'args'), manifestToml(['args'], 'args = ["--one", "--two"]\n'), { 'tiny.wasm': fixture('tiny') });
-    const without = writePackage(join(tmp.dir, 'noargs'), manifestToml([], 'args = ["--one", "--two"]\n'), { 'tiny.wasm': fixture('tiny') });
+    const withArgs = writePackage(join(tmp.dir, 'args'), manifestToml(['args'], 'args = ["--one", "--two"]\n'), {
+      'tiny.wasm': fixture('tiny'),
+    });
+    const without = writePackage(join(tmp.dir, 'noargs'), manifestToml([], 'args = ["--one", "--two"]\n'), {
+      'tiny.wasm': fixture('tiny'),
+    });
     expect(await (await h.load(withArgs)).call('arg-count')).toBe(2);
     expect(await (await h.load(without)).call('arg-count')).toBe(0);
     expect(await (await h.load(fixture('tiny'), { grants: ['args'] })).call('arg-count')).toBe(0);
@@ -164,7 +196,9 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
 
   it('narrows or replaces the manifest grants at load', async () => {
     const h = host();
-    const dir = writePackage(join(tmp.dir, 'grants'), manifestToml(['env:TRUST_A', 'env:TRUST_B']), { 'tiny.wasm': fixture('tiny') });
+    const dir = writePackage(join(tmp.dir, 'grants'), manifestToml(['env:TRUST_A', 'env:TRUST_B']), {
+      'tiny.wasm': fixture('tiny'),
+    });
     expect(await (await h.load(dir)).call('env-count')).toBe(2);
     expect(await (await h.load(dir, { grants: ['env:TRUST_A'] })).call('env-count')).toBe(1);
     expect(await (await h.load(dir, { grants: [] })).call('env-count')).toBe(0);

@@ -1,5 +1,18 @@
-import { createPrincipal, parseCapabilities, tryParseCapabilities, type AuditSink, type CapabilitySet, type EgressPolicy, type TrustError } from '@trust/core';
-import { describeComponent, diffInterfaces, type ComponentDescription, type ComponentInterface } from './component-info.js';
+import {
+  createPrincipal,
+  parseCapabilities,
+  tryParseCapabilities,
+  type AuditSink,
+  type CapabilitySet,
+  type EgressPolicy,
+  type TrustError,
+} from '@trust/core';
+import {
+  describeComponent,
+  diffInterfaces,
+  type ComponentDescription,
+  type ComponentInterface,
+} from './component-info.js';
 import { sha256Hex } from './hash.js';
 import { wasmError } from './errors.js';
 import { checkImports } from './import-requirements.js';
@@ -88,7 +101,14 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       return await loadInner(source, loadOptions, (id) => (principalId = id));
     } catch (e) {
       const err = e as TrustError;
-      audit({ principal: createPrincipal('plugin', principalId), action: 'plugin.load', target, decision: 'deny', code: err.code ?? 'WASM_LOAD_FAILED', details: { reason: err.message } });
+      audit({
+        principal: createPrincipal('plugin', principalId),
+        action: 'plugin.load',
+        target,
+        decision: 'deny',
+        code: err.code ?? 'WASM_LOAD_FAILED',
+        details: { reason: err.message },
+      });
       throw e;
     }
   }
@@ -102,13 +122,24 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       const hasSig = loaded.pkg.files.has(SIGNATURE_FILE);
       if (requireSignature || hasSig) signer = verifyPackage(loaded.pkg, trustedKeys);
       const toml = loaded.pkg.files.get('package.toml');
-      if (!toml) throw wasmError('WASM_MANIFEST_INVALID', `package ${loaded.pkg.source} has no package.toml`, { hint: 'add a package.toml (see the README for the format)' });
+      if (!toml)
+        throw wasmError('WASM_MANIFEST_INVALID', `package ${loaded.pkg.source} has no package.toml`, {
+          hint: 'add a package.toml (see the README for the format)',
+        });
       manifest = parseManifest(Buffer.from(toml).toString('utf8'));
       const bytes = loaded.pkg.files.get(manifest.component);
-      if (!bytes) throw wasmError('WASM_MANIFEST_INVALID', `package.toml names component ${JSON.stringify(manifest.component)}, which is not in the package`, { hint: 'fix [wasm].component or add the file' });
+      if (!bytes)
+        throw wasmError(
+          'WASM_MANIFEST_INVALID',
+          `package.toml names component ${JSON.stringify(manifest.component)}, which is not in the package`,
+          { hint: 'fix [wasm].component or add the file' },
+        );
       component = bytes;
     } else {
-      if (requireSignature) throw wasmError('WASM_UNSIGNED', `${loaded.source} is a bare component, which cannot carry a signature`, { hint: 'load a signed package, or create the host with requireSignature: false' });
+      if (requireSignature)
+        throw wasmError('WASM_UNSIGNED', `${loaded.source} is a bare component, which cannot carry a signature`, {
+          hint: 'load a signed package, or create the host with requireSignature: false',
+        });
       component = loaded.bytes;
     }
     const name = manifest?.name ?? 'component';
@@ -122,7 +153,11 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       const parsed = tryParseCapabilities(lo.grants);
       if (!parsed.ok) {
         const unknown = parsed.error.problems.some((p) => p.code === 'CAPABILITY_UNKNOWN');
-        throw wasmError(unknown ? 'WASM_CAPABILITY_UNKNOWN' : 'WASM_CAPABILITY_INVALID', `load-time grants are invalid: ${parsed.error.message}`, { problems: parsed.error.problems, hint: parsed.error.hint, cause: parsed.error });
+        throw wasmError(
+          unknown ? 'WASM_CAPABILITY_UNKNOWN' : 'WASM_CAPABILITY_INVALID',
+          `load-time grants are invalid: ${parsed.error.message}`,
+          { problems: parsed.error.problems, hint: parsed.error.hint, cause: parsed.error },
+        );
       }
       caps = lo.grantMode === 'narrow' ? caps.narrow(parsed.set) : parsed.set;
     }
@@ -130,9 +165,13 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     const wantsBrokered = caps.has('http') || caps.has('tcp') || caps.has('udp');
     if (wantsBrokered && !policy) {
       const named = (['http', 'tcp', 'udp'] as const).filter((c) => caps.has(c));
-      throw wasmError('WASM_EGRESS_POLICY_MISSING', `plugin ${id} declares ${named.join(', ')} but the host has no egress policy; network capabilities need both keys`, {
-        hint: 'pass egress: <EgressPolicy> to createPluginHost() or host.load(), or remove the capability',
-      });
+      throw wasmError(
+        'WASM_EGRESS_POLICY_MISSING',
+        `plugin ${id} declares ${named.join(', ')} but the host has no egress policy; network capabilities need both keys`,
+        {
+          hint: 'pass egress: <EgressPolicy> to createPluginHost() or host.load(), or remove the capability',
+        },
+      );
     }
 
     const digest = sha256Hex(component);
@@ -146,20 +185,36 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     if (lo.interface !== undefined) {
       const expectedHash = typeof lo.interface === 'string' ? lo.interface : lo.interface.hash;
       if (expectedHash !== info.interface.hash) {
-        const diffs = typeof lo.interface === 'string' ? [`interface hash ${info.interface.hash} != expected ${expectedHash}`] : diffInterfaces(lo.interface, info.interface);
-        throw wasmError('WASM_INTERFACE_MISMATCH', `plugin ${id} does not implement the expected interface: ${diffs.join('; ')}`, {
-          hint: 'rebuild the plugin against the interface the host expects',
-          problems: diffs.map((d) => ({ code: 'WASM_INTERFACE_MISMATCH', message: d })),
-        });
+        const diffs =
+          typeof lo.interface === 'string'
+            ? [`interface hash ${info.interface.hash} != expected ${expectedHash}`]
+            : diffInterfaces(lo.interface, info.interface);
+        throw wasmError(
+          'WASM_INTERFACE_MISMATCH',
+          `plugin ${id} does not implement the expected interface: ${diffs.join('; ')}`,
+          {
+            hint: 'rebuild the plugin against the interface the host expects',
+            problems: diffs.map((d) => ({ code: 'WASM_INTERFACE_MISMATCH', message: d })),
+          },
+        );
       }
     }
     const checks = checkImports(info.imports, caps, Boolean(policy));
     const unsatisfied = checks.filter((c) => !c.satisfied);
     if (unsatisfied.length > 0) {
-      throw wasmError('WASM_IMPORT_UNSATISFIED', `plugin ${id} imports what its grants do not provide: ${unsatisfied.map((c) => `${c.import} (${c.reason})`).join('; ')}`, {
-        hint: unsatisfied[0]?.hint,
-        problems: unsatisfied.map((c) => ({ code: 'WASM_IMPORT_UNSATISFIED', path: c.import, message: c.reason ?? 'unsatisfied', ...(c.hint ? { hint: c.hint } : {}) })),
-      });
+      throw wasmError(
+        'WASM_IMPORT_UNSATISFIED',
+        `plugin ${id} imports what its grants do not provide: ${unsatisfied.map((c) => `${c.import} (${c.reason})`).join('; ')}`,
+        {
+          hint: unsatisfied[0]?.hint,
+          problems: unsatisfied.map((c) => ({
+            code: 'WASM_IMPORT_UNSATISFIED',
+            path: c.import,
+            message: c.reason ?? 'unsatisfied',
+            ...(c.hint ? { hint: c.hint } : {}),
+          })),
+        },
+      );
     }
     const isolation = lo.isolation ?? resolved.isolation;
     const network = caps.egressTier() !== 'none';
@@ -168,7 +223,14 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         hint: 'the guest blocks its thread on every request while egress runs on the main thread; load it with isolation: "worker"',
       });
     }
-    for (const cap of caps.toStrings()) audit({ principal, action: 'plugin.grant', target: cap, decision: 'allow', rule: lo.grants ? `load-grants:${lo.grantMode ?? 'replace'}` : 'manifest' });
+    for (const cap of caps.toStrings())
+      audit({
+        principal,
+        action: 'plugin.grant',
+        target: cap,
+        decision: 'allow',
+        rule: lo.grants ? `load-grants:${lo.grantMode ?? 'replace'}` : 'manifest',
+      });
 
     let t = transpiled.get(info.digest);
     if (!t) {
@@ -180,21 +242,59 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     const pinned = pinGrantDirs(caps.fsGrants); // opened now: confines the guest for its lifetime
     let plugin: Plugin;
     try {
-      const plan = planImports({ pluginId: id, caps, hostEnv, args: manifest?.args ?? [], pinnedDirs: pinned.dirs, brokeredNetwork: network });
-      plugin = await start({ id, name, manifest, info, signer, caps, plan, tc, policy, principal, isolation, lo, releaseFs: pinned.close });
+      const plan = planImports({
+        pluginId: id,
+        caps,
+        hostEnv,
+        args: manifest?.args ?? [],
+        pinnedDirs: pinned.dirs,
+        brokeredNetwork: network,
+      });
+      plugin = await start({
+        id,
+        name,
+        manifest,
+        info,
+        signer,
+        caps,
+        plan,
+        tc,
+        policy,
+        principal,
+        isolation,
+        lo,
+        releaseFs: pinned.close,
+      });
     } catch (e) {
       pinned.close();
       throw e;
     }
-    audit({ principal, action: 'plugin.load', target: `${name}@${manifest?.version ?? '-'}`, decision: 'allow', rule: signer ? `signed:${signer.keyId}` : 'unsigned', details: { digest: info.digest, isolation, capabilities: caps.toStrings() } });
+    audit({
+      principal,
+      action: 'plugin.load',
+      target: `${name}@${manifest?.version ?? '-'}`,
+      decision: 'allow',
+      rule: signer ? `signed:${signer.keyId}` : 'unsigned',
+      details: { digest: info.digest, isolation, capabilities: caps.toStrings() },
+    });
     live.add(plugin);
     return plugin;
   }
 
   async function start(s: {
-    id: string; name: string; manifest: PackageManifest | undefined; info: Awaited<ReturnType<typeof describeComponent>>;
-    signer: VerifiedSigner | undefined; caps: CapabilitySet; plan: ImportPlan; tc: TranspiledComponent; policy: EgressPolicy | undefined;
-    principal: ReturnType<typeof createPrincipal>; isolation: 'worker' | 'in-thread'; lo: LoadOptions; releaseFs: () => void;
+    id: string;
+    name: string;
+    manifest: PackageManifest | undefined;
+    info: Awaited<ReturnType<typeof describeComponent>>;
+    signer: VerifiedSigner | undefined;
+    caps: CapabilitySet;
+    plan: ImportPlan;
+    tc: TranspiledComponent;
+    policy: EgressPolicy | undefined;
+    principal: ReturnType<typeof createPrincipal>;
+    isolation: 'worker' | 'in-thread';
+    lo: LoadOptions;
+    releaseFs: () => void;
   }): Promise<Plugin> {
     const out = { stdout: '', stderr: '' };
     const dec = { stdout: new TextDecoder(), stderr: new TextDecoder() };
@@ -204,16 +304,31 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       s.lo.onOutput?.(stream, text, s.id);
     };
     let dead: TrustError | undefined;
-    const failureError = (o: Extract<CallOutcome, { ok: false }>, name: string) => callFailureError(s.id, o, name, s.info.exports);
-    const deadError = () => wasmError('WASM_PLUGIN_DEAD', `plugin ${s.id} is dead (${dead?.code}): ${dead?.message}`, { cause: dead, hint: 'load the plugin again' });
+    const failureError = (o: Extract<CallOutcome, { ok: false }>, name: string) =>
+      callFailureError(s.id, o, name, s.info.exports);
+    const deadError = () =>
+      wasmError('WASM_PLUGIN_DEAD', `plugin ${s.id} is dead (${dead?.code}): ${dead?.message}`, {
+        cause: dead,
+        hint: 'load the plugin again',
+      });
 
     let invoke: (name: string, args: unknown[]) => unknown | Promise<unknown>;
     let callSync: ((name: string, args: unknown[]) => unknown) | undefined;
     let shutdown: () => Promise<void>;
 
     if (s.isolation === 'in-thread') {
-      const runtime = await instantiateRuntime({ glueUrl: s.tc.glueUrl, modules: s.tc.modules, plan: s.plan, onOutput, maxMemoryBytes: limits.maxMemoryBytes }).catch((cause: unknown) => {
-        throw wasmError('WASM_INSTANTIATE_FAILED', `plugin ${s.id} failed to instantiate: ${String((cause as Error)?.message ?? cause)}`, { cause, hint: 'the component could not be linked or its start function failed' });
+      const runtime = await instantiateRuntime({
+        glueUrl: s.tc.glueUrl,
+        modules: s.tc.modules,
+        plan: s.plan,
+        onOutput,
+        maxMemoryBytes: limits.maxMemoryBytes,
+      }).catch((cause: unknown) => {
+        throw wasmError(
+          'WASM_INSTANTIATE_FAILED',
+          `plugin ${s.id} failed to instantiate: ${String((cause as Error)?.message ?? cause)}`,
+          { cause, hint: 'the component could not be linked or its start function failed' },
+        );
       });
       callSync = (name, args) => {
         const o = runtime.call(name, args);
@@ -277,7 +392,8 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     // path) settles without a queue turn.
     let queue: Promise<unknown> = Promise.resolve();
     let inFlight = 0;
-    const runNow = (name: string, args: unknown[]): unknown | Promise<unknown> => (dead ? Promise.reject(deadError()) : invoke(name, args));
+    const runNow = (name: string, args: unknown[]): unknown | Promise<unknown> =>
+      dead ? Promise.reject(deadError()) : invoke(name, args);
     const plugin: Plugin = {
       id: s.id,
       name: s.name,

@@ -11,7 +11,9 @@ export interface CallFailure {
   readonly payload?: unknown;
 }
 
-export type CallOutcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly failure: CallFailure; readonly fatal: boolean };
+export type CallOutcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly failure: CallFailure; readonly fatal: boolean };
 
 /** One instantiated component: runs on the main thread (in-thread mode) or inside a worker. */
 export interface PluginRuntime {
@@ -39,7 +41,11 @@ export async function instantiateRuntime(input: {
   maxHttpRequestBytes?: number;
 }): Promise<PluginRuntime> {
   const glue = (await import(input.glueUrl)) as {
-    instantiate: (get: (n: string) => WebAssembly.Module, imports: unknown, core: (m: WebAssembly.Module, i: WebAssembly.Imports) => Promise<WebAssembly.Instance>) => Promise<Record<string, unknown>>;
+    instantiate: (
+      get: (n: string) => WebAssembly.Module,
+      imports: unknown,
+      core: (m: WebAssembly.Module, i: WebAssembly.Imports) => Promise<WebAssembly.Instance>,
+    ) => Promise<Record<string, unknown>>;
   };
   const { imports, close } = buildWasiImports(input.plan, {
     onOutput: input.onOutput,
@@ -67,7 +73,10 @@ export async function instantiateRuntime(input: {
     let fn = fns.get(name);
     if (fn) return fn;
     let target: unknown = exports;
-    for (const part of name.split('.')) target = (target as Record<string, unknown> | undefined)?.[camel(part)] ?? (target as Record<string, unknown> | undefined)?.[part];
+    for (const part of name.split('.'))
+      target =
+        (target as Record<string, unknown> | undefined)?.[camel(part)] ??
+        (target as Record<string, unknown> | undefined)?.[part];
     if (typeof target !== 'function') return undefined;
     fn = target as (...a: unknown[]) => unknown;
     fns.set(name, fn);
@@ -82,11 +91,23 @@ export async function instantiateRuntime(input: {
     call(name, args) {
       if (closed) return { ok: false, fatal: true, failure: { kind: 'trap', message: 'the plugin was disposed' } };
       const fn = lookup(name);
-      if (!fn) return { ok: false, fatal: false, failure: { kind: 'unknown-export', message: `the plugin has no export ${JSON.stringify(name)}` } };
+      if (!fn)
+        return {
+          ok: false,
+          fatal: false,
+          failure: { kind: 'unknown-export', message: `the plugin has no export ${JSON.stringify(name)}` },
+        };
       try {
         const value = fn(...args);
         if (input.maxMemoryBytes !== undefined && memoryBytes() > input.maxMemoryBytes) {
-          return { ok: false, fatal: true, failure: { kind: 'memory', message: `linear memory grew to ${memoryBytes()} bytes, above the ceiling of ${input.maxMemoryBytes}` } };
+          return {
+            ok: false,
+            fatal: true,
+            failure: {
+              kind: 'memory',
+              message: `linear memory grew to ${memoryBytes()} bytes, above the ceiling of ${input.maxMemoryBytes}`,
+            },
+          };
         }
         return { ok: true, value };
       } catch (e) {
@@ -97,9 +118,18 @@ export async function instantiateRuntime(input: {
 }
 
 function classify(e: unknown): CallOutcome {
-  if (e instanceof GuestExit) return { ok: false, fatal: true, failure: { kind: 'exit', message: e.message, exitCode: e.exitCode } };
+  if (e instanceof GuestExit)
+    return { ok: false, fatal: true, failure: { kind: 'exit', message: e.message, exitCode: e.exitCode } };
   if (e && typeof e === 'object' && 'payload' in e && (e as unknown as Error).name === 'ComponentError') {
-    return { ok: false, fatal: false, failure: { kind: 'guest', message: `the plugin returned an error: ${safe((e as { payload: unknown }).payload)}`, payload: (e as { payload: unknown }).payload } };
+    return {
+      ok: false,
+      fatal: false,
+      failure: {
+        kind: 'guest',
+        message: `the plugin returned an error: ${safe((e as { payload: unknown }).payload)}`,
+        payload: (e as { payload: unknown }).payload,
+      },
+    };
   }
   // Any other exception out of a guest (a wasm trap, stack overflow, a host import throwing)
   // leaves the instance in an unknown state: it is dropped.
@@ -109,7 +139,9 @@ function classify(e: unknown): CallOutcome {
 
 function safe(v: unknown): string {
   try {
-    return typeof v === 'string' ? v : JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)) ?? String(v);
+    return typeof v === 'string'
+      ? v
+      : (JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)) ?? String(v));
   } catch {
     return String(v);
   }

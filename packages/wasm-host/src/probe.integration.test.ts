@@ -27,16 +27,30 @@ const audit = { record: (e: AuditInput) => (events.push(e), e as AuditEvent) };
 const peerPolicy = (): EgressPolicy => ({
   name: 'peer-only',
   authorizeHttp: (req) => {
-    if (req.host !== '127.0.0.1' || req.port !== peer.httpPort) return { allow: false, code: 'EGRESS_POLICY_DENIED', reason: `${req.host} is not allowed` };
+    if (req.host !== '127.0.0.1' || req.port !== peer.httpPort)
+      return { allow: false, code: 'EGRESS_POLICY_DENIED', reason: `${req.host} is not allowed` };
     req.headers.set('authorization', 'Bearer injected-for-a');
     return { allow: true, rule: 'peer-only' };
   },
-  authorizeTcp: (p) => (p.port === peer.tcpPort ? { allow: true, rule: 'peer-tcp' } : { allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'port not allowed' }),
-  authorizeUdp: (p) => (p.port === udpPeer.port ? { allow: true, rule: 'peer-udp' } : { allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'port not allowed' }),
+  authorizeTcp: (p) =>
+    p.port === peer.tcpPort
+      ? { allow: true, rule: 'peer-tcp' }
+      : { allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'port not allowed' },
+  authorizeUdp: (p) =>
+    p.port === udpPeer.port
+      ? { allow: true, rule: 'peer-udp' }
+      : { allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'port not allowed' },
 });
 
 function host(opts: Parameters<typeof createPluginHost>[0] = {}): PluginHost {
-  const h = createPluginHost({ requireSignature: false, cacheDir, audit, env: { A_TOKEN: 'a-secret', B_ONLY: 'b' }, guard: { mode: 'allow-local' }, ...opts });
+  const h = createPluginHost({
+    requireSignature: false,
+    cacheDir,
+    audit,
+    env: { A_TOKEN: 'a-secret', B_ONLY: 'b' },
+    guard: { mode: 'allow-local' },
+    ...opts,
+  });
   hosts.push(h);
   return h;
 }
@@ -52,11 +66,25 @@ beforeAll(async () => {
   writeFileSync(join(tmp.dir, 'secret.txt'), 'outside');
   symlinkSync('/etc', join(dirA, 'abs-out'));
   symlinkSync('../..', join(dirA, 'rel-out'));
-  peer = await startPeer({ routes: { '/echo': { kind: 'echo' }, '/stall': { kind: 'stall' }, '/huge': { kind: 'huge-body', bytes: 1024 * 1024 }, '/small': { kind: 'text', body: 'small' } } });
+  peer = await startPeer({
+    routes: {
+      '/echo': { kind: 'echo' },
+      '/stall': { kind: 'stall' },
+      '/huge': { kind: 'huge-body', bytes: 1024 * 1024 },
+      '/small': { kind: 'text', body: 'small' },
+    },
+  });
   udpPeer = await startUdpPeer();
   const h = host({ egress: peerPolicy() });
-  a = await h.load(fixture('probe'), { id: 'plugin-a', grants: ['env:A_TOKEN', `fs:rw:${dirA}`, `fs:ro:${dirRO}`, 'stdout', 'http', 'tcp', 'udp'] });
-  b = await h.load(fixture('probe'), { id: 'plugin-b', grants: [`fs:ro:${dirB}`, 'http', 'tcp', 'udp'], egress: denyAllPolicy });
+  a = await h.load(fixture('probe'), {
+    id: 'plugin-a',
+    grants: ['env:A_TOKEN', `fs:rw:${dirA}`, `fs:ro:${dirRO}`, 'stdout', 'http', 'tcp', 'udp'],
+  });
+  b = await h.load(fixture('probe'), {
+    id: 'plugin-b',
+    grants: [`fs:ro:${dirB}`, 'http', 'tcp', 'udp'],
+    egress: denyAllPolicy,
+  });
 });
 
 afterAll(async () => {
@@ -108,11 +136,15 @@ describe('filesystem', () => {
 
   it('refuses cross-descriptor rename and link into or out of a read-only tree', async () => {
     writeFileSync(join(dirA, 'move-me.txt'), 'm');
-    expect(await run(a, 'rename', `${join(dirA, 'move-me.txt')}\n${join(dirRO, 'moved.txt')}`)).toBe('ERROR: read-only');
+    expect(await run(a, 'rename', `${join(dirA, 'move-me.txt')}\n${join(dirRO, 'moved.txt')}`)).toBe(
+      'ERROR: read-only',
+    );
     expect(await run(a, 'link', `${join(dirA, 'move-me.txt')}\n${join(dirRO, 'linked.txt')}`)).toBe('ERROR: read-only');
     expect(await run(a, 'rename', `${join(dirRO, 'hello.txt')}\n${join(dirA, 'stolen.txt')}`)).toBe('ERROR: read-only');
     expect(await run(a, 'link', `${join(dirRO, 'hello.txt')}\n${join(dirA, 'hl.txt')}`)).toBe('ERROR: read-only');
-    expect(existsSync(join(dirRO, 'moved.txt')) || existsSync(join(dirRO, 'linked.txt')) || existsSync(join(dirA, 'hl.txt'))).toBe(false);
+    expect(
+      existsSync(join(dirRO, 'moved.txt')) || existsSync(join(dirRO, 'linked.txt')) || existsSync(join(dirA, 'hl.txt')),
+    ).toBe(false);
     expect(await run(a, 'rename', `${join(dirA, 'move-me.txt')}\n${join(dirA, 'moved.txt')}`)).toBe('ok');
   });
 
@@ -128,19 +160,25 @@ describe('filesystem', () => {
 describe('http through @trust/egress', () => {
   it('reaches the allowed peer, which sees the injected credential', async () => {
     await peer.clear();
-    const res = JSON.parse(await run(a, 'fetch', JSON.stringify({ url: `${peer.origin}/echo`, headers: { 'x-from-guest': 'yes' } })));
+    const res = JSON.parse(
+      await run(a, 'fetch', JSON.stringify({ url: `${peer.origin}/echo`, headers: { 'x-from-guest': 'yes' } })),
+    );
     expect(res.status).toBe(200);
     const seen = await peer.requests();
     expect(seen).toHaveLength(1);
     expect(seen[0]!.headers).toMatchObject({ authorization: 'Bearer injected-for-a', 'x-from-guest': 'yes' });
-    expect(events.some((e) => e.action === 'egress.http' && e.principal.id === 'plugin-a' && e.decision === 'allow')).toBe(true);
+    expect(
+      events.some((e) => e.action === 'egress.http' && e.principal.id === 'plugin-a' && e.decision === 'allow'),
+    ).toBe(true);
   });
 
   it('is denied by the policy before anything is sent', async () => {
     await peer.clear();
     expect(await run(b, 'fetch', JSON.stringify({ url: `${peer.origin}/echo` }))).toMatch(/^ERROR: /);
     expect(await peer.requests()).toHaveLength(0);
-    expect(events.some((e) => e.action === 'egress.http' && e.principal.id === 'plugin-b' && e.decision === 'deny')).toBe(true);
+    expect(
+      events.some((e) => e.action === 'egress.http' && e.principal.id === 'plugin-b' && e.decision === 'deny'),
+    ).toBe(true);
   });
 
   it('is denied by the strict address guard for loopback and metadata addresses', async () => {
@@ -149,9 +187,13 @@ describe('http through @trust/egress', () => {
     const c = await strict.load(fixture('probe'), { id: 'plugin-c', grants: ['http', 'tcp', 'udp'], egress: allowAll });
     await peer.clear();
     expect(await run(c, 'fetch', JSON.stringify({ url: `${peer.origin}/echo` }))).toMatch(/^ERROR: /);
-    expect(await run(c, 'fetch', JSON.stringify({ url: 'http://169.254.169.254/latest/meta-data/' }))).toMatch(/^ERROR: /);
+    expect(await run(c, 'fetch', JSON.stringify({ url: 'http://169.254.169.254/latest/meta-data/' }))).toMatch(
+      /^ERROR: /,
+    );
     expect(await peer.requests()).toHaveLength(0);
-    const denials = events.filter((e) => e.principal.id === 'plugin-c' && e.action === 'egress.http' && e.decision === 'deny').map((e) => e.code);
+    const denials = events
+      .filter((e) => e.principal.id === 'plugin-c' && e.action === 'egress.http' && e.decision === 'deny')
+      .map((e) => e.code);
     expect(denials).toEqual(expect.arrayContaining(['EGRESS_LOOPBACK', 'EGRESS_METADATA']));
   });
 
@@ -190,7 +232,9 @@ describe('tcp, udp and the network floor', () => {
     const n = await coarse.load(fixture('probe'), { id: 'plugin-net', grants: ['network', 'http'] });
     expect(await run(n, 'tcp', `127.0.0.1:${peer.tcpPort}\nping`)).toBe('ERROR: access-denied');
     expect(await run(n, 'tcp', `169.254.169.254:80\nping`)).toBe('ERROR: access-denied');
-    const denials = events.filter((e) => e.principal.id === 'plugin-net' && e.action === 'egress.tcp' && e.decision === 'deny').map((e) => e.code);
+    const denials = events
+      .filter((e) => e.principal.id === 'plugin-net' && e.action === 'egress.tcp' && e.decision === 'deny')
+      .map((e) => e.code);
     expect(denials).toEqual(['EGRESS_LOOPBACK', 'EGRESS_METADATA']);
   });
 });
@@ -230,14 +274,27 @@ describe('streamed http bodies', () => {
     expect(await run(p, 'post', JSON.stringify({ url: `${peer.origin}/echo`, size: 300 * 1024 }))).toMatch(/^ERROR: /);
     expect(p.dead).toBeUndefined();
     expect((await peer.requests()).filter((r) => r.body.length > 100 * 1024)).toEqual([]);
-    expect(JSON.parse(await run(p, 'post', JSON.stringify({ url: `${peer.origin}/echo`, size: 10 })))).toMatchObject({ status: 200, seen: 10 });
+    expect(JSON.parse(await run(p, 'post', JSON.stringify({ url: `${peer.origin}/echo`, size: 10 })))).toMatchObject({
+      status: 200,
+      seen: 10,
+    });
   });
 });
 
 describe('udp receive', () => {
   it('round-trips a datagram with an allowed peer through a connected socket', async () => {
-    expect(await run(a, 'udp-echo', `127.0.0.1:${udpPeer.port}\nround-trip`)).toBe(`echo:round-trip from 127.0.0.1:${udpPeer.port}`);
-    expect(events.some((e) => e.action === 'egress.udp' && e.principal.id === 'plugin-a' && e.decision === 'allow' && e.target === `udp://127.0.0.1:${udpPeer.port}`)).toBe(true);
+    expect(await run(a, 'udp-echo', `127.0.0.1:${udpPeer.port}\nround-trip`)).toBe(
+      `echo:round-trip from 127.0.0.1:${udpPeer.port}`,
+    );
+    expect(
+      events.some(
+        (e) =>
+          e.action === 'egress.udp' &&
+          e.principal.id === 'plugin-a' &&
+          e.decision === 'allow' &&
+          e.target === `udp://127.0.0.1:${udpPeer.port}`,
+      ),
+    ).toBe(true);
   });
 
   it('refuses to connect a socket to a peer the policy denies', async () => {
@@ -257,7 +314,10 @@ describe('name lookup through the egress guard', () => {
   const byName = (allowed: string): EgressPolicy => ({
     name: `tcp-${allowed}`,
     authorizeHttp: () => ({ allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'no http' }),
-    authorizeTcp: (p) => (p.host === allowed && p.ip === '127.0.0.1' && p.port === peer.tcpPort ? { allow: true, rule: `name:${allowed}` } : { allow: false, code: 'EGRESS_POLICY_DENIED', reason: `${p.host} is not ${allowed}` }),
+    authorizeTcp: (p) =>
+      p.host === allowed && p.ip === '127.0.0.1' && p.port === peer.tcpPort
+        ? { allow: true, rule: `name:${allowed}` }
+        : { allow: false, code: 'EGRESS_POLICY_DENIED', reason: `${p.host} is not ${allowed}` },
   });
 
   it('hands out only addresses the guard allows, and audits every lookup', async () => {
@@ -277,9 +337,15 @@ describe('name lookup through the egress guard', () => {
   });
 
   it('connects to a looked-up address only when the policy allows the name', async () => {
-    const allowed = await host({ egress: byName('peer.test'), guard: { mode: 'allow-local', resolve } }).load(fixture('probe'), { id: 'plugin-dns-ok', grants: ['http', 'tcp', 'udp'] });
+    const allowed = await host({ egress: byName('peer.test'), guard: { mode: 'allow-local', resolve } }).load(
+      fixture('probe'),
+      { id: 'plugin-dns-ok', grants: ['http', 'tcp', 'udp'] },
+    );
     expect(await run(allowed, 'tcp-name', `peer.test:${peer.tcpPort}\nping`)).toBe('ping');
-    const other = await host({ egress: byName('other.test'), guard: { mode: 'allow-local', resolve } }).load(fixture('probe'), { id: 'plugin-dns-denied', grants: ['http', 'tcp', 'udp'] });
+    const other = await host({ egress: byName('other.test'), guard: { mode: 'allow-local', resolve } }).load(
+      fixture('probe'),
+      { id: 'plugin-dns-denied', grants: ['http', 'tcp', 'udp'] },
+    );
     expect(await run(other, 'tcp-name', `peer.test:${peer.tcpPort}\nping`)).toBe('ERROR: access-denied');
   });
 

@@ -17,11 +17,19 @@ function bareImports(file: string): string[] {
   return found.filter((s) => !s.startsWith('node:') && !builtinModules.includes(s.split('/')[0] as string));
 }
 
-const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 describe('runtime dependencies (built dist)', () => {
   it('declares no jco CLI or build tooling as a runtime dependency', () => {
-    for (const heavy of ['@bytecodealliance/jco', '@bytecodealliance/jco-transpile', '@bytecodealliance/componentize-js']) {
+    for (const heavy of [
+      '@bytecodealliance/jco',
+      '@bytecodealliance/jco-transpile',
+      '@bytecodealliance/componentize-js',
+    ]) {
       expect(Object.keys(pkg.dependencies)).not.toContain(heavy);
     }
   });
@@ -29,8 +37,12 @@ describe('runtime dependencies (built dist)', () => {
   it('imports only declared runtime dependencies, including the vendored jco components', () => {
     expect(existsSync(join(dist, 'index.js')), 'build @trust/wasm-host first').toBe(true);
     const files = [
-      ...readdirSync(dist).filter((f) => f.endsWith('.js')).map((f) => join(dist, f)),
-      ...['vendor/js-component-bindgen-component.js', 'vendor/wasm-tools.js', 'dist/wasm-tools.js'].map((f) => join(dist, 'jco-transpile', f)),
+      ...readdirSync(dist)
+        .filter((f) => f.endsWith('.js'))
+        .map((f) => join(dist, f)),
+      ...['vendor/js-component-bindgen-component.js', 'vendor/wasm-tools.js', 'dist/wasm-tools.js'].map((f) =>
+        join(dist, 'jco-transpile', f),
+      ),
     ];
     const used = new Set(files.flatMap(bareImports).map(packageOf));
     expect([...used].filter((p) => !(p in pkg.dependencies))).toEqual([]);

@@ -1,9 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { createPackageFiles } from './package-files.js';
-import { createFileManifest, formatKeyFile, generateSigningKey, parseKeyFile, publicKeyOf, signPackage, verifyPackage } from './signing.js';
+import {
+  createFileManifest,
+  formatKeyFile,
+  generateSigningKey,
+  parseKeyFile,
+  publicKeyOf,
+  signPackage,
+  verifyPackage,
+} from './signing.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
-const base = () => createPackageFiles({ 'package.toml': enc('[package]\nname = "x"\n'), 'plugin.wasm': enc('\0asm-component'), 'docs/readme.md': enc('hi') }, 'pkg');
+const base = () =>
+  createPackageFiles(
+    {
+      'package.toml': enc('[package]\nname = "x"\n'),
+      'plugin.wasm': enc('\0asm-component'),
+      'docs/readme.md': enc('hi'),
+    },
+    'pkg',
+  );
 
 function thrown(fn: () => unknown): { code: string; problems: readonly { code: string; path?: string }[] } {
   try {
@@ -25,11 +41,20 @@ describe('package signing', () => {
   });
 
   it('signs every file except package.sig, sorted by path', () => {
-    expect(createFileManifest(base()).files.map((f) => f.path)).toEqual(['docs/readme.md', 'package.toml', 'plugin.wasm']);
+    expect(createFileManifest(base()).files.map((f) => f.path)).toEqual([
+      'docs/readme.md',
+      'package.toml',
+      'plugin.wasm',
+    ]);
   });
 
   it.each([
-    ['a tampered package.toml', 'package.toml', enc('[package]\nname = "x"\ncapabilities = ["network"]\n'), 'WASM_FILE_CHANGED'],
+    [
+      'a tampered package.toml',
+      'package.toml',
+      enc('[package]\nname = "x"\ncapabilities = ["network"]\n'),
+      'WASM_FILE_CHANGED',
+    ],
     ['a tampered component', 'plugin.wasm', enc('\0asm-component!'), 'WASM_FILE_CHANGED'],
     ['an extra file next to the component', 'evil.wasm', enc('\0asm'), 'WASM_FILE_UNSIGNED'],
   ])('rejects %s', (_name, path, bytes, problem) => {
@@ -43,7 +68,9 @@ describe('package signing', () => {
   it('rejects a missing signed file', () => {
     const files = new Map(signPackage(base(), privateKey).package.files);
     files.delete('docs/readme.md');
-    expect(thrown(() => verifyPackage(createPackageFiles(files), [publicKey])).problems[0]).toHaveTrustCode('WASM_FILE_MISSING');
+    expect(thrown(() => verifyPackage(createPackageFiles(files), [publicKey])).problems[0]).toHaveTrustCode(
+      'WASM_FILE_MISSING',
+    );
   });
 
   it('rejects an untrusted key, an unsigned package and a forged signature', () => {
@@ -62,7 +89,9 @@ describe('package signing', () => {
     expect(parseKeyFile(formatKeyFile(publicKeyOf(privateKey)))).toEqual(publicKey);
     const doc = JSON.parse(formatKeyFile(publicKey));
     expect(doc).toMatchObject({ format: 'trust-key', v: 1, alg: 'ed25519', keyId: publicKey.keyId });
-    expect(thrown(() => parseKeyFile(JSON.stringify({ ...doc, keyId: '0000000000000000' }))).code).toBeTrustCode('WASM_KEY_INVALID');
+    expect(thrown(() => parseKeyFile(JSON.stringify({ ...doc, keyId: '0000000000000000' }))).code).toBeTrustCode(
+      'WASM_KEY_INVALID',
+    );
     expect(thrown(() => parseKeyFile(JSON.stringify({ ...doc, v: 2 }))).code).toBeTrustCode('WASM_KEY_INVALID');
   });
 });

@@ -114,7 +114,10 @@ export function formatKeyFile(key: PrivateSigningKey | PublicSigningKey): string
  * a wrong key length, or a key id that does not match the key.
  */
 export function parseKeyFile(text: string): PrivateSigningKey | PublicSigningKey {
-  const bad = (why: string) => wasmError('WASM_KEY_INVALID', `not a valid trust key file: ${why}`, { hint: 'create keys with generateSigningKey() or `trust keygen`' });
+  const bad = (why: string) =>
+    wasmError('WASM_KEY_INVALID', `not a valid trust key file: ${why}`, {
+      hint: 'create keys with generateSigningKey() or `trust keygen`',
+    });
   let doc: Record<string, unknown>;
   try {
     doc = JSON.parse(text) as Record<string, unknown>;
@@ -130,10 +133,13 @@ export function parseKeyFile(text: string): PrivateSigningKey | PublicSigningKey
   const keyId = keyIdOf(pub);
   if (doc.keyId !== keyId) throw bad('keyId does not match the public key');
   if (doc.kind === 'public') return Object.freeze({ kind: 'public', alg: 'ed25519', keyId, publicKey: pub });
-  if (doc.kind !== 'private' || typeof doc.privateKey !== 'string') throw bad('kind must be "public" or "private" with privateKey');
+  if (doc.kind !== 'private' || typeof doc.privateKey !== 'string')
+    throw bad('kind must be "public" or "private" with privateKey');
   const seed = fromB64(doc.privateKey);
   if (seed.length !== 32) throw bad('privateKey is not 32 bytes');
-  const derived = createPublicKey(createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', x: b64u(pub), d: b64u(seed) }, format: 'jwk' })).export({ format: 'jwk' }).x;
+  const derived = createPublicKey(
+    createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', x: b64u(pub), d: b64u(seed) }, format: 'jwk' }),
+  ).export({ format: 'jwk' }).x;
   if (derived !== b64u(pub)) throw bad('privateKey does not belong to publicKey');
   return Object.freeze({ kind: 'private', alg: 'ed25519', keyId, publicKey: pub, privateKey: seed });
 }
@@ -164,7 +170,10 @@ function signedBytes(manifest: FileManifest): Buffer {
  */
 export function signPackage(pkg: PackageFiles, key: PrivateSigningKey): { signature: string; package: PackageFiles } {
   const manifest = createFileManifest(pkg);
-  const privateKey = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', x: b64u(key.publicKey), d: b64u(key.privateKey) }, format: 'jwk' });
+  const privateKey = createPrivateKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: b64u(key.publicKey), d: b64u(key.privateKey) },
+    format: 'jwk',
+  });
   const sig = sign(null, signedBytes(manifest), privateKey);
   const file: SignatureFile = {
     format: 'trust-package-signature',
@@ -182,7 +191,10 @@ export function signPackage(pkg: PackageFiles, key: PrivateSigningKey): { signat
 }
 
 function parseSignatureFile(bytes: Uint8Array): SignatureFile {
-  const bad = (why: string) => wasmError('WASM_SIGNATURE_INVALID', `package.sig is malformed: ${why}`, { hint: 're-sign the package with signPackage() or `trust package sign`' });
+  const bad = (why: string) =>
+    wasmError('WASM_SIGNATURE_INVALID', `package.sig is malformed: ${why}`, {
+      hint: 're-sign the package with signPackage() or `trust package sign`',
+    });
   let doc: SignatureFile;
   try {
     doc = JSON.parse(Buffer.from(bytes).toString('utf8')) as SignatureFile;
@@ -197,7 +209,8 @@ function parseSignatureFile(bytes: Uint8Array): SignatureFile {
   const m = doc.manifest;
   if (!m || m.v !== 1 || !Array.isArray(m.files)) throw bad('manifest missing');
   for (const f of m.files) {
-    if (typeof f?.path !== 'string' || typeof f.size !== 'number' || typeof f.sha256 !== 'string') throw bad('manifest entry malformed');
+    if (typeof f?.path !== 'string' || typeof f.size !== 'number' || typeof f.sha256 !== 'string')
+      throw bad('manifest entry malformed');
   }
   return doc;
 }
@@ -216,7 +229,9 @@ function parseSignatureFile(bytes: Uint8Array): SignatureFile {
 export function verifyPackage(pkg: PackageFiles, trustedKeys: readonly PublicSigningKey[]): VerifiedSigner {
   const sigBytes = pkg.files.get(SIGNATURE_FILE);
   if (!sigBytes) {
-    throw wasmError('WASM_UNSIGNED', `package ${pkg.source} has no ${SIGNATURE_FILE}`, { hint: 'sign it with signPackage() / `trust package sign`, or load with requireSignature: false' });
+    throw wasmError('WASM_UNSIGNED', `package ${pkg.source} has no ${SIGNATURE_FILE}`, {
+      hint: 'sign it with signPackage() / `trust package sign`, or load with requireSignature: false',
+    });
   }
   const doc = parseSignatureFile(sigBytes);
   const key = trustedKeys.find((k) => k.keyId === doc.keyId);
@@ -225,21 +240,56 @@ export function verifyPackage(pkg: PackageFiles, trustedKeys: readonly PublicSig
       hint: `add that public key to trustedKeys if you trust its owner (trusted: ${trustedKeys.map((k) => k.keyId).join(', ') || 'none'})`,
     });
   }
-  const manifest: FileManifest = { v: 1, files: doc.manifest.files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })) };
+  const manifest: FileManifest = {
+    v: 1,
+    files: doc.manifest.files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })),
+  };
   const ok = verify(null, signedBytes(manifest), publicKeyObject(key.publicKey), Buffer.from(doc.signature, 'base64'));
-  if (!ok) throw wasmError('WASM_SIGNATURE_INVALID', `package ${pkg.source}: the signature does not verify with key ${key.keyId}`, { hint: 're-sign the package' });
+  if (!ok)
+    throw wasmError(
+      'WASM_SIGNATURE_INVALID',
+      `package ${pkg.source}: the signature does not verify with key ${key.keyId}`,
+      { hint: 're-sign the package' },
+    );
   const actual = createFileManifest(pkg);
   const problems: Problem[] = [];
   const signed = new Map(manifest.files.map((f) => [f.path, f]));
   for (const f of actual.files) {
     const s = signed.get(f.path);
-    if (!s) problems.push({ code: 'WASM_FILE_UNSIGNED', path: f.path, message: `${f.path} is not covered by the signature`, hint: 'remove the file or re-sign the package' });
-    else if (s.sha256 !== f.sha256 || s.size !== f.size) problems.push({ code: 'WASM_FILE_CHANGED', path: f.path, message: `${f.path} changed after signing`, hint: 'restore the signed file or re-sign the package' });
+    if (!s)
+      problems.push({
+        code: 'WASM_FILE_UNSIGNED',
+        path: f.path,
+        message: `${f.path} is not covered by the signature`,
+        hint: 'remove the file or re-sign the package',
+      });
+    else if (s.sha256 !== f.sha256 || s.size !== f.size)
+      problems.push({
+        code: 'WASM_FILE_CHANGED',
+        path: f.path,
+        message: `${f.path} changed after signing`,
+        hint: 'restore the signed file or re-sign the package',
+      });
     signed.delete(f.path);
   }
-  for (const path of signed.keys()) problems.push({ code: 'WASM_FILE_MISSING', path, message: `${path} is signed but missing`, hint: 'restore the file or re-sign the package' });
+  for (const path of signed.keys())
+    problems.push({
+      code: 'WASM_FILE_MISSING',
+      path,
+      message: `${path} is signed but missing`,
+      hint: 'restore the file or re-sign the package',
+    });
   if (problems.length > 0) {
-    throw wasmError('WASM_SIGNATURE_INVALID', `package ${pkg.source} does not match its signature: ${problems.map((p) => p.message).join('; ')}`, { problems, hint: problems[0]?.hint });
+    throw wasmError(
+      'WASM_SIGNATURE_INVALID',
+      `package ${pkg.source} does not match its signature: ${problems.map((p) => p.message).join('; ')}`,
+      { problems, hint: problems[0]?.hint },
+    );
   }
-  return Object.freeze({ keyId: key.keyId, alg: 'ed25519', publicKey: key.publicKey, manifestDigest: sha256Hex(canonicalJson(manifest)) });
+  return Object.freeze({
+    keyId: key.keyId,
+    alg: 'ed25519',
+    publicKey: key.publicKey,
+    manifestDigest: sha256Hex(canonicalJson(manifest)),
+  });
 }

@@ -15,9 +15,17 @@ describe('lookup names', () => {
     let now = 1000;
     const names = createLookupNames(500, 8, () => now);
     names.remember('db.example.test', ['192.0.2.7', '2001:db8::7']);
-    expect(names.peerFor({ host: '192.0.2.7', port: 5432 })).toEqual({ host: 'db.example.test', port: 5432, ip: '192.0.2.7' });
+    expect(names.peerFor({ host: '192.0.2.7', port: 5432 })).toEqual({
+      host: 'db.example.test',
+      port: 5432,
+      ip: '192.0.2.7',
+    });
     // the guest may spell IPv6 in full; the canonical form is matched
-    expect(names.peerFor({ host: '2001:db8:0:0:0:0:0:7', port: 5432 })).toEqual({ host: 'db.example.test', port: 5432, ip: '2001:db8::7' });
+    expect(names.peerFor({ host: '2001:db8:0:0:0:0:0:7', port: 5432 })).toEqual({
+      host: 'db.example.test',
+      port: 5432,
+      ip: '2001:db8::7',
+    });
     expect(names.peerFor({ host: '192.0.2.8', port: 5432 })).toEqual({ host: '192.0.2.8', port: 5432 });
     now += 500;
     expect(names.peerFor({ host: '192.0.2.7', port: 5432 })).toEqual({ host: '192.0.2.7', port: 5432 });
@@ -34,13 +42,20 @@ describe('lookup names', () => {
 
   it('wraps only the TCP/UDP methods, and keeps an absent one absent (egress denies it)', async () => {
     const seen: EgressPeer[] = [];
-    const policy: EgressPolicy = { name: 'p', authorizeHttp: () => ({ allow: true, rule: 'http' }), authorizeTcp: (p) => (seen.push(p), { allow: true, rule: 'tcp' }) };
+    const policy: EgressPolicy = {
+      name: 'p',
+      authorizeHttp: () => ({ allow: true, rule: 'http' }),
+      authorizeTcp: (p) => (seen.push(p), { allow: true, rule: 'tcp' }),
+    };
     const names = createLookupNames();
     names.remember('svc.test', ['192.0.2.9']);
     const wrapped = withLookupNames(policy, names);
     expect(wrapped.name).toBe('p');
     expect(wrapped.authorizeUdp).toBeUndefined();
-    await wrapped.authorizeTcp!({ host: '192.0.2.9', port: 80 }, { principal: { kind: 'plugin', id: 'x' }, capability: 'tcp' });
+    await wrapped.authorizeTcp!(
+      { host: '192.0.2.9', port: 80 },
+      { principal: { kind: 'plugin', id: 'x' }, capability: 'tcp' },
+    );
     expect(seen).toEqual([{ host: 'svc.test', port: 80, ip: '192.0.2.9' }]);
   });
 

@@ -9,7 +9,8 @@ type SocketError = Extract<BridgeTcpResult, { kind: 'error' }>['error'];
 export function classifySocketError(e: unknown): { error: SocketError; message: string } {
   const code = String((e as { code?: unknown })?.code ?? '');
   const message = String((e as Error)?.message ?? e);
-  if (code === 'EGRESS_TIMEOUT' || code === 'EGRESS_ABORTED' || code === 'EGRESS_DNS_TIMEOUT') return { error: 'timeout', message };
+  if (code === 'EGRESS_TIMEOUT' || code === 'EGRESS_ABORTED' || code === 'EGRESS_DNS_TIMEOUT')
+    return { error: 'timeout', message };
   if (code === 'EGRESS_DATAGRAM_TOO_LARGE') return { error: 'too-large', message };
   if (code === 'EGRESS_CONNECT_FAILED') return { error: 'refused', message };
   if (code.startsWith('EGRESS_') || /DENIED/.test(code)) return { error: 'denied', message };
@@ -64,8 +65,12 @@ export function withLookupNames(policy: EgressPolicy, names: LookupNames): Egres
   const wrapped: EgressPolicy = {
     ...policy,
     authorizeHttp: (r, c) => policy.authorizeHttp(r, c),
-    authorizeTcp: tcp ? (p: EgressPeer, c: Parameters<typeof tcp>[1]) => tcp.call(policy, names.peerFor(p), c) : undefined,
-    authorizeUdp: udp ? (p: EgressPeer, c: Parameters<typeof udp>[1]) => udp.call(policy, names.peerFor(p), c) : undefined,
+    authorizeTcp: tcp
+      ? (p: EgressPeer, c: Parameters<typeof tcp>[1]) => tcp.call(policy, names.peerFor(p), c)
+      : undefined,
+    authorizeUdp: udp
+      ? (p: EgressPeer, c: Parameters<typeof udp>[1]) => udp.call(policy, names.peerFor(p), c)
+      : undefined,
   };
   return Object.freeze(wrapped);
 }
@@ -75,9 +80,17 @@ export function withLookupNames(policy: EgressPolicy, names: LookupNames): Egres
  * opened by the plugin's egress client, and names resolved by that client's guard (its resolver
  * and address floor), each lookup audited as `egress.dns`.
  */
-export function createSocketBroker(o: { client: EgressClient; principal: Principal; audit?: AuditSink; names: LookupNames }) {
+export function createSocketBroker(o: {
+  client: EgressClient;
+  principal: Principal;
+  audit?: AuditSink;
+  names: LookupNames;
+}) {
   const { client, principal } = o;
-  const sockets = new Map<number, { socket: Socket; chunks: Buffer[]; ended: boolean; wake: (() => void) | undefined }>();
+  const sockets = new Map<
+    number,
+    { socket: Socket; chunks: Buffer[]; ended: boolean; wake: (() => void) | undefined }
+  >();
   const udps = new Map<number, EgressUdpSocket>();
   let nextId = 1;
 
@@ -85,16 +98,53 @@ export function createSocketBroker(o: { client: EgressClient; principal: Princip
     const verdict = await client.guard.resolveHost(name, 0);
     const target = `dns://${name}`;
     if (!verdict.allow) {
-      o.audit?.record({ principal, action: 'egress.dns', target, decision: 'deny', code: verdict.code, ...(verdict.rule ? { rule: verdict.rule } : {}), details: { addresses: verdict.addresses } });
-      const error = verdict.code === 'EGRESS_DNS_TIMEOUT' ? 'temporary-resolver-failure' : verdict.code === 'EGRESS_DNS_EMPTY' ? 'name-unresolvable' : verdict.code === 'EGRESS_DNS_FAILED' ? 'name-unresolvable' : 'access-denied';
+      o.audit?.record({
+        principal,
+        action: 'egress.dns',
+        target,
+        decision: 'deny',
+        code: verdict.code,
+        ...(verdict.rule ? { rule: verdict.rule } : {}),
+        details: { addresses: verdict.addresses },
+      });
+      const error =
+        verdict.code === 'EGRESS_DNS_TIMEOUT'
+          ? 'temporary-resolver-failure'
+          : verdict.code === 'EGRESS_DNS_EMPTY'
+            ? 'name-unresolvable'
+            : verdict.code === 'EGRESS_DNS_FAILED'
+              ? 'name-unresolvable'
+              : 'access-denied';
       return { kind: 'error', error, message: verdict.reason };
     }
-    o.audit?.record({ principal, action: 'egress.dns', target, decision: 'allow', rule: verdict.rule, details: { addresses: verdict.addresses } });
+    o.audit?.record({
+      principal,
+      action: 'egress.dns',
+      target,
+      decision: 'allow',
+      rule: verdict.rule,
+      details: { addresses: verdict.addresses },
+    });
     o.names.remember(name, verdict.addresses);
-    return { kind: 'ok', addresses: verdict.addresses.map(toGuestIp).filter((a): a is GuestIpAddress => a !== undefined) };
+    return {
+      kind: 'ok',
+      addresses: verdict.addresses.map(toGuestIp).filter((a): a is GuestIpAddress => a !== undefined),
+    };
   }
 
-  async function handle(op: string, p: { id?: number; host?: string; port?: number; max?: number; block?: boolean; data?: Uint8Array; waitMs?: number; name?: string }): Promise<BridgeTcpResult | BridgeLookupResult> {
+  async function handle(
+    op: string,
+    p: {
+      id?: number;
+      host?: string;
+      port?: number;
+      max?: number;
+      block?: boolean;
+      data?: Uint8Array;
+      waitMs?: number;
+      name?: string;
+    },
+  ): Promise<BridgeTcpResult | BridgeLookupResult> {
     const failed = (e: unknown): BridgeTcpResult => ({ kind: 'error', ...classifySocketError(e) });
     if (op === 'dns.lookup') return lookup(String(p.name));
     if (op === 'udp.send') {
@@ -158,13 +208,17 @@ export function createSocketBroker(o: { client: EgressClient; principal: Princip
     const entry = sockets.get(p.id ?? -1);
     if (!entry) return { kind: 'error', error: 'closed', message: 'no such connection' };
     if (op === 'tcp.write') {
-      await new Promise<void>((resolve, reject) => entry.socket.write(Buffer.from(p.data ?? new Uint8Array(0)), (e) => (e ? reject(e) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        entry.socket.write(Buffer.from(p.data ?? new Uint8Array(0)), (e) => (e ? reject(e) : resolve())),
+      );
       return { kind: 'ok' };
     }
     if (op === 'tcp.read') {
-      if (entry.chunks.length === 0 && !entry.ended && p.block) await new Promise<void>((resolve) => (entry.wake = resolve));
+      if (entry.chunks.length === 0 && !entry.ended && p.block)
+        await new Promise<void>((resolve) => (entry.wake = resolve));
       entry.wake = undefined;
-      if (entry.chunks.length === 0) return entry.ended ? { kind: 'ok', closed: true } : { kind: 'ok', data: new Uint8Array(0) };
+      if (entry.chunks.length === 0)
+        return entry.ended ? { kind: 'ok', closed: true } : { kind: 'ok', data: new Uint8Array(0) };
       const all = Buffer.concat(entry.chunks);
       const take = all.subarray(0, Math.max(1, p.max ?? all.length));
       entry.chunks = take.length < all.length ? [all.subarray(take.length)] : [];

@@ -33,9 +33,19 @@ export function createSocketImports(deps: SocketImportDeps): Record<string, Reco
   const tcpCall = (op: string, payload: unknown) => deps.call(op, payload) as BridgeTcpResult;
   const { Network, SocketBase } = createSocketBase(ready);
   const network = new Network();
-  const { TcpSocket } = createTcpTypes({ InputStream: deps.InputStream, OutputStream: deps.OutputStream, ready, call: tcpCall }, SocketBase);
-  const { UdpSocket, IncomingDatagramStream, OutgoingDatagramStream } = createUdpTypes({ ready, call: tcpCall }, SocketBase);
-  const lookup = createNameLookup(ready, deps.tcp || deps.udp, (op, payload) => deps.call(op, payload) as BridgeLookupResult);
+  const { TcpSocket } = createTcpTypes(
+    { InputStream: deps.InputStream, OutputStream: deps.OutputStream, ready, call: tcpCall },
+    SocketBase,
+  );
+  const { UdpSocket, IncomingDatagramStream, OutgoingDatagramStream } = createUdpTypes(
+    { ready, call: tcpCall },
+    SocketBase,
+  );
+  const lookup = createNameLookup(
+    ready,
+    deps.tcp || deps.udp,
+    (op, payload) => deps.call(op, payload) as BridgeLookupResult,
+  );
 
   return {
     'wasi:sockets/network': { Network },

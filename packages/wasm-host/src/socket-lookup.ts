@@ -5,7 +5,11 @@ import type { BridgeLookupResult } from './net-protocol.js';
  * resolver and address floor), which never hands out a blocked address. `allowed` is false when
  * the plugin has neither tcp nor udp: every lookup is then `access-denied`.
  */
-export function createNameLookup(ready: () => unknown, allowed: boolean, call: (op: string, payload: unknown) => BridgeLookupResult) {
+export function createNameLookup(
+  ready: () => unknown,
+  allowed: boolean,
+  call: (op: string, payload: unknown) => BridgeLookupResult,
+) {
   /** Addresses the egress guard let through for one name, handed out one at a time. */
   class ResolveAddressStream {
     addresses: { tag: 'ipv4' | 'ipv6'; val: number[] }[];

@@ -41,7 +41,11 @@ export function createUdpTypes(deps: SocketDeps, SocketBase: ReturnType<typeof c
      */
     receive(max: bigint): { data: Uint8Array; remoteAddress: IpSocketAddress }[] {
       if (!this.id || !this.remote || max === 0n) return [];
-      const r = tcpCall('udp.receive', { id: this.id, max: Math.min(Number(max), RECEIVE_BATCH), waitMs: RECEIVE_WAIT_MS });
+      const r = tcpCall('udp.receive', {
+        id: this.id,
+        max: Math.min(Number(max), RECEIVE_BATCH),
+        waitMs: RECEIVE_WAIT_MS,
+      });
       if (r.kind === 'error') throw fail(r);
       const remote = this.remote;
       return (r.datagrams ?? []).map((data) => ({ data, remoteAddress: remote }));

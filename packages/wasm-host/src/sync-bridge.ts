@@ -25,7 +25,11 @@ export function createSyncCaller(port: MessagePort, flagBuffer: SharedArrayBuffe
 }
 
 /** Main-thread side: answers each request with `handler`; errors become `{ bridgeError }`. */
-export function serveSyncCalls(port: MessagePort, flagBuffer: SharedArrayBuffer, handler: (op: string, payload: unknown) => Promise<unknown>): void {
+export function serveSyncCalls(
+  port: MessagePort,
+  flagBuffer: SharedArrayBuffer,
+  handler: (op: string, payload: unknown) => Promise<unknown>,
+): void {
   const flag = new Int32Array(flagBuffer);
   port.on('message', (msg: { op: string; payload: unknown }) => {
     void handler(msg.op, msg.payload)

@@ -57,7 +57,10 @@ async function fromDisk(dir: string): Promise<{ meta: Meta; files: Map<string, U
  * any later load of the same bytes, across processes. The cache holds only what this host
  * produced from bytes it already verified; packages can never supply cache entries.
  */
-export async function transpileComponent(bytes: Uint8Array, cacheDir: string | undefined): Promise<TranspiledComponent> {
+export async function transpileComponent(
+  bytes: Uint8Array,
+  cacheDir: string | undefined,
+): Promise<TranspiledComponent> {
   const digest = sha256Hex(bytes);
   const dir = cacheDir ? join(cacheDir, digest) : undefined;
   let meta: Meta | undefined;
@@ -77,11 +80,20 @@ export async function transpileComponent(bytes: Uint8Array, cacheDir: string | u
     try {
       out = await generateBindings(bytes);
     } catch (cause) {
-      throw wasmError('WASM_COMPONENT_INVALID', `jco could not transpile the component: ${String((cause as Error)?.message ?? cause).split('\n')[0]}`, { cause, hint: 'check that the file is a valid WebAssembly component' });
+      throw wasmError(
+        'WASM_COMPONENT_INVALID',
+        `jco could not transpile the component: ${String((cause as Error)?.message ?? cause).split('\n')[0]}`,
+        { cause, hint: 'check that the file is a valid WebAssembly component' },
+      );
     }
     const glue = patchGlue(Buffer.from(out.files['component.js']!).toString('utf8'));
     files = new Map(Object.entries(out.files).filter(([k]) => k.endsWith('.wasm')));
-    meta = { v: CACHE_VERSION, imports: [...out.imports], exports: out.exports.map(([n]) => n), modules: [...files.keys()] };
+    meta = {
+      v: CACHE_VERSION,
+      imports: [...out.imports],
+      exports: out.exports.map(([n]) => n),
+      modules: [...files.keys()],
+    };
     if (dir) {
       const tmp = `${dir}.tmp-${randomBytes(4).toString('hex')}`;
       await mkdir(tmp, { recursive: true });

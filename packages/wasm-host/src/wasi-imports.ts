@@ -33,7 +33,10 @@ export interface WasiImportOptions {
  * switches): every interface that has such state is replaced by a per-instance object.
  * Keys are unversioned, as jco's generated glue reads them.
  */
-export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): { imports: Record<string, Record<string, unknown>>; close: () => void } {
+export function buildWasiImports(
+  plan: ImportPlan,
+  options: WasiImportOptions,
+): { imports: Record<string, Record<string, unknown>>; close: () => void } {
   const { InputStream, OutputStream } = shim.io.streams as any;
   const ready = () => (shim.clocks.monotonicClock as any).subscribeDuration(0n);
 
@@ -124,7 +127,10 @@ export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): 
     OutputStream,
     IoError,
     ready,
-    call: plan.http && bridge ? (op, payload) => bridge(op, payload) as BridgeHttpResult : () => ({ kind: 'error', error: 'denied', message: 'http is not granted' }),
+    call:
+      plan.http && bridge
+        ? (op, payload) => bridge(op, payload) as BridgeHttpResult
+        : () => ({ kind: 'error', error: 'denied', message: 'http is not granted' }),
     maxRequestBodyBytes: plan.http ? (options.maxRequestBodyBytes ?? 16 * 1024 * 1024) : 0,
   });
   imports['wasi:http/types'] = http.types;
@@ -135,7 +141,10 @@ export function buildWasiImports(plan: ImportPlan, options: WasiImportOptions): 
     ready,
     tcp: Boolean(bridge) && (plan.tcp || plan.coarse),
     udp: Boolean(bridge) && (plan.udp || plan.coarse),
-    call: (op, payload) => (bridge ? (bridge(op, payload) as BridgeTcpResult | BridgeLookupResult) : { kind: 'error', error: 'denied', message: 'no network' }),
+    call: (op, payload) =>
+      bridge
+        ? (bridge(op, payload) as BridgeTcpResult | BridgeLookupResult)
+        : { kind: 'error', error: 'denied', message: 'no network' },
   });
   Object.assign(imports, sockets);
   return { imports, close: fs.close };

@@ -69,6 +69,11 @@ if (runtime) {
     },
     (reply) => reply.ok && reply.output.length === 0 && (reply.value === undefined || isPlainScalar(reply.value)),
     (reply) => port.postMessage({ type: 'result', outcome: reply }),
-    (): WorkerOutcome => ({ ok: false, fatal: false, failure: { kind: 'trap', message: 'the result cannot be copied to the host' }, output: [] }),
+    (): WorkerOutcome => ({
+      ok: false,
+      fatal: false,
+      failure: { kind: 'trap', message: 'the result cannot be copied to the host' },
+      output: [],
+    }),
   );
 }

@@ -42,7 +42,12 @@ export interface WorkerRuntime {
 }
 
 // Atomics.waitAsync exists on Node 20 (V8 11), but the project's ES2022 lib does not type it.
-type WaitAsync = (a: Int32Array, index: number, value: number, timeoutMs: number) => { async: false; value: string } | { async: true; value: Promise<string> };
+type WaitAsync = (
+  a: Int32Array,
+  index: number,
+  value: number,
+  timeoutMs: number,
+) => { async: false; value: string } | { async: true; value: Promise<string> };
 const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync.bind(Atomics);
 /** How long the host waits for a call's answer before it looks at the shared state again. */
 const WAIT_SLICE_MS = 50;
@@ -53,7 +58,9 @@ function workerScript(): URL {
   if (existsSync(fileURLToPath(here))) return here;
   const built = new URL('../dist/worker-entry.js', import.meta.url);
   if (existsSync(fileURLToPath(built))) return built;
-  throw wasmError('WASM_WORKER_CRASHED', '@trust/wasm-host: dist/worker-entry.js not found', { hint: 'build the package first (pnpm turbo run build --filter=@trust/wasm-host)' });
+  throw wasmError('WASM_WORKER_CRASHED', '@trust/wasm-host: dist/worker-entry.js not found', {
+    hint: 'build the package first (pnpm turbo run build --filter=@trust/wasm-host)',
+  });
 }
 
 /**
@@ -81,7 +88,17 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
   const buffers = createCallBuffers(o.maxCallBytes);
   const ch = openCallChannel(buffers);
   const worker = new Worker(workerScript(), {
-    workerData: { glueUrl: o.glueUrl, modules: Object.fromEntries(o.modules), plan: o.plan, maxMemoryBytes: o.maxMemoryBytes, maxOutputBytes: o.maxOutputBytes, maxHttpRequestBytes: o.maxHttpRequestBytes, callCtl: buffers.ctl, callData: buffers.data, ...extra },
+    workerData: {
+      glueUrl: o.glueUrl,
+      modules: Object.fromEntries(o.modules),
+      plan: o.plan,
+      maxMemoryBytes: o.maxMemoryBytes,
+      maxOutputBytes: o.maxOutputBytes,
+      maxHttpRequestBytes: o.maxHttpRequestBytes,
+      callCtl: buffers.ctl,
+      callData: buffers.data,
+      ...extra,
+    },
     transferList: transfer,
     resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb, maxYoungGenerationSizeMb: 16 },
     // the host descriptors the guest's filesystem opens (fs.openSync in the worker) are closed
@@ -97,7 +114,9 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
   const syncWaitMs = o.broker ? 0 : o.syncWaitMs;
 
   // the call in flight when the host stopped waiting synchronously
-  let pending: { resolve: (v: WorkerOutcome) => void; reject: (e: unknown) => void; name: string; timer: NodeJS.Timeout } | undefined;
+  let pending:
+    | { resolve: (v: WorkerOutcome) => void; reject: (e: unknown) => void; name: string; timer: NodeJS.Timeout }
+    | undefined;
   let lost: TrustError | undefined;
   let exited = false;
   const lose = (err: TrustError) => {
@@ -120,16 +139,37 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
   };
 
   await new Promise<void>((resolve, reject) => {
-    worker.on('message', (m: { type: string; stream?: 'stdout' | 'stderr'; data?: Uint8Array; message?: string; outcome?: WorkerOutcome }) => {
-      if (m.type === 'ready') resolve();
-      else if (m.type === 'init-error') reject(wasmError('WASM_INSTANTIATE_FAILED', `plugin ${o.id} failed to instantiate: ${m.message}`, { hint: 'the component could not be linked or its start function failed' }));
-      else if (m.type === 'stdio') o.onOutput(m.stream!, m.data!);
-      else if (m.type === 'result') settle(m.outcome!);
-    });
+    worker.on(
+      'message',
+      (m: {
+        type: string;
+        stream?: 'stdout' | 'stderr';
+        data?: Uint8Array;
+        message?: string;
+        outcome?: WorkerOutcome;
+      }) => {
+        if (m.type === 'ready') resolve();
+        else if (m.type === 'init-error')
+          reject(
+            wasmError('WASM_INSTANTIATE_FAILED', `plugin ${o.id} failed to instantiate: ${m.message}`, {
+              hint: 'the component could not be linked or its start function failed',
+            }),
+          );
+        else if (m.type === 'stdio') o.onOutput(m.stream!, m.data!);
+        else if (m.type === 'result') settle(m.outcome!);
+      },
+    );
     worker.on('error', (e: Error & { code?: string }) => {
-      const err = e.code === 'ERR_WORKER_OUT_OF_MEMORY'
-        ? wasmError('WASM_MEMORY_LIMIT', `plugin ${o.id} ran out of memory (heap ceiling ${o.maxHeapMb} MB)`, { cause: e, hint: 'raise limits.maxHeapMb if the plugin legitimately needs more' })
-        : wasmError('WASM_WORKER_CRASHED', `plugin ${o.id}'s worker crashed: ${e.message}`, { cause: e, hint: 'load the plugin again' });
+      const err =
+        e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? wasmError('WASM_MEMORY_LIMIT', `plugin ${o.id} ran out of memory (heap ceiling ${o.maxHeapMb} MB)`, {
+              cause: e,
+              hint: 'raise limits.maxHeapMb if the plugin legitimately needs more',
+            })
+          : wasmError('WASM_WORKER_CRASHED', `plugin ${o.id}'s worker crashed: ${e.message}`, {
+              cause: e,
+              hint: 'load the plugin again',
+            });
       lose(err);
       reject(err);
     });
@@ -144,7 +184,11 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
   worker.unref();
 
   const timeoutError = (name: string) =>
-    wasmError('WASM_TIMEOUT', `plugin ${o.id}: ${name} exceeded its deadline of ${o.callTimeoutMs} ms and was terminated`, { hint: 'raise limits.callTimeoutMs, or fix the guest' });
+    wasmError(
+      'WASM_TIMEOUT',
+      `plugin ${o.id}: ${name} exceeded its deadline of ${o.callTimeoutMs} ms and was terminated`,
+      { hint: 'raise limits.callTimeoutMs, or fix the guest' },
+    );
 
   return {
     call(name, args) {
@@ -154,10 +198,21 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
       try {
         posted = postRequest(ch, name, args);
       } catch (cause) {
-        return Promise.reject(wasmError('WASM_EXPORT_UNKNOWN', `plugin ${o.id}: the arguments of ${name} cannot be copied to the plugin`, { cause, hint: 'pass plain data: numbers, bigints, strings, arrays, objects, typed arrays' }));
+        return Promise.reject(
+          wasmError('WASM_EXPORT_UNKNOWN', `plugin ${o.id}: the arguments of ${name} cannot be copied to the plugin`, {
+            cause,
+            hint: 'pass plain data: numbers, bigints, strings, arrays, objects, typed arrays',
+          }),
+        );
       }
       if (!posted) {
-        return Promise.reject(wasmError('WASM_EXPORT_UNKNOWN', `plugin ${o.id}: the arguments of ${name} exceed limits.maxCallBytes (${ch.data.length})`, { hint: 'raise limits.maxCallBytes' }));
+        return Promise.reject(
+          wasmError(
+            'WASM_EXPORT_UNKNOWN',
+            `plugin ${o.id}: the arguments of ${name} exceed limits.maxCallBytes (${ch.data.length})`,
+            { hint: 'raise limits.maxCallBytes' },
+          ),
+        );
       }
       // Fast path: a short call answers while this thread waits, without an event-loop turn.
       if (syncWaitMs > 0) Atomics.wait(ch.ctl, 0, CALL_STATE.REQUEST, syncWaitMs);

@@ -13,5 +13,9 @@ export default function setup(): void {
   execFileSync(process.execPath, [join(pkgDir, 'scripts', 'build-fixtures.mjs')], { cwd: pkgDir, stdio: 'inherit' });
   // Only the worker entry (no type declarations, no clean): tests import the package from src.
   const tsup = join(pkgDir, '..', '..', 'node_modules', '.bin', 'tsup');
-  execFileSync(tsup, ['src/worker-entry.ts', '--no-config', '--format', 'esm', '--target', 'node20', '--out-dir', 'dist', '--silent'], { cwd: pkgDir, stdio: 'inherit' });
+  execFileSync(
+    tsup,
+    ['src/worker-entry.ts', '--no-config', '--format', 'esm', '--target', 'node20', '--out-dir', 'dist', '--silent'],
+    { cwd: pkgDir, stdio: 'inherit' },
+  );
 }

@@ -23,7 +23,12 @@ export function guestFs(grants: FsGrantEntry[]) {
   const io = shim.io as any;
   const gfs = createGuestFilesystem(
     pinned.dirs.map((d) => ({ guestPath: d.path, mode: d.mode, fd: d.fd })),
-    { InputStream: io.streams.InputStream, OutputStream: io.streams.OutputStream, IoError: io.error.Error, ready: () => (shim.clocks.monotonicClock as any).subscribeDuration(0n) },
+    {
+      InputStream: io.streams.InputStream,
+      OutputStream: io.streams.OutputStream,
+      IoError: io.error.Error,
+      ready: () => (shim.clocks.monotonicClock as any).subscribeDuration(0n),
+    },
   );
   const dirs = gfs.preopens.getDirectories() as [D, string][];
   const dir = (path: string) => dirs.find(([, p]) => p === path)?.[0] as D;

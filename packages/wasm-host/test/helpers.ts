@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const fixture = (name: 'tiny' | 'mini' | 'probe'): Uint8Array => new Uint8Array(readFileSync(join(pkgDir, '.fixtures', `${name}.wasm`)));
+export const fixture = (name: 'tiny' | 'mini' | 'probe'): Uint8Array =>
+  new Uint8Array(readFileSync(join(pkgDir, '.fixtures', `${name}.wasm`)));
 
 /** A fresh temp dir, removed by the returned cleanup. */
 export function tempDir(prefix = 'wasm-host-'): { dir: string; cleanup: () => void } {
@@ -30,11 +31,17 @@ export function manifestToml(capabilities: string[], extra = ''): string {
 /** A policy that denies every destination (kept local so tests do not depend on policy helpers). */
 export const denyAllPolicy = Object.freeze({
   name: 'deny-all',
-  authorizeHttp: () => ({ allow: false as const, code: 'EGRESS_POLICY_DENIED' as const, reason: 'deny-all test policy' }),
+  authorizeHttp: () => ({
+    allow: false as const,
+    code: 'EGRESS_POLICY_DENIED' as const,
+    reason: 'deny-all test policy',
+  }),
 });
 
 /** The error a promise rejects with (fails the test if it resolves). */
-export async function errorOf(p: Promise<unknown>): Promise<{ code: string; message: string; problems: readonly { code: string; path?: string; message: string }[] }> {
+export async function errorOf(
+  p: Promise<unknown>,
+): Promise<{ code: string; message: string; problems: readonly { code: string; path?: string; message: string }[] }> {
   try {
     await p;
   } catch (e) {
@@ -65,6 +72,9 @@ export async function startUdpPeer(): Promise<{ port: number; received: () => st
   return {
     port,
     received: () => [...got],
-    close: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGKILL')))),
+    close: () =>
+      new Promise<void>((resolve) =>
+        child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGKILL')),
+      ),
   };
 }

@@ -26,7 +26,10 @@ export function AgentsView() {
       <aside className="list">
         <h2>Agents</h2>
         {list.data?.agents.length === 0 ? (
-          <p className="muted empty">No agents yet. Type a name below and press Create; the new agent starts with safe defaults (shell and network tools off).</p>
+          <p className="muted empty">
+            No agents yet. Type a name below and press Create; the new agent starts with safe defaults (shell and
+            network tools off).
+          </p>
         ) : null}
         <ul>
           {(list.data?.agents ?? []).map((a) => (
@@ -46,21 +49,32 @@ export function AgentsView() {
             if (name.trim() !== '') act(api.send('POST', '/agents', { name: name.trim() })).then(() => setName(''));
           }}
         >
-          <input value={name} onChange={(e) => setName(e.target.value)} placeholder="new agent name" aria-label="new agent name" />
+          <input
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="new agent name"
+            aria-label="new agent name"
+          />
           <button type="submit">Create</button>
         </form>
         <ErrorNote error={error ?? list.error} />
       </aside>
       <div className="detail">
         {current === undefined ? (
-          <p className="muted empty">{list.data?.agents.length === 0 ? 'Create an agent to start.' : 'Select an agent on the left.'}</p>
+          <p className="muted empty">
+            {list.data?.agents.length === 0 ? 'Create an agent to start.' : 'Select an agent on the left.'}
+          </p>
         ) : (
           <>
             <header className="detail-head">
               <h2>{current.name}</h2>
               <span className={`badge state-${current.state}`}>{current.state}</span>
-              <button onClick={() => act(api.send('POST', `/agents/${encodeURIComponent(current.id)}/start`, {}))}>Start</button>
-              <button onClick={() => act(api.send('POST', `/agents/${encodeURIComponent(current.id)}/stop`, {}))}>Stop</button>
+              <button onClick={() => act(api.send('POST', `/agents/${encodeURIComponent(current.id)}/start`, {}))}>
+                Start
+              </button>
+              <button onClick={() => act(api.send('POST', `/agents/${encodeURIComponent(current.id)}/stop`, {}))}>
+                Stop
+              </button>
             </header>
             <div className="tabs">
               {(['chat', 'inbox', 'outbox', 'files'] as const).map((t) => (

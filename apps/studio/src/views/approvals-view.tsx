@@ -5,7 +5,12 @@ import type { ApprovalTask } from '../types';
 import { TaskCard, type TaskCardHandle } from './task-card';
 
 /** approved and completed read as allowed, denied and failed as refused; the rest are neutral. */
-const STATUS_BADGE: Partial<Record<string, string>> = { approved: 'badge ok', completed: 'badge ok', denied: 'badge deny', failed: 'badge deny' };
+const STATUS_BADGE: Partial<Record<string, string>> = {
+  approved: 'badge ok',
+  completed: 'badge ok',
+  denied: 'badge deny',
+  failed: 'badge deny',
+};
 
 /** Pending approval tasks of every agent, live through the event stream, answerable from the keyboard. */
 export function ApprovalsView() {
@@ -57,12 +62,15 @@ export function ApprovalsView() {
     <section className="approvals">
       <header className="view-head">
         <h2>Approvals</h2>
-        <button className="link" onClick={() => setHelp((h) => !h)} aria-expanded={help}>Keyboard (?)</button>
+        <button className="link" onClick={() => setHelp((h) => !h)} aria-expanded={help}>
+          Keyboard (?)
+        </button>
       </header>
       {help ? (
         <p className="note keys" role="note">
-          <kbd>j</kbd>/<kbd>k</kbd> or arrows: next/previous request · <kbd>a</kbd>: approve · <kbd>d</kbd>: deny (with the feedback typed) ·{' '}
-          <kbd>e</kbd>: edit the arguments · <kbd>f</kbd>: write feedback · dangerous tools ask again: <kbd>Enter</kbd> confirms, <kbd>Esc</kbd> cancels
+          <kbd>j</kbd>/<kbd>k</kbd> or arrows: next/previous request · <kbd>a</kbd>: approve · <kbd>d</kbd>: deny (with
+          the feedback typed) · <kbd>e</kbd>: edit the arguments · <kbd>f</kbd>: write feedback · dangerous tools ask
+          again: <kbd>Enter</kbd> confirms, <kbd>Esc</kbd> cancels
         </p>
       ) : null}
       <ErrorNote error={error} />
@@ -70,8 +78,8 @@ export function ApprovalsView() {
         <div className="empty">
           <p>Nothing waits for you.</p>
           <p className="muted">
-            When an agent calls a tool marked <em>restricted</em> from its loop, the request waits here for your answer. Mark tools restricted in
-            Tools &amp; config; talk to an agent in Agents.
+            When an agent calls a tool marked <em>restricted</em> from its loop, the request waits here for your answer.
+            Mark tools restricted in Tools &amp; config; talk to an agent in Agents.
           </p>
         </div>
       ) : null}
@@ -93,14 +101,23 @@ export function ApprovalsView() {
           <h3>Decided</h3>
           <table>
             <thead>
-              <tr><th>Agent</th><th>Tool</th><th>Decision</th><th>Feedback</th></tr>
+              <tr>
+                <th>Agent</th>
+                <th>Tool</th>
+                <th>Decision</th>
+                <th>Feedback</th>
+              </tr>
             </thead>
             <tbody>
               {done.map((t) => (
                 <tr key={key(t)}>
                   <td>{t.agent}</td>
-                  <td><code>{t.tool}</code></td>
-                  <td><span className={STATUS_BADGE[t.status] ?? 'badge'}>{t.status}</span></td>
+                  <td>
+                    <code>{t.tool}</code>
+                  </td>
+                  <td>
+                    <span className={STATUS_BADGE[t.status] ?? 'badge'}>{t.status}</span>
+                  </td>
                   <td>{t.feedback ?? ''}</td>
                 </tr>
               ))}

@@ -29,8 +29,8 @@ export function AuditChart({ events }: { events: Pick<AuditEvent, 'time' | 'deci
         })}
       </svg>
       <figcaption>
-        <span className="key allow" /> allow <span className="key deny" /> deny — {new Date(min).toISOString().slice(11, 19)} to{' '}
-        {new Date(min + span).toISOString().slice(11, 19)}
+        <span className="key allow" /> allow <span className="key deny" /> deny —{' '}
+        {new Date(min).toISOString().slice(11, 19)} to {new Date(min + span).toISOString().slice(11, 19)}
       </figcaption>
     </figure>
   );

@@ -30,7 +30,10 @@ export function ChatPanel({ agent }: { agent: string }) {
   return (
     <div className="chat">
       {history.data?.turns.length === 0 ? (
-        <p className="muted empty">No conversation yet. Write a message below; when the agent wants a restricted tool, the request appears in Approvals.</p>
+        <p className="muted empty">
+          No conversation yet. Write a message below; when the agent wants a restricted tool, the request appears in
+          Approvals.
+        </p>
       ) : null}
       <ol className="turns">
         {(history.data?.turns ?? []).map((t) => (
@@ -45,8 +48,14 @@ export function ChatPanel({ agent }: { agent: string }) {
               ) : null}
               <time>{t.time.slice(11, 19)}</time>
             </div>
-            {t.role === 'user' ? <p className="plain">{t.content}</p> : t.content !== '' ? <Markdown text={t.content} /> : null}
-            {t.tool?.args !== undefined ? <pre className="plain args">{JSON.stringify(t.tool.args, null, 2)}</pre> : null}
+            {t.role === 'user' ? (
+              <p className="plain">{t.content}</p>
+            ) : t.content !== '' ? (
+              <Markdown text={t.content} />
+            ) : null}
+            {t.tool?.args !== undefined ? (
+              <pre className="plain args">{JSON.stringify(t.tool.args, null, 2)}</pre>
+            ) : null}
           </li>
         ))}
       </ol>
@@ -58,7 +67,13 @@ export function ChatPanel({ agent }: { agent: string }) {
           if (text.trim() !== '' && !busy) void send();
         }}
       >
-        <textarea value={text} onChange={(e) => setText(e.target.value)} placeholder="Message the agent" aria-label="message" rows={2} />
+        <textarea
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          placeholder="Message the agent"
+          aria-label="message"
+          rows={2}
+        />
         <button type="submit" disabled={busy}>
           {busy ? 'Sending…' : 'Send'}
         </button>

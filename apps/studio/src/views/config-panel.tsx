@@ -26,19 +26,45 @@ export function ConfigPanel({ base, view, reload }: { base: string; view: Config
       <pre className="plain config-json">{JSON.stringify(withoutTools(view.config), null, 2)}</pre>
       <div>
         <h4>Locked fields (the agent may only ask)</h4>
-        <ul>{view.lockedFields.map((l) => <li key={l.path}><code>{l.path}</code> — {l.why}</li>)}</ul>
+        <ul>
+          {view.lockedFields.map((l) => (
+            <li key={l.path}>
+              <code>{l.path}</code> — {l.why}
+            </li>
+          ))}
+        </ul>
         <h4>Guard paths (never writable by the agent)</h4>
-        <ul>{view.guardPaths.map((g) => <li key={g.path}><code>{g.path}</code> — {g.why}</li>)}</ul>
+        <ul>
+          {view.guardPaths.map((g) => (
+            <li key={g.path}>
+              <code>{g.path}</code> — {g.why}
+            </li>
+          ))}
+        </ul>
         <h4>Change a value</h4>
         <form className="inline config-form" onSubmit={(e) => (e.preventDefault(), update())}>
-          <input value={path} onChange={(e) => setPath(e.target.value)} placeholder="limits.max_active_turns" aria-label="config path" list="config-paths" />
-          <datalist id="config-paths">{paths.map((p) => <option key={p} value={p} />)}</datalist>
+          <input
+            value={path}
+            onChange={(e) => setPath(e.target.value)}
+            placeholder="limits.max_active_turns"
+            aria-label="config path"
+            list="config-paths"
+          />
+          <datalist id="config-paths">
+            {paths.map((p) => (
+              <option key={p} value={p} />
+            ))}
+          </datalist>
           <input value={value} onChange={(e) => setValue(e.target.value)} placeholder="20" aria-label="config value" />
           <button type="submit">Set (owner, audited)</button>
         </form>
         <div className="form-result">
           <ErrorNote error={error} />
-          {done !== undefined && error === undefined ? <p className="note" role="status">{done}</p> : null}
+          {done !== undefined && error === undefined ? (
+            <p className="note" role="status">
+              {done}
+            </p>
+          ) : null}
         </div>
       </div>
     </div>

@@ -8,7 +8,13 @@ export function MessagesPanel({ agent, box }: { agent: string; box: 'inbox' | 'o
   return (
     <div className="messages">
       <ErrorNote error={error} />
-      {data?.messages.length === 0 ? <p className="muted empty">{box === 'inbox' ? 'No messages received. Inbound mail is off until messaging.receive is set in Tools & config.' : 'No messages sent yet.'}</p> : null}
+      {data?.messages.length === 0 ? (
+        <p className="muted empty">
+          {box === 'inbox'
+            ? 'No messages received. Inbound mail is off until messaging.receive is set in Tools & config.'
+            : 'No messages sent yet.'}
+        </p>
+      ) : null}
       {(data?.messages ?? []).map((m) => (
         <article key={m.id} className="message" data-message={m.id}>
           <header>

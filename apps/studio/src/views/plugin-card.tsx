@@ -24,35 +24,72 @@ export function PluginCard({ plugin: p }: { plugin: PluginReport }) {
         {p.source && p.source !== p.name ? <span className="muted"> ({p.source})</span> : null}
       </h3>
       <h4>Capabilities</h4>
-      {p.capabilities.length === 0 ? <p className="muted">None declared: the plugin gets no access to anything outside itself.</p> : null}
+      {p.capabilities.length === 0 ? (
+        <p className="muted">None declared: the plugin gets no access to anything outside itself.</p>
+      ) : null}
       <ul className="caps">
         {p.capabilities.map((c) => (
           <li key={c.name}>
-            <span className={`badge risk-${c.risk}`}>{c.risk}</span> <code>{c.name}</code> {c.note ? <span className="muted">— {c.note}</span> : null}
+            <span className={`badge risk-${c.risk}`}>{c.risk}</span> <code>{c.name}</code>{' '}
+            {c.note ? <span className="muted">— {c.note}</span> : null}
           </li>
         ))}
       </ul>
       <h4>Signature</h4>
       <p className="signature" data-signature={sig.status}>
         <span className={trust.badge}>{sig.status}</span> {trust.text}
-        {sig.signer ? <> · signer <code>{sig.signer}</code></> : null}
+        {sig.signer ? (
+          <>
+            {' '}
+            · signer <code>{sig.signer}</code>
+          </>
+        ) : null}
       </p>
       {sig.reason ? <p className="muted reason-text">{sig.reason}</p> : null}
       {p.component ? (
         <>
           <h4>Component</h4>
           <dl className="facts">
-            <dt>file</dt><dd><code>{p.component.path}</code> ({p.component.size.toLocaleString('en')} bytes)</dd>
-            <dt>digest</dt><dd><code className="digest">{p.component.digest}</code></dd>
-            <dt>interface hash</dt><dd><code className="interface-hash">{p.component.interfaceHash}</code></dd>
-            {p.interface ? (<><dt>interface</dt><dd><code>{p.interface}</code>{p.interfaceVersion !== undefined ? ` v${p.interfaceVersion}` : ''}</dd></>) : null}
-            <dt>exports</dt><dd>{(p.exports ?? []).length === 0 ? 'none' : (p.exports ?? []).map((e) => <code key={e} className="export">{e}</code>)}</dd>
+            <dt>file</dt>
+            <dd>
+              <code>{p.component.path}</code> ({p.component.size.toLocaleString('en')} bytes)
+            </dd>
+            <dt>digest</dt>
+            <dd>
+              <code className="digest">{p.component.digest}</code>
+            </dd>
+            <dt>interface hash</dt>
+            <dd>
+              <code className="interface-hash">{p.component.interfaceHash}</code>
+            </dd>
+            {p.interface ? (
+              <>
+                <dt>interface</dt>
+                <dd>
+                  <code>{p.interface}</code>
+                  {p.interfaceVersion !== undefined ? ` v${p.interfaceVersion}` : ''}
+                </dd>
+              </>
+            ) : null}
+            <dt>exports</dt>
+            <dd>
+              {(p.exports ?? []).length === 0
+                ? 'none'
+                : (p.exports ?? []).map((e) => (
+                    <code key={e} className="export">
+                      {e}
+                    </code>
+                  ))}
+            </dd>
           </dl>
         </>
       ) : null}
       <h4>Imports against grants</h4>
       {refused.length > 0 ? (
-        <p className="error" role="status">A load with these grants would refuse {refused.length === 1 ? 'this import' : `${refused.length} imports`}: {refused.map((i) => i.name).join(', ')}</p>
+        <p className="error" role="status">
+          A load with these grants would refuse {refused.length === 1 ? 'this import' : `${refused.length} imports`}:{' '}
+          {refused.map((i) => i.name).join(', ')}
+        </p>
       ) : (p.imports ?? []).length > 0 ? (
         <p className="note">Every import is satisfied by the declared capabilities.</p>
       ) : p.imports !== undefined ? (
@@ -62,9 +99,18 @@ export function PluginCard({ plugin: p }: { plugin: PluginReport }) {
         <tbody>
           {(p.imports ?? []).map((i) => (
             <tr key={i.name} data-import={i.name}>
-              <td><code>{i.name}</code></td>
-              <td><span className={i.granted ? 'badge ok' : 'badge deny'}>{i.granted ? 'granted' : 'would be refused'}</span></td>
-              <td className="muted">{i.refused ?? ''}{i.hint ? ` — ${i.hint}` : ''}</td>
+              <td>
+                <code>{i.name}</code>
+              </td>
+              <td>
+                <span className={i.granted ? 'badge ok' : 'badge deny'}>
+                  {i.granted ? 'granted' : 'would be refused'}
+                </span>
+              </td>
+              <td className="muted">
+                {i.refused ?? ''}
+                {i.hint ? ` — ${i.hint}` : ''}
+              </td>
             </tr>
           ))}
         </tbody>

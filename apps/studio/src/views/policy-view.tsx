@@ -35,7 +35,9 @@ export function PolicyView() {
   useEffect(() => {
     let live = true;
     const t = setTimeout(() => {
-      api.send<PolicyValidation>('POST', '/policy/validate', { text }).then((v) => live && (setValidation(v), setError(undefined)), fail);
+      api
+        .send<PolicyValidation>('POST', '/policy/validate', { text })
+        .then((v) => live && (setValidation(v), setError(undefined)), fail);
     }, SETTLE_MS);
     return () => {
       live = false;
@@ -45,24 +47,46 @@ export function PolicyView() {
 
   const run = () => {
     setCheck(undefined);
-    api.send<PolicyCheck>('POST', '/policy/check', { text, url, ...(mode === '' ? {} : { mode }) }).then((c) => (setCheck(c), setError(undefined)), fail);
+    api
+      .send<PolicyCheck>('POST', '/policy/check', { text, url, ...(mode === '' ? {} : { mode }) })
+      .then((c) => (setCheck(c), setError(undefined)), fail);
   };
 
   return (
     <section className="policy">
       <header className="view-head">
         <h2>Egress policy</h2>
-        <span className="muted">checked by the same validator and guard as <code>trust egress check</code>; nothing is saved or sent to the URL</span>
+        <span className="muted">
+          checked by the same validator and guard as <code>trust egress check</code>; nothing is saved or sent to the
+          URL
+        </span>
       </header>
       <div className="policy-grid">
         <div className="policy-editor">
-          <label className="stack" htmlFor="policy-text">Policy file (JSON, format v: 1)</label>
-          <textarea id="policy-text" className="args policy-text" value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} rows={16} aria-label="policy text" aria-invalid={validation?.ok === false} />
+          <label className="stack" htmlFor="policy-text">
+            Policy file (JSON, format v: 1)
+          </label>
+          <textarea
+            id="policy-text"
+            className="args policy-text"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            spellCheck={false}
+            rows={16}
+            aria-label="policy text"
+            aria-invalid={validation?.ok === false}
+          />
           <Problems validation={validation} />
         </div>
         <div className="policy-check">
           <form className="inline" onSubmit={(e) => (e.preventDefault(), run())}>
-            <input value={url} onChange={(e) => setUrl(e.target.value)} aria-label="URL to check" placeholder="https://api.github.com/zen" size={36} />
+            <input
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+              aria-label="URL to check"
+              placeholder="https://api.github.com/zen"
+              size={36}
+            />
             <select value={mode} onChange={(e) => setMode(e.target.value)} aria-label="guard mode">
               <option value="">mode from the policy</option>
               <option value="default">default</option>
@@ -72,7 +96,14 @@ export function PolicyView() {
             <button type="submit">Check</button>
           </form>
           <ErrorNote error={error} />
-          {check ? <CheckSteps check={check} /> : <p className="muted empty">Enter a URL and press Check: each step of the decision is shown, the address guard first, then your policy.</p>}
+          {check ? (
+            <CheckSteps check={check} />
+          ) : (
+            <p className="muted empty">
+              Enter a URL and press Check: each step of the decision is shown, the address guard first, then your
+              policy.
+            </p>
+          )}
         </div>
       </div>
     </section>
@@ -82,7 +113,15 @@ export function PolicyView() {
 function Problems({ validation }: { validation: PolicyValidation | undefined }) {
   if (validation === undefined) return null;
   if (validation.ok) {
-    return <p className="note ok-note" role="status" data-valid="true">Valid{validation.name ? ` (${validation.name})` : ''}: {validation.sections.length === 0 ? 'no sections, so nothing is allowed' : `sections ${validation.sections.join(', ')}`}.</p>;
+    return (
+      <p className="note ok-note" role="status" data-valid="true">
+        Valid{validation.name ? ` (${validation.name})` : ''}:{' '}
+        {validation.sections.length === 0
+          ? 'no sections, so nothing is allowed'
+          : `sections ${validation.sections.join(', ')}`}
+        .
+      </p>
+    );
   }
   return (
     <ul className="problems" role="alert" data-valid="false">
@@ -108,7 +147,8 @@ function CheckSteps({ check }: { check: PolicyCheck }) {
       <ol className="steps">
         {check.steps.map((s, i) => (
           <li key={i} className={s.ok ? 'step ok' : 'step fail'} data-step={s.step}>
-            <span className="mark">{s.ok ? '✓' : '✗'}</span> <span className="step-name">{s.step}</span> <span className="detail">{s.detail}</span>
+            <span className="mark">{s.ok ? '✓' : '✗'}</span> <span className="step-name">{s.step}</span>{' '}
+            <span className="detail">{s.detail}</span>
           </li>
         ))}
       </ol>
@@ -122,7 +162,9 @@ function CheckSteps({ check }: { check: PolicyCheck }) {
       )}
       {check.problems ? (
         <ul className="problems">
-          {check.problems.map((p, i) => <ProblemItem key={i} problem={p} />)}
+          {check.problems.map((p, i) => (
+            <ProblemItem key={i} problem={p} />
+          ))}
         </ul>
       ) : null}
     </div>

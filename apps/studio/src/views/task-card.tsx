@@ -19,10 +19,10 @@ export interface TaskCardHandle {
  * One request: the exact tool, arguments (as text, never HTML) and reason, with the owner's
  * answer. Approving a restricted call of a dangerous tool asks once more (Enter confirms, Escape cancels).
  */
-export const TaskCard = forwardRef<TaskCardHandle, { task: ApprovalTask; selected: boolean; onSelect(): void; onDone(): void }>(function TaskCard(
-  { task, selected, onSelect, onDone },
-  ref,
-) {
+export const TaskCard = forwardRef<
+  TaskCardHandle,
+  { task: ApprovalTask; selected: boolean; onSelect(): void; onDone(): void }
+>(function TaskCard({ task, selected, onSelect, onDone }, ref) {
   const { api } = useStudio();
   const original = JSON.stringify(task.args, null, 2) ?? 'null';
   const [args, setArgs] = useState(original);
@@ -84,22 +84,32 @@ export const TaskCard = forwardRef<TaskCardHandle, { task: ApprovalTask; selecte
       <p className="reason">{task.reason}</p>
       <label className="stack">
         Arguments (edit to approve with modified arguments; key e)
-        <textarea ref={argsRef} className="args" value={args} onChange={(e) => setArgs(e.target.value)} rows={Math.min(12, original.split('\n').length + 1)} spellCheck={false} />
+        <textarea
+          ref={argsRef}
+          className="args"
+          value={args}
+          onChange={(e) => setArgs(e.target.value)}
+          rows={Math.min(12, original.split('\n').length + 1)}
+          spellCheck={false}
+        />
       </label>
       <label className="stack">
         Feedback to the agent (sent on deny; key f)
-        <input ref={feedbackRef} value={feedback} onChange={(e) => setFeedback(e.target.value)} placeholder="why not, or what to do instead" />
+        <input
+          ref={feedbackRef}
+          value={feedback}
+          onChange={(e) => setFeedback(e.target.value)}
+          placeholder="why not, or what to do instead"
+        />
       </label>
       {confirming ? (
-        <div
-          className="confirm"
-          role="alertdialog"
-          aria-label={`confirm approving ${task.tool}`}
-        >
+        <div className="confirm" role="alertdialog" aria-label={`confirm approving ${task.tool}`}>
           <span>
             {task.tool} {risk}. Approve this call{args === original ? '' : ' with your modified arguments'}?
           </span>
-          <button ref={confirmRef} className="approve" onClick={send}>Yes, approve (Enter)</button>
+          <button ref={confirmRef} className="approve" onClick={send}>
+            Yes, approve (Enter)
+          </button>
           <button onClick={() => (setConfirming(false), card.current?.focus())}>Cancel (Esc)</button>
         </div>
       ) : (

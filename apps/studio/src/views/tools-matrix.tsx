@@ -17,7 +17,8 @@ export function ToolsMatrix({ base, tools, reload }: { base: string; tools: Tool
     setPending(undefined);
     return api.send('PATCH', `${base}/tools/${encodeURIComponent(row.name)}`, { [flag]: !row[flag] }).then(
       () => (setRowError(undefined), setChanged(row.name), reload()),
-      (e: unknown) => setRowError({ name: row.name, error: e instanceof ApiError ? e : new ApiError(0, 'NETWORK', String(e)) }),
+      (e: unknown) =>
+        setRowError({ name: row.name, error: e instanceof ApiError ? e : new ApiError(0, 'NETWORK', String(e)) }),
     );
   };
   const flip = (row: ToolRow, flag: ToolFlag) => {
@@ -29,7 +30,13 @@ export function ToolsMatrix({ base, tools, reload }: { base: string; tools: Tool
   return (
     <table className="matrix">
       <thead>
-        <tr><th>Tool</th>{FLAGS.map((f) => <th key={f}>{f}</th>)}<th>Why locked</th></tr>
+        <tr>
+          <th>Tool</th>
+          {FLAGS.map((f) => (
+            <th key={f}>{f}</th>
+          ))}
+          <th>Why locked</th>
+        </tr>
       </thead>
       <tbody>
         {tools.flatMap((t) => {
@@ -37,7 +44,14 @@ export function ToolsMatrix({ base, tools, reload }: { base: string; tools: Tool
           const risk = toolRisk(t.name);
           const rows = [
             <tr key={t.name} className={t.locked ? 'locked' : ''} data-tool={t.name}>
-              <td><code>{t.name}</code>{risk ? <span className="badge risk-high" title={risk}>risky</span> : null}</td>
+              <td>
+                <code>{t.name}</code>
+                {risk ? (
+                  <span className="badge risk-high" title={risk}>
+                    risky
+                  </span>
+                ) : null}
+              </td>
               {FLAGS.map((f) => (
                 <td key={f}>
                   <input type="checkbox" aria-label={`${t.name} ${f}`} checked={t[f]} onChange={() => flip(t, f)} />
@@ -52,7 +66,9 @@ export function ToolsMatrix({ base, tools, reload }: { base: string; tools: Tool
                 <td colSpan={6}>
                   <div className="confirm" role="alertdialog" aria-label={`confirm ${t.name}`}>
                     <span>{pending.question}</span>
-                    <button className="deny" autoFocus onClick={() => void send(pending.row, pending.flag)}>Enable anyway</button>
+                    <button className="deny" autoFocus onClick={() => void send(pending.row, pending.flag)}>
+                      Enable anyway
+                    </button>
                     <button onClick={() => setPending(undefined)}>Cancel</button>
                   </div>
                 </td>
@@ -60,10 +76,24 @@ export function ToolsMatrix({ base, tools, reload }: { base: string; tools: Tool
             );
           }
           if (rowError?.name === t.name) {
-            rows.push(<tr key={`${t.name}-error`}><td colSpan={6}><ErrorNote error={rowError.error} /></td></tr>);
+            rows.push(
+              <tr key={`${t.name}-error`}>
+                <td colSpan={6}>
+                  <ErrorNote error={rowError.error} />
+                </td>
+              </tr>,
+            );
           }
           if (note !== undefined) {
-            rows.push(<tr key={`${t.name}-note`}><td colSpan={6}><p className="note warn-note" role="status">{note}</p></td></tr>);
+            rows.push(
+              <tr key={`${t.name}-note`}>
+                <td colSpan={6}>
+                  <p className="note warn-note" role="status">
+                    {note}
+                  </p>
+                </td>
+              </tr>,
+            );
           }
           return rows;
         })}

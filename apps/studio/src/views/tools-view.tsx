@@ -17,10 +17,17 @@ export function ToolsView() {
         <h2>Tools & config</h2>
         <AgentPicker />
       </header>
-      {base === undefined ? <p className="muted empty">No agent yet. Create one in Agents, then set its tool access here.</p> : null}
+      {base === undefined ? (
+        <p className="muted empty">No agent yet. Create one in Agents, then set its tool access here.</p>
+      ) : null}
       <ErrorNote error={tools.error} />
-      {base !== undefined && tools.data ? <ToolsMatrix base={base} tools={tools.data.tools} reload={tools.reload} /> : null}
-      <p className="note">Visibility only decides what the model is shown; “enabled” decides what may run; “restricted” calls from the loop wait for your approval.</p>
+      {base !== undefined && tools.data ? (
+        <ToolsMatrix base={base} tools={tools.data.tools} reload={tools.reload} />
+      ) : null}
+      <p className="note">
+        Visibility only decides what the model is shown; “enabled” decides what may run; “restricted” calls from the
+        loop wait for your approval.
+      </p>
 
       <h3>Config</h3>
       <ErrorNote error={config.error} />

@@ -32,16 +32,25 @@ function runAndKill(script: string, path: string, delayMs: number): Promise<stri
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [script, path], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
-    p.stderr.on('data', (d: Buffer) => { err += d.toString(); });
-    p.stdout.on('data', (d: Buffer) => { if (d.toString().includes('ready')) setTimeout(() => p.kill('SIGKILL'), delayMs); });
+    p.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    p.stdout.on('data', (d: Buffer) => {
+      if (d.toString().includes('ready')) setTimeout(() => p.kill('SIGKILL'), delayMs);
+    });
     p.on('error', reject);
-    p.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve(signal) : reject(new Error(`child exited with ${code}: ${err}`))));
+    p.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve(signal) : reject(new Error(`child exited with ${code}: ${err}`)),
+    );
   });
 }
 
 describe('crash consistency', () => {
   it('SIGKILL during multi-row transactions leaves a consistent, openable file', async () => {
-    expect(existsSync(dist), `build the package first (pnpm turbo run build --filter=@trust/agent-runtime): ${dist} is missing`).toBe(true);
+    expect(
+      existsSync(dist),
+      `build the package first (pnpm turbo run build --filter=@trust/agent-runtime): ${dist} is missing`,
+    ).toBe(true);
     const dir = mkdtempSync(join(tmpdir(), 'adf-crash-'));
     const path = join(dir, 'agent.adf');
     createAdf(path).close();

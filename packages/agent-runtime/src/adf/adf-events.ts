@@ -39,11 +39,17 @@ export function createAdfEventHub(): AdfEventHub {
   return {
     subscribe(listener) {
       listeners.add(listener);
-      return () => { listeners.delete(listener); };
+      return () => {
+        listeners.delete(listener);
+      };
     },
     emit(event) {
       for (const l of [...listeners]) {
-        try { l(event); } catch { /* observers never break a committed write */ }
+        try {
+          l(event);
+        } catch {
+          /* observers never break a committed write */
+        }
       }
     },
   };

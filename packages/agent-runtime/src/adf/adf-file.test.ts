@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { createAdf, openAdf } from './adf-file.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'adf-'));
-const codeOf = (fn: () => unknown) => { try { fn(); } catch (e) { return (e as { code?: string }).code; } return 'no error'; };
+const codeOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    return (e as { code?: string }).code;
+  }
+  return 'no error';
+};
 
 function fresh() {
   const path = join(dir(), 'a.adf');
@@ -24,8 +31,23 @@ describe('createAdf / openAdf', () => {
   it('creates a file with every table, WAL and trusted_schema off, and reopens it', () => {
     const path = fresh();
     const adf = openAdf(path, { trust: 'owned' });
-    const tables = (adf.db.prepare("SELECT name FROM sqlite_schema WHERE type='table' AND name LIKE 'adf_%' ORDER BY name").pluck().all() as string[]);
-    expect(tables).toEqual(['adf_audit', 'adf_config', 'adf_files', 'adf_identity', 'adf_inbox', 'adf_logs', 'adf_loop', 'adf_meta', 'adf_outbox', 'adf_tasks', 'adf_timers']);
+    const tables = adf.db
+      .prepare("SELECT name FROM sqlite_schema WHERE type='table' AND name LIKE 'adf_%' ORDER BY name")
+      .pluck()
+      .all() as string[];
+    expect(tables).toEqual([
+      'adf_audit',
+      'adf_config',
+      'adf_files',
+      'adf_identity',
+      'adf_inbox',
+      'adf_logs',
+      'adf_loop',
+      'adf_meta',
+      'adf_outbox',
+      'adf_tasks',
+      'adf_timers',
+    ]);
     expect(adf.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(adf.db.pragma('trusted_schema', { simple: true })).toBe(0);
     expect(adf.db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -41,10 +63,45 @@ describe('createAdf / openAdf', () => {
 
   it.each([
     ['missing file', (p: string) => p + '.nope', 'ADF_NOT_FOUND'],
-    ['not sqlite', (p: string) => { writeFileSync(p + '.txt', 'hello world, this is definitely not a database file at all'.repeat(5)); return p + '.txt'; }, 'ADF_NOT_SQLITE'],
-    ['empty file', (p: string) => { writeFileSync(p + '.e', ''); return p + '.e'; }, 'ADF_TRUNCATED'],
-    ['truncated', (p: string) => { const db = new Database(p); db.pragma('wal_checkpoint(TRUNCATE)'); db.pragma('journal_mode = DELETE'); db.close(); truncateSync(p, statSync(p).size - 4096); return p; }, 'ADF_TRUNCATED'],
-    ['plain sqlite, not adf', (p: string) => { const q = p + '.db'; const db = new Database(q); db.exec('create table x(a)'); db.close(); return q; }, 'ADF_NOT_ADF'],
+    [
+      'not sqlite',
+      (p: string) => {
+        writeFileSync(p + '.txt', 'hello world, this is definitely not a database file at all'.repeat(5));
+        return p + '.txt';
+      },
+      'ADF_NOT_SQLITE',
+    ],
+    [
+      'empty file',
+      (p: string) => {
+        writeFileSync(p + '.e', '');
+        return p + '.e';
+      },
+      'ADF_TRUNCATED',
+    ],
+    [
+      'truncated',
+      (p: string) => {
+        const db = new Database(p);
+        db.pragma('wal_checkpoint(TRUNCATE)');
+        db.pragma('journal_mode = DELETE');
+        db.close();
+        truncateSync(p, statSync(p).size - 4096);
+        return p;
+      },
+      'ADF_TRUNCATED',
+    ],
+    [
+      'plain sqlite, not adf',
+      (p: string) => {
+        const q = p + '.db';
+        const db = new Database(q);
+        db.exec('create table x(a)');
+        db.close();
+        return q;
+      },
+      'ADF_NOT_ADF',
+    ],
   ])('%s gets a typed error', (_n, make, code) => {
     const path = make(fresh());
     expect(codeOf(() => openAdf(path))).toBe(code);
@@ -73,12 +130,18 @@ describe('createAdf / openAdf', () => {
   });
 
   it.each([
-    ['trigger on adf_inbox rewriting adf_config', "CREATE TRIGGER evil AFTER INSERT ON adf_inbox BEGIN UPDATE adf_config SET config_json = '{}'; END"],
-    ['local trigger reaching adf_config', "CREATE TABLE local_a(x); CREATE TRIGGER local_t AFTER INSERT ON local_a BEGIN DELETE FROM [adf_config]; END"],
+    [
+      'trigger on adf_inbox rewriting adf_config',
+      "CREATE TRIGGER evil AFTER INSERT ON adf_inbox BEGIN UPDATE adf_config SET config_json = '{}'; END",
+    ],
+    [
+      'local trigger reaching adf_config',
+      'CREATE TABLE local_a(x); CREATE TRIGGER local_t AFTER INSERT ON local_a BEGIN DELETE FROM [adf_config]; END',
+    ],
     ['view over adf_identity', 'CREATE VIEW local_v AS SELECT * FROM `ADF_IDENTITY`'],
     ['extra adf table', 'CREATE TABLE adf_peers(x)'],
     ['extra non-local table', 'CREATE TABLE notes(x)'],
-    ['changed column default', "ALTER TABLE adf_files ADD COLUMN extra TEXT"],
+    ['changed column default', 'ALTER TABLE adf_files ADD COLUMN extra TEXT'],
     ['index on adf table', 'CREATE INDEX sneaky ON adf_config(config_json)'],
     ['dropped table', 'DROP TABLE adf_logs'],
   ])('schema audit refuses a file with a %s', (_n, sql) => {
@@ -89,13 +152,19 @@ describe('createAdf / openAdf', () => {
 
   it('accepts agent-made local_* tables, indexes and local-only triggers', () => {
     const path = fresh();
-    tamper(path, 'CREATE TABLE local_a(x); CREATE INDEX local_ai ON local_a(x); CREATE TABLE local_b(y); CREATE TRIGGER local_t AFTER INSERT ON local_a BEGIN INSERT INTO local_b VALUES (new.x); END');
+    tamper(
+      path,
+      'CREATE TABLE local_a(x); CREATE INDEX local_ai ON local_a(x); CREATE TABLE local_b(y); CREATE TRIGGER local_t AFTER INSERT ON local_a BEGIN INSERT INTO local_b VALUES (new.x); END',
+    );
     openAdf(path).close();
   });
 
   it('accepts local views and triggers whose names or literals merely contain adf_ (judged by what they touch)', () => {
     const path = fresh();
-    tamper(path, "CREATE TABLE local_adf_copy(adf_col); CREATE TABLE local_b(y); CREATE VIEW local_v AS SELECT adf_col, 'adf_identity' AS s FROM local_adf_copy; CREATE TRIGGER local_t AFTER INSERT ON local_adf_copy BEGIN INSERT INTO local_b VALUES ('adf_config'); END");
+    tamper(
+      path,
+      "CREATE TABLE local_adf_copy(adf_col); CREATE TABLE local_b(y); CREATE VIEW local_v AS SELECT adf_col, 'adf_identity' AS s FROM local_adf_copy; CREATE TRIGGER local_t AFTER INSERT ON local_adf_copy BEGIN INSERT INTO local_b VALUES ('adf_config'); END",
+    );
     openAdf(path).close();
   });
 
@@ -108,7 +177,10 @@ describe('createAdf / openAdf', () => {
   it('an invalid stored config reports every problem', () => {
     const path = fresh();
     tamper(path, `UPDATE adf_config SET config_json = '{"v":2,"bogus":1,"limits":{"max_sql_rows":"x"}}'`);
-    try { openAdf(path); expect.unreachable(); } catch (e) {
+    try {
+      openAdf(path);
+      expect.unreachable();
+    } catch (e) {
       expect((e as { code: string }).code).toBeTrustCode('ADF_CONFIG_INVALID');
       expect((e as { problems: unknown[] }).problems.length).toBeGreaterThanOrEqual(3);
     }
@@ -142,11 +214,16 @@ describe('virtual files', () => {
     expect(adf.files.isAuthorized('lib/gate.ts')).toBe(true);
     adf.files.write('lib/gate.ts', 'export const x = 2');
     expect(adf.files.isAuthorized('lib/gate.ts')).toBe(false);
-    expect(codeOf(() => adf.files.setAuthorized('lib/gate.ts', true, 'code' as never))).toBeTrustCode('REQUIRES_AUTHORIZED_CODE');
+    expect(codeOf(() => adf.files.setAuthorized('lib/gate.ts', true, 'code' as never))).toBeTrustCode(
+      'REQUIRES_AUTHORIZED_CODE',
+    );
     expect(adf.files.isAuthorized('lib/gate.ts')).toBe(false);
     adf.files.setAuthorized('lib/gate.ts', true, 'authorized-code');
     expect(adf.files.read('lib/gate.ts')?.authorized).toBe(true);
-    expect(adf.audit.list({ action: 'file.authorize' }).map((e) => e.principal.kind)).toEqual(['owner', 'authorized-code']);
+    expect(adf.audit.list({ action: 'file.authorize' }).map((e) => e.principal.kind)).toEqual([
+      'owner',
+      'authorized-code',
+    ]);
     adf.close();
   });
 
@@ -173,7 +250,13 @@ describe('tasks, meta, logs, audit', () => {
     const path = fresh();
     const adf = openAdf(path);
     const running = adf.tasks.create({ tool: 'x', args: {}, origin: 'llm', status: 'running' });
-    const pending = adf.tasks.create({ tool: 'y', args: {}, origin: 'llm', status: 'pending_approval', executorManaged: true });
+    const pending = adf.tasks.create({
+      tool: 'y',
+      args: {},
+      origin: 'llm',
+      status: 'pending_approval',
+      executorManaged: true,
+    });
     adf.close();
     const again = openAdf(path);
     expect(again.tasks.get(running.id)?.status).toBe('failed');
@@ -205,7 +288,13 @@ describe('tasks, meta, logs, audit', () => {
     const adf = openAdf(fresh());
     const principal = { kind: 'llm' as const, id: 'loop' };
     const a = adf.audit.record({ principal, action: 'tool.call', target: 'fs_read', decision: 'allow' });
-    const b = adf.audit.record({ principal, action: 'tool.call', target: 'fs_write', decision: 'deny', code: 'TOOL_DISABLED' });
+    const b = adf.audit.record({
+      principal,
+      action: 'tool.call',
+      target: 'fs_write',
+      decision: 'deny',
+      code: 'TOOL_DISABLED',
+    });
     expect(b.prev).toBe(a.hash);
     expect(adf.audit.verify()).toMatchObject({ ok: true, count: 2, head: b.hash });
     adf.db.prepare('UPDATE adf_audit SET event_json = replace(event_json, \'"deny"\', \'"allow"\') WHERE id = 2').run();

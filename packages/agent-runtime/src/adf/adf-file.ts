@@ -7,7 +7,16 @@ import { defaultAgentConfig, parseAgentConfig } from '../config/agent-config.js'
 import { createAdfEventHub, type AdfEvents } from './adf-events.js';
 import { createAdfFiles, type AdfFiles } from './adf-files.js';
 import { createAdfMeta, type AdfMeta } from './adf-meta.js';
-import { createAdfLogs, createAdfLoop, createAdfMail, createAdfTimers, type AdfLogs, type AdfLoop, type AdfMail, type AdfTimers } from './adf-records.js';
+import {
+  createAdfLogs,
+  createAdfLoop,
+  createAdfMail,
+  createAdfTimers,
+  type AdfLogs,
+  type AdfLoop,
+  type AdfMail,
+  type AdfTimers,
+} from './adf-records.js';
 import { createAdfTasks, type AdfTasks } from './adf-tasks.js';
 import { checkSqliteHeader } from './file-header.js';
 import { auditAdfSchema } from './schema-audit.js';
@@ -119,7 +128,10 @@ export function createAdf(path: string, options: CreateAdfOptions = {}): AdfFile
       meta.run('adf_format', ADF_FORMAT);
       meta.run('adf_schema_version', String(version));
       meta.run('adf_created_at', clock().toISOString());
-      db.prepare('INSERT INTO adf_config (id, config_json, updated_at) VALUES (1, ?, ?)').run(JSON.stringify(config), clock().toISOString());
+      db.prepare('INSERT INTO adf_config (id, config_json, updated_at) VALUES (1, ?, ?)').run(
+        JSON.stringify(config),
+        clock().toISOString(),
+      );
     }).immediate();
   } catch (e) {
     db.close();
@@ -135,7 +147,10 @@ function createOwnerOnlyFile(path: string): void {
     fd = openSync(path, 'wx', 0o600);
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new TrustError('ADF_EXISTS', `"${path}" already exists; createAdf never overwrites`, { hint: 'use openAdf, or pick a new path', cause });
+      throw new TrustError('ADF_EXISTS', `"${path}" already exists; createAdf never overwrites`, {
+        hint: 'use openAdf, or pick a new path',
+        cause,
+      });
     }
     throw cause;
   }
@@ -173,10 +188,17 @@ export function openAdf(path: string, options: OpenAdfOptions = {}): AdfFile {
     } catch (e) {
       throw e instanceof TrustError ? e : classify(e, path);
     }
-    const configJson = db.prepare('SELECT config_json FROM adf_config WHERE id = 1').pluck().get() as string | undefined;
-    if (configJson === undefined) throw new TrustError('ADF_CONFIG_INVALID', 'adf_config has no row', { hint: 'the owner must set a config' });
+    const configJson = db.prepare('SELECT config_json FROM adf_config WHERE id = 1').pluck().get() as
+      | string
+      | undefined;
+    if (configJson === undefined)
+      throw new TrustError('ADF_CONFIG_INVALID', 'adf_config has no row', { hint: 'the owner must set a config' });
     let doc: unknown;
-    try { doc = JSON.parse(configJson); } catch (cause) { throw new TrustError('ADF_CONFIG_INVALID', 'adf_config is not JSON', { cause }); }
+    try {
+      doc = JSON.parse(configJson);
+    } catch (cause) {
+      throw new TrustError('ADF_CONFIG_INVALID', 'adf_config is not JSON', { cause });
+    }
     parseAgentConfig(doc);
     applyPragmas(db, readonly);
     const clock = options.clock ?? sysClock;
@@ -189,12 +211,19 @@ export function openAdf(path: string, options: OpenAdfOptions = {}): AdfFile {
     }
     const adf = assemble(path, db, { readonly, clock, version });
     if (options.trust !== 'owned' && options.reviews && !readonly) {
-      if (!options.reviewKeyOf) throw new TrustError('ADF_REVIEW_REQUIRED', 'a review gate needs reviewKeyOf', { hint: 'pass reviewKeyOf from @trust/agent-runtime' });
+      if (!options.reviewKeyOf)
+        throw new TrustError('ADF_REVIEW_REQUIRED', 'a review gate needs reviewKeyOf', {
+          hint: 'pass reviewKeyOf from @trust/agent-runtime',
+        });
       const key = options.reviewKeyOf(adf);
       if (!options.reviews.isAccepted(key)) {
-        throw new TrustError('ADF_REVIEW_REQUIRED', `this foreign file (content ${key.contentHash.slice(0, 16)}…, owner ${key.ownerDid ?? 'unsigned'}) has not been reviewed`, {
-          hint: 'open it with { readonly: true }, review config, files, triggers and timers, then accept its review key',
-        });
+        throw new TrustError(
+          'ADF_REVIEW_REQUIRED',
+          `this foreign file (content ${key.contentHash.slice(0, 16)}…, owner ${key.ownerDid ?? 'unsigned'}) has not been reviewed`,
+          {
+            hint: 'open it with { readonly: true }, review config, files, triggers and timers, then accept its review key',
+          },
+        );
       }
     }
     if (!readonly) adf.tasks.reconcile();
@@ -207,13 +236,22 @@ export function openAdf(path: string, options: OpenAdfOptions = {}): AdfFile {
 
 function classify(cause: unknown, path: string): TrustError {
   const code = (cause as { code?: string }).code ?? '';
-  if (code === 'SQLITE_NOTADB') return new TrustError('ADF_NOT_SQLITE', `"${path}" is not an SQLite database`, { cause });
-  if (code.startsWith('SQLITE_CORRUPT')) return new TrustError('ADF_CORRUPT', `"${path}" is corrupt: ${(cause as Error).message}`, { cause, hint: 'restore the file from a backup' });
+  if (code === 'SQLITE_NOTADB')
+    return new TrustError('ADF_NOT_SQLITE', `"${path}" is not an SQLite database`, { cause });
+  if (code.startsWith('SQLITE_CORRUPT'))
+    return new TrustError('ADF_CORRUPT', `"${path}" is corrupt: ${(cause as Error).message}`, {
+      cause,
+      hint: 'restore the file from a backup',
+    });
   if (code === 'SQLITE_CANTOPEN') return new TrustError('ADF_NOT_FOUND', `cannot open "${path}"`, { cause });
   return new TrustError('ADF_OPEN_FAILED', `cannot open "${path}": ${(cause as Error).message}`, { cause });
 }
 
-function assemble(path: string, raw: Database.Database, o: { readonly: boolean; clock: () => Date; version: number }): AdfFile {
+function assemble(
+  path: string,
+  raw: Database.Database,
+  o: { readonly: boolean; clock: () => Date; version: number },
+): AdfFile {
   const { db, writers } = arbitrateWrites(raw);
   const getConfig = db.prepare('SELECT config_json, updated_at FROM adf_config WHERE id = 1');
   // `data_version` changes when another connection commits; `generation` when this one writes
@@ -225,7 +263,8 @@ function assemble(path: string, raw: Database.Database, o: { readonly: boolean; 
     const dv = dataVersion.get();
     if (cached && cached.dv === dv && cached.gen === generation) return cached.config;
     const row = getConfig.get() as { config_json: string; updated_at: string };
-    const parsed = cached && cached.json === row.config_json ? cached.config : parseAgentConfig(JSON.parse(row.config_json));
+    const parsed =
+      cached && cached.json === row.config_json ? cached.config : parseAgentConfig(JSON.parse(row.config_json));
     cached = { json: row.config_json, config: parsed, dv, gen: generation };
     return parsed;
   };
@@ -233,12 +272,19 @@ function assemble(path: string, raw: Database.Database, o: { readonly: boolean; 
   const hub = createAdfEventHub();
   const emit = hub.emit;
   return {
-    path, db, writers, readonly: o.readonly, schemaVersion: o.version,
+    path,
+    db,
+    writers,
+    readonly: o.readonly,
+    schemaVersion: o.version,
     config,
     setConfig(next) {
       const parsed = parseAgentConfig(next);
       generation++;
-      db.prepare('UPDATE adf_config SET config_json = ?, updated_at = ? WHERE id = 1').run(JSON.stringify(parsed), o.clock().toISOString());
+      db.prepare('UPDATE adf_config SET config_json = ?, updated_at = ? WHERE id = 1').run(
+        JSON.stringify(parsed),
+        o.clock().toISOString(),
+      );
       return parsed;
     },
     files: createAdfFiles(db, o.clock, () => audit, emit),
@@ -252,6 +298,8 @@ function assemble(path: string, raw: Database.Database, o: { readonly: boolean; 
     audit,
     events: { subscribe: hub.subscribe },
     transaction: (fn) => db.transaction(fn).immediate(),
-    close: () => { if (raw.open) raw.close(); },
+    close: () => {
+      if (raw.open) raw.close();
+    },
   };
 }

@@ -19,7 +19,8 @@ describe('.adf file mode', () => {
     const adf = createAdf(path);
     adf.files.write('notes.md', 'private');
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    for (const side of [`${path}-wal`, `${path}-shm`]) if (existsSync(side)) expect(statSync(side).mode & 0o777).toBe(0o600);
+    for (const side of [`${path}-wal`, `${path}-shm`])
+      if (existsSync(side)) expect(statSync(side).mode & 0o777).toBe(0o600);
     adf.close();
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });

@@ -14,26 +14,44 @@ const MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
  */
 export function checkSqliteHeader(path: string): void {
   let fd: number;
-  try { fd = openSync(path, 'r'); } catch (cause) {
-    throw new TrustError('ADF_NOT_FOUND', `cannot open "${path}": ${(cause as Error).message}`, { cause, hint: 'check the path, or use createAdf to make a new file' });
+  try {
+    fd = openSync(path, 'r');
+  } catch (cause) {
+    throw new TrustError('ADF_NOT_FOUND', `cannot open "${path}": ${(cause as Error).message}`, {
+      cause,
+      hint: 'check the path, or use createAdf to make a new file',
+    });
   }
   try {
     const size = fstatSync(fd).size;
     const head = Buffer.alloc(100);
     const n = readSync(fd, head, 0, 100, 0);
     if (n >= MAGIC.length && !head.subarray(0, MAGIC.length).equals(MAGIC)) {
-      throw new TrustError('ADF_NOT_SQLITE', `"${path}" is not an SQLite database`, { hint: 'an .adf file is an SQLite 3 database; check you picked the right file' });
+      throw new TrustError('ADF_NOT_SQLITE', `"${path}" is not an SQLite database`, {
+        hint: 'an .adf file is an SQLite 3 database; check you picked the right file',
+      });
     }
-    if (n < 100) throw new TrustError('ADF_TRUNCATED', `"${path}" is ${size} bytes, shorter than an SQLite header`, { hint: 'the copy is incomplete; copy the file again' });
+    if (n < 100)
+      throw new TrustError('ADF_TRUNCATED', `"${path}" is ${size} bytes, shorter than an SQLite header`, {
+        hint: 'the copy is incomplete; copy the file again',
+      });
     const rawPage = head.readUInt16BE(16);
     const pageSize = rawPage === 1 ? 65536 : rawPage;
-    if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) throw new TrustError('ADF_CORRUPT', `"${path}" has an invalid page size ${rawPage}`);
+    if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0)
+      throw new TrustError('ADF_CORRUPT', `"${path}" has an invalid page size ${rawPage}`);
     const changeCounter = head.readUInt32BE(24);
     const pages = head.readUInt32BE(28);
     const validFor = head.readUInt32BE(92);
     const walPending = (statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0;
-    if (!walPending && (size % pageSize !== 0 || (pages > 0 && changeCounter === validFor && size < pages * pageSize))) {
-      throw new TrustError('ADF_TRUNCATED', `"${path}" is ${size} bytes but its header promises ${pages} pages of ${pageSize} bytes`, { hint: 'the copy is incomplete; copy the file again' });
+    if (
+      !walPending &&
+      (size % pageSize !== 0 || (pages > 0 && changeCounter === validFor && size < pages * pageSize))
+    ) {
+      throw new TrustError(
+        'ADF_TRUNCATED',
+        `"${path}" is ${size} bytes but its header promises ${pages} pages of ${pageSize} bytes`,
+        { hint: 'the copy is incomplete; copy the file again' },
+      );
     }
   } finally {
     closeSync(fd);

@@ -47,7 +47,14 @@ export const ADF_MIGRATIONS: readonly AdfMigration[] = Object.freeze([
 
 /** The tables `db_query` may read (besides `local_*`). */
 export const ADF_READABLE_TABLES: readonly string[] = Object.freeze([
-  'adf_loop', 'adf_inbox', 'adf_outbox', 'adf_files', 'adf_timers', 'adf_audit', 'adf_logs', 'adf_tasks',
+  'adf_loop',
+  'adf_inbox',
+  'adf_outbox',
+  'adf_files',
+  'adf_timers',
+  'adf_audit',
+  'adf_logs',
+  'adf_tasks',
 ]);
 
 /** Tables nothing agent-facing may read or write. */

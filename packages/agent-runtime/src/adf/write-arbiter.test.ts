@@ -14,13 +14,24 @@ beforeEach(() => {
   adf = createAdf(join(dir, 'a.adf'));
   other = new Database(adf.path);
 });
-afterEach(() => { if (other.inTransaction) other.exec('ROLLBACK'); other.close(); adf.close(); rmSync(dir, { recursive: true, force: true }); });
+afterEach(() => {
+  if (other.inTransaction) other.exec('ROLLBACK');
+  other.close();
+  adf.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('host writes under a held write lock', () => {
   it('preempts a registered writer that may hold the lock, then writes', () => {
     let preempted = 0;
     other.exec('BEGIN IMMEDIATE');
-    adf.writers.register({ mayHoldWriteLock: () => true, preempt: () => { preempted++; other.exec('ROLLBACK'); } });
+    adf.writers.register({
+      mayHoldWriteLock: () => true,
+      preempt: () => {
+        preempted++;
+        other.exec('ROLLBACK');
+      },
+    });
     const id = adf.logs.add({ level: 'info', message: 'after preempt' });
     expect(preempted).toBe(1);
     expect(adf.logs.list().map((l) => l.id)).toContain(id);
@@ -36,14 +47,24 @@ describe('host writes under a held write lock', () => {
 
   it('preempts nobody when the lock is free, even with a writer in flight', () => {
     let preempted = 0;
-    adf.writers.register({ mayHoldWriteLock: () => true, preempt: () => { preempted++; } });
+    adf.writers.register({
+      mayHoldWriteLock: () => true,
+      preempt: () => {
+        preempted++;
+      },
+    });
     adf.logs.add({ level: 'info', message: 'uncontended' });
     expect(preempted).toBe(0);
   });
 
   it('a deferred transaction that lost its snapshot to another commit starts over without preempting anyone', () => {
     let preempted = 0;
-    adf.writers.register({ mayHoldWriteLock: () => true, preempt: () => { preempted++; } });
+    adf.writers.register({
+      mayHoldWriteLock: () => true,
+      preempt: () => {
+        preempted++;
+      },
+    });
     adf.db.exec('CREATE TABLE local_t (x INTEGER)');
     let attempts = 0;
     adf.db.transaction(() => {
@@ -61,7 +82,9 @@ describe('host writes under a held write lock', () => {
     adf.db.exec('CREATE TABLE local_t (x INTEGER)');
     const ins = adf.db.prepare('INSERT INTO local_t VALUES (?) RETURNING x');
     expect(ins.get(7)).toEqual({ x: 7 });
-    adf.transaction(() => { adf.db.prepare('INSERT INTO local_t VALUES (?)').run(8); });
+    adf.transaction(() => {
+      adf.db.prepare('INSERT INTO local_t VALUES (?)').run(8);
+    });
     expect(adf.db.prepare('SELECT x FROM local_t ORDER BY x').pluck().all()).toEqual([7, 8]);
     expect(adf.db instanceof Database).toBe(true);
   });

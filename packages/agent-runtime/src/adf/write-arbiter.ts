@@ -46,7 +46,12 @@ const isBusy = (e: unknown) => String((e as { code?: unknown }).code ?? '').star
 export function arbitrateWrites(raw: Database.Database): { db: Database.Database; writers: AdfWriters } {
   const writers = new Set<PreemptibleWriter>();
   let timeoutMs = -1;
-  const setBusyTimeout = (ms: number) => { if (timeoutMs !== ms) { raw.pragma(`busy_timeout = ${ms}`); timeoutMs = ms; } };
+  const setBusyTimeout = (ms: number) => {
+    if (timeoutMs !== ms) {
+      raw.pragma(`busy_timeout = ${ms}`);
+      timeoutMs = ms;
+    }
+  };
   setBusyTimeout(HOST_WRITE_GRACE_MS);
 
   function write<T>(fn: () => T, snapshotRetries = 1): T {
@@ -57,17 +62,27 @@ export function arbitrateWrites(raw: Database.Database): { db: Database.Database
       if (!isBusy(first)) throw first;
       // SQLITE_BUSY_SNAPSHOT: a deferred transaction read a snapshot older than a commit made
       // meanwhile; the lock may be free, so it starts over once before anything is stopped.
-      if ((first as { code?: string }).code === 'SQLITE_BUSY_SNAPSHOT' && snapshotRetries > 0) return write(fn, snapshotRetries - 1);
+      if ((first as { code?: string }).code === 'SQLITE_BUSY_SNAPSHOT' && snapshotRetries > 0)
+        return write(fn, snapshotRetries - 1);
       let preempted = 0;
-      for (const w of writers) if (w.mayHoldWriteLock()) { w.preempt(); preempted++; }
+      for (const w of writers)
+        if (w.mayHoldWriteLock()) {
+          w.preempt();
+          preempted++;
+        }
       setBusyTimeout(preempted > 0 ? PREEMPTED_WAIT_MS : FOREIGN_WAIT_MS);
       try {
         return fn();
       } catch (second) {
         if (!isBusy(second)) throw second;
-        throw new TrustError('ADF_BUSY', `the agent file is locked by another writer; the host write was not made (waited ${timeoutMs} ms${preempted > 0 ? ` after stopping ${preempted} agent SQL statement(s)` : ''})`, {
-          cause: second, hint: 'retry the operation; if it persists, close other programs that have this .adf file open',
-        });
+        throw new TrustError(
+          'ADF_BUSY',
+          `the agent file is locked by another writer; the host write was not made (waited ${timeoutMs} ms${preempted > 0 ? ` after stopping ${preempted} agent SQL statement(s)` : ''})`,
+          {
+            cause: second,
+            hint: 'retry the operation; if it persists, close other programs that have this .adf file open',
+          },
+        );
       } finally {
         setBusyTimeout(HOST_WRITE_GRACE_MS);
       }
@@ -86,7 +101,10 @@ export function arbitrateWrites(raw: Database.Database): { db: Database.Database
           const writes = prop === 'run' || ((prop === 'get' || prop === 'all') && !target.readonly);
           m = writes
             ? (...a: unknown[]) => write(() => f.apply(target, a))
-            : (...a: unknown[]) => { const r = f.apply(target, a); return r === target ? proxy : r; };
+            : (...a: unknown[]) => {
+                const r = f.apply(target, a);
+                return r === target ? proxy : r;
+              };
           methods.set(prop, m);
         }
         return m;
@@ -95,10 +113,12 @@ export function arbitrateWrites(raw: Database.Database): { db: Database.Database
     return proxy;
   };
 
-  type Tx = ((...a: unknown[]) => unknown) & Record<'deferred' | 'immediate' | 'exclusive', (...a: unknown[]) => unknown>;
+  type Tx = ((...a: unknown[]) => unknown) &
+    Record<'deferred' | 'immediate' | 'exclusive', (...a: unknown[]) => unknown>;
   const wrapTransaction = (tx: Tx): Tx => {
     const w = ((...a: unknown[]) => write(() => tx(...a))) as Tx;
-    for (const k of ['deferred', 'immediate', 'exclusive'] as const) w[k] = (...a: unknown[]) => write(() => tx[k](...a));
+    for (const k of ['deferred', 'immediate', 'exclusive'] as const)
+      w[k] = (...a: unknown[]) => write(() => tx[k](...a));
     return w;
   };
 
@@ -111,9 +131,18 @@ export function arbitrateWrites(raw: Database.Database): { db: Database.Database
       if (!m) {
         const f = v as (...a: unknown[]) => unknown;
         if (prop === 'prepare') m = (sql: string) => wrapStatement(target.prepare(sql));
-        else if (prop === 'exec') m = (sql: string) => { write(() => target.exec(sql)); return db; };
-        else if (prop === 'transaction') m = (fn: (...a: unknown[]) => unknown) => wrapTransaction(target.transaction(fn) as unknown as Tx);
-        else m = (...a: unknown[]) => { const r = f.apply(target, a); return r === target ? db : r; };
+        else if (prop === 'exec')
+          m = (sql: string) => {
+            write(() => target.exec(sql));
+            return db;
+          };
+        else if (prop === 'transaction')
+          m = (fn: (...a: unknown[]) => unknown) => wrapTransaction(target.transaction(fn) as unknown as Tx);
+        else
+          m = (...a: unknown[]) => {
+            const r = f.apply(target, a);
+            return r === target ? db : r;
+          };
         methods.set(prop, m);
       }
       return m;
@@ -122,6 +151,13 @@ export function arbitrateWrites(raw: Database.Database): { db: Database.Database
 
   return {
     db,
-    writers: { register(w) { writers.add(w); return () => { writers.delete(w); }; } },
+    writers: {
+      register(w) {
+        writers.add(w);
+        return () => {
+          writers.delete(w);
+        };
+      },
+    },
   };
 }

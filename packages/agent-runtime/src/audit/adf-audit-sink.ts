@@ -1,5 +1,13 @@
 import type Database from 'better-sqlite3';
-import { GENESIS_HASH, sealEvent, verifyChain, type AuditEvent, type AuditInput, type AuditSink, type ChainVerdict } from '@trust/core';
+import {
+  GENESIS_HASH,
+  sealEvent,
+  verifyChain,
+  type AuditEvent,
+  type AuditInput,
+  type AuditSink,
+  type ChainVerdict,
+} from '@trust/core';
 
 /** An audit sink backed by an `.adf` file's `adf_audit` table, hash-chained. */
 export interface AdfAuditSink extends AuditSink {
@@ -26,7 +34,10 @@ export function createAdfAuditSink(db: Database.Database, clock: () => Date): Ad
     insert.run(JSON.stringify(event), event.hash, event.prev);
     return event;
   });
-  const all = () => (db.prepare('SELECT event_json FROM adf_audit ORDER BY id').pluck().all() as string[]).map((j) => JSON.parse(j) as AuditEvent);
+  const all = () =>
+    (db.prepare('SELECT event_json FROM adf_audit ORDER BY id').pluck().all() as string[]).map(
+      (j) => JSON.parse(j) as AuditEvent,
+    );
   return {
     record: (input) => seal.immediate(input),
     list(options = {}) {

@@ -24,7 +24,8 @@ function agent(timeoutMs: number): Agent {
   createAdf(path, { template: config }).close();
   return openAgent(path, { provider: createScriptedProvider([]) });
 }
-const sysCode = (a: Agent, code: string) => a.gate.call('sys_code', { code }, { origin: 'llm' }) as Promise<{ ok: boolean; value?: unknown; error?: string }>;
+const sysCode = (a: Agent, code: string) =>
+  a.gate.call('sys_code', { code }, { origin: 'llm' }) as Promise<{ ok: boolean; value?: unknown; error?: string }>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -41,7 +42,9 @@ async function whileHostile(a: Agent, b: Agent, hostile: string) {
   const hostileRun = sysCode(a, hostile).then((r) => ({ r, ms: Date.now() - started }));
   const timer = new Promise<number>((resolve) => setTimeout(() => resolve(Date.now() - due), 150));
   const trivial = new Promise<{ r: Awaited<ReturnType<typeof sysCode>>; ms: number }>((resolve, reject) => {
-    setTimeout(() => { sysCode(b, 'return 6 * 7').then((r) => resolve({ r, ms: Date.now() - due }), reject); }, 150);
+    setTimeout(() => {
+      sysCode(b, 'return 6 * 7').then((r) => resolve({ r, ms: Date.now() - due }), reject);
+    }, 150);
   });
   const [timerMs, second] = await Promise.all([timer, trivial]);
   const first = await hostileRun;
@@ -58,7 +61,10 @@ describe('availability: a hostile agent never stalls the host', { timeout: 60_00
     expect(await sysCode(a, 'return 1')).toMatchObject({ ok: true, value: 1 });
     expect(await sysCode(b, 'return 1')).toMatchObject({ ok: true, value: 1 });
   });
-  afterAll(() => { a.close(); b.close(); });
+  afterAll(() => {
+    a.close();
+    b.close();
+  });
 
   it('a spinning loop', async () => {
     const { timerMs, second, first } = await whileHostile(a, b, 'while (true) {}');
@@ -70,7 +76,8 @@ describe('availability: a hostile agent never stalls the host', { timeout: 60_00
   });
 
   it('8 nested spinning sys_code calls end within the outer deadline', async () => {
-    const hostile = 'return await Promise.all(Array.from({ length: 8 }, () => adf.sys_code({ code: "while (true) {}" })));';
+    const hostile =
+      'return await Promise.all(Array.from({ length: 8 }, () => adf.sys_code({ code: "while (true) {}" })));';
     const { timerMs, second, first } = await whileHostile(a, b, hostile);
     expect(second.r).toMatchObject({ ok: true, value: 42 });
     expect(second.ms).toBeLessThan(ANSWER_BOUND_MS);
@@ -80,7 +87,8 @@ describe('availability: a hostile agent never stalls the host', { timeout: 60_00
   });
 
   it('a flood of bridge calls', async () => {
-    const hostile = 'const ps = []; for (let i = 0; i < 20000; i++) ps.push(adf.sys_get_meta({ key: "k" + i }).catch((e) => e.code)); for (;;) { await adf.sys_get_meta({ key: "x" }).catch(() => 0); }';
+    const hostile =
+      'const ps = []; for (let i = 0; i < 20000; i++) ps.push(adf.sys_get_meta({ key: "k" + i }).catch((e) => e.code)); for (;;) { await adf.sys_get_meta({ key: "x" }).catch(() => 0); }';
     const { timerMs, second, first } = await whileHostile(a, b, hostile);
     expect(second.r).toMatchObject({ ok: true, value: 42 });
     expect(second.ms).toBeLessThan(ANSWER_BOUND_MS);

@@ -12,8 +12,13 @@ const CANARY_ENV = 'TRUST_ESCAPE_CANARY';
 const CANARY_VALUE = 'canary-' + Math.random().toString(36).slice(2);
 let canaryFile = '';
 const calls: Array<[string, unknown]> = [];
-const bridge = async (m: string, a: unknown) => { calls.push([m, a]); if (m === 'boom') throw new Error('boom'); return { echoed: m }; };
-const run = (code: string, extra: { timeoutMs?: number; memoryBytes?: number } = {}) => sandbox.run({ code, bridge, ...extra });
+const bridge = async (m: string, a: unknown) => {
+  calls.push([m, a]);
+  if (m === 'boom') throw new Error('boom');
+  return { echoed: m };
+};
+const run = (code: string, extra: { timeoutMs?: number; memoryBytes?: number } = {}) =>
+  sandbox.run({ code, bridge, ...extra });
 const HOST_PROBE = `[typeof process, typeof require, typeof fetch, typeof setTimeout, typeof setInterval, typeof Buffer, typeof module, typeof globalThis.process, typeof WebAssembly, typeof XMLHttpRequest, typeof Deno, typeof Bun]`;
 const ALL_UNDEFINED = Array(12).fill('undefined');
 
@@ -74,7 +79,9 @@ describe('escape suite: no host reachable', () => {
   });
 
   it('eval and Function produce only guest-realm code', async () => {
-    const r = await run(`return [eval('typeof process'), new Function('return typeof require')(), (0, eval)('typeof fetch'), Function('return this')() === globalThis]`);
+    const r = await run(
+      `return [eval('typeof process'), new Function('return typeof require')(), (0, eval)('typeof fetch'), Function('return this')() === globalThis]`,
+    );
     expect(r).toMatchObject({ ok: true, value: ['undefined', 'undefined', 'undefined', true] });
   });
 
@@ -96,7 +103,10 @@ describe('escape suite: pollution and forged bridge state', () => {
       attempts.push(Object.getPrototypeOf(adf));
       const r = await adf.fs_read({ path: 'a' });
       return [attempts, r];`);
-    expect(r).toMatchObject({ ok: true, value: [['set-refused', 'proto-refused', 'global-refused', null], { echoed: 'fs_read' }] });
+    expect(r).toMatchObject({
+      ok: true,
+      value: [['set-refused', 'proto-refused', 'global-refused', null], { echoed: 'fs_read' }],
+    });
     expect(calls).toEqual([['fs_read', { path: 'a' }]]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(typeof [].map).toBe('function');
@@ -119,19 +129,31 @@ describe('escape suite: pollution and forged bridge state', () => {
 
 describe('escape suite: resource exhaustion interrupts the guest', { timeout: 60_000 }, () => {
   it('an infinite loop is interrupted by the deadline', async () => {
-    expect(await run('while (true) {}', { timeoutMs: 100 })).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_TIMEOUT') });
+    expect(await run('while (true) {}', { timeoutMs: 100 })).toMatchObject({
+      ok: false,
+      code: expect.toBeTrustCode('CODE_TIMEOUT'),
+    });
   });
 
   it('catching the interrupt does not keep the guest alive', async () => {
-    expect(await run('for (;;) { try { while (true) {} } catch (e) {} }', { timeoutMs: 100 })).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_TIMEOUT') });
+    expect(await run('for (;;) { try { while (true) {} } catch (e) {} }', { timeoutMs: 100 })).toMatchObject({
+      ok: false,
+      code: expect.toBeTrustCode('CODE_TIMEOUT'),
+    });
   });
 
   it('an infinite loop inside a promise job is interrupted too', async () => {
-    expect(await run('await adf.x({}); while (true) {}', { timeoutMs: 100 })).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_TIMEOUT') });
+    expect(await run('await adf.x({}); while (true) {}', { timeoutMs: 100 })).toMatchObject({
+      ok: false,
+      code: expect.toBeTrustCode('CODE_TIMEOUT'),
+    });
   });
 
   it('a memory bomb hits the memory limit', async () => {
-    const r = await run('const a = []; for (;;) a.push("x".repeat(1 << 20) + a.length);', { memoryBytes: 16 * 1024 * 1024, timeoutMs: 20_000 });
+    const r = await run('const a = []; for (;;) a.push("x".repeat(1 << 20) + a.length);', {
+      memoryBytes: 16 * 1024 * 1024,
+      timeoutMs: 20_000,
+    });
     expect(r).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_MEMORY_LIMIT') });
   });
 
@@ -141,7 +163,10 @@ describe('escape suite: resource exhaustion interrupts the guest', { timeout: 60
   });
 
   it('deep recursion is a stack overflow, not a host crash', async () => {
-    expect(await run('function f(n) { return f(n + 1) + 1; } return f(0);')).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_STACK_OVERFLOW') });
+    expect(await run('function f(n) { return f(n + 1) + 1; } return f(0);')).toMatchObject({
+      ok: false,
+      code: expect.toBeTrustCode('CODE_STACK_OVERFLOW'),
+    });
   });
 
   it('the sandbox still works after every kind of failure', async () => {
@@ -152,15 +177,29 @@ describe('escape suite: resource exhaustion interrupts the guest', { timeout: 60
 describe('escape suite: no state across executions or agents', () => {
   it('globals from one execution are gone in the next', async () => {
     await run('globalThis.secret = "agent-a"; Object.prototype.leak = 1;');
-    expect(await run('return [typeof globalThis.secret, typeof ({}).leak]')).toMatchObject({ ok: true, value: ['undefined', 'undefined'] });
+    expect(await run('return [typeof globalThis.secret, typeof ({}).leak]')).toMatchObject({
+      ok: true,
+      value: ['undefined', 'undefined'],
+    });
   });
 
   it('two agents running concurrently cannot see each other', async () => {
     const other = createCodeSandbox();
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
-    const a = sandbox.run({ code: 'globalThis.secretA = "a-private"; await adf.wait({}); return typeof globalThis.secretB;', bridge: async () => { await gate; return null; } });
-    const b = await other.run({ code: 'globalThis.secretB = "b"; return [typeof globalThis.secretA, typeof secretA];', bridge });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const a = sandbox.run({
+      code: 'globalThis.secretA = "a-private"; await adf.wait({}); return typeof globalThis.secretB;',
+      bridge: async () => {
+        await gate;
+        return null;
+      },
+    });
+    const b = await other.run({
+      code: 'globalThis.secretB = "b"; return [typeof globalThis.secretA, typeof secretA];',
+      bridge,
+    });
     release();
     expect(b).toMatchObject({ ok: true, value: ['undefined', 'undefined'] });
     expect(await a).toMatchObject({ ok: true, value: 'undefined' });

@@ -9,8 +9,14 @@ import type { BridgeHandler, CodeResult, CodeSandbox } from './code-sandbox.js';
 // values are capped in depth and size, and the memory limit holds for the host process.
 
 const sandboxes: CodeSandbox[] = [];
-const sandbox = (o: Parameters<typeof createCodeSandbox>[0] = {}) => { const s = createCodeSandbox(o); sandboxes.push(s); return s; };
-afterAll(async () => { await Promise.all(sandboxes.map((s) => s.close())); });
+const sandbox = (o: Parameters<typeof createCodeSandbox>[0] = {}) => {
+  const s = createCodeSandbox(o);
+  sandboxes.push(s);
+  return s;
+};
+afterAll(async () => {
+  await Promise.all(sandboxes.map((s) => s.close()));
+});
 const echo: BridgeHandler = async (_m, a) => a;
 const nestedValue = (depth: number) => `(() => { let v = 1; for (let i = 0; i < ${depth}; i++) v = [v]; return v; })()`;
 
@@ -24,7 +30,10 @@ describe('workers are never reused after a resource failure', { timeout: 60_000 
     expect(await s.run({ code: 'return 1', bridge: echo })).toMatchObject({ ok: true, value: 1 });
     const before = s.stats();
     expect(before).toMatchObject({ started: 1, retired: 0 });
-    expect(await s.run({ code, bridge: echo, timeoutMs, memoryBytes: 16 * 1024 * 1024 })).toMatchObject({ ok: false, code: expected });
+    expect(await s.run({ code, bridge: echo, timeoutMs, memoryBytes: 16 * 1024 * 1024 })).toMatchObject({
+      ok: false,
+      code: expected,
+    });
     expect(await s.run({ code: 'return 2', bridge: echo })).toMatchObject({ ok: true, value: 2 });
     expect(s.stats()).toMatchObject({ started: 2, retired: 1, alive: 1 });
   });
@@ -39,39 +48,64 @@ describe('workers are never reused after a resource failure', { timeout: 60_000 
   });
 });
 
-describe('nested runs share the outer run\'s budget', { timeout: 60_000 }, () => {
+describe("nested runs share the outer run's budget", { timeout: 60_000 }, () => {
   // The bridge starts code from code, as sys_code does through the gate.
-  const nestingBridge = (s: CodeSandbox, timeoutMs?: number): BridgeHandler => async function bridge(method, args) {
-    if (method !== 'nest') return null;
-    const r: CodeResult = await s.run({ code: (args as { code: string }).code, bridge, ...(timeoutMs ? { timeoutMs } : {}) });
-    return r.ok ? r.value : r.code;
-  };
-  const chain = (levels: number): string => (levels === 0 ? 'return "bottom";' : `return await adf.nest({ code: ${JSON.stringify(chain(levels - 1))} });`);
+  const nestingBridge = (s: CodeSandbox, timeoutMs?: number): BridgeHandler =>
+    async function bridge(method, args) {
+      if (method !== 'nest') return null;
+      const r: CodeResult = await s.run({
+        code: (args as { code: string }).code,
+        bridge,
+        ...(timeoutMs ? { timeoutMs } : {}),
+      });
+      return r.ok ? r.value : r.code;
+    };
+  const chain = (levels: number): string =>
+    levels === 0 ? 'return "bottom";' : `return await adf.nest({ code: ${JSON.stringify(chain(levels - 1))} });`;
 
   it(`nesting is capped at ${MAX_CODE_NESTING_DEPTH} levels below the outer run`, async () => {
     const s = sandbox({ workers: 1 });
-    expect(await s.run({ code: chain(MAX_CODE_NESTING_DEPTH), bridge: nestingBridge(s) })).toMatchObject({ ok: true, value: 'bottom' });
-    expect(await s.run({ code: chain(MAX_CODE_NESTING_DEPTH + 1), bridge: nestingBridge(s) })).toMatchObject({ ok: true, value: 'CODE_NESTING_LIMIT' });
+    expect(await s.run({ code: chain(MAX_CODE_NESTING_DEPTH), bridge: nestingBridge(s) })).toMatchObject({
+      ok: true,
+      value: 'bottom',
+    });
+    expect(await s.run({ code: chain(MAX_CODE_NESTING_DEPTH + 1), bridge: nestingBridge(s) })).toMatchObject({
+      ok: true,
+      value: 'CODE_NESTING_LIMIT',
+    });
   });
 
   it('live nested runs are capped', async () => {
     const s = sandbox({ workers: 1, maxNestedRuns: 2 });
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     const bridge: BridgeHandler = async function b(m, a) {
-      if (m === 'wait') { setTimeout(release, 200); await gate; return null; }
+      if (m === 'wait') {
+        setTimeout(release, 200);
+        await gate;
+        return null;
+      }
       const x = await s.run({ code: (a as { code: string }).code, bridge: b });
       return x.ok ? x.value : x.code;
     };
-    const r = await s.run({ code: 'return await Promise.all([1, 2, 3].map(() => adf.nest({ code: "await adf.wait({}); return 1" })));', bridge });
+    const r = await s.run({
+      code: 'return await Promise.all([1, 2, 3].map(() => adf.nest({ code: "await adf.wait({}); return 1" })));',
+      bridge,
+    });
     expect(r).toMatchObject({ ok: true });
-    expect(((r as { value: unknown[] }).value).sort()).toEqual([1, 1, 'CODE_NESTING_LIMIT']);
+    expect((r as { value: unknown[] }).value.sort()).toEqual([1, 1, 'CODE_NESTING_LIMIT']);
   });
 
-  it('a nested run gets only the outer run\'s remaining time, and the outer deadline ends everything', async () => {
+  it("a nested run gets only the outer run's remaining time, and the outer deadline ends everything", async () => {
     const s = sandbox({ workers: 1 });
     const t0 = Date.now();
-    const r = await s.run({ code: 'return await adf.nest({ code: "while (true) {}" });', bridge: nestingBridge(s, 60_000), timeoutMs: 600 });
+    const r = await s.run({
+      code: 'return await adf.nest({ code: "while (true) {}" });',
+      bridge: nestingBridge(s, 60_000),
+      timeoutMs: 600,
+    });
     const elapsed = Date.now() - t0;
     expect(r.ok ? r.value : r.code).toBeTrustCode('CODE_TIMEOUT');
     expect(elapsed).toBeLessThan(600 + 1000);
@@ -88,7 +122,12 @@ describe('nested runs share the outer run\'s budget', { timeout: 60_000 }, () =>
       return (await p).ok;
     };
     const t0 = Date.now();
-    const r = await s.run({ code: 'return await adf.nest({ code: "while (true) {}" });', bridge, timeoutMs: 60_000, signal: ac.signal });
+    const r = await s.run({
+      code: 'return await adf.nest({ code: "while (true) {}" });',
+      bridge,
+      timeoutMs: 60_000,
+      signal: ac.signal,
+    });
     expect(r).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_ABORTED') });
     expect(await nested[0]).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_ABORTED') });
     expect(Date.now() - t0).toBeLessThan(5_000);
@@ -101,9 +140,20 @@ describe('bridge values are capped at the boundary', { timeout: 60_000 }, () => 
 
   it(`arguments nested ${MAX_BRIDGE_DEPTH} deep pass; one more is refused with CODE_VALUE_TOO_DEEP`, async () => {
     const seen: unknown[] = [];
-    const bridge: BridgeHandler = async (_m, a) => { seen.push(a); return 'ok'; };
-    expect(await s.run({ code: `return await adf.x(${nestedValue(MAX_BRIDGE_DEPTH)});`, bridge })).toMatchObject({ ok: true, value: 'ok' });
-    expect(await s.run({ code: `try { await adf.x(${nestedValue(MAX_BRIDGE_DEPTH + 1)}); } catch (e) { return e.code; }`, bridge })).toMatchObject({ ok: true, value: 'CODE_VALUE_TOO_DEEP' });
+    const bridge: BridgeHandler = async (_m, a) => {
+      seen.push(a);
+      return 'ok';
+    };
+    expect(await s.run({ code: `return await adf.x(${nestedValue(MAX_BRIDGE_DEPTH)});`, bridge })).toMatchObject({
+      ok: true,
+      value: 'ok',
+    });
+    expect(
+      await s.run({
+        code: `try { await adf.x(${nestedValue(MAX_BRIDGE_DEPTH + 1)}); } catch (e) { return e.code; }`,
+        bridge,
+      }),
+    ).toMatchObject({ ok: true, value: 'CODE_VALUE_TOO_DEEP' });
     expect(seen).toHaveLength(1);
   });
 
@@ -115,15 +165,34 @@ describe('bridge values are capped at the boundary', { timeout: 60_000 }, () => 
   });
 
   it('the final value and lambda arguments are capped too', async () => {
-    expect(await s.run({ code: `return ${nestedValue(MAX_BRIDGE_DEPTH + 1)};`, bridge: echo })).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_VALUE_TOO_DEEP') });
+    expect(await s.run({ code: `return ${nestedValue(MAX_BRIDGE_DEPTH + 1)};`, bridge: echo })).toMatchObject({
+      ok: false,
+      code: expect.toBeTrustCode('CODE_VALUE_TOO_DEEP'),
+    });
     let deep: unknown = 1;
     for (let i = 0; i < MAX_BRIDGE_DEPTH + 1; i++) deep = { d: deep };
-    expect(await s.run({ code: 'function f(a) { return 1; }', entry: { kind: 'function', name: 'f', args: deep }, bridge: echo })).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_VALUE_TOO_DEEP') });
+    expect(
+      await s.run({
+        code: 'function f(a) { return 1; }',
+        entry: { kind: 'function', name: 'f', args: deep },
+        bridge: echo,
+      }),
+    ).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_VALUE_TOO_DEEP') });
   });
 
   it('oversized arguments and results are refused with CODE_MESSAGE_TOO_LARGE', async () => {
-    expect(await s.run({ code: 'try { await adf.x({ s: "x".repeat(70000) }); } catch (e) { return e.code; }', bridge: echo })).toMatchObject({ ok: true, value: 'CODE_MESSAGE_TOO_LARGE' });
-    expect(await s.run({ code: 'try { await adf.x({}); } catch (e) { return e.code; }', bridge: async () => 'é'.repeat(40_000) })).toMatchObject({ ok: true, value: 'CODE_MESSAGE_TOO_LARGE' });
+    expect(
+      await s.run({
+        code: 'try { await adf.x({ s: "x".repeat(70000) }); } catch (e) { return e.code; }',
+        bridge: echo,
+      }),
+    ).toMatchObject({ ok: true, value: 'CODE_MESSAGE_TOO_LARGE' });
+    expect(
+      await s.run({
+        code: 'try { await adf.x({}); } catch (e) { return e.code; }',
+        bridge: async () => 'é'.repeat(40_000),
+      }),
+    ).toMatchObject({ ok: true, value: 'CODE_MESSAGE_TOO_LARGE' });
   });
 });
 
@@ -135,13 +204,22 @@ describe('the memory limit holds for the host process', { timeout: 60_000 }, () 
     global.gc?.();
     const base = process.memoryUsage.rss();
     let peak = base;
-    const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 2);
-    const r = await s.run({ code: 'const a = []; for (;;) a.push("x".repeat(1 << 16) + a.length);', bridge: echo, memoryBytes: limit, timeoutMs: 30_000 });
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage.rss());
+    }, 2);
+    const r = await s.run({
+      code: 'const a = []; for (;;) a.push("x".repeat(1 << 16) + a.length);',
+      bridge: echo,
+      memoryBytes: limit,
+      timeoutMs: 30_000,
+    });
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage.rss());
     expect(r).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_MEMORY_LIMIT') });
     const overMiB = (peak - base - limit) / (1024 * 1024);
-    console.info(`memory bomb, 32 MiB limit: host RSS grew ${((peak - base) / (1024 * 1024)).toFixed(1)} MiB (${overMiB.toFixed(1)} MiB over the limit)`);
+    console.info(
+      `memory bomb, 32 MiB limit: host RSS grew ${((peak - base) / (1024 * 1024)).toFixed(1)} MiB (${overMiB.toFixed(1)} MiB over the limit)`,
+    );
     // Generous bound (the design target is 16 MiB over): other threads of this process allocate too.
     expect(overMiB).toBeLessThan(32);
   });

@@ -46,7 +46,13 @@ export interface CodeRunOptions {
 /** Outcome of one execution. Values are JSON copies: nothing is shared with the isolate. */
 export type CodeResult =
   | { readonly ok: true; readonly value: unknown; readonly logs: readonly string[] }
-  | { readonly ok: false; readonly code: CodeErrorCode; readonly name: string; readonly message: string; readonly logs: readonly string[] };
+  | {
+      readonly ok: false;
+      readonly code: CodeErrorCode;
+      readonly name: string;
+      readonly message: string;
+      readonly logs: readonly string[];
+    };
 
 /** Runs agent code in QuickJS isolates on a small pool of worker threads. */
 export interface CodeSandbox {
@@ -80,14 +86,34 @@ export interface CodeSandboxOptions {
   readonly typeStripper?: TypeStripper;
 }
 
-interface Tree { readonly worker: CodeWorker; readonly deadline: number; nested: number; poisoned: boolean; readonly freeSlots: number[]; readonly records: Set<Run> }
+interface Tree {
+  readonly worker: CodeWorker;
+  readonly deadline: number;
+  nested: number;
+  poisoned: boolean;
+  readonly freeSlots: number[];
+  readonly records: Set<Run>;
+}
 interface Run {
-  readonly id: number; readonly tree: Tree; readonly depth: number; readonly slot: number; readonly timeoutMs: number;
-  readonly bridge: BridgeHandler; settled: boolean; settle(r: CodeResult): void;
+  readonly id: number;
+  readonly tree: Tree;
+  readonly depth: number;
+  readonly slot: number;
+  readonly timeoutMs: number;
+  readonly bridge: BridgeHandler;
+  settled: boolean;
+  settle(r: CodeResult): void;
 }
 
-const failure = (code: CodeErrorCode, name: string, message: string, logs: readonly string[] = []): CodeResult => ({ ok: false, code, name, message, logs });
-const clampTimeout = (ms: number | undefined): number => Math.min(Math.max(ms === undefined || !Number.isFinite(ms) ? 10_000 : Math.floor(ms), 1), CODE_TIMEOUT_CEILING_MS);
+const failure = (code: CodeErrorCode, name: string, message: string, logs: readonly string[] = []): CodeResult => ({
+  ok: false,
+  code,
+  name,
+  message,
+  logs,
+});
+const clampTimeout = (ms: number | undefined): number =>
+  Math.min(Math.max(ms === undefined || !Number.isFinite(ms) ? 10_000 : Math.floor(ms), 1), CODE_TIMEOUT_CEILING_MS);
 
 /**
  * Creates a sandbox for agent code: QuickJS compiled to WebAssembly, run in worker threads. Each
@@ -112,38 +138,65 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
   const trees = new Map<CodeWorker, Tree>();
   let nextId = 0;
 
-  const post = (w: CodeWorker, m: unknown) => { if (!w.dead) w.thread.postMessage(m); };
+  const post = (w: CodeWorker, m: unknown) => {
+    if (!w.dead) w.thread.postMessage(m);
+  };
   const endTree = (tree: Tree, result: CodeResult) => {
-    for (const r of [...tree.records]) { runs.delete(r.id); r.settle(result); }
+    for (const r of [...tree.records]) {
+      runs.delete(r.id);
+      r.settle(result);
+    }
     tree.records.clear();
     trees.delete(tree.worker);
   };
   const onCall = (w: CodeWorker, m: Extract<WorkerToHost, { t: 'call' }>) => {
-    const reply = (r: { ok: true; text: string } | { ok: false; name: string; message: string; code: string }) => post(w, { t: 'reply', id: m.id, call: m.call, ...r });
+    const reply = (r: { ok: true; text: string } | { ok: false; name: string; message: string; code: string }) =>
+      post(w, { t: 'reply', id: m.id, call: m.call, ...r });
     const run = runs.get(m.id);
-    if (!run || run.settled) return reply({ ok: false, name: 'AbortError', message: 'the execution has ended', code: 'CODE_ABORTED' });
+    if (!run || run.settled)
+      return reply({ ok: false, name: 'AbortError', message: 'the execution has ended', code: 'CODE_ABORTED' });
     const bad = checkBridgeText(m.args, `arguments of adf.${m.method}()`, maxBytes);
     if (bad) return reply({ ok: false, name: 'AdfError', message: bad.message, code: bad.code });
     const args = JSON.parse(m.args) as unknown;
-    run.bridge(m.method, args).then((value) => {
-      const out = toBridgeText(value, `result of adf.${m.method}()`, maxBytes);
-      reply(out.ok ? { ok: true, text: out.text } : { ok: false, name: 'AdfError', message: out.violation.message, code: out.violation.code });
-    }, (err: unknown) => {
-      const e = err as { name?: unknown; message?: unknown; code?: unknown };
-      reply({ ok: false, name: typeof e?.name === 'string' ? e.name : 'AdfError', message: typeof e?.message === 'string' ? e.message : String(err), code: typeof e?.code === 'string' ? e.code : 'ADF_ERROR' });
-    });
+    run.bridge(m.method, args).then(
+      (value) => {
+        const out = toBridgeText(value, `result of adf.${m.method}()`, maxBytes);
+        reply(
+          out.ok
+            ? { ok: true, text: out.text }
+            : { ok: false, name: 'AdfError', message: out.violation.message, code: out.violation.code },
+        );
+      },
+      (err: unknown) => {
+        const e = err as { name?: unknown; message?: unknown; code?: unknown };
+        reply({
+          ok: false,
+          name: typeof e?.name === 'string' ? e.name : 'AdfError',
+          message: typeof e?.message === 'string' ? e.message : String(err),
+          code: typeof e?.code === 'string' ? e.code : 'ADF_ERROR',
+        });
+      },
+    );
   };
   const toResult = (r: WorkerResult, logs: readonly string[]): CodeResult => {
     if (!r.ok) return failure(r.code, r.name, r.message, logs);
     const bad = checkBridgeText(r.valueText, 'the result', maxBytes);
-    return bad ? failure(bad.code, 'RangeError', bad.message, logs) : { ok: true, value: JSON.parse(r.valueText) as unknown, logs };
+    return bad
+      ? failure(bad.code, 'RangeError', bad.message, logs)
+      : { ok: true, value: JSON.parse(r.valueText) as unknown, logs };
   };
 
   const pool = createWorkerPool({
     size: Math.max(1, Math.floor(options.workers ?? defaultCodeWorkers())),
     init: {
       memoryBytes: 64 * 1024 * 1024,
-      limits: { maxCalls: options.maxBridgeCalls ?? 10_000, maxBytes, maxLogBytes: options.maxLogBytes ?? 64 * 1024, stackBytes: options.stackBytes ?? 128 * 1024, maxInflight: options.maxInflightCalls ?? 16 },
+      limits: {
+        maxCalls: options.maxBridgeCalls ?? 10_000,
+        maxBytes,
+        maxLogBytes: options.maxLogBytes ?? 64 * 1024,
+        stackBytes: options.stackBytes ?? 128 * 1024,
+        maxInflight: options.maxInflightCalls ?? 16,
+      },
     },
     events: {
       onMessage(w, m) {
@@ -161,19 +214,45 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
         const tree = trees.get(w);
         if (!tree) return;
         const oom = (error as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
-        endTree(tree, oom ? failure('CODE_MEMORY_LIMIT', 'RangeError', 'execution exceeded its memory limit (worker heap)') : failure('CODE_WORKER_FAILED', 'InternalError', `the code worker stopped${error ? `: ${error.message}` : ''}`));
+        endTree(
+          tree,
+          oom
+            ? failure('CODE_MEMORY_LIMIT', 'RangeError', 'execution exceeded its memory limit (worker heap)')
+            : failure(
+                'CODE_WORKER_FAILED',
+                'InternalError',
+                `the code worker stopped${error ? `: ${error.message}` : ''}`,
+              ),
+        );
       },
     },
   });
 
-  const start = (tree: Tree, depth: number, slot: number, input: CodeRunOptions, code: string, timeoutMs: number, deadline: number, argsText?: string): Promise<CodeResult> => {
+  const start = (
+    tree: Tree,
+    depth: number,
+    slot: number,
+    input: CodeRunOptions,
+    code: string,
+    timeoutMs: number,
+    deadline: number,
+    argsText?: string,
+  ): Promise<CodeResult> => {
     const id = ++nextId;
     return new Promise<CodeResult>((resolve) => {
       // Bridge calls arrive as worker messages, outside the caller's async context: bind them to
       // it (the caller's async-local state, e.g. trigger depth), plus this run for nesting.
-      const bridge = AsyncResource.bind((method: string, args: unknown) => current.run(run, () => Promise.resolve().then(() => input.bridge(method, args))));
+      const bridge = AsyncResource.bind((method: string, args: unknown) =>
+        current.run(run, () => Promise.resolve().then(() => input.bridge(method, args))),
+      );
       const run: Run = {
-        id, tree, depth, slot, timeoutMs, bridge, settled: false,
+        id,
+        tree,
+        depth,
+        slot,
+        timeoutMs,
+        bridge,
+        settled: false,
         settle(r) {
           if (run.settled) return;
           run.settled = true;
@@ -186,13 +265,20 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
       };
       // Past the deadline (plus a short grace for the worker's own clean stop) the worker is
       // terminated: that ends this run and every run of its tree, whatever the guest is doing.
-      const timer = setTimeout(() => {
-        if (run.settled) return;
-        tree.poisoned = true;
-        const r = failure('CODE_TIMEOUT', 'TimeoutError', `execution exceeded ${timeoutMs} ms${depth > 0 ? ' (nested run; the worker of its tree was terminated)' : ''}`);
-        pool.retire(tree.worker);
-        endTree(tree, r);
-      }, Math.max(0, deadline - Date.now()) + CODE_TERMINATE_GRACE_MS);
+      const timer = setTimeout(
+        () => {
+          if (run.settled) return;
+          tree.poisoned = true;
+          const r = failure(
+            'CODE_TIMEOUT',
+            'TimeoutError',
+            `execution exceeded ${timeoutMs} ms${depth > 0 ? ' (nested run; the worker of its tree was terminated)' : ''}`,
+          );
+          pool.retire(tree.worker);
+          endTree(tree, r);
+        },
+        Math.max(0, deadline - Date.now()) + CODE_TERMINATE_GRACE_MS,
+      );
       const onAbort = () => {
         Atomics.store(tree.worker.stopFlags, slot, 1);
         tree.poisoned = true;
@@ -202,12 +288,21 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
       runs.set(id, run);
       tree.records.add(run);
       if (depth > 0) tree.nested++;
-      if (input.signal?.aborted) { onAbort(); return; }
+      if (input.signal?.aborted) {
+        onAbort();
+        return;
+      }
       input.signal?.addEventListener('abort', onAbort, { once: true });
       Atomics.store(tree.worker.stopFlags, slot, 0);
       const entry = input.entry;
       const req: RunRequest = {
-        t: 'run', id, slot, code, deadline, timeoutMs, memoryBytes: input.memoryBytes ?? 64 * 1024 * 1024,
+        t: 'run',
+        id,
+        slot,
+        code,
+        deadline,
+        timeoutMs,
+        memoryBytes: input.memoryBytes ?? 64 * 1024 * 1024,
         ...(entry?.kind === 'function' ? { fn: entry.name, argsText: argsText ?? 'null' } : {}),
       };
       post(tree.worker, req);
@@ -233,13 +328,20 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
       let code = input.code;
       if (input.language === 'typescript') {
         const stripped = stripper.strip(input.code, input.fileName ?? 'agent-code.ts');
-        if (!stripped.ok) return failure('CODE_SYNTAX', 'SyntaxError', `${stripped.message} (types are stripped, not checked)`);
+        if (!stripped.ok)
+          return failure('CODE_SYNTAX', 'SyntaxError', `${stripped.message} (types are stripped, not checked)`);
         code = stripped.code;
       }
       let argsText: string | undefined;
       if (input.entry?.kind === 'function') {
-        if (!isGuestIdentifier(input.entry.name)) throw new TrustError('CODE_ENTRY_INVALID', `invalid entry name ${JSON.stringify(input.entry.name)}`, { hint: 'a lambda entry is a plain identifier' });
-        const out = 'argsText' in input.entry ? { ok: true as const, text: input.entry.argsText } : toBridgeText(input.entry.args, 'the lambda arguments', maxBytes);
+        if (!isGuestIdentifier(input.entry.name))
+          throw new TrustError('CODE_ENTRY_INVALID', `invalid entry name ${JSON.stringify(input.entry.name)}`, {
+            hint: 'a lambda entry is a plain identifier',
+          });
+        const out =
+          'argsText' in input.entry
+            ? { ok: true as const, text: input.entry.argsText }
+            : toBridgeText(input.entry.args, 'the lambda arguments', maxBytes);
         if (!out.ok) return failure(out.violation.code, 'RangeError', out.violation.message);
         argsText = out.text;
       }
@@ -248,32 +350,52 @@ export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox
       if (parent && !parent.settled && trees.get(parent.tree.worker) === parent.tree) {
         // Nested: same worker, the tree's remaining time, a bounded depth and fan-out.
         const tree = parent.tree;
-        if (parent.depth + 1 > MAX_CODE_NESTING_DEPTH) return failure('CODE_NESTING_LIMIT', 'RangeError', `code started from code may nest at most ${MAX_CODE_NESTING_DEPTH} levels deep`);
+        if (parent.depth + 1 > MAX_CODE_NESTING_DEPTH)
+          return failure(
+            'CODE_NESTING_LIMIT',
+            'RangeError',
+            `code started from code may nest at most ${MAX_CODE_NESTING_DEPTH} levels deep`,
+          );
         const slot = tree.freeSlots.pop();
         if (tree.nested >= maxNested || slot === undefined) {
           if (slot !== undefined) tree.freeSlots.push(slot);
-          return failure('CODE_NESTING_LIMIT', 'RangeError', `at most ${maxNested} nested runs may be alive at once under one execution`);
+          return failure(
+            'CODE_NESTING_LIMIT',
+            'RangeError',
+            `at most ${maxNested} nested runs may be alive at once under one execution`,
+          );
         }
         const deadline = Math.min(Date.now() + timeoutMs, tree.deadline);
         return start(tree, parent.depth + 1, slot, input, code, Math.max(0, deadline - Date.now()), deadline, argsText);
       }
       let worker: CodeWorker;
-      try { worker = await pool.acquire(input.signal); } catch (e) {
-        if (e instanceof TrustError && (e.code === 'CODE_ABORTED' || e.code === 'CODE_SANDBOX_CLOSED')) return failure('CODE_ABORTED', 'AbortError', e.message);
+      try {
+        worker = await pool.acquire(input.signal);
+      } catch (e) {
+        if (e instanceof TrustError && (e.code === 'CODE_ABORTED' || e.code === 'CODE_SANDBOX_CLOSED'))
+          return failure('CODE_ABORTED', 'AbortError', e.message);
         throw e;
       }
       // The wall clock starts when the run has its worker, with QuickJS loaded.
       await worker.ready;
       if (worker.dead) return failure('CODE_WORKER_FAILED', 'InternalError', 'the code worker stopped while starting');
       const deadline = Date.now() + timeoutMs;
-      const tree: Tree = { worker, deadline, nested: 0, poisoned: false, freeSlots: Array.from({ length: SLOTS_PER_WORKER - 1 }, (_v, i) => SLOTS_PER_WORKER - 1 - i), records: new Set() };
+      const tree: Tree = {
+        worker,
+        deadline,
+        nested: 0,
+        poisoned: false,
+        freeSlots: Array.from({ length: SLOTS_PER_WORKER - 1 }, (_v, i) => SLOTS_PER_WORKER - 1 - i),
+        records: new Set(),
+      };
       trees.set(worker, tree);
       return start(tree, 0, 0, input, code, timeoutMs, deadline, argsText);
     },
     warm: () => pool.warm(),
     stats: () => pool.stats(),
     async close() {
-      for (const tree of [...trees.values()]) endTree(tree, failure('CODE_ABORTED', 'AbortError', 'the code sandbox was closed'));
+      for (const tree of [...trees.values()])
+        endTree(tree, failure('CODE_ABORTED', 'AbortError', 'the code sandbox was closed'));
       await pool.close();
     },
   };

@@ -18,7 +18,10 @@ serve(parentPort, workerData as WorkerInit);
 /** Serves runs from the host until the thread is terminated. All state lives in this closure. */
 function serve(port: MessagePort, init: WorkerInit): void {
   const stop = new Int32Array(init.stopFlags);
-  const waiting = new Map<string, { resolve: (text: string) => void; reject: (e: { name: string; message: string; code: string }) => void }>();
+  const waiting = new Map<
+    string,
+    { resolve: (text: string) => void; reject: (e: { name: string; message: string; code: string }) => void }
+  >();
   let engine: { limit: number; loaded: Promise<Engine> } | undefined;
   let active = 0;
   let nextCall = 0;
@@ -26,7 +29,8 @@ function serve(port: MessagePort, init: WorkerInit): void {
   function engineFor(memoryBytes: number): Promise<Engine> {
     // Nested runs share the engine of the tree (its linear memory bounds the whole tree). A new
     // top-level run with another limit gets a fresh instance.
-    if (!engine || (active <= 1 && engine.limit !== memoryBytes)) engine = { limit: memoryBytes, loaded: loadEngine(memoryBytes) };
+    if (!engine || (active <= 1 && engine.limit !== memoryBytes))
+      engine = { limit: memoryBytes, loaded: loadEngine(memoryBytes) };
     return engine.loaded;
   }
 
@@ -36,26 +40,53 @@ function serve(port: MessagePort, init: WorkerInit): void {
     try {
       const current = await engineFor(req.memoryBytes);
       if (current.poisoned) {
-        done = { t: 'done', id: req.id, logs: [], poisoned: true, result: { ok: false, code: 'CODE_ABORTED', name: 'AbortError', message: 'the sandbox engine of this run failed earlier; no more code runs in it' } };
+        done = {
+          t: 'done',
+          id: req.id,
+          logs: [],
+          poisoned: true,
+          result: {
+            ok: false,
+            code: 'CODE_ABORTED',
+            name: 'AbortError',
+            message: 'the sandbox engine of this run failed earlier; no more code runs in it',
+          },
+        };
       } else {
-        const { result, logs } = await runGuest(current, {
-          code: req.code,
-          ...(req.fn !== undefined ? { fn: req.fn, argsText: req.argsText ?? 'null' } : {}),
-          deadline: req.deadline,
-          timeoutMs: req.timeoutMs,
-          memoryBytes: req.memoryBytes,
-          stopRequested: () => Atomics.load(stop, req.slot) !== 0,
-          call: (method, args) => new Promise<string>((resolve, reject) => {
-            const call = ++nextCall;
-            waiting.set(`${req.id}:${call}`, { resolve, reject });
-            const msg: CallRequest = { t: 'call', id: req.id, call, method, args };
-            port.postMessage(msg);
-          }),
-        }, init.limits);
+        const { result, logs } = await runGuest(
+          current,
+          {
+            code: req.code,
+            ...(req.fn !== undefined ? { fn: req.fn, argsText: req.argsText ?? 'null' } : {}),
+            deadline: req.deadline,
+            timeoutMs: req.timeoutMs,
+            memoryBytes: req.memoryBytes,
+            stopRequested: () => Atomics.load(stop, req.slot) !== 0,
+            call: (method, args) =>
+              new Promise<string>((resolve, reject) => {
+                const call = ++nextCall;
+                waiting.set(`${req.id}:${call}`, { resolve, reject });
+                const msg: CallRequest = { t: 'call', id: req.id, call, method, args };
+                port.postMessage(msg);
+              }),
+          },
+          init.limits,
+        );
         done = { t: 'done', id: req.id, result, logs, poisoned: current.poisoned };
       }
     } catch (e) {
-      done = { t: 'done', id: req.id, logs: [], poisoned: true, result: { ok: false, code: 'CODE_ERROR', name: 'InternalError', message: `code worker fault: ${(e as Error)?.message ?? String(e)}` } };
+      done = {
+        t: 'done',
+        id: req.id,
+        logs: [],
+        poisoned: true,
+        result: {
+          ok: false,
+          code: 'CODE_ERROR',
+          name: 'InternalError',
+          message: `code worker fault: ${(e as Error)?.message ?? String(e)}`,
+        },
+      };
     } finally {
       active--;
     }
@@ -64,7 +95,10 @@ function serve(port: MessagePort, init: WorkerInit): void {
   }
 
   port.on('message', (m: HostToWorker) => {
-    if (m.t === 'run') { void start(m); return; }
+    if (m.t === 'run') {
+      void start(m);
+      return;
+    }
     const w = waiting.get(`${m.id}:${m.call}`);
     if (!w) return;
     waiting.delete(`${m.id}:${m.call}`);
@@ -77,7 +111,11 @@ function serve(port: MessagePort, init: WorkerInit): void {
   // spinning guest yields the CPU to the host's event loop first. (After the load, so that no thread
   // this one starts for the file read inherits it.) Best effort: refused or unsupported is fine.
   void engineFor(init.memoryBytes).then(() => {
-    try { setPriority(CODE_WORKER_NICE); } catch { /* not permitted here */ }
+    try {
+      setPriority(CODE_WORKER_NICE);
+    } catch {
+      /* not permitted here */
+    }
     const ready: WorkerReady = { t: 'ready' };
     port.postMessage(ready);
   });

@@ -1,8 +1,21 @@
-export { createCodeSandbox, CODE_TERMINATE_GRACE_MS, CODE_TIMEOUT_CEILING_MS, DEFAULT_MAX_NESTED_RUNS, MAX_CODE_NESTING_DEPTH } from './code-sandbox.js';
+export {
+  createCodeSandbox,
+  CODE_TERMINATE_GRACE_MS,
+  CODE_TIMEOUT_CEILING_MS,
+  DEFAULT_MAX_NESTED_RUNS,
+  MAX_CODE_NESTING_DEPTH,
+} from './code-sandbox.js';
 export { MAX_BRIDGE_DEPTH } from './bridge-limits.js';
 export { CODE_WORKER_HEAP, defaultCodeWorkers } from './worker-pool.js';
 export type { CodeWorkerStats } from './worker-pool.js';
-export type { BridgeHandler, CodeErrorCode, CodeResult, CodeRunOptions, CodeSandbox, CodeSandboxOptions } from './code-sandbox.js';
+export type {
+  BridgeHandler,
+  CodeErrorCode,
+  CodeResult,
+  CodeRunOptions,
+  CodeSandbox,
+  CodeSandboxOptions,
+} from './code-sandbox.js';
 export { isGuestIdentifier } from './guest-prelude.js';
 export type { GuestEntry } from './guest-prelude.js';
 export { DEFAULT_CODE_METHOD_QUOTAS, createCodeRunner, parseLambdaRef } from './code-runner.js';

@@ -5,7 +5,9 @@ import type { CodeRunner } from './code-runner.js';
 import { parseLambdaRef } from './code-runner.js';
 
 /** Outcome of a middleware chain: the (possibly rewritten) value, or a rejection. */
-export type MiddlewareOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly code: TrustErrorCode; readonly reason: string };
+export type MiddlewareOutcome<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly code: TrustErrorCode; readonly reason: string };
 
 /**
  * Runs a security middleware chain (inbox, fetch). It FAILS CLOSED: a lambda that throws, times
@@ -27,20 +29,39 @@ export async function runMiddlewareChain<T>(input: {
   const requireAuth = input.adf.config().security.require_middleware_authorization;
   for (const { lambda } of input.refs) {
     let ref;
-    try { ref = parseLambdaRef(lambda); } catch (e) { return { ok: false, code: 'MIDDLEWARE_INVALID', reason: `${lambda}: ${(e as Error).message}` }; }
+    try {
+      ref = parseLambdaRef(lambda);
+    } catch (e) {
+      return { ok: false, code: 'MIDDLEWARE_INVALID', reason: `${lambda}: ${(e as Error).message}` };
+    }
     const rec = input.adf.files.read(ref.file);
-    if (!rec) return { ok: false, code: 'MIDDLEWARE_MISSING', reason: `${input.kind} middleware ${lambda} does not exist` };
-    if (requireAuth && !rec.authorized) return { ok: false, code: 'MIDDLEWARE_UNAUTHORIZED', reason: `${input.kind} middleware ${lambda} is not in an authorized file` };
+    if (!rec)
+      return { ok: false, code: 'MIDDLEWARE_MISSING', reason: `${input.kind} middleware ${lambda} does not exist` };
+    if (requireAuth && !rec.authorized)
+      return {
+        ok: false,
+        code: 'MIDDLEWARE_UNAUTHORIZED',
+        reason: `${input.kind} middleware ${lambda} is not in an authorized file`,
+      };
     let r;
-    try { r = await input.runner.runSystemLambda(ref, { kind: input.kind, value }, input.signal); } catch (e) {
-      return { ok: false, code: 'MIDDLEWARE_FAILED', reason: `${lambda}: ${e instanceof TrustError ? e.code : 'error'} ${(e as Error).message}` };
+    try {
+      r = await input.runner.runSystemLambda(ref, { kind: input.kind, value }, input.signal);
+    } catch (e) {
+      return {
+        ok: false,
+        code: 'MIDDLEWARE_FAILED',
+        reason: `${lambda}: ${e instanceof TrustError ? e.code : 'error'} ${(e as Error).message}`,
+      };
     }
     if (!r.ok) return { ok: false, code: 'MIDDLEWARE_FAILED', reason: `${lambda}: ${r.code} ${r.message}` };
     const out = r.value as { reject?: unknown; value?: unknown } | null;
-    if (out && typeof out === 'object' && typeof out.reject === 'string') return { ok: false, code: 'MIDDLEWARE_REJECTED', reason: `${lambda}: ${out.reject}` };
-    if (!out || typeof out !== 'object' || !('value' in out)) return { ok: false, code: 'MIDDLEWARE_FAILED', reason: `${lambda} returned neither { value } nor { reject }` };
+    if (out && typeof out === 'object' && typeof out.reject === 'string')
+      return { ok: false, code: 'MIDDLEWARE_REJECTED', reason: `${lambda}: ${out.reject}` };
+    if (!out || typeof out !== 'object' || !('value' in out))
+      return { ok: false, code: 'MIDDLEWARE_FAILED', reason: `${lambda} returned neither { value } nor { reject }` };
     const next = input.accept(out.value);
-    if (next === undefined) return { ok: false, code: 'MIDDLEWARE_FAILED', reason: `${lambda} returned an invalid ${input.kind} value` };
+    if (next === undefined)
+      return { ok: false, code: 'MIDDLEWARE_FAILED', reason: `${lambda} returned an invalid ${input.kind} value` };
     value = next;
   }
   return { ok: true, value };

@@ -7,15 +7,24 @@ import type { CodeErrorCode, RunRequest, WorkerLimits, WorkerResult } from './wo
 // deadline by terminating the worker; the interrupt handler here is the polite first stop that
 // keeps the logs.
 
-interface WasmMemory { readonly buffer: ArrayBuffer }
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
 // The project's TypeScript lib set has no DOM/WebAssembly types; this is the one constructor used.
-const wasmGlobal = (globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum: number }) => WasmMemory } }).WebAssembly;
+const wasmGlobal = (
+  globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum: number }) => WasmMemory } }
+).WebAssembly;
 
 /** Linear memory the QuickJS module starts with (and which a run's limit comes on top of). */
 export const ENGINE_INITIAL_BYTES = 16 * 1024 * 1024;
 
 /** One WebAssembly instance of QuickJS; many runtimes (executions) live in it. */
-export interface Engine { readonly mod: QuickJSWASMModule; readonly memory: WasmMemory; readonly maxBytes: number; poisoned: boolean }
+export interface Engine {
+  readonly mod: QuickJSWASMModule;
+  readonly memory: WasmMemory;
+  readonly maxBytes: number;
+  poisoned: boolean;
+}
 
 /**
  * Loads QuickJS into a linear memory that can never grow past `memoryBytes` on top of its
@@ -29,7 +38,8 @@ export async function loadEngine(memoryBytes: number): Promise<Engine> {
 }
 
 /** One execution as the worker sees it. */
-export interface GuestRun extends Pick<RunRequest, 'code' | 'fn' | 'argsText' | 'deadline' | 'timeoutMs' | 'memoryBytes'> {
+export interface GuestRun
+  extends Pick<RunRequest, 'code' | 'fn' | 'argsText' | 'deadline' | 'timeoutMs' | 'memoryBytes'> {
   /** True once the host asked this run to stop (shared memory; read while the guest spins). */
   readonly stopRequested: () => boolean;
   /** Sends `adf.<method>(argsText)` to the host; resolves with the result's JSON text. */
@@ -37,7 +47,11 @@ export interface GuestRun extends Pick<RunRequest, 'code' | 'fn' | 'argsText' | 
 }
 
 /** Runs one execution in `engine`; marks the engine poisoned after a resource failure. */
-export async function runGuest(engine: Engine, run: GuestRun, limits: WorkerLimits): Promise<{ result: WorkerResult; logs: string[] }> {
+export async function runGuest(
+  engine: Engine,
+  run: GuestRun,
+  limits: WorkerLimits,
+): Promise<{ result: WorkerResult; logs: string[] }> {
   const logs: string[] = [];
   let logBytes = 0;
   let calls = 0;
@@ -53,31 +67,48 @@ export async function runGuest(engine: Engine, run: GuestRun, limits: WorkerLimi
   });
   const vm: QuickJSContext = runtime.newContext();
   let settle!: (r: WorkerResult) => void;
-  const done = new Promise<WorkerResult>((resolve) => { settle = resolve; });
+  const done = new Promise<WorkerResult>((resolve) => {
+    settle = resolve;
+  });
   let finished = false;
-  const finish = (r: WorkerResult) => { if (!finished) { finished = true; settle(r); } };
+  const finish = (r: WorkerResult) => {
+    if (!finished) {
+      finished = true;
+      settle(r);
+    }
+  };
   const fail = (code: CodeErrorCode, name: string, message: string) => finish({ ok: false, code, name, message });
   const hostFault = (e: unknown) => {
     // A trap inside the instance (native stack exhausted, engine abort, linear memory exhausted)
     // leaves QuickJS in an unknown state: fail the run and retire the instance.
     engine.poisoned = true;
     const msg = (e as Error)?.message ?? String(e);
-    if (e instanceof RangeError && /stack/i.test(msg)) return fail('CODE_STACK_OVERFLOW', 'RangeError', 'maximum call stack size exceeded');
-    if (/memory|alloc/i.test(msg)) return fail('CODE_MEMORY_LIMIT', 'RangeError', 'execution exceeded its memory limit');
+    if (e instanceof RangeError && /stack/i.test(msg))
+      return fail('CODE_STACK_OVERFLOW', 'RangeError', 'maximum call stack size exceeded');
+    if (/memory|alloc/i.test(msg))
+      return fail('CODE_MEMORY_LIMIT', 'RangeError', 'execution exceeded its memory limit');
     return fail('CODE_ERROR', 'InternalError', `sandbox engine fault: ${msg}`);
   };
   const classifyAndFail = (name: string, message: string) => {
     if (run.stopRequested()) return fail('CODE_ABORTED', 'AbortError', 'execution aborted');
-    if (overMemory || /out of memory|string too long|array too long/i.test(message)) return fail('CODE_MEMORY_LIMIT', 'RangeError', 'execution exceeded its memory limit');
-    if (Date.now() > run.deadline || /interrupted/i.test(message)) return fail('CODE_TIMEOUT', 'TimeoutError', `execution exceeded ${run.timeoutMs} ms`);
-    if (/stack (size|overflow)|call stack/i.test(message)) return fail('CODE_STACK_OVERFLOW', 'RangeError', 'maximum call stack size exceeded');
+    if (overMemory || /out of memory|string too long|array too long/i.test(message))
+      return fail('CODE_MEMORY_LIMIT', 'RangeError', 'execution exceeded its memory limit');
+    if (Date.now() > run.deadline || /interrupted/i.test(message))
+      return fail('CODE_TIMEOUT', 'TimeoutError', `execution exceeded ${run.timeoutMs} ms`);
+    if (/stack (size|overflow)|call stack/i.test(message))
+      return fail('CODE_STACK_OVERFLOW', 'RangeError', 'maximum call stack size exceeded');
     if (name === 'SyntaxError') return fail('CODE_SYNTAX', name, message);
     return fail('CODE_ERROR', name, message);
   };
   const pump = () => {
     if (finished) return;
     let r: ReturnType<typeof runtime.executePendingJobs>;
-    try { r = runtime.executePendingJobs(); } catch (e) { hostFault(e); return; }
+    try {
+      r = runtime.executePendingJobs();
+    } catch (e) {
+      hostFault(e);
+      return;
+    }
     if (r.error) {
       const err = dumpError(vm, r.error);
       r.error.dispose();
@@ -91,7 +122,11 @@ export async function runGuest(engine: Engine, run: GuestRun, limits: WorkerLimi
   let inflight = 0;
   let inflightBytes = 0;
   const startNext = () => {
-    while (queue.length > 0 && inflight < limits.maxInflight && (inflight === 0 || inflightBytes + queue[0]!.bytes <= limits.maxBytes)) {
+    while (
+      queue.length > 0 &&
+      inflight < limits.maxInflight &&
+      (inflight === 0 || inflightBytes + queue[0]!.bytes <= limits.maxBytes)
+    ) {
       const next = queue.shift()!;
       inflight++;
       inflightBytes += next.bytes;
@@ -122,17 +157,46 @@ export async function runGuest(engine: Engine, run: GuestRun, limits: WorkerLimi
       pump();
     };
     calls += 1;
-    if (calls > limits.maxCalls) queueMicrotask(() => settleCall(false, '', 'AdfError', `more than ${limits.maxCalls} bridge calls in one execution`, 'CODE_TOO_MANY_CALLS'));
-    else if (argsText.length > limits.maxBytes) queueMicrotask(() => settleCall(false, '', 'AdfError', `bridge arguments exceed ${limits.maxBytes} bytes`, 'CODE_MESSAGE_TOO_LARGE'));
+    if (calls > limits.maxCalls)
+      queueMicrotask(() =>
+        settleCall(
+          false,
+          '',
+          'AdfError',
+          `more than ${limits.maxCalls} bridge calls in one execution`,
+          'CODE_TOO_MANY_CALLS',
+        ),
+      );
+    else if (argsText.length > limits.maxBytes)
+      queueMicrotask(() =>
+        settleCall(false, '', 'AdfError', `bridge arguments exceed ${limits.maxBytes} bytes`, 'CODE_MESSAGE_TOO_LARGE'),
+      );
     else {
       const bytes = argsText.length;
-      const done = () => { inflight--; inflightBytes -= bytes; startNext(); };
+      const done = () => {
+        inflight--;
+        inflightBytes -= bytes;
+        startNext();
+      };
       queue.push({
         bytes,
-        send: () => run.call(method, argsText).then(
-          (text) => { done(); settleCall(true, text); },
-          (err: { name?: string; message?: string; code?: string }) => { done(); settleCall(false, '', err.name ?? 'AdfError', err.message ?? 'bridge call failed', err.code ?? 'ADF_ERROR'); },
-        ),
+        send: () =>
+          run.call(method, argsText).then(
+            (text) => {
+              done();
+              settleCall(true, text);
+            },
+            (err: { name?: string; message?: string; code?: string }) => {
+              done();
+              settleCall(
+                false,
+                '',
+                err.name ?? 'AdfError',
+                err.message ?? 'bridge call failed',
+                err.code ?? 'ADF_ERROR',
+              );
+            },
+          ),
       });
       startNext();
     }
@@ -143,9 +207,11 @@ export async function runGuest(engine: Engine, run: GuestRun, limits: WorkerLimi
     const a = vm.typeof(aH) === 'string' ? vm.getString(aH) : '';
     const b = vm.typeof(bH) === 'string' ? vm.getString(bH) : '';
     if (ok) {
-      if (a.length > limits.maxBytes) fail('CODE_MESSAGE_TOO_LARGE', 'RangeError', `result exceeds ${limits.maxBytes} bytes`);
+      if (a.length > limits.maxBytes)
+        fail('CODE_MESSAGE_TOO_LARGE', 'RangeError', `result exceeds ${limits.maxBytes} bytes`);
       // A value produced after the deadline (e.g. once a nested run used up the time) is late.
-      else if (Date.now() > run.deadline) fail('CODE_TIMEOUT', 'TimeoutError', `execution exceeded ${run.timeoutMs} ms`);
+      else if (Date.now() > run.deadline)
+        fail('CODE_TIMEOUT', 'TimeoutError', `execution exceeded ${run.timeoutMs} ms`);
       else finish({ ok: true, valueText: a });
     } else classifyAndFail(a, b);
   });
@@ -159,18 +225,35 @@ export async function runGuest(engine: Engine, run: GuestRun, limits: WorkerLimi
   });
 
   // While the guest waits on the bridge no interrupt fires: this timer ends the wait.
-  const timer = setTimeout(() => { pump(); fail('CODE_TIMEOUT', 'TimeoutError', `execution exceeded ${run.timeoutMs} ms`); }, Math.max(0, run.deadline - Date.now()) + 5);
+  const timer = setTimeout(
+    () => {
+      pump();
+      fail('CODE_TIMEOUT', 'TimeoutError', `execution exceeded ${run.timeoutMs} ms`);
+    },
+    Math.max(0, run.deadline - Date.now()) + 5,
+  );
   try {
-    const source = buildGuestSource(run.code, run.fn === undefined ? { kind: 'script' } : { kind: 'function', name: run.fn, argsText: run.argsText ?? 'null' });
+    const source = buildGuestSource(
+      run.code,
+      run.fn === undefined ? { kind: 'script' } : { kind: 'function', name: run.fn, argsText: run.argsText ?? 'null' },
+    );
     let compiled: ReturnType<typeof vm.evalCode> | undefined;
-    try { compiled = vm.evalCode(source, 'agent-code.js'); } catch (e) { hostFault(e); }
+    try {
+      compiled = vm.evalCode(source, 'agent-code.js');
+    } catch (e) {
+      hostFault(e);
+    }
     if (compiled?.error) {
       const err = dumpError(vm, compiled.error);
       compiled.error.dispose();
       classifyAndFail(err.name, err.message);
     } else if (compiled) {
       let started: ReturnType<typeof vm.callFunction> | undefined;
-      try { started = vm.callFunction(compiled.value, vm.undefined, callFn, settleFn, logFn); } catch (e) { hostFault(e); }
+      try {
+        started = vm.callFunction(compiled.value, vm.undefined, callFn, settleFn, logFn);
+      } catch (e) {
+        hostFault(e);
+      }
       compiled.value.dispose();
       if (started?.error) {
         const err = dumpError(vm, started.error);
@@ -182,7 +265,11 @@ export async function runGuest(engine: Engine, run: GuestRun, limits: WorkerLimi
       }
     }
     const result = await done;
-    if (!result.ok && ['CODE_TIMEOUT', 'CODE_MEMORY_LIMIT', 'CODE_STACK_OVERFLOW', 'CODE_ABORTED'].includes(result.code)) engine.poisoned = true;
+    if (
+      !result.ok &&
+      ['CODE_TIMEOUT', 'CODE_MEMORY_LIMIT', 'CODE_STACK_OVERFLOW', 'CODE_ABORTED'].includes(result.code)
+    )
+      engine.poisoned = true;
     return { result, logs };
   } finally {
     clearTimeout(timer);
@@ -193,8 +280,14 @@ export async function runGuest(engine: Engine, run: GuestRun, limits: WorkerLimi
       // Never free a runtime after a resource failure: freeing can trip QuickJS's own asserts.
       // The worker (and the whole instance) is retired instead.
       try {
-        callFn.dispose(); settleFn.dispose(); logFn.dispose(); vm.dispose(); runtime.dispose();
-      } catch { engine.poisoned = true; }
+        callFn.dispose();
+        settleFn.dispose();
+        logFn.dispose();
+        vm.dispose();
+        runtime.dispose();
+      } catch {
+        engine.poisoned = true;
+      }
     }
   }
 }
@@ -204,7 +297,10 @@ function dumpError(vm: QuickJSContext, h: QuickJSHandle): { name: string; messag
     const d = vm.dump(h) as unknown;
     if (d && typeof d === 'object') {
       const o = d as { name?: unknown; message?: unknown };
-      return { name: typeof o.name === 'string' ? o.name : 'Error', message: typeof o.message === 'string' ? o.message : JSON.stringify(d) };
+      return {
+        name: typeof o.name === 'string' ? o.name : 'Error',
+        message: typeof o.message === 'string' ? o.message : JSON.stringify(d),
+      };
     }
     return { name: 'Error', message: String(d) };
   } catch {

@@ -25,7 +25,8 @@ export interface TypeStripperOptions {
   readonly maxBytes?: number;
 }
 
-const named = (r: TypeStripResult, file: string): TypeStripResult => (r.ok ? r : { ...r, message: `${file}: ${r.message}` });
+const named = (r: TypeStripResult, file: string): TypeStripResult =>
+  r.ok ? r : { ...r, message: `${file}: ${r.message}` };
 
 /** True for the file names whose content is TypeScript (`.ts`, `.mts`, `.cts`). */
 export function isTypeScriptPath(path: string): boolean {

@@ -9,7 +9,11 @@ import type { WorkerInit, WorkerToHost } from './worker-protocol.js';
 export const defaultCodeWorkers = (): number => Math.max(1, Math.min(2, availableParallelism()));
 
 /** V8 heap limits of one code worker (its JavaScript only: guest memory is QuickJS's linear memory). */
-export const CODE_WORKER_HEAP = Object.freeze({ maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 });
+export const CODE_WORKER_HEAP = Object.freeze({
+  maxOldGenerationSizeMb: 48,
+  maxYoungGenerationSizeMb: 8,
+  stackSizeMb: 4,
+});
 
 /** Run slots per worker: the top-level run plus its nested runs. */
 export const SLOTS_PER_WORKER = 32;
@@ -26,7 +30,12 @@ export interface CodeWorker {
 }
 
 /** Counters of a pool (for operators and tests: a retired worker is never seen again). */
-export interface CodeWorkerStats { readonly started: number; readonly retired: number; readonly alive: number; readonly busy: number }
+export interface CodeWorkerStats {
+  readonly started: number;
+  readonly retired: number;
+  readonly alive: number;
+  readonly busy: number;
+}
 
 /** Handlers the sandbox installs on every worker it gets. */
 export interface WorkerEvents {
@@ -56,11 +65,17 @@ function workerScript(): URL {
   if (existsSync(fileURLToPath(here))) return here;
   const built = new URL('../../dist/code-worker.js', import.meta.url);
   if (existsSync(fileURLToPath(built))) return built;
-  throw new TrustError('CODE_WORKER_MISSING', '@trust/agent-runtime: dist/code-worker.js not found', { hint: 'build the package first (pnpm turbo run build --filter=@trust/agent-runtime)' });
+  throw new TrustError('CODE_WORKER_MISSING', '@trust/agent-runtime: dist/code-worker.js not found', {
+    hint: 'build the package first (pnpm turbo run build --filter=@trust/agent-runtime)',
+  });
 }
 
 /** Creates the pool. Workers are spawned lazily, up to `size`; idle ones do not keep the process alive. */
-export function createWorkerPool(o: { size: number; init: Omit<WorkerInit, 'stopFlags'>; events: WorkerEvents }): WorkerPool {
+export function createWorkerPool(o: {
+  size: number;
+  init: Omit<WorkerInit, 'stopFlags'>;
+  events: WorkerEvents;
+}): WorkerPool {
   const all = new Set<CodeWorker>();
   const idle: CodeWorker[] = [];
   const waiters: Array<{ resolve: (w: CodeWorker) => void; reject: (e: unknown) => void }> = [];
@@ -72,15 +87,29 @@ export function createWorkerPool(o: { size: number; init: Omit<WorkerInit, 'stop
     const stopFlags = new SharedArrayBuffer(4 * SLOTS_PER_WORKER);
     const init: WorkerInit = { ...o.init, stopFlags };
     started++;
-    const thread = new Worker(workerScript(), { workerData: init, resourceLimits: CODE_WORKER_HEAP, env: {}, execArgv: [], stdout: true, stderr: true });
+    const thread = new Worker(workerScript(), {
+      workerData: init,
+      resourceLimits: CODE_WORKER_HEAP,
+      env: {},
+      execArgv: [],
+      stdout: true,
+      stderr: true,
+    });
     thread.stdout.resume();
     thread.stderr.resume();
     let markReady!: () => void;
-    const ready = new Promise<void>((resolve) => { markReady = resolve; });
+    const ready = new Promise<void>((resolve) => {
+      markReady = resolve;
+    });
     const w: CodeWorker = { thread, stopFlags: new Int32Array(stopFlags), busy: false, dead: false, ready };
     let lastError: Error | undefined;
-    thread.on('message', (m: WorkerToHost) => { if (m.t === 'ready') markReady(); else o.events.onMessage(w, m); });
-    thread.on('error', (e) => { lastError = e; });
+    thread.on('message', (m: WorkerToHost) => {
+      if (m.t === 'ready') markReady();
+      else o.events.onMessage(w, m);
+    });
+    thread.on('error', (e) => {
+      lastError = e;
+    });
     thread.on('exit', () => {
       if (!w.dead && !closed) retired++;
       w.dead = true;
@@ -114,15 +143,25 @@ export function createWorkerPool(o: { size: number; init: Omit<WorkerInit, 'stop
       return new Promise<CodeWorker>((resolve, reject) => {
         const waiter = { resolve, reject };
         waiters.push(waiter);
-        signal?.addEventListener('abort', () => {
-          const i = waiters.indexOf(waiter);
-          if (i >= 0) { waiters.splice(i, 1); reject(new TrustError('CODE_ABORTED', 'execution aborted while waiting for a code worker')); }
-        }, { once: true });
+        signal?.addEventListener(
+          'abort',
+          () => {
+            const i = waiters.indexOf(waiter);
+            if (i >= 0) {
+              waiters.splice(i, 1);
+              reject(new TrustError('CODE_ABORTED', 'execution aborted while waiting for a code worker'));
+            }
+          },
+          { once: true },
+        );
         pump();
       });
     },
     release(w) {
-      if (w.dead) { pump(); return; }
+      if (w.dead) {
+        pump();
+        return;
+      }
       w.busy = false;
       w.stopFlags.fill(0);
       w.thread.unref();
@@ -147,9 +186,15 @@ export function createWorkerPool(o: { size: number; init: Omit<WorkerInit, 'stop
     },
     async close() {
       closed = true;
-      for (const waiter of waiters.splice(0)) waiter.reject(new TrustError('CODE_SANDBOX_CLOSED', 'the code sandbox is closed'));
+      for (const waiter of waiters.splice(0))
+        waiter.reject(new TrustError('CODE_SANDBOX_CLOSED', 'the code sandbox is closed'));
       idle.length = 0;
-      await Promise.all([...all].map((w) => { w.dead = true; return w.thread.terminate(); }));
+      await Promise.all(
+        [...all].map((w) => {
+          w.dead = true;
+          return w.thread.terminate();
+        }),
+      );
       all.clear();
     },
   };

@@ -5,8 +5,16 @@
 
 /** Stable error codes of a failed execution. */
 export type CodeErrorCode =
-  | 'CODE_TIMEOUT' | 'CODE_MEMORY_LIMIT' | 'CODE_STACK_OVERFLOW' | 'CODE_ABORTED' | 'CODE_SYNTAX' | 'CODE_ERROR'
-  | 'CODE_NESTING_LIMIT' | 'CODE_MESSAGE_TOO_LARGE' | 'CODE_VALUE_TOO_DEEP' | 'CODE_WORKER_FAILED';
+  | 'CODE_TIMEOUT'
+  | 'CODE_MEMORY_LIMIT'
+  | 'CODE_STACK_OVERFLOW'
+  | 'CODE_ABORTED'
+  | 'CODE_SYNTAX'
+  | 'CODE_ERROR'
+  | 'CODE_NESTING_LIMIT'
+  | 'CODE_MESSAGE_TOO_LARGE'
+  | 'CODE_VALUE_TOO_DEEP'
+  | 'CODE_WORKER_FAILED';
 
 /** Limits the worker applies inside one execution. */
 export interface WorkerLimits {
@@ -45,12 +53,26 @@ export interface RunRequest {
 /** Host → worker: the answer to one bridge call. */
 export type CallReply =
   | { readonly t: 'reply'; readonly id: number; readonly call: number; readonly ok: true; readonly text: string }
-  | { readonly t: 'reply'; readonly id: number; readonly call: number; readonly ok: false; readonly name: string; readonly message: string; readonly code: string };
+  | {
+      readonly t: 'reply';
+      readonly id: number;
+      readonly call: number;
+      readonly ok: false;
+      readonly name: string;
+      readonly message: string;
+      readonly code: string;
+    };
 
 export type HostToWorker = RunRequest | CallReply;
 
 /** Worker → host: a bridge call (`adf.<method>(args)`), arguments as JSON text. */
-export interface CallRequest { readonly t: 'call'; readonly id: number; readonly call: number; readonly method: string; readonly args: string }
+export interface CallRequest {
+  readonly t: 'call';
+  readonly id: number;
+  readonly call: number;
+  readonly method: string;
+  readonly args: string;
+}
 
 /** The outcome of one execution as the worker reports it; `value` is JSON text. */
 export type WorkerResult =
@@ -58,9 +80,17 @@ export type WorkerResult =
   | { readonly ok: false; readonly code: CodeErrorCode; readonly name: string; readonly message: string };
 
 /** Worker → host: an execution ended. `poisoned`: the engine hit a resource failure; retire the worker. */
-export interface RunDone { readonly t: 'done'; readonly id: number; readonly result: WorkerResult; readonly logs: readonly string[]; readonly poisoned: boolean }
+export interface RunDone {
+  readonly t: 'done';
+  readonly id: number;
+  readonly result: WorkerResult;
+  readonly logs: readonly string[];
+  readonly poisoned: boolean;
+}
 
 /** Worker → host: the engine is loaded and the worker takes runs. */
-export interface WorkerReady { readonly t: 'ready' }
+export interface WorkerReady {
+  readonly t: 'ready';
+}
 
 export type WorkerToHost = CallRequest | RunDone | WorkerReady;

@@ -5,7 +5,13 @@ import { defaultAgentConfig, parseAgentConfig } from './agent-config.js';
 import { BUILT_IN_TOOLS } from './built-in-tools.js';
 import { redactConfig } from './redact-config.js';
 
-type Def = { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType>; element?: z.ZodType; valueType?: z.ZodType };
+type Def = {
+  type: string;
+  innerType?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+  valueType?: z.ZodType;
+};
 const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
 const WRAPPERS = ['default', 'prefault', 'optional', 'nullable'];
 
@@ -13,7 +19,10 @@ const WRAPPERS = ['default', 'prefault', 'optional', 'nullable'];
 function undescribed(schema: z.ZodType, path: string, out: string[]): void {
   let s = schema;
   let described = s.description !== undefined;
-  while (WRAPPERS.includes(defOf(s).type) && defOf(s).innerType) { s = defOf(s).innerType as z.ZodType; described ||= s.description !== undefined; }
+  while (WRAPPERS.includes(defOf(s).type) && defOf(s).innerType) {
+    s = defOf(s).innerType as z.ZodType;
+    described ||= s.description !== undefined;
+  }
   if (!described) out.push(path);
   const d = defOf(s);
   if (d.type === 'object') for (const [k, v] of Object.entries(d.shape ?? {})) undescribed(v, `${path}.${k}`, out);
@@ -30,12 +39,20 @@ describe('agent config schema', () => {
 
   it('is strict and reports every problem at once with paths', () => {
     try {
-      parseAgentConfig({ v: 2, nope: 1, limits: { max_sql_rows: 0 }, tools: [{ name: '' }], security: { allow_unsigned: 'yes' } });
+      parseAgentConfig({
+        v: 2,
+        nope: 1,
+        limits: { max_sql_rows: 0 },
+        tools: [{ name: '' }],
+        security: { allow_unsigned: 'yes' },
+      });
       expect.unreachable();
     } catch (e) {
       const err = e as { code: string; problems: Array<{ path: string }> };
       expect(err.code).toBeTrustCode('ADF_CONFIG_INVALID');
-      expect(err.problems.map((p) => p.path).sort()).toEqual(['', 'limits.max_sql_rows', 'security.allow_unsigned', 'tools.0.name', 'v'].sort());
+      expect(err.problems.map((p) => p.path).sort()).toEqual(
+        ['', 'limits.max_sql_rows', 'security.allow_unsigned', 'tools.0.name', 'v'].sort(),
+      );
     }
   });
 
@@ -49,7 +66,8 @@ describe('agent config schema', () => {
     expect(c.code_execution.restricted_methods).toEqual(['attestation_issue']);
     const t = (n: string) => c.tools.find((x) => x.name === n);
     expect(t('adf_shell')).toMatchObject({ enabled: false, locked: true });
-    for (const ws of ['ws_connect', 'ws_send', 'ws_disconnect']) expect(t(ws)).toMatchObject({ enabled: false, locked: true });
+    for (const ws of ['ws_connect', 'ws_send', 'ws_disconnect'])
+      expect(t(ws)).toMatchObject({ enabled: false, locked: true });
     expect(t('sys_fetch')).toMatchObject({ enabled: true });
     expect(t('sys_update_config')).toMatchObject({ enabled: true, restricted: true });
     expect(c.tools).toHaveLength(BUILT_IN_TOOLS.length);
@@ -57,11 +75,19 @@ describe('agent config schema', () => {
   });
 
   it('a missing enabled/visible means false', () => {
-    expect(parseAgentConfig({ v: 1, tools: [{ name: 'x' }] }).tools[0]).toEqual({ name: 'x', enabled: false, visible: false });
+    expect(parseAgentConfig({ v: 1, tools: [{ name: 'x' }] }).tools[0]).toEqual({
+      name: 'x',
+      enabled: false,
+      visible: false,
+    });
   });
 
   it('redaction hides secrets but keeps structure', () => {
-    const c = parseAgentConfig({ v: 1, model: { provider: 'anthropic', model_id: 'm', api_key: 'k' }, metadata: { password: 'p', note: 'n' } });
+    const c = parseAgentConfig({
+      v: 1,
+      model: { provider: 'anthropic', model_id: 'm', api_key: 'k' },
+      metadata: { password: 'p', note: 'n' },
+    });
     const r = redactConfig(c) as { model: Record<string, unknown>; metadata: Record<string, unknown> };
     expect(r.model['api_key']).toBe('__redacted__');
     expect(r.metadata).toEqual({ password: '__redacted__', note: 'n' });

@@ -15,10 +15,14 @@ export function parseAgentConfig(doc: unknown): AgentConfig {
   const result = checkAgentConfig(doc);
   if (result.ok) return result.config;
   const lines = result.problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ');
-  throw new TrustError('ADF_CONFIG_INVALID', `agent config is invalid (${result.problems.length} problem(s)): ${lines}`, {
-    problems: result.problems,
-    hint: 'fix each listed path; a minimal valid config is { "v": 1 }',
-  });
+  throw new TrustError(
+    'ADF_CONFIG_INVALID',
+    `agent config is invalid (${result.problems.length} problem(s)): ${lines}`,
+    {
+      problems: result.problems,
+      hint: 'fix each listed path; a minimal valid config is { "v": 1 }',
+    },
+  );
 }
 
 /** Like {@link parseAgentConfig} but returns the problems instead of throwing. */
@@ -31,9 +35,11 @@ export function checkAgentConfig(doc: unknown): { ok: true; config: AgentConfig 
 function toProblem(issue: z.core.$ZodIssue): Problem {
   const path = issue.path.map(String).join('.');
   const hint =
-    issue.code === 'unrecognized_keys' ? `remove ${issue.keys.join(', ')}; the schema is strict`
-    : path === 'v' ? 'set "v": 1'
-    : undefined;
+    issue.code === 'unrecognized_keys'
+      ? `remove ${issue.keys.join(', ')}; the schema is strict`
+      : path === 'v'
+        ? 'set "v": 1'
+        : undefined;
   return hint === undefined
     ? { code: 'ADF_CONFIG_INVALID', message: issue.message, path, severity: 'error' }
     : { code: 'ADF_CONFIG_INVALID', message: issue.message, path, hint, severity: 'error' };
@@ -69,9 +75,19 @@ export function effectiveToolDeclarations(config: AgentConfig): ReadonlyMap<stri
   for (const d of config.tools) {
     const prev = out.get(d.name);
     if (prev === undefined) {
-      out.set(d.name, { name: d.name, enabled: d.enabled, visible: d.visible, restricted: d.restricted === true, locked: d.locked === true });
+      out.set(d.name, {
+        name: d.name,
+        enabled: d.enabled,
+        visible: d.visible,
+        restricted: d.restricted === true,
+        locked: d.locked === true,
+      });
     } else {
-      out.set(d.name, { ...prev, restricted: prev.restricted || d.restricted === true, locked: prev.locked || d.locked === true });
+      out.set(d.name, {
+        ...prev,
+        restricted: prev.restricted || d.restricted === true,
+        locked: prev.locked || d.locked === true,
+      });
     }
   }
   return out;

@@ -14,7 +14,10 @@ import { redactConfig } from './redact-config.js';
  * @example
  * await gate.call('sys_update_config', { path: 'tools.fs_delete.enabled', value: true }, { origin: 'llm' });
  */
-export const sysUpdateConfigTool: ToolDefinition<ConfigUpdateRequest, { ok: true; path: string; override: boolean; note?: string }> = {
+export const sysUpdateConfigTool: ToolDefinition<
+  ConfigUpdateRequest,
+  { ok: true; path: string; override: boolean; note?: string }
+> = {
   name: 'sys_update_config',
   description: 'Change one field of your own config by dot path, e.g. {"path":"tools.fs_delete.enabled","value":true}.',
   inputSchema: {
@@ -33,8 +36,17 @@ export const sysUpdateConfigTool: ToolDefinition<ConfigUpdateRequest, { ok: true
   },
   async run(args, ctx) {
     const plan = planConfigUpdate(ctx.adf.config(), args);
-    const record = (decision: 'allow' | 'deny', extra: { code?: string; rule?: string; details?: Record<string, unknown> } = {}) =>
-      ctx.audit.record({ principal: ctx.principal, action: 'config.update', target: String(args.path), decision, ...extra });
+    const record = (
+      decision: 'allow' | 'deny',
+      extra: { code?: string; rule?: string; details?: Record<string, unknown> } = {},
+    ) =>
+      ctx.audit.record({
+        principal: ctx.principal,
+        action: 'config.update',
+        target: String(args.path),
+        decision,
+        ...extra,
+      });
     if (plan.kind === 'deny') {
       record('deny', { code: plan.decision.code, ...(plan.decision.rule ? { rule: plan.decision.rule } : {}) });
       throw deniedError(plan.decision);
@@ -55,9 +67,17 @@ export const sysUpdateConfigTool: ToolDefinition<ConfigUpdateRequest, { ok: true
       if (again.kind === 'deny') throw deniedError(again.decision);
       ctx.adf.setConfig(again.next);
     });
-    record('allow', { rule: override ? 'one-time-override' : 'config-update', ...(override ? { details: { override: true } } : {}) });
+    record('allow', {
+      rule: override ? 'one-time-override' : 'config-update',
+      ...(override ? { details: { override: true } } : {}),
+    });
     return override
-      ? { ok: true, path: plan.path, override, note: '⚠ protection override: applied once with owner approval; the lock stays in place' }
+      ? {
+          ok: true,
+          path: plan.path,
+          override,
+          note: '⚠ protection override: applied once with owner approval; the lock stays in place',
+        }
       : { ok: true, path: plan.path, override };
   },
 };
@@ -71,11 +91,18 @@ export const sysUpdateConfigTool: ToolDefinition<ConfigUpdateRequest, { ok: true
 export const sysGetConfigTool: ToolDefinition<{ section?: string }, unknown> = {
   name: 'sys_get_config',
   description: 'Read your own config (secrets redacted). Optional "section", e.g. "limits" or "tools".',
-  inputSchema: { type: 'object', properties: { section: { type: 'string', maxLength: 100 } }, additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { section: { type: 'string', maxLength: 100 } },
+    additionalProperties: false,
+  },
   run(args, ctx) {
     const redacted = redactConfig(ctx.adf.config());
     if (args.section === undefined) return redacted;
-    if (!Object.hasOwn(redacted, args.section)) throw new TrustError('CONFIG_UNKNOWN_KEY', `unknown config section "${args.section}"`, { hint: `valid sections: ${Object.keys(redacted).join(', ')}` });
+    if (!Object.hasOwn(redacted, args.section))
+      throw new TrustError('CONFIG_UNKNOWN_KEY', `unknown config section "${args.section}"`, {
+        hint: `valid sections: ${Object.keys(redacted).join(', ')}`,
+      });
     return redacted[args.section as keyof AgentConfig];
   },
 };

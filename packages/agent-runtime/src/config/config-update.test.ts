@@ -55,13 +55,22 @@ describe('planConfigUpdate', () => {
     [{ path: 'messaging.receive', value: true }, 'CONFIG_LOCKED'],
     [{ path: 'tools.adf_shell.enabled', value: true }, 'CONFIG_LOCKED'],
     [{ path: 'security.table_protections', value: {} }, 'CONFIG_LOCKED'],
-    [{ path: 'triggers', op: 'append', value: { type: 'on_inbox', scope: 'system', lambda: 'trusted.js:run' } }, 'CONFIG_LOCKED'],
+    [
+      { path: 'triggers', op: 'append', value: { type: 'on_inbox', scope: 'system', lambda: 'trusted.js:run' } },
+      'CONFIG_LOCKED',
+    ],
     // declaration integrity
     [{ path: 'tools', op: 'append', value: { name: 'sys_code', enabled: true } }, 'CONFIG_DUPLICATE_DECLARATION'],
     [{ path: 'tools.sys_code', value: { name: 'sys_code', enabled: true } }, 'CONFIG_DECLARATION_WEAKENED'],
     [{ path: 'tools', value: [{ name: 'sys_code', enabled: true, restricted: true }] }, 'CONFIG_LOCKED'],
-    [{ path: 'tools', op: 'append', value: { name: 'sys_update_config', enabled: true } }, 'CONFIG_DECLARATION_WEAKENED'],
-    [{ path: 'tools', op: 'append', value: { name: 'compute_exec', enabled: true, restricted: true } }, 'CONFIG_DECLARATION_WEAKENED'],
+    [
+      { path: 'tools', op: 'append', value: { name: 'sys_update_config', enabled: true } },
+      'CONFIG_DECLARATION_WEAKENED',
+    ],
+    [
+      { path: 'tools', op: 'append', value: { name: 'compute_exec', enabled: true, restricted: true } },
+      'CONFIG_DECLARATION_WEAKENED',
+    ],
     // re-validation
     [{ path: 'limits.max_sql_rows', value: 'lots' }, 'CONFIG_INVALID_AFTER_UPDATE'],
     [{ path: 'tools.fs_read.bogus', value: 1 }, 'CONFIG_INVALID_AFTER_UPDATE'],

@@ -5,7 +5,12 @@ import { checkAgentConfig, cloneConfig, effectiveToolDeclarations } from './agen
 import { BUILT_IN_TOOLS } from './built-in-tools.js';
 
 /** Path segments that are owner-only anywhere they appear. */
-export const FORBIDDEN_SEGMENTS: readonly string[] = Object.freeze(['locked', 'locked_fields', 'restricted', 'restricted_methods']);
+export const FORBIDDEN_SEGMENTS: readonly string[] = Object.freeze([
+  'locked',
+  'locked_fields',
+  'restricted',
+  'restricted_methods',
+]);
 /** Top-level keys the agent can never set. */
 export const DENIED_TOP_LEVEL: readonly string[] = Object.freeze(['v', 'id', 'metadata', 'locked_fields']);
 /**
@@ -13,14 +18,22 @@ export const DENIED_TOP_LEVEL: readonly string[] = Object.freeze(['v', 'id', 'me
  * A path equal to one of these or below it is a guard path; so is a wholesale set of `security`.
  */
 export const GUARD_PATHS: readonly string[] = Object.freeze([
-  'security.allow_unsigned', 'security.require_middleware_authorization', 'security.middleware', 'security.fetch_middleware',
+  'security.allow_unsigned',
+  'security.require_middleware_authorization',
+  'security.middleware',
+  'security.fetch_middleware',
 ]);
 /**
  * Locks defined in code, so they hold for every agent whatever its stored `locked_fields` say.
  * `triggers`: a system trigger runs its lambda with that file's authorization, so letting the
  * model add one would let it run authorized code without the approval `sys_lambda` needs.
  */
-export const DEFAULT_LOCKED_PATHS: readonly string[] = Object.freeze(['security.allow_local_fetch', 'stream_bind', 'security.table_protections', 'triggers']);
+export const DEFAULT_LOCKED_PATHS: readonly string[] = Object.freeze([
+  'security.allow_local_fetch',
+  'stream_bind',
+  'security.table_protections',
+  'triggers',
+]);
 
 /** One `sys_update_config` request. */
 export interface ConfigUpdateRequest {
@@ -52,19 +65,42 @@ export function planConfigUpdate(config: AgentConfig, request: ConfigUpdateReque
   const op = request.op ?? 'set';
   const raw = String(request.path ?? '').trim();
   const segments = raw.split('.');
-  if (raw === '' || segments.some((s) => s === '')) return refuse('CONFIG_PATH_INVALID', `config path "${raw}" is not a dot path`, 'write e.g. "tools.fs_read.enabled"');
+  if (raw === '' || segments.some((s) => s === ''))
+    return refuse(
+      'CONFIG_PATH_INVALID',
+      `config path "${raw}" is not a dot path`,
+      'write e.g. "tools.fs_read.enabled"',
+    );
   const bad = segments.find((s) => FORBIDDEN_SEGMENTS.includes(s));
-  if (bad !== undefined) return refuse('CONFIG_PATH_FORBIDDEN', `"${bad}" is owner-only and cannot be changed by the agent`, 'ask the owner to change it in the owner console', 'self-protection');
+  if (bad !== undefined)
+    return refuse(
+      'CONFIG_PATH_FORBIDDEN',
+      `"${bad}" is owner-only and cannot be changed by the agent`,
+      'ask the owner to change it in the owner console',
+      'self-protection',
+    );
   const top = segments[0] as string;
-  if (DENIED_TOP_LEVEL.includes(top)) return refuse('CONFIG_PATH_FORBIDDEN', `"${top}" cannot be changed by the agent`, 'ask the owner', 'denied-key');
+  if (DENIED_TOP_LEVEL.includes(top))
+    return refuse('CONFIG_PATH_FORBIDDEN', `"${top}" cannot be changed by the agent`, 'ask the owner', 'denied-key');
   if (raw === 'security' || GUARD_PATHS.some((g) => isUnder(raw, g))) {
-    return refuse('CONFIG_GUARD_PATH', `"${raw}" is a guard path and is owner-only; there is no approval path`, 'the owner changes it in the owner console', 'guard-path');
+    return refuse(
+      'CONFIG_GUARD_PATH',
+      `"${raw}" is a guard path and is owner-only; there is no approval path`,
+      'the owner changes it in the owner console',
+      'guard-path',
+    );
   }
-  if (!Object.hasOwn(config, top)) return refuse('CONFIG_UNKNOWN_KEY', `unknown config section "${top}"`, `valid sections: ${Object.keys(config).join(', ')}`);
+  if (!Object.hasOwn(config, top))
+    return refuse(
+      'CONFIG_UNKNOWN_KEY',
+      `unknown config section "${top}"`,
+      `valid sections: ${Object.keys(config).join(', ')}`,
+    );
 
   const draft = cloneConfig(config);
   const resolved = resolvePath(draft, segments);
-  if (!resolved.ok) return refuse('CONFIG_PATH_INVALID', resolved.reason, 'use an existing path such as "limits.execution_timeout_ms"');
+  if (!resolved.ok)
+    return refuse('CONFIG_PATH_INVALID', resolved.reason, 'use an existing path such as "limits.execution_timeout_ms"');
   const { parent, key, canonical } = resolved;
   const current = (parent as Record<string, unknown>)[key];
   const value = coerce(request.value, current);
@@ -80,13 +116,23 @@ export function planConfigUpdate(config: AgentConfig, request: ConfigUpdateReque
   const checked = checkAgentConfig(draft);
   if (!checked.ok) {
     const msg = checked.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
-    return refuse('CONFIG_INVALID_AFTER_UPDATE', `the change would make the config invalid (${msg}); nothing was changed`, 'send a value of the right type');
+    return refuse(
+      'CONFIG_INVALID_AFTER_UPDATE',
+      `the change would make the config invalid (${msg}); nothing was changed`,
+      'send a value of the right type',
+    );
   }
   const lock = findLock(config, draft, canonical);
   if (lock !== undefined) {
     return {
-      kind: 'needs-override', next: checked.config, path: canonical,
-      decision: deny('CONFIG_LOCKED', `"${canonical}" is locked (${lock}); changing it needs a one-time owner approval`, { rule: 'locked-field', hint: 'the owner can approve this once; it is not remembered' }),
+      kind: 'needs-override',
+      next: checked.config,
+      path: canonical,
+      decision: deny(
+        'CONFIG_LOCKED',
+        `"${canonical}" is locked (${lock}); changing it needs a one-time owner approval`,
+        { rule: 'locked-field', hint: 'the owner can approve this once; it is not remembered' },
+      ),
     };
   }
   return { kind: 'apply', next: checked.config, path: canonical };
@@ -105,7 +151,8 @@ function resolvePath(root: Record<string, unknown>, segments: readonly string[])
   for (let i = 0; i < segments.length - 1; i++) {
     const seg = segments[i] as string;
     const next = step(node, seg);
-    if (next === undefined || next.value === null || typeof next.value !== 'object') return { ok: false, reason: `path "${segments.slice(0, i + 1).join('.')}" does not exist` };
+    if (next === undefined || next.value === null || typeof next.value !== 'object')
+      return { ok: false, reason: `path "${segments.slice(0, i + 1).join('.')}" does not exist` };
     canonical.push(next.name);
     node = next.value;
   }
@@ -125,7 +172,8 @@ function step(node: unknown, seg: string): { value: unknown; name: string } | un
     const item = node[idx] as { name?: unknown };
     return { value: item, name: typeof item?.name === 'string' ? item.name : seg };
   }
-  if (node !== null && typeof node === 'object' && Object.hasOwn(node, seg)) return { value: (node as Record<string, unknown>)[seg], name: seg };
+  if (node !== null && typeof node === 'object' && Object.hasOwn(node, seg))
+    return { value: (node as Record<string, unknown>)[seg], name: seg };
   return undefined;
 }
 
@@ -141,7 +189,11 @@ function coerce(value: unknown, current: unknown): unknown {
   if (typeof value !== 'string') return value;
   const t = value.trim();
   if ((t.startsWith('{') || t.startsWith('[')) && typeof current === 'object') {
-    try { return JSON.parse(t); } catch { return value; }
+    try {
+      return JSON.parse(t);
+    } catch {
+      return value;
+    }
   }
   if (typeof current === 'boolean' && (t === 'true' || t === 'false')) return t === 'true';
   if (typeof current === 'number' && /^-?\d+(\.\d+)?$/.test(t)) return Number(t);
@@ -156,16 +208,26 @@ function checkDeclarationIntegrity(before: AgentConfig, draft: Record<string, un
   const seen = new Set<string>();
   for (const d of tools as Array<Record<string, unknown>>) {
     const name = String(d?.['name']);
-    if (seen.has(name)) return deny('CONFIG_DUPLICATE_DECLARATION', `tool "${name}" is declared twice`, { rule: 'declaration-integrity', hint: 'change the existing declaration instead' });
+    if (seen.has(name))
+      return deny('CONFIG_DUPLICATE_DECLARATION', `tool "${name}" is declared twice`, {
+        rule: 'declaration-integrity',
+        hint: 'change the existing declaration instead',
+      });
     seen.add(name);
     const was = prev.get(name);
     const builtIn = BUILT_IN_TOOLS.find((b) => b.name === name);
     // Against the tool's current effective declaration; a tool not declared before is held to its built-in default.
     if ((was ? was.restricted : builtIn?.restricted) && d['restricted'] !== true) {
-      return deny('CONFIG_DECLARATION_WEAKENED', `the change would clear "restricted" on tool "${name}"`, { rule: 'declaration-integrity', hint: 'only the owner can change restricted' });
+      return deny('CONFIG_DECLARATION_WEAKENED', `the change would clear "restricted" on tool "${name}"`, {
+        rule: 'declaration-integrity',
+        hint: 'only the owner can change restricted',
+      });
     }
     if ((was ? was.locked : builtIn?.locked) && d['locked'] !== true) {
-      return deny('CONFIG_DECLARATION_WEAKENED', `the change would clear "locked" on tool "${name}"`, { rule: 'declaration-integrity', hint: 'only the owner can change locked' });
+      return deny('CONFIG_DECLARATION_WEAKENED', `the change would clear "locked" on tool "${name}"`, {
+        rule: 'declaration-integrity',
+        hint: 'only the owner can change locked',
+      });
     }
   }
   return allow();

@@ -1,4 +1,9 @@
-export { CODE_EXECUTION_FLAGS, TRIGGER_TYPES, agentConfigSchema, toolDeclarationSchema } from './agent-config-schema.js';
+export {
+  CODE_EXECUTION_FLAGS,
+  TRIGGER_TYPES,
+  agentConfigSchema,
+  toolDeclarationSchema,
+} from './agent-config-schema.js';
 export type { AgentConfig, ToolDeclaration } from './agent-config-schema.js';
 export { checkAgentConfig, defaultAgentConfig, effectiveToolDeclarations, parseAgentConfig } from './agent-config.js';
 export { BUILT_IN_TOOLS, CODE_EXCLUDED_TOOLS } from './built-in-tools.js';

@@ -5,7 +5,13 @@ import { REDACTED, redactConfig } from './redact-config.js';
 
 const config = parseAgentConfig({
   v: 1,
-  model: { provider: 'anthropic', model_id: 'm', api_key: 'sk-secret', max_tokens: 4096, api_key_env: 'ANTHROPIC_API_KEY' },
+  model: {
+    provider: 'anthropic',
+    model_id: 'm',
+    api_key: 'sk-secret',
+    max_tokens: 4096,
+    api_key_env: 'ANTHROPIC_API_KEY',
+  },
   limits: { max_file_read_tokens: 1234, max_tool_result_tokens: 5678 },
   mcp: { servers: [{ name: 'gh', command: 'x', env: { GH_TOKEN: 'ghp_x', LOG_LEVEL: 'debug' } }] },
   metadata: { github_token: 'ghp_meta', max_tokens: 99, note: 'n', nested: { password: 'p' } },
@@ -22,7 +28,11 @@ describe('redactConfig: only real secrets', () => {
   });
 
   it('redacts the inline API key, every MCP env value and secret-named metadata', () => {
-    const r = redactConfig(config) as { model: Record<string, unknown>; mcp: { servers: { env: Record<string, unknown> }[] }; metadata: Record<string, unknown> };
+    const r = redactConfig(config) as {
+      model: Record<string, unknown>;
+      mcp: { servers: { env: Record<string, unknown> }[] };
+      metadata: Record<string, unknown>;
+    };
     expect(r.model['api_key']).toBe(REDACTED);
     expect(r.mcp.servers[0]!.env).toEqual({ GH_TOKEN: REDACTED, LOG_LEVEL: REDACTED });
     expect(r.metadata).toEqual({ github_token: REDACTED, max_tokens: 99, note: 'n', nested: { password: REDACTED } });
@@ -31,9 +41,13 @@ describe('redactConfig: only real secrets', () => {
 
   it('sys_get_config shows the agent its limits (not hidden) and still hides its secrets', () => {
     const adf = { config: () => config } as unknown as Parameters<typeof sysGetConfigTool.run>[1]['adf'];
-    const limits = sysGetConfigTool.run({ section: 'limits' }, { adf } as Parameters<typeof sysGetConfigTool.run>[1]) as Record<string, unknown>;
+    const limits = sysGetConfigTool.run({ section: 'limits' }, { adf } as Parameters<
+      typeof sysGetConfigTool.run
+    >[1]) as Record<string, unknown>;
     expect(limits['max_file_read_tokens']).toBe(1234);
-    const model = sysGetConfigTool.run({ section: 'model' }, { adf } as Parameters<typeof sysGetConfigTool.run>[1]) as Record<string, unknown>;
+    const model = sysGetConfigTool.run({ section: 'model' }, { adf } as Parameters<
+      typeof sysGetConfigTool.run
+    >[1]) as Record<string, unknown>;
     expect(model['max_tokens']).toBe(4096);
     expect(model['api_key']).toBe(REDACTED);
   });

@@ -7,7 +7,8 @@ export const REDACTED = '__redacted__';
  * Keys of free-form owner records (`metadata`) whose values are treated as secrets. Anchored on a
  * whole word, so `github_token` is a secret and `max_tokens` is not.
  */
-const SECRET_WORD = /(^|[_.-])(api_?key|token|secret|password|passphrase|authorization|credentials?|private_?key|cookie)$/i;
+const SECRET_WORD =
+  /(^|[_.-])(api_?key|token|secret|password|passphrase|authorization|credentials?|private_?key|cookie)$/i;
 
 /**
  * A copy of the config safe to show the agent (and the studio). Only real secrets are redacted,

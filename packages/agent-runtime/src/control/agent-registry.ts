@@ -125,7 +125,11 @@ export interface ControlAgent {
   /** Owner update: bypasses the agent's locks, and must be audited by the implementation. */
   updateConfig?(change: { path: string; value: unknown }, by: Principal): Awaitable<AgentConfigView>;
   tools?(): Awaitable<readonly ToolRow[]>;
-  updateTool?(name: string, change: Partial<Omit<ToolRow, 'name' | 'lockedWhy'>>, by: Principal): Awaitable<readonly ToolRow[]>;
+  updateTool?(
+    name: string,
+    change: Partial<Omit<ToolRow, 'name' | 'lockedWhy'>>,
+    by: Principal,
+  ): Awaitable<readonly ToolRow[]>;
   files?(): Awaitable<readonly AgentFileInfo[]>;
   readFile?(path: string): Awaitable<{ path: string; content: string; authorized: boolean }>;
   setAuthorized?(path: string, authorized: boolean, by: Principal): Awaitable<AgentFileInfo>;
@@ -158,20 +162,38 @@ export interface PluginReport {
   /** Where the package was read from (its folder or `.tpkg` name in the workspace). */
   readonly source?: string;
   /** Capabilities first: what the plugin may do, each with its risk level and note. */
-  readonly capabilities: readonly { readonly name: string; readonly risk: 'low' | 'medium' | 'high'; readonly note?: string }[];
+  readonly capabilities: readonly {
+    readonly name: string;
+    readonly risk: 'low' | 'medium' | 'high';
+    readonly note?: string;
+  }[];
   /**
    * `valid`: signed by a key this workspace trusts (`signer` is its key id); `untrusted-key`:
    * a good signature by a key it does not trust; `invalid`: the signature does not verify (or the
    * package could not be read); `unsigned`. `reason` says why, for the last three.
    */
-  readonly signature?: { readonly status: 'valid' | 'invalid' | 'unsigned' | 'untrusted-key'; readonly signer?: string; readonly reason?: string };
+  readonly signature?: {
+    readonly status: 'valid' | 'invalid' | 'unsigned' | 'untrusted-key';
+    readonly signer?: string;
+    readonly reason?: string;
+  };
   /** The component's content digest and size, and the hash of its WIT interface. */
-  readonly component?: { readonly path: string; readonly digest: string; readonly size: number; readonly interfaceHash: string };
+  readonly component?: {
+    readonly path: string;
+    readonly digest: string;
+    readonly size: number;
+    readonly interfaceHash: string;
+  };
   readonly interface?: string;
   readonly interfaceVersion?: number;
   readonly exports?: readonly string[];
   /** Each import against the grants: `granted`, or what a load would refuse and why. */
-  readonly imports?: readonly { readonly name: string; readonly granted: boolean; readonly refused?: string; readonly hint?: string }[];
+  readonly imports?: readonly {
+    readonly name: string;
+    readonly granted: boolean;
+    readonly refused?: string;
+    readonly hint?: string;
+  }[];
 }
 
 /** One sandboxed process run, as the sandbox records it. Provided by the host. */

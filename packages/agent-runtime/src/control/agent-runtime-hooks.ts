@@ -31,7 +31,9 @@ export interface AgentOpenerOptions {
  * @example
  * const agents = createWorkspaceAgents({ dir, open: createAgentOpener({ provider: () => createScriptedProvider(script) }) });
  */
-export function createAgentOpener(options: AgentOpenerOptions): (path: string, id: string, emit: (e: ControlEvent) => void) => OpenedAgent {
+export function createAgentOpener(
+  options: AgentOpenerOptions,
+): (path: string, id: string, emit: (e: ControlEvent) => void) => OpenedAgent {
   return (path, id, emit) => {
     let onWaiting: (() => void) | undefined;
     // The approver only waits: the answer comes from the control API through gate.resolveTask,
@@ -39,14 +41,26 @@ export function createAgentOpener(options: AgentOpenerOptions): (path: string, i
     const approver: Approver = {
       request: (req) =>
         new Promise((_resolve, reject) => {
-          req.signal.addEventListener('abort', () => reject(new TrustError('TASK_RESOLVED_ELSEWHERE', 'resolved through the control API')), { once: true });
+          req.signal.addEventListener(
+            'abort',
+            () => reject(new TrustError('TASK_RESOLVED_ELSEWHERE', 'resolved through the control API')),
+            { once: true },
+          );
         }),
     };
     let agent: Agent | undefined;
     const taskView = (taskId: string): ApprovalTask | undefined => {
       const t = agent?.adf.tasks.get(taskId);
       if (t === undefined) return undefined;
-      return { id: t.id, agent: id, tool: t.tool, args: t.args, reason: describeApprovalReason(t.tool, t.approvalMeta), status: 'pending', createdAt: t.createdAt };
+      return {
+        id: t.id,
+        agent: id,
+        tool: t.tool,
+        args: t.args,
+        reason: describeApprovalReason(t.tool, t.approvalMeta),
+        status: 'pending',
+        createdAt: t.createdAt,
+      };
     };
     agent = openAgent(path, {
       provider: options.provider(id),
@@ -66,16 +80,27 @@ export function createAgentOpener(options: AgentOpenerOptions): (path: string, i
       },
     });
     const a = agent;
-    const STATES: Record<string, string> = { awaiting_approval: 'waiting-approval', awaiting_answer: 'waiting-answer', running_tool: 'running', thinking: 'running' };
+    const STATES: Record<string, string> = {
+      awaiting_approval: 'waiting-approval',
+      awaiting_answer: 'waiting-answer',
+      running_tool: 'running',
+      thinking: 'running',
+    };
     const hooks: AgentRuntimeHooks = {
       state: () => STATES[a.state()] ?? a.state(),
       async send(text) {
-        if (a.state() !== 'idle') throw controlError('CONTROL_CONFLICT', `agent "${id}" is busy (${a.state()})`, 'wait for it, answer its approval, or stop it');
+        if (a.state() !== 'idle')
+          throw controlError(
+            'CONTROL_CONFLICT',
+            `agent "${id}" is busy (${a.state()})`,
+            'wait for it, answer its approval, or stop it',
+          );
         const before = a.adf.loop.list().at(-1)?.seq ?? -1;
         const waiting = new Promise<void>((resolve) => (onWaiting = resolve));
         const run = a.send(text).then(
           () => emit({ kind: 'state', agent: id, data: { state: 'idle' } }),
-          (err: unknown) => emit({ kind: 'state', agent: id, data: { state: 'error', code: (err as TrustError).code ?? 'ERROR' } }),
+          (err: unknown) =>
+            emit({ kind: 'state', agent: id, data: { state: 'error', code: (err as TrustError).code ?? 'ERROR' } }),
         );
         await Promise.race([run, waiting]);
         onWaiting = undefined;
@@ -83,13 +108,29 @@ export function createAgentOpener(options: AgentOpenerOptions): (path: string, i
       },
       approve(taskId, change) {
         const view = taskView(taskId);
-        a.gate.resolveTask(taskId, change.args === undefined ? { decision: 'approve' } : { decision: 'approve', args: change.args }, 'owner');
-        return { ...(view ?? { id: taskId, agent: id, tool: '', args: null, reason: '', createdAt: '' }), status: 'approved', ...(change.args === undefined ? {} : { args: change.args }) };
+        a.gate.resolveTask(
+          taskId,
+          change.args === undefined ? { decision: 'approve' } : { decision: 'approve', args: change.args },
+          'owner',
+        );
+        return {
+          ...(view ?? { id: taskId, agent: id, tool: '', args: null, reason: '', createdAt: '' }),
+          status: 'approved',
+          ...(change.args === undefined ? {} : { args: change.args }),
+        };
       },
       deny(taskId, change) {
         const view = taskView(taskId);
-        a.gate.resolveTask(taskId, change.feedback === undefined ? { decision: 'deny' } : { decision: 'deny', feedback: change.feedback }, 'owner');
-        return { ...(view ?? { id: taskId, agent: id, tool: '', args: null, reason: '', createdAt: '' }), status: 'denied', ...(change.feedback === undefined ? {} : { feedback: change.feedback }) };
+        a.gate.resolveTask(
+          taskId,
+          change.feedback === undefined ? { decision: 'deny' } : { decision: 'deny', feedback: change.feedback },
+          'owner',
+        );
+        return {
+          ...(view ?? { id: taskId, agent: id, tool: '', args: null, reason: '', createdAt: '' }),
+          status: 'denied',
+          ...(change.feedback === undefined ? {} : { feedback: change.feedback }),
+        };
       },
       // Stop disarms the timer clock and aborts the running activation; start arms the clock,
       // fires on_startup triggers, and continues pending work.
@@ -107,11 +148,17 @@ export function createAgentOpener(options: AgentOpenerOptions): (path: string, i
         try {
           fired = await a.trigger(input);
         } catch (e) {
-          if (e instanceof TrustError && e.code === 'TRIGGER_SOURCE_FORBIDDEN') throw controlError('CONTROL_TRIGGER_SOURCE_FORBIDDEN', e.message, e.hint);
-          if (e instanceof TrustError && e.code === 'TRIGGER_SOURCE_INVALID') throw controlError('CONTROL_TRIGGER_SOURCE_INVALID', e.message, e.hint);
+          if (e instanceof TrustError && e.code === 'TRIGGER_SOURCE_FORBIDDEN')
+            throw controlError('CONTROL_TRIGGER_SOURCE_FORBIDDEN', e.message, e.hint);
+          if (e instanceof TrustError && e.code === 'TRIGGER_SOURCE_INVALID')
+            throw controlError('CONTROL_TRIGGER_SOURCE_INVALID', e.message, e.hint);
           throw e;
         }
-        emit({ kind: 'state', agent: id, data: { state: STATES[a.state()] ?? a.state(), trigger: input.source, fired: fired.length } });
+        emit({
+          kind: 'state',
+          agent: id,
+          data: { state: STATES[a.state()] ?? a.state(), trigger: input.source, fired: fired.length },
+        });
         return { source: input.source, fired };
       },
     };

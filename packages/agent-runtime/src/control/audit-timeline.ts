@@ -25,7 +25,12 @@ export type AuditTimelineRow = AuditTimelineInput & { readonly log: string; read
 
 /** The merged timeline: each log with its chain status, and the newest rows first. */
 export interface AuditTimeline {
-  readonly logs: readonly { readonly name: string; readonly kind: AuditLogKind; readonly chain: ChainStatus | null; readonly count: number }[];
+  readonly logs: readonly {
+    readonly name: string;
+    readonly kind: AuditLogKind;
+    readonly chain: ChainStatus | null;
+    readonly count: number;
+  }[];
   readonly events: readonly AuditTimelineRow[];
 }
 
@@ -40,16 +45,28 @@ export const MAX_TIMELINE_ROWS = 1000;
  * @example
  * const timeline = await buildAuditTimeline(agents, await hostLogs());
  */
-export async function buildAuditTimeline(agents: ControlAgents, hostLogs: readonly AuditLogView[], max = MAX_TIMELINE_ROWS): Promise<AuditTimeline> {
+export async function buildAuditTimeline(
+  agents: ControlAgents,
+  hostLogs: readonly AuditLogView[],
+  max = MAX_TIMELINE_ROWS,
+): Promise<AuditTimeline> {
   const logs: AuditLogView[] = [];
   for (const summary of await agents.list()) {
     const agent = await agents.open(summary.id);
     if (typeof agent.audit !== 'function') {
-      logs.push({ name: `agent:${summary.id}`, kind: 'agent', chain: { ok: false, count: 0, reason: 'this runtime cannot list its audit log yet' }, events: [] });
+      logs.push({
+        name: `agent:${summary.id}`,
+        kind: 'agent',
+        chain: { ok: false, count: 0, reason: 'this runtime cannot list its audit log yet' },
+        events: [],
+      });
       continue;
     }
     const events = await agent.audit();
-    const chain = typeof agent.verifyAudit === 'function' ? await agent.verifyAudit() : { ok: false, count: events.length, reason: 'this runtime cannot verify its chain yet' };
+    const chain =
+      typeof agent.verifyAudit === 'function'
+        ? await agent.verifyAudit()
+        : { ok: false, count: events.length, reason: 'this runtime cannot verify its chain yet' };
     logs.push({ name: `agent:${summary.id}`, kind: 'agent', chain, events });
   }
   logs.push(...hostLogs);

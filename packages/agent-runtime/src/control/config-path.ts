@@ -15,12 +15,22 @@ export function setConfigPath(doc: Record<string, unknown>, path: string, value:
       let idx = node.findIndex((x) => (x as { name?: unknown } | null)?.name === seg);
       if (idx < 0 && /^\d+$/.test(seg) && Number(seg) < node.length) idx = Number(seg);
       if (idx < 0 && canonical.join('.') === 'tools') idx = node.push({ name: seg }) - 1;
-      if (idx < 0) throw controlError('CONTROL_BAD_REQUEST', `no item "${seg}" in ${canonical.join('.')}`, 'name an existing item');
+      if (idx < 0)
+        throw controlError(
+          'CONTROL_BAD_REQUEST',
+          `no item "${seg}" in ${canonical.join('.')}`,
+          'name an existing item',
+        );
       node = node[idx];
     } else if (node !== null && typeof node === 'object') {
       const rec = node as Record<string, unknown>;
       if (!Object.hasOwn(rec, seg) || rec[seg] === null || typeof rec[seg] !== 'object') {
-        if (i === 0) throw controlError('CONTROL_BAD_REQUEST', `unknown config section "${seg}"`, `valid sections: ${Object.keys(doc).join(', ')}`);
+        if (i === 0)
+          throw controlError(
+            'CONTROL_BAD_REQUEST',
+            `unknown config section "${seg}"`,
+            `valid sections: ${Object.keys(doc).join(', ')}`,
+          );
         rec[seg] = {};
       }
       node = rec[seg];
@@ -28,7 +38,12 @@ export function setConfigPath(doc: Record<string, unknown>, path: string, value:
     canonical.push(seg);
   }
   const last = segments.at(-1)!;
-  if (Array.isArray(node)) throw controlError('CONTROL_BAD_REQUEST', `"${path}" names a list item, not a field`, 'set a field of the item, e.g. tools.fs_read.enabled');
+  if (Array.isArray(node))
+    throw controlError(
+      'CONTROL_BAD_REQUEST',
+      `"${path}" names a list item, not a field`,
+      'set a field of the item, e.g. tools.fs_read.enabled',
+    );
   (node as Record<string, unknown>)[last] = value;
   return [...canonical, last].join('.');
 }

@@ -19,7 +19,12 @@ export interface ControlTimeouts {
   readonly checkIntervalMs: number;
 }
 
-export const DEFAULT_CONTROL_TIMEOUTS: ControlTimeouts = Object.freeze({ headersMs: 10_000, requestMs: 10_000, keepAliveMs: 5_000, checkIntervalMs: 1_000 });
+export const DEFAULT_CONTROL_TIMEOUTS: ControlTimeouts = Object.freeze({
+  headersMs: 10_000,
+  requestMs: 10_000,
+  keepAliveMs: 5_000,
+  checkIntervalMs: 1_000,
+});
 
 /** Default cap on open connections per control server (upgraded WebSockets included). */
 export const DEFAULT_MAX_CONNECTIONS = 128;
@@ -28,9 +33,19 @@ export const DEFAULT_MAX_CONNECTIONS = 128;
 const REFUSAL_LINGER_MS = 2_000;
 
 /** The `http.createServer` options that carry {@link ControlTimeouts}. */
-export function serverTimeoutOptions(t: ControlTimeouts): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
+export function serverTimeoutOptions(t: ControlTimeouts): {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   // Node refuses a headers deadline longer than the request deadline.
-  return { headersTimeout: Math.min(t.headersMs, t.requestMs), requestTimeout: t.requestMs, keepAliveTimeout: t.keepAliveMs, connectionsCheckingInterval: t.checkIntervalMs };
+  return {
+    headersTimeout: Math.min(t.headersMs, t.requestMs),
+    requestTimeout: t.requestMs,
+    keepAliveTimeout: t.keepAliveMs,
+    connectionsCheckingInterval: t.checkIntervalMs,
+  };
 }
 
 /** The connection bookkeeping of one server. */
@@ -71,8 +86,16 @@ export function limitConnections(server: Server, max: number, onRefuse: (remote:
     }
     lingering++;
     socket.once('close', () => lingering--);
-    const body = JSON.stringify({ error: { code: 'CONTROL_BUSY', message: `this server holds its limit of ${max} connections`, hint: 'close idle connections or try again later' } });
-    socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`);
+    const body = JSON.stringify({
+      error: {
+        code: 'CONTROL_BUSY',
+        message: `this server holds its limit of ${max} connections`,
+        hint: 'close idle connections or try again later',
+      },
+    });
+    socket.end(
+      `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`,
+    );
     setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
   });
   return { isRefused: (socket) => socket != null && refused.has(socket), open: () => open };
@@ -86,7 +109,12 @@ export function limitConnections(server: Server, max: number, onRefuse: (remote:
  * and `maxDrainMs` (default 2 s). Past either limit the connection is dropped. Once drained, the
  * connection is an ordinary idle keep-alive connection (closed after the keep-alive timeout).
  */
-export function answerAndDrain(req: IncomingMessage, res: ServerResponse, send: () => void, limits: { maxDrainBytes?: number; maxDrainMs?: number } = {}): void {
+export function answerAndDrain(
+  req: IncomingMessage,
+  res: ServerResponse,
+  send: () => void,
+  limits: { maxDrainBytes?: number; maxDrainMs?: number } = {},
+): void {
   const maxBytes = limits.maxDrainBytes ?? 8 * 1024 * 1024;
   const socket = req.socket;
   let drained = 0;

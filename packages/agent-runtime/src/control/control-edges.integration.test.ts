@@ -21,10 +21,20 @@ afterEach(async () => {
 
 async function start(extra: Partial<ControlServerOptions> = {}) {
   const audit = createMemoryAuditSink();
-  const server = await createControlServer({ agents: createTestAgents(), tokenFile: join(mkdtempSync(join(tmpdir(), 'edges-')), 'token'), audit, ...extra });
+  const server = await createControlServer({
+    agents: createTestAgents(),
+    tokenFile: join(mkdtempSync(join(tmpdir(), 'edges-')), 'token'),
+    audit,
+    ...extra,
+  });
   cleanup.push(() => server.close());
   const api = (method: string, path: string, body?: string) =>
-    call(server.port, { method, path: `/api/v1${path}`, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body }) });
+    call(server.port, {
+      method,
+      path: `/api/v1${path}`,
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body }),
+    });
   return { server, audit, api };
 }
 
@@ -59,7 +69,13 @@ describe('control API bodies: nesting cap 64', () => {
 describe('CSP reports (no token): nesting cap 64', () => {
   it('keeps a report nested 64 levels, refuses 65 with 400 INPUT_TOO_DEEP before it is kept', async () => {
     const { server, audit } = await start();
-    const post = (body: string) => call(server.port, { method: 'POST', path: '/csp-report', headers: { 'content-type': 'application/csp-report' }, body });
+    const post = (body: string) =>
+      call(server.port, {
+        method: 'POST',
+        path: '/csp-report',
+        headers: { 'content-type': 'application/csp-report' },
+        body,
+      });
     expect((await post(`{"r":${nest(63)}}`)).status).toBe(204);
     const over = await post(`{"r":${nest(5000)}}`);
     expect([over.status, over.json().error.code]).toEqual([400, 'INPUT_TOO_DEEP']);
@@ -75,25 +91,45 @@ describe('mesh inbox over HTTP: nesting cap 64', () => {
     mesh.register(rx.identity.did, rx.ingest);
     const { server } = await start({ mesh });
     const post = (depth: number) => {
-      const msg = composeMessage(createIdentity(), { to: rx.identity.did, payload: { content: 'x', content_type: 'text/plain' }, meta: { deep: JSON.parse(nest(depth - 2)) } });
-      return call(server.port, { method: 'POST', path: `/mesh/v1/inbox/${encodeURIComponent(rx.identity.did)}`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(msg) });
+      const msg = composeMessage(createIdentity(), {
+        to: rx.identity.did,
+        payload: { content: 'x', content_type: 'text/plain' },
+        meta: { deep: JSON.parse(nest(depth - 2)) },
+      });
+      return call(server.port, {
+        method: 'POST',
+        path: `/mesh/v1/inbox/${encodeURIComponent(rx.identity.did)}`,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(msg),
+      });
     };
     expect((await post(64)).status).toBe(202);
     const over = await post(65);
     expect([over.status, over.json().error.code]).toEqual([400, 'INPUT_TOO_DEEP']);
     expect(rx.audit.events().filter((e) => e.code === 'INPUT_TOO_DEEP')).toHaveLength(1);
     // A DID that is not valid percent-encoding is a bad request, not an internal error.
-    const bad = await call(server.port, { method: 'POST', path: '/mesh/v1/inbox/%E0%A4%A', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const bad = await call(server.port, {
+      method: 'POST',
+      path: '/mesh/v1/inbox/%E0%A4%A',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect([bad.status, bad.json().error.code]).toEqual([400, 'CONTROL_PATH_INVALID']);
   });
 });
 
 describe('trigger sources', () => {
-  it.each(['\u200buser', '\uff35\uff33\uff25\uff32', 'user\u0000', ' user', 'us\u00ader', 'a'.repeat(65)])('refuses the source %j with 400', async (source) => {
-    const { api } = await start();
-    const res = await api('POST', '/agents/a1/trigger', JSON.stringify({ source }));
-    expect([res.status, res.json().error.code]).toEqual([400, source.length > 64 ? 'CONTROL_BAD_REQUEST' : 'CONTROL_TRIGGER_SOURCE_INVALID']);
-  });
+  it.each(['\u200buser', '\uff35\uff33\uff25\uff32', 'user\u0000', ' user', 'us\u00ader', 'a'.repeat(65)])(
+    'refuses the source %j with 400',
+    async (source) => {
+      const { api } = await start();
+      const res = await api('POST', '/agents/a1/trigger', JSON.stringify({ source }));
+      expect([res.status, res.json().error.code]).toEqual([
+        400,
+        source.length > 64 ? 'CONTROL_BAD_REQUEST' : 'CONTROL_TRIGGER_SOURCE_INVALID',
+      ]);
+    },
+  );
 
   it.each(['user', 'Owner', 'SYSTEM'])('refuses the owner voice %j with 403', async (source) => {
     const { api } = await start();
@@ -106,7 +142,9 @@ describe('request framing', () => {
   it('answers two Host headers with 400 CONTROL_HOST_DUPLICATE', async () => {
     const { server } = await start();
     const c = rawClient(server.port);
-    c.socket.write(`GET /api/v1/agents HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nHost: evil.test\r\nAuthorization: Bearer ${server.token}\r\nConnection: close\r\n\r\n`);
+    c.socket.write(
+      `GET /api/v1/agents HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nHost: evil.test\r\nAuthorization: Bearer ${server.token}\r\nConnection: close\r\n\r\n`,
+    );
     await c.closed;
     expect(c.text()).toMatch(/^HTTP\/1\.1 400 /);
     expect(c.text()).toContain('CONTROL_HOST_DUPLICATE');
@@ -115,7 +153,16 @@ describe('request framing', () => {
   it('a refused oversized body still reaches the client as 413 (the rest is drained, not reset)', async () => {
     const { server, api } = await start({ maxBodyBytes: 1024 });
     // A chunked body over the cap: the connection stays usable for the next request.
-    const chunked = await call(server.port, { method: 'POST', path: '/api/v1/agents/a1/chat', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: JSON.stringify({ text: 'x'.repeat(5000) }) });
+    const chunked = await call(server.port, {
+      method: 'POST',
+      path: '/api/v1/agents/a1/chat',
+      headers: {
+        authorization: `Bearer ${server.token}`,
+        'content-type': 'application/json',
+        'transfer-encoding': 'chunked',
+      },
+      body: JSON.stringify({ text: 'x'.repeat(5000) }),
+    });
     expect(chunked.status).toBe(413);
     expect((await api('GET', '/agents')).status).toBe(200);
     // A client that is still sending when the answer comes, and reads it a little later (as a
@@ -124,8 +171,14 @@ describe('request framing', () => {
     for (let i = 0; i < 3; i++) {
       const c = rawClient(server.port);
       c.socket.pause();
-      c.socket.write(`POST /api/v1/agents/a1/chat HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
-      const chunk = Buffer.concat([Buffer.from(`${(64 * 1024).toString(16)}\r\n`), Buffer.alloc(64 * 1024, 0x20), Buffer.from('\r\n')]);
+      c.socket.write(
+        `POST /api/v1/agents/a1/chat HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
+      const chunk = Buffer.concat([
+        Buffer.from(`${(64 * 1024).toString(16)}\r\n`),
+        Buffer.alloc(64 * 1024, 0x20),
+        Buffer.from('\r\n'),
+      ]);
       // It keeps sending for a while: into a closed connection, a write fails and the client
       // loses the socket with the answer still unread in it.
       for (let k = 0; k < 8; k++) {
@@ -163,7 +216,9 @@ describe('slow and idle clients (small deadlines, real sockets)', () => {
   it('closes a client that drips its body', async () => {
     const { server } = await start({ timeouts });
     const c = rawClient(server.port);
-    c.socket.write(`POST /api/v1/agents/a1/chat HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"text":"`);
+    c.socket.write(
+      `POST /api/v1/agents/a1/chat HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"text":"`,
+    );
     const drip = setInterval(() => c.socket.write('x'), 100);
     cleanup.push(() => clearInterval(drip));
     expect(await c.closed).toBeLessThan(3000);
@@ -183,7 +238,9 @@ describe('connection cap', () => {
     const held = [rawClient(server.port), rawClient(server.port), rawClient(server.port)];
     await new Promise((r) => setTimeout(r, 100));
     const over = rawClient(server.port);
-    over.socket.write(`GET /api/v1/agents HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\n\r\n`);
+    over.socket.write(
+      `GET /api/v1/agents HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\n\r\n`,
+    );
     expect(await over.closed).toBeLessThan(5000);
     expect(over.text()).toMatch(/^HTTP\/1\.1 503 /);
     expect(over.text()).toContain('CONTROL_BUSY');
@@ -191,7 +248,10 @@ describe('connection cap', () => {
     held[0]!.socket.destroy();
     await held[0]!.closed;
     await new Promise((r) => setTimeout(r, 50));
-    const res = await call(server.port, { path: '/api/v1/agents', headers: { authorization: `Bearer ${server.token}` } });
+    const res = await call(server.port, {
+      path: '/api/v1/agents',
+      headers: { authorization: `Bearer ${server.token}` },
+    });
     expect(res.status).toBe(200);
   });
 });

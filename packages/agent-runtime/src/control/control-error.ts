@@ -55,11 +55,16 @@ export function toErrorResponse(err: unknown): { status: number; body: ControlEr
     const known = (CONTROL_ERROR_STATUS as Record<string, number>)[err.code];
     // A TrustError from the runtime (e.g. a tool-gate denial) is a refused request, not a crash.
     const status = known ?? 400;
-    const error = err.hint === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, hint: err.hint };
+    const error =
+      err.hint === undefined
+        ? { code: err.code, message: err.message }
+        : { code: err.code, message: err.message, hint: err.hint };
     return { status, body: { error } };
   }
   return {
     status: 500,
-    body: { error: { code: 'CONTROL_INTERNAL', message: 'internal error in the control server', hint: 'see the server log' } },
+    body: {
+      error: { code: 'CONTROL_INTERNAL', message: 'internal error in the control server', hint: 'see the server log' },
+    },
   };
 }

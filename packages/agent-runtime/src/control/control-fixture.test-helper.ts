@@ -11,16 +11,28 @@ export interface RawResponse {
   json: () => any;
 }
 
-export function call(port: number, o: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse> {
+export function call(
+  port: number,
+  o: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: o.method ?? 'GET', path: o.path, headers: { host: `127.0.0.1:${port}`, ...o.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
-      });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: o.method ?? 'GET',
+        path: o.path,
+        headers: { host: `127.0.0.1:${port}`, ...o.headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+        });
+      },
+    );
     req.on('error', reject);
     if (o.body !== undefined) req.write(o.body);
     req.end();
@@ -36,11 +48,24 @@ export function createTestAgents(): ControlAgents & { emit(e: ControlEvent): voi
   const now = () => new Date(0).toISOString();
   const agent: ControlAgent = {
     id: 'a1',
-    summary: () => ({ id: 'a1', name: 'a1', state: 'idle', pendingApprovals: tasks.filter((t) => t.status === 'pending').length }),
+    summary: () => ({
+      id: 'a1',
+      name: 'a1',
+      state: 'idle',
+      pendingApprovals: tasks.filter((t) => t.status === 'pending').length,
+    }),
     send: (text) => {
       const start = turns.length;
       turns.push({ seq: turns.length, role: 'user', content: text, time: now() });
-      const task: ApprovalTask = { id: `t${tasks.length + 1}`, agent: 'a1', tool: 'fs_write', args: { path: 'x.txt' }, reason: 'restricted tool', status: 'pending', createdAt: now() };
+      const task: ApprovalTask = {
+        id: `t${tasks.length + 1}`,
+        agent: 'a1',
+        tool: 'fs_write',
+        args: { path: 'x.txt' },
+        reason: 'restricted tool',
+        status: 'pending',
+        createdAt: now(),
+      };
       tasks.push(task);
       emit({ kind: 'approval', agent: 'a1', data: task });
       return turns.slice(start);

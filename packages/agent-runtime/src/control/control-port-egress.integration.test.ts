@@ -52,10 +52,23 @@ describe('the control port behind the egress guard', () => {
   });
 
   it('a guarded fetch to the control server is refused before it connects', async () => {
-    const client = createEgressClient({ policy: { name: 'allow-all', authorizeHttp: () => allow('test') }, guard: { protectedPorts: [server.port] } });
+    const client = createEgressClient({
+      policy: { name: 'allow-all', authorizeHttp: () => allow('test') },
+      guard: { protectedPorts: [server.port] },
+    });
     try {
-      for (const url of [`http://127.0.0.1:${server.port}/api/v1/agents`, `http://[::ffff:7f00:1]:${server.port}/api/v1/agents`, `http://0x7f000001:${server.port}/api/v1/agents`]) {
-        await expect(client.fetch(url, { headers: { authorization: `Bearer ${server.token}` } }, { principal: createPrincipal('code', 'agent-code') })).rejects.toHaveTrustCode('EGRESS_PROTECTED_PORT');
+      for (const url of [
+        `http://127.0.0.1:${server.port}/api/v1/agents`,
+        `http://[::ffff:7f00:1]:${server.port}/api/v1/agents`,
+        `http://0x7f000001:${server.port}/api/v1/agents`,
+      ]) {
+        await expect(
+          client.fetch(
+            url,
+            { headers: { authorization: `Bearer ${server.token}` } },
+            { principal: createPrincipal('code', 'agent-code') },
+          ),
+        ).rejects.toHaveTrustCode('EGRESS_PROTECTED_PORT');
       }
     } finally {
       await client.close();

@@ -4,9 +4,20 @@ import { buildAuditTimeline, type AuditLogView } from './audit-timeline.js';
 import { controlError } from './control-error.js';
 import { evaluateRelativePath } from './safe-path.js';
 import { evaluateTriggerSource } from '../triggers/runtime-events.js';
-import { ApproveBody, AuthorizedBody, ChatBody, ConfigBody, CreateAgentBody, DenyBody, PolicyCheckBody, PolicyValidateBody, ToolBody, TriggerBody, parseBody } from './route-schemas.js';
+import {
+  ApproveBody,
+  AuthorizedBody,
+  ChatBody,
+  ConfigBody,
+  CreateAgentBody,
+  DenyBody,
+  PolicyCheckBody,
+  PolicyValidateBody,
+  ToolBody,
+  TriggerBody,
+  parseBody,
+} from './route-schemas.js';
 import { checkPolicyUrl, validatePolicy } from './policy-check.js';
-
 
 /** What a handler gets: path params, the parsed JSON body (for writes) and the acting owner. */
 export interface RouteContext {
@@ -41,17 +52,26 @@ export function createRoutes(agents: ControlAgents, host: ControlHostData): read
   const need = <K extends keyof ControlAgent>(agent: ControlAgent, key: K): NonNullable<ControlAgent[K]> => {
     const fn = agent[key];
     if (typeof fn !== 'function') {
-      throw controlError('NOT_IMPLEMENTED', `this agent runtime does not support "${String(key)}" yet`, 'see "not implemented yet" in the agent-runtime README');
+      throw controlError(
+        'NOT_IMPLEMENTED',
+        `this agent runtime does not support "${String(key)}" yet`,
+        'see "not implemented yet" in the agent-runtime README',
+      );
     }
     return (fn as (...a: unknown[]) => unknown).bind(agent) as NonNullable<ControlAgent[K]>;
   };
-  const r = (method: Route['method'], path: string, handler: Route['handler']): Route => ({ method, pattern: new RegExp(`^${path}$`), handler });
+  const r = (method: Route['method'], path: string, handler: Route['handler']): Route => ({
+    method,
+    pattern: new RegExp(`^${path}$`),
+    handler,
+  });
   const p = (ctx: RouteContext, k: string) => ctx.params[k]!;
 
   return [
     r('GET', '/agents', async () => ({ agents: await agents.list() })),
     r('POST', '/agents', async (ctx) => {
-      if (agents.create === undefined) throw controlError('NOT_IMPLEMENTED', 'creating agents is not supported by this registry');
+      if (agents.create === undefined)
+        throw controlError('NOT_IMPLEMENTED', 'creating agents is not supported by this registry');
       return { agent: await agents.create(parseBody(CreateAgentBody, ctx.body), ctx.by) };
     }),
     r('GET', `/agents/${ID}`, async (ctx) => ({ agent: await (await open(p(ctx, 'id'))).summary() })),
@@ -81,30 +101,51 @@ export function createRoutes(agents: ControlAgents, host: ControlHostData): read
     r('GET', `/agents/${ID}/tasks`, async (ctx) => ({ tasks: await need(await open(p(ctx, 'id')), 'tasks')() })),
     r('POST', `/agents/${ID}/tasks/${TASK}/approve`, async (ctx) => {
       const body = parseBody(ApproveBody, ctx.body);
-      return { task: await need(await open(p(ctx, 'id')), 'approve')(p(ctx, 'task'), body.args === undefined ? {} : { args: body.args }, ctx.by) };
+      return {
+        task: await need(await open(p(ctx, 'id')), 'approve')(
+          p(ctx, 'task'),
+          body.args === undefined ? {} : { args: body.args },
+          ctx.by,
+        ),
+      };
     }),
     r('POST', `/agents/${ID}/tasks/${TASK}/deny`, async (ctx) => {
       const body = parseBody(DenyBody, ctx.body);
-      return { task: await need(await open(p(ctx, 'id')), 'deny')(p(ctx, 'task'), body.feedback === undefined ? {} : { feedback: body.feedback }, ctx.by) };
+      return {
+        task: await need(await open(p(ctx, 'id')), 'deny')(
+          p(ctx, 'task'),
+          body.feedback === undefined ? {} : { feedback: body.feedback },
+          ctx.by,
+        ),
+      };
     }),
     r('GET', `/agents/${ID}/config`, async (ctx) => need(await open(p(ctx, 'id')), 'config')()),
-    r('PATCH', `/agents/${ID}/config`, async (ctx) => need(await open(p(ctx, 'id')), 'updateConfig')(parseBody(ConfigBody, ctx.body), ctx.by)),
+    r('PATCH', `/agents/${ID}/config`, async (ctx) =>
+      need(await open(p(ctx, 'id')), 'updateConfig')(parseBody(ConfigBody, ctx.body), ctx.by),
+    ),
     r('GET', `/agents/${ID}/tools`, async (ctx) => ({ tools: await need(await open(p(ctx, 'id')), 'tools')() })),
     r('PATCH', `/agents/${ID}/tools/(?<tool>[A-Za-z0-9_.:-]{1,128})`, async (ctx) => ({
       tools: await need(await open(p(ctx, 'id')), 'updateTool')(p(ctx, 'tool'), parseBody(ToolBody, ctx.body), ctx.by),
     })),
     r('GET', `/agents/${ID}/files`, async (ctx) => ({ files: await need(await open(p(ctx, 'id')), 'files')() })),
-    r('GET', `/agents/${ID}/files/(?<path>.+)`, async (ctx) => ({ file: await need(await open(p(ctx, 'id')), 'readFile')(safePath(p(ctx, 'path'))) })),
+    r('GET', `/agents/${ID}/files/(?<path>.+)`, async (ctx) => ({
+      file: await need(await open(p(ctx, 'id')), 'readFile')(safePath(p(ctx, 'path'))),
+    })),
     r('PUT', `/agents/${ID}/authorized/(?<path>.+)`, async (ctx) => {
       const { authorized } = parseBody(AuthorizedBody, ctx.body);
-      return { file: await need(await open(p(ctx, 'id')), 'setAuthorized')(safePath(p(ctx, 'path')), authorized, ctx.by) };
+      return {
+        file: await need(await open(p(ctx, 'id')), 'setAuthorized')(safePath(p(ctx, 'path')), authorized, ctx.by),
+      };
     }),
     r('GET', `/agents/${ID}/inbox`, async (ctx) => ({ messages: await need(await open(p(ctx, 'id')), 'inbox')() })),
     r('GET', `/agents/${ID}/outbox`, async (ctx) => ({ messages: await need(await open(p(ctx, 'id')), 'outbox')() })),
     r('GET', `/agents/${ID}/audit`, async (ctx) => {
       const a = await open(p(ctx, 'id'));
       const events = await need(a, 'audit')();
-      const chain = typeof a.verifyAudit === 'function' ? await a.verifyAudit() : { ok: false, count: events.length, reason: 'this runtime cannot verify its chain yet' };
+      const chain =
+        typeof a.verifyAudit === 'function'
+          ? await a.verifyAudit()
+          : { ok: false, count: events.length, reason: 'this runtime cannot verify its chain yet' };
       return { events, chain };
     }),
     r('POST', `/agents/${ID}/trigger`, async (ctx) => {
@@ -114,13 +155,30 @@ export function createRoutes(agents: ControlAgents, host: ControlHostData): read
       const verdict = evaluateTriggerSource(body.source);
       if (!verdict.allow) {
         throw verdict.code === 'TRIGGER_SOURCE_FORBIDDEN'
-          ? controlError('CONTROL_TRIGGER_SOURCE_FORBIDDEN', verdict.reason, 'use a source such as "timer" or "webhook"; owner messages go through POST …/chat')
+          ? controlError(
+              'CONTROL_TRIGGER_SOURCE_FORBIDDEN',
+              verdict.reason,
+              'use a source such as "timer" or "webhook"; owner messages go through POST …/chat',
+            )
           : controlError('CONTROL_TRIGGER_SOURCE_INVALID', verdict.reason, verdict.hint);
       }
-      return { result: (await need(await open(p(ctx, 'id')), 'trigger')(body.payload === undefined ? { source: body.source } : { source: body.source, payload: body.payload })) ?? null };
+      return {
+        result:
+          (await need(
+            await open(p(ctx, 'id')),
+            'trigger',
+          )(body.payload === undefined ? { source: body.source } : { source: body.source, payload: body.payload })) ??
+          null,
+      };
     }),
-    r('GET', '/plugins', async () => ({ provided: host.plugins !== undefined, plugins: host.plugins ? await host.plugins() : [] })),
-    r('GET', '/sandbox-runs', async () => ({ provided: host.sandboxRuns !== undefined, runs: host.sandboxRuns ? await host.sandboxRuns() : [] })),
+    r('GET', '/plugins', async () => ({
+      provided: host.plugins !== undefined,
+      plugins: host.plugins ? await host.plugins() : [],
+    })),
+    r('GET', '/sandbox-runs', async () => ({
+      provided: host.sandboxRuns !== undefined,
+      runs: host.sandboxRuns ? await host.sandboxRuns() : [],
+    })),
     // One timeline across every agent's chain and the host's logs, each with its chain status.
     r('GET', '/audit', async () => buildAuditTimeline(agents, host.auditLogs ? await host.auditLogs() : [])),
     // The egress policy editor: the core validator, and a live check of a URL, step by step.
@@ -128,7 +186,12 @@ export function createRoutes(agents: ControlAgents, host: ControlHostData): read
     r('POST', '/policy/check', async (ctx) => {
       const b = parseBody(PolicyCheckBody, ctx.body);
       return checkPolicyUrl(
-        { url: b.url, ...(b.text === undefined ? {} : { text: b.text }), ...(b.mode === undefined ? {} : { mode: b.mode }), ...(b.resolve === undefined ? {} : { resolve: b.resolve }) },
+        {
+          url: b.url,
+          ...(b.text === undefined ? {} : { text: b.text }),
+          ...(b.mode === undefined ? {} : { mode: b.mode }),
+          ...(b.resolve === undefined ? {} : { resolve: b.resolve }),
+        },
         host.policyEnv?.() ?? {},
       );
     }),

@@ -2,7 +2,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { DEFAULT_MAX_JSON_DEPTH, TrustError, checkJsonText, type AuditSink } from '@trust/core';
-import { DEFAULT_CONTROL_TIMEOUTS, DEFAULT_MAX_CONNECTIONS, answerAndDrain, limitConnections, serverTimeoutOptions, type ControlTimeouts } from './connection-limits.js';
+import {
+  DEFAULT_CONTROL_TIMEOUTS,
+  DEFAULT_MAX_CONNECTIONS,
+  answerAndDrain,
+  limitConnections,
+  serverTimeoutOptions,
+  type ControlTimeouts,
+} from './connection-limits.js';
 import type { ControlAgents, PluginReport, SandboxRunView } from './agent-registry.js';
 import type { AuditLogView } from './audit-timeline.js';
 import { controlError, toErrorResponse } from './control-error.js';
@@ -111,9 +118,16 @@ const LOOPBACK = new Set(['127.0.0.1', '::1']);
 export async function createControlServer(options: ControlServerOptions): Promise<ControlServer> {
   const bindHost = options.host ?? '127.0.0.1';
   if (!LOOPBACK.has(bindHost) && options.allowLan !== true) {
-    throw controlError('CONTROL_BAD_REQUEST', `refusing to bind ${bindHost}: the control API is loopback-only`, 'pass allowLan: true to expose it on the network deliberately');
+    throw controlError(
+      'CONTROL_BAD_REQUEST',
+      `refusing to bind ${bindHost}: the control API is loopback-only`,
+      'pass allowLan: true to expose it on the network deliberately',
+    );
   }
-  const token = loadOrCreateToken({ ...(options.token === undefined ? {} : { token: options.token }), ...(options.tokenFile === undefined ? {} : { tokenFile: options.tokenFile }) });
+  const token = loadOrCreateToken({
+    ...(options.token === undefined ? {} : { token: options.token }),
+    ...(options.tokenFile === undefined ? {} : { tokenFile: options.tokenFile }),
+  });
   const limit = options.maxBodyBytes ?? 64 * 1024;
   const csp = options.csp ?? buildCsp();
   const reports: unknown[] = [];
@@ -133,7 +147,10 @@ export async function createControlServer(options: ControlServerOptions): Promis
     res.setHeader('Content-Security-Policy', csp);
     const method = req.method ?? 'GET';
     const rawUrl = req.url ?? '/';
-    const gate = evaluateControlRequest({ method, url: rawUrl, headers: req.headers, rawHeaders: req.rawHeaders }, guard);
+    const gate = evaluateControlRequest(
+      { method, url: rawUrl, headers: req.headers, rawHeaders: req.rawHeaders },
+      guard,
+    );
     if (!gate.allow) throw controlError(gate.code as 'CONTROL_CROSS_ORIGIN', gate.reason, gate.hint);
     const path = rawUrl.split('?')[0]!;
 
@@ -147,7 +164,10 @@ export async function createControlServer(options: ControlServerOptions): Promis
       const text = await readLimited(req, 16 * 1024);
       // No token on this route: a report nested too deep is refused before it is parsed or kept.
       const shape = checkJsonText(text, { maxDepth: DEFAULT_MAX_JSON_DEPTH });
-      if (!shape.allow) throw new TrustError(shape.code, `the CSP report ${shape.reason.replace(/^the input /, '')}`, { decision: shape });
+      if (!shape.allow)
+        throw new TrustError(shape.code, `the CSP report ${shape.reason.replace(/^the input /, '')}`, {
+          decision: shape,
+        });
       try {
         reports.push(JSON.parse(text) as unknown);
       } catch {
@@ -172,7 +192,11 @@ export async function createControlServer(options: ControlServerOptions): Promis
       if (route === undefined) {
         throw pathMatched
           ? controlError('CONTROL_METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}`)
-          : controlError('CONTROL_NOT_FOUND', `no route ${method} ${path}`, 'see the route list in the agent-runtime README');
+          : controlError(
+              'CONTROL_NOT_FOUND',
+              `no route ${method} ${path}`,
+              'see the route list in the agent-runtime README',
+            );
       }
       const body = method === 'GET' ? undefined : await readJsonBody(req, limit);
       const result = await route.handler({ params, body, by: controlOwner() });
@@ -180,18 +204,32 @@ export async function createControlServer(options: ControlServerOptions): Promis
       return;
     }
 
-    if (method !== 'GET' && method !== 'HEAD') throw controlError('CONTROL_METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}`);
-    if (options.studioDir === undefined) throw controlError('CONTROL_NOT_FOUND', 'this server does not serve the studio');
+    if (method !== 'GET' && method !== 'HEAD')
+      throw controlError('CONTROL_METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}`);
+    if (options.studioDir === undefined)
+      throw controlError('CONTROL_NOT_FOUND', 'this server does not serve the studio');
     await serveStatic(options.studioDir, path, res, method === 'HEAD');
   };
 
   const meshWs =
     options.mesh !== undefined && options.meshWebSocket !== false
-      ? createMeshWsServer({ mesh: options.mesh, guard: () => guard, ...(options.meshWebSocket === undefined ? {} : { options: options.meshWebSocket }) })
+      ? createMeshWsServer({
+          mesh: options.mesh,
+          guard: () => guard,
+          ...(options.meshWebSocket === undefined ? {} : { options: options.meshWebSocket }),
+        })
       : undefined;
 
   const edgeAudit = (action: string, target: string, code: string, details: Record<string, unknown>) =>
-    options.audit?.record({ principal: { kind: 'peer', id: String(details['remote'] ?? 'unknown') }, action, target, decision: 'deny', rule: 'control-edge', code, details });
+    options.audit?.record({
+      principal: { kind: 'peer', id: String(details['remote'] ?? 'unknown') },
+      action,
+      target,
+      decision: 'deny',
+      rule: 'control-edge',
+      code,
+      details,
+    });
   const timeouts: ControlTimeouts = { ...DEFAULT_CONTROL_TIMEOUTS, ...options.timeouts };
   const server = createServer(serverTimeoutOptions(timeouts), (req, res) => {
     if (limiter.isRefused(req.socket)) return;
@@ -203,7 +241,10 @@ export async function createControlServer(options: ControlServerOptions): Promis
         return;
       }
       if (status === 400 && body.error.code === 'INPUT_TOO_DEEP') {
-        edgeAudit('control.request', (req.url ?? '/').split('?')[0]!.slice(0, 200), body.error.code, { remote: req.socket.remoteAddress, method: req.method });
+        edgeAudit('control.request', (req.url ?? '/').split('?')[0]!.slice(0, 200), body.error.code, {
+          remote: req.socket.remoteAddress,
+          method: req.method,
+        });
       }
       // A refused oversized body: answer while the rest is read and discarded (bounded), never
       // close on unread bytes, so the client reads the answer instead of a connection reset.
@@ -212,7 +253,10 @@ export async function createControlServer(options: ControlServerOptions): Promis
     });
   });
   const limiter = limitConnections(server, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, (remote) =>
-    edgeAudit('control.connect', 'connection', 'CONTROL_BUSY', { remote, limit: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS }),
+    edgeAudit('control.connect', 'connection', 'CONTROL_BUSY', {
+      remote,
+      limit: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    }),
   );
   // Upgrades other than the mesh WebSocket are refused; the HTTP server would otherwise leave them hanging.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -253,7 +297,11 @@ export async function createControlServer(options: ControlServerOptions): Promis
   };
 }
 
-function match(routes: readonly Route[], method: string, path: string): { route?: Route; params: Record<string, string>; pathMatched: boolean } {
+function match(
+  routes: readonly Route[],
+  method: string,
+  path: string,
+): { route?: Route; params: Record<string, string>; pathMatched: boolean } {
   let pathMatched = false;
   for (const route of routes) {
     const m = route.pattern.exec(path);

@@ -33,7 +33,11 @@ export function loadOrCreateToken(options: { token?: string; tokenFile?: string 
   try {
     const st = statSync(file);
     if ((st.mode & 0o077) !== 0) {
-      throw controlError('CONTROL_BAD_REQUEST', `token file ${file} is readable by others (mode ${(st.mode & 0o777).toString(8)})`, `run: chmod 600 ${file}`);
+      throw controlError(
+        'CONTROL_BAD_REQUEST',
+        `token file ${file} is readable by others (mode ${(st.mode & 0o777).toString(8)})`,
+        `run: chmod 600 ${file}`,
+      );
     }
     existing = readFileSync(file, 'utf8').trim();
   } catch (err) {
@@ -50,7 +54,11 @@ export function loadOrCreateToken(options: { token?: string; tokenFile?: string 
 
 function assertTokenShape(token: string, where: string): string {
   if (token.length < MIN_TOKEN_LENGTH || !/^[A-Za-z0-9._~+/=-]+$/.test(token)) {
-    throw controlError('CONTROL_BAD_REQUEST', `control token from ${where} is too short or has invalid characters`, `use at least ${MIN_TOKEN_LENGTH} URL-safe characters, or omit it to generate one`);
+    throw controlError(
+      'CONTROL_BAD_REQUEST',
+      `control token from ${where} is too short or has invalid characters`,
+      `use at least ${MIN_TOKEN_LENGTH} URL-safe characters, or omit it to generate one`,
+    );
   }
   return token;
 }
@@ -70,10 +78,15 @@ export function evaluateBearer(header: string | undefined, expected: string): De
     });
   }
   const m = /^Bearer ([^\s]+)$/.exec(header);
-  const given = createHash('sha256').update(m?.[1] ?? '').digest();
+  const given = createHash('sha256')
+    .update(m?.[1] ?? '')
+    .digest();
   const want = createHash('sha256').update(expected).digest();
   if (m === null || !timingSafeEqual(given, want)) {
-    return deny('CONTROL_TOKEN_INVALID', 'the bearer token is wrong', { rule: 'bearer-token', hint: 'use the token from the token file of this server' });
+    return deny('CONTROL_TOKEN_INVALID', 'the bearer token is wrong', {
+      rule: 'bearer-token',
+      hint: 'use the token from the token file of this server',
+    });
   }
   return allow('bearer-token');
 }

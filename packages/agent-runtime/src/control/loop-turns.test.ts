@@ -3,13 +3,23 @@ import type { LoopEntry } from '../adf/adf-records.js';
 import { LOOP_NOTE_ROLE } from '../tools/code-methods.js';
 import { loopTurns } from './loop-turns.js';
 
-const row = (seq: number, role: string, content: unknown): LoopEntry => ({ seq, role, content, model: null, tokens: null, createdAt: '2026-01-01T00:00:00.000Z' });
+const row = (seq: number, role: string, content: unknown): LoopEntry => ({
+  seq,
+  role,
+  content,
+  model: null,
+  tokens: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+});
 
 describe('loopTurns', () => {
   it('flattens text, tool calls and tool results, naming each result after its call', () => {
     const turns = loopTurns([
       row(1, 'user', 'read a.txt'),
-      row(2, 'assistant', [{ type: 'text', text: 'reading' }, { type: 'tool_use', id: 't1', name: 'fs_read', input: { path: 'a.txt' } }]),
+      row(2, 'assistant', [
+        { type: 'text', text: 'reading' },
+        { type: 'tool_use', id: 't1', name: 'fs_read', input: { path: 'a.txt' } },
+      ]),
       row(3, 'user', [{ type: 'tool_result', toolUseId: 't1', content: 'hello' }]),
     ]);
     expect(turns.map((t) => [t.seq, t.role, t.content, t.tool?.name, t.tool?.status])).toEqual([

@@ -33,7 +33,9 @@ export function loopTurns(entries: readonly LoopEntry[]): LoopTurn[] {
       out.push({ seq: e.seq * 100, role, content: e.content, time: e.createdAt });
       continue;
     }
-    const blocks = Array.isArray(e.content) ? (e.content as Block[]) : [{ type: 'text', text: JSON.stringify(e.content) }];
+    const blocks = Array.isArray(e.content)
+      ? (e.content as Block[])
+      : [{ type: 'text', text: JSON.stringify(e.content) }];
     blocks.forEach((b, i) => {
       const seq = e.seq * 100 + Math.min(i, 99);
       if (b.type === 'text' && typeof b.text === 'string' && b.text !== '') {
@@ -41,10 +43,22 @@ export function loopTurns(entries: readonly LoopEntry[]): LoopTurn[] {
       } else if (b.type === 'tool_use') {
         const name = String(b.name);
         names.set(String(b.id), name);
-        out.push({ seq, role: 'assistant', content: '', time: e.createdAt, tool: { name, args: b.input, status: 'requested' } });
+        out.push({
+          seq,
+          role: 'assistant',
+          content: '',
+          time: e.createdAt,
+          tool: { name, args: b.input, status: 'requested' },
+        });
       } else if (b.type === 'tool_result') {
         const name = names.get(String(b.toolUseId)) ?? 'tool';
-        out.push({ seq, role: 'tool', content: String(b.content ?? ''), time: e.createdAt, tool: { name, status: b.isError === true ? 'error' : 'done' } });
+        out.push({
+          seq,
+          role: 'tool',
+          content: String(b.content ?? ''),
+          time: e.createdAt,
+          tool: { name, status: b.isError === true ? 'error' : 'done' },
+        });
       }
     });
   }

@@ -23,12 +23,20 @@ afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
 
-async function runtime(name: string, security: Record<string, unknown> = {}, extra: { messaging?: Record<string, unknown>; middleware?: InboxMiddleware[] } = {}) {
+async function runtime(
+  name: string,
+  security: Record<string, unknown> = {},
+  extra: { messaging?: Record<string, unknown>; middleware?: InboxMiddleware[] } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), `trust-mesh-${name}-`));
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   const base = defaultAgentConfig();
   const adf: AdfFile = createAdf(join(dir, `${name}.adf`), {
-    template: { ...base, messaging: { ...base.messaging, receive: true, ...extra.messaging }, security: { ...base.security, ...security } },
+    template: {
+      ...base,
+      messaging: { ...base.messaging, receive: true, ...extra.messaging },
+      security: { ...base.security, ...security },
+    },
   });
   cleanup.push(() => adf.close());
   const mesh = createLocalMesh();
@@ -37,9 +45,19 @@ async function runtime(name: string, security: Record<string, unknown> = {}, ext
   const server: ControlServer = await createControlServer({ agents, token: generateControlToken(), mesh });
   cleanup.push(() => server.close());
   // Each runtime's egress client protects its own control port, as the agents' clients must.
-  const egress = createEgressClient({ policy: allowHosts(['127.0.0.1']), guard: { mode: 'default', protectedPorts: [server.port] } });
+  const egress = createEgressClient({
+    policy: allowHosts(['127.0.0.1']),
+    guard: { mode: 'default', protectedPorts: [server.port] },
+  });
   cleanup.push(() => egress.close());
-  const messaging = createAgentMessaging({ adf, identity, mesh, egress, sleep: async () => {}, ...(extra.middleware ? { middleware: extra.middleware } : {}) });
+  const messaging = createAgentMessaging({
+    adf,
+    identity,
+    mesh,
+    egress,
+    sleep: async () => {},
+    ...(extra.middleware ? { middleware: extra.middleware } : {}),
+  });
   mesh.register(identity.did, messaging.ingest);
   return { adf, identity, server, messaging, egress };
 }
@@ -50,7 +68,10 @@ describe('two agents, two control servers, real HTTP', () => {
   it('accepts a signed message and stores it with runtime stamps', async () => {
     const a = await runtime('a');
     const b = await runtime('b');
-    const { delivery } = await a.messaging.send({ to: b.identity.did, content: 'hello from a', address: b.server.url }, principal);
+    const { delivery } = await a.messaging.send(
+      { to: b.identity.did, content: 'hello from a', address: b.server.url },
+      principal,
+    );
     expect(delivery).toMatchObject({ status: 'delivered', via: 'http', statusCode: 202 });
     const [row] = b.adf.inbox.list();
     expect(row).toMatchObject({ from: a.identity.did, content: 'hello from a' });
@@ -67,7 +88,11 @@ describe('two agents, two control servers, real HTTP', () => {
   });
 
   async function post(server: ControlServer, did: string, body: string) {
-    const res = await fetch(`${server.url}/mesh/v1/inbox/${encodeURIComponent(did)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await fetch(`${server.url}/mesh/v1/inbox/${encodeURIComponent(did)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     return { status: res.status, body: (await res.json()) as { error?: { code: string } } };
   }
 
@@ -77,45 +102,82 @@ describe('two agents, two control servers, real HTTP', () => {
     const good = composeMessage(sender, { to: b.identity.did, payload: { content: 'x', content_type: 'text/plain' } });
 
     const tampered = { ...good, payload: { ...good.payload, content: 'changed' } };
-    expect((await post(b.server, b.identity.did, JSON.stringify(tampered))).body.error?.code).toBeTrustCode('MESSAGE_SIGNATURE_INVALID');
+    expect((await post(b.server, b.identity.did, JSON.stringify(tampered))).body.error?.code).toBeTrustCode(
+      'MESSAGE_SIGNATURE_INVALID',
+    );
 
     expect((await post(b.server, b.identity.did, JSON.stringify(good))).status).toBe(202);
-    expect((await post(b.server, b.identity.did, JSON.stringify(good))).body.error?.code).toBeTrustCode('MESSAGE_REPLAYED');
+    expect((await post(b.server, b.identity.did, JSON.stringify(good))).body.error?.code).toBeTrustCode(
+      'MESSAGE_REPLAYED',
+    );
 
-    const elsewhere = composeMessage(sender, { to: createIdentity().did, payload: { content: 'x', content_type: 'text/plain' } });
-    expect((await post(b.server, b.identity.did, JSON.stringify(elsewhere))).body.error?.code).toBeTrustCode('MESSAGE_WRONG_RECIPIENT');
+    const elsewhere = composeMessage(sender, {
+      to: createIdentity().did,
+      payload: { content: 'x', content_type: 'text/plain' },
+    });
+    expect((await post(b.server, b.identity.did, JSON.stringify(elsewhere))).body.error?.code).toBeTrustCode(
+      'MESSAGE_WRONG_RECIPIENT',
+    );
 
-    const stamped = composeMessage(sender, { to: b.identity.did, payload: { content: 'x', content_type: 'text/plain' } });
+    const stamped = composeMessage(sender, {
+      to: b.identity.did,
+      payload: { content: 'x', content_type: 'text/plain' },
+    });
     const spoofed = { ...stamped, meta: { payload_encrypted: true } };
     // Adding a stamp after signing breaks the signature; stamps inside a signed message are stripped on compose.
-    expect((await post(b.server, b.identity.did, JSON.stringify(spoofed))).body.error?.code).toBeTrustCode('MESSAGE_SIGNATURE_INVALID');
+    expect((await post(b.server, b.identity.did, JSON.stringify(spoofed))).body.error?.code).toBeTrustCode(
+      'MESSAGE_SIGNATURE_INVALID',
+    );
     expect(b.adf.inbox.list()).toHaveLength(1);
   });
 
   it('rejects an unsigned message under require_signature even with allow_unsigned on', async () => {
     const b = await runtime('b', { require_signature: true, allow_unsigned: true });
-    const { signature: _s, ...unsigned } = composeMessage(createIdentity(), { to: b.identity.did, payload: { content: 'x', content_type: 'text/plain' } });
-    expect((await post(b.server, b.identity.did, JSON.stringify(unsigned))).body.error?.code).toBeTrustCode('MESSAGE_UNSIGNED');
+    const { signature: _s, ...unsigned } = composeMessage(createIdentity(), {
+      to: b.identity.did,
+      payload: { content: 'x', content_type: 'text/plain' },
+    });
+    expect((await post(b.server, b.identity.did, JSON.stringify(unsigned))).body.error?.code).toBeTrustCode(
+      'MESSAGE_UNSIGNED',
+    );
   });
 
   it('applies the block list to the verified sender, over HTTP', async () => {
     const a = await runtime('a');
     const b = await runtime('b', {}, { messaging: { block_list: [a.identity.did] } });
-    const { delivery } = await a.messaging.send({ to: b.identity.did, content: 'let me in', address: b.server.url }, principal);
+    const { delivery } = await a.messaging.send(
+      { to: b.identity.did, content: 'let me in', address: b.server.url },
+      principal,
+    );
     expect(delivery).toMatchObject({ status: 'failed', statusCode: 403 });
     expect(b.adf.inbox.list()).toHaveLength(0);
     // Another verified sender still gets through.
     const c = await runtime('c');
-    expect((await c.messaging.send({ to: b.identity.did, content: 'hi', address: b.server.url }, principal)).delivery.status).toBe('delivered');
+    expect(
+      (await c.messaging.send({ to: b.identity.did, content: 'hi', address: b.server.url }, principal)).delivery.status,
+    ).toBe('delivered');
   });
 
   it('rejects the message when inbox middleware throws, over HTTP', async () => {
     const a = await runtime('a');
-    const b = await runtime('b', {}, { middleware: [async () => { throw new Error('middleware bug'); }] });
+    const b = await runtime(
+      'b',
+      {},
+      {
+        middleware: [
+          async () => {
+            throw new Error('middleware bug');
+          },
+        ],
+      },
+    );
     const { delivery } = await a.messaging.send({ to: b.identity.did, content: 'x', address: b.server.url }, principal);
     expect(delivery).toMatchObject({ status: 'failed', statusCode: 403 });
     expect(b.adf.inbox.list()).toHaveLength(0);
-    expect(b.adf.audit.list({ action: 'message.receive' }).at(-1)).toMatchObject({ decision: 'deny', code: expect.toBeTrustCode('MESSAGE_MIDDLEWARE_FAILED') });
+    expect(b.adf.audit.list({ action: 'message.receive' }).at(-1)).toMatchObject({
+      decision: 'deny',
+      code: expect.toBeTrustCode('MESSAGE_MIDDLEWARE_FAILED'),
+    });
   });
 
   it('needs no owner token for mesh mail, and exposes nothing else without one', async () => {
@@ -127,7 +189,10 @@ describe('two agents, two control servers, real HTTP', () => {
 
   it('cannot deliver to its own control port: the egress guard protects it', async () => {
     const a = await runtime('a');
-    const { delivery } = await a.messaging.send({ to: a.identity.did, content: 'loop', address: a.server.url }, principal);
+    const { delivery } = await a.messaging.send(
+      { to: a.identity.did, content: 'loop', address: a.server.url },
+      principal,
+    );
     expect(delivery).toMatchObject({ status: 'failed', code: expect.toBeTrustCode('EGRESS_PROTECTED_PORT') });
   });
 });

@@ -22,9 +22,19 @@ async function start(extra: Partial<ControlServerOptions>) {
   const mesh = createLocalMesh();
   mesh.register(rx.identity.did, rx.ingest);
   const audit = createMemoryAuditSink();
-  const server = await createControlServer({ agents: createTestAgents(), tokenFile: join(mkdtempSync(join(tmpdir(), 'ws-edges-')), 'token'), mesh, audit, ...extra });
+  const server = await createControlServer({
+    agents: createTestAgents(),
+    tokenFile: join(mkdtempSync(join(tmpdir(), 'ws-edges-')), 'token'),
+    mesh,
+    audit,
+    ...extra,
+  });
   cleanup.push(() => server.close());
-  return { server, audit, endpoint: `${server.url.replace('http:', 'ws:')}/mesh/v1/ws/${encodeURIComponent(rx.identity.did)}` };
+  return {
+    server,
+    audit,
+    endpoint: `${server.url.replace('http:', 'ws:')}/mesh/v1/ws/${encodeURIComponent(rx.identity.did)}`,
+  };
 }
 
 /** Opens a socket; resolves with its first frame, or the HTTP status and body of a refused upgrade. */
@@ -54,13 +64,17 @@ describe('mesh WebSocket listener: the server edge', () => {
   });
 
   it('a client dripping its upgrade request is closed at the header deadline', async () => {
-    const { server } = await start({ timeouts: { headersMs: 600, requestMs: 600, keepAliveMs: 600, checkIntervalMs: 100 } });
+    const { server } = await start({
+      timeouts: { headersMs: 600, requestMs: 600, keepAliveMs: 600, checkIntervalMs: 100 },
+    });
     const socket = connect(server.port, '127.0.0.1');
     cleanup.push(() => socket.destroy());
     socket.on('error', () => undefined);
     const opened = Date.now();
     const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now() - opened)));
-    socket.write(`GET /mesh/v1/ws/x HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n`);
+    socket.write(
+      `GET /mesh/v1/ws/x HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n`,
+    );
     const drip = setInterval(() => socket.write(`X-Drip: ${Date.now()}\r\n`), 100);
     cleanup.push(() => clearInterval(drip));
     expect(await closed).toBeLessThan(3000);
@@ -73,7 +87,9 @@ describe('mesh WebSocket listener: the server edge', () => {
     let text = '';
     socket.on('data', (c: Buffer) => (text += c.toString()));
     const closed = new Promise((resolve) => socket.on('close', resolve));
-    socket.write(`GET /mesh/v1/ws/x HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nHost: evil.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    socket.write(
+      `GET /mesh/v1/ws/x HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nHost: evil.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+    );
     await closed;
     expect(text).toMatch(/^HTTP\/1\.1 400 /);
     expect(text).toContain('CONTROL_HOST_DUPLICATE');

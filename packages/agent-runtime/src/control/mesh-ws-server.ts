@@ -29,8 +29,20 @@ export interface MeshWsServer {
   close(): void;
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 421: 'Misdirected Request', 503: 'Service Unavailable' };
-const GUARD_STATUS: Record<string, number> = { CONTROL_HOST_DUPLICATE: 400, CONTROL_HOST_NOT_ALLOWED: 421, CONTROL_CROSS_ORIGIN: 403, CONTROL_TOKEN_IN_QUERY: 400 };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  421: 'Misdirected Request',
+  503: 'Service Unavailable',
+};
+const GUARD_STATUS: Record<string, number> = {
+  CONTROL_HOST_DUPLICATE: 400,
+  CONTROL_HOST_NOT_ALLOWED: 421,
+  CONTROL_CROSS_ORIGIN: 403,
+  CONTROL_TOKEN_IN_QUERY: 400,
+};
 
 function refuseUpgrade(socket: Duplex, status: number, code: string, message: string, hint?: string): void {
   // Flush the answer, then drop the connection (ws does the same for refusals it makes itself).
@@ -53,10 +65,19 @@ function refuseUpgrade(socket: Duplex, status: number, code: string, message: st
  * const meshWs = createMeshWsServer({ mesh, guard: () => settings });
  * httpServer.on('upgrade', (req, socket, head) => meshWs.handleUpgrade(req, socket, head));
  */
-export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSettings; options?: MeshWsServerOptions }): MeshWsServer {
+export function createMeshWsServer(o: {
+  mesh: LocalMesh;
+  guard: () => GuardSettings;
+  options?: MeshWsServerOptions;
+}): MeshWsServer {
   const limits: MeshWsLimits = { ...DEFAULT_MESH_WS_LIMITS, ...o.options?.limits };
   const maxSockets = o.options?.maxSockets ?? 64;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.maxFrameBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
   const sockets = new Set<WebSocket>();
   const maxPerAddress = o.options?.maxSocketsPerAddress ?? 16;
   const perAddress = new Map<string, number>();
@@ -66,10 +87,15 @@ export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSetti
       socket.on('error', () => socket.destroy());
       const rawUrl = req.url ?? '/';
       const path = rawUrl.split('?')[0]!;
-      if (!path.startsWith(MESH_WS_PREFIX)) return refuseUpgrade(socket, 404, 'CONTROL_NOT_FOUND', `no WebSocket endpoint at ${path.slice(0, 200)}`);
-      const gate = evaluateControlRequest({ method: req.method ?? 'GET', url: rawUrl, headers: req.headers, rawHeaders: req.rawHeaders }, o.guard());
+      if (!path.startsWith(MESH_WS_PREFIX))
+        return refuseUpgrade(socket, 404, 'CONTROL_NOT_FOUND', `no WebSocket endpoint at ${path.slice(0, 200)}`);
+      const gate = evaluateControlRequest(
+        { method: req.method ?? 'GET', url: rawUrl, headers: req.headers, rawHeaders: req.rawHeaders },
+        o.guard(),
+      );
       if (!gate.allow) return refuseUpgrade(socket, GUARD_STATUS[gate.code] ?? 403, gate.code, gate.reason, gate.hint);
-      if (req.method !== 'GET') return refuseUpgrade(socket, 405, 'CONTROL_METHOD_NOT_ALLOWED', 'WebSocket upgrades use GET');
+      if (req.method !== 'GET')
+        return refuseUpgrade(socket, 405, 'CONTROL_METHOD_NOT_ALLOWED', 'WebSocket upgrades use GET');
       let did: string;
       try {
         did = decodeURIComponent(path.slice(MESH_WS_PREFIX.length));
@@ -79,11 +105,23 @@ export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSetti
       const ingest = o.mesh.lookup(did);
       if (ingest === undefined) return refuseUpgrade(socket, 404, 'MESH_NO_SUCH_AGENT', 'no agent with that DID here');
       if (sockets.size >= maxSockets) {
-        return refuseUpgrade(socket, 503, 'MESH_WS_BUSY', `this server holds its limit of ${maxSockets} mesh sockets`, 'try again later');
+        return refuseUpgrade(
+          socket,
+          503,
+          'MESH_WS_BUSY',
+          `this server holds its limit of ${maxSockets} mesh sockets`,
+          'try again later',
+        );
       }
       const remote = req.socket.remoteAddress ?? 'unknown';
       if ((perAddress.get(remote) ?? 0) >= maxPerAddress) {
-        return refuseUpgrade(socket, 503, 'MESH_WS_BUSY', `${remote} holds its limit of ${maxPerAddress} mesh sockets`, 'reuse an open socket or try again later');
+        return refuseUpgrade(
+          socket,
+          503,
+          'MESH_WS_BUSY',
+          `${remote} holds its limit of ${maxPerAddress} mesh sockets`,
+          'reuse an open socket or try again later',
+        );
       }
       const audit = o.mesh.auditFor?.(did) ?? o.options?.audit;
       // Without verifyClient, ws completes the upgrade synchronously (so the count above cannot
@@ -106,7 +144,10 @@ export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSetti
           ingest: (bytes, ctx) => {
             const current = o.mesh.lookup(did);
             if (current === undefined) {
-              return Promise.resolve({ accepted: false, decision: deny('MESH_NO_SUCH_AGENT', 'the agent is no longer on this mesh', { rule: 'mesh-ws' }) });
+              return Promise.resolve({
+                accepted: false,
+                decision: deny('MESH_NO_SUCH_AGENT', 'the agent is no longer on this mesh', { rule: 'mesh-ws' }),
+              });
             }
             return current(bytes, ctx);
           },
@@ -115,7 +156,12 @@ export function createMeshWsServer(o: { mesh: LocalMesh; guard: () => GuardSetti
           ...(audit === undefined ? {} : { audit }),
           remote,
         });
-        ws.on('message', (data, isBinary) => session.receive(Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data), isBinary));
+        ws.on('message', (data, isBinary) =>
+          session.receive(
+            Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data),
+            isBinary,
+          ),
+        );
         ws.on('error', (err: Error & { code?: string }) => {
           // ws closes with 1009 itself when a frame passes maxPayload; record why.
           if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {

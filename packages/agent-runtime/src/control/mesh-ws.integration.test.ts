@@ -34,18 +34,37 @@ async function runtime(name: string, meshWebSocket?: MeshWsServerOptions) {
   const dir = mkdtempSync(join(tmpdir(), `trust-meshws-${name}-`));
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   const base = defaultAgentConfig();
-  const adf: AdfFile = createAdf(join(dir, `${name}.adf`), { template: { ...base, messaging: { ...base.messaging, receive: true } } });
+  const adf: AdfFile = createAdf(join(dir, `${name}.adf`), {
+    template: { ...base, messaging: { ...base.messaging, receive: true } },
+  });
   cleanup.push(() => adf.close());
   const mesh = createLocalMesh();
   const identity = createIdentity();
-  const server: ControlServer = await createControlServer({ agents: createWorkspaceAgents({ dir }), token: generateControlToken(), mesh, ...(meshWebSocket ? { meshWebSocket } : {}) });
+  const server: ControlServer = await createControlServer({
+    agents: createWorkspaceAgents({ dir }),
+    token: generateControlToken(),
+    mesh,
+    ...(meshWebSocket ? { meshWebSocket } : {}),
+  });
   cleanup.push(() => server.close());
-  const egress = createEgressClient({ policy: allowHosts(['127.0.0.1']), guard: { mode: 'default', protectedPorts: [server.port] } });
+  const egress = createEgressClient({
+    policy: allowHosts(['127.0.0.1']),
+    guard: { mode: 'default', protectedPorts: [server.port] },
+  });
   cleanup.push(() => egress.close());
   const messaging = createAgentMessaging({ adf, identity, mesh, egress, sleep: async () => {} });
   mesh.register(identity.did, messaging.ingest, { audit: adf.audit });
   const wsUrl = server.url.replace('http:', 'ws:');
-  return { adf, identity, server, messaging, egress, mesh, wsUrl, endpoint: `${wsUrl}/mesh/v1/ws/${encodeURIComponent(identity.did)}` };
+  return {
+    adf,
+    identity,
+    server,
+    messaging,
+    egress,
+    mesh,
+    wsUrl,
+    endpoint: `${wsUrl}/mesh/v1/ws/${encodeURIComponent(identity.did)}`,
+  };
 }
 
 const principal = { kind: 'llm', id: 'agent' } as const;
@@ -88,29 +107,51 @@ async function login(url: string, who: AgentIdentity, serverDid: string) {
   return { ...c, auth };
 }
 
-const hello = (from: AgentIdentity, to: string, content = 'hi') => composeMessage(from, { to, payload: { content, content_type: 'text/plain' } });
+const hello = (from: AgentIdentity, to: string, content = 'hi') =>
+  composeMessage(from, { to, payload: { content, content_type: 'text/plain' } });
 
 describe('mesh WebSocket between two control servers', () => {
   it('delivers a signed message from msg_send over ws://, stamped with the authenticated DID', async () => {
     const a = await runtime('a');
     const b = await runtime('b');
-    const { delivery } = await a.messaging.send({ to: b.identity.did, content: 'over a socket', address: b.wsUrl }, principal);
+    const { delivery } = await a.messaging.send(
+      { to: b.identity.did, content: 'over a socket', address: b.wsUrl },
+      principal,
+    );
     expect(delivery).toMatchObject({ status: 'delivered', via: 'ws', attempts: 1 });
     const [row] = b.adf.inbox.list();
     expect(row).toMatchObject({ from: a.identity.did, content: 'over a socket' });
-    expect(row!.meta).toMatchObject({ ws_remote_did: a.identity.did, message_verified: true, payload_verified: true, transport: 'ws' });
+    expect(row!.meta).toMatchObject({
+      ws_remote_did: a.identity.did,
+      message_verified: true,
+      payload_verified: true,
+      transport: 'ws',
+    });
     expect(a.adf.outbox.list()[0]).toMatchObject({ status: 'delivered' });
-    expect(b.adf.audit.list({ action: 'mesh.ws.auth' })[0]).toMatchObject({ decision: 'allow', principal: { kind: 'peer', id: a.identity.did } });
+    expect(b.adf.audit.list({ action: 'mesh.ws.auth' })[0]).toMatchObject({
+      decision: 'allow',
+      principal: { kind: 'peer', id: a.identity.did },
+    });
   });
 
   it('carries many messages on one authenticated session, each acknowledged', async () => {
     const a = await runtime('a');
     const b = await runtime('b');
-    const session = await openMeshWsSession(b.wsUrl, { egress: a.egress, principal, signer: a.identity, serverDid: b.identity.did });
+    const session = await openMeshWsSession(b.wsUrl, {
+      egress: a.egress,
+      principal,
+      signer: a.identity,
+      serverDid: b.identity.did,
+    });
     const acks = await Promise.all([1, 2, 3].map((i) => session.send(hello(a.identity, b.identity.did, `m${i}`))));
     session.close();
     expect(acks.map((x) => x.accepted)).toEqual([true, true, true]);
-    expect(b.adf.inbox.list().map((r) => r.content).sort()).toEqual(['m1', 'm2', 'm3']);
+    expect(
+      b.adf.inbox
+        .list()
+        .map((r) => r.content)
+        .sort(),
+    ).toEqual(['m1', 'm2', 'm3']);
   });
 
   it('stops delivering on open sockets once the agent leaves the mesh', async () => {
@@ -120,7 +161,11 @@ describe('mesh WebSocket between two control servers', () => {
     await c.frame(2);
     b.mesh.unregister(b.identity.did);
     await c.sendJson({ v: 1, type: 'message', message: hello(me, b.identity.did) });
-    expect(await c.frame(3)).toMatchObject({ type: 'ack', accepted: false, code: expect.toBeTrustCode('MESH_NO_SUCH_AGENT') });
+    expect(await c.frame(3)).toMatchObject({
+      type: 'ack',
+      accepted: false,
+      code: expect.toBeTrustCode('MESH_NO_SUCH_AGENT'),
+    });
     c.ws.close();
     expect(b.adf.inbox.list()).toHaveLength(0);
   });
@@ -144,7 +189,10 @@ describe('mesh WebSocket between two control servers', () => {
     const b = await runtime('b');
     const c = await login(b.endpoint, createIdentity(), createIdentity().did);
     expect(await c.ended).toMatchObject({ code: 4401 });
-    expect(b.adf.audit.list({ action: 'mesh.ws.auth' })[0]).toMatchObject({ decision: 'deny', code: expect.toBeTrustCode('MESH_WS_AUTH_FAILED') });
+    expect(b.adf.audit.list({ action: 'mesh.ws.auth' })[0]).toMatchObject({
+      decision: 'deny',
+      code: expect.toBeTrustCode('MESH_WS_AUTH_FAILED'),
+    });
   });
 
   it('an unauthenticated socket cannot send: a message as the first frame closes it, nothing stored', async () => {
@@ -163,10 +211,18 @@ describe('mesh WebSocket between two control servers', () => {
     await c.frame(2);
     const signedByA = hello(a.identity, b.identity.did);
     await c.sendJson({ v: 1, type: 'message', message: signedByA });
-    expect(await c.frame(3)).toMatchObject({ type: 'ack', id: signedByA.id, accepted: false, code: expect.toBeTrustCode('MESSAGE_WS_SENDER_MISMATCH') });
+    expect(await c.frame(3)).toMatchObject({
+      type: 'ack',
+      id: signedByA.id,
+      accepted: false,
+      code: expect.toBeTrustCode('MESSAGE_WS_SENDER_MISMATCH'),
+    });
     c.ws.close();
     expect(b.adf.inbox.list()).toHaveLength(0);
-    expect(b.adf.audit.list({ action: 'message.receive' }).at(-1)).toMatchObject({ decision: 'deny', code: expect.toBeTrustCode('MESSAGE_WS_SENDER_MISMATCH') });
+    expect(b.adf.audit.list({ action: 'message.receive' }).at(-1)).toMatchObject({
+      decision: 'deny',
+      code: expect.toBeTrustCode('MESSAGE_WS_SENDER_MISMATCH'),
+    });
   });
 
   it('strips a wire-supplied ws_remote_did and stamps the one the handshake proved', async () => {
@@ -176,7 +232,11 @@ describe('mesh WebSocket between two control servers', () => {
     await c.frame(2);
     const { signature: _s, ...unsigned } = hello(me, b.identity.did);
     const forged: AgentMessage = { ...unsigned, meta: { ws_remote_did: 'did:key:zForgedPeer' } };
-    await c.sendJson({ v: 1, type: 'message', message: { ...forged, signature: Buffer.from(me.sign(envelopeSigningBytes(forged))).toString('base64url') } });
+    await c.sendJson({
+      v: 1,
+      type: 'message',
+      message: { ...forged, signature: Buffer.from(me.sign(envelopeSigningBytes(forged))).toString('base64url') },
+    });
     expect(await c.frame(3)).toMatchObject({ type: 'ack', accepted: true });
     c.ws.close();
     const meta = b.adf.inbox.list()[0]!.meta as Record<string, unknown>;
@@ -192,7 +252,10 @@ describe('mesh WebSocket between two control servers', () => {
     await c.sendJson({ v: 1, type: 'message', message: hello(me, b.identity.did, 'x'.repeat(8192)) });
     expect(await c.ended).toMatchObject({ code: 1009 });
     expect(b.adf.inbox.list()).toHaveLength(0);
-    expect(b.adf.audit.list({ action: 'mesh.ws.close' }).at(-1)).toMatchObject({ decision: 'deny', code: expect.toBeTrustCode('MESSAGE_TOO_LARGE') });
+    expect(b.adf.audit.list({ action: 'mesh.ws.close' }).at(-1)).toMatchObject({
+      decision: 'deny',
+      code: expect.toBeTrustCode('MESSAGE_TOO_LARGE'),
+    });
   });
 
   it.each([
@@ -210,7 +273,10 @@ describe('mesh WebSocket between two control servers', () => {
   it('refuses a credential in the query, an unknown agent, and other upgrade paths', async () => {
     const b = await runtime('b');
     expect((await raw(`${b.endpoint}?token=x`).ended).status).toBe(400);
-    expect(JSON.parse((await raw(`${b.wsUrl}/mesh/v1/ws/${encodeURIComponent(createIdentity().did)}`).ended).body!).error.code).toBeTrustCode('MESH_NO_SUCH_AGENT');
+    expect(
+      JSON.parse((await raw(`${b.wsUrl}/mesh/v1/ws/${encodeURIComponent(createIdentity().did)}`).ended).body!).error
+        .code,
+    ).toBeTrustCode('MESH_NO_SUCH_AGENT');
     expect((await raw(`${b.wsUrl}/api/v1/events`).ended).status).toBe(404);
   });
 
@@ -251,16 +317,31 @@ describe('mesh WebSocket between two control servers', () => {
     const b = await runtime('b');
     const nobody = createIdentity().did;
     const gone = await a.messaging.send({ to: nobody, content: 'x', address: b.wsUrl }, principal);
-    expect(gone.delivery).toMatchObject({ status: 'failed', via: 'ws', attempts: 4, code: expect.toBeTrustCode('MESH_WS_CLOSED') });
+    expect(gone.delivery).toMatchObject({
+      status: 'failed',
+      via: 'ws',
+      attempts: 4,
+      code: expect.toBeTrustCode('MESH_WS_CLOSED'),
+    });
     const msg = hello(a.identity, b.identity.did);
     const options = { egress: a.egress, principal, signer: a.identity, sleep: async () => {} };
     expect(await deliverMessage(msg, b.wsUrl, options)).toMatchObject({ status: 'delivered', via: 'ws', attempts: 1 });
-    expect(await deliverMessage(msg, b.wsUrl, options)).toMatchObject({ status: 'failed', via: 'ws', attempts: 1, code: expect.toBeTrustCode('MESSAGE_REPLAYED') });
+    expect(await deliverMessage(msg, b.wsUrl, options)).toMatchObject({
+      status: 'failed',
+      via: 'ws',
+      attempts: 1,
+      code: expect.toBeTrustCode('MESSAGE_REPLAYED'),
+    });
   });
 
   it('cannot open a mesh socket to its own control port: the egress guard protects it', async () => {
     const a = await runtime('a');
     const { delivery } = await a.messaging.send({ to: a.identity.did, content: 'loop', address: a.wsUrl }, principal);
-    expect(delivery).toMatchObject({ status: 'failed', via: 'ws', attempts: 1, code: expect.toBeTrustCode('EGRESS_PROTECTED_PORT') });
+    expect(delivery).toMatchObject({
+      status: 'failed',
+      via: 'ws',
+      attempts: 1,
+      code: expect.toBeTrustCode('EGRESS_PROTECTED_PORT'),
+    });
   });
 });

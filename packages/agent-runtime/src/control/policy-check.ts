@@ -1,4 +1,11 @@
-import { compilePolicy, createPrincipal, formatCidr, isTrustError, parsePolicyText, type PolicyFile } from '@trust/core';
+import {
+  compilePolicy,
+  createPrincipal,
+  formatCidr,
+  isTrustError,
+  parsePolicyText,
+  type PolicyFile,
+} from '@trust/core';
 import { explainUrl } from '@trust/egress';
 
 /** One problem of a policy, as the real validator reports it: where, what, and how to fix it. */
@@ -55,7 +62,11 @@ export interface PolicyCheckInput {
 export function validatePolicy(text: string): PolicyValidation {
   try {
     const file: PolicyFile = parsePolicyText(text);
-    return { ok: true, ...(file.name === undefined ? {} : { name: file.name }), sections: (['http', 'tcp', 'udp', 'guard'] as const).filter((s) => file[s] !== undefined) };
+    return {
+      ok: true,
+      ...(file.name === undefined ? {} : { name: file.name }),
+      sections: (['http', 'tcp', 'udp', 'guard'] as const).filter((s) => file[s] !== undefined),
+    };
   } catch (e) {
     return { ok: false, problems: problemsOf(e) };
   }
@@ -69,14 +80,26 @@ export function validatePolicy(text: string): PolicyValidation {
  * @example
  * await checkPolicyUrl({ text, url: 'https://api.github.com/zen' }, process.env);
  */
-export async function checkPolicyUrl(input: PolicyCheckInput, env: Readonly<Record<string, string | undefined>>): Promise<PolicyCheckResult> {
+export async function checkPolicyUrl(
+  input: PolicyCheckInput,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<PolicyCheckResult> {
   let compiled: ReturnType<typeof compilePolicy> | undefined;
   if (input.text !== undefined) {
     try {
       compiled = compilePolicy(parsePolicyText(input.text), { env });
     } catch (e) {
       const problems = problemsOf(e);
-      return { url: input.url, mode: input.mode ?? 'default', allow: false, steps: [{ step: 'policy', ok: false, detail: `${problems.length} problem(s) in the policy` }], addresses: [], code: 'POLICY_INVALID', reason: 'the policy is not valid', problems };
+      return {
+        url: input.url,
+        mode: input.mode ?? 'default',
+        allow: false,
+        steps: [{ step: 'policy', ok: false, detail: `${problems.length} problem(s) in the policy` }],
+        addresses: [],
+        code: 'POLICY_INVALID',
+        reason: 'the policy is not valid',
+        problems,
+      };
     }
   }
   const guard = compiled?.guard;
@@ -92,7 +115,8 @@ export async function checkPolicyUrl(input: PolicyCheckInput, env: Readonly<Reco
       : {
           resolve: async (host: string) => {
             const hit = table[host.toLowerCase().replace(/\.$/, '')];
-            if (hit === undefined) throw Object.assign(new Error(`${host} is not in the resolve table`), { code: 'ENOTFOUND' });
+            if (hit === undefined)
+              throw Object.assign(new Error(`${host} is not in the resolve table`), { code: 'ENOTFOUND' });
             return [...hit];
           },
         }),
@@ -100,22 +124,63 @@ export async function checkPolicyUrl(input: PolicyCheckInput, env: Readonly<Reco
   const steps: PolicyCheckStep[] = explained.steps.map((s) => ({ step: s.step, ok: s.ok, detail: s.detail }));
   const v = explained.verdict;
   const base = { url: input.url, mode, addresses: [...v.addresses] };
-  if (!v.allow) return { ...base, allow: false, steps, code: v.code, reason: v.reason, ...(v.hint === undefined ? {} : { hint: v.hint }), ...(v.rule === undefined ? {} : { rule: v.rule }) };
-  if (compiled === undefined || v.url === undefined) return { ...base, allow: true, steps, ...(v.rule === undefined ? {} : { rule: v.rule }) };
+  if (!v.allow)
+    return {
+      ...base,
+      allow: false,
+      steps,
+      code: v.code,
+      reason: v.reason,
+      ...(v.hint === undefined ? {} : { hint: v.hint }),
+      ...(v.rule === undefined ? {} : { rule: v.rule }),
+    };
+  if (compiled === undefined || v.url === undefined)
+    return { ...base, allow: true, steps, ...(v.rule === undefined ? {} : { rule: v.rule }) };
   const u = v.url;
   const decision = await compiled.policy.authorizeHttp(
-    { method: 'GET', url: u.href, scheme: u.protocol as 'http:', host: v.host ?? u.hostname, port: v.port ?? 0, path: u.pathname, headers: new Headers() },
+    {
+      method: 'GET',
+      url: u.href,
+      scheme: u.protocol as 'http:',
+      host: v.host ?? u.hostname,
+      port: v.port ?? 0,
+      path: u.pathname,
+      headers: new Headers(),
+    },
     { principal: createPrincipal('owner', 'control-api'), capability: 'http' },
   );
-  steps.splice(steps.length - 1, 0, { step: 'policy', ok: decision.allow, detail: decision.allow ? `allow (${decision.rule ?? 'policy'})` : `${decision.code}: ${decision.reason}` });
+  steps.splice(steps.length - 1, 0, {
+    step: 'policy',
+    ok: decision.allow,
+    detail: decision.allow ? `allow (${decision.rule ?? 'policy'})` : `${decision.code}: ${decision.reason}`,
+  });
   const last = steps[steps.length - 1]!;
-  steps[steps.length - 1] = { step: 'verdict', ok: decision.allow, detail: decision.allow ? last.detail : decision.code };
-  if (decision.allow) return { ...base, allow: true, steps, ...(decision.rule ?? v.rule ? { rule: (decision.rule ?? v.rule)! } : {}) };
-  return { ...base, allow: false, steps, code: decision.code, reason: decision.reason, ...(decision.hint === undefined ? {} : { hint: decision.hint }), ...(decision.rule === undefined ? {} : { rule: decision.rule }) };
+  steps[steps.length - 1] = {
+    step: 'verdict',
+    ok: decision.allow,
+    detail: decision.allow ? last.detail : decision.code,
+  };
+  if (decision.allow)
+    return { ...base, allow: true, steps, ...((decision.rule ?? v.rule) ? { rule: (decision.rule ?? v.rule)! } : {}) };
+  return {
+    ...base,
+    allow: false,
+    steps,
+    code: decision.code,
+    reason: decision.reason,
+    ...(decision.hint === undefined ? {} : { hint: decision.hint }),
+    ...(decision.rule === undefined ? {} : { rule: decision.rule }),
+  };
 }
 
 function problemsOf(e: unknown): PolicyProblemView[] {
   if (!isTrustError(e)) throw e;
-  if (e.problems.length > 0) return e.problems.map((p) => ({ code: p.code, path: p.path ?? '', message: p.message, ...(p.hint === undefined ? {} : { hint: p.hint }) }));
+  if (e.problems.length > 0)
+    return e.problems.map((p) => ({
+      code: p.code,
+      path: p.path ?? '',
+      message: p.message,
+      ...(p.hint === undefined ? {} : { hint: p.hint }),
+    }));
   return [{ code: e.code, path: '', message: e.message, ...(e.hint === undefined ? {} : { hint: e.hint }) }];
 }

@@ -13,17 +13,29 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   if (declared > limit) throw tooLarge(limit);
   if (type !== 'application/json') {
     if (declared === 0 && req.headers['transfer-encoding'] === undefined) return {};
-    throw controlError('CONTROL_UNSUPPORTED_MEDIA_TYPE', `content type "${type}" is refused`, 'send the body as application/json');
+    throw controlError(
+      'CONTROL_UNSUPPORTED_MEDIA_TYPE',
+      `content type "${type}" is refused`,
+      'send the body as application/json',
+    );
   }
   const text = await readLimited(req, limit);
   if (text.trim() === '') return {};
   // Nesting is checked on the text, before JSON.parse and the route schemas (both recursive).
   const shape = checkJsonText(text, { maxDepth: DEFAULT_MAX_JSON_DEPTH });
-  if (!shape.allow) throw new TrustError(shape.code, `the request body ${shape.reason.replace(/^the input /, '')}`, { decision: shape, ...(shape.hint === undefined ? {} : { hint: shape.hint }) });
+  if (!shape.allow)
+    throw new TrustError(shape.code, `the request body ${shape.reason.replace(/^the input /, '')}`, {
+      decision: shape,
+      ...(shape.hint === undefined ? {} : { hint: shape.hint }),
+    });
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw controlError('CONTROL_BAD_REQUEST', 'the request body is not valid JSON', 'send a JSON object, e.g. {"text":"hello"}');
+    throw controlError(
+      'CONTROL_BAD_REQUEST',
+      'the request body is not valid JSON',
+      'send a JSON object, e.g. {"text":"hello"}',
+    );
   }
 }
 
@@ -54,5 +66,9 @@ export function readLimited(req: IncomingMessage, limit: number): Promise<string
 }
 
 function tooLarge(limit: number) {
-  return controlError('CONTROL_BODY_TOO_LARGE', `the request body is larger than ${limit} bytes`, 'send a smaller body');
+  return controlError(
+    'CONTROL_BODY_TOO_LARGE',
+    `the request body is larger than ${limit} bytes`,
+    'send a smaller body',
+  );
 }

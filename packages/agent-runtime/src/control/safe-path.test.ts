@@ -18,7 +18,8 @@ describe('evaluateRelativePath', () => {
     ['%E0%A4%A', false],
   ] as const)('%s', (input, expected) => {
     const d = evaluateRelativePath(input, '/root');
-    if (expected === false) expect(d).toMatchObject({ allow: false, code: expect.toBeTrustCode('CONTROL_PATH_INVALID') });
+    if (expected === false)
+      expect(d).toMatchObject({ allow: false, code: expect.toBeTrustCode('CONTROL_PATH_INVALID') });
     else expect(d).toMatchObject({ allow: true, path: expected });
   });
 });

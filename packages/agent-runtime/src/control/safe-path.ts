@@ -19,10 +19,12 @@ export function evaluateRelativePath(encoded: string, root = '/'): Decision & { 
   if (decoded.includes('\0') || decoded.includes('\\')) return invalid(decoded, 'it contains NUL or a backslash');
   if (decoded.startsWith('/') || isAbsolute(decoded)) return invalid(decoded, 'it is absolute');
   const segments = decoded.split('/');
-  if (segments.some((s) => s === '' || s === '.' || s === '..')) return invalid(decoded, 'it has an empty, "." or ".." segment');
+  if (segments.some((s) => s === '' || s === '.' || s === '..'))
+    return invalid(decoded, 'it has an empty, "." or ".." segment');
   const full = resolve(root, decoded);
   const rel = relative(resolve(root), full);
-  if (rel.startsWith('..') || isAbsolute(rel) || rel.split(sep).includes('..')) return invalid(decoded, 'it leaves the root');
+  if (rel.startsWith('..') || isAbsolute(rel) || rel.split(sep).includes('..'))
+    return invalid(decoded, 'it leaves the root');
   return { ...allow('relative-path'), path: decoded };
 }
 

@@ -22,7 +22,12 @@ const TYPES: Readonly<Record<string, string>> = {
  * segment, then the real path (after symlinks) must stay under the real root. Unknown types are
  * refused rather than sniffed.
  */
-export async function serveStatic(root: string, urlPath: string, res: ServerResponse, headOnly: boolean): Promise<void> {
+export async function serveStatic(
+  root: string,
+  urlPath: string,
+  res: ServerResponse,
+  headOnly: boolean,
+): Promise<void> {
   const rel = urlPath === '/' ? 'index.html' : urlPath.slice(1);
   const d = evaluateRelativePath(rel, root);
   if (!d.allow) throw controlError('CONTROL_PATH_INVALID', d.reason, d.hint);
@@ -32,10 +37,12 @@ export async function serveStatic(root: string, urlPath: string, res: ServerResp
   try {
     const realRoot = await realpath(root);
     real = await realpath(join(realRoot, d.path!));
-    if (!real.startsWith(realRoot + sep)) throw controlError('CONTROL_PATH_INVALID', `path ${urlPath} leaves the studio folder`);
+    if (!real.startsWith(realRoot + sep))
+      throw controlError('CONTROL_PATH_INVALID', `path ${urlPath} leaves the studio folder`);
     if (!(await stat(real)).isFile()) throw controlError('CONTROL_NOT_FOUND', `no studio file ${urlPath}`);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw controlError('CONTROL_NOT_FOUND', `no studio file ${urlPath}`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw controlError('CONTROL_NOT_FOUND', `no studio file ${urlPath}`);
     throw err;
   }
   res.statusCode = 200;

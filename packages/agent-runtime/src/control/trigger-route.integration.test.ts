@@ -16,7 +16,12 @@ let server: ControlServer;
 let agents: ReturnType<typeof createWorkspaceAgents>;
 const scheduled: number[] = [];
 const cleared: unknown[] = [];
-const scheduler: TimerScheduler = { setTimeout: (_fn, ms) => scheduled.push(ms), clearTimeout: (h) => { cleared.push(h); } };
+const scheduler: TimerScheduler = {
+  setTimeout: (_fn, ms) => scheduled.push(ms),
+  clearTimeout: (h) => {
+    cleared.push(h);
+  },
+};
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'ws-trigger-'));
@@ -26,10 +31,21 @@ beforeAll(async () => {
     { type: 'on_external', scope: 'agent', filter: { source: 'ci|webhook' } },
   ];
   const adf = createAdf(join(dir, 'hooked.adf'), { template: config });
-  adf.files.write('hooks.js', 'async function onCi(ev) { await adf.fs_write({ path: "builds.txt", mode: "append", content: ev.data.source + ":" + ev.data.payload.build + ";" }); return "ok"; }');
-  adf.timers.add({ schedule: { kind: 'delay', ms: 0 }, nextWakeAt: '2099-01-01T00:00:00.000Z', payload: 'later', scope: ['agent'] });
+  adf.files.write(
+    'hooks.js',
+    'async function onCi(ev) { await adf.fs_write({ path: "builds.txt", mode: "append", content: ev.data.source + ":" + ev.data.payload.build + ";" }); return "ok"; }',
+  );
+  adf.timers.add({
+    schedule: { kind: 'delay', ms: 0 },
+    nextWakeAt: '2099-01-01T00:00:00.000Z',
+    payload: 'later',
+    scope: ['agent'],
+  });
   adf.close();
-  agents = createWorkspaceAgents({ dir, open: createAgentOpener({ provider: () => createScriptedProvider(), scheduler }) });
+  agents = createWorkspaceAgents({
+    dir,
+    open: createAgentOpener({ provider: () => createScriptedProvider(), scheduler }),
+  });
   server = await createControlServer({ agents });
 });
 afterAll(async () => {
@@ -38,7 +54,12 @@ afterAll(async () => {
 });
 
 const api = async (method: string, path: string, body?: unknown) => {
-  const r = await call(server.port, { method, path: `/api/v1${path}`, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const r = await call(server.port, {
+    method,
+    path: `/api/v1${path}`,
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   return { status: r.status, json: r.json() };
 };
 
@@ -51,14 +72,29 @@ describe('POST /agents/:id/trigger over the real runtime', () => {
       fired: [
         { index: 0, type: 'on_external', scope: 'system', outcome: 'ran', detail: 'hooks.js:onCi completed', depth: 0 },
         // autonomous mode is off by default: the agent-scope trigger does not start the loop
-        { index: 1, type: 'on_external', scope: 'agent', outcome: 'skipped', code: expect.toBeTrustCode('TRIGGER_NOT_AUTONOMOUS'), detail: 'autonomous mode is off: agent-scope triggers do not start the loop', depth: 0 },
+        {
+          index: 1,
+          type: 'on_external',
+          scope: 'agent',
+          outcome: 'skipped',
+          code: expect.toBeTrustCode('TRIGGER_NOT_AUTONOMOUS'),
+          detail: 'autonomous mode is off: agent-scope triggers do not start the loop',
+          depth: 0,
+        },
       ],
     });
     expect((await api('GET', '/agents/hooked/files/builds.txt')).json.file.content).toBe('ci:7;');
-    expect((await api('POST', '/agents/hooked/trigger', { source: 'github' })).json.result).toEqual({ source: 'github', fired: [] });
+    expect((await api('POST', '/agents/hooked/trigger', { source: 'github' })).json.result).toEqual({
+      source: 'github',
+      fired: [],
+    });
     const audit = (await api('GET', '/agents/hooked/audit')).json;
     expect(audit.chain.ok).toBe(true);
-    expect(audit.events.filter((e: { action: string }) => e.action === 'trigger.fire').map((e: { target: string; principal: { kind: string } }) => [e.target, e.principal.kind])).toEqual([
+    expect(
+      audit.events
+        .filter((e: { action: string }) => e.action === 'trigger.fire')
+        .map((e: { target: string; principal: { kind: string } }) => [e.target, e.principal.kind]),
+    ).toEqual([
       ['on_external#0', 'code'],
       ['on_external#1', 'llm'],
     ]);

@@ -6,7 +6,16 @@ import { cloneConfig, defaultAgentConfig, effectiveToolDeclarations } from '../c
 import { DEFAULT_LOCKED_PATHS, GUARD_PATHS } from '../config/config-update.js';
 import { redactConfig } from '../config/redact-config.js';
 import type { TaskStatus } from '../adf/adf-tasks.js';
-import type { AgentConfigView, ApprovalTask, ApprovalTaskStatus, ControlAgent, ControlAgents, ControlEvent, MessageView, ToolRow } from './agent-registry.js';
+import type {
+  AgentConfigView,
+  ApprovalTask,
+  ApprovalTaskStatus,
+  ControlAgent,
+  ControlAgents,
+  ControlEvent,
+  MessageView,
+  ToolRow,
+} from './agent-registry.js';
 import { describeApprovalReason } from './approval-reason.js';
 import { setConfigPath } from './config-path.js';
 import { controlError } from './control-error.js';
@@ -82,21 +91,35 @@ export function createWorkspaceAgents(options: WorkspaceAgentsOptions): ControlA
         opened = { adf, close: () => adf.close() };
       }
     } catch (e) {
-      if (isTrustError(e, 'ADF_NOT_FOUND')) throw controlError('CONTROL_AGENT_NOT_FOUND', `no agent "${id}" in this workspace`, 'list agents with GET /api/v1/agents');
+      if (isTrustError(e, 'ADF_NOT_FOUND'))
+        throw controlError(
+          'CONTROL_AGENT_NOT_FOUND',
+          `no agent "${id}" in this workspace`,
+          'list agents with GET /api/v1/agents',
+        );
       throw e;
     }
     const agent = { ...fromAdf(id, opened.adf, emit, opened.hooks), close: () => opened.close() };
     open.set(id, agent);
     return agent;
   };
-  const ids = () => readdirSync(options.dir).filter((f) => f.endsWith('.adf')).map((f) => f.slice(0, -4)).filter((id) => ID.test(id)).sort();
+  const ids = () =>
+    readdirSync(options.dir)
+      .filter((f) => f.endsWith('.adf'))
+      .map((f) => f.slice(0, -4))
+      .filter((id) => ID.test(id))
+      .sort();
 
   return {
     list: () => ids().map((id) => get(id).summary() as ReturnType<typeof summaryOf>),
     open: (id) => get(id),
     create(input, by) {
-      if (ids().includes(input.name)) throw controlError('CONTROL_CONFLICT', `agent "${input.name}" already exists`, 'pick another name');
-      const adf = createAdf(join(options.dir, `${input.name}.adf`), { template: { ...defaultAgentConfig({ name: input.name }), description: input.description ?? '' }, ...clockOpt });
+      if (ids().includes(input.name))
+        throw controlError('CONTROL_CONFLICT', `agent "${input.name}" already exists`, 'pick another name');
+      const adf = createAdf(join(options.dir, `${input.name}.adf`), {
+        template: { ...defaultAgentConfig({ name: input.name }), description: input.description ?? '' },
+        ...clockOpt,
+      });
       adf.audit.record({ principal: by, action: 'agent.create', target: input.name, decision: 'allow', rule: 'owner' });
       adf.close();
       return get(input.name).summary() as ReturnType<typeof summaryOf>;
@@ -114,12 +137,30 @@ export function createWorkspaceAgents(options: WorkspaceAgentsOptions): ControlA
 
 function summaryOf(id: string, adf: AdfFile, hooks: AgentRuntimeHooks | undefined) {
   const c = adf.config();
-  return { id, name: c.name, state: hooks?.state?.() ?? (hooks ? 'idle' : 'stopped'), description: c.description, pendingApprovals: adf.tasks.list({ status: 'pending_approval' }).length };
+  return {
+    id,
+    name: c.name,
+    state: hooks?.state?.() ?? (hooks ? 'idle' : 'stopped'),
+    description: c.description,
+    pendingApprovals: adf.tasks.list({ status: 'pending_approval' }).length,
+  };
 }
 
-function fromAdf(id: string, adf: AdfFile, emit: (e: ControlEvent) => void, hooks: AgentRuntimeHooks | undefined): ControlAgent & { adf: AdfFile } {
+function fromAdf(
+  id: string,
+  adf: AdfFile,
+  emit: (e: ControlEvent) => void,
+  hooks: AgentRuntimeHooks | undefined,
+): ControlAgent & { adf: AdfFile } {
   const audited = (by: Principal, action: string, target: string, details?: Record<string, unknown>) => {
-    const event = adf.audit.record({ principal: { ...by, agent: id }, action, target, decision: 'allow', rule: 'owner-bypasses-locks', ...(details ? { details } : {}) });
+    const event = adf.audit.record({
+      principal: { ...by, agent: id },
+      action,
+      target,
+      decision: 'allow',
+      rule: 'owner-bypasses-locks',
+      ...(details ? { details } : {}),
+    });
     emit({ kind: 'audit', agent: id, data: event });
   };
   const configView = (): AgentConfigView => {
@@ -127,7 +168,10 @@ function fromAdf(id: string, adf: AdfFile, emit: (e: ControlEvent) => void, hook
     return {
       config: redactConfig(c),
       lockedFields: [
-        ...DEFAULT_LOCKED_PATHS.map((path) => ({ path, why: 'locked in code for every agent: changing it needs a one-time owner approval' })),
+        ...DEFAULT_LOCKED_PATHS.map((path) => ({
+          path,
+          why: 'locked in code for every agent: changing it needs a one-time owner approval',
+        })),
         ...c.locked_fields.map((path) => ({ path, why: 'in locked_fields: the agent may only ask the owner' })),
       ],
       guardPaths: GUARD_PATHS.map((path) => ({ path, why: GUARD_WHY })),
@@ -135,11 +179,19 @@ function fromAdf(id: string, adf: AdfFile, emit: (e: ControlEvent) => void, hook
   };
   const tools = (): ToolRow[] => {
     const c = adf.config();
-    const lockedByField = (name: string) => c.locked_fields.some((f) => f === 'tools' || f === `tools.${name}` || f.startsWith(`tools.${name}.`));
+    const lockedByField = (name: string) =>
+      c.locked_fields.some((f) => f === 'tools' || f === `tools.${name}` || f.startsWith(`tools.${name}.`));
     return [...effectiveToolDeclarations(c).values()].map((d) => {
       const locked = d.locked || lockedByField(d.name);
       const row = { name: d.name, enabled: d.enabled, visible: d.visible, restricted: d.restricted, locked };
-      return locked ? { ...row, lockedWhy: d.locked ? 'declaration is locked: the agent cannot change it' : 'in locked_fields: the agent may only ask' } : row;
+      return locked
+        ? {
+            ...row,
+            lockedWhy: d.locked
+              ? 'declaration is locked: the agent cannot change it'
+              : 'in locked_fields: the agent may only ask',
+          }
+        : row;
     });
   };
   const task = (t: ReturnType<AdfFile['tasks']['list']>[number]): ApprovalTask => ({
@@ -155,7 +207,13 @@ function fromAdf(id: string, adf: AdfFile, emit: (e: ControlEvent) => void, hook
   });
   const mail = (box: AdfFile['inbox']): MessageView[] =>
     box.list({ limit: 200 }).map((m) => ({
-      id: m.id, from: m.from ?? '', to: m.to ?? '', time: m.at, content: m.content, status: m.status, stamps: m.meta,
+      id: m.id,
+      from: m.from ?? '',
+      to: m.to ?? '',
+      time: m.at,
+      content: m.content,
+      status: m.status,
+      stamps: m.meta,
       ...(m.subject ? { subject: m.subject } : {}),
     }));
 
@@ -164,7 +222,11 @@ function fromAdf(id: string, adf: AdfFile, emit: (e: ControlEvent) => void, hook
     adf,
     summary: () => summaryOf(id, adf, hooks),
     history: () => loopTurns(adf.loop.list()).slice(-500),
-    tasks: () => adf.tasks.list().filter((t) => t.requiresAuthorization).map(task),
+    tasks: () =>
+      adf.tasks
+        .list()
+        .filter((t) => t.requiresAuthorization)
+        .map(task),
     config: configView,
     updateConfig(change, by) {
       const doc = cloneConfig(adf.config());
@@ -184,7 +246,8 @@ function fromAdf(id: string, adf: AdfFile, emit: (e: ControlEvent) => void, hook
       audited(by, 'config.tool', name, { ...change });
       return tools();
     },
-    files: () => adf.files.list().map((f) => ({ path: f.path, size: f.size, authorized: f.authorized, protection: f.protection })),
+    files: () =>
+      adf.files.list().map((f) => ({ path: f.path, size: f.size, authorized: f.authorized, protection: f.protection })),
     readFile(path) {
       const f = adf.files.read(path);
       if (f === undefined) throw controlError('CONTROL_NOT_FOUND', `no file "${path}"`);
@@ -202,7 +265,9 @@ function fromAdf(id: string, adf: AdfFile, emit: (e: ControlEvent) => void, hook
     audit: () => adf.audit.list(),
     verifyAudit() {
       const r = adf.audit.verify();
-      return r.ok ? { ok: true, count: r.count } : { ok: false, count: adf.audit.list().length, brokenAt: r.index, reason: r.reason };
+      return r.ok
+        ? { ok: true, count: r.count }
+        : { ok: false, count: adf.audit.list().length, brokenAt: r.index, reason: r.reason };
     },
   };
   if (hooks) {
@@ -212,4 +277,3 @@ function fromAdf(id: string, adf: AdfFile, emit: (e: ControlEvent) => void, hook
   }
   return agent;
 }
-

@@ -13,9 +13,12 @@ function expected(enabled: boolean, restricted: boolean, origin: ToolOrigin): st
 }
 
 const rows: Array<[boolean, boolean, boolean, ToolOrigin, string]> = [];
-for (const enabled of [false, true]) for (const visible of [false, true]) for (const restricted of [false, true]) {
-  for (const origin of TOOL_ORIGINS) rows.push([enabled, visible, restricted, origin, expected(enabled, restricted, origin)]);
-}
+for (const enabled of [false, true])
+  for (const visible of [false, true])
+    for (const restricted of [false, true]) {
+      for (const origin of TOOL_ORIGINS)
+        rows.push([enabled, visible, restricted, origin, expected(enabled, restricted, origin)]);
+    }
 
 describe('access matrix (enabled x visible x restricted x origin)', () => {
   it('covers all 40 combinations', () => expect(rows).toHaveLength(40));
@@ -31,20 +34,33 @@ describe('access matrix (enabled x visible x restricted x origin)', () => {
     [false, true, 'TOOL_DISABLED', 'run', 'REQUIRES_AUTHORIZED_CODE'],
     [true, false, 'run', 'run', 'run'],
     [true, true, 'approve', 'run', 'REQUIRES_AUTHORIZED_CODE'],
-  ] as const)('seed row enabled=%s restricted=%s: llm=%s authorized=%s code=%s', (enabled, restricted, llm, auth, code) => {
-    const f = { enabled, visible: true, restricted, locked: false };
-    const k = (o: ToolOrigin) => { const a = evaluateToolAccess('x', f, o); return a.kind === 'deny' ? a.decision.code : a.kind; };
-    expect([k('llm'), k('authorized-code'), k('code')]).toEqual([llm, auth, code]);
-  });
+  ] as const)(
+    'seed row enabled=%s restricted=%s: llm=%s authorized=%s code=%s',
+    (enabled, restricted, llm, auth, code) => {
+      const f = { enabled, visible: true, restricted, locked: false };
+      const k = (o: ToolOrigin) => {
+        const a = evaluateToolAccess('x', f, o);
+        return a.kind === 'deny' ? a.decision.code : a.kind;
+      };
+      expect([k('llm'), k('authorized-code'), k('code')]).toEqual([llm, auth, code]);
+    },
+  );
 
   it.each(['say', 'ask', 'loop_compact', 'loop_clear'])('%s is excluded from code, even authorized', (name) => {
     const f = { enabled: true, visible: true, restricted: false, locked: false };
-    for (const o of ['code', 'authorized-code'] as const) expect(evaluateToolAccess(name, f, o)).toMatchObject({ kind: 'deny', decision: { code: expect.toBeTrustCode('EXCLUDED_TOOL') } });
+    for (const o of ['code', 'authorized-code'] as const)
+      expect(evaluateToolAccess(name, f, o)).toMatchObject({
+        kind: 'deny',
+        decision: { code: expect.toBeTrustCode('EXCLUDED_TOOL') },
+      });
     expect(evaluateToolAccess(name, f, 'llm').kind).toBe('run');
   });
 
   it('an undeclared tool is refused', () => {
-    expect(evaluateToolAccess('nope', undefined, 'owner')).toMatchObject({ kind: 'deny', decision: { code: expect.toBeTrustCode('TOOL_NOT_DECLARED') } });
+    expect(evaluateToolAccess('nope', undefined, 'owner')).toMatchObject({
+      kind: 'deny',
+      decision: { code: expect.toBeTrustCode('TOOL_NOT_DECLARED') },
+    });
   });
 });
 
@@ -85,12 +101,22 @@ describe('code-only methods and the model', () => {
 
 describe('tool flags', () => {
   it('a duplicate declaration never clears restricted or locked', () => {
-    const c = parseAgentConfig({ v: 1, tools: [{ name: 'x', enabled: true, restricted: true, locked: true }, { name: 'x', enabled: true, restricted: false, locked: false }] });
+    const c = parseAgentConfig({
+      v: 1,
+      tools: [
+        { name: 'x', enabled: true, restricted: true, locked: true },
+        { name: 'x', enabled: true, restricted: false, locked: false },
+      ],
+    });
     expect(toolFlags(c, 'x')).toMatchObject({ restricted: true, locked: true });
   });
 
   it('a restricted MCP server restricts its tools even when declared unrestricted', () => {
-    const c = parseAgentConfig({ v: 1, mcp: { servers: [{ name: 'gh', command: 'x', restricted: true }] }, tools: [{ name: 'mcp_gh_search', enabled: true }] });
+    const c = parseAgentConfig({
+      v: 1,
+      mcp: { servers: [{ name: 'gh', command: 'x', restricted: true }] },
+      tools: [{ name: 'mcp_gh_search', enabled: true }],
+    });
     expect(toolFlags(c, 'mcp_gh_search')?.restricted).toBe(true);
     expect(toolFlags(c, 'mcp_gh_other')).toMatchObject({ enabled: true, restricted: true });
   });

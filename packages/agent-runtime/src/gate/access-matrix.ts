@@ -7,7 +7,12 @@ import { CODE_EXCLUDED_TOOLS } from '../config/built-in-tools.js';
 import type { ToolOrigin } from './tool-definition.js';
 
 /** The flags the matrix reads. */
-export interface ToolFlags { readonly enabled: boolean; readonly visible: boolean; readonly restricted: boolean; readonly locked: boolean }
+export interface ToolFlags {
+  readonly enabled: boolean;
+  readonly visible: boolean;
+  readonly restricted: boolean;
+  readonly locked: boolean;
+}
 
 /** What the gate does with a call: run it, ask the owner first, or refuse. */
 export type ToolAccess =
@@ -37,17 +42,38 @@ const privileged = (o: ToolOrigin) => o === 'authorized-code' || o === 'owner' |
  */
 export function evaluateToolAccess(name: string, flags: ToolFlags | undefined, origin: ToolOrigin): ToolAccess {
   if (isCode(origin) && (CODE_EXCLUDED_TOOLS.includes(name) || CODE_REFUSED.includes(name))) {
-    return { kind: 'deny', decision: deny('EXCLUDED_TOOL', `${name} cannot be called from code`, { rule: 'code-excluded' }) };
+    return {
+      kind: 'deny',
+      decision: deny('EXCLUDED_TOOL', `${name} cannot be called from code`, { rule: 'code-excluded' }),
+    };
   }
   if (flags === undefined) {
-    return { kind: 'deny', decision: deny('TOOL_NOT_DECLARED', `tool "${name}" is not declared for this agent`, { rule: 'declared', hint: `the owner can add { "name": "${name}", "enabled": true } to tools` }) };
+    return {
+      kind: 'deny',
+      decision: deny('TOOL_NOT_DECLARED', `tool "${name}" is not declared for this agent`, {
+        rule: 'declared',
+        hint: `the owner can add { "name": "${name}", "enabled": true } to tools`,
+      }),
+    };
   }
   if (flags.restricted && origin === 'code') {
-    return { kind: 'deny', decision: deny('REQUIRES_AUTHORIZED_CODE', `${name} is restricted; only authorized code may call it`, { rule: 'restricted', hint: 'the owner can authorize the calling file' }) };
+    return {
+      kind: 'deny',
+      decision: deny('REQUIRES_AUTHORIZED_CODE', `${name} is restricted; only authorized code may call it`, {
+        rule: 'restricted',
+        hint: 'the owner can authorize the calling file',
+      }),
+    };
   }
   if (!flags.enabled) {
     if (flags.restricted && privileged(origin)) return { kind: 'run', decision: allow('restricted-authorized') };
-    return { kind: 'deny', decision: deny('TOOL_DISABLED', `tool "${name}" is disabled`, { rule: 'enabled', hint: `set tools.${name}.enabled to true` }) };
+    return {
+      kind: 'deny',
+      decision: deny('TOOL_DISABLED', `tool "${name}" is disabled`, {
+        rule: 'enabled',
+        hint: `set tools.${name}.enabled to true`,
+      }),
+    };
   }
   if (flags.restricted && origin === 'llm') return { kind: 'approve', decision: allow('restricted-hil') };
   return { kind: 'run', decision: allow(flags.restricted ? 'restricted-authorized' : 'enabled') };
@@ -60,7 +86,9 @@ export const CODE_METHODS: readonly string[] = CODE_EXECUTION_FLAGS;
  * Code methods that are never tools of the loop: the model can neither see nor call them, even if
  * a declaration of the same name exists (`sys_lambda` is the one code method that is also a tool).
  */
-export const CODE_ONLY_METHODS: readonly string[] = Object.freeze(CODE_EXECUTION_FLAGS.filter((m) => m !== 'sys_lambda'));
+export const CODE_ONLY_METHODS: readonly string[] = Object.freeze(
+  CODE_EXECUTION_FLAGS.filter((m) => m !== 'sys_lambda'),
+);
 
 /**
  * Gates a code-only method: its `code_execution` flag must be on, and a method in
@@ -70,9 +98,22 @@ export function evaluateCodeMethod(name: string, config: AgentConfig, origin: To
   if (!CODE_METHODS.includes(name)) return undefined;
   if (origin === 'llm') return undefined;
   const flag = (config.code_execution as Record<string, unknown>)[name];
-  if (flag !== true) return { kind: 'deny', decision: deny('CODE_METHOD_DISABLED', `adf.${name}() is disabled by code_execution.${name}`, { rule: 'code-execution' }) };
+  if (flag !== true)
+    return {
+      kind: 'deny',
+      decision: deny('CODE_METHOD_DISABLED', `adf.${name}() is disabled by code_execution.${name}`, {
+        rule: 'code-execution',
+      }),
+    };
   if (origin === 'code' && config.code_execution.restricted_methods.includes(name as never)) {
-    return { kind: 'deny', decision: deny('REQUIRES_AUTHORIZED_CODE', `adf.${name}() is in restricted_methods; only authorized code may call it`, { rule: 'restricted-methods' }) };
+    return {
+      kind: 'deny',
+      decision: deny(
+        'REQUIRES_AUTHORIZED_CODE',
+        `adf.${name}() is in restricted_methods; only authorized code may call it`,
+        { rule: 'restricted-methods' },
+      ),
+    };
   }
   return { kind: 'run', decision: allow('code-execution') };
 }
@@ -81,9 +122,19 @@ export function evaluateCodeMethod(name: string, config: AgentConfig, origin: To
  * The model's call of a code-only method that the owner declared as a tool anyway: refused
  * (`CODE_ONLY_METHOD`). Undefined for every other call (an undeclared one is TOOL_NOT_DECLARED).
  */
-export function evaluateCodeOnlyForModel(name: string, flags: ToolFlags | undefined, origin: ToolOrigin): ToolAccess | undefined {
+export function evaluateCodeOnlyForModel(
+  name: string,
+  flags: ToolFlags | undefined,
+  origin: ToolOrigin,
+): ToolAccess | undefined {
   if (origin !== 'llm' || flags === undefined || !CODE_ONLY_METHODS.includes(name)) return undefined;
-  return { kind: 'deny', decision: deny('CODE_ONLY_METHOD', `${name} is an adf.${name}() method for agent code, not a tool of the model`, { rule: 'code-only', hint: `call it from code: await adf.${name}({...})` }) };
+  return {
+    kind: 'deny',
+    decision: deny('CODE_ONLY_METHOD', `${name} is an adf.${name}() method for agent code, not a tool of the model`, {
+      rule: 'code-only',
+      hint: `call it from code: await adf.${name}({...})`,
+    }),
+  };
 }
 
 /**
@@ -93,7 +144,9 @@ export function evaluateCodeOnlyForModel(name: string, flags: ToolFlags | undefi
 export function toolFlags(config: AgentConfig, name: string): ToolFlags | undefined {
   const d = effectiveToolDeclarations(config).get(name);
   const server = name.startsWith('mcp_')
-    ? [...config.mcp.servers].sort((a, b) => mcpSlug(b.name).length - mcpSlug(a.name).length).find((s) => name.startsWith(`mcp_${mcpSlug(s.name)}_`))
+    ? [...config.mcp.servers]
+        .sort((a, b) => mcpSlug(b.name).length - mcpSlug(a.name).length)
+        .find((s) => name.startsWith(`mcp_${mcpSlug(s.name)}_`))
     : undefined;
   // A restricted server makes every one of its tools restricted, whatever the declaration says.
   if (d) return server?.restricted ? { ...d, restricted: true } : d;

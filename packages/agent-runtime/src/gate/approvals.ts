@@ -39,42 +39,94 @@ export type ApprovalOutcome =
   | { readonly kind: 'denied'; readonly feedback: string; readonly by: ToolOrigin | 'timeout' | 'approver-error' }
   | { readonly kind: 'aborted' };
 
-interface Waiter { settle(o: ApprovalOutcome): void; reason: ApprovalRequest['reason']; locked: boolean }
+interface Waiter {
+  settle(o: ApprovalOutcome): void;
+  reason: ApprovalRequest['reason'];
+  locked: boolean;
+}
 
 /** Per-gate registry of pending approvals (not module state: two gates never see each other's). */
 export interface ApprovalDesk {
-  wait(input: { tool: string; args: unknown; origin: ToolOrigin; reason: ApprovalRequest['reason']; locked: boolean; detail?: string; signal?: AbortSignal; timeoutMs: number }): Promise<{ task: AdfTask; outcome: ApprovalOutcome }>;
+  wait(input: {
+    tool: string;
+    args: unknown;
+    origin: ToolOrigin;
+    reason: ApprovalRequest['reason'];
+    locked: boolean;
+    detail?: string;
+    signal?: AbortSignal;
+    timeoutMs: number;
+  }): Promise<{ task: AdfTask; outcome: ApprovalOutcome }>;
   /** Resolves a pending task. Only the owner or authorized code may. Throws a TrustError otherwise. */
   resolve(taskId: string, response: ApprovalResponse, by: ToolOrigin): void;
   pending(): AdfTask[];
 }
 
-export function createApprovalDesk(adf: AdfFile, audit: AuditSink, principalFor: (o: ToolOrigin) => Principal, approver?: Approver, clock: () => Date = () => new Date()): ApprovalDesk {
+export function createApprovalDesk(
+  adf: AdfFile,
+  audit: AuditSink,
+  principalFor: (o: ToolOrigin) => Principal,
+  approver?: Approver,
+  clock: () => Date = () => new Date(),
+): ApprovalDesk {
   const waiters = new Map<string, Waiter>();
   const desk: ApprovalDesk = {
     pending: () => adf.tasks.list({ status: 'pending_approval' }),
     resolve(taskId, response, by) {
       const task = adf.tasks.get(taskId);
       const fail = (code: TrustErrorCode, message: string) => {
-        audit.record({ principal: principalFor(by), action: 'approval.resolve', target: taskId, decision: 'deny', code, rule: 'approval' });
+        audit.record({
+          principal: principalFor(by),
+          action: 'approval.resolve',
+          target: taskId,
+          decision: 'deny',
+          code,
+          rule: 'approval',
+        });
         return new TrustError(code, message);
       };
-      if (by !== 'owner' && by !== 'authorized-code') throw fail('TASK_RESOLVE_FORBIDDEN', `only the owner or authorized code may resolve approvals, not ${by}`);
+      if (by !== 'owner' && by !== 'authorized-code')
+        throw fail('TASK_RESOLVE_FORBIDDEN', `only the owner or authorized code may resolve approvals, not ${by}`);
       const w = waiters.get(taskId);
-      if (!task || task.status !== 'pending_approval' || !w) throw fail('TASK_NOT_PENDING', `task ${taskId} is not waiting for approval`);
+      if (!task || task.status !== 'pending_approval' || !w)
+        throw fail('TASK_NOT_PENDING', `task ${taskId} is not waiting for approval`);
       if (response.decision === 'approve' && response.always === true && (w.locked || w.reason !== 'restricted')) {
-        throw fail('TASK_ALWAYS_APPROVE_REFUSED', w.locked ? 'this tool is locked; approve once instead of always' : 'a protection override can only be approved once');
+        throw fail(
+          'TASK_ALWAYS_APPROVE_REFUSED',
+          w.locked
+            ? 'this tool is locked; approve once instead of always'
+            : 'a protection override can only be approved once',
+        );
       }
-      w.settle(response.decision === 'approve'
-        ? { kind: 'approved', args: response.args ?? task.args, always: response.always === true, by }
-        : { kind: 'denied', feedback: response.feedback ?? 'denied', by });
+      w.settle(
+        response.decision === 'approve'
+          ? { kind: 'approved', args: response.args ?? task.args, always: response.always === true, by }
+          : { kind: 'denied', feedback: response.feedback ?? 'denied', by },
+      );
     },
     async wait(input) {
       const task = adf.tasks.create({
-        tool: input.tool, args: input.args, origin: input.origin, status: 'pending_approval', requiresAuthorization: true, executorManaged: true,
-        approvalMeta: { reason: input.reason, expires_at: new Date(clock().getTime() + input.timeoutMs).toISOString(), ...(input.detail ? { detail: input.detail } : {}) },
+        tool: input.tool,
+        args: input.args,
+        origin: input.origin,
+        status: 'pending_approval',
+        requiresAuthorization: true,
+        executorManaged: true,
+        approvalMeta: {
+          reason: input.reason,
+          expires_at: new Date(clock().getTime() + input.timeoutMs).toISOString(),
+          ...(input.detail ? { detail: input.detail } : {}),
+        },
       });
-      audit.record({ principal: principalFor(input.origin), action: 'approval.request', target: input.tool, decision: 'deny', code: 'APPROVAL_PENDING', rule: input.reason, details: { task: task.id } });
+      audit.record({
+        principal: principalFor(input.origin),
+        action: 'approval.request',
+        target: input.tool,
+        decision: 'deny',
+        code: 'APPROVAL_PENDING',
+        rule: input.reason,
+        details: { task: task.id },
+      });
       const controller = new AbortController();
       const outcome = await new Promise<ApprovalOutcome>((resolve) => {
         let done = false;
@@ -88,7 +140,10 @@ export function createApprovalDesk(adf: AdfFile, audit: AuditSink, principalFor:
           resolve(o);
         };
         const onAbort = () => settle({ kind: 'aborted' });
-        const timer = setTimeout(() => settle({ kind: 'denied', feedback: `no decision within ${input.timeoutMs} ms`, by: 'timeout' }), input.timeoutMs);
+        const timer = setTimeout(
+          () => settle({ kind: 'denied', feedback: `no decision within ${input.timeoutMs} ms`, by: 'timeout' }),
+          input.timeoutMs,
+        );
         waiters.set(task.id, { settle, reason: input.reason, locked: input.locked });
         if (input.signal?.aborted) return onAbort();
         input.signal?.addEventListener('abort', onAbort, { once: true });
@@ -96,16 +151,45 @@ export function createApprovalDesk(adf: AdfFile, audit: AuditSink, principalFor:
           const prompt = `Agent wants to run ${escapeForTerminal(input.tool, { singleLine: true, maxLength: 200 })} (${input.reason}${input.detail ? `: ${escapeForTerminal(input.detail, { singleLine: true, maxLength: 300 })}` : ''}) with arguments ${escapeForTerminal(input.args, { maxLength: 1500 })}`;
           Promise.resolve()
             .then(() => approver.request({ task, reason: input.reason, prompt, signal: controller.signal }))
-            .then((r) => { if (!done) desk.resolve(task.id, r, 'owner'); })
-            .catch((e: unknown) => settle({ kind: 'denied', feedback: `approval failed: ${e instanceof Error ? e.message : String(e)}`, by: 'approver-error' }));
+            .then((r) => {
+              if (!done) desk.resolve(task.id, r, 'owner');
+            })
+            .catch((e: unknown) =>
+              settle({
+                kind: 'denied',
+                feedback: `approval failed: ${e instanceof Error ? e.message : String(e)}`,
+                by: 'approver-error',
+              }),
+            );
         }
       });
       const status = outcome.kind === 'approved' ? 'running' : outcome.kind === 'aborted' ? 'cancelled' : 'denied';
-      adf.tasks.transition(task.id, 'pending_approval', status, outcome.kind === 'denied' ? { error: outcome.feedback } : outcome.kind === 'approved' ? { args: outcome.args } : { error: 'aborted' });
+      adf.tasks.transition(
+        task.id,
+        'pending_approval',
+        status,
+        outcome.kind === 'denied'
+          ? { error: outcome.feedback }
+          : outcome.kind === 'approved'
+            ? { args: outcome.args }
+            : { error: 'aborted' },
+      );
       audit.record({
-        principal: principalFor(outcome.kind === 'approved' ? outcome.by : 'owner'), action: 'approval.resolve', target: input.tool,
-        decision: outcome.kind === 'approved' ? 'allow' : 'deny', rule: input.reason,
-        ...(outcome.kind === 'approved' ? {} : { code: outcome.kind === 'aborted' ? 'TOOL_CALL_ABORTED' : outcome.by === 'timeout' ? 'TOOL_APPROVAL_TIMEOUT' : 'TOOL_APPROVAL_DENIED' }),
+        principal: principalFor(outcome.kind === 'approved' ? outcome.by : 'owner'),
+        action: 'approval.resolve',
+        target: input.tool,
+        decision: outcome.kind === 'approved' ? 'allow' : 'deny',
+        rule: input.reason,
+        ...(outcome.kind === 'approved'
+          ? {}
+          : {
+              code:
+                outcome.kind === 'aborted'
+                  ? 'TOOL_CALL_ABORTED'
+                  : outcome.by === 'timeout'
+                    ? 'TOOL_APPROVAL_TIMEOUT'
+                    : 'TOOL_APPROVAL_DENIED',
+            }),
         details: { task: task.id, ...(outcome.kind === 'approved' && outcome.always ? { always: true } : {}) },
       });
       return { task: adf.tasks.get(task.id) as AdfTask, outcome };

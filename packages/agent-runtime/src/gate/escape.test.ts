@@ -21,7 +21,16 @@ describe('escapeForTerminal', () => {
 });
 
 describe('validateJsonSchema', () => {
-  const schema = { type: 'object', properties: { n: { type: 'integer', minimum: 1 }, s: { type: 'string', enum: ['a', 'b'] }, l: { type: 'array', items: { type: 'string' } } }, required: ['n'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: {
+      n: { type: 'integer', minimum: 1 },
+      s: { type: 'string', enum: ['a', 'b'] },
+      l: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['n'],
+    additionalProperties: false,
+  };
   it.each([
     [{ n: 1 }, 0],
     [{ n: 1, s: 'a', l: ['x'] }, 0],

@@ -7,7 +7,7 @@
  * escapeForTerminal('ok\u001b[2Jgone'); // 'ok\\u{1b}[2Jgone'
  */
 export function escapeForTerminal(text: unknown, options: { maxLength?: number; singleLine?: boolean } = {}): string {
-  const s = typeof text === 'string' ? text : JSON.stringify(text) ?? String(text);
+  const s = typeof text === 'string' ? text : (JSON.stringify(text) ?? String(text));
   const max = options.maxLength ?? 2000;
   const cut = s.length > max ? `${s.slice(0, max)}… (${s.length - max} more chars)` : s;
   return cut.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/gu, (c) => {

@@ -1,4 +1,11 @@
-export { CODE_METHODS, CODE_ONLY_METHODS, evaluateCodeMethod, evaluateCodeOnlyForModel, evaluateToolAccess, toolFlags } from './access-matrix.js';
+export {
+  CODE_METHODS,
+  CODE_ONLY_METHODS,
+  evaluateCodeMethod,
+  evaluateCodeOnlyForModel,
+  evaluateToolAccess,
+  toolFlags,
+} from './access-matrix.js';
 export type { ToolAccess, ToolFlags } from './access-matrix.js';
 export type { ApprovalOutcome, ApprovalRequest, ApprovalResponse, Approver } from './approvals.js';
 export { escapeForTerminal } from './escape.js';

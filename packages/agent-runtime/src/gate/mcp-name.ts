@@ -1,6 +1,11 @@
 /** Lower snake case, as tool names must be: `My-Server` → `my_server`. */
 export function mcpSlug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '') || 'x';
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9_]+/g, '_')
+      .replace(/^_+|_+$/g, '') || 'x'
+  );
 }
 
 /**

@@ -73,8 +73,10 @@ export function createToolRegistry(tools: ReadonlyArray<ToolDefinition<never, un
   const map = new Map<string, ToolDefinition>();
   const registry: ToolRegistry = {
     register(tool) {
-      if (!/^[a-z][a-z0-9_]*$/.test(tool.name)) throw new TrustError('TOOL_NAME_INVALID', `tool name "${tool.name}" must be lower snake_case`);
-      if (map.has(tool.name)) throw new TrustError('TOOL_ALREADY_REGISTERED', `tool "${tool.name}" is already registered`);
+      if (!/^[a-z][a-z0-9_]*$/.test(tool.name))
+        throw new TrustError('TOOL_NAME_INVALID', `tool name "${tool.name}" must be lower snake_case`);
+      if (map.has(tool.name))
+        throw new TrustError('TOOL_ALREADY_REGISTERED', `tool "${tool.name}" is already registered`);
       map.set(tool.name, tool as unknown as ToolDefinition);
     },
     get: (name) => map.get(name),

@@ -22,13 +22,37 @@ export function computeAdfContentHash(adf: AdfFile): string {
   const db = adf.db;
   const doc = {
     v: 1,
-    config: JSON.parse(db.prepare('SELECT config_json FROM adf_config WHERE id = 1').pluck().get() as string) as unknown,
-    schema: db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name").all(),
-    files: (db.prepare('SELECT path, content, protection, authorized FROM adf_files ORDER BY path').all() as Array<{ path: string; content: Buffer; protection: string; authorized: number }>)
-      .map((f) => ({ path: f.path, sha256: sha256Hex(new Uint8Array(f.content)), protection: f.protection, authorized: f.authorized })),
+    config: JSON.parse(
+      db.prepare('SELECT config_json FROM adf_config WHERE id = 1').pluck().get() as string,
+    ) as unknown,
+    schema: db
+      .prepare(
+        "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name",
+      )
+      .all(),
+    files: (
+      db.prepare('SELECT path, content, protection, authorized FROM adf_files ORDER BY path').all() as Array<{
+        path: string;
+        content: Buffer;
+        protection: string;
+        authorized: number;
+      }>
+    ).map((f) => ({
+      path: f.path,
+      sha256: sha256Hex(new Uint8Array(f.content)),
+      protection: f.protection,
+      authorized: f.authorized,
+    })),
     timers: db.prepare('SELECT schedule_json, payload, scope, lambda, locked FROM adf_timers ORDER BY id').all(),
-    meta: db.prepare("SELECT key, value, protection FROM adf_meta WHERE key NOT IN ('adf_owner_sig', 'adf_owner_did') ORDER BY key").all(),
-    publicKey: (db.prepare("SELECT hex(value) FROM adf_identity WHERE purpose = 'crypto:signing:public_key'").pluck().get() as string | undefined) ?? null,
+    meta: db
+      .prepare(
+        "SELECT key, value, protection FROM adf_meta WHERE key NOT IN ('adf_owner_sig', 'adf_owner_did') ORDER BY key",
+      )
+      .all(),
+    publicKey:
+      (db.prepare("SELECT hex(value) FROM adf_identity WHERE purpose = 'crypto:signing:public_key'").pluck().get() as
+        | string
+        | undefined) ?? null,
   };
   return sha256Hex(canonicalJson(doc as never));
 }
@@ -49,7 +73,8 @@ export function reviewKeyOf(adf: AdfFile): AdfReviewKey {
   const sig = adf.meta.get('adf_owner_sig');
   if (!did || !sig) return { contentHash, ownerDid: null };
   const bytes = decodeBase64UrlStrict(sig);
-  const ok = bytes !== undefined && verifyDidSignature(did, enc.encode(`trust-adf-review-v1:${contentHash}`), bytes).allow;
+  const ok =
+    bytes !== undefined && verifyDidSignature(did, enc.encode(`trust-adf-review-v1:${contentHash}`), bytes).allow;
   return { contentHash, ownerDid: ok ? did : null };
 }
 
@@ -73,7 +98,9 @@ export function createAdfReviewStore(initial: readonly AdfReviewKey[] = []): Adf
   const id = (k: AdfReviewKey) => `${k.contentHash}:${k.ownerDid ?? '-'}`;
   for (const k of initial) keys.set(id(k), k);
   return {
-    accept: (k) => { keys.set(id(k), { contentHash: k.contentHash, ownerDid: k.ownerDid }); },
+    accept: (k) => {
+      keys.set(id(k), { contentHash: k.contentHash, ownerDid: k.ownerDid });
+    },
     isAccepted: (k) => keys.has(id(k)),
     list: () => [...keys.values()],
   };

@@ -7,7 +7,10 @@ export function base58btcEncode(bytes: Uint8Array): string {
   let n = 0n;
   for (const b of bytes) n = (n << 8n) | BigInt(b);
   let out = '';
-  while (n > 0n) { out = ALPHABET[Number(n % 58n)] + out; n /= 58n; }
+  while (n > 0n) {
+    out = ALPHABET[Number(n % 58n)] + out;
+    n /= 58n;
+  }
   return '1'.repeat(zeros) + out;
 }
 
@@ -22,6 +25,9 @@ export function base58btcDecode(text: string): Uint8Array | undefined {
     n = n * 58n + BigInt(v);
   }
   const body: number[] = [];
-  while (n > 0n) { body.unshift(Number(n & 0xffn)); n >>= 8n; }
+  while (n > 0n) {
+    body.unshift(Number(n & 0xffn));
+    n >>= 8n;
+  }
   return Uint8Array.from([...new Array<number>(zeros).fill(0), ...body]);
 }

@@ -38,6 +38,11 @@ describe('decodeBase64UrlStrict', () => {
   });
 
   it('requireBase64UrlStrict throws a coded error naming the field', () => {
-    expect(() => requireBase64UrlStrict('a*b', 'signature')).toThrowError(expect.objectContaining({ code: expect.toBeTrustCode('ENCODING_BASE64URL_INVALID'), message: expect.stringContaining('signature') }));
+    expect(() => requireBase64UrlStrict('a*b', 'signature')).toThrowError(
+      expect.objectContaining({
+        code: expect.toBeTrustCode('ENCODING_BASE64URL_INVALID'),
+        message: expect.stringContaining('signature'),
+      }),
+    );
   });
 });

@@ -1,4 +1,16 @@
-import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, pbkdf2Sync, randomBytes, scryptSync, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createPrivateKey,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  pbkdf2Sync,
+  randomBytes,
+  scryptSync,
+  type KeyObject,
+} from 'node:crypto';
 import { TrustError } from '@trust/core';
 
 /** Format version of sealed envelopes. */
@@ -8,10 +20,30 @@ const DOMAIN = 'trust-adf-envelope-v1';
 export const SCRYPT_PARAMS = Object.freeze({ N: 2 ** 17, r: 8, p: 1 });
 
 /** An X25519 key pair for envelope slots (owner or runtime). */
-export interface EnvelopeKeyPair { readonly publicKey: Uint8Array; readonly privateKey: KeyObject }
+export interface EnvelopeKeyPair {
+  readonly publicKey: Uint8Array;
+  readonly privateKey: KeyObject;
+}
 
-interface X25519Slot { kind: 'x25519'; label: string; epk: string; iv: string; tag: string; wrapped: string }
-interface PasswordSlot { kind: 'scrypt'; label: string; salt: string; N: number; r: number; p: number; iv: string; tag: string; wrapped: string }
+interface X25519Slot {
+  kind: 'x25519';
+  label: string;
+  epk: string;
+  iv: string;
+  tag: string;
+  wrapped: string;
+}
+interface PasswordSlot {
+  kind: 'scrypt';
+  label: string;
+  salt: string;
+  N: number;
+  r: number;
+  p: number;
+  iv: string;
+  tag: string;
+  wrapped: string;
+}
 /** A sealed envelope, JSON-serialisable. Everything is base64url. */
 export interface Envelope {
   readonly v: 1;
@@ -56,7 +88,13 @@ function ungcm(key: Uint8Array, box: { iv: string; tag: string; ct: string }, aa
   return Buffer.concat([d.update(unb64(box.ct)), d.final()]);
 }
 
-function slotKey(shared: Uint8Array, epk: Uint8Array, recipient: Uint8Array, env: { name: string; id: string }, label: string): Uint8Array {
+function slotKey(
+  shared: Uint8Array,
+  epk: Uint8Array,
+  recipient: Uint8Array,
+  env: { name: string; id: string },
+  label: string,
+): Uint8Array {
   const info = `${DOMAIN}:${env.name}:${env.id}:${label}`;
   return new Uint8Array(hkdfSync('sha256', shared, Buffer.concat([epk, recipient]), info, 32));
 }
@@ -70,11 +108,20 @@ function slotKey(shared: Uint8Array, epk: Uint8Array, recipient: Uint8Array, env
  * @example
  * const env = sealEnvelope('credentials:api', bytes, { recipients: [{ label: 'owner', publicKey: owner.publicKey }] });
  */
-export function sealEnvelope(name: string, plaintext: Uint8Array, options: { recipients: ReadonlyArray<{ label: string; publicKey: Uint8Array }>; password?: string }): Envelope {
+export function sealEnvelope(
+  name: string,
+  plaintext: Uint8Array,
+  options: { recipients: ReadonlyArray<{ label: string; publicKey: Uint8Array }>; password?: string },
+): Envelope {
   if (name === 'identity' && options.password !== undefined) {
-    throw new TrustError('IDENTITY_PASSWORD_SLOT_REFUSED', 'the identity envelope never gets a password slot: a shared file must not be able to sign as the agent', { hint: 'share credentials with a password; the recipient claims the agent under a new identity' });
+    throw new TrustError(
+      'IDENTITY_PASSWORD_SLOT_REFUSED',
+      'the identity envelope never gets a password slot: a shared file must not be able to sign as the agent',
+      { hint: 'share credentials with a password; the recipient claims the agent under a new identity' },
+    );
   }
-  if (options.recipients.length === 0 && options.password === undefined) throw new TrustError('ENVELOPE_NO_RECIPIENT', 'an envelope needs at least one recipient');
+  if (options.recipients.length === 0 && options.password === undefined)
+    throw new TrustError('ENVELOPE_NO_RECIPIENT', 'an envelope needs at least one recipient');
   const id = b64(randomBytes(16));
   const dek = randomBytes(32);
   const aad = `${DOMAIN}:${name}:${id}`;
@@ -90,9 +137,20 @@ export function sealEnvelope(name: string, plaintext: Uint8Array, options: { rec
   }
   if (options.password !== undefined) {
     const salt = randomBytes(32);
-    const key = scryptSync(options.password.normalize('NFC'), salt, 32, { ...SCRYPT_PARAMS, maxmem: 256 * 1024 * 1024 });
+    const key = scryptSync(options.password.normalize('NFC'), salt, 32, {
+      ...SCRYPT_PARAMS,
+      maxmem: 256 * 1024 * 1024,
+    });
     const w = gcm(key, dek, `${aad}:slot:password`);
-    slots.push({ kind: 'scrypt', label: 'password', salt: b64(salt), ...SCRYPT_PARAMS, iv: w.iv, tag: w.tag, wrapped: w.ct });
+    slots.push({
+      kind: 'scrypt',
+      label: 'password',
+      salt: b64(salt),
+      ...SCRYPT_PARAMS,
+      iv: w.iv,
+      tag: w.tag,
+      wrapped: w.ct,
+    });
   }
   return Object.freeze({ v: ENVELOPE_VERSION, name, id, alg: 'aes-256-gcm', ...body, slots });
 }
@@ -102,7 +160,8 @@ export function sealEnvelope(name: string, plaintext: Uint8Array, options: { rec
  * Throws `ENVELOPE_SEALED` when no slot opens.
  */
 export function openEnvelope(envelope: Envelope, key: { privateKey: KeyObject } | { password: string }): Uint8Array {
-  if (envelope.v !== ENVELOPE_VERSION || envelope.alg !== 'aes-256-gcm') throw new TrustError('ENVELOPE_UNSUPPORTED', `unsupported envelope format v${String(envelope.v)}`);
+  if (envelope.v !== ENVELOPE_VERSION || envelope.alg !== 'aes-256-gcm')
+    throw new TrustError('ENVELOPE_UNSUPPORTED', `unsupported envelope format v${String(envelope.v)}`);
   const aad = `${DOMAIN}:${envelope.name}:${envelope.id}`;
   for (const slot of envelope.slots) {
     try {
@@ -114,13 +173,26 @@ export function openEnvelope(envelope: Envelope, key: { privateKey: KeyObject } 
         k = slotKey(shared, epk, mine, envelope, slot.label);
       } else if (slot.kind === 'scrypt' && 'password' in key) {
         if (slot.N > 2 ** 20 || slot.r > 16 || slot.p > 4) continue; // refuse attacker-chosen cost
-        k = scryptSync(key.password.normalize('NFC'), unb64(slot.salt), 32, { N: slot.N, r: slot.r, p: slot.p, maxmem: 512 * 1024 * 1024 });
+        k = scryptSync(key.password.normalize('NFC'), unb64(slot.salt), 32, {
+          N: slot.N,
+          r: slot.r,
+          p: slot.p,
+          maxmem: 512 * 1024 * 1024,
+        });
       } else continue;
-      const dek = ungcm(k, { iv: slot.iv, tag: slot.tag, ct: slot.wrapped }, `${aad}:slot:${slot.kind === 'scrypt' ? 'password' : slot.label}`);
+      const dek = ungcm(
+        k,
+        { iv: slot.iv, tag: slot.tag, ct: slot.wrapped },
+        `${aad}:slot:${slot.kind === 'scrypt' ? 'password' : slot.label}`,
+      );
       return Uint8Array.from(ungcm(dek, envelope, aad));
-    } catch { /* wrong slot: try the next */ }
+    } catch {
+      /* wrong slot: try the next */
+    }
   }
-  throw new TrustError('ENVELOPE_SEALED', `envelope "${envelope.name}" cannot be opened with this key`, { hint: 'the file was sealed for another owner or runtime' });
+  throw new TrustError('ENVELOPE_SEALED', `envelope "${envelope.name}" cannot be opened with this key`, {
+    hint: 'the file was sealed for another owner or runtime',
+  });
 }
 
 /** Restores an X25519 private key from PKCS#8 DER. */
@@ -133,8 +205,14 @@ export function envelopeKeyFromPkcs8(der: Uint8Array): EnvelopeKeyPair {
  * Reads a legacy password-encrypted row: PBKDF2-SHA512 (100,000 iterations, 32-byte salt) then
  * AES-256-GCM over `iv(12) ‖ ciphertext ‖ tag(16)`. Read support only; new rows are sealed.
  */
-export function openLegacyPasswordRow(value: Uint8Array, salt: Uint8Array, password: string, iterations = 100_000): Uint8Array {
-  if (iterations < 10_000 || iterations > 10_000_000) throw new TrustError('ENVELOPE_UNSUPPORTED', `legacy row iteration count ${iterations} is out of range`);
+export function openLegacyPasswordRow(
+  value: Uint8Array,
+  salt: Uint8Array,
+  password: string,
+  iterations = 100_000,
+): Uint8Array {
+  if (iterations < 10_000 || iterations > 10_000_000)
+    throw new TrustError('ENVELOPE_UNSUPPORTED', `legacy row iteration count ${iterations} is out of range`);
   const key = pbkdf2Sync(password, salt, iterations, 32, 'sha512');
   const buf = Buffer.from(value);
   try {

@@ -8,13 +8,20 @@ import { createToolGate } from '../gate/tool-gate.js';
 import { createToolRegistry } from '../gate/tool-definition.js';
 import { computeAdfContentHash, createAdfReviewStore, reviewKeyOf, signAdfContent } from './adf-review.js';
 import { base58btcDecode, base58btcEncode } from './base58.js';
-import { createIdentity, didKeyFromPublicKey, publicKeyFromDidKey, signWithIdentity, verifyDidSignature } from './did-key.js';
+import {
+  createIdentity,
+  didKeyFromPublicKey,
+  publicKeyFromDidKey,
+  signWithIdentity,
+  verifyDidSignature,
+} from './did-key.js';
 import { createEnvelopeKeyPair, openEnvelope, sealEnvelope } from './envelope.js';
 import { claimSharedAdf, loadIdentity, provisionIdentity, readSecret, storeSecret } from './identity-store.js';
 import { createIdentityTools } from './identity-tools.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
-const newAdf = (tools: unknown[] = []): AdfFile => createAdf(join(mkdtempSync(join(tmpdir(), 'id-')), 'a.adf'), { template: { v: 1, tools } });
+const newAdf = (tools: unknown[] = []): AdfFile =>
+  createAdf(join(mkdtempSync(join(tmpdir(), 'id-')), 'a.adf'), { template: { v: 1, tools } });
 
 describe('did:key', () => {
   it('matches the W3C did:key test vector', () => {
@@ -31,7 +38,12 @@ describe('did:key', () => {
     expect(base58btcDecode('0OIl')).toBeUndefined();
   });
 
-  it.each(['did:web:x', 'did:key:zzzz', 'did:key:z' + base58btcEncode(Uint8Array.of(0x12, 0x00, ...new Array(32).fill(1))), 'did:key:z0'])('rejects %s', (d) => {
+  it.each([
+    'did:web:x',
+    'did:key:zzzz',
+    'did:key:z' + base58btcEncode(Uint8Array.of(0x12, 0x00, ...new Array(32).fill(1))),
+    'did:key:z0',
+  ])('rejects %s', (d) => {
     expect(() => publicKeyFromDidKey(d)).toThrowTrustError('IDENTITY_DID_INVALID');
   });
 
@@ -41,7 +53,10 @@ describe('did:key', () => {
     const sig = signWithIdentity(a, bytes('{"a":1}'));
     expect(sig).toHaveLength(64);
     expect(verifyDidSignature(a.did, bytes('{"a":1}'), sig).allow).toBe(true);
-    expect(verifyDidSignature(a.did, bytes('{"a":2}'), sig)).toMatchObject({ allow: false, code: expect.toBeTrustCode('IDENTITY_SIGNATURE_INVALID') });
+    expect(verifyDidSignature(a.did, bytes('{"a":2}'), sig)).toMatchObject({
+      allow: false,
+      code: expect.toBeTrustCode('IDENTITY_SIGNATURE_INVALID'),
+    });
     expect(verifyDidSignature(b.did, bytes('{"a":1}'), sig).allow).toBe(false);
     expect(verifyDidSignature('did:key:nope', bytes('x'), sig)).toHaveTrustCode('IDENTITY_DID_INVALID');
     expect(JSON.stringify(a)).toBe(JSON.stringify({ did: a.did }));
@@ -55,19 +70,33 @@ describe('envelopes', () => {
   const stranger = createEnvelopeKeyPair();
 
   it('opens for each recipient, never for others; tampering fails', () => {
-    const env = sealEnvelope('credentials:x', bytes('secret'), { recipients: [{ label: 'owner', publicKey: owner.publicKey }, { label: 'runtime', publicKey: runtime.publicKey }] });
+    const env = sealEnvelope('credentials:x', bytes('secret'), {
+      recipients: [
+        { label: 'owner', publicKey: owner.publicKey },
+        { label: 'runtime', publicKey: runtime.publicKey },
+      ],
+    });
     expect(new TextDecoder().decode(openEnvelope(env, { privateKey: owner.privateKey }))).toBe('secret');
     expect(new TextDecoder().decode(openEnvelope(env, { privateKey: runtime.privateKey }))).toBe('secret');
     expect(() => openEnvelope(env, { privateKey: stranger.privateKey })).toThrowTrustError('ENVELOPE_SEALED');
-    expect(() => openEnvelope({ ...env, name: 'credentials:y' }, { privateKey: owner.privateKey })).toThrowTrustError('ENVELOPE_SEALED');
-    const ct = Buffer.from(env.ct, 'base64url'); ct[0] = (ct[0] ?? 0) ^ 1;
+    expect(() => openEnvelope({ ...env, name: 'credentials:y' }, { privateKey: owner.privateKey })).toThrowTrustError(
+      'ENVELOPE_SEALED',
+    );
+    const ct = Buffer.from(env.ct, 'base64url');
+    ct[0] = (ct[0] ?? 0) ^ 1;
     expect(() => openEnvelope({ ...env, ct: ct.toString('base64url') }, { privateKey: owner.privateKey })).toThrow();
   });
 
   it('a slot moved into another envelope does not open it (per-envelope domain separation)', () => {
-    const e1 = sealEnvelope('credentials:a', bytes('one'), { recipients: [{ label: 'owner', publicKey: owner.publicKey }] });
-    const e2 = sealEnvelope('credentials:a', bytes('two'), { recipients: [{ label: 'owner', publicKey: owner.publicKey }] });
-    expect(() => openEnvelope({ ...e2, slots: e1.slots }, { privateKey: owner.privateKey })).toThrowTrustError('ENVELOPE_SEALED');
+    const e1 = sealEnvelope('credentials:a', bytes('one'), {
+      recipients: [{ label: 'owner', publicKey: owner.publicKey }],
+    });
+    const e2 = sealEnvelope('credentials:a', bytes('two'), {
+      recipients: [{ label: 'owner', publicKey: owner.publicKey }],
+    });
+    expect(() => openEnvelope({ ...e2, slots: e1.slots }, { privateKey: owner.privateKey })).toThrowTrustError(
+      'ENVELOPE_SEALED',
+    );
   });
 
   it('the share-password slot uses scrypt N=2^17 r=8 p=1; the identity envelope refuses it', () => {
@@ -75,7 +104,12 @@ describe('envelopes', () => {
     expect(env.slots[0]).toMatchObject({ kind: 'scrypt', N: 131072, r: 8, p: 1 });
     expect(new TextDecoder().decode(openEnvelope(env, { password: 'correct horse' }))).toBe('k');
     expect(() => openEnvelope(env, { password: 'wrong' })).toThrowTrustError('ENVELOPE_SEALED');
-    expect(() => sealEnvelope('identity', bytes('k'), { recipients: [{ label: 'owner', publicKey: owner.publicKey }], password: 'x' })).toThrowTrustError('IDENTITY_PASSWORD_SLOT_REFUSED');
+    expect(() =>
+      sealEnvelope('identity', bytes('k'), {
+        recipients: [{ label: 'owner', publicKey: owner.publicKey }],
+        password: 'x',
+      }),
+    ).toThrowTrustError('IDENTITY_PASSWORD_SLOT_REFUSED');
   }, 120_000); // three scrypt runs at the required cost (128 MiB each)
 });
 
@@ -89,7 +123,10 @@ describe('identity in the .adf file', () => {
     const id = provisionIdentity(adf, sealTo);
     expect(adf.meta.get('adf_did')).toBe(id.did);
     expect(loadIdentity(adf, runtime.privateKey).did).toBe(id.did);
-    const raw = adf.db.prepare("SELECT value FROM adf_identity WHERE purpose = 'crypto:signing:private_key'").pluck().get() as Buffer;
+    const raw = adf.db
+      .prepare("SELECT value FROM adf_identity WHERE purpose = 'crypto:signing:private_key'")
+      .pluck()
+      .get() as Buffer;
     expect(raw.includes(Buffer.from(id.exportPkcs8()))).toBe(false);
     adf.close();
   });
@@ -113,7 +150,11 @@ describe('identity in the .adf file', () => {
     const iv = randomBytes(12);
     const c = createCipheriv('aes-256-gcm', key, iv);
     const ct = Buffer.concat([c.update('legacy-secret'), c.final()]);
-    adf.db.prepare("INSERT INTO adf_identity (purpose, value, encryption_algo, salt, kdf_params) VALUES ('mcp:gh:TOKEN', ?, 'aes-256-gcm', ?, '{\"iterations\":100000}')").run(Buffer.concat([iv, ct, c.getAuthTag()]), salt);
+    adf.db
+      .prepare(
+        "INSERT INTO adf_identity (purpose, value, encryption_algo, salt, kdf_params) VALUES ('mcp:gh:TOKEN', ?, 'aes-256-gcm', ?, '{\"iterations\":100000}')",
+      )
+      .run(Buffer.concat([iv, ct, c.getAuthTag()]), salt);
     expect(new TextDecoder().decode(readSecret(adf, 'mcp:gh:TOKEN', { password: 'pw' }))).toBe('legacy-secret');
     expect(() => readSecret(adf, 'mcp:gh:TOKEN', { password: 'nope' })).toThrowTrustError('ENVELOPE_SEALED');
     adf.close();
@@ -124,26 +165,52 @@ describe('identity in the .adf file', () => {
     provisionIdentity(adf, sealTo);
     storeSecret(adf, 'mcp:gh:TOKEN', bytes('owner-only'), { sealTo, codeAccess: false });
     storeSecret(adf, 'api:shared', bytes('code-ok'), { sealTo, codeAccess: true });
-    const gate = createToolGate({ adf, registry: createToolRegistry(createIdentityTools({ privateKey: runtime.privateKey, sealTo })) });
-    const call = (name: string, args: unknown, origin: 'code' | 'authorized-code' = 'code') => gate.call(name, args, { origin });
-    const code = async (p: Promise<unknown>) => p.then(() => 'ok', (e: { code: string }) => e.code);
-    for (const purpose of ['crypto:signing:private_key', 'crypto:signing:public_key', 'crypto:envelope:identity', 'crypto:kdf:salt']) {
+    const gate = createToolGate({
+      adf,
+      registry: createToolRegistry(createIdentityTools({ privateKey: runtime.privateKey, sealTo })),
+    });
+    const call = (name: string, args: unknown, origin: 'code' | 'authorized-code' = 'code') =>
+      gate.call(name, args, { origin });
+    const code = async (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: { code: string }) => e.code,
+      );
+    for (const purpose of [
+      'crypto:signing:private_key',
+      'crypto:signing:public_key',
+      'crypto:envelope:identity',
+      'crypto:kdf:salt',
+    ]) {
       expect(await code(call('get_identity', { purpose }, 'authorized-code'))).toBeTrustCode('IDENTITY_KEY_MATERIAL');
-      expect(await code(call('set_identity', { purpose, value: 'x' }, 'authorized-code'))).toBeTrustCode('IDENTITY_KEY_MATERIAL');
+      expect(await code(call('set_identity', { purpose, value: 'x' }, 'authorized-code'))).toBeTrustCode(
+        'IDENTITY_KEY_MATERIAL',
+      );
     }
     expect(await code(call('get_identity', { purpose: 'mcp:gh:TOKEN' }))).toBeTrustCode('IDENTITY_CODE_ACCESS');
-    expect(await code(call('set_identity', { purpose: 'mcp:gh:TOKEN', value: 'overwrite' }))).toBeTrustCode('IDENTITY_CODE_ACCESS');
+    expect(await code(call('set_identity', { purpose: 'mcp:gh:TOKEN', value: 'overwrite' }))).toBeTrustCode(
+      'IDENTITY_CODE_ACCESS',
+    );
     expect(await call('get_identity', { purpose: 'api:shared' })).toBe('code-ok');
     await call('set_identity', { purpose: 'mine', value: 'v' });
     expect(await call('get_identity', { purpose: 'mine' })).toBe('v');
-    expect(await code(gate.call('get_identity', { purpose: 'mine' }, { origin: 'llm' }))).toBeTrustCode('TOOL_NOT_DECLARED');
+    expect(await code(gate.call('get_identity', { purpose: 'mine' }, { origin: 'llm' }))).toBeTrustCode(
+      'TOOL_NOT_DECLARED',
+    );
     adf.close();
   });
 
   it('code_execution.get_identity=false disables the method', async () => {
-    const adf = createAdf(join(mkdtempSync(join(tmpdir(), 'id-')), 'a.adf'), { template: { v: 1, code_execution: { get_identity: false } } });
-    const gate = createToolGate({ adf, registry: createToolRegistry(createIdentityTools({ privateKey: runtime.privateKey, sealTo })) });
-    await expect(gate.call('get_identity', { purpose: 'x' }, { origin: 'authorized-code' })).rejects.toHaveTrustCode('CODE_METHOD_DISABLED');
+    const adf = createAdf(join(mkdtempSync(join(tmpdir(), 'id-')), 'a.adf'), {
+      template: { v: 1, code_execution: { get_identity: false } },
+    });
+    const gate = createToolGate({
+      adf,
+      registry: createToolRegistry(createIdentityTools({ privateKey: runtime.privateKey, sealTo })),
+    });
+    await expect(gate.call('get_identity', { purpose: 'x' }, { origin: 'authorized-code' })).rejects.toHaveTrustCode(
+      'CODE_METHOD_DISABLED',
+    );
     adf.close();
   });
 });
@@ -170,7 +237,8 @@ describe('foreign-file review', () => {
     other.meta.set('adf_owner_sig', Buffer.alloc(64).toString('base64url'), { runtime: true });
     expect(reviewKeyOf(other).ownerDid).toBeNull();
     expect(computeAdfContentHash(other)).toMatch(/^[0-9a-f]{64}$/);
-    adf.close(); other.close();
+    adf.close();
+    other.close();
   });
 
   it('a valid owner signature respelled (a character outside base64url inserted) does not verify', () => {

@@ -1,7 +1,29 @@
-export { AgentIdentity, createIdentity, didKeyFromPublicKey, publicKeyFromDidKey, signWithIdentity, verifyDidSignature } from './did-key.js';
-export { SCRYPT_PARAMS, createEnvelopeKeyPair, envelopeKeyFromPkcs8, openEnvelope, openLegacyPasswordRow, sealEnvelope } from './envelope.js';
+export {
+  AgentIdentity,
+  createIdentity,
+  didKeyFromPublicKey,
+  publicKeyFromDidKey,
+  signWithIdentity,
+  verifyDidSignature,
+} from './did-key.js';
+export {
+  SCRYPT_PARAMS,
+  createEnvelopeKeyPair,
+  envelopeKeyFromPkcs8,
+  openEnvelope,
+  openLegacyPasswordRow,
+  sealEnvelope,
+} from './envelope.js';
 export type { Envelope, EnvelopeKeyPair } from './envelope.js';
-export { KEY_MATERIAL, claimSharedAdf, createCodeIdentityAccess, loadIdentity, provisionIdentity, readSecret, storeSecret } from './identity-store.js';
+export {
+  KEY_MATERIAL,
+  claimSharedAdf,
+  createCodeIdentityAccess,
+  loadIdentity,
+  provisionIdentity,
+  readSecret,
+  storeSecret,
+} from './identity-store.js';
 export type { SealTo } from './identity-store.js';
 export { createIdentityTools } from './identity-tools.js';
 export { computeAdfContentHash, createAdfReviewStore, reviewKeyOf, signAdfContent } from './adf-review.js';

@@ -1,7 +1,13 @@
 import { TrustError } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { ToolGate } from '../gate/tool-gate.js';
-import type { ModelProvider, ModelTool, OutputBlock, ToolResultBlock, ToolUseBlock } from '../providers/model-provider.js';
+import type {
+  ModelProvider,
+  ModelTool,
+  OutputBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from '../providers/model-provider.js';
 import { capText } from '../tools/tool-support.js';
 import { loadConversation, repairDangling } from './loop-history.js';
 import type { AgentState, TurnOutcome } from './agent.js';
@@ -28,10 +34,21 @@ export interface LoopInput {
   readonly emit: (e: AgentEvent) => void;
   readonly setState: (s: AgentState) => void;
   /** Told after every model call (for `on_llm_call` triggers); never sees the messages. */
-  readonly onModelCall?: (call: { provider: string; model: string; ok: boolean; stopReason?: string; inputTokens?: number; outputTokens?: number }) => void;
+  readonly onModelCall?: (call: {
+    provider: string;
+    model: string;
+    ok: boolean;
+    stopReason?: string;
+    inputTokens?: number;
+    outputTokens?: number;
+  }) => void;
 }
 
-const textOf = (content: readonly OutputBlock[]) => content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('');
+const textOf = (content: readonly OutputBlock[]) =>
+  content
+    .filter((b) => b.type === 'text')
+    .map((b) => (b as { text: string }).text)
+    .join('');
 
 /**
  * One activation of the loop: model turn, tool calls through the gate (origin `llm`), tool
@@ -63,12 +80,21 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
   for (let turn = 1; ; turn++) {
     if (signal.aborted) return { stopReason: 'aborted', text: lastText, turns: turn - 1 };
     if (turn > limit) {
-      adf.logs.add({ level: 'warn', origin: 'loop', event: 'turn_limit', message: `stopped after ${limit} model turns` });
+      adf.logs.add({
+        level: 'warn',
+        origin: 'loop',
+        event: 'turn_limit',
+        message: `stopped after ${limit} model turns`,
+      });
       return { stopReason: 'turn_limit', text: lastText, turns: turn - 1 };
     }
     l.setState('thinking');
     l.emit({ kind: 'turn', turn, provider: provider.label });
-    const tools: ModelTool[] = gate.visibleTools().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as Record<string, unknown> }));
+    const tools: ModelTool[] = gate.visibleTools().map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema as Record<string, unknown>,
+    }));
     let response;
     try {
       response = await provider.createMessage({
@@ -81,12 +107,29 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
       });
     } catch (e) {
       if (signal.aborted) return { stopReason: 'aborted', text: lastText, turns: turn - 1 };
-      adf.logs.add({ level: 'error', origin: 'loop', event: 'provider_error', message: e instanceof Error ? e.message : String(e) });
+      adf.logs.add({
+        level: 'error',
+        origin: 'loop',
+        event: 'provider_error',
+        message: e instanceof Error ? e.message : String(e),
+      });
       l.onModelCall?.({ provider: provider.kind, model: config.model.model_id, ok: false });
       throw e;
     }
-    l.onModelCall?.({ provider: provider.kind, model: response.model, ok: true, stopReason: response.stopReason, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens });
-    const assistantSeq = adf.loop.append({ role: 'assistant', content: response.content, model: `${provider.kind}:${response.model}`, tokens: response.usage.inputTokens + response.usage.outputTokens });
+    l.onModelCall?.({
+      provider: provider.kind,
+      model: response.model,
+      ok: true,
+      stopReason: response.stopReason,
+      inputTokens: response.usage.inputTokens,
+      outputTokens: response.usage.outputTokens,
+    });
+    const assistantSeq = adf.loop.append({
+      role: 'assistant',
+      content: response.content,
+      model: `${provider.kind}:${response.model}`,
+      tokens: response.usage.inputTokens + response.usage.outputTokens,
+    });
     lastText = textOf(response.content) || lastText;
     if (lastText) l.emit({ kind: 'text', text: textOf(response.content) });
     const calls = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
@@ -101,7 +144,12 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
       l.setState('running_tool');
       l.emit({ kind: 'tool_call', name: call.name, id: call.id });
       results.push(await runToolCall(gate, call, signal, resultBudget));
-      l.emit({ kind: 'tool_result', name: call.name, id: call.id, isError: results[results.length - 1]!.isError === true });
+      l.emit({
+        kind: 'tool_result',
+        name: call.name,
+        id: call.id,
+        isError: results[results.length - 1]!.isError === true,
+      });
     }
     const resultsSeq = adf.loop.append({ role: 'user', content: results });
     if (injectedBefore || resultsSeq !== assistantSeq + 1) {
@@ -117,15 +165,29 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
   }
 }
 
-async function runToolCall(gate: ToolGate, call: ToolUseBlock, signal: AbortSignal, budget: number): Promise<ToolResultBlock> {
+async function runToolCall(
+  gate: ToolGate,
+  call: ToolUseBlock,
+  signal: AbortSignal,
+  budget: number,
+): Promise<ToolResultBlock> {
   try {
     const value = await gate.call(call.name, call.input, { origin: 'llm', signal, principalId: 'loop' });
     let text: string;
-    try { text = typeof value === 'string' ? value : JSON.stringify(value ?? null); } catch { text = String(value); }
+    try {
+      text = typeof value === 'string' ? value : JSON.stringify(value ?? null);
+    } catch {
+      text = String(value);
+    }
     return { type: 'tool_result', toolUseId: call.id, content: capText(text, budget).text };
   } catch (e) {
     const code = e instanceof TrustError ? e.code : 'TOOL_ERROR';
     const message = e instanceof Error ? e.message : String(e);
-    return { type: 'tool_result', toolUseId: call.id, isError: true, content: capText(`${code}: ${message}`, budget).text };
+    return {
+      type: 'tool_result',
+      toolUseId: call.id,
+      isError: true,
+      content: capText(`${code}: ${message}`, budget).text,
+    };
   }
 }

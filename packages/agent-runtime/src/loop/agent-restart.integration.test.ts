@@ -26,10 +26,15 @@ describe('restart mid-approval', () => {
 
     const proc = spawn(process.execPath, [child, path], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
-    proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+    proc.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     const taskId = await new Promise<string>((resolve, reject) => {
       proc.once('exit', (c) => reject(new Error(`child exited early (${c}): ${stderr}`)));
-      proc.stdout!.on('data', (d: Buffer) => { const m = /PENDING (\S+)/.exec(d.toString()); if (m) resolve(m[1]!); });
+      proc.stdout!.on('data', (d: Buffer) => {
+        const m = /PENDING (\S+)/.exec(d.toString());
+        if (m) resolve(m[1]!);
+      });
     });
     proc.removeAllListeners('exit');
     const exited = new Promise((r) => proc.once('exit', r));
@@ -37,7 +42,16 @@ describe('restart mid-approval', () => {
     await exited;
 
     const provider = createScriptedProvider([
-      { content: [{ type: 'tool_use', id: 'w2', name: 'fs_write', input: { path: 'out.txt', mode: 'write', content: 'second try' } }] },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            id: 'w2',
+            name: 'fs_write',
+            input: { path: 'out.txt', mode: 'write', content: 'second try' },
+          },
+        ],
+      },
       { content: [{ type: 'text', text: 'written' }] },
     ]);
     const agent = openAgent(path, { provider, approver: { request: async () => ({ decision: 'approve' }) } });

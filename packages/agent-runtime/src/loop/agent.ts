@@ -26,7 +26,12 @@ import type { ConnectMcpOptions, McpConnection, McpPlacement } from '../mcp/mcp-
 import type { TimerFiring } from './timer-firing.js';
 import type { AgentEvent } from './agent-loop.js';
 import type { AgentMessaging } from '../messaging/agent-messaging.js';
-import { createTriggerDispatcher, type TriggerDispatcher, type TriggerFiring, type TriggerWake } from '../triggers/trigger-dispatcher.js';
+import {
+  createTriggerDispatcher,
+  type TriggerDispatcher,
+  type TriggerFiring,
+  type TriggerWake,
+} from '../triggers/trigger-dispatcher.js';
 import { triggerEventOf } from '../triggers/trigger-event.js';
 import type { TriggerLimits } from '../triggers/trigger-guard.js';
 import { chatEvent, llmCallEvent, startupEvent, timerEvent, toolCallEvent } from '../triggers/runtime-events.js';
@@ -147,7 +152,9 @@ export interface Agent {
    * Connects every MCP server in the config and registers its `mcp_<server>_<tool>` tools (they
    * still need declarations to run). Servers are closed with the agent.
    */
-  connectMcpServers(options: AgentMcpOptions): Promise<Array<{ server: string; placement: McpPlacement; tools: string[]; refusedEnv: readonly string[] }>>;
+  connectMcpServers(
+    options: AgentMcpOptions,
+  ): Promise<Array<{ server: string; placement: McpPlacement; tools: string[]; refusedEnv: readonly string[] }>>;
   /** Stops the current activation cleanly. */
   abort(): void;
   close(): void;
@@ -171,42 +178,91 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
   let state: AgentState = 'idle';
   let controller: AbortController | undefined;
   let pendingAsk: { resolve: (a: string) => void; reject: (e: unknown) => void } | undefined;
-  const emit = (e: AgentEvent) => { try { options.onEvent?.(e); } catch { /* observers never break the loop */ } };
+  const emit = (e: AgentEvent) => {
+    try {
+      options.onEvent?.(e);
+    } catch {
+      /* observers never break the loop */
+    }
+  };
 
   const chat: ChatHooks = {
-    say(text) { adf.logs.add({ level: 'info', origin: 'say', message: text.slice(0, 10_000) }); emit({ kind: 'say', text }); },
+    say(text) {
+      adf.logs.add({ level: 'info', origin: 'say', message: text.slice(0, 10_000) });
+      emit({ kind: 'say', text });
+    },
     ask(question, signal) {
       emit({ kind: 'ask', question });
       if (options.asker) return options.asker(question, signal);
       state = 'awaiting_answer';
       return new Promise<string>((resolve, reject) => {
-        pendingAsk = { resolve: (a) => { pendingAsk = undefined; state = 'running_tool'; resolve(a); }, reject };
-        signal.addEventListener('abort', () => { pendingAsk = undefined; reject(new TrustError('TOOL_CALL_ABORTED', 'ask was aborted')); }, { once: true });
+        pendingAsk = {
+          resolve: (a) => {
+            pendingAsk = undefined;
+            state = 'running_tool';
+            resolve(a);
+          },
+          reject,
+        };
+        signal.addEventListener(
+          'abort',
+          () => {
+            pendingAsk = undefined;
+            reject(new TrustError('TOOL_CALL_ABORTED', 'ask was aborted'));
+          },
+          { once: true },
+        );
       });
     },
   };
 
   const sandbox = options.codeSandbox ?? createCodeSandbox();
   let gateRef: ToolGate | undefined;
-  const gateOf = () => { if (!gateRef) throw new TrustError('AGENT_NOT_READY', 'the gate is not ready'); return gateRef; };
+  const gateOf = () => {
+    if (!gateRef) throw new TrustError('AGENT_NOT_READY', 'the gate is not ready');
+    return gateRef;
+  };
   const runner = createCodeRunner({ adf, sandbox, gate: gateOf });
   const sql = createSqlGuard(adf);
   const messaging = options.messaging?.(adf);
   let triggersRef: TriggerDispatcher | undefined;
   const exec = createExecutionTools({
-    gate: gateOf, runner: () => runner, chat: () => chat, clock, agentId,
+    gate: gateOf,
+    runner: () => runner,
+    chat: () => chat,
+    clock,
+    agentId,
     ...(options.egress?.fetch ? { fetch: options.egress.fetch } : {}),
     ...(options.egress?.ws ? { ws: options.egress.ws } : {}),
     ...(messaging ? { msgSend: messaging.msgSendTool as ToolDefinition<never> } : {}),
     model: { provider: () => options.provider, onModelCall: (c) => triggersRef?.emit(llmCallEvent(c)) },
   });
-  const registry = createToolRegistry([...exec.tools, createDbQueryTool(sql) as unknown as ToolDefinition<never>, createDbExecuteTool(sql) as unknown as ToolDefinition<never>, sysGetConfigTool as unknown as ToolDefinition<never>, sysUpdateConfigTool as unknown as ToolDefinition<never>, ...(options.tools ?? [])]);
+  const registry = createToolRegistry([
+    ...exec.tools,
+    createDbQueryTool(sql) as unknown as ToolDefinition<never>,
+    createDbExecuteTool(sql) as unknown as ToolDefinition<never>,
+    sysGetConfigTool as unknown as ToolDefinition<never>,
+    sysUpdateConfigTool as unknown as ToolDefinition<never>,
+    ...(options.tools ?? []),
+  ]);
   const approver: Approver | undefined = options.approver
-    ? { request: async (req) => { state = 'awaiting_approval'; emit({ kind: 'approval', taskId: req.task.id, tool: req.task.tool }); try { return await options.approver!.request(req); } finally { state = 'running_tool'; } } }
+    ? {
+        request: async (req) => {
+          state = 'awaiting_approval';
+          emit({ kind: 'approval', taskId: req.task.id, tool: req.task.tool });
+          try {
+            return await options.approver!.request(req);
+          } finally {
+            state = 'running_tool';
+          }
+        },
+      }
     : undefined;
   const mcp: McpConnection[] = [];
   // The gate reports every finished call as an `on_tool_call` event (observational).
-  const gate = observeGate(createToolGate({ adf, registry, clock, agentId, ...(approver ? { approver } : {}) }), (c) => triggersRef?.emit(toolCallEvent(c)));
+  const gate = observeGate(createToolGate({ adf, registry, clock, agentId, ...(approver ? { approver } : {}) }), (c) =>
+    triggersRef?.emit(toolCallEvent(c)),
+  );
   gateRef = gate;
 
   // Wakes from triggers and timers: start the loop without awaiting it, or queue behind the
@@ -215,7 +271,16 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
   const activations = new Set<Promise<unknown>>();
   const startActivation = (text: string) => {
     const p = activate(text).catch((e: unknown) => {
-      try { adf.logs.add({ level: 'warn', origin: 'loop', event: 'wake_failed', message: e instanceof Error ? e.message : String(e) }); } catch { /* closed */ }
+      try {
+        adf.logs.add({
+          level: 'warn',
+          origin: 'loop',
+          event: 'wake_failed',
+          message: e instanceof Error ? e.message : String(e),
+        });
+      } catch {
+        /* closed */
+      }
     });
     activations.add(p);
     void p.finally(() => activations.delete(p));
@@ -226,11 +291,20 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       startActivation(text);
       return { outcome: 'woke' };
     }
-    if (pendingWakes.length >= MAX_PENDING_WAKES) return { outcome: 'busy', detail: `the loop is busy and ${MAX_PENDING_WAKES} wakes are already queued` };
+    if (pendingWakes.length >= MAX_PENDING_WAKES)
+      return { outcome: 'busy', detail: `the loop is busy and ${MAX_PENDING_WAKES} wakes are already queued` };
     pendingWakes.push(AsyncResource.bind(() => startActivation(text)));
     return { outcome: 'queued' };
   };
-  const triggers = createTriggerDispatcher({ adf, runner, wake, clock, agentId, ...(options.triggerLimits ? { limits: options.triggerLimits } : {}), ...(options.scheduler ? { scheduler: options.scheduler } : {}) });
+  const triggers = createTriggerDispatcher({
+    adf,
+    runner,
+    wake,
+    clock,
+    agentId,
+    ...(options.triggerLimits ? { limits: options.triggerLimits } : {}),
+    ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+  });
   triggersRef = triggers;
 
   const activate = async (input: string | undefined): Promise<TurnOutcome> => {
@@ -239,8 +313,16 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
     controller = new AbortController();
     try {
       return await runAgentLoop({
-        adf, gate, provider: options.provider, input, signal: controller.signal, maxTurns: options.maxTurns ?? 50, emit,
-        setState: (s) => { state = s; },
+        adf,
+        gate,
+        provider: options.provider,
+        input,
+        signal: controller.signal,
+        maxTurns: options.maxTurns ?? 50,
+        emit,
+        setState: (s) => {
+          state = s;
+        },
         onModelCall: (c) => triggers.emit(llmCallEvent(c)),
       });
     } finally {
@@ -258,8 +340,22 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
     return fired;
   };
   const timerClock = createTimerClock({
-    timers: adf.timers, clock, fire: fireTimers, ...(options.scheduler ? { scheduler: options.scheduler } : {}),
-    onError: (e) => { try { adf.logs.add({ level: 'warn', origin: 'timer', event: 'timer.clock_error', message: e instanceof Error ? e.message : String(e) }); } catch { /* closed */ } },
+    timers: adf.timers,
+    clock,
+    fire: fireTimers,
+    ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    onError: (e) => {
+      try {
+        adf.logs.add({
+          level: 'warn',
+          origin: 'timer',
+          event: 'timer.clock_error',
+          message: e instanceof Error ? e.message : String(e),
+        });
+      } catch {
+        /* closed */
+      }
+    },
   });
   const unsubscribe = adf.events.subscribe((e) => {
     if (e.kind === 'timers') timerClock.rearm();
@@ -268,7 +364,11 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
   });
 
   return {
-    adf, gate, provider: options.provider, runner, messaging,
+    adf,
+    gate,
+    provider: options.provider,
+    runner,
+    messaging,
     state: () => state,
     triggers,
     send(text) {
@@ -285,15 +385,30 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       const out = [];
       for (const server of adf.config().mcp.servers) {
         const conn = await connectMcpServer({
-          server, installedBy: o.installedBy?.(server.name) ?? 'agent',
-          ...(o.createSandbox ? { createSandbox: o.createSandbox } : {}), ...(o.http ? { http: o.http } : {}),
-          ...(o.runOn ? { runOn: o.runOn(server.name) } : {}), ...(o.hostAllowed ? { hostAllowed: o.hostAllowed(server.name) } : {}),
-          ...(o.readOnlyRoots ? { readOnlyRoots: o.readOnlyRoots } : {}), ...(o.connectTimeoutMs ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
+          server,
+          installedBy: o.installedBy?.(server.name) ?? 'agent',
+          ...(o.createSandbox ? { createSandbox: o.createSandbox } : {}),
+          ...(o.http ? { http: o.http } : {}),
+          ...(o.runOn ? { runOn: o.runOn(server.name) } : {}),
+          ...(o.hostAllowed ? { hostAllowed: o.hostAllowed(server.name) } : {}),
+          ...(o.readOnlyRoots ? { readOnlyRoots: o.readOnlyRoots } : {}),
+          ...(o.connectTimeoutMs ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
         });
         mcp.push(conn);
         for (const t of conn.tools) if (!registry.has(t.name)) registry.register(t);
-        adf.logs.add({ level: 'info', origin: 'mcp', event: 'mcp.connected', target: server.name, message: `${server.name} connected (${conn.placement}); ${conn.tools.length} tools${conn.refusedEnv.length ? `; refused env ${conn.refusedEnv.join(', ')}` : ''}` });
-        out.push({ server: conn.server, placement: conn.placement, tools: conn.tools.map((t) => t.name), refusedEnv: conn.refusedEnv });
+        adf.logs.add({
+          level: 'info',
+          origin: 'mcp',
+          event: 'mcp.connected',
+          target: server.name,
+          message: `${server.name} connected (${conn.placement}); ${conn.tools.length} tools${conn.refusedEnv.length ? `; refused env ${conn.refusedEnv.join(', ')}` : ''}`,
+        });
+        out.push({
+          server: conn.server,
+          placement: conn.placement,
+          tools: conn.tools.map((t) => t.name),
+          refusedEnv: conn.refusedEnv,
+        });
       }
       return out;
     },
@@ -319,15 +434,20 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
         await Promise.allSettled([...activations]);
       }
     },
-    abort() { controller?.abort(); },
+    abort() {
+      controller?.abort();
+    },
     close() {
       timerClock.disarm();
       triggers.close();
       unsubscribe();
       pendingWakes.length = 0;
-      controller?.abort(); state = 'closed'; for (const c of mcp.splice(0)) void c.close(); sql.close(); adf.close();
+      controller?.abort();
+      state = 'closed';
+      for (const c of mcp.splice(0)) void c.close();
+      sql.close();
+      adf.close();
       if (!options.codeSandbox) void sandbox.close();
     },
   };
 }
-

@@ -1,5 +1,11 @@
 import type { AdfFile } from '../adf/adf-file.js';
-import type { ContentBlock, ModelMessage, TextBlock, ToolResultBlock, ToolUseBlock } from '../providers/model-provider.js';
+import type {
+  ContentBlock,
+  ModelMessage,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from '../providers/model-provider.js';
 import { LOOP_NOTE_ROLE } from '../tools/code-methods.js';
 
 /** The conversation as the model sees it, rebuilt from `adf_loop`. */
@@ -21,7 +27,8 @@ export function formatLoopNote(content: unknown): string {
   return `[runtime note from code ${from}] Injected by agent code through adf.loop_inject; not a message from your owner.\n${typeof c.text === 'string' ? c.text : ''}`;
 }
 
-const toBlocks = (content: string | readonly ContentBlock[]): ContentBlock[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : [...content]);
+const toBlocks = (content: string | readonly ContentBlock[]): ContentBlock[] =>
+  typeof content === 'string' ? [{ type: 'text', text: content }] : [...content];
 
 /**
  * Rebuilds the provider-neutral conversation from `adf_loop`. User and assistant rows are the
@@ -36,7 +43,10 @@ export function loadConversation(adf: AdfFile): LoadedConversation {
   let lastSeq = 0;
   for (const row of adf.loop.list()) {
     lastSeq = row.seq;
-    if (row.role === LOOP_NOTE_ROLE) { notes.push({ type: 'text', text: formatLoopNote(row.content) }); continue; }
+    if (row.role === LOOP_NOTE_ROLE) {
+      notes.push({ type: 'text', text: formatLoopNote(row.content) });
+      continue;
+    }
     if (row.role !== 'user' && row.role !== 'assistant') continue;
     const content = row.content as string | ContentBlock[];
     if (typeof content !== 'string' && !Array.isArray(content)) continue;
@@ -49,7 +59,10 @@ export function loadConversation(adf: AdfFile): LoadedConversation {
   if (notes.length > 0) {
     const last = out[out.length - 1];
     if (last?.role === 'user') out[out.length - 1] = { role: 'user', content: [...toBlocks(last.content), ...notes] };
-    else if (danglingToolUses(out).length === 0) { out.push({ role: 'user', content: notes }); notesOnlyTail = true; }
+    else if (danglingToolUses(out).length === 0) {
+      out.push({ role: 'user', content: notes });
+      notesOnlyTail = true;
+    }
   }
   return { messages: out, lastSeq, notesOnlyTail };
 }
@@ -77,7 +90,12 @@ export function repairDangling(adf: AdfFile, messages: readonly ModelMessage[]):
   const results: ToolResultBlock[] = dangling.map((call) => {
     const task = [...tasks].reverse().find((t) => t.tool === call.name && t.origin === 'llm');
     const what = task ? `its approval task ${task.id} is now ${task.status}` : 'it did not complete';
-    return { type: 'tool_result', toolUseId: call.id, isError: true, content: `interrupted: the runtime restarted while ${call.name} was in progress; ${what}. Call it again if it is still needed.` };
+    return {
+      type: 'tool_result',
+      toolUseId: call.id,
+      isError: true,
+      content: `interrupted: the runtime restarted while ${call.name} was in progress; ${what}. Call it again if it is still needed.`,
+    };
   });
   adf.loop.append({ role: 'user', content: results });
   return results;

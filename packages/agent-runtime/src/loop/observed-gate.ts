@@ -18,7 +18,13 @@ export interface ObservedToolCall {
  * const gate = observeGate(createToolGate({ adf, registry }), (c) => console.log(c.tool, c.ok));
  */
 export function observeGate(gate: ToolGate, observe: (call: ObservedToolCall) => void): ToolGate {
-  const report = (c: ObservedToolCall) => { try { observe(c); } catch { /* observers never change a call */ } };
+  const report = (c: ObservedToolCall) => {
+    try {
+      observe(c);
+    } catch {
+      /* observers never change a call */
+    }
+  };
   return {
     async call(name, args, options) {
       try {
@@ -26,7 +32,12 @@ export function observeGate(gate: ToolGate, observe: (call: ObservedToolCall) =>
         report({ tool: name, origin: options.origin, ok: true });
         return value;
       } catch (e) {
-        report({ tool: name, origin: options.origin, ok: false, code: e instanceof TrustError ? e.code : 'TOOL_ERROR' });
+        report({
+          tool: name,
+          origin: options.origin,
+          ok: false,
+          code: e instanceof TrustError ? e.code : 'TOOL_ERROR',
+        });
         throw e;
       }
     },

@@ -6,15 +6,26 @@ import { createAdf } from '../adf/adf-file.js';
 import { defaultAgentConfig } from '../config/agent-config.js';
 import { createScriptedProvider } from '../providers/scripted-provider.js';
 import { openAgent } from './agent.js';
-import { MAX_TIMER_DELAY_MS, STUCK_RETRY_MS, createTimerClock, nodeTimerScheduler, type TimerScheduler } from './timer-clock.js';
+import {
+  MAX_TIMER_DELAY_MS,
+  STUCK_RETRY_MS,
+  createTimerClock,
+  nodeTimerScheduler,
+  type TimerScheduler,
+} from './timer-clock.js';
 
 /** A scheduler the test drives by hand: nothing runs until `fire()`, and no wall clock is involved. */
 function manualScheduler() {
   const queue = new Map<number, { fn: () => unknown; ms: number }>();
   let n = 0;
   const scheduler: TimerScheduler = {
-    setTimeout(fn, ms) { queue.set(++n, { fn, ms }); return n; },
-    clearTimeout(h) { queue.delete(h as number); },
+    setTimeout(fn, ms) {
+      queue.set(++n, { fn, ms });
+      return n;
+    },
+    clearTimeout(h) {
+      queue.delete(h as number);
+    },
   };
   return {
     scheduler,
@@ -39,8 +50,15 @@ describe('timer clock', () => {
     let now = new Date('2026-01-01T00:00:00Z');
     const s = manualScheduler();
     const agent = openAgent(file(), { provider: createScriptedProvider(), clock: () => now, scheduler: s.scheduler });
-    agent.adf.files.write('jobs.js', 'async function tick(ev) { await adf.fs_write({ path: "beats.txt", mode: "append", content: ev.payload + ";" }); }');
-    await agent.gate.call('sys_set_timer', { kind: 'interval', ms: 60_000, scope: 'system', lambda: 'jobs.js:tick', payload: 'beat' }, { origin: 'llm' });
+    agent.adf.files.write(
+      'jobs.js',
+      'async function tick(ev) { await adf.fs_write({ path: "beats.txt", mode: "append", content: ev.payload + ";" }); }',
+    );
+    await agent.gate.call(
+      'sys_set_timer',
+      { kind: 'interval', ms: 60_000, scope: 'system', lambda: 'jobs.js:tick', payload: 'beat' },
+      { origin: 'llm' },
+    );
     // Not started: nothing is scheduled.
     expect(s.delays()).toEqual([]);
     expect(agent.nextTimerWake()).toBeNull();
@@ -57,7 +75,11 @@ describe('timer clock', () => {
     expect(agent.nextTimerWake()).toBe('2026-01-01T00:02:00.000Z');
 
     // A sooner timer re-arms the clock; deleting it goes back to the interval.
-    const { id } = (await agent.gate.call('sys_set_timer', { kind: 'delay', ms: 5_000, scope: 'system', lambda: 'jobs.js:tick', payload: 'soon' }, { origin: 'llm' })) as { id: number };
+    const { id } = (await agent.gate.call(
+      'sys_set_timer',
+      { kind: 'delay', ms: 5_000, scope: 'system', lambda: 'jobs.js:tick', payload: 'soon' },
+      { origin: 'llm' },
+    )) as { id: number };
     expect(s.delays()).toEqual([5_000]);
     await agent.gate.call('sys_delete_timer', { id }, { origin: 'llm' });
     expect(s.delays()).toEqual([60_000]);
@@ -79,7 +101,14 @@ describe('timer clock', () => {
     const s = manualScheduler();
     let rows = [{ expired: false, nextWakeAt: '2099-01-01T00:00:00.000Z' }];
     let fired = 0;
-    const clock = createTimerClock({ timers: { list: () => rows as never }, clock: () => now, scheduler: s.scheduler, fire: async () => { fired++; } });
+    const clock = createTimerClock({
+      timers: { list: () => rows as never },
+      clock: () => now,
+      scheduler: s.scheduler,
+      fire: async () => {
+        fired++;
+      },
+    });
     clock.arm();
     expect(s.delays()).toEqual([MAX_TIMER_DELAY_MS]);
     rows = [{ expired: false, nextWakeAt: '2025-12-31T23:59:00.000Z' }];

@@ -96,14 +96,26 @@ export function createTimerClock(options: TimerClockOptions): TimerClock {
     at = null;
     if (!armed) return;
     firing = true;
-    try { await options.fire(); } catch (e) { options.onError?.(e); } finally { firing = false; }
+    try {
+      await options.fire();
+    } catch (e) {
+      options.onError?.(e);
+    } finally {
+      firing = false;
+    }
     schedule();
   };
 
   return {
-    arm() { armed = true; schedule(); },
+    arm() {
+      armed = true;
+      schedule();
+    },
     rearm: schedule,
-    disarm() { armed = false; clear(); },
+    disarm() {
+      armed = false;
+      clear();
+    },
     armed: () => armed,
     scheduledFor: () => at,
   };

@@ -23,7 +23,11 @@ export async function fireDueTimers(input: {
   runner: CodeRunner;
   now: Date;
   /** Starts the loop (without awaiting the activation), queues the wake behind a running one, or cannot. */
-  wake: (text: string) => { outcome: 'woke' | 'queued' | 'busy'; detail?: string } | Promise<{ outcome: 'woke' | 'queued' | 'busy'; detail?: string }>;
+  wake: (
+    text: string,
+  ) =>
+    | { outcome: 'woke' | 'queued' | 'busy'; detail?: string }
+    | Promise<{ outcome: 'woke' | 'queued' | 'busy'; detail?: string }>;
 }): Promise<TimerFiring[]> {
   const { adf, runner, now } = input;
   const out: TimerFiring[] = [];
@@ -39,13 +43,23 @@ export async function fireDueTimers(input: {
       // once, never as a burst of catch-up firings. A schedule that cannot be read ends the timer.
       try {
         if (typeof schedule.cron !== 'string') throw new Error('the stored schedule has no cron expression');
-        next = nextCronWake({ cron: schedule.cron, tz: typeof schedule.tz === 'string' ? schedule.tz : 'UTC' }, now).toISOString();
+        next = nextCronWake(
+          { cron: schedule.cron, tz: typeof schedule.tz === 'string' ? schedule.tz : 'UTC' },
+          now,
+        ).toISOString();
       } catch (e) {
         cronError = e instanceof Error ? e.message : String(e);
       }
     }
     adf.timers.markFired(t.id, next);
-    if (cronError !== undefined) adf.logs.add({ level: 'warn', origin: 'timer', event: 'timer.schedule_invalid', target: String(t.id), message: `${cronError}; the timer will not fire again` });
+    if (cronError !== undefined)
+      adf.logs.add({
+        level: 'warn',
+        origin: 'timer',
+        event: 'timer.schedule_invalid',
+        target: String(t.id),
+        message: `${cronError}; the timer will not fire again`,
+      });
     const scope = t.scope.includes('system') ? 'system' : 'agent';
     let outcome: TimerFiring['outcome'];
     let detail: string;
@@ -60,9 +74,17 @@ export async function fireDueTimers(input: {
       }
     } else if (adf.config().autonomous) {
       try {
-        const w = await input.wake(`[timer ${t.id}] An automated timer, not a message from your owner. ${t.payload ?? ''}`);
+        const w = await input.wake(
+          `[timer ${t.id}] An automated timer, not a message from your owner. ${t.payload ?? ''}`,
+        );
         outcome = w.outcome === 'busy' ? 'skipped' : 'woke';
-        detail = w.detail ?? (w.outcome === 'woke' ? 'woke the loop' : w.outcome === 'queued' ? 'queued behind the running activation' : 'the loop is busy');
+        detail =
+          w.detail ??
+          (w.outcome === 'woke'
+            ? 'woke the loop'
+            : w.outcome === 'queued'
+              ? 'queued behind the running activation'
+              : 'the loop is busy');
       } catch (e) {
         outcome = 'failed';
         detail = e instanceof Error ? e.message : String(e);
@@ -71,7 +93,13 @@ export async function fireDueTimers(input: {
       outcome = 'skipped';
       detail = 'autonomous mode is off: agent timers do not start the loop';
     }
-    adf.logs.add({ level: outcome === 'failed' ? 'warn' : 'info', origin: 'timer', event: `timer.${outcome}`, target: String(t.id), message: detail });
+    adf.logs.add({
+      level: outcome === 'failed' ? 'warn' : 'info',
+      origin: 'timer',
+      event: `timer.${outcome}`,
+      target: String(t.id),
+      message: detail,
+    });
     out.push({ id: t.id, scope, outcome, detail, next });
   }
   return out;

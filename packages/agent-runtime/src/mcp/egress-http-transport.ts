@@ -35,12 +35,28 @@ export function egressFetchLike(client: McpHttpClient, principal: Principal): Fe
  * @example
  * const transport = createEgressMcpTransport('http://127.0.0.1:7411/mcp', egressClient, principal);
  */
-export function createEgressMcpTransport(url: string, client: McpHttpClient | undefined, principal: Principal): StreamableHTTPClientTransport {
+export function createEgressMcpTransport(
+  url: string,
+  client: McpHttpClient | undefined,
+  principal: Principal,
+): StreamableHTTPClientTransport {
   if (client === undefined) {
-    throw new TrustError('MCP_HTTP_NO_EGRESS', `MCP server at ${url} is reached over HTTP, but no egress client was given`, { hint: 'pass http: <@trust/egress client> so the guard, policy and audit apply' });
+    throw new TrustError(
+      'MCP_HTTP_NO_EGRESS',
+      `MCP server at ${url} is reached over HTTP, but no egress client was given`,
+      { hint: 'pass http: <@trust/egress client> so the guard, policy and audit apply' },
+    );
   }
   let parsed: URL;
-  try { parsed = new URL(url); } catch (cause) { throw new TrustError('MCP_SERVER_INVALID', `"${url}" is not a URL`, { cause }); }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TrustError('MCP_SERVER_INVALID', `MCP server URL must be http: or https:, not ${parsed.protocol}`);
-  return new StreamableHTTPClientTransport(parsed, { fetch: egressFetchLike(client, principal), redirectPolicy: 'same-origin' });
+  try {
+    parsed = new URL(url);
+  } catch (cause) {
+    throw new TrustError('MCP_SERVER_INVALID', `"${url}" is not a URL`, { cause });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new TrustError('MCP_SERVER_INVALID', `MCP server URL must be http: or https:, not ${parsed.protocol}`);
+  return new StreamableHTTPClientTransport(parsed, {
+    fetch: egressFetchLike(client, principal),
+    redirectPolicy: 'same-origin',
+  });
 }

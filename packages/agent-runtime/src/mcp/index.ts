@@ -1,5 +1,11 @@
 export { connectMcpServer } from './mcp-connector.js';
-export type { ConnectMcpOptions, McpConnection, McpPlacement, McpSandboxPolicy, McpServerConfig } from './mcp-connector.js';
+export type {
+  ConnectMcpOptions,
+  McpConnection,
+  McpPlacement,
+  McpSandboxPolicy,
+  McpServerConfig,
+} from './mcp-connector.js';
 export { BLOCKED_MCP_ENV, BLOCKED_MCP_ENV_PREFIXES, evaluateMcpEnvVar, filterMcpEnv, mcpToolName } from './mcp-env.js';
 export { SandboxStdioTransport } from './sandbox-stdio-transport.js';
 export type { StdioSandbox } from './sandbox-stdio-transport.js';

@@ -59,7 +59,11 @@ export interface McpConnection {
   close(): Promise<void>;
 }
 
-interface McpToolInfo { name: string; description?: string; inputSchema: Record<string, unknown> }
+interface McpToolInfo {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
 
 /**
  * Connects one MCP server with the official SDK and turns its tools into gate-ready
@@ -76,11 +80,21 @@ interface McpToolInfo { name: string; description?: string; inputSchema: Record<
  */
 export async function connectMcpServer(options: ConnectMcpOptions): Promise<McpConnection> {
   const { server } = options;
-  if (server.url && server.command) throw new TrustError('MCP_SERVER_INVALID', `MCP server ${server.name} has both "url" and "command"`, { hint: 'set "url" for an HTTP server or "command" for a stdio server, not both' });
-  if (!server.url && !server.command) throw new TrustError('MCP_SERVER_INVALID', `MCP server ${server.name} has no command`, { hint: 'set "command" (and "args") for a stdio server, or "url" for an HTTP server' });
+  if (server.url && server.command)
+    throw new TrustError('MCP_SERVER_INVALID', `MCP server ${server.name} has both "url" and "command"`, {
+      hint: 'set "url" for an HTTP server or "command" for a stdio server, not both',
+    });
+  if (!server.url && !server.command)
+    throw new TrustError('MCP_SERVER_INVALID', `MCP server ${server.name} has no command`, {
+      hint: 'set "command" (and "args") for a stdio server, or "url" for an HTTP server',
+    });
   const runOn: McpPlacement = server.url ? 'remote' : options.runOn === 'host' ? 'host' : 'sandbox';
   if (runOn === 'host' && options.installedBy === 'agent' && options.hostAllowed !== true) {
-    throw new TrustError('MCP_HOST_REFUSED', `MCP server ${server.name} was installed by the agent and may not run on the host`, { hint: 'run it sandboxed, or have the owner allow host access for it' });
+    throw new TrustError(
+      'MCP_HOST_REFUSED',
+      `MCP server ${server.name} was installed by the agent and may not run on the host`,
+      { hint: 'run it sandboxed, or have the owner allow host access for it' },
+    );
   }
   // A url server runs no process: its env and capabilities do not apply (credentials come from the egress policy).
   const { env, refused } = server.url ? { env: {}, refused: [] as string[] } : filterMcpEnv(server.env);
@@ -90,12 +104,26 @@ export async function connectMcpServer(options: ConnectMcpOptions): Promise<McpC
   if (server.url) {
     transport = createEgressMcpTransport(server.url, options.http, createPrincipal('plugin', `mcp:${server.name}`));
   } else if (runOn === 'sandbox') {
-    if (!options.createSandbox) throw new TrustError('MCP_SANDBOX_MISSING', `MCP server ${server.name} runs sandboxed, but no createSandbox was given`, { hint: 'pass createSandbox from @trust/os-sandbox' });
-    sandbox = await options.createSandbox({ v: 1, capabilities: ['stdin', 'stdout', 'stderr', ...server.capabilities], systemRoots: [...(options.readOnlyRoots ?? [])] });
+    if (!options.createSandbox)
+      throw new TrustError(
+        'MCP_SANDBOX_MISSING',
+        `MCP server ${server.name} runs sandboxed, but no createSandbox was given`,
+        { hint: 'pass createSandbox from @trust/os-sandbox' },
+      );
+    sandbox = await options.createSandbox({
+      v: 1,
+      capabilities: ['stdin', 'stdout', 'stderr', ...server.capabilities],
+      systemRoots: [...(options.readOnlyRoots ?? [])],
+    });
     transport = new SandboxStdioTransport(sandbox, argv, env);
   } else {
     // Owner-installed, on the host by the owner's choice: argv array, no shell, scrubbed env.
-    transport = new StdioClientTransport({ command: server.command!, args: [...server.args], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stderr: 'pipe' });
+    transport = new StdioClientTransport({
+      command: server.command!,
+      args: [...server.args],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+      stderr: 'pipe',
+    });
   }
   const client = new Client({ name: 'trust-agent-runtime', version: '0.1.0' });
   const deadline = options.connectTimeoutMs ?? 120_000;
@@ -106,22 +134,37 @@ export async function connectMcpServer(options: ConnectMcpOptions): Promise<McpC
   } catch (e) {
     await client.close().catch(() => {});
     await sandbox?.close().catch(() => {});
-    const tail = transport instanceof SandboxStdioTransport && transport.stderrTail ? ` (server stderr: ${transport.stderrTail.slice(-300)})` : '';
-    throw new TrustError('MCP_CONNECT_FAILED', `could not connect MCP server ${server.name}: ${(e as Error)?.message ?? String(e)}${tail}`, { cause: e });
+    const tail =
+      transport instanceof SandboxStdioTransport && transport.stderrTail
+        ? ` (server stderr: ${transport.stderrTail.slice(-300)})`
+        : '';
+    throw new TrustError(
+      'MCP_CONNECT_FAILED',
+      `could not connect MCP server ${server.name}: ${(e as Error)?.message ?? String(e)}${tail}`,
+      { cause: e },
+    );
   }
   const placementTag = runOn === 'host' ? '[host] ' : runOn === 'remote' ? '[remote] ' : '[sandboxed] ';
-  const defs: ToolDefinition<never>[] = tools.map((t) => ({
-    name: mcpToolName(server.name, t.name),
-    description: `${placementTag}MCP ${server.name}: ${(t.description ?? t.name).slice(0, 2000)}`,
-    inputSchema: t.inputSchema && typeof t.inputSchema === 'object' ? t.inputSchema : { type: 'object' },
-    async run(args: Record<string, unknown>, ctx: ToolContext) {
-      const r = (await client.callTool({ name: t.name, arguments: args }, undefined, { signal: ctx.signal })) as { content?: Array<{ type: string; text?: string }>; isError?: boolean };
-      const text = (r.content ?? []).map((c) => (c.type === 'text' ? c.text ?? '' : `[${c.type} content omitted]`)).join('\n');
-      const capped = capText(text, ctx.config.limits.max_tool_result_tokens).text;
-      if (r.isError) throw new TrustError('MCP_TOOL_ERROR', `${server.name}/${t.name} failed: ${capped}`);
-      return { content: capped };
-    },
-  }) as unknown as ToolDefinition<never>);
+  const defs: ToolDefinition<never>[] = tools.map(
+    (t) =>
+      ({
+        name: mcpToolName(server.name, t.name),
+        description: `${placementTag}MCP ${server.name}: ${(t.description ?? t.name).slice(0, 2000)}`,
+        inputSchema: t.inputSchema && typeof t.inputSchema === 'object' ? t.inputSchema : { type: 'object' },
+        async run(args: Record<string, unknown>, ctx: ToolContext) {
+          const r = (await client.callTool({ name: t.name, arguments: args }, undefined, { signal: ctx.signal })) as {
+            content?: Array<{ type: string; text?: string }>;
+            isError?: boolean;
+          };
+          const text = (r.content ?? [])
+            .map((c) => (c.type === 'text' ? (c.text ?? '') : `[${c.type} content omitted]`))
+            .join('\n');
+          const capped = capText(text, ctx.config.limits.max_tool_result_tokens).text;
+          if (r.isError) throw new TrustError('MCP_TOOL_ERROR', `${server.name}/${t.name} failed: ${capped}`);
+          return { content: capped };
+        },
+      }) as unknown as ToolDefinition<never>,
+  );
   return {
     server: server.name,
     placement: runOn,
@@ -136,7 +179,19 @@ export async function connectMcpServer(options: ConnectMcpOptions): Promise<McpC
 
 function withTimeout<T>(p: Promise<T>, ms: number, name: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new TrustError('MCP_TIMEOUT', `MCP server ${name} did not answer within ${ms} ms`)), ms);
-    p.then((v) => { clearTimeout(t); resolve(v); }, (e: unknown) => { clearTimeout(t); reject(e); });
+    const t = setTimeout(
+      () => reject(new TrustError('MCP_TIMEOUT', `MCP server ${name} did not answer within ${ms} ms`)),
+      ms,
+    );
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
   });
 }

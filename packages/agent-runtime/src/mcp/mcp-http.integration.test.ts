@@ -26,7 +26,9 @@ const hits = () =>
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString('utf8')));
       res.on('end', () => resolve((JSON.parse(body) as { hits: number }).hits));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 
 beforeAll(async () => {
@@ -43,9 +45,16 @@ afterAll(() => {
 
 function agentWithHttpServer() {
   const path = join(mkdtempSync(join(tmpdir(), 'mcp-http-')), 'a.adf');
-  const config = structuredClone(defaultAgentConfig()) as unknown as { tools: unknown[]; limits: { max_tool_result_tokens: number }; mcp: { servers: unknown[] } };
+  const config = structuredClone(defaultAgentConfig()) as unknown as {
+    tools: unknown[];
+    limits: { max_tool_result_tokens: number };
+    mcp: { servers: unknown[] };
+  };
   config.mcp.servers = [{ name: 'web', url: `http://127.0.0.1:${port}/mcp` }];
-  config.tools.push({ name: 'mcp_web_echo', enabled: true, visible: true }, { name: 'mcp_web_big', enabled: true, visible: true });
+  config.tools.push(
+    { name: 'mcp_web_echo', enabled: true, visible: true },
+    { name: 'mcp_web_big', enabled: true, visible: true },
+  );
   config.limits.max_tool_result_tokens = 100;
   createAdf(path, { template: config }).close();
   return openAgent(path, { provider: createScriptedProvider() });
@@ -65,32 +74,47 @@ describe('MCP over Streamable HTTP through the egress client', () => {
     const agent = agentWithHttpServer();
     const http = createEgressClient({ policy: policy(true), audit: agent.adf.audit });
     const connected = await agent.connectMcpServers({ http });
-    expect(connected).toEqual([{ server: 'web', placement: 'remote', tools: ['mcp_web_echo', 'mcp_web_big'], refusedEnv: [] }]);
+    expect(connected).toEqual([
+      { server: 'web', placement: 'remote', tools: ['mcp_web_echo', 'mcp_web_big'], refusedEnv: [] },
+    ]);
     expect(await agent.gate.call('mcp_web_echo', { text: 'hi' }, { origin: 'llm' })).toEqual({ content: 'echo: hi' });
     const big = (await agent.gate.call('mcp_web_big', {}, { origin: 'llm' })) as { content: string };
     expect(big.content).toContain('[truncated');
     const egress = agent.adf.audit.list().filter((e: AuditEvent) => e.action === 'egress.http');
     expect(egress.length).toBeGreaterThanOrEqual(4); // initialize, initialized, tools/list, two calls
-    expect(egress.every((e) => e.decision === 'allow' && e.principal.kind === 'plugin' && e.principal.id === 'mcp:web')).toBe(true);
+    expect(
+      egress.every((e) => e.decision === 'allow' && e.principal.kind === 'plugin' && e.principal.id === 'mcp:web'),
+    ).toBe(true);
     expect(JSON.stringify(egress)).not.toContain(TOKEN);
     agent.close();
   });
 
   it('without the injected credential the server refuses: the agent holds none', async () => {
     const agent = agentWithHttpServer();
-    await expect(agent.connectMcpServers({ http: createEgressClient({ policy: policy(false) }) })).rejects.toHaveTrustCode('MCP_CONNECT_FAILED');
+    await expect(
+      agent.connectMcpServers({ http: createEgressClient({ policy: policy(false) }) }),
+    ).rejects.toHaveTrustCode('MCP_CONNECT_FAILED');
     agent.close();
   });
 
   it('the guard and the policy stop requests before they reach the server, and the refusal is audited', async () => {
     const before = await hits();
     const agent = agentWithHttpServer();
-    const guarded = createEgressClient({ policy: policy(true), guard: { protectedPorts: [port] }, audit: agent.adf.audit });
+    const guarded = createEgressClient({
+      policy: policy(true),
+      guard: { protectedPorts: [port] },
+      audit: agent.adf.audit,
+    });
     await expect(agent.connectMcpServers({ http: guarded })).rejects.toHaveTrustCode('MCP_CONNECT_FAILED');
-    const refusing = createEgressClient({ policy: { name: 'deny-all', authorizeHttp: () => deny('EGRESS_POLICY_DENIED', 'no MCP today') }, audit: agent.adf.audit });
+    const refusing = createEgressClient({
+      policy: { name: 'deny-all', authorizeHttp: () => deny('EGRESS_POLICY_DENIED', 'no MCP today') },
+      audit: agent.adf.audit,
+    });
     await expect(agent.connectMcpServers({ http: refusing })).rejects.toHaveTrustCode('MCP_CONNECT_FAILED');
     expect(await hits()).toBe(before);
-    const denied = agent.adf.audit.list().filter((e: AuditEvent) => e.action === 'egress.http' && e.decision === 'deny');
+    const denied = agent.adf.audit
+      .list()
+      .filter((e: AuditEvent) => e.action === 'egress.http' && e.decision === 'deny');
     expect(denied.length).toBeGreaterThanOrEqual(2);
     agent.close();
   });

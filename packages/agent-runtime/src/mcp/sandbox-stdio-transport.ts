@@ -6,7 +6,16 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** What the transport needs from an `@trust/os-sandbox` sandbox. */
 export interface StdioSandbox {
-  spawn(argv: readonly string[], options?: { env?: Readonly<Record<string, string>>; stdin?: Readable; timeoutMs?: number; maxOutputBytes?: number; cwd?: string }): Promise<{ stdout: Readable; stderr: Readable; kill(): void; exit: Promise<unknown> }>;
+  spawn(
+    argv: readonly string[],
+    options?: {
+      env?: Readonly<Record<string, string>>;
+      stdin?: Readable;
+      timeoutMs?: number;
+      maxOutputBytes?: number;
+      cwd?: string;
+    },
+  ): Promise<{ stdout: Readable; stderr: Readable; kill(): void; exit: Promise<unknown> }>;
 }
 
 /**
@@ -25,22 +34,43 @@ export class SandboxStdioTransport implements Transport {
   /** Last bytes of the server's stderr, for error messages. */
   stderrTail = '';
 
-  constructor(private readonly sandbox: StdioSandbox, private readonly argv: readonly string[], private readonly env: Readonly<Record<string, string>>) {}
+  constructor(
+    private readonly sandbox: StdioSandbox,
+    private readonly argv: readonly string[],
+    private readonly env: Readonly<Record<string, string>>,
+  ) {}
 
   async start(): Promise<void> {
-    const p = await this.sandbox.spawn(this.argv, { env: this.env, stdin: this.input, timeoutMs: 86_400_000, maxOutputBytes: 1024 * 1024 * 1024 });
+    const p = await this.sandbox.spawn(this.argv, {
+      env: this.env,
+      stdin: this.input,
+      timeoutMs: 86_400_000,
+      maxOutputBytes: 1024 * 1024 * 1024,
+    });
     this.process = p;
     p.stdout.on('data', (chunk: Buffer) => {
       this.buffer.append(chunk);
       for (;;) {
         let msg: JSONRPCMessage | null;
-        try { msg = this.buffer.readMessage(); } catch (e) { this.onerror?.(e as Error); continue; }
+        try {
+          msg = this.buffer.readMessage();
+        } catch (e) {
+          this.onerror?.(e as Error);
+          continue;
+        }
         if (msg === null) break;
         this.onmessage?.(msg);
       }
     });
-    p.stderr.on('data', (c: Buffer) => { this.stderrTail = (this.stderrTail + c.toString('utf8')).slice(-2000); });
-    void p.exit.then(() => { if (!this.closed) { this.closed = true; this.onclose?.(); } });
+    p.stderr.on('data', (c: Buffer) => {
+      this.stderrTail = (this.stderrTail + c.toString('utf8')).slice(-2000);
+    });
+    void p.exit.then(() => {
+      if (!this.closed) {
+        this.closed = true;
+        this.onclose?.();
+      }
+    });
   }
 
   async send(message: JSONRPCMessage): Promise<void> {

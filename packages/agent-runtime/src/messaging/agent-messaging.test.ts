@@ -16,11 +16,17 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function agent(name: string, messaging: Record<string, unknown> = { receive: true }, security: Record<string, unknown> = {}) {
+function agent(
+  name: string,
+  messaging: Record<string, unknown> = { receive: true },
+  security: Record<string, unknown> = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'trust-msg-'));
   dirs.push(dir);
   const base = defaultAgentConfig();
-  const adf = createAdf(join(dir, `${name}.adf`), { template: { ...base, messaging: { ...base.messaging, ...messaging }, security: { ...base.security, ...security } } });
+  const adf = createAdf(join(dir, `${name}.adf`), {
+    template: { ...base, messaging: { ...base.messaging, ...messaging }, security: { ...base.security, ...security } },
+  });
   files.push(adf);
   return adf;
 }
@@ -37,7 +43,13 @@ describe('agent messaging', () => {
     const { delivery } = await a.send({ to: b.did, content: 'hello b', subject: 'greeting' }, principal);
     expect(delivery.status).toBe('delivered');
     const [row] = bAdf.inbox.list();
-    expect(row).toMatchObject({ from: a.did, to: b.did, content: 'hello b', subject: 'greeting', contentType: 'text/plain' });
+    expect(row).toMatchObject({
+      from: a.did,
+      to: b.did,
+      content: 'hello b',
+      subject: 'greeting',
+      contentType: 'text/plain',
+    });
     expect(row!.meta).toMatchObject({ message_verified: true, payload_verified: true, payload_encrypted: false });
     const received = bAdf.audit.list({ action: 'message.receive' });
     expect(received).toHaveLength(1);
@@ -95,7 +107,15 @@ describe('agent messaging', () => {
     const bAdf = agent('b', { receive: true }, { allow_unsigned: true, require_signature: true });
     const b = createAgentMessaging({ adf: bAdf, identity: createIdentity() });
     const sender = createIdentity();
-    const unsigned = { v: 1, network: 'local', id: 'm-000000001', timestamp: new Date().toISOString(), from: sender.did, to: b.did, payload: { content: 'x', content_type: 'text/plain' } };
+    const unsigned = {
+      v: 1,
+      network: 'local',
+      id: 'm-000000001',
+      timestamp: new Date().toISOString(),
+      from: sender.did,
+      to: b.did,
+      payload: { content: 'x', content_type: 'text/plain' },
+    };
     const res = await b.ingest(JSON.stringify(unsigned), { transport: 'http' });
     expect(res.accepted ? undefined : res.decision.code).toBeTrustCode('MESSAGE_UNSIGNED');
   });

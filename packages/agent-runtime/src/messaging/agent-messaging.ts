@@ -147,7 +147,11 @@ export function createAgentMessaging(options: AgentMessagingOptions): AgentMessa
         subject: { type: 'string' },
         thread: { type: 'string' },
         parent: { type: 'string' },
-        address: { type: 'string', description: 'base URL of the recipient runtime, for agents elsewhere: http(s):// for the mesh inbox, ws(s):// for the mesh WebSocket' },
+        address: {
+          type: 'string',
+          description:
+            'base URL of the recipient runtime, for agents elsewhere: http(s):// for the mesh inbox, ws(s):// for the mesh WebSocket',
+        },
         encrypt: { type: 'boolean' },
       },
       required: ['to', 'content'],
@@ -156,7 +160,11 @@ export function createAgentMessaging(options: AgentMessagingOptions): AgentMessa
     async run(args, ctx) {
       const a = args as unknown as SendRequest;
       if (Buffer.byteLength(a.content, 'utf8') > MAX_MESSAGE_BYTES / 2) {
-        return { status: 'failed', code: 'MESSAGE_TOO_LARGE', reason: `content is limited to ${MAX_MESSAGE_BYTES / 2} bytes` };
+        return {
+          status: 'failed',
+          code: 'MESSAGE_TOO_LARGE',
+          reason: `content is limited to ${MAX_MESSAGE_BYTES / 2} bytes`,
+        };
       }
       const { message, delivery } = await send(a, ctx.principal);
       return { id: message.id, ...delivery };

@@ -37,7 +37,10 @@ describe('message delivery over HTTP', () => {
     remote.mesh.register(rx.identity.did, rx.ingest);
     const audit = createMemoryAuditSink();
     const egress = createEgressClient({ policy: allowHosts(['127.0.0.1']), audit });
-    const msg = composeMessage(createIdentity(), { to: rx.identity.did, payload: { content: 'over the wire', content_type: 'text/plain' } });
+    const msg = composeMessage(createIdentity(), {
+      to: rx.identity.did,
+      payload: { content: 'over the wire', content_type: 'text/plain' },
+    });
     const result = await deliverMessage(msg, remote.address, { egress, principal });
     expect(result).toMatchObject({ status: 'delivered', via: 'http', attempts: 1, statusCode: 202 });
     expect(rx.inbox[0]!.message.payload.content).toBe('over the wire');
@@ -51,9 +54,17 @@ describe('message delivery over HTTP', () => {
     const rx = createTestReceiver({ receive: false });
     remote.mesh.register(rx.identity.did, rx.ingest);
     const egress = createEgressClient({ policy: allowHosts(['127.0.0.1']) });
-    const msg = composeMessage(createIdentity(), { to: rx.identity.did, payload: { content: 'x', content_type: 'text/plain' } });
+    const msg = composeMessage(createIdentity(), {
+      to: rx.identity.did,
+      payload: { content: 'x', content_type: 'text/plain' },
+    });
     const result = await deliverMessage(msg, remote.address, { egress, principal, sleep: async () => {} });
-    expect(result).toMatchObject({ status: 'failed', attempts: 1, statusCode: 403, code: expect.toBeTrustCode('MESSAGE_REFUSED') });
+    expect(result).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      statusCode: 403,
+      code: expect.toBeTrustCode('MESSAGE_REFUSED'),
+    });
     await egress.close();
   });
 
@@ -67,9 +78,18 @@ describe('message delivery over HTTP', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const egress = createEgressClient({ policy: allowHosts(['127.0.0.1']) });
     const waits: number[] = [];
-    const msg = composeMessage(createIdentity(), { to: createIdentity().did, payload: { content: 'x', content_type: 'text/plain' } });
+    const msg = composeMessage(createIdentity(), {
+      to: createIdentity().did,
+      payload: { content: 'x', content_type: 'text/plain' },
+    });
     const result = await deliverMessage(msg, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
-      egress, principal, maxAttempts: 3, backoffMs: 10, sleep: async (ms) => { waits.push(ms); },
+      egress,
+      principal,
+      maxAttempts: 3,
+      backoffMs: 10,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
     });
     expect(result).toMatchObject({ status: 'failed', attempts: 3, statusCode: 503 });
     expect(hits).toBe(3);
@@ -80,7 +100,10 @@ describe('message delivery over HTTP', () => {
   it('never delivers where the egress policy says no', async () => {
     const remote = await meshServer();
     const egress = createEgressClient({ policy: allowHosts(['api.example.com']) });
-    const msg = composeMessage(createIdentity(), { to: createIdentity().did, payload: { content: 'x', content_type: 'text/plain' } });
+    const msg = composeMessage(createIdentity(), {
+      to: createIdentity().did,
+      payload: { content: 'x', content_type: 'text/plain' },
+    });
     const result = await deliverMessage(msg, remote.address, { egress, principal, sleep: async () => {} });
     expect(result.status).toBe('failed');
     expect(result.attempts).toBe(1);
@@ -92,17 +115,29 @@ describe('message delivery over HTTP', () => {
     const mesh = createLocalMesh();
     const rx = createTestReceiver();
     mesh.register(rx.identity.did, rx.ingest);
-    const msg = composeMessage(createIdentity(), { to: rx.identity.did, payload: { content: 'local', content_type: 'text/plain' } });
-    expect(await deliverMessage(msg, undefined, { mesh, principal })).toMatchObject({ status: 'delivered', via: 'local' });
+    const msg = composeMessage(createIdentity(), {
+      to: rx.identity.did,
+      payload: { content: 'local', content_type: 'text/plain' },
+    });
+    expect(await deliverMessage(msg, undefined, { mesh, principal })).toMatchObject({
+      status: 'delivered',
+      via: 'local',
+    });
     // The same bytes again are a replay, whichever path they take.
-    expect(await deliverMessage(msg, undefined, { mesh, principal })).toMatchObject({ status: 'failed', code: expect.toBeTrustCode('MESSAGE_REPLAYED') });
+    expect(await deliverMessage(msg, undefined, { mesh, principal })).toMatchObject({
+      status: 'failed',
+      code: expect.toBeTrustCode('MESSAGE_REPLAYED'),
+    });
   });
 
   it('refuses oversized bodies at the mesh route', async () => {
     const remote = await meshServer();
     const rx = createTestReceiver();
     remote.mesh.register(rx.identity.did, rx.ingest);
-    const res = await fetch(`${remote.address}/mesh/v1/inbox/${encodeURIComponent(rx.identity.did)}`, { method: 'POST', body: 'x'.repeat(100 * 1024) });
+    const res = await fetch(`${remote.address}/mesh/v1/inbox/${encodeURIComponent(rx.identity.did)}`, {
+      method: 'POST',
+      body: 'x'.repeat(100 * 1024),
+    });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBeTrustCode('MESSAGE_TOO_LARGE');
   });

@@ -7,7 +7,11 @@ import { isFinalMeshWsError, openMeshWsSession, type MeshSocket } from './mesh-w
 
 /** The slice of an egress client delivery needs; every network byte goes through it. */
 export interface DeliveryFetch {
-  fetch(url: string, init: { method: string; headers: Record<string, string>; body: string }, ctx: { principal: Principal }): Promise<{ status: number }>;
+  fetch(
+    url: string,
+    init: { method: string; headers: Record<string, string>; body: string },
+    ctx: { principal: Principal },
+  ): Promise<{ status: number }>;
   /** Needed for `ws:`/`wss:` addresses (the egress client's `webSocket`). */
   webSocket?(url: string, options: { principal: Principal }): Promise<MeshSocket>;
 }
@@ -48,7 +52,11 @@ const sleepReal = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * const r = await deliverMessage(msg, 'ws://127.0.0.1:7385', { egress, principal, signer: identity });
  * // r.status === 'delivered', r.via === 'ws'
  */
-export async function deliverMessage(message: AgentMessage, address: string | undefined, options: DeliveryOptions): Promise<DeliveryResult> {
+export async function deliverMessage(
+  message: AgentMessage,
+  address: string | undefined,
+  options: DeliveryOptions,
+): Promise<DeliveryResult> {
   const local = options.mesh?.lookup(message.to);
   if (local && address === undefined) {
     const result = await local(JSON.stringify(message), { transport: 'local' });
@@ -56,22 +64,57 @@ export async function deliverMessage(message: AgentMessage, address: string | un
       ? { status: 'delivered', attempts: 1, via: 'local' }
       : { status: 'failed', attempts: 1, via: 'local', code: result.decision.code, reason: result.decision.reason };
   }
-  if (address === undefined) return { status: 'failed', attempts: 0, via: 'local', code: 'MESSAGE_NO_ROUTE', reason: 'the recipient is not local and no address was given' };
+  if (address === undefined)
+    return {
+      status: 'failed',
+      attempts: 0,
+      via: 'local',
+      code: 'MESSAGE_NO_ROUTE',
+      reason: 'the recipient is not local and no address was given',
+    };
   let scheme: string;
   try {
     scheme = new URL(address).protocol;
   } catch {
-    return { status: 'failed', attempts: 0, via: 'http', code: 'MESSAGE_BAD_ADDRESS', reason: 'the address is not a URL' };
+    return {
+      status: 'failed',
+      attempts: 0,
+      via: 'http',
+      code: 'MESSAGE_BAD_ADDRESS',
+      reason: 'the address is not a URL',
+    };
   }
   if (scheme === 'ws:' || scheme === 'wss:') return deliverOverWebSocket(message, address, options);
   const egress = options.egress;
-  if (!egress) return { status: 'failed', attempts: 0, via: 'http', code: 'MESSAGE_NO_EGRESS', reason: 'remote delivery needs an egress client' };
+  if (!egress)
+    return {
+      status: 'failed',
+      attempts: 0,
+      via: 'http',
+      code: 'MESSAGE_NO_EGRESS',
+      reason: 'remote delivery needs an egress client',
+    };
   const url = new URL(MESH_INBOX_PREFIX + encodeURIComponent(message.to), address).toString();
   return withRetries(options, 'http', async (attempt) => {
     try {
-      const res = await egress.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) }, { principal: options.principal });
-      if (res.status >= 200 && res.status < 300) return { result: { status: 'delivered', attempts: attempt, via: 'http', statusCode: res.status }, retry: false };
-      const result: DeliveryResult = { status: 'failed', attempts: attempt, via: 'http', statusCode: res.status, code: 'MESSAGE_REFUSED', reason: `the recipient answered ${res.status}` };
+      const res = await egress.fetch(
+        url,
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) },
+        { principal: options.principal },
+      );
+      if (res.status >= 200 && res.status < 300)
+        return {
+          result: { status: 'delivered', attempts: attempt, via: 'http', statusCode: res.status },
+          retry: false,
+        };
+      const result: DeliveryResult = {
+        status: 'failed',
+        attempts: attempt,
+        via: 'http',
+        statusCode: res.status,
+        code: 'MESSAGE_REFUSED',
+        reason: `the recipient answered ${res.status}`,
+      };
       return { result, retry: res.status === 429 || res.status >= 500 };
     } catch (err) {
       return networkFailure(err, attempt, 'http');
@@ -83,19 +126,51 @@ export async function deliverMessage(message: AgentMessage, address: string | un
  * One attempt per connection: open a mesh WebSocket through the egress client, authenticate,
  * send, wait for the acknowledgement, close. A refusal in the acknowledgement is final.
  */
-async function deliverOverWebSocket(message: AgentMessage, address: string, options: DeliveryOptions): Promise<DeliveryResult> {
+async function deliverOverWebSocket(
+  message: AgentMessage,
+  address: string,
+  options: DeliveryOptions,
+): Promise<DeliveryResult> {
   const egress = options.egress;
-  if (!egress?.webSocket) return { status: 'failed', attempts: 0, via: 'ws', code: 'MESSAGE_NO_EGRESS', reason: 'WebSocket delivery needs an egress client with webSocket' };
-  if (!options.signer) return { status: 'failed', attempts: 0, via: 'ws', code: 'MESSAGE_NO_SIGNER', reason: 'WebSocket delivery needs the sender key for the handshake' };
+  if (!egress?.webSocket)
+    return {
+      status: 'failed',
+      attempts: 0,
+      via: 'ws',
+      code: 'MESSAGE_NO_EGRESS',
+      reason: 'WebSocket delivery needs an egress client with webSocket',
+    };
+  if (!options.signer)
+    return {
+      status: 'failed',
+      attempts: 0,
+      via: 'ws',
+      code: 'MESSAGE_NO_SIGNER',
+      reason: 'WebSocket delivery needs the sender key for the handshake',
+    };
   const signer = options.signer;
   const connector = { webSocket: (url: string, o: { principal: Principal }) => egress.webSocket!(url, o) };
   return withRetries(options, 'ws', async (attempt) => {
     let session;
     try {
-      session = await openMeshWsSession(address, { egress: connector, principal: options.principal, signer, serverDid: message.to });
+      session = await openMeshWsSession(address, {
+        egress: connector,
+        principal: options.principal,
+        signer,
+        serverDid: message.to,
+      });
       const ack = await session.send(message);
       if (ack.accepted) return { result: { status: 'delivered', attempts: attempt, via: 'ws' }, retry: false };
-      return { result: { status: 'failed', attempts: attempt, via: 'ws', code: ack.code ?? 'MESSAGE_REFUSED', reason: ack.reason ?? 'the recipient refused the message' }, retry: false };
+      return {
+        result: {
+          status: 'failed',
+          attempts: attempt,
+          via: 'ws',
+          code: ack.code ?? 'MESSAGE_REFUSED',
+          reason: ack.reason ?? 'the recipient refused the message',
+        },
+        retry: false,
+      };
     } catch (err) {
       const failed = networkFailure(err, attempt, 'ws');
       return isFinalMeshWsError(failed.result.code ?? '') ? { ...failed, retry: false } : failed;
@@ -108,7 +183,11 @@ async function deliverOverWebSocket(message: AgentMessage, address: string, opti
 type Attempt = (attempt: number) => Promise<{ result: DeliveryResult; retry: boolean }>;
 
 /** Bounded attempts with exponential backoff; stops at the first success or final failure. */
-async function withRetries(options: DeliveryOptions, via: DeliveryResult['via'], run: Attempt): Promise<DeliveryResult> {
+async function withRetries(
+  options: DeliveryOptions,
+  via: DeliveryResult['via'],
+  run: Attempt,
+): Promise<DeliveryResult> {
   const max = Math.max(1, options.maxAttempts ?? 4);
   const sleep = options.sleep ?? sleepReal;
   let backoff = options.backoffMs ?? 200;
@@ -125,9 +204,19 @@ async function withRetries(options: DeliveryOptions, via: DeliveryResult['via'],
   return last;
 }
 
-function networkFailure(err: unknown, attempt: number, via: DeliveryResult['via']): { result: DeliveryResult; retry: boolean } {
+function networkFailure(
+  err: unknown,
+  attempt: number,
+  via: DeliveryResult['via'],
+): { result: DeliveryResult; retry: boolean } {
   const code = (err as { code?: unknown }).code;
-  const result: DeliveryResult = { status: 'failed', attempts: attempt, via, code: typeof code === 'string' ? code : 'MESSAGE_NETWORK', reason: 'delivery failed' };
+  const result: DeliveryResult = {
+    status: 'failed',
+    attempts: attempt,
+    via,
+    code: typeof code === 'string' ? code : 'MESSAGE_NETWORK',
+    reason: 'delivery failed',
+  };
   // An egress denial will not change on retry.
   return { result, retry: !(typeof code === 'string' && code.startsWith('EGRESS_') && code !== 'EGRESS_TIMEOUT') };
 }

@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  randomBytes,
+} from 'node:crypto';
 import { DEFAULT_MAX_JSON_DEPTH, TrustError, isTrustError, parseJsonWithLimits } from '@trust/core';
 import { requireBase64UrlStrict } from '../identity/base64url.js';
 import type { MessagePayload } from './message.js';

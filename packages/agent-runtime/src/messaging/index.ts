@@ -4,12 +4,27 @@ export { deliverMessage } from './delivery.js';
 export type { DeliveryFetch, DeliveryOptions, DeliveryResult } from './delivery.js';
 export { ENCRYPTED_CONTENT_TYPE, decryptPayload, encryptPayload } from './encryption.js';
 export { createIngress } from './ingress.js';
-export type { DidVerifier, InboxMiddleware, InboxRecord, IngestFunction, IngressContext, IngressOptions, IngressResult } from './ingress.js';
+export type {
+  DidVerifier,
+  InboxMiddleware,
+  InboxRecord,
+  IngestFunction,
+  IngressContext,
+  IngressOptions,
+  IngressResult,
+} from './ingress.js';
 export { DEFAULT_INGRESS_SETTINGS } from './ingress-settings.js';
 export type { IngressSettings } from './ingress-settings.js';
 export { createLocalMesh } from './local-mesh.js';
 export type { LocalMesh, LocalMeshEntryOptions } from './local-mesh.js';
-export { MAX_MESSAGE_BYTES, MESSAGE_VERSION, RESERVED_ALIASES, TRUST_STAMPS, messageSchema, stripTrustStamps } from './message.js';
+export {
+  MAX_MESSAGE_BYTES,
+  MESSAGE_VERSION,
+  RESERVED_ALIASES,
+  TRUST_STAMPS,
+  messageSchema,
+  stripTrustStamps,
+} from './message.js';
 export type { AgentMessage, MessageAttachment, MessagePayload, TrustStamp } from './message.js';
 export { MESH_INBOX_PREFIX, handleMeshRequest } from './mesh-http.js';
 export { createReplayGuard } from './replay-guard.js';
@@ -29,6 +44,14 @@ export {
   meshWsAuthBytes,
   signMeshWsAuth,
 } from './mesh-ws-protocol.js';
-export type { AckFrame, AuthFrame, ChallengeFrame, MeshWsAuthQuery, MeshWsTranscript, MessageFrame, ReadyFrame } from './mesh-ws-protocol.js';
+export type {
+  AckFrame,
+  AuthFrame,
+  ChallengeFrame,
+  MeshWsAuthQuery,
+  MeshWsTranscript,
+  MessageFrame,
+  ReadyFrame,
+} from './mesh-ws-protocol.js';
 export { DEFAULT_MESH_WS_LIMITS, createMeshWsSession } from './mesh-ws-session.js';
 export type { MeshWsLimits, MeshWsPeer, MeshWsSession, MeshWsSessionOptions } from './mesh-ws-session.js';

@@ -8,7 +8,12 @@ const text = (content: string) => ({ content, content_type: 'text/plain' });
 const nested = (levels: number): unknown => JSON.parse('['.repeat(levels) + ']'.repeat(levels));
 /** A signed message whose whole JSON nests exactly `depth` levels (envelope 1 + meta 2 + the rest). */
 const messageOfDepth = (to: string, depth: number, id?: string) =>
-  composeMessage(createIdentity(), { to, payload: text('deep'), meta: { deep: nested(depth - 2) }, ...(id === undefined ? {} : { id }) });
+  composeMessage(createIdentity(), {
+    to,
+    payload: text('deep'),
+    meta: { deep: nested(depth - 2) },
+    ...(id === undefined ? {} : { id }),
+  });
 
 describe('ingress: nesting cap (64) before anything recursive', () => {
   it('accepts a signed message nested exactly 64 levels', async () => {
@@ -23,7 +28,11 @@ describe('ingress: nesting cap (64) before anything recursive', () => {
     const res = await rx.ingest(JSON.stringify(messageOfDepth(rx.identity.did, 65, id)), { transport: 'http' });
     expect(res.accepted ? 'accepted' : res.decision.code).toBeTrustCode('INPUT_TOO_DEEP');
     expect(rx.inbox).toHaveLength(0);
-    expect(rx.audit.events().filter((e) => e.action === 'message.receive' && e.decision === 'deny' && e.code === 'INPUT_TOO_DEEP')).toHaveLength(1);
+    expect(
+      rx.audit
+        .events()
+        .filter((e) => e.action === 'message.receive' && e.decision === 'deny' && e.code === 'INPUT_TOO_DEEP'),
+    ).toHaveLength(1);
     expect(rx.replay.has(id)).toBe(false);
     // The sender fixes the message and sends it again with the same id: accepted.
     const again = await rx.ingest(JSON.stringify(messageOfDepth(rx.identity.did, 10, id)), { transport: 'http' });
@@ -32,7 +41,10 @@ describe('ingress: nesting cap (64) before anything recursive', () => {
 
   it('refuses a message nested 100,000 deep cleanly instead of overflowing the stack', async () => {
     const rx = createTestReceiver();
-    const raw = JSON.stringify(messageOfDepth(rx.identity.did, 3)).replace('"deep":[]', `"deep":${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+    const raw = JSON.stringify(messageOfDepth(rx.identity.did, 3)).replace(
+      '"deep":[]',
+      `"deep":${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+    );
     const res = await rx.ingest(raw, { transport: 'http' });
     expect(res.accepted ? 'accepted' : res.decision.code).toBeTrustCode('INPUT_TOO_DEEP');
   });
@@ -41,7 +53,10 @@ describe('ingress: nesting cap (64) before anything recursive', () => {
 describe('ingress: a refused message never burns its id', () => {
   it('a message refused by middleware can be delivered again once the middleware accepts', async () => {
     let refuse = true;
-    const rx = createTestReceiver({}, [async () => (refuse ? { action: 'reject', code: 'MESSAGE_RATE_LIMITED', reason: 'try later' } : { action: 'accept' })]);
+    const rx = createTestReceiver({}, [
+      async () =>
+        refuse ? { action: 'reject', code: 'MESSAGE_RATE_LIMITED', reason: 'try later' } : { action: 'accept' },
+    ]);
     const raw = JSON.stringify(composeMessage(createIdentity(), { to: rx.identity.did, payload: text('x') }));
     const first = await rx.ingest(raw, { transport: 'http' });
     expect(first.accepted ? 'accepted' : first.decision.code).toBeTrustCode('MESSAGE_RATE_LIMITED');
@@ -85,7 +100,11 @@ describe('ingress: the cap holds inside an encrypted payload too', () => {
     const rx = createTestReceiver();
     // content is a record: envelope 1 + payload 2 + content 3 …
     const content = { deep: nested(depth - 3) } as Record<string, unknown>;
-    const msg = composeMessage(createIdentity(), { to: rx.identity.did, payload: { content, content_type: 'application/json' }, encryptTo: rx.identity.publicKey });
+    const msg = composeMessage(createIdentity(), {
+      to: rx.identity.did,
+      payload: { content, content_type: 'application/json' },
+      encryptTo: rx.identity.publicKey,
+    });
     return { rx, raw: JSON.stringify(msg) };
   };
   it('decrypts content that makes the message 64 deep, refuses 65 with INPUT_TOO_DEEP', async () => {

@@ -1,5 +1,13 @@
 import type { TrustErrorCode } from '@trust/core';
-import { DEFAULT_MAX_JSON_DEPTH, checkJsonText, deny, isTrustError, type AuditSink, type Decision, type Deny } from '@trust/core';
+import {
+  DEFAULT_MAX_JSON_DEPTH,
+  checkJsonText,
+  deny,
+  isTrustError,
+  type AuditSink,
+  type Decision,
+  type Deny,
+} from '@trust/core';
 import { decodeBase64UrlStrict } from '../identity/base64url.js';
 import { verifyDidSignature } from '../identity/did-key.js';
 import { decryptPayload, ENCRYPTED_CONTENT_TYPE } from './encryption.js';
@@ -45,7 +53,9 @@ export interface InboxRecord {
   readonly stripped: readonly string[];
 }
 
-export type IngressResult = { readonly accepted: true; readonly record: InboxRecord } | { readonly accepted: false; readonly decision: Deny };
+export type IngressResult =
+  | { readonly accepted: true; readonly record: InboxRecord }
+  | { readonly accepted: false; readonly decision: Deny };
 
 export interface IngressOptions {
   readonly self: { readonly did: string; readonly seed?: () => Uint8Array };
@@ -69,7 +79,11 @@ export function createIngress(options: IngressOptions): IngestFunction {
   return async function ingest(raw, ctx) {
     const settings = options.settings();
     /** One `message.receive` audit event per message, accepted or refused. */
-    const auditReceive = (from: string, decision: 'allow' | 'deny', extra: { code?: string; details?: Record<string, unknown> }): void => {
+    const auditReceive = (
+      from: string,
+      decision: 'allow' | 'deny',
+      extra: { code?: string; details?: Record<string, unknown> },
+    ): void => {
       options.audit?.record({
         principal: { kind: 'peer', id: from },
         action: 'message.receive',
@@ -86,12 +100,22 @@ export function createIngress(options: IngressOptions): IngestFunction {
       return { accepted: false, decision };
     };
 
-    if (!settings.receive) return reject('MESSAGE_RECEIVE_OFF', 'this agent does not receive messages', 'the owner turns on messaging.receive');
+    if (!settings.receive)
+      return reject(
+        'MESSAGE_RECEIVE_OFF',
+        'this agent does not receive messages',
+        'the owner turns on messaging.receive',
+      );
 
     // 1. size and shape (the size is checked before any bytes are decoded)
     const limit = Math.min(settings.maxBytes, MAX_MESSAGE_BYTES);
     const size = typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : raw.byteLength;
-    if (size > limit) return reject('MESSAGE_TOO_LARGE', `the message is larger than ${limit} bytes`, 'send a smaller message or a reference');
+    if (size > limit)
+      return reject(
+        'MESSAGE_TOO_LARGE',
+        `the message is larger than ${limit} bytes`,
+        'send a smaller message or a reference',
+      );
     const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
     // Nesting is checked on the raw text, before parsing, schema validation or canonicalisation
     // (all recursive) and before the replay memory sees the id.
@@ -106,60 +130,128 @@ export function createIngress(options: IngressOptions): IngestFunction {
     const parsed = messageSchema.safeParse(json);
     if (!parsed.success) {
       const first = parsed.error.issues[0];
-      return reject('MESSAGE_MALFORMED', `the message does not have the v1 shape (${first?.path.join('.') || 'root'}: ${first?.message})`, 'see the message format in the package README');
+      return reject(
+        'MESSAGE_MALFORMED',
+        `the message does not have the v1 shape (${first?.path.join('.') || 'root'}: ${first?.message})`,
+        'see the message format in the package README',
+      );
     }
     const wire = parsed.data;
     const from = wire.from;
 
     // 1b. a WebSocket delivers only for the DID its handshake proved (set by the runtime, never the wire)
     if (ctx.transport === 'ws') {
-      if (ctx.wsRemoteDid === undefined) return reject('MESSAGE_WS_UNAUTHENTICATED', 'the WebSocket did not authenticate a sender', 'complete the mesh handshake before sending', from);
+      if (ctx.wsRemoteDid === undefined)
+        return reject(
+          'MESSAGE_WS_UNAUTHENTICATED',
+          'the WebSocket did not authenticate a sender',
+          'complete the mesh handshake before sending',
+          from,
+        );
       if (from !== ctx.wsRemoteDid) {
-        return reject('MESSAGE_WS_SENDER_MISMATCH', 'the message is from another DID than the one this WebSocket authenticated', 'send only your own messages on your socket', from);
+        return reject(
+          'MESSAGE_WS_SENDER_MISMATCH',
+          'the message is from another DID than the one this WebSocket authenticated',
+          'send only your own messages on your socket',
+          from,
+        );
       }
     }
 
     // 2. addressed to us
-    if (wire.to !== options.self.did) return reject('MESSAGE_WRONG_RECIPIENT', 'the message is addressed to another agent', undefined, from);
+    if (wire.to !== options.self.did)
+      return reject('MESSAGE_WRONG_RECIPIENT', 'the message is addressed to another agent', undefined, from);
 
     // 3. fresh and not seen before
     const now = options.now();
     const sent = Date.parse(wire.timestamp);
     if (!Number.isFinite(sent) || Math.abs(now - sent) > settings.skewMs) {
-      return reject('MESSAGE_STALE', 'the message timestamp is outside the accepted window', 'check the sender clock', from);
+      return reject(
+        'MESSAGE_STALE',
+        'the message timestamp is outside the accepted window',
+        'check the sender clock',
+        from,
+      );
     }
-    if (options.replay.has(wire.id)) return reject('MESSAGE_REPLAYED', `message id ${wire.id} was already received`, undefined, from);
+    if (options.replay.has(wire.id))
+      return reject('MESSAGE_REPLAYED', `message id ${wire.id} was already received`, undefined, from);
 
     // 4. signatures: the envelope over the wire form, the payload over its wire form
     // One accepted spelling per signature: a lenient decoder would let many strings verify.
     const envelopeSig = wire.signature === undefined ? undefined : decodeBase64UrlStrict(wire.signature);
     const payloadSig = wire.payload.signature === undefined ? undefined : decodeBase64UrlStrict(wire.payload.signature);
     if (wire.signature !== undefined && envelopeSig === undefined) {
-      return reject('MESSAGE_SIGNATURE_INVALID', 'the message signature is not canonical base64url', 'encode the 64 signature bytes as base64url without padding', from);
+      return reject(
+        'MESSAGE_SIGNATURE_INVALID',
+        'the message signature is not canonical base64url',
+        'encode the 64 signature bytes as base64url without padding',
+        from,
+      );
     }
     if (wire.payload.signature !== undefined && payloadSig === undefined) {
-      return reject('MESSAGE_PAYLOAD_SIGNATURE_INVALID', 'the payload signature is not canonical base64url', 'encode the 64 signature bytes as base64url without padding', from);
+      return reject(
+        'MESSAGE_PAYLOAD_SIGNATURE_INVALID',
+        'the payload signature is not canonical base64url',
+        'encode the 64 signature bytes as base64url without padding',
+        from,
+      );
     }
     const messageVerified = envelopeSig !== undefined && verify(from, envelopeSigningBytes(wire), envelopeSig).allow;
-    const payloadVerified = payloadSig !== undefined && verify(from, payloadSigningBytes(wire.payload), payloadSig).allow;
-    if (envelopeSig !== undefined && !messageVerified) return reject('MESSAGE_SIGNATURE_INVALID', 'the message signature does not verify against the sender DID', undefined, from);
-    if (payloadSig !== undefined && !payloadVerified) return reject('MESSAGE_PAYLOAD_SIGNATURE_INVALID', 'the payload signature does not verify against the sender DID', undefined, from);
+    const payloadVerified =
+      payloadSig !== undefined && verify(from, payloadSigningBytes(wire.payload), payloadSig).allow;
+    if (envelopeSig !== undefined && !messageVerified)
+      return reject(
+        'MESSAGE_SIGNATURE_INVALID',
+        'the message signature does not verify against the sender DID',
+        undefined,
+        from,
+      );
+    if (payloadSig !== undefined && !payloadVerified)
+      return reject(
+        'MESSAGE_PAYLOAD_SIGNATURE_INVALID',
+        'the payload signature does not verify against the sender DID',
+        undefined,
+        from,
+      );
 
     // 5. signature requirements, independent of allow_unsigned
-    if (settings.requireSignature && !messageVerified) return reject('MESSAGE_UNSIGNED', 'this agent requires signed messages', 'sign the message with the sender DID key', from);
+    if (settings.requireSignature && !messageVerified)
+      return reject(
+        'MESSAGE_UNSIGNED',
+        'this agent requires signed messages',
+        'sign the message with the sender DID key',
+        from,
+      );
     if (settings.requirePayloadSignature && !payloadVerified) {
-      return reject('MESSAGE_PAYLOAD_UNSIGNED', 'this agent requires signed payloads', 'sign the payload as well as the envelope', from);
+      return reject(
+        'MESSAGE_PAYLOAD_UNSIGNED',
+        'this agent requires signed payloads',
+        'sign the payload as well as the envelope',
+        from,
+      );
     }
-    if (!messageVerified && !settings.allowUnsigned) return reject('MESSAGE_UNSIGNED', 'unsigned messages are not accepted', 'sign the message, or the owner enables security.allow_unsigned', from);
+    if (!messageVerified && !settings.allowUnsigned)
+      return reject(
+        'MESSAGE_UNSIGNED',
+        'unsigned messages are not accepted',
+        'sign the message, or the owner enables security.allow_unsigned',
+        from,
+      );
 
     // 6. allow and block lists judge only a verified sender
     if (settings.allowList.length > 0 && !(messageVerified && settings.allowList.includes(from))) {
-      return reject('MESSAGE_SENDER_NOT_ALLOWED', 'the sender is not on the allow list', 'the owner adds the sender DID to messaging.allow_list', from);
+      return reject(
+        'MESSAGE_SENDER_NOT_ALLOWED',
+        'the sender is not on the allow list',
+        'the owner adds the sender DID to messaging.allow_list',
+        from,
+      );
     }
     if (messageVerified && settings.blockList.includes(from) && !settings.allowList.includes(from)) {
       return reject('MESSAGE_SENDER_BLOCKED', 'the sender is blocked', undefined, from);
     }
-    if (!options.replay.remember(wire.id, sent + settings.skewMs)) return reject('MESSAGE_RATE_LIMITED', 'too many recent messages to track', 'try again later', from);
+    if (!options.replay.remember(wire.id, sent + settings.skewMs))
+      return reject('MESSAGE_RATE_LIMITED', 'too many recent messages to track', 'try again later', from);
     // The id is held from here (so a concurrent copy is refused as a replay) but released again
     // if this message is refused below: a refused message never burns its id.
     const refuse = (code: TrustErrorCode, reason: string, hint?: string): IngressResult => {
@@ -175,7 +267,8 @@ export function createIngress(options: IngressOptions): IngestFunction {
         payload = decryptPayload(payload, options.self.seed(), { from, to: wire.to, id: wire.id });
         encrypted = true;
       } catch (err) {
-        if (isTrustError(err, 'INPUT_TOO_DEEP')) return refuse(err.code, `the decrypted payload ${err.message.replace(/^the input /, '')}`, err.hint);
+        if (isTrustError(err, 'INPUT_TOO_DEEP'))
+          return refuse(err.code, `the decrypted payload ${err.message.replace(/^the input /, '')}`, err.hint);
         return refuse('MESSAGE_DECRYPT_FAILED', 'the encrypted payload could not be decrypted');
       }
     }
@@ -203,13 +296,21 @@ export function createIngress(options: IngressOptions): IngestFunction {
       try {
         verdict = await mw(message, stamps);
       } catch {
-        return refuse('MESSAGE_MIDDLEWARE_FAILED', 'inbox middleware failed, so the message was rejected', 'fix the middleware lambda; errors never let a message through');
+        return refuse(
+          'MESSAGE_MIDDLEWARE_FAILED',
+          'inbox middleware failed, so the message was rejected',
+          'fix the middleware lambda; errors never let a message through',
+        );
       }
       if (verdict.action === 'reject') return refuse(verdict.code, verdict.reason);
       if (verdict.message) {
         const again = messageSchema.safeParse(verdict.message);
         if (!again.success || again.data.from !== from || again.data.to !== wire.to || again.data.id !== wire.id) {
-          return refuse('MESSAGE_MIDDLEWARE_FAILED', 'inbox middleware returned an invalid message', 'middleware may change the payload, not who sent it');
+          return refuse(
+            'MESSAGE_MIDDLEWARE_FAILED',
+            'inbox middleware returned an invalid message',
+            'middleware may change the payload, not who sent it',
+          );
         }
         message = { ...again.data, meta: stripTrustStamps(again.data.meta).meta };
       }

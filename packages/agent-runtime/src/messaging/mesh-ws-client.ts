@@ -52,7 +52,16 @@ export function meshWsUrl(address: string, did: string): string {
 }
 
 /** Close codes after which trying again cannot help (the same bytes would be refused again). */
-const FINAL_CODES = new Set(['MESH_WS_AUTH_FAILED', 'MESH_WS_AUTH_MALFORMED', 'MESH_WS_AUTH_STALE', 'MESH_WS_FRAME_INVALID', 'MESH_WS_BINARY', 'MESSAGE_TOO_LARGE', 'MESH_WS_WRONG_SERVER', 'MESH_WS_PROTOCOL']);
+const FINAL_CODES = new Set([
+  'MESH_WS_AUTH_FAILED',
+  'MESH_WS_AUTH_MALFORMED',
+  'MESH_WS_AUTH_STALE',
+  'MESH_WS_FRAME_INVALID',
+  'MESH_WS_BINARY',
+  'MESSAGE_TOO_LARGE',
+  'MESH_WS_WRONG_SERVER',
+  'MESH_WS_PROTOCOL',
+]);
 
 /** True when a mesh WebSocket failure is final rather than transient. */
 export function isFinalMeshWsError(code: string): boolean {
@@ -81,8 +90,11 @@ export function closedError(code: number, reason: string): TrustError {
  */
 export async function openMeshWsSession(address: string, options: MeshWsClientOptions): Promise<MeshWsClientSession> {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const socket = await options.egress.webSocket(meshWsUrl(address, options.serverDid), { principal: options.principal });
-  const waiting: Array<{ resolve: (ack: AckFrame) => void; reject: (err: unknown) => void; timer: NodeJS.Timeout }> = [];
+  const socket = await options.egress.webSocket(meshWsUrl(address, options.serverDid), {
+    principal: options.principal,
+  });
+  const waiting: Array<{ resolve: (ack: AckFrame) => void; reject: (err: unknown) => void; timer: NodeJS.Timeout }> =
+    [];
   let state: 'challenge' | 'ready' | 'open' | 'closed' = 'challenge';
   let failure: TrustError | undefined;
 
@@ -100,20 +112,37 @@ export async function openMeshWsSession(address: string, options: MeshWsClientOp
       if (closeSocket) socket.close(1000, '');
       if (!wasOpen) reject(err);
     };
-    const protocolError = (what: string) => fail(new TrustError('MESH_WS_PROTOCOL', `the mesh server sent ${what}`, { hint: 'the peer does not speak mesh WebSocket v1' }), true);
-    const handshakeTimer = setTimeout(() => fail(new TrustError('MESH_WS_TIMEOUT', `no mesh handshake within ${timeoutMs} ms`), true), timeoutMs);
+    const protocolError = (what: string) =>
+      fail(
+        new TrustError('MESH_WS_PROTOCOL', `the mesh server sent ${what}`, {
+          hint: 'the peer does not speak mesh WebSocket v1',
+        }),
+        true,
+      );
+    const handshakeTimer = setTimeout(
+      () => fail(new TrustError('MESH_WS_TIMEOUT', `no mesh handshake within ${timeoutMs} ms`), true),
+      timeoutMs,
+    );
     handshakeTimer.unref?.();
 
     const session: MeshWsClientSession = {
       did: options.signer.did,
       send(message) {
-        if (state !== 'open') return Promise.reject(failure ?? new TrustError('MESH_WS_CLOSED', 'the mesh WebSocket is closed'));
+        if (state !== 'open')
+          return Promise.reject(failure ?? new TrustError('MESH_WS_CLOSED', 'the mesh WebSocket is closed'));
         const frame = JSON.stringify({ v: MESH_WS_VERSION, type: 'message', message });
         if (Buffer.byteLength(frame) > MESH_WS_MAX_FRAME_BYTES) {
-          return Promise.reject(new TrustError('MESSAGE_TOO_LARGE', `a mesh frame is limited to ${MESH_WS_MAX_FRAME_BYTES} bytes`, { hint: 'send a smaller message or a reference' }));
+          return Promise.reject(
+            new TrustError('MESSAGE_TOO_LARGE', `a mesh frame is limited to ${MESH_WS_MAX_FRAME_BYTES} bytes`, {
+              hint: 'send a smaller message or a reference',
+            }),
+          );
         }
         return new Promise<AckFrame>((ok, no) => {
-          const timer = setTimeout(() => fail(new TrustError('MESH_WS_TIMEOUT', `no acknowledgement within ${timeoutMs} ms`), true), timeoutMs);
+          const timer = setTimeout(
+            () => fail(new TrustError('MESH_WS_TIMEOUT', `no acknowledgement within ${timeoutMs} ms`), true),
+            timeoutMs,
+          );
           timer.unref?.();
           waiting.push({ resolve: ok, reject: no, timer });
           socket.send(frame);
@@ -137,15 +166,23 @@ export async function openMeshWsSession(address: string, options: MeshWsClientOp
         const challenge = challengeFrameSchema.safeParse(frame);
         if (!challenge.success) return protocolError('no challenge');
         if (challenge.data.server_did !== options.serverDid) {
-          return fail(new TrustError('MESH_WS_WRONG_SERVER', 'the socket answers for another agent than the recipient', { hint: 'check the recipient address' }), true);
+          return fail(
+            new TrustError('MESH_WS_WRONG_SERVER', 'the socket answers for another agent than the recipient', {
+              hint: 'check the recipient address',
+            }),
+            true,
+          );
         }
         state = 'ready';
-        socket.send(JSON.stringify(signMeshWsAuth(options.signer, challenge.data.nonce, options.serverDid, options.now)));
+        socket.send(
+          JSON.stringify(signMeshWsAuth(options.signer, challenge.data.nonce, options.serverDid, options.now)),
+        );
         return;
       }
       if (state === 'ready') {
         const ready = readyFrameSchema.safeParse(frame);
-        if (!ready.success || ready.data.did !== options.signer.did) return protocolError('no ready frame for this DID');
+        if (!ready.success || ready.data.did !== options.signer.did)
+          return protocolError('no ready frame for this DID');
         state = 'open';
         clearTimeout(handshakeTimer);
         resolve(session);
@@ -157,7 +194,9 @@ export async function openMeshWsSession(address: string, options: MeshWsClientOp
       clearTimeout(next.timer);
       next.resolve(ack.data);
     });
-    socket.addEventListener('close', (event: { code: number; reason: string }) => fail(closedError(event.code, event.reason ?? ''), false));
+    socket.addEventListener('close', (event: { code: number; reason: string }) =>
+      fail(closedError(event.code, event.reason ?? ''), false),
+    );
     // An error is always followed by a close event, which carries the code.
     socket.addEventListener('error', () => {});
   });

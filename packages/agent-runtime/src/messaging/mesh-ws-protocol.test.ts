@@ -18,15 +18,55 @@ describe('mesh WebSocket handshake', () => {
 
   it.each([
     ['the answer to this nonce for this server', () => ({ frame: good, nonce, serverDid: server.did }), 'allow'],
-    ['an answer to another connection (another nonce)', () => ({ frame: good, nonce: createMeshWsNonce(), serverDid: server.did }), 'MESH_WS_AUTH_FAILED'],
-    ['an answer signed for another server DID', () => ({ frame: signMeshWsAuth(client, nonce, other.did, () => now), nonce, serverDid: server.did }), 'MESH_WS_AUTH_FAILED'],
-    ['a claimed DID that did not sign', () => ({ frame: { ...good, did: other.did }, nonce, serverDid: server.did }), 'MESH_WS_AUTH_FAILED'],
-    ['a changed timestamp', () => ({ frame: { ...good, timestamp: new Date(now + 1000).toISOString() }, nonce, serverDid: server.did }), 'MESH_WS_AUTH_FAILED'],
-    ['a stale timestamp', () => ({ frame: signMeshWsAuth(client, nonce, server.did, () => now - 120_000), nonce, serverDid: server.did }), 'MESH_WS_AUTH_STALE'],
-    ['a message frame instead of an answer', () => ({ frame: { v: 1, type: 'message', message: {} }, nonce, serverDid: server.did }), 'MESH_WS_AUTH_MALFORMED'],
-    ['an extra field', () => ({ frame: { ...good, ws_remote_did: client.did }, nonce, serverDid: server.did }), 'MESH_WS_AUTH_MALFORMED'],
-    ['the valid signature respelled with a character outside base64url', () => ({ frame: { ...good, signature: `${good.signature.slice(0, 9)}*${good.signature.slice(9)}` }, nonce, serverDid: server.did }), 'MESH_WS_AUTH_MALFORMED'],
-    ['the valid signature with padding added', () => ({ frame: { ...good, signature: `${good.signature}==` }, nonce, serverDid: server.did }), 'MESH_WS_AUTH_MALFORMED'],
+    [
+      'an answer to another connection (another nonce)',
+      () => ({ frame: good, nonce: createMeshWsNonce(), serverDid: server.did }),
+      'MESH_WS_AUTH_FAILED',
+    ],
+    [
+      'an answer signed for another server DID',
+      () => ({ frame: signMeshWsAuth(client, nonce, other.did, () => now), nonce, serverDid: server.did }),
+      'MESH_WS_AUTH_FAILED',
+    ],
+    [
+      'a claimed DID that did not sign',
+      () => ({ frame: { ...good, did: other.did }, nonce, serverDid: server.did }),
+      'MESH_WS_AUTH_FAILED',
+    ],
+    [
+      'a changed timestamp',
+      () => ({ frame: { ...good, timestamp: new Date(now + 1000).toISOString() }, nonce, serverDid: server.did }),
+      'MESH_WS_AUTH_FAILED',
+    ],
+    [
+      'a stale timestamp',
+      () => ({ frame: signMeshWsAuth(client, nonce, server.did, () => now - 120_000), nonce, serverDid: server.did }),
+      'MESH_WS_AUTH_STALE',
+    ],
+    [
+      'a message frame instead of an answer',
+      () => ({ frame: { v: 1, type: 'message', message: {} }, nonce, serverDid: server.did }),
+      'MESH_WS_AUTH_MALFORMED',
+    ],
+    [
+      'an extra field',
+      () => ({ frame: { ...good, ws_remote_did: client.did }, nonce, serverDid: server.did }),
+      'MESH_WS_AUTH_MALFORMED',
+    ],
+    [
+      'the valid signature respelled with a character outside base64url',
+      () => ({
+        frame: { ...good, signature: `${good.signature.slice(0, 9)}*${good.signature.slice(9)}` },
+        nonce,
+        serverDid: server.did,
+      }),
+      'MESH_WS_AUTH_MALFORMED',
+    ],
+    [
+      'the valid signature with padding added',
+      () => ({ frame: { ...good, signature: `${good.signature}==` }, nonce, serverDid: server.did }),
+      'MESH_WS_AUTH_MALFORMED',
+    ],
   ])('%s', (_name, query, expected) => {
     const d = evaluateMeshWsAuth({ ...query(), now });
     expect(d.allow ? 'allow' : d.code).toBe(expected);
@@ -39,7 +79,11 @@ describe('mesh WebSocket handshake', () => {
   });
 
   it('signs a tagged JCS transcript binding nonce, both DIDs and time', () => {
-    const text = new TextDecoder().decode(meshWsAuthBytes({ nonce: 'n', clientDid: 'did:key:zA', serverDid: 'did:key:zB', timestamp: 't' }));
-    expect(text).toBe('trust-mesh-ws-auth-v1\n{"client_did":"did:key:zA","nonce":"n","purpose":"mesh-ws-auth","server_did":"did:key:zB","timestamp":"t","v":1}');
+    const text = new TextDecoder().decode(
+      meshWsAuthBytes({ nonce: 'n', clientDid: 'did:key:zA', serverDid: 'did:key:zB', timestamp: 't' }),
+    );
+    expect(text).toBe(
+      'trust-mesh-ws-auth-v1\n{"client_did":"did:key:zA","nonce":"n","purpose":"mesh-ws-auth","server_did":"did:key:zB","timestamp":"t","v":1}',
+    );
   });
 });

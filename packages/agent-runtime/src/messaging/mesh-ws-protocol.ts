@@ -42,7 +42,11 @@ export const MESH_WS_MAX_FRAME_BYTES = MAX_MESSAGE_BYTES + 1024;
 const AUTH_TAG = 'trust-mesh-ws-auth-v1\n';
 const encoder = new TextEncoder();
 
-const didString = z.string().min(8).max(256).regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/, 'a DID such as did:key:z6Mk…');
+const didString = z
+  .string()
+  .min(8)
+  .max(256)
+  .regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/, 'a DID such as did:key:z6Mk…');
 
 /** Server → client, first frame: the nonce the client must sign. */
 export const challengeFrameSchema = z
@@ -120,7 +124,14 @@ export interface MeshWsTranscript {
 export function meshWsAuthBytes(t: MeshWsTranscript): Uint8Array {
   return encoder.encode(
     AUTH_TAG +
-      canonicalJson({ v: MESH_WS_VERSION, purpose: 'mesh-ws-auth', nonce: t.nonce, client_did: t.clientDid, server_did: t.serverDid, timestamp: t.timestamp }),
+      canonicalJson({
+        v: MESH_WS_VERSION,
+        purpose: 'mesh-ws-auth',
+        nonce: t.nonce,
+        client_did: t.clientDid,
+        server_did: t.serverDid,
+        timestamp: t.timestamp,
+      }),
   );
 }
 
@@ -137,9 +148,16 @@ export function createMeshWsNonce(): string {
  * const auth = signMeshWsAuth(identity, challenge.nonce, recipientDid);
  * socket.send(JSON.stringify(auth));
  */
-export function signMeshWsAuth(signer: MessageSigner, nonce: string, serverDid: string, now: () => number = Date.now): AuthFrame {
+export function signMeshWsAuth(
+  signer: MessageSigner,
+  nonce: string,
+  serverDid: string,
+  now: () => number = Date.now,
+): AuthFrame {
   const timestamp = new Date(now()).toISOString();
-  const signature = Buffer.from(signer.sign(meshWsAuthBytes({ nonce, clientDid: signer.did, serverDid, timestamp }))).toString('base64url');
+  const signature = Buffer.from(
+    signer.sign(meshWsAuthBytes({ nonce, clientDid: signer.did, serverDid, timestamp })),
+  ).toString('base64url');
   return { v: MESH_WS_VERSION, type: 'auth', did: signer.did, timestamp, signature };
 }
 
@@ -165,17 +183,32 @@ export interface MeshWsAuthQuery {
  */
 export function evaluateMeshWsAuth(q: MeshWsAuthQuery): Decision {
   const parsed = authFrameSchema.safeParse(q.frame);
-  if (!parsed.success) return deny('MESH_WS_AUTH_MALFORMED', 'the first frame is not a v1 auth frame', { rule: 'mesh-ws-handshake', hint: 'answer the challenge with {v:1,type:"auth",did,timestamp,signature}' });
+  if (!parsed.success)
+    return deny('MESH_WS_AUTH_MALFORMED', 'the first frame is not a v1 auth frame', {
+      rule: 'mesh-ws-handshake',
+      hint: 'answer the challenge with {v:1,type:"auth",did,timestamp,signature}',
+    });
   const frame = parsed.data;
   const signedAt = Date.parse(frame.timestamp);
   if (!Number.isFinite(signedAt) || Math.abs(q.now - signedAt) > (q.skewMs ?? 60_000)) {
-    return deny('MESH_WS_AUTH_STALE', 'the handshake timestamp is outside the accepted window', { rule: 'mesh-ws-handshake', hint: 'check the client clock' });
+    return deny('MESH_WS_AUTH_STALE', 'the handshake timestamp is outside the accepted window', {
+      rule: 'mesh-ws-handshake',
+      hint: 'check the client clock',
+    });
   }
   const signature = decodeBase64UrlStrict(frame.signature);
   if (signature === undefined) {
-    return deny('MESH_WS_AUTH_MALFORMED', 'the handshake signature is not canonical base64url', { rule: 'mesh-ws-handshake', hint: 'encode the 64 signature bytes as base64url without padding' });
+    return deny('MESH_WS_AUTH_MALFORMED', 'the handshake signature is not canonical base64url', {
+      rule: 'mesh-ws-handshake',
+      hint: 'encode the 64 signature bytes as base64url without padding',
+    });
   }
-  const bytes = meshWsAuthBytes({ nonce: q.nonce, clientDid: frame.did, serverDid: q.serverDid, timestamp: frame.timestamp });
+  const bytes = meshWsAuthBytes({
+    nonce: q.nonce,
+    clientDid: frame.did,
+    serverDid: q.serverDid,
+    timestamp: frame.timestamp,
+  });
   const verdict = (q.verify ?? verifyDidSignature)(frame.did, bytes, signature);
   if (!verdict.allow) {
     return deny('MESH_WS_AUTH_FAILED', 'the handshake signature does not verify for this connection and this agent', {

@@ -38,7 +38,8 @@ function setup(limits: Partial<MeshWsLimits> = {}, clock = { t: Date.now() }, mi
   return { rx, sent, closes, audit, ingest, session, challenge, frame, login, acks, clock };
 }
 
-const hello = (from: AgentIdentity, to: string, content = 'hi') => composeMessage(from, { to, payload: { content, content_type: 'text/plain' } });
+const hello = (from: AgentIdentity, to: string, content = 'hi') =>
+  composeMessage(from, { to, payload: { content, content_type: 'text/plain' } });
 
 describe('mesh WebSocket session (server side)', () => {
   it('sends a challenge, accepts the signed answer, and stamps ws_remote_did from the handshake', async () => {
@@ -52,7 +53,10 @@ describe('mesh WebSocket session (server side)', () => {
     expect(s.rx.inbox[0]!.stamps.ws_remote_did).toBe(me.did);
     expect(s.rx.inbox[0]!.source).toBe('ws');
     expect(s.ingest).toHaveBeenCalledWith(expect.any(String), { transport: 'ws', wsRemoteDid: me.did });
-    expect(s.audit.events().find((e) => e.action === 'mesh.ws.auth')).toMatchObject({ decision: 'allow', principal: { id: me.did } });
+    expect(s.audit.events().find((e) => e.action === 'mesh.ws.auth')).toMatchObject({
+      decision: 'allow',
+      principal: { id: me.did },
+    });
   });
 
   it('treats any first frame as the handshake: a message before authentication closes the socket unread', () => {
@@ -61,7 +65,11 @@ describe('mesh WebSocket session (server side)', () => {
     expect(s.closes[0]!.code).toBe(4401);
     expect(s.closes[0]!.reason).toMatch(/^MESH_WS_AUTH_MALFORMED: /);
     expect(s.ingest).not.toHaveBeenCalled();
-    expect(s.audit.events()[0]).toMatchObject({ action: 'mesh.ws.auth', decision: 'deny', code: expect.toBeTrustCode('MESH_WS_AUTH_MALFORMED') });
+    expect(s.audit.events()[0]).toMatchObject({
+      action: 'mesh.ws.auth',
+      decision: 'deny',
+      code: expect.toBeTrustCode('MESH_WS_AUTH_MALFORMED'),
+    });
   });
 
   it('refuses a handshake answer larger than a handshake needs', () => {
@@ -72,7 +80,9 @@ describe('mesh WebSocket session (server side)', () => {
   });
 
   it('caps a long middleware reason so the acknowledgement keeps its format', async () => {
-    const s = setup({}, undefined, [async () => ({ action: 'reject', code: 'MESSAGE_REFUSED', reason: 'r'.repeat(5000) })]);
+    const s = setup({}, undefined, [
+      async () => ({ action: 'reject', code: 'MESSAGE_REFUSED', reason: 'r'.repeat(5000) }),
+    ]);
     const me = createIdentity();
     s.login(me);
     s.frame({ v: 1, type: 'message', message: hello(me, s.rx.identity.did) });
@@ -95,7 +105,10 @@ describe('mesh WebSocket session (server side)', () => {
     const s = setup();
     s.login(createIdentity());
     s.frame({ v: 1, type: 'message', message: hello(createIdentity(), s.rx.identity.did) });
-    expect((await s.acks(1))[0]).toMatchObject({ accepted: false, code: expect.toBeTrustCode('MESSAGE_WS_SENDER_MISMATCH') });
+    expect((await s.acks(1))[0]).toMatchObject({
+      accepted: false,
+      code: expect.toBeTrustCode('MESSAGE_WS_SENDER_MISMATCH'),
+    });
     expect(s.rx.inbox).toHaveLength(0);
   });
 
@@ -131,9 +144,24 @@ describe('mesh WebSocket session (server side)', () => {
   });
 
   it.each([
-    ['a binary frame', (s: ReturnType<typeof setup>) => s.session.receive(Buffer.from('{}'), true), 1003, 'MESH_WS_BINARY'],
-    ['an oversized frame', (s: ReturnType<typeof setup>) => s.session.receive(Buffer.alloc(2048, 0x20), false), 1009, 'MESSAGE_TOO_LARGE'],
-    ['a frame that is not a message frame', (s: ReturnType<typeof setup>) => s.frame({ v: 1, type: 'auth' }), 4400, 'MESH_WS_FRAME_INVALID'],
+    [
+      'a binary frame',
+      (s: ReturnType<typeof setup>) => s.session.receive(Buffer.from('{}'), true),
+      1003,
+      'MESH_WS_BINARY',
+    ],
+    [
+      'an oversized frame',
+      (s: ReturnType<typeof setup>) => s.session.receive(Buffer.alloc(2048, 0x20), false),
+      1009,
+      'MESSAGE_TOO_LARGE',
+    ],
+    [
+      'a frame that is not a message frame',
+      (s: ReturnType<typeof setup>) => s.frame({ v: 1, type: 'auth' }),
+      4400,
+      'MESH_WS_FRAME_INVALID',
+    ],
   ])('closes on %s', (_n, act, code, name) => {
     const s = setup({ maxFrameBytes: 1024 });
     s.login(createIdentity());
@@ -169,7 +197,10 @@ describe('mesh WebSocket session (server side)', () => {
     vi.advanceTimersByTime(60);
     expect(a.closes[0]).toMatchObject({ code: 4408 });
     expect(a.closes[0]!.reason).toMatch(/^MESH_WS_AUTH_TIMEOUT/);
-    expect(a.audit.events()[0]).toMatchObject({ action: 'mesh.ws.auth', code: expect.toBeTrustCode('MESH_WS_AUTH_TIMEOUT') });
+    expect(a.audit.events()[0]).toMatchObject({
+      action: 'mesh.ws.auth',
+      code: expect.toBeTrustCode('MESH_WS_AUTH_TIMEOUT'),
+    });
 
     const b = setup({ authTimeoutMs: 50, idleTimeoutMs: 100 });
     b.login(createIdentity());
@@ -191,7 +222,12 @@ describe('mesh WebSocket session (server side)', () => {
 describe('mesh WebSocket session: nesting cap', () => {
   const nested = (levels: number): unknown => JSON.parse('['.repeat(levels) + ']'.repeat(levels));
   /** A signed message whose own JSON nests `depth` levels (envelope 1 + meta 2 + the rest). */
-  const ofDepth = (me: AgentIdentity, to: string, depth: number) => composeMessage(me, { to, payload: { content: 'x', content_type: 'text/plain' }, meta: { deep: nested(depth - 2) } });
+  const ofDepth = (me: AgentIdentity, to: string, depth: number) =>
+    composeMessage(me, {
+      to,
+      payload: { content: 'x', content_type: 'text/plain' },
+      meta: { deep: nested(depth - 2) },
+    });
 
   it('delivers a message nested 64 levels, refuses 65 with INPUT_TOO_DEEP in order, audited, socket open', async () => {
     const s = setup();
@@ -202,7 +238,11 @@ describe('mesh WebSocket session: nesting cap', () => {
     s.frame({ v: 1, type: 'message', message: ofDepth(me, s.rx.identity.did, 65) });
     s.frame({ v: 1, type: 'message', message: hello(me, s.rx.identity.did) });
     const acks = await s.acks(3);
-    expect(acks.map((a) => [a.accepted, a.code])).toEqual([[true, undefined], [false, 'INPUT_TOO_DEEP'], [true, undefined]]);
+    expect(acks.map((a) => [a.accepted, a.code])).toEqual([
+      [true, undefined],
+      [false, 'INPUT_TOO_DEEP'],
+      [true, undefined],
+    ]);
     expect(s.closes).toEqual([]);
     expect(s.audit.events().filter((e) => e.code === 'INPUT_TOO_DEEP' && e.decision === 'deny')).toHaveLength(1);
   });
@@ -210,7 +250,10 @@ describe('mesh WebSocket session: nesting cap', () => {
   it('refuses a frame nested 100,000 deep without touching recursive code', async () => {
     const s = setup();
     s.login(createIdentity());
-    s.session.receive(Buffer.from(`{"v":1,"type":"message","message":{"meta":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`), false);
+    s.session.receive(
+      Buffer.from(`{"v":1,"type":"message","message":{"meta":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`),
+      false,
+    );
     expect((await s.acks(1))[0]).toMatchObject({ accepted: false, code: expect.toBeTrustCode('INPUT_TOO_DEEP') });
     expect(s.ingest).not.toHaveBeenCalled();
   });

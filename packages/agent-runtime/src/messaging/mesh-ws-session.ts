@@ -98,7 +98,13 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
   const frames = bucket(limits.framesPerSecond, now);
   const bytes = bucket(limits.bytesPerSecond, now);
 
-  const audit = (action: string, decision: 'allow' | 'deny', peerId: string, code?: string, details: Record<string, unknown> = {}) =>
+  const audit = (
+    action: string,
+    decision: 'allow' | 'deny',
+    peerId: string,
+    code?: string,
+    details: Record<string, unknown> = {},
+  ) =>
     options.audit?.record({
       principal: { kind: 'peer', id: peerId },
       action,
@@ -119,7 +125,13 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
     stopTimers();
     nonce = undefined;
     // RFC 6455 caps a close reason at 123 bytes.
-    options.peer.close(closeCode, Buffer.from(`${code}: ${reason}`).subarray(0, 123).toString('utf8').replace(/\uFFFD+$/, ''));
+    options.peer.close(
+      closeCode,
+      Buffer.from(`${code}: ${reason}`)
+        .subarray(0, 123)
+        .toString('utf8')
+        .replace(/\uFFFD+$/, ''),
+    );
   };
   const refuse = (closeCode: number, code: string, reason: string, action = 'mesh.ws.close') => {
     audit(action, 'deny', did ?? 'unknown', code, { reason });
@@ -130,7 +142,10 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
   };
   const touch = () => {
     if (idleTimer) clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => refuse(MESH_WS_CLOSE.TIMEOUT, 'MESH_WS_IDLE', `no frame for ${limits.idleTimeoutMs} ms`), limits.idleTimeoutMs);
+    idleTimer = setTimeout(
+      () => refuse(MESH_WS_CLOSE.TIMEOUT, 'MESH_WS_IDLE', `no frame for ${limits.idleTimeoutMs} ms`),
+      limits.idleTimeoutMs,
+    );
     idleTimer.unref?.();
   };
 
@@ -145,13 +160,22 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
     } catch {
       frame = undefined;
     }
-    const claimed = typeof (frame as { did?: unknown } | undefined)?.did === 'string' ? String((frame as { did: string }).did).slice(0, 256) : 'unknown';
+    const claimed =
+      typeof (frame as { did?: unknown } | undefined)?.did === 'string'
+        ? String((frame as { did: string }).did).slice(0, 256)
+        : 'unknown';
     if (serverNonce === undefined) {
       audit('mesh.ws.auth', 'deny', claimed, 'MESH_WS_AUTH_FAILED', { reason: 'nonce already used' });
       close(MESH_WS_CLOSE.AUTH_FAILED, 'MESH_WS_AUTH_FAILED', 'the nonce of this connection was already used');
       return;
     }
-    const verdict = evaluateMeshWsAuth({ frame, nonce: serverNonce, serverDid: options.serverDid, now: now(), skewMs: limits.authSkewMs });
+    const verdict = evaluateMeshWsAuth({
+      frame,
+      nonce: serverNonce,
+      serverDid: options.serverDid,
+      now: now(),
+      skewMs: limits.authSkewMs,
+    });
     if (!verdict.allow) {
       audit('mesh.ws.auth', 'deny', claimed, verdict.code, { reason: verdict.reason });
       close(MESH_WS_CLOSE.AUTH_FAILED, verdict.code, verdict.reason);
@@ -169,7 +193,15 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
     const shape = checkJsonText(text, { maxDepth: DEFAULT_MAX_JSON_DEPTH + 1 });
     if (!shape.allow) {
       audit('message.receive', 'deny', did ?? 'unknown', shape.code, { reason: shape.reason });
-      const ack: AckFrame = { v: MESH_WS_VERSION, type: 'ack', id: null, accepted: false, code: shape.code, reason: `the message nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`, ...(shape.hint === undefined ? {} : { hint: shape.hint }) };
+      const ack: AckFrame = {
+        v: MESH_WS_VERSION,
+        type: 'ack',
+        id: null,
+        accepted: false,
+        code: shape.code,
+        reason: `the message nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`,
+        ...(shape.hint === undefined ? {} : { hint: shape.hint }),
+      };
       chain = chain.then(() => send(ack));
       return;
     }
@@ -180,8 +212,18 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
       json = undefined;
     }
     const parsed = messageFrameSchema.safeParse(json);
-    if (!parsed.success) return refuse(MESH_WS_CLOSE.PROTOCOL, 'MESH_WS_FRAME_INVALID', 'expected a v1 message frame {v:1,type:"message",message}');
-    if (pending >= limits.maxPending) return refuse(MESH_WS_CLOSE.RATE_LIMITED, 'MESH_WS_RATE_LIMITED', `more than ${limits.maxPending} messages are waiting`);
+    if (!parsed.success)
+      return refuse(
+        MESH_WS_CLOSE.PROTOCOL,
+        'MESH_WS_FRAME_INVALID',
+        'expected a v1 message frame {v:1,type:"message",message}',
+      );
+    if (pending >= limits.maxPending)
+      return refuse(
+        MESH_WS_CLOSE.RATE_LIMITED,
+        'MESH_WS_RATE_LIMITED',
+        `more than ${limits.maxPending} messages are waiting`,
+      );
     // The frame as parsed, not the schema's copy: ingress judges exactly what was sent.
     const message = (json as { message: Record<string, unknown> }).message;
     const id = typeof message.id === 'string' ? message.id.slice(0, 128) : null;
@@ -205,7 +247,14 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
               ...(result.decision.hint === undefined ? {} : { hint: result.decision.hint.slice(0, 512) }),
             };
       } catch {
-        ack = { v: MESH_WS_VERSION, type: 'ack', id, accepted: false, code: 'MESH_INTERNAL', reason: 'the message could not be processed' };
+        ack = {
+          v: MESH_WS_VERSION,
+          type: 'ack',
+          id,
+          accepted: false,
+          code: 'MESH_INTERNAL',
+          reason: 'the message could not be processed',
+        };
       }
       pending--;
       send(ack);
@@ -214,10 +263,22 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
 
   return {
     start() {
-      const challenge: ChallengeFrame = { v: MESH_WS_VERSION, type: 'challenge', nonce: nonce!, server_did: options.serverDid, expires_in_ms: limits.authTimeoutMs };
+      const challenge: ChallengeFrame = {
+        v: MESH_WS_VERSION,
+        type: 'challenge',
+        nonce: nonce!,
+        server_did: options.serverDid,
+        expires_in_ms: limits.authTimeoutMs,
+      };
       send(challenge);
       authTimer = setTimeout(
-        () => refuse(MESH_WS_CLOSE.TIMEOUT, 'MESH_WS_AUTH_TIMEOUT', `no handshake answer within ${limits.authTimeoutMs} ms`, 'mesh.ws.auth'),
+        () =>
+          refuse(
+            MESH_WS_CLOSE.TIMEOUT,
+            'MESH_WS_AUTH_TIMEOUT',
+            `no handshake answer within ${limits.authTimeoutMs} ms`,
+            'mesh.ws.auth',
+          ),
         limits.authTimeoutMs,
       );
       authTimer.unref?.();
@@ -227,11 +288,22 @@ export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSessio
       if (done) return;
       const size = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
       if (isBinary) return refuse(MESH_WS_CLOSE.UNSUPPORTED_DATA, 'MESH_WS_BINARY', 'frames are JSON text');
-      if (size > limits.maxFrameBytes) return refuse(MESH_WS_CLOSE.TOO_BIG, 'MESSAGE_TOO_LARGE', `frames are limited to ${limits.maxFrameBytes} bytes`);
-      if (!frames.take(1) || !bytes.take(size)) return refuse(MESH_WS_CLOSE.RATE_LIMITED, 'MESH_WS_RATE_LIMITED', 'too many frames or bytes per second');
+      if (size > limits.maxFrameBytes)
+        return refuse(
+          MESH_WS_CLOSE.TOO_BIG,
+          'MESSAGE_TOO_LARGE',
+          `frames are limited to ${limits.maxFrameBytes} bytes`,
+        );
+      if (!frames.take(1) || !bytes.take(size))
+        return refuse(MESH_WS_CLOSE.RATE_LIMITED, 'MESH_WS_RATE_LIMITED', 'too many frames or bytes per second');
       // The answer to a challenge is a few hundred bytes; nobody unauthenticated gets to send more.
       if (did === undefined && size > AUTH_FRAME_MAX_BYTES) {
-        return refuse(MESH_WS_CLOSE.AUTH_FAILED, 'MESH_WS_AUTH_MALFORMED', `the handshake answer is limited to ${AUTH_FRAME_MAX_BYTES} bytes`, 'mesh.ws.auth');
+        return refuse(
+          MESH_WS_CLOSE.AUTH_FAILED,
+          'MESH_WS_AUTH_MALFORMED',
+          `the handshake answer is limited to ${AUTH_FRAME_MAX_BYTES} bytes`,
+          'mesh.ws.auth',
+        );
       }
       touch();
       const text = typeof data === 'string' ? data : data.toString('utf8');

@@ -18,7 +18,11 @@ export const TRUST_STAMPS = Object.freeze([
 /** Display names no sender may claim: they belong to the owner and the runtime. */
 export const RESERVED_ALIASES = Object.freeze(['owner', 'system', 'user']);
 
-const did = z.string().min(8).max(256).regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/, 'a DID such as did:key:z6Mk…');
+const did = z
+  .string()
+  .min(8)
+  .max(256)
+  .regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/, 'a DID such as did:key:z6Mk…');
 
 const attachmentSchema = z
   .object({
@@ -43,8 +47,14 @@ export const payloadSchema = z
     thread: z.string().max(128).optional().describe('conversation thread id'),
     parent: z.string().max(128).optional().describe('id of the message this answers'),
     subject: z.string().max(512).optional().describe('one-line subject'),
-    sender_alias: z.string().max(64).optional().describe('display name the sender asks for; reserved names are refused'),
-    content: z.union([z.string(), z.record(z.string(), z.unknown())]).describe('text, JSON, or ciphertext when encrypted'),
+    sender_alias: z
+      .string()
+      .max(64)
+      .optional()
+      .describe('display name the sender asks for; reserved names are refused'),
+    content: z
+      .union([z.string(), z.record(z.string(), z.unknown())])
+      .describe('text, JSON, or ciphertext when encrypted'),
     content_type: z.string().min(1).max(127).describe('MIME type of content'),
     attachments: z.array(attachmentSchema).max(16).optional().describe('inline attachments'),
     enc: encryptionSchema.optional().describe('present when content is encrypted to the recipient'),

@@ -33,15 +33,30 @@ describe('msg_send in the loop', () => {
   it('signs with the agent key and delivers through the mesh', async () => {
     const mesh = createLocalMesh();
     const bobPath = adfPath(true);
-    const bob = openAgent(bobPath, { provider: createScriptedProvider([]), messaging: (adf: AdfFile) => createAgentMessaging({ adf, identity: createIdentity(), mesh }) });
+    const bob = openAgent(bobPath, {
+      provider: createScriptedProvider([]),
+      messaging: (adf: AdfFile) => createAgentMessaging({ adf, identity: createIdentity(), mesh }),
+    });
     closers.push(() => bob.close());
     mesh.register(bob.messaging!.did, bob.messaging!.ingest);
 
     const provider = createScriptedProvider([
-      { content: [{ type: 'tool_use', id: 'm1', name: 'msg_send', input: { to: bob.messaging!.did, content: 'hi bob', subject: 'hello' } }] },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            id: 'm1',
+            name: 'msg_send',
+            input: { to: bob.messaging!.did, content: 'hi bob', subject: 'hello' },
+          },
+        ],
+      },
       { content: [{ type: 'text', text: 'sent' }] },
     ]);
-    const alice = openAgent(adfPath(false), { provider, messaging: (adf: AdfFile) => createAgentMessaging({ adf, identity: createIdentity(), mesh }) });
+    const alice = openAgent(adfPath(false), {
+      provider,
+      messaging: (adf: AdfFile) => createAgentMessaging({ adf, identity: createIdentity(), mesh }),
+    });
     closers.push(() => alice.close());
     await alice.send('say hi to bob');
 

@@ -6,7 +6,11 @@ import { createReplayGuard } from './replay-guard.js';
 import { identitySeed } from './seed.js';
 
 /** A receiving agent for tests: its identity, its ingress, and what it stored. */
-export function createTestReceiver(settings: Partial<IngressSettings> = {}, middleware: InboxMiddleware[] = [], clock = { now: Date.now() }) {
+export function createTestReceiver(
+  settings: Partial<IngressSettings> = {},
+  middleware: InboxMiddleware[] = [],
+  clock = { now: Date.now() },
+) {
   const identity: AgentIdentity = createIdentity();
   const inbox: InboxRecord[] = [];
   const audit = createMemoryAuditSink();

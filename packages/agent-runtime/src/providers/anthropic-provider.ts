@@ -1,5 +1,12 @@
 import { TrustError } from '@trust/core';
-import type { ModelMessage, ModelProvider, ModelRequest, ModelResponse, OutputBlock, StopReason } from './model-provider.js';
+import type {
+  ModelMessage,
+  ModelProvider,
+  ModelRequest,
+  ModelResponse,
+  OutputBlock,
+  StopReason,
+} from './model-provider.js';
 import { parseJsonBody, parseToolArguments, sendProviderRequest } from './provider-http.js';
 import type { HttpProviderOptions } from './provider-http.js';
 import { parseSse } from './sse.js';
@@ -7,16 +14,31 @@ import { parseSse } from './sse.js';
 /** The Messages API version this provider speaks. */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-const STOP: Record<string, StopReason> = { end_turn: 'end_turn', tool_use: 'tool_use', max_tokens: 'max_tokens', stop_sequence: 'stop_sequence', pause_turn: 'end_turn', refusal: 'end_turn' };
+const STOP: Record<string, StopReason> = {
+  end_turn: 'end_turn',
+  tool_use: 'tool_use',
+  max_tokens: 'max_tokens',
+  stop_sequence: 'stop_sequence',
+  pause_turn: 'end_turn',
+  refusal: 'end_turn',
+};
 
 function toAnthropicMessages(messages: readonly ModelMessage[]): unknown[] {
   return messages.map((m) => ({
     role: m.role,
-    content: typeof m.content === 'string' ? m.content : m.content.map((b) => {
-      if (b.type === 'text') return { type: 'text', text: b.text };
-      if (b.type === 'tool_use') return { type: 'tool_use', id: b.id, name: b.name, input: b.input };
-      return { type: 'tool_result', tool_use_id: b.toolUseId, content: b.content, ...(b.isError ? { is_error: true } : {}) };
-    }),
+    content:
+      typeof m.content === 'string'
+        ? m.content
+        : m.content.map((b) => {
+            if (b.type === 'text') return { type: 'text', text: b.text };
+            if (b.type === 'tool_use') return { type: 'tool_use', id: b.id, name: b.name, input: b.input };
+            return {
+              type: 'tool_result',
+              tool_use_id: b.toolUseId,
+              content: b.content,
+              ...(b.isError ? { is_error: true } : {}),
+            };
+          }),
   }));
 }
 
@@ -44,31 +66,77 @@ export function createAnthropicProvider(options: HttpProviderOptions): ModelProv
         messages: toAnthropicMessages(request.messages),
         ...(request.system ? { system: request.system } : {}),
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-        ...(request.tools?.length ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })) } : {}),
+        ...(request.tools?.length
+          ? {
+              tools: request.tools.map((t) => ({
+                name: t.name,
+                description: t.description,
+                input_schema: t.inputSchema,
+              })),
+            }
+          : {}),
         ...(stream ? { stream: true } : {}),
       };
       const path = /\/v1\/?$/.test(options.baseUrl) ? 'messages' : 'v1/messages';
-      const res = await sendProviderRequest(options, label, path, { 'anthropic-version': ANTHROPIC_VERSION, accept: stream ? 'text/event-stream' : 'application/json' }, body, request.signal);
-      if (stream && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) return readStream(res.body, request, options.model, label);
+      const res = await sendProviderRequest(
+        options,
+        label,
+        path,
+        { 'anthropic-version': ANTHROPIC_VERSION, accept: stream ? 'text/event-stream' : 'application/json' },
+        body,
+        request.signal,
+      );
+      if (stream && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream'))
+        return readStream(res.body, request, options.model, label);
       return fromMessage(parseJsonBody(await res.text(), label), options.model, label);
     },
   };
 }
 
 function fromMessage(json: unknown, model: string, label: string): ModelResponse {
-  const j = json as { type?: string; model?: string; content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: Record<string, unknown> }>; stop_reason?: string; usage?: { input_tokens?: number; output_tokens?: number }; error?: { message?: string } };
-  if (j.type === 'error') throw new TrustError('PROVIDER_BAD_RESPONSE', `${label} returned an error: ${String(j.error?.message ?? '').slice(0, 300)}`);
+  const j = json as {
+    type?: string;
+    model?: string;
+    content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: Record<string, unknown> }>;
+    stop_reason?: string;
+    usage?: { input_tokens?: number; output_tokens?: number };
+    error?: { message?: string };
+  };
+  if (j.type === 'error')
+    throw new TrustError(
+      'PROVIDER_BAD_RESPONSE',
+      `${label} returned an error: ${String(j.error?.message ?? '').slice(0, 300)}`,
+    );
   if (!Array.isArray(j.content)) throw new TrustError('PROVIDER_BAD_RESPONSE', `${label} sent no content`);
   const content: OutputBlock[] = [];
   for (const b of j.content) {
     if (b.type === 'text' && typeof b.text === 'string') content.push({ type: 'text', text: b.text });
-    else if (b.type === 'tool_use') content.push({ type: 'tool_use', id: String(b.id), name: String(b.name), input: b.input && typeof b.input === 'object' ? b.input : {} });
+    else if (b.type === 'tool_use')
+      content.push({
+        type: 'tool_use',
+        id: String(b.id),
+        name: String(b.name),
+        input: b.input && typeof b.input === 'object' ? b.input : {},
+      });
   }
-  return { content, stopReason: STOP[j.stop_reason ?? 'end_turn'] ?? 'end_turn', usage: { inputTokens: j.usage?.input_tokens ?? 0, outputTokens: j.usage?.output_tokens ?? 0 }, model: j.model ?? model };
+  return {
+    content,
+    stopReason: STOP[j.stop_reason ?? 'end_turn'] ?? 'end_turn',
+    usage: { inputTokens: j.usage?.input_tokens ?? 0, outputTokens: j.usage?.output_tokens ?? 0 },
+    model: j.model ?? model,
+  };
 }
 
-async function readStream(body: ReadableStream<Uint8Array>, request: ModelRequest, model: string, label: string): Promise<ModelResponse> {
-  const blocks = new Map<number, { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; json: string }>();
+async function readStream(
+  body: ReadableStream<Uint8Array>,
+  request: ModelRequest,
+  model: string,
+  label: string,
+): Promise<ModelResponse> {
+  const blocks = new Map<
+    number,
+    { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; json: string }
+  >();
   let stop: string | undefined;
   let inputTokens = 0;
   let outputTokens = 0;
@@ -84,12 +152,15 @@ async function readStream(body: ReadableStream<Uint8Array>, request: ModelReques
         break;
       case 'content_block_start':
         if (d.content_block?.type === 'text') blocks.set(d.index, { type: 'text', text: d.content_block.text ?? '' });
-        else if (d.content_block?.type === 'tool_use') blocks.set(d.index, { type: 'tool_use', id: d.content_block.id, name: d.content_block.name, json: '' });
+        else if (d.content_block?.type === 'tool_use')
+          blocks.set(d.index, { type: 'tool_use', id: d.content_block.id, name: d.content_block.name, json: '' });
         break;
       case 'content_block_delta': {
         const b = blocks.get(d.index);
-        if (b?.type === 'text' && d.delta?.type === 'text_delta') { b.text += d.delta.text; request.onTextDelta?.(d.delta.text); }
-        else if (b?.type === 'tool_use' && d.delta?.type === 'input_json_delta') b.json += d.delta.partial_json ?? '';
+        if (b?.type === 'text' && d.delta?.type === 'text_delta') {
+          b.text += d.delta.text;
+          request.onTextDelta?.(d.delta.text);
+        } else if (b?.type === 'tool_use' && d.delta?.type === 'input_json_delta') b.json += d.delta.partial_json ?? '';
         break;
       }
       case 'message_delta':
@@ -100,13 +171,27 @@ async function readStream(body: ReadableStream<Uint8Array>, request: ModelReques
         ended = true;
         break;
       case 'error':
-        throw new TrustError(d.error?.type === 'overloaded_error' ? 'PROVIDER_UNAVAILABLE' : 'PROVIDER_STREAM_ERROR', `${label} reported an error mid-stream: ${String(d.error?.message ?? 'unknown').slice(0, 300)}`);
+        throw new TrustError(
+          d.error?.type === 'overloaded_error' ? 'PROVIDER_UNAVAILABLE' : 'PROVIDER_STREAM_ERROR',
+          `${label} reported an error mid-stream: ${String(d.error?.message ?? 'unknown').slice(0, 300)}`,
+        );
       default:
         break; // ping, content_block_stop and future event types
     }
     if (ended) break;
   }
   if (!ended) throw new TrustError('PROVIDER_BAD_RESPONSE', `${label} ended the stream before message_stop`);
-  const content: OutputBlock[] = [...blocks.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id, name: b.name, input: parseToolArguments(b.json) }));
-  return { content, stopReason: STOP[stop ?? 'end_turn'] ?? 'end_turn', usage: { inputTokens, outputTokens }, model: answeredModel };
+  const content: OutputBlock[] = [...blocks.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([, b]) =>
+      b.type === 'text'
+        ? { type: 'text', text: b.text }
+        : { type: 'tool_use', id: b.id, name: b.name, input: parseToolArguments(b.json) },
+    );
+  return {
+    content,
+    stopReason: STOP[stop ?? 'end_turn'] ?? 'end_turn',
+    usage: { inputTokens, outputTokens },
+    model: answeredModel,
+  };
 }

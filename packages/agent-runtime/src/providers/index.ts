@@ -1,4 +1,20 @@
-export type { ContentBlock, ModelMessage, ModelProvider, ModelRequest, ModelResponse, ModelTool, OutputBlock, ProviderHttpClient, ProviderHttpResponse, RetryOptions, StopReason, TextBlock, ToolResultBlock, ToolUseBlock, Usage } from './model-provider.js';
+export type {
+  ContentBlock,
+  ModelMessage,
+  ModelProvider,
+  ModelRequest,
+  ModelResponse,
+  ModelTool,
+  OutputBlock,
+  ProviderHttpClient,
+  ProviderHttpResponse,
+  RetryOptions,
+  StopReason,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+  Usage,
+} from './model-provider.js';
 export { createScriptedProvider, SCRIPTED_LABEL } from './scripted-provider.js';
 export type { ScriptedProvider, ScriptedStep } from './scripted-provider.js';
 export { createOpenAIProvider } from './openai-provider.js';

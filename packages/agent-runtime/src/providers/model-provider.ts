@@ -1,11 +1,24 @@
 import type { Principal } from '@trust/core';
 
 /** Text produced by the model. */
-export interface TextBlock { readonly type: 'text'; readonly text: string }
+export interface TextBlock {
+  readonly type: 'text';
+  readonly text: string;
+}
 /** A tool call requested by the model. `input` is the parsed JSON arguments. */
-export interface ToolUseBlock { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: Record<string, unknown> }
+export interface ToolUseBlock {
+  readonly type: 'tool_use';
+  readonly id: string;
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+}
 /** The runtime's answer to one tool call, sent back in a user message. */
-export interface ToolResultBlock { readonly type: 'tool_result'; readonly toolUseId: string; readonly content: string; readonly isError?: boolean }
+export interface ToolResultBlock {
+  readonly type: 'tool_result';
+  readonly toolUseId: string;
+  readonly content: string;
+  readonly isError?: boolean;
+}
 
 /** Content the model can produce. */
 export type OutputBlock = TextBlock | ToolUseBlock;
@@ -29,7 +42,10 @@ export interface ModelTool {
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
 
 /** Token counts as reported by the provider (0 when it reports none). */
-export interface Usage { readonly inputTokens: number; readonly outputTokens: number }
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
 
 /** One request to a model. */
 export interface ModelRequest {

@@ -24,10 +24,18 @@ export interface HttpProviderOptions {
 const TRANSIENT_EGRESS = new Set(['EGRESS_TIMEOUT', 'EGRESS_CONNECT_FAILED', 'EGRESS_PROTOCOL', 'EGRESS_DNS_TIMEOUT']);
 const TRANSIENT_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504, 529]);
 
-const realSleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve, reject) => {
-  const t = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(t); reject(new TrustError('PROVIDER_ABORTED', 'model request aborted')); }, { once: true });
-});
+const realSleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(new TrustError('PROVIDER_ABORTED', 'model request aborted'));
+      },
+      { once: true },
+    );
+  });
 
 /** Joins the base URL and an API path without doubling slashes. */
 export function joinUrl(base: string, path: string): string {
@@ -45,7 +53,14 @@ function excerpt(text: string): string {
  * exponential backoff (honouring `retry-after`, capped by `maxDelayMs`), then
  * `PROVIDER_UNAVAILABLE`. Egress denials propagate unchanged.
  */
-export async function sendProviderRequest(options: HttpProviderOptions, label: string, path: string, headers: Record<string, string>, body: unknown, signal?: AbortSignal): Promise<ProviderHttpResponse> {
+export async function sendProviderRequest(
+  options: HttpProviderOptions,
+  label: string,
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+  signal?: AbortSignal,
+): Promise<ProviderHttpResponse> {
   const maxAttempts = Math.min(Math.max(options.retry?.maxAttempts ?? 3, 1), 10);
   const base = options.retry?.baseDelayMs ?? 500;
   const cap = options.retry?.maxDelayMs ?? 8000;
@@ -58,7 +73,11 @@ export async function sendProviderRequest(options: HttpProviderOptions, label: s
     if (signal?.aborted) throw new TrustError('PROVIDER_ABORTED', 'model request aborted');
     let res: ProviderHttpResponse | undefined;
     try {
-      res = await options.egress.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: payload, signal }, { principal });
+      res = await options.egress.fetch(
+        url,
+        { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: payload, signal },
+        { principal },
+      );
     } catch (e) {
       const code = (e as { code?: unknown })?.code;
       if (signal?.aborted) throw new TrustError('PROVIDER_ABORTED', 'model request aborted', { cause: e });
@@ -70,10 +89,20 @@ export async function sendProviderRequest(options: HttpProviderOptions, label: s
       if (res.status >= 200 && res.status < 300) return res;
       const text = await res.text().catch(() => '');
       if (res.status === 401 || res.status === 403) {
-        throw new TrustError('PROVIDER_AUTH', `${label} refused the credentials (HTTP ${res.status}): ${excerpt(text)}`, { hint: 'check the API key that the egress policy injects for this host; the runtime never retries an auth failure' });
+        throw new TrustError(
+          'PROVIDER_AUTH',
+          `${label} refused the credentials (HTTP ${res.status}): ${excerpt(text)}`,
+          {
+            hint: 'check the API key that the egress policy injects for this host; the runtime never retries an auth failure',
+          },
+        );
       }
       if (!TRANSIENT_STATUS.has(res.status)) {
-        throw new TrustError('PROVIDER_BAD_REQUEST', `${label} rejected the request (HTTP ${res.status}): ${excerpt(text)}`, { hint: 'check the model name and request options' });
+        throw new TrustError(
+          'PROVIDER_BAD_REQUEST',
+          `${label} rejected the request (HTTP ${res.status}): ${excerpt(text)}`,
+          { hint: 'check the model name and request options' },
+        );
       }
       lastProblem = `HTTP ${res.status}: ${excerpt(text)}`;
       if (attempt < maxAttempts) {
@@ -87,7 +116,11 @@ export async function sendProviderRequest(options: HttpProviderOptions, label: s
       continue;
     }
   }
-  throw new TrustError('PROVIDER_UNAVAILABLE', `${label} is unavailable after ${maxAttempts} attempts (${lastProblem})`, { hint: 'the failure looked transient; raise retry.maxAttempts or try again later' });
+  throw new TrustError(
+    'PROVIDER_UNAVAILABLE',
+    `${label} is unavailable after ${maxAttempts} attempts (${lastProblem})`,
+    { hint: 'the failure looked transient; raise retry.maxAttempts or try again later' },
+  );
 }
 
 /**
@@ -100,13 +133,21 @@ export const PROVIDER_RESPONSE_MAX_DEPTH = DEFAULT_MAX_JSON_DEPTH + 16;
 
 function refuseDeep(text: string, label: string, what: string): void {
   const d = checkJsonText(text, { maxDepth: PROVIDER_RESPONSE_MAX_DEPTH });
-  if (!d.allow) throw new TrustError(d.code, `${label} sent ${what} nested deeper than ${PROVIDER_RESPONSE_MAX_DEPTH} levels`, { decision: d, hint: 'the model response was refused; try again or use another model' });
+  if (!d.allow)
+    throw new TrustError(d.code, `${label} sent ${what} nested deeper than ${PROVIDER_RESPONSE_MAX_DEPTH} levels`, {
+      decision: d,
+      hint: 'the model response was refused; try again or use another model',
+    });
 }
 
 /** Parses a JSON body, or fails with PROVIDER_BAD_RESPONSE (INPUT_TOO_DEEP past {@link PROVIDER_RESPONSE_MAX_DEPTH}). */
 export function parseJsonBody(text: string, label: string): unknown {
   refuseDeep(text, label, 'a body');
-  try { return JSON.parse(text); } catch { throw new TrustError('PROVIDER_BAD_RESPONSE', `${label} sent a body that is not JSON: ${excerpt(text)}`); }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new TrustError('PROVIDER_BAD_RESPONSE', `${label} sent a body that is not JSON: ${excerpt(text)}`);
+  }
 }
 
 /** Parses tool-call arguments; a model that sends broken JSON gets its raw text back under `invalid_json_arguments` (the tool schema then rejects it). */

@@ -29,15 +29,23 @@ const keyPolicy = (port: number): EgressPolicy => ({
 });
 
 beforeAll(async () => {
-  child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/fake-model-server.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/fake-model-server.mjs', import.meta.url))], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`fake model server exited with ${code}`)));
-    child.stdout!.on('data', (d: Buffer) => { const m = /PORT (\d+)/.exec(d.toString()); if (m) resolve(Number(m[1])); });
+    child.stdout!.on('data', (d: Buffer) => {
+      const m = /PORT (\d+)/.exec(d.toString());
+      if (m) resolve(Number(m[1]));
+    });
   });
   base = `http://127.0.0.1:${port}`;
   egress = createEgressClient({ policy: keyPolicy(port), guard: { mode: 'default' } });
-  keyless = createEgressClient({ policy: { name: 'no-key', authorizeHttp: () => allow('no-key') }, guard: { mode: 'default' } });
+  keyless = createEgressClient({
+    policy: { name: 'no-key', authorizeHttp: () => allow('no-key') },
+    guard: { mode: 'default' },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -51,11 +59,25 @@ const options = (scenario: string, extra: Partial<HttpProviderOptions> = {}): Ht
   baseUrl: `${base}/s/${scenario}/v1`,
   model: 'test-model',
   egress: egress as unknown as ProviderHttpClient,
-  sleep: async (ms) => { waits.push(ms); },
+  sleep: async (ms) => {
+    waits.push(ms);
+  },
   ...extra,
 });
-const makers: Array<[string, (o: HttpProviderOptions) => ModelProvider]> = [['openai', createOpenAIProvider], ['anthropic', createAnthropicProvider]];
-const ask = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [{ name: 'get_weather', description: 'weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] };
+const makers: Array<[string, (o: HttpProviderOptions) => ModelProvider]> = [
+  ['openai', createOpenAIProvider],
+  ['anthropic', createAnthropicProvider],
+];
+const ask = {
+  messages: [{ role: 'user' as const, content: 'hi' }],
+  tools: [
+    {
+      name: 'get_weather',
+      description: 'weather',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  ],
+};
 
 describe.each(makers)('%s provider over egress', { timeout: 30_000 }, (format, make) => {
   it.each([true, false])('text answer (stream=%s)', async (stream) => {
@@ -82,15 +104,28 @@ describe.each(makers)('%s provider over egress', { timeout: 30_000 }, (format, m
         { role: 'user', content: [{ type: 'tool_result', toolUseId: 'x1', content: 'rain' }] },
       ],
     });
-    const reqs = (await (await fetch(`${base}/__requests`)).json()) as Array<{ format: string; body: { messages: unknown[] } }>;
+    const reqs = (await (await fetch(`${base}/__requests`)).json()) as Array<{
+      format: string;
+      body: { messages: unknown[] };
+    }>;
     const last = reqs.filter((r) => r.format === format).at(-1)!;
-    expect(JSON.stringify(last.body.messages)).toContain(format === 'openai' ? '"tool_call_id":"x1"' : '"tool_use_id":"x1"');
+    expect(JSON.stringify(last.body.messages)).toContain(
+      format === 'openai' ? '"tool_call_id":"x1"' : '"tool_use_id":"x1"',
+    );
   });
 
   it('the API key comes only from the egress policy', async () => {
-    await expect(make(options('text', { egress: keyless as unknown as ProviderHttpClient })).createMessage(ask)).rejects.toHaveTrustCode('PROVIDER_AUTH');
-    const reqs = (await (await fetch(`${base}/__requests`)).json()) as Array<{ format: string; headers: Record<string, string> }>;
-    const withKey = reqs.filter((r) => r.format === format && (r.headers.authorization === 'Bearer sk-test' || r.headers['x-api-key'] === 'sk-test'));
+    await expect(
+      make(options('text', { egress: keyless as unknown as ProviderHttpClient })).createMessage(ask),
+    ).rejects.toHaveTrustCode('PROVIDER_AUTH');
+    const reqs = (await (await fetch(`${base}/__requests`)).json()) as Array<{
+      format: string;
+      headers: Record<string, string>;
+    }>;
+    const withKey = reqs.filter(
+      (r) =>
+        r.format === format && (r.headers.authorization === 'Bearer sk-test' || r.headers['x-api-key'] === 'sk-test'),
+    );
     expect(withKey.length).toBeGreaterThan(0);
   });
 
@@ -102,7 +137,9 @@ describe.each(makers)('%s provider over egress', { timeout: 30_000 }, (format, m
 
   it('transient failures are retried with exponential backoff', async () => {
     waits.length = 0;
-    const r = await make(options('flaky', { retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 } })).createMessage(ask);
+    const r = await make(
+      options('flaky', { retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 } }),
+    ).createMessage(ask);
     expect(r.content[0]).toMatchObject({ type: 'text' });
     expect(waits).toEqual([100, 200]);
   });
@@ -115,13 +152,17 @@ describe.each(makers)('%s provider over egress', { timeout: 30_000 }, (format, m
 
   it('gives up after maxAttempts with PROVIDER_UNAVAILABLE', async () => {
     waits.length = 0;
-    await expect(make(options('down', { retry: { maxAttempts: 2, baseDelayMs: 10 } })).createMessage(ask)).rejects.toHaveTrustCode('PROVIDER_UNAVAILABLE');
+    await expect(
+      make(options('down', { retry: { maxAttempts: 2, baseDelayMs: 10 } })).createMessage(ask),
+    ).rejects.toHaveTrustCode('PROVIDER_UNAVAILABLE');
     expect(waits).toEqual([10]);
   });
 
   it('a bad request is reported with an escaped excerpt and not retried', async () => {
     waits.length = 0;
-    const err = await make(options('badreq')).createMessage(ask).catch((e: unknown) => e);
+    const err = await make(options('badreq'))
+      .createMessage(ask)
+      .catch((e: unknown) => e);
     expect(isTrustError(err, 'PROVIDER_BAD_REQUEST')).toBe(true);
     expect((err as Error).message).not.toContain('\u001b');
     expect(waits).toEqual([]);

@@ -17,17 +17,38 @@ describe('scripted provider', () => {
   });
 
   it('accepts functions of the request', async () => {
-    const p = createScriptedProvider([(req) => ({ content: [{ type: 'text', text: String(req.messages.length) }], stopReason: 'end_turn', usage: { inputTokens: 1, outputTokens: 1 }, model: 'scripted' })]);
-    expect((await p.createMessage({ messages: [{ role: 'user', content: 'a' }] })).content).toEqual([{ type: 'text', text: '1' }]);
+    const p = createScriptedProvider([
+      (req) => ({
+        content: [{ type: 'text', text: String(req.messages.length) }],
+        stopReason: 'end_turn',
+        usage: { inputTokens: 1, outputTokens: 1 },
+        model: 'scripted',
+      }),
+    ]);
+    expect((await p.createMessage({ messages: [{ role: 'user', content: 'a' }] })).content).toEqual([
+      { type: 'text', text: '1' },
+    ]);
   });
 });
 
 describe('SSE parser', () => {
-  const stream = (chunks: string[]) => new ReadableStream<Uint8Array>({ start(c) { for (const ch of chunks) c.enqueue(new TextEncoder().encode(ch)); c.close(); } });
+  const stream = (chunks: string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        for (const ch of chunks) c.enqueue(new TextEncoder().encode(ch));
+        c.close();
+      },
+    });
   it('handles split chunks, CRLF, comments, multi-line data and named events; drops an unterminated last event', async () => {
     const events = [];
-    for await (const e of parseSse(stream(['event: a\r\ndata: 1\r\n', '\r\n: comment\n', 'data: x\ndata: y\n\n', 'data: tail']))) events.push(e);
-    expect(events).toEqual([{ event: 'a', data: '1' }, { event: 'message', data: 'x\ny' }]);
+    for await (const e of parseSse(
+      stream(['event: a\r\ndata: 1\r\n', '\r\n: comment\n', 'data: x\ndata: y\n\n', 'data: tail']),
+    ))
+      events.push(e);
+    expect(events).toEqual([
+      { event: 'a', data: '1' },
+      { event: 'message', data: 'x\ny' },
+    ]);
   });
   it('bounds one event', async () => {
     const it = parseSse(stream([`data: ${'x'.repeat(100)}\n\n`]), 10);

@@ -3,7 +3,11 @@ import type { ModelProvider, ModelRequest, ModelResponse, OutputBlock, StopReaso
 
 /** One scripted answer: a full response, just blocks, or a function of the request. */
 export type ScriptedStep =
-  | { readonly content: readonly OutputBlock[]; readonly stopReason?: StopReason; readonly usage?: ModelResponse['usage'] }
+  | {
+      readonly content: readonly OutputBlock[];
+      readonly stopReason?: StopReason;
+      readonly usage?: ModelResponse['usage'];
+    }
   | ((request: ModelRequest) => ModelResponse | Promise<ModelResponse>);
 
 /** A scripted provider with the requests it received, for assertions. */
@@ -38,18 +42,30 @@ export function createScriptedProvider(steps: readonly ScriptedStep[] = []): Scr
     kind: 'scripted',
     label: SCRIPTED_LABEL,
     model: 'scripted',
-    get requests() { return requests; },
+    get requests() {
+      return requests;
+    },
     remaining: () => queue.length,
-    push: (...more) => { queue.push(...more); },
+    push: (...more) => {
+      queue.push(...more);
+    },
     async createMessage(request) {
       requests.push(request);
       if (request.signal?.aborted) throw new TrustError('PROVIDER_ABORTED', 'model request aborted');
       const step = queue.shift();
-      if (step === undefined) throw new TrustError('PROVIDER_SCRIPT_EXHAUSTED', 'the scripted provider has no more responses', { hint: 'add a step to the script for every model turn the test expects' });
+      if (step === undefined)
+        throw new TrustError('PROVIDER_SCRIPT_EXHAUSTED', 'the scripted provider has no more responses', {
+          hint: 'add a step to the script for every model turn the test expects',
+        });
       if (typeof step === 'function') return step(request);
       for (const b of step.content) if (b.type === 'text') request.onTextDelta?.(b.text);
       const hasTool = step.content.some((b) => b.type === 'tool_use');
-      return { content: step.content, stopReason: step.stopReason ?? (hasTool ? 'tool_use' : 'end_turn'), usage: step.usage ?? { inputTokens: 0, outputTokens: 0 }, model: 'scripted' };
+      return {
+        content: step.content,
+        stopReason: step.stopReason ?? (hasTool ? 'tool_use' : 'end_turn'),
+        usage: step.usage ?? { inputTokens: 0, outputTokens: 0 },
+        model: 'scripted',
+      };
     },
   };
 }

@@ -1,11 +1,17 @@
 /** One server-sent event. */
-export interface SseEvent { readonly event: string; readonly data: string }
+export interface SseEvent {
+  readonly event: string;
+  readonly data: string;
+}
 
 /**
  * Parses a text/event-stream body into events (WHATWG rules: `event:`, multi-line `data:`,
  * comments, CRLF). Bounded: a single event over `maxEventBytes` is an error.
  */
-export async function* parseSse(body: ReadableStream<Uint8Array>, maxEventBytes = 4 * 1024 * 1024): AsyncGenerator<SseEvent> {
+export async function* parseSse(
+  body: ReadableStream<Uint8Array>,
+  maxEventBytes = 4 * 1024 * 1024,
+): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let buf = '';
@@ -23,7 +29,9 @@ export async function* parseSse(body: ReadableStream<Uint8Array>, maxEventBytes 
         buf = buf.slice(nl + (buf[nl] === '\r' && buf[nl + 1] === '\n' ? 2 : 1));
         if (line === '') {
           if (data.length > 0) yield { event: event || 'message', data: data.join('\n') };
-          event = ''; data = []; size = 0;
+          event = '';
+          data = [];
+          size = 0;
           continue;
         }
         if (line.startsWith(':')) continue;

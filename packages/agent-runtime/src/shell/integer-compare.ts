@@ -15,7 +15,12 @@ const OPERATORS: Readonly<Record<string, (a: number, b: number) => boolean>> = {
  * @example
  * compareIntegers('-lt', '2', '10', (t) => new Error(t)); // true
  */
-export function compareIntegers(op: string | undefined, a: string, b: string, fail: (operand: string) => Error): boolean | undefined {
+export function compareIntegers(
+  op: string | undefined,
+  a: string,
+  b: string,
+  fail: (operand: string) => Error,
+): boolean | undefined {
   const compare = op === undefined ? undefined : OPERATORS[op];
   if (!compare) return undefined;
   const n = (x: string) => {

@@ -16,7 +16,13 @@ function runBash(script: string): { stdout: string; exitCode: number } {
   const dir = mkdtempSync(join(tmpdir(), 'adf-shell-diff-'));
   try {
     for (const [name, content] of Object.entries(FIXTURES)) writeFileSync(join(dir, name), content);
-    const r = spawnSync(BASH, ['--norc', '--noprofile', '-c', script], { cwd: dir, input: '', encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', TZ: 'UTC' } });
+    const r = spawnSync(BASH, ['--norc', '--noprofile', '-c', script], {
+      cwd: dir,
+      input: '',
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', TZ: 'UTC' },
+    });
     if (r.error) throw r.error;
     return { stdout: r.stdout, exitCode: r.status ?? 128 };
   } finally {

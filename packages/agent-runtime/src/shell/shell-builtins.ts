@@ -23,29 +23,57 @@ export const BUILTIN_SUMMARIES: Readonly<Record<string, string>> = {
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Runs a builtin; `undefined` when argv is not one. */
-export async function execBuiltin(ip: Interp, argv: readonly string[], io: Io, scope: ExpandScope, st: RunState): Promise<number | undefined> {
+export async function execBuiltin(
+  ip: Interp,
+  argv: readonly string[],
+  io: Io,
+  scope: ExpandScope,
+  st: RunState,
+): Promise<number | undefined> {
   const [name = '', ...args] = argv;
-  if (!(name in BUILTIN_SUMMARIES)) return name === 'printf' && args[0] === '-v' ? printfVar(ip, args, io, scope, st) : undefined;
-  if (args[0] === '--help') { io.out.write(`${name}: ${BUILTIN_SUMMARIES[name]}\n`); return 0; }
+  if (!(name in BUILTIN_SUMMARIES))
+    return name === 'printf' && args[0] === '-v' ? printfVar(ip, args, io, scope, st) : undefined;
+  if (args[0] === '--help') {
+    io.out.write(`${name}: ${BUILTIN_SUMMARIES[name]}\n`);
+    return 0;
+  }
   st.commands += 1;
   st.trace.push({ command: name, tools: [], outcome: 'ran' });
   switch (name) {
-    case 'export': case 'local': case 'declare': case 'readonly': {
+    case 'export':
+    case 'local':
+    case 'declare':
+    case 'readonly': {
       const array = args.includes('-a');
       for (const a of args) {
         if (a.startsWith('-')) continue;
         const i = a.indexOf('=');
         const key = i > 0 ? a.slice(0, i) : a;
-        if (!NAME.test(key)) { io.err.write(`adf_shell: ${name}: \`${a}': not a valid identifier\n`); return 1; }
-        if (array && !scope.arrays.has(key)) { scope.vars.delete(key); scope.arrays.set(key, []); }
-        if (i > 0) { if (scope.arrays.has(key)) scope.arrays.get(key)![0] = a.slice(i + 1); else scope.vars.set(key, a.slice(i + 1)); }
-        else if (!scope.vars.has(key) && !scope.arrays.has(key) && name !== 'export') scope.vars.set(key, '');
+        if (!NAME.test(key)) {
+          io.err.write(`adf_shell: ${name}: \`${a}': not a valid identifier\n`);
+          return 1;
+        }
+        if (array && !scope.arrays.has(key)) {
+          scope.vars.delete(key);
+          scope.arrays.set(key, []);
+        }
+        if (i > 0) {
+          if (scope.arrays.has(key)) scope.arrays.get(key)![0] = a.slice(i + 1);
+          else scope.vars.set(key, a.slice(i + 1));
+        } else if (!scope.vars.has(key) && !scope.arrays.has(key) && name !== 'export') scope.vars.set(key, '');
       }
       return 0;
     }
     case 'unset': {
       const fn = args.includes('-f');
-      for (const a of args) { if (a.startsWith('-')) continue; if (fn) st.functions.delete(a); else { scope.vars.delete(a); scope.arrays.delete(a); } }
+      for (const a of args) {
+        if (a.startsWith('-')) continue;
+        if (fn) st.functions.delete(a);
+        else {
+          scope.vars.delete(a);
+          scope.arrays.delete(a);
+        }
+      }
       return 0;
     }
     case 'shift': {
@@ -54,12 +82,19 @@ export async function execBuiltin(ip: Interp, argv: readonly string[], io: Io, s
       scope.positional = scope.positional.slice(n);
       return 0;
     }
-    case 'exit': throw new ExitSignal(statusArg(args[0], scope));
-    case 'return': throw new ReturnSignal(statusArg(args[0], scope));
-    case 'break': case 'continue': throw new LoopSignal(name, Math.max(1, Number(args[0] ?? 1) || 1));
-    case 'set': return setOptions(args, io, scope);
-    case 'read': return read(args, io, scope);
-    default: return undefined;
+    case 'exit':
+      throw new ExitSignal(statusArg(args[0], scope));
+    case 'return':
+      throw new ReturnSignal(statusArg(args[0], scope));
+    case 'break':
+    case 'continue':
+      throw new LoopSignal(name, Math.max(1, Number(args[0] ?? 1) || 1));
+    case 'set':
+      return setOptions(args, io, scope);
+    case 'read':
+      return read(args, io, scope);
+    default:
+      return undefined;
   }
 }
 
@@ -69,7 +104,11 @@ function statusArg(a: string | undefined, scope: ExpandScope): number {
   return ((Number(a) % 256) + 256) % 256;
 }
 
-const LONG_OPTIONS: Readonly<Record<string, 'errexit' | 'nounset' | 'pipefail'>> = { errexit: 'errexit', nounset: 'nounset', pipefail: 'pipefail' };
+const LONG_OPTIONS: Readonly<Record<string, 'errexit' | 'nounset' | 'pipefail'>> = {
+  errexit: 'errexit',
+  nounset: 'nounset',
+  pipefail: 'pipefail',
+};
 const SHORT_OPTIONS: Readonly<Record<string, 'errexit' | 'nounset'>> = { e: 'errexit', u: 'nounset' };
 
 function setOptions(args: readonly string[], io: Io, scope: ExpandScope): number {
@@ -79,19 +118,33 @@ function setOptions(args: readonly string[], io: Io, scope: ExpandScope): number
   }
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '--' || a === '-') { scope.positional = args.slice(i + 1); return 0; }
-    if (!/^[-+]/.test(a)) { scope.positional = args.slice(i); return 0; }
+    if (a === '--' || a === '-') {
+      scope.positional = args.slice(i + 1);
+      return 0;
+    }
+    if (!/^[-+]/.test(a)) {
+      scope.positional = args.slice(i);
+      return 0;
+    }
     const on = a[0] === '-';
     for (const letter of a.slice(1)) {
       if (letter === 'o') {
         const long = args[++i] ?? '';
         const opt = LONG_OPTIONS[long];
-        if (!opt) throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: set: unsupported option -o ${long || '(none)'}; supported: errexit, nounset, pipefail`);
+        if (!opt)
+          throw new TrustError(
+            'SHELL_UNSUPPORTED',
+            `adf_shell: set: unsupported option -o ${long || '(none)'}; supported: errexit, nounset, pipefail`,
+          );
         scope.opts[opt] = on;
         continue;
       }
       const opt = SHORT_OPTIONS[letter];
-      if (!opt) throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: set: unsupported option ${a[0]}${letter}; supported: -e, -u, -o pipefail`);
+      if (!opt)
+        throw new TrustError(
+          'SHELL_UNSUPPORTED',
+          `adf_shell: set: unsupported option ${a[0]}${letter}; supported: -e, -u, -o pipefail`,
+        );
       scope.opts[opt] = on;
     }
   }
@@ -108,33 +161,61 @@ function read(args: readonly string[], io: Io, scope: ExpandScope): number {
     if (a === '-r') raw = true;
     else if (a === '-p' || a === '-t') i++;
     else if (a === '-a') arrayName = args[++i];
-    else if (a.startsWith('-')) throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: read: unsupported option ${a}; supported: -r, -a, -p`);
+    else if (a.startsWith('-'))
+      throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: read: unsupported option ${a}; supported: -r, -a, -p`);
     else names.push(a);
   }
   const rest = io.stdin.slice(io.cursor.pos);
-  if (rest === '') { for (const n of names) scope.vars.set(n, ''); return 1; }
+  if (rest === '') {
+    for (const n of names) scope.vars.set(n, '');
+    return 1;
+  }
   let line = '';
   let i = 0;
   for (; i < rest.length; i++) {
     const c = rest[i]!;
     if (c === '\n') break;
-    if (c === '\\' && !raw) { i++; if (rest[i] !== '\n' && i < rest.length) line += rest[i]; continue; }
+    if (c === '\\' && !raw) {
+      i++;
+      if (rest[i] !== '\n' && i < rest.length) line += rest[i];
+      continue;
+    }
     line += c;
   }
   const complete = i < rest.length;
   io.cursor.pos += complete ? i + 1 : i;
   const ifs = scope.vars.get('IFS') ?? ' \t\n';
-  if (arrayName) { scope.vars.delete(arrayName); scope.arrays.set(arrayName, splitIfs(line, ifs, Infinity)); return complete ? 0 : 1; }
-  if (names.length === 0) { scope.vars.set('REPLY', line); return complete ? 0 : 1; }
+  if (arrayName) {
+    scope.vars.delete(arrayName);
+    scope.arrays.set(arrayName, splitIfs(line, ifs, Infinity));
+    return complete ? 0 : 1;
+  }
+  if (names.length === 0) {
+    scope.vars.set('REPLY', line);
+    return complete ? 0 : 1;
+  }
   const fields = splitIfs(line, ifs, names.length);
-  names.forEach((n, k) => { scope.vars.delete(n); scope.arrays.delete(n); scope.vars.set(n, fields[k] ?? ''); });
+  names.forEach((n, k) => {
+    scope.vars.delete(n);
+    scope.arrays.delete(n);
+    scope.vars.set(n, fields[k] ?? '');
+  });
   return complete ? 0 : 1;
 }
 
 /** `printf -v NAME FORMAT ARGS`: printf's output into a variable; printf itself passes the choke point. */
-async function printfVar(ip: Interp, args: readonly string[], io: Io, scope: ExpandScope, st: RunState): Promise<number> {
+async function printfVar(
+  ip: Interp,
+  args: readonly string[],
+  io: Io,
+  scope: ExpandScope,
+  st: RunState,
+): Promise<number> {
   const name = args[1] ?? '';
-  if (!NAME.test(name)) { io.err.write(`adf_shell: printf: \`${name}': not a valid identifier\n`); return 2; }
+  if (!NAME.test(name)) {
+    io.err.write(`adf_shell: printf: \`${name}': not a valid identifier\n`);
+    return 2;
+  }
   const buf = ip.bufferSink();
   const status = await ip.dispatch(['printf', ...args.slice(2)], [], { ...io, out: buf }, scope, st);
   scope.arrays.delete(name);

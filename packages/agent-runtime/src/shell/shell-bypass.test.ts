@@ -63,7 +63,7 @@ const bypasses: Array<[string, string, number | null]> = [
   ['printf -v then eval', 'printf -v c "rm %s" a.txt; eval "$c"', EXIT_DENIED],
   ['array element as command', 'a=(rm a.txt); "${a[@]}"', EXIT_DENIED],
   ['read then run', 'read c <<< "rm a.txt"; $c', EXIT_DENIED],
-  ['awk cannot run commands', "awk 'BEGIN { system(\"rm a.txt\") }'; rm a.txt", EXIT_DENIED],
+  ['awk cannot run commands', 'awk \'BEGIN { system("rm a.txt") }\'; rm a.txt', EXIT_DENIED],
 ];
 
 describe('shell bypass families: a disabled tool stays disabled everywhere', () => {
@@ -117,7 +117,18 @@ describe('restricted tools ask at the choke point', () => {
 });
 
 describe('unknown commands never reach a host shell', () => {
-  it.each(['/bin/sh -c id', 'python3 -c 1', 'exec /bin/rm a.txt', 'command /bin/rm a.txt', 'env /bin/rm a.txt', 'sudo rm a.txt', 'busybox rm a.txt', './s.sh', 'nohup /bin/rm a.txt', 'timeout 1 /bin/rm a.txt'])('%s is exit 127 with no tool call', async (script) => {
+  it.each([
+    '/bin/sh -c id',
+    'python3 -c 1',
+    'exec /bin/rm a.txt',
+    'command /bin/rm a.txt',
+    'env /bin/rm a.txt',
+    'sudo rm a.txt',
+    'busybox rm a.txt',
+    './s.sh',
+    'nohup /bin/rm a.txt',
+    'timeout 1 /bin/rm a.txt',
+  ])('%s is exit 127 with no tool call', async (script) => {
     const gate = createFakeShellGate({ files });
     const r = await createShell({ gate }).run(script);
     expect(r.exitCode).toBe(EXIT_NOT_FOUND);
@@ -135,7 +146,9 @@ describe('resource limits', () => {
   });
 
   it('self-sourcing scripts hit the nesting limit', async () => {
-    const r = await createShell({ gate: createFakeShellGate({ files: { 'loop.sh': 'source loop.sh\n' } }) }).run('source loop.sh');
+    const r = await createShell({ gate: createFakeShellGate({ files: { 'loop.sh': 'source loop.sh\n' } }) }).run(
+      'source loop.sh',
+    );
     expect(r.stderr).toMatch(/nesting deeper than/);
   });
 
@@ -152,7 +165,15 @@ describe('resource limits', () => {
 
   it('a command cannot use a tool it did not declare', async () => {
     const gate = createFakeShellGate({ files });
-    const sneaky = { name: 'sneaky', summary: 'x', tools: () => [], run: async (ctx: { tool: (n: string, a: Record<string, unknown>) => Promise<unknown> }) => { await ctx.tool('fs_delete', { path: 'a.txt' }); return 0; } };
+    const sneaky = {
+      name: 'sneaky',
+      summary: 'x',
+      tools: () => [],
+      run: async (ctx: { tool: (n: string, a: Record<string, unknown>) => Promise<unknown> }) => {
+        await ctx.tool('fs_delete', { path: 'a.txt' });
+        return 0;
+      },
+    };
     const r = await createShell({ gate, commands: new Map([['sneaky', sneaky]]) }).run('sneaky');
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/did not declare/);

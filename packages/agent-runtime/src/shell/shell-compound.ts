@@ -12,9 +12,14 @@ import { BUILTIN_SUMMARIES } from './shell-builtins.js';
 
 /** Runs one loop iteration; `break N`/`continue N` unwind N loops. */
 async function loopBody(f: () => Promise<number>): Promise<number | 'break' | 'continue'> {
-  try { return await f(); } catch (e) {
+  try {
+    return await f();
+  } catch (e) {
     if (!(e instanceof LoopSignal)) throw e;
-    if (e.levels > 1) { e.levels -= 1; throw e; }
+    if (e.levels > 1) {
+      e.levels -= 1;
+      throw e;
+    }
     return e.kind;
   }
 }
@@ -22,7 +27,11 @@ async function loopBody(f: () => Promise<number>): Promise<number | 'break' | 'c
 /** Runs `f` as a condition: `set -e` does not act inside it. */
 async function asCondition<T>(st: RunState, f: () => Promise<T>): Promise<T> {
   st.condDepth += 1;
-  try { return await f(); } finally { st.condDepth -= 1; }
+  try {
+    return await f();
+  } finally {
+    st.condDepth -= 1;
+  }
 }
 
 /** A gate refusal inside a substitution used by a compound command's words. */
@@ -32,7 +41,10 @@ function refusedSubst(io: Io, scope: ExpandScope): number | undefined {
   return scope.substRefused;
 }
 
-interface Stage { readonly stmt: Stmt; pipeErr: boolean }
+interface Stage {
+  readonly stmt: Stmt;
+  pipeErr: boolean;
+}
 
 function pipelineStages(ip: Interp, stmt: Stmt, out: Stage[]): void {
   const c = stmt.Cmd;
@@ -51,7 +63,13 @@ function pipelineStages(ip: Interp, stmt: Stmt, out: Stage[]): void {
  * bash does without lastpipe). The status is the last stage's, or with pipefail the last failing
  * one's; a stage the gate refused gives the pipeline 126/130 (fail closed, not bash).
  */
-async function pipeline(ip: Interp, cmd: Command & { type: 'BinaryCmd' }, io: Io, scope: ExpandScope, st: RunState): Promise<number> {
+async function pipeline(
+  ip: Interp,
+  cmd: Command & { type: 'BinaryCmd' },
+  io: Io,
+  scope: ExpandScope,
+  st: RunState,
+): Promise<number> {
   const stages: Stage[] = [];
   pipelineStages(ip, { type: 'Stmt', Cmd: cmd, Redirs: [], Negated: false, Background: false }, stages);
   let input = io.stdin;
@@ -62,7 +80,12 @@ async function pipeline(ip: Interp, cmd: Command & { type: 'BinaryCmd' }, io: Io
     const last = i === stages.length - 1;
     const buf = last ? undefined : ip.bufferSink();
     const out = buf ?? io.out;
-    const stageIo: Io = { stdin: input, cursor: i === 0 ? io.cursor : { pos: 0 }, out, err: stages[i]!.pipeErr ? out : io.err };
+    const stageIo: Io = {
+      stdin: input,
+      cursor: i === 0 ? io.cursor : { pos: 0 },
+      out,
+      err: stages[i]!.pipeErr ? out : io.err,
+    };
     const before = st.refusals;
     const s = stages[i]!.stmt;
     status = await asSubshell(io.err, () => ip.execStmt(s, stageIo, childScope(scope), st));
@@ -75,7 +98,13 @@ async function pipeline(ip: Interp, cmd: Command & { type: 'BinaryCmd' }, io: Io
 }
 
 /** Runs a compound command (everything but a simple command). */
-export async function execCompound(ip: Interp, cmd: Command, io: Io, scope: ExpandScope, st: RunState): Promise<number> {
+export async function execCompound(
+  ip: Interp,
+  cmd: Command,
+  io: Io,
+  scope: ExpandScope,
+  st: RunState,
+): Promise<number> {
   switch (cmd.type) {
     case 'BinaryCmd': {
       const op = ip.syntax.ops.binary.get(cmd.Op);
@@ -86,18 +115,22 @@ export async function execCompound(ip: Interp, cmd: Command, io: Io, scope: Expa
       }
       return pipeline(ip, cmd, io, scope, st);
     }
-    case 'Block': return ip.execStmts(cmd.Stmts, io, scope, st);
+    case 'Block':
+      return ip.execStmts(cmd.Stmts, io, scope, st);
     case 'Subshell': {
       const child = childScope(scope);
       return ip.nested(st, () => asSubshell(io.err, () => ip.execStmts(cmd.Stmts, io, child, st)));
     }
-    case 'FuncDecl': st.functions.set(cmd.Name.Value, cmd.Body); return 0;
+    case 'FuncDecl':
+      st.functions.set(cmd.Name.Value, cmd.Body);
+      return 0;
     case 'IfClause': {
       let clause: typeof cmd | null = cmd;
       while (clause) {
         if (clause.Cond.length === 0) return ip.execStmts(clause.Then, io, scope, st);
         const c = clause;
-        if ((await asCondition(st, () => ip.execStmts(c.Cond, io, scope, st))) === 0) return ip.execStmts(clause.Then, io, scope, st);
+        if ((await asCondition(st, () => ip.execStmts(c.Cond, io, scope, st))) === 0)
+          return ip.execStmts(clause.Then, io, scope, st);
         clause = clause.Else;
       }
       return 0;
@@ -115,7 +148,11 @@ export async function execCompound(ip: Interp, cmd: Command, io: Io, scope: Expa
       return status;
     }
     case 'ForClause': {
-      if (cmd.Loop.type !== 'WordIter' || cmd.Select) throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: ${cmd.Select ? 'select loops' : constructName(cmd.Loop.type === 'Unsupported' ? cmd.Loop.name : 'CStyleLoop')}`);
+      if (cmd.Loop.type !== 'WordIter' || cmd.Select)
+        throw new TrustError(
+          'SHELL_UNSUPPORTED',
+          `adf_shell: unsupported syntax: ${cmd.Select ? 'select loops' : constructName(cmd.Loop.type === 'Unsupported' ? cmd.Loop.name : 'CStyleLoop')}`,
+        );
       const loop = cmd.Loop;
       const subst = ip.subst(io, scope, st);
       scope.substRefused = undefined;
@@ -125,7 +162,8 @@ export async function execCompound(ip: Interp, cmd: Command, io: Io, scope: Expa
       for (const w of loop.Items) items.push(...(await expandFields(w, scope, ip.syntax, subst, glob)));
       const refused = refusedSubst(io, scope);
       if (refused !== undefined) return refused;
-      if (items.length > ip.maxLoop) throw new TrustError('SHELL_LIMIT', `adf_shell: loop ran more than ${ip.maxLoop} times`);
+      if (items.length > ip.maxLoop)
+        throw new TrustError('SHELL_LIMIT', `adf_shell: loop ran more than ${ip.maxLoop} times`);
       let status = 0;
       for (const item of items) {
         scope.arrays.delete(loop.Name.Value);
@@ -143,11 +181,14 @@ export async function execCompound(ip: Interp, cmd: Command, io: Io, scope: Expa
       const refused = refusedSubst(io, scope);
       if (refused !== undefined) return refused;
       for (const item of cmd.Items) {
-        for (const p of item.Patterns) if (matchCasePattern(value, await expandPattern(p, scope, ip.syntax, subst))) return ip.execStmts(item.Stmts, io, scope, st);
+        for (const p of item.Patterns)
+          if (matchCasePattern(value, await expandPattern(p, scope, ip.syntax, subst)))
+            return ip.execStmts(item.Stmts, io, scope, st);
       }
       return 0;
     }
-    case 'TestClause': return evalTestClause(ip, cmd, io, scope, st);
+    case 'TestClause':
+      return evalTestClause(ip, cmd, io, scope, st);
     case 'DeclClause': {
       const subst = ip.subst(io, scope, st);
       const variant = cmd.Variant?.Value ?? 'declare';
@@ -155,14 +196,30 @@ export async function execCompound(ip: Interp, cmd: Command, io: Io, scope: Expa
       for (const a of cmd.Args) {
         if (!a.Name) {
           const flag = a.Value?.Parts.map((p) => (p.type === 'Lit' ? p.Value : '')).join('') ?? '';
-          if (flag === '--help') { io.out.write(`${variant}: ${BUILTIN_SUMMARIES[variant] ?? 'set variables'}\n`); return 0; }
-          if (/^-[a-zA-Z]*A/.test(flag)) throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: associative arrays (${variant} -A)`);
+          if (flag === '--help') {
+            io.out.write(`${variant}: ${BUILTIN_SUMMARIES[variant] ?? 'set variables'}\n`);
+            return 0;
+          }
+          if (/^-[a-zA-Z]*A/.test(flag))
+            throw new TrustError(
+              'SHELL_UNSUPPORTED',
+              `adf_shell: unsupported syntax: associative arrays (${variant} -A)`,
+            );
           continue;
         }
         const name = a.Name.Value;
         if (frame && !frame.has(name)) frame.set(name, { value: scope.vars.get(name), array: scope.arrays.get(name) });
-        if (a.Array || a.Index) { (await prepareAssign(ip, a, scope, subst))(); continue; }
-        if (a.Naked) { if (frame) { scope.vars.delete(name); scope.arrays.delete(name); } continue; }
+        if (a.Array || a.Index) {
+          (await prepareAssign(ip, a, scope, subst))();
+          continue;
+        }
+        if (a.Naked) {
+          if (frame) {
+            scope.vars.delete(name);
+            scope.arrays.delete(name);
+          }
+          continue;
+        }
         const value = a.Value ? await expandString(a.Value, scope, ip.syntax, subst) : '';
         scope.arrays.delete(name);
         scope.vars.set(name, value);
@@ -170,9 +227,11 @@ export async function execCompound(ip: Interp, cmd: Command, io: Io, scope: Expa
       st.trace.push({ command: variant, tools: [], outcome: 'ran' });
       return 0;
     }
-    case 'CallExpr': throw new TrustError('SHELL_INTERNAL', 'adf_shell: simple command reached the compound runner');
+    case 'CallExpr':
+      throw new TrustError('SHELL_INTERNAL', 'adf_shell: simple command reached the compound runner');
     default:
-      throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: ${constructName(cmd.name)}`, { hint: 'supported: commands, pipelines, && ||, ;, if, while/until, for-in, case, functions, { }, ( ), $(…), here-docs, arrays' });
+      throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: ${constructName(cmd.name)}`, {
+        hint: 'supported: commands, pipelines, && ||, ;, if, while/until, for-in, case, functions, { }, ( ), $(…), here-docs, arrays',
+      });
   }
 }
-

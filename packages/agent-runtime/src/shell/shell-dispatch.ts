@@ -2,7 +2,15 @@ import { TrustError, isDenied } from '@trust/core';
 import type { Stmt } from './shell-ast.js';
 import { EXIT_DENIED, EXIT_NOT_FOUND, EXIT_REJECTED } from './shell-types.js';
 import type { CommandContext, ShellCommand, ShellGate } from './shell-types.js';
-import { ExitSignal, ExpansionError, LoopSignal, ReturnSignal, TimeoutSignal, asSubshell, childScope } from './shell-state.js';
+import {
+  ExitSignal,
+  ExpansionError,
+  LoopSignal,
+  ReturnSignal,
+  TimeoutSignal,
+  asSubshell,
+  childScope,
+} from './shell-state.js';
 import type { ExpandScope, Io, RunState } from './shell-state.js';
 import type { Interp } from './shell-interp.js';
 import { normalizeToolArgs } from './shell-path.js';
@@ -34,11 +42,20 @@ export function createDispatcher(config: DispatchConfig, interp: () => Interp): 
    * the command's tools (plus those of its redirects), preflights each, and only then runs it,
    * with a context that can call the preflighted tools and nothing more.
    */
-  async function dispatch(argv: readonly string[], extraTools: readonly string[], io: Io, scope: ExpandScope, st: RunState, prepare?: () => Promise<string>, skipFunctions = false): Promise<number> {
+  async function dispatch(
+    argv: readonly string[],
+    extraTools: readonly string[],
+    io: Io,
+    scope: ExpandScope,
+    st: RunState,
+    prepare?: () => Promise<string>,
+    skipFunctions = false,
+  ): Promise<number> {
     if (st.signal?.aborted) throw new TrustError('SHELL_ABORTED', 'adf_shell: aborted');
     if (st.deadline !== undefined && Date.now() > st.deadline) throw new TimeoutSignal();
     st.commands += 1;
-    if (st.commands > config.maxCommands) throw new TrustError('SHELL_LIMIT', `adf_shell: more than ${config.maxCommands} commands in one run`);
+    if (st.commands > config.maxCommands)
+      throw new TrustError('SHELL_LIMIT', `adf_shell: more than ${config.maxCommands} commands in one run`);
     const name = argv[0] ?? '';
     const fn = skipFunctions ? undefined : st.functions.get(name);
     const command = fn ? undefined : config.commands.get(name);
@@ -47,12 +64,17 @@ export function createDispatcher(config: DispatchConfig, interp: () => Interp): 
       io.err.write(`adf_shell: ${name}: command not found (this is a virtual shell; run \`help\` for its commands)\n`);
       return EXIT_NOT_FOUND;
     }
-    if (command && argv[1] === '--help' && argv.length === 2) { io.out.write(`${name}: ${command.summary}\n`); return 0; }
+    if (command && argv[1] === '--help' && argv.length === 2) {
+      io.out.write(`${name}: ${command.summary}\n`);
+      return 0;
+    }
     const tools = [...new Set([...(command ? command.tools(argv.slice(1)) : []), ...extraTools])];
     const allowed = await preflight(name, tools, io, st);
     if (allowed !== 0) return allowed;
     if (prepare) {
-      try { io = { ...io, stdin: await prepare(), cursor: { pos: 0 } }; } catch (e) {
+      try {
+        io = { ...io, stdin: await prepare(), cursor: { pos: 0 } };
+      } catch (e) {
         io.err.write(`adf_shell: ${name}: ${(e as Error)?.message ?? String(e)}\n`);
         return e instanceof TrustError && config.rejection.has(e.code) ? refuse(st, EXIT_REJECTED) : 1;
       }
@@ -66,7 +88,8 @@ export function createDispatcher(config: DispatchConfig, interp: () => Interp): 
       out: io.out,
       err: io.err,
       tool: async (tool, args) => {
-        if (!tools.includes(tool)) throw new TrustError('SHELL_UNDECLARED_TOOL', `adf_shell: ${name} used ${tool}, which it did not declare`);
+        if (!tools.includes(tool))
+          throw new TrustError('SHELL_UNDECLARED_TOOL', `adf_shell: ${name} used ${tool}, which it did not declare`);
         try {
           return await config.gate.call(tool, normalizeToolArgs(args));
         } catch (e) {
@@ -80,34 +103,62 @@ export function createDispatcher(config: DispatchConfig, interp: () => Interp): 
         if (!o.child) return nested(st, () => interp().runSource(source, io, scope, st));
         const child = childScope(scope);
         child.positional = [...(o.args ?? [])];
-        return nested(st, () => asSubshell(io.err, async () => {
-          try { return await interp().runSource(source, io, child, st); } catch (e) {
-            if (e instanceof ExpansionError) { io.err.write(`adf_shell: ${e.message}\n`); return 127; }
-            throw e;
-          }
-        }));
+        return nested(st, () =>
+          asSubshell(io.err, async () => {
+            try {
+              return await interp().runSource(source, io, child, st);
+            } catch (e) {
+              if (e instanceof ExpansionError) {
+                io.err.write(`adf_shell: ${e.message}\n`);
+                return 127;
+              }
+              throw e;
+            }
+          }),
+        );
       },
       command: async (inner, o = {}) => {
         const env = Object.entries(o.env ?? {});
-        const cmdScope = env.length > 0 || o.clearEnv ? { ...scope, vars: new Map([...(o.clearEnv ? [] : scope.vars), ...env]) } : scope;
+        const cmdScope =
+          env.length > 0 || o.clearEnv
+            ? { ...scope, vars: new Map([...(o.clearEnv ? [] : scope.vars), ...env]) }
+            : scope;
         const skip = o.skipFunctions === true;
         if (o.timeoutMs === undefined) return dispatch(inner, [], io, cmdScope, st, undefined, skip);
         const saved = st.deadline;
         const deadline = Date.now() + o.timeoutMs;
         st.deadline = saved === undefined ? deadline : Math.min(saved, deadline);
-        try { return await dispatch(inner, [], io, cmdScope, st, undefined, skip); } catch (e) {
+        try {
+          return await dispatch(inner, [], io, cmdScope, st, undefined, skip);
+        } catch (e) {
           if (e instanceof TimeoutSignal && (saved === undefined || Date.now() <= saved)) return 124;
           throw e;
-        } finally { st.deadline = saved; }
+        } finally {
+          st.deadline = saved;
+        }
       },
     };
     try {
       const status = await command!.run(ctx, argv.slice(1));
-      if (rejected) { st.trace.push({ command: name, tools, outcome: 'rejected' }); return refuse(st, EXIT_REJECTED); }
+      if (rejected) {
+        st.trace.push({ command: name, tools, outcome: 'rejected' });
+        return refuse(st, EXIT_REJECTED);
+      }
       return status;
     } catch (e) {
-      if (rejected) { st.trace.push({ command: name, tools, outcome: 'rejected' }); io.err.write(`${name}: ${rejected.message}\n`); return refuse(st, EXIT_REJECTED); }
-      if (e instanceof ExitSignal || e instanceof ReturnSignal || e instanceof LoopSignal || e instanceof TimeoutSignal || e instanceof ExpansionError) throw e;
+      if (rejected) {
+        st.trace.push({ command: name, tools, outcome: 'rejected' });
+        io.err.write(`${name}: ${rejected.message}\n`);
+        return refuse(st, EXIT_REJECTED);
+      }
+      if (
+        e instanceof ExitSignal ||
+        e instanceof ReturnSignal ||
+        e instanceof LoopSignal ||
+        e instanceof TimeoutSignal ||
+        e instanceof ExpansionError
+      )
+        throw e;
       if (e instanceof TrustError && (e.code === 'SHELL_LIMIT' || e.code === 'SHELL_ABORTED')) throw e;
       io.err.write(`${name}: ${(e as Error)?.message ?? String(e)}\n`);
       return e instanceof TrustError && config.rejection.has(e.code) ? EXIT_REJECTED : 1;
@@ -136,12 +187,23 @@ export function createDispatcher(config: DispatchConfig, interp: () => Interp): 
   }
 
   async function nested<T>(st: RunState, f: () => Promise<T>): Promise<T> {
-    if (st.depth >= config.maxDepth) throw new TrustError('SHELL_LIMIT', `adf_shell: nesting deeper than ${config.maxDepth}`);
+    if (st.depth >= config.maxDepth)
+      throw new TrustError('SHELL_LIMIT', `adf_shell: nesting deeper than ${config.maxDepth}`);
     st.depth += 1;
-    try { return await f(); } finally { st.depth -= 1; }
+    try {
+      return await f();
+    } finally {
+      st.depth -= 1;
+    }
   }
 
-  async function callFunction(body: Stmt, args: readonly string[], io: Io, scope: ExpandScope, st: RunState): Promise<number> {
+  async function callFunction(
+    body: Stmt,
+    args: readonly string[],
+    io: Io,
+    scope: ExpandScope,
+    st: RunState,
+  ): Promise<number> {
     const saved = scope.positional;
     scope.positional = [...args];
     const frame: RunState['locals'][number] = new Map();
@@ -155,8 +217,10 @@ export function createDispatcher(config: DispatchConfig, interp: () => Interp): 
       scope.positional = saved;
       st.locals.pop();
       for (const [k, v] of frame) {
-        scope.vars.delete(k); scope.arrays.delete(k);
-        if (v.array) scope.arrays.set(k, v.array); else if (v.value !== undefined) scope.vars.set(k, v.value);
+        scope.vars.delete(k);
+        scope.arrays.delete(k);
+        if (v.array) scope.arrays.set(k, v.array);
+        else if (v.value !== undefined) scope.vars.set(k, v.value);
       }
     }
   }

@@ -11,7 +11,13 @@ import { errorText, fail, flushWrites, readFiles, resolveRedirects } from './she
 import type { PendingWrite } from './shell-redirects.js';
 
 /** Runs statements in order; `$?` follows each. */
-export async function execStmts(ip: Interp, stmts: readonly Stmt[], io: Io, scope: ExpandScope, st: RunState): Promise<number> {
+export async function execStmts(
+  ip: Interp,
+  stmts: readonly Stmt[],
+  io: Io,
+  scope: ExpandScope,
+  st: RunState,
+): Promise<number> {
   let status = 0;
   for (const s of stmts) {
     status = await ip.execStmt(s, io, scope, st);
@@ -27,18 +33,30 @@ export async function execStmts(ip: Interp, stmts: readonly Stmt[], io: Io, scop
  * the command inside them that failed.
  */
 export async function execStmt(ip: Interp, stmt: Stmt, io: Io, scope: ExpandScope, st: RunState): Promise<number> {
-  if (stmt.Background) throw new TrustError('SHELL_UNSUPPORTED', 'adf_shell: unsupported syntax: background jobs (&); commands run one after another, drop the &');
+  if (stmt.Background)
+    throw new TrustError(
+      'SHELL_UNSUPPORTED',
+      'adf_shell: unsupported syntax: background jobs (&); commands run one after another, drop the &',
+    );
   if (stmt.Negated) st.condDepth += 1;
   let status: number;
-  try { status = await runStmt(ip, stmt, io, scope, st); } finally { if (stmt.Negated) st.condDepth -= 1; }
+  try {
+    status = await runStmt(ip, stmt, io, scope, st);
+  } finally {
+    if (stmt.Negated) st.condDepth -= 1;
+  }
   if (stmt.Negated) return status === 0 ? 1 : 0;
-  if (status !== 0 && scope.opts.errexit && st.condDepth === 0 && errexitApplies(ip, stmt.Cmd)) throw new ExitSignal(status);
+  if (status !== 0 && scope.opts.errexit && st.condDepth === 0 && errexitApplies(ip, stmt.Cmd))
+    throw new ExitSignal(status);
   return status;
 }
 
 function errexitApplies(ip: Interp, cmd: Command | null): boolean {
   if (!cmd) return true;
-  if (cmd.type === 'BinaryCmd') { const op = ip.syntax.ops.binary.get(cmd.Op); return op === '|' || op === '|&'; }
+  if (cmd.type === 'BinaryCmd') {
+    const op = ip.syntax.ops.binary.get(cmd.Op);
+    return op === '|' || op === '|&';
+  }
   return cmd.type === 'CallExpr' || cmd.type === 'Subshell' || cmd.type === 'TestClause';
 }
 
@@ -56,14 +74,29 @@ async function runStmt(ip: Interp, stmt: Stmt, io: Io, scope: ExpandScope, st: R
     if (blocked !== 0) return blocked;
   }
   if (reads.length > 0) {
-    try { stdin = await readFiles(ip, reads); } catch (e) { return fail(io, errorText(e), ip.isRejection(e) ? EXIT_REJECTED : 1); }
+    try {
+      stdin = await readFiles(ip, reads);
+    } catch (e) {
+      return fail(io, errorText(e), ip.isRejection(e) ? EXIT_REJECTED : 1);
+    }
   }
-  const status = cmd ? await ip.execCompound(cmd, stdin === io.stdin ? rio : { stdin, cursor: { pos: 0 }, out, err }, scope, st) : 0;
+  const status = cmd
+    ? await ip.execCompound(cmd, stdin === io.stdin ? rio : { stdin, cursor: { pos: 0 }, out, err }, scope, st)
+    : 0;
   const w = await flushWrites(ip, writes, io);
   return w !== 0 ? w : status;
 }
 
-async function execCall(ip: Interp, cmd: CallExpr, redirTools: readonly string[], io: Io, scope: ExpandScope, st: RunState, reads: readonly string[], writes: readonly PendingWrite[]): Promise<number> {
+async function execCall(
+  ip: Interp,
+  cmd: CallExpr,
+  redirTools: readonly string[],
+  io: Io,
+  scope: ExpandScope,
+  st: RunState,
+  reads: readonly string[],
+  writes: readonly PendingWrite[],
+): Promise<number> {
   const subst = ip.subst(io, scope, st);
   scope.substStatus = undefined;
   scope.substRefused = undefined;
@@ -73,7 +106,12 @@ async function execCall(ip: Interp, cmd: CallExpr, redirTools: readonly string[]
   const assigns: Array<() => void> = [];
   for (const a of cmd.Assigns) assigns.push(await prepareAssign(ip, a, scope, subst));
   // Fail closed: a command never runs on the output of a substitution the gate refused.
-  if (scope.substRefused !== undefined) return fail(io, `${argv[0] ?? 'assignment'}: not run: a command substitution in it was refused (${scope.substRefused})`, scope.substRefused);
+  if (scope.substRefused !== undefined)
+    return fail(
+      io,
+      `${argv[0] ?? 'assignment'}: not run: a command substitution in it was refused (${scope.substRefused})`,
+      scope.substRefused,
+    );
   if (argv.length === 0) {
     for (const apply of assigns) apply();
     const status = scope.substStatus ?? 0;
@@ -99,25 +137,41 @@ async function execCall(ip: Interp, cmd: CallExpr, redirTools: readonly string[]
     return w !== 0 ? w : status;
   } finally {
     for (const [n, v, arr] of saved.reverse()) {
-      scope.vars.delete(n); scope.arrays.delete(n);
-      if (arr) scope.arrays.set(n, arr); else if (v !== undefined) scope.vars.set(n, v);
+      scope.vars.delete(n);
+      scope.arrays.delete(n);
+      if (arr) scope.arrays.set(n, arr);
+      else if (v !== undefined) scope.vars.set(n, v);
     }
   }
 }
 
 /** Expands an assignment now (bash order) and returns the function that applies it. */
-export async function prepareAssign(ip: Interp, a: Assign, scope: ExpandScope, subst: (s: readonly Stmt[]) => Promise<string>): Promise<() => void> {
+export async function prepareAssign(
+  ip: Interp,
+  a: Assign,
+  scope: ExpandScope,
+  subst: (s: readonly Stmt[]) => Promise<string>,
+): Promise<() => void> {
   const name = a.Name?.Value ?? '';
   const str = (w: Word) => expandString(w, scope, ip.syntax, subst);
   if (a.Array) {
     const items: string[] = [];
     for (const e of a.Array.Elems) {
-      if (e.Index) throw new TrustError('SHELL_UNSUPPORTED', 'adf_shell: unsupported syntax: [i]=v inside ( ); assign a[i]=v separately');
+      if (e.Index)
+        throw new TrustError(
+          'SHELL_UNSUPPORTED',
+          'adf_shell: unsupported syntax: [i]=v inside ( ); assign a[i]=v separately',
+        );
       if (e.Value) items.push(...(await expandFields(e.Value, scope, ip.syntax, subst)));
     }
     return () => {
       scope.vars.delete(name);
-      scope.arrays.set(name, a.Append ? [...(scope.arrays.get(name) ?? (scope.vars.has(name) ? [scope.vars.get(name)!] : [])), ...items] : items);
+      scope.arrays.set(
+        name,
+        a.Append
+          ? [...(scope.arrays.get(name) ?? (scope.vars.has(name) ? [scope.vars.get(name)!] : [])), ...items]
+          : items,
+      );
     };
   }
   const value = a.Value ? await str(a.Value) : '';

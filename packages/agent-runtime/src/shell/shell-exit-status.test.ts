@@ -19,7 +19,9 @@ describe('a refusal stops the script: substitutions carry the gate status', () =
   });
 
   it('x=$(curl …) || exit 1 exits after a person rejected the fetch', async () => {
-    const r = await run('x=$(curl -s http://127.0.0.1:9/) || exit 1; echo after', { restricted: { sys_fetch: 'reject' } });
+    const r = await run('x=$(curl -s http://127.0.0.1:9/) || exit 1; echo after', {
+      restricted: { sys_fetch: 'reject' },
+    });
     expect(r.stdout).toBe('');
     expect(r.exitCode).toBe(1);
   });
@@ -65,7 +67,10 @@ describe('a refusal stops the script: substitutions carry the gate status', () =
   });
 
   it('for-in and case over a refused substitution do not run their body', async () => {
-    const r = await run('for w in $(cat secret.txt); do echo "w=$w"; done; echo $?; case $(cat secret.txt) in *) echo body;; esac; echo $?', { disabled: ['fs_read'] });
+    const r = await run(
+      'for w in $(cat secret.txt); do echo "w=$w"; done; echo $?; case $(cat secret.txt) in *) echo body;; esac; echo $?',
+      { disabled: ['fs_read'] },
+    );
     expect(r.stdout).toBe(`${EXIT_DENIED}\n${EXIT_DENIED}\n`);
   });
 

@@ -14,17 +14,28 @@ export type { ExpandScope };
 export type SubstRunner = (stmts: readonly Stmt[]) => Promise<string>;
 
 /** `pattern`: for unquoted literal text, its glob form (escapes kept); absent means match literally. */
-interface Segment { readonly text: string; readonly split: boolean; readonly pattern?: string }
+interface Segment {
+  readonly text: string;
+  readonly split: boolean;
+  readonly pattern?: string;
+}
 
 /**
  * Expands one word to fields: parameters, command substitution, arithmetic, quotes and
  * escapes, then field splitting of unquoted expansions. No pathname globbing: the virtual
  * files are listed through tools, never matched by the shell.
  */
-export async function expandFields(word: Word, scope: ExpandScope, syntax: ShellSyntax, subst: SubstRunner, glob?: GlobRunner): Promise<string[]> {
+export async function expandFields(
+  word: Word,
+  scope: ExpandScope,
+  syntax: ShellSyntax,
+  subst: SubstRunner,
+  glob?: GlobRunner,
+): Promise<string[]> {
   if (word.Parts.some((p) => p.type === 'BraceExp')) {
     const out: string[] = [];
-    for (const parts of expandBraces(word.Parts)) out.push(...(await expandFields({ type: 'Word', Parts: parts }, scope, syntax, subst, glob)));
+    for (const parts of expandBraces(word.Parts))
+      out.push(...(await expandFields({ type: 'Word', Parts: parts }, scope, syntax, subst, glob)));
     return out;
   }
   // Each field keeps its text and its glob pattern (quoted text escaped, unquoted text active).
@@ -34,10 +45,18 @@ export async function expandFields(word: Word, scope: ExpandScope, syntax: Shell
   let sawQuoted = false;
   const ifs = scope.vars.get('IFS');
   const customIfs = ifs !== undefined && ifs !== ' \t\n' && ifs !== ' ';
-  const add = (text: string, pat: string, active: boolean) => { const f = last(); f.text += text; f.pat += pat; f.active ||= active; };
+  const add = (text: string, pat: string, active: boolean) => {
+    const f = last();
+    f.text += text;
+    f.pat += pat;
+    f.active ||= active;
+  };
   const pushSegments = (segs: Segment[]) => {
     for (const s of segs) {
-      if (!s.split) { add(s.text, s.pattern ?? escapeGlob(s.text), s.pattern !== undefined && GLOB_CHARS.test(s.pattern)); continue; }
+      if (!s.split) {
+        add(s.text, s.pattern ?? escapeGlob(s.text), s.pattern !== undefined && GLOB_CHARS.test(s.pattern));
+        continue;
+      }
       const pieces = ifs === undefined ? s.text.split(/[ \t\n]+/) : splitFields(s.text, ifs);
       if (pieces.length === 0) continue;
       pieces.forEach((p, i) => {
@@ -49,14 +68,21 @@ export async function expandFields(word: Word, scope: ExpandScope, syntax: Shell
   const pushList = (list: readonly string[], split: boolean) => {
     list.forEach((p, i) => {
       if (i > 0) fields.push({ text: '', pat: '', active: false });
-      if (split) pushSegments([{ text: p, split: true }]); else add(p, escapeGlob(p), false);
+      if (split) pushSegments([{ text: p, split: true }]);
+      else add(p, escapeGlob(p), false);
     });
   };
   for (const part of word.Parts) {
     if (part.type === 'SglQuoted' || part.type === 'DblQuoted') sawQuoted = true;
     const list = part.type === 'ParamExp' ? listOf(part, scope) : undefined;
-    if (list) { pushList(list, true); continue; }
-    const inner = part.type === 'DblQuoted' && part.Parts.length === 1 && part.Parts[0]!.type === 'ParamExp' ? part.Parts[0] : undefined;
+    if (list) {
+      pushList(list, true);
+      continue;
+    }
+    const inner =
+      part.type === 'DblQuoted' && part.Parts.length === 1 && part.Parts[0]!.type === 'ParamExp'
+        ? part.Parts[0]
+        : undefined;
     const quotedList = inner && inner.type === 'ParamExp' && isAtForm(inner) ? listOf(inner, scope) : undefined;
     if (quotedList) {
       // "$@" / "${a[@]}": one field per element, none when there are no elements
@@ -67,12 +93,19 @@ export async function expandFields(word: Word, scope: ExpandScope, syntax: Shell
     pushSegments(await expandPart(part, scope, syntax, subst, false));
   }
   // unquoted empty fields vanish; with a non-blank IFS, empty fields between separators stay
-  const kept = sawQuoted ? fields : customIfs ? (fields.length === 1 && fields[0]!.text === '' ? [] : fields) : fields.filter((f) => f.text.length > 0);
+  const kept = sawQuoted
+    ? fields
+    : customIfs
+      ? fields.length === 1 && fields[0]!.text === ''
+        ? []
+        : fields
+      : fields.filter((f) => f.text.length > 0);
   if (!glob || !kept.some((f) => f.active)) return kept.map((f) => f.text);
   const out: string[] = [];
   for (const f of kept) {
     const matches = f.active ? await glob(f.pat) : undefined;
-    if (matches && matches.length > 0) out.push(...matches); else out.push(f.text);
+    if (matches && matches.length > 0) out.push(...matches);
+    else out.push(f.text);
   }
   return out;
 }
@@ -110,28 +143,37 @@ function indexWord(part: ParamExp): string | undefined {
 function expandBraces(parts: readonly WordPart[]): WordPart[][] {
   let acc: WordPart[][] = [[]];
   for (const p of parts) {
-    if (p.type !== 'BraceExp') { for (const a of acc) a.push(p); continue; }
+    if (p.type !== 'BraceExp') {
+      for (const a of acc) a.push(p);
+      continue;
+    }
     const alts = braceAlternatives(p);
     const next: WordPart[][] = [];
     for (const a of acc) for (const alt of alts) for (const sub of expandBraces(alt)) next.push([...a, ...sub]);
     acc = next;
-    if (acc.length > 100_000) throw new TrustError('SHELL_LIMIT', 'adf_shell: brace expansion yields more than 100000 words');
+    if (acc.length > 100_000)
+      throw new TrustError('SHELL_LIMIT', 'adf_shell: brace expansion yields more than 100000 words');
   }
   return acc;
 }
 
 function braceAlternatives(b: BraceExp): ReadonlyArray<readonly WordPart[]> {
   if (!b.Sequence) return b.Elems.map((e) => e.Parts);
-  const lit = (w: Word | undefined) => (w && w.Parts.length === 1 && w.Parts[0]!.type === 'Lit' ? w.Parts[0]!.Value : '');
+  const lit = (w: Word | undefined) =>
+    w && w.Parts.length === 1 && w.Parts[0]!.type === 'Lit' ? w.Parts[0]!.Value : '';
   const [from, to, stepText] = [lit(b.Elems[0]), lit(b.Elems[1]), lit(b.Elems[2])];
   const step = Math.abs(Number(stepText || '1')) || 1;
   const mk = (s: string): WordPart[] => [{ type: 'Lit', Value: s }];
   if (/^-?[0-9]+$/.test(from) && /^-?[0-9]+$/.test(to)) {
     const [a, z] = [Number(from), Number(to)];
     const width = /^-?0[0-9]/.test(from) || /^-?0[0-9]/.test(to) ? Math.max(from.length, to.length) : 0;
-    if (Math.abs(z - a) / step > 100_000) throw new TrustError('SHELL_LIMIT', 'adf_shell: brace sequence longer than 100000');
+    if (Math.abs(z - a) / step > 100_000)
+      throw new TrustError('SHELL_LIMIT', 'adf_shell: brace sequence longer than 100000');
     const out: WordPart[][] = [];
-    for (let i = a; a <= z ? i <= z : i >= z; i += a <= z ? step : -step) out.push(mk(width ? (i < 0 ? `-${String(-i).padStart(width - 1, '0')}` : String(i).padStart(width, '0')) : String(i)));
+    for (let i = a; a <= z ? i <= z : i >= z; i += a <= z ? step : -step)
+      out.push(
+        mk(width ? (i < 0 ? `-${String(-i).padStart(width - 1, '0')}` : String(i).padStart(width, '0')) : String(i)),
+      );
     return out;
   }
   const [a, z] = [from.charCodeAt(0), to.charCodeAt(0)];
@@ -144,10 +186,18 @@ function braceAlternatives(b: BraceExp): ReadonlyArray<readonly WordPart[]> {
  * Expands a word to a glob pattern (case patterns, the right of `[[ == ]]`, `${x#pat}`): quoted
  * parts match literally, unquoted text and expansions keep their glob characters.
  */
-export async function expandPattern(word: Word, scope: ExpandScope, syntax: ShellSyntax, subst: SubstRunner): Promise<string> {
+export async function expandPattern(
+  word: Word,
+  scope: ExpandScope,
+  syntax: ShellSyntax,
+  subst: SubstRunner,
+): Promise<string> {
   let s = '';
   for (const part of word.Parts) {
-    if (part.type === 'Lit') { s += part.Value.replace(/\\\n/g, ''); continue; }
+    if (part.type === 'Lit') {
+      s += part.Value.replace(/\\\n/g, '');
+      continue;
+    }
     const quoted = part.type === 'SglQuoted' || part.type === 'DblQuoted';
     for (const seg of await expandPart(part, scope, syntax, subst, true)) s += quoted ? escapeGlob(seg.text) : seg.text;
   }
@@ -155,16 +205,29 @@ export async function expandPattern(word: Word, scope: ExpandScope, syntax: Shel
 }
 
 /** Expands a word to one string (redirect targets, assignments, here-docs): no splitting. */
-export async function expandString(word: Word, scope: ExpandScope, syntax: ShellSyntax, subst: SubstRunner): Promise<string> {
+export async function expandString(
+  word: Word,
+  scope: ExpandScope,
+  syntax: ShellSyntax,
+  subst: SubstRunner,
+): Promise<string> {
   let s = '';
   for (const part of word.Parts) for (const seg of await expandPart(part, scope, syntax, subst, true)) s += seg.text;
   return s;
 }
 
-async function expandPart(part: WordPart, scope: ExpandScope, syntax: ShellSyntax, subst: SubstRunner, quoted: boolean): Promise<Segment[]> {
+async function expandPart(
+  part: WordPart,
+  scope: ExpandScope,
+  syntax: ShellSyntax,
+  subst: SubstRunner,
+  quoted: boolean,
+): Promise<Segment[]> {
   switch (part.type) {
     case 'Lit':
-      return quoted ? [{ text: unescapeDouble(part.Value), split: false }] : [{ text: unescapeBare(part.Value), split: false, pattern: part.Value.replace(/\\\n/g, '') }];
+      return quoted
+        ? [{ text: unescapeDouble(part.Value), split: false }]
+        : [{ text: unescapeBare(part.Value), split: false, pattern: part.Value.replace(/\\\n/g, '') }];
     case 'SglQuoted':
       return [{ text: part.Dollar ? unescapeAnsiC(part.Value) : part.Value, split: false }];
     case 'DblQuoted': {
@@ -180,11 +243,23 @@ async function expandPart(part: WordPart, scope: ExpandScope, syntax: ShellSynta
     case 'CmdSubst':
       return [{ text: (await subst(part.Stmts)).replace(/\n+$/, ''), split: !quoted }];
     case 'ArithmExp':
-      return [{ text: String(await arith(part.X, scope, syntax, (w) => expandString(w, scope, syntax, subst))), split: !quoted }];
+      return [
+        {
+          text: String(await arith(part.X, scope, syntax, (w) => expandString(w, scope, syntax, subst))),
+          split: !quoted,
+        },
+      ];
     case 'BraceExp':
-      return [{ text: `{${(await Promise.all(part.Elems.map((e) => expandString(e, scope, syntax, subst)))).join(part.Sequence ? '..' : ',')}}`, split: false }];
+      return [
+        {
+          text: `{${(await Promise.all(part.Elems.map((e) => expandString(e, scope, syntax, subst)))).join(part.Sequence ? '..' : ',')}}`,
+          split: false,
+        },
+      ];
     default:
-      throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: ${constructName(part.name)}`, { hint: 'use plain words, quotes, $VAR, ${VAR:-default}, ${a[i]}, $(cmd) or $((arithmetic))' });
+      throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: ${constructName(part.name)}`, {
+        hint: 'use plain words, quotes, $VAR, ${VAR:-default}, ${a[i]}, $(cmd) or $((arithmetic))',
+      });
   }
 }
 
@@ -206,13 +281,25 @@ function paramValue(name: string, scope: ExpandScope, index?: string): string | 
   return scope.vars.get(name);
 }
 
-async function expandParam(part: ParamExp, scope: ExpandScope, syntax: ShellSyntax, subst: SubstRunner): Promise<string> {
+async function expandParam(
+  part: ParamExp,
+  scope: ExpandScope,
+  syntax: ShellSyntax,
+  subst: SubstRunner,
+): Promise<string> {
   const name: string = part.Param?.Value ?? '';
-  const index = part.Index ? (indexWord(part) === '@' || indexWord(part) === '*' ? indexWord(part) : String(await arith(part.Index, scope, syntax, (w) => expandString(w, scope, syntax, subst)))) : undefined;
+  const index = part.Index
+    ? indexWord(part) === '@' || indexWord(part) === '*'
+      ? indexWord(part)
+      : String(await arith(part.Index, scope, syntax, (w) => expandString(w, scope, syntax, subst)))
+    : undefined;
   if (part.Length && (index === '@' || index === '*')) return String(setElements(scope, name).length);
   const value = paramValue(name, scope, index);
-  const guarded = part.Exp !== null && [':-', '-', ':=', '=', ':+', '+', ':?', '?'].includes(syntax.ops.paramExp.get(part.Exp.Op) ?? '');
-  if (value === undefined && scope.opts.nounset && !guarded && name !== '@' && name !== '*') throw new ExpansionError(`${name}: unbound variable`);
+  const guarded =
+    part.Exp !== null &&
+    [':-', '-', ':=', '=', ':+', '+', ':?', '?'].includes(syntax.ops.paramExp.get(part.Exp.Op) ?? '');
+  if (value === undefined && scope.opts.nounset && !guarded && name !== '@' && name !== '*')
+    throw new ExpansionError(`${name}: unbound variable`);
   if (part.Length) return String((value ?? '').length);
   if (part.Repl) {
     const from = part.Repl.Orig ? await expandString(part.Repl.Orig, scope, syntax, subst) : '';
@@ -220,9 +307,15 @@ async function expandParam(part: ParamExp, scope: ExpandScope, syntax: ShellSynt
     if (!from) return value ?? '';
     let pat = from;
     let anchor = '';
-    if (pat.startsWith('#') || pat.startsWith('%')) { anchor = pat[0]!; pat = pat.slice(1); }
+    if (pat.startsWith('#') || pat.startsWith('%')) {
+      anchor = pat[0]!;
+      pat = pat.slice(1);
+    }
     const body = globToRegex(pat);
-    const re = new RegExp(anchor === '#' ? `^(?:${body})` : anchor === '%' ? `(?:${body})$` : body, part.Repl.All && !anchor ? 'gs' : 's');
+    const re = new RegExp(
+      anchor === '#' ? `^(?:${body})` : anchor === '%' ? `(?:${body})$` : body,
+      part.Repl.All && !anchor ? 'gs' : 's',
+    );
     return (value ?? '').replace(re, () => to);
   }
   if (!part.Exp) return value ?? '';
@@ -231,18 +324,32 @@ async function expandParam(part: ParamExp, scope: ExpandScope, syntax: ShellSynt
   const arg = async () => (exp.Word ? expandString(exp.Word, scope, syntax, subst) : '');
   const unsetOrEmpty = value === undefined || value === '';
   switch (op) {
-    case ':-': return unsetOrEmpty ? arg() : value!;
-    case '-': return value === undefined ? arg() : value;
-    case ':=': case '=': {
-      if (op === ':=' ? unsetOrEmpty : value === undefined) { const v = await arg(); scope.vars.set(name, v); return v; }
+    case ':-':
+      return unsetOrEmpty ? arg() : value!;
+    case '-':
+      return value === undefined ? arg() : value;
+    case ':=':
+    case '=': {
+      if (op === ':=' ? unsetOrEmpty : value === undefined) {
+        const v = await arg();
+        scope.vars.set(name, v);
+        return v;
+      }
       return value!;
     }
-    case ':+': return unsetOrEmpty ? '' : arg();
-    case '+': return value === undefined ? '' : arg();
-    case ':?': case '?':
-      if (op === ':?' ? unsetOrEmpty : value === undefined) throw new ExpansionError(`${name}: ${(await arg()) || 'parameter null or not set'}`);
+    case ':+':
+      return unsetOrEmpty ? '' : arg();
+    case '+':
+      return value === undefined ? '' : arg();
+    case ':?':
+    case '?':
+      if (op === ':?' ? unsetOrEmpty : value === undefined)
+        throw new ExpansionError(`${name}: ${(await arg()) || 'parameter null or not set'}`);
       return value!;
-    case '#': case '##': case '%': case '%%':
+    case '#':
+    case '##':
+    case '%':
+    case '%%':
       return trimPattern(value ?? '', await arg(), op);
     default:
       throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported parameter expansion on ${name}`);
@@ -275,6 +382,21 @@ function unescapeDouble(s: string): string {
 }
 
 function unescapeAnsiC(s: string): string {
-  const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', e: '\x1b', f: '\f', v: '\v', '0': '\0' };
-  return s.replace(/\\(x[0-9a-fA-F]{1,2}|.)/gs, (_m, c: string) => (c.startsWith('x') && c.length > 1 ? String.fromCharCode(parseInt(c.slice(1), 16)) : map[c] ?? `\\${c}`));
+  const map: Record<string, string> = {
+    n: '\n',
+    t: '\t',
+    r: '\r',
+    '\\': '\\',
+    "'": "'",
+    '"': '"',
+    a: '\x07',
+    b: '\b',
+    e: '\x1b',
+    f: '\f',
+    v: '\v',
+    '0': '\0',
+  };
+  return s.replace(/\\(x[0-9a-fA-F]{1,2}|.)/gs, (_m, c: string) =>
+    c.startsWith('x') && c.length > 1 ? String.fromCharCode(parseInt(c.slice(1), 16)) : (map[c] ?? `\\${c}`),
+  );
 }

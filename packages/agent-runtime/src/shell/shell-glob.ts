@@ -1,9 +1,11 @@
-
 /** Whether a glob pattern has an unescaped `*`, `?` or a closed `[…]`. */
 export function isGlobPattern(pattern: string): boolean {
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
-    if (c === '\\') { i++; continue; }
+    if (c === '\\') {
+      i++;
+      continue;
+    }
     if (c === '*' || c === '?') return true;
     if (c === '[' && pattern.indexOf(']', i + 2) > 0) return true;
   }
@@ -14,7 +16,10 @@ export function isGlobPattern(pattern: string): boolean {
 export function literalPrefix(pattern: string): string {
   const segs = pattern.split('/');
   let prefix = '';
-  for (const s of segs.slice(0, -1)) { if (isGlobPattern(s)) break; prefix += `${s.replace(/\\(.)/g, '$1')}/`; }
+  for (const s of segs.slice(0, -1)) {
+    if (isGlobPattern(s)) break;
+    prefix += `${s.replace(/\\(.)/g, '$1')}/`;
+  }
   return prefix;
 }
 
@@ -37,7 +42,8 @@ export function matchGlob(pattern: string, paths: readonly string[]): string[] {
   for (const c of candidates) {
     const parts = c.split('/');
     if (parts.length !== segs.length) continue;
-    if (parts.every((part, i) => res[i]!.test(part) && (!part.startsWith('.') || segs[i]!.startsWith('.')))) out.push(lead + c);
+    if (parts.every((part, i) => res[i]!.test(part) && (!part.startsWith('.') || segs[i]!.startsWith('.'))))
+      out.push(lead + c);
   }
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -52,15 +58,24 @@ export function globToRegex(pattern: string, pathMode = false): string {
     else if (c === '\\' && i + 1 < pattern.length) out += pattern[++i]!.replace(/[\\^$.*+?()|{}[\]]/g, '\\$&');
     else if (c === '[') {
       const close = pattern.indexOf(']', i + (pattern[i + 1] === '!' || pattern[i + 1] === '^' ? 3 : 2));
-      if (close < 0) { out += '\\['; continue; }
+      if (close < 0) {
+        out += '\\[';
+        continue;
+      }
       let cls = pattern.slice(i + 1, close);
       const neg = cls.startsWith('!') || cls.startsWith('^');
       if (neg) cls = cls.slice(1);
-      cls = cls.replace(/\[:alpha:\]/g, 'A-Za-z').replace(/\[:digit:\]/g, '0-9').replace(/\[:alnum:\]/g, 'A-Za-z0-9').replace(/\[:space:\]/g, ' \\t\\n').replace(/\[:upper:\]/g, 'A-Z').replace(/\[:lower:\]/g, 'a-z').replace(/[\\\]^]/g, '\\$&');
+      cls = cls
+        .replace(/\[:alpha:\]/g, 'A-Za-z')
+        .replace(/\[:digit:\]/g, '0-9')
+        .replace(/\[:alnum:\]/g, 'A-Za-z0-9')
+        .replace(/\[:space:\]/g, ' \\t\\n')
+        .replace(/\[:upper:\]/g, 'A-Z')
+        .replace(/\[:lower:\]/g, 'a-z')
+        .replace(/[\\\]^]/g, '\\$&');
       out += `[${neg ? '^' : ''}${cls}]`;
       i = close;
     } else out += c.replace(/[\\^$.+()|{}[\]]/g, '\\$&');
   }
   return out;
 }
-

@@ -18,7 +18,14 @@ export interface Interp {
   /** True for an error meaning "a human rejected the approval" (exit 130). */
   isRejection(e: unknown): boolean;
   /** Runs one command by argv through the choke point. */
-  dispatch(argv: readonly string[], extraTools: readonly string[], io: Io, scope: ExpandScope, st: RunState, prepare?: () => Promise<string>): Promise<number>;
+  dispatch(
+    argv: readonly string[],
+    extraTools: readonly string[],
+    io: Io,
+    scope: ExpandScope,
+    st: RunState,
+    prepare?: () => Promise<string>,
+  ): Promise<number>;
   /** Preflights tools for a command that is not dispatched (redirects of compound commands, `[[ ]]`). */
   preflight(name: string, tools: readonly string[], io: Io, st: RunState): Promise<number>;
   /** Calls a tool that `preflight` allowed. */

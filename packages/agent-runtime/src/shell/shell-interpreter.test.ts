@@ -12,7 +12,7 @@ describe('adf_shell interpreter', () => {
   it.each([
     ['echo hello world', 'hello world\n'],
     ['echo -n a; echo b', 'ab\n'],
-    ["echo 'single $X' \"double $X\"", 'single $X double 1\n'],
+    ['echo \'single $X\' "double $X"', 'single $X double 1\n'],
     ['echo $((2 + 3 * 4)) $((10 / 3)) $(( (1+2) * 2 ))', '14 3 6\n'],
     ['echo ${U:-dflt} ${X:+set} ${#X}', 'dflt set 1\n'],
     ['V=a.b.c; echo ${V%.*} ${V%%.*} ${V#*.} ${V##*.} ${V/b/B}', 'a.b a b.c c a.B.c\n'],
@@ -40,14 +40,19 @@ describe('adf_shell interpreter', () => {
   });
 
   it('reads and writes virtual files through redirects and commands', async () => {
-    const r = await run('cat notes.md | grep -n TODO > todo.txt; echo more >> todo.txt; wc -l < todo.txt; cp todo.txt copy.txt; mv copy.txt moved.txt; ls', { 'notes.md': 'a\nTODO one\nb\nTODO two\n' });
+    const r = await run(
+      'cat notes.md | grep -n TODO > todo.txt; echo more >> todo.txt; wc -l < todo.txt; cp todo.txt copy.txt; mv copy.txt moved.txt; ls',
+      { 'notes.md': 'a\nTODO one\nb\nTODO two\n' },
+    );
     expect(r.stdout).toBe('3\nmoved.txt\nnotes.md\ntodo.txt\n');
     expect(r.gate.files.get('todo.txt')).toBe('2:TODO one\n4:TODO two\nmore\n');
     expect(r.gate.files.get('moved.txt')).toBe(r.gate.files.get('todo.txt'));
   });
 
   it('here-docs expand unless the delimiter is quoted; <<- strips tabs; <<< feeds one word', async () => {
-    const r = await run("X=v; cat <<EOF\nval=$X $(echo sub)\nEOF\ncat <<'EOF'\nraw=$X\nEOF\ncat <<-EOF\n\t\tindented\n\tEOF\ngrep -c o <<< foo");
+    const r = await run(
+      "X=v; cat <<EOF\nval=$X $(echo sub)\nEOF\ncat <<'EOF'\nraw=$X\nEOF\ncat <<-EOF\n\t\tindented\n\tEOF\ngrep -c o <<< foo",
+    );
     expect(r.stdout).toBe('val=v sub\nraw=$X\nindented\n1\n');
   });
 
@@ -59,7 +64,9 @@ describe('adf_shell interpreter', () => {
   });
 
   it('jq subset, curl, sqlite3 and node map to their tools', async () => {
-    const r = await run(`echo '{"a":{"b":[1,2]},"s":"x"}' | jq -c .a.b; echo '{"s":"x"}' | jq -r .s; echo '[{"n":1},{"n":2}]' | jq '.[].n'; curl -s http://127.0.0.1:9/x; sqlite3 -json "select 1"; sqlite3 "insert into local_t values (1)"; node -e 'console.log(1)'`);
+    const r = await run(
+      `echo '{"a":{"b":[1,2]},"s":"x"}' | jq -c .a.b; echo '{"s":"x"}' | jq -r .s; echo '[{"n":1},{"n":2}]' | jq '.[].n'; curl -s http://127.0.0.1:9/x; sqlite3 -json "select 1"; sqlite3 "insert into local_t values (1)"; node -e 'console.log(1)'`,
+    );
     expect(r.stdout).toBe('[1,2]\nx\n1\n2\nfetched http://127.0.0.1:9/x[{"sql":"select 1","n":1}]\nhello from code\n');
     expect(r.gate.calls.map((c) => c.tool)).toEqual(['sys_fetch', 'db_query', 'db_execute', 'sys_code']);
   });
@@ -70,7 +77,9 @@ describe('adf_shell interpreter', () => {
   });
 
   it('sh -c gets its own positional parameters; source shares variables', async () => {
-    const r = await run(`sh -c 'echo "$1-$2"' name one two; source lib.sh; echo $FROM_LIB; . lib.sh; greet you`, { 'lib.sh': 'FROM_LIB=yes\ngreet() { echo "hi $1"; }\n' });
+    const r = await run(`sh -c 'echo "$1-$2"' name one two; source lib.sh; echo $FROM_LIB; . lib.sh; greet you`, {
+      'lib.sh': 'FROM_LIB=yes\ngreet() { echo "hi $1"; }\n',
+    });
     expect(r.stdout).toBe('one-two\nyes\nhi you\n');
   });
 

@@ -3,7 +3,16 @@ import { createShellSyntax } from './shell-syntax.js';
 import type { ShellSyntax } from './shell-syntax.js';
 import type { ShellCommand, ShellGate, ShellResult, ShellSink } from './shell-types.js';
 import { createDefaultCommands } from './commands/index.js';
-import { ExitSignal, ExpansionError, LoopSignal, ReturnSignal, TimeoutSignal, asSubshell, childScope, createScope } from './shell-state.js';
+import {
+  ExitSignal,
+  ExpansionError,
+  LoopSignal,
+  ReturnSignal,
+  TimeoutSignal,
+  asSubshell,
+  childScope,
+  createScope,
+} from './shell-state.js';
 import type { BufferSink, RunState } from './shell-state.js';
 import type { Interp } from './shell-interp.js';
 import { createDispatcher } from './shell-dispatch.js';
@@ -32,13 +41,26 @@ export interface ShellOptions {
 
 /** A virtual shell over the agent's tools. */
 export interface Shell {
-  run(source: string, options?: { readonly stdin?: string; readonly env?: Readonly<Record<string, string>>; readonly signal?: AbortSignal }): Promise<ShellResult>;
+  run(
+    source: string,
+    options?: {
+      readonly stdin?: string;
+      readonly env?: Readonly<Record<string, string>>;
+      readonly signal?: AbortSignal;
+    },
+  ): Promise<ShellResult>;
   /** The tools each command resolves to (for docs and the `adf_shell` tool description). */
   describe(): ReadonlyArray<{ readonly name: string; readonly summary: string }>;
 }
 
 /** Default deny codes treated as a human's rejection. */
-export const DEFAULT_REJECTION_CODES: readonly string[] = Object.freeze(['APPROVAL_REJECTED', 'APPROVAL_DENIED', 'TOOL_APPROVAL_REJECTED', 'TOOL_REJECTED', 'HIL_REJECTED']);
+export const DEFAULT_REJECTION_CODES: readonly string[] = Object.freeze([
+  'APPROVAL_REJECTED',
+  'APPROVAL_DENIED',
+  'TOOL_APPROVAL_REJECTED',
+  'TOOL_REJECTED',
+  'HIL_REJECTED',
+]);
 
 /**
  * Creates the virtual shell `adf_shell`. Scripts are parsed into an AST and interpreted here;
@@ -67,18 +89,32 @@ export function createShell(options: ShellOptions): Shell {
     let s = '';
     let truncated = false;
     return {
-      write(t) { if (s.length + t.length > maxOut) { if (!truncated) { s += t.slice(0, Math.max(0, maxOut - s.length)); truncated = true; } } else s += t; },
+      write(t) {
+        if (s.length + t.length > maxOut) {
+          if (!truncated) {
+            s += t.slice(0, Math.max(0, maxOut - s.length));
+            truncated = true;
+          }
+        } else s += t;
+      },
       text: () => (truncated ? `${s}\n[output truncated at ${maxOut} bytes]` : s),
     };
   };
   const nullSink: ShellSink = { write() {} };
 
-  const { dispatch, preflight, nested } = createDispatcher({ gate, commands, maxCommands, maxDepth, rejection }, () => ip);
+  const { dispatch, preflight, nested } = createDispatcher(
+    { gate, commands, maxCommands, maxDepth, rejection },
+    () => ip,
+  );
 
   const ip: Interp = {
-    syntax, maxLoop, nullSink, bufferSink,
+    syntax,
+    maxLoop,
+    nullSink,
+    bufferSink,
     isRejection: (e) => e instanceof TrustError && rejection.has(e.code),
-    dispatch, preflight,
+    dispatch,
+    preflight,
     call: (tool, args) => gate.call(tool, normalizeToolArgs(args)),
     execStmt: (stmt, io, scope, st) => execStmt(ip, stmt, io, scope, st),
     execStmts: (stmts, io, scope, st) => execStmts(ip, stmts, io, scope, st),
@@ -88,19 +124,33 @@ export function createShell(options: ShellOptions): Shell {
       const before = st.refusals;
       // bash (not in POSIX mode) clears errexit inside $( … ); the status still reaches the caller
       const child = childScope(scope, { errexit: false });
-      let status = await nested(st, () => asSubshell(io.err, () => execStmts(ip, stmts, { stdin: '', cursor: { pos: 0 }, out, err: io.err }, child, st)));
-      if (st.refusals > before) { status = st.lastRefusal; scope.substRefused = status; }
+      let status = await nested(st, () =>
+        asSubshell(io.err, () => execStmts(ip, stmts, { stdin: '', cursor: { pos: 0 }, out, err: io.err }, child, st)),
+      );
+      if (st.refusals > before) {
+        status = st.lastRefusal;
+        scope.substRefused = status;
+      }
       scope.substStatus = status;
       return out.text();
     },
     glob: (st) => async (pattern) => {
       const d = await gate.preflight('fs_list');
-      st.trace.push({ command: '(glob)', tools: ['fs_list'], outcome: isDenied(d) ? (rejection.has(d.code) ? 'rejected' : 'disabled') : 'ran' });
+      st.trace.push({
+        command: '(glob)',
+        tools: ['fs_list'],
+        outcome: isDenied(d) ? (rejection.has(d.code) ? 'rejected' : 'disabled') : 'ran',
+      });
       if (isDenied(d)) return undefined;
       const prefix = literalPrefix(pattern.replace(/^(\.\/)+/, ''));
       try {
-        return matchGlob(pattern, listedFiles(await gate.call('fs_list', prefix ? { prefix } : {})).map((f) => f.path));
-      } catch { return undefined; }
+        return matchGlob(
+          pattern,
+          listedFiles(await gate.call('fs_list', prefix ? { prefix } : {})).map((f) => f.path),
+        );
+      } catch {
+        return undefined;
+      }
     },
     nested,
     runSource: (source, io, scope, st) => execStmts(ip, syntax.parse(source).Stmts, io, scope, st),
@@ -111,24 +161,42 @@ export function createShell(options: ShellOptions): Shell {
     async run(source, runOptions = {}) {
       const out = bufferSink();
       const err = bufferSink();
-      const st: RunState = { commands: 0, depth: 0, condDepth: 0, refusals: 0, lastRefusal: 0, trace: [], functions: new Map(), locals: [], ...(runOptions.signal ? { signal: runOptions.signal } : {}) };
+      const st: RunState = {
+        commands: 0,
+        depth: 0,
+        condDepth: 0,
+        refusals: 0,
+        lastRefusal: 0,
+        trace: [],
+        functions: new Map(),
+        locals: [],
+        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+      };
       const scope = createScope(runOptions.env ?? {});
       let exitCode: number;
       try {
-        exitCode = await ip.runSource(source, { stdin: runOptions.stdin ?? '', cursor: { pos: 0 }, out, err }, scope, st);
+        exitCode = await ip.runSource(
+          source,
+          { stdin: runOptions.stdin ?? '', cursor: { pos: 0 }, out, err },
+          scope,
+          st,
+        );
       } catch (e) {
         if (e instanceof ExitSignal) exitCode = e.status;
-        else if (e instanceof ExpansionError) { err.write(`adf_shell: ${e.message}\n`); exitCode = 127; }
-        else if (e instanceof TimeoutSignal) exitCode = 124;
+        else if (e instanceof ExpansionError) {
+          err.write(`adf_shell: ${e.message}\n`);
+          exitCode = 127;
+        } else if (e instanceof TimeoutSignal) exitCode = 124;
         else if (e instanceof LoopSignal) exitCode = 0;
         else if (e instanceof ReturnSignal) exitCode = e.status;
-        else if (e instanceof TrustError) { err.write(`${e.message}\n`); exitCode = e.code === 'SHELL_SYNTAX' ? 2 : e.code === 'SHELL_ABORTED' ? 130 : 2; }
-        else throw e;
+        else if (e instanceof TrustError) {
+          err.write(`${e.message}\n`);
+          exitCode = e.code === 'SHELL_SYNTAX' ? 2 : e.code === 'SHELL_ABORTED' ? 130 : 2;
+        } else throw e;
       }
       return { exitCode, stdout: out.text(), stderr: err.text(), trace: st.trace };
     },
   };
-
 }
 
 export type { ShellSyntax };

@@ -11,7 +11,11 @@ export function normalizeShellPath(path: string): string {
   const out: string[] = [];
   for (const seg of path.split('/')) {
     if (seg === '.' || seg === '') continue;
-    if (seg === '..') { if (out.length === 0) return path; out.pop(); continue; }
+    if (seg === '..') {
+      if (out.length === 0) return path;
+      out.pop();
+      continue;
+    }
     out.push(seg);
   }
   return out.join('/') + (path.endsWith('/') && out.length > 0 ? '/' : '');

@@ -8,7 +8,11 @@ import type { ShellSink } from './shell-types.js';
 import { fileContent } from './file-content.js';
 
 /** Output of a `>`/`>>` redirect, kept until the command has run and then written through fs_write. */
-export interface PendingWrite { readonly path: string; readonly append: boolean; readonly sink: BufferSink }
+export interface PendingWrite {
+  readonly path: string;
+  readonly append: boolean;
+  readonly sink: BufferSink;
+}
 
 /** A statement's redirects, resolved: its streams and what it must read and write through tools. */
 export interface Redirected {
@@ -24,16 +28,28 @@ export interface Redirected {
 }
 
 /** A redirect that was not opened: `status` is the statement's exit status. */
-export interface RedirectFailed { readonly kind: 'failed'; readonly status: number }
+export interface RedirectFailed {
+  readonly kind: 'failed';
+  readonly status: number;
+}
 
 /** Writes an error line and returns `status`. */
-export const fail = (io: Io, message: string, status: number): number => { io.err.write(`adf_shell: ${message}\n`); return status; };
+export const fail = (io: Io, message: string, status: number): number => {
+  io.err.write(`adf_shell: ${message}\n`);
+  return status;
+};
 
 /**
  * Resolves a statement's redirects in order, expanding targets but touching no file: reads and
  * writes happen through tools only after the choke point has preflighted them.
  */
-export async function resolveRedirects(ip: Interp, redirs: readonly Redirect[], io: Io, scope: ExpandScope, st: RunState): Promise<Redirected | RedirectFailed> {
+export async function resolveRedirects(
+  ip: Interp,
+  redirs: readonly Redirect[],
+  io: Io,
+  scope: ExpandScope,
+  st: RunState,
+): Promise<Redirected | RedirectFailed> {
   const subst = ip.subst(io, scope, st);
   let stdin = io.stdin;
   let out = io.out;
@@ -44,38 +60,77 @@ export async function resolveRedirects(ip: Interp, redirs: readonly Redirect[], 
   for (const r of redirs) {
     const op = ip.syntax.ops.redirect.get(r.Op);
     const fd = r.N ? r.N.Value : undefined;
-    if (fd !== undefined && fd !== '0' && fd !== '1' && fd !== '2') throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: file descriptor ${fd} (only 0, 1 and 2 exist)`);
+    if (fd !== undefined && fd !== '0' && fd !== '1' && fd !== '2')
+      throw new TrustError(
+        'SHELL_UNSUPPORTED',
+        `adf_shell: unsupported syntax: file descriptor ${fd} (only 0, 1 and 2 exist)`,
+      );
     if (op === '<<' || op === '<<-') {
       const quotedDelim = r.Word.Parts.some((p) => p.type !== 'Lit');
-      let body = r.Hdoc ? (quotedDelim ? literalWord(r.Hdoc) : await expandString(r.Hdoc, scope, ip.syntax, subst)) : '';
+      let body = r.Hdoc
+        ? quotedDelim
+          ? literalWord(r.Hdoc)
+          : await expandString(r.Hdoc, scope, ip.syntax, subst)
+        : '';
       if (op === '<<-') body = body.replace(/^\t+/gm, '');
       stdin = body;
       continue;
     }
     scope.substStatus = undefined;
-    const target = op === '<<<' ? `${await expandString(r.Word, scope, ip.syntax, subst)}\n` : await expandString(r.Word, scope, ip.syntax, subst);
+    const target =
+      op === '<<<'
+        ? `${await expandString(r.Word, scope, ip.syntax, subst)}\n`
+        : await expandString(r.Word, scope, ip.syntax, subst);
     // A redirect built from a failed (or refused) substitution is not opened at all.
-    if (scope.substStatus !== undefined && scope.substStatus !== 0) return { kind: 'failed', status: fail(io, `redirect target not used: its command substitution failed with status ${scope.substStatus}`, scope.substStatus) };
-    if (op === '<<<') { stdin = target; continue; }
+    if (scope.substStatus !== undefined && scope.substStatus !== 0)
+      return {
+        kind: 'failed',
+        status: fail(
+          io,
+          `redirect target not used: its command substitution failed with status ${scope.substStatus}`,
+          scope.substStatus,
+        ),
+      };
+    if (op === '<<<') {
+      stdin = target;
+      continue;
+    }
     if (op === '>&' || op === '<&') {
       if (op === '>&' && (fd === undefined || fd === '1') && target === '2') out = err;
       else if (op === '>&' && fd === '2' && target === '1') err = out;
-      else if (op === '>&' && (target === '1' || target === '2')) { /* 1>&1, 2>&2 */ }
-      else if (target === '-') { if (fd === '2') err = ip.nullSink; else if (op === '>&') out = ip.nullSink; else stdin = ''; }
-      else if (op === '>&' && fd === undefined && !/^[0-9]+$/.test(target)) { out = err = redirectTo(ip, target, false, writes, redirTools); }
-      else if (op === '<&' && target === '0') { /* <&0 */ }
-      else throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: redirect ${fd ?? ''}${op}${target} (only 1 and 2 can be duplicated)`);
+      else if (op === '>&' && (target === '1' || target === '2')) {
+        /* 1>&1, 2>&2 */
+      } else if (target === '-') {
+        if (fd === '2') err = ip.nullSink;
+        else if (op === '>&') out = ip.nullSink;
+        else stdin = '';
+      } else if (op === '>&' && fd === undefined && !/^[0-9]+$/.test(target)) {
+        out = err = redirectTo(ip, target, false, writes, redirTools);
+      } else if (op === '<&' && target === '0') {
+        /* <&0 */
+      } else
+        throw new TrustError(
+          'SHELL_UNSUPPORTED',
+          `adf_shell: unsupported syntax: redirect ${fd ?? ''}${op}${target} (only 1 and 2 can be duplicated)`,
+        );
       continue;
     }
     if (op === '<') {
-      if (target === '/dev/null') { stdin = ''; continue; }
+      if (target === '/dev/null') {
+        stdin = '';
+        continue;
+      }
       reads.push(target);
       redirTools.push('fs_read');
       continue;
     }
     if (op === '>' || op === '>>' || op === '>|' || op === '&>' || op === '&>>') {
       const s = redirectTo(ip, target, op === '>>' || op === '&>>', writes, redirTools);
-      if (op === '&>' || op === '&>>') { out = s; err = s; } else if (fd === '2') err = s; else out = s;
+      if (op === '&>' || op === '&>>') {
+        out = s;
+        err = s;
+      } else if (fd === '2') err = s;
+      else out = s;
       continue;
     }
     throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: redirect ${op ?? r.Op}`);

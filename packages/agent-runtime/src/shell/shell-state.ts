@@ -29,25 +29,44 @@ export interface ExpandScope {
 export function childScope(scope: ExpandScope, opts: Partial<ShellOpts> = {}): ExpandScope {
   const arrays = new Map<string, string[]>();
   for (const [k, v] of scope.arrays) arrays.set(k, [...v]);
-  return { vars: new Map(scope.vars), arrays, positional: [...scope.positional], lastStatus: scope.lastStatus, opts: { ...scope.opts, ...opts } };
+  return {
+    vars: new Map(scope.vars),
+    arrays,
+    positional: [...scope.positional],
+    lastStatus: scope.lastStatus,
+    opts: { ...scope.opts, ...opts },
+  };
 }
 
 /** A fresh top-level scope. */
 export function createScope(env: Readonly<Record<string, string>>): ExpandScope {
-  return { vars: new Map(Object.entries(env)), arrays: new Map(), positional: [], lastStatus: 0, opts: { errexit: false, nounset: false, pipefail: false } };
+  return {
+    vars: new Map(Object.entries(env)),
+    arrays: new Map(),
+    positional: [],
+    lastStatus: 0,
+    opts: { errexit: false, nounset: false, pipefail: false },
+  };
 }
 
 /**
  * Standard streams of one command. `cursor` is how far `read` has consumed `stdin`; it is shared
  * by every command reading the same input (a `while read` loop), and new input gets a new one.
  */
-export interface Io { readonly stdin: string; readonly cursor: { pos: number }; readonly out: ShellSink; readonly err: ShellSink }
+export interface Io {
+  readonly stdin: string;
+  readonly cursor: { pos: number };
+  readonly out: ShellSink;
+  readonly err: ShellSink;
+}
 
 /** Io with new input. */
 export const withInput = (io: Io, stdin: string): Io => ({ stdin, cursor: { pos: 0 }, out: io.out, err: io.err });
 
 /** A sink that keeps what is written (capped). */
-export interface BufferSink extends ShellSink { text(): string }
+export interface BufferSink extends ShellSink {
+  text(): string;
+}
 
 /** State of one run, shared by everything it runs. */
 export interface RunState {
@@ -69,22 +88,36 @@ export interface RunState {
 }
 
 /** Thrown by `exit` (and by a fatal expansion error): ends the shell or subshell. */
-export class ExitSignal { constructor(readonly status: number) {} }
+export class ExitSignal {
+  constructor(readonly status: number) {}
+}
 /** Thrown at the next command once a `timeout` deadline has passed. */
 export class TimeoutSignal {}
 /** Thrown by `return`. */
-export class ReturnSignal { constructor(readonly status: number) {} }
+export class ReturnSignal {
+  constructor(readonly status: number) {}
+}
 /** Thrown by `break` / `continue`. */
-export class LoopSignal { constructor(readonly kind: 'break' | 'continue', public levels: number) {} }
+export class LoopSignal {
+  constructor(
+    readonly kind: 'break' | 'continue',
+    public levels: number,
+  ) {}
+}
 
 /** A fatal expansion error (`set -u`, `${x:?msg}`): ends the shell (127) or the subshell (1), as in bash. */
 export class ExpansionError extends Error {}
 
 /** Runs a subshell body: `exit` (or a fatal expansion error) ends only the subshell. */
 export async function asSubshell(err: ShellSink, f: () => Promise<number>): Promise<number> {
-  try { return await f(); } catch (e) {
+  try {
+    return await f();
+  } catch (e) {
     if (e instanceof ExitSignal) return e.status;
-    if (e instanceof ExpansionError) { err.write(`adf_shell: ${e.message}\n`); return 1; }
+    if (e instanceof ExpansionError) {
+      err.write(`adf_shell: ${e.message}\n`);
+      return 1;
+    }
     throw e;
   }
 }

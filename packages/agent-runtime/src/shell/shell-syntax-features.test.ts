@@ -21,7 +21,11 @@ describe('syntax the shell now supports', () => {
     ['assignment keeps braces', 'x={a,b}; echo "$x"', '{a,b}\n'],
     ['./relative paths', 'cat ./notes.txt ./dir/../dir/a.txt', 'one\ntwo\nA\n'],
     ['printf -v', 'printf -v out "%s-%03d" x 7; echo "$out"', 'x-007\n'],
-    ['arrays', 'a=(x "y z" w); echo ${a[1]} ${#a[@]} "${a[@]}" $a; a[3]=v; echo ${a[-1]} ${#a[@]}', 'y z 3 x y z w x\nv 4\n'],
+    [
+      'arrays',
+      'a=(x "y z" w); echo ${a[1]} ${#a[@]} "${a[@]}" $a; a[3]=v; echo ${a[-1]} ${#a[@]}',
+      'y z 3 x y z w x\nv 4\n',
+    ],
     ['array append and loop', 'a=(1 2); a+=(3); for e in "${a[@]}"; do echo -n "<$e>"; done; echo', '<1><2><3>\n'],
     ['empty array in quotes gives no word', 'a=(); set -- "${a[@]}"; echo $#', '0\n'],
     ['xargs -I{} without a space', 'printf "a\\nb\\n" | xargs -I{} echo "[{}]"', '[a]\n[b]\n'],

@@ -42,32 +42,79 @@ export function createShellSyntax(): ShellSyntax {
     try {
       return toPlain(syntax, parser.Parse(source, 'script'), false) as File;
     } catch (e) {
-      const message = typeof (e as { Error?: () => string })?.Error === 'function' ? (e as { Error: () => string }).Error() : String((e as { message?: string })?.message ?? e);
-      throw new TrustError('SHELL_SYNTAX', `shell syntax error: ${message}`, { hint: 'check quoting and brackets; the shell follows bash syntax' });
+      const message =
+        typeof (e as { Error?: () => string })?.Error === 'function'
+          ? (e as { Error: () => string }).Error()
+          : String((e as { message?: string })?.message ?? e);
+      throw new TrustError('SHELL_SYNTAX', `shell syntax error: ${message}`, {
+        hint: 'check quoting and brackets; the shell follows bash syntax',
+      });
     }
   };
   const sample = samplesOf(parse);
   const binary = new Map<number, '&&' | '||' | '|' | '|&'>();
   for (const op of ['&&', '||', '|', '|&'] as const) binary.set(sample.command(`a ${op} b`, 'BinaryCmd').Op, op);
   const redirect = new Map<number, string>();
-  const redirSamples: Array<[string, string]> = [['>', 'a > f'], ['>>', 'a >> f'], ['<', 'a < f'], ['<<', 'a <<E\nx\nE\n'], ['<<-', 'a <<-E\nx\nE\n'], ['<<<', 'a <<< w'], ['>&', 'a >&2'], ['<&', 'a <&0'], ['&>', 'a &> f'], ['&>>', 'a &>> f'], ['<>', 'a <> f'], ['>|', 'a >| f']];
+  const redirSamples: Array<[string, string]> = [
+    ['>', 'a > f'],
+    ['>>', 'a >> f'],
+    ['<', 'a < f'],
+    ['<<', 'a <<E\nx\nE\n'],
+    ['<<-', 'a <<-E\nx\nE\n'],
+    ['<<<', 'a <<< w'],
+    ['>&', 'a >&2'],
+    ['<&', 'a <&0'],
+    ['&>', 'a &> f'],
+    ['&>>', 'a &>> f'],
+    ['<>', 'a <> f'],
+    ['>|', 'a >| f'],
+  ];
   for (const [op, src] of redirSamples) redirect.set(sample.redirectOp(src), op);
   const paramExp = new Map<number, string>();
-  for (const op of [':-', '-', ':=', '=', ':+', '+', ':?', '?', '#', '##', '%', '%%']) paramExp.set(sample.part(`echo \${a${op}b}`, 'ParamExp').Exp!.Op, op);
+  for (const op of [':-', '-', ':=', '=', ':+', '+', ':?', '?', '#', '##', '%', '%%'])
+    paramExp.set(sample.part(`echo \${a${op}b}`, 'ParamExp').Exp!.Op, op);
   const arith = new Map<number, string>();
-  for (const op of ['+', '-', '*', '/', '%', '**', '<<', '>>', '&', '|', '^', '==', '!=', '<', '>', '<=', '>=', '&&', '||']) arith.set(ofType(sample.part(`echo $((1${op}2))`, 'ArithmExp').X, 'BinaryArithm').Op, op);
+  for (const op of [
+    '+',
+    '-',
+    '*',
+    '/',
+    '%',
+    '**',
+    '<<',
+    '>>',
+    '&',
+    '|',
+    '^',
+    '==',
+    '!=',
+    '<',
+    '>',
+    '<=',
+    '>=',
+    '&&',
+    '||',
+  ])
+    arith.set(ofType(sample.part(`echo $((1${op}2))`, 'ArithmExp').X, 'BinaryArithm').Op, op);
   const arithUnary = new Map<number, string>();
-  for (const op of ['-', '+', '!', '~']) arithUnary.set(ofType(sample.part(`echo $((${op}1))`, 'ArithmExp').X, 'UnaryArithm').Op, op);
+  for (const op of ['-', '+', '!', '~'])
+    arithUnary.set(ofType(sample.part(`echo $((${op}1))`, 'ArithmExp').X, 'UnaryArithm').Op, op);
   const testUnary = new Map<number, string>();
-  for (const op of ['-n', '-z', '-e', '-f', '-s', '-d', '!']) testUnary.set(ofType(sample.command(`[[ ${op} x ]]`, 'TestClause').X, 'UnaryTest').Op, op);
+  for (const op of ['-n', '-z', '-e', '-f', '-s', '-d', '!'])
+    testUnary.set(ofType(sample.command(`[[ ${op} x ]]`, 'TestClause').X, 'UnaryTest').Op, op);
   const testBinary = new Map<number, string>();
-  for (const op of ['==', '=', '!=', '=~', '<', '>', '-eq', '-ne', '-lt', '-le', '-gt', '-ge', '&&', '||']) testBinary.set(ofType(sample.command(`[[ a ${op} b ]]`, 'TestClause').X, 'BinaryTest').Op, op);
+  for (const op of ['==', '=', '!=', '=~', '<', '>', '-eq', '-ne', '-lt', '-le', '-gt', '-ge', '&&', '||'])
+    testBinary.set(ofType(sample.command(`[[ a ${op} b ]]`, 'TestClause').X, 'BinaryTest').Op, op);
   return { ops: { binary, redirect, paramExp, arith, arithUnary, testUnary, testBinary }, parse };
 }
 
 /** `node` if it has the given type; the parser changed shape otherwise. */
-function ofType<N extends { readonly type: string }, T extends N['type']>(node: N | null | undefined, type: T): Extract<N, { readonly type: T }> {
-  if (node?.type !== type) throw new TrustError('SHELL_INTERNAL', `shell parser: expected a ${type} node, got ${node?.type ?? 'nothing'}`);
+function ofType<N extends { readonly type: string }, T extends N['type']>(
+  node: N | null | undefined,
+  type: T,
+): Extract<N, { readonly type: T }> {
+  if (node?.type !== type)
+    throw new TrustError('SHELL_INTERNAL', `shell parser: expected a ${type} node, got ${node?.type ?? 'nothing'}`);
   return node as Extract<N, { readonly type: T }>;
 }
 
@@ -83,7 +130,8 @@ function samplesOf(parse: (source: string) => File) {
     command,
     redirectOp: (source: string): number => ofType(stmt(source).Redirs[0], 'Redirect').Op,
     /** The first part of the second word of `echo …`. */
-    part: <T extends WordPart['type']>(source: string, type: T) => ofType(command(source, 'CallExpr').Args[1]?.Parts[0], type),
+    part: <T extends WordPart['type']>(source: string, type: T) =>
+      ofType(command(source, 'CallExpr').Args[1]?.Parts[0], type),
   };
 }
 
@@ -93,15 +141,39 @@ function samplesOf(parse: (source: string) => File) {
  * a node type not listed keeps only its `type`, and the interpreter reports it as unsupported.
  */
 const FIELDS: Readonly<Record<string, readonly string[]>> = {
-  File: ['Stmts'], Stmt: ['Cmd', 'Redirs', 'Negated', 'Background'], Redirect: ['Op', 'N', 'Word', 'Hdoc'],
-  CallExpr: ['Assigns', 'Args'], Assign: ['Name', 'Value', 'Naked', 'Append', 'Index', 'Array'], ArrayExpr: ['Elems'], ArrayElem: ['Index', 'Value'],
-  BraceExp: ['Sequence', 'Elems'], Word: ['Parts'], Lit: ['Value'],
-  SglQuoted: ['Value', 'Dollar'], DblQuoted: ['Parts'], ParamExp: ['Param', 'Length', 'Short', 'Exp', 'Repl'],
-  CmdSubst: ['Stmts'], ArithmExp: ['X'], BinaryArithm: ['Op', 'X', 'Y'], ParenArithm: ['X'], UnaryArithm: ['Op', 'X'],
-  BinaryCmd: ['Op', 'X', 'Y'], Block: ['Stmts'], Subshell: ['Stmts'], FuncDecl: ['Name', 'Body'],
-  IfClause: ['Cond', 'Then', 'Else'], WhileClause: ['Cond', 'Do', 'Until'], ForClause: ['Loop', 'Do', 'Select'], WordIter: ['Name', 'Items'],
-  CaseClause: ['Word', 'Items'], CaseItem: ['Patterns', 'Stmts'], DeclClause: ['Variant', 'Args'],
-  TestClause: ['X'], UnaryTest: ['Op', 'X'], BinaryTest: ['Op', 'X', 'Y'], ParenTest: ['X'],
+  File: ['Stmts'],
+  Stmt: ['Cmd', 'Redirs', 'Negated', 'Background'],
+  Redirect: ['Op', 'N', 'Word', 'Hdoc'],
+  CallExpr: ['Assigns', 'Args'],
+  Assign: ['Name', 'Value', 'Naked', 'Append', 'Index', 'Array'],
+  ArrayExpr: ['Elems'],
+  ArrayElem: ['Index', 'Value'],
+  BraceExp: ['Sequence', 'Elems'],
+  Word: ['Parts'],
+  Lit: ['Value'],
+  SglQuoted: ['Value', 'Dollar'],
+  DblQuoted: ['Parts'],
+  ParamExp: ['Param', 'Length', 'Short', 'Exp', 'Repl'],
+  CmdSubst: ['Stmts'],
+  ArithmExp: ['X'],
+  BinaryArithm: ['Op', 'X', 'Y'],
+  ParenArithm: ['X'],
+  UnaryArithm: ['Op', 'X'],
+  BinaryCmd: ['Op', 'X', 'Y'],
+  Block: ['Stmts'],
+  Subshell: ['Stmts'],
+  FuncDecl: ['Name', 'Body'],
+  IfClause: ['Cond', 'Then', 'Else'],
+  WhileClause: ['Cond', 'Do', 'Until'],
+  ForClause: ['Loop', 'Do', 'Select'],
+  WordIter: ['Name', 'Items'],
+  CaseClause: ['Word', 'Items'],
+  CaseItem: ['Patterns', 'Stmts'],
+  DeclClause: ['Variant', 'Args'],
+  TestClause: ['X'],
+  UnaryTest: ['Op', 'X'],
+  BinaryTest: ['Op', 'X', 'Y'],
+  ParenTest: ['X'],
 };
 
 /**
@@ -115,7 +187,11 @@ function nodeTypeOf(syntax: GoSyntax, node: GoStruct): string {
     const i = tag.lastIndexOf('.');
     return tag.slice(i + 1).replace(/^\*/, '');
   }
-  try { return syntax.NodeType(node); } catch { return ''; }
+  try {
+    return syntax.NodeType(node);
+  } catch {
+    return '';
+  }
 }
 
 /** A Go struct's field that holds a struct (or nothing). */
@@ -144,8 +220,14 @@ function toPlain(syntax: GoSyntax, value: unknown, braces: boolean): unknown {
     const exp = struct(node, 'Exp');
     out.Exp = exp ? { Op: exp.Op, Word: toPlain(syntax, exp.Word, false) } : null;
     const repl = struct(node, 'Repl');
-    out.Repl = repl ? { All: repl.All === true, Orig: toPlain(syntax, repl.Orig, false), With: toPlain(syntax, repl.With, false) } : null;
-    if (node.Slice || node.Names || node.Excl) return { type: 'Unsupported', name: node.Slice ? 'substring expansion ${x:off:len}' : 'indirect or name expansion ${!x}' };
+    out.Repl = repl
+      ? { All: repl.All === true, Orig: toPlain(syntax, repl.Orig, false), With: toPlain(syntax, repl.With, false) }
+      : null;
+    if (node.Slice || node.Names || node.Excl)
+      return {
+        type: 'Unsupported',
+        name: node.Slice ? 'substring expansion ${x:off:len}' : 'indirect or name expansion ${!x}',
+      };
     return out;
   }
   const wordList = type === 'CallExpr' || type === 'WordIter';
@@ -155,6 +237,11 @@ function toPlain(syntax: GoSyntax, value: unknown, braces: boolean): unknown {
   }
   // Brace expansion applies to command words only; the Go word is re-split only when a literal
   // part holds a `{` (asking the Go side about every word costs more than the whole run).
-  if (type === 'Word' && braces && (out.Parts as Array<{ type: string; Value?: string }>).some((p) => p.type === 'Lit' && p.Value!.includes('{'))) return toPlain(syntax, syntax.SplitBraces(node), false);
+  if (
+    type === 'Word' &&
+    braces &&
+    (out.Parts as Array<{ type: string; Value?: string }>).some((p) => p.type === 'Lit' && p.Value!.includes('{'))
+  )
+    return toPlain(syntax, syntax.SplitBraces(node), false);
   return out;
 }

@@ -12,23 +12,51 @@ export interface FakeShellGate extends ShellGate {
   readonly calls: Array<{ tool: string; args: Record<string, unknown> }>;
 }
 
-export function createFakeShellGate(options: { disabled?: string[]; restricted?: Record<string, 'approve' | 'reject'>; files?: Record<string, string>; fetch?: (url: string) => { status: number; body: string } } = {}): FakeShellGate {
+export function createFakeShellGate(
+  options: {
+    disabled?: string[];
+    restricted?: Record<string, 'approve' | 'reject'>;
+    files?: Record<string, string>;
+    fetch?: (url: string) => { status: number; body: string };
+  } = {},
+): FakeShellGate {
   const files = new Map(Object.entries(options.files ?? {}));
   const preflights: string[] = [];
   const calls: Array<{ tool: string; args: Record<string, unknown> }> = [];
   const notFound = (path: string) => Object.assign(new Error(`${path}: not found`), { code: 'FS_NOT_FOUND' });
   const impl: Record<string, (a: Record<string, unknown>) => unknown> = {
-    fs_read: (a) => { const c = files.get(String(a.path)); if (c === undefined) throw notFound(String(a.path)); return { path: a.path, content: c }; },
-    fs_write: (a) => { const p = String(a.path); files.set(p, a.mode === 'append' ? (files.get(p) ?? '') + String(a.content) : String(a.content)); return { path: p }; },
-    fs_list: (a) => ({ files: [...files.keys()].filter((k) => k.startsWith(String(a.prefix ?? ''))).sort().map((path) => ({ path, size: files.get(path)!.length })) }),
-    fs_delete: (a) => { if (!files.delete(String(a.path))) throw notFound(String(a.path)); return { deleted: a.path }; },
-    sys_fetch: (a) => ({ ...(options.fetch?.(String(a.url)) ?? { status: 200, body: `fetched ${String(a.url)}` }), headers: {} }),
+    fs_read: (a) => {
+      const c = files.get(String(a.path));
+      if (c === undefined) throw notFound(String(a.path));
+      return { path: a.path, content: c };
+    },
+    fs_write: (a) => {
+      const p = String(a.path);
+      files.set(p, a.mode === 'append' ? (files.get(p) ?? '') + String(a.content) : String(a.content));
+      return { path: p };
+    },
+    fs_list: (a) => ({
+      files: [...files.keys()]
+        .filter((k) => k.startsWith(String(a.prefix ?? '')))
+        .sort()
+        .map((path) => ({ path, size: files.get(path)!.length })),
+    }),
+    fs_delete: (a) => {
+      if (!files.delete(String(a.path))) throw notFound(String(a.path));
+      return { deleted: a.path };
+    },
+    sys_fetch: (a) => ({
+      ...(options.fetch?.(String(a.url)) ?? { status: 200, body: `fetched ${String(a.url)}` }),
+      headers: {},
+    }),
     db_query: (a) => ({ rows: [{ sql: a.sql, n: 1 }] }),
     db_execute: () => ({ changes: 1 }),
     sys_code: (a) => ({ value: `ran ${String(a.code).length} chars`, logs: ['[log] hello from code'] }),
   };
   return {
-    files, preflights, calls,
+    files,
+    preflights,
+    calls,
     async preflight(tool): Promise<Decision> {
       preflights.push(tool);
       if (options.disabled?.includes(tool)) return deny('TOOL_DISABLED', `${tool} is disabled`);

@@ -28,7 +28,15 @@ export interface CommandContext {
    * exec, command, nohup). `env` adds variables for it; `timeoutMs` ends it (124) at its next
    * command once the time has passed.
    */
-  command(argv: readonly string[], options?: { readonly env?: Readonly<Record<string, string>>; readonly clearEnv?: boolean; readonly timeoutMs?: number; readonly skipFunctions?: boolean }): Promise<number>;
+  command(
+    argv: readonly string[],
+    options?: {
+      readonly env?: Readonly<Record<string, string>>;
+      readonly clearEnv?: boolean;
+      readonly timeoutMs?: number;
+      readonly skipFunctions?: boolean;
+    },
+  ): Promise<number>;
   /** The shell's variables (for `env`). */
   env(): ReadonlyArray<readonly [string, string]>;
   /** Whether a command or function of this name exists (for `command -v`). */

@@ -43,15 +43,24 @@ beforeAll(async () => {
   guard = createSqlGuard(adf, { executeTimeoutMs: 20_000 });
   await guard.runQuery('select 1');
 });
-afterAll(async () => { await guard.close(); adf.close(); rmSync(dir, { recursive: true, force: true }); });
+afterAll(async () => {
+  await guard.close();
+  adf.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('host writes while an agent db_execute holds the write lock', () => {
   it('the host writes its log and inbox rows without stalling its event loop; the agent statement is preempted, nothing of it committed', async () => {
     const probe = new Database(adf.path);
     probe.pragma('busy_timeout = 0');
     // Holds the write lock for seconds: an INSERT … SELECT over a 3000³ cross join.
-    const agentWrite = guard.runExecute('INSERT INTO local_sink SELECT count(*) FROM local_big a, local_big b, local_big c');
-    const settled = agentWrite.then(() => ({ ok: true as const }), (e: { code?: string }) => ({ ok: false as const, code: e.code }));
+    const agentWrite = guard.runExecute(
+      'INSERT INTO local_sink SELECT count(*) FROM local_big a, local_big b, local_big c',
+    );
+    const settled = agentWrite.then(
+      () => ({ ok: true as const }),
+      (e: { code?: string }) => ({ ok: false as const, code: e.code }),
+    );
     await untilWriteLockHeld(probe);
     probe.close();
 
@@ -61,7 +70,12 @@ describe('host writes while an agent db_execute holds the write lock', () => {
     const t0 = performance.now();
     const logId = adf.logs.add({ level: 'info', message: 'host log while the agent writes', origin: 'test' });
     const mail = adf.inbox.insert({ content: 'hello while the agent writes', from: 'did:key:peer' });
-    const audit = adf.audit.record({ principal: { kind: 'llm', id: 'loop' }, action: 'test.host_write', target: 'local_sink', decision: 'allow' });
+    const audit = adf.audit.record({
+      principal: { kind: 'llm', id: 'loop' },
+      action: 'test.host_write',
+      target: 'local_sink',
+      decision: 'allow',
+    });
     const syncMs = performance.now() - t0;
     await new Promise((r) => setTimeout(r, 50));
     h.disable();
@@ -83,8 +97,13 @@ describe('host writes while an agent db_execute holds the write lock', () => {
 
   it('a short agent write is not preempted: the host waits for it within its small grace', async () => {
     const before = adf.db.prepare('SELECT count(*) FROM local_sink').pluck().get() as number;
-    const writes = Array.from({ length: 20 }, (_, i) => guard.runExecute('INSERT INTO local_sink VALUES (?)', { params: [i] }));
-    for (let i = 0; i < 20; i++) { adf.logs.add({ level: 'info', message: `host ${i}` }); await new Promise((r) => setImmediate(r)); }
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      guard.runExecute('INSERT INTO local_sink VALUES (?)', { params: [i] }),
+    );
+    for (let i = 0; i < 20; i++) {
+      adf.logs.add({ level: 'info', message: `host ${i}` });
+      await new Promise((r) => setImmediate(r));
+    }
     const results = await Promise.allSettled(writes);
     expect(results.filter((x) => x.status === 'rejected')).toEqual([]);
     expect(adf.db.prepare('SELECT count(*) FROM local_sink').pluck().get()).toBe(before + 20);

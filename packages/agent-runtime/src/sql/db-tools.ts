@@ -1,7 +1,10 @@
 import type { ToolDefinition } from '../gate/tool-definition.js';
 import type { ExecuteResult, QueryResult, SqlGuard } from './sql-guard.js';
 
-interface SqlArgs { sql: string; params?: unknown[] }
+interface SqlArgs {
+  sql: string;
+  params?: unknown[];
+}
 
 const inputSchema = {
   type: 'object',
@@ -25,7 +28,8 @@ const bind = (p: unknown[] | undefined) => (p ?? []).map((v) => (typeof v === 'b
 export function createDbQueryTool(guard: SqlGuard): ToolDefinition<SqlArgs, QueryResult> {
   return {
     name: 'db_query',
-    description: 'Run one read-only SQL statement (SELECT/WITH/VALUES) over local_* tables and adf_loop, adf_inbox, adf_outbox, adf_files, adf_timers, adf_audit, adf_logs, adf_tasks.',
+    description:
+      'Run one read-only SQL statement (SELECT/WITH/VALUES) over local_* tables and adf_loop, adf_inbox, adf_outbox, adf_files, adf_timers, adf_audit, adf_logs, adf_tasks.',
     inputSchema,
     run: (args) => guard.runQuery(args.sql, bind(args.params)),
   };

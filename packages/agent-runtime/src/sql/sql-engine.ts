@@ -2,24 +2,53 @@ import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { TrustError, deniedError, deny, isDenied, type Decision } from '@trust/core';
 import { checkSchemaDiff, schemaSnapshot } from './schema-diff.js';
-import { analyzeStatement, buildRootMap, leadingVerb, type RootMap, type StatementAnalysis } from './statement-analysis.js';
+import {
+  analyzeStatement,
+  buildRootMap,
+  leadingVerb,
+  type RootMap,
+  type StatementAnalysis,
+} from './statement-analysis.js';
 import { evaluateSqlAccess, type SqlMode, type TableProtection } from './sql-policy.js';
 import type { WireQueryResult } from './sql-host-protocol.js';
 import { needsStructuredClone } from './sql-wire.js';
 
 /** Caps for one db_query, decided by the host from the agent's config. */
-export interface QueryCaps { readonly maxRows: number; readonly maxBytes: number }
+export interface QueryCaps {
+  readonly maxRows: number;
+  readonly maxBytes: number;
+}
 /** Result of a db_query. `truncatedBy` says which cap stopped it. */
-export interface QueryResult { readonly columns: string[]; readonly rows: Record<string, unknown>[]; readonly truncated: boolean; readonly truncatedBy?: 'rows' | 'bytes' }
+export interface QueryResult {
+  readonly columns: string[];
+  readonly rows: Record<string, unknown>[];
+  readonly truncated: boolean;
+  readonly truncatedBy?: 'rows' | 'bytes';
+}
 /** Result of a db_execute. */
-export interface ExecuteResult { readonly changes: number; readonly lastInsertRowid: number }
+export interface ExecuteResult {
+  readonly changes: number;
+  readonly lastInsertRowid: number;
+}
 
 /** What the SQL host process does; it owns its connections and never sees the host's. */
 export interface SqlEngine {
-  check(mode: SqlMode, sql: string, params: unknown[], protections: Readonly<Record<string, TableProtection>>, authorized: boolean): Decision;
+  check(
+    mode: SqlMode,
+    sql: string,
+    params: unknown[],
+    protections: Readonly<Record<string, TableProtection>>,
+    authorized: boolean,
+  ): Decision;
   /** `binary`: the rows hold a value JSON cannot carry exactly (see sql-wire.ts). */
   query(sql: string, params: unknown[], caps: QueryCaps): { result: WireQueryResult; binary: boolean };
-  execute(sql: string, params: unknown[], protections: Readonly<Record<string, TableProtection>>, authorized: boolean, maxGrowthBytes: number): ExecuteResult;
+  execute(
+    sql: string,
+    params: unknown[],
+    protections: Readonly<Record<string, TableProtection>>,
+    authorized: boolean,
+    maxGrowthBytes: number,
+  ): ExecuteResult;
   /** After a write: folds a WAL over 1 MiB back into the file and truncates it (never waits for readers). */
   checkpoint(): void;
   close(): void;
@@ -36,7 +65,10 @@ function sizeOf(v: unknown): number {
   return 8;
 }
 
-interface Prepared { readonly stmt: Database.Statement; readonly columns: string[] }
+interface Prepared {
+  readonly stmt: Database.Statement;
+  readonly columns: string[];
+}
 
 /**
  * Opens the agent's file twice: a read-only `query_only` connection for db_query and a
@@ -56,24 +88,40 @@ export function createSqlEngine(path: string): SqlEngine {
   rw.pragma('cache_size = -4096');
   ro.pragma('cache_size = -4096');
   const conns = { query: ro, execute: rw } as const;
-  const version = { query: ro.prepare('PRAGMA schema_version').pluck(), execute: rw.prepare('PRAGMA schema_version').pluck() };
+  const version = {
+    query: ro.prepare('PRAGMA schema_version').pluck(),
+    execute: rw.prepare('PRAGMA schema_version').pluck(),
+  };
   const roots = { query: { v: -1, map: new Map() as RootMap }, execute: { v: -1, map: new Map() as RootMap } };
   const verdicts = new Map<string, { analysis: StatementAnalysis | undefined; decision: Decision }>();
   const statements = new Map<string, Prepared>();
   const pageSize = rw.pragma('page_size', { simple: true }) as number;
   const pageCount = rw.prepare('PRAGMA page_count').pluck();
 
-  function analyze(mode: SqlMode, sql: string, params: unknown[], prot: Readonly<Record<string, TableProtection>>, authorized: boolean, v: number): { analysis: StatementAnalysis | undefined; decision: Decision } {
+  function analyze(
+    mode: SqlMode,
+    sql: string,
+    params: unknown[],
+    prot: Readonly<Record<string, TableProtection>>,
+    authorized: boolean,
+    v: number,
+  ): { analysis: StatementAnalysis | undefined; decision: Decision } {
     const db = conns[mode];
     const key = `${mode}\0${v}\0${authorized ? 1 : 0}\0${mode === 'execute' ? JSON.stringify(prot) : ''}\0${sql}`;
     const hit = verdicts.get(key);
     if (hit) return hit;
     const r = roots[mode];
-    if (r.v !== v) { r.map = buildRootMap(db); r.v = v; }
+    if (r.v !== v) {
+      r.map = buildRootMap(db);
+      r.v = v;
+    }
     let result: { analysis: StatementAnalysis | undefined; decision: Decision };
     const verb = leadingVerb(sql);
     if (verb === 'EXPLAIN' || verb === 'PRAGMA' || verb === 'ATTACH' || verb === 'DETACH') {
-      result = { analysis: undefined, decision: deny('SQL_VERB_DENIED', `${verb} is not allowed`, { rule: 'sql-verb' }) };
+      result = {
+        analysis: undefined,
+        decision: deny('SQL_VERB_DENIED', `${verb} is not allowed`, { rule: 'sql-verb' }),
+      };
     } else {
       try {
         db.prepare(sql); // rejects more than one statement and syntax errors, without running anything
@@ -82,8 +130,17 @@ export function createSqlEngine(path: string): SqlEngine {
       } catch (e) {
         const msg = (e as Error).message;
         result = /more than one statement/.test(msg)
-          ? { analysis: undefined, decision: deny('SQL_MULTIPLE_STATEMENTS', 'only one statement per call is allowed', { rule: 'sql-single', hint: 'send each statement separately' }) }
-          : { analysis: undefined, decision: deny('SQL_INVALID', `SQLite rejected the statement: ${msg}`, { rule: 'sql-compile' }) };
+          ? {
+              analysis: undefined,
+              decision: deny('SQL_MULTIPLE_STATEMENTS', 'only one statement per call is allowed', {
+                rule: 'sql-single',
+                hint: 'send each statement separately',
+              }),
+            }
+          : {
+              analysis: undefined,
+              decision: deny('SQL_INVALID', `SQLite rejected the statement: ${msg}`, { rule: 'sql-compile' }),
+            };
       }
     }
     if (verdicts.size >= CACHE_MAX) verdicts.clear();
@@ -92,7 +149,8 @@ export function createSqlEngine(path: string): SqlEngine {
   }
 
   return {
-    check: (mode, sql, params, prot, authorized) => analyze(mode, sql, params, prot, authorized, version[mode].get() as number).decision,
+    check: (mode, sql, params, prot, authorized) =>
+      analyze(mode, sql, params, prot, authorized, version[mode].get() as number).decision,
     query(sql, params, caps) {
       // Schema version first: a cached verdict or statement from an older schema is never used.
       const v = version.query.get() as number;
@@ -115,7 +173,10 @@ export function createSqlEngine(path: string): SqlEngine {
       const it = stmt.iterate(...(params as never[])) as IterableIterator<unknown[]>;
       try {
         for (const row of it) {
-          if (rows.length >= caps.maxRows) { truncatedBy = 'rows'; break; }
+          if (rows.length >= caps.maxRows) {
+            truncatedBy = 'rows';
+            break;
+          }
           let size = 0;
           for (let i = 0; i < row.length; i++) {
             const x = row[i];
@@ -123,14 +184,20 @@ export function createSqlEngine(path: string): SqlEngine {
             if (!binary && typeof x !== 'string' && x !== null) binary = needsStructuredClone(x);
           }
           // Stop before the row that crosses the cap: what the host receives stays under it.
-          if (bytes + size > caps.maxBytes) { truncatedBy = 'bytes'; break; }
+          if (bytes + size > caps.maxBytes) {
+            truncatedBy = 'bytes';
+            break;
+          }
           bytes += size;
           rows.push(row);
         }
       } finally {
         it.return?.();
       }
-      return { result: truncatedBy ? { columns, rows, truncated: true, truncatedBy } : { columns, rows, truncated: false }, binary };
+      return {
+        result: truncatedBy ? { columns, rows, truncated: true, truncatedBy } : { columns, rows, truncated: false },
+        binary,
+      };
     },
     execute(sql, params, prot, authorized, maxGrowthBytes) {
       const { analysis, decision } = analyze('execute', sql, params, prot, authorized, version.execute.get() as number);
@@ -152,7 +219,14 @@ export function createSqlEngine(path: string): SqlEngine {
         return run.immediate();
       } catch (e) {
         if ((e as { code?: string }).code === 'SQLITE_FULL') {
-          throw new TrustError('SQL_GROWTH_LIMIT', `db_execute would grow the agent file by more than ${maxGrowthBytes} bytes; the statement was rolled back`, { cause: e, hint: 'write less per statement, delete old rows first, or have the owner raise limits.max_sql_growth_bytes' });
+          throw new TrustError(
+            'SQL_GROWTH_LIMIT',
+            `db_execute would grow the agent file by more than ${maxGrowthBytes} bytes; the statement was rolled back`,
+            {
+              cause: e,
+              hint: 'write less per statement, delete old rows first, or have the owner raise limits.max_sql_growth_bytes',
+            },
+          );
         }
         if (e instanceof TrustError) throw e;
         throw new TrustError('SQL_FAILED', `SQLite refused the statement: ${(e as Error).message}`, { cause: e });
@@ -165,8 +239,20 @@ export function createSqlEngine(path: string): SqlEngine {
       rw.pragma('busy_timeout = 0');
       // PASSIVE copies the frames back without the writer lock (host writes go on meanwhile);
       // TRUNCATE then holds that lock only for the few frames written since, and the truncation.
-      try { rw.pragma('wal_checkpoint(PASSIVE)'); rw.pragma('wal_checkpoint(TRUNCATE)'); } catch { /* busy: the next write retries */ } finally { rw.pragma('busy_timeout = 2000'); }
+      try {
+        rw.pragma('wal_checkpoint(PASSIVE)');
+        rw.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        /* busy: the next write retries */
+      } finally {
+        rw.pragma('busy_timeout = 2000');
+      }
     },
-    close() { statements.clear(); verdicts.clear(); if (ro.open) ro.close(); if (rw.open) rw.close(); },
+    close() {
+      statements.clear();
+      verdicts.clear();
+      if (ro.open) ro.close();
+      if (rw.open) rw.close();
+    },
   };
 }

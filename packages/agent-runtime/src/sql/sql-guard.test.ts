@@ -10,7 +10,11 @@ let guard: SqlGuard;
 
 beforeAll(() => {
   adf = createAdf(join(mkdtempSync(join(tmpdir(), 'sql-')), 'a.adf'), {
-    template: { v: 1, security: { table_protections: { local_ao: 'append_only', local_auth: 'authorized' } }, limits: { max_sql_rows: 5 } },
+    template: {
+      v: 1,
+      security: { table_protections: { local_ao: 'append_only', local_auth: 'authorized' } },
+      limits: { max_sql_rows: 5 },
+    },
   });
   adf.db.exec(`
     CREATE TABLE local_notes (id INTEGER PRIMARY KEY, body TEXT, tag TEXT UNIQUE);
@@ -27,7 +31,10 @@ beforeAll(() => {
   adf.logs.add({ level: 'info', message: 'hello' });
   guard = createSqlGuard(adf);
 });
-afterAll(async () => { await guard.close(); adf.close(); });
+afterAll(async () => {
+  await guard.close();
+  adf.close();
+});
 
 type Case = [string, string, 'allow' | string];
 
@@ -68,16 +75,20 @@ const QUERY: Case[] = [
   ['q', 'select * from "main"."adf_config"', 'SQL_TABLE_DENIED'],
   ['q', "select 1 as [x'], * from adf_identity as [y']", 'SQL_TABLE_DENIED'],
   ['q', "select 1 as `x'`, * from adf_config as `y'`", 'SQL_TABLE_DENIED'],
-  ['q', 'select \'x\' as "a\'", * from adf_meta', 'SQL_TABLE_DENIED'],
+  ['q', "select 'x' as \"a'\", * from adf_meta", 'SQL_TABLE_DENIED'],
   ['q', 'select * from local_notes where id in (select length(value) from adf_identity)', 'SQL_TABLE_DENIED'],
   ['q', 'select body from local_notes union select config_json from adf_config', 'SQL_TABLE_DENIED'],
   ['q', 'select body from local_notes union all select value from adf_meta', 'SQL_TABLE_DENIED'],
   ['q', 'with s as (select * from adf_identity) select * from s', 'SQL_TABLE_DENIED'],
   ['q', 'with recursive r(x) as (select purpose from adf_identity) select * from r', 'SQL_TABLE_DENIED'],
-  ['x', 'insert into local_notes (body) with recursive c(x) as (select 1 union all select x + 1 from c where x < 3) select x from c', 'allow'],
+  [
+    'x',
+    'insert into local_notes (body) with recursive c(x) as (select 1 union all select x + 1 from c where x < 3) select x from c',
+    'allow',
+  ],
   ['q', 'select (select config_json from adf_config) as c', 'SQL_TABLE_DENIED'],
   ['q', 'select * from local_notes join adf_identity on 1', 'SQL_TABLE_DENIED'],
-  ['q', 'select exists(select 1 from adf_identity where purpose like \'crypto%\')', 'SQL_TABLE_DENIED'],
+  ['q', "select exists(select 1 from adf_identity where purpose like 'crypto%')", 'SQL_TABLE_DENIED'],
   ['q', 'select count(*) from adf_meta', 'SQL_TABLE_DENIED'],
   ['q', "select * from pragma_table_info('adf_identity')", 'SQL_VIRTUAL_TABLE'],
   ['q', 'select * from pragma_database_list', 'SQL_VIRTUAL_TABLE'],
@@ -111,18 +122,18 @@ const EXECUTE: Case[] = [
   ['x', 'insert into local_src values (1)', 'allow'],
   ['x', "insert into adf_logs (level, message, created_at) values ('x','y','z')", 'SQL_WRITE_DENIED'],
   ['x', "update adf_config set config_json = '{}'", 'SQL_WRITE_DENIED'],
-  ['x', "update local_notes set body = (select config_json from adf_config)", 'SQL_TABLE_DENIED'],
+  ['x', 'update local_notes set body = (select config_json from adf_config)', 'SQL_TABLE_DENIED'],
   ['x', 'alter table local_notes add column extra text', 'allow'],
   ['x', 'alter table local_src rename to local_src2', 'allow'],
   ['x', "update sqlite_sequence set seq = 0 where name = 'adf_audit'", 'SQL_WRITE_DENIED'],
   ['x', "update [adf_tasks] set status = 'completed'", 'SQL_WRITE_DENIED'],
   ['x', 'delete from `adf_audit`', 'SQL_WRITE_DENIED'],
   ['x', 'delete from main."adf_loop"', 'SQL_WRITE_DENIED'],
-  ['x', "insert into local_notes (body) select value from adf_identity", 'SQL_TABLE_DENIED'],
-  ['x', "create table local_y as select * from adf_identity", 'SQL_TABLE_DENIED'],
+  ['x', 'insert into local_notes (body) select value from adf_identity', 'SQL_TABLE_DENIED'],
+  ['x', 'create table local_y as select * from adf_identity', 'SQL_TABLE_DENIED'],
   ['x', "create table local_y as select 1 as [a'], * from adf_identity as [b']", 'SQL_TABLE_DENIED'],
-  ['x', "create table local_y as select * from `adf_config`", 'SQL_TABLE_DENIED'],
-  ['x', "create table local_y as select * from adf_loop", 'allow'],
+  ['x', 'create table local_y as select * from `adf_config`', 'SQL_TABLE_DENIED'],
+  ['x', 'create table local_y as select * from adf_loop', 'allow'],
   ['x', 'create table adf_evil (a)', 'SQL_DDL_DENIED'],
   ['x', 'create table notes (a)', 'SQL_DDL_DENIED'],
   ['x', 'drop table adf_logs', 'SQL_WRITE_DENIED'],
@@ -132,7 +143,7 @@ const EXECUTE: Case[] = [
   ['x', 'create trigger local_t2 after insert on adf_inbox begin select 1; end', 'SQL_DDL_DENIED'],
   ['x', 'create temp table local_tmp (a)', 'SQL_OTHER_DATABASE'],
   ['x', 'create temp trigger local_tt after insert on local_notes begin select 1; end', 'SQL_OTHER_DATABASE'],
-  ['x', "create virtual table local_fts using fts5(a)", 'SQL_VIRTUAL_TABLE'],
+  ['x', 'create virtual table local_fts using fts5(a)', 'SQL_VIRTUAL_TABLE'],
   ['x', 'create table local_ai (id integer primary key autoincrement)', 'SQL_DDL_DENIED'],
   ['x', 'alter table local_notes rename to adf_x', 'SQL_DDL_DENIED'],
   ['x', "update local_ao set v = 'changed'", 'SQL_APPEND_ONLY'],
@@ -181,19 +192,26 @@ describe('running agent SQL', async () => {
   });
 
   it('a refused DDL leaves no trace in the schema', async () => {
-    await expect(guard.runExecute('create view local_leak as select * from adf_meta')).rejects.toHaveTrustCode('SQL_VIEW_PROTECTED');
+    await expect(guard.runExecute('create view local_leak as select * from adf_meta')).rejects.toHaveTrustCode(
+      'SQL_VIEW_PROTECTED',
+    );
     expect(adf.db.prepare("select count(*) from sqlite_schema where name = 'local_leak'").pluck().get()).toBe(0);
   });
 
   it('authorized code may write authorized tables and mutate append_only ones', async () => {
     expect((await guard.runExecute("insert into local_auth (v) values ('ok')", { authorized: true })).changes).toBe(1);
-    expect(await guard.checkExecute("update local_ao set v = 'x'", { authorized: true })).toMatchObject({ allow: true });
+    expect(await guard.checkExecute("update local_ao set v = 'x'", { authorized: true })).toMatchObject({
+      allow: true,
+    });
   });
 
   it('a trigger planted after the check is caught at use (verdict keyed on schema version)', async () => {
     expect(await guard.checkExecute("insert into local_notes (body) values ('p')")).toMatchObject({ allow: true });
     adf.db.exec('CREATE TRIGGER local_planted AFTER INSERT ON local_notes BEGIN DELETE FROM adf_loop; END');
-    expect(await guard.checkExecute("insert into local_notes (body) values ('p')")).toMatchObject({ allow: false, code: expect.toBeTrustCode('SQL_WRITE_DENIED') });
+    expect(await guard.checkExecute("insert into local_notes (body) values ('p')")).toMatchObject({
+      allow: false,
+      code: expect.toBeTrustCode('SQL_WRITE_DENIED'),
+    });
     adf.db.exec('DROP TRIGGER local_planted');
   });
 
@@ -201,7 +219,10 @@ describe('running agent SQL', async () => {
     adf.db.exec('CREATE VIEW local_sneaky AS SELECT 1 AS x');
     expect((await guard.runQuery('select * from local_sneaky')).rows).toEqual([{ x: 1 }]);
     adf.db.exec('DROP VIEW local_sneaky; CREATE VIEW local_sneaky AS SELECT value AS x FROM adf_identity');
-    expect(await guard.checkQuery('select * from local_sneaky')).toMatchObject({ allow: false, code: expect.toBeTrustCode('SQL_TABLE_DENIED') });
+    expect(await guard.checkQuery('select * from local_sneaky')).toMatchObject({
+      allow: false,
+      code: expect.toBeTrustCode('SQL_TABLE_DENIED'),
+    });
     adf.db.exec('DROP VIEW local_sneaky');
   });
 
@@ -210,7 +231,9 @@ describe('running agent SQL', async () => {
   });
 
   it('values JSON cannot carry cross to the host exactly (blobs, ±Infinity, -0, lone surrogates), and repeated column names keep the last value', async () => {
-    const r = await guard.runQuery("select x'00ff' as b, 1e999 as inf, -1e999 as ninf, -0.0 as z, char(55296) as s, 1 as d, 2 as d");
+    const r = await guard.runQuery(
+      "select x'00ff' as b, 1e999 as inf, -1e999 as ninf, -0.0 as z, char(55296) as s, 1 as d, 2 as d",
+    );
     const row = r.rows[0]!;
     expect(row['b']).toBeInstanceOf(Uint8Array);
     expect([...(row['b'] as Uint8Array)]).toEqual([0, 255]);
@@ -243,7 +266,7 @@ describe('idempotent DDL and adf_-looking names are not over-blocked', () => {
 
   const ALLOWED: string[] = [
     'create table local_adf_copy (adf_col text)',
-    "create view local_v_adfname as select adf_col from local_adf_copy",
+    'create view local_v_adfname as select adf_col from local_adf_copy',
     "create view local_v_literal as select 'adf_identity' as s, 'select * from adf_config' as t",
     "create trigger local_t_adfname after insert on local_adf_copy begin insert into local_log values ('adf_meta'); end",
     'create trigger local_t_adfcol after update on local_adf_copy begin update local_adf_copy set adf_col = new.adf_col where 0; end',
@@ -256,9 +279,21 @@ describe('idempotent DDL and adf_-looking names are not over-blocked', () => {
     ['x', 'create view local_rv1 as select * from adf_loop', 'SQL_VIEW_PROTECTED'],
     ['x', 'create view local_rv2 as select n.body from local_notes n join adf_inbox i on 1', 'SQL_VIEW_PROTECTED'],
     ['x', 'create view local_rv3 as select (select count(*) from "ADF_IDENTITY") as n', 'SQL_VIEW_PROTECTED'],
-    ['x', 'create trigger local_rt1 after insert on local_adf_copy begin insert into local_log select message from adf_logs; end', 'SQL_TRIGGER_PROTECTED'],
-    ['x', 'create trigger local_rt2 after insert on local_adf_copy when (select count(*) from adf_config) > 0 begin select 1; end', 'SQL_TRIGGER_PROTECTED'],
-    ['x', 'create trigger local_rt3 after delete on local_adf_copy begin delete from [adf_tasks]; end', 'SQL_TRIGGER_PROTECTED'],
+    [
+      'x',
+      'create trigger local_rt1 after insert on local_adf_copy begin insert into local_log select message from adf_logs; end',
+      'SQL_TRIGGER_PROTECTED',
+    ],
+    [
+      'x',
+      'create trigger local_rt2 after insert on local_adf_copy when (select count(*) from adf_config) > 0 begin select 1; end',
+      'SQL_TRIGGER_PROTECTED',
+    ],
+    [
+      'x',
+      'create trigger local_rt3 after delete on local_adf_copy begin delete from [adf_tasks]; end',
+      'SQL_TRIGGER_PROTECTED',
+    ],
     ['x', 'pragma journal_mode = delete', 'SQL_VERB_DENIED'],
     ['q', 'pragma journal_mode', 'SQL_VERB_DENIED'],
   ];

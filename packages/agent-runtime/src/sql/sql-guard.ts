@@ -54,21 +54,56 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
   const protections = () => adf.config().security.table_protections as Readonly<Record<string, TableProtection>>;
   const checkTimeout = options.checkTimeoutMs ?? 5_000;
   return {
-    checkQuery: (sql, params = []) => host.call({ kind: 'check', mode: 'query', sql, params, protections: {}, authorized: false }, checkTimeout) as Promise<Decision>,
-    checkExecute: (sql, o = {}) => host.call({ kind: 'check', mode: 'execute', sql, params: o.params ?? [], protections: protections(), authorized: o.authorized === true }, checkTimeout) as Promise<Decision>,
+    checkQuery: (sql, params = []) =>
+      host.call(
+        { kind: 'check', mode: 'query', sql, params, protections: {}, authorized: false },
+        checkTimeout,
+      ) as Promise<Decision>,
+    checkExecute: (sql, o = {}) =>
+      host.call(
+        {
+          kind: 'check',
+          mode: 'execute',
+          sql,
+          params: o.params ?? [],
+          protections: protections(),
+          authorized: o.authorized === true,
+        },
+        checkTimeout,
+      ) as Promise<Decision>,
     runQuery(sql, params = []) {
       const l = limits();
-      return host.call({ kind: 'query', sql, params, maxRows: options.maxRows ?? l.max_sql_rows, maxBytes: options.maxResultBytes ?? l.max_sql_result_bytes }, options.timeoutMs ?? l.sql_timeout_ms)
+      return host
+        .call(
+          {
+            kind: 'query',
+            sql,
+            params,
+            maxRows: options.maxRows ?? l.max_sql_rows,
+            maxBytes: options.maxResultBytes ?? l.max_sql_result_bytes,
+          },
+          options.timeoutMs ?? l.sql_timeout_ms,
+        )
         .then((w) => toQueryResult(w as WireQueryResult));
     },
     runExecute(sql, o = {}) {
       const l = limits();
       return host.call(
-        { kind: 'execute', sql, params: o.params ?? [], protections: protections(), authorized: o.authorized === true, maxGrowthBytes: options.maxGrowthBytes ?? l.max_sql_growth_bytes },
+        {
+          kind: 'execute',
+          sql,
+          params: o.params ?? [],
+          protections: protections(),
+          authorized: o.authorized === true,
+          maxGrowthBytes: options.maxGrowthBytes ?? l.max_sql_growth_bytes,
+        },
         options.executeTimeoutMs ?? l.sql_execute_timeout_ms,
       ) as Promise<ExecuteResult>;
     },
     hostPid: () => host.pid(),
-    close: () => { unregister(); return host.close(); },
+    close: () => {
+      unregister();
+      return host.close();
+    },
   };
 }

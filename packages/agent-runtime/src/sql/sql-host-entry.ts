@@ -24,7 +24,8 @@ function send(m: SqlResponse, binary = false): void {
 
 function handle(engine: SqlEngine, m: SqlRequest): void {
   try {
-    if (m.kind === 'check') send({ v: 2, id: m.id, kind: 'ok', value: engine.check(m.mode, m.sql, m.params, m.protections, m.authorized) });
+    if (m.kind === 'check')
+      send({ v: 2, id: m.id, kind: 'ok', value: engine.check(m.mode, m.sql, m.params, m.protections, m.authorized) });
     else if (m.kind === 'query') {
       const { result, binary } = engine.query(m.sql, m.params, { maxRows: m.maxRows, maxBytes: m.maxBytes });
       send({ v: 2, id: m.id, kind: 'ok', value: result }, binary);
@@ -55,9 +56,17 @@ function main(): void {
     if (m?.v === 2) handle(engine, m);
   });
   process.stdin.on('data', (chunk: Buffer) => {
-    try { read(chunk); } catch { engine.close(); process.exit(2); }
+    try {
+      read(chunk);
+    } catch {
+      engine.close();
+      process.exit(2);
+    }
   });
-  process.stdin.on('end', () => { engine.close(); process.exit(0); });
+  process.stdin.on('end', () => {
+    engine.close();
+    process.exit(0);
+  });
   send({ v: 2, kind: 'ready' });
 }
 

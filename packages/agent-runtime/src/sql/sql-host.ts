@@ -39,14 +39,26 @@ function entryScript(): string {
     const p = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(p)) return p;
   }
-  throw new TrustError('SQL_HOST_FAILED', '@trust/agent-runtime: dist/sql-host-entry.js not found', { hint: 'build the package first (pnpm turbo run build --filter=@trust/agent-runtime)' });
+  throw new TrustError('SQL_HOST_FAILED', '@trust/agent-runtime: dist/sql-host-entry.js not found', {
+    hint: 'build the package first (pnpm turbo run build --filter=@trust/agent-runtime)',
+  });
 }
 
-interface Pending { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout; timeoutMs: number }
+interface Pending {
+  resolve(v: unknown): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout;
+  timeoutMs: number;
+}
 type KillReason = 'timeout' | 'preempt';
 interface Live {
-  child: ChildProcess; exited: Promise<void>; ready: Promise<void>; stderr: string[];
-  pending: Map<number, Pending>; writing: boolean; killed?: KillReason;
+  child: ChildProcess;
+  exited: Promise<void>;
+  ready: Promise<void>;
+  stderr: string[];
+  pending: Map<number, Pending>;
+  writing: boolean;
+  killed?: KillReason;
   onReady?: (m: SqlResponse) => void;
 }
 
@@ -71,43 +83,82 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
   let nextId = 1;
   let closed = false;
 
-  const fail = (msg: string, l?: Live) => new TrustError('SQL_HOST_FAILED', `the SQL process ${msg}${l && l.stderr.length ? `: ${l.stderr.join('').slice(-500)}` : ''}`, { hint: 'retry; the next call starts a fresh SQL process' });
+  const fail = (msg: string, l?: Live) =>
+    new TrustError(
+      'SQL_HOST_FAILED',
+      `the SQL process ${msg}${l && l.stderr.length ? `: ${l.stderr.join('').slice(-500)}` : ''}`,
+      { hint: 'retry; the next call starts a fresh SQL process' },
+    );
 
   function deathError(reason: KillReason | undefined, l: Live, p: Pending): TrustError {
     if (reason === 'timeout') {
-      return new TrustError('SQL_TIMEOUT', `the statement ran longer than ${p.timeoutMs} ms and was stopped (its SQL process was killed; nothing it wrote was committed)`, {
-        hint: 'narrow the query, add LIMIT or an index, or bound the recursion; the owner can raise limits.sql_timeout_ms / limits.sql_execute_timeout_ms',
-      });
+      return new TrustError(
+        'SQL_TIMEOUT',
+        `the statement ran longer than ${p.timeoutMs} ms and was stopped (its SQL process was killed; nothing it wrote was committed)`,
+        {
+          hint: 'narrow the query, add LIMIT or an index, or bound the recursion; the owner can raise limits.sql_timeout_ms / limits.sql_execute_timeout_ms',
+        },
+      );
     }
     if (reason === 'preempt') {
-      return new TrustError('SQL_PREEMPTED', 'the statement held the agent file\'s write lock while the host had to write the file, so it was stopped (its SQL process was killed; nothing it wrote was committed)', {
-        hint: 'retry it; split long writes into smaller statements so each commits quickly',
-      });
+      return new TrustError(
+        'SQL_PREEMPTED',
+        "the statement held the agent file's write lock while the host had to write the file, so it was stopped (its SQL process was killed; nothing it wrote was committed)",
+        {
+          hint: 'retry it; split long writes into smaller statements so each commits quickly',
+        },
+      );
     }
     return fail('died during the statement (out of memory?)', l);
   }
 
   function onMessage(l: Live, m: SqlResponse): void {
-    if (m.kind === 'ready' || m.kind === 'fatal') { l.onReady?.(m); return; }
-    if (m.kind === 'idle') { l.writing = false; return; }
+    if (m.kind === 'ready' || m.kind === 'fatal') {
+      l.onReady?.(m);
+      return;
+    }
+    if (m.kind === 'idle') {
+      l.writing = false;
+      return;
+    }
     const p = l.pending.get(m.id);
     if (!p) return;
     l.pending.delete(m.id);
     clearTimeout(p.timer);
-    if (m.kind === 'ok') p.resolve(m.value); else p.reject(fromWireError(m.error));
+    if (m.kind === 'ok') p.resolve(m.value);
+    else p.reject(fromWireError(m.error));
   }
 
   function start(): Live {
     const stderr: string[] = [];
-    const child = spawn(process.execPath, [`--max-old-space-size=${options.maxHeapMb ?? 256}`, entryScript(), options.path], {
-      env: {},
-      stdio: ['pipe', 'pipe', 'pipe'],
+    const child = spawn(
+      process.execPath,
+      [`--max-old-space-size=${options.maxHeapMb ?? 256}`, entryScript(), options.path],
+      {
+        env: {},
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    const l: Live = {
+      child,
+      exited: Promise.resolve(),
+      ready: Promise.resolve(),
+      stderr,
+      pending: new Map(),
+      writing: false,
+    };
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+      stderr.push(d);
+      if (stderr.length > 20) stderr.shift();
     });
-    const l: Live = { child, exited: Promise.resolve(), ready: Promise.resolve(), stderr, pending: new Map(), writing: false };
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr.push(d); if (stderr.length > 20) stderr.shift(); });
     const read = createFrameReader((m) => onMessage(l, m as SqlResponse));
     child.stdout?.on('data', (chunk: Buffer) => {
-      try { read(chunk); } catch (e) { stderr.push(String(e)); child.kill('SIGKILL'); }
+      try {
+        read(chunk);
+      } catch (e) {
+        stderr.push(String(e));
+        child.kill('SIGKILL');
+      }
     });
     // A write to a dead process's stdin fails with EPIPE: its death is reported through 'close'.
     child.stdin?.on('error', () => undefined);
@@ -117,28 +168,43 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
       child.once('close', () => {
         l.writing = false;
         if (live === l) live = undefined;
-        for (const [id, p] of l.pending) { l.pending.delete(id); clearTimeout(p.timer); p.reject(deathError(l.killed, l, p)); }
+        for (const [id, p] of l.pending) {
+          l.pending.delete(id);
+          clearTimeout(p.timer);
+          p.reject(deathError(l.killed, l, p));
+        }
         resolve();
       });
       child.on('error', (e) => {
         stderr.push(String(e));
-        if (child.pid === undefined) child.emit('close', null, null); // never spawned: no real 'close' follows
+        if (child.pid === undefined)
+          child.emit('close', null, null); // never spawned: no real 'close' follows
         else child.kill('SIGKILL');
       });
     });
     // An idle SQL process never keeps the host alive; a call in flight does, through its timer.
     child.unref();
-    for (const s of [child.stdin, child.stdout, child.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();
+    for (const s of [child.stdin, child.stdout, child.stderr])
+      (s as unknown as { unref?: () => void } | null)?.unref?.();
     l.ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => { child.kill('SIGKILL'); reject(fail(`did not start within ${startTimeoutMs} ms`, l)); }, startTimeoutMs);
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(fail(`did not start within ${startTimeoutMs} ms`, l));
+      }, startTimeoutMs);
       l.onReady = (m) => {
         clearTimeout(timer);
         l.onReady = undefined;
-        if (m.kind === 'ready') resolve(); else if (m.kind === 'fatal') reject(fromWireError(m.error));
+        if (m.kind === 'ready') resolve();
+        else if (m.kind === 'fatal') reject(fromWireError(m.error));
       };
-      void l.exited.then(() => { clearTimeout(timer); reject(fail('exited while starting', l)); });
+      void l.exited.then(() => {
+        clearTimeout(timer);
+        reject(fail('exited while starting', l));
+      });
     });
-    l.ready.catch(() => { if (live === l) live = undefined; });
+    l.ready.catch(() => {
+      if (live === l) live = undefined;
+    });
     return l;
   }
 
@@ -151,7 +217,12 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
     for (const s of [l.child.stdout, l.child.stderr]) (s as unknown as { ref?: () => void } | null)?.ref?.();
     l.child.kill('SIGKILL');
     // Replace it at once (never reuse it), so the agent's next statement rarely waits for a start.
-    void l.exited.then(() => { if (!closed && !live) { live = start(); live.ready.catch(() => undefined); } });
+    void l.exited.then(() => {
+      if (!closed && !live) {
+        live = start();
+        live.ready.catch(() => undefined);
+      }
+    });
   }
 
   async function dispatch(request: SqlHostRequest, timeoutMs: number): Promise<unknown> {
@@ -169,7 +240,10 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
         // A read has nothing to commit: answer at once. A write is answered at 'close', once any
         // answer it wrote before the kill has been read (a commit must not be reported as a timeout).
         const p = l.pending.get(id);
-        if (p && request.kind !== 'execute') { l.pending.delete(id); p.reject(deathError('timeout', l, p)); }
+        if (p && request.kind !== 'execute') {
+          l.pending.delete(id);
+          p.reject(deathError('timeout', l, p));
+        }
         kill(l, 'timeout');
       }, timeoutMs);
       l.pending.set(id, { resolve, reject, timer, timeoutMs });
@@ -182,9 +256,18 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
   return {
     call(request, timeoutMs) {
       if (closed) return Promise.reject(new TrustError('SQL_CLOSED', 'the SQL host is closed'));
-      if (waiting >= maxQueue) return Promise.reject(new TrustError('SQL_BUSY', `${waiting} SQL statements are already waiting for this agent`, { hint: 'wait for earlier statements to finish' }));
+      if (waiting >= maxQueue)
+        return Promise.reject(
+          new TrustError('SQL_BUSY', `${waiting} SQL statements are already waiting for this agent`, {
+            hint: 'wait for earlier statements to finish',
+          }),
+        );
       waiting++;
-      const run = tail.then(() => dispatch(request, timeoutMs)).finally(() => { waiting--; });
+      const run = tail
+        .then(() => dispatch(request, timeoutMs))
+        .finally(() => {
+          waiting--;
+        });
       tail = run.catch(() => undefined);
       return run;
     },

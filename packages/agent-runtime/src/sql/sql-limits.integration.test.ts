@@ -17,13 +17,20 @@ let guard: SqlGuard;
 let otherGuard: SqlGuard;
 
 const integrity = (a: AdfFile) => a.db.pragma('integrity_check', { simple: true });
-const fileBytes = (a: AdfFile) => statSync(a.path).size + (existsSync(`${a.path}-wal`) ? statSync(`${a.path}-wal`).size : 0);
+const fileBytes = (a: AdfFile) =>
+  statSync(a.path).size + (existsSync(`${a.path}-wal`) ? statSync(`${a.path}-wal`).size : 0);
 
 /** Runs `work` while a 20 ms timer and another agent's query keep checking that the host answers. */
-async function whileHostAnswers<T>(work: Promise<T>): Promise<{ maxTimerGapMs: number; otherAgentMs: number; settled: PromiseSettledResult<T> }> {
+async function whileHostAnswers<T>(
+  work: Promise<T>,
+): Promise<{ maxTimerGapMs: number; otherAgentMs: number; settled: PromiseSettledResult<T> }> {
   let last = performance.now();
   let maxGap = 0;
-  const tick = setInterval(() => { const n = performance.now(); maxGap = Math.max(maxGap, n - last); last = n; }, 20);
+  const tick = setInterval(() => {
+    const n = performance.now();
+    maxGap = Math.max(maxGap, n - last);
+    last = n;
+  }, 20);
   await new Promise((r) => setTimeout(r, 100)); // the statement is now running in its SQL process
   const t0 = performance.now();
   await otherGuard.runQuery('select count(*) as n from local_small');
@@ -44,13 +51,23 @@ beforeAll(async () => {
   `);
   other = createAdf(join(dir, 'b.adf'));
   other.db.exec('CREATE TABLE local_small (x); INSERT INTO local_small VALUES (1), (2)');
-  guard = createSqlGuard(adf, { timeoutMs: CAP_MS, executeTimeoutMs: CAP_MS, maxResultBytes: 2_500_000, maxGrowthBytes: 1_000_000 });
+  guard = createSqlGuard(adf, {
+    timeoutMs: CAP_MS,
+    executeTimeoutMs: CAP_MS,
+    maxResultBytes: 2_500_000,
+    maxGrowthBytes: 1_000_000,
+  });
   otherGuard = createSqlGuard(other);
   // Both SQL processes are warm: the caps time statements, not process start-up.
   await guard.runQuery('select 1');
   await otherGuard.runQuery('select 1');
 });
-afterAll(async () => { await guard.close(); await otherGuard.close(); adf.close(); other.close(); });
+afterAll(async () => {
+  await guard.close();
+  await otherGuard.close();
+  adf.close();
+  other.close();
+});
 
 describe('db_query wall-clock cap (the SQL process is killed)', () => {
   let killedPid: number | undefined;
@@ -75,13 +92,17 @@ describe('db_query wall-clock cap (the SQL process is killed)', () => {
   });
 
   it('a terminating recursive CTE is allowed', async () => {
-    const r = await guard.runQuery('with recursive c(x) as (select 1 union all select x + 1 from c where x < 10000) select count(*) as n, max(x) as m from c');
+    const r = await guard.runQuery(
+      'with recursive c(x) as (select 1 union all select x + 1 from c where x < 10000) select count(*) as n, max(x) as m from c',
+    );
     expect(r.rows).toEqual([{ n: 10000, m: 10000 }]);
   });
 
   it('a runaway recursive CTE is stopped at the time cap', async () => {
     const t0 = performance.now();
-    await expect(guard.runQuery('with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c')).rejects.toHaveTrustCode('SQL_TIMEOUT');
+    await expect(
+      guard.runQuery('with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c'),
+    ).rejects.toHaveTrustCode('SQL_TIMEOUT');
     expect(performance.now() - t0).toBeLessThan(CAP_MS + MARGIN_MS);
     expect(integrity(adf)).toBe('ok');
   });
@@ -104,18 +125,24 @@ describe('db_query byte cap (counted while rows are produced)', () => {
 describe('db_execute caps', () => {
   it('refuses to grow the file past the growth cap with SQL_GROWTH_LIMIT and rolls back', async () => {
     const before = fileBytes(adf);
-    await expect(guard.runExecute('insert into local_blobs select randomblob(100000) from local_big limit 200')).rejects.toHaveTrustCode('SQL_GROWTH_LIMIT');
+    await expect(
+      guard.runExecute('insert into local_blobs select randomblob(100000) from local_big limit 200'),
+    ).rejects.toHaveTrustCode('SQL_GROWTH_LIMIT');
     expect(adf.db.prepare('select count(*) from local_blobs').pluck().get()).toBe(0);
     expect(integrity(adf)).toBe('ok');
     // Main file plus WAL grew by at most the cap plus a little bookkeeping.
     expect(fileBytes(adf) - before).toBeLessThan(1_000_000 + 512 * 1024);
     // Within the cap the same kind of write is fine.
-    await expect(guard.runExecute('insert into local_blobs select randomblob(100000) from local_big limit 3')).resolves.toMatchObject({ changes: 3 });
+    await expect(
+      guard.runExecute('insert into local_blobs select randomblob(100000) from local_big limit 3'),
+    ).resolves.toMatchObject({ changes: 3 });
   });
 
   it('a write that computes past the time cap is killed while it holds the write lock: nothing committed, lock released', async () => {
     const t0 = performance.now();
-    const r = await whileHostAnswers(guard.runExecute('insert into local_sink select count(*) from local_big a, local_big b, local_big c'));
+    const r = await whileHostAnswers(
+      guard.runExecute('insert into local_sink select count(*) from local_big a, local_big b, local_big c'),
+    );
     expect(r.settled).toMatchObject({ status: 'rejected', reason: { code: expect.toBeTrustCode('SQL_TIMEOUT') } });
     expect(performance.now() - t0).toBeLessThan(CAP_MS + MARGIN_MS);
     expect(r.otherAgentMs).toBeLessThan(500);
@@ -131,17 +158,25 @@ describe('db_execute caps', () => {
     try {
       await big.runQuery('select 1');
       const rows = adf.db.prepare('select count(*) from local_blobs').pluck().get();
-      await expect(big.runExecute('insert into local_blobs select randomblob(4000) from local_big a, local_big b')).rejects.toHaveTrustCode('SQL_TIMEOUT');
+      await expect(
+        big.runExecute('insert into local_blobs select randomblob(4000) from local_big a, local_big b'),
+      ).rejects.toHaveTrustCode('SQL_TIMEOUT');
       expect(statSync(`${adf.path}-wal`).size).toBeGreaterThan(1_000_000); // it was killed while pages were being written
       expect(adf.db.prepare('select count(*) from local_blobs').pluck().get()).toBe(rows);
       expect(integrity(adf)).toBe('ok');
-      await expect(big.runExecute('insert into local_blobs values (x\'00\')')).resolves.toMatchObject({ changes: 1 });
+      await expect(big.runExecute("insert into local_blobs values (x'00')")).resolves.toMatchObject({ changes: 1 });
       expect(integrity(adf)).toBe('ok');
-    } finally { await big.close(); }
+    } finally {
+      await big.close();
+    }
   }, 20_000); // starts two SQL processes and checks integrity twice: slow on a loaded machine, never a stall bound
 
   it('a runaway recursive insert is stopped by the growth or the time cap, never hangs', async () => {
-    await expect(guard.runExecute('insert into local_sink with recursive c(x) as (select 1 union all select x + 1 from c) select x from c')).rejects.toMatchObject({ code: expect.stringMatching(/^SQL_(TIMEOUT|GROWTH_LIMIT)$/) });
+    await expect(
+      guard.runExecute(
+        'insert into local_sink with recursive c(x) as (select 1 union all select x + 1 from c) select x from c',
+      ),
+    ).rejects.toMatchObject({ code: expect.stringMatching(/^SQL_(TIMEOUT|GROWTH_LIMIT)$/) });
     expect(adf.db.prepare('select count(*) from local_sink').pluck().get()).toBe(1);
     expect(integrity(adf)).toBe('ok');
   });
@@ -156,12 +191,14 @@ describe('db_execute caps', () => {
       // the test before, opening the file) makes the checkpoint busy: it never waits for readers,
       // and the next write over the threshold tries again. A bounded number of small writes.
       for (let i = 0; i < 20 && walSize() >= 64 * 1024; i++) {
-        await big.runExecute('insert into local_blobs values (x\'00\')');
+        await big.runExecute("insert into local_blobs values (x'00')");
         await big.runQuery('select 1');
       }
       expect(walSize()).toBeLessThan(64 * 1024);
       expect(integrity(adf)).toBe('ok');
-    } finally { await big.close(); }
+    } finally {
+      await big.close();
+    }
   });
 });
 
@@ -176,7 +213,9 @@ describe('the SQL process as a failure domain', () => {
       await expect(running).rejects.toHaveTrustCode('SQL_HOST_FAILED');
       expect((await g.runQuery('select 2 as v')).rows).toEqual([{ v: 2 }]);
       expect(integrity(adf)).toBe('ok');
-    } finally { await g.close(); }
+    } finally {
+      await g.close();
+    }
   }, 20_000); // starts two SQL processes: slow on a loaded machine, never a stall bound
 
   it('statements queue one at a time per agent; past the queue cap new ones get SQL_BUSY', async () => {
@@ -185,9 +224,15 @@ describe('the SQL process as a failure domain', () => {
       const all = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => g.runQuery('select ? as i', [i])));
       const ok = all.filter((r) => r.status === 'fulfilled');
       expect(ok.length).toBeGreaterThanOrEqual(32);
-      expect(all.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason.code === 'SQL_BUSY')).toBe(true);
+      expect(
+        all
+          .filter((r) => r.status === 'rejected')
+          .every((r) => (r as PromiseRejectedResult).reason.code === 'SQL_BUSY'),
+      ).toBe(true);
       expect(all.some((r) => r.status === 'rejected')).toBe(true);
-    } finally { await g.close(); }
+    } finally {
+      await g.close();
+    }
   });
 
   it('after close, calls are refused with SQL_CLOSED and no process remains', async () => {

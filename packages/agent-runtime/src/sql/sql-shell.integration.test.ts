@@ -18,7 +18,9 @@ let gate: ShellGate;
 
 beforeAll(async () => {
   adf = createAdf(join(mkdtempSync(join(tmpdir(), 'sql-shell-')), 'a.adf'));
-  adf.db.exec('CREATE TABLE local_big (x); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) INSERT INTO local_big SELECT i FROM c');
+  adf.db.exec(
+    'CREATE TABLE local_big (x); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) INSERT INTO local_big SELECT i FROM c',
+  );
   guard = createSqlGuard(adf, { timeoutMs: 400, executeTimeoutMs: 400 });
   await guard.runQuery('select 1');
   const tools = { db_query: createDbQueryTool(guard), db_execute: createDbExecuteTool(guard) };
@@ -28,12 +30,17 @@ beforeAll(async () => {
     call: async (tool, args) => tools[tool as keyof typeof tools].run(args as never, ctx),
   };
 });
-afterAll(async () => { await guard.close(); adf.close(); });
+afterAll(async () => {
+  await guard.close();
+  adf.close();
+});
 
 describe('the shell sqlite3 command runs in the SQL process', () => {
   it('a runaway query typed into the shell fails with SQL_TIMEOUT at the cap while timers keep firing', async () => {
     let ticks = 0;
-    const t = setInterval(() => { ticks++; }, 20);
+    const t = setInterval(() => {
+      ticks++;
+    }, 20);
     const t0 = performance.now();
     const r = await createShell({ gate }).run('sqlite3 "select count(*) from local_big a, local_big b, local_big c"');
     clearInterval(t);
@@ -45,8 +52,16 @@ describe('the shell sqlite3 command runs in the SQL process', () => {
 
   it('bounded recursion and idempotent DDL work from the shell', async () => {
     const shell = createShell({ gate });
-    expect((await shell.run('sqlite3 "create table if not exists local_n (v)"; sqlite3 "create table if not exists local_n (v)"')).exitCode).toBe(0);
-    const r = await shell.run('sqlite3 "with recursive c(x) as (select 1 union all select x + 1 from c where x < 5) select sum(x) from c"');
+    expect(
+      (
+        await shell.run(
+          'sqlite3 "create table if not exists local_n (v)"; sqlite3 "create table if not exists local_n (v)"',
+        )
+      ).exitCode,
+    ).toBe(0);
+    const r = await shell.run(
+      'sqlite3 "with recursive c(x) as (select 1 union all select x + 1 from c where x < 5) select sum(x) from c"',
+    );
     expect(r).toMatchObject({ exitCode: 0, stdout: '15\n' });
   });
 });

@@ -5,14 +5,21 @@ const roundTrip = (m: unknown, binary: boolean, split = 0): unknown[] => {
   const out: unknown[] = [];
   const read = createFrameReader((x) => out.push(x));
   const f = Buffer.concat([encodeFrame(m, binary), encodeFrame({ next: true }, false)]);
-  if (split > 0) for (let i = 0; i < f.length; i += split) read(f.subarray(i, i + split)); else read(f);
+  if (split > 0) for (let i = 0; i < f.length; i += split) read(f.subarray(i, i + split));
+  else read(f);
   return out;
 };
 
 describe('SQL channel frames', () => {
   it.each([
-    ['text', 'abc', false], ['number', 1.5, false], ['null', null, false], ['blob', new Uint8Array([1, 2]), true],
-    ['NaN', Number.NaN, true], ['Infinity', Number.POSITIVE_INFINITY, true], ['-0', -0, true], ['bigint', 1n, true],
+    ['text', 'abc', false],
+    ['number', 1.5, false],
+    ['null', null, false],
+    ['blob', new Uint8Array([1, 2]), true],
+    ['NaN', Number.NaN, true],
+    ['Infinity', Number.POSITIVE_INFINITY, true],
+    ['-0', -0, true],
+    ['bigint', 1n, true],
   ] as const)('%s needs the structured-clone codec: %s', (_n, v, expected) => {
     expect(needsStructuredClone(v)).toBe(expected);
   });
@@ -24,7 +31,10 @@ describe('SQL channel frames', () => {
 
   it.each([0, 1, 3, 7])('reassembles frames split into %i-byte chunks, in order', (split) => {
     const rows = [{ id: 1, name: 'é\u{1F600}\uD800', b: null }];
-    expect(roundTrip({ v: 2, id: 1, kind: 'ok', value: { rows } }, false, split)).toEqual([{ v: 2, id: 1, kind: 'ok', value: { rows } }, { next: true }]);
+    expect(roundTrip({ v: 2, id: 1, kind: 'ok', value: { rows } }, false, split)).toEqual([
+      { v: 2, id: 1, kind: 'ok', value: { rows } },
+      { next: true },
+    ]);
     const bin = { rows: [{ b: new Uint8Array([0, 255]), x: Number.NEGATIVE_INFINITY, z: -0 }] };
     const [got] = roundTrip(bin, true, split) as [{ rows: Array<{ b: Uint8Array; x: number; z: number }> }];
     expect([...got.rows[0]!.b]).toEqual([0, 255]);

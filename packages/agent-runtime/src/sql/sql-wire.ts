@@ -44,7 +44,9 @@ function decodeBody(frame: Buffer): unknown {
   const codec = frame[0];
   if (codec === CODEC_JSON) return JSON.parse(frame.toString('utf8', 1));
   if (codec === CODEC_V8) return deserialize(frame.subarray(1));
-  throw new TrustError('SQL_HOST_FAILED', `unknown frame codec ${String(codec)} on the SQL channel`, { hint: 'the SQL process and the host come from different builds; rebuild the package' });
+  throw new TrustError('SQL_HOST_FAILED', `unknown frame codec ${String(codec)} on the SQL channel`, {
+    hint: 'the SQL process and the host come from different builds; rebuild the package',
+  });
 }
 
 /**
@@ -64,7 +66,8 @@ export function createFrameReader(onMessage: (message: unknown) => void): (chunk
         if (have < 4) return;
         if (chunks[0]!.length < 4) chunks = [Buffer.concat(chunks, have)];
         const len = chunks[0]!.readUInt32LE(0);
-        if (len < 1 || len > MAX_FRAME_BYTES) throw new TrustError('SQL_HOST_FAILED', `malformed frame of ${len} bytes on the SQL channel`);
+        if (len < 1 || len > MAX_FRAME_BYTES)
+          throw new TrustError('SQL_HOST_FAILED', `malformed frame of ${len} bytes on the SQL channel`);
         need = 4 + len;
       }
       if (have < need) return;

@@ -22,7 +22,10 @@ export type RootMap = ReadonlyMap<number, string>;
 
 export function buildRootMap(db: Database.Database): RootMap {
   const map = new Map<number, string>([[1, 'sqlite_schema']]);
-  for (const r of db.prepare('SELECT tbl_name, rootpage FROM main.sqlite_schema WHERE rootpage > 0').all() as Array<{ tbl_name: string; rootpage: number }>) {
+  for (const r of db.prepare('SELECT tbl_name, rootpage FROM main.sqlite_schema WHERE rootpage > 0').all() as Array<{
+    tbl_name: string;
+    rootpage: number;
+  }>) {
     map.set(r.rootpage, r.tbl_name.toLowerCase());
   }
   return map;
@@ -36,27 +39,74 @@ export function leadingVerb(sql: string): string {
   let i = 0;
   for (;;) {
     while (i < sql.length && /\s/.test(sql[i] as string)) i++;
-    if (sql.startsWith('--', i)) { const n = sql.indexOf('\n', i); i = n < 0 ? sql.length : n + 1; continue; }
-    if (sql.startsWith('/*', i)) { const n = sql.indexOf('*/', i + 2); i = n < 0 ? sql.length : n + 2; continue; }
+    if (sql.startsWith('--', i)) {
+      const n = sql.indexOf('\n', i);
+      i = n < 0 ? sql.length : n + 1;
+      continue;
+    }
+    if (sql.startsWith('/*', i)) {
+      const n = sql.indexOf('*/', i + 2);
+      i = n < 0 ? sql.length : n + 2;
+      continue;
+    }
     break;
   }
   return (/^[A-Za-z]+/.exec(sql.slice(i))?.[0] ?? '').toUpperCase();
 }
 
-const DENIED_FUNCTIONS = new Set(['load_extension', 'sqlite_attach', 'sqlite_detach', 'fts3_tokenizer', 'readfile', 'writefile', 'edit', 'sqlite_dbpage', 'zipfile']);
-const DENIED_OPCODES = new Map<string, string>([
-  ['Vacuum', 'VACUUM'], ['Checkpoint', 'checkpoints'], ['IntegrityCk', 'integrity checks'],
-  ['Pagecount', 'page counts'], ['MaxPgcnt', 'page limits'], ['AutoCommit', 'transaction control'], ['Savepoint', 'savepoints'],
-  ['LoadAnalysis', 'ANALYZE'], ['SqlExec', 'nested SQL execution'],
+const DENIED_FUNCTIONS = new Set([
+  'load_extension',
+  'sqlite_attach',
+  'sqlite_detach',
+  'fts3_tokenizer',
+  'readfile',
+  'writefile',
+  'edit',
+  'sqlite_dbpage',
+  'zipfile',
 ]);
-const VIRTUAL_OPCODES = new Set(['VOpen', 'VCreate', 'VDestroy', 'VFilter', 'VUpdate', 'VBegin', 'VRename', 'VCheck', 'VInitIn']);
+const DENIED_OPCODES = new Map<string, string>([
+  ['Vacuum', 'VACUUM'],
+  ['Checkpoint', 'checkpoints'],
+  ['IntegrityCk', 'integrity checks'],
+  ['Pagecount', 'page counts'],
+  ['MaxPgcnt', 'page limits'],
+  ['AutoCommit', 'transaction control'],
+  ['Savepoint', 'savepoints'],
+  ['LoadAnalysis', 'ANALYZE'],
+  ['SqlExec', 'nested SQL execution'],
+]);
+const VIRTUAL_OPCODES = new Set([
+  'VOpen',
+  'VCreate',
+  'VDestroy',
+  'VFilter',
+  'VUpdate',
+  'VBegin',
+  'VRename',
+  'VCheck',
+  'VInitIn',
+]);
 const OPFLAG_ISUPDATE = 0x04;
 const OPFLAG_P2ISREG = 0x10;
 
-interface Op { addr: number; opcode: string; p1: number; p2: number; p3: number; p4: unknown; p5: number }
+interface Op {
+  addr: number;
+  opcode: string;
+  p1: number;
+  p2: number;
+  p3: number;
+  p4: unknown;
+  p5: number;
+}
 
 /** Compiles `EXPLAIN <sql>` (never runs `sql`) and reduces its bytecode to tables and operations. */
-export function analyzeStatement(db: Database.Database, sql: string, roots: RootMap, params: unknown[] = []): StatementAnalysis {
+export function analyzeStatement(
+  db: Database.Database,
+  sql: string,
+  roots: RootMap,
+  params: unknown[] = [],
+): StatementAnalysis {
   const ops = db.prepare(`EXPLAIN ${sql}`).all(...(params as never[])) as Op[];
   const reads = new Set<string>();
   const writes = new Set<string>();
@@ -71,20 +121,41 @@ export function analyzeStatement(db: Database.Database, sql: string, roots: Root
   ops.forEach((op, i) => {
     if (op.addr === 0) cursors = new Map(); // a sub-program starts: new cursor space
     switch (op.opcode) {
-      case 'OpenRead': case 'OpenWrite': case 'ReopenIdx': {
+      case 'OpenRead':
+      case 'OpenWrite':
+      case 'ReopenIdx': {
         const write = op.opcode === 'OpenWrite';
         // ALTER TABLE consults the (empty: agents cannot create temp objects) temp schema for triggers.
         if (op.p3 === 1 && op.p2 === 1 && verb === 'ALTER') return;
-        if (op.p3 !== 0) { hard.push({ code: 'SQL_OTHER_DATABASE', reason: 'the statement touches the temp or an attached database' }); return; }
-        if (op.p5 & OPFLAG_P2ISREG) { ddl = true; cursors.set(op.p1, { table: '#new', write }); return; }
+        if (op.p3 !== 0) {
+          hard.push({ code: 'SQL_OTHER_DATABASE', reason: 'the statement touches the temp or an attached database' });
+          return;
+        }
+        if (op.p5 & OPFLAG_P2ISREG) {
+          ddl = true;
+          cursors.set(op.p1, { table: '#new', write });
+          return;
+        }
         const table = tableOf(op.p2);
         cursors.set(op.p1, { table, write });
         (write ? writes : reads).add(table);
         if (write && table === 'sqlite_schema') ddl = true;
         return;
       }
-      case 'OpenDup': { const c = cursors.get(op.p2); if (c) cursors.set(op.p1, c); return; }
-      case 'Delete': case 'IdxDelete': { const c = cursors.get(op.p1); if (c) { mutates.add(c.table); writes.add(c.table); } return; }
+      case 'OpenDup': {
+        const c = cursors.get(op.p2);
+        if (c) cursors.set(op.p1, c);
+        return;
+      }
+      case 'Delete':
+      case 'IdxDelete': {
+        const c = cursors.get(op.p1);
+        if (c) {
+          mutates.add(c.table);
+          writes.add(c.table);
+        }
+        return;
+      }
       case 'Insert': {
         const c = cursors.get(op.p1);
         if (c && op.p5 & OPFLAG_ISUPDATE) mutates.add(c.table);
@@ -97,11 +168,16 @@ export function analyzeStatement(db: Database.Database, sql: string, roots: Root
         if (c?.write && !(next?.opcode === 'Halt' && next.p1 !== 0)) mutates.add(c.table);
         return;
       }
-      case 'Clear': case 'Destroy': {
+      case 'Clear':
+      case 'Destroy': {
         const db3 = op.opcode === 'Clear' ? op.p2 : op.p3;
-        if (db3 !== 0) { hard.push({ code: 'SQL_OTHER_DATABASE', reason: 'the statement touches the temp or an attached database' }); return; }
+        if (db3 !== 0) {
+          hard.push({ code: 'SQL_OTHER_DATABASE', reason: 'the statement touches the temp or an attached database' });
+          return;
+        }
         const table = tableOf(op.p1);
-        writes.add(table); mutates.add(table);
+        writes.add(table);
+        mutates.add(table);
         if (op.opcode === 'Destroy') ddl = true;
         return;
       }
@@ -109,17 +185,37 @@ export function analyzeStatement(db: Database.Database, sql: string, roots: Root
         // `IF [NOT] EXISTS` DDL that finds nothing to do still marks the statement as a writer
         // (sqlite3ForceNotReadOnly) with a read-only journal-mode *query* (P3 = -1) on main. Only
         // a real change (P3 >= 0, reachable through PRAGMA, which the verb rule refuses) is denied.
-        if (op.p3 !== -1 || op.p1 !== 0) hard.push({ code: 'SQL_OPERATION_DENIED', reason: 'journal mode changes are not allowed' });
+        if (op.p3 !== -1 || op.p1 !== 0)
+          hard.push({ code: 'SQL_OPERATION_DENIED', reason: 'journal mode changes are not allowed' });
         return;
-      case 'ParseSchema': case 'DropTable': case 'DropIndex': case 'DropTrigger': case 'RenameTable': ddl = true; return;
-      case 'Function': case 'PureFunc': case 'AggStep': case 'AggFinal': case 'AggValue': case 'AggInverse': {
-        const name = String(op.p4 ?? '').replace(/\(.*$/, '').toLowerCase();
-        if (DENIED_FUNCTIONS.has(name)) hard.push({ code: 'SQL_FUNCTION_DENIED', reason: `function ${name}() is not allowed` });
+      case 'ParseSchema':
+      case 'DropTable':
+      case 'DropIndex':
+      case 'DropTrigger':
+      case 'RenameTable':
+        ddl = true;
+        return;
+      case 'Function':
+      case 'PureFunc':
+      case 'AggStep':
+      case 'AggFinal':
+      case 'AggValue':
+      case 'AggInverse': {
+        const name = String(op.p4 ?? '')
+          .replace(/\(.*$/, '')
+          .toLowerCase();
+        if (DENIED_FUNCTIONS.has(name))
+          hard.push({ code: 'SQL_FUNCTION_DENIED', reason: `function ${name}() is not allowed` });
         return;
       }
       default:
-        if (VIRTUAL_OPCODES.has(op.opcode)) hard.push({ code: 'SQL_VIRTUAL_TABLE', reason: 'virtual tables and table-valued functions (including pragma_*) are not allowed' });
-        else if (DENIED_OPCODES.has(op.opcode)) hard.push({ code: 'SQL_OPERATION_DENIED', reason: `${DENIED_OPCODES.get(op.opcode)} is not allowed` });
+        if (VIRTUAL_OPCODES.has(op.opcode))
+          hard.push({
+            code: 'SQL_VIRTUAL_TABLE',
+            reason: 'virtual tables and table-valued functions (including pragma_*) are not allowed',
+          });
+        else if (DENIED_OPCODES.has(op.opcode))
+          hard.push({ code: 'SQL_OPERATION_DENIED', reason: `${DENIED_OPCODES.get(op.opcode)} is not allowed` });
     }
   });
   return { verb, reads, writes, mutates, ddl, hard };

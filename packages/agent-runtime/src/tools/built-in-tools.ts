@@ -42,17 +42,36 @@ export interface BuiltInToolDeps {
 export function createExecutionTools(deps: BuiltInToolDeps): { tools: ToolDefinition<never>[]; ws?: WsRegistry } {
   let n = 0;
   const tools: ToolDefinition<never>[] = [
-    fsReadTool, fsWriteTool, fsListTool, fsDeleteTool,
-    sysGetMetaTool, sysSetMetaTool, sysDeleteMetaTool,
-    createSetTimerTool(deps.clock ?? (() => new Date())), sysListTimersTool, sysDeleteTimerTool,
-    createSysCodeTool(deps.runner), createSysLambdaTool(deps.runner),
-    createSayTool(deps.chat), createAskTool(deps.chat),
+    fsReadTool,
+    fsWriteTool,
+    fsListTool,
+    fsDeleteTool,
+    sysGetMetaTool,
+    sysSetMetaTool,
+    sysDeleteMetaTool,
+    createSetTimerTool(deps.clock ?? (() => new Date())),
+    sysListTimersTool,
+    sysDeleteTimerTool,
+    createSysCodeTool(deps.runner),
+    createSysLambdaTool(deps.runner),
+    createSayTool(deps.chat),
+    createAskTool(deps.chat),
     createShellTool(deps.gate),
-    deps.msgSend ?? msgSendStubTool, msgListTool, msgReadTool,
-    createTaskResolveTool(deps.gate), loopInjectTool,
+    deps.msgSend ?? msgSendStubTool,
+    msgListTool,
+    msgReadTool,
+    createTaskResolveTool(deps.gate),
+    loopInjectTool,
   ] as unknown as ToolDefinition<never>[];
   if (deps.model) tools.push(createModelInvokeTool(deps.model) as unknown as ToolDefinition<never>);
-  if (deps.fetch) tools.push(createSysFetchTool({ clients: deps.fetch, runner: deps.runner, agentId: deps.agentId }) as unknown as ToolDefinition<never>);
+  if (deps.fetch)
+    tools.push(
+      createSysFetchTool({
+        clients: deps.fetch,
+        runner: deps.runner,
+        agentId: deps.agentId,
+      }) as unknown as ToolDefinition<never>,
+    );
   let ws: WsRegistry | undefined;
   if (deps.ws) {
     const made = createWsTools(deps.ws, () => `ws${++n}`);

@@ -13,8 +13,16 @@ export function createSayTool(hooks: () => ChatHooks): ToolDefinition<{ text: st
   return {
     name: 'say',
     description: 'Say something to the human without ending your turn.',
-    inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'What to say.', maxLength: 100_000 } }, required: ['text'], additionalProperties: false },
-    run(args) { hooks().say(args.text); return { said: true }; },
+    inputSchema: {
+      type: 'object',
+      properties: { text: { type: 'string', description: 'What to say.', maxLength: 100_000 } },
+      required: ['text'],
+      additionalProperties: false,
+    },
+    run(args) {
+      hooks().say(args.text);
+      return { said: true };
+    },
   };
 }
 
@@ -23,8 +31,15 @@ export function createAskTool(hooks: () => ChatHooks): ToolDefinition<{ question
   return {
     name: 'ask',
     description: 'Ask the human a question and wait for the answer.',
-    inputSchema: { type: 'object', properties: { question: { type: 'string', description: 'The question.', maxLength: 10_000 } }, required: ['question'], additionalProperties: false },
-    async run(args, ctx) { return { answer: await hooks().ask(args.question, ctx.signal) }; },
+    inputSchema: {
+      type: 'object',
+      properties: { question: { type: 'string', description: 'The question.', maxLength: 10_000 } },
+      required: ['question'],
+      additionalProperties: false,
+    },
+    async run(args, ctx) {
+      return { answer: await hooks().ask(args.question, ctx.signal) };
+    },
   };
 }
 
@@ -33,5 +48,7 @@ export const msgSendStubTool: ToolDefinition<Record<string, unknown>> = {
   name: 'msg_send',
   description: 'Send a signed message to another agent.',
   inputSchema: { type: 'object' },
-  run() { throw notImplemented('msg_send (agent messaging)'); },
+  run() {
+    throw notImplemented('msg_send (agent messaging)');
+  },
 };

@@ -13,7 +13,14 @@ export { createAskTool, createSayTool, msgSendStubTool } from './chat-tools.js';
 export type { ChatHooks } from './chat-tools.js';
 export { createShellGate, createShellTool, GATE_REJECTION_CODES } from './shell-tool.js';
 export { capText, CHARS_PER_TOKEN } from './tool-support.js';
-export { LOOP_NOTE_ROLE, MAX_LOOP_NOTE_CHARS, MAX_MODEL_INVOKE_TOKENS, createModelInvokeTool, createTaskResolveTool, loopInjectTool } from './code-methods.js';
+export {
+  LOOP_NOTE_ROLE,
+  MAX_LOOP_NOTE_CHARS,
+  MAX_MODEL_INVOKE_TOKENS,
+  createModelInvokeTool,
+  createTaskResolveTool,
+  loopInjectTool,
+} from './code-methods.js';
 export type { ModelInvokeDeps } from './code-methods.js';
 export { nextCronWake, parseCronSchedule } from './cron-schedule.js';
 export type { CronSchedule } from './cron-schedule.js';

@@ -19,11 +19,19 @@ export const sysGetMetaTool: ToolDefinition<{ key?: string }> = {
 /** sys_set_meta: honours readonly/increment protection and runtime-owned keys. */
 export const sysSetMetaTool: ToolDefinition<{ key: string; value: string }> = {
   name: 'sys_set_meta',
-  description: 'Set an agent metadata value. Protected keys (readonly, increment-only, runtime keys) refuse or need owner approval.',
-  inputSchema: { type: 'object', properties: { key, value: { type: 'string', description: 'New value.', maxLength: 65_536 } }, required: ['key', 'value'], additionalProperties: false },
+  description:
+    'Set an agent metadata value. Protected keys (readonly, increment-only, runtime keys) refuse or need owner approval.',
+  inputSchema: {
+    type: 'object',
+    properties: { key, value: { type: 'string', description: 'New value.', maxLength: 65_536 } },
+    required: ['key', 'value'],
+    additionalProperties: false,
+  },
   async run(args, ctx) {
     // Runtime-owned keys never get an override: the store refuses them whatever the caller.
-    await withProtection(ctx, `meta:${args.key}`, (bypass) => ctx.adf.meta.set(args.key, args.value, { bypassProtection: bypass || ctx.authorized }));
+    await withProtection(ctx, `meta:${args.key}`, (bypass) =>
+      ctx.adf.meta.set(args.key, args.value, { bypassProtection: bypass || ctx.authorized }),
+    );
     return { key: args.key };
   },
 };
@@ -34,7 +42,9 @@ export const sysDeleteMetaTool: ToolDefinition<{ key: string }> = {
   description: 'Delete an agent metadata key.',
   inputSchema: { type: 'object', properties: { key }, required: ['key'], additionalProperties: false },
   async run(args, ctx) {
-    const deleted = await withProtection(ctx, `meta:${args.key}`, (bypass) => ctx.adf.meta.delete(args.key, { bypassProtection: bypass || ctx.authorized }));
+    const deleted = await withProtection(ctx, `meta:${args.key}`, (bypass) =>
+      ctx.adf.meta.delete(args.key, { bypassProtection: bypass || ctx.authorized }),
+    );
     if (!deleted) throw notFound(`meta key "${args.key}"`);
     return { deleted: args.key };
   },

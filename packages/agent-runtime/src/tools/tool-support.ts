@@ -9,7 +9,10 @@ export const CHARS_PER_TOKEN = 4;
 export function capText(text: string, tokens: number): { text: string; truncated: boolean } {
   const max = Math.max(1, tokens) * CHARS_PER_TOKEN;
   if (text.length <= max) return { text, truncated: false };
-  return { text: `${text.slice(0, max)}\n[truncated: ${text.length - max} more characters; read a narrower range]`, truncated: true };
+  return {
+    text: `${text.slice(0, max)}\n[truncated: ${text.length - max} more characters; read a narrower range]`,
+    truncated: true,
+  };
 }
 
 /**
@@ -31,5 +34,7 @@ export async function withProtection<T>(ctx: ToolContext, target: string, op: (b
 
 /** The NOT_FOUND error every file and meta tool uses. */
 export function notFound(what: string): TrustError {
-  return new TrustError('ADF_NOT_FOUND', `${what} does not exist`, { decision: deny('ADF_NOT_FOUND', `${what} does not exist`) });
+  return new TrustError('ADF_NOT_FOUND', `${what} does not exist`, {
+    decision: deny('ADF_NOT_FOUND', `${what} does not exist`),
+  });
 }

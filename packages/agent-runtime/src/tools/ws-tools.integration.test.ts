@@ -17,13 +17,22 @@ let egress: EgressClient;
 const CONTROL_PORT = 7385;
 
 beforeAll(async () => {
-  child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/ws-echo-server.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  child = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/ws-echo-server.mjs', import.meta.url))], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (c) => reject(new Error(`ws server exited ${c}`)));
-    child.stdout!.on('data', (d: Buffer) => { const m = /PORT (\d+)/.exec(d.toString()); if (m) resolve(Number(m[1])); });
+    child.stdout!.on('data', (d: Buffer) => {
+      const m = /PORT (\d+)/.exec(d.toString());
+      if (m) resolve(Number(m[1]));
+    });
   });
   egress = createEgressClient({
-    policy: { name: 'loopback', authorizeHttp: (r: EgressHttpRequest) => (r.host === '127.0.0.1' ? allow('loopback') : deny('EGRESS_POLICY_DENIED', 'loopback only')) },
+    policy: {
+      name: 'loopback',
+      authorizeHttp: (r: EgressHttpRequest) =>
+        r.host === '127.0.0.1' ? allow('loopback') : deny('EGRESS_POLICY_DENIED', 'loopback only'),
+    },
     guard: { mode: 'default', protectedPorts: [CONTROL_PORT] },
   });
 }, 60_000);
@@ -44,7 +53,8 @@ describe('ws tools over egress', { timeout: 60_000 }, () => {
     await waitOpen(registry.connections.get(id)!.socket);
     await send!.run({ id, data: 'hello' }, ctx);
     const deadline = Date.now() + 10_000;
-    while (registry.connections.get(id)!.inbox.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (registry.connections.get(id)!.inbox.length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const out = await disconnect!.run({ id }, ctx);
     expect(out).toEqual({ closed: id, received: ['echo: hello'] });
   });
@@ -53,16 +63,27 @@ describe('ws tools over egress', { timeout: 60_000 }, () => {
     const { tools } = createWsTools(egress as unknown as WsClient, () => 'x');
     const connect = tools[0] as unknown as { run: (a: unknown, ctx: unknown) => Promise<unknown> };
     const ctx = { principal: createPrincipal('llm', 'loop', 'agent') };
-    await expect(connect.run({ url: `ws://127.0.0.1:${CONTROL_PORT}/` }, ctx)).rejects.toHaveTrustCode('EGRESS_PROTECTED_PORT');
-    await expect(connect.run({ url: `http://127.0.0.1:${port}/` }, ctx)).rejects.toMatchObject({ code: expect.stringMatching(/^EGRESS_/) });
-    await expect(connect.run({ url: 'ws://169.254.169.254/' }, ctx)).rejects.toMatchObject({ code: expect.stringMatching(/^EGRESS_/) });
+    await expect(connect.run({ url: `ws://127.0.0.1:${CONTROL_PORT}/` }, ctx)).rejects.toHaveTrustCode(
+      'EGRESS_PROTECTED_PORT',
+    );
+    await expect(connect.run({ url: `http://127.0.0.1:${port}/` }, ctx)).rejects.toMatchObject({
+      code: expect.stringMatching(/^EGRESS_/),
+    });
+    await expect(connect.run({ url: 'ws://169.254.169.254/' }, ctx)).rejects.toMatchObject({
+      code: expect.stringMatching(/^EGRESS_/),
+    });
   });
 });
 
 function waitOpen(socket: { readyState: number }): Promise<void> {
   return new Promise((resolve, reject) => {
     const deadline = Date.now() + 10_000;
-    const tick = () => (socket.readyState === 1 ? resolve() : Date.now() > deadline ? reject(new Error('websocket did not open')) : setTimeout(tick, 10));
+    const tick = () =>
+      socket.readyState === 1
+        ? resolve()
+        : Date.now() > deadline
+          ? reject(new Error('websocket did not open'))
+          : setTimeout(tick, 10);
     tick();
   });
 }

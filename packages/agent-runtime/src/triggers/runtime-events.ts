@@ -19,17 +19,32 @@ export function chatEvent(length: number): TriggerEvent {
 
 /** A timer fired (whatever it did). */
 export function timerEvent(t: { id: number; scope: string; outcome: string; next: string | null }): TriggerEvent {
-  return { type: 'on_timer', fields: { scope: t.scope, event: t.outcome }, data: { id: t.id, scope: t.scope, outcome: t.outcome, next: t.next } };
+  return {
+    type: 'on_timer',
+    fields: { scope: t.scope, event: t.outcome },
+    data: { id: t.id, scope: t.scope, outcome: t.outcome, next: t.next },
+  };
 }
 
 /** A tool call went through the gate (observational: raised after it finished). */
 export function toolCallEvent(c: { tool: string; origin: string; ok: boolean; code?: string }): TriggerEvent {
   const status = c.ok ? 'ok' : 'error';
-  return { type: 'on_tool_call', fields: { tool: c.tool, origin: c.origin, status }, data: { tool: c.tool, origin: c.origin, status, ...(c.code ? { code: c.code } : {}) } };
+  return {
+    type: 'on_tool_call',
+    fields: { tool: c.tool, origin: c.origin, status },
+    data: { tool: c.tool, origin: c.origin, status, ...(c.code ? { code: c.code } : {}) },
+  };
 }
 
 /** The loop called the model. */
-export function llmCallEvent(c: { provider: string; model: string; ok: boolean; stopReason?: string; inputTokens?: number; outputTokens?: number }): TriggerEvent {
+export function llmCallEvent(c: {
+  provider: string;
+  model: string;
+  ok: boolean;
+  stopReason?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+}): TriggerEvent {
   const status = c.ok ? 'ok' : 'error';
   return { type: 'on_llm_call', fields: { provider: c.provider, model: c.model, status }, data: { ...c, status } };
 }
@@ -58,14 +73,22 @@ export const MAX_TRIGGER_PAYLOAD_DEPTH = DEFAULT_MAX_JSON_DEPTH - 2;
  */
 export function evaluateTriggerSource(raw: unknown): (Allow & { readonly source: string }) | Deny {
   if (typeof raw !== 'string' || !SOURCE.test(raw)) {
-    return deny('TRIGGER_SOURCE_INVALID', `trigger source ${JSON.stringify(String(raw).slice(0, 80))} is not 1-64 of A-Z a-z 0-9 _ . -`, {
-      rule: 'trigger-source',
-      hint: 'name the source plainly, e.g. "webhook" or "ci"',
-    });
+    return deny(
+      'TRIGGER_SOURCE_INVALID',
+      `trigger source ${JSON.stringify(String(raw).slice(0, 80))} is not 1-64 of A-Z a-z 0-9 _ . -`,
+      {
+        rule: 'trigger-source',
+        hint: 'name the source plainly, e.g. "webhook" or "ci"',
+      },
+    );
   }
   const source = raw.toLowerCase();
   if (RESERVED_TRIGGER_SOURCES.includes(source)) {
-    return deny('TRIGGER_SOURCE_FORBIDDEN', `trigger source "${raw}" is refused: it would speak with the owner's voice`, { rule: 'trigger-source', hint: 'use a source such as "webhook" or "ci"' });
+    return deny(
+      'TRIGGER_SOURCE_FORBIDDEN',
+      `trigger source "${raw}" is refused: it would speak with the owner's voice`,
+      { rule: 'trigger-source', hint: 'use a source such as "webhook" or "ci"' },
+    );
   }
   return { ...allow('trigger-source'), source };
 }
@@ -81,10 +104,21 @@ export function evaluateTriggerSource(raw: unknown): (Allow & { readonly source:
  */
 export function externalEvent(input: { source: string; payload?: unknown }): TriggerEvent {
   const verdict = evaluateTriggerSource(input.source);
-  if (!verdict.allow) throw new TrustError(verdict.code, verdict.reason, { decision: verdict, ...(verdict.hint === undefined ? {} : { hint: verdict.hint }) });
+  if (!verdict.allow)
+    throw new TrustError(verdict.code, verdict.reason, {
+      decision: verdict,
+      ...(verdict.hint === undefined ? {} : { hint: verdict.hint }),
+    });
   const shape = checkJsonValue(input.payload ?? null, { maxDepth: MAX_TRIGGER_PAYLOAD_DEPTH });
   if (!shape.allow) {
-    throw new TrustError(shape.code, `the trigger payload ${shape.reason.replace(/^the input /, '')}`, { decision: shape, hint: `send a payload nested at most ${MAX_TRIGGER_PAYLOAD_DEPTH} levels` });
+    throw new TrustError(shape.code, `the trigger payload ${shape.reason.replace(/^the input /, '')}`, {
+      decision: shape,
+      hint: `send a payload nested at most ${MAX_TRIGGER_PAYLOAD_DEPTH} levels`,
+    });
   }
-  return { type: 'on_external', fields: { source: verdict.source }, data: { source: verdict.source, payload: input.payload ?? null } };
+  return {
+    type: 'on_external',
+    fields: { source: verdict.source },
+    data: { source: verdict.source, payload: input.payload ?? null },
+  };
 }

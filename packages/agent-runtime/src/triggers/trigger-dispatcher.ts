@@ -7,7 +7,13 @@ import { TRIGGER_LOG_ORIGIN, type TriggerEvent, type TriggerType } from './trigg
 import { DEFAULT_TRIGGER_LIMITS, createTriggerGuard, type TriggerCause, type TriggerLimits } from './trigger-guard.js';
 import { evaluateTriggerMatch, type TriggerConfig } from './trigger-match.js';
 import { externalEvent } from './runtime-events.js';
-import { combineCauses, createTriggerTimer, timedEventOf, triggerTimingOf, type TimedFiring } from './trigger-timing.js';
+import {
+  combineCauses,
+  createTriggerTimer,
+  timedEventOf,
+  triggerTimingOf,
+  type TimedFiring,
+} from './trigger-timing.js';
 import { nodeTimerScheduler, type TimerScheduler } from '../loop/timer-clock.js';
 
 /**
@@ -104,17 +110,37 @@ export function createTriggerDispatcher(options: TriggerDispatcherOptions): Trig
   let closed = false;
 
   const log = (level: string, event: string, target: string, message: string, data?: unknown) => {
-    try { adf.logs.add({ level, origin: TRIGGER_LOG_ORIGIN, event, target, message: message.slice(0, 2000), ...(data === undefined ? {} : { data }) }); } catch { /* file closed */ }
+    try {
+      adf.logs.add({
+        level,
+        origin: TRIGGER_LOG_ORIGIN,
+        event,
+        target,
+        message: message.slice(0, 2000),
+        ...(data === undefined ? {} : { data }),
+      });
+    } catch {
+      /* file closed */
+    }
   };
 
   const principalOf = (t: TriggerConfig): Principal => {
     if (t.scope === 'agent') return createPrincipal('llm', 'loop', options.agentId);
     let authorized = false;
-    try { authorized = t.lambda ? adf.files.isAuthorized(parseLambdaRef(t.lambda).file) : false; } catch { /* invalid ref: plain code */ }
+    try {
+      authorized = t.lambda ? adf.files.isAuthorized(parseLambdaRef(t.lambda).file) : false;
+    } catch {
+      /* invalid ref: plain code */
+    }
     return createPrincipal(authorized ? 'authorized-code' : 'code', t.lambda ?? 'trigger', options.agentId);
   };
 
-  const runOne = async (t: TriggerConfig, index: number, event: TriggerEvent, cause: TriggerCause): Promise<TriggerFiring> => {
+  const runOne = async (
+    t: TriggerConfig,
+    index: number,
+    event: TriggerEvent,
+    cause: TriggerCause,
+  ): Promise<TriggerFiring> => {
     const base = { index, type: event.type, scope: t.scope, depth: cause.depth } as const;
     const verdict: Decision = guard.evaluate(index, cause);
     if (!verdict.allow) return { ...base, outcome: 'refused', code: verdict.code, detail: verdict.reason };
@@ -124,45 +150,92 @@ export function createTriggerDispatcher(options: TriggerDispatcherOptions): Trig
       try {
         if (!t.lambda) throw new TrustError('TRIGGER_LAMBDA_MISSING', 'a system trigger needs "lambda": "file.js:fn"');
         const ref = parseLambdaRef(t.lambda);
-        const r = await scope.run(child, () => runner.runSystemLambda(ref, { type: event.type, trigger: index, fields: event.fields, data: event.data }));
-        return r.ok ? { ...base, outcome: 'ran', detail: `${t.lambda} completed` } : { ...base, outcome: 'failed', code: r.code, detail: `${t.lambda}: ${r.code}: ${r.message}` };
+        const r = await scope.run(child, () =>
+          runner.runSystemLambda(ref, { type: event.type, trigger: index, fields: event.fields, data: event.data }),
+        );
+        return r.ok
+          ? { ...base, outcome: 'ran', detail: `${t.lambda} completed` }
+          : { ...base, outcome: 'failed', code: r.code, detail: `${t.lambda}: ${r.code}: ${r.message}` };
       } catch (e) {
-        return { ...base, outcome: 'failed', code: e instanceof TrustError ? e.code : 'TRIGGER_FAILED', detail: e instanceof Error ? e.message : String(e) };
+        return {
+          ...base,
+          outcome: 'failed',
+          code: e instanceof TrustError ? e.code : 'TRIGGER_FAILED',
+          detail: e instanceof Error ? e.message : String(e),
+        };
       }
     }
     if (event.type === 'on_chat') {
-      return { ...base, outcome: 'skipped', code: 'TRIGGER_REDUNDANT', detail: "the owner's message already runs the loop" };
+      return {
+        ...base,
+        outcome: 'skipped',
+        code: 'TRIGGER_REDUNDANT',
+        detail: "the owner's message already runs the loop",
+      };
     }
     if (!adf.config().autonomous) {
-      return { ...base, outcome: 'skipped', code: 'TRIGGER_NOT_AUTONOMOUS', detail: 'autonomous mode is off: agent-scope triggers do not start the loop' };
+      return {
+        ...base,
+        outcome: 'skipped',
+        code: 'TRIGGER_NOT_AUTONOMOUS',
+        detail: 'autonomous mode is off: agent-scope triggers do not start the loop',
+      };
     }
     try {
       const w = await scope.run(child, () => options.wake(triggerWakeText(index, event)));
-      if (w.outcome === 'busy') return { ...base, outcome: 'skipped', code: 'TRIGGER_LOOP_BUSY', detail: w.detail ?? 'the loop is busy and its wake queue is full' };
-      return { ...base, outcome: w.outcome, detail: w.detail ?? (w.outcome === 'woke' ? 'woke the loop' : 'queued behind the running activation') };
+      if (w.outcome === 'busy')
+        return {
+          ...base,
+          outcome: 'skipped',
+          code: 'TRIGGER_LOOP_BUSY',
+          detail: w.detail ?? 'the loop is busy and its wake queue is full',
+        };
+      return {
+        ...base,
+        outcome: w.outcome,
+        detail: w.detail ?? (w.outcome === 'woke' ? 'woke the loop' : 'queued behind the running activation'),
+      };
     } catch (e) {
-      return { ...base, outcome: 'failed', code: e instanceof TrustError ? e.code : 'TRIGGER_FAILED', detail: e instanceof Error ? e.message : String(e) };
+      return {
+        ...base,
+        outcome: 'failed',
+        code: e instanceof TrustError ? e.code : 'TRIGGER_FAILED',
+        detail: e instanceof Error ? e.message : String(e),
+      };
     }
   };
 
   const record = (t: TriggerConfig, f: TriggerFiring) => {
     const target = `${f.type}#${f.index}`;
-    log(f.outcome === 'failed' || f.outcome === 'refused' ? 'warn' : 'info', `trigger.${f.outcome}`, target, f.detail, { scope: f.scope, depth: f.depth, ...(f.code ? { code: f.code } : {}), ...(t.lambda ? { lambda: t.lambda } : {}) });
+    log(f.outcome === 'failed' || f.outcome === 'refused' ? 'warn' : 'info', `trigger.${f.outcome}`, target, f.detail, {
+      scope: f.scope,
+      depth: f.depth,
+      ...(f.code ? { code: f.code } : {}),
+      ...(t.lambda ? { lambda: t.lambda } : {}),
+    });
     try {
       adf.audit.record({
-        principal: principalOf(t), action: 'trigger.fire', target,
+        principal: principalOf(t),
+        action: 'trigger.fire',
+        target,
         decision: f.outcome === 'refused' ? 'deny' : 'allow',
         rule: f.outcome === 'refused' ? 'trigger-guard' : 'trigger-config',
         ...(f.code ? { code: f.code } : {}),
         details: { outcome: f.outcome, scope: f.scope, depth: f.depth, ...(t.lambda ? { lambda: t.lambda } : {}) },
       });
-    } catch { /* file closed */ }
+    } catch {
+      /* file closed */
+    }
   };
 
   const run = async (event: TriggerEvent, cause: TriggerCause): Promise<TriggerFiring[]> => {
     if (closed) return [];
     let triggers: readonly TriggerConfig[];
-    try { triggers = adf.config().triggers; } catch { return []; }
+    try {
+      triggers = adf.config().triggers;
+    } catch {
+      return [];
+    }
     const out: TriggerFiring[] = [];
     for (const [index, t] of triggers.entries()) {
       if (closed) break;
@@ -170,9 +243,21 @@ export function createTriggerDispatcher(options: TriggerDispatcherOptions): Trig
       const timing = triggerTimingOf(t);
       // A timed trigger holds the event, unless the guard would refuse it anyway (its own effect,
       // or too deep): that refusal is recorded now, as for any trigger. Rates are checked when it fires.
-      if (timing && !cause.chain.includes(index) && cause.depth < limits.maxDepth && timer.offer(index, t, timing, { event, cause }) === 'held') {
+      if (
+        timing &&
+        !cause.chain.includes(index) &&
+        cause.depth < limits.maxDepth &&
+        timer.offer(index, t, timing, { event, cause }) === 'held'
+      ) {
         const what = timing.kind === 'batch' ? `batch_ms ${timing.ms}` : `${timing.kind}_ms ${timing.ms}`;
-        out.push({ index, type: event.type, scope: t.scope, outcome: 'deferred', detail: `held by ${what}`, depth: cause.depth });
+        out.push({
+          index,
+          type: event.type,
+          scope: t.scope,
+          outcome: 'deferred',
+          detail: `held by ${what}`,
+          depth: cause.depth,
+        });
         continue;
       }
       const f = await runOne(t, index, event, cause);
@@ -187,22 +272,43 @@ export function createTriggerDispatcher(options: TriggerDispatcherOptions): Trig
   const runTimed = async (firing: TimedFiring): Promise<TriggerFiring[]> => {
     if (closed) return [];
     let current: TriggerConfig | undefined;
-    try { current = adf.config().triggers[firing.index]; } catch { return []; }
-    const type = firing.events[0]!.event.type;
-    if (!current || JSON.stringify(current) !== JSON.stringify(firing.trigger)) {
-      log('warn', 'trigger.dropped', `${type}#${firing.index}`, `trigger #${firing.index} changed while ${firing.events.length} event(s) were held; they were dropped`, { code: 'TRIGGER_CHANGED' });
+    try {
+      current = adf.config().triggers[firing.index];
+    } catch {
       return [];
     }
-    const f = await runOne(current, firing.index, timedEventOf(firing), combineCauses(firing.events.map((h) => h.cause)));
+    const type = firing.events[0]!.event.type;
+    if (!current || JSON.stringify(current) !== JSON.stringify(firing.trigger)) {
+      log(
+        'warn',
+        'trigger.dropped',
+        `${type}#${firing.index}`,
+        `trigger #${firing.index} changed while ${firing.events.length} event(s) were held; they were dropped`,
+        { code: 'TRIGGER_CHANGED' },
+      );
+      return [];
+    }
+    const f = await runOne(
+      current,
+      firing.index,
+      timedEventOf(firing),
+      combineCauses(firing.events.map((h) => h.cause)),
+    );
     record(current, f);
     return [f];
   };
   const timer = createTriggerTimer({
-    scheduler: options.scheduler ?? nodeTimerScheduler, clock,
+    scheduler: options.scheduler ?? nodeTimerScheduler,
+    clock,
     release: (firing) => {
       if (closed) return Promise.resolve([]);
       pending++;
-      const p = tail.then(() => runTimed(firing)).catch(() => [] as TriggerFiring[]).finally(() => { pending--; });
+      const p = tail
+        .then(() => runTimed(firing))
+        .catch(() => [] as TriggerFiring[])
+        .finally(() => {
+          pending--;
+        });
       tail = p;
       return p;
     },
@@ -214,19 +320,38 @@ export function createTriggerDispatcher(options: TriggerDispatcherOptions): Trig
     if (pending >= limits.maxQueue) {
       log('warn', 'trigger.dropped', event.type, `${pending} events are waiting; ${event.type} was dropped`);
       try {
-        adf.audit.record({ principal: createPrincipal('owner', 'runtime', options.agentId), action: 'trigger.drop', target: event.type, decision: 'deny', code: 'TRIGGER_QUEUE_FULL', rule: 'trigger-guard', details: { pending } });
-      } catch { /* file closed */ }
+        adf.audit.record({
+          principal: createPrincipal('owner', 'runtime', options.agentId),
+          action: 'trigger.drop',
+          target: event.type,
+          decision: 'deny',
+          code: 'TRIGGER_QUEUE_FULL',
+          rule: 'trigger-guard',
+          details: { pending },
+        });
+      } catch {
+        /* file closed */
+      }
       return Promise.resolve([]);
     }
     pending++;
-    const p = tail.then(() => run(event, cause)).catch(() => [] as TriggerFiring[]).finally(() => { pending--; });
+    const p = tail
+      .then(() => run(event, cause))
+      .catch(() => [] as TriggerFiring[])
+      .finally(() => {
+        pending--;
+      });
     tail = p;
     return p;
   };
 
   return {
     emit(event) {
-      try { if (closed || !adf.config().triggers.some((t) => t.type === event.type)) return; } catch { return; }
+      try {
+        if (closed || !adf.config().triggers.some((t) => t.type === event.type)) return;
+      } catch {
+        return;
+      }
       void enqueue(event);
     },
     dispatch: enqueue,
@@ -237,13 +362,27 @@ export function createTriggerDispatcher(options: TriggerDispatcherOptions): Trig
       } catch (e) {
         const code = e instanceof TrustError ? e.code : 'TRIGGER_FAILED';
         try {
-          adf.audit.record({ principal: createPrincipal('owner', 'external-trigger', options.agentId), action: 'trigger.receive', target: 'on_external', decision: 'deny', code, rule: 'trigger-input' });
-        } catch { /* file closed */ }
+          adf.audit.record({
+            principal: createPrincipal('owner', 'external-trigger', options.agentId),
+            action: 'trigger.receive',
+            target: 'on_external',
+            decision: 'deny',
+            code,
+            rule: 'trigger-input',
+          });
+        } catch {
+          /* file closed */
+        }
         return Promise.reject(e);
       }
       return enqueue(event);
     },
-    idle: async () => { while (pending > 0) await tail; },
-    close() { closed = true; timer.close(); },
+    idle: async () => {
+      while (pending > 0) await tail;
+    },
+    close() {
+      closed = true;
+      timer.close();
+    },
   };
 }

@@ -38,20 +38,45 @@ export const TRIGGER_LOG_ORIGIN = 'trigger';
 export function triggerEventOf(e: AdfEvent): TriggerEvent | undefined {
   switch (e.kind) {
     case 'file':
-      return { type: 'on_file_change', fields: { path: e.path, event: e.change }, data: { path: e.path, change: e.change } };
+      return {
+        type: 'on_file_change',
+        fields: { path: e.path, event: e.change },
+        data: { path: e.path, change: e.change },
+      };
     case 'inbox':
       // `sender` is filterable only when the runtime verified the signature of `from`; an
       // unsigned message's `from` is a claim, and a filter on it would let anyone pose as a trusted peer.
       return {
         type: 'on_inbox',
-        fields: defined({ source: e.source, sender: e.row.meta['message_verified'] === true ? e.row.from : undefined, to: e.row.to, subject: e.row.subject }),
-        data: { id: e.row.id, messageId: e.row.messageId, from: e.row.from, to: e.row.to, subject: e.row.subject, content: cap(e.row.content), stamps: e.row.meta, source: e.source },
+        fields: defined({
+          source: e.source,
+          sender: e.row.meta['message_verified'] === true ? e.row.from : undefined,
+          to: e.row.to,
+          subject: e.row.subject,
+        }),
+        data: {
+          id: e.row.id,
+          messageId: e.row.messageId,
+          from: e.row.from,
+          to: e.row.to,
+          subject: e.row.subject,
+          content: cap(e.row.content),
+          stamps: e.row.meta,
+          source: e.source,
+        },
       };
     case 'outbox':
       return {
         type: 'on_outbox',
         fields: defined({ to: e.row.to, status: e.row.status, subject: e.row.subject }),
-        data: { id: e.row.id, messageId: e.row.messageId, to: e.row.to, subject: e.row.subject, status: e.row.status, content: cap(e.row.content) },
+        data: {
+          id: e.row.id,
+          messageId: e.row.messageId,
+          to: e.row.to,
+          subject: e.row.subject,
+          status: e.row.status,
+          content: cap(e.row.content),
+        },
       };
     case 'task':
       return {
@@ -64,7 +89,14 @@ export function triggerEventOf(e: AdfEvent): TriggerEvent | undefined {
       return {
         type: 'on_logs',
         fields: defined({ level: e.row.level, origin: e.row.origin, event: e.row.event, target: e.row.target }),
-        data: { id: e.row.id, level: e.row.level, origin: e.row.origin, event: e.row.event, target: e.row.target, message: cap(e.row.message) },
+        data: {
+          id: e.row.id,
+          level: e.row.level,
+          origin: e.row.origin,
+          event: e.row.event,
+          target: e.row.target,
+          message: cap(e.row.message),
+        },
       };
     case 'timers':
       return undefined;

@@ -16,8 +16,15 @@ describe('trigger guard', () => {
 
   it('caps each trigger and the agent per sliding window, then lets them fire again', () => {
     let now = 0;
-    const guard = createTriggerGuard({ ...DEFAULT_TRIGGER_LIMITS, maxPerTrigger: 2, maxTotal: 3, windowMs: 1000 }, () => new Date(now));
-    const fire = (i: number) => { const d = guard.evaluate(i, ROOT_CAUSE); if (d.allow) guard.record(i); return d.allow ? 'ok' : d.code; };
+    const guard = createTriggerGuard(
+      { ...DEFAULT_TRIGGER_LIMITS, maxPerTrigger: 2, maxTotal: 3, windowMs: 1000 },
+      () => new Date(now),
+    );
+    const fire = (i: number) => {
+      const d = guard.evaluate(i, ROOT_CAUSE);
+      if (d.allow) guard.record(i);
+      return d.allow ? 'ok' : d.code;
+    };
     expect([fire(0), fire(0), fire(0)]).toEqual(['ok', 'ok', 'TRIGGER_RATE']);
     expect([fire(1), fire(1)]).toEqual(['ok', 'TRIGGER_RATE']);
     expect(guard.evaluate(1, ROOT_CAUSE)).toMatchObject({ allow: false, rule: 'trigger-rate-total' });

@@ -15,7 +15,13 @@ export interface TriggerLimits {
 }
 
 /** The defaults of {@link TriggerLimits}. */
-export const DEFAULT_TRIGGER_LIMITS: TriggerLimits = Object.freeze({ maxDepth: 3, maxPerTrigger: 20, maxTotal: 100, windowMs: 60_000, maxQueue: 500 });
+export const DEFAULT_TRIGGER_LIMITS: TriggerLimits = Object.freeze({
+  maxDepth: 3,
+  maxPerTrigger: 20,
+  maxTotal: 100,
+  windowMs: 60_000,
+  maxQueue: 500,
+});
 
 /**
  * What caused an event: nothing (depth 0, an outside event), or the firings whose effects raised
@@ -53,20 +59,39 @@ export function createTriggerGuard(limits: TriggerLimits, clock: () => Date): Tr
   return {
     evaluate(index, cause) {
       if (cause.chain.includes(index)) {
-        return deny('TRIGGER_SELF', `trigger #${index} was raised by its own firing (chain ${cause.chain.map((i) => `#${i}`).join(' → ')})`, { rule: 'trigger-no-self', hint: 'a trigger never re-fires on its own effects; narrow the filter or use a timer' });
+        return deny(
+          'TRIGGER_SELF',
+          `trigger #${index} was raised by its own firing (chain ${cause.chain.map((i) => `#${i}`).join(' → ')})`,
+          {
+            rule: 'trigger-no-self',
+            hint: 'a trigger never re-fires on its own effects; narrow the filter or use a timer',
+          },
+        );
       }
       if (cause.depth >= limits.maxDepth) {
-        return deny('TRIGGER_DEPTH', `trigger chain depth ${cause.depth} reached the limit of ${limits.maxDepth} (chain ${cause.chain.map((i) => `#${i}`).join(' → ')})`, { rule: 'trigger-depth' });
+        return deny(
+          'TRIGGER_DEPTH',
+          `trigger chain depth ${cause.depth} reached the limit of ${limits.maxDepth} (chain ${cause.chain.map((i) => `#${i}`).join(' → ')})`,
+          { rule: 'trigger-depth' },
+        );
       }
       const now = clock().getTime();
       const mine = recent(perTrigger.get(index) ?? [], now);
       perTrigger.set(index, mine);
       if (mine.length >= limits.maxPerTrigger) {
-        return deny('TRIGGER_RATE', `trigger #${index} fired ${mine.length} times in ${limits.windowMs} ms (limit ${limits.maxPerTrigger})`, { rule: 'trigger-rate', hint: 'narrow the trigger filter' });
+        return deny(
+          'TRIGGER_RATE',
+          `trigger #${index} fired ${mine.length} times in ${limits.windowMs} ms (limit ${limits.maxPerTrigger})`,
+          { rule: 'trigger-rate', hint: 'narrow the trigger filter' },
+        );
       }
       total = recent(total, now);
       if (total.length >= limits.maxTotal) {
-        return deny('TRIGGER_RATE', `the agent's triggers fired ${total.length} times in ${limits.windowMs} ms (limit ${limits.maxTotal})`, { rule: 'trigger-rate-total' });
+        return deny(
+          'TRIGGER_RATE',
+          `the agent's triggers fired ${total.length} times in ${limits.windowMs} ms (limit ${limits.maxTotal})`,
+          { rule: 'trigger-rate-total' },
+        );
       }
       return allow('trigger-guard');
     },

@@ -30,7 +30,10 @@ function globToRegExp(pattern: string, pathLike: boolean): RegExp {
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
     if (c === '*') {
-      if (pattern[i + 1] === '*') { re += '.*'; i++; } else re += pathLike ? '[^/]*' : '.*';
+      if (pattern[i + 1] === '*') {
+        re += '.*';
+        i++;
+      } else re += pathLike ? '[^/]*' : '.*';
     } else re += c.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
   }
   return new RegExp(`^${re}$`, 's');
@@ -57,16 +60,22 @@ export function matchesFilterValue(pattern: string, value: string, pathLike = fa
  * // { allow: true, rule: 'trigger-filter' } or a deny naming the key that did not match
  */
 export function evaluateTriggerMatch(trigger: TriggerConfig, event: TriggerEvent): Decision {
-  if (trigger.type !== event.type) return deny('TRIGGER_TYPE_MISMATCH', `trigger type ${trigger.type} is not ${event.type}`);
+  if (trigger.type !== event.type)
+    return deny('TRIGGER_TYPE_MISMATCH', `trigger type ${trigger.type} is not ${event.type}`);
   const keys = TRIGGER_FILTER_KEYS[trigger.type];
   for (const [key, pattern] of Object.entries(trigger.filter ?? {})) {
     const field = keys[key];
     if (field === undefined) {
-      return deny('TRIGGER_FILTER_UNKNOWN', `filter "${key}" is not known for ${trigger.type}`, { hint: `known filters: ${Object.keys(keys).join(', ') || 'none'}` });
+      return deny('TRIGGER_FILTER_UNKNOWN', `filter "${key}" is not known for ${trigger.type}`, {
+        hint: `known filters: ${Object.keys(keys).join(', ') || 'none'}`,
+      });
     }
     const value = event.fields[field];
     if (value === undefined || !matchesFilterValue(pattern, value, key === 'watch')) {
-      return deny('TRIGGER_FILTER_MISMATCH', `filter ${key}="${pattern}" does not match ${value === undefined ? 'an absent value' : `"${value}"`}`);
+      return deny(
+        'TRIGGER_FILTER_MISMATCH',
+        `filter ${key}="${pattern}" does not match ${value === undefined ? 'an absent value' : `"${value}"`}`,
+      );
     }
   }
   return allow('trigger-filter');

@@ -18,8 +18,13 @@ function fakeTime(start: string) {
   let n = 0;
   const queue = new Map<number, { fn: () => unknown; at: number }>();
   const scheduler: TimerScheduler = {
-    setTimeout(fn, ms) { queue.set(++n, { fn, at: now + ms }); return n; },
-    clearTimeout(h) { queue.delete(h as number); },
+    setTimeout(fn, ms) {
+      queue.set(++n, { fn, at: now + ms });
+      return n;
+    },
+    clearTimeout(h) {
+      queue.delete(h as number);
+    },
   };
   return {
     scheduler,
@@ -28,7 +33,9 @@ function fakeTime(start: string) {
     async advance(ms: number) {
       const until = now + ms;
       for (;;) {
-        const due = [...queue.entries()].filter(([, q]) => q.at <= until).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
+        const due = [...queue.entries()]
+          .filter(([, q]) => q.at <= until)
+          .sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
         if (!due) break;
         queue.delete(due[0]);
         now = Math.max(now, due[1].at);
@@ -46,7 +53,10 @@ function agentWith(triggers: Trigger[], t: ReturnType<typeof fakeTime>) {
   config.triggers = triggers;
   createAdf(path, { template: config }).close();
   const agent = openAgent(path, { provider: createScriptedProvider(), clock: t.clock, scheduler: t.scheduler });
-  agent.adf.files.write('hooks.ts', 'async function seen(ev: { data: { payload?: unknown; count?: number; batch?: Array<{ data: { payload: unknown } }> } }): Promise<void> { const what = ev.data.batch ? ev.data.count + ":" + ev.data.batch.map((b) => b.data.payload).join(",") : String(ev.data.payload); await adf.fs_write({ path: "seen.txt", mode: "append", content: what + ";" }); }');
+  agent.adf.files.write(
+    'hooks.ts',
+    'async function seen(ev: { data: { payload?: unknown; count?: number; batch?: Array<{ data: { payload: unknown } }> } }): Promise<void> { const what = ev.data.batch ? ev.data.count + ":" + ev.data.batch.map((b) => b.data.payload).join(",") : String(ev.data.payload); await adf.fs_write({ path: "seen.txt", mode: "append", content: what + ";" }); }',
+  );
   return agent;
 }
 const seen = (agent: ReturnType<typeof openAgent>) => agent.adf.files.read('seen.txt')?.content.toString() ?? '';
@@ -68,9 +78,17 @@ describe('trigger timing: config', () => {
   });
 
   it('one option is accepted and read back', () => {
-    const r = checkAgentConfig({ v: 1, triggers: [{ ...base, batch_ms: 1000, batch_count: 5 }, { ...base, debounce_ms: 20 }, base] });
+    const r = checkAgentConfig({
+      v: 1,
+      triggers: [{ ...base, batch_ms: 1000, batch_count: 5 }, { ...base, debounce_ms: 20 }, base],
+    });
     expect(r.ok).toBe(true);
-    if (r.ok) expect(r.config.triggers.map(triggerTimingOf)).toEqual([{ kind: 'batch', ms: 1000, count: 5 }, { kind: 'debounce', ms: 20 }, undefined]);
+    if (r.ok)
+      expect(r.config.triggers.map(triggerTimingOf)).toEqual([
+        { kind: 'batch', ms: 1000, count: 5 },
+        { kind: 'debounce', ms: 20 },
+        undefined,
+      ]);
   });
 });
 
@@ -143,7 +161,9 @@ describe('trigger timing: dispatch', () => {
     agent.adf.setConfig({ ...config, triggers: [{ ...config.triggers[0]!, debounce_ms: 200 }] });
     await t.advance(100);
     expect(seen(agent)).toBe('');
-    expect(agent.adf.logs.list().some((l) => l.event === 'trigger.dropped' && /changed while 1 event/.test(l.message))).toBe(true);
+    expect(
+      agent.adf.logs.list().some((l) => l.event === 'trigger.dropped' && /changed while 1 event/.test(l.message)),
+    ).toBe(true);
     await post(agent, 2);
     agent.close();
     expect(t.scheduled()).toBe(0);
@@ -151,8 +171,22 @@ describe('trigger timing: dispatch', () => {
 
   it('a timed trigger still never fires on its own effects', async () => {
     const t = fakeTime('2026-12-02T10:00:00Z');
-    const agent = agentWith([{ type: 'on_file_change', scope: 'system', lambda: 'echo.ts:run', filter: { watch: 'data/**' }, debounce_ms: 50 }], t);
-    agent.adf.files.write('echo.ts', 'async function run(ev: { data: { path: string } }): Promise<void> { await adf.fs_write({ path: "data/echo.txt", mode: "append", content: ev.data.path + ";" }); }');
+    const agent = agentWith(
+      [
+        {
+          type: 'on_file_change',
+          scope: 'system',
+          lambda: 'echo.ts:run',
+          filter: { watch: 'data/**' },
+          debounce_ms: 50,
+        },
+      ],
+      t,
+    );
+    agent.adf.files.write(
+      'echo.ts',
+      'async function run(ev: { data: { path: string } }): Promise<void> { await adf.fs_write({ path: "data/echo.txt", mode: "append", content: ev.data.path + ";" }); }',
+    );
     agent.adf.files.write('data/in.txt', 'x');
     await agent.idle();
     await t.advance(50);

@@ -16,12 +16,16 @@ export const MAX_TRIGGER_BATCH = 1000;
 export function triggerTimingOf(t: TriggerConfig): TriggerTiming | undefined {
   if (t.debounce_ms !== undefined) return { kind: 'debounce', ms: t.debounce_ms };
   if (t.interval_ms !== undefined) return { kind: 'interval', ms: t.interval_ms };
-  if (t.batch_ms !== undefined) return { kind: 'batch', ms: t.batch_ms, count: Math.min(t.batch_count ?? MAX_TRIGGER_BATCH, MAX_TRIGGER_BATCH) };
+  if (t.batch_ms !== undefined)
+    return { kind: 'batch', ms: t.batch_ms, count: Math.min(t.batch_count ?? MAX_TRIGGER_BATCH, MAX_TRIGGER_BATCH) };
   return undefined;
 }
 
 /** One held event and what caused it. */
-export interface HeldEvent { readonly event: TriggerEvent; readonly cause: TriggerCause }
+export interface HeldEvent {
+  readonly event: TriggerEvent;
+  readonly cause: TriggerCause;
+}
 
 /** A firing the timing decided on: the trigger (as configured when the events arrived) and the events. */
 export interface TimedFiring {
@@ -44,7 +48,12 @@ export interface TriggerTimer {
   close(): void;
 }
 
-interface Slot { trigger: TriggerConfig; timing: TriggerTiming; events: HeldEvent[]; handle: unknown }
+interface Slot {
+  trigger: TriggerConfig;
+  timing: TriggerTiming;
+  events: HeldEvent[];
+  handle: unknown;
+}
 
 /**
  * Creates the holder behind `debounce_ms`, `interval_ms` and `batch_ms` (+`batch_count`):
@@ -57,7 +66,11 @@ interface Slot { trigger: TriggerConfig; timing: TriggerTiming; events: HeldEven
  * scheduler can await it). All waiting uses the injected scheduler; nothing here reads a wall clock
  * except through `clock`.
  */
-export function createTriggerTimer(options: { scheduler: TimerScheduler; clock: () => Date; release: (firing: TimedFiring) => Promise<unknown> }): TriggerTimer {
+export function createTriggerTimer(options: {
+  scheduler: TimerScheduler;
+  clock: () => Date;
+  release: (firing: TimedFiring) => Promise<unknown>;
+}): TriggerTimer {
   const { scheduler, clock } = options;
   const slots = new Map<number, Slot>();
   const lastFired = new Map<number, number>();
@@ -70,11 +83,15 @@ export function createTriggerTimer(options: { scheduler: TimerScheduler; clock: 
     return options.release({ index, trigger: slot.trigger, timing: slot.timing, events });
   };
   /** Schedules the release of the slot held at `index` now (if it is still that slot then). */
-  const schedule = (index: number, slot: Slot, ms: number): unknown => scheduler.setTimeout(() => {
-    if (slots.get(index) !== slot) return Promise.resolve();
-    slots.delete(index);
-    return release(index, slot);
-  }, Math.max(0, ms));
+  const schedule = (index: number, slot: Slot, ms: number): unknown =>
+    scheduler.setTimeout(
+      () => {
+        if (slots.get(index) !== slot) return Promise.resolve();
+        slots.delete(index);
+        return release(index, slot);
+      },
+      Math.max(0, ms),
+    );
 
   return {
     offer(index, trigger, timing, held) {
@@ -101,7 +118,10 @@ export function createTriggerTimer(options: { scheduler: TimerScheduler; clock: 
             lastFired.set(index, now);
             return 'now';
           }
-          if (slot) { slot.events = [held]; return 'held'; }
+          if (slot) {
+            slot.events = [held];
+            return 'held';
+          }
           const next: Slot = { trigger, timing, events: [held], handle: undefined };
           slots.set(index, next);
           next.handle = schedule(index, next, (last ?? now) + timing.ms - now);
@@ -147,5 +167,12 @@ export function combineCauses(causes: readonly TriggerCause[]): TriggerCause {
 export function timedEventOf(firing: TimedFiring): TriggerEvent {
   const last = firing.events[firing.events.length - 1]!.event;
   if (firing.timing.kind !== 'batch') return last;
-  return { type: last.type, fields: last.fields, data: { count: firing.events.length, batch: firing.events.map((h) => ({ fields: h.event.fields, data: h.event.data })) } };
+  return {
+    type: last.type,
+    fields: last.fields,
+    data: {
+      count: firing.events.length,
+      batch: firing.events.map((h) => ({ fields: h.event.fields, data: h.event.data })),
+    },
+  };
 }

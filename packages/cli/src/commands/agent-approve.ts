@@ -44,19 +44,35 @@ export async function resolveTask(ctx: CommandContext, decision: 'approve' | 'de
   if (wanted === undefined) {
     out.result({ pending });
     if (pending.length === 0) out.line('no approvals are waiting');
-    for (const t of pending) out.line(`${t.id}  ${e(t.agent)}  ${e(t.tool)} ${e(JSON.stringify(t.args))}\n    ${e(t.reason)}`);
+    for (const t of pending)
+      out.line(`${t.id}  ${e(t.agent)}  ${e(t.tool)} ${e(JSON.stringify(t.args))}\n    ${e(t.reason)}`);
     return 0;
   }
   const matches = pending.filter((t) => t.id === wanted || (wanted.length >= 4 && t.id.startsWith(wanted)));
   if (matches.length !== 1) {
-    throw new CliError('AGENT_TASK_NOT_FOUND', matches.length === 0 ? `no pending approval task ${wanted}` : `${wanted} matches ${matches.length} tasks`, {
-      hint: pending.length ? `pending: ${pending.map((t) => t.id).join(', ')}` : 'nothing is waiting; run the command without a task id to list',
-    });
+    throw new CliError(
+      'AGENT_TASK_NOT_FOUND',
+      matches.length === 0 ? `no pending approval task ${wanted}` : `${wanted} matches ${matches.length} tasks`,
+      {
+        hint: pending.length
+          ? `pending: ${pending.map((t) => t.id).join(', ')}`
+          : 'nothing is waiting; run the command without a task id to list',
+      },
+    );
   }
   const task = matches[0] as TaskView;
-  const result = (await callStudio(state, 'POST', `/agents/${encodeURIComponent(task.agent)}/tasks/${encodeURIComponent(task.id)}/${decision}`, body)).task as TaskView;
+  const result = (
+    await callStudio(
+      state,
+      'POST',
+      `/agents/${encodeURIComponent(task.agent)}/tasks/${encodeURIComponent(task.id)}/${decision}`,
+      body,
+    )
+  ).task as TaskView;
   out.result({ task: result });
-  out.line(`${decision === 'approve' ? out.style.green('approved') : out.style.yellow('denied')} ${task.id}: ${e(task.agent)} ${e(task.tool)}`);
+  out.line(
+    `${decision === 'approve' ? out.style.green('approved') : out.style.yellow('denied')} ${task.id}: ${e(task.agent)} ${e(task.tool)}`,
+  );
   return 0;
 }
 
@@ -65,16 +81,26 @@ export const command: CommandSpec = {
   summary: 'approve a pending approval task',
   description:
     'Answers a restricted tool call that an agent is waiting on, through the control server of the\nrunning `trust studio` (the demo workspace unless --workspace). Without a task id it lists what is\nwaiting. A unique prefix of the id is enough. --args replaces the arguments (re-validated).',
-  positionals: [{ name: 'task', description: 'the task id (or a unique prefix of 4+ characters); omit to list', required: false }],
+  positionals: [
+    { name: 'task', description: 'the task id (or a unique prefix of 4+ characters); omit to list', required: false },
+  ],
   options: {
-    workspace: { type: 'string', valueName: 'dir', description: 'the workspace the studio runs on (default: the demo workspace)' },
+    workspace: {
+      type: 'string',
+      valueName: 'dir',
+      description: 'the workspace the studio runs on (default: the demo workspace)',
+    },
     args: { type: 'string', valueName: 'json', description: 'approve with these arguments instead' },
   },
   examples: [
     { command: 'trust agent approve', explain: 'list the approvals that are waiting' },
     { command: 'trust agent approve 7e6d', explain: 'approve a task by id prefix' },
-    { command: 'trust agent approve 7e6d --args \'{"path":"notes.md","mode":"append","content":"edited"}\'', explain: 'approve with changed arguments' },
+    {
+      command: 'trust agent approve 7e6d --args \'{"path":"notes.md","mode":"append","content":"edited"}\'',
+      explain: 'approve with changed arguments',
+    },
   ],
-  jsonShape: '{ "task": { "id", "agent", "tool", "args", "reason", "status": "approved" } }  (without a task: { "pending": [task…] })',
+  jsonShape:
+    '{ "task": { "id", "agent", "tool", "args", "reason", "status": "approved" } }  (without a task: { "pending": [task…] })',
   run: (ctx) => resolveTask(ctx, 'approve'),
 };

@@ -13,29 +13,71 @@ export const command: CommandSpec = {
   name: 'agent chat',
   summary: 'chat with an agent in the terminal, with approval prompts',
   description:
-    'Runs the agent loop on an .adf file in your terminal: each line you type is a message. A restricted\ntool call stops and asks you (y approves, anything else denies); prompts show the exact tool and\narguments, escaped. When stdin is not a terminal, every approval is denied (a non-interactive\nprompt never says yes).\n\nThe provider is the agent\'s model.provider unless --provider says otherwise. scripted is the\noffline demo brain (no model is called; it asks to save your message with fs_write). openai\n(any OpenAI-compatible server) and anthropic go over HTTPS through the egress policy: the API key\nis read from an environment variable (--api-key-env, else the agent\'s model.api_key_env, else\nOPENAI_API_KEY / ANTHROPIC_API_KEY) and injected into requests to the model host only, so\nneither the model nor the agent\'s code ever holds it. A model server on this machine or your LAN\n(http://127.0.0.1:11434/v1, …) needs --allow-local-model; plain http is refused otherwise.',
+    "Runs the agent loop on an .adf file in your terminal: each line you type is a message. A restricted\ntool call stops and asks you (y approves, anything else denies); prompts show the exact tool and\narguments, escaped. When stdin is not a terminal, every approval is denied (a non-interactive\nprompt never says yes).\n\nThe provider is the agent's model.provider unless --provider says otherwise. scripted is the\noffline demo brain (no model is called; it asks to save your message with fs_write). openai\n(any OpenAI-compatible server) and anthropic go over HTTPS through the egress policy: the API key\nis read from an environment variable (--api-key-env, else the agent's model.api_key_env, else\nOPENAI_API_KEY / ANTHROPIC_API_KEY) and injected into requests to the model host only, so\nneither the model nor the agent's code ever holds it. A model server on this machine or your LAN\n(http://127.0.0.1:11434/v1, …) needs --allow-local-model; plain http is refused otherwise.",
   positionals: [{ name: 'file', description: 'the .adf agent file' }],
   options: {
-    provider: { type: 'string', valueName: 'name', description: "scripted (no model is called) | openai | anthropic (default: the agent's model.provider)" },
+    provider: {
+      type: 'string',
+      valueName: 'name',
+      description: "scripted (no model is called) | openai | anthropic (default: the agent's model.provider)",
+    },
     model: { type: 'string', valueName: 'id', description: "the model id (default: the agent's model.model_id)" },
-    'base-url': { type: 'string', valueName: 'url', description: "the API root (default: the agent's model.base_url, else the provider's public API)" },
-    'api-key-env': { type: 'string', valueName: 'NAME', description: 'the environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY)' },
-    'allow-local-model': { type: 'boolean', description: 'let the model client reach this machine or your LAN (a local model server); off by default' },
+    'base-url': {
+      type: 'string',
+      valueName: 'url',
+      description: "the API root (default: the agent's model.base_url, else the provider's public API)",
+    },
+    'api-key-env': {
+      type: 'string',
+      valueName: 'NAME',
+      description: 'the environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY)',
+    },
+    'allow-local-model': {
+      type: 'boolean',
+      description: 'let the model client reach this machine or your LAN (a local model server); off by default',
+    },
   },
   examples: [
-    { command: 'trust agent new careful.adf --template restricted && trust agent chat careful.adf', explain: 'chat with a new agent; approve its writes as they come' },
-    { command: "printf 'hello\\n' | trust agent chat careful.adf --json", explain: 'non-interactive: approvals are denied, turns come back as JSON' },
-    { command: 'OPENAI_API_KEY=sk-… trust agent chat careful.adf --provider openai --model gpt-4o-mini', explain: 'a real model; the key is injected at egress' },
-    { command: 'ANTHROPIC_API_KEY=sk-ant-… trust agent chat careful.adf --provider anthropic --model claude-sonnet-4-5', explain: 'the Anthropic Messages API' },
-    { command: 'OPENAI_API_KEY=local trust agent chat careful.adf --provider openai --model llama3.2 --base-url http://127.0.0.1:11434/v1 --allow-local-model', explain: 'an OpenAI-compatible server on this machine' },
+    {
+      command: 'trust agent new careful.adf --template restricted && trust agent chat careful.adf',
+      explain: 'chat with a new agent; approve its writes as they come',
+    },
+    {
+      command: "printf 'hello\\n' | trust agent chat careful.adf --json",
+      explain: 'non-interactive: approvals are denied, turns come back as JSON',
+    },
+    {
+      command: 'OPENAI_API_KEY=sk-… trust agent chat careful.adf --provider openai --model gpt-4o-mini',
+      explain: 'a real model; the key is injected at egress',
+    },
+    {
+      command: 'ANTHROPIC_API_KEY=sk-ant-… trust agent chat careful.adf --provider anthropic --model claude-sonnet-4-5',
+      explain: 'the Anthropic Messages API',
+    },
+    {
+      command:
+        'OPENAI_API_KEY=local trust agent chat careful.adf --provider openai --model llama3.2 --base-url http://127.0.0.1:11434/v1 --allow-local-model',
+      explain: 'an OpenAI-compatible server on this machine',
+    },
   ],
-  jsonShape: '{ "file": string, "provider": "scripted"|"openai-compatible"|"anthropic", "model": string, "turns": [{ "role", "content" }], "approvals": [{ "tool", "args", "decision": "approve"|"deny" }], "egress": AuditEvent[] (one per model request; [] for scripted) }',
-  exitCodes: ['2 the model cannot be set up: no API key in the environment, no model id, a local or clear-text base URL (the code, MODEL_*, says which)', '126 the egress policy or address guard denied the model request'],
+  jsonShape:
+    '{ "file": string, "provider": "scripted"|"openai-compatible"|"anthropic", "model": string, "turns": [{ "role", "content" }], "approvals": [{ "tool", "args", "decision": "approve"|"deny" }], "egress": AuditEvent[] (one per model request; [] for scripted) }',
+  exitCodes: [
+    '2 the model cannot be set up: no API key in the environment, no model id, a local or clear-text base URL (the code, MODEL_*, says which)',
+    '126 the egress policy or address guard denied the model request',
+  ],
   async run({ io, out, values, positionals }) {
     const file = resolve(io.cwd, positionals[0] as string);
     const chosen = choiceOption(values, 'provider', ['scripted', 'openai', 'anthropic'] as const);
-    if (!existsSync(file)) throw new CliError('CLI_FILE_NOT_FOUND', `${file} does not exist`, { hint: 'create one with `trust agent new <file.adf>`' });
-    const [rt, { openModel }, { createMemoryAuditSink }] = await Promise.all([import('@trust/agent-runtime'), import('../agent-model.js'), import('@trust/core')]);
+    if (!existsSync(file))
+      throw new CliError('CLI_FILE_NOT_FOUND', `${file} does not exist`, {
+        hint: 'create one with `trust agent new <file.adf>`',
+      });
+    const [rt, { openModel }, { createMemoryAuditSink }] = await Promise.all([
+      import('@trust/agent-runtime'),
+      import('../agent-model.js'),
+      import('@trust/core'),
+    ]);
     // Every decision of the model client (one per request) is shown as it happens and returned in --json.
     const memory = createMemoryAuditSink();
     const egress: AuditEvent[] = [];
@@ -44,17 +86,27 @@ export const command: CommandSpec = {
         const event = memory.record(input);
         egress.push(event);
         const s = out.style;
-        out.line(s.dim(`  egress ${event.decision} ${escapeTerminal(event.action)} ${escapeTerminal(event.target)}${event.rule ? ` (rule ${escapeTerminal(event.rule)})` : ''}${event.code ? ` ${escapeTerminal(event.code)}` : ''}`));
+        out.line(
+          s.dim(
+            `  egress ${event.decision} ${escapeTerminal(event.action)} ${escapeTerminal(event.target)}${event.rule ? ` (rule ${escapeTerminal(event.rule)})` : ''}${event.code ? ` ${escapeTerminal(event.code)}` : ''}`,
+          ),
+        );
         return event;
       },
     };
-    const model = await openModel(file, {
-      ...(chosen === undefined ? {} : { provider: chosen === 'openai' ? 'openai-compatible' : chosen }),
-      ...optionalString(values, 'model', 'model'),
-      ...optionalString(values, 'base-url', 'baseUrl'),
-      ...optionalString(values, 'api-key-env', 'apiKeyEnv'),
-      allowLocal: values['allow-local-model'] === true,
-    }, io.env, () => rt.createScriptedProvider(Array.from({ length: 10_000 }, () => demoAnswer)), { audit });
+    const model = await openModel(
+      file,
+      {
+        ...(chosen === undefined ? {} : { provider: chosen === 'openai' ? 'openai-compatible' : chosen }),
+        ...optionalString(values, 'model', 'model'),
+        ...optionalString(values, 'base-url', 'baseUrl'),
+        ...optionalString(values, 'api-key-env', 'apiKeyEnv'),
+        allowLocal: values['allow-local-model'] === true,
+      },
+      io.env,
+      () => rt.createScriptedProvider(Array.from({ length: 10_000 }, () => demoAnswer)),
+      { audit },
+    );
     const interactive = io.stdin.isTTY === true && !out.json;
     const rl = createInterface({ input: io.stdin, terminal: false });
     const lines: string[] = [];
@@ -65,7 +117,12 @@ export const command: CommandSpec = {
       closed = true;
       while (waiters.length) waiters.shift()?.(undefined);
     });
-    const nextLine = () => (lines.length ? Promise.resolve(lines.shift()) : closed ? Promise.resolve(undefined) : new Promise<string | undefined>((r) => waiters.push(r)));
+    const nextLine = () =>
+      lines.length
+        ? Promise.resolve(lines.shift())
+        : closed
+          ? Promise.resolve(undefined)
+          : new Promise<string | undefined>((r) => waiters.push(r));
     const approvals: { tool: string; args: unknown; decision: 'approve' | 'deny' }[] = [];
     const s = out.style;
     const agent = rt.openAgent(file, {
@@ -84,16 +141,23 @@ export const command: CommandSpec = {
             out.line('  stdin is not a terminal: denied');
           }
           approvals.push({ tool: task.tool, args: task.args, decision });
-          return decision === 'approve' ? { decision } : { decision, feedback: interactive ? 'the owner said no' : 'no interactive owner to approve' };
+          return decision === 'approve'
+            ? { decision }
+            : { decision, feedback: interactive ? 'the owner said no' : 'no interactive owner to approve' };
         },
       },
       onEvent: (e) => {
-        if (e.kind === 'text' || e.kind === 'say') out.line(`${s.cyan('agent')}: ${escapeTerminal(e.text, { multiline: true })}`);
+        if (e.kind === 'text' || e.kind === 'say')
+          out.line(`${s.cyan('agent')}: ${escapeTerminal(e.text, { multiline: true })}`);
         if (e.kind === 'tool_result') out.line(s.dim(`  ${escapeTerminal(e.name)} ${e.isError ? 'failed' : 'done'}`));
       },
     });
     const before = agent.adf.loop.list().at(-1)?.seq ?? -1;
-    out.line(s.dim(`chatting with ${escapeTerminal(agent.adf.config().name)} (provider: ${escapeTerminal(model.describe)}); end with Ctrl-D`));
+    out.line(
+      s.dim(
+        `chatting with ${escapeTerminal(agent.adf.config().name)} (provider: ${escapeTerminal(model.describe)}); end with Ctrl-D`,
+      ),
+    );
     try {
       for (;;) {
         if (interactive) io.stdout.write(`${s.bold('you')}> `);

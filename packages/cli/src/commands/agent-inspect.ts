@@ -12,7 +12,11 @@ export const command: CommandSpec = {
   options: {},
   examples: [
     { command: 'trust agent inspect helper.adf', explain: 'review an agent file, e.g. one you received' },
-    { command: "trust agent inspect helper.adf --json | jq '.result.tools[] | select(.enabled and (.restricted | not))'", explain: 'tools that run without asking' },
+    {
+      command:
+        "trust agent inspect helper.adf --json | jq '.result.tools[] | select(.enabled and (.restricted | not))'",
+      explain: 'tools that run without asking',
+    },
   ],
   jsonShape:
     '{ "file", "name", "description", "schemaVersion": number, "autonomous": boolean, "provider": string, "tools": [{ "name", "enabled", "visible", "restricted", "locked" }], "lockedFields": string[], "triggers": [{ "type", "scope", "lambda"? }], "codeExecution": { [flag]: boolean }, "mcpServers": string[], "pendingApprovals": [{ "id", "tool" }], "audit": { "ok": boolean, "count"?: number, "brokenAt"?: number }, "review": { "contentHash", "ownerDid": string|null, "status": "not-reviewed" } }',
@@ -24,7 +28,13 @@ export const command: CommandSpec = {
       try {
         const config = adf.config();
         const decls = rt.effectiveToolDeclarations(config);
-        const tools = [...decls.values()].map((d) => ({ name: d.name, enabled: d.enabled, visible: d.visible, restricted: d.restricted, locked: d.locked }));
+        const tools = [...decls.values()].map((d) => ({
+          name: d.name,
+          enabled: d.enabled,
+          visible: d.visible,
+          restricted: d.restricted,
+          locked: d.locked,
+        }));
         const chain = adf.audit.verify();
         const key = rt.reviewKeyOf(adf);
         const report = {
@@ -36,7 +46,11 @@ export const command: CommandSpec = {
           provider: config.model.provider,
           tools,
           lockedFields: [...new Set([...rt.DEFAULT_LOCKED_PATHS, ...config.locked_fields])],
-          triggers: config.triggers.map((t) => ({ type: t.type, scope: t.scope, ...(t.lambda ? { lambda: t.lambda } : {}) })),
+          triggers: config.triggers.map((t) => ({
+            type: t.type,
+            scope: t.scope,
+            ...(t.lambda ? { lambda: t.lambda } : {}),
+          })),
           codeExecution: { ...config.code_execution } as Record<string, unknown>,
           mcpServers: config.mcp.servers.map((s) => s.name),
           pendingApprovals: adf.tasks.list({ status: 'pending' }).map((t) => ({ id: t.id, tool: t.tool })),
@@ -48,18 +62,38 @@ export const command: CommandSpec = {
         const e = escapeTerminal;
         const yes = (b: boolean | undefined) => (b ? 'yes' : s.dim('no'));
         out.line(`${s.bold(e(config.name))} ${s.dim(e(config.description))}`);
-        out.line(`  provider ${e(config.model.provider)}, autonomous ${yes(config.autonomous)}, schema v${adf.schemaVersion}`);
+        out.line(
+          `  provider ${e(config.model.provider)}, autonomous ${yes(config.autonomous)}, schema v${adf.schemaVersion}`,
+        );
         out.line('');
         out.line(s.bold('Tools            enabled  visible  restricted  locked'));
-        for (const t of tools) out.line(`  ${e(t.name).padEnd(16)} ${yes(t.enabled).padEnd(s.enabled ? 16 : 8)} ${yes(t.visible).padEnd(s.enabled ? 16 : 8)} ${yes(t.restricted).padEnd(s.enabled ? 19 : 11)} ${yes(t.locked)}`);
+        for (const t of tools)
+          out.line(
+            `  ${e(t.name).padEnd(16)} ${yes(t.enabled).padEnd(s.enabled ? 16 : 8)} ${yes(t.visible).padEnd(s.enabled ? 16 : 8)} ${yes(t.restricted).padEnd(s.enabled ? 19 : 11)} ${yes(t.locked)}`,
+          );
         out.line('');
         out.line(`${s.bold('Locked fields')}   ${report.lockedFields.map((f) => e(f)).join(', ') || 'none'}`);
-        out.line(`${s.bold('Triggers')}        ${report.triggers.length ? report.triggers.map((t) => e(`${t.type}/${t.scope}${'lambda' in t ? ` → ${t.lambda}` : ''}`)).join(', ') : 'none'}`);
-        out.line(`${s.bold('Agent code may')}  ${Object.entries(report.codeExecution).filter(([, v]) => v === true).map(([k]) => k).join(', ') || 'nothing'}`);
+        out.line(
+          `${s.bold('Triggers')}        ${report.triggers.length ? report.triggers.map((t) => e(`${t.type}/${t.scope}${'lambda' in t ? ` → ${t.lambda}` : ''}`)).join(', ') : 'none'}`,
+        );
+        out.line(
+          `${s.bold('Agent code may')}  ${
+            Object.entries(report.codeExecution)
+              .filter(([, v]) => v === true)
+              .map(([k]) => k)
+              .join(', ') || 'nothing'
+          }`,
+        );
         out.line(`${s.bold('MCP servers')}     ${report.mcpServers.map((m) => e(m)).join(', ') || 'none'}`);
-        out.line(`${s.bold('Pending')}         ${report.pendingApprovals.length ? report.pendingApprovals.map((t) => `${t.id} (${e(t.tool)})`).join(', ') : 'no approvals waiting'}`);
-        out.line(`${s.bold('Audit chain')}     ${chain.ok ? s.green(`intact (${chain.count} events)`) : s.red(`broken at event ${chain.index}: ${e(chain.reason)}`)}`);
-        out.line(`${s.bold('Review')}          ${s.yellow('not reviewed')}: content ${key.contentHash.slice(0, 16)}…, owner ${e(key.ownerDid ?? 'none')}`);
+        out.line(
+          `${s.bold('Pending')}         ${report.pendingApprovals.length ? report.pendingApprovals.map((t) => `${t.id} (${e(t.tool)})`).join(', ') : 'no approvals waiting'}`,
+        );
+        out.line(
+          `${s.bold('Audit chain')}     ${chain.ok ? s.green(`intact (${chain.count} events)`) : s.red(`broken at event ${chain.index}: ${e(chain.reason)}`)}`,
+        );
+        out.line(
+          `${s.bold('Review')}          ${s.yellow('not reviewed')}: content ${key.contentHash.slice(0, 16)}…, owner ${e(key.ownerDid ?? 'none')}`,
+        );
         return 0;
       } finally {
         adf.close();

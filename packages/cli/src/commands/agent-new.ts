@@ -14,18 +14,28 @@ export const command: CommandSpec = {
     'Creates an .adf agent file (one SQLite file: config, loop, files, tasks, audit). Templates:\n  default     the built-in tools with their safe default flags\n  restricted  like default, but every enabled tool that writes or reaches out needs your approval\n  <file.json> your own config (validated; unknown keys are errors)',
   positionals: [{ name: 'file', description: 'the .adf file to create' }],
   options: {
-    template: { type: 'string', valueName: 'name|file', description: 'default (the default), restricted, or a JSON config file' },
+    template: {
+      type: 'string',
+      valueName: 'name|file',
+      description: 'default (the default), restricted, or a JSON config file',
+    },
     name: { type: 'string', valueName: 'name', description: 'display name (default: the file name)' },
   },
   examples: [
     { command: 'trust agent new helper.adf', explain: 'an agent with the default tool flags' },
-    { command: 'trust agent new careful.adf --template restricted', explain: 'every write or network tool waits for your approval' },
+    {
+      command: 'trust agent new careful.adf --template restricted',
+      explain: 'every write or network tool waits for your approval',
+    },
     { command: 'trust agent new bot.adf --template bot-config.json', explain: 'from your own config' },
   ],
   jsonShape: '{ "file": string, "name": string, "template": string, "tools": number, "restricted": string[] }',
   async run({ io, out, values, positionals }) {
     const file = resolve(io.cwd, positionals[0] as string);
-    if (existsSync(file)) throw new CliError('CLI_FILE_EXISTS', `${file} already exists`, { hint: 'choose another file name; an agent file is never overwritten' });
+    if (existsSync(file))
+      throw new CliError('CLI_FILE_EXISTS', `${file} already exists`, {
+        hint: 'choose another file name; an agent file is never overwritten',
+      });
     const { createAdf, defaultAgentConfig } = await import('@trust/agent-runtime');
     const name = stringOption(values, 'name') ?? basename(file).replace(/\.adf$/i, '');
     const template = stringOption(values, 'template') ?? 'default';
@@ -33,8 +43,11 @@ export const command: CommandSpec = {
     if (template === 'default' || template === 'restricted') {
       config = structuredClone(defaultAgentConfig({ name })) as unknown as Record<string, unknown>;
       if (template === 'restricted') {
-        const risky = /^(fs_write|fs_delete|db_execute|sys_fetch|ws_connect|ws_send|sys_code|sys_lambda|adf_shell|msg_send|sys_update_config|sys_set_meta)$/;
-        config.tools = (config.tools as { name: string; enabled: boolean }[]).map((t) => (risky.test(t.name) && t.enabled ? { ...t, restricted: true } : t));
+        const risky =
+          /^(fs_write|fs_delete|db_execute|sys_fetch|ws_connect|ws_send|sys_code|sys_lambda|adf_shell|msg_send|sys_update_config|sys_set_meta)$/;
+        config.tools = (config.tools as { name: string; enabled: boolean }[]).map((t) =>
+          risky.test(t.name) && t.enabled ? { ...t, restricted: true } : t,
+        );
       }
     } else {
       const doc = parseJsonFile(await readInputFile(io.cwd, template, 'agent template'), template, 'agent template');
@@ -46,7 +59,9 @@ export const command: CommandSpec = {
     adf.close();
     const restricted = created.tools.filter((t) => t.restricted === true).map((t) => t.name);
     out.result({ file, name: created.name, template, tools: created.tools.length, restricted });
-    out.line(`${out.style.green('created')} agent ${escapeTerminal(created.name)} in ${escapeTerminal(file)} (${created.tools.length} tool declarations, ${restricted.length} restricted)`);
+    out.line(
+      `${out.style.green('created')} agent ${escapeTerminal(created.name)} in ${escapeTerminal(file)} (${created.tools.length} tool declarations, ${restricted.length} restricted)`,
+    );
     out.line(`next: trust agent inspect ${escapeTerminal(positionals[0] as string)}`);
     return 0;
   },

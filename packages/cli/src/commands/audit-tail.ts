@@ -25,7 +25,8 @@ async function tornTailLine(cwd: string, path: string): Promise<number | undefin
     return undefined;
   } catch (error) {
     const e = error as { code?: string; problems?: readonly { code?: string; path?: string }[] };
-    if (e.code !== 'AUDIT_FILE_CORRUPT' || e.problems?.length !== 1 || e.problems[0]?.code !== 'AUDIT_TORN_TAIL') return undefined;
+    if (e.code !== 'AUDIT_FILE_CORRUPT' || e.problems?.length !== 1 || e.problems[0]?.code !== 'AUDIT_TORN_TAIL')
+      return undefined;
     const line = Number(/line (\d+)/.exec(e.problems[0].path ?? '')?.[1]);
     return Number.isInteger(line) ? line : undefined;
   }
@@ -34,18 +35,28 @@ async function tornTailLine(cwd: string, path: string): Promise<number | undefin
 export const command: CommandSpec = {
   name: 'audit tail',
   summary: 'print the last events of an audit log (JSONL or .adf)',
-  description: 'Prints the last events, one line each: time, decision, principal, action, target, rule and code.\nWith --follow it keeps printing events as they are appended, until Ctrl-C. A torn last line (a write\ncut short by a crash) is not an event: the intact events before it are printed, with a warning.',
+  description:
+    'Prints the last events, one line each: time, decision, principal, action, target, rule and code.\nWith --follow it keeps printing events as they are appended, until Ctrl-C. A torn last line (a write\ncut short by a crash) is not an event: the intact events before it are printed, with a warning.',
   positionals: [{ name: 'file', description: 'a JSONL audit file or an agent .adf file' }],
   options: {
-    lines: { type: 'string', short: 'n', valueName: 'count', description: 'how many of the last events to print (default 20; 0 for all)' },
+    lines: {
+      type: 'string',
+      short: 'n',
+      valueName: 'count',
+      description: 'how many of the last events to print (default 20; 0 for all)',
+    },
     follow: { type: 'boolean', short: 'f', description: 'keep printing new events until interrupted' },
   },
   examples: [
     { command: 'trust audit tail audit.jsonl', explain: 'the last 20 decisions' },
-    { command: 'trust audit tail audit.jsonl -n 0 --json | jq \'.result.events[] | select(.decision == "deny")\'', explain: 'every denial, for a script' },
+    {
+      command: 'trust audit tail audit.jsonl -n 0 --json | jq \'.result.events[] | select(.decision == "deny")\'',
+      explain: 'every denial, for a script',
+    },
     { command: 'trust audit tail -f audit.jsonl', explain: 'watch decisions as they happen' },
   ],
-  jsonShape: '{ "file": string, "total": number, "chain": { "ok": boolean, "brokenAt"?: number }, "tornTail"?: { "line": number }, "events": AuditEvent[] }  (with --follow, each new event follows as one JSON line)',
+  jsonShape:
+    '{ "file": string, "total": number, "chain": { "ok": boolean, "brokenAt"?: number }, "tornTail"?: { "line": number }, "events": AuditEvent[] }  (with --follow, each new event follows as one JSON line)',
   async run({ io, out, values, positionals }) {
     const path = positionals[0] as string;
     const count = integerOption(values, 'lines', { min: 0, max: 1_000_000, example: 50 }) ?? 20;
@@ -63,9 +74,14 @@ export const command: CommandSpec = {
     });
     for (const e of shown) out.line(formatAuditLine(e, out));
     if (torn !== undefined) {
-      out.warn(`the last line (line ${torn}) is torn: a write was interrupted by a crash or a full disk; it was never an acknowledged event and is not shown. \`trust audit verify ${escapeTerminal(path)} --repair\` removes it`);
+      out.warn(
+        `the last line (line ${torn}) is torn: a write was interrupted by a crash or a full disk; it was never an acknowledged event and is not shown. \`trust audit verify ${escapeTerminal(path)} --repair\` removes it`,
+      );
     }
-    if (!verdict.ok) out.warn(`the hash chain breaks at event ${verdict.index} (${verdict.code}); run \`trust audit verify ${escapeTerminal(path)}\``);
+    if (!verdict.ok)
+      out.warn(
+        `the hash chain breaks at event ${verdict.index} (${verdict.code}); run \`trust audit verify ${escapeTerminal(path)}\``,
+      );
     if (values.follow !== true) return 0;
     let seen = events.length;
     out.progress('following; press Ctrl-C to stop');
@@ -84,11 +100,15 @@ export const command: CommandSpec = {
       };
       const watcher = watch(full, () => void check());
       const timer = setInterval(() => void check(), 1000);
-      io.signal.addEventListener('abort', () => {
-        watcher.close();
-        clearInterval(timer);
-        done();
-      }, { once: true });
+      io.signal.addEventListener(
+        'abort',
+        () => {
+          watcher.close();
+          clearInterval(timer);
+          done();
+        },
+        { once: true },
+      );
     });
     return 0;
   },

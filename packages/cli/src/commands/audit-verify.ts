@@ -35,22 +35,39 @@ export const command: CommandSpec = {
     'Every audit event carries the hash of the one before it, so an edited, deleted, inserted or\nreordered event breaks the chain. This recomputes every hash and names the first event (and,\nfor JSONL files, the line) where the chain breaks. An incomplete last line is what a crash or a\nfull disk leaves, not an edit: it is reported as a torn tail, and --repair removes only it.',
   positionals: [{ name: 'file', description: 'a JSONL audit file (one event per line) or an agent .adf file' }],
   options: {
-    repair: { type: 'boolean', description: 'remove an incomplete last line (JSONL only) and print what was removed; refused when anything else is wrong' },
+    repair: {
+      type: 'boolean',
+      description:
+        'remove an incomplete last line (JSONL only) and print what was removed; refused when anything else is wrong',
+    },
   },
   examples: [
     { command: 'trust audit verify ~/.trust/demo/audit.jsonl', explain: 'check a JSONL audit log' },
-    { command: 'trust audit verify audit.jsonl --json | jq .result.broken', explain: 'the first broken link, for a script' },
-    { command: 'trust audit verify audit.jsonl --repair', explain: 'after a crash: remove the torn last line, then verify' },
+    {
+      command: 'trust audit verify audit.jsonl --json | jq .result.broken',
+      explain: 'the first broken link, for a script',
+    },
+    {
+      command: 'trust audit verify audit.jsonl --repair',
+      explain: 'after a crash: remove the torn last line, then verify',
+    },
   ],
   jsonShape:
     '{ "file": string, "format": "jsonl"|"adf", "ok": boolean, "state": "intact"|"torn-tail"|"tampered", "count": number, "head"?: string, "broken"?: { "index": number, "line"?: number, "code": string, "reason": string }, "repaired"?: { "line": number, "removedBytes": number, "removed": string } }',
-  exitCodes: ['1 the chain is broken or the last line is torn (the first broken link is named), or the file cannot be read'],
+  exitCodes: [
+    '1 the chain is broken or the last line is torn (the first broken link is named), or the file cannot be read',
+  ],
   async run({ io, out, positionals, values }) {
     const path = positionals[0] as string;
     const full = resolve(io.cwd, path);
     const format = auditFormatOf(full);
     const repair = values.repair === true;
-    if (repair && format !== 'jsonl') throw usageError('CLI_USAGE_INVALID_VALUE', '--repair applies to JSONL audit files only', 'an .adf file is a database; check it with "trust audit verify agent.adf"');
+    if (repair && format !== 'jsonl')
+      throw usageError(
+        'CLI_USAGE_INVALID_VALUE',
+        '--repair applies to JSONL audit files only',
+        'an .adf file is a database; check it with "trust audit verify agent.adf"',
+      );
     const { verifyChain } = await import('@trust/core');
     let result: Result;
     try {
@@ -64,7 +81,12 @@ export const command: CommandSpec = {
             ok: false,
             state: 'tampered',
             count: events.length,
-            broken: { index: verdict.index, ...(format === 'jsonl' ? { line: verdict.index + 1 } : {}), code: verdict.code, reason: verdict.reason },
+            broken: {
+              index: verdict.index,
+              ...(format === 'jsonl' ? { line: verdict.index + 1 } : {}),
+              code: verdict.code,
+              reason: verdict.reason,
+            },
           };
     } catch (error) {
       // A line that is not an event at all is the first broken link too.
@@ -74,7 +96,14 @@ export const command: CommandSpec = {
       if (!first || !Number.isInteger(line)) throw error;
       const broken = (code: string, reason: string): Broken => ({ index: line - 1, line, code, reason });
       if (e.problems?.length !== 1 || first.code !== 'AUDIT_TORN_TAIL') {
-        result = { file: full, format, ok: false, state: 'tampered', count: 0, broken: broken('AUDIT_MALFORMED', first.message) };
+        result = {
+          file: full,
+          format,
+          ok: false,
+          state: 'tampered',
+          count: 0,
+          broken: broken('AUDIT_MALFORMED', first.message),
+        };
       } else {
         const { repairJsonlAudit } = await import('@trust/core/node');
         let r: ReturnType<typeof repairJsonlAudit> | undefined;
@@ -86,7 +115,14 @@ export const command: CommandSpec = {
           refused = (failure as Error).message;
         }
         if (r === undefined) {
-          result = { file: full, format, ok: false, state: 'tampered', count: 0, broken: broken('AUDIT_MALFORMED', refused ?? first.message) };
+          result = {
+            file: full,
+            format,
+            ok: false,
+            state: 'tampered',
+            count: 0,
+            broken: broken('AUDIT_MALFORMED', refused ?? first.message),
+          };
         } else if (r.changed) {
           const verdict = verifyChain((await readAuditEvents(io.cwd, path)).events);
           result = {
@@ -95,11 +131,22 @@ export const command: CommandSpec = {
             ok: verdict.ok,
             state: verdict.ok ? 'intact' : 'tampered',
             count: verdict.ok ? verdict.count : r.count,
-            ...(verdict.ok ? { head: verdict.head } : { broken: { index: verdict.index, line: verdict.index + 1, code: verdict.code, reason: verdict.reason } }),
+            ...(verdict.ok
+              ? { head: verdict.head }
+              : {
+                  broken: { index: verdict.index, line: verdict.index + 1, code: verdict.code, reason: verdict.reason },
+                }),
             repaired: { line: r.line as number, removedBytes: r.removedBytes, removed: r.removed },
           };
         } else {
-          result = { file: full, format, ok: false, state: 'torn-tail', count: r.count, broken: broken('AUDIT_TORN_TAIL', first.message) };
+          result = {
+            file: full,
+            format,
+            ok: false,
+            state: 'torn-tail',
+            count: r.count,
+            broken: broken('AUDIT_TORN_TAIL', first.message),
+          };
         }
       }
     }
@@ -108,20 +155,30 @@ export const command: CommandSpec = {
     const name = escapeTerminal(full);
     if (result.repaired) {
       const rep = result.repaired;
-      out.line(`${s.yellow('repaired')} ${name}: removed the incomplete line ${rep.line} (${rep.removedBytes} byte(s), never acknowledged): ${preview(rep.removed)}`);
+      out.line(
+        `${s.yellow('repaired')} ${name}: removed the incomplete line ${rep.line} (${rep.removedBytes} byte(s), never acknowledged): ${preview(rep.removed)}`,
+      );
     }
     if (result.ok) {
-      out.line(`${s.green('✓')} ${name}: ${result.count} event(s), the chain is intact (head ${result.head?.slice(0, 16)}…)`);
+      out.line(
+        `${s.green('✓')} ${name}: ${result.count} event(s), the chain is intact (head ${result.head?.slice(0, 16)}…)`,
+      );
       return 0;
     }
     const b = result.broken as Broken;
     if (result.state === 'torn-tail') {
-      out.line(`${s.red('✗')} ${name}: the last line (line ${b.line}) is incomplete: a write was interrupted by a crash or a full disk`);
+      out.line(
+        `${s.red('✗')} ${name}: the last line (line ${b.line}) is incomplete: a write was interrupted by a crash or a full disk`,
+      );
       out.line(`  ${s.red(b.code)}: this is not tampering; the ${result.count} event(s) before it verify`);
-      out.line(`  ${s.cyan('hint')}: run "trust audit verify ${escapeTerminal(path)} --repair" to remove only that line`);
+      out.line(
+        `  ${s.cyan('hint')}: run "trust audit verify ${escapeTerminal(path)} --repair" to remove only that line`,
+      );
       return 1;
     }
-    out.line(`${s.red('✗')} ${name}: the chain breaks at event ${b.index}${b.line ? ` (line ${b.line})` : ''}: the file was changed after it was written (not what a crash leaves)`);
+    out.line(
+      `${s.red('✗')} ${name}: the chain breaks at event ${b.index}${b.line ? ` (line ${b.line})` : ''}: the file was changed after it was written (not what a crash leaves)`,
+    );
     out.line(`  ${s.red(b.code)}: ${escapeTerminal(b.reason)}`);
     out.line(`  ${s.cyan('hint')}: events before it are intact; keep the file as evidence and find out who changed it`);
     return 1;

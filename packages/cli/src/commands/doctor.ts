@@ -33,14 +33,21 @@ export const command: CommandSpec = {
     'Checks Node.js, bubblewrap with user and network namespaces, seccomp, a C compiler for the sandbox\nlauncher (or its socat/prlimit fallback) (Linux), seatbelt (macOS), Chromium (for the studio browser\ntests) and the SQLite native module. Landlock is shown for information: trust does not apply it.\nEvery item that is missing comes with the command that fixes it (for a source checkout, its scripts).',
   positionals: [],
   options: {
-    strict: { type: 'boolean', description: 'exit 1 when anything is missing or degraded, not only when Node is too old' },
+    strict: {
+      type: 'boolean',
+      description: 'exit 1 when anything is missing or degraded, not only when Node is too old',
+    },
   },
   examples: [
     { command: 'trust doctor', explain: 'what works here, and how to fix the rest' },
-    { command: 'trust doctor --json | jq \'.result.checks[] | select(.status != "ok")\'', explain: 'only the problems, for a script' },
+    {
+      command: 'trust doctor --json | jq \'.result.checks[] | select(.status != "ok")\'',
+      explain: 'only the problems, for a script',
+    },
     { command: 'trust doctor --strict', explain: 'fail CI when the machine cannot run every test' },
   ],
-  jsonShape: '{ "platform": string, "ok": boolean, "checks": [{ "id", "label", "status": "ok"|"missing"|"degraded"|"unknown"|"skipped", "detail", "remedy"? }] }',
+  jsonShape:
+    '{ "platform": string, "ok": boolean, "checks": [{ "id", "label", "status": "ok"|"missing"|"degraded"|"unknown"|"skipped", "detail", "remedy"? }] }',
   exitCodes: ['1 Node.js is too old (with --strict: anything missing or degraded)'],
   async run({ io, out, values }) {
     const probe = createProbeEnv(io.env, sqlitePath, findCheckout(dirname(fileURLToPath(import.meta.url))));
@@ -61,12 +68,19 @@ export const command: CommandSpec = {
     out.result({ platform: probe.platform, ok, checks });
     const s = out.style;
     const mark = (c: DoctorCheck) =>
-      c.status === 'ok' ? s.green('✓') : c.status === 'skipped' ? s.dim('-') : c.status === 'missing' ? s.red('✗') : s.yellow('!');
+      c.status === 'ok'
+        ? s.green('✓')
+        : c.status === 'skipped'
+          ? s.dim('-')
+          : c.status === 'missing'
+            ? s.red('✗')
+            : s.yellow('!');
     const width = Math.max(...checks.map((c) => c.label.length)) + 2;
     out.line(s.bold(`trust doctor (${probe.platform})`));
     for (const c of checks) {
       out.line(`  ${mark(c)} ${c.label.padEnd(width)}${escapeTerminal(c.detail)}`);
-      if (c.remedy && c.status !== 'ok' && c.status !== 'skipped') out.line(`      ${s.cyan('fix')}: ${escapeTerminal(c.remedy)}`);
+      if (c.remedy && c.status !== 'ok' && c.status !== 'skipped')
+        out.line(`      ${s.cyan('fix')}: ${escapeTerminal(c.remedy)}`);
     }
     out.line();
     out.line(

@@ -17,24 +17,71 @@ export const command: CommandSpec = {
     'Runs the address guard on a URL without connecting: parse (WHATWG), scheme, userinfo, the canonical\nhost, the resolved addresses, the class of each address, the rule and the verdict.\nNothing is sent to the URL; names are resolved (or taken from --resolve).',
   positionals: [{ name: 'url', description: 'the URL to judge, e.g. http://127.1:8080/' }],
   options: {
-    mode: { type: 'string', valueName: 'mode', description: 'default (loopback ok except protected ports) | allow-local (also private ranges) | strict' },
-    'protect-port': { type: 'string', multiple: true, valueName: 'port', description: 'a port never reachable on loopback or private addresses (repeatable)' },
-    'allow-cidr': { type: 'string', multiple: true, valueName: 'cidr', description: 'operator allow for a private/local block, e.g. 10.1.0.0/16 (repeatable)' },
-    'deny-cidr': { type: 'string', multiple: true, valueName: 'cidr', description: 'extra block denied in every mode (repeatable)' },
-    resolve: { type: 'string', multiple: true, valueName: 'name=ip', description: 'answer for a name instead of DNS, like curl --resolve (repeatable; unlisted names then fail)' },
-    policy: { type: 'string', valueName: 'file', description: 'also ask this egress policy file (a GET by the owner); its guard section is the base the flags override' },
+    mode: {
+      type: 'string',
+      valueName: 'mode',
+      description: 'default (loopback ok except protected ports) | allow-local (also private ranges) | strict',
+    },
+    'protect-port': {
+      type: 'string',
+      multiple: true,
+      valueName: 'port',
+      description: 'a port never reachable on loopback or private addresses (repeatable)',
+    },
+    'allow-cidr': {
+      type: 'string',
+      multiple: true,
+      valueName: 'cidr',
+      description: 'operator allow for a private/local block, e.g. 10.1.0.0/16 (repeatable)',
+    },
+    'deny-cidr': {
+      type: 'string',
+      multiple: true,
+      valueName: 'cidr',
+      description: 'extra block denied in every mode (repeatable)',
+    },
+    resolve: {
+      type: 'string',
+      multiple: true,
+      valueName: 'name=ip',
+      description: 'answer for a name instead of DNS, like curl --resolve (repeatable; unlisted names then fail)',
+    },
+    policy: {
+      type: 'string',
+      valueName: 'file',
+      description:
+        'also ask this egress policy file (a GET by the owner); its guard section is the base the flags override',
+    },
   },
   examples: [
-    { command: 'trust egress check http://169.254.169.254/latest/meta-data/', explain: 'cloud metadata is blocked in every mode' },
-    { command: 'trust egress check http://0x7f000001:7385/ --protect-port 7385', explain: 'a loose spelling of loopback on a protected port' },
-    { command: 'trust egress check http://10.0.0.5/ --mode allow-local', explain: 'private ranges are allowed only in allow-local mode' },
-    { command: 'trust egress check https://api.internal.test/ --resolve api.internal.test=10.0.0.5', explain: 'what happens when a name resolves to a private address' },
-    { command: 'trust egress check https://api.github.com/zen --policy policy.json', explain: 'the address guard and then your policy' },
+    {
+      command: 'trust egress check http://169.254.169.254/latest/meta-data/',
+      explain: 'cloud metadata is blocked in every mode',
+    },
+    {
+      command: 'trust egress check http://0x7f000001:7385/ --protect-port 7385',
+      explain: 'a loose spelling of loopback on a protected port',
+    },
+    {
+      command: 'trust egress check http://10.0.0.5/ --mode allow-local',
+      explain: 'private ranges are allowed only in allow-local mode',
+    },
+    {
+      command: 'trust egress check https://api.internal.test/ --resolve api.internal.test=10.0.0.5',
+      explain: 'what happens when a name resolves to a private address',
+    },
+    {
+      command: 'trust egress check https://api.github.com/zen --policy policy.json',
+      explain: 'the address guard and then your policy',
+    },
     { command: 'trust egress check https://example.com/ --json | jq .result.allow', explain: 'for scripts' },
   ],
   jsonShape:
     '{ "url": string, "mode": "default"|"allow-local"|"strict", "allow": boolean, "rule"?: string, "code"?: string, "reason"?: string, "hint"?: string, "policy"?: string, "addresses": string[], "steps": [{ "step", "ok", "detail" }] }',
-  exitCodes: ['126 the guard or the policy denies the URL (the explanation is still printed)', '2 also: a URL that does not parse, a bad --allow-cidr/--deny-cidr/--resolve/--protect-port value'],
+  exitCodes: [
+    '126 the guard or the policy denies the URL (the explanation is still printed)',
+    '2 also: a URL that does not parse, a bad --allow-cidr/--deny-cidr/--resolve/--protect-port value',
+  ],
   async run({ io, out, values, positionals }) {
     const url = positionals[0] as string;
     parseUrlArgument(url);
@@ -48,29 +95,67 @@ export const command: CommandSpec = {
     const resolve = parseResolveOverrides(listOption(values, 'resolve'));
     const options = {
       mode,
-      protectedPorts: [...(base.protectedPorts ?? []), ...parsePortList(listOption(values, 'protect-port'), 'protect-port')],
+      protectedPorts: [
+        ...(base.protectedPorts ?? []),
+        ...parsePortList(listOption(values, 'protect-port'), 'protect-port'),
+      ],
       allowCidrs: [...(base.allowCidrs ?? []), ...listOption(values, 'allow-cidr')],
       denyCidrs: [...(base.denyCidrs ?? []), ...listOption(values, 'deny-cidr')],
       ...(resolve ? { resolve } : {}),
     };
     const explained = await explainUrl(url, options);
-    const steps: { step: string; ok: boolean; detail: string }[] = explained.steps.map((x) => ({ step: x.step, ok: x.ok, detail: x.detail }));
-    let verdict: { allow: boolean; rule?: string | undefined; code?: string; reason?: string; hint?: string | undefined; addresses: readonly string[] } = explained.verdict as never;
+    const steps: { step: string; ok: boolean; detail: string }[] = explained.steps.map((x) => ({
+      step: x.step,
+      ok: x.ok,
+      detail: x.detail,
+    }));
+    let verdict: {
+      allow: boolean;
+      rule?: string | undefined;
+      code?: string;
+      reason?: string;
+      hint?: string | undefined;
+      addresses: readonly string[];
+    } = explained.verdict as never;
     if (loaded && verdict.allow && explained.verdict.url) {
       // The policy decides destinations; the guard has already judged the addresses. Header
       // injections the policy would add are secrets and are never shown.
       const { createPrincipal } = await import('@trust/core');
       const u = explained.verdict.url;
       const decision = await loaded.policy.authorizeHttp(
-        { method: 'GET', url: u.href, scheme: u.protocol as 'http:', host: explained.verdict.host ?? u.hostname, port: explained.verdict.port ?? 0, path: u.pathname, headers: new Headers() },
+        {
+          method: 'GET',
+          url: u.href,
+          scheme: u.protocol as 'http:',
+          host: explained.verdict.host ?? u.hostname,
+          port: explained.verdict.port ?? 0,
+          path: u.pathname,
+          headers: new Headers(),
+        },
         { principal: createPrincipal('owner', 'trust-cli'), capability: 'http' },
       );
-      steps.splice(steps.length - 1, 0, { step: 'policy', ok: decision.allow, detail: decision.allow ? `allow (${decision.rule ?? 'policy'})` : `${decision.code}: ${decision.reason}` });
+      steps.splice(steps.length - 1, 0, {
+        step: 'policy',
+        ok: decision.allow,
+        detail: decision.allow ? `allow (${decision.rule ?? 'policy'})` : `${decision.code}: ${decision.reason}`,
+      });
       const last = steps[steps.length - 1];
-      if (last) steps[steps.length - 1] = { step: 'verdict', ok: decision.allow, detail: decision.allow ? last.detail : decision.code };
+      if (last)
+        steps[steps.length - 1] = {
+          step: 'verdict',
+          ok: decision.allow,
+          detail: decision.allow ? last.detail : decision.code,
+        };
       verdict = decision.allow
         ? { ...verdict, rule: decision.rule ?? verdict.rule }
-        : { allow: false, code: decision.code, reason: decision.reason, hint: decision.hint, rule: decision.rule, addresses: verdict.addresses };
+        : {
+            allow: false,
+            code: decision.code,
+            reason: decision.reason,
+            hint: decision.hint,
+            rule: decision.rule,
+            addresses: verdict.addresses,
+          };
     }
     const result: Record<string, unknown> = { url, mode, allow: verdict.allow };
     if (verdict.rule !== undefined) result.rule = verdict.rule;

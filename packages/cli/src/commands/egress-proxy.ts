@@ -16,22 +16,49 @@ export const command: CommandSpec = {
   positionals: [],
   options: {
     policy: { type: 'string', valueName: 'file', description: 'the egress policy file (required)' },
-    listen: { type: 'string', valueName: 'address', description: 'unix:/path, 127.0.0.1:PORT or [::1]:PORT (default 127.0.0.1:0, any free port)' },
-    principal: { type: 'string', valueName: 'id', description: 'the id recorded for everyone who uses this listener (default egress-proxy)' },
-    audit: { type: 'string', valueName: 'file', description: 'append the audit events to this JSONL file (hash-chained)' },
+    listen: {
+      type: 'string',
+      valueName: 'address',
+      description: 'unix:/path, 127.0.0.1:PORT or [::1]:PORT (default 127.0.0.1:0, any free port)',
+    },
+    principal: {
+      type: 'string',
+      valueName: 'id',
+      description: 'the id recorded for everyone who uses this listener (default egress-proxy)',
+    },
+    audit: {
+      type: 'string',
+      valueName: 'file',
+      description: 'append the audit events to this JSONL file (hash-chained)',
+    },
   },
   examples: [
     { command: 'trust egress proxy --policy policy.json --listen 127.0.0.1:3128', explain: 'a proxy on a fixed port' },
-    { command: 'HTTPS_PROXY=http://127.0.0.1:3128 curl https://api.github.com/zen', explain: 'in another terminal: a tool that respects the proxy variables' },
-    { command: 'trust egress proxy --policy policy.json --listen unix:/run/user/1000/egress.sock --audit egress.jsonl', explain: 'a unix socket, with a persistent audit log' },
+    {
+      command: 'HTTPS_PROXY=http://127.0.0.1:3128 curl https://api.github.com/zen',
+      explain: 'in another terminal: a tool that respects the proxy variables',
+    },
+    {
+      command: 'trust egress proxy --policy policy.json --listen unix:/run/user/1000/egress.sock --audit egress.jsonl',
+      explain: 'a unix socket, with a persistent audit log',
+    },
   ],
-  jsonShape: '{ "listen": { "host", "port" } | { "path" }, "url"?: string, "principal": string }  then one JSON line per audit event',
+  jsonShape:
+    '{ "listen": { "host", "port" } | { "path" }, "url"?: string, "principal": string }  then one JSON line per audit event',
   async run({ io, out, values }) {
     const policyPath = stringOption(values, 'policy');
-    if (!policyPath) throw usageError('CLI_USAGE_MISSING_OPTION', 'trust egress proxy needs --policy <file>', 'for example --policy policy.json');
+    if (!policyPath)
+      throw usageError(
+        'CLI_USAGE_MISSING_OPTION',
+        'trust egress proxy needs --policy <file>',
+        'for example --policy policy.json',
+      );
     const listen = parseListenAddress(stringOption(values, 'listen') ?? '127.0.0.1:0', io.cwd);
     const { policy, guard } = await loadEgressPolicyFile(io.cwd, policyPath, io.env);
-    const [{ createEgressProxy }, { createMemoryAuditSink, createPrincipal }] = await Promise.all([import('@trust/egress'), import('@trust/core')]);
+    const [{ createEgressProxy }, { createMemoryAuditSink, createPrincipal }] = await Promise.all([
+      import('@trust/egress'),
+      import('@trust/core'),
+    ]);
     const auditPath = stringOption(values, 'audit');
     const inner: AuditSink = auditPath
       ? (await import('@trust/core/node')).createJsonlAuditSink(resolve(io.cwd, auditPath))
@@ -45,10 +72,18 @@ export const command: CommandSpec = {
       },
     };
     const id = stringOption(values, 'principal') ?? 'egress-proxy';
-    const proxy = await createEgressProxy({ policy, guard, audit: sink, principal: createPrincipal('process', id), listen });
+    const proxy = await createEgressProxy({
+      policy,
+      guard,
+      audit: sink,
+      principal: createPrincipal('process', id),
+      listen,
+    });
     out.result({ listen: proxy.address, ...(proxy.url ? { url: proxy.url } : {}), principal: id });
-    const where = 'path' in proxy.address ? `unix:${proxy.address.path}` : proxy.url ?? '';
-    out.line(`${out.style.green('egress proxy listening')} on ${escapeTerminal(where)} (principal process:${escapeTerminal(id)})`);
+    const where = 'path' in proxy.address ? `unix:${proxy.address.path}` : (proxy.url ?? '');
+    out.line(
+      `${out.style.green('egress proxy listening')} on ${escapeTerminal(where)} (principal process:${escapeTerminal(id)})`,
+    );
     if (proxy.url) out.line(`  use it: HTTP_PROXY=${proxy.url} HTTPS_PROXY=${proxy.url} <command>`);
     out.line('  press Ctrl-C to stop');
     await new Promise<void>((done) => io.signal.addEventListener('abort', () => done(), { once: true }));

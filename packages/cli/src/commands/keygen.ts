@@ -9,10 +9,16 @@ import { escapeTerminal } from '../terminal-text.js';
 export const command: CommandSpec = {
   name: 'keygen',
   summary: 'create an Ed25519 signing key pair for plugin packages',
-  description: 'Writes <name>.key (the private key, mode 0600: keep it secret) and <name>.pub (give it to\nthe hosts that should trust your packages). Both are versioned trust-key files with a key id.',
+  description:
+    'Writes <name>.key (the private key, mode 0600: keep it secret) and <name>.pub (give it to\nthe hosts that should trust your packages). Both are versioned trust-key files with a key id.',
   positionals: [],
   options: {
-    out: { type: 'string', short: 'o', valueName: 'name', description: 'file name without extension (default: signing, in the current directory)' },
+    out: {
+      type: 'string',
+      short: 'o',
+      valueName: 'name',
+      description: 'file name without extension (default: signing, in the current directory)',
+    },
     force: { type: 'boolean', description: 'overwrite existing key files' },
   },
   examples: [
@@ -28,7 +34,9 @@ export const command: CommandSpec = {
     const publicKeyFile = `${base}.pub`;
     for (const f of [privateKeyFile, publicKeyFile]) {
       if (existsSync(f) && values.force !== true) {
-        throw new CliError('CLI_FILE_EXISTS', `${f} already exists`, { hint: 'choose another --out name, or pass --force to replace it (the old key is lost)' });
+        throw new CliError('CLI_FILE_EXISTS', `${f} already exists`, {
+          hint: 'choose another --out name, or pass --force to replace it (the old key is lost)',
+        });
       }
     }
     const { privateKey, publicKey } = generateSigningKey();

@@ -13,16 +13,29 @@ export const command: CommandSpec = {
     'Signs the SHA-256 of every file in the package (nothing is skipped, so package.toml and its\ncapabilities cannot change without breaking the signature) and writes package.sig. A directory\ngets package.sig inside it; a .tpkg archive is rewritten with package.sig added.',
   positionals: [{ name: 'package', description: 'a package directory or .tpkg archive' }],
   options: {
-    key: { type: 'string', short: 'k', valueName: 'file.key', description: 'the private key file from `trust keygen` (required)' },
+    key: {
+      type: 'string',
+      short: 'k',
+      valueName: 'file.key',
+      description: 'the private key file from `trust keygen` (required)',
+    },
   },
   examples: [
-    { command: 'trust keygen && trust package sign hello --key signing.key', explain: 'create a key and sign a package directory' },
+    {
+      command: 'trust keygen && trust package sign hello --key signing.key',
+      explain: 'create a key and sign a package directory',
+    },
     { command: 'trust package sign hello-0.1.0.tpkg --key signing.key', explain: 'sign an archive in place' },
   ],
   jsonShape: '{ "package": string, "keyId": string, "files": number, "signatureFile": string }',
   async run({ io, out, values, positionals }) {
     const keyPath = stringOption(values, 'key');
-    if (!keyPath) throw usageError('CLI_USAGE_MISSING_OPTION', 'trust package sign needs --key <file.key>', 'create one with `trust keygen`, then pass --key signing.key');
+    if (!keyPath)
+      throw usageError(
+        'CLI_USAGE_MISSING_OPTION',
+        'trust package sign needs --key <file.key>',
+        'create one with `trust keygen`, then pass --key signing.key',
+      );
     const { packPackage, signPackage, SIGNATURE_FILE } = await import('@trust/wasm-host');
     const key = await readKey(io.cwd, keyPath, 'private');
     const pkg = await readPackage(io.cwd, positionals[0] as string);
@@ -37,7 +50,9 @@ export const command: CommandSpec = {
     }
     const files = [...signed.package.files.keys()].filter((f) => f !== SIGNATURE_FILE).length;
     out.result({ package: pkg.path, keyId: key.keyId, files, signatureFile });
-    out.line(`${out.style.green('signed')} ${escapeTerminal(pkg.path)} with key ${key.keyId} (${files} file(s) covered)`);
+    out.line(
+      `${out.style.green('signed')} ${escapeTerminal(pkg.path)} with key ${key.keyId} (${files} file(s) covered)`,
+    );
     return 0;
   },
 };

@@ -35,17 +35,36 @@ export const command: CommandSpec = {
     { name: 'args', description: 'arguments for the export', required: false, variadic: true },
   ],
   options: {
-    grant: { type: 'string', multiple: true, valueName: 'capability', description: "replace the package's capabilities with these (repeatable; e.g. env:LOG_LEVEL, http)" },
-    policy: { type: 'string', valueName: 'file', description: 'the egress policy file that judges http/tcp/udp from the plugin' },
-    trusted: { type: 'string', multiple: true, valueName: 'key.pub', description: 'a public key whose signatures you accept (repeatable)' },
+    grant: {
+      type: 'string',
+      multiple: true,
+      valueName: 'capability',
+      description: "replace the package's capabilities with these (repeatable; e.g. env:LOG_LEVEL, http)",
+    },
+    policy: {
+      type: 'string',
+      valueName: 'file',
+      description: 'the egress policy file that judges http/tcp/udp from the plugin',
+    },
+    trusted: {
+      type: 'string',
+      multiple: true,
+      valueName: 'key.pub',
+      description: 'a public key whose signatures you accept (repeatable)',
+    },
     'allow-unsigned': { type: 'boolean', description: 'load an unsigned package or a bare component' },
   },
   examples: [
     { command: 'trust run hello add 2 3 --trusted signing.pub', explain: 'call add(2, 3) in a signed package' },
     { command: 'trust run hello hello --allow-unsigned', explain: 'try an unsigned package you just created' },
-    { command: 'trust run fetcher.tpkg get \'"https://api.github.com/zen"\' --grant http --policy policy.json --trusted vendor.pub', explain: 'network only through the egress policy' },
+    {
+      command:
+        'trust run fetcher.tpkg get \'"https://api.github.com/zen"\' --grant http --policy policy.json --trusted vendor.pub',
+      explain: 'network only through the egress policy',
+    },
   ],
-  jsonShape: '{ "plugin": string, "export": string, "result": any, "stdout": string, "stderr": string, "capabilities": string[], "signer"?: string, "digest": string, "audit": AuditEvent[] }',
+  jsonShape:
+    '{ "plugin": string, "export": string, "result": any, "stdout": string, "stderr": string, "capabilities": string[], "signer"?: string, "digest": string, "audit": AuditEvent[] }',
   exitCodes: [
     '126 the plugin was refused: unsigned, a bad signature, an untrusted key, imports its grants do not provide, or a network capability without --policy (the code, WASM_*, says which)',
     '1 the plugin could not be loaded or trapped (a broken component, a timeout, a guest error)',
@@ -54,7 +73,10 @@ export const command: CommandSpec = {
   async run({ io, out, values, positionals }) {
     const [source, exportName, ...rawArgs] = positionals as [string, string, ...string[]];
     await checkCapabilityFlag('grant', listOption(values, 'grant'));
-    const [{ createPluginHost }, { createMemoryAuditSink }] = await Promise.all([import('@trust/wasm-host'), import('@trust/core')]);
+    const [{ createPluginHost }, { createMemoryAuditSink }] = await Promise.all([
+      import('@trust/wasm-host'),
+      import('@trust/core'),
+    ]);
     const trustedKeys = await readTrustedKeys(io.cwd, listOption(values, 'trusted'));
     const policyPath = stringOption(values, 'policy');
     const egress = policyPath ? await loadEgressPolicyFile(io.cwd, policyPath, io.env) : undefined;
@@ -68,7 +90,9 @@ export const command: CommandSpec = {
       ...(egress ? { egress: egress.policy, guard: egress.guard } : {}),
     });
     try {
-      out.progress(`loading ${escapeTerminal(source)} (the first load of a component transpiles it; later loads are cached)`);
+      out.progress(
+        `loading ${escapeTerminal(source)} (the first load of a component transpiles it; later loads are cached)`,
+      );
       const grants = listOption(values, 'grant');
       const plugin = await host.load(resolve(io.cwd, source), grants.length > 0 ? { grants } : {});
       // Checked against the export's WIT signature before the call: a wrong count or a word that
@@ -91,11 +115,18 @@ export const command: CommandSpec = {
         audit: events,
       });
       const s = out.style;
-      out.line(`${s.bold(escapeTerminal(plugin.name))}.${escapeTerminal(exportName)}(${args.map((a) => escapeTerminal(showValue(a))).join(', ')}) → ${escapeTerminal(showValue(result))}`);
-      out.line(s.dim(`  capabilities: ${plugin.capabilities.length ? plugin.capabilities.map((c) => escapeTerminal(c)).join(', ') : 'none (deny-all)'}; signer: ${plugin.signer ? plugin.signer.keyId : 'unsigned'}`));
+      out.line(
+        `${s.bold(escapeTerminal(plugin.name))}.${escapeTerminal(exportName)}(${args.map((a) => escapeTerminal(showValue(a))).join(', ')}) → ${escapeTerminal(showValue(result))}`,
+      );
+      out.line(
+        s.dim(
+          `  capabilities: ${plugin.capabilities.length ? plugin.capabilities.map((c) => escapeTerminal(c)).join(', ') : 'none (deny-all)'}; signer: ${plugin.signer ? plugin.signer.keyId : 'unsigned'}`,
+        ),
+      );
       if (output.stdout) out.line(`${s.dim('guest stdout:')}\n${escapeTerminal(output.stdout, { multiline: true })}`);
       if (output.stderr) out.line(`${s.dim('guest stderr:')}\n${escapeTerminal(output.stderr, { multiline: true })}`);
-      for (const e of events.filter((x) => x.action.startsWith('egress'))) out.line(`  ${s.dim('egress')} ${formatAuditLine(e, out)}`);
+      for (const e of events.filter((x) => x.action.startsWith('egress')))
+        out.line(`  ${s.dim('egress')} ${formatAuditLine(e, out)}`);
       return 0;
     } finally {
       await host.close();

@@ -4,7 +4,13 @@ import { fileURLToPath } from 'node:url';
 import type { CommandSpec } from '../command.js';
 import { integerOption } from '../args.js';
 import { CliError } from '../cli-error.js';
-import { DEMO_AGENT, demoAnswer, ensureDemoWorkspace, readWorkspaceTrustedKeys, workspaceLayout } from '../demo-workspace.js';
+import {
+  DEMO_AGENT,
+  demoAnswer,
+  ensureDemoWorkspace,
+  readWorkspaceTrustedKeys,
+  workspaceLayout,
+} from '../demo-workspace.js';
 import { openBrowser } from '../open-browser.js';
 import { readStudioPlugins } from '../studio-plugins.js';
 import { readStudioAuditLogs } from '../studio-audit.js';
@@ -29,25 +35,51 @@ export const command: CommandSpec = {
   summary: 'start the web studio (a demo workspace on first run)',
   description:
     'Starts the control server on 127.0.0.1 (a bearer token is always required) and serves the studio.\nThe URL it prints carries the token in the #fragment, which the browser never sends to a server.\nWithout a workspace it opens the DEMO workspace in $TRUST_HOME/demo (default ~/.trust/demo),\ncreating it on first run: a demo agent driven by a scripted provider (no model is called; it asks\nfor the restricted fs_write, so you can approve or deny it), a signed sample plugin and a sample\nsandbox policy. With a workspace directory, each of its agents/*.adf runs with the provider its\nconfig names (model.provider, model_id, base_url, api_key_env): the API key is read from the\nenvironment (model.api_key_env, else OPENAI_API_KEY / ANTHROPIC_API_KEY) and injected at egress,\nnever given to the model or the agent. An agent whose model cannot be set up (no key, no model\nid) is still listed; its chat answers the reason and the fix. A model server on this machine or\nyour LAN needs --allow-local-model. Ctrl-C stops it.',
-  positionals: [{ name: 'workspace', description: 'a workspace directory with agents/*.adf (default: the demo workspace)', required: false }],
+  positionals: [
+    {
+      name: 'workspace',
+      description: 'a workspace directory with agents/*.adf (default: the demo workspace)',
+      required: false,
+    },
+  ],
   options: {
-    port: { type: 'string', short: 'p', valueName: 'port', description: 'port on 127.0.0.1 (default 0: any free port)' },
+    port: {
+      type: 'string',
+      short: 'p',
+      valueName: 'port',
+      description: 'port on 127.0.0.1 (default 0: any free port)',
+    },
     open: { type: 'boolean', description: 'open the studio in your browser' },
-    'allow-local-model': { type: 'boolean', description: 'let model clients reach this machine or your LAN (a local model server); off by default' },
+    'allow-local-model': {
+      type: 'boolean',
+      description: 'let model clients reach this machine or your LAN (a local model server); off by default',
+    },
   },
   examples: [
     { command: 'trust studio --open', explain: 'the demo workspace, in your browser' },
     { command: 'trust studio --port 7385', explain: 'a fixed port' },
-    { command: 'trust studio ./my-workspace', explain: 'your own agents (agents/*.adf), each with the model its config names' },
-    { command: 'OPENAI_API_KEY=local trust studio ./my-workspace --allow-local-model', explain: 'agents whose base_url is a model server on this machine' },
-    { command: "trust studio --json | head -1 | jq -r .result.url", explain: 'the URL with its token, for a script (the server keeps running)' },
+    {
+      command: 'trust studio ./my-workspace',
+      explain: 'your own agents (agents/*.adf), each with the model its config names',
+    },
+    {
+      command: 'OPENAI_API_KEY=local trust studio ./my-workspace --allow-local-model',
+      explain: 'agents whose base_url is a model server on this machine',
+    },
+    {
+      command: 'trust studio --json | head -1 | jq -r .result.url',
+      explain: 'the URL with its token, for a script (the server keeps running)',
+    },
   ],
-  jsonShape: '{ "url": string, "port": number, "workspace": string, "demo": boolean, "created": boolean, "agents": string[] }  (printed once the server listens; it runs until interrupted)',
+  jsonShape:
+    '{ "url": string, "port": number, "workspace": string, "demo": boolean, "created": boolean, "agents": string[] }  (printed once the server listens; it runs until interrupted)',
   async run({ io, out, values, positionals }) {
     const port = integerOption(values, 'port', { min: 0, max: 65535 }) ?? 0;
     const dir = studioDir();
     if (!existsSync(join(dir, 'index.html'))) {
-      throw new CliError('STUDIO_NOT_BUILT', `the studio files are missing (${dir}/index.html)`, { hint: 'rebuild the CLI: pnpm turbo run build --filter=@trust/cli (it copies the built studio into dist/studio)' });
+      throw new CliError('STUDIO_NOT_BUILT', `the studio files are missing (${dir}/index.html)`, {
+        hint: 'rebuild the CLI: pnpm turbo run build --filter=@trust/cli (it copies the built studio into dist/studio)',
+      });
     }
     const given = positionals[0];
     let layout;
@@ -63,12 +95,17 @@ export const command: CommandSpec = {
       created = demo.created;
     } else {
       const root = resolve(io.cwd, given);
-      if (!existsSync(root)) throw new CliError('CLI_FILE_NOT_FOUND', `workspace ${root} does not exist`, { hint: 'create it with an agents/ folder (trust agent new agents/name.adf), or run `trust studio` for the demo' });
+      if (!existsSync(root))
+        throw new CliError('CLI_FILE_NOT_FOUND', `workspace ${root} does not exist`, {
+          hint: 'create it with an agents/ folder (trust agent new agents/name.adf), or run `trust studio` for the demo',
+        });
       layout = workspaceLayout(root, false);
     }
     // A state file is believed only if its studio is alive and answers; a stale one is replaced.
     await assertNoLiveStudio(layout.root);
-    const { createAgentOpener, createControlServer, createScriptedProvider, createWorkspaceAgents } = await import('@trust/agent-runtime');
+    const { createAgentOpener, createControlServer, createScriptedProvider, createWorkspaceAgents } = await import(
+      '@trust/agent-runtime'
+    );
     out.progress('starting the control server');
     const scripted = () => createScriptedProvider(Array.from({ length: 10_000 }, () => demoAnswer));
     // Read when an agent is first opened, which happens once the server listens.
@@ -98,7 +135,11 @@ export const command: CommandSpec = {
       // `trust sandbox` records every run in <TRUST_HOME>/sandbox-runs.jsonl; newest first, corrupt lines skipped.
       sandboxRuns: () => readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS),
       // The audit timeline: the edge log (hash-chained, verified) and the sandbox runs, beside every agent's chain.
-      auditLogs: () => readStudioAuditLogs(controlAuditFile(layout.root), readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS)),
+      auditLogs: () =>
+        readStudioAuditLogs(
+          controlAuditFile(layout.root),
+          readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS),
+        ),
       // The policy editor's check resolves { "env": NAME } headers like `trust egress check --policy` (values never leave the server).
       policyEnv: () => io.env,
     });
@@ -109,12 +150,15 @@ export const command: CommandSpec = {
     const ids = (await agents.list()).map((a) => a.id);
     out.result({ url, port: server.port, workspace: layout.root, demo: layout.demo, created, agents: ids });
     const s = out.style;
-    out.line(`${s.green('trust studio')} is running${layout.demo ? ` with the ${s.yellow('DEMO')} workspace` : ''}: ${escapeTerminal(layout.root)}`);
+    out.line(
+      `${s.green('trust studio')} is running${layout.demo ? ` with the ${s.yellow('DEMO')} workspace` : ''}: ${escapeTerminal(layout.root)}`,
+    );
     out.line(`  open ${s.bold(url)}`);
     out.line(s.dim('  the token is in the #fragment: it stays in your browser and is never sent in a request line'));
     if (layout.demo) out.line(s.dim(`  try: send a message to ${DEMO_AGENT}, then approve its fs_write in Approvals`));
     out.line('  press Ctrl-C to stop');
-    if (values.open === true && !(await openBrowser(url, io.platform))) out.warn('could not start a browser; open the URL above yourself');
+    if (values.open === true && !(await openBrowser(url, io.platform)))
+      out.warn('could not start a browser; open the URL above yourself');
     await new Promise<void>((done) => io.signal.addEventListener('abort', () => done(), { once: true }));
     out.progress('stopping the studio');
     await rm(studioStateFile(layout.root), { force: true });

@@ -5,7 +5,8 @@ import { TrustError, type Problem } from '../error.js';
 
 /** A problem with an event value read from a file, or undefined when it is a `v: 1` event. */
 export function checkEvent(value: unknown): string | undefined {
-  if (typeof value === 'object' && value !== null && (value as { v?: unknown }).v !== 1) return 'format version is not 1';
+  if (typeof value === 'object' && value !== null && (value as { v?: unknown }).v !== 1)
+    return 'format version is not 1';
   return describeMalformedEvent(value);
 }
 
@@ -44,22 +45,37 @@ export function parseAuditText(data: Buffer): ParsedAuditText {
       return;
     }
     const problem = checkEvent(value);
-    if (problem) problems.push({ code: 'AUDIT_LINE_INVALID', path: where, message: `${where} is not an audit event: ${problem}`, severity: 'error' });
+    if (problem)
+      problems.push({
+        code: 'AUDIT_LINE_INVALID',
+        path: where,
+        message: `${where} is not an audit event: ${problem}`,
+        severity: 'error',
+      });
     else events.push(value as AuditEvent);
   });
   if (lastNl + 1 === data.length) return { events, problems };
   const line = lines.length + 1;
-  problems.push({ code: 'AUDIT_TORN_TAIL', path: `line ${line}`, message: tornTailMessage(`line ${line}`), severity: 'error' });
+  problems.push({
+    code: 'AUDIT_TORN_TAIL',
+    path: `line ${line}`,
+    message: tornTailMessage(`line ${line}`),
+    severity: 'error',
+  });
   return { events, problems, tornTail: { line, offset: lastNl + 1, bytes: data.length - lastNl - 1 } };
 }
 
 /** Reads a whole audit file; a missing or unreadable file throws `AUDIT_FILE_READ`. */
 export function readAuditBytes(path: string): Buffer {
-  if (!existsSync(path)) throw new TrustError('AUDIT_FILE_READ', `audit file ${path} does not exist`, { hint: 'check the path' });
+  if (!existsSync(path))
+    throw new TrustError('AUDIT_FILE_READ', `audit file ${path} does not exist`, { hint: 'check the path' });
   try {
     return readFileSync(path);
   } catch (cause) {
-    throw new TrustError('AUDIT_FILE_READ', `cannot read audit file ${path}`, { cause, hint: 'check the path and its permissions' });
+    throw new TrustError('AUDIT_FILE_READ', `cannot read audit file ${path}`, {
+      cause,
+      hint: 'check the path and its permissions',
+    });
   }
 }
 
@@ -79,7 +95,8 @@ export function readJsonlAudit(path: string, options: { readonly allowTornTail?:
   const { events } = parsed;
   // A reader that shows events (not one that judges the file) may skip a torn tail: those bytes
   // were never an acknowledged event. Any other problem still throws.
-  const problems = options.allowTornTail === true ? parsed.problems.filter((p) => p.code !== 'AUDIT_TORN_TAIL') : parsed.problems;
+  const problems =
+    options.allowTornTail === true ? parsed.problems.filter((p) => p.code !== 'AUDIT_TORN_TAIL') : parsed.problems;
   if (problems.length > 0) {
     const torn = problems.length === 1 && problems[0]?.code === 'AUDIT_TORN_TAIL';
     throw new TrustError('AUDIT_FILE_CORRUPT', `audit file ${path}: ${problems.map((p) => p.message).join('; ')}`, {

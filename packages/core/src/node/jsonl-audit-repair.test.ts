@@ -10,7 +10,12 @@ import { createJsonlAuditSink } from './jsonl-audit.js';
 import { readJsonlAudit } from './jsonl-audit-read.js';
 import { repairJsonlAudit } from './jsonl-audit-repair.js';
 
-const input = (n: number): AuditInput => ({ principal: createPrincipal('process', 'run-1'), action: 'sandbox.spawn', target: `/bin/tool-${n}`, decision: 'allow' });
+const input = (n: number): AuditInput => ({
+  principal: createPrincipal('process', 'run-1'),
+  action: 'sandbox.spawn',
+  target: `/bin/tool-${n}`,
+  decision: 'allow',
+});
 
 let dir: string;
 let file: string;
@@ -42,7 +47,15 @@ describe('repairJsonlAudit', () => {
     appendFileSync(file, '{"v":1,"time":"2026-');
     expect(codeOf(() => createJsonlAuditSink(file))).toBeTrustCode('AUDIT_FILE_CORRUPT');
     const r = repairJsonlAudit(file);
-    expect(r).toEqual({ torn: true, line: 4, removedBytes: 20, removed: '{"v":1,"time":"2026-', keptBytes: Buffer.byteLength(intact), count: 3, changed: true });
+    expect(r).toEqual({
+      torn: true,
+      line: 4,
+      removedBytes: 20,
+      removed: '{"v":1,"time":"2026-',
+      keptBytes: Buffer.byteLength(intact),
+      count: 3,
+      changed: true,
+    });
     expect(readFileSync(file, 'utf8')).toBe(intact);
     const sink = createJsonlAuditSink(file);
     sink.record(input(9));
@@ -54,7 +67,13 @@ describe('repairJsonlAudit', () => {
     written(2);
     appendFileSync(file, 'x');
     const before = readFileSync(file);
-    expect(repairJsonlAudit(file, { dryRun: true })).toMatchObject({ torn: true, line: 3, removedBytes: 1, removed: 'x', changed: false });
+    expect(repairJsonlAudit(file, { dryRun: true })).toMatchObject({
+      torn: true,
+      line: 3,
+      removedBytes: 1,
+      removed: 'x',
+      changed: false,
+    });
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
@@ -72,7 +91,14 @@ describe('repairJsonlAudit', () => {
 
   it.each([
     ['an edited event', (t: string) => t.replace('tool-1', 'tool-7')],
-    ['a deleted event', (t: string) => t.split('\n').filter((_l, i) => i !== 1).join('\n')],
+    [
+      'a deleted event',
+      (t: string) =>
+        t
+          .split('\n')
+          .filter((_l, i) => i !== 1)
+          .join('\n'),
+    ],
     ['a complete line that is not an event', (t: string) => t.replace('\n', '\ngarbage\n')],
   ])('refuses with AUDIT_REPAIR_REFUSED and changes nothing when the rest shows %s', (_label, damage) => {
     writeFileSync(file, `${damage(written(3))}{"v":1,"ti`);

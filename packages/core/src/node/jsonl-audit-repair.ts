@@ -45,7 +45,15 @@ export function repairJsonlAudit(path: string, options: { readonly dryRun?: bool
   const verdict = verifyChain(parsed.events);
   if (!verdict.ok) throw refuse(verdict.reason);
   const tail = parsed.tornTail;
-  if (tail === undefined) return { torn: false, removedBytes: 0, removed: '', keptBytes: data.length, count: parsed.events.length, changed: false };
+  if (tail === undefined)
+    return {
+      torn: false,
+      removedBytes: 0,
+      removed: '',
+      keptBytes: data.length,
+      count: parsed.events.length,
+      changed: false,
+    };
   const result = {
     torn: true,
     line: tail.line,
@@ -59,7 +67,8 @@ export function repairJsonlAudit(path: string, options: { readonly dryRun?: bool
   try {
     // The file must still be what was judged: a writer that appended meanwhile owns it.
     const now = Buffer.alloc(data.length);
-    const same = fstatSync(fd).size === data.length && readSync(fd, now, 0, data.length, 0) === data.length && now.equals(data);
+    const same =
+      fstatSync(fd).size === data.length && readSync(fd, now, 0, data.length, 0) === data.length && now.equals(data);
     if (!same) throw refuse('the file changed while it was being checked (is a sink still writing to it?)');
     ftruncateSync(fd, tail.offset);
     fsyncSync(fd);

@@ -162,6 +162,10 @@ describe('readJsonlAudit', () => {
     const lines = readFileSync(file, 'utf8').split('\n');
     lines.splice(1, 1);
     writeFileSync(file, lines.join('\n'));
-    expect(verifyChain(readJsonlAudit(file))).toMatchObject({ ok: false, index: 1, code: expect.toBeTrustCode('AUDIT_PREV_MISMATCH') });
+    expect(verifyChain(readJsonlAudit(file))).toMatchObject({
+      ok: false,
+      index: 1,
+      code: expect.toBeTrustCode('AUDIT_PREV_MISMATCH'),
+    });
   });
 });

@@ -28,10 +28,16 @@ const corrupt = (path: string, why: string, cause?: unknown): TrustError =>
 
 /** The last line has no newline: a write that never finished (the existing report, plus the repair). */
 const torn = (path: string): TrustError =>
-  new TrustError('AUDIT_FILE_CORRUPT', `audit file ${path}: the last line is incomplete (no newline): a write was interrupted`, {
-    problems: [{ code: 'AUDIT_TORN_TAIL', path: 'last line', message: tornTailMessage('the last line'), severity: 'error' }],
-    hint: 'the events before it are intact: "trust audit verify --repair" removes only the incomplete line (or move the file aside to start a new chain; keep it as evidence)',
-  });
+  new TrustError(
+    'AUDIT_FILE_CORRUPT',
+    `audit file ${path}: the last line is incomplete (no newline): a write was interrupted`,
+    {
+      problems: [
+        { code: 'AUDIT_TORN_TAIL', path: 'last line', message: tornTailMessage('the last line'), severity: 'error' },
+      ],
+      hint: 'the events before it are intact: "trust audit verify --repair" removes only the incomplete line (or move the file aside to start a new chain; keep it as evidence)',
+    },
+  );
 
 /** Writes all of `data` at the end of the file, looping on short writes (a full disk writes part). */
 function writeAll(fd: number, data: Buffer): void {
@@ -98,7 +104,8 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
       }
       const problem = checkEvent(last);
       if (problem) throw corrupt(path, `the last event is malformed: ${problem}`);
-      if (computeEventHash(last as AuditEvent) !== (last as AuditEvent).hash) throw corrupt(path, 'the last event does not match its hash');
+      if (computeEventHash(last as AuditEvent) !== (last as AuditEvent).hash)
+        throw corrupt(path, 'the last event does not match its hash');
       head = (last as AuditEvent).hash;
     }
   } catch (e) {
@@ -110,7 +117,8 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
   let stuck: TrustError | undefined;
   return Object.freeze({
     record(input) {
-      if (!open) throw new TrustError('AUDIT_SINK_CLOSED', `audit file ${path} is closed`, { hint: 'create a new sink' });
+      if (!open)
+        throw new TrustError('AUDIT_SINK_CLOSED', `audit file ${path} is closed`, { hint: 'create a new sink' });
       if (stuck) throw stuck;
       const event = sealEvent(input, head, clock().toISOString());
       const line = Buffer.from(`${canonicalJson(event)}\n`, 'utf8');
@@ -123,16 +131,27 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
           ftruncateSync(fd, size);
           if (fsync) fsyncSync(fd);
         } catch (undo) {
-          stuck = new TrustError('AUDIT_WRITE_FAILED', `audit file ${path}: an event could not be written (${why}) and its partial line could not be removed; this sink records nothing more`, {
-            cause: undo,
-            hint: 'free disk space, then run "trust audit verify --repair" on the file and open a new sink',
-          });
+          stuck = new TrustError(
+            'AUDIT_WRITE_FAILED',
+            `audit file ${path}: an event could not be written (${why}) and its partial line could not be removed; this sink records nothing more`,
+            {
+              cause: undo,
+              hint: 'free disk space, then run "trust audit verify --repair" on the file and open a new sink',
+            },
+          );
           throw stuck;
         }
-        throw new TrustError('AUDIT_WRITE_FAILED', `audit file ${path}: the event could not be written (${why}); nothing was recorded and the chain is unchanged`, {
-          cause,
-          hint: why === 'ENOSPC' ? 'free disk space; the sink can record again once there is room' : 'check the file system; the sink can record again once writes succeed',
-        });
+        throw new TrustError(
+          'AUDIT_WRITE_FAILED',
+          `audit file ${path}: the event could not be written (${why}); nothing was recorded and the chain is unchanged`,
+          {
+            cause,
+            hint:
+              why === 'ENOSPC'
+                ? 'free disk space; the sink can record again once there is room'
+                : 'check the file system; the sink can record again once writes succeed',
+          },
+        );
       }
       // Only now is the whole line on disk (and synced): the head may move past it.
       size += line.length;

@@ -8,9 +8,30 @@ const ctx = { isNot: false };
 
 describe('trustMatchers', () => {
   it.each<[string, unknown, TrustErrorCode, boolean]>([
-    ['throws the code', () => { throw new TrustError('POLICY_JSON', 'a'); }, 'POLICY_JSON', true],
-    ['throws another code', () => { throw new TrustError('POLICY_TYPE', 'b'); }, 'POLICY_JSON', false],
-    ['throws a plain error', () => { throw new Error('plain'); }, 'POLICY_JSON', false],
+    [
+      'throws the code',
+      () => {
+        throw new TrustError('POLICY_JSON', 'a');
+      },
+      'POLICY_JSON',
+      true,
+    ],
+    [
+      'throws another code',
+      () => {
+        throw new TrustError('POLICY_TYPE', 'b');
+      },
+      'POLICY_JSON',
+      false,
+    ],
+    [
+      'throws a plain error',
+      () => {
+        throw new Error('plain');
+      },
+      'POLICY_JSON',
+      false,
+    ],
     ['returns', () => 1, 'POLICY_JSON', false],
     ['a thrown value (rejects)', new TrustError('POLICY_JSON', 'a'), 'POLICY_JSON', true],
   ])('toThrowTrustError: %s -> %s', (_label, received, code, pass) => {
@@ -36,8 +57,20 @@ describe('trustMatchers', () => {
   });
 
   it('explains a failure', () => {
-    expect(trustMatchers.toBeDenied.call(ctx, allow('r1'), 'EGRESS_HOST_DENIED').message()).toBe('expected deny EGRESS_HOST_DENIED, got allow (rule r1)');
-    expect(trustMatchers.toThrowTrustError.call(ctx, () => { throw new TrustError('POLICY_TYPE', 'b'); }, 'POLICY_JSON').message()).toBe('expected TrustError POLICY_JSON, got TrustError POLICY_TYPE');
+    expect(trustMatchers.toBeDenied.call(ctx, allow('r1'), 'EGRESS_HOST_DENIED').message()).toBe(
+      'expected deny EGRESS_HOST_DENIED, got allow (rule r1)',
+    );
+    expect(
+      trustMatchers.toThrowTrustError
+        .call(
+          ctx,
+          () => {
+            throw new TrustError('POLICY_TYPE', 'b');
+          },
+          'POLICY_JSON',
+        )
+        .message(),
+    ).toBe('expected TrustError POLICY_JSON, got TrustError POLICY_TYPE');
   });
 
   it.each([
@@ -82,11 +115,15 @@ describe('trustMatchers', () => {
   });
 
   it('is registered for core tests, including .not and .rejects', async () => {
-    expect(() => { throw new TrustError('POLICY_JSON', 'a'); }).toThrowTrustError('POLICY_JSON');
+    expect(() => {
+      throw new TrustError('POLICY_JSON', 'a');
+    }).toThrowTrustError('POLICY_JSON');
     expect(allow()).not.toBeDenied();
     expect(deny('EGRESS_HOST_DENIED', 'r')).toBeDenied('EGRESS_HOST_DENIED');
     expect(allow()).toBeAllowed();
-    await expect(Promise.reject(new TrustError('AUDIT_SINK_CLOSED', 'r'))).rejects.toThrowTrustError('AUDIT_SINK_CLOSED');
+    await expect(Promise.reject(new TrustError('AUDIT_SINK_CLOSED', 'r'))).rejects.toThrowTrustError(
+      'AUDIT_SINK_CLOSED',
+    );
     await expect(Promise.reject(new TrustError('AUDIT_SINK_CLOSED', 'r'))).rejects.toHaveTrustCode('AUDIT_SINK_CLOSED');
     expect(new TrustError('POLICY_JSON', 'j').code).toBeTrustCode('POLICY_JSON');
     expect({ ok: false, code: 'POLICY_JSON' }).toMatchObject({ ok: false, code: expect.toBeTrustCode('POLICY_JSON') });

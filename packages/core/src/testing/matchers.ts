@@ -21,7 +21,8 @@ function describeCode(value: unknown): string {
 }
 
 function describeDecision(value: unknown): string {
-  if (typeof value !== 'object' || value === null || !('allow' in value)) return `a non-decision ${JSON.stringify(value)}`;
+  if (typeof value !== 'object' || value === null || !('allow' in value))
+    return `a non-decision ${JSON.stringify(value)}`;
   const d = value as Decision;
   return d.allow ? `allow${d.rule ? ` (rule ${d.rule})` : ''}` : `deny ${d.code}: ${d.reason}`;
 }
@@ -59,13 +60,20 @@ export const trustMatchers = {
         threw = true;
       }
     }
-    if (!threw) return { pass: false, message: () => `expected the function to throw TrustError ${code}, but it returned` };
+    if (!threw)
+      return { pass: false, message: () => `expected the function to throw TrustError ${code}, but it returned` };
     const isTrust = thrown instanceof TrustError;
-    const actual = isTrust ? (thrown as TrustError).code : thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+    const actual = isTrust
+      ? (thrown as TrustError).code
+      : thrown instanceof Error
+        ? `${thrown.name}: ${thrown.message}`
+        : String(thrown);
     return {
       pass: isTrust && (thrown as TrustError).code === code,
       message: () =>
-        this.isNot ? `expected not to throw TrustError ${code}` : `expected TrustError ${code}, got ${isTrust ? `TrustError ${actual}` : actual}`,
+        this.isNot
+          ? `expected not to throw TrustError ${code}`
+          : `expected TrustError ${code}, got ${isTrust ? `TrustError ${actual}` : actual}`,
       actual,
       expected: code,
     };
@@ -87,10 +95,12 @@ export const trustMatchers = {
   },
 
   toHaveTrustCode(this: MatcherContext, received: unknown, code: TrustErrorCode): MatcherResult {
-    const actual = typeof received === 'object' && received !== null ? (received as { code?: unknown }).code : undefined;
+    const actual =
+      typeof received === 'object' && received !== null ? (received as { code?: unknown }).code : undefined;
     return {
       pass: actual === code,
-      message: () => (this.isNot ? `expected a code other than ${code}` : `expected code ${code}, got ${describeCode(received)}`),
+      message: () =>
+        this.isNot ? `expected a code other than ${code}` : `expected code ${code}, got ${describeCode(received)}`,
       actual,
       expected: code,
     };
@@ -99,7 +109,8 @@ export const trustMatchers = {
   toBeTrustCode(this: MatcherContext, received: unknown, code: TrustErrorCode): MatcherResult {
     return {
       pass: received === code,
-      message: () => (this.isNot ? `expected a code other than ${code}` : `expected code ${code}, got ${JSON.stringify(received)}`),
+      message: () =>
+        this.isNot ? `expected a code other than ${code}` : `expected code ${code}, got ${JSON.stringify(received)}`,
       actual: received,
       expected: code,
     };
@@ -110,7 +121,10 @@ export const trustMatchers = {
     const pass = typeof d === 'object' && d !== null && d.allow === true;
     return {
       pass,
-      message: () => (this.isNot ? `expected not to be allowed, got ${describeDecision(received)}` : `expected allow, got ${describeDecision(received)}`),
+      message: () =>
+        this.isNot
+          ? `expected not to be allowed, got ${describeDecision(received)}`
+          : `expected allow, got ${describeDecision(received)}`,
     };
   },
 };

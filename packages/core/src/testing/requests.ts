@@ -34,6 +34,9 @@ export function createTestRequest(
  * @example
  * policy.authorizeHttp(createTestRequest('https://a.example.com/'), createTestContext('http'));
  */
-export function createTestContext(capability: CapabilityName = 'http', principal: Principal = createPrincipal('plugin', 'test')): EgressContext {
+export function createTestContext(
+  capability: CapabilityName = 'http',
+  principal: Principal = createPrincipal('plugin', 'test'),
+): EgressContext {
   return { principal, capability };
 }

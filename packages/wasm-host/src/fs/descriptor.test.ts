@@ -1,4 +1,13 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { codeOf, drop, guestFs, type D } from '../../test/guest-fs.js';
@@ -14,12 +23,16 @@ mkdirSync(ro);
 writeFileSync(secret, 'outside');
 writeFileSync(join(ro, 'g.txt'), 'ro-file');
 mkdirSync(join(ro, 'sub'));
-const fs = guestFs([{ mode: 'rw', path: rw }, { mode: 'ro', path: ro }]);
+const fs = guestFs([
+  { mode: 'rw', path: rw },
+  { mode: 'ro', path: ro },
+]);
 afterAll(fs.dispose);
 const rwDir = fs.dir(rw);
 const roDir = fs.dir(ro);
 const text = (d: D) => new TextDecoder().decode(d.read!(1024n, 0n)[0]);
-const open = (d: D, path: string, flags: object = { read: true }, openFlags: object = {}, follow = true) => d.openAt!({ symlinkFollow: follow }, path, openFlags, flags) as D;
+const open = (d: D, path: string, flags: object = { read: true }, openFlags: object = {}, follow = true) =>
+  d.openAt!({ symlinkFollow: follow }, path, openFlags, flags) as D;
 
 beforeEach(() => {
   writeFileSync(join(rw, 'f.txt'), 'rw-file');
@@ -51,9 +64,17 @@ describe('fs:ro is enforced on every mutating call', () => {
     expect(codeOf(() => open(roDir, 'g.txt', { write: true }))).toBe('read-only');
     expect(codeOf(() => open(roDir, 'new.txt', { read: true }, { create: true }))).toBe('read-only');
     expect(codeOf(() => open(roDir, 'g.txt', { read: true }, { truncate: true }))).toBe('read-only');
-    expect(codeOf(() => open(roDir, 'sub', { read: true, mutateDirectory: true }, { directory: true }))).toBe('read-only');
+    expect(codeOf(() => open(roDir, 'sub', { read: true, mutateDirectory: true }, { directory: true }))).toBe(
+      'read-only',
+    );
     const child = open(roDir, 'g.txt');
-    for (const call of [() => child.write!(new Uint8Array([1]), 0n), () => child.setSize!(0n), () => child.setTimes!({ tag: 'now' }, { tag: 'now' }), () => child.writeViaStream!(0n), () => child.appendViaStream!()]) {
+    for (const call of [
+      () => child.write!(new Uint8Array([1]), 0n),
+      () => child.setSize!(0n),
+      () => child.setTimes!({ tag: 'now' }, { tag: 'now' }),
+      () => child.writeViaStream!(0n),
+      () => child.appendViaStream!(),
+    ]) {
       expect(codeOf(call)).toBe('read-only');
     }
     const sub = open(roDir, 'sub', { read: true }, { directory: true });
@@ -101,13 +122,22 @@ describe('symlinks', () => {
     symlinkSync(secret, join(rw, 'abs-out'));
     symlinkSync('../secret.txt', join(rw, 'rel-out'));
     symlinkSync(tmp.dir, join(rw, 'dir-out'));
-    for (const p of ['abs-out', 'rel-out', 'dir-out/secret.txt']) expect(codeOf(() => open(rwDir, p)), p).toBe('not-permitted');
-    for (const p of ['abs-out', 'rel-out']) expect(codeOf(() => open(rwDir, p, { read: true }, {}, false))).toBe('loop');
+    for (const p of ['abs-out', 'rel-out', 'dir-out/secret.txt'])
+      expect(
+        codeOf(() => open(rwDir, p)),
+        p,
+      ).toBe('not-permitted');
+    for (const p of ['abs-out', 'rel-out'])
+      expect(codeOf(() => open(rwDir, p, { read: true }, {}, false))).toBe('loop');
     expect(codeOf(() => rwDir.statAt!({ symlinkFollow: true }, 'rel-out'))).toBe('not-permitted');
     expect(rwDir.statAt!({}, 'rel-out').type).toBe('symbolic-link');
-    expect(codeOf(() => open(rwDir, 'rel-out', { write: true }, { create: true, truncate: true }))).toBe('not-permitted');
+    expect(codeOf(() => open(rwDir, 'rel-out', { write: true }, { create: true, truncate: true }))).toBe(
+      'not-permitted',
+    );
     expect(codeOf(() => rwDir.linkAt!({ symlinkFollow: true }, 'rel-out', rwDir, 'hard'))).toBe('not-permitted');
-    expect(codeOf(() => rwDir.setTimesAt!({ symlinkFollow: true }, 'rel-out', { tag: 'now' }, { tag: 'now' }))).toBe('not-permitted');
+    expect(codeOf(() => rwDir.setTimesAt!({ symlinkFollow: true }, 'rel-out', { tag: 'now' }, { tag: 'now' }))).toBe(
+      'not-permitted',
+    );
     expect(readFileSync(secret, 'utf8')).toBe('outside');
   });
 });

@@ -7,7 +7,14 @@ import { fdPath, OPEN } from './proc-fd.js';
 import { atPath, pathOps, setTimesEnd, statEnd, toDescriptorStat, type Timestamp } from './path-ops.js';
 import { walkBeneath } from './walk.js';
 
-type Flags = { read?: boolean; write?: boolean; fileIntegritySync?: boolean; dataIntegritySync?: boolean; requestedWriteSync?: boolean; mutateDirectory?: boolean };
+type Flags = {
+  read?: boolean;
+  write?: boolean;
+  fileIntegritySync?: boolean;
+  dataIntegritySync?: boolean;
+  requestedWriteSync?: boolean;
+  mutateDirectory?: boolean;
+};
 type OpenFlags = { create?: boolean; directory?: boolean; exclusive?: boolean; truncate?: boolean };
 type PathFlags = { symlinkFollow?: boolean };
 type Mode = 'ro' | 'rw';
@@ -106,7 +113,12 @@ export function createDescriptorClass(table: FdTable, deps: StreamDeps) {
       const fd = this.#fd;
       fsCall(() => {
         const st = fstatSync(fd, { bigint: true });
-        const sec = (t: Timestamp, cur: bigint) => (t.tag === 'now' ? Date.now() / 1000 : t.tag === 'timestamp' ? Number(t.val.seconds) + t.val.nanoseconds / 1e9 : Number(cur) / 1e9);
+        const sec = (t: Timestamp, cur: bigint) =>
+          t.tag === 'now'
+            ? Date.now() / 1000
+            : t.tag === 'timestamp'
+              ? Number(t.val.seconds) + t.val.nanoseconds / 1e9
+              : Number(cur) / 1e9;
         futimesSync(fd, sec(atime, st.atimeNs), sec(mtime, st.mtimeNs));
       });
     }
@@ -191,7 +203,10 @@ export function createDescriptorClass(table: FdTable, deps: StreamDeps) {
       const f = flags ?? {};
       if (o.create || o.truncate || f.write || f.mutateDirectory) this.#writable();
       if (f.requestedWriteSync || f.fileIntegritySync || f.dataIntegritySync) throw 'unsupported';
-      let oflags = OPEN.nofollow | OPEN.nonblock | (f.write ? (f.read ? constants.O_RDWR : constants.O_WRONLY) : constants.O_RDONLY);
+      let oflags =
+        OPEN.nofollow |
+        OPEN.nonblock |
+        (f.write ? (f.read ? constants.O_RDWR : constants.O_WRONLY) : constants.O_RDONLY);
       if (o.create) oflags |= constants.O_CREAT;
       if (o.exclusive) oflags |= constants.O_EXCL;
       if (o.truncate) oflags |= constants.O_TRUNC;
@@ -212,7 +227,8 @@ export function createDescriptorClass(table: FdTable, deps: StreamDeps) {
           } catch (e) {
             // O_NOFOLLOW met a symlink: follow it beneath the base if asked (an exclusive
             // create never follows), else report it as WASI does
-            if ((e as { code?: string }).code !== 'ELOOP' || !pathFlags?.symlinkFollow || (o.create && o.exclusive)) throw e;
+            if ((e as { code?: string }).code !== 'ELOOP' || !pathFlags?.symlinkFollow || (o.create && o.exclusive))
+              throw e;
             if (tries >= 40) throw 'loop';
             end = end.followFinal() ?? end;
           }

@@ -3,7 +3,12 @@ import { fsCall } from './fs-error.js';
 import { fdPath } from './proc-fd.js';
 
 /** The `descriptor-type` of a directory entry or a stat result. */
-export function typeOf(s: Pick<Dirent, 'isFile' | 'isDirectory' | 'isSymbolicLink' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'>): string {
+export function typeOf(
+  s: Pick<
+    Dirent,
+    'isFile' | 'isDirectory' | 'isSymbolicLink' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'
+  >,
+): string {
   if (s.isFile()) return 'regular-file';
   if (s.isDirectory()) return 'directory';
   if (s.isSymbolicLink()) return 'symbolic-link';

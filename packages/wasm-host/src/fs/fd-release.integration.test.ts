@@ -10,7 +10,11 @@ import { denyAllPolicy, fixture, tempDir } from '../../test/helpers.js';
 import { createPluginHost } from '../plugin-host.js';
 
 const tmp = tempDir('wasm-fd-');
-const host = createPluginHost({ requireSignature: false, cacheDir: join(tmp.dir, 'cache'), limits: { callTimeoutMs: 3000 } });
+const host = createPluginHost({
+  requireSignature: false,
+  cacheDir: join(tmp.dir, 'cache'),
+  limits: { callTimeoutMs: 3000 },
+});
 afterAll(async () => {
   await host.close();
   tmp.cleanup();

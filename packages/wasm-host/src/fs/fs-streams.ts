@@ -39,7 +39,10 @@ export function writeAllAt(fd: number, buf: Uint8Array, offset: number): number 
  * checks `instanceof`. I/O is synchronous on the plugin's thread, so the streams are always ready.
  */
 export function createFileStreams(deps: StreamDeps) {
-  const failed = (e: unknown) => ({ tag: 'last-operation-failed', val: new deps.IoError({ fsErrorCode: toErrorCode(e) }) });
+  const failed = (e: unknown) => ({
+    tag: 'last-operation-failed',
+    val: new deps.IoError({ fsErrorCode: toErrorCode(e) }),
+  });
   const dispose = Symbol.dispose ?? Symbol.for('dispose');
 
   class FileInput extends readThroughStream(deps.InputStream, deps.ready) {

@@ -38,7 +38,13 @@ function pinnedRef(fd: number): FdRef {
 export function createGuestFilesystem(preopens: readonly PinnedPreopen[], deps: StreamDeps) {
   const table = createFdTable();
   const { Descriptor, DirectoryEntryStream } = createDescriptorClass(table, deps);
-  const dirs = preopens.map((p) => [Descriptor.wrap(pinnedRef(p.fd), 'directory', p.mode, { read: true, mutateDirectory: p.mode === 'rw' }, true), p.guestPath] as const);
+  const dirs = preopens.map(
+    (p) =>
+      [
+        Descriptor.wrap(pinnedRef(p.fd), 'directory', p.mode, { read: true, mutateDirectory: p.mode === 'rw' }, true),
+        p.guestPath,
+      ] as const,
+  );
   return {
     types: {
       Descriptor,

@@ -1,4 +1,17 @@
-import { fstatSync, linkSync, lstatSync, lutimesSync, mkdirSync, readlinkSync, renameSync, rmdirSync, symlinkSync, unlinkSync, utimesSync, type BigIntStats } from 'node:fs';
+import {
+  fstatSync,
+  linkSync,
+  lstatSync,
+  lutimesSync,
+  mkdirSync,
+  readlinkSync,
+  renameSync,
+  rmdirSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  type BigIntStats,
+} from 'node:fs';
 import { typeOf } from './directory-stream.js';
 import { toErrorCode } from './fs-error.js';
 import { fdPath } from './proc-fd.js';
@@ -13,7 +26,10 @@ import { walkBeneath, type WalkEnd } from './walk.js';
  * call resolves more than one name, and none resolves a symlink the guest planted.
  */
 
-export type Timestamp = { tag: 'no-change' } | { tag: 'now' } | { tag: 'timestamp'; val: { seconds: bigint; nanoseconds: number } };
+export type Timestamp =
+  | { tag: 'no-change' }
+  | { tag: 'now' }
+  | { tag: 'timestamp'; val: { seconds: bigint; nanoseconds: number } };
 
 const datetime = (ns: bigint) => ({ seconds: ns / 1_000_000_000n, nanoseconds: Number(ns % 1_000_000_000n) });
 
@@ -49,7 +65,9 @@ function named(end: WalkEnd, whenDir: string): string {
 
 /** Stats of the end: the named entry itself (lstat), or the directory the walk ended on. */
 export function statEnd(end: WalkEnd): BigIntStats {
-  return end.name === undefined ? fstatSync(end.fd, { bigint: true }) : lstatSync(fdPath(end.fd, end.name), { bigint: true });
+  return end.name === undefined
+    ? fstatSync(end.fd, { bigint: true })
+    : lstatSync(fdPath(end.fd, end.name), { bigint: true });
 }
 
 /** Seconds since the epoch for utimes, from a `new-timestamp` (no-change reads `current`). */
@@ -70,23 +88,30 @@ export function setTimesEnd(end: WalkEnd, atime: Timestamp, mtime: Timestamp): v
 }
 
 export const pathOps = {
-  createDirectory: (base: number, path: string) => atPath(base, path, false, (e) => mkdirSync(fdPath(e.fd, named(e, 'exist')))),
-  removeDirectory: (base: number, path: string) => atPath(base, path, false, (e) => rmdirSync(fdPath(e.fd, named(e, 'busy')))),
+  createDirectory: (base: number, path: string) =>
+    atPath(base, path, false, (e) => mkdirSync(fdPath(e.fd, named(e, 'exist')))),
+  removeDirectory: (base: number, path: string) =>
+    atPath(base, path, false, (e) => rmdirSync(fdPath(e.fd, named(e, 'busy')))),
   unlinkFile: (base: number, path: string) =>
     atPath(base, path, false, (e) => {
       const name = named(e, 'is-directory');
       if (e.mustBeDir) throw lstatSync(fdPath(e.fd, name)).isDirectory() ? 'is-directory' : 'not-directory';
       unlinkSync(fdPath(e.fd, name));
     }),
-  readlink: (base: number, path: string) => atPath(base, path, false, (e) => readlinkSync(fdPath(e.fd, named(e, 'invalid')))),
+  readlink: (base: number, path: string) =>
+    atPath(base, path, false, (e) => readlinkSync(fdPath(e.fd, named(e, 'invalid')))),
   rename(base: number, oldPath: string, newBase: number, newPath: string): void {
     atPath(base, oldPath, false, (from) =>
-      atPath(newBase, newPath, false, (to) => renameSync(fdPath(from.fd, named(from, 'busy')), fdPath(to.fd, named(to, 'busy')))),
+      atPath(newBase, newPath, false, (to) =>
+        renameSync(fdPath(from.fd, named(from, 'busy')), fdPath(to.fd, named(to, 'busy'))),
+      ),
     );
   },
   link(base: number, oldPath: string, follow: boolean, newBase: number, newPath: string): void {
     atPath(base, oldPath, follow, (from) =>
-      atPath(newBase, newPath, false, (to) => linkSync(fdPath(from.fd, named(from, 'not-permitted')), fdPath(to.fd, named(to, 'exist')))),
+      atPath(newBase, newPath, false, (to) =>
+        linkSync(fdPath(from.fd, named(from, 'not-permitted')), fdPath(to.fd, named(to, 'exist'))),
+      ),
     );
   },
   /**

@@ -21,7 +21,10 @@ const err = (path: string) => {
 
 describe('pinGrantDirs', () => {
   it('opens each granted directory', () => {
-    const p = pinGrantDirs([{ mode: 'ro', path: join(tmp.dir, 'real') }, { mode: 'rw', path: join(tmp.dir, 'real', 'inner') }]);
+    const p = pinGrantDirs([
+      { mode: 'ro', path: join(tmp.dir, 'real') },
+      { mode: 'rw', path: join(tmp.dir, 'real', 'inner') },
+    ]);
     expect(p.dirs.map((d) => d.mode)).toEqual(['ro', 'rw']);
     expect(fstatSync(p.dirs[1]!.fd).ino).toBe(statSync(join(tmp.dir, 'real', 'inner')).ino);
     p.close();

@@ -86,9 +86,13 @@ function grantError(grant: string, at: string, dir: number, name: string, cause:
   const what = link
     ? `is reached through a symlink (${at})`
     : code === 'ENOENT'
-      ? at === grant ? 'does not exist' : `does not exist (${at} is missing)`
+      ? at === grant
+        ? 'does not exist'
+        : `does not exist (${at} is missing)`
       : code === 'ENOTDIR'
-        ? at === grant ? 'is not a directory' : `is not a directory (${at} is not one)`
+        ? at === grant
+          ? 'is not a directory'
+          : `is not a directory (${at} is not one)`
         : `cannot be opened (${code ?? String(cause)})`;
   return wasmError('WASM_FS_GRANT_INVALID', `fs grant ${grant} ${what}`, {
     cause,

@@ -44,10 +44,12 @@ export const OPEN = Object.freeze({
 export function procFdUnavailable(probeFd: number): string | undefined {
   if (process.platform !== 'linux') return `${process.platform} has no /proc/self/fd`;
   try {
-    if (BigInt(statfsSync('/proc', { bigint: true }).type) !== BigInt(PROC_SUPER_MAGIC)) return '/proc is not a procfs mount';
+    if (BigInt(statfsSync('/proc', { bigint: true }).type) !== BigInt(PROC_SUPER_MAGIC))
+      return '/proc is not a procfs mount';
     const viaProc = statSync(fdPath(probeFd), { bigint: true });
     const direct = fstatSync(probeFd, { bigint: true });
-    if (viaProc.dev !== direct.dev || viaProc.ino !== direct.ino) return `${PROC_FD}/<fd> does not resolve to the descriptor's file`;
+    if (viaProc.dev !== direct.dev || viaProc.ino !== direct.ino)
+      return `${PROC_FD}/<fd> does not resolve to the descriptor's file`;
   } catch (e) {
     return `${PROC_FD} is not usable: ${(e as Error).message}`;
   }

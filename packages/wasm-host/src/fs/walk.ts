@@ -141,5 +141,8 @@ export function walkBeneath(base: number, path: string, followFinal: boolean): W
     };
     return end;
   };
-  return run(path.split('/').filter((s) => s !== '' && s !== '.'), followFinal || mustBeDir);
+  return run(
+    path.split('/').filter((s) => s !== '' && s !== '.'),
+    followFinal || mustBeDir,
+  );
 }

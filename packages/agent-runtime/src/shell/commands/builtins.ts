@@ -7,7 +7,12 @@ import { BUILTIN_SUMMARIES } from '../shell-builtins.js';
  */
 export function builtinCommands(): ShellCommand[] {
   return Object.entries(BUILTIN_SUMMARIES).map(([name, summary]) => ({
-    name, summary: `${summary} (builtin)`, tools: () => [],
-    async run(ctx) { ctx.err.write(`${name}: a shell builtin; run it directly, not through another command\n`); return 2; },
+    name,
+    summary: `${summary} (builtin)`,
+    tools: () => [],
+    async run(ctx) {
+      ctx.err.write(`${name}: a shell builtin; run it directly, not through another command\n`);
+      return 2;
+    },
   }));
 }

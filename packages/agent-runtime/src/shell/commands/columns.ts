@@ -15,20 +15,36 @@ function cutList(spec: string): ((n: number) => boolean) | undefined {
 }
 
 export const cut: ShellCommand = {
-  name: 'cut', summary: 'select fields (-d DELIM -f LIST, -s) or characters (-c LIST) of each line (files → fs_read)',
+  name: 'cut',
+  summary: 'select fields (-d DELIM -f LIST, -s) or characters (-c LIST) of each line (files → fs_read)',
   tools: (argv) => readsFiles(parseArgs(argv, ['d', 'f', 'c']).operands),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv, ['d', 'f', 'c']);
     const spec = flags.get('f') ?? flags.get('c');
     const pick = spec === undefined ? undefined : cutList(spec);
-    if (!pick) { ctx.err.write('usage: cut -f LIST [-d DELIM] | -c LIST [FILE...]\n'); return 1; }
+    if (!pick) {
+      ctx.err.write('usage: cut -f LIST [-d DELIM] | -c LIST [FILE...]\n');
+      return 1;
+    }
     const delim = flags.get('d') ?? '\t';
-    if (delim.length !== 1) { ctx.err.write('cut: the delimiter must be a single character\n'); return 1; }
+    if (delim.length !== 1) {
+      ctx.err.write('cut: the delimiter must be a single character\n');
+      return 1;
+    }
     let out = '';
     for (const line of lines(await inputText(ctx, operands))) {
-      if (flags.has('c')) { out += `${[...line].filter((_c, i) => pick(i + 1)).join('')}\n`; continue; }
-      if (!line.includes(delim)) { if (!flags.has('s')) out += `${line}\n`; continue; }
-      out += `${line.split(delim).filter((_f, i) => pick(i + 1)).join(delim)}\n`;
+      if (flags.has('c')) {
+        out += `${[...line].filter((_c, i) => pick(i + 1)).join('')}\n`;
+        continue;
+      }
+      if (!line.includes(delim)) {
+        if (!flags.has('s')) out += `${line}\n`;
+        continue;
+      }
+      out += `${line
+        .split(delim)
+        .filter((_f, i) => pick(i + 1))
+        .join(delim)}\n`;
     }
     ctx.out.write(out);
     return 0;
@@ -36,15 +52,20 @@ export const cut: ShellCommand = {
 };
 
 export const paste: ShellCommand = {
-  name: 'paste', summary: 'join lines of files side by side (-d DELIMS, -s serial; - is stdin) (→ fs_read)',
+  name: 'paste',
+  summary: 'join lines of files side by side (-d DELIMS, -s serial; - is stdin) (→ fs_read)',
   tools: (argv) => readsFiles(parseArgs(argv, ['d']).operands),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv, ['d']);
     const delims = (flags.get('d') ?? '\t').replace(/\\t/g, '\t').replace(/\\n/g, '\n') || '\t';
     const inputs: string[][] = [];
     for (const f of operands.length ? operands : ['-']) inputs.push(lines(await inputText(ctx, [f])));
-    const join = (cells: readonly string[]) => cells.map((c, i) => (i === 0 ? c : delims[(i - 1) % delims.length] + c)).join('');
-    if (flags.has('s')) { ctx.out.write(inputs.map((l) => `${join(l)}\n`).join('')); return 0; }
+    const join = (cells: readonly string[]) =>
+      cells.map((c, i) => (i === 0 ? c : delims[(i - 1) % delims.length] + c)).join('');
+    if (flags.has('s')) {
+      ctx.out.write(inputs.map((l) => `${join(l)}\n`).join(''));
+      return 0;
+    }
     const n = Math.max(0, ...inputs.map((l) => l.length));
     let out = '';
     for (let i = 0; i < n; i++) out += `${join(inputs.map((l) => l[i] ?? ''))}\n`;
@@ -54,56 +75,85 @@ export const paste: ShellCommand = {
 };
 
 export const comm: ShellCommand = {
-  name: 'comm', summary: 'compare two sorted files: lines only in 1, only in 2, in both (-1 -2 -3 hide) (→ fs_read)',
+  name: 'comm',
+  summary: 'compare two sorted files: lines only in 1, only in 2, in both (-1 -2 -3 hide) (→ fs_read)',
   tools: (argv) => readsFiles(argv.filter((a) => !/^-[123]+$/.test(a))),
   async run(ctx, argv) {
     const flags = new Set(argv.filter((a) => /^-[123]+$/.test(a)).flatMap((a) => [...a.slice(1)]));
     const operands = argv.filter((a) => !/^-[123]+$/.test(a));
-    if (operands.length !== 2) { ctx.err.write('usage: comm [-123] FILE1 FILE2\n'); return 1; }
+    if (operands.length !== 2) {
+      ctx.err.write('usage: comm [-123] FILE1 FILE2\n');
+      return 1;
+    }
     const a = lines(await inputText(ctx, [operands[0]!]));
     const b = lines(await inputText(ctx, [operands[1]!]));
     const cols = [!flags.has('1'), !flags.has('2'), !flags.has('3')];
-    const col = (k: number, text: string) => (cols[k] ? `${'\t'.repeat(cols.slice(0, k).filter(Boolean).length)}${text}\n` : '');
+    const col = (k: number, text: string) =>
+      cols[k] ? `${'\t'.repeat(cols.slice(0, k).filter(Boolean).length)}${text}\n` : '';
     let out = '';
     let i = 0;
     let j = 0;
     while (i < a.length || j < b.length) {
       if (j >= b.length || (i < a.length && a[i]! < b[j]!)) out += col(0, a[i++]!);
       else if (i >= a.length || b[j]! < a[i]!) out += col(1, b[j++]!);
-      else { out += col(2, a[i]!); i++; j++; }
+      else {
+        out += col(2, a[i]!);
+        i++;
+        j++;
+      }
     }
     ctx.out.write(out);
     // as GNU comm: unsorted input is reported after the output, with status 1
-    for (const [k, l] of [a, b].entries()) if (l.some((x, i) => i > 0 && l[i - 1]! > x)) { ctx.err.write(`comm: file ${k + 1} is not in sorted order\n`); return 1; }
+    for (const [k, l] of [a, b].entries())
+      if (l.some((x, i) => i > 0 && l[i - 1]! > x)) {
+        ctx.err.write(`comm: file ${k + 1} is not in sorted order\n`);
+        return 1;
+      }
     return 0;
   },
 };
 
 export const nl: ShellCommand = {
-  name: 'nl', summary: 'number non-empty lines (-b a: all lines) (files → fs_read)',
+  name: 'nl',
+  summary: 'number non-empty lines (-b a: all lines) (files → fs_read)',
   tools: (argv) => readsFiles(parseArgs(argv, ['b']).operands),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv, ['b']);
     const all = flags.get('b') === 'a';
     let n = 0;
-    ctx.out.write(lines(await inputText(ctx, operands)).map((l) => (l === '' && !all ? `${' '.repeat(7)}\n` : `${String(++n).padStart(6)}\t${l}\n`)).join(''));
+    ctx.out.write(
+      lines(await inputText(ctx, operands))
+        .map((l) => (l === '' && !all ? `${' '.repeat(7)}\n` : `${String(++n).padStart(6)}\t${l}\n`))
+        .join(''),
+    );
     return 0;
   },
 };
 
 export const rev: ShellCommand = {
-  name: 'rev', summary: 'reverse the characters of each line (files → fs_read)', tools: (argv) => readsFiles(parseArgs(argv).operands),
+  name: 'rev',
+  summary: 'reverse the characters of each line (files → fs_read)',
+  tools: (argv) => readsFiles(parseArgs(argv).operands),
   async run(ctx, argv) {
-    ctx.out.write(lines(await inputText(ctx, parseArgs(argv).operands)).map((l) => `${[...l].reverse().join('')}\n`).join(''));
+    ctx.out.write(
+      lines(await inputText(ctx, parseArgs(argv).operands))
+        .map((l) => `${[...l].reverse().join('')}\n`)
+        .join(''),
+    );
     return 0;
   },
 };
 
 export const basename: ShellCommand = {
-  name: 'basename', summary: 'last component of a path, minus an optional SUFFIX', tools: noTools,
+  name: 'basename',
+  summary: 'last component of a path, minus an optional SUFFIX',
+  tools: noTools,
   async run(ctx, argv) {
     const [path, suffix] = argv;
-    if (path === undefined) { ctx.err.write('basename: missing operand\n'); return 1; }
+    if (path === undefined) {
+      ctx.err.write('basename: missing operand\n');
+      return 1;
+    }
     const trimmed = path.replace(/\/+$/, '');
     let base = trimmed === '' ? (path.startsWith('/') ? '/' : '') : trimmed.slice(trimmed.lastIndexOf('/') + 1);
     if (suffix && base !== suffix && base.endsWith(suffix)) base = base.slice(0, -suffix.length);
@@ -113,13 +163,20 @@ export const basename: ShellCommand = {
 };
 
 export const dirname: ShellCommand = {
-  name: 'dirname', summary: 'a path without its last component', tools: noTools,
+  name: 'dirname',
+  summary: 'a path without its last component',
+  tools: noTools,
   async run(ctx, argv) {
-    if (argv.length === 0) { ctx.err.write('dirname: missing operand\n'); return 1; }
+    if (argv.length === 0) {
+      ctx.err.write('dirname: missing operand\n');
+      return 1;
+    }
     for (const path of argv) {
       const trimmed = path.replace(/\/+$/, '');
       const i = trimmed.lastIndexOf('/');
-      ctx.out.write(`${i < 0 ? (path.startsWith('/') ? '/' : '.') : i === 0 ? '/' : trimmed.slice(0, i).replace(/\/+$/, '') || '/'}\n`);
+      ctx.out.write(
+        `${i < 0 ? (path.startsWith('/') ? '/' : '.') : i === 0 ? '/' : trimmed.slice(0, i).replace(/\/+$/, '') || '/'}\n`,
+      );
     }
     return 0;
   },

@@ -3,7 +3,13 @@ import { createShell } from '../shell-interpreter.js';
 import { createFakeShellGate } from '../shell-test-gate.js';
 import { createDefaultCommands } from './index.js';
 
-const files = { 'a.txt': 'b\na\nc\n', 'b.txt': 'a\nb\nd\n', 'csv.txt': 'x,1\ny,2\nx,3\n', 'dir/one.md': '1', 'dir/sub/two.md': '2' };
+const files = {
+  'a.txt': 'b\na\nc\n',
+  'b.txt': 'a\nb\nd\n',
+  'csv.txt': 'x,1\ny,2\nx,3\n',
+  'dir/one.md': '1',
+  'dir/sub/two.md': '2',
+};
 
 async function run(script: string, gateOptions: Parameters<typeof createFakeShellGate>[0] = {}) {
   const gate = createFakeShellGate({ files, ...gateOptions });
@@ -20,10 +26,10 @@ describe('text commands', () => {
     ['sed y and $', "sed -e 'y/abc/xyz/' -e '$d' a.txt", 'y\nx\n'],
     ['cut -d -f', 'cut -d, -f2 csv.txt', '1\n2\n3\n'],
     ['cut -c', 'echo hello | cut -c2-4', 'ell\n'],
-    ['awk fields, -F, sum by key', "awk -F, '{s[$1]+=$2} END {print s[\"x\"], s[\"y\"]}' csv.txt", '4 2\n'],
+    ['awk fields, -F, sum by key', 'awk -F, \'{s[$1]+=$2} END {print s["x"], s["y"]}\' csv.txt', '4 2\n'],
     ['awk NR NF pattern', "printf 'a b\\nc d e\\n' | awk 'NF > 2 {print NR\": \"$NF}'", '2: e\n'],
     ['awk printf and arithmetic', "echo '3 4' | awk '{printf \"%d %.1f\\n\", $1*$2, $1/$2}'", '12 0.8\n'],
-    ['awk /re/ and length', "awk '/^[ab]/ {n++} END {print n, length(\"xyz\")}' a.txt", '2 3\n'],
+    ['awk /re/ and length', 'awk \'/^[ab]/ {n++} END {print n, length("xyz")}\' a.txt', '2 3\n'],
     ['paste', 'paste -d: a.txt b.txt', 'b:a\na:b\nc:d\n'],
     ['paste -s', 'paste -sd, a.txt', 'b,a,c\n'],
     ['comm', 'sort a.txt > s.txt; comm s.txt b.txt', '\t\ta\n\t\tb\nc\n\td\n'],
@@ -89,8 +95,12 @@ describe('each command declares the tools it resolves to', () => {
   });
 
   it.each([
-    ['timeout', 'timeout 5 rm a.txt'], ['env', 'env X=1 rm a.txt'], ['exec', 'exec rm a.txt'],
-    ['command', 'command rm a.txt'], ['nohup', 'nohup rm a.txt'], ['xargs', 'echo a.txt | xargs rm'],
+    ['timeout', 'timeout 5 rm a.txt'],
+    ['env', 'env X=1 rm a.txt'],
+    ['exec', 'exec rm a.txt'],
+    ['command', 'command rm a.txt'],
+    ['nohup', 'nohup rm a.txt'],
+    ['xargs', 'echo a.txt | xargs rm'],
   ])('%s runs its argument through the same gate', async (_label, script) => {
     const r = await run(script, { disabled: ['fs_delete'] });
     expect(r.exitCode).toBe(126);
@@ -99,7 +109,9 @@ describe('each command declares the tools it resolves to', () => {
   });
 
   it('msg, config, mcp, at and crontab call their tool with the parsed arguments', async () => {
-    const r = await run('msg send did:key:z1 --subject S hi there; config set a.b \'{"x":1}\'; mcp call srv Tool \'{"q":1}\'; echo wake | at now + 2 minutes; echo "*/5 * * * * ping" | crontab -');
+    const r = await run(
+      'msg send did:key:z1 --subject S hi there; config set a.b \'{"x":1}\'; mcp call srv Tool \'{"q":1}\'; echo wake | at now + 2 minutes; echo "*/5 * * * * ping" | crontab -',
+    );
     expect(r.gate.calls).toEqual([
       { tool: 'msg_send', args: { to: 'did:key:z1', content: 'hi there', subject: 'S' } },
       { tool: 'sys_update_config', args: { path: 'a.b', op: 'set', value: { x: 1 } } },
@@ -113,11 +125,45 @@ describe('each command declares the tools it resolves to', () => {
 describe('help', () => {
   it('lists every command with one line each, and <cmd> --help works for each', async () => {
     const names = [...createDefaultCommands().keys()];
-    for (const n of ['sed', 'find', 'tee', 'mkdir', 'cut', 'awk', 'diff', 'base64', 'date', 'env', 'basename', 'dirname', 'read', 'export', 'timeout', 'realpath', 'nl', 'rev', 'paste', 'comm', 'sha256sum', 'msg', 'config', 'mcp', 'at', 'crontab', 'exec', 'command', 'nohup']) expect(names).toContain(n);
+    for (const n of [
+      'sed',
+      'find',
+      'tee',
+      'mkdir',
+      'cut',
+      'awk',
+      'diff',
+      'base64',
+      'date',
+      'env',
+      'basename',
+      'dirname',
+      'read',
+      'export',
+      'timeout',
+      'realpath',
+      'nl',
+      'rev',
+      'paste',
+      'comm',
+      'sha256sum',
+      'msg',
+      'config',
+      'mcp',
+      'at',
+      'crontab',
+      'exec',
+      'command',
+      'nohup',
+    ])
+      expect(names).toContain(n);
     expect(names.length).toBeGreaterThanOrEqual(60);
     const help = await run('help');
     expect(help.stdout.trim().split('\n')).toHaveLength(names.length);
-    const script = names.filter((n) => n !== '[').map((n) => `${n === '.' ? '.' : n} --help`).join('; ');
+    const script = names
+      .filter((n) => n !== '[')
+      .map((n) => `${n === '.' ? '.' : n} --help`)
+      .join('; ');
     const r = await run(script);
     expect(r.stderr).toBe('');
     for (const n of names.filter((x) => x !== '[')) expect(r.stdout).toContain(`${n}: `);

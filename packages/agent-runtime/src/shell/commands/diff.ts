@@ -6,28 +6,41 @@ type Op = { kind: '=' | '-' | '+'; line: string; a: number; b: number };
 /** Line diff by longest common subsequence (at most 4 million line pairs). */
 export function diffLines(a: readonly string[], b: readonly string[]): Op[] {
   if (a.length * b.length > 4_000_000) throw new Error('inputs too large to compare (more than 4 million line pairs)');
-  const n = a.length; const m = b.length;
+  const n = a.length;
+  const m = b.length;
   const L: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) L[i]![j] = a[i] === b[j] ? L[i + 1]![j + 1]! + 1 : Math.max(L[i + 1]![j]!, L[i]![j + 1]!);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      L[i]![j] = a[i] === b[j] ? L[i + 1]![j + 1]! + 1 : Math.max(L[i + 1]![j]!, L[i]![j + 1]!);
   const ops: Op[] = [];
-  let i = 0; let j = 0;
+  let i = 0;
+  let j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) { ops.push({ kind: '=', line: a[i]!, a: i++, b: j++ }); }
-    else if (i < n && (j >= m || L[i + 1]![j]! >= L[i]![j + 1]!)) ops.push({ kind: '-', line: a[i]!, a: i++, b: j });
+    if (i < n && j < m && a[i] === b[j]) {
+      ops.push({ kind: '=', line: a[i]!, a: i++, b: j++ });
+    } else if (i < n && (j >= m || L[i + 1]![j]! >= L[i]![j + 1]!)) ops.push({ kind: '-', line: a[i]!, a: i++, b: j });
     else ops.push({ kind: '+', line: b[j]!, a: i, b: j++ });
   }
   return ops;
 }
 
-const range = (start: number, count: number) => (count <= 1 ? String(count === 0 ? start : start + 1) : `${start + 1},${start + count}`);
+const range = (start: number, count: number) =>
+  count <= 1 ? String(count === 0 ? start : start + 1) : `${start + 1},${start + count}`;
 
 function normal(ops: readonly Op[]): string {
   let out = '';
-  for (let k = 0; k < ops.length;) {
-    if (ops[k]!.kind === '=') { k++; continue; }
-    const del: Op[] = []; const add: Op[] = [];
+  for (let k = 0; k < ops.length; ) {
+    if (ops[k]!.kind === '=') {
+      k++;
+      continue;
+    }
+    const del: Op[] = [];
+    const add: Op[] = [];
     const first = ops[k]!;
-    while (k < ops.length && ops[k]!.kind !== '=') { (ops[k]!.kind === '-' ? del : add).push(ops[k]!); k++; }
+    while (k < ops.length && ops[k]!.kind !== '=') {
+      (ops[k]!.kind === '-' ? del : add).push(ops[k]!);
+      k++;
+    }
     const ar = del.length ? range(del[0]!.a, del.length) : String(first.a);
     const br = add.length ? range(add[0]!.b, add.length) : String(first.b);
     out += `${ar}${del.length && add.length ? 'c' : del.length ? 'd' : 'a'}${br}\n`;
@@ -45,7 +58,10 @@ function unified(ops: readonly Op[], nameA: string, nameB: string, ctxLines: num
   while (k < changed.length) {
     let start = Math.max(0, changed[k]! - ctxLines);
     let end = Math.min(ops.length, changed[k]! + ctxLines + 1);
-    while (k + 1 < changed.length && changed[k + 1]! - ctxLines <= end) { k++; end = Math.min(ops.length, changed[k]! + ctxLines + 1); }
+    while (k + 1 < changed.length && changed[k + 1]! - ctxLines <= end) {
+      k++;
+      end = Math.min(ops.length, changed[k]! + ctxLines + 1);
+    }
     k++;
     const hunk = ops.slice(start, end);
     const aCount = hunk.filter((o) => o.kind !== '+').length;
@@ -60,18 +76,30 @@ function unified(ops: readonly Op[], nameA: string, nameB: string, ctxLines: num
 }
 
 export const diff: ShellCommand = {
-  name: 'diff', summary: 'compare two files line by line: normal output, -u unified (no timestamps), -q brief; status 1 when they differ (→ fs_read)',
+  name: 'diff',
+  summary:
+    'compare two files line by line: normal output, -u unified (no timestamps), -q brief; status 1 when they differ (→ fs_read)',
   tools: (argv) => readsFiles(parseArgs(argv, ['U']).operands),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv, ['U']);
-    if (operands.length !== 2) { ctx.err.write('usage: diff [-u] [-q] FILE1 FILE2\n'); return 2; }
+    if (operands.length !== 2) {
+      ctx.err.write('usage: diff [-u] [-q] FILE1 FILE2\n');
+      return 2;
+    }
     const [fa, fb] = operands as [string, string];
     const a = await inputText(ctx, [fa]);
     const b = await inputText(ctx, [fb]);
     if (a === b) return 0;
-    if (flags.has('q')) { ctx.out.write(`Files ${fa} and ${fb} differ\n`); return 1; }
+    if (flags.has('q')) {
+      ctx.out.write(`Files ${fa} and ${fb} differ\n`);
+      return 1;
+    }
     const ops = diffLines(lines(a), lines(b));
-    ctx.out.write(flags.has('u') || flags.has('U') ? unified(ops, fa, fb, flags.has('U') ? Number(flags.get('U')) || 0 : 3) : normal(ops));
+    ctx.out.write(
+      flags.has('u') || flags.has('U')
+        ? unified(ops, fa, fb, flags.has('U') ? Number(flags.get('U')) || 0 : 3)
+        : normal(ops),
+    );
     return 1;
   },
 };

@@ -4,14 +4,21 @@ import { fileContent } from '../file-content.js';
 import { inputText, parseArgs, readsFiles } from './text.js';
 
 export const base64: ShellCommand = {
-  name: 'base64', summary: 'encode (wrapped at 76, -w N; -w 0 no wrap) or decode (-d) base64 (file → fs_read)',
+  name: 'base64',
+  summary: 'encode (wrapped at 76, -w N; -w 0 no wrap) or decode (-d) base64 (file → fs_read)',
   tools: (argv) => readsFiles(parseArgs(argv, ['w']).operands),
   async run(ctx, argv) {
-    const { flags, operands } = parseArgs(argv.map((a) => (a === '--decode' ? '-d' : a)), ['w']);
+    const { flags, operands } = parseArgs(
+      argv.map((a) => (a === '--decode' ? '-d' : a)),
+      ['w'],
+    );
     const text = await inputText(ctx, operands);
     if (flags.has('d')) {
       const clean = text.replace(/\s+/g, '');
-      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean)) { ctx.err.write('base64: invalid input\n'); return 1; }
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean)) {
+        ctx.err.write('base64: invalid input\n');
+        return 1;
+      }
       ctx.out.write(Buffer.from(clean, 'base64').toString('utf8'));
       return 0;
     }
@@ -23,7 +30,8 @@ export const base64: ShellCommand = {
 };
 
 const hashCommand = (name: string, algorithm: string): ShellCommand => ({
-  name, summary: `${algorithm.toUpperCase()} digest of files or stdin (files → fs_read)`,
+  name,
+  summary: `${algorithm.toUpperCase()} digest of files or stdin (files → fs_read)`,
   tools: (argv) => readsFiles(parseArgs(argv).operands),
   async run(ctx, argv) {
     const { operands } = parseArgs(argv);

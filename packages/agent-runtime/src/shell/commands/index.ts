@@ -1,5 +1,22 @@
 import type { ShellCommand } from '../shell-types.js';
-import { bracket, cat, colon, echo, falseCmd, grep, head, printf, seq, sort, tail, test, tr, trueCmd, uniq, wc } from './text.js';
+import {
+  bracket,
+  cat,
+  colon,
+  echo,
+  falseCmd,
+  grep,
+  head,
+  printf,
+  seq,
+  sort,
+  tail,
+  test,
+  tr,
+  trueCmd,
+  uniq,
+  wc,
+} from './text.js';
 import { cp, ls, mv, rm, touch } from './files.js';
 import { curl, node, sqlite3 } from './tools.js';
 import { bash, dot, evalCmd, sh, source, xargs } from './control.js';
@@ -20,18 +37,77 @@ import { builtinCommands } from './builtins.js';
  */
 export function createDefaultCommands(): ReadonlyMap<string, ShellCommand> {
   const all = [
-    echo, printf, trueCmd, falseCmd, colon, cat, grep, head, tail, wc, sort, uniq, tr, test, bracket, seq,
-    cut, paste, comm, nl, rev, basename, dirname, sed, awk, diff, base64, sha256sum, sha1sum, md5sum,
-    ls, rm, cp, mv, touch, tee, mkdir, find, realpath,
-    curl, sqlite3, node, msg, config, mcp, at, crontab,
-    sh, bash, evalCmd, source, dot, xargs, env, timeout, nohup, exec, command, date, jq,
+    echo,
+    printf,
+    trueCmd,
+    falseCmd,
+    colon,
+    cat,
+    grep,
+    head,
+    tail,
+    wc,
+    sort,
+    uniq,
+    tr,
+    test,
+    bracket,
+    seq,
+    cut,
+    paste,
+    comm,
+    nl,
+    rev,
+    basename,
+    dirname,
+    sed,
+    awk,
+    diff,
+    base64,
+    sha256sum,
+    sha1sum,
+    md5sum,
+    ls,
+    rm,
+    cp,
+    mv,
+    touch,
+    tee,
+    mkdir,
+    find,
+    realpath,
+    curl,
+    sqlite3,
+    node,
+    msg,
+    config,
+    mcp,
+    at,
+    crontab,
+    sh,
+    bash,
+    evalCmd,
+    source,
+    dot,
+    xargs,
+    env,
+    timeout,
+    nohup,
+    exec,
+    command,
+    date,
+    jq,
     ...builtinCommands(),
   ];
   const map = new Map<string, ShellCommand>(all.map((c) => [c.name, c]));
   const help: ShellCommand = {
-    name: 'help', summary: 'list the commands of this virtual shell', tools: () => [],
+    name: 'help',
+    summary: 'list the commands of this virtual shell',
+    tools: () => [],
     async run(ctx, argv) {
-      const pick = argv.length ? argv.map((n) => map.get(n)).filter((c): c is ShellCommand => c !== undefined) : [...map.values()].sort((a, b) => a.name.localeCompare(b.name));
+      const pick = argv.length
+        ? argv.map((n) => map.get(n)).filter((c): c is ShellCommand => c !== undefined)
+        : [...map.values()].sort((a, b) => a.name.localeCompare(b.name));
       for (const c of pick) ctx.out.write(`${c.name.padEnd(9)} ${c.summary}\n`);
       return pick.length > 0 || argv.length === 0 ? 0 : 1;
     },

@@ -24,16 +24,36 @@ function parsePath(term: string): Step[] {
 
 function applyTerm(term: string, inputs: unknown[]): unknown[] {
   const t = term.trim();
-  if (t === 'keys') return inputs.map((v) => (Array.isArray(v) ? v.map((_x, i) => i) : v && typeof v === 'object' ? Object.keys(v).sort() : null));
-  if (t === 'length') return inputs.map((v) => (typeof v === 'string' || Array.isArray(v) ? v.length : v && typeof v === 'object' ? Object.keys(v).length : v === null ? 0 : Math.abs(Number(v))));
+  if (t === 'keys')
+    return inputs.map((v) =>
+      Array.isArray(v) ? v.map((_x, i) => i) : v && typeof v === 'object' ? Object.keys(v).sort() : null,
+    );
+  if (t === 'length')
+    return inputs.map((v) =>
+      typeof v === 'string' || Array.isArray(v)
+        ? v.length
+        : v && typeof v === 'object'
+          ? Object.keys(v).length
+          : v === null
+            ? 0
+            : Math.abs(Number(v)),
+    );
   if (t === 'type') return inputs.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v));
   let values = inputs;
   for (const step of parsePath(t)) {
     const next: unknown[] = [];
     for (const v of values) {
-      if (step.kind === 'each') { if (Array.isArray(v)) next.push(...v); else if (v && typeof v === 'object') next.push(...Object.values(v)); else throw new Error('cannot iterate over a non-container'); }
-      else if (step.kind === 'index') next.push(Array.isArray(v) ? v.at(step.index) ?? null : null);
-      else next.push(v && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, step.key) ? (v as Record<string, unknown>)[step.key] : null);
+      if (step.kind === 'each') {
+        if (Array.isArray(v)) next.push(...v);
+        else if (v && typeof v === 'object') next.push(...Object.values(v));
+        else throw new Error('cannot iterate over a non-container');
+      } else if (step.kind === 'index') next.push(Array.isArray(v) ? (v.at(step.index) ?? null) : null);
+      else
+        next.push(
+          v && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, step.key)
+            ? (v as Record<string, unknown>)[step.key]
+            : null,
+        );
     }
     values = next;
   }
@@ -42,16 +62,30 @@ function applyTerm(term: string, inputs: unknown[]): unknown[] {
 
 /** A jq subset: paths (.a.b, .[0], .[], .a[]), keys, length, type, and `|`. */
 export const jq: ShellCommand = {
-  name: 'jq', summary: 'JSON filter subset: .a.b .[0] .[] keys length type, piped with | (-r raw, -c compact)',
+  name: 'jq',
+  summary: 'JSON filter subset: .a.b .[0] .[] keys length type, piped with | (-r raw, -c compact)',
   tools: (argv) => (parseArgs(argv).operands.length > 1 ? ['fs_read'] : []),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv);
     const [filter = '.', ...files] = operands;
     let data: unknown;
-    try { data = JSON.parse(await inputText(ctx, files)); } catch (e) { ctx.err.write(`jq: invalid JSON input: ${(e as Error).message}\n`); return 2; }
+    try {
+      data = JSON.parse(await inputText(ctx, files));
+    } catch (e) {
+      ctx.err.write(`jq: invalid JSON input: ${(e as Error).message}\n`);
+      return 2;
+    }
     let values: unknown[] = [data];
-    try { for (const term of filter.split('|')) values = applyTerm(term, values); } catch (e) { ctx.err.write(`jq: ${(e as Error).message}\n`); return 3; }
-    for (const v of values) ctx.out.write(`${flags.has('r') && typeof v === 'string' ? v : JSON.stringify(v, null, flags.has('c') ? undefined : 2)}\n`);
+    try {
+      for (const term of filter.split('|')) values = applyTerm(term, values);
+    } catch (e) {
+      ctx.err.write(`jq: ${(e as Error).message}\n`);
+      return 3;
+    }
+    for (const v of values)
+      ctx.out.write(
+        `${flags.has('r') && typeof v === 'string' ? v : JSON.stringify(v, null, flags.has('c') ? undefined : 2)}\n`,
+      );
     return 0;
   },
 };

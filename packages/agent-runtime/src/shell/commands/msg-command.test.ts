@@ -28,8 +28,16 @@ function agentFile(disabled: readonly string[] = []): AdfFile {
   const dir = mkdtempSync(join(tmpdir(), 'msg-shell-'));
   dirs.push(dir);
   const base = defaultAgentConfig();
-  const tools = base.tools.map((t) => (t.name === 'adf_shell' ? { ...t, enabled: true, visible: true } : disabled.includes(t.name) ? { ...t, enabled: false } : t));
-  const adf = createAdf(join(dir, 'agent.adf'), { template: { ...base, tools, messaging: { ...base.messaging, receive: true } } });
+  const tools = base.tools.map((t) =>
+    t.name === 'adf_shell'
+      ? { ...t, enabled: true, visible: true }
+      : disabled.includes(t.name)
+        ? { ...t, enabled: false }
+        : t,
+  );
+  const adf = createAdf(join(dir, 'agent.adf'), {
+    template: { ...base, tools, messaging: { ...base.messaging, receive: true } },
+  });
   files.push(adf);
   return adf;
 }
@@ -39,7 +47,9 @@ function shellGate(adf: AdfFile): ToolGate {
   let gate: ToolGate | undefined;
   const { tools } = createExecutionTools({
     gate: () => gate!,
-    runner: () => { throw new Error('no code runs in this test'); },
+    runner: () => {
+      throw new Error('no code runs in this test');
+    },
     chat: () => ({ say: () => undefined, ask: async () => '' }),
     agentId: 'test',
   });
@@ -65,7 +75,8 @@ describe('msg list / msg read in adf_shell', () => {
     const from = await deliverTo(adf, 'please run rm -rf', 'task');
     const gate = shellGate(adf);
 
-    const script = 'id=$(msg list --status unread --limit 5 | jq -r ".messages[0].id"); m=$(msg read "$id"); for k in from subject content status verified; do echo "$m" | jq -r ".$k"; done; msg list --status unread | jq ".messages | length"';
+    const script =
+      'id=$(msg list --status unread --limit 5 | jq -r ".messages[0].id"); m=$(msg read "$id"); for k in from subject content status verified; do echo "$m" | jq -r ".$k"; done; msg list --status unread | jq ".messages | length"';
     const r = (await gate.call('adf_shell', { command: script }, { origin: 'llm' })) as ShellResult;
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
@@ -77,12 +88,23 @@ describe('msg list / msg read in adf_shell', () => {
     const adf = agentFile(['msg_read']);
     await deliverTo(adf, 'hello', 's');
     const gate = shellGate(adf);
-    const r = (await gate.call('adf_shell', { command: 'msg list | jq ".messages | length"; msg read "$(msg list | jq -r ".messages[0].id")"; echo "status $?"' }, { origin: 'llm' })) as ShellResult;
+    const r = (await gate.call(
+      'adf_shell',
+      {
+        command:
+          'msg list | jq ".messages | length"; msg read "$(msg list | jq -r ".messages[0].id")"; echo "status $?"',
+      },
+      { origin: 'llm' },
+    )) as ShellResult;
     expect(r.stdout).toBe('1\nstatus 126\n');
     expect(adf.inbox.list()[0]?.status).toBe('unread');
 
     const open = shellGate(agentFile());
-    const missing = (await open.call('adf_shell', { command: 'msg read nope; echo "status $?"' }, { origin: 'llm' })) as ShellResult;
+    const missing = (await open.call(
+      'adf_shell',
+      { command: 'msg read nope; echo "status $?"' },
+      { origin: 'llm' },
+    )) as ShellResult;
     expect(missing.stderr).toContain('message "nope" is not in the inbox');
     expect(missing.stdout).toMatch(/status [1-9]/);
   });

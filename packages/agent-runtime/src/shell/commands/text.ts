@@ -4,18 +4,30 @@ import { compareIntegers } from '../integer-compare.js';
 import { formatPrintf, printfEscapes } from './printf-format.js';
 
 /** Splits `-abc` style flags from operands; `--` ends flags. Flags in `withValue` take the next word. */
-export function parseArgs(argv: readonly string[], withValue: readonly string[] = []): { flags: Map<string, string>; operands: string[] } {
+export function parseArgs(
+  argv: readonly string[],
+  withValue: readonly string[] = [],
+): { flags: Map<string, string>; operands: string[] } {
   const flags = new Map<string, string>();
   const operands: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--') { operands.push(...argv.slice(i + 1)); break; }
-    if (/^-[0-9]+$/.test(a)) { flags.set('n', a.slice(1)); continue; }
+    if (a === '--') {
+      operands.push(...argv.slice(i + 1));
+      break;
+    }
+    if (/^-[0-9]+$/.test(a)) {
+      flags.set('n', a.slice(1));
+      continue;
+    }
     if (a.startsWith('-') && a.length > 1) {
       const letters = a.slice(1);
       for (let j = 0; j < letters.length; j++) {
         const f = letters[j]!;
-        if (withValue.includes(f)) { flags.set(f, letters.slice(j + 1) || argv[++i] || ''); break; }
+        if (withValue.includes(f)) {
+          flags.set(f, letters.slice(j + 1) || argv[++i] || '');
+          break;
+        }
         flags.set(f, '');
       }
     } else operands.push(a);
@@ -39,30 +51,52 @@ export function lines(text: string): string[] {
   return l;
 }
 
-export const readsFiles = (operands: readonly string[]) => (operands.filter((o) => o !== '-').length > 0 ? ['fs_read'] : []);
+export const readsFiles = (operands: readonly string[]) =>
+  operands.filter((o) => o !== '-').length > 0 ? ['fs_read'] : [];
 
 export const noTools = () => [] as string[];
 
 export const echo: ShellCommand = {
-  name: 'echo', summary: 'print arguments (-n: no newline, -e: escapes)', tools: noTools,
+  name: 'echo',
+  summary: 'print arguments (-n: no newline, -e: escapes)',
+  tools: noTools,
   async run(ctx, argv) {
-    let i = 0; let newline = true; let escapes = false;
-    while (i < argv.length && /^-[neE]+$/.test(argv[i]!)) { if (argv[i]!.includes('n')) newline = false; if (argv[i]!.includes('e')) escapes = true; i++; }
+    let i = 0;
+    let newline = true;
+    let escapes = false;
+    while (i < argv.length && /^-[neE]+$/.test(argv[i]!)) {
+      if (argv[i]!.includes('n')) newline = false;
+      if (argv[i]!.includes('e')) escapes = true;
+      i++;
+    }
     let text = argv.slice(i).join(' ');
-    if (escapes) { const r = printfEscapes(text); text = r.text; if (r.stop) newline = false; }
+    if (escapes) {
+      const r = printfEscapes(text);
+      text = r.text;
+      if (r.stop) newline = false;
+    }
     ctx.out.write(newline ? `${text}\n` : text);
     return 0;
   },
 };
 
 export const printf: ShellCommand = {
-  name: 'printf', summary: 'formatted output: %s %d %i %u %o %x %X %c %b %f %e %g %%, flags -0+ #, width and precision; -v VAR stores it', tools: noTools,
+  name: 'printf',
+  summary:
+    'formatted output: %s %d %i %u %o %x %X %c %b %f %e %g %%, flags -0+ #, width and precision; -v VAR stores it',
+  tools: noTools,
   async run(ctx, argv) {
     const [format, ...rest] = argv[0] === '--' ? argv.slice(1) : argv;
-    if (format === undefined) { ctx.err.write('printf: usage: printf [-v var] format [arguments]\n'); return 2; }
+    if (format === undefined) {
+      ctx.err.write('printf: usage: printf [-v var] format [arguments]\n');
+      return 2;
+    }
     const r = formatPrintf(format, rest, true);
     ctx.out.write(r.text);
-    if (r.error !== undefined) { ctx.err.write(`printf: ${r.error}: invalid number\n`); return 1; }
+    if (r.error !== undefined) {
+      ctx.err.write(`printf: ${r.error}: invalid number\n`);
+      return 1;
+    }
     return 0;
   },
 };
@@ -72,21 +106,36 @@ export const colon: ShellCommand = { name: ':', summary: 'exit 0', tools: noTool
 export const falseCmd: ShellCommand = { name: 'false', summary: 'exit 1', tools: noTools, run: async () => 1 };
 
 export const cat: ShellCommand = {
-  name: 'cat', summary: 'print files or stdin (→ fs_read)', tools: (argv) => readsFiles(parseArgs(argv).operands),
-  async run(ctx, argv) { ctx.out.write(await inputText(ctx, parseArgs(argv).operands)); return 0; },
+  name: 'cat',
+  summary: 'print files or stdin (→ fs_read)',
+  tools: (argv) => readsFiles(parseArgs(argv).operands),
+  async run(ctx, argv) {
+    ctx.out.write(await inputText(ctx, parseArgs(argv).operands));
+    return 0;
+  },
 };
 
 export const grep: ShellCommand = {
-  name: 'grep', summary: 'match lines (-i -v -n -c -q -o -F -E; files → fs_read)',
+  name: 'grep',
+  summary: 'match lines (-i -v -n -c -q -o -F -E; files → fs_read)',
   tools: (argv) => readsFiles(parseArgs(argv, ['e']).operands.slice(parseArgs(argv, ['e']).flags.has('e') ? 0 : 1)),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv, ['e']);
     const pattern = flags.get('e') ?? operands.shift();
-    if (pattern === undefined) { ctx.err.write('usage: grep [-ivncqoFE] PATTERN [FILE...]\n'); return 2; }
+    if (pattern === undefined) {
+      ctx.err.write('usage: grep [-ivncqoFE] PATTERN [FILE...]\n');
+      return 2;
+    }
     let re: RegExp;
     try {
-      re = new RegExp(flags.has('F') ? pattern.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&') : pattern, flags.has('i') ? 'gi' : 'g');
-    } catch { ctx.err.write(`grep: invalid pattern ${JSON.stringify(pattern)}\n`); return 2; }
+      re = new RegExp(
+        flags.has('F') ? pattern.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&') : pattern,
+        flags.has('i') ? 'gi' : 'g',
+      );
+    } catch {
+      ctx.err.write(`grep: invalid pattern ${JSON.stringify(pattern)}\n`);
+      return 2;
+    }
     const text = await inputText(ctx, operands);
     let count = 0;
     lines(text).forEach((line, i) => {
@@ -95,7 +144,11 @@ export const grep: ShellCommand = {
       if (!hit) return;
       count++;
       if (flags.has('q') || flags.has('c')) return;
-      if (flags.has('o') && !flags.has('v')) { re.lastIndex = 0; for (const m of line.matchAll(re)) if (m[0] !== '') ctx.out.write(`${m[0]}\n`); return; }
+      if (flags.has('o') && !flags.has('v')) {
+        re.lastIndex = 0;
+        for (const m of line.matchAll(re)) if (m[0] !== '') ctx.out.write(`${m[0]}\n`);
+        return;
+      }
       ctx.out.write(flags.has('n') ? `${i + 1}:${line}\n` : `${line}\n`);
     });
     if (flags.has('c')) ctx.out.write(`${count}\n`);
@@ -104,7 +157,9 @@ export const grep: ShellCommand = {
 };
 
 const headTail = (name: 'head' | 'tail'): ShellCommand => ({
-  name, summary: `${name === 'head' ? 'first' : 'last'} lines (-n N; files → fs_read)`, tools: (argv) => readsFiles(parseArgs(argv, ['n']).operands),
+  name,
+  summary: `${name === 'head' ? 'first' : 'last'} lines (-n N; files → fs_read)`,
+  tools: (argv) => readsFiles(parseArgs(argv, ['n']).operands),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv, ['n']);
     const n = Number(flags.get('n') ?? 10);
@@ -118,7 +173,9 @@ export const head = headTail('head');
 export const tail = headTail('tail');
 
 export const wc: ShellCommand = {
-  name: 'wc', summary: 'count lines, words, bytes (-l -w -c), with GNU column widths and a total (files → fs_read)', tools: (argv) => readsFiles(parseArgs(argv).operands),
+  name: 'wc',
+  summary: 'count lines, words, bytes (-l -w -c), with GNU column widths and a total (files → fs_read)',
+  tools: (argv) => readsFiles(parseArgs(argv).operands),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv);
     const names = operands.length ? operands : [undefined];
@@ -127,20 +184,44 @@ export const wc: ShellCommand = {
     const rows: Array<{ name: string | undefined; n: Record<'l' | 'w' | 'c', number> }> = [];
     for (const name of names) {
       const text = name === undefined ? ctx.stdin : await inputText(ctx, [name]);
-      rows.push({ name, n: { l: (text.match(/\n/g) ?? []).length, w: text.split(/\s+/).filter(Boolean).length, c: Buffer.byteLength(text) } });
+      rows.push({
+        name,
+        n: {
+          l: (text.match(/\n/g) ?? []).length,
+          w: text.split(/\s+/).filter(Boolean).length,
+          c: Buffer.byteLength(text),
+        },
+      });
     }
-    if (rows.length > 1) rows.push({ name: 'total', n: { l: rows.reduce((s, r) => s + r.n.l, 0), w: rows.reduce((s, r) => s + r.n.w, 0), c: rows.reduce((s, r) => s + r.n.c, 0) } });
+    if (rows.length > 1)
+      rows.push({
+        name: 'total',
+        n: {
+          l: rows.reduce((s, r) => s + r.n.l, 0),
+          w: rows.reduce((s, r) => s + r.n.w, 0),
+          c: rows.reduce((s, r) => s + r.n.c, 0),
+        },
+      });
     // GNU: one input and one count is unpadded; stdin pads to 7; files pad to the digits of their total size
     const stdin = names.some((n) => n === undefined || n === '-');
     const total = rows[rows.length - 1]!.n.c;
     const width = names.length === 1 && keys.length === 1 ? 1 : stdin ? 7 : Math.max(1, String(total).length);
-    ctx.out.write(rows.map((r) => `${keys.map((k) => String(r.n[k]).padStart(width)).join(' ')}${r.name === undefined ? '' : ` ${r.name}`}\n`).join(''));
+    ctx.out.write(
+      rows
+        .map(
+          (r) =>
+            `${keys.map((k) => String(r.n[k]).padStart(width)).join(' ')}${r.name === undefined ? '' : ` ${r.name}`}\n`,
+        )
+        .join(''),
+    );
     return 0;
   },
 };
 
 export const sort: ShellCommand = {
-  name: 'sort', summary: 'sort lines (-r -n -u; files → fs_read)', tools: (argv) => readsFiles(parseArgs(argv).operands),
+  name: 'sort',
+  summary: 'sort lines (-r -n -u; files → fs_read)',
+  tools: (argv) => readsFiles(parseArgs(argv).operands),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv);
     let l = lines(await inputText(ctx, operands));
@@ -153,32 +234,58 @@ export const sort: ShellCommand = {
 };
 
 export const uniq: ShellCommand = {
-  name: 'uniq', summary: 'drop adjacent duplicate lines (-c)', tools: (argv) => readsFiles(parseArgs(argv).operands),
+  name: 'uniq',
+  summary: 'drop adjacent duplicate lines (-c)',
+  tools: (argv) => readsFiles(parseArgs(argv).operands),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv);
     const out: Array<[string, number]> = [];
-    for (const l of lines(await inputText(ctx, operands))) { const last = out[out.length - 1]; if (last && last[0] === l) last[1]++; else out.push([l, 1]); }
+    for (const l of lines(await inputText(ctx, operands))) {
+      const last = out[out.length - 1];
+      if (last && last[0] === l) last[1]++;
+      else out.push([l, 1]);
+    }
     ctx.out.write(out.map(([l, c]) => (flags.has('c') ? `${String(c).padStart(7)} ${l}\n` : `${l}\n`)).join(''));
     return 0;
   },
 };
 
 export const tr: ShellCommand = {
-  name: 'tr', summary: 'translate or delete characters (-d)', tools: noTools,
+  name: 'tr',
+  summary: 'translate or delete characters (-d)',
+  tools: noTools,
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv);
-    const expand = (set: string) => printfEscapes(set).text.replace(/\[:(alpha|digit|alnum|upper|lower|space):\]/g, (_m, c: string) => ({ alpha: 'a-zA-Z', digit: '0-9', alnum: 'a-zA-Z0-9', upper: 'A-Z', lower: 'a-z', space: ' \t\n\r\f\v' })[c] ?? '').replace(/(.)-(.)/gs, (_m, a: string, b: string) => { let s = ''; for (let c = a.charCodeAt(0); c <= b.charCodeAt(0); c++) s += String.fromCharCode(c); return s; });
+    const expand = (set: string) =>
+      printfEscapes(set)
+        .text.replace(
+          /\[:(alpha|digit|alnum|upper|lower|space):\]/g,
+          (_m, c: string) =>
+            ({ alpha: 'a-zA-Z', digit: '0-9', alnum: 'a-zA-Z0-9', upper: 'A-Z', lower: 'a-z', space: ' \t\n\r\f\v' })[
+              c
+            ] ?? '',
+        )
+        .replace(/(.)-(.)/gs, (_m, a: string, b: string) => {
+          let s = '';
+          for (let c = a.charCodeAt(0); c <= b.charCodeAt(0); c++) s += String.fromCharCode(c);
+          return s;
+        });
     const from = expand(operands[0] ?? '');
     const to = expand(operands[1] ?? '');
     let s = '';
-    for (const ch of ctx.stdin) { const i = from.indexOf(ch); if (i < 0) s += ch; else if (!flags.has('d')) s += to[Math.min(i, to.length - 1)] ?? ''; }
+    for (const ch of ctx.stdin) {
+      const i = from.indexOf(ch);
+      if (i < 0) s += ch;
+      else if (!flags.has('d')) s += to[Math.min(i, to.length - 1)] ?? '';
+    }
     ctx.out.write(s);
     return 0;
   },
 };
 
 /** `test` / `[`: strings, integers, and `-e`/`-f` through fs_list. */
-const testTools = (argv: readonly string[]) => (argv.some((a) => a === '-e' || a === '-f' || a === '-s') ? ['fs_read'] : []);
+const testTools = (argv: readonly string[]) =>
+  argv.some((a) => a === '-e' || a === '-f' || a === '-s') ? ['fs_read'] : [];
 async function evaluateTest(ctx: CommandContext, args: string[]): Promise<boolean> {
   if (args[0] === '!') return !(await evaluateTest(ctx, args.slice(1)));
   if (args.length === 0) return false;
@@ -188,7 +295,12 @@ async function evaluateTest(ctx: CommandContext, args: string[]): Promise<boolea
     if (op === '-z') return v === '';
     if (op === '-n') return v !== '';
     if (op === '-e' || op === '-f' || op === '-s') {
-      try { const c = fileContent(await ctx.tool('fs_read', { path: v })); return op === '-s' ? c.length > 0 : true; } catch { return false; }
+      try {
+        const c = fileContent(await ctx.tool('fs_read', { path: v }));
+        return op === '-s' ? c.length > 0 : true;
+      } catch {
+        return false;
+      }
     }
     throw new Error(`unknown unary operator ${op}`);
   }
@@ -196,30 +308,53 @@ async function evaluateTest(ctx: CommandContext, args: string[]): Promise<boolea
   const numeric = compareIntegers(op, a, b, (x) => new Error(`integer expression expected: ${x}`));
   if (numeric !== undefined) return numeric;
   switch (op) {
-    case '=': case '==': return a === b;
-    case '!=': return a !== b;
-    default: throw new Error(`unknown binary operator ${op}`);
+    case '=':
+    case '==':
+      return a === b;
+    case '!=':
+      return a !== b;
+    default:
+      throw new Error(`unknown binary operator ${op}`);
   }
 }
 export const test: ShellCommand = {
-  name: 'test', summary: 'conditions: -z -n = != -eq -lt …, -e/-f/-s (→ fs_read)', tools: testTools,
-  async run(ctx, argv) { try { return (await evaluateTest(ctx, [...argv])) ? 0 : 1; } catch (e) { ctx.err.write(`test: ${(e as Error).message}\n`); return 2; } },
+  name: 'test',
+  summary: 'conditions: -z -n = != -eq -lt …, -e/-f/-s (→ fs_read)',
+  tools: testTools,
+  async run(ctx, argv) {
+    try {
+      return (await evaluateTest(ctx, [...argv])) ? 0 : 1;
+    } catch (e) {
+      ctx.err.write(`test: ${(e as Error).message}\n`);
+      return 2;
+    }
+  },
 };
 export const bracket: ShellCommand = {
-  name: '[', summary: 'same as test; needs a closing ]', tools: testTools,
+  name: '[',
+  summary: 'same as test; needs a closing ]',
+  tools: testTools,
   async run(ctx, argv) {
-    if (argv[argv.length - 1] !== ']') { ctx.err.write('[: missing ]\n'); return 2; }
+    if (argv[argv.length - 1] !== ']') {
+      ctx.err.write('[: missing ]\n');
+      return 2;
+    }
     return test.run(ctx, argv.slice(0, -1));
   },
 };
 
 export const seq: ShellCommand = {
-  name: 'seq', summary: 'print a sequence of integers (at most 100000)', tools: noTools,
+  name: 'seq',
+  summary: 'print a sequence of integers (at most 100000)',
+  tools: noTools,
   async run(ctx, argv) {
     const nums = argv.map(Number);
     const [first, last] = nums.length === 1 ? [1, nums[0]!] : [nums[0]!, nums[nums.length - 1]!];
     const step = nums.length === 3 ? nums[1]! : 1;
-    if (!Number.isFinite(first) || !Number.isFinite(last) || step === 0 || Math.abs((last - first) / step) > 100_000) { ctx.err.write('seq: bad range\n'); return 1; }
+    if (!Number.isFinite(first) || !Number.isFinite(last) || step === 0 || Math.abs((last - first) / step) > 100_000) {
+      ctx.err.write('seq: bad range\n');
+      return 1;
+    }
     let s = '';
     for (let i = first; step > 0 ? i <= last : i >= last; i += step) s += `${i}\n`;
     ctx.out.write(s);
