@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isTrustErrorCode } from '@trust/core';
 import { CliError } from './cli-error.js';
 
 /** Where a running `trust studio` records its port and pid (removed when it stops). */
@@ -171,6 +170,8 @@ export async function callStudio(
   const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (!res.ok) {
     const err = (json.error ?? {}) as { code?: unknown; message?: string; hint?: string };
+    // Loaded here, not at the top: `trust <command> --help` must not load any @trust package.
+    const { isTrustErrorCode } = await import('@trust/core');
     throw new CliError(
       isTrustErrorCode(err.code) ? err.code : 'CONTROL_ERROR',
       err.message ?? `control API answered ${res.status}`,
