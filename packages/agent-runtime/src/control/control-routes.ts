@@ -18,6 +18,7 @@ import {
   parseBody,
 } from './route-schemas.js';
 import { checkPolicyUrl, validatePolicy } from './policy-check.js';
+import { sandboxRoutes, type SandboxControl } from './sandbox-routes.js';
 
 /** What a handler gets: path params, the parsed JSON body (for writes) and the acting owner. */
 export interface RouteContext {
@@ -41,6 +42,8 @@ export interface ControlHostData {
   /** Values for `{ "env": NAME }` headers when a policy is checked. Omitted: none (such a policy reports the missing variable). */
   readonly policyEnv?: () => Readonly<Record<string, string | undefined>>;
   readonly cspReports: () => readonly unknown[];
+  /** Starts and follows sandbox runs for the studio (see sandbox-routes.ts). Omitted: those routes answer 501. */
+  readonly sandboxControl?: SandboxControl;
 }
 
 const ID = '(?<id>[A-Za-z0-9][A-Za-z0-9._-]{0,63})';
@@ -196,6 +199,7 @@ export function createRoutes(agents: ControlAgents, host: ControlHostData): read
       );
     }),
     r('GET', '/csp-reports', async () => ({ reports: host.cspReports() })),
+    ...sandboxRoutes(host.sandboxControl),
   ];
 }
 

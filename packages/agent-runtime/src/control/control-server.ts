@@ -20,6 +20,7 @@ import { createGuardSettings, evaluateControlRequest } from './request-guard.js'
 import { readJsonBody, readLimited } from './request-body.js';
 import { CSP_REPORT_PATH, buildCsp, setCommonHeaders } from './security-headers.js';
 import { serveStatic } from './static-files.js';
+import type { SandboxControl } from './sandbox-routes.js';
 import { handleMeshRequest, MESH_INBOX_PREFIX } from '../messaging/mesh-http.js';
 import type { LocalMesh } from '../messaging/local-mesh.js';
 import { createMeshWsServer, type MeshWsServerOptions } from './mesh-ws-server.js';
@@ -62,6 +63,8 @@ export interface ControlServerOptions {
    * (`POST /policy/check`); the values are never sent back. Omitted: none.
    */
   readonly policyEnv?: () => Readonly<Record<string, string | undefined>>;
+  /** Starts and follows sandbox runs for the studio (`/sandbox/…` routes). Omitted: those routes answer 501. */
+  readonly sandboxControl?: SandboxControl;
   /**
    * The agents that receive mesh mail here (`POST /mesh/v1/inbox/<did>`). The route needs no owner
    * token: the message signature is the credential and each agent's ingress decides (receive is
@@ -138,6 +141,7 @@ export async function createControlServer(options: ControlServerOptions): Promis
     ...(options.sandboxRuns === undefined ? {} : { sandboxRuns: options.sandboxRuns }),
     ...(options.auditLogs === undefined ? {} : { auditLogs: options.auditLogs }),
     ...(options.policyEnv === undefined ? {} : { policyEnv: options.policyEnv }),
+    ...(options.sandboxControl === undefined ? {} : { sandboxControl: options.sandboxControl }),
     cspReports: () => reports.slice(),
   });
   let guard = createGuardSettings(0);
