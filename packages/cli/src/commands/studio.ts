@@ -125,6 +125,13 @@ export const command: CommandSpec = {
     const trusted = await readWorkspaceTrustedKeys(layout);
     // Refusals at the control server's edge (a body nested too deep, a connection over the cap).
     const edgeAudit = (await import('@trust/core/node')).createJsonlAuditSink(controlAuditFile(layout.root));
+    // Runs started from the studio, each under the OS sandbox and recorded in the run log like `trust sandbox`.
+    const sandbox = (await import('../studio-sandbox.js')).createStudioSandbox({
+      runsFile: sandboxRunsFile(trustHome(io.env)),
+      env: io.env,
+      launcherCacheDir: join(trustHome(io.env), 'cache', 'launcher'),
+      onRecordError: (e) => out.warn(`a studio sandbox run was not recorded: ${escapeTerminal((e as Error).message)}`),
+    });
     const server = await createControlServer({
       agents,
       audit: edgeAudit,
@@ -142,6 +149,7 @@ export const command: CommandSpec = {
         ),
       // The policy editor's check resolves { "env": NAME } headers like `trust egress check --policy` (values never leave the server).
       policyEnv: () => io.env,
+      sandboxControl: sandbox,
     });
     controlPort = server.port;
     const url = `http://127.0.0.1:${server.port}/#token=${server.token}`;
@@ -163,6 +171,7 @@ export const command: CommandSpec = {
     out.progress('stopping the studio');
     await rm(studioStateFile(layout.root), { force: true });
     await server.close();
+    await sandbox.close();
     edgeAudit.close();
     agents.close();
     await models.close();
