@@ -1,0 +1,88 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTempHome } from './run-cli.test-helper.js';
+import { createStudioSandbox } from './studio-sandbox.js';
+
+// The studio's sandbox host with real bubblewrap: bounded concurrency, the spawn boundary's
+// refusals before anything starts, kill, close, and the run log record. Fails without bwrap.
+const tmp = createTempHome();
+const runsFile = join(tmp.trustHome, 'sandbox-runs.jsonl');
+const host = createStudioSandbox({
+  runsFile,
+  env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  launcherCacheDir: join(tmp.trustHome, 'cache', 'launcher'),
+  maxConcurrent: 2,
+});
+afterAll(async () => {
+  await host.close();
+  tmp.cleanup();
+});
+
+const POLICY = { v: 1, capabilities: ['stdout', 'stderr'] };
+const records = () =>
+  existsSync(runsFile)
+    ? readFileSync(runsFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; exitCode: number | null; signal: string | null })
+    : [];
+
+async function waitExit(id: string) {
+  for (let after = 0; ; ) {
+    const page = await host.events(id, after, 10_000);
+    after = page.next;
+    const exit = page.events.find((e) => e.kind === 'exit');
+    if (exit) return exit;
+  }
+}
+
+describe('studio sandbox host (real bwrap)', () => {
+  it('runs a command, streams its output as events and records the run like trust sandbox', async () => {
+    const r = await host.start({ argv: ['sh', '-c', 'echo out; echo err >&2'], policy: POLICY });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    await waitExit(r.run.id);
+    const events = (await host.events(r.run.id, 0, 0)).events;
+    expect(events.filter((e) => e.kind === 'output')).toEqual([
+      expect.objectContaining({ stream: 'stdout', text: 'out\n' }),
+      expect.objectContaining({ stream: 'stderr', text: 'err\n' }),
+    ]);
+    expect(records().find((x) => x.id === r.run.id)).toMatchObject({ exitCode: 0 });
+    expect(host.get(r.run.id).state).toBe('exited');
+  });
+
+  it('refuses a NUL byte in argv at the sandbox boundary: nothing starts, nothing is recorded', async () => {
+    const before = records().length;
+    const r = await host.start({ argv: ['echo', 'x\0--bind'], policy: POLICY });
+    expect(r).toEqual({
+      ok: false,
+      problems: [expect.objectContaining({ code: 'SANDBOX_ARGV_INVALID', path: 'argv.1' })],
+    });
+    expect(records()).toHaveLength(before);
+    expect(host.list().every((run) => !run.argv.includes('x\0--bind'))).toBe(true);
+  });
+
+  it('a granted directory that does not exist is a problem in place, from the sandbox itself', async () => {
+    const r = await host.start({ argv: ['true'], policy: { v: 1, capabilities: ['fs:ro:/nonexistent-dir-of-test'] } });
+    expect(r.ok).toBe(false);
+    expect(r.ok ? [] : r.problems.map((p) => p.code)).toContain('SANDBOX_GRANT_MISSING');
+  });
+
+  it('holds at most maxConcurrent runs; a kill ends one, frees its slot and is recorded as killed', async () => {
+    const a = await host.start({ argv: ['sleep', '30'], policy: POLICY });
+    const b = await host.start({ argv: ['sleep', '30'], policy: POLICY });
+    if (!a.ok || !b.ok) throw new Error('the two runs should start');
+    await expect(host.start({ argv: ['true'], policy: POLICY })).rejects.toHaveTrustCode('CONTROL_BUSY');
+    const killed = await host.kill(a.run.id);
+    expect(killed.state).toBe('exited');
+    expect((await waitExit(a.run.id)).exit).toMatchObject({ killed: true, code: null });
+    await expect(host.kill(a.run.id)).rejects.toHaveTrustCode('CONTROL_CONFLICT');
+    const c = await host.start({ argv: ['true'], policy: POLICY });
+    expect(c.ok).toBe(true);
+    if (c.ok) await waitExit(c.run.id);
+    expect(records().find((x) => x.id === a.run.id)).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
+    // close() kills what still runs.
+    await host.close();
+    expect(host.get(b.run.id).state).toBe('exited');
+  });
+});
