@@ -191,7 +191,10 @@ describe('sandbox runs from the studio (Chromium, real bwrap)', () => {
     expect((await api('/sandbox/runs')).runs.length).toBe(before);
     // A capability typo alone (the schema passes, the capability parser does not).
     await setRequest(page, { argv: ['true'], policy: { v: 1, capabilities: ['netwrok'] } }, false);
-    expect(await list.locator('li[data-path^="policy.capabilities"]').count()).toBeGreaterThan(0);
+    // The alert was already shown for the last request: wait for the new answer's problem.
+    await list.locator('li[data-path^="policy.capabilities"]').first().waitFor();
+    expect(await list.locator('li[data-path="argv.1"]').count()).toBe(0);
+    expect(await list.textContent()).toContain('netwrok');
     await screenshot(page, 'sandbox-problems');
     expect(problems).toEqual([]);
     await page.context().close();
