@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTempHome } from './run-cli.test-helper.js';
@@ -37,7 +38,51 @@ async function waitExit(id: string) {
   }
 }
 
+// A raw HTTP request through the run's proxy (HTTP_PROXY), printing the status line.
+const viaProxy = (port: number) =>
+  `const u=new URL(process.env.HTTP_PROXY);const s=require('net').connect(+u.port,u.hostname,()=>s.write('GET http://127.0.0.1:${port}/x HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nConnection: close\\r\\n\\r\\n'));let b='';s.on('data',(d)=>(b+=d));s.on('end',()=>console.log(b.split('\\r\\n')[0]))`;
+
 describe('studio sandbox host (real bwrap)', () => {
+  it("a run allowed 127.0.0.1 still cannot reach the host's protected port (the control server's)", async () => {
+    const seen: string[] = [];
+    const api = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.end('control api');
+    });
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+    const port = (api.address() as { port: number }).port;
+    const guarded = createStudioSandbox({
+      runsFile,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      launcherCacheDir: join(tmp.trustHome, 'cache', 'launcher'),
+      protectedPorts: () => [port],
+    });
+    try {
+      const r = await guarded.start({
+        argv: [process.execPath, '-e', viaProxy(port)],
+        policy: { v: 1, capabilities: ['stdout', 'stderr', 'http'] },
+        egress: { v: 1, http: { allow: [`127.0.0.1:${port}`] }, guard: { mode: 'allow-local' } },
+      });
+      if (!r.ok) throw new Error(JSON.stringify(r.problems));
+      await (async () => {
+        for (let after = 0; ; ) {
+          const page = await guarded.events(r.run.id, after, 10_000);
+          after = page.next;
+          if (page.state === 'exited') return;
+        }
+      })();
+      const events = (await guarded.events(r.run.id, 0, 0)).events;
+      expect(events.find((e) => e.kind === 'output')).toMatchObject({ text: expect.stringContaining('403') });
+      expect(events.filter((e) => e.kind === 'egress')).toEqual([
+        expect.objectContaining({ decision: 'deny', code: expect.stringContaining('PROTECTED') }),
+      ]);
+      expect(seen).toEqual([]);
+    } finally {
+      await guarded.close();
+      await new Promise<void>((r) => api.close(() => r()));
+    }
+  });
+
   it('runs a command, streams its output as events and records the run like trust sandbox', async () => {
     const r = await host.start({ argv: ['sh', '-c', 'echo out; echo err >&2'], policy: POLICY });
     if (!r.ok) throw new Error(JSON.stringify(r.problems));

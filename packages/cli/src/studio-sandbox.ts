@@ -25,6 +25,11 @@ export interface StudioSandboxOptions {
   /** Runs kept for the studio (finished ones are dropped oldest first). Default 50. */
   readonly maxKept?: number;
   readonly caps?: StudioRunCaps;
+  /**
+   * Loopback ports no run may reach, whatever its egress policy allows (the control server's own
+   * port: a run allowed 127.0.0.1 must not talk to the API that started it). Read at each start.
+   */
+  readonly protectedPorts?: () => readonly number[];
   /** Called when a run could not be recorded in the run log. */
   readonly onRecordError?: (err: unknown) => void;
 }
@@ -93,7 +98,9 @@ export function createStudioSandbox(options: StudioSandboxOptions): SandboxContr
           env: options.env,
           audit: egress.sink,
           launcherCacheDir: options.launcherCacheDir,
-          ...(s.egress ? { egress: s.egress.policy, guard: s.egress.guard as never } : {}),
+          ...(s.egress
+            ? { egress: s.egress.policy, guard: guardWith(s.egress.guard, options.protectedPorts?.() ?? []) }
+            : {}),
         });
       } catch (e) {
         if (!isCoded(e)) throw e;
@@ -212,6 +219,12 @@ export function createStudioSandbox(options: StudioSandboxOptions): SandboxContr
       await Promise.all(waits.map((e) => e.done));
     },
   };
+}
+
+/** The egress file's guard options with the host's protected ports added to its own. */
+function guardWith(guard: Record<string, unknown>, ports: readonly number[]): never {
+  const own = Array.isArray(guard.protectedPorts) ? (guard.protectedPorts as number[]) : [];
+  return (ports.length === 0 ? guard : { ...guard, protectedPorts: [...new Set([...own, ...ports])] }) as never;
 }
 
 /** An audit sink that puts each egress decision of a run in its log as it happens; a chain of its own, nothing kept. */

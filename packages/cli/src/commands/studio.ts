@@ -130,6 +130,8 @@ export const command: CommandSpec = {
       runsFile: sandboxRunsFile(trustHome(io.env)),
       env: io.env,
       launcherCacheDir: join(trustHome(io.env), 'cache', 'launcher'),
+      // A run allowed to reach loopback still cannot reach the control API that started it.
+      protectedPorts: () => (controlPort === undefined ? [] : [controlPort]),
       onRecordError: (e) => out.warn(`a studio sandbox run was not recorded: ${escapeTerminal((e as Error).message)}`),
     });
     const server = await createControlServer({
