@@ -163,6 +163,18 @@ describe('sandbox runs from the studio (Chromium, real bwrap)', () => {
     const record = (await api('/sandbox-runs')).runs.find((r: { id: string }) => r.id === id);
     expect(record.egressCounts).toEqual({ allowed: 1, denied: 1 });
     expect(record.violations).toEqual([expect.stringContaining('EGRESS_HOST_NOT_ALLOWED')]);
+    // From the audit timeline: the run's denial links to the same rule of its egress policy.
+    await page.locator('nav button[data-view=audit]').click();
+    const row = page.locator('tr[data-log="sandbox-runs"][data-action="egress.connect"].denied', {
+      hasText: 'denied.example',
+    });
+    await row.first().waitFor();
+    await row.first().locator('[data-rule-link="http.allow"]').click();
+    const fromAudit = row.first().locator('[data-section="http.allow"]');
+    await fromAudit.waitFor();
+    expect(await fromAudit.getAttribute('class')).toContain('highlight');
+    expect(await fromAudit.textContent()).toContain(`127.0.0.1:${peerPort}`);
+    await screenshot(page, 'sandbox-audit-rule');
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -3,6 +3,7 @@ import { filterAudit, NO_FILTER, principalName, principalsOf, type AuditFilter }
 import { ErrorNote, useLoad } from '../studio-context';
 import type { AuditLogInfo, AuditRow, ChainStatus } from '../types';
 import { AuditChart } from './audit-chart';
+import { DenialRule } from './denial-rule';
 
 /** One timeline across every agent's chain and the host's logs, with chain status per log and filters. */
 export function AuditView() {
@@ -106,7 +107,10 @@ export function AuditView() {
               <td>
                 <span className={e.decision === 'allow' ? 'badge ok' : 'badge deny'}>{e.decision}</span>
               </td>
-              <td className="rule">{[e.rule, e.code].filter(Boolean).join(' · ')}</td>
+              <td className="rule">
+                {[e.rule, e.code].filter(Boolean).join(' · ')}
+                <DenialRule row={e} />
+              </td>
               <td className="details">{e.details ? JSON.stringify(e.details) : ''}</td>
             </tr>
           ))}

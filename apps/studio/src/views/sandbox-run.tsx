@@ -170,7 +170,7 @@ function describeExit(exit: Extract<SandboxRunEvent, { kind: 'exit' }>['exit'] |
 }
 
 /** The run's egress policy, one row per rule section, so a decision can point at its rule. */
-function PolicyRules({ run, highlight }: { run: SandboxLiveRun; highlight: string | undefined }) {
+export function PolicyRules({ run, highlight }: { run: SandboxLiveRun; highlight: string | undefined }) {
   const rows: [string, unknown][] = [];
   const egress = run.egress;
   if (typeof egress === 'object' && egress !== null) {
