@@ -18,6 +18,7 @@ import {
   parseBody,
 } from './route-schemas.js';
 import { checkPolicyUrl, validatePolicy } from './policy-check.js';
+import { createAgentDetailRoutes } from './agent-detail-routes.js';
 
 /** What a handler gets: path params, the parsed JSON body (for writes) and the acting owner. */
 export interface RouteContext {
@@ -196,6 +197,7 @@ export function createRoutes(agents: ControlAgents, host: ControlHostData): read
       );
     }),
     r('GET', '/csp-reports', async () => ({ reports: host.cspReports() })),
+    ...createAgentDetailRoutes(agents),
   ];
 }
 
