@@ -27,9 +27,6 @@ export function FileEditor({ agent }: { agent: string }) {
 
   // Loaded once per file (not on every live event), so typing is never overwritten.
   useEffect(() => {
-    setFile(undefined);
-    setSaved(undefined);
-    setError(undefined);
     if (path === undefined || isNew) return;
     let live = true;
     api.get<{ file: EditableFile; maxBytes: number }>(`${base}/file-text/${encodeFilePath(path)}`).then(
@@ -41,6 +38,14 @@ export function FileEditor({ agent }: { agent: string }) {
     };
   }, [api, base, path, isNew]);
 
+  const choose = (p: string | undefined, fresh: boolean) => {
+    setFile(undefined);
+    setSaved(undefined);
+    setError(undefined);
+    setText('');
+    setIsNew(fresh);
+    setPath(p);
+  };
   const save = () => {
     if (path === undefined) return;
     setSaved(undefined);
@@ -66,7 +71,7 @@ export function FileEditor({ agent }: { agent: string }) {
           <select
             aria-label="file to edit"
             value={isNew ? '' : (path ?? '')}
-            onChange={(e) => (setIsNew(false), setPath(e.target.value === '' ? undefined : e.target.value))}
+            onChange={(e) => choose(e.target.value === '' ? undefined : e.target.value, false)}
           >
             <option value="">(choose a file)</option>
             {(list.data?.files ?? []).map((f) => (
@@ -81,9 +86,7 @@ export function FileEditor({ agent }: { agent: string }) {
           onSubmit={(e) => {
             e.preventDefault();
             if (newPath.trim() === '') return;
-            setIsNew(true);
-            setPath(newPath.trim());
-            setText('');
+            choose(newPath.trim(), true);
           }}
         >
           <input
