@@ -47,7 +47,11 @@ async function openTab(tab: string): Promise<{ page: Page; watch: { problems: st
   return { page, watch };
 }
 
-const editorText = (page: Page) => page.locator('.code-editor .cm-content').innerText();
+const editorText = (page: Page) =>
+  page
+    .locator('.code-editor .cm-content')
+    .textContent()
+    .then((t) => t ?? '');
 const cspReports = () => fx.server.cspReports().map((r) => JSON.stringify(r));
 
 describe('agents flow (Chromium, real control server and agent)', () => {

@@ -58,7 +58,12 @@ export function AgentsView() {
           />
           <button type="submit">Create</button>
         </form>
-        <TemplateCreate onCreated={(id) => (list.reload(), selectAgent(id))} />
+        <TemplateCreate
+          onCreated={(id) => {
+            list.reload();
+            selectAgent(id);
+          }}
+        />
         <ErrorNote error={error ?? list.error} />
       </aside>
       <div className="detail">

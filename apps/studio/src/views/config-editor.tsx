@@ -39,9 +39,21 @@ function FieldRow({ base, field, reload }: { base: string; field: ConfigField; r
   const id = `cfg-${field.path.replace(/\./g, '-')}`;
   const save = () =>
     api.send('PATCH', `${base}/config`, { path: field.path, value: fieldValue(field.kind, shown) }).then(
-      () => (setError(undefined), setText(undefined), setDone(true), reload()),
-      (e: unknown) => (setDone(false), setError(e instanceof ApiError ? e : new ApiError(0, 'NETWORK', String(e)))),
+      () => {
+        setError(undefined);
+        setText(undefined);
+        setDone(true);
+        reload();
+      },
+      (e: unknown) => {
+        setDone(false);
+        setError(e instanceof ApiError ? e : new ApiError(0, 'NETWORK', String(e)));
+      },
     );
+  const edit = (t: string) => {
+    setText(t);
+    setDone(false);
+  };
   const locked = field.locked !== undefined;
   const common = {
     id,
@@ -65,12 +77,12 @@ function FieldRow({ base, field, reload }: { base: string; field: ConfigField; r
         }}
       >
         {field.kind === 'boolean' ? (
-          <select {...common} value={shown} onChange={(e) => (setText(e.target.value), setDone(false))}>
+          <select {...common} value={shown} onChange={(e) => edit(e.target.value)}>
             <option value="true">true</option>
             <option value="false">false</option>
           </select>
         ) : field.kind === 'enum' ? (
-          <select {...common} value={shown} onChange={(e) => (setText(e.target.value), setDone(false))}>
+          <select {...common} value={shown} onChange={(e) => edit(e.target.value)}>
             {(field.options ?? []).map((o) => (
               <option key={o} value={o}>
                 {o}
@@ -78,9 +90,9 @@ function FieldRow({ base, field, reload }: { base: string; field: ConfigField; r
             ))}
           </select>
         ) : field.kind === 'json' || field.path === 'instructions' ? (
-          <textarea {...common} rows={3} value={shown} onChange={(e) => (setText(e.target.value), setDone(false))} />
+          <textarea {...common} rows={3} value={shown} onChange={(e) => edit(e.target.value)} />
         ) : (
-          <input {...common} value={shown} onChange={(e) => (setText(e.target.value), setDone(false))} />
+          <input {...common} value={shown} onChange={(e) => edit(e.target.value)} />
         )}
         {locked ? null : <button type="submit">Set</button>}
       </form>

@@ -30,8 +30,15 @@ export function FileEditor({ agent }: { agent: string }) {
     if (path === undefined || isNew) return;
     let live = true;
     api.get<{ file: EditableFile; maxBytes: number }>(`${base}/file-text/${encodeFilePath(path)}`).then(
-      (d) => live && (setFile(d.file), setText(d.file.content), setMaxBytes(d.maxBytes)),
-      (e: unknown) => live && setError(toError(e)),
+      (d) => {
+        if (!live) return;
+        setFile(d.file);
+        setText(d.file.content);
+        setMaxBytes(d.maxBytes);
+      },
+      (e: unknown) => {
+        if (live) setError(toError(e));
+      },
     );
     return () => {
       live = false;

@@ -49,8 +49,8 @@ export function RuntimePanels({ agent }: { agent: string }) {
                   </tr>
                 </thead>
                 <tbody>
-                  {r.triggers.map((t, i) => (
-                    <tr key={i}>
+                  {r.triggers.map((t) => (
+                    <tr key={JSON.stringify(t)}>
                       <td>{t.type}</td>
                       <td>{t.scope === 'system' ? `system: ${t.lambda ?? '?'}` : 'agent (wakes the loop)'}</td>
                       <td>{t.filter ? json(t.filter) : '—'}</td>

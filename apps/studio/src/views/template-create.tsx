@@ -25,7 +25,11 @@ export function TemplateCreate({ onCreated }: { onCreated(id: string): void }) {
       ...(baseUrl.trim() === '' ? {} : { base_url: baseUrl.trim() }),
     };
     api.send<{ agent: { id: string } }>('POST', `/agent-templates/${encodeURIComponent(template)}`, body).then(
-      (d) => (setError(undefined), setName(''), onCreated(d.agent.id)),
+      (d) => {
+        setError(undefined);
+        setName('');
+        onCreated(d.agent.id);
+      },
       (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0, 'NETWORK', String(e))),
     );
   };
