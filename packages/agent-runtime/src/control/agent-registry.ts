@@ -94,7 +94,8 @@ export interface ChainStatus {
 
 /** What the live stream carries. `data` is JSON-serialisable. */
 export interface ControlEvent {
-  readonly kind: 'approval' | 'task' | 'turn' | 'audit' | 'state' | 'message';
+  /** `delta`: a fragment of model text while it streams (`data: { text }`); the final turn follows as `turn`. */
+  readonly kind: 'approval' | 'task' | 'turn' | 'audit' | 'state' | 'message' | 'delta';
   readonly agent: string;
   readonly data: unknown;
 }
