@@ -1,9 +1,11 @@
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { ApiError } from '../api';
 import { type EditableFile, encodeFilePath, saveBlocker, saveBody } from '../file-edit';
 import { ErrorNote, useLoad, useStudio } from '../studio-context';
 import type { AgentFile } from '../types';
-import { CodeEditor } from './code-editor';
+
+// CodeMirror is loaded (from this server, like every script) only when the editor is opened.
+const CodeEditor = lazy(() => import('./code-editor').then((m) => ({ default: m.CodeEditor })));
 
 const toError = (e: unknown) => (e instanceof ApiError ? e : new ApiError(0, 'NETWORK', String(e)));
 
@@ -118,13 +120,15 @@ export function FileEditor({ agent }: { agent: string }) {
               <code>{file.refused.code}</code> {file.refused.reason}
             </p>
           ) : null}
-          <CodeEditor
-            path={path}
-            value={file?.content ?? ''}
-            readOnly={file !== undefined && !file.editable}
-            label={`edit ${path}`}
-            onChange={setText}
-          />
+          <Suspense fallback={<p className="muted">Loading the editor…</p>}>
+            <CodeEditor
+              path={path}
+              value={file?.content ?? ''}
+              readOnly={file !== undefined && !file.editable}
+              label={`edit ${path}`}
+              onChange={setText}
+            />
+          </Suspense>
           <div className="inline">
             <button type="button" onClick={save} disabled={blocked !== undefined}>
               Save (owner, audited)
