@@ -108,7 +108,7 @@ async function meshView(agents: ControlAgents) {
   const received: { from: string; to: string; time: string }[] = [];
   for (const s of await agents.list()) {
     const a = await agents.open(s.id);
-    const did = typeof a.runtimeView === 'function' ? (await a.runtimeView()).identity.did : null;
+    const did = typeof a.did === 'function' ? await a.did() : null;
     nodes.push({ id: s.id, did });
     if (typeof a.outbox === 'function') sent.push(...(await a.outbox()));
     if (typeof a.inbox === 'function') received.push(...(await a.inbox()));

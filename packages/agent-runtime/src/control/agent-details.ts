@@ -18,7 +18,7 @@ const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 export function adfDetails(
   adf: AdfFile,
   audited: (by: Principal, action: string, target: string, details?: Record<string, unknown>) => void,
-): Required<Pick<ControlAgent, 'fileText' | 'writeFile' | 'runtimeView'>> {
+): Required<Pick<ControlAgent, 'fileText' | 'writeFile' | 'runtimeView' | 'did'>> {
   const text = (path: string): AgentFileText => {
     const f = adf.files.read(path);
     if (f === undefined) throw controlError('CONTROL_NOT_FOUND', `no file "${path}"`, 'list files with GET …/files');
@@ -60,6 +60,7 @@ export function adfDetails(
       return text(path);
     },
     runtimeView: () => runtimeView(adf),
+    did: () => adf.meta.get('adf_did') ?? null,
   };
 }
 

@@ -145,6 +145,8 @@ export interface ControlAgent {
   writeFile?(path: string, content: string, base: string | null, by: Principal): Awaitable<AgentFileText>;
   /** Triggers, timers, MCP servers, identity and messaging, read-only. */
   runtimeView?(): Awaitable<AgentRuntimeView>;
+  /** The agent's DID (`adf_did`), or null before it has an identity. Cheap: no content hash. */
+  did?(): Awaitable<string | null>;
 }
 
 /** A file of the agent as the editor sees it. `editable: false` comes with the code and reason. */
