@@ -56,7 +56,10 @@ export function App() {
       {
         connect: (signal) => {
           setTick((t) => t + 1);
-          return api.events(() => setTick((t) => t + 1), signal);
+          // Streamed model text (`delta`) is shown by its own view, not a reason to reload every view.
+          return api.events((e) => {
+            if (e.kind !== 'delta') setTick((t) => t + 1);
+          }, signal);
         },
         isDenied: (e) => e instanceof ApiError && e.status === 401,
         onLive: setLive,

@@ -5,12 +5,13 @@ import type { AgentSummary } from '../types';
 import { ChatPanel } from './chat-panel';
 import { FilesPanel } from './files-panel';
 import { MessagesPanel } from './messages-panel';
+import { AGENT_DETAIL_TABS, AgentDetailTab, TemplateCreate, type AgentDetailTabName } from './agent-detail-tabs';
 
 /** The agents of the workspace with their state, and the selected agent's chat, mail and files. */
 export function AgentsView() {
   const { api, agent, selectAgent } = useStudio();
   const list = useLoad<{ agents: AgentSummary[] }>('/agents');
-  const [tab, setTab] = useState<'chat' | 'inbox' | 'outbox' | 'files'>('chat');
+  const [tab, setTab] = useState<'chat' | 'inbox' | 'outbox' | 'files' | AgentDetailTabName>('chat');
   const [name, setName] = useState('');
   const [error, setError] = useState<ApiError>();
   const current = list.data?.agents.find((a) => a.id === agent);
@@ -57,6 +58,12 @@ export function AgentsView() {
           />
           <button type="submit">Create</button>
         </form>
+        <TemplateCreate
+          onCreated={(id) => {
+            list.reload();
+            selectAgent(id);
+          }}
+        />
         <ErrorNote error={error ?? list.error} />
       </aside>
       <div className="detail">
@@ -77,7 +84,7 @@ export function AgentsView() {
               </button>
             </header>
             <div className="tabs">
-              {(['chat', 'inbox', 'outbox', 'files'] as const).map((t) => (
+              {(['chat', 'inbox', 'outbox', 'files', ...AGENT_DETAIL_TABS] as const).map((t) => (
                 <button key={t} className={t === tab ? 'tab active' : 'tab'} onClick={() => setTab(t)}>
                   {t}
                 </button>
@@ -87,6 +94,7 @@ export function AgentsView() {
             {tab === 'inbox' && <MessagesPanel agent={current.id} box="inbox" />}
             {tab === 'outbox' && <MessagesPanel agent={current.id} box="outbox" />}
             {tab === 'files' && <FilesPanel agent={current.id} />}
+            <AgentDetailTab tab={tab} agent={current.id} />
           </>
         )}
       </div>

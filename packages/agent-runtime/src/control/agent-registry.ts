@@ -94,7 +94,8 @@ export interface ChainStatus {
 
 /** What the live stream carries. `data` is JSON-serialisable. */
 export interface ControlEvent {
-  readonly kind: 'approval' | 'task' | 'turn' | 'audit' | 'state' | 'message';
+  /** `delta`: a fragment of model text while it streams (`data: { text }`); the final turn follows as `turn`. */
+  readonly kind: 'approval' | 'task' | 'turn' | 'audit' | 'state' | 'message' | 'delta';
   readonly agent: string;
   readonly data: unknown;
 }
@@ -138,6 +139,67 @@ export interface ControlAgent {
   audit?(): Awaitable<readonly AuditEvent[]>;
   verifyAudit?(): Awaitable<ChainStatus>;
   trigger?(input: TriggerInput): Awaitable<unknown>;
+  /** A file as editable text, with the SHA-256 a save must name (see agent-details.ts). */
+  fileText?(path: string): Awaitable<AgentFileText>;
+  /** Owner write of a text file; `base` is the SHA-256 the editor read, or null for a new file. Audited. */
+  writeFile?(path: string, content: string, base: string | null, by: Principal): Awaitable<AgentFileText>;
+  /** Triggers, timers, MCP servers, identity and messaging, read-only. */
+  runtimeView?(): Awaitable<AgentRuntimeView>;
+  /** The agent's DID (`adf_did`), or null before it has an identity. Cheap: no content hash. */
+  did?(): Awaitable<string | null>;
+}
+
+/** A file of the agent as the editor sees it. `editable: false` comes with the code and reason. */
+export interface AgentFileText {
+  readonly path: string;
+  readonly content: string;
+  readonly sha256: string;
+  readonly size: number;
+  readonly protection: string;
+  readonly editable: boolean;
+  readonly refused?: { readonly code: string; readonly reason: string };
+}
+
+/** What drives an agent besides chat, as read from its file. Untrusted strings, shown as text. */
+export interface AgentRuntimeView {
+  readonly triggers: readonly {
+    readonly type: string;
+    readonly scope: string;
+    readonly lambda?: string;
+    readonly filter?: Readonly<Record<string, string>>;
+    readonly timing?: string;
+  }[];
+  readonly timers: readonly {
+    readonly id: number;
+    readonly schedule: unknown;
+    readonly nextWakeAt: string | null;
+    readonly runCount: number;
+    readonly locked: boolean;
+    readonly expired: boolean;
+    readonly lambda: string | null;
+  }[];
+  readonly mcp: readonly {
+    readonly name: string;
+    readonly transport: 'stdio' | 'http' | 'none';
+    readonly target: string;
+    readonly restricted: boolean;
+    readonly capabilities: readonly string[];
+    readonly enabledTools: readonly string[];
+    readonly status: string;
+  }[];
+  readonly identity: {
+    readonly did: string | null;
+    readonly ownerDid: string | null;
+    readonly review: 'signed' | 'unsigned' | 'signature-invalid';
+    readonly contentHash: string;
+  };
+  readonly messaging: {
+    readonly receive: boolean;
+    readonly mode: string;
+    readonly visibility: string;
+    readonly allowList: readonly string[];
+    readonly blockList: readonly string[];
+  };
 }
 
 /**
@@ -150,7 +212,11 @@ export interface ControlAgents {
   list(): Awaitable<readonly AgentSummary[]>;
   /** Opens (or returns the open) agent; throws `CONTROL_AGENT_NOT_FOUND` for an unknown id. */
   open(id: string): Awaitable<ControlAgent>;
-  create?(input: { name: string; description?: string }, by: Principal): Awaitable<AgentSummary>;
+  /** `config` (from a template) is merged over the defaults and validated by the config schema. */
+  create?(
+    input: { name: string; description?: string; config?: Readonly<Record<string, unknown>> },
+    by: Principal,
+  ): Awaitable<AgentSummary>;
   /** Live events of every agent; returns the unsubscribe function. */
   subscribe?(listener: (event: ControlEvent) => void): () => void;
 }

@@ -6,6 +6,7 @@ import type { ApprovalTask, ControlEvent } from './agent-registry.js';
 import { describeApprovalReason } from './approval-reason.js';
 import { controlError } from './control-error.js';
 import { loopTurns } from './loop-turns.js';
+import { withTextDeltas } from './text-deltas.js';
 import type { AgentRuntimeHooks, OpenedAgent } from './workspace-agents.js';
 
 /** Options of {@link createAgentOpener}: what {@link openAgent} needs, per agent id. */
@@ -63,7 +64,8 @@ export function createAgentOpener(
       };
     };
     agent = openAgent(path, {
-      provider: options.provider(id),
+      // Streamed text reaches the studio as `delta` events while the model answers.
+      provider: withTextDeltas(options.provider(id), (text) => emit({ kind: 'delta', agent: id, data: { text } })),
       approver,
       ...(options.egress?.(id) ? { egress: options.egress(id)! } : {}),
       ...(options.clock ? { clock: options.clock } : {}),

@@ -19,6 +19,7 @@ import {
 } from './route-schemas.js';
 import { checkPolicyUrl, validatePolicy } from './policy-check.js';
 import { sandboxRoutes, type SandboxControl } from './sandbox-routes.js';
+import { createAgentDetailRoutes } from './agent-detail-routes.js';
 
 /** What a handler gets: path params, the parsed JSON body (for writes) and the acting owner. */
 export interface RouteContext {
@@ -200,6 +201,7 @@ export function createRoutes(agents: ControlAgents, host: ControlHostData): read
     }),
     r('GET', '/csp-reports', async () => ({ reports: host.cspReports() })),
     ...sandboxRoutes(host.sandboxControl),
+    ...createAgentDetailRoutes(agents),
   ];
 }
 

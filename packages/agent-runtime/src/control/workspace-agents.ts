@@ -20,6 +20,7 @@ import { describeApprovalReason } from './approval-reason.js';
 import { setConfigPath } from './config-path.js';
 import { controlError } from './control-error.js';
 import { loopTurns } from './loop-turns.js';
+import { adfDetails } from './agent-details.js';
 
 /** What a running agent adds to its file: the loop and the approval desk. */
 export type AgentRuntimeHooks = Pick<ControlAgent, 'start' | 'stop' | 'send' | 'approve' | 'deny' | 'trigger'> & {
@@ -117,7 +118,11 @@ export function createWorkspaceAgents(options: WorkspaceAgentsOptions): ControlA
       if (ids().includes(input.name))
         throw controlError('CONTROL_CONFLICT', `agent "${input.name}" already exists`, 'pick another name');
       const adf = createAdf(join(options.dir, `${input.name}.adf`), {
-        template: { ...defaultAgentConfig({ name: input.name }), description: input.description ?? '' },
+        template: {
+          ...defaultAgentConfig({ name: input.name }),
+          description: input.description ?? '',
+          ...input.config,
+        },
         ...clockOpt,
       });
       adf.audit.record({ principal: by, action: 'agent.create', target: input.name, decision: 'allow', rule: 'owner' });
@@ -263,6 +268,7 @@ function fromAdf(
     inbox: () => mail(adf.inbox),
     outbox: () => mail(adf.outbox),
     audit: () => adf.audit.list(),
+    ...adfDetails(adf, audited),
     verifyAudit() {
       const r = adf.audit.verify();
       return r.ok

@@ -1,0 +1,35 @@
+// Shapes of the agent detail routes (runtime panels, mesh, templates), as the control API sends them.
+
+export interface RuntimeView {
+  triggers: { type: string; scope: string; lambda?: string; filter?: Record<string, string>; timing?: string }[];
+  timers: {
+    id: number;
+    schedule: unknown;
+    nextWakeAt: string | null;
+    runCount: number;
+    locked: boolean;
+    expired: boolean;
+    lambda: string | null;
+  }[];
+  mcp: {
+    name: string;
+    transport: string;
+    target: string;
+    restricted: boolean;
+    capabilities: string[];
+    enabledTools: string[];
+    status: string;
+  }[];
+  identity: { did: string | null; ownerDid: string | null; review: string; contentHash: string };
+  messaging: { receive: boolean; mode: string; visibility: string; allowList: string[]; blockList: string[] };
+}
+
+export interface MeshView {
+  agents: { id: string; did: string | null }[];
+  edges: { from: string; to: string; count: number; last: string }[];
+}
+
+export interface TemplateList {
+  templates: { id: string; title: string; description: string }[];
+  providers: string[];
+}
