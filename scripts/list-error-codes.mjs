@@ -42,7 +42,11 @@ export function codesInSource(text, fileName) {
     if (!node) return;
     if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node))
       return take(node.expression);
-    if (ts.isConditionalExpression(node)) return (take(node.whenTrue), take(node.whenFalse));
+    if (ts.isConditionalExpression(node)) {
+      take(node.whenTrue);
+      take(node.whenFalse);
+      return;
+    }
     if (
       ts.isBinaryExpression(node) &&
       (node.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken ||

@@ -52,7 +52,8 @@ if (flag('--after-format')) {
   } catch (e) {
     // files the formatter cannot parse stay as they are and are measured unformatted
     console.error(
-      `the formatter reported errors; unparsable files are measured as they are:\n${String(e.stderr ?? e).slice(0, 2000)}`,
+      'the formatter reported errors; unparsable files are measured as they are:\n' +
+        String(e.stderr ?? e).slice(0, 2000),
     );
   }
   base = temp;

@@ -83,7 +83,13 @@ describe('architecture', () => {
   });
 
   it('finds specifiers in every import form', () => {
-    const text = `import a from '@trust/core';\nexport { b } from "@trust/egress";\nconst c = await import('@trust/x/src/y.js');\nimport './side.js';\nconst d = require('../../core/src/z');`;
+    const text = [
+      "import a from '@trust/core';",
+      'export { b } from "@trust/egress";',
+      "const c = await import('@trust/x/src/y.js');",
+      "import './side.js';",
+      "const d = require('../../core/src/z');",
+    ].join('\n');
     expect(specifiers(text)).toEqual([
       '@trust/core',
       '@trust/egress',

@@ -41,8 +41,11 @@ export default async function run({ log }) {
   // The target is absolute (≤ 150 ms), the ratio shows how much is ours and how much is Node's
   // own start on this machine: both are printed, with the difference.
   log(
-    `${RUNS} runs each; trust --help median ${p50.toFixed(1)} ms (target ≤ 150 ms: ${p50 <= 150 ? 'met' : 'NOT met'}), ` +
-      `node -e 0 median ${b50.toFixed(1)} ms, ratio ${(p50 / b50).toFixed(2)}×, trust's own share ${(p50 - b50).toFixed(1)} ms`,
+    `${RUNS} runs each; trust --help median ${p50.toFixed(1)} ms ` +
+      `(target ≤ 150 ms: ${p50 <= 150 ? 'met' : 'NOT met'}), ` +
+      `node -e 0 median ${b50.toFixed(1)} ms, ` +
+      `ratio ${(p50 / b50).toFixed(2)}×, trust's own ` +
+      `share ${(p50 - b50).toFixed(1)} ms`,
   );
   return [
     {

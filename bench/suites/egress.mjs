@@ -40,7 +40,13 @@ async function startServer() {
     });
     child.once('exit', (c) => reject(new Error(`bench server exited (${c})`)));
   });
-  return { port, stop: () => (child.stdin.end(), child.kill()) };
+  return {
+    port,
+    stop: () => {
+      child.stdin.end();
+      return child.kill();
+    },
+  };
 }
 
 /** Runs `total` requests with `concurrency` workers; returns requests per second. */
@@ -149,7 +155,8 @@ export default async function run({ log }) {
     return `${a}/${b} ${median(ratios).toFixed(2)} (${ratios[0].toFixed(2)}-${ratios[ratios.length - 1].toFixed(2)})`;
   };
   log(
-    `${ROUNDS} rounds x ${TOTAL} requests x ${names.length} variants, ${CONC} concurrent; load average ${load0.toFixed(1)} -> ${load1.toFixed(1)}`,
+    `${ROUNDS} rounds x ${TOTAL} requests x ${names.length} variants, ${CONC} ` +
+      `concurrent; load average ${load0.toFixed(1)} -> ${load1.toFixed(1)}`,
   );
   log(`req/s medians: ${names.map((k) => `${k}=${rps[k].toFixed(0)}`).join(' ')}`);
   log(`client CPU us/request medians: ${names.map((k) => `${k}=${cpu[k].toFixed(1)}`).join(' ')}`);

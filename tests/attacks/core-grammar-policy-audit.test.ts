@@ -399,6 +399,20 @@ describe('attack: policy file validation', () => {
   });
 });
 
+/** An audit event after a JSON round trip: plain data, editable like a file on disk. */
+interface EditableEvent {
+  v: number | string;
+  prev: string;
+  hash: string;
+  time: string;
+  decision: string;
+  rule?: string;
+  extra?: number;
+  principal: { kind: string; id: string };
+  details: { nested?: { a: number[] }; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
 describe('attack: audit chain tampering', () => {
   const sink = createMemoryAuditSink();
   for (let i = 0; i < 5; i++) {
@@ -412,9 +426,10 @@ describe('attack: audit chain tampering', () => {
     });
   }
   const good = sink.events();
-  const copy = (): Record<string, any>[] => good.map((e) => JSON.parse(JSON.stringify(e)));
-  const verdict = (events: Record<string, any>[], head?: string) => {
-    const v = verifyChain(events as AuditEvent[], head === undefined ? {} : { head });
+  const copy = (): EditableEvent[] => good.map((e) => JSON.parse(JSON.stringify(e)));
+  const asEvents = (events: EditableEvent[]): AuditEvent[] => events as unknown as AuditEvent[];
+  const verdict = (events: EditableEvent[], head?: string) => {
+    const v = verifyChain(asEvents(events), head === undefined ? {} : { head });
     return v.ok ? `ok:${v.count}` : `${v.code}@${v.index}`;
   };
 
@@ -424,77 +439,77 @@ describe('attack: audit chain tampering', () => {
   it.each([
     [
       'edit the decision',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x[2]!.decision = x[2]!.decision === 'allow' ? 'deny' : 'allow';
       },
       'AUDIT_HASH_MISMATCH@2',
     ],
     [
       'edit a nested detail',
-      (x: Record<string, any>[]) => {
-        x[2]!.details.nested.a[1] = 3;
+      (x: EditableEvent[]) => {
+        x[2]!.details.nested!.a[1] = 3;
       },
       'AUDIT_HASH_MISMATCH@2',
     ],
     [
       'edit the time',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x[2]!.time += ' ';
       },
       'AUDIT_HASH_MISMATCH@2',
     ],
     [
       'add a field',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x[2]!.extra = 1;
       },
       'AUDIT_HASH_MISMATCH@2',
     ],
     [
       'add an own __proto__ key',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x[2] = JSON.parse(JSON.stringify(x[2]).replace('"rule":"r"', '"rule":"r","__proto__":{"decision":"allow"}'));
       },
       'AUDIT_HASH_MISMATCH@2',
     ],
     [
       'remove an optional field',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         delete x[2]!.rule;
       },
       'AUDIT_HASH_MISMATCH@2',
     ],
     [
       'delete an event',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x.splice(2, 1);
       },
       'AUDIT_PREV_MISMATCH@2',
     ],
     [
       'swap two events',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         [x[1], x[2]] = [x[2]!, x[1]!];
       },
       'AUDIT_PREV_MISMATCH@1',
     ],
     [
       'duplicate an event',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x.splice(3, 0, x[2]!);
       },
       'AUDIT_PREV_MISMATCH@3',
     ],
     [
       'drop the first event',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x.shift();
       },
       'AUDIT_PREV_MISMATCH@0',
     ],
     [
       'insert a correctly sealed forged event',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x.splice(
           2,
           0,
@@ -509,42 +524,42 @@ describe('attack: audit chain tampering', () => {
     ],
     [
       'set v to 2',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x[0]!.v = 2;
       },
       'AUDIT_VERSION@0',
     ],
     [
       'set v to "1"',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x[0]!.v = '1';
       },
       'AUDIT_VERSION@0',
     ],
     [
       'uppercase the hash',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x[0]!.hash = String(x[0]!.hash).toUpperCase();
       },
       'AUDIT_MALFORMED@0',
     ],
     [
       'an unknown principal kind',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x[0]!.principal.kind = 'root';
       },
       'AUDIT_MALFORMED@0',
     ],
     [
       'a BigInt detail',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x[0]!.details = { big: 2n ** 64n };
       },
       'AUDIT_MALFORMED@0',
     ],
     [
       'a cyclic detail',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         const c: Record<string, unknown> = {};
         c.self = c;
         x[0]!.details = c;
@@ -553,7 +568,7 @@ describe('attack: audit chain tampering', () => {
     ],
     [
       'a null event',
-      (x: Record<string, any>[]) => {
+      (x: EditableEvent[]) => {
         x[0] = null as never;
       },
       'AUDIT_MALFORMED@0',
@@ -573,7 +588,7 @@ describe('attack: audit chain tampering', () => {
   it('truncating or resealing the tail verifies on its own but yields a different head than the stored one', () => {
     const stored = verifyChain(good);
     const cut = copy().slice(0, 3);
-    const cutV = verifyChain(cut as AuditEvent[]);
+    const cutV = verifyChain(asEvents(cut));
     expect(cutV.ok && stored.ok && cutV.head !== stored.head).toBe(true);
     const resealed = copy();
     let prev = resealed[2]!.hash as string;
@@ -586,7 +601,7 @@ describe('attack: audit chain tampering', () => {
       ) as never;
       prev = resealed[i]!.hash as string;
     }
-    const rv = verifyChain(resealed as AuditEvent[]);
+    const rv = verifyChain(asEvents(resealed));
     expect(rv.ok && stored.ok && rv.head !== stored.head).toBe(true);
   });
   it('a chain continued from a different head is rejected at its first event', () => {

@@ -355,22 +355,25 @@ describe('attack: classifyAddress on raw spellings', () => {
 });
 
 describe('attack: operator denyCidrs dodged with another spelling', () => {
-  it('a denied block stays denied as a dotted quad, a loose form, an IPv4-mapped literal and a mapped DNS answer', async () => {
-    const g = createEgressGuard({
-      mode: 'allow-local',
-      denyCidrs: ['10.1.0.0/16', '192.168.7.0/24'],
-      resolve: async () => ['::ffff:10.1.2.3'],
-    });
-    for (const u of [
-      'http://10.1.2.3/',
-      'http://10.1.515/',
-      'http://0xa010203/',
-      'http://[::ffff:10.1.2.3]/',
-      'http://[::ffff:a01:203]/',
-      'http://[::FFFF:192.168.7.1]/',
-      'http://mapped.test/',
-    ]) {
-      expect(await code(g, u), u).toBeTrustCode('EGRESS_DENIED_CIDR');
-    }
-  });
+  it(
+    'a denied block stays denied as a dotted quad, a loose form, ' + 'an IPv4-mapped literal and a mapped DNS answer',
+    async () => {
+      const g = createEgressGuard({
+        mode: 'allow-local',
+        denyCidrs: ['10.1.0.0/16', '192.168.7.0/24'],
+        resolve: async () => ['::ffff:10.1.2.3'],
+      });
+      for (const u of [
+        'http://10.1.2.3/',
+        'http://10.1.515/',
+        'http://0xa010203/',
+        'http://[::ffff:10.1.2.3]/',
+        'http://[::ffff:a01:203]/',
+        'http://[::FFFF:192.168.7.1]/',
+        'http://mapped.test/',
+      ]) {
+        expect(await code(g, u), u).toBeTrustCode('EGRESS_DENIED_CIDR');
+      }
+    },
+  );
 });

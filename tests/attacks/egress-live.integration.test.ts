@@ -168,53 +168,60 @@ describe('attack: redirect into a blocked destination (client.fetch)', () => {
 });
 
 describe('attack: credential leakage across origins and into audit/errors', () => {
-  it('Authorization, Cookie and Proxy-Authorization are dropped on a cross-origin hop; policy-injected secrets stay per-origin', async () => {
-    const injecting: EgressPolicy = {
-      name: 'inject',
-      authorizeHttp: (r) => {
-        if (r.host === '127.0.0.1') r.headers.set('x-api-key', 'INJECTED-SECRET');
-        return { allow: true, rule: 'all' };
-      },
-    };
-    const client = createEgressClient({ policy: injecting });
-    try {
-      for (const [status, method] of [
-        [302, 'GET'],
-        [307, 'POST'],
-        [308, 'PUT'],
-      ] as const) {
-        const l = encodeURIComponent(`http://localhost:${peerPort}/landed`);
-        const res = await client.fetch(
-          `http://127.0.0.1:${peerPort}/to?s=${status}&l=${l}`,
-          {
-            method,
-            body: method === 'GET' ? undefined : 'payload',
-            headers: {
-              authorization: 'Bearer CALLER-SECRET',
-              cookie: 'sid=COOKIE-SECRET',
-              'proxy-authorization': 'Basic PROXY-SECRET',
+  it(
+    'Authorization, Cookie and Proxy-Authorization are dropped on a ' +
+      'cross-origin hop; policy-injected secrets stay per-origin',
+    async () => {
+      const injecting: EgressPolicy = {
+        name: 'inject',
+        authorizeHttp: (r) => {
+          if (r.host === '127.0.0.1') r.headers.set('x-api-key', 'INJECTED-SECRET');
+          return { allow: true, rule: 'all' };
+        },
+      };
+      const client = createEgressClient({ policy: injecting });
+      try {
+        for (const [status, method] of [
+          [302, 'GET'],
+          [307, 'POST'],
+          [308, 'PUT'],
+        ] as const) {
+          const l = encodeURIComponent(`http://localhost:${peerPort}/landed`);
+          const res = await client.fetch(
+            `http://127.0.0.1:${peerPort}/to?s=${status}&l=${l}`,
+            {
+              method,
+              body: method === 'GET' ? undefined : 'payload',
+              headers: {
+                authorization: 'Bearer CALLER-SECRET',
+                cookie: 'sid=COOKIE-SECRET',
+                'proxy-authorization': 'Basic PROXY-SECRET',
+              },
             },
-          },
-          call,
-        );
-        expect(await res.text()).toBe('peer-ok');
-        const landed = seen.filter((s) => s.path === '/landed').at(-1);
-        expect(landed?.headers.host).toBe(`localhost:${peerPort}`);
-        expect(landed?.headers.authorization).toBeUndefined();
-        expect(landed?.headers.cookie).toBeUndefined();
-        expect(landed?.headers['proxy-authorization']).toBeUndefined();
-        expect(landed?.headers['x-api-key']).toBeUndefined();
+            call,
+          );
+          expect(await res.text()).toBe('peer-ok');
+          const landed = seen.filter((s) => s.path === '/landed').at(-1);
+          expect(landed?.headers.host).toBe(`localhost:${peerPort}`);
+          expect(landed?.headers.authorization).toBeUndefined();
+          expect(landed?.headers.cookie).toBeUndefined();
+          expect(landed?.headers['proxy-authorization']).toBeUndefined();
+          expect(landed?.headers['x-api-key']).toBeUndefined();
+        }
+      } finally {
+        await client.close();
       }
-    } finally {
-      await client.close();
-    }
-  });
+    },
+  );
 
   it('secret header values and query values never reach audit events or error messages', async () => {
     const audit = createMemoryAuditSink();
     const injecting: EgressPolicy = {
       name: 'inject',
-      authorizeHttp: (r) => (r.headers.set('x-api-key', 'INJECTED-SECRET'), { allow: true, rule: 'all' }),
+      authorizeHttp: (r) => {
+        r.headers.set('x-api-key', 'INJECTED-SECRET');
+        return { allow: true, rule: 'all' };
+      },
     };
     const client = createEgressClient({ policy: injecting, audit, guard: { protectedPorts: [daemonPort] } });
     const headers = { authorization: 'Bearer CALLER-SECRET', cookie: 'sid=COOKIE-SECRET' };
@@ -259,17 +266,20 @@ describe('attack: DNS rebinding between the pre-flight check and the connect', (
     };
   };
 
-  it('client.fetch: the pre-check sees an allowed answer, the connector a blocked one, and the connect is refused', async () => {
-    const client = createEgressClient({ policy: allowAll, guard: guardWith(['127.0.0.1', '127.0.0.2']) });
-    try {
-      await expect(client.fetch(`http://rebind.test:${peerPort}/rebind`, undefined, call)).rejects.toHaveTrustCode(
-        'EGRESS_LOOPBACK',
-      );
-      expect(seen.some((s) => s.path === '/rebind')).toBe(false);
-    } finally {
-      await client.close();
-    }
-  });
+  it(
+    'client.fetch: the pre-check sees an allowed answer, the ' + 'connector a blocked one, and the connect is refused',
+    async () => {
+      const client = createEgressClient({ policy: allowAll, guard: guardWith(['127.0.0.1', '127.0.0.2']) });
+      try {
+        await expect(client.fetch(`http://rebind.test:${peerPort}/rebind`, undefined, call)).rejects.toHaveTrustCode(
+          'EGRESS_LOOPBACK',
+        );
+        expect(seen.some((s) => s.path === '/rebind')).toBe(false);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it('raw dispatcher: a pooled reconnect after the name rebinds is judged again', async () => {
     const d = createEgressDispatcher({ guard: guardWith(['127.0.0.1', '127.0.0.2']) });
@@ -424,17 +434,23 @@ describe('attack: the forward proxy and CONNECT', () => {
     }
   });
 
-  it('a Host header naming the daemon does not steer an allowed absolute-form request; Proxy-Authorization is not forwarded', async () => {
-    const r = await raw(
-      `GET http://127.0.0.1:${peerPort}/via-proxy HTTP/1.1\r\nHost: 127.0.0.1:${daemonPort}\r\nProxy-Authorization: Basic PROXY-SECRET\r\nConnection: close\r\n\r\n`,
-    );
-    expect(r.status).toBe('HTTP/1.1 200 OK');
-    expect(r.body).toContain('peer-ok');
-    const hit = seen.filter((s) => s.path === '/via-proxy').at(-1);
-    expect(hit?.headers.host).toBe(`127.0.0.1:${peerPort}`);
-    expect(hit?.headers['proxy-authorization']).toBeUndefined();
-    expect(JSON.stringify(audit.events())).not.toContain('PROXY-SECRET');
-  });
+  it(
+    'a Host header naming the daemon does not steer an allowed ' +
+      'absolute-form request; Proxy-Authorization is not forwarded',
+    async () => {
+      const r = await raw(
+        `GET http://127.0.0.1:${peerPort}/via-proxy HTTP/1.1\r\nHost: ` +
+          `127.0.0.1:${daemonPort}\r\nProxy-Authorization: Basic PROXY-SECRET\r\nConnection: ` +
+          `close\r\n\r\n`,
+      );
+      expect(r.status).toBe('HTTP/1.1 200 OK');
+      expect(r.body).toContain('peer-ok');
+      const hit = seen.filter((s) => s.path === '/via-proxy').at(-1);
+      expect(hit?.headers.host).toBe(`127.0.0.1:${peerPort}`);
+      expect(hit?.headers['proxy-authorization']).toBeUndefined();
+      expect(JSON.stringify(audit.events())).not.toContain('PROXY-SECRET');
+    },
+  );
 
   it('forward-proxy denials never put userinfo or query values into the audit trail or the reply', async () => {
     const r = await raw(
@@ -450,41 +466,45 @@ describe('attack: the forward proxy and CONNECT', () => {
     expect(text).not.toContain('FWD-QUERY');
   });
 
-  it('CONNECT to the daemon in any spelling is 403, malformed authorities are 400, and an allowed tunnel works', async () => {
-    for (const a of [
-      `127.0.0.1:${daemonPort}`,
-      `127.1:${daemonPort}`,
-      `2130706433:${daemonPort}`,
-      `[::1]:${daemonPort}`,
-      `[::ffff:127.0.0.1]:${daemonPort}`,
-      `localhost:${daemonPort}`,
-      `LOCALHOST.:${daemonPort}`,
-      `rebind.test:${daemonPort}`,
-      `127.0.0.1.:${daemonPort}`,
-      `127.0.0.1:0${daemonPort}`,
-      `%31%32%37.0.0.1:${daemonPort}`,
-      `0:${peerPort}`,
-      `[::]:${peerPort}`,
-      '169.254.169.254:443',
-    ]) {
-      const r = await raw(`CONNECT ${a} HTTP/1.1\r\nHost: 127.0.0.1:${peerPort}\r\n\r\n`);
-      expect(r.status, a).toBe('HTTP/1.1 403 Forbidden');
-    }
-    for (const a of [
-      `127.0.0.1`,
-      `127.0.0.1:${peerPort}/x`,
-      `a@127.0.0.1:${peerPort}`,
-      `http://127.0.0.1:${daemonPort}/`,
-      `127.0.0.1:${daemonPort + 65536}`,
-      `[fe80::1%25lo]:${peerPort}`,
-    ]) {
-      const r = await raw(`CONNECT ${a} HTTP/1.1\r\nHost: x\r\n\r\n`);
-      expect(r.status, a).toBe('HTTP/1.1 400 Bad Request');
-    }
-    const ok = await raw(
-      `CONNECT 127.0.0.1:${peerPort} HTTP/1.1\r\nHost: 127.0.0.1:${daemonPort}\r\n\r\nGET /tunnelled HTTP/1.0\r\n\r\n`,
-    );
-    expect(ok.status).toBe('HTTP/1.1 200 Connection Established');
-    expect(ok.body).toContain('peer-ok');
-  });
+  it(
+    'CONNECT to the daemon in any spelling is 403, malformed ' + 'authorities are 400, and an allowed tunnel works',
+    async () => {
+      for (const a of [
+        `127.0.0.1:${daemonPort}`,
+        `127.1:${daemonPort}`,
+        `2130706433:${daemonPort}`,
+        `[::1]:${daemonPort}`,
+        `[::ffff:127.0.0.1]:${daemonPort}`,
+        `localhost:${daemonPort}`,
+        `LOCALHOST.:${daemonPort}`,
+        `rebind.test:${daemonPort}`,
+        `127.0.0.1.:${daemonPort}`,
+        `127.0.0.1:0${daemonPort}`,
+        `%31%32%37.0.0.1:${daemonPort}`,
+        `0:${peerPort}`,
+        `[::]:${peerPort}`,
+        '169.254.169.254:443',
+      ]) {
+        const r = await raw(`CONNECT ${a} HTTP/1.1\r\nHost: 127.0.0.1:${peerPort}\r\n\r\n`);
+        expect(r.status, a).toBe('HTTP/1.1 403 Forbidden');
+      }
+      for (const a of [
+        `127.0.0.1`,
+        `127.0.0.1:${peerPort}/x`,
+        `a@127.0.0.1:${peerPort}`,
+        `http://127.0.0.1:${daemonPort}/`,
+        `127.0.0.1:${daemonPort + 65536}`,
+        `[fe80::1%25lo]:${peerPort}`,
+      ]) {
+        const r = await raw(`CONNECT ${a} HTTP/1.1\r\nHost: x\r\n\r\n`);
+        expect(r.status, a).toBe('HTTP/1.1 400 Bad Request');
+      }
+      const ok = await raw(
+        `CONNECT 127.0.0.1:${peerPort} HTTP/1.1\r\nHost: 127.0.0.1:${daemonPort}\r\n\r\n` +
+          'GET /tunnelled HTTP/1.0\r\n\r\n',
+      );
+      expect(ok.status).toBe('HTTP/1.1 200 Connection Established');
+      expect(ok.body).toContain('peer-ok');
+    },
+  );
 });

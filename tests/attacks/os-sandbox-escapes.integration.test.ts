@@ -67,24 +67,27 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
     if (ws) rmSync(ws, { recursive: true, force: true });
   });
 
-  it('/proc shows only the sandbox: no host pids, no host env in any environ, no host root via /proc/1/root', async () => {
-    const r = await run(sb, [
-      '/bin/bash',
-      '-c',
-      [
-        'ls /proc | grep -cE "^[0-9]+$"',
-        'cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n" | grep -c HOST-ENV-SECRET',
-        'cat /proc/1/root/etc/shadow /proc/self/root/etc/shadow 2>&1 | head -c 200',
-        'readlink /proc/1/root',
-        'true',
-      ].join('; '),
-    ]);
-    const [pids, envHits] = r.stdout.split('\n');
-    expect(Number(pids)).toBeLessThan(10);
-    expect(envHits).toBe('0');
-    expect(r.stdout).not.toMatch(/root:[^:]*:\d+:/);
-    expect(r.stdout).toMatch(/No such file/);
-  });
+  it(
+    '/proc shows only the sandbox: no host pids, no host env in ' + 'any environ, no host root via /proc/1/root',
+    async () => {
+      const r = await run(sb, [
+        '/bin/bash',
+        '-c',
+        [
+          'ls /proc | grep -cE "^[0-9]+$"',
+          'cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n" | grep -c HOST-ENV-SECRET',
+          'cat /proc/1/root/etc/shadow /proc/self/root/etc/shadow 2>&1 | head -c 200',
+          'readlink /proc/1/root',
+          'true',
+        ].join('; '),
+      ]);
+      const [pids, envHits] = r.stdout.split('\n');
+      expect(Number(pids)).toBeLessThan(10);
+      expect(envHits).toBe('0');
+      expect(r.stdout).not.toMatch(/root:[^:]*:\d+:/);
+      expect(r.stdout).toMatch(/No such file/);
+    },
+  );
 
   it('/dev and /sys are private: no host /dev/shm file, no block devices, no /sys', async () => {
     const r = await run(sb, [
@@ -100,8 +103,10 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
   it('cannot reach a host abstract unix socket or a host listener on ::1', async () => {
     const script = [
       `const net=require('net');`,
-      `const t=(o,l)=>new Promise(r=>{const c=net.connect(o);c.on('data',d=>{console.log(l,'GOT',String(d));r()});c.on('error',e=>{console.log(l,'ERR',e.code);r()})});`,
-      `(async()=>{await t(${JSON.stringify(abstractName)},'abstract');await t({host:'::1',port:${v6Port}},'v6');await t({host:'::ffff:127.0.0.1',port:${v6Port}},'mapped')})()`,
+      `const t=(o,l)=>new Promise(r=>{const c=net.connect(o);`,
+      `c.on('data',d=>{console.log(l,'GOT',String(d));r()});c.on('error',e=>{console.log(l,'ERR',e.code);r()})});`,
+      `(async()=>{await t(${JSON.stringify(abstractName)},'abstract');`,
+      `await t({host:'::1',port:${v6Port}},'v6');await t({host:'::ffff:127.0.0.1',port:${v6Port}},'mapped')})()`,
     ].join('');
     const r = await run(sb, ['/usr/bin/node', '-e', script]);
     expect(r.stdout).not.toContain('HOST-SECRET');
@@ -140,7 +145,8 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
       [
         '/bin/bash',
         '-c',
-        `setsid nohup bash -c 'exec -a ${marker} sleep 60' >/dev/null 2>&1 & disown; (setsid bash -c 'exec -a ${marker}b sleep 61' &); sleep 30`,
+        `setsid nohup bash -c 'exec -a ${marker} sleep 60' >/dev/null 2>&1 & ` +
+          `disown; (setsid bash -c 'exec -a ${marker}b sleep 61' &); sleep 30`,
       ],
       { timeoutMs: 300 },
     );
@@ -158,85 +164,99 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
     expect(survivors).toBe('');
   });
 
-  it('a read-only grant nested in a writable one is refused before any run (the rename-then-symlink swap has nothing to aim at)', async () => {
-    // Nested grants were accepted once; a run could then rename the read-only subdirectory away and
-    // put a symlink in its place for the next run's bind to follow. The grammar now refuses overlap.
-    const root = realpathSync(mkdtempSync(join(tmpdir(), 'trust-attack-nested-')));
-    try {
-      mkdirSync(join(root, 'ro'));
-      await expect(
-        createSandbox({ v: 1, capabilities: [`fs:rw:${root}`, `fs:ro:${root}/ro`, 'stdout'] }),
-      ).rejects.toMatchObject({
-        code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID'),
-        message: expect.stringMatching(/nested grants are not allowed/),
-      });
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
-
-  for (const linger of [0, 100])
-    it(`a run cannot write a protected path after another run over the same root ends (placeholders outlive every run that needs them; linger ${linger} ms)`, async () => {
-      // Run A creates the read-only placeholders (ws has no .bashrc, .git, .husky). Run B starts
-      // while A lasts, so it binds over A's placeholders as if they were the user's files. When A
-      // ends, removing "its" placeholders on the host would silently detach B's read-only mounts
-      // (the kernel drops mounts whose mount point is unlinked from another namespace), and B could
-      // then plant .bashrc or a .git directory. Two sandboxes on one root, as two agents would have.
-      // With linger 0 A's launcher tries to remove them as A ends; with 100 ms A's idle sweep tries
-      // while B is still running.
-      // Roots that can be overlaid get no host placeholders at all. Placeholders are the fallback
-      // where no overlay is possible (here: no private mount namespace for the launcher), and only
-      // when the policy accepts `host-placeholders`; that fallback must still hold.
-      const root = realpathSync(mkdtempSync(join(tmpdir(), 'trust-attack-shared-')));
-      const probe = { ...(await probeSandbox()), pinNamespace: false };
-      const opts = { env: { PATH: '/usr/bin:/bin' }, placeholderLingerMs: linger, probe };
-      const policy = (): Parameters<typeof createSandbox>[0] => ({
-        v: 1,
-        capabilities: [`fs:rw:${root}`, 'stdout', 'stderr'],
-        allowDegraded: ['host-placeholders'],
-      });
-      const a = await createSandbox(policy(), opts);
-      const b = await createSandbox(policy(), opts);
+  it(
+    'a read-only grant nested in a writable one is refused before any run ' +
+      '(the rename-then-symlink swap has nothing to aim at)',
+    async () => {
+      // Nested grants were accepted once; a run could then rename the read-only subdirectory away and
+      // put a symlink in its place for the next run's bind to follow. The grammar now refuses overlap.
+      const root = realpathSync(mkdtempSync(join(tmpdir(), 'trust-attack-nested-')));
       try {
-        const first = await a.spawn(['/bin/bash', '-c', `while [ ! -e ${root}/b-started ]; do sleep 0.05; done`], {
-          timeoutMs: 20_000,
+        mkdirSync(join(root, 'ro'));
+        await expect(
+          createSandbox({ v: 1, capabilities: [`fs:rw:${root}`, `fs:ro:${root}/ro`, 'stdout'] }),
+        ).rejects.toMatchObject({
+          code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID'),
+          message: expect.stringMatching(/nested grants are not allowed/),
         });
-        for (let i = 0; i < 400 && !existsSync(join(root, '.bashrc')); i++)
-          await new Promise((ok) => setTimeout(ok, 25));
-        expect(existsSync(join(root, '.bashrc')), 'run A has its placeholders').toBe(true);
-        const second = run(
-          b,
-          [
-            '/bin/bash',
-            '-c',
-            [
-              `touch ${root}/b-started`,
-              // Keep trying for a while after A is gone: a removed placeholder would let one of these through.
-              `for i in $(seq 60); do echo evil > ${root}/.bashrc 2>/dev/null && echo WROTE-BASHRC; mkdir ${root}/.git 2>/dev/null && echo MADE-GIT; mkdir ${root}/.husky 2>/dev/null && echo MADE-HUSKY; sleep 0.05; done`,
-              'true',
-            ].join('; '),
-          ],
-          { timeoutMs: 20_000 },
-        );
-        expect((await first.exit).code).toBe(0);
-        const r = await second;
-        expect(r.stdout).not.toMatch(/WROTE-BASHRC|MADE-GIT|MADE-HUSKY/);
-        expect(existsSync(join(root, '.bashrc')) ? readFileSync(join(root, '.bashrc'), 'utf8') : '').toBe('');
       } finally {
-        await a.close();
-        await b.close();
         rmSync(root, { recursive: true, force: true });
       }
-    });
+    },
+  );
 
-  it('a workspace without .git cannot get one (no hooks dir, no gitfile), and no placeholder is left on the host', async () => {
-    const r = await run(sb, [
-      '/bin/bash',
-      '-c',
-      `cd ${ws}; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo 'gitdir: ../evil' > .git; echo evil > .git/commondir; mkdir -p .husky/_; true`,
-    ]);
-    expect(r.stderr).toMatch(/Read-only file system|Is a directory/);
-    expect(existsSync(join(ws, '.git'))).toBe(false);
-    expect(existsSync(join(ws, '.husky'))).toBe(false);
-  });
+  for (const linger of [0, 100])
+    it(
+      `a run cannot write a protected path after another run over the same root ends ` +
+        `(placeholders outlive every run that needs them; linger ${linger} ms)`,
+      async () => {
+        // Run A creates the read-only placeholders (ws has no .bashrc, .git, .husky). Run B starts
+        // while A lasts, so it binds over A's placeholders as if they were the user's files. When A
+        // ends, removing "its" placeholders on the host would silently detach B's read-only mounts
+        // (the kernel drops mounts whose mount point is unlinked from another namespace), and B could
+        // then plant .bashrc or a .git directory. Two sandboxes on one root, as two agents would have.
+        // With linger 0 A's launcher tries to remove them as A ends; with 100 ms A's idle sweep tries
+        // while B is still running.
+        // Roots that can be overlaid get no host placeholders at all. Placeholders are the fallback
+        // where no overlay is possible (here: no private mount namespace for the launcher), and only
+        // when the policy accepts `host-placeholders`; that fallback must still hold.
+        const root = realpathSync(mkdtempSync(join(tmpdir(), 'trust-attack-shared-')));
+        const probe = { ...(await probeSandbox()), pinNamespace: false };
+        const opts = { env: { PATH: '/usr/bin:/bin' }, placeholderLingerMs: linger, probe };
+        const policy = (): Parameters<typeof createSandbox>[0] => ({
+          v: 1,
+          capabilities: [`fs:rw:${root}`, 'stdout', 'stderr'],
+          allowDegraded: ['host-placeholders'],
+        });
+        const a = await createSandbox(policy(), opts);
+        const b = await createSandbox(policy(), opts);
+        try {
+          const first = await a.spawn(['/bin/bash', '-c', `while [ ! -e ${root}/b-started ]; do sleep 0.05; done`], {
+            timeoutMs: 20_000,
+          });
+          for (let i = 0; i < 400 && !existsSync(join(root, '.bashrc')); i++)
+            await new Promise((ok) => setTimeout(ok, 25));
+          expect(existsSync(join(root, '.bashrc')), 'run A has its placeholders').toBe(true);
+          const second = run(
+            b,
+            [
+              '/bin/bash',
+              '-c',
+              [
+                `touch ${root}/b-started`,
+                // Keep trying for a while after A is gone: a removed placeholder would let one of these through.
+                `for i in $(seq 60); do echo evil > ${root}/.bashrc 2>/dev/null && echo ` +
+                  `WROTE-BASHRC; mkdir ${root}/.git 2>/dev/null && echo MADE-GIT; ` +
+                  `mkdir ${root}/.husky 2>/dev/null && echo MADE-HUSKY; sleep 0.05; done`,
+                'true',
+              ].join('; '),
+            ],
+            { timeoutMs: 20_000 },
+          );
+          expect((await first.exit).code).toBe(0);
+          const r = await second;
+          expect(r.stdout).not.toMatch(/WROTE-BASHRC|MADE-GIT|MADE-HUSKY/);
+          expect(existsSync(join(root, '.bashrc')) ? readFileSync(join(root, '.bashrc'), 'utf8') : '').toBe('');
+        } finally {
+          await a.close();
+          await b.close();
+          rmSync(root, { recursive: true, force: true });
+        }
+      },
+    );
+
+  it(
+    'a workspace without .git cannot get one (no hooks dir, no ' + 'gitfile), and no placeholder is left on the host',
+    async () => {
+      const r = await run(sb, [
+        '/bin/bash',
+        '-c',
+        `cd ${ws}; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo 'gitdir: ` +
+          `../evil' > .git; echo evil > .git/commondir; mkdir -p .husky/_; true`,
+      ]);
+      expect(r.stderr).toMatch(/Read-only file system|Is a directory/);
+      expect(existsSync(join(ws, '.git'))).toBe(false);
+      expect(existsSync(join(ws, '.husky'))).toBe(false);
+    },
+  );
 });

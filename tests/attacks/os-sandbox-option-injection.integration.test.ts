@@ -4,7 +4,7 @@
 // the workspace>` mounted host paths (the host's /etc, a directory never granted) into the run.
 // Now every caller-supplied value is checked once before planning, and the words travel
 // length-prefixed. Real bubblewrap; fails (never skips) without it.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ async function attempt(
   argv: string[],
   options: Record<string, unknown>,
 ): Promise<{ refused: string } | { printed: string }> {
-  let p;
+  let p: Awaited<ReturnType<Sandbox['spawn']>>;
   try {
     p = await sb.spawn(argv, options);
   } catch (err) {

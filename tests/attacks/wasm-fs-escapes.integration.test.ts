@@ -90,17 +90,20 @@ describe('attack: symlink swap raced against reads and writes', () => {
     }
   };
 
-  it('a plugin swapping a file for an escaping symlink, raced by a reading plugin: 10,000 reads, none outside', async () => {
-    const { dir } = raceDir('race-read');
-    const reader = await load([`fs:ro:${dir}`], 'race-reader');
-    const reads = await whileSwapping(dir, 'race-swapper-r', () =>
-      run(reader, 'read-many', `${join(dir, 'data.txt')}\n10000`),
-    );
-    const tally = JSON.parse(reads) as Record<string, number>;
-    expect(total(tally)).toBe(10_000);
-    expect(tally.inside, reads).toBeGreaterThan(0); // the reads really raced the file, not only errors
-    expect(leaked(tally), reads).toBe(0);
-  });
+  it(
+    'a plugin swapping a file for an escaping symlink, raced by ' + 'a reading plugin: 10,000 reads, none outside',
+    async () => {
+      const { dir } = raceDir('race-read');
+      const reader = await load([`fs:ro:${dir}`], 'race-reader');
+      const reads = await whileSwapping(dir, 'race-swapper-r', () =>
+        run(reader, 'read-many', `${join(dir, 'data.txt')}\n10000`),
+      );
+      const tally = JSON.parse(reads) as Record<string, number>;
+      expect(total(tally)).toBe(10_000);
+      expect(tally.inside, reads).toBeGreaterThan(0); // the reads really raced the file, not only errors
+      expect(leaked(tally), reads).toBe(0);
+    },
+  );
 
   it('the same swap raced by a writing plugin: no write lands outside', async () => {
     const { dir, secret } = raceDir('race-write');
@@ -156,7 +159,8 @@ describe('attack: nested grants and rename-then-symlink', () => {
     symlinkSync(outside, join(dir, 'sub')); // the host (or an earlier archive) planted it instead
     expect(await run(p, 'read', join(dir, 'sub', 'secret.txt'))).toBe('ERROR: not-permitted');
     expect(await run(p, 'write', `${join(dir, 'sub', 'secret.txt')}\npwned`)).toBe('ERROR: not-permitted');
-    expect(await run(p, 'ls', join(dir, 'sub'))).toMatch(/^ERROR: not-(permitted|directory)$/); // listing does not follow
+    // listing does not follow
+    expect(await run(p, 'ls', join(dir, 'sub'))).toMatch(/^ERROR: not-(permitted|directory)$/);
     expect(readdirSync(outside)).toEqual(['secret.txt']);
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe(SECRET);
   });

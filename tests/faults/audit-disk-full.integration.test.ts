@@ -34,32 +34,35 @@ interface Report {
 }
 
 describe('fault: the JSONL audit sink on a full disk', () => {
-  it('writes each event completely or not at all, throws AUDIT_WRITE_FAILED, and records again once space is freed', () => {
-    const run = spawnSync('unshare', ['--user', '--map-root-user', '--mount', process.execPath, writer, mountPoint], {
-      cwd: fileURLToPath(new URL('.', import.meta.url)),
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(run.error, 'unshare must be available').toBeUndefined();
-    expect(run.status, `writer failed: ${run.stderr}`).toBe(0);
-    const r = JSON.parse(run.stdout) as Report;
-    // The disk filled up: nothing of the refused event stays on disk, and it is a typed error.
-    expect(r.full, 'the disk never filled').toBeDefined();
-    expect(r.whenFull.endsWithNewline, 'a torn event was left on disk').toBe(true);
-    const beforeFree = r.acked.length - 2;
-    expect(beforeFree).toBeGreaterThan(5);
-    expect(r.full?.code, JSON.stringify(r.full)).toBeTrustCode('AUDIT_WRITE_FAILED');
-    expect(r.full?.message).toContain('ENOSPC');
-    expect(r.whenFull.verdict).toMatchObject({ ok: true, count: beforeFree });
-    // The head never moved past a line that is not wholly on disk.
-    expect(r.whenFull.head).toBe(r.acked[beforeFree - 1]);
-    // Still full: refused again, the same way, and the file is still whole.
-    expect(r.again?.code).toBeTrustCode('AUDIT_WRITE_FAILED');
-    expect(r.stillFull).toEqual({ endsWithNewline: true, bytes: r.whenFull.bytes, verdict: r.whenFull.verdict });
-    // Space freed: the same sink records, a new sink opens the file, nothing acknowledged is lost.
-    expect(r.afterFree).toBeUndefined();
-    expect(r.reopened).toBeUndefined();
-    expect(r.final.verdict).toMatchObject({ ok: true, count: r.acked.length });
-    expect(r.finalHashes).toEqual(r.acked);
-  });
+  it(
+    'writes each event completely or not at all, throws ' + 'AUDIT_WRITE_FAILED, and records again once space is freed',
+    () => {
+      const run = spawnSync('unshare', ['--user', '--map-root-user', '--mount', process.execPath, writer, mountPoint], {
+        cwd: fileURLToPath(new URL('.', import.meta.url)),
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(run.error, 'unshare must be available').toBeUndefined();
+      expect(run.status, `writer failed: ${run.stderr}`).toBe(0);
+      const r = JSON.parse(run.stdout) as Report;
+      // The disk filled up: nothing of the refused event stays on disk, and it is a typed error.
+      expect(r.full, 'the disk never filled').toBeDefined();
+      expect(r.whenFull.endsWithNewline, 'a torn event was left on disk').toBe(true);
+      const beforeFree = r.acked.length - 2;
+      expect(beforeFree).toBeGreaterThan(5);
+      expect(r.full?.code, JSON.stringify(r.full)).toBeTrustCode('AUDIT_WRITE_FAILED');
+      expect(r.full?.message).toContain('ENOSPC');
+      expect(r.whenFull.verdict).toMatchObject({ ok: true, count: beforeFree });
+      // The head never moved past a line that is not wholly on disk.
+      expect(r.whenFull.head).toBe(r.acked[beforeFree - 1]);
+      // Still full: refused again, the same way, and the file is still whole.
+      expect(r.again?.code).toBeTrustCode('AUDIT_WRITE_FAILED');
+      expect(r.stillFull).toEqual({ endsWithNewline: true, bytes: r.whenFull.bytes, verdict: r.whenFull.verdict });
+      // Space freed: the same sink records, a new sink opens the file, nothing acknowledged is lost.
+      expect(r.afterFree).toBeUndefined();
+      expect(r.reopened).toBeUndefined();
+      expect(r.final.verdict).toMatchObject({ ok: true, count: r.acked.length });
+      expect(r.finalHashes).toEqual(r.acked);
+    },
+  );
 });

@@ -42,42 +42,45 @@ function killAfter(file: string, after: number): Promise<string[]> {
 }
 
 describe('fault: SIGKILL during JSONL audit writes', () => {
-  it(`loses no acknowledged event over ${ROUNDS} kills, and a torn tail is repaired without touching the rest`, async () => {
-    let torn = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      // A file per round keeps every round's reading small; events are 64 KiB or more, several pages per write.
-      const file = join(dir, `audit-${round}.jsonl`);
-      const acked = await killAfter(file, 1 + (round % 3));
-      let opened: ReturnType<typeof createJsonlAuditSink> | undefined;
-      try {
-        opened = createJsonlAuditSink(file);
-      } catch (e) {
-        expect(isTrustError(e) && e.code, String(e)).toBeTrustCode('AUDIT_FILE_CORRUPT');
-        expect(isTrustError(e) && e.problems.map((p) => p.code)).toEqual(['AUDIT_TORN_TAIL']);
-        const before = readFileSync(file);
-        const repair = repairJsonlAudit(file);
-        expect(repair).toMatchObject({ torn: true, changed: true, keptBytes: before.length - repair.removedBytes });
-        expect(readFileSync(file).equals(before.subarray(0, repair.keptBytes))).toBe(true);
-        opened = createJsonlAuditSink(file);
-        torn++;
+  it(
+    `loses no acknowledged event over ${ROUNDS} kills, and a ` + `torn tail is repaired without touching the rest`,
+    async () => {
+      let torn = 0;
+      for (let round = 0; round < ROUNDS; round++) {
+        // A file per round keeps every round's reading small; events are 64 KiB or more, several pages per write.
+        const file = join(dir, `audit-${round}.jsonl`);
+        const acked = await killAfter(file, 1 + (round % 3));
+        let opened: ReturnType<typeof createJsonlAuditSink> | undefined;
+        try {
+          opened = createJsonlAuditSink(file);
+        } catch (e) {
+          expect(isTrustError(e) && e.code, String(e)).toBeTrustCode('AUDIT_FILE_CORRUPT');
+          expect(isTrustError(e) && e.problems.map((p) => p.code)).toEqual(['AUDIT_TORN_TAIL']);
+          const before = readFileSync(file);
+          const repair = repairJsonlAudit(file);
+          expect(repair).toMatchObject({ torn: true, changed: true, keptBytes: before.length - repair.removedBytes });
+          expect(readFileSync(file).equals(before.subarray(0, repair.keptBytes))).toBe(true);
+          opened = createJsonlAuditSink(file);
+          torn++;
+        }
+        const hashes = readJsonlAudit(file).map((e) => e.hash);
+        // Every acknowledged event is on disk, in order; at most the one being written is not.
+        expect(hashes.slice(0, acked.length)).toEqual(acked);
+        expect(hashes.length - acked.length).toBeLessThanOrEqual(1);
+        // The next writer continues the chain.
+        expect(opened.head()).toBe(hashes.at(-1));
+        opened.record({
+          principal: { kind: 'process', id: 'fault' },
+          action: 'sandbox.spawn',
+          target: '/bin/after',
+          decision: 'allow',
+        });
+        opened.close();
+        expect(verifyChain(readJsonlAudit(file))).toMatchObject({ ok: true, count: hashes.length + 1 });
+        rmSync(file);
       }
-      const hashes = readJsonlAudit(file).map((e) => e.hash);
-      // Every acknowledged event is on disk, in order; at most the one being written is not.
-      expect(hashes.slice(0, acked.length)).toEqual(acked);
-      expect(hashes.length - acked.length).toBeLessThanOrEqual(1);
-      // The next writer continues the chain.
-      expect(opened.head()).toBe(hashes.at(-1));
-      opened.record({
-        principal: { kind: 'process', id: 'fault' },
-        action: 'sandbox.spawn',
-        target: '/bin/after',
-        decision: 'allow',
-      });
-      opened.close();
-      expect(verifyChain(readJsonlAudit(file))).toMatchObject({ ok: true, count: hashes.length + 1 });
-      rmSync(file);
-    }
-    // The rounds are reported, not asserted: whether a kill lands mid-write is up to the kernel.
-    console.info(`kill loop: ${ROUNDS} rounds, ${torn} torn tail(s) repaired`);
-  });
+      // The rounds are reported, not asserted: whether a kill lands mid-write is up to the kernel.
+      console.info(`kill loop: ${ROUNDS} rounds, ${torn} torn tail(s) repaired`);
+    },
+  );
 });

@@ -89,25 +89,28 @@ async function waitFor(check: () => boolean, ms: number, what: string): Promise<
 }
 
 describe('fault: the egress proxy against dripping and resetting upstreams', () => {
-  it('a dripping upstream is cut at limits.totalTimeoutMs, audited as EGRESS_TIMEOUT, and the upstream is closed', async () => {
-    const audit = createMemoryAuditSink();
-    const proxy = await createEgressProxy({
-      policy: allowAll,
-      audit,
-      principal,
-      listen: { host: '127.0.0.1', port: 0 },
-      limits: { totalTimeoutMs: 600, bodyTimeoutMs: 60_000 },
-    });
-    try {
-      const before = closed['/drip'] ?? 0;
-      const r = await within(5000, 'the dripping request', viaProxy(proxy, '/drip'));
-      expect(r).toMatchObject({ status: 200, ended: 'aborted' });
-      await waitFor(() => (closed['/drip'] ?? 0) > before, 3000, 'the upstream connection closing');
-      expect(audit.events().map((e) => e.code)).toContain('EGRESS_TIMEOUT');
-    } finally {
-      await within(5000, 'proxy.close()', proxy.close());
-    }
-  });
+  it(
+    'a dripping upstream is cut at limits.totalTimeoutMs, audited ' + 'as EGRESS_TIMEOUT, and the upstream is closed',
+    async () => {
+      const audit = createMemoryAuditSink();
+      const proxy = await createEgressProxy({
+        policy: allowAll,
+        audit,
+        principal,
+        listen: { host: '127.0.0.1', port: 0 },
+        limits: { totalTimeoutMs: 600, bodyTimeoutMs: 60_000 },
+      });
+      try {
+        const before = closed['/drip'] ?? 0;
+        const r = await within(5000, 'the dripping request', viaProxy(proxy, '/drip'));
+        expect(r).toMatchObject({ status: 200, ended: 'aborted' });
+        await waitFor(() => (closed['/drip'] ?? 0) > before, 3000, 'the upstream connection closing');
+        expect(audit.events().map((e) => e.code)).toContain('EGRESS_TIMEOUT');
+      } finally {
+        await within(5000, 'proxy.close()', proxy.close());
+      }
+    },
+  );
 
   it('a client that goes away ends the upstream request', async () => {
     const proxy = await createEgressProxy({ policy: allowAll, principal, listen: { host: '127.0.0.1', port: 0 } });
@@ -117,7 +120,12 @@ describe('fault: the egress proxy against dripping and resetting upstreams', () 
         5000,
         'the first bytes',
         new Promise<void>((ok, fail) => {
-          viaProxy(proxy, '/drip', (res) => res.once('data', () => (res.socket.destroy(), ok()))).catch(fail);
+          viaProxy(proxy, '/drip', (res) =>
+            res.once('data', () => {
+              res.socket.destroy();
+              ok();
+            }),
+          ).catch(fail);
         }),
       );
       await waitFor(

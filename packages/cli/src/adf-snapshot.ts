@@ -41,7 +41,8 @@ export function checkAdfFile(file: string): void {
   if (n === 0 || !head.subarray(0, n).equals(SQLITE_MAGIC.subarray(0, n))) {
     throw new CliError(
       'ADF_NOT_SQLITE',
-      `${file} is not an SQLite file, so not an .adf agent file (${n === 0 ? 'it is empty' : `it starts with ${JSON.stringify(head.subarray(0, n).toString('latin1'))}`})`,
+      `${file} is not an SQLite file, so not an .adf agent file ` +
+        `(${n === 0 ? 'it is empty' : `it starts with ${JSON.stringify(head.subarray(0, n).toString('latin1'))}`})`,
       {
         hint: 'an .adf agent file is an SQLite 3 database; check that you picked the right file',
       },

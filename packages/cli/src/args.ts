@@ -29,6 +29,15 @@ function flagNames(options: Readonly<Record<string, OptionSpec>>): string[] {
   return names;
 }
 
+/** `parseArgs` in strict mode with tokens; its errors become usage errors. */
+function parseStrictly(spec: CommandSpec, argv: readonly string[], options: NonNullable<ParseArgsConfig['options']>) {
+  try {
+    return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true, tokens: true });
+  } catch (error) {
+    throw toUsageError(spec, error);
+  }
+}
+
 /**
  * Parses `argv` (the words after the command name) against a command's options, strictly: an
  * unknown flag, a flag without its value or a value given to a boolean flag is a usage error
@@ -44,12 +53,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   for (const [name, o] of Object.entries(all)) {
     options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
   }
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true, tokens: true });
-  } catch (error) {
-    throw toUsageError(spec, error);
-  }
+  const parsed = parseStrictly(spec, argv, options);
   const terminator = parsed.tokens.find((t) => t.kind === 'option-terminator');
   const positionals: string[] = [];
   const rest: string[] = [];

@@ -5,11 +5,13 @@ describe('cliHint', () => {
   it.each([
     [
       `use mode 'allow-local' or add "10.0.0.5/32" to allowCidrs to permit it`,
-      'pass --mode allow-local, or --allow-cidr 10.0.0.5/32 (in a policy file: "guard": {"allowCidrs": ["10.0.0.5/32"]}) to permit it',
+      'pass --mode allow-local, or --allow-cidr 10.0.0.5/32 (in a policy ' +
+        'file: "guard": {"allowCidrs": ["10.0.0.5/32"]}) to permit it',
     ],
     [
       'add "fd00::1/128" (or its /48) to allowCidrs to permit it',
-      'pass --allow-cidr fd00::1/128 (or its /48) (in a policy file: "guard": {"allowCidrs": ["fd00::1/128"]}) to permit it',
+      'pass --allow-cidr fd00::1/128 (or its /48) (in a policy file: ' +
+        '"guard": {"allowCidrs": ["fd00::1/128"]}) to permit it',
     ],
     [
       'remove "10.0.0.0/8" from denyCidrs to permit it',

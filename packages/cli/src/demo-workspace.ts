@@ -93,21 +93,22 @@ async function sampleSandboxRun(options: DemoSampleRunOptions, progress: (messag
   } catch (e) {
     const err = e as { message?: string; hint?: string };
     progress(
-      `  sample sandbox run skipped: ${err.message ?? String(e)} (${err.hint ?? 'check the sandbox with `trust doctor`'})`,
+      `  sample sandbox run skipped: ${err.message ?? String(e)} ` +
+        `(${err.hint ?? 'check the sandbox with `trust doctor`'})`,
     );
   }
 }
 
 function lastUserText(request: ModelRequest): string {
   const last = request.messages.at(-1);
-  if (!last || last.role !== 'user') return '';
+  if (last?.role !== 'user') return '';
   if (typeof last.content === 'string') return last.content;
   return last.content.map((b) => (b.type === 'text' ? b.text : '')).join(' ');
 }
 
 function lastToolResult(request: ModelRequest): { content: string; isError: boolean } | undefined {
   const last = request.messages.at(-1);
-  if (!last || last.role !== 'user' || typeof last.content === 'string') return undefined;
+  if (last?.role !== 'user' || typeof last.content === 'string') return undefined;
   const r = last.content.find((b) => b.type === 'tool_result');
   return r && r.type === 'tool_result' ? { content: r.content, isError: r.isError === true } : undefined;
 }
@@ -123,7 +124,8 @@ export function demoAnswer(request: ModelRequest): ModelResponse {
   if (result) {
     const text = result.isError
       ? `The write did not happen: ${result.content.slice(0, 200)}. (DEMO agent: scripted answers, no model.)`
-      : 'Saved to **notes.md**. You can read it in the Files view; the approval and the write are in the Audit view. (DEMO agent: scripted answers, no model.)';
+      : 'Saved to **notes.md**. You can read it in the Files view; the approval and the ' +
+        'write are in the Audit view. (DEMO agent: scripted answers, no model.)';
     return { content: [{ type: 'text', text }], stopReason: 'end_turn', usage, model: 'scripted' };
   }
   const said = lastUserText(request).slice(0, 2000);
@@ -132,7 +134,9 @@ export function demoAnswer(request: ModelRequest): ModelResponse {
     content: [
       {
         type: 'text',
-        text: 'I am the DEMO agent (scripted answers, no model). I would like to save your message to notes.md; fs_write is restricted, so you decide.',
+        text:
+          'I am the DEMO agent (scripted answers, no model). I would like to save your ' +
+          'message to notes.md; fs_write is restricted, so you decide.',
       },
       {
         type: 'tool_use',

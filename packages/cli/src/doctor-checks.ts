@@ -8,7 +8,10 @@ export interface DoctorCheck {
   /** Stable id: node, bwrap, userns, netns, seccomp, landlock, cc, socat, seatbelt, chromium, sqlite. */
   readonly id: string;
   readonly label: string;
-  /** `ok`; `missing` (the feature cannot work); `degraded` (works with less isolation); `unknown`; `skipped` (not for this platform). */
+  /**
+   * `ok`; `missing` (the feature cannot work); `degraded` (works with less isolation); `unknown`; `skipped` (not for
+   * this platform).
+   */
   readonly status: 'ok' | 'missing' | 'degraded' | 'unknown' | 'skipped';
   readonly detail: string;
   /** The exact command or step that fixes it, when the status is not ok. */
@@ -116,7 +119,10 @@ async function findInPath(probe: ProbeEnv, names: readonly string[]): Promise<st
 }
 
 const USERNS_REMEDY =
-  'allow unprivileged user namespaces: `sysctl -w kernel.unprivileged_userns_clone=1` (Debian), `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 24.04+), or `sysctl -w user.max_user_namespaces=15000`; in a container, allow unshare (e.g. docker run --security-opt seccomp=unconfined)';
+  'allow unprivileged user namespaces: `sysctl -w kernel.unprivileged_userns_clone=1` (Debian), `sysctl -w ' +
+  'kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 24.04+), or `sysctl -w ' +
+  'user.max_user_namespaces=15000`; in a container, allow unshare (e.g. docker run --security-opt ' +
+  'seccomp=unconfined)';
 
 /** bubblewrap, user namespaces and network namespaces (Linux only). */
 export async function checkBubblewrap(probe: ProbeEnv): Promise<DoctorCheck[]> {
@@ -188,7 +194,9 @@ export async function checkSeccomp(probe: ProbeEnv): Promise<DoctorCheck> {
       status: 'missing',
       detail: 'the kernel does not report seccomp support',
       remedy:
-        'use a kernel built with CONFIG_SECCOMP and CONFIG_SECCOMP_FILTER (every mainstream distribution kernel has them)',
+        'use a kernel built with CONFIG_SECCOMP and ' +
+        'CONFIG_SECCOMP_FILTER (every mainstream distribution kernel has ' +
+        'them)',
     };
   }
   const how =
@@ -332,8 +340,10 @@ export async function checkSqlite(probe: ProbeEnv): Promise<DoctorCheck> {
   const path = probe.sqlitePath();
   const tools = 'needs g++, make and python3: `apt-get install g++ make python3`';
   const remedy = probe.checkout
-    ? `rebuild it: \`pnpm rebuild better-sqlite3\` in the checkout (${tools}, and npm_config_nodedir pointing at Node's headers)`
-    : `reinstall the CLI with the Node.js you run it with, so the module is built for it: \`npm install -g @trust/cli\` (${tools} when no prebuilt binary fits)`;
+    ? `rebuild it: \`pnpm rebuild better-sqlite3\` in the checkout ` +
+      `(${tools}, and npm_config_nodedir pointing at Node's headers)`
+    : `reinstall the CLI with the Node.js you run it with, so the module is built for it: ` +
+      `\`npm install -g @trust/cli\` (${tools} when no prebuilt binary fits)`;
   if (!path) {
     return {
       id: 'sqlite',
@@ -343,7 +353,10 @@ export async function checkSqlite(probe: ProbeEnv): Promise<DoctorCheck> {
       remedy: probe.checkout ? 'reinstall: `pnpm install` in the checkout' : 'reinstall: `npm install -g @trust/cli`',
     };
   }
-  const script = `const D=require(${JSON.stringify(path)});const db=new D(':memory:');process.stdout.write(String(db.prepare('select sqlite_version() v').get().v))`;
+  const script =
+    `const D=require(${JSON.stringify(path)});const db=new ` +
+    `D(':memory:');process.stdout.write(String(db.prepare('select sqlite_version() ` +
+    `v').get().v))`;
   const r = await probe.exec(process.execPath, ['-e', script]);
   return r.code === 0
     ? { id: 'sqlite', label: 'SQLite (better-sqlite3)', status: 'ok', detail: `loads (SQLite ${r.stdout.trim()})` }

@@ -74,13 +74,16 @@ describe('trust doctor (built binary)', () => {
     expect(doctorSchema.parse(r.json()).result.ok).toBe(false);
   });
 
-  it('--strict passes on a machine with everything trust uses, whatever Landlock says (trust does not apply it)', async () => {
-    const r = await runCli(['doctor', '--strict', '--json'], { home: tmp.home });
-    const doc = doctorSchema.parse(r.json());
-    expect(doc.result.checks.find((c) => c.id === 'landlock')).toMatchObject({ status: 'skipped' });
-    expect(doc.result.checks.filter((c) => c.status !== 'ok' && c.status !== 'skipped')).toEqual([]);
-    expect(r.code).toBe(0);
-  });
+  it(
+    '--strict passes on a machine with everything trust uses, ' + 'whatever Landlock says (trust does not apply it)',
+    async () => {
+      const r = await runCli(['doctor', '--strict', '--json'], { home: tmp.home });
+      const doc = doctorSchema.parse(r.json());
+      expect(doc.result.checks.find((c) => c.id === 'landlock')).toMatchObject({ status: 'skipped' });
+      expect(doc.result.checks.filter((c) => c.status !== 'ok' && c.status !== 'skipped')).toEqual([]);
+      expect(r.code).toBe(0);
+    },
+  );
 
   it('gives an install from the registry no checkout advice (pnpm, scripts/bootstrap.sh)', async () => {
     // The built CLI outside a checkout, as an npm install lays it out: bin, dist, node_modules.

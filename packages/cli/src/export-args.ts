@@ -68,6 +68,12 @@ export function findExportWit(items: Readonly<Record<string, string>>, exportNam
   return undefined;
 }
 
+/** A word that would be accepted for `param`, for an example command line. */
+function exampleWord(param: ExportParam, index: number): string {
+  if (INT_RANGES[param.type]) return String(index + 2);
+  return param.type === 'string' ? 'text' : '…';
+}
+
 function fail(param: ExportParam, index: number, text: string, expected: string, example: string): never {
   throw usageError(
     'CLI_USAGE_INVALID_ARGUMENT',
@@ -136,10 +142,12 @@ export function convertExportArgs(
     const sig = params.map((p) => `${p.name}: ${p.type}`).join(', ');
     throw usageError(
       'CLI_USAGE_INVALID_ARGUMENT',
-      `${exportName} takes ${params.length} argument${params.length === 1 ? '' : 's'} (${sig || 'none'}), got ${words.length}`,
+      `${exportName} takes ${params.length} ` +
+        `argument${params.length === 1 ? '' : 's'} (${sig || 'none'}), ` +
+        `got ${words.length}`,
       params.length === 0
         ? `call it without arguments: … ${exportName}`
-        : `for example: … ${exportName} ${params.map((p, i) => (INT_RANGES[p.type] ? String(i + 2) : p.type === 'string' ? 'text' : '…')).join(' ')}`,
+        : `for example: … ${exportName} ${params.map((p, i) => exampleWord(p, i)).join(' ')}`,
     );
   }
   return words.map((w, i) => convert(params[i] as ExportParam, i, w));

@@ -21,24 +21,27 @@ beforeAll(async () => {
 });
 
 describe('first-contact errors (built binary)', () => {
-  it('a .tpkg that is not an archive, or is cut short, is WASM_PACKAGE_MALFORMED with a hint naming a real command', async () => {
-    const built = readdirSync(tmp.home).find((f) => f.endsWith('.tpkg')) as string;
-    const whole = readFileSync(join(tmp.home, built));
-    writeFileSync(join(tmp.home, 'text.tpkg'), 'this is not an archive\n');
-    writeFileSync(join(tmp.home, 'cut.tpkg'), whole.subarray(0, Math.floor(whole.length / 2)));
-    for (const [args, message] of [
-      [['run', 'text.tpkg', 'add', '1', '2', '--allow-unsigned'], /not a \.tpkg archive/],
-      [['package', 'inspect', 'text.tpkg'], /not a \.tpkg archive/],
-      [['run', 'cut.tpkg', 'add', '1', '2', '--allow-unsigned'], /truncated/],
-    ] as const) {
-      const { code, error } = await fail(args);
-      expect(error.code).toBeTrustCode('WASM_PACKAGE_MALFORMED');
-      expect(error.message).toMatch(message);
-      expect(error.hint).toContain('trust package build');
-      expect(error.hint).not.toContain('package pack');
-      expect(code).toBe(1);
-    }
-  });
+  it(
+    'a .tpkg that is not an archive, or is cut short, is ' + 'WASM_PACKAGE_MALFORMED with a hint naming a real command',
+    async () => {
+      const built = readdirSync(tmp.home).find((f) => f.endsWith('.tpkg')) as string;
+      const whole = readFileSync(join(tmp.home, built));
+      writeFileSync(join(tmp.home, 'text.tpkg'), 'this is not an archive\n');
+      writeFileSync(join(tmp.home, 'cut.tpkg'), whole.subarray(0, Math.floor(whole.length / 2)));
+      for (const [args, message] of [
+        [['run', 'text.tpkg', 'add', '1', '2', '--allow-unsigned'], /not a \.tpkg archive/],
+        [['package', 'inspect', 'text.tpkg'], /not a \.tpkg archive/],
+        [['run', 'cut.tpkg', 'add', '1', '2', '--allow-unsigned'], /truncated/],
+      ] as const) {
+        const { code, error } = await fail(args);
+        expect(error.code).toBeTrustCode('WASM_PACKAGE_MALFORMED');
+        expect(error.message).toMatch(message);
+        expect(error.hint).toContain('trust package build');
+        expect(error.hint).not.toContain('package pack');
+        expect(code).toBe(1);
+      }
+    },
+  );
 
   it('a TOML syntax error names its line and column', async () => {
     mkdirSync(join(tmp.home, 'badtoml'));
@@ -106,22 +109,25 @@ describe('first-contact errors (built binary)', () => {
     expect(doc.result).toMatchObject({ total: 3, chain: { ok: true }, tornTail: { line: 4 } });
   });
 
-  it('agent inspect: a directory and a short text file get coded errors, and nothing is left beside the file', async () => {
-    mkdirSync(join(tmp.home, 'agents'));
-    const dir = await fail(['agent', 'inspect', 'agents']);
-    expect(dir.error.code).toBeTrustCode('CLI_NOT_A_FILE');
-    expect(dir.error.message).toContain('is a directory');
-    writeFileSync(join(tmp.home, 'short.adf'), 'hi\n');
-    const short = await fail(['agent', 'inspect', 'short.adf']);
-    expect(short.error.code).toBeTrustCode('ADF_NOT_SQLITE');
-    expect(short.error.message).toContain('not an SQLite file');
-    expect((await cli(['agent', 'new', 'agents/a.adf'])).code).toBe(0);
-    expect((await cli(['agent', 'inspect', 'agents/a.adf'])).code).toBe(0);
-    expect((await cli(['audit', 'verify', 'agents/a.adf'])).code).toBe(0);
-    expect((await cli(['audit', 'tail', 'agents/a.adf'])).code).toBe(0);
-    expect(readdirSync(join(tmp.home, 'agents'))).toEqual(['a.adf']);
-    expect(existsSync(join(tmp.home, 'agents', 'a.adf-shm'))).toBe(false);
-  });
+  it(
+    'agent inspect: a directory and a short text file get coded ' + 'errors, and nothing is left beside the file',
+    async () => {
+      mkdirSync(join(tmp.home, 'agents'));
+      const dir = await fail(['agent', 'inspect', 'agents']);
+      expect(dir.error.code).toBeTrustCode('CLI_NOT_A_FILE');
+      expect(dir.error.message).toContain('is a directory');
+      writeFileSync(join(tmp.home, 'short.adf'), 'hi\n');
+      const short = await fail(['agent', 'inspect', 'short.adf']);
+      expect(short.error.code).toBeTrustCode('ADF_NOT_SQLITE');
+      expect(short.error.message).toContain('not an SQLite file');
+      expect((await cli(['agent', 'new', 'agents/a.adf'])).code).toBe(0);
+      expect((await cli(['agent', 'inspect', 'agents/a.adf'])).code).toBe(0);
+      expect((await cli(['audit', 'verify', 'agents/a.adf'])).code).toBe(0);
+      expect((await cli(['audit', 'tail', 'agents/a.adf'])).code).toBe(0);
+      expect(readdirSync(join(tmp.home, 'agents'))).toEqual(['a.adf']);
+      expect(existsSync(join(tmp.home, 'agents', 'a.adf-shm'))).toBe(false);
+    },
+  );
 
   it('a sandbox policy with a misspelt key is coded, with did-you-mean, not raw schema text', async () => {
     writeFileSync(join(tmp.home, 'sp.json'), '{"v":1,"capabilites":["stdout"],"limits":{"timeMS":5,"pids":"x"}}');

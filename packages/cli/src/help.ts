@@ -79,7 +79,11 @@ export function formatGroupHelp(group: string, entries: readonly CommandEntry[],
 
 /** The help for an unavailable command: what it will do and why it cannot run yet. */
 export function formatUnavailableHelp(entry: CommandEntry, style: Style): string {
-  return `${style.bold(`trust ${entry.name}`)}: ${entry.summary}\n\n${style.yellow('not available yet')}: ${entry.unavailable}.\nRunning it exits 1 with code NOT_IMPLEMENTED.\n`;
+  return (
+    `${style.bold(`trust ${entry.name}`)}: ${entry.summary}\n\n` +
+    `${style.yellow('not available yet')}: ${entry.unavailable}.\n` +
+    'Running it exits 1 with code NOT_IMPLEMENTED.\n'
+  );
 }
 
 /** The help for one command, teaching by example. */

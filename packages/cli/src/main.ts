@@ -87,10 +87,9 @@ export async function main(
       );
     }
     if (leading.includes('--version') || leading.includes('-V')) {
+      const result = { version: CLI_VERSION, node: process.version };
       io.stdout.write(
-        json
-          ? `${JSON.stringify({ v: 1, ok: true, command: 'version', result: { version: CLI_VERSION, node: process.version } })}\n`
-          : `trust ${CLI_VERSION}\n`,
+        json ? `${JSON.stringify({ v: 1, ok: true, command: 'version', result })}\n` : `trust ${CLI_VERSION}\n`,
       );
       return EXIT_CODES.ok;
     }

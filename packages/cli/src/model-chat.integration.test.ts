@@ -120,21 +120,33 @@ describe('trust agent chat with a real provider (built binary, wire-format peer)
     expect((await peer.seen()).length).toBe(before);
   });
 
-  it('a loopback base URL needs --allow-local-model; a wrong key is an auth failure that never echoes the key', async () => {
-    const local = await chat(
-      ['--provider', 'openai', '--model', 'peer-gpt', '--base-url', `${peer.base}/v1`, '--json'],
-      { OPENAI_API_KEY: KEY },
-    );
-    expect(local.code).toBe(2);
-    const err = failureSchema.parse(local.json()).error;
-    expect(err.code).toBeTrustCode('MODEL_BASE_URL_LOCAL');
-    expect(err.hint).toContain('--allow-local-model');
-    const wrong = await chat(
-      ['--provider', 'openai', '--model', 'peer-gpt', '--base-url', `${peer.base}/v1`, '--allow-local-model', '--json'],
-      { OPENAI_API_KEY: 'sk-wrong-key-77' },
-    );
-    expect(wrong.code).toBe(1);
-    expect(failureSchema.parse(wrong.json()).error.code).toBeTrustCode('PROVIDER_AUTH');
-    expect(wrong.stdout + wrong.stderr).not.toContain('sk-wrong-key-77');
-  });
+  it(
+    'a loopback base URL needs --allow-local-model; a wrong key ' + 'is an auth failure that never echoes the key',
+    async () => {
+      const local = await chat(
+        ['--provider', 'openai', '--model', 'peer-gpt', '--base-url', `${peer.base}/v1`, '--json'],
+        { OPENAI_API_KEY: KEY },
+      );
+      expect(local.code).toBe(2);
+      const err = failureSchema.parse(local.json()).error;
+      expect(err.code).toBeTrustCode('MODEL_BASE_URL_LOCAL');
+      expect(err.hint).toContain('--allow-local-model');
+      const wrong = await chat(
+        [
+          '--provider',
+          'openai',
+          '--model',
+          'peer-gpt',
+          '--base-url',
+          `${peer.base}/v1`,
+          '--allow-local-model',
+          '--json',
+        ],
+        { OPENAI_API_KEY: 'sk-wrong-key-77' },
+      );
+      expect(wrong.code).toBe(1);
+      expect(failureSchema.parse(wrong.json()).error.code).toBeTrustCode('PROVIDER_AUTH');
+      expect(wrong.stdout + wrong.stderr).not.toContain('sk-wrong-key-77');
+    },
+  );
 });

@@ -115,7 +115,8 @@ export function planModel(
     return fail(
       'MODEL_ID_MISSING',
       `the ${kind} provider needs a model id, and the agent names none for it`,
-      `pass --model <id> (e.g. ${kind === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-4o-mini'}), or set model.model_id in the agent config`,
+      `pass --model <id> (e.g. ${kind === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-4o-mini'}), ` +
+        `or set model.model_id in the agent config`,
     );
   }
 
@@ -150,7 +151,8 @@ export function planModel(
   if (local && flags.allowLocal !== true) {
     return fail(
       'MODEL_BASE_URL_LOCAL',
-      `the model base URL ${url.host} is on this machine or a private network, which the model client does not reach by default`,
+      `the model base URL ${url.host} is on this machine or a private ` +
+        `network, which the model client does not reach by default`,
       'pass --allow-local-model to use a local model server (e.g. Ollama, vLLM, LM Studio)',
     );
   }
@@ -184,7 +186,8 @@ export function planModel(
     return fail(
       'MODEL_API_KEY_MISSING',
       `the ${label} provider needs an API key, and $${keyEnv} is not set`,
-      `export ${keyEnv}=<your key> (trust injects it into requests to ${url.host} at egress; the model and the agent never see it), or name another variable with --api-key-env NAME`,
+      `export ${keyEnv}=<your key> (trust injects it into requests to ${url.host} at egress; the ` +
+        `model and the agent never see it), or name another variable with --api-key-env NAME`,
     );
   }
 

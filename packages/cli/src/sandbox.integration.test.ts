@@ -30,7 +30,10 @@ afterAll(async () => {
 // one from the repository's cache) is visible inside only when its install directory is granted.
 const nodeCaps = process.execPath.startsWith('/usr/') ? [] : ['--cap', `fs:ro:${dirname(dirname(process.execPath))}`];
 const viaProxy = (port: number, path: string) =>
-  `const u=new URL(process.env.HTTP_PROXY);const s=require('net').connect(+u.port,u.hostname,()=>s.write('GET http://127.0.0.1:${port}${path} HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nConnection: close\\r\\n\\r\\n'));s.pipe(process.stdout)`;
+  `const u=new URL(process.env.HTTP_PROXY);const ` +
+  `s=require('net').connect(+u.port,u.hostname,()=>s.write('GET ` +
+  `http://127.0.0.1:${port}${path} HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nConnection: ` +
+  `close\\r\\n\\r\\n'));s.pipe(process.stdout)`;
 
 describe('trust sandbox (built binary, real bubblewrap)', () => {
   it('passes the exit code and the output through', async () => {
@@ -183,7 +186,8 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
         '--',
         process.execPath,
         '-e',
-        `require('net').connect(${peerPort},'127.0.0.1').on('error',e=>{console.log('blocked',e.code);process.exit(7)}).on('connect',()=>process.exit(0))`,
+        `require('net').connect(${peerPort},'127.0.0.1')` +
+          ".on('error',e=>{console.log('blocked',e.code);process.exit(7)}).on('connect',()=>process.exit(0))",
       ],
       { home: tmp.home },
     );

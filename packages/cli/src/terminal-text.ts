@@ -4,8 +4,15 @@
 
 // CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), DCS/SOS/PM/APC (ESC P|X|^|_ ... ESC \),
 // the 8-bit forms of CSI (0x9b) and OSC (0x9d), and two-byte ESC sequences.
-const ANSI_SEQUENCE =
-  /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|(?:\u001b\]|\u009d)[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[PX^_][^\u001b\u009c]*(?:\u001b\\|\u009c)?|\u001b[@-Z\\-_]/g;
+const ANSI_SEQUENCE = new RegExp(
+  [
+    /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]/.source,
+    /(?:\u001b\]|\u009d)[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?/.source,
+    /\u001b[PX^_][^\u001b\u009c]*(?:\u001b\\|\u009c)?/.source,
+    /\u001b[@-Z\\-_]/.source,
+  ].join('|'),
+  'g',
+);
 // Every remaining C0 control, DEL and C1 control, and the bidi controls (Trojan Source).
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const CONTROL_MULTILINE_OFF = /[\n\t]/g;

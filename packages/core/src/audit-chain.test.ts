@@ -19,7 +19,12 @@ const input = (n: number): AuditInput => ({
 
 function makeChain(count: number): AuditEvent[] {
   let t = Date.parse('2026-01-01T00:00:00Z');
-  const sink = createMemoryAuditSink({ clock: () => new Date((t += 1000)) });
+  const sink = createMemoryAuditSink({
+    clock: () => {
+      t += 1000;
+      return new Date(t);
+    },
+  });
   for (let i = 0; i < count; i++) sink.record(input(i));
   return [...sink.events()];
 }

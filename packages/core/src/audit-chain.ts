@@ -155,7 +155,9 @@ export function verifyChain(
       ok: false,
       index: events.length,
       code: 'AUDIT_TAIL_MISMATCH',
-      reason: `the chain ends at ${prev.slice(0, 12)}…, not at the anchored ${options.tail.slice(0, 12)}… (events were removed from the end or re-sealed)`,
+      reason:
+        `the chain ends at ${prev.slice(0, 12)}…, not at the anchored ${options.tail.slice(0, 12)}… (events ` +
+        `were removed from the end or re-sealed)`,
     };
   }
   return { ok: true, count: events.length, head: prev };

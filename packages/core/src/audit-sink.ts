@@ -53,7 +53,12 @@ export interface AuditDecisionInput {
  * `reason` to `details`. Returns the sealed event.
  *
  * @example
- * auditDecision(sink, { principal, action: 'egress.http', target: url, decision: await policy.authorizeHttp(req, ctx) });
+ * auditDecision(sink, {
+ *   principal,
+ *   action: 'egress.http',
+ *   target: url,
+ *   decision: await policy.authorizeHttp(req, ctx),
+ * });
  */
 export function auditDecision(sink: AuditSink, input: AuditDecisionInput): AuditEvent {
   const d = input.decision;

@@ -37,8 +37,12 @@ export function fsGrantConflicts(entries: readonly Capability[], indexOf: Readon
           code: 'CAPABILITY_FS_OVERLAP',
           severity: 'error',
           path: `[${at(b)}]`,
-          message: `"${formatCapability(b)}" lies inside "${formatCapability(a)}" (at [${at(a)}]); nested grants are not allowed`,
-          hint: `grant sibling directories instead (e.g. keep "${formatCapability(b)}" and grant the other subdirectories of ${a.path} one by one), or only "${formatCapability(a)}"`,
+          message:
+            `"${formatCapability(b)}" lies inside "${formatCapability(a)}" (at [${at(a)}]); nested grants are ` +
+            `not allowed`,
+          hint:
+            `grant sibling directories instead (e.g. keep "${formatCapability(b)}" and grant the other ` +
+            `subdirectories of ${a.path} one by one), or only "${formatCapability(a)}"`,
         });
       }
     }

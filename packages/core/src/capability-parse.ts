@@ -21,6 +21,8 @@ const PLAIN: readonly CapabilityName[] = [
   'random',
 ];
 const PLAIN_SET: ReadonlySet<string> = new Set(PLAIN);
+/** The bare capabilities whose destinations the egress policy names. */
+const NETWORK_HEADS: ReadonlySet<string> = new Set(['http', 'tcp', 'udp']);
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Linux PATH_MAX, in bytes: a longer grant could never be opened. */
 const FS_PATH_MAX = 4096;
@@ -46,7 +48,7 @@ function unknown(entry: string): Result {
       return fail(
         'CAPABILITY_UNKNOWN',
         `unknown capability ${JSON.stringify(entry)}: "${head}" takes no argument`,
-        `write "${head}"${head === 'http' || head === 'tcp' || head === 'udp' ? ' and allow destinations in the egress policy' : ''}`,
+        `write "${head}"${NETWORK_HEADS.has(head) ? ' and allow destinations in the egress policy' : ''}`,
       );
     }
   } else {
@@ -92,7 +94,8 @@ function parseFs(entry: string): Result {
     return fail(
       'CAPABILITY_FS_PATH',
       `capability ${JSON.stringify(entry)} has a ".." segment`,
-      `write the directory it means directly, e.g. "fs:${mode}:${normalizeAbsolutePath(raw) ?? '/var/lib/myapp'}", so a reviewer sees what is granted`,
+      `write the directory it means directly, e.g. ` +
+        `"fs:${mode}:${normalizeAbsolutePath(raw) ?? '/var/lib/myapp'}", so a reviewer sees what is granted`,
     );
   }
   const path = normalizeAbsolutePath(raw);
@@ -100,7 +103,8 @@ function parseFs(entry: string): Result {
     return fail(
       'CAPABILITY_FS_RELATIVE',
       `capability ${JSON.stringify(entry)} has a relative path`,
-      `write an absolute path, e.g. "fs:${mode}:/${raw.replace(/^\.?\/*/, '')}"; relative paths would depend on the host's working directory`,
+      `write an absolute path, e.g. "fs:${mode}:/${raw.replace(/^\.?\/*/, '')}"; relative paths would depend ` +
+        `on the host's working directory`,
     );
   }
   if (path === '/') {
@@ -271,7 +275,9 @@ export function tryParseCapabilities(
       severity: 'error',
       path: `[${seen.get(coarse[0] as string)}]`,
       message: `${fine.join('/')} and ${coarse.join('/')} are mutually exclusive network tiers`,
-      hint: `pick one tier: keep "${fine.join('", "')}" for policy-gated peers (recommended), or "${coarse[0]}" for any public host (address floor only)`,
+      hint:
+        `pick one tier: keep "${fine.join('", "')}" for policy-gated peers (recommended), or "${coarse[0]}" ` +
+        `for any public host (address floor only)`,
     });
   }
   if (problems.length > 0) {

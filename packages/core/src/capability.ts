@@ -23,7 +23,10 @@ export interface FsAccess {
   readonly root?: string;
 }
 
-/** How a set reaches the network: not at all, through the egress broker, or coarsely (any public host, address floor only). */
+/**
+ * How a set reaches the network: not at all, through the egress broker, or coarsely (any public host, address floor
+ * only).
+ */
 export type EgressTier = 'none' | 'brokered' | 'coarse';
 
 /**

@@ -1,6 +1,6 @@
 /**
- * Stable error codes of `@trust/agent-runtime`'s loop: tools and their gate, tasks and approvals, triggers, timers, providers and MCP.
- * The list is data: `@trust/core` collects every package's codes so that `TrustError` accepts only
+ * Stable error codes of `@trust/agent-runtime`'s loop: tools and their gate, tasks and approvals, triggers, timers,
+ * providers and MCP. The list is data: `@trust/core` collects every package's codes so that `TrustError` accepts only
  * known ones. A package that adds a code adds it here, one per line.
  *
  * @example

@@ -107,7 +107,7 @@ function parseOrThrow(text: string): HostRule {
     const close = text.indexOf(']');
     const inner = close < 0 ? undefined : parseIpWithZone(text.slice(0, close + 1));
     const after = close < 0 ? '' : text.slice(close + 1);
-    if (!inner || inner.ip.family !== 6 || inner.zone !== undefined || (after !== '' && !after.startsWith(':'))) {
+    if (inner?.ip.family !== 6 || inner.zone !== undefined || (after !== '' && !after.startsWith(':'))) {
       throw new RuleProblem(
         `host rule ${JSON.stringify(text)} is not a valid bracketed IPv6 address`,
         'write e.g. "[::1]:8080" or "2001:db8::1"',
@@ -188,7 +188,8 @@ export function tryParseHostRule(text: string): { ok: true; rule: HostRule } | {
  * stopping at the first.
  *
  * @example
- * const { rules, problems } = parseHostRules(['a.example.com', '*'], 'http.allow'); // problems[0].path === 'http.allow[1]'
+ * const { rules, problems } = parseHostRules(['a.example.com', '*'], 'http.allow');
+ * // problems[0].path === 'http.allow[1]'
  */
 export function parseHostRules(list: readonly string[], path = ''): { rules: HostRule[]; problems: Problem[] } {
   const rules: HostRule[] = [];

@@ -132,7 +132,8 @@ function run(policies: readonly EgressPolicy[], step: Step, what: string): Decis
  *
  * A policy without `authorizeTcp`/`authorizeUdp` is skipped for that traffic. The chain itself is
  * a gate. A chain passed to `chain` is flattened into it (chains are associative), so a filter's
- * deny inside a nested chain still stops the outer one. Answers may be sync or async; the chain is sync while every answer is.
+ * deny inside a nested chain still stops the outer one. Answers may be sync or async; the chain is sync while every
+ * answer is.
  *
  * @example
  * const policy = chain(
@@ -153,7 +154,9 @@ export function chain(...policies: readonly EgressPolicy[]): EgressPolicy {
         'POLICY_INVALID',
         `policy ${p.name ?? 'unnamed'} has an unknown role ${JSON.stringify(p.role)}`,
         {
-          hint: 'role is "gate" (may grant) or "filter" (may only deny or add headers); a misspelt filter would lose its veto',
+          hint:
+            'role is "gate" (may grant) or "filter" (may only deny or add headers); a misspelt filter would ' +
+            'lose its veto',
         },
       );
     }

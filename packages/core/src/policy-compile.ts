@@ -44,7 +44,10 @@ function cidrs(list: readonly string[] | undefined): readonly Cidr[] {
  * @example
  * const { policy } = compilePolicy(parsePolicyFile({
  *   v: 1,
- *   http: { allow: ['api.github.com'], inject: [{ hosts: ['api.github.com'], headers: { authorization: { env: 'GH_AUTH' } } }] },
+ *   http: {
+ *     allow: ['api.github.com'],
+ *     inject: [{ hosts: ['api.github.com'], headers: { authorization: { env: 'GH_AUTH' } } }],
+ *   },
  * }), { env: process.env });
  */
 export function compilePolicy(

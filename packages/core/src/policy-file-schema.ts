@@ -22,7 +22,8 @@ const hostRule = z
     }
   })
   .describe(
-    'A host rule: "api.example.com", "*.example.com" (subdomains only), "10.0.0.5", "[::1]:8080" or "10.0.0.0/8"; an optional ":port" on names and IPs.',
+    'A host rule: "api.example.com", "*.example.com" (subdomains only), "10.0.0.5", "[::1]:8080" or ' +
+      '"10.0.0.0/8"; an optional ":port" on names and IPs.',
   );
 
 const cidr = z

@@ -72,9 +72,9 @@ function suggestedRule(compiled: readonly HostRule[], request: EgressHttpRequest
  * A gate that allows HTTP requests to hosts matching `rules` (see `parseHostRule`), and TCP/UDP
  * peers only when `tcp`/`udp` is set. A `CONNECT` (a proxy tunnel) matches a rule without a port
  * only on port 443; another port must be named (`api.example.com:8443`), else the answer is
- * `EGRESS_TUNNEL_PORT_NOT_ALLOWED`. An allow from a rule with a port carries it (`Allow.port`). Anything else is denied with `EGRESS_HOST_NOT_ALLOWED`
- * (or `EGRESS_METHOD_NOT_ALLOWED`) and a hint naming what to add. An empty list allows nothing.
- * Rules are validated here, once: bad ones throw `POLICY_INVALID` listing every problem.
+ * `EGRESS_TUNNEL_PORT_NOT_ALLOWED`. An allow from a rule with a port carries it (`Allow.port`). Anything else is denied
+ * with `EGRESS_HOST_NOT_ALLOWED` (or `EGRESS_METHOD_NOT_ALLOWED`) and a hint naming what to add. An empty list allows
+ * nothing. Rules are validated here, once: bad ones throw `POLICY_INVALID` listing every problem.
  *
  * @example
  * const gate = allowHosts(['api.example.com', '*.cdn.example.com'], { methods: ['GET'] });
@@ -133,10 +133,13 @@ export function allowHosts(rules: readonly string[], options: AllowHostsOptions 
       if (!hit && tunnel && compiled.some((r) => matchHostRule(r, request.host, request.port))) {
         return deny(
           'EGRESS_TUNNEL_PORT_NOT_ALLOWED',
-          `egress denied: CONNECT ${request.host}:${request.port} would be a raw tunnel; a host rule without a port opens tunnels to port 443 only (rule ${name})`,
+          `egress denied: CONNECT ${request.host}:${request.port} would be a raw tunnel; a host rule without ` +
+            `a port opens tunnels to port 443 only (rule ${name})`,
           {
             rule: name,
-            hint: `name the port in the rule ("${request.host}:${request.port}"), or grant tcp to ${request.host}:${request.port}`,
+            hint:
+              `name the port in the rule ("${request.host}:${request.port}"), or grant tcp ` +
+              `to ${request.host}:${request.port}`,
           },
         );
       }

@@ -5,7 +5,6 @@ import { createFilter } from './policy-filter.js';
 import { compileHostRules } from './policy-hosts.js';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-// eslint-disable-next-line no-control-regex
 const BAD_VALUE = /[\r\n\0]/;
 
 /**

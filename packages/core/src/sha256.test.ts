@@ -10,7 +10,8 @@ describe('sha256Hex', () => {
       '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
     ],
     [
-      'abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu',
+      'abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnop' +
+        'jklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu',
       'cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1',
     ],
     ['a'.repeat(1_000_000), 'cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0'],

@@ -131,20 +131,28 @@ describe('guarded fetch against a real peer (child process)', () => {
     await five.close();
   });
 
-  it('drops Authorization, Cookie and Proxy-Authorization when the origin changes, keeps them on the same origin', async () => {
-    const client = createEgressClient({ policy: allowAll, guard: { resolve: resolver() } });
-    const headers = { authorization: 'Bearer caller', cookie: 'a=b', 'proxy-authorization': 'Basic x', 'x-keep': '1' };
-    const cross = (await (await client.fetch(`${origin}/to-other`, { headers }, { principal })).json()) as Echo;
-    expect(cross.headers.host).toBe(`other.test:${peer.httpPort}`);
-    expect(cross.headers.authorization).toBeUndefined();
-    expect(cross.headers.cookie).toBeUndefined();
-    expect(cross.headers['proxy-authorization']).toBeUndefined();
-    expect(cross.headers['x-keep']).toBeUndefined(); // only a safe allow-list crosses origins
-    const same = (await (await client.fetch(`${origin}/to-same`, { headers }, { principal })).json()) as Echo;
-    expect(same.headers.authorization).toBe('Bearer caller');
-    expect(same.headers.cookie).toBe('a=b');
-    await client.close();
-  });
+  it(
+    'drops Authorization, Cookie and Proxy-Authorization when the ' + 'origin changes, keeps them on the same origin',
+    async () => {
+      const client = createEgressClient({ policy: allowAll, guard: { resolve: resolver() } });
+      const headers = {
+        authorization: 'Bearer caller',
+        cookie: 'a=b',
+        'proxy-authorization': 'Basic x',
+        'x-keep': '1',
+      };
+      const cross = (await (await client.fetch(`${origin}/to-other`, { headers }, { principal })).json()) as Echo;
+      expect(cross.headers.host).toBe(`other.test:${peer.httpPort}`);
+      expect(cross.headers.authorization).toBeUndefined();
+      expect(cross.headers.cookie).toBeUndefined();
+      expect(cross.headers['proxy-authorization']).toBeUndefined();
+      expect(cross.headers['x-keep']).toBeUndefined(); // only a safe allow-list crosses origins
+      const same = (await (await client.fetch(`${origin}/to-same`, { headers }, { principal })).json()) as Echo;
+      expect(same.headers.authorization).toBe('Bearer caller');
+      expect(same.headers.cookie).toBe('a=b');
+      await client.close();
+    },
+  );
 
   it.each([
     ['/r307', 'POST', 'payload-307'],
@@ -175,7 +183,12 @@ describe('guarded fetch against a real peer (child process)', () => {
 
   it('refuses to replay a streamed body on 307', async () => {
     const client = createEgressClient({ policy: allowAll, guard: { resolve: resolver() } });
-    const body = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode('s')), c.close()) });
+    const body = new ReadableStream({
+      start: (c) => {
+        c.enqueue(new TextEncoder().encode('s'));
+        c.close();
+      },
+    });
     expect(await codeOf(client.fetch(`${origin}/r307`, { method: 'POST', body }, { principal }))).toBeTrustCode(
       'EGRESS_REDIRECT_BODY',
     );
@@ -194,22 +207,25 @@ describe('guarded fetch against a real peer (child process)', () => {
 });
 
 describe('DNS rebinding and resolver failures', () => {
-  it('a name that answers loopback to the pre-flight and private at connect never reaches the private address', async () => {
-    const audit = memorySink();
-    const resolve = createStubResolver({ 'rebind.test': { sequence: [['127.0.0.1'], ['10.0.0.1']] } });
-    const client = createEgressClient({ policy: allowAll, guard: { resolve, cacheTtlMs: 0 }, audit });
-    await peer.clear();
-    expect(
-      await codeOf(client.fetch(`http://rebind.test:${peer.httpPort}/echo`, undefined, { principal })),
-    ).toBeTrustCode('EGRESS_PRIVATE_ADDRESS');
-    expect(resolve.count('rebind.test')).toBe(2); // pre-flight, then the connect-time check
-    expect(await peer.requests()).toHaveLength(0);
-    expect(audit.events.at(-1)).toMatchObject({
-      decision: 'deny',
-      code: expect.toBeTrustCode('EGRESS_PRIVATE_ADDRESS'),
-    });
-    await client.close();
-  });
+  it(
+    'a name that answers loopback to the pre-flight and private ' + 'at connect never reaches the private address',
+    async () => {
+      const audit = memorySink();
+      const resolve = createStubResolver({ 'rebind.test': { sequence: [['127.0.0.1'], ['10.0.0.1']] } });
+      const client = createEgressClient({ policy: allowAll, guard: { resolve, cacheTtlMs: 0 }, audit });
+      await peer.clear();
+      expect(
+        await codeOf(client.fetch(`http://rebind.test:${peer.httpPort}/echo`, undefined, { principal })),
+      ).toBeTrustCode('EGRESS_PRIVATE_ADDRESS');
+      expect(resolve.count('rebind.test')).toBe(2); // pre-flight, then the connect-time check
+      expect(await peer.requests()).toHaveLength(0);
+      expect(audit.events.at(-1)).toMatchObject({
+        decision: 'deny',
+        code: expect.toBeTrustCode('EGRESS_PRIVATE_ADDRESS'),
+      });
+      await client.close();
+    },
+  );
 
   it('the dispatcher alone (no pre-flight) judges the address it dials', async () => {
     const resolve = createStubResolver({ 'meta.test': ['169.254.169.254'], 'public.test': ['127.0.0.1'] });
@@ -265,9 +281,10 @@ describe('policy', () => {
   it('the policy sees the canonical request and the principal', async () => {
     const seen: unknown[] = [];
     const policy: EgressPolicy = {
-      authorizeHttp: (req, ctx) => (
-        seen.push({ host: req.host, port: req.port, path: req.path, scheme: req.scheme, ctx }), { allow: true }
-      ),
+      authorizeHttp: (req, ctx) => {
+        seen.push({ host: req.host, port: req.port, path: req.path, scheme: req.scheme, ctx });
+        return { allow: true };
+      },
     };
     const client = createEgressClient({ policy, guard: { resolve: resolver() } });
     await (await client.fetch(`http://PUBLIC.test.:${peer.httpPort}/echo?q=1`, undefined, { principal })).text();

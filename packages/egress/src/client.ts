@@ -82,7 +82,13 @@ export interface EgressClient {
  *
  * @example
  * const client = createEgressClient({
- *   policy: { name: 'demo', authorizeHttp: (req) => (req.host === 'api.example.com' ? { allow: true, rule: 'demo' } : { allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'not allowed' }) },
+ *   policy: {
+ *     name: 'demo',
+ *     authorizeHttp: (req) =>
+ *       req.host === 'api.example.com'
+ *         ? { allow: true, rule: 'demo' }
+ *         : { allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'not allowed' },
+ *   },
  *   guard: { mode: 'strict' },
  * });
  * const res = await client.fetch('https://api.example.com/v1', undefined, { principal: { kind: 'plugin', id: 'p1' } });
@@ -184,7 +190,13 @@ export function createEgressClient(options: EgressClientOptions): EgressClient {
       const socket = await openEgressUdp(engine, host, port, udp);
       udpSockets.add(socket);
       const close = socket.close;
-      return Object.freeze({ ...socket, close: async () => (udpSockets.delete(socket), close()) });
+      return Object.freeze({
+        ...socket,
+        close: async () => {
+          udpSockets.delete(socket);
+          return close();
+        },
+      });
     },
     close: async () => {
       await Promise.all([...udpSockets].map((s) => s.close()));

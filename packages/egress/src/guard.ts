@@ -85,7 +85,9 @@ export function createEgressGuard(options: GuardOptions = {}): EgressGuard {
       steps?.push({
         step: 'classify',
         ok: c.allow,
-        detail: `${c.address.ip}: ${c.address.label}${c.address.via ? ` via ${c.address.via} of ${c.address.embedded}` : ''}`,
+        detail:
+          `${c.address.ip}: ${c.address.label}` +
+          (c.address.via ? ` via ${c.address.via} of ${c.address.embedded}` : ''),
       });
     const denied = checks.find((c) => !c.allow);
     if (denied !== undefined) {
@@ -187,7 +189,10 @@ export function createEgressGuard(options: GuardOptions = {}): EgressGuard {
     );
     if (steps === undefined) {
       let byPort = answerVerdicts.get(answers);
-      if (byPort === undefined) answerVerdicts.set(answers, (byPort = new Map()));
+      if (byPort === undefined) {
+        byPort = new Map();
+        answerVerdicts.set(answers, byPort);
+      }
       byPort.set(port, v);
     }
     return v;

@@ -92,18 +92,21 @@ describe('Hop (one dispatch, body mode chosen at the headers)', () => {
     await expect(h.result).rejects.toBe(why);
   });
 
-  it('sniff: settles at the headers; takeComplete gives a complete body, toStream replays what came and the rest', async () => {
-    const a = hop('sniff');
-    send(a, '/small');
-    expect((await a.result).mode).toBe('sniff');
-    await new Promise((r) => setImmediate(r));
-    expect(Buffer.from(a.takeComplete() as Uint8Array).toString()).toBe('hello');
-    const b = hop('sniff');
-    send(b, '/big');
-    await b.result;
-    await new Promise((r) => setImmediate(r));
-    expect(await drain(b.toStream())).toHaveLength(5000);
-  });
+  it(
+    'sniff: settles at the headers; takeComplete gives a complete ' + 'body, toStream replays what came and the rest',
+    async () => {
+      const a = hop('sniff');
+      send(a, '/small');
+      expect((await a.result).mode).toBe('sniff');
+      await new Promise((r) => setImmediate(r));
+      expect(Buffer.from(a.takeComplete() as Uint8Array).toString()).toBe('hello');
+      const b = hop('sniff');
+      send(b, '/big');
+      await b.result;
+      await new Promise((r) => setImmediate(r));
+      expect(await drain(b.toStream())).toHaveLength(5000);
+    },
+  );
 
   it('sniff: a cap hit while collecting fails the stream, and takeComplete refuses the partial body', async () => {
     const h = hop('sniff', 100);

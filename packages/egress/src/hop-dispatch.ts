@@ -66,7 +66,7 @@ class HopBody extends Readable {
     this.#resume();
   }
 
-  override on(event: string | symbol, listener: (...args: any[]) => void): this {
+  override on(event: string | symbol, listener: Parameters<Readable['on']>[1]): this {
     if (event === 'data' || event === 'readable') this.#used = true;
     return super.on(event, listener);
   }

@@ -70,7 +70,10 @@ describe('domain fronting through a caller-supplied Host header', () => {
     const client = createEgressClient({
       policy: {
         name: 'fronting',
-        authorizeHttp: (req) => (req.headers.set('host', 'forbidden.test'), { allow: true, rule: 'r' }),
+        authorizeHttp: (req) => {
+          req.headers.set('host', 'forbidden.test');
+          return { allow: true, rule: 'r' };
+        },
       },
       guard: { resolve: resolve() },
     });
@@ -122,16 +125,20 @@ describe('attack: custom credential headers forwarded on a cross-origin redirect
     await client.close();
   });
 
-  it("policy injection runs again per hop: the first origin's injected key does not cross, the new origin gets its own", async () => {
-    const policy = injecting(`a.test`, { 'x-api-key': 'for-a-SECRET' });
-    const client = createEgressClient({ policy, guard: { resolve: resolve() } });
-    const echo = (await (
-      await client.fetch(`http://a.test:${peer.httpPort}/to-other-302`, undefined, { principal })
-    ).json()) as Echo;
-    expect(echo.headers['x-api-key']).toBeUndefined();
-    expect(policy.calls.map((c) => c.host)).toEqual(['a.test', 'b.test']);
-    await client.close();
-  });
+  it(
+    "policy injection runs again per hop: the first origin's " +
+      'injected key does not cross, the new origin gets its own',
+    async () => {
+      const policy = injecting(`a.test`, { 'x-api-key': 'for-a-SECRET' });
+      const client = createEgressClient({ policy, guard: { resolve: resolve() } });
+      const echo = (await (
+        await client.fetch(`http://a.test:${peer.httpPort}/to-other-302`, undefined, { principal })
+      ).json()) as Echo;
+      expect(echo.headers['x-api-key']).toBeUndefined();
+      expect(policy.calls.map((c) => c.host)).toEqual(['a.test', 'b.test']);
+      await client.close();
+    },
+  );
 
   it('the same origin keeps every caller header', async () => {
     const client = createEgressClient({ policy: allowAll, guard: { resolve: resolve() } });
@@ -150,7 +157,8 @@ describe('each body mode keeps the limits (dispatch handler paths)', () => {
     await peer.route('/100k-declared', { kind: 'huge-body', bytes: 100_000, declareLength: true });
     await peer.route('/100k-chunked', { kind: 'huge-body', bytes: 100_000 });
     await peer.route('/small', { kind: 'text', body: 'small body' }); // chunked: streamed
-    await peer.route('/small-sized', { kind: 'text', body: 'small body', headers: { 'content-length': '10' } }); // buffered
+    // buffered
+    await peer.route('/small-sized', { kind: 'text', body: 'small body', headers: { 'content-length': '10' } });
   });
 
   it('buffered and streamed bodies both answer a real Response: status text, headers, url', async () => {

@@ -58,7 +58,9 @@ export async function authorizeHttp(
   context: EgressContext,
 ): Promise<HttpAuthorization> {
   const before = new Map<string, string>();
-  request.headers.forEach((v, k) => before.set(k, v));
+  request.headers.forEach((v, k) => {
+    before.set(k, v);
+  });
   let decision: Decision;
   const name = policy.name ?? 'policy';
   try {
@@ -88,10 +90,14 @@ export async function authorizePeer(
   if (typeof method !== 'function') {
     return deny(
       kind === 'tcp' ? 'EGRESS_NO_TCP_POLICY' : 'EGRESS_NO_UDP_POLICY',
-      `egress denied: policy ${name} has no authorize${kind === 'tcp' ? 'Tcp' : 'Udp'}, so ${kind.toUpperCase()} is denied`,
+      `egress denied: policy ${name} has no ` +
+        `authorize${kind === 'tcp' ? 'Tcp' : 'Udp'}, ` +
+        `so ${kind.toUpperCase()} is denied`,
       {
         rule: 'policy',
-        hint: `give the policy an authorize${kind === 'tcp' ? 'Tcp' : 'Udp'} method (e.g. allowHosts(rules, { ${kind}: true }))`,
+        hint:
+          `give the policy an authorize${kind === 'tcp' ? 'Tcp' : 'Udp'} ` +
+          `method (e.g. allowHosts(rules, { ${kind}: true }))`,
       },
     );
   }

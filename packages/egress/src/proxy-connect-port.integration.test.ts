@@ -62,22 +62,26 @@ function tunnel(proxy: EgressProxy, authority: string): Promise<{ head: string; 
 }
 
 describe('CONNECT under http reaches port 443 or a port the rule names, nothing else', () => {
-  it('a host rule without a port: CONNECT to a raw TCP service on the allowed host is refused (403, audited) and never dialled', async () => {
-    const { proxy, audit } = await proxyFor(allowHosts(['svc.test']));
-    const before = (await peer.stats()).tcpConnections;
-    const r = await tunnel(proxy, `svc.test:${peer.tcpPort}`);
-    expect(r.head).toMatch(/^HTTP\/1\.1 403 /);
-    expect(r.head).toContain('x-trust-deny: EGRESS_TUNNEL_PORT_NOT_ALLOWED');
-    expect(r.body).toContain('a host rule without a port opens tunnels to port 443 only');
-    expect(r.body).toContain(`"svc.test:${peer.tcpPort}"`);
-    expect((await peer.stats()).tcpConnections).toBe(before);
-    expect(audit.events.at(-1)).toMatchObject({
-      action: 'egress.http',
-      target: `connect://svc.test:${peer.tcpPort}`,
-      decision: 'deny',
-      code: expect.toBeTrustCode('EGRESS_TUNNEL_PORT_NOT_ALLOWED'),
-    });
-  });
+  it(
+    'a host rule without a port: CONNECT to a raw TCP service on the ' +
+      'allowed host is refused (403, audited) and never dialled',
+    async () => {
+      const { proxy, audit } = await proxyFor(allowHosts(['svc.test']));
+      const before = (await peer.stats()).tcpConnections;
+      const r = await tunnel(proxy, `svc.test:${peer.tcpPort}`);
+      expect(r.head).toMatch(/^HTTP\/1\.1 403 /);
+      expect(r.head).toContain('x-trust-deny: EGRESS_TUNNEL_PORT_NOT_ALLOWED');
+      expect(r.body).toContain('a host rule without a port opens tunnels to port 443 only');
+      expect(r.body).toContain(`"svc.test:${peer.tcpPort}"`);
+      expect((await peer.stats()).tcpConnections).toBe(before);
+      expect(audit.events.at(-1)).toMatchObject({
+        action: 'egress.http',
+        target: `connect://svc.test:${peer.tcpPort}`,
+        decision: 'deny',
+        code: expect.toBeTrustCode('EGRESS_TUNNEL_PORT_NOT_ALLOWED'),
+      });
+    },
+  );
 
   it('a rule that names the port opens the tunnel to that port', async () => {
     const { proxy, audit } = await proxyFor(allowHosts([`svc.test:${peer.tcpPort}`]));
@@ -98,18 +102,22 @@ describe('CONNECT under http reaches port 443 or a port the rule names, nothing 
     expect(audit.events.at(-1)).toMatchObject({ decision: 'allow', details: { failure: 'EGRESS_CONNECT_FAILED' } });
   });
 
-  it('a hand-written policy that allows everything over http still gets no raw tunnel to another port (fail closed)', async () => {
-    const httpOnly: EgressPolicy = { name: 'all-http', authorizeHttp: () => ({ allow: true, rule: 'all' }) };
-    const { proxy, audit } = await proxyFor(httpOnly);
-    const r = await tunnel(proxy, `svc.test:${peer.tcpPort}`);
-    expect(r.head).toMatch(/^HTTP\/1\.1 403 /);
-    expect(r.head).toContain('x-trust-deny: EGRESS_TUNNEL_PORT_NOT_ALLOWED');
-    expect(r.body).toContain('authorizeTcp');
-    expect(audit.events.at(-1)).toMatchObject({
-      decision: 'deny',
-      code: expect.toBeTrustCode('EGRESS_TUNNEL_PORT_NOT_ALLOWED'),
-    });
-  });
+  it(
+    'a hand-written policy that allows everything over http still ' +
+      'gets no raw tunnel to another port (fail closed)',
+    async () => {
+      const httpOnly: EgressPolicy = { name: 'all-http', authorizeHttp: () => ({ allow: true, rule: 'all' }) };
+      const { proxy, audit } = await proxyFor(httpOnly);
+      const r = await tunnel(proxy, `svc.test:${peer.tcpPort}`);
+      expect(r.head).toMatch(/^HTTP\/1\.1 403 /);
+      expect(r.head).toContain('x-trust-deny: EGRESS_TUNNEL_PORT_NOT_ALLOWED');
+      expect(r.body).toContain('authorizeTcp');
+      expect(audit.events.at(-1)).toMatchObject({
+        decision: 'deny',
+        code: expect.toBeTrustCode('EGRESS_TUNNEL_PORT_NOT_ALLOWED'),
+      });
+    },
+  );
 
   it('another port opens through the tcp capability: authorizeTcp allows it, audited as egress.tcp', async () => {
     const policy = chain(

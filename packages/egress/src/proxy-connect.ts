@@ -48,10 +48,13 @@ async function judgeTunnel(
   if (!http.allow) return { decision: http, action: 'egress.http' };
   const refused: Deny = deny(
     'EGRESS_TUNNEL_PORT_NOT_ALLOWED',
-    `egress denied: CONNECT ${hostPort(host, port)} would be a raw TCP tunnel; under http a tunnel reaches port 443 or a port the policy rule names explicitly (${(tcp as Deny).reason})`,
+    `egress denied: CONNECT ${hostPort(host, port)} would be a raw TCP tunnel; under http a tunnel ` +
+      `reaches port 443 or a port the policy rule names explicitly (${(tcp as Deny).reason})`,
     {
       rule: 'connect-port',
-      hint: `name the port in the rule ("${hostPort(host, port)}"), or grant the tcp capability with an authorizeTcp rule for it`,
+      hint:
+        `name the port in the rule ("${hostPort(host, port)}"), or grant ` +
+        `the tcp capability with an authorizeTcp rule for it`,
     },
   );
   return { decision: refused, action: 'egress.http' };

@@ -48,7 +48,8 @@ describe('the proxy answers malformed requests with a status and a reason', () =
     ],
     [
       'both Content-Length and Transfer-Encoding',
-      'POST http://a.test/ HTTP/1.1\r\nHost: a.test\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      'POST http://a.test/ HTTP/1.1\r\nHost: a.test\r\nContent-Length: ' +
+        '3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
       400,
       'Content-Length and Transfer-Encoding',
     ],

@@ -18,10 +18,18 @@ function denyBody(d: Deny): string {
 /** A raw HTTP/1.1 answer for a socket that has no response object (tunnels, parse errors). */
 function rawAnswer(status: number, d: Deny): string {
   const text = denyBody(d);
-  return `HTTP/1.1 ${status} ${PHRASES[status] ?? 'Error'}\r\ncontent-type: text/plain; charset=utf-8\r\nx-trust-deny: ${d.code}\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`;
+  return (
+    `HTTP/1.1 ${status} ${PHRASES[status] ?? 'Error'}\r\n` +
+    'content-type: text/plain; charset=utf-8\r\n' +
+    `x-trust-deny: ${d.code}\r\n` +
+    `content-length: ${Buffer.byteLength(text)}\r\n` +
+    `connection: close\r\n\r\n${text}`
+  );
 }
 
-/** Answers a forwarded request with `status`, `x-trust-deny` and the reason; destroys it if the answer already began. */
+/**
+ * Answers a forwarded request with `status`, `x-trust-deny` and the reason; destroys it if the answer already began.
+ */
 export function refuseHttp(res: ServerResponse, d: Deny, status = 403): void {
   if (res.headersSent) return void res.destroy();
   const text = denyBody(d);

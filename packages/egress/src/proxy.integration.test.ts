@@ -79,34 +79,37 @@ afterAll(async () => {
 });
 
 describe('createEgressProxy on a loopback port', () => {
-  it('forwards an allowed absolute-form request, strips Proxy-Authorization, audits with the listener principal', async () => {
-    const audit = memorySink();
-    const proxy = await createEgressProxy({
-      policy: allowAll,
-      guard: { resolve: resolve() },
-      audit,
-      principal,
-      listen: { host: '127.0.0.1', port: 0 },
-    });
-    expect(proxy.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const res = await forward(proxy, `http://public.test:${peer.httpPort}/echo?k=v`, {
-      'proxy-authorization': 'Basic c2VjcmV0',
-      'x-trust-principal': 'someone-else',
-    });
-    expect(res.status).toBe(200);
-    const echo = JSON.parse(res.body) as { path: string; headers: Record<string, string> };
-    expect(echo.path).toBe('/echo?k=v');
-    expect(echo.headers['proxy-authorization']).toBeUndefined();
-    expect(audit.events).toHaveLength(1);
-    expect(audit.events[0]).toMatchObject({
-      principal,
-      decision: 'allow',
-      action: 'egress.http',
-      target: `http://public.test:${peer.httpPort}/echo?k=REDACTED`,
-    });
-    expect(audit.events[0]!.details).toMatchObject({ via: 'proxy', dialled: '127.0.0.1' });
-    await proxy.close();
-  });
+  it(
+    'forwards an allowed absolute-form request, strips ' + 'Proxy-Authorization, audits with the listener principal',
+    async () => {
+      const audit = memorySink();
+      const proxy = await createEgressProxy({
+        policy: allowAll,
+        guard: { resolve: resolve() },
+        audit,
+        principal,
+        listen: { host: '127.0.0.1', port: 0 },
+      });
+      expect(proxy.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const res = await forward(proxy, `http://public.test:${peer.httpPort}/echo?k=v`, {
+        'proxy-authorization': 'Basic c2VjcmV0',
+        'x-trust-principal': 'someone-else',
+      });
+      expect(res.status).toBe(200);
+      const echo = JSON.parse(res.body) as { path: string; headers: Record<string, string> };
+      expect(echo.path).toBe('/echo?k=v');
+      expect(echo.headers['proxy-authorization']).toBeUndefined();
+      expect(audit.events).toHaveLength(1);
+      expect(audit.events[0]).toMatchObject({
+        principal,
+        decision: 'allow',
+        action: 'egress.http',
+        target: `http://public.test:${peer.httpPort}/echo?k=REDACTED`,
+      });
+      expect(audit.events[0]!.details).toMatchObject({ via: 'proxy', dialled: '127.0.0.1' });
+      await proxy.close();
+    },
+  );
 
   it('denies a forward request to a private address with 403, x-trust-deny and a reason', async () => {
     const proxy = await createEgressProxy({

@@ -74,7 +74,11 @@ export interface EgressProxy {
  * `403` with `x-trust-deny: <code>` and the reason as a text body.
  *
  * @example
- * const proxy = await createEgressProxy({ policy, principal: { kind: 'process', id: 'run-1' }, listen: { path: '/run/trust/run-1.sock' } });
+ * const proxy = await createEgressProxy({
+ *   policy,
+ *   principal: { kind: 'process', id: 'run-1' },
+ *   listen: { path: '/run/trust/run-1.sock' },
+ * });
  * // HTTPS_PROXY for the sandboxed process points at a bridge to this socket.
  * await proxy.close();
  */
@@ -126,11 +130,12 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
     inflight,
     forwarder: () => {
       if (closing) throw new Error('the egress proxy is closed');
-      return (dispatcher ??= createEgressDispatcher({
+      dispatcher ??= createEgressDispatcher({
         guard,
         limits,
         onDial: (d) => dialled.set(hostPort(d.host, d.port), d.ip),
-      }));
+      });
+      return dispatcher;
     },
     audit: (target, decision, started, extra = {}) =>
       recordEgress(

@@ -26,38 +26,41 @@ beforeAll(async () => {
 afterAll(async () => peer.close());
 
 describe('webSocket', () => {
-  it('opens through the guarded dispatcher; injected headers reach the handshake and stay out of the audit', async () => {
-    const audit = memorySink();
-    const client = createEgressClient({
-      policy: injecting('public.test', { authorization: 'Bearer WS-SECRET' }),
-      guard: { resolve: resolve() },
-      audit,
-    });
-    const ws = await client.webSocket(`ws://public.test:${peer.httpPort}/socket?ticket=t1`, {
-      principal,
-      protocols: ['chat'],
-    });
-    const messages: string[] = [];
-    await new Promise<void>((ok, fail) => {
-      ws.onmessage = (e) => {
-        messages.push(String(e.data));
-        if (messages.length === 1) ws.send('ping');
-        else ws.close();
-      };
-      ws.onclose = () => ok();
-      ws.onerror = () => fail(new Error('ws error'));
-    });
-    expect(messages).toEqual(['hello', 'ping']);
-    const handshake = (await peer.requests()).find((r) => r.path.startsWith('/socket'));
-    expect(handshake?.headers.authorization).toBe('Bearer WS-SECRET');
-    expect(audit.events[0]).toMatchObject({
-      action: 'egress.ws',
-      decision: 'allow',
-      target: `ws://public.test:${peer.httpPort}/socket?ticket=REDACTED`,
-    });
-    expect(audit.json()).not.toContain('WS-SECRET');
-    await client.close();
-  });
+  it(
+    'opens through the guarded dispatcher; injected headers ' + 'reach the handshake and stay out of the audit',
+    async () => {
+      const audit = memorySink();
+      const client = createEgressClient({
+        policy: injecting('public.test', { authorization: 'Bearer WS-SECRET' }),
+        guard: { resolve: resolve() },
+        audit,
+      });
+      const ws = await client.webSocket(`ws://public.test:${peer.httpPort}/socket?ticket=t1`, {
+        principal,
+        protocols: ['chat'],
+      });
+      const messages: string[] = [];
+      await new Promise<void>((ok, fail) => {
+        ws.onmessage = (e) => {
+          messages.push(String(e.data));
+          if (messages.length === 1) ws.send('ping');
+          else ws.close();
+        };
+        ws.onclose = () => ok();
+        ws.onerror = () => fail(new Error('ws error'));
+      });
+      expect(messages).toEqual(['hello', 'ping']);
+      const handshake = (await peer.requests()).find((r) => r.path.startsWith('/socket'));
+      expect(handshake?.headers.authorization).toBe('Bearer WS-SECRET');
+      expect(audit.events[0]).toMatchObject({
+        action: 'egress.ws',
+        decision: 'allow',
+        target: `ws://public.test:${peer.httpPort}/socket?ticket=REDACTED`,
+      });
+      expect(audit.json()).not.toContain('WS-SECRET');
+      await client.close();
+    },
+  );
 
   it.each([
     [`ws://lan.test/`, 'EGRESS_PRIVATE_ADDRESS'],

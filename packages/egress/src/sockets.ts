@@ -92,7 +92,10 @@ export async function egressConnectTcp(
         timeout: engine.limits.connectTimeoutMs,
         ...(call.signal ? { signal: call.signal } : {}),
       });
-      const fail = (e: Error) => (s.destroy(), reject(e));
+      const fail = (e: Error): void => {
+        s.destroy();
+        reject(e);
+      };
       s.once('connect', () => {
         s.setTimeout(0);
         s.off('error', fail);

@@ -104,27 +104,31 @@ export function handleSocks5(socket: Socket, first: Buffer, deps: Socks5Deps): v
     buf = buf.subarray(req.length); // bytes after the request belong to the tunnel
     socket.off('data', onData);
     socket.pause(); // hold early tunnel bytes until the upstream is connected (pipe resumes)
-    if (!req.atypOk)
-      return refuse(
+    if (!req.atypOk) {
+      refuse(
         'socks://(unknown address type)',
         deny('EGRESS_TARGET_INVALID', 'egress denied: unsupported SOCKS5 address type', { rule: 'socks' }),
         REP_ADDRESS_TYPE,
       );
+      return;
+    }
     if (req.cmd === 0x03 && deps.udp) {
       // UDP ASSOCIATE: the datagrams arrive through the listener's datagram channels and are
       // judged one destination at a time by the relay. The client's announced port binds it.
       deps.udp.relay.associate(socket, req.port);
-      return reply(socket, REP_OK, false, deps.udp.announce);
+      reply(socket, REP_OK, false, deps.udp.announce);
+      return;
     }
     if (req.cmd !== 0x01) {
       const what = deps.udp
         ? 'SOCKS5 CONNECT and UDP ASSOCIATE are offered (no BIND)'
         : 'only SOCKS5 CONNECT is offered (no BIND, no UDP ASSOCIATE)';
-      return refuse(
+      refuse(
         `socks://${hostPort(req.host, req.port)}`,
         deny('EGRESS_TARGET_INVALID', `egress denied: ${what}`, { rule: 'socks' }),
         REP_COMMAND,
       );
+      return;
     }
     void connectPeer(req.host, req.port);
   };

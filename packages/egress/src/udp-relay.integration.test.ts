@@ -126,44 +126,48 @@ describe('SOCKS5 UDP ASSOCIATE through a datagram channel', () => {
     await proxy.close();
   });
 
-  it('refuses denied destinations (policy and guard), datagrams without an association, and ends with the control connection', async () => {
-    const audit = memorySink();
-    const proxy = await createEgressProxy({
-      policy,
-      guard: { resolve },
-      audit,
-      principal,
-      listen: { host: '127.0.0.1', port: 0 },
-      udp: { announce: { host: '127.0.0.1', port: 3128 } },
-    });
-    const a = await associate(proxy, 40002);
-    const ch = await channel(proxy);
-    ch.write(udpFrame(40002, named('blocked.test', peer.udpPort, 'x')));
-    ch.write(udpFrame(40002, named('lan.test', 53, 'x')));
-    ch.write(udpFrame(40003, named('echo.test', peer.udpPort, 'stranger'))); // no association for this port
-    await settle(() => audit.events.length >= 3);
-    expect(audit.events.map((e) => `${e.decision}:${e.code}`).sort()).toEqual([
-      'deny:EGRESS_POLICY_DENIED',
-      'deny:EGRESS_PRIVATE_ADDRESS',
-      'deny:POLICY_UDP_HOST',
-    ]);
-    expect(
-      audit.events.every((e) => e.action === 'egress.udp' && (e.details as { via?: string }).via === 'socks5-udp'),
-    ).toBe(true);
-    expect(audit.events.some((e) => e.target === 'udp://(unassociated)')).toBe(true); // port 40003
-    a.control.destroy();
-    // Once the proxy has seen the control connection close, port 40002 has no association either.
-    // (Probes go to names the stub resolver does not know, so nothing is ever relayed.)
-    const before = audit.events.length;
-    for (let i = 0; i < 200 && !audit.events.slice(before).some((e) => e.target === 'udp://(unassociated)'); i++) {
-      ch.write(udpFrame(40002, named(`nowhere-${i}.test`, 53, 'probe')));
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    expect(audit.events.slice(before).some((e) => e.target === 'udp://(unassociated)')).toBe(true);
-    expect((await peer.stats()).udpMessages).not.toContain('stranger');
-    ch.destroy();
-    await proxy.close();
-  });
+  it(
+    'refuses denied destinations (policy and guard), datagrams without ' +
+      'an association, and ends with the control connection',
+    async () => {
+      const audit = memorySink();
+      const proxy = await createEgressProxy({
+        policy,
+        guard: { resolve },
+        audit,
+        principal,
+        listen: { host: '127.0.0.1', port: 0 },
+        udp: { announce: { host: '127.0.0.1', port: 3128 } },
+      });
+      const a = await associate(proxy, 40002);
+      const ch = await channel(proxy);
+      ch.write(udpFrame(40002, named('blocked.test', peer.udpPort, 'x')));
+      ch.write(udpFrame(40002, named('lan.test', 53, 'x')));
+      ch.write(udpFrame(40003, named('echo.test', peer.udpPort, 'stranger'))); // no association for this port
+      await settle(() => audit.events.length >= 3);
+      expect(audit.events.map((e) => `${e.decision}:${e.code}`).sort()).toEqual([
+        'deny:EGRESS_POLICY_DENIED',
+        'deny:EGRESS_PRIVATE_ADDRESS',
+        'deny:POLICY_UDP_HOST',
+      ]);
+      expect(
+        audit.events.every((e) => e.action === 'egress.udp' && (e.details as { via?: string }).via === 'socks5-udp'),
+      ).toBe(true);
+      expect(audit.events.some((e) => e.target === 'udp://(unassociated)')).toBe(true); // port 40003
+      a.control.destroy();
+      // Once the proxy has seen the control connection close, port 40002 has no association either.
+      // (Probes go to names the stub resolver does not know, so nothing is ever relayed.)
+      const before = audit.events.length;
+      for (let i = 0; i < 200 && !audit.events.slice(before).some((e) => e.target === 'udp://(unassociated)'); i++) {
+        ch.write(udpFrame(40002, named(`nowhere-${i}.test`, 53, 'probe')));
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(audit.events.slice(before).some((e) => e.target === 'udp://(unassociated)')).toBe(true);
+      expect((await peer.stats()).udpMessages).not.toContain('stranger');
+      ch.destroy();
+      await proxy.close();
+    },
+  );
 
   it('without the udp option, ASSOCIATE is refused with reply 0x07', async () => {
     const proxy = await createEgressProxy({

@@ -159,7 +159,7 @@ export function createUdpRelay(
 
   const forward = (a: Association, host: string, port: number, data: Buffer): void => {
     const key = hostPort(host, port);
-    let state = a.peers.get(key);
+    const state = a.peers.get(key);
     if (state === undefined) {
       if (a.peers.size >= lim.maxPeersPerAssociation) return;
       const fresh: PeerState = { denied: false, pending: [data] };
@@ -189,7 +189,10 @@ export function createUdpRelay(
     if (a === undefined) {
       // The oldest association that announced no source port takes this one.
       a = [...associations].find((x) => x.expectedPort === 0 && x.srcPort === undefined);
-      if (a === undefined) return refuseUnassociated(srcPort);
+      if (a === undefined) {
+        refuseUnassociated(srcPort);
+        return;
+      }
       a.srcPort = srcPort;
       bySrc.set(srcPort, a);
     }

@@ -31,19 +31,22 @@ describe('createAhead', () => {
     expect(await ahead.take()).toBeUndefined();
   });
 
-  it('a new offer discards what was held and restarts the wait; a failed making (undefined) is not discarded', async () => {
-    const discard = vi.fn(async () => undefined);
-    const ahead = createAhead<string>(1000, discard);
-    ahead.offer(Promise.resolve(undefined));
-    await vi.advanceTimersByTimeAsync(1000);
-    expect(discard).not.toHaveBeenCalled();
-    ahead.offer(Promise.resolve('first'));
-    await vi.advanceTimersByTimeAsync(600);
-    ahead.offer(Promise.resolve('second'));
-    await vi.advanceTimersByTimeAsync(600);
-    expect(discard).toHaveBeenCalledExactlyOnceWith('first');
-    expect(await ahead.take()).toBe('second');
-    await vi.advanceTimersByTimeAsync(1000);
-    expect(discard).toHaveBeenCalledTimes(1);
-  });
+  it(
+    'a new offer discards what was held and restarts the wait; ' + 'a failed making (undefined) is not discarded',
+    async () => {
+      const discard = vi.fn(async () => undefined);
+      const ahead = createAhead<string>(1000, discard);
+      ahead.offer(Promise.resolve(undefined));
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(discard).not.toHaveBeenCalled();
+      ahead.offer(Promise.resolve('first'));
+      await vi.advanceTimersByTimeAsync(600);
+      ahead.offer(Promise.resolve('second'));
+      await vi.advanceTimersByTimeAsync(600);
+      expect(discard).toHaveBeenCalledExactlyOnceWith('first');
+      expect(await ahead.take()).toBe('second');
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(discard).toHaveBeenCalledTimes(1);
+    },
+  );
 });

@@ -125,7 +125,10 @@ export interface LinuxPin {
   readonly path: string;
 }
 
-/** A root the launcher overlays in the run's namespace: writable (missing protected names), or read-only (no socket reachable). */
+/**
+ * A root the launcher overlays in the run's namespace: writable (missing protected names), or read-only (no socket
+ * reachable).
+ */
 export type LinuxOverlay =
   | { readonly kind: 'rw'; readonly root: string; readonly workBase: string }
   | { readonly kind: 'ro'; readonly root: string };
@@ -161,9 +164,13 @@ export interface LinuxPlan {
    * whose missing names exist only inside the run.
    */
   readonly placeholders: readonly { readonly path: string; readonly type: 'file' | 'dir' }[];
-  /** The roots the launcher overlays (see `LinuxPlanContext.overlay`), parents first; the launcher's `--pin-overlay`. */
+  /**
+   * The roots the launcher overlays (see `LinuxPlanContext.overlay`), parents first; the launcher's `--pin-overlay`.
+   */
   readonly overlays: readonly LinuxOverlay[];
-  /** With `overlays`: the policy's `unixSockets`, which the launcher binds back from their real inodes (`--pin-socket`). */
+  /**
+   * With `overlays`: the policy's `unixSockets`, which the launcher binds back from their real inodes (`--pin-socket`).
+   */
   readonly socketPins: readonly string[];
   /** With `pinProtected`: the protected binds, in order, for the launcher; otherwise empty (they are bwrap options). */
   readonly pins: readonly LinuxPin[];
@@ -208,14 +215,17 @@ function bwrapOptions(op: LinuxRootOp): string[] {
  */
 export const SOCAT_BRIDGE_SCRIPT =
   's=$1; p=$2; u=$3; shift 3; "$s" TCP-LISTEN:"$p",bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:"$u" & ' +
-  'h=$(printf "%04X" "$p"); i=0; until grep -q ":$h 00000000:0000 0A" /proc/net/tcp; do i=$((i+1)); [ $i -gt 100000 ] && exit 125; done; exec "$@"';
+  'h=$(printf "%04X" "$p"); i=0; until grep -q ":$h 00000000:0000 0A" ' +
+  '/proc/net/tcp; do i=$((i+1)); [ $i -gt 100000 ] && exit 125; done; exec "$@"';
 
 function launcherMissing(): TrustError {
   return new TrustError(
     'SANDBOX_UNAVAILABLE',
     'network bridging and resource limits need the sandbox launcher (or socat/prlimit), and neither is available',
     {
-      hint: 'install a C compiler (Debian: apt-get install gcc libc6-dev) or socat and util-linux, or remove limits and the http/tcp capabilities',
+      hint:
+        'install a C compiler (Debian: apt-get install gcc libc6-dev) or socat and ' +
+        'util-linux, or remove limits and the http/tcp capabilities',
     },
   );
 }
@@ -258,7 +268,12 @@ export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): stri
  * dropped, further user namespaces disabled, the environment cleared and rebuilt.
  *
  * @example
- * const plan = planBwrap(policy, ['/bin/true'], { facts: USRMERGE_FACTS, env: {}, cwd: '/sandbox/home', empty: { file: '/x/empty', dir: '/x/empty.d' } });
+ * const plan = planBwrap(policy, ['/bin/true'], {
+ *   facts: USRMERGE_FACTS,
+ *   env: {},
+ *   cwd: '/sandbox/home',
+ *   empty: { file: '/x/empty', dir: '/x/empty.d' },
+ * });
  */
 export function planBwrap(
   policy: SandboxPolicy,

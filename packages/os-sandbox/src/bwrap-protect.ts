@@ -62,7 +62,9 @@ export function planProtected(
         'SANDBOX_PROTECTED_SYMLINK',
         `${path} is a symlink (to ${f.target}) inside a writable root and cannot be pinned read-only`,
         {
-          hint: 'replace the symlink with a regular file, or grant the directory read-only (fs:ro:...) instead of read-write',
+          hint:
+            'replace the symlink with a regular file, or grant the ' +
+            'directory read-only (fs:ro:...) instead of read-write',
         },
       );
     }

@@ -29,7 +29,8 @@ export function decideDegraded(policy: SandboxPolicy, probe: SandboxProbe): Degr
     'shared-network',
     !probe.netns,
     caps.egressTier() === 'coarse'
-      ? 'this host cannot create a network namespace, so the network/sockets capability would use the host network without an address floor'
+      ? 'this host cannot create a network namespace, so the network/sockets ' +
+          'capability would use the host network without an address floor'
       : 'this host cannot create a network namespace',
     'allow network namespaces for bubblewrap',
   );

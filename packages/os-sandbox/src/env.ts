@@ -69,12 +69,15 @@ export function looksLikeSecretName(name: string): boolean {
  * - any other name is allowed (the caller chose to pass it).
  *
  * @example
- * evaluateExplicitEnv(policy, 'GITHUB_TOKEN'); // { allow: false, code: 'SANDBOX_ENV_SECRET', ... } unless env:GITHUB_TOKEN is granted
+ * evaluateExplicitEnv(policy, 'GITHUB_TOKEN');
+ * // { allow: false, code: 'SANDBOX_ENV_SECRET', ... } unless env:GITHUB_TOKEN is granted
  */
 export function evaluateExplicitEnv(policy: SandboxPolicy, name: string): Decision {
   if (RESERVED.has(name)) {
     return deny('SANDBOX_ENV_RESERVED', `environment variable ${JSON.stringify(name)} is set by the sandbox itself`, {
-      hint: 'remove it from spawn({ env }); HOME and TMPDIR point at private sandbox directories and proxy variables are set for http/tcp',
+      hint:
+        'remove it from spawn({ env }); HOME and TMPDIR point at private ' +
+        'sandbox directories and proxy variables are set for http/tcp',
     });
   }
   const granted = policy.capabilities.allowsEnv(name);
@@ -85,7 +88,9 @@ export function evaluateExplicitEnv(policy: SandboxPolicy, name: string): Decisi
       `environment variable ${JSON.stringify(name)} looks like a secret and is not granted by name`,
       {
         rule: 'env-secret-name',
-        hint: `grant it explicitly with "env:${name}" if the sandboxed process must see it, or inject the credential through the egress policy instead`,
+        hint:
+          `grant it explicitly with "env:${name}" if the sandboxed process must see ` +
+          `it, or inject the credential through the egress policy instead`,
       },
     );
   }

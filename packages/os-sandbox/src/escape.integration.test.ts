@@ -64,7 +64,8 @@ describe('escape suite (bubblewrap)', () => {
     const r = await runIn(sb, [
       BASH,
       '-c',
-      `echo x > ${target}; echo x > /etc/evil; echo x > /usr/evil; echo x > ${fakeParent}/shared/evil; echo x > /evil; echo ok > ${ws}/inside.txt`,
+      `echo x > ${target}; echo x > /etc/evil; echo x > /usr/evil; echo x ` +
+        `> ${fakeParent}/shared/evil; echo x > /evil; echo ok > ${ws}/inside.txt`,
     ]);
     expect(existsSync(target)).toBe(false);
     expect(existsSync(join(fakeParent, 'shared', 'evil'))).toBe(false);
@@ -76,7 +77,9 @@ describe('escape suite (bubblewrap)', () => {
     const r = await runIn(sb, [
       BASH,
       '-c',
-      `cat ${fakeHome}/.ssh/id_ed25519; ls -a ${fakeHome}; cat ${fakeParent}/shared/ok.txt; ls -a /root /home 2>&1; echo HOME=$HOME`,
+      `cat ${fakeHome}/.ssh/id_ed25519; ls -a ${fakeHome}; ` +
+        `cat ${fakeParent}/shared/ok.txt; ls -a /root /home 2>&1; echo ` +
+        `HOME=$HOME`,
     ]);
     expect(r.stdout).not.toContain('PLANTED-PRIVATE-KEY');
     expect(r.stdout).toContain('shared-ok');
@@ -126,7 +129,8 @@ describe('escape suite (bubblewrap)', () => {
         const r = await runIn(sb, [
           NODE,
           '-e',
-          `const c=require('net').connect(${JSON.stringify(p)});c.on('data',d=>{console.log('GOT',String(d));});c.on('error',e=>{console.log('ERR',e.code);});`,
+          `const c=require('net').connect(${JSON.stringify(p)});` +
+            "c.on('data',d=>{console.log('GOT',String(d));});c.on('error',e=>{console.log('ERR',e.code);});",
         ]);
         expect(r.stdout).not.toContain('host-socket-data');
         expect(r.stdout).toMatch(/ERR (ENOENT|ECONNREFUSED|EACCES|EPERM)/);
@@ -188,7 +192,8 @@ describe('escape suite (bubblewrap)', () => {
       const http = await runIn(sb, [
         NODE,
         '-e',
-        `require('http').get('http://127.0.0.1:${port}/',r=>{console.log('STATUS',r.statusCode)}).on('error',e=>console.log('ERR',e.code))`,
+        `require('http').get('http://127.0.0.1:${port}/',r=>{console.log('STATUS',r.statusCode)})` +
+          ".on('error',e=>console.log('ERR',e.code))",
       ]);
       expect(http.stdout).toMatch(/ERR ECONNREFUSED/);
     } finally {

@@ -41,7 +41,9 @@ export function evaluateGrantRealPaths(
     const hit = sensitive.find((s) => within(s, real) && !within(s, g.path));
     return deny(
       'SANDBOX_GRANT_SYMLINK',
-      `the grant fs:${g.mode}:${g.path} resolves through a symlink to ${real}${hit ? `, inside the sensitive root ${hit}` : ''}; a mount would expose the target`,
+      `the grant fs:${g.mode}:${g.path} resolves through a symlink ` +
+        `to ${real}${hit ? `, inside the sensitive root ${hit}` : ''}; a mount would expose ` +
+        `the target`,
       {
         rule: 'grant-real-path',
         hint: `grant the real path (fs:${g.mode}:${real}) if that is intended, or remove the symlink at ${g.path}`,

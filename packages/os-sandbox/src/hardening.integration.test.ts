@@ -73,7 +73,11 @@ describe('hardening (bubblewrap)', () => {
         `import { readlinkSync } from 'node:fs';
          import { createSandbox } from ${JSON.stringify(dist)};
          process.stdout.write('host-fd200=' + readlinkSync('/proc/self/fd/200') + '\\n');
-         const sb = await createSandbox({ v: 1, capabilities: ['stdout', 'stderr'], systemRoots: ${JSON.stringify(NODE_ROOTS)} });
+         const sb = await createSandbox({
+           v: 1,
+           capabilities: ['stdout', 'stderr'],
+           systemRoots: ${JSON.stringify(NODE_ROOTS)},
+         });
          const p = await sb.spawn(['/bin/bash', '-c', 'cat <&200; ls /proc/self/fd | tr "\\n" " "']);
          for await (const c of p.stdout) process.stdout.write(c);
          await p.exit;
@@ -98,7 +102,8 @@ describe('hardening (bubblewrap)', () => {
       'import socket',
       'for name, fam, proto in (("vsock", 40, 0), ("netlink-route", 16, 0), ("netlink-audit", 16, 9), ("inet", 2, 0)):',
       '    try:',
-      '        socket.socket(fam, socket.SOCK_DGRAM if fam != 40 else socket.SOCK_STREAM, proto).close(); print(name, "open")',
+      '        socket.socket(fam, socket.SOCK_DGRAM if fam != 40 else ' +
+        'socket.SOCK_STREAM, proto).close(); print(name, "open")',
       '    except OSError as e:',
       '        print(name, "errno", e.errno)',
     ].join('\n');
@@ -109,71 +114,75 @@ describe('hardening (bubblewrap)', () => {
     expect(r.stdout).toContain('inet open\n');
   });
 
-  it('cannot redirect git hooks or config through .git/commondir, modules, worktrees, info or a nested repo (git hook planting)', async () => {
-    const repo = freshDir('trust-gitrepo-');
-    try {
-      mkdirSync(join(repo, '.git', 'hooks'), { recursive: true });
-      mkdirSync(join(repo, '.git', 'modules', 'sub', 'hooks'), { recursive: true });
-      writeFileSync(join(repo, '.git', 'config'), '[core]\n');
-      writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-      mkdirSync(join(repo, 'vendor', 'lib', '.git', 'hooks'), { recursive: true });
-      const git = await createSandbox(
-        { v: 1, capabilities: [`fs:rw:${repo}`, 'stdout', 'stderr'], systemRoots: NODE_ROOTS },
-        { env: { PATH: '/usr/bin:/bin' } },
-      );
+  it(
+    'cannot redirect git hooks or config through .git/commondir, modules, ' +
+      'worktrees, info or a nested repo (git hook planting)',
+    async () => {
+      const repo = freshDir('trust-gitrepo-');
       try {
-        const r = await runIn(
-          git,
-          [
-            SH,
-            '-c',
-            [
-              'mkdir -p evilgit/hooks && echo evil > evilgit/hooks/pre-commit',
-              'echo ../evilgit > .git/commondir',
-              'echo evil > .git/modules/sub/hooks/pre-commit',
-              'echo "[core] hooksPath=/x" > .git/modules/sub/config',
-              'mkdir -p .git/worktrees/w && echo evil > .git/worktrees/w/commondir',
-              'mkdir -p .git/info && echo evil > .git/info/attributes',
-              'echo evil > .git/objects',
-              'echo ref > .git/HEAD',
-              'echo evil > vendor/lib/.git/hooks/pre-commit',
-              'mv vendor/lib/.git vendor/lib/moved',
-              'mkdir -p .vscode && echo evil > .vscode/tasks.json',
-              'mkdir -p .github/workflows && echo evil > .github/workflows/ci.yml',
-              'echo evil > .pre-commit-config.yaml; echo evil > .gitmodules; echo evil > .gitattributes',
-              'echo ok > normal.txt && echo NORMAL-OK',
-            ].join('; '),
-          ],
-          { cwd: repo },
+        mkdirSync(join(repo, '.git', 'hooks'), { recursive: true });
+        mkdirSync(join(repo, '.git', 'modules', 'sub', 'hooks'), { recursive: true });
+        writeFileSync(join(repo, '.git', 'config'), '[core]\n');
+        writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+        mkdirSync(join(repo, 'vendor', 'lib', '.git', 'hooks'), { recursive: true });
+        const git = await createSandbox(
+          { v: 1, capabilities: [`fs:rw:${repo}`, 'stdout', 'stderr'], systemRoots: NODE_ROOTS },
+          { env: { PATH: '/usr/bin:/bin' } },
         );
-        expect(r.stdout).toContain('NORMAL-OK');
-        // Closing removes the placeholders kept for the next run: what is left was written by the run.
-        await git.close();
-        for (const p of [
-          '.git/commondir',
-          '.git/modules/sub/hooks/pre-commit',
-          '.git/worktrees',
-          '.git/info',
-          '.git/objects',
-          'vendor/lib/.git/hooks/pre-commit',
-          'vendor/lib/moved',
-          '.vscode',
-          '.github',
-          '.pre-commit-config.yaml',
-          '.gitmodules',
-          '.gitattributes',
-        ]) {
-          expect(existsSync(join(repo, p)), p).toBe(false);
+        try {
+          const r = await runIn(
+            git,
+            [
+              SH,
+              '-c',
+              [
+                'mkdir -p evilgit/hooks && echo evil > evilgit/hooks/pre-commit',
+                'echo ../evilgit > .git/commondir',
+                'echo evil > .git/modules/sub/hooks/pre-commit',
+                'echo "[core] hooksPath=/x" > .git/modules/sub/config',
+                'mkdir -p .git/worktrees/w && echo evil > .git/worktrees/w/commondir',
+                'mkdir -p .git/info && echo evil > .git/info/attributes',
+                'echo evil > .git/objects',
+                'echo ref > .git/HEAD',
+                'echo evil > vendor/lib/.git/hooks/pre-commit',
+                'mv vendor/lib/.git vendor/lib/moved',
+                'mkdir -p .vscode && echo evil > .vscode/tasks.json',
+                'mkdir -p .github/workflows && echo evil > .github/workflows/ci.yml',
+                'echo evil > .pre-commit-config.yaml; echo evil > .gitmodules; echo evil > .gitattributes',
+                'echo ok > normal.txt && echo NORMAL-OK',
+              ].join('; '),
+            ],
+            { cwd: repo },
+          );
+          expect(r.stdout).toContain('NORMAL-OK');
+          // Closing removes the placeholders kept for the next run: what is left was written by the run.
+          await git.close();
+          for (const p of [
+            '.git/commondir',
+            '.git/modules/sub/hooks/pre-commit',
+            '.git/worktrees',
+            '.git/info',
+            '.git/objects',
+            'vendor/lib/.git/hooks/pre-commit',
+            'vendor/lib/moved',
+            '.vscode',
+            '.github',
+            '.pre-commit-config.yaml',
+            '.gitmodules',
+            '.gitattributes',
+          ]) {
+            expect(existsSync(join(repo, p)), p).toBe(false);
+          }
+          expect(readFileSync(join(repo, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
+          expect(existsSync(join(repo, '.git', 'modules', 'sub', 'config'))).toBe(false);
+        } finally {
+          await git.close();
         }
-        expect(readFileSync(join(repo, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
-        expect(existsSync(join(repo, '.git', 'modules', 'sub', 'config'))).toBe(false);
       } finally {
-        await git.close();
+        rmSync(repo, { recursive: true, force: true });
       }
-    } finally {
-      rmSync(repo, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
   it('host root cannot write /proc/sys/kernel/core_pattern (sysctl write as host root)', async () => {
     const before = readFileSync('/proc/sys/kernel/core_pattern', 'utf8');
@@ -183,7 +192,9 @@ describe('hardening (bubblewrap)', () => {
       [
         SH,
         '-c',
-        'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo WROTE; echo x > /proc/sysrq-trigger && echo SYSRQ; echo via-fd > /proc/self/fd/1; grep -c "^Pid:" /proc/self/status; awk \'$5 == "/proc" { print "proc", substr($6, 1, 2) }\' /proc/self/mountinfo',
+        'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo ' +
+          'WROTE; echo x > /proc/sysrq-trigger && echo SYSRQ; echo via-fd > /proc/self/fd/1; grep -c "^Pid:" ' +
+          '/proc/self/status; awk \'$5 == "/proc" { print "proc", substr($6, 1, 2) }\' /proc/self/mountinfo',
       ],
       { cwd: ws },
     );
@@ -197,41 +208,48 @@ describe('hardening (bubblewrap)', () => {
     expect(r.stdout).toContain(process.getuid?.() === 0 ? 'proc ro\n' : 'proc rw\n');
   });
 
-  it('a host user without root cannot write host sysctls either, with no /proc covers in its plan (sysctl write as a user)', () => {
-    // The plan for a non-root host has no /proc covers; the kernel's own permissions must stop the write.
-    const plan = planSandbox(
-      { v: 1 },
-      [
-        SH,
-        '-c',
-        'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo WROTE',
-      ],
-      'linux',
-      { seccomp: false },
-    );
-    if (plan.platform !== 'linux') throw new Error('linux plan expected');
-    expect(plan.options.filter((o) => o.startsWith('/proc/'))).toEqual([]);
-    const before = readFileSync('/proc/sys/kernel/core_pattern', 'utf8');
-    const asUser =
-      process.getuid?.() === 0
-        ? ['setpriv', '--reuid', '65534', '--regid', '65534', '--clear-groups', '--inh-caps=-all']
-        : [];
-    const [file, ...pre] = [...asUser, '/usr/bin/bwrap'];
-    const r = spawnSync(file!, [...pre, ...plan.args], { encoding: 'utf8' });
-    expect(r.stdout).not.toContain('WROTE');
-    expect(r.stderr).toMatch(/core_pattern: Permission denied/);
-    expect(readFileSync('/proc/sys/kernel/core_pattern', 'utf8')).toBe(before);
-  });
+  it(
+    'a host user without root cannot write host sysctls either, with ' +
+      'no /proc covers in its plan (sysctl write as a user)',
+    () => {
+      // The plan for a non-root host has no /proc covers; the kernel's own permissions must stop the write.
+      const plan = planSandbox(
+        { v: 1 },
+        [
+          SH,
+          '-c',
+          'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo WROTE',
+        ],
+        'linux',
+        { seccomp: false },
+      );
+      if (plan.platform !== 'linux') throw new Error('linux plan expected');
+      expect(plan.options.filter((o) => o.startsWith('/proc/'))).toEqual([]);
+      const before = readFileSync('/proc/sys/kernel/core_pattern', 'utf8');
+      const asUser =
+        process.getuid?.() === 0
+          ? ['setpriv', '--reuid', '65534', '--regid', '65534', '--clear-groups', '--inh-caps=-all']
+          : [];
+      const [file, ...pre] = [...asUser, '/usr/bin/bwrap'];
+      const r = spawnSync(file!, [...pre, ...plan.args], { encoding: 'utf8' });
+      expect(r.stdout).not.toContain('WROTE');
+      expect(r.stderr).toMatch(/core_pattern: Permission denied/);
+      expect(readFileSync('/proc/sys/kernel/core_pattern', 'utf8')).toBe(before);
+    },
+  );
 
-  it('host root runs the command as an unprivileged uid that can still write granted rw dirs (uid 0 inside)', async () => {
-    const r = await runIn(
-      sb,
-      [SH, '-c', `id -u; id -g; echo ok > ${ws}/by-nobody.txt && echo ok > "$HOME/h" && echo WROTE`],
-      { cwd: ws },
-    );
-    if (process.getuid?.() === 0) expect(r.stdout).toMatch(/^65534\n65534\n/);
-    else expect(r.stdout).not.toMatch(/^0\n/);
-    expect(r.stdout).toContain('WROTE');
-    expect(readFileSync(join(ws, 'by-nobody.txt'), 'utf8')).toBe('ok\n');
-  });
+  it(
+    'host root runs the command as an unprivileged uid that can ' + 'still write granted rw dirs (uid 0 inside)',
+    async () => {
+      const r = await runIn(
+        sb,
+        [SH, '-c', `id -u; id -g; echo ok > ${ws}/by-nobody.txt && echo ok > "$HOME/h" && echo WROTE`],
+        { cwd: ws },
+      );
+      if (process.getuid?.() === 0) expect(r.stdout).toMatch(/^65534\n65534\n/);
+      else expect(r.stdout).not.toMatch(/^0\n/);
+      expect(r.stdout).toContain('WROTE');
+      expect(readFileSync(join(ws, 'by-nobody.txt'), 'utf8')).toBe('ok\n');
+    },
+  );
 });

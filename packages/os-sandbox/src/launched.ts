@@ -36,7 +36,11 @@ export function killGroup(pgid: number): void {
  * writing `feeds[k]` (when set) to its fd 3 + k and closing it.
  *
  * @example
- * const l = fromChildProcess(spawn('/usr/bin/bwrap', ['--args', '3', '--', '/bin/true'], { detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] }), [options]);
+ * const child = spawn('/usr/bin/bwrap', ['--args', '3', '--', '/bin/true'], {
+ *   detached: true,
+ *   stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+ * });
+ * const l = fromChildProcess(child, [options]);
  */
 export function fromChildProcess(child: ChildProcess, feeds: readonly (Uint8Array | undefined)[] = []): Launched {
   feeds.forEach((bytes, k) => {

@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher, launcherCacheDir } from './launcher.js';
-import { createSandbox } from './sandbox.js';
+import { createSandbox, type Sandbox } from './sandbox.js';
 import { freshDir, runIn } from './test-helpers.js';
 
 // Each test compiles the launcher at least once (seconds on a loaded machine): hang guards, not limits.
@@ -46,18 +46,19 @@ describe('the launcher cache', { timeout: 180_000 }, () => {
     // Replace every launcher binary (unlinked first: the running server's is busy) with a script
     // that leaves a mark, and every recorded hash (whatever file holds one) with the script's.
     const evil = [
-      `for b in $(find ${ws}/cache -name trust-sandbox-launcher); do rm -f "$b"; printf '#!/bin/sh\\necho ran > ${ws}/pwned\\n' > "$b"; chmod 755 "$b"; h=$(sha256sum "$b" | cut -d" " -f1); done`,
+      `for b in $(find ${ws}/cache -name trust-sandbox-launcher); do rm -f "$b"; printf '#!/bin/sh\\necho ` +
+        `ran > ${ws}/pwned\\n' > "$b"; chmod 755 "$b"; h=$(sha256sum "$b" | cut -d" " -f1); done`,
       `for f in $(find ${ws}/cache -name '*.sha256'); do echo "$h" > "$f"; done`,
       `for f in $(find ${ws}/cache -name '*.json'); do echo "{\\"v\\":1,\\"sha256\\":\\"$h\\"}" > "$f"; done`,
       `ls ${ws}/cache/launcher | wc -l`,
     ].join('; ');
-    let r;
+    let r: Awaited<ReturnType<typeof runIn>>;
     try {
       r = await runIn(sb, ['/bin/sh', '-c', evil]);
     } finally {
       await sb.close();
     }
-    let next;
+    let next: Sandbox | undefined;
     let ok = '';
     try {
       next = await createSandbox(policy, { launcherCacheDir: cacheDir });
@@ -76,30 +77,34 @@ describe('the launcher cache', { timeout: 180_000 }, () => {
     expect(r.stdout.trim()).toBe('0');
   });
 
-  it('with launcherVerify: "rebuild", binary and recorded hash both replaced (by anything) are rebuilt from source, never run', async () => {
-    const cacheDir = join(dir, 'rebuild', 'launcher');
-    const good = await ensureLauncher({ cacheDir });
-    const marker = join(dir, 'rebuild-ran');
-    const planted = `#!/bin/sh\necho ran > ${marker}\n`;
-    rmSync(good.path);
-    writeFileSync(good.path, planted, { mode: 0o700 });
-    const manifest = `${dirname(good.path)}.json`;
-    const hash = createHash('sha256').update(planted).digest('hex');
-    writeFileSync(manifest, JSON.stringify({ v: 1, sha256: hash }));
-    let sb;
-    try {
-      sb = await createSandbox(
-        { v: 1, capabilities: ['stdout'] },
-        { launcherCacheDir: cacheDir, launcherVerify: 'rebuild' },
-      );
-      expect((await runIn(sb, ['/bin/echo', 'ok'])).stdout).toBe('ok\n');
-    } finally {
-      await sb?.close();
-    }
-    expect(existsSync(marker)).toBe(false);
-    expect(createHash('sha256').update(readFileSync(good.path)).digest('hex')).toBe(good.sha256);
-    expect(JSON.parse(readFileSync(manifest, 'utf8'))).toMatchObject({ sha256: good.sha256 });
-  });
+  it(
+    'with launcherVerify: "rebuild", binary and recorded hash both ' +
+      'replaced (by anything) are rebuilt from source, never run',
+    async () => {
+      const cacheDir = join(dir, 'rebuild', 'launcher');
+      const good = await ensureLauncher({ cacheDir });
+      const marker = join(dir, 'rebuild-ran');
+      const planted = `#!/bin/sh\necho ran > ${marker}\n`;
+      rmSync(good.path);
+      writeFileSync(good.path, planted, { mode: 0o700 });
+      const manifest = `${dirname(good.path)}.json`;
+      const hash = createHash('sha256').update(planted).digest('hex');
+      writeFileSync(manifest, JSON.stringify({ v: 1, sha256: hash }));
+      let sb: Sandbox | undefined;
+      try {
+        sb = await createSandbox(
+          { v: 1, capabilities: ['stdout'] },
+          { launcherCacheDir: cacheDir, launcherVerify: 'rebuild' },
+        );
+        expect((await runIn(sb, ['/bin/echo', 'ok'])).stdout).toBe('ok\n');
+      } finally {
+        await sb?.close();
+      }
+      expect(existsSync(marker)).toBe(false);
+      expect(createHash('sha256').update(readFileSync(good.path)).digest('hex')).toBe(good.sha256);
+      expect(JSON.parse(readFileSync(manifest, 'utf8'))).toMatchObject({ sha256: good.sha256 });
+    },
+  );
 
   it('refuses a writable grant inside the cache', async () => {
     const cacheDir = join(dir, 'inside', 'launcher');
@@ -109,22 +114,25 @@ describe('the launcher cache', { timeout: 180_000 }, () => {
     ).rejects.toHaveTrustCode('SANDBOX_POLICY_INVALID');
   });
 
-  it('creates the cache 0700, tightens a loose one of this user, and refuses one of another user or a symlink', async () => {
-    const fresh = join(dir, 'fresh', 'launcher');
-    const l = await ensureLauncher({ cacheDir: fresh });
-    expect(statSync(fresh).mode & 0o777).toBe(0o700);
-    expect(statSync(dirname(l.path)).mode & 0o777).toBe(0o700);
-    chmodSync(fresh, 0o777);
-    await ensureLauncher({ cacheDir: fresh });
-    expect(statSync(fresh).mode & 0o777).toBe(0o700);
-    const foreign = join(dir, 'foreign');
-    mkdirSync(foreign, { mode: 0o700 });
-    chownSync(foreign, 65534, 65534);
-    await expect(ensureLauncher({ cacheDir: foreign })).rejects.toHaveTrustCode('SANDBOX_LAUNCHER_CACHE_UNSAFE');
-    const link = join(dir, 'link');
-    symlinkSync(fresh, link);
-    await expect(ensureLauncher({ cacheDir: link })).rejects.toHaveTrustCode('SANDBOX_LAUNCHER_CACHE_UNSAFE');
-  });
+  it(
+    'creates the cache 0700, tightens a loose one of this user, ' + 'and refuses one of another user or a symlink',
+    async () => {
+      const fresh = join(dir, 'fresh', 'launcher');
+      const l = await ensureLauncher({ cacheDir: fresh });
+      expect(statSync(fresh).mode & 0o777).toBe(0o700);
+      expect(statSync(dirname(l.path)).mode & 0o777).toBe(0o700);
+      chmodSync(fresh, 0o777);
+      await ensureLauncher({ cacheDir: fresh });
+      expect(statSync(fresh).mode & 0o777).toBe(0o700);
+      const foreign = join(dir, 'foreign');
+      mkdirSync(foreign, { mode: 0o700 });
+      chownSync(foreign, 65534, 65534);
+      await expect(ensureLauncher({ cacheDir: foreign })).rejects.toHaveTrustCode('SANDBOX_LAUNCHER_CACHE_UNSAFE');
+      const link = join(dir, 'link');
+      symlinkSync(fresh, link);
+      await expect(ensureLauncher({ cacheDir: link })).rejects.toHaveTrustCode('SANDBOX_LAUNCHER_CACHE_UNSAFE');
+    },
+  );
 
   it('works from a read-only package: nothing is written into it', () => {
     const pkg = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
@@ -134,7 +142,9 @@ describe('the launcher cache', { timeout: 180_000 }, () => {
     const script = join(dir, 'ro.mjs');
     writeFileSync(
       script,
-      `const { ensureLauncher } = await import(${JSON.stringify(dist)});\nprocess.stdout.write(JSON.stringify(await ensureLauncher()));\n`,
+      `const { ensureLauncher } = await ` +
+        `import(${JSON.stringify(dist)});\nprocess.stdout.write(JSON.stringify(await ` +
+        `ensureLauncher()));\n`,
     );
     // The package is a read-only bind in this namespace (as root, chmod alone would not stop a write).
     const out = execFileSync(

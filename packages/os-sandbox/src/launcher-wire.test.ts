@@ -22,29 +22,33 @@ describe('encodeRequest', () => {
     expect(prepared.subarray(2)).toEqual(encodeRequest(5, r).subarray(2));
   });
 
-  it('lays out version, kind, id, length, then length-prefixed arguments, options, the seccomp program and the pipe flags', () => {
-    const got = encodeRequest(0x01020304, {
-      args: ['--', 'é'],
-      options: ['--chdir', '/w'],
-      fd4: Uint8Array.of(9),
-      stdin: true,
-      stdout: false,
-      stderr: true,
-    });
-    // prettier-ignore
-    const body = [
-      ...le(2),
-      ...str('--'),
-      ...str('é'), // launcher arguments
-      ...le(2),
-      ...str('--chdir'),
-      ...str('/w'), // bwrap options
-      ...le(1),
-      9, // seccomp program
-      1 | 4, // stdin and stderr pipes
-    ];
-    expect([...got]).toEqual([WIRE_VERSION, 0x52, 4, 3, 2, 1, ...le(body.length), ...body]);
-  });
+  it(
+    'lays out version, kind, id, length, then length-prefixed ' +
+      'arguments, options, the seccomp program and the pipe flags',
+    () => {
+      const got = encodeRequest(0x01020304, {
+        args: ['--', 'é'],
+        options: ['--chdir', '/w'],
+        fd4: Uint8Array.of(9),
+        stdin: true,
+        stdout: false,
+        stderr: true,
+      });
+      // prettier-ignore
+      const body = [
+        ...le(2),
+        ...str('--'),
+        ...str('é'), // launcher arguments
+        ...le(2),
+        ...str('--chdir'),
+        ...str('/w'), // bwrap options
+        ...le(1),
+        9, // seccomp program
+        1 | 4, // stdin and stderr pipes
+      ];
+      expect([...got]).toEqual([WIRE_VERSION, 0x52, 4, 3, 2, 1, ...le(body.length), ...body]);
+    },
+  );
 
   it('encodes absent options and program as empty and no pipes as 0', () => {
     const got = encodeRequest(1, { args: [], stdin: false, stdout: false, stderr: false });

@@ -100,7 +100,15 @@ function encode(
  * The 'R' message (or 'P', a run prepared as far as its command) that asks the server for run `id`.
  *
  * @example
- * control.write(encodeRequest(1, { args: ['--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/true'], options: ['--unshare-all'], stdin: false, stdout: true, stderr: true }));
+ * control.write(
+ *   encodeRequest(1, {
+ *     args: ['--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/true'],
+ *     options: ['--unshare-all'],
+ *     stdin: false,
+ *     stdout: true,
+ *     stderr: true,
+ *   }),
+ * );
  */
 export function encodeRequest(id: number, r: LaunchRequest, kind: 'R' | 'P' = 'R'): Buffer {
   const flags = (r.stdin ? 1 : 0) | (r.stdout ? 2 : 0) | (r.stderr ? 4 : 0);

@@ -18,7 +18,10 @@ import { fileURLToPath } from 'node:url';
 import { TrustError } from '@trust/core';
 import type { SandboxPolicy } from './policy.js';
 
-/** Where the launcher's main source ships inside the package (`native/launcher.c`; its other `.c` and `.h` files sit next to it). */
+/**
+ * Where the launcher's main source ships inside the package (`native/launcher.c`; its other `.c` and `.h` files sit
+ * next to it).
+ */
 export function launcherSourcePath(): string {
   return fileURLToPath(new URL('../native/launcher.c', import.meta.url));
 }
@@ -73,10 +76,14 @@ export function launcherCacheDir(env: Readonly<Record<string, string | undefined
 
 const unsafe = (path: string, why: string): TrustError =>
   new TrustError('SANDBOX_LAUNCHER_CACHE_UNSAFE', `the launcher cache ${path} ${why}`, {
-    hint: `remove ${path} (it is rebuilt, private to this user), or pass launcherCacheDir / TRUST_CACHE_DIR naming a directory only this user owns`,
+    hint:
+      `remove ${path} (it is rebuilt, private to this user), or pass ` +
+      `launcherCacheDir / TRUST_CACHE_DIR naming a directory only this user owns`,
   });
 
-/** Creates `dir` (mode 0700) or checks it: a real directory (no symlink), owned by this user, writable by nobody else. */
+/**
+ * Creates `dir` (mode 0700) or checks it: a real directory (no symlink), owned by this user, writable by nobody else.
+ */
 function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = lstatSync(dir);
@@ -218,7 +225,8 @@ function verifyLauncherIn(path: string, expected: string, hideDir: string): Laun
  * left alone: reading the launcher tells a run nothing it could not compile itself.
  *
  * @example
- * hideLauncher(parseSandboxPolicy({ v: 1, capabilities: ['fs:rw:/home/me'] }), '/home/me/.cache/trust/launcher').hiddenPaths;
+ * const policy = parseSandboxPolicy({ v: 1, capabilities: ['fs:rw:/home/me'] });
+ * hideLauncher(policy, '/home/me/.cache/trust/launcher').hiddenPaths;
  * // ['/home/me/.cache/trust/launcher']
  */
 export function hideLauncher(policy: SandboxPolicy, dir: string): SandboxPolicy {

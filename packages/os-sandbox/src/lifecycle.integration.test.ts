@@ -197,7 +197,8 @@ describe('lifecycle (bubblewrap)', () => {
       // perl's fork() fails at once at the limit (bash would retry for seconds, while earlier
       // children exit and free their pids); the children outlive the loop.
       const forks =
-        'my @k; for (1..40) { my $p = fork(); last unless defined $p; if (!$p) { sleep 30; exit 0 } push @k, $p } print scalar(@k), "\\n"; kill 9, @k';
+        'my @k; for (1..40) { my $p = fork(); last unless defined $p; if (!$p) { sleep ' +
+        '30; exit 0 } push @k, $p } print scalar(@k), "\\n"; kill 9, @k';
       const r = await runIn(limited, ['/usr/bin/perl', '-e', forks]);
       expect(Number(r.stdout.trim())).toBeGreaterThan(0);
       expect(Number(r.stdout.trim())).toBeLessThan(16);

@@ -14,14 +14,19 @@ import type { LaunchRequest } from './spawn-server.js';
 
 /** Descriptors 0-4 carry stdio, the bwrap options (3) and the seccomp program (4). */
 const FIRST_UNUSED_FD = 6;
-/** The launcher's lifeline: a pipe whose other end only the spawn server (or this process) holds (see `--lifeline`, `--serve`). */
+/**
+ * The launcher's lifeline: a pipe whose other end only the spawn server (or this process) holds (see `--lifeline`,
+ * `--serve`).
+ */
 export const LIFELINE_FD = 5;
 /**
  * Without the launcher: bash closes every inherited fd >= $1, then execs bwrap (bash, since dash
  * cannot name descriptors above 9). A constant script; bwrap and its arguments arrive as "$@".
  */
 const CLOSE_FDS_SCRIPT =
-  'low=$1; shift; for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -ge "$low" ] 2>/dev/null && eval "exec $n<&-"; done; exec "$@"';
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion (${f##*/}), not a JS template
+  'low=$1; shift; for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -ge ' +
+  '"$low" ] 2>/dev/null && eval "exec $n<&-"; done; exec "$@"';
 
 /** The launcher's options that stage `stage` (see its --stage-root, --stage and --stage-dev). */
 function rootStageArgs(stage: NonNullable<LinuxPlan['rootStage']>): string[] {

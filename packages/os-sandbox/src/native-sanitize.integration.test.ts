@@ -61,35 +61,38 @@ describe("the launcher's decoders under sanitizers", { timeout: 180_000 }, () =>
     expect(out).toBe('wire-fuzz: 150000 inputs, every one held\n');
   });
 
-  it('the whole launcher, built with the sanitizers, serves a run and refuses malformed frames without a report', async () => {
-    const bin = join(dir, 'launcher-sanitized');
-    const units = readdirSync(NATIVE)
-      .filter((f) => f.endsWith('.c'))
-      .map((f) => join(NATIVE, f));
-    execFileSync(CC, [...SANITIZE, '-o', bin, ...units], { stdio: 'pipe' });
-    const server = spawn(bin, ['--serve'], { stdio: ['pipe', 'pipe', 'pipe'], env: SAN_ENV });
-    let replies = '';
-    let errors = '';
-    server.stdout.on('data', (c: Buffer) => (replies += c.toString()));
-    server.stderr.on('data', (c: Buffer) => (errors += c.toString()));
-    const u32 = (n: number): Buffer => Buffer.from(Uint32Array.of(n).buffer);
-    const frame = (id: number, body: Buffer): Buffer =>
-      Buffer.concat([Buffer.from([WIRE_VERSION, 0x52]), u32(id), u32(body.length), body]);
-    server.stdin.write(
-      encodeRequest(1, { args: ['--', '/bin/echo', 'served'], stdin: false, stdout: true, stderr: false }),
-    );
-    server.stdin.write(frame(2, Buffer.concat([u32(1), u32(0xfffffff0), Buffer.from('--')])));
-    server.stdin.write(frame(3, Buffer.concat([u32(0x40000000)])));
-    server.stdin.write(encodeCommand(4, { argv: ['/bin/true'], env: {}, cwd: '/' }));
-    for (let i = 0; i < 1000 && !/^N 4$/m.test(replies); i++) await new Promise((ok) => setTimeout(ok, 10));
-    expect(replies).toMatch(/^S 1 \d+ -1 \d+ -1$/m);
-    expect(replies).toMatch(/^F 2 22$/m);
-    expect(replies).toMatch(/^F 3 22$/m);
-    server.stdin.write(encodeAck(1));
-    // Another version: the server exits, as for bytes that are not its protocol.
-    server.stdin.write(Buffer.concat([Buffer.from([WIRE_VERSION + 1, 0x52]), u32(5), u32(0)]));
-    const code = await new Promise<number | null>((ok) => server.once('exit', (c) => ok(c)));
-    expect(code).toBe(125);
-    expect(errors).not.toMatch(/AddressSanitizer|runtime error|LeakSanitizer/);
-  });
+  it(
+    'the whole launcher, built with the sanitizers, serves a run ' + 'and refuses malformed frames without a report',
+    async () => {
+      const bin = join(dir, 'launcher-sanitized');
+      const units = readdirSync(NATIVE)
+        .filter((f) => f.endsWith('.c'))
+        .map((f) => join(NATIVE, f));
+      execFileSync(CC, [...SANITIZE, '-o', bin, ...units], { stdio: 'pipe' });
+      const server = spawn(bin, ['--serve'], { stdio: ['pipe', 'pipe', 'pipe'], env: SAN_ENV });
+      let replies = '';
+      let errors = '';
+      server.stdout.on('data', (c: Buffer) => (replies += c.toString()));
+      server.stderr.on('data', (c: Buffer) => (errors += c.toString()));
+      const u32 = (n: number): Buffer => Buffer.from(Uint32Array.of(n).buffer);
+      const frame = (id: number, body: Buffer): Buffer =>
+        Buffer.concat([Buffer.from([WIRE_VERSION, 0x52]), u32(id), u32(body.length), body]);
+      server.stdin.write(
+        encodeRequest(1, { args: ['--', '/bin/echo', 'served'], stdin: false, stdout: true, stderr: false }),
+      );
+      server.stdin.write(frame(2, Buffer.concat([u32(1), u32(0xfffffff0), Buffer.from('--')])));
+      server.stdin.write(frame(3, Buffer.concat([u32(0x40000000)])));
+      server.stdin.write(encodeCommand(4, { argv: ['/bin/true'], env: {}, cwd: '/' }));
+      for (let i = 0; i < 1000 && !/^N 4$/m.test(replies); i++) await new Promise((ok) => setTimeout(ok, 10));
+      expect(replies).toMatch(/^S 1 \d+ -1 \d+ -1$/m);
+      expect(replies).toMatch(/^F 2 22$/m);
+      expect(replies).toMatch(/^F 3 22$/m);
+      server.stdin.write(encodeAck(1));
+      // Another version: the server exits, as for bytes that are not its protocol.
+      server.stdin.write(Buffer.concat([Buffer.from([WIRE_VERSION + 1, 0x52]), u32(5), u32(0)]));
+      const code = await new Promise<number | null>((ok) => server.once('exit', (c) => ok(c)));
+      expect(code).toBe(125);
+      expect(errors).not.toMatch(/AddressSanitizer|runtime error|LeakSanitizer/);
+    },
+  );
 });

@@ -22,11 +22,15 @@ describe('createNestedGitScanner', () => {
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  it('finds nested .git directories and gitfiles within the depth bound, not the root, node_modules, skipped paths or symlinks', () => {
-    const found = createNestedGitScanner().scan([root], { skip: [join(root, 'hidden')] });
-    expect(found.sort()).toEqual([join(root, 'sub', '.git'), join(root, 'vendor', 'lib', '.git')]);
-    expect(createNestedGitScanner().scan([root], { maxDepth: 5 })).toContain(join(root, 'a', 'b', 'c', 'd', '.git'));
-  });
+  it(
+    'finds nested .git directories and gitfiles within the depth bound, ' +
+      'not the root, node_modules, skipped paths or symlinks',
+    () => {
+      const found = createNestedGitScanner().scan([root], { skip: [join(root, 'hidden')] });
+      expect(found.sort()).toEqual([join(root, 'sub', '.git'), join(root, 'vendor', 'lib', '.git')]);
+      expect(createNestedGitScanner().scan([root], { maxDepth: 5 })).toContain(join(root, 'a', 'b', 'c', 'd', '.git'));
+    },
+  );
 
   it('stops at maxDirs', () => {
     const s = createNestedGitScanner();

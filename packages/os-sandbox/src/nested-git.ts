@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync } from 'node:fs';
+import { type Dirent, lstatSync, readdirSync } from 'node:fs';
 
 /** Options of one scan. */
 export interface NestedGitScanOptions {
@@ -56,7 +56,7 @@ export function createNestedGitScanner(options: { racyMs?: number; now?: () => n
   let lastScan: NestedGitScanStats = { visited: 0, listed: 0 };
 
   const list = (dir: string, ino: number, ctimeMs: number): Listing | undefined => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {

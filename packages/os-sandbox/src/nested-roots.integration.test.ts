@@ -34,32 +34,38 @@ describe('nested writable roots and a symlink swap (bubblewrap)', () => {
       stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', 'pipe'],
     });
 
-  it('the sweep after a run removes its placeholder through the held root, not through a symlink swapped in for it', () => {
-    const { w, sub, outside } = layout('sweep');
-    writeFileSync(join(outside, '.bashrc'), ''); // an empty file of someone else's, where the link will point
-    const r = launch(
-      ['--hold', w, '--hold', sub, '--sweep', 'f', `${sub}/.bashrc`],
-      ['/bin/sh', '-c', `touch ${sub}/.bashrc && mv ${sub} ${w}/sub.real && ln -s ${outside} ${sub}`],
-    );
-    expect(r.status, r.stderr).toBe(0);
-    expect(readdirSync(outside)).toEqual(['.bashrc']);
-    expect(readdirSync(join(w, 'sub.real'))).toEqual([]); // the run's own placeholder is gone
-  });
+  it(
+    'the sweep after a run removes its placeholder through the ' + 'held root, not through a symlink swapped in for it',
+    () => {
+      const { w, sub, outside } = layout('sweep');
+      writeFileSync(join(outside, '.bashrc'), ''); // an empty file of someone else's, where the link will point
+      const r = launch(
+        ['--hold', w, '--hold', sub, '--sweep', 'f', `${sub}/.bashrc`],
+        ['/bin/sh', '-c', `touch ${sub}/.bashrc && mv ${sub} ${w}/sub.real && ln -s ${outside} ${sub}`],
+      );
+      expect(r.status, r.stderr).toBe(0);
+      expect(readdirSync(outside)).toEqual(['.bashrc']);
+      expect(readdirSync(join(w, 'sub.real'))).toEqual([]); // the run's own placeholder is gone
+    },
+  );
 
-  it('a pin below a root whose directory became a symlink creates nothing where it points, and the run is refused', () => {
-    const { w, sub, outside } = layout('pin');
-    const empty = join(dir, 'pin', 'empty');
-    const emptyDir = join(dir, 'pin', 'empty.d');
-    writeFileSync(empty, '');
-    mkdirSync(emptyDir);
-    rmSync(sub, { recursive: true });
-    symlinkSync(outside, sub);
-    const r = launch(
-      ['--hold', w, '--pin-empty', empty, emptyDir, '--pin', 'f', `${sub}/.bashrc`, '--pin', 'd', `${sub}/.husky`],
-      ['/bin/true'],
-    );
-    expect(r.status).toBe(125);
-    expect(r.stderr).toMatch(/Too many levels of symbolic links/);
-    expect(readdirSync(outside)).toEqual([]);
-  });
+  it(
+    'a pin below a root whose directory became a symlink creates ' + 'nothing where it points, and the run is refused',
+    () => {
+      const { w, sub, outside } = layout('pin');
+      const empty = join(dir, 'pin', 'empty');
+      const emptyDir = join(dir, 'pin', 'empty.d');
+      writeFileSync(empty, '');
+      mkdirSync(emptyDir);
+      rmSync(sub, { recursive: true });
+      symlinkSync(outside, sub);
+      const r = launch(
+        ['--hold', w, '--pin-empty', empty, emptyDir, '--pin', 'f', `${sub}/.bashrc`, '--pin', 'd', `${sub}/.husky`],
+        ['/bin/true'],
+      );
+      expect(r.status).toBe(125);
+      expect(r.stderr).toMatch(/Too many levels of symbolic links/);
+      expect(readdirSync(outside)).toEqual([]);
+    },
+  );
 });

@@ -112,7 +112,8 @@ describe('network tier: own namespace, per-run proxy, strict floor (bubblewrap)'
     const direct = await runIn(sb, [
       NODE,
       '-e',
-      `require('net').connect(${peer.tcpPort}, '127.0.0.1').on('connect', () => { console.log('CONNECTED'); process.exit(0); }).on('error', (e) => { console.log('ERR ' + e.code); process.exit(0); });`,
+      `require('net').connect(${peer.tcpPort}, '127.0.0.1').on('connect', () => { console.log('CONNECTED'); ` +
+        `process.exit(0); }).on('error', (e) => { console.log('ERR ' + e.code); process.exit(0); });`,
     ]);
     expect(direct.stdout.trim()).toBe('ERR ECONNREFUSED');
     const noproxy = await runIn(sb, [

@@ -19,7 +19,8 @@ const DIRECT_UDP = `
 const u = require('dgram').createSocket('udp4');
 u.on('error', (e) => { console.log('ERR ' + e.code); process.exit(0); });
 u.on('message', (m) => { console.log('GOT ' + m); process.exit(0); });
-u.send('direct-udp', Number(process.argv[1]), '127.0.0.1', () => u.send('direct-udp', Number(process.argv[1]), '127.0.0.1'));
+const port = Number(process.argv[1]);
+u.send('direct-udp', port, '127.0.0.1', () => u.send('direct-udp', port, '127.0.0.1'));
 setTimeout(() => { console.log('NO REPLY'); process.exit(0); }, 1500);
 `;
 

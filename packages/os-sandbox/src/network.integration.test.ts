@@ -168,97 +168,104 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
     expect(r.stdout.split('\n').filter(Boolean)).toEqual(['home', 'home:/sandbox/home']);
   });
 
-  it('where the launcher cannot make the network namespace, the bridge runs inside and carries the same traffic', async () => {
-    const launcher = await ensureLauncher();
-    const probe = await probeSandbox({ launcherPath: launcher.path });
-    expect(probe.launcherNetns).toBe(true);
-    const inside = await createSandbox(
-      { v: 1, capabilities: ['http', 'stdout', 'stderr'] },
-      {
-        egress: allowHosts(['api.test']),
-        audit,
-        guard: { mode: 'default', resolve },
-        probe: { ...probe, launcherNetns: false },
-      },
-    );
-    try {
-      const ok = await runIn(inside, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);
-      expect(ok.stdout).toBe('hello-through-proxy');
-      expect(
-        audit
-          .events()
-          .filter((e) => e.principal.id === ok.exit.runId && e.action === 'egress.http')
-          .map((e) => e.decision),
-      ).toEqual(['allow']);
-      const no = await runIn(inside, [
-        CURL,
-        '-sS',
-        '--max-time',
-        '10',
-        '-i',
-        `http://denied.test:${peer.httpPort}/hello`,
-      ]);
-      expect(no.stdout).toMatch(/^HTTP\/1\.1 403/);
-      const direct = await runIn(inside, [
-        CURL,
-        '-sS',
-        '--max-time',
-        '5',
-        '--noproxy',
-        '*',
-        `http://127.0.0.1:${peer.httpPort}/hello`,
-      ]);
-      expect(direct.stdout).not.toContain('hello-through-proxy');
-      const seen = await runIn(inside, ['/bin/sh', '-c', 'ls -A /sandbox']);
-      expect(seen.stdout.split('\n').filter(Boolean).sort()).toEqual(['egress.sock', 'home', 'launcher']);
-    } finally {
-      await inside.close();
-    }
-  });
-
-  it('the relays outside the sandbox are confined, end with the run, and with it when its supervising launcher is killed', async () => {
-    const own = await createSandbox(
-      { v: 1, capabilities: ['http', 'stdout', 'stderr'] },
-      { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve } },
-    );
-    const gone = async (pids: number[]): Promise<number[]> => {
-      for (let i = 0; i < 400 && pids.some(alive); i++) await new Promise((ok) => setTimeout(ok, 25));
-      return pids.filter(alive);
-    };
-    const started = async (): Promise<{ p: SandboxProcess; relays: number[] }> => {
-      const p = await own.spawn(['/bin/sh', '-c', `echo ready; exec sleep 30`]);
-      // Once the command runs, bwrap is set up (its --die-with-parent armed) and the relay listens.
-      await new Promise((ok) => p.stdout.once('data', ok));
-      // The run's relays, named so by the launcher (its mount helper may still be exiting now).
-      return { p, relays: named(descendants(p.pid), 'trust-relay') };
-    };
-    try {
-      const ok = await runIn(own, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);
-      expect(ok.stdout).toBe('hello-through-proxy');
-      // kill(): the supervisor ends the run and reaps what is left, relays included.
-      const a = await started();
-      expect(a.relays).toHaveLength(1);
-      // Each relay is confined: rooted in the run's private directory (its socket and nothing
-      // else), with no capability and no way to gain one.
-      for (const r of a.relays) {
-        const status = readFileSync(`/proc/${r}/status`, 'utf8');
-        expect(status).toMatch(/^CapEff:\s+0+$/m);
-        expect(status).toMatch(/^NoNewPrivs:\s+1$/m);
-        expect(readlinkSync(`/proc/${r}/root`)).toMatch(/\/trust-sandbox-[^/]+\/run-\d+$/);
+  it(
+    'where the launcher cannot make the network namespace, the ' + 'bridge runs inside and carries the same traffic',
+    async () => {
+      const launcher = await ensureLauncher();
+      const probe = await probeSandbox({ launcherPath: launcher.path });
+      expect(probe.launcherNetns).toBe(true);
+      const inside = await createSandbox(
+        { v: 1, capabilities: ['http', 'stdout', 'stderr'] },
+        {
+          egress: allowHosts(['api.test']),
+          audit,
+          guard: { mode: 'default', resolve },
+          probe: { ...probe, launcherNetns: false },
+        },
+      );
+      try {
+        const ok = await runIn(inside, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);
+        expect(ok.stdout).toBe('hello-through-proxy');
+        expect(
+          audit
+            .events()
+            .filter((e) => e.principal.id === ok.exit.runId && e.action === 'egress.http')
+            .map((e) => e.decision),
+        ).toEqual(['allow']);
+        const no = await runIn(inside, [
+          CURL,
+          '-sS',
+          '--max-time',
+          '10',
+          '-i',
+          `http://denied.test:${peer.httpPort}/hello`,
+        ]);
+        expect(no.stdout).toMatch(/^HTTP\/1\.1 403/);
+        const direct = await runIn(inside, [
+          CURL,
+          '-sS',
+          '--max-time',
+          '5',
+          '--noproxy',
+          '*',
+          `http://127.0.0.1:${peer.httpPort}/hello`,
+        ]);
+        expect(direct.stdout).not.toContain('hello-through-proxy');
+        const seen = await runIn(inside, ['/bin/sh', '-c', 'ls -A /sandbox']);
+        expect(seen.stdout.split('\n').filter(Boolean).sort()).toEqual(['egress.sock', 'home', 'launcher']);
+      } finally {
+        await inside.close();
       }
-      a.p.kill();
-      await a.p.exit;
-      expect(a.relays.filter(alive)).toEqual([]);
-      // The supervisor SIGKILLed mid-run: bwrap dies with it, and the relay with bwrap.
-      const b = await started();
-      expect(b.relays).toHaveLength(1);
-      process.kill(b.p.pid, 'SIGKILL');
-      await b.p.exit;
-      expect(await gone(b.relays)).toEqual([]);
-    } finally {
-      await own.close();
-    }
-  });
+    },
+  );
+
+  it(
+    'the relays outside the sandbox are confined, end with the run, ' +
+      'and with it when its supervising launcher is killed',
+    async () => {
+      const own = await createSandbox(
+        { v: 1, capabilities: ['http', 'stdout', 'stderr'] },
+        { egress: allowHosts(['api.test']), guard: { mode: 'default', resolve } },
+      );
+      const gone = async (pids: number[]): Promise<number[]> => {
+        for (let i = 0; i < 400 && pids.some(alive); i++) await new Promise((ok) => setTimeout(ok, 25));
+        return pids.filter(alive);
+      };
+      const started = async (): Promise<{ p: SandboxProcess; relays: number[] }> => {
+        const p = await own.spawn(['/bin/sh', '-c', `echo ready; exec sleep 30`]);
+        // Once the command runs, bwrap is set up (its --die-with-parent armed) and the relay listens.
+        await new Promise((ok) => p.stdout.once('data', ok));
+        // The run's relays, named so by the launcher (its mount helper may still be exiting now).
+        return { p, relays: named(descendants(p.pid), 'trust-relay') };
+      };
+      try {
+        const ok = await runIn(own, [CURL, '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/hello`]);
+        expect(ok.stdout).toBe('hello-through-proxy');
+        // kill(): the supervisor ends the run and reaps what is left, relays included.
+        const a = await started();
+        expect(a.relays).toHaveLength(1);
+        // Each relay is confined: rooted in the run's private directory (its socket and nothing
+        // else), with no capability and no way to gain one.
+        for (const r of a.relays) {
+          const status = readFileSync(`/proc/${r}/status`, 'utf8');
+          expect(status).toMatch(/^CapEff:\s+0+$/m);
+          expect(status).toMatch(/^NoNewPrivs:\s+1$/m);
+          expect(readlinkSync(`/proc/${r}/root`)).toMatch(/\/trust-sandbox-[^/]+\/run-\d+$/);
+        }
+        a.p.kill();
+        await a.p.exit;
+        expect(a.relays.filter(alive)).toEqual([]);
+        // The supervisor SIGKILLed mid-run: bwrap dies with it, and the relay with bwrap.
+        const b = await started();
+        expect(b.relays).toHaveLength(1);
+        process.kill(b.p.pid, 'SIGKILL');
+        await b.p.exit;
+        expect(await gone(b.relays)).toEqual([]);
+      } finally {
+        await own.close();
+      }
+    },
+  );
 
   it('tcp goes through CONNECT and authorizeTcp: an allowed peer echoes, another is refused', async () => {
     const tcp = await createSandbox(
@@ -267,7 +274,8 @@ describe('http capability through the per-run egress proxy (bubblewrap)', () => 
     );
     const probe = (host: string) =>
       `const r=require('http').request({host:'127.0.0.1',port:3128,method:'CONNECT',path:'${host}:${peer.tcpPort}'});` +
-      `r.on('connect',(res,s)=>{if(res.statusCode!==200){console.log('STATUS',res.statusCode);process.exit(0)}s.write('ping-tcp');s.on('data',d=>{console.log('ECHO',String(d));s.destroy()})});` +
+      "r.on('connect',(res,s)=>{if(res.statusCode!==200){console.log('STATUS',res.statusCode);process.exit(0)}" +
+      "s.write('ping-tcp');s.on('data',d=>{console.log('ECHO',String(d));s.destroy()})});" +
       `r.on('response',res=>console.log('STATUS',res.statusCode));r.on('error',e=>console.log('ERR',e.code));r.end();`;
     try {
       const ok = await runIn(tcp, [NODE, '-e', probe('api.test')]);

@@ -195,26 +195,30 @@ describe('launcher --pin (bubblewrap)', () => {
     ["in the launcher's own namespace", []],
     ['handed to bwrap (fallback)', ['--pin-via-bwrap']],
   ] as const) {
-    it(`a protected path planned as existing but gone by spawn (another sandbox swept it) is pinned as a placeholder: ${name}`, () => {
-      const ws = freshDir('trust-pins-gone-');
-      try {
-        // F and D name paths that do not exist (any more): they must not fail the run, nor stay writable.
-        const r = runPinned(ws, `echo evil > ${ws}/.npmrc; mkdir ${ws}/.git/hooks; echo done`, {
-          extra,
-          pins: [
-            ['F', '.npmrc'],
-            ['D', '.git'],
-          ],
-        });
-        expect(r.status, r.stderr).toBe(0);
-        expect(r.stdout).toContain('done');
-        expect(r.stderr).toMatch(/Read-only file system/);
-        expect(readFileSync(join(ws, '.npmrc'), 'utf8')).toBe('');
-        expect(existsSync(join(ws, '.git', 'hooks'))).toBe(false);
-      } finally {
-        rmSync(ws, { recursive: true, force: true });
-      }
-    });
+    it(
+      `a protected path planned as existing but gone by spawn (another ` +
+        `sandbox swept it) is pinned as a placeholder: ${name}`,
+      () => {
+        const ws = freshDir('trust-pins-gone-');
+        try {
+          // F and D name paths that do not exist (any more): they must not fail the run, nor stay writable.
+          const r = runPinned(ws, `echo evil > ${ws}/.npmrc; mkdir ${ws}/.git/hooks; echo done`, {
+            extra,
+            pins: [
+              ['F', '.npmrc'],
+              ['D', '.git'],
+            ],
+          });
+          expect(r.status, r.stderr).toBe(0);
+          expect(r.stdout).toContain('done');
+          expect(r.stderr).toMatch(/Read-only file system/);
+          expect(readFileSync(join(ws, '.npmrc'), 'utf8')).toBe('');
+          expect(existsSync(join(ws, '.git', 'hooks'))).toBe(false);
+        } finally {
+          rmSync(ws, { recursive: true, force: true });
+        }
+      },
+    );
   }
 
   for (const [how, optionsFile] of [

@@ -90,14 +90,20 @@ describe('planSandbox (linux)', () => {
       },
     );
     if (plan.platform !== 'linux') throw new Error('linux plan expected');
-    expect(plan.command).toMatchInlineSnapshot(`
+    // The bridge script is pinned on its own: it is longer than a snapshot line may be.
+    expect(plan.command[5]).toBe(
+      's=$1; p=$2; u=$3; shift 3; "$s" TCP-LISTEN:"$p",bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:"$u" & ' +
+        'h=$(printf "%04X" "$p"); i=0; until grep -q ":$h 00000000:0000 0A" /proc/net/tcp; ' +
+        'do i=$((i+1)); [ $i -gt 100000 ] && exit 125; done; exec "$@"',
+    );
+    expect(plan.command.map((a, i) => (i === 5 ? '<bridge script>' : a))).toMatchInlineSnapshot(`
       [
         "/usr/bin/prlimit",
         "--nofile=64:64",
         "--",
         "/bin/sh",
         "-c",
-        "s=$1; p=$2; u=$3; shift 3; "$s" TCP-LISTEN:"$p",bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:"$u" & h=$(printf "%04X" "$p"); i=0; until grep -q ":$h 00000000:0000 0A" /proc/net/tcp; do i=$((i+1)); [ $i -gt 100000 ] && exit 125; done; exec "$@"",
+        "<bridge script>",
         "trust-bridge",
         "/usr/bin/socat",
         "3128",
@@ -173,85 +179,93 @@ describe('planSandbox (linux)', () => {
     ).toThrowTrustError('SANDBOX_UNAVAILABLE');
   });
 
-  it('stageRoot: the launcher stages /usr, /etc, /dev and the empty directories; bwrap binds that as / (and keeps /etc binds when a policy path lies in /etc)', () => {
-    const staged = planSandbox({ v: 1, systemRoots: ['/opt/tool'] }, ['/bin/true'], 'linux', {
-      facts,
-      stageRoot: '/w/root.stage',
-      runAs: { uid: 65534, gid: 65534 },
-    });
-    if (staged.platform !== 'linux') throw new Error('linux plan expected');
-    expect(staged.rootStage).toEqual({
-      dir: '/w/root.stage',
-      ops: [
-        { kind: 'bind', src: '/usr', dest: '/usr' },
-        { kind: 'symlink', target: 'usr/bin', dest: '/bin' },
-        { kind: 'symlink', target: 'usr/sbin', dest: '/sbin' },
-        { kind: 'symlink', target: 'usr/lib', dest: '/lib' },
-        { kind: 'symlink', target: 'usr/lib64', dest: '/lib64' },
-        { kind: 'tmpfs', dest: '/tmp' },
-        { kind: 'tmpfs', dest: '/var/tmp' },
-        { kind: 'tmpfs', dest: '/sandbox/home' },
-        { kind: 'tmpfs', dest: '/run' },
-        { kind: 'symlink', target: '../run', dest: '/var/run' },
-      ],
-      etcFiles: ETC_FILES,
-    });
-    // One bind of the stage as the root (devices allowed: /dev is in it), then what needs bwrap's
-    // own namespaces; none of the base's own options remain, and the root is still made read-only.
-    expect(render(staged.options)).toContain(
-      '--dev-bind /w/root.stage /\n--ro-bind /opt/tool /opt/tool\n--proc /proc\n--remount-ro /proc',
-    );
-    for (const gone of ['--tmpfs', '--dev', '--symlink', '/usr']) expect(staged.options).not.toContain(gone);
-    expect(staged.options.filter((o) => o.startsWith('/etc'))).toEqual([]);
-    expect(render(staged.options)).toContain('--remount-ro /\n--chdir');
-    // Without it, bwrap makes the same base itself.
-    const plain = planSandbox({ v: 1 }, ['/bin/true'], 'linux', { facts });
-    if (plain.platform !== 'linux') throw new Error('linux plan expected');
-    expect(plain.rootStage).toBeUndefined();
-    expect(render(plain.options)).toContain('--ro-bind /usr /usr\n--symlink usr/bin /bin');
-    expect(render(plain.options)).toContain(
-      '--dev /dev\n--tmpfs /tmp\n--tmpfs /var/tmp\n--tmpfs /sandbox/home\n--tmpfs /run\n--symlink ../run /var/run',
-    );
-    for (const inside of [
-      { systemRoots: ['/etc/ssl'] },
-      { capabilities: ['fs:ro:/etc/xdg'] },
-      { hiddenPaths: ['/etc/hosts'] },
-    ]) {
-      const etc = planSandbox({ v: 1, ...inside }, ['/bin/true'], 'linux', { facts, stageRoot: '/w/root.stage' });
-      if (etc.platform !== 'linux') throw new Error('linux plan expected');
-      expect(etc.rootStage?.etcFiles).toBeUndefined();
-      expect(render(etc.options)).toContain(
-        '--dev-bind /w/root.stage /\n--ro-bind-try /etc/alternatives /etc/alternatives',
+  it(
+    'stageRoot: the launcher stages /usr, /etc, /dev and the empty directories; bwrap ' +
+      'binds that as / (and keeps /etc binds when a policy path lies in /etc)',
+    () => {
+      const staged = planSandbox({ v: 1, systemRoots: ['/opt/tool'] }, ['/bin/true'], 'linux', {
+        facts,
+        stageRoot: '/w/root.stage',
+        runAs: { uid: 65534, gid: 65534 },
+      });
+      if (staged.platform !== 'linux') throw new Error('linux plan expected');
+      expect(staged.rootStage).toEqual({
+        dir: '/w/root.stage',
+        ops: [
+          { kind: 'bind', src: '/usr', dest: '/usr' },
+          { kind: 'symlink', target: 'usr/bin', dest: '/bin' },
+          { kind: 'symlink', target: 'usr/sbin', dest: '/sbin' },
+          { kind: 'symlink', target: 'usr/lib', dest: '/lib' },
+          { kind: 'symlink', target: 'usr/lib64', dest: '/lib64' },
+          { kind: 'tmpfs', dest: '/tmp' },
+          { kind: 'tmpfs', dest: '/var/tmp' },
+          { kind: 'tmpfs', dest: '/sandbox/home' },
+          { kind: 'tmpfs', dest: '/run' },
+          { kind: 'symlink', target: '../run', dest: '/var/run' },
+        ],
+        etcFiles: ETC_FILES,
+      });
+      // One bind of the stage as the root (devices allowed: /dev is in it), then what needs bwrap's
+      // own namespaces; none of the base's own options remain, and the root is still made read-only.
+      expect(render(staged.options)).toContain(
+        '--dev-bind /w/root.stage /\n--ro-bind /opt/tool /opt/tool\n--proc /proc\n--remount-ro /proc',
       );
-    }
-  });
+      for (const gone of ['--tmpfs', '--dev', '--symlink', '/usr']) expect(staged.options).not.toContain(gone);
+      expect(staged.options.filter((o) => o.startsWith('/etc'))).toEqual([]);
+      expect(render(staged.options)).toContain('--remount-ro /\n--chdir');
+      // Without it, bwrap makes the same base itself.
+      const plain = planSandbox({ v: 1 }, ['/bin/true'], 'linux', { facts });
+      if (plain.platform !== 'linux') throw new Error('linux plan expected');
+      expect(plain.rootStage).toBeUndefined();
+      expect(render(plain.options)).toContain('--ro-bind /usr /usr\n--symlink usr/bin /bin');
+      expect(render(plain.options)).toContain(
+        '--dev /dev\n--tmpfs /tmp\n--tmpfs /var/tmp\n--tmpfs /sandbox/home\n--tmpfs /run\n--symlink ../run /var/run',
+      );
+      for (const inside of [
+        { systemRoots: ['/etc/ssl'] },
+        { capabilities: ['fs:ro:/etc/xdg'] },
+        { hiddenPaths: ['/etc/hosts'] },
+      ]) {
+        const etc = planSandbox({ v: 1, ...inside }, ['/bin/true'], 'linux', { facts, stageRoot: '/w/root.stage' });
+        if (etc.platform !== 'linux') throw new Error('linux plan expected');
+        expect(etc.rootStage?.etcFiles).toBeUndefined();
+        expect(render(etc.options)).toContain(
+          '--dev-bind /w/root.stage /\n--ro-bind-try /etc/alternatives /etc/alternatives',
+        );
+      }
+    },
+  );
 
-  it("launcherNetwork: a run without network also gets the launcher's private namespace (loopback only), never the host's", () => {
-    const plan = planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', {
-      launcher: '/w/.native/launcher',
-      launcherNetwork: true,
-    });
-    if (plan.platform !== 'linux') throw new Error('linux plan expected');
-    expect(plan.launcherNetwork).toBe(true);
-    expect(plan.bridges).toEqual([]);
-    expect(plan.options.slice(0, 2)).toEqual(['--unshare-all', '--unshare-user']);
-    expect(plan.options).toContain('--share-net');
-    // Without it, bwrap makes the namespace; the degraded shared network never takes the launcher's.
-    const own = planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcher: '/w/.native/launcher' });
-    if (own.platform !== 'linux') throw new Error('linux plan expected');
-    expect([own.launcherNetwork, own.options.includes('--share-net')]).toEqual([false, false]);
-    const shared = planSandbox(
-      { v: 1, capabilities: ['network'], allowDegraded: ['shared-network'] },
-      ['/bin/true'],
-      'linux',
-      { launcher: '/w/.native/launcher', launcherNetwork: true, shareNetwork: true },
-    );
-    if (shared.platform !== 'linux') throw new Error('linux plan expected');
-    expect(shared.launcherNetwork).toBe(false);
-    expect(() =>
-      planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcherNetwork: true }),
-    ).toThrowTrustError('SANDBOX_UNAVAILABLE');
-  });
+  it(
+    "launcherNetwork: a run without network also gets the launcher's " +
+      "private namespace (loopback only), never the host's",
+    () => {
+      const plan = planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', {
+        launcher: '/w/.native/launcher',
+        launcherNetwork: true,
+      });
+      if (plan.platform !== 'linux') throw new Error('linux plan expected');
+      expect(plan.launcherNetwork).toBe(true);
+      expect(plan.bridges).toEqual([]);
+      expect(plan.options.slice(0, 2)).toEqual(['--unshare-all', '--unshare-user']);
+      expect(plan.options).toContain('--share-net');
+      // Without it, bwrap makes the namespace; the degraded shared network never takes the launcher's.
+      const own = planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcher: '/w/.native/launcher' });
+      if (own.platform !== 'linux') throw new Error('linux plan expected');
+      expect([own.launcherNetwork, own.options.includes('--share-net')]).toEqual([false, false]);
+      const shared = planSandbox(
+        { v: 1, capabilities: ['network'], allowDegraded: ['shared-network'] },
+        ['/bin/true'],
+        'linux',
+        { launcher: '/w/.native/launcher', launcherNetwork: true, shareNetwork: true },
+      );
+      if (shared.platform !== 'linux') throw new Error('linux plan expected');
+      expect(shared.launcherNetwork).toBe(false);
+      expect(() =>
+        planSandbox({ v: 1, capabilities: [] }, ['/bin/true'], 'linux', { launcherNetwork: true }),
+      ).toThrowTrustError('SANDBOX_UNAVAILABLE');
+    },
+  );
 
   it('network tier: its own namespace and the proxy bridge (TCP and UDP); shared only in the degraded mode', () => {
     const floored = planSandbox({ v: 1, capabilities: ['network'] }, ['/usr/bin/git', 'fetch'], 'linux', {
@@ -355,41 +369,45 @@ describe('planSandbox (linux)', () => {
     );
   });
 
-  it('awaitCommand: bwrap runs the launcher from its descriptor with --await; no --chdir, --setenv or argv (they come later)', () => {
-    const ctx = {
-      facts,
-      cwd: WS,
-      env: { PATH: '/usr/bin:/bin', SECRETLESS: 'x' },
-      launcher: '/var/cache/trust/launcher',
-      awaitCommand: true,
-    } as const;
-    const plan = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/echo', 'ignored'], 'linux', ctx);
-    if (plan.platform !== 'linux') throw new Error('linux plan expected');
-    expect(plan.command).toEqual(['/proc/self/fd/6', '--await', '--']);
-    expect(plan.args.slice(-4)).toEqual(['--', '/proc/self/fd/6', '--await', '--']);
-    expect(plan.options).toContain('--clearenv');
-    expect(
-      plan.options.filter(
-        (o) => o === '--chdir' || o === '--setenv' || o === 'ignored' || o === '/var/cache/trust/launcher',
-      ),
-    ).toEqual([]);
-    // With limits the launcher is bound in anyway (it applies them), and takes --await after them.
-    const limited = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`], limits: { files: 64 } }, [], 'linux', {
-      ...ctx,
-      rlimits: [['nofile', 64]],
-    });
-    if (limited.platform !== 'linux') throw new Error('linux plan expected');
-    expect(limited.command).toEqual(['/sandbox/launcher', '--rlimit', 'nofile=64', '--await', '--']);
-    expect(limited.options.join(' ')).toContain('--ro-bind /var/cache/trust/launcher /sandbox/launcher');
-    // Without /proc there is no descriptor path to run it by: bound in.
-    const noProc = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, [], 'linux', { ...ctx, noProc: true });
-    if (noProc.platform !== 'linux') throw new Error('linux plan expected');
-    expect(noProc.command).toEqual(['/sandbox/launcher', '--await', '--']);
-    // And never without a launcher.
-    expect(() => planSandbox({ v: 1 }, [], 'linux', { facts, awaitCommand: true })).toThrowTrustError(
-      'SANDBOX_UNAVAILABLE',
-    );
-  });
+  it(
+    'awaitCommand: bwrap runs the launcher from its descriptor with ' +
+      '--await; no --chdir, --setenv or argv (they come later)',
+    () => {
+      const ctx = {
+        facts,
+        cwd: WS,
+        env: { PATH: '/usr/bin:/bin', SECRETLESS: 'x' },
+        launcher: '/var/cache/trust/launcher',
+        awaitCommand: true,
+      } as const;
+      const plan = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, ['/bin/echo', 'ignored'], 'linux', ctx);
+      if (plan.platform !== 'linux') throw new Error('linux plan expected');
+      expect(plan.command).toEqual(['/proc/self/fd/6', '--await', '--']);
+      expect(plan.args.slice(-4)).toEqual(['--', '/proc/self/fd/6', '--await', '--']);
+      expect(plan.options).toContain('--clearenv');
+      expect(
+        plan.options.filter(
+          (o) => o === '--chdir' || o === '--setenv' || o === 'ignored' || o === '/var/cache/trust/launcher',
+        ),
+      ).toEqual([]);
+      // With limits the launcher is bound in anyway (it applies them), and takes --await after them.
+      const limited = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`], limits: { files: 64 } }, [], 'linux', {
+        ...ctx,
+        rlimits: [['nofile', 64]],
+      });
+      if (limited.platform !== 'linux') throw new Error('linux plan expected');
+      expect(limited.command).toEqual(['/sandbox/launcher', '--rlimit', 'nofile=64', '--await', '--']);
+      expect(limited.options.join(' ')).toContain('--ro-bind /var/cache/trust/launcher /sandbox/launcher');
+      // Without /proc there is no descriptor path to run it by: bound in.
+      const noProc = planSandbox({ v: 1, capabilities: [`fs:rw:${WS}`] }, [], 'linux', { ...ctx, noProc: true });
+      if (noProc.platform !== 'linux') throw new Error('linux plan expected');
+      expect(noProc.command).toEqual(['/sandbox/launcher', '--await', '--']);
+      // And never without a launcher.
+      expect(() => planSandbox({ v: 1 }, [], 'linux', { facts, awaitCommand: true })).toThrowTrustError(
+        'SANDBOX_UNAVAILABLE',
+      );
+    },
+  );
 
   it('is pure: the same inputs give the same plan', () => {
     const p = { v: 1 as const, capabilities: ['fs:rw:/w', 'env:A'] };

@@ -26,7 +26,8 @@ const protectedName = z
   .string()
   .regex(/^(?!\.{1,2}\/?$)[^/\u0000-\u001f\u007f]+\/?$/, {
     message:
-      'must be one name inside the writable root (e.g. ".tool-versions", or ".continue/" for a directory), without "/" inside, ".", ".." or control characters',
+      'must be one name inside the writable root (e.g. ".tool-versions", or ".continue/" ' +
+      'for a directory), without "/" inside, ".", ".." or control characters',
   })
   .refine((n) => n !== '.git' && n !== '.git/', {
     message: '.git is always protected (read-only whole when it exists)',
@@ -89,7 +90,8 @@ export const sandboxPolicySchema = z
       .array(z.string())
       .default([])
       .describe(
-        'capability strings (env:NAME, fs:ro:<dir>, fs:rw:<dir>, stdin, stdout, stderr, http, tcp, ...); [] grants nothing',
+        'capability strings (env:NAME, fs:ro:<dir>, fs:rw:<dir>, stdin, ' +
+          'stdout, stderr, http, tcp, ...); [] grants nothing',
       ),
     systemRoots: z
       .array(absolute)
@@ -99,19 +101,23 @@ export const sandboxPolicySchema = z
       .array(absolute)
       .default([])
       .describe(
-        'paths replaced by an empty read-only directory even when inside a granted root; [] = only the built-in hidden set',
+        'paths replaced by an empty read-only directory even when inside ' +
+          'a granted root; [] = only the built-in hidden set',
       ),
     protectedPaths: z
       .array(protectedName)
       .default([])
       .describe(
-        'names protected read-only in every writable root on top of the built-in list ("name" a file, "name/" a directory); [] = only the built-in list',
+        'names protected read-only in every writable root on top of the built-in list ' +
+          '("name" a file, "name/" a directory); [] = only the built-in list',
       ),
     unixSockets: z
       .array(socketPath)
       .default([])
       .describe(
-        'host unix sockets the run may connect to, bound in at the same path (e.g. "/run/user/1000/app.sock"); [] = creating AF_UNIX sockets is refused (socketpair still works)',
+        'host unix sockets the run may connect to, bound in at the same path (e.g. ' +
+          '"/run/user/1000/app.sock"); [] = creating AF_UNIX sockets is refused (socketpair still ' +
+          'works)',
       ),
     limits: limitsSchema.default({}).describe('time, output, memory, process and file limits'),
     network: z
@@ -178,7 +184,9 @@ export function parseSandboxPolicy(input: unknown): SandboxPolicy {
       code: 'SANDBOX_POLICY_FIELD',
       message: issue.message,
       path: issue.path.join('.'),
-      hint: `a valid policy looks like {"v":1,"capabilities":["fs:rw:/srv/project","stdout"],"limits":{"timeMs":30000}}`,
+      hint:
+        `a valid policy looks like ` +
+        `{"v":1,"capabilities":["fs:rw:/srv/project","stdout"],"limits":{"timeMs":30000}}`,
       severity: 'error',
     }));
     throw new TrustError(

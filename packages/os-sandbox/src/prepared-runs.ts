@@ -46,7 +46,10 @@ export interface PreparedRunsContext {
 export function createPreparedRuns({ config, slots, server, linux, keeper, isClosed }: PreparedRunsContext) {
   const { options, platform, launcher, lingerMs, assertGrantsReal } = config;
   const prestart = options.prestart !== false && platform === 'linux' && launcher !== undefined && lingerMs > 0;
-  /** Ends a prepared run that will not take a command, and gives back what it held (its slot too, unless a run goes on with it). */
+  /**
+   * Ends a prepared run that will not take a command, and gives back what it held (its slot too, unless a run goes on
+   * with it).
+   */
   const abandon = async (run: PreparedRun, releaseSlot: boolean): Promise<void> => {
     run.forgetAtExit();
     // It never took a command, so its pipes never became streams: `closed` waits only for its end.
@@ -67,8 +70,10 @@ export function createPreparedRuns({ config, slots, server, linux, keeper, isClo
   const prepareNext = (wants: Wants): void => {
     const s = server.current;
     lastEnd = performance.now();
-    if (!prestart || !following || isClosed() || !server.enabled || !s?.alive || ahead.holding)
-      return slots.prepareSpare();
+    if (!prestart || !following || isClosed() || !server.enabled || !s?.alive || ahead.holding) {
+      slots.prepareSpare();
+      return;
+    }
     const prepare = async (): Promise<PreparedRun | undefined> => {
       const slot = await slots.take().catch(() => undefined);
       if (!slot) return undefined; // the next spawn makes its own slot, and reports why it could not

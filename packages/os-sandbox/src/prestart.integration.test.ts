@@ -94,77 +94,90 @@ describe('runs prepared ahead (prestart)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("takes the spawn's command, arguments, environment and working directory; the command has only stdio and sees no launcher", async () => {
-    for (let i = 0; i < 3; i++) {
+  it(
+    "takes the spawn's command, arguments, environment and working " +
+      'directory; the command has only stdio and sees no launcher',
+    async () => {
+      for (let i = 0; i < 3; i++) {
+        await ready();
+        const cwd = i % 2 === 0 ? ws : join(ws, 'sub');
+        const r = await runIn(
+          sb,
+          [
+            '/bin/sh',
+            '-c',
+            'printf "%s|%s|%s|" "$0" "$GREETING" "$PWD"; ls /proc/self/fd | tr "\\n" " "; ls -A /sandbox',
+            `arg-${i}`,
+          ],
+          {
+            cwd,
+            env: { GREETING: `hello-${i}` },
+          },
+        );
+        expect(r.exit.code).toBe(0);
+        expect(tookPrepared()).toBe(true);
+        // 3 is ls's own listing of the directory.
+        expect(r.stdout).toBe(`arg-${i}|hello-${i}|${cwd}|0 1 2 3 home\n`);
+      }
+    },
+  );
+
+  it(
+    'a command that cannot be executed, or a working directory ' + 'that does not exist, fails the run with a message',
+    async () => {
       await ready();
-      const cwd = i % 2 === 0 ? ws : join(ws, 'sub');
-      const r = await runIn(
-        sb,
-        [
-          '/bin/sh',
-          '-c',
-          'printf "%s|%s|%s|" "$0" "$GREETING" "$PWD"; ls /proc/self/fd | tr "\\n" " "; ls -A /sandbox',
-          `arg-${i}`,
-        ],
-        {
-          cwd,
-          env: { GREETING: `hello-${i}` },
-        },
-      );
-      expect(r.exit.code).toBe(0);
+      const missing = await runIn(sb, ['/no/such/program']);
       expect(tookPrepared()).toBe(true);
-      // 3 is ls's own listing of the directory.
-      expect(r.stdout).toBe(`arg-${i}|hello-${i}|${cwd}|0 1 2 3 home\n`);
-    }
-  });
+      expect(missing.exit.code).toBe(127);
+      expect(missing.stderr).toMatch(/cannot execute \/no\/such\/program: No such file or directory/);
+      await ready();
+      const gone = await runIn(sb, ['/bin/true'], { cwd: join(ws, 'not-made') });
+      expect(tookPrepared()).toBe(true);
+      expect(gone.exit.code).not.toBe(0);
+      expect(gone.stderr).toMatch(/working directory .*not-made/);
+    },
+  );
 
-  it('a command that cannot be executed, or a working directory that does not exist, fails the run with a message', async () => {
-    await ready();
-    const missing = await runIn(sb, ['/no/such/program']);
-    expect(tookPrepared()).toBe(true);
-    expect(missing.exit.code).toBe(127);
-    expect(missing.stderr).toMatch(/cannot execute \/no\/such\/program: No such file or directory/);
-    await ready();
-    const gone = await runIn(sb, ['/bin/true'], { cwd: join(ws, 'not-made') });
-    expect(tookPrepared()).toBe(true);
-    expect(gone.exit.code).not.toBe(0);
-    expect(gone.stderr).toMatch(/working directory .*not-made/);
-  });
+  it(
+    'a protected file replaced on the host since: the spawn ' + 'starts from the beginning and sees the new file',
+    async () => {
+      writeFileSync(join(ws, '.npmrc'), 'old\n');
+      await runIn(sb, ['/bin/true']); // the next run is prepared with this .npmrc pinned
+      await ready();
+      writeFileSync(join(ws, '.npmrc.new'), 'new\n');
+      renameSync(join(ws, '.npmrc.new'), join(ws, '.npmrc'));
+      const r = await runIn(sb, ['/bin/cat', '.npmrc']);
+      expect(tookPrepared()).toBe(false);
+      expect(r.stdout).toBe('new\n');
+      // The run prepared after that one pins the new file.
+      await ready();
+      const again = await runIn(sb, ['/bin/sh', '-c', 'cat .npmrc; echo x >> .npmrc']);
+      expect(tookPrepared()).toBe(true);
+      expect(again.stdout).toBe('new\n');
+      expect(again.exit.code).not.toBe(0);
+      expect(readFileSync(join(ws, '.npmrc'), 'utf8')).toBe('new\n');
+    },
+  );
 
-  it('a protected file replaced on the host since: the spawn starts from the beginning and sees the new file', async () => {
-    writeFileSync(join(ws, '.npmrc'), 'old\n');
-    await runIn(sb, ['/bin/true']); // the next run is prepared with this .npmrc pinned
-    await ready();
-    writeFileSync(join(ws, '.npmrc.new'), 'new\n');
-    renameSync(join(ws, '.npmrc.new'), join(ws, '.npmrc'));
-    const r = await runIn(sb, ['/bin/cat', '.npmrc']);
-    expect(tookPrepared()).toBe(false);
-    expect(r.stdout).toBe('new\n');
-    // The run prepared after that one pins the new file.
-    await ready();
-    const again = await runIn(sb, ['/bin/sh', '-c', 'cat .npmrc; echo x >> .npmrc']);
-    expect(tookPrepared()).toBe(true);
-    expect(again.stdout).toBe('new\n');
-    expect(again.exit.code).not.toBe(0);
-    expect(readFileSync(join(ws, '.npmrc'), 'utf8')).toBe('new\n');
-  });
-
-  it('a nested repository made on the host since: the spawn starts from the beginning, and its .git is read-only', async () => {
-    await ready();
-    mkdirSync(join(ws, 'sub', 'lib', '.git', 'hooks'), { recursive: true });
-    const hook = join(ws, 'sub', 'lib', '.git', 'hooks', 'pre-commit');
-    const r = await runIn(sb, ['/bin/sh', '-c', `echo planted > ${hook}`]);
-    expect(tookPrepared()).toBe(false);
-    expect(r.exit.code).not.toBe(0);
-    expect(r.stderr).toMatch(/Read-only file system/);
-    expect(existsSync(hook)).toBe(false);
-    // Prepared with it in place, the next run pins it too.
-    await ready();
-    const again = await runIn(sb, ['/bin/sh', '-c', `echo planted > ${hook}`]);
-    expect(tookPrepared()).toBe(true);
-    expect(again.exit.code).not.toBe(0);
-    expect(existsSync(hook)).toBe(false);
-  });
+  it(
+    'a nested repository made on the host since: the spawn starts ' + 'from the beginning, and its .git is read-only',
+    async () => {
+      await ready();
+      mkdirSync(join(ws, 'sub', 'lib', '.git', 'hooks'), { recursive: true });
+      const hook = join(ws, 'sub', 'lib', '.git', 'hooks', 'pre-commit');
+      const r = await runIn(sb, ['/bin/sh', '-c', `echo planted > ${hook}`]);
+      expect(tookPrepared()).toBe(false);
+      expect(r.exit.code).not.toBe(0);
+      expect(r.stderr).toMatch(/Read-only file system/);
+      expect(existsSync(hook)).toBe(false);
+      // Prepared with it in place, the next run pins it too.
+      await ready();
+      const again = await runIn(sb, ['/bin/sh', '-c', `echo planted > ${hook}`]);
+      expect(tookPrepared()).toBe(true);
+      expect(again.exit.code).not.toBe(0);
+      expect(existsSync(hook)).toBe(false);
+    },
+  );
 
   it('a repository moved in, or a .git made in the deepest directory walked, since: the same', async () => {
     const outside = join(dir, 'elsewhere');

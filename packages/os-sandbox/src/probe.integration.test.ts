@@ -83,44 +83,53 @@ describe('probeSandbox and fail-closed creation', () => {
     }
   });
 
-  it('without seccomp (descriptor 4 free) the launcher still holds its root lock for the whole run and sweeps after it', async () => {
-    const ws = freshDir('trust-probe-noseccomp-');
-    const sb = await createSandbox(
-      { v: 1, capabilities: [`fs:rw:${ws}`], allowDegraded: ['no-seccomp'] },
-      { probe: { ...probe, seccomp: false }, placeholderLingerMs: 0 },
-    );
-    try {
-      expect(sb.degraded).toEqual(['no-seccomp']);
-      const r = await runIn(sb, ['/bin/true'], { cwd: ws });
-      expect(r.exit.code).toBe(0);
-      // A lock that the launcher had closed with the run's descriptors could not be upgraded: the placeholders would stay.
-      for (const f of ['.bashrc', '.git', '.husky']) expect(existsSync(join(ws, f)), f).toBe(false);
-    } finally {
-      await sb.close();
-      rmSync(ws, { recursive: true, force: true });
-    }
-  });
-
-  it('where the launcher cannot pin (no user namespace of its own), protected paths are bwrap binds and just as read-only', async () => {
-    const ws = freshDir('trust-probe-nopins-');
-    const sb = await createSandbox(
-      { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'], allowDegraded: ['host-placeholders'] },
-      { probe: { ...probe, pinNamespace: false }, placeholderLingerMs: 0 },
-    );
-    try {
-      const r = await runIn(
-        sb,
-        ['/bin/sh', '-c', `echo evil > ${ws}/.bashrc; mkdir ${ws}/.git/hooks; echo ok > ${ws}/fine`],
-        { cwd: ws },
+  it(
+    'without seccomp (descriptor 4 free) the launcher still holds ' +
+      'its root lock for the whole run and sweeps after it',
+    async () => {
+      const ws = freshDir('trust-probe-noseccomp-');
+      const sb = await createSandbox(
+        { v: 1, capabilities: [`fs:rw:${ws}`], allowDegraded: ['no-seccomp'] },
+        { probe: { ...probe, seccomp: false }, placeholderLingerMs: 0 },
       );
-      expect(r.stderr).toMatch(/Read-only file system/);
-      expect(readFileSync(join(ws, 'fine'), 'utf8')).toBe('ok\n');
-      for (const f of ['.bashrc', '.git']) expect(existsSync(join(ws, f)), f).toBe(false);
-    } finally {
-      await sb.close();
-      rmSync(ws, { recursive: true, force: true });
-    }
-  });
+      try {
+        expect(sb.degraded).toEqual(['no-seccomp']);
+        const r = await runIn(sb, ['/bin/true'], { cwd: ws });
+        expect(r.exit.code).toBe(0);
+        // A lock that the launcher had closed with the run's descriptors could not be upgraded: the placeholders would
+        // stay.
+        for (const f of ['.bashrc', '.git', '.husky']) expect(existsSync(join(ws, f)), f).toBe(false);
+      } finally {
+        await sb.close();
+        rmSync(ws, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it(
+    'where the launcher cannot pin (no user namespace of its own), ' +
+      'protected paths are bwrap binds and just as read-only',
+    async () => {
+      const ws = freshDir('trust-probe-nopins-');
+      const sb = await createSandbox(
+        { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'], allowDegraded: ['host-placeholders'] },
+        { probe: { ...probe, pinNamespace: false }, placeholderLingerMs: 0 },
+      );
+      try {
+        const r = await runIn(
+          sb,
+          ['/bin/sh', '-c', `echo evil > ${ws}/.bashrc; mkdir ${ws}/.git/hooks; echo ok > ${ws}/fine`],
+          { cwd: ws },
+        );
+        expect(r.stderr).toMatch(/Read-only file system/);
+        expect(readFileSync(join(ws, 'fine'), 'utf8')).toBe('ok\n');
+        for (const f of ['.bashrc', '.git']) expect(existsSync(join(ws, f)), f).toBe(false);
+      } finally {
+        await sb.close();
+        rmSync(ws, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('refuses http without an egress policy, an ungranted cwd and stdin without the capability', async () => {
     await expect(createSandbox({ v: 1, capabilities: ['http'] })).rejects.toHaveTrustCode('SANDBOX_POLICY_INVALID');

@@ -152,8 +152,12 @@ export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxP
     userns = u.code === 0;
     if (!userns) {
       notes.push(
-        `bwrap cannot create a user namespace (${u.stderr.trim() || `exit ${u.code}`}): enable unprivileged user namespaces ` +
-          '(sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces>0); on Ubuntu 24.04+ install the AppArmor ' +
+        `bwrap cannot create a user namespace ` +
+          `(${u.stderr.trim() || `exit ${u.code}`}): enable unprivileged ` +
+          `user namespaces ` +
+          '(sysctl kernel.unprivileged_userns_clone=1 / ' +
+          'user.max_user_namespaces>0); on Ubuntu 24.04+ install the ' +
+          'AppArmor ' +
           'profile that allows bwrap (bwrap-userns-restrict) rather than sharing the network',
       );
     }
@@ -161,7 +165,8 @@ export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxP
     netns = n.code === 0;
     if (userns && !netns)
       notes.push(
-        `bwrap cannot create a network namespace (${n.stderr.trim()}): network isolation needs CAP_NET_ADMIN in a user namespace`,
+        `bwrap cannot create a network namespace (${n.stderr.trim()}): ` +
+          `network isolation needs CAP_NET_ADMIN in a user namespace`,
       );
     const p = await run(bwrapPath, [
       '--unshare-user',
@@ -175,7 +180,8 @@ export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxP
     proc = p.code === 0;
     if (userns && !proc)
       notes.push(
-        'a private /proc cannot be mounted (typical inside unprivileged containers); accept "no-proc" to run without one',
+        'a private /proc cannot be mounted (typical inside unprivileged ' +
+          'containers); accept "no-proc" to run without one',
       );
   }
   let landlock = 0;

@@ -21,8 +21,7 @@ export interface ProtectedOverlay {
  * `~/.cache/trust/overlay-work`), which usually shares the filesystem of the projects in `$HOME`.
  */
 export function defaultOverlayCache(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const base =
-    env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
+  const base = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
   return join(base, 'trust', 'overlay-work');
 }
 
@@ -66,7 +65,8 @@ function privateDir(dir: string): string | undefined {
  * only the named sockets (bound back by the launcher) answer.
  *
  * @example
- * const overlay = prepareProtectedOverlay(policy, '/tmp/trust-sandbox-x'); // { roots: [{ root, workBase }], readOnlyRoots, unoverlaid }
+ * const overlay = prepareProtectedOverlay(policy, '/tmp/trust-sandbox-x');
+ * // { roots: [{ root, workBase }], readOnlyRoots, unoverlaid }
  */
 export function prepareProtectedOverlay(
   policy: SandboxPolicy,
@@ -142,9 +142,12 @@ export function refuseUnoverlaid(policy: SandboxPolicy, unoverlaid: ProtectedOve
   const { root, why } = unoverlaid[0]!;
   throw new TrustError(
     'SANDBOX_ROOT_NOT_OVERLAYABLE',
-    `the writable grant ${root} cannot be overlaid (${why}), so its missing protected names (.bashrc, .mcp.json, ...) could only be protected by placeholder files created in it`,
+    `the writable grant ${root} cannot be overlaid (${why}), so its missing protected names ` +
+      `(.bashrc, .mcp.json, ...) could only be protected by placeholder files created in it`,
     {
-      hint: `put the sandbox's workDir on the filesystem of ${root}, grant it read-only (fs:ro:${root}), or accept placeholders in it with allowDegraded: ["host-placeholders"]`,
+      hint:
+        `put the sandbox's workDir on the filesystem of ${root}, grant it read-only ` +
+        `(fs:ro:${root}), or accept placeholders in it with allowDegraded: ["host-placeholders"]`,
     },
   );
 }

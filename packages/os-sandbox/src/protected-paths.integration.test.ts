@@ -27,7 +27,8 @@ const attempts = (ws: string): string =>
       `echo evil > ${ws}/${d}/settings.json && echo "${d} settings ok"`,
       `mv ${ws}/${d} ${ws}/moved${d} && echo "${d} mv ok"`,
       `rm -rf ${ws}/${d} 2>/dev/null; [ -e ${ws}/${d} ] || echo "${d} rm ok"`,
-      `mkdir -p ${ws}/tmpdir/commands && mv -T ${ws}/tmpdir ${ws}/${d} 2>/dev/null && echo "${d} mv-onto ok"; rm -rf ${ws}/tmpdir`,
+      `mkdir -p ${ws}/tmpdir/commands && mv -T ${ws}/tmpdir ${ws}/${d} ` +
+        `2>/dev/null && echo "${d} mv-onto ok"; rm -rf ${ws}/tmpdir`,
     ]),
     `echo fine > ${ws}/ordinary.txt && echo "ordinary ok"`,
   ].join('; ') + '; true';

@@ -66,7 +66,8 @@ export const PROTECTED_DIRS: readonly string[] = Object.freeze(
  * dropped (the first wins).
  *
  * @example
- * protectedEntriesOf({ protectedPaths: ['.tool-versions', '.continue/'] }).map((e) => e.name); // [..., '.tool-versions', '.continue']
+ * protectedEntriesOf({ protectedPaths: ['.tool-versions', '.continue/'] }).map((e) => e.name);
+ * // [..., '.tool-versions', '.continue']
  */
 export function protectedEntriesOf(policy: { readonly protectedPaths: readonly string[] }): readonly ProtectedEntry[] {
   const out = new Map<string, ProtectedEntry>(PROTECTED_ENTRIES.map((e) => [e.name, e]));

@@ -47,24 +47,28 @@ describe('host-side relay fan-out', { timeout: 120_000 }, () => {
     await peer?.close();
   });
 
-  it("1,000 connections from one run leave the host's process count bounded, and one over the cap gets a 503 naming it", async () => {
-    const before = descendants(process.pid).length;
-    const p = await sb.spawn([PY, '-c', HOLD, '1000', '4']);
-    let out = '';
-    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    let err = '';
-    p.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    // While all of them are held open: count this process's descendants (server, supervisors,
-    // bwrap, relays, the sandbox's own processes).
-    for (let i = 0; i < 3000 && !out.includes('HTTP/'); i++) await new Promise((ok) => setTimeout(ok, 10));
-    const during = descendants(process.pid).length;
-    const exit = await p.exit;
-    expect(err).toBe('');
-    expect(out).toMatch(/^held 1000\n/);
-    expect(out).toMatch(/HTTP\/1\.1 503 Service Unavailable/);
-    expect(exit.code).toBe(0);
-    expect(during - before).toBeLessThan(40);
-  });
+  it(
+    "1,000 connections from one run leave the host's process count " +
+      'bounded, and one over the cap gets a 503 naming it',
+    async () => {
+      const before = descendants(process.pid).length;
+      const p = await sb.spawn([PY, '-c', HOLD, '1000', '4']);
+      let out = '';
+      p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      let err = '';
+      p.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      // While all of them are held open: count this process's descendants (server, supervisors,
+      // bwrap, relays, the sandbox's own processes).
+      for (let i = 0; i < 3000 && !out.includes('HTTP/'); i++) await new Promise((ok) => setTimeout(ok, 10));
+      const during = descendants(process.pid).length;
+      const exit = await p.exit;
+      expect(err).toBe('');
+      expect(out).toMatch(/^held 1000\n/);
+      expect(out).toMatch(/HTTP\/1\.1 503 Service Unavailable/);
+      expect(exit.code).toBe(0);
+      expect(during - before).toBeLessThan(40);
+    },
+  );
 
   it('traffic through the bridge still flows both ways after the fan-out', async () => {
     const r = await runIn(sb, ['/usr/bin/curl', '-sS', '--max-time', '10', `http://api.test:${peer.httpPort}/x`]);

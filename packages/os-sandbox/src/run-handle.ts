@@ -36,7 +36,9 @@ export interface SupervisedRun {
  * and resolves `exit` once it is over and its slot given back.
  *
  * @example
- * const handle = superviseRun({ child, runId, violations, started, file, lifeline, timeoutMs, maxOutput, signal, ... });
+ * const handle = superviseRun({
+ *   child, runId, violations, started, file, lifeline, timeoutMs, maxOutput, signal, ...
+ * });
  */
 export function superviseRun(run: SupervisedRun): SandboxProcess {
   const { child, signal: abort } = run;
@@ -52,7 +54,10 @@ export function superviseRun(run: SupervisedRun): SandboxProcess {
   };
   const killTree = (): void => {
     if (done) return;
-    if (!run.lifeline) return forceKill();
+    if (!run.lifeline) {
+      forceKill();
+      return;
+    }
     // The supervising launcher SIGKILLs everything below it on SIGTERM, then removes the
     // run's placeholders (which a SIGKILL of the launcher itself would leave behind). Should
     // it not be gone in a few seconds, the whole group is killed anyway.

@@ -24,7 +24,9 @@ export interface RunStart {
  * run that needs it), else with this process's own `spawn` (holding the lifeline itself).
  *
  * @example
- * const child = await startRun(server, { platform: 'linux', lifeline: true, file, args, argsFd, seccompFilter, wants, env });
+ * const child = await startRun(server, {
+ *   platform: 'linux', lifeline: true, file, args, argsFd, seccompFilter, wants, env,
+ * });
  */
 export async function startRun(server: RunServer, run: RunStart): Promise<Launched> {
   const { lifeline, wants, argsFd } = run;

@@ -99,7 +99,8 @@ export function parseSandboxOptions(input: unknown): CreateSandboxOptions {
       hint:
         EXAMPLES[key] ??
         (unknownKeys.length > 0
-          ? `remove ${unknownKeys.join(', ')}; known options: ${Object.keys(createSandboxOptionsSchema.shape).join(', ')}`
+          ? `remove ${unknownKeys.join(', ')}; known ` +
+            `options: ${Object.keys(createSandboxOptionsSchema.shape).join(', ')}`
           : `see the ${key || 'options'} field in the README's createSandbox options`),
       severity: 'error',
     };

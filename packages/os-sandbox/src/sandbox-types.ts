@@ -15,7 +15,9 @@ export interface CreateSandboxOptions {
   /** Source of base and granted environment variables; undefined = `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly bwrapPath?: string;
-  /** A prebuilt launcher with its expected SHA-256; undefined = compile `native/` (launcher.c and its siblings) once. */
+  /**
+   * A prebuilt launcher with its expected SHA-256; undefined = compile `native/` (launcher.c and its siblings) once.
+   */
   readonly launcher?: { readonly path: string; readonly sha256: string };
   /**
    * How the loopback bridge and limits are provided: `'launcher'` (default; compiled from

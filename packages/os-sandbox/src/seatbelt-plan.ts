@@ -51,7 +51,8 @@ const ETC_READ = [
 const SENSITIVE = ['/Users', '/var/root', '/private/var/root', '/private/var/run', '/var/run'];
 
 /** The fixed part of every profile: Chrome/Codex-style minimum for a process to start. */
-const BASE = `(version 1)
+const BASE =
+  `(version 1)
 (deny default)
 (allow process-exec)
 (allow process-fork)
@@ -70,8 +71,11 @@ const BASE = `(version 1)
 (allow mach-lookup
   (global-name "com.apple.system.opendirectoryd.libinfo")
   (global-name "com.apple.PowerManagement.control"))
-(allow file-read-metadata (literal "/") (literal "/private") (literal "/private/var") (literal "/var") (literal "/etc") (literal "/tmp"))
-(allow file-read* file-write-data (literal "/dev/null") (literal "/dev/zero"))
+` +
+  // one line of the profile, split here only for the source's width
+  '(allow file-read-metadata (literal "/") (literal "/private") (literal "/private/var") ' +
+  '(literal "/var") (literal "/etc") (literal "/tmp"))\n' +
+  `(allow file-read* file-write-data (literal "/dev/null") (literal "/dev/zero"))
 (allow file-read* (literal "/dev/random") (literal "/dev/urandom") (literal "/dev/dtracehelper"))
 (allow file-ioctl (literal "/dev/null") (literal "/dev/zero") (literal "/dev/random") (literal "/dev/urandom"))`;
 
@@ -104,7 +108,11 @@ function ancestors(path: string): string[] {
  * 6. network: nothing, or outbound TCP to localhost:<proxy port> only.
  *
  * @example
- * const plan = planSeatbelt(policy, ['/usr/bin/make'], { env: {}, home: '/private/tmp/r/home', tmpdir: '/private/tmp/r/tmp' });
+ * const plan = planSeatbelt(policy, ['/usr/bin/make'], {
+ *   env: {},
+ *   home: '/private/tmp/r/home',
+ *   tmpdir: '/private/tmp/r/tmp',
+ * });
  * // spawn(plan.file, plan.args, { env: plan.env })
  */
 export function planSeatbelt(policy: SandboxPolicy, argv: readonly string[], ctx: DarwinPlanContext): DarwinPlan {

@@ -22,7 +22,10 @@ export interface SpawnRequest {
   readonly argv: readonly string[];
   /** Explicit variables (null prototype, frozen); undefined = none passed. */
   readonly env: Readonly<Record<string, string>> | undefined;
-  /** Absolute, without control bytes or `.`/`..` segments, repeated or trailing slashes removed; undefined = the default. */
+  /**
+   * Absolute, without control bytes or `.`/`..` segments, repeated or trailing slashes removed; undefined = the
+   * default.
+   */
   readonly cwd: string | undefined;
   readonly timeoutMs: number | undefined;
   readonly maxOutputBytes: number | undefined;

@@ -54,15 +54,19 @@ describe('the spawn server', () => {
     expect(readFileSync(`/proc/${pids[0]}/cmdline`, 'utf8').split('\0')).toContain('--serve');
   });
 
-  it('the command starts as from a fresh exec: no signal ignored or blocked (a yes | head pipeline ends by SIGPIPE)', async () => {
-    const r = await runIn(sb, [
-      '/bin/sh',
-      '-c',
-      'grep -E "^Sig(Ign|Blk)" /proc/self/status; yes | head -n 1 >/dev/null; echo "yes:$?"',
-    ]);
-    expect(r.stdout).toBe('SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\nyes:0\n');
-    expect(r.stderr).toBe('');
-  });
+  it(
+    'the command starts as from a fresh exec: no signal ignored or ' +
+      'blocked (a yes | head pipeline ends by SIGPIPE)',
+    async () => {
+      const r = await runIn(sb, [
+        '/bin/sh',
+        '-c',
+        'grep -E "^Sig(Ign|Blk)" /proc/self/status; yes | head -n 1 >/dev/null; echo "yes:$?"',
+      ]);
+      expect(r.stdout).toBe('SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\nyes:0\n');
+      expect(r.stderr).toBe('');
+    },
+  );
 
   it("spawnServer: false starts every run with this process's own spawn, just as well", async () => {
     const direct = await createSandbox({ v: 1, capabilities: ['stdin', 'stdout', 'stderr'] }, { spawnServer: false });
@@ -104,32 +108,35 @@ describe('the spawn server', () => {
     expect((await next.exit).signal).toBe('SIGKILL');
   });
 
-  it('answers a malformed request body with F and EINVAL, and stops at a frame of another version or kind', async () => {
-    const { server, replies } = await rawServer();
-    const u32 = (n: number): Buffer => Buffer.from(Uint32Array.of(n).buffer);
-    const frame = (id: number, body: Buffer): Buffer =>
-      Buffer.concat([Buffer.from([WIRE_VERSION, 0x52]), u32(id), u32(body.length), body]);
-    // 7: one argument announced, three bytes of it given where ten were announced, no fields after;
-    // 8: 2^32-1 arguments; 9: an argument holding a NUL ("--\0--ro-bind"); 10: a well-formed body
-    // with a trailing byte too many.
-    const bad7 = Buffer.concat([u32(1), u32(10), Buffer.from('--x')]);
-    const bad8 = Buffer.concat([u32(0xffffffff), u32(2), Buffer.from('--')]);
-    const bad9 = Buffer.concat([u32(1), u32(11), Buffer.from('--\0--ro-bind'), u32(0), u32(0), Buffer.from([0])]);
-    const good = encodeRequest(10, { args: ['--', '/bin/true'], stdin: false, stdout: false, stderr: false });
-    const bad10 = Buffer.concat([
-      good.subarray(0, 6),
-      u32(good.readUInt32LE(6) + 1),
-      good.subarray(10),
-      Buffer.from([0]),
-    ]);
-    server.stdin.write(Buffer.concat([frame(7, bad7), frame(8, bad8), frame(9, bad9), bad10]));
-    for (let i = 0; i < 200 && replies().split('\n').length < 5; i++) await new Promise((ok) => setTimeout(ok, 10));
-    expect(replies()).toBe('F 7 22\nF 8 22\nF 9 22\nF 10 22\n');
-    // Version 2 of the format is not this server's: it exits.
-    server.stdin.write(Buffer.concat([Buffer.from([2, 0x52]), u32(11), u32(0)]));
-    const [code] = await new Promise<[number | null]>((ok) => server.once('exit', (c) => ok([c])));
-    expect(code).toBe(125);
-  });
+  it(
+    'answers a malformed request body with F and EINVAL, and ' + 'stops at a frame of another version or kind',
+    async () => {
+      const { server, replies } = await rawServer();
+      const u32 = (n: number): Buffer => Buffer.from(Uint32Array.of(n).buffer);
+      const frame = (id: number, body: Buffer): Buffer =>
+        Buffer.concat([Buffer.from([WIRE_VERSION, 0x52]), u32(id), u32(body.length), body]);
+      // 7: one argument announced, three bytes of it given where ten were announced, no fields after;
+      // 8: 2^32-1 arguments; 9: an argument holding a NUL ("--\0--ro-bind"); 10: a well-formed body
+      // with a trailing byte too many.
+      const bad7 = Buffer.concat([u32(1), u32(10), Buffer.from('--x')]);
+      const bad8 = Buffer.concat([u32(0xffffffff), u32(2), Buffer.from('--')]);
+      const bad9 = Buffer.concat([u32(1), u32(11), Buffer.from('--\0--ro-bind'), u32(0), u32(0), Buffer.from([0])]);
+      const good = encodeRequest(10, { args: ['--', '/bin/true'], stdin: false, stdout: false, stderr: false });
+      const bad10 = Buffer.concat([
+        good.subarray(0, 6),
+        u32(good.readUInt32LE(6) + 1),
+        good.subarray(10),
+        Buffer.from([0]),
+      ]);
+      server.stdin.write(Buffer.concat([frame(7, bad7), frame(8, bad8), frame(9, bad9), bad10]));
+      for (let i = 0; i < 200 && replies().split('\n').length < 5; i++) await new Promise((ok) => setTimeout(ok, 10));
+      expect(replies()).toBe('F 7 22\nF 8 22\nF 9 22\nF 10 22\n');
+      // Version 2 of the format is not this server's: it exits.
+      server.stdin.write(Buffer.concat([Buffer.from([2, 0x52]), u32(11), u32(0)]));
+      const [code] = await new Promise<[number | null]>((ok) => server.once('exit', (c) => ok([c])));
+      expect(code).toBe(125);
+    },
+  );
 
   it('refuses a command ("N") for a run that was not prepared, and leaves that run alone', async () => {
     const { server, replies } = await rawServer();

@@ -57,7 +57,10 @@ interface Running {
 const signalName = (n: number): NodeJS.Signals | null =>
   (Object.entries(osConstants.signals).find(([, v]) => v === n)?.[0] as NodeJS.Signals | undefined) ?? null;
 
-/** Opens the server's end of a run's pipe through /proc (a pipe reopened there is the same pipe); returns this process's descriptor. */
+/**
+ * Opens the server's end of a run's pipe through /proc (a pipe reopened there is the same pipe); returns this process's
+ * descriptor.
+ */
 function openEnd(serverPid: number, fd: number, write: boolean): number {
   return openSync(
     `/proc/${serverPid}/fd/${fd}`,
@@ -73,7 +76,13 @@ function openEnd(serverPid: number, fd: number, write: boolean): number {
  *
  * @example
  * const server = startSpawnServer(launcher.path);
- * const run = await server.launch({ args: ['--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/true'], options, stdin: false, stdout: true, stderr: true });
+ * const run = await server.launch({
+ *   args: ['--', '/usr/bin/bwrap', '--args', '3', '--', '/bin/true'],
+ *   options,
+ *   stdin: false,
+ *   stdout: true,
+ *   stderr: true,
+ * });
  */
 export function startSpawnServer(launcherPath: string): SpawnServer {
   const child: ChildProcess = spawn(launcherPath, ['--serve'], {
@@ -121,7 +130,9 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
     pending.delete(id);
     const own: number[] = [];
     try {
-      fds.forEach((fd, k) => own.push(fd >= 0 ? openEnd(child.pid!, fd, k === 0) : -1));
+      fds.forEach((fd, k) => {
+        own.push(fd >= 0 ? openEnd(child.pid!, fd, k === 0) : -1);
+      });
     } catch (err) {
       for (const fd of own) if (fd >= 0) closeSync(fd);
       send(encodeKill(id, osConstants.signals.SIGKILL));
@@ -212,8 +223,7 @@ export function startSpawnServer(launcherPath: string): SpawnServer {
   replies.setEncoding('utf8');
   replies.on('data', (chunk: string) => {
     buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
       const [kind, ...rest] = buffered.slice(0, nl).split(' ');
       buffered = buffered.slice(nl + 1);
       const n = rest.map(Number);

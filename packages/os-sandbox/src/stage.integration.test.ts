@@ -64,25 +64,31 @@ describe('the staged root, /etc and /dev (bubblewrap)', () => {
     }
   });
 
-  it('the root is what bwrap makes itself: the same entries, mounts and mount flags, read-only where it is', async () => {
-    const BASE =
-      'ls -lA / | awk \'$NF != "etc" {print $1, $3, $4, $NF}\'; ' +
-      "for d in / /usr /tmp /var/tmp /sandbox/home /run /dev /proc; do awk -v d=$d '$5 == d {print $5, $6, $(NF-2)}' /proc/self/mountinfo; done; " +
-      'ls -ld /tmp /var/tmp /sandbox/home /run /var /sandbox; readlink /bin /sbin /lib /lib64 /var/run; ' +
-      'for p in /x /tmp/x /var/tmp/x /sandbox/home/x /run/x /usr/x /var/x /sandbox/x /proc/x; do touch $p 2>/dev/null && echo "w $p" || echo "ro $p"; done';
-    const [a, b] = await stagedAndPlain(BASE);
-    expect(a).toBe(b);
-    expect(a).toMatch(/^\/ ro,nosuid,nodev,relatime tmpfs$/m);
-    expect(a).toMatch(/^\/usr ro,nosuid,nodev,relatime /m);
-    expect(a).toContain(
-      'ro /x\nw /tmp/x\nw /var/tmp/x\nw /sandbox/home/x\nw /run/x\nro /usr/x\nro /var/x\nro /sandbox/x\nro /proc/x\n',
-    );
-    expect(a).toContain('usr/bin\nusr/sbin\nusr/lib\nusr/lib64\n../run\n');
-  });
+  it(
+    'the root is what bwrap makes itself: the same entries, ' + 'mounts and mount flags, read-only where it is',
+    async () => {
+      const BASE =
+        'ls -lA / | awk \'$NF != "etc" {print $1, $3, $4, $NF}\'; ' +
+        'for d in / /usr /tmp /var/tmp /sandbox/home /run /dev /proc; do awk -v d=$d ' +
+        "'$5 == d {print $5, $6, $(NF-2)}' /proc/self/mountinfo; done; " +
+        'ls -ld /tmp /var/tmp /sandbox/home /run /var /sandbox; readlink /bin /sbin /lib /lib64 /var/run; ' +
+        'for p in /x /tmp/x /var/tmp/x /sandbox/home/x /run/x /usr/x /var/x /sandbox/x ' +
+        '/proc/x; do touch $p 2>/dev/null && echo "w $p" || echo "ro $p"; done';
+      const [a, b] = await stagedAndPlain(BASE);
+      expect(a).toBe(b);
+      expect(a).toMatch(/^\/ ro,nosuid,nodev,relatime tmpfs$/m);
+      expect(a).toMatch(/^\/usr ro,nosuid,nodev,relatime /m);
+      expect(a).toContain(
+        'ro /x\nw /tmp/x\nw /var/tmp/x\nw /sandbox/home/x\nw /run/x\nro /usr/x\nro /var/x\nro /sandbox/x\nro /proc/x\n',
+      );
+      expect(a).toContain('usr/bin\nusr/sbin\nusr/lib\nusr/lib64\n../run\n');
+    },
+  );
 
   it('/dev is what bwrap --dev makes: the same entries, modes and mount flags, devices and ptys working', async () => {
     const DEV =
-      "ls -lA /dev /dev/pts | awk '{print $1, $NF}'; awk '$5 ~ /^\\/dev/ {print $4, $5, $6, $(NF-2)}' /proc/self/mountinfo; " +
+      "ls -lA /dev /dev/pts | awk '{print $1, $NF}'; awk '$5 ~ /^\\/dev/ " +
+      "{print $4, $5, $6, $(NF-2)}' /proc/self/mountinfo; " +
       'head -c 4 /dev/urandom | wc -c; echo x > /dev/null && echo null-ok; touch /dev/shm/s && echo shm-ok; ' +
       'python3 -c "import os, pty; m, s = pty.openpty(); print(os.ttyname(s))" 2>&1';
     const [a, b] = await stagedAndPlain(DEV);

@@ -69,14 +69,22 @@ const c = net.connect(3128, '127.0.0.1', () => c.write(Buffer.from([5, 1, 0])));
 let stage = 0, buf = Buffer.alloc(0);
 c.on('data', (d) => {
   buf = Buffer.concat([buf, d]);
-  if (stage === 0 && buf.length >= 2) { buf = buf.subarray(2); stage = 1; c.write(Buffer.from([5, 3, 0, 1, 0, 0, 0, 0, 0, 0])); }
+  if (stage === 0 && buf.length >= 2) {
+    buf = buf.subarray(2);
+    stage = 1;
+    c.write(Buffer.from([5, 3, 0, 1, 0, 0, 0, 0, 0, 0]));
+  }
   if (stage !== 1 || buf.length < 10) return;
   stage = 2;
   if (buf[1] !== 0) { console.log('REP ' + buf[1]); process.exit(0); }
   const relay = { host: buf.subarray(4, 8).join('.'), port: buf.readUInt16BE(8) };
   const u = dgram.createSocket('udp4');
   const last = sends[sends.length - 1][2];
-  u.on('message', (m) => { const text = m.subarray(10).toString(); console.log('ECHO ' + text); if (text === last) process.exit(0); });
+  u.on('message', (m) => {
+    const text = m.subarray(10).toString();
+    console.log('ECHO ' + text);
+    if (text === last) process.exit(0);
+  });
   for (const [host, port, text] of sends) {
     const h = Buffer.from(host), p = Buffer.alloc(2);
     p.writeUInt16BE(Number(port));
@@ -100,7 +108,10 @@ export function hostPidsWith(marker: string): number[] {
   return out;
 }
 
-/** Polls until no host process carries `marker`; returns early, so the bound only matters on failure (a loaded host can take seconds to reap a tree). */
+/**
+ * Polls until no host process carries `marker`; returns early, so the bound only matters on failure (a loaded host can
+ * take seconds to reap a tree).
+ */
 export async function waitGone(marker: string): Promise<number[]> {
   for (let i = 0; i < 750; i++) {
     const left = hostPidsWith(marker);

@@ -7,7 +7,10 @@ export interface UnixSocketMode {
   readonly launcherPins: boolean;
   /** The run shares the host's network namespace (degraded `shared-network`): its abstract unix sockets too. */
   readonly sharedNetwork: boolean;
-  /** The egress bridge is socat inside the sandbox (no launcher): it needs AF_UNIX, and nothing refuses it to the command after it. */
+  /**
+   * The egress bridge is socat inside the sandbox (no launcher): it needs AF_UNIX, and nothing refuses it to the
+   * command after it.
+   */
   readonly socatBridge: boolean;
 }
 
@@ -28,12 +31,14 @@ export function decideUnixSockets(policy: SandboxPolicy, mode: UnixSocketMode): 
   const named = policy.unixSockets.length > 0;
   const why = named
     ? !mode.launcherPins
-      ? "only the launcher's private mount namespace can hide the unnamed sockets in visible directories, and it is not in use here (socat fallback, or no such namespace on this host)"
+      ? "only the launcher's private mount namespace can hide the unnamed sockets in visible " +
+        'directories, and it is not in use here (socat fallback, or no such namespace on this host)'
       : mode.sharedNetwork
         ? "the run shares the host's network namespace, whose abstract unix sockets (dbus, X11, ...) it could reach"
         : undefined
     : mode.socatBridge
-      ? 'the socat fallback bridge runs inside the sandbox and needs AF_UNIX, and without the launcher nothing refuses it to the command afterwards'
+      ? 'the socat fallback bridge runs inside the sandbox and needs AF_UNIX, and ' +
+        'without the launcher nothing refuses it to the command afterwards'
       : undefined;
   if (why === undefined) return false;
   if (policy.allowDegraded.includes('open-unix-sockets')) return true;
@@ -41,6 +46,9 @@ export function decideUnixSockets(policy: SandboxPolicy, mode: UnixSocketMode): 
     ? `unixSockets limits AF_UNIX to ${policy.unixSockets.join(', ')}`
     : 'without unixSockets, AF_UNIX sockets are refused';
   throw new TrustError('SANDBOX_UNIX_SOCKETS_UNENFORCEABLE', `${what}, but this mode cannot enforce it: ${why}`, {
-    hint: `let the sandbox launcher be built and used (a C compiler; do not force bridge: "socat"; a host with network and user namespaces), or accept unrestricted unix sockets with allowDegraded: ["open-unix-sockets"]`,
+    hint:
+      `let the sandbox launcher be built and used (a C compiler; do not force bridge: "socat"; a host with ` +
+      `network and user namespaces), or accept unrestricted unix sockets with allowDegraded: ` +
+      `["open-unix-sockets"]`,
   });
 }

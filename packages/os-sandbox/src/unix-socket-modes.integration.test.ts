@@ -9,7 +9,7 @@ import { allowHosts } from '@trust/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureLauncher } from './launcher.js';
 import { probeSandbox, type SandboxProbe } from './probe.js';
-import { createSandbox } from './sandbox.js';
+import { createSandbox, type Sandbox } from './sandbox.js';
 import { freshDir, runIn } from './test-helpers.js';
 
 const PY = '/usr/bin/python3';
@@ -70,75 +70,82 @@ describe('unix sockets in every mode (bubblewrap)', () => {
       ['the shared host network, with network', { probe: { ...probe, netns: false } }, ['network']],
     ] as const;
 
-  it('without unixSockets: refused where the mode cannot refuse AF_UNIX, EPERM for the command everywhere else', async () => {
-    const seen: string[] = [];
-    for (const [how, options, caps] of modes()) {
-      const policy = {
-        v: 1 as const,
-        capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr', ...caps],
-        allowDegraded: ['shared-network' as const],
-      };
-      let sb;
-      try {
-        sb = await createSandbox(policy, { ...options, env: { PATH: '/usr/bin:/bin' } });
-      } catch (err) {
-        expect(err, how).toMatchObject({
-          code: expect.toBeTrustCode('SANDBOX_UNIX_SOCKETS_UNENFORCEABLE'),
-          hint: expect.stringMatching(/open-unix-sockets/),
-        });
-        seen.push(`${how}: refused`);
-        continue;
+  it(
+    'without unixSockets: refused where the mode cannot refuse ' + 'AF_UNIX, EPERM for the command everywhere else',
+    async () => {
+      const seen: string[] = [];
+      for (const [how, options, caps] of modes()) {
+        const policy = {
+          v: 1 as const,
+          capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr', ...caps],
+          allowDegraded: ['shared-network' as const],
+        };
+        let sb: Sandbox;
+        try {
+          sb = await createSandbox(policy, { ...options, env: { PATH: '/usr/bin:/bin' } });
+        } catch (err) {
+          expect(err, how).toMatchObject({
+            code: expect.toBeTrustCode('SANDBOX_UNIX_SOCKETS_UNENFORCEABLE'),
+            hint: expect.stringMatching(/open-unix-sockets/),
+          });
+          seen.push(`${how}: refused`);
+          continue;
+        }
+        try {
+          const r = await runIn(sb, [PY, '-c', CLIENT, sock, abstract]);
+          expect(r.stdout.trim().split('\n'), `${how}: ${r.stderr}`).toEqual([
+            `${sock} ERR EPERM`,
+            `${abstract} ERR EPERM`,
+          ]);
+          seen.push(`${how}: EPERM`);
+        } finally {
+          await sb.close();
+        }
       }
+      expect(seen).toEqual([
+        'the socat fallback, with http (its bridge inside needs AF_UNIX): refused',
+        'the socat fallback, without network: EPERM',
+        'no private namespace for the launcher: EPERM',
+        'the shared host network, with http: EPERM',
+        'the shared host network, with network: EPERM',
+      ]);
+    },
+  );
+
+  it(
+    'with unixSockets: refused in every mode that cannot hide the ' +
+      'unnamed ones; the normal mode reaches only the named one',
+    async () => {
+      for (const [how, options, caps] of modes()) {
+        const policy = {
+          v: 1 as const,
+          capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr', ...caps],
+          unixSockets: [sock],
+          allowDegraded: ['shared-network' as const],
+        };
+        await expect(createSandbox(policy, options), how).rejects.toMatchObject({
+          code: expect.toBeTrustCode('SANDBOX_UNIX_SOCKETS_UNENFORCEABLE'),
+          message: expect.stringMatching(how.includes('shared') ? /abstract unix sockets/ : /private mount namespace/),
+        });
+      }
+      const other = join(ws, 'other.sock');
+      servers.push(await listen(other, 'other'));
+      const sb = await createSandbox(
+        { v: 1, capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr'], unixSockets: [sock] },
+        { env: { PATH: '/usr/bin:/bin' } },
+      );
       try {
-        const r = await runIn(sb, [PY, '-c', CLIENT, sock, abstract]);
-        expect(r.stdout.trim().split('\n'), `${how}: ${r.stderr}`).toEqual([
-          `${sock} ERR EPERM`,
-          `${abstract} ERR EPERM`,
+        const r = await runIn(sb, [PY, '-c', CLIENT, sock, other, abstract]);
+        expect(r.stdout.trim().split('\n'), r.stderr).toEqual([
+          `${sock} ws`,
+          `${other} ERR ECONNREFUSED`,
+          `${abstract} ERR ECONNREFUSED`,
         ]);
-        seen.push(`${how}: EPERM`);
       } finally {
         await sb.close();
       }
-    }
-    expect(seen).toEqual([
-      'the socat fallback, with http (its bridge inside needs AF_UNIX): refused',
-      'the socat fallback, without network: EPERM',
-      'no private namespace for the launcher: EPERM',
-      'the shared host network, with http: EPERM',
-      'the shared host network, with network: EPERM',
-    ]);
-  });
-
-  it('with unixSockets: refused in every mode that cannot hide the unnamed ones; the normal mode reaches only the named one', async () => {
-    for (const [how, options, caps] of modes()) {
-      const policy = {
-        v: 1 as const,
-        capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr', ...caps],
-        unixSockets: [sock],
-        allowDegraded: ['shared-network' as const],
-      };
-      await expect(createSandbox(policy, options), how).rejects.toMatchObject({
-        code: expect.toBeTrustCode('SANDBOX_UNIX_SOCKETS_UNENFORCEABLE'),
-        message: expect.stringMatching(how.includes('shared') ? /abstract unix sockets/ : /private mount namespace/),
-      });
-    }
-    const other = join(ws, 'other.sock');
-    servers.push(await listen(other, 'other'));
-    const sb = await createSandbox(
-      { v: 1, capabilities: [`fs:ro:${ws}`, 'stdout', 'stderr'], unixSockets: [sock] },
-      { env: { PATH: '/usr/bin:/bin' } },
-    );
-    try {
-      const r = await runIn(sb, [PY, '-c', CLIENT, sock, other, abstract]);
-      expect(r.stdout.trim().split('\n'), r.stderr).toEqual([
-        `${sock} ws`,
-        `${other} ERR ECONNREFUSED`,
-        `${abstract} ERR ECONNREFUSED`,
-      ]);
-    } finally {
-      await sb.close();
-    }
-  });
+    },
+  );
 
   it('open-unix-sockets accepts such a mode by name, and says so in degraded', async () => {
     const sb = await createSandbox(

@@ -36,54 +36,63 @@ async function listen(path: string, reply: string): Promise<Server> {
 }
 
 describe('host unix sockets (bubblewrap)', () => {
-  it('are refused by default in the workspace, in an fs:ro grant and elsewhere; only the named ones are reachable; socketpair works', async () => {
-    expect(existsSync(PY), 'python3 must be installed').toBe(true);
-    const ws = freshDir('trust-uds-ws-');
-    const ro = freshDir('trust-uds-ro-');
-    const outside = freshDir('trust-uds-out-');
-    const paths = { ws: join(ws, 'daemon.sock'), ro: join(ro, 'agent.sock'), out: join(outside, 'app.sock') };
-    const servers = await Promise.all([listen(paths.ws, 'ws'), listen(paths.ro, 'ro'), listen(paths.out, 'out')]);
-    const caps = [`fs:rw:${ws}`, `fs:ro:${ro}`, 'stdout', 'stderr'];
-    const run = async (unixSockets: string[]): Promise<string[]> => {
-      const sb = await createSandbox({ v: 1, capabilities: caps, unixSockets }, { env: { PATH: '/usr/bin:/bin' } });
+  it(
+    'are refused by default in the workspace, in an fs:ro grant and ' +
+      'elsewhere; only the named ones are reachable; socketpair works',
+    async () => {
+      expect(existsSync(PY), 'python3 must be installed').toBe(true);
+      const ws = freshDir('trust-uds-ws-');
+      const ro = freshDir('trust-uds-ro-');
+      const outside = freshDir('trust-uds-out-');
+      const paths = { ws: join(ws, 'daemon.sock'), ro: join(ro, 'agent.sock'), out: join(outside, 'app.sock') };
+      const servers = await Promise.all([listen(paths.ws, 'ws'), listen(paths.ro, 'ro'), listen(paths.out, 'out')]);
+      const caps = [`fs:rw:${ws}`, `fs:ro:${ro}`, 'stdout', 'stderr'];
+      const run = async (unixSockets: string[]): Promise<string[]> => {
+        const sb = await createSandbox({ v: 1, capabilities: caps, unixSockets }, { env: { PATH: '/usr/bin:/bin' } });
+        try {
+          const r = await runIn(sb, [PY, '-c', CLIENT, paths.ws, paths.ro, paths.out]);
+          expect(r.exit.code, r.stderr).toBe(0);
+          return r.stdout.trim().split('\n');
+        } finally {
+          await sb.close();
+        }
+      };
       try {
-        const r = await runIn(sb, [PY, '-c', CLIENT, paths.ws, paths.ro, paths.out]);
-        expect(r.exit.code, r.stderr).toBe(0);
-        return r.stdout.trim().split('\n');
+        expect(await run([])).toEqual([
+          `${paths.ws} ERR EPERM`,
+          `${paths.ro} ERR EPERM`,
+          `${paths.out} ERR EPERM`,
+          'socketpair pair',
+        ]);
+        const named = await run([paths.ws, paths.out]);
+        expect(named).toEqual([
+          `${paths.ws} ws`,
+          `${paths.ro} ERR ECONNREFUSED`,
+          `${paths.out} out`,
+          'socketpair pair',
+        ]);
+        // AF_UNIX is allowed now, yet an unnamed socket in the workspace or the fs:ro grant is seen
+        // through the run's overlay (another inode, no listener): refused.
+        const other = await run([paths.out]);
+        expect(other).toEqual([
+          `${paths.ws} ERR ECONNREFUSED`,
+          `${paths.ro} ERR ECONNREFUSED`,
+          `${paths.out} out`,
+          'socketpair pair',
+        ]);
+        const onlyRo = await run([paths.ro]);
+        expect(onlyRo).toEqual([
+          `${paths.ws} ERR ECONNREFUSED`,
+          `${paths.ro} ro`,
+          `${paths.out} ERR ENOENT`,
+          'socketpair pair',
+        ]);
       } finally {
-        await sb.close();
+        for (const s of servers) s.close();
+        for (const d of [ws, ro, outside]) rmSync(d, { recursive: true, force: true });
       }
-    };
-    try {
-      expect(await run([])).toEqual([
-        `${paths.ws} ERR EPERM`,
-        `${paths.ro} ERR EPERM`,
-        `${paths.out} ERR EPERM`,
-        'socketpair pair',
-      ]);
-      const named = await run([paths.ws, paths.out]);
-      expect(named).toEqual([`${paths.ws} ws`, `${paths.ro} ERR ECONNREFUSED`, `${paths.out} out`, 'socketpair pair']);
-      // AF_UNIX is allowed now, yet an unnamed socket in the workspace or the fs:ro grant is seen
-      // through the run's overlay (another inode, no listener): refused.
-      const other = await run([paths.out]);
-      expect(other).toEqual([
-        `${paths.ws} ERR ECONNREFUSED`,
-        `${paths.ro} ERR ECONNREFUSED`,
-        `${paths.out} out`,
-        'socketpair pair',
-      ]);
-      const onlyRo = await run([paths.ro]);
-      expect(onlyRo).toEqual([
-        `${paths.ws} ERR ECONNREFUSED`,
-        `${paths.ro} ro`,
-        `${paths.out} ERR ENOENT`,
-        'socketpair pair',
-      ]);
-    } finally {
-      for (const s of servers) s.close();
-      for (const d of [ws, ro, outside]) rmSync(d, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
   it('a named path that is not a listening socket is refused at spawn', async () => {
     const ws = freshDir('trust-uds-missing-');
@@ -99,34 +108,37 @@ describe('host unix sockets (bubblewrap)', () => {
     rmSync(ws, { recursive: true, force: true });
   });
 
-  it('with the egress bridge inside the sandbox, the bridge works and the command still gets EPERM for AF_UNIX', async () => {
-    const ws = freshDir('trust-uds-bridge-');
-    const sockPath = join(ws, 'daemon.sock');
-    const server = await listen(sockPath, 'ws');
-    const peer = createHttpServer((_q, s) => s.end('proxied'));
-    await new Promise<void>((ok) => peer.listen(0, '127.0.0.1', ok));
-    const port = (peer.address() as { port: number }).port;
-    const probe = await probeSandbox({ launcherPath: (await ensureLauncher()).path });
-    const sb = await createSandbox(
-      { v: 1, capabilities: [`fs:rw:${ws}`, 'http', 'stdout', 'stderr'] },
-      {
-        egress: allowHosts(['api.test']),
-        guard: { mode: 'default', resolve: async () => ['127.0.0.1'] },
-        probe: { ...probe, launcherNetns: false },
-        env: { PATH: '/usr/bin:/bin' },
-      },
-    );
-    try {
-      const script = `${CLIENT}
+  it(
+    'with the egress bridge inside the sandbox, the bridge works ' + 'and the command still gets EPERM for AF_UNIX',
+    async () => {
+      const ws = freshDir('trust-uds-bridge-');
+      const sockPath = join(ws, 'daemon.sock');
+      const server = await listen(sockPath, 'ws');
+      const peer = createHttpServer((_q, s) => s.end('proxied'));
+      await new Promise<void>((ok) => peer.listen(0, '127.0.0.1', ok));
+      const port = (peer.address() as { port: number }).port;
+      const probe = await probeSandbox({ launcherPath: (await ensureLauncher()).path });
+      const sb = await createSandbox(
+        { v: 1, capabilities: [`fs:rw:${ws}`, 'http', 'stdout', 'stderr'] },
+        {
+          egress: allowHosts(['api.test']),
+          guard: { mode: 'default', resolve: async () => ['127.0.0.1'] },
+          probe: { ...probe, launcherNetns: false },
+          env: { PATH: '/usr/bin:/bin' },
+        },
+      );
+      try {
+        const script = `${CLIENT}
 import urllib.request
 print(urllib.request.urlopen('http://api.test:${port}/').read().decode())`;
-      const r = await runIn(sb, [PY, '-c', script, sockPath]);
-      expect(r.stdout.trim().split('\n'), r.stderr).toEqual([`${sockPath} ERR EPERM`, 'socketpair pair', 'proxied']);
-    } finally {
-      await sb.close();
-      server.close();
-      peer.close();
-      rmSync(ws, { recursive: true, force: true });
-    }
-  });
+        const r = await runIn(sb, [PY, '-c', script, sockPath]);
+        expect(r.stdout.trim().split('\n'), r.stderr).toEqual([`${sockPath} ERR EPERM`, 'socketpair pair', 'proxied']);
+      } finally {
+        await sb.close();
+        server.close();
+        peer.close();
+        rmSync(ws, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -55,7 +55,9 @@ function holdsJustASet(pid: number): boolean {
  */
 function keepAlive(paths: string[]): () => void {
   const fds = paths.map((p) => openSync(p, 'r'));
-  return () => fds.forEach((fd) => closeSync(fd));
+  return () => {
+    for (const fd of fds) closeSync(fd);
+  };
 }
 
 /** The server's helper that closes the namespaces it is done with (named so in /proc/<pid>/comm). */

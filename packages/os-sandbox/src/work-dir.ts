@@ -12,7 +12,10 @@ export interface SandboxWorkDir {
   release(): void;
   /** Empty read-only mount sources for protected and hidden paths. */
   readonly empty: { readonly file: string; readonly dir: string };
-  /** The mount point on which the launcher stages each run's base (/usr, /etc, /dev, ...), in its own namespace (see --stage-root). */
+  /**
+   * The mount point on which the launcher stages each run's base (/usr, /etc, /dev, ...), in its own namespace (see
+   * --stage-root).
+   */
   readonly stageRoot: string;
   /** The roots the launcher overlays (see `prepareProtectedOverlay`); undefined without its private namespace. */
   readonly overlay: ProtectedOverlay | undefined;

@@ -18,7 +18,7 @@ import {
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createSandbox } from './sandbox.js';
+import { createSandbox, type Sandbox } from './sandbox.js';
 import { freshDir, runIn } from './test-helpers.js';
 
 /** Every entry below `dir`: relative name, mode, and contents (a hash) or link target. */
@@ -66,58 +66,66 @@ function makeWorkspace(): string {
 
 // Reads and tries to write protected names (refused), writes nothing else.
 const PROBE = (ws: string): string =>
-  `cat ${ws}/.bashrc ${ws}/.mcp.json >/dev/null 2>&1; echo x > ${ws}/.bashrc 2>/dev/null; mkdir ${ws}/.claude/x 2>/dev/null; ls -a ${ws} >/dev/null; true`;
+  `cat ${ws}/.bashrc ${ws}/.mcp.json >/dev/null 2>&1; echo x > ${ws}/.bashrc ` +
+  `2>/dev/null; mkdir ${ws}/.claude/x 2>/dev/null; ls -a ${ws} >/dev/null; true`;
 
 describe('the host workspace after runs (bubblewrap)', () => {
-  it('is identical (names, modes, contents) during and after 100 runs, with the default placeholderLingerMs', async () => {
-    const ws = makeWorkspace();
-    const before = snapshot(ws);
-    const sb = await createSandbox(
-      { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] },
-      { env: { PATH: '/usr/bin:/bin' } },
-    );
-    try {
-      // During a run: the protected names exist inside, not on the host.
-      const during = await runIn(sb, [
-        '/bin/sh',
-        '-c',
-        `ls -a ${ws} | grep -c -x -e .bashrc -e .mcp.json -e .claude; cat ${ws}/README`,
-      ]);
-      expect(during.stdout).toBe('3\nhello\n');
-      for (let i = 0; i < 100; i++) {
-        const r = await runIn(sb, ['/bin/sh', '-c', PROBE(ws)]);
-        expect(r.exit.code).toBe(0);
-        if (i % 25 === 0) expect(snapshot(ws), `after run ${i + 1}`).toEqual(before);
+  it(
+    'is identical (names, modes, contents) during and after 100 ' + 'runs, with the default placeholderLingerMs',
+    async () => {
+      const ws = makeWorkspace();
+      const before = snapshot(ws);
+      const sb = await createSandbox(
+        { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] },
+        { env: { PATH: '/usr/bin:/bin' } },
+      );
+      try {
+        // During a run: the protected names exist inside, not on the host.
+        const during = await runIn(sb, [
+          '/bin/sh',
+          '-c',
+          `ls -a ${ws} | grep -c -x -e .bashrc -e .mcp.json -e .claude; cat ${ws}/README`,
+        ]);
+        expect(during.stdout).toBe('3\nhello\n');
+        for (let i = 0; i < 100; i++) {
+          const r = await runIn(sb, ['/bin/sh', '-c', PROBE(ws)]);
+          expect(r.exit.code).toBe(0);
+          if (i % 25 === 0) expect(snapshot(ws), `after run ${i + 1}`).toEqual(before);
+        }
+        expect(snapshot(ws)).toEqual(before);
+      } finally {
+        await sb.close();
       }
       expect(snapshot(ws)).toEqual(before);
-    } finally {
-      await sb.close();
-    }
-    expect(snapshot(ws)).toEqual(before);
-    expect(xattrs(ws)).toBe('');
-    rmSync(ws, { recursive: true, force: true });
-  });
+      expect(xattrs(ws)).toBe('');
+      rmSync(ws, { recursive: true, force: true });
+    },
+  );
 
-  it('keeps no overlay xattr on what a run wrote (a directory renamed into the root is marked opaque by the overlay)', async () => {
-    const ws = makeWorkspace();
-    const sb = await createSandbox(
-      { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] },
-      { env: { PATH: '/usr/bin:/bin' } },
-    );
-    try {
-      const r = await runIn(sb, [
-        '/bin/sh',
-        '-c',
-        `cd ${ws} && mkdir made && mkdir tomove && mv tomove moved && mv src src2 && echo a > f && mv f g`,
-      ]);
-      expect(r.exit.code, r.stderr).toBe(0);
-    } finally {
-      await sb.close();
-    }
-    expect(xattrs(ws)).toBe('');
-    expect(readdirSync(ws).sort()).toEqual(['.git', '.vscode', 'README', 'g', 'made', 'moved', 'src2']);
-    rmSync(ws, { recursive: true, force: true });
-  });
+  it(
+    'keeps no overlay xattr on what a run wrote (a directory ' +
+      'renamed into the root is marked opaque by the overlay)',
+    async () => {
+      const ws = makeWorkspace();
+      const sb = await createSandbox(
+        { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] },
+        { env: { PATH: '/usr/bin:/bin' } },
+      );
+      try {
+        const r = await runIn(sb, [
+          '/bin/sh',
+          '-c',
+          `cd ${ws} && mkdir made && mkdir tomove && mv tomove moved && mv src src2 && echo a > f && mv f g`,
+        ]);
+        expect(r.exit.code, r.stderr).toBe(0);
+      } finally {
+        await sb.close();
+      }
+      expect(xattrs(ws)).toBe('');
+      expect(readdirSync(ws).sort()).toEqual(['.git', '.vscode', 'README', 'g', 'made', 'moved', 'src2']);
+      rmSync(ws, { recursive: true, force: true });
+    },
+  );
 
   it('on another filesystem than the work directory, the overlay works from the per-user cache there', async () => {
     // /dev/shm is a tmpfs; the sandbox's work directory is under the temp directory.
@@ -127,7 +135,7 @@ describe('the host workspace after runs (bubblewrap)', () => {
     const before = snapshot(ws);
     const saved = process.env.XDG_CACHE_HOME;
     process.env.XDG_CACHE_HOME = cache;
-    let sb;
+    let sb: Sandbox | undefined;
     try {
       sb = await createSandbox(
         { v: 1, capabilities: [`fs:rw:${ws}`, 'stdout', 'stderr'] },
@@ -164,7 +172,10 @@ describe('the host workspace after runs (bubblewrap)', () => {
     writeFileSync(
       script,
       `import { createSandbox } from ${JSON.stringify(dist)};
-      const sb = await createSandbox({ v: 1, capabilities: [${JSON.stringify(`fs:rw:${ws}`)}, 'stdout'] }, { env: { PATH: '/usr/bin:/bin' } });
+      const sb = await createSandbox(
+        { v: 1, capabilities: [${JSON.stringify(`fs:rw:${ws}`)}, 'stdout'] },
+        { env: { PATH: '/usr/bin:/bin' } },
+      );
       await (await sb.spawn(['/bin/true'])).exit;
       const p = await sb.spawn(['/bin/sh', '-c', 'echo running; exec sleep 60']);
       p.stdout.on('data', (d) => process.stdout.write(d));`,

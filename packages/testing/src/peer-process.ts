@@ -128,7 +128,10 @@ http.on('upgrade', (req: IncomingMessage, socket: Socket) => {
   const protocol = req.headers['sec-websocket-protocol'];
   const chosen = typeof protocol === 'string' ? `Sec-WebSocket-Protocol: ${protocol.split(',')[0]!.trim()}\r\n` : '';
   socket.write(
-    `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n${chosen}\r\n`,
+    'HTTP/1.1 101 Switching Protocols\r\n' +
+      'Upgrade: websocket\r\n' +
+      'Connection: Upgrade\r\n' +
+      `Sec-WebSocket-Accept: ${accept}\r\n${chosen}\r\n`,
   );
   const frame = (opcode: number, payload: Buffer): Buffer => {
     if (payload.length >= 126) throw new Error('peer ws frames are small');

@@ -67,7 +67,12 @@ export async function startPeer(options: StartPeerOptions = {}): Promise<Peer> {
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 1;
   let exited = false;
-  const exitPromise = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
+  const exitPromise = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   exitPromise.then(() => {
     for (const p of pending.values()) p.reject(new Error('peer exited'));
     pending.clear();
@@ -78,8 +83,14 @@ export async function startPeer(options: StartPeerOptions = {}): Promise<Peer> {
       child.kill('SIGKILL');
       reject(new Error(`peer did not start within ${startTimeoutMs} ms`));
     }, startTimeoutMs);
-    child.once('error', (err) => (clearTimeout(timer), reject(err)));
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`peer exited during start (code ${code})`))));
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`peer exited during start (code ${code})`));
+    });
     child.on('message', (raw: unknown) => {
       const msg = raw as PeerMessage;
       if (msg.type === 'ready') {

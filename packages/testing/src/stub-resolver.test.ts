@@ -6,7 +6,7 @@ describe('createStubResolver', () => {
     'a.test': ['1.2.3.4', '2001:db8::1'],
     'Rebind.test.': { sequence: [['127.0.0.1'], { fail: 'ESERVFAIL' }, ['10.0.0.1']] },
     'empty.test': [],
-    'slow.test': { delayMs: 5, then: ['5.6.7.8'] },
+    'slow.test': { delayMs: 5, answer: ['5.6.7.8'] },
   });
 
   it('answers from the table, case- and trailing-dot-insensitively', async () => {

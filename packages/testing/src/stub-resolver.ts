@@ -6,8 +6,8 @@ export type StubOutcome =
   | { readonly fail: string }
   /** Never settle: models a resolver that hangs. */
   | { readonly hang: true }
-  /** Answer after a delay. */
-  | { readonly delayMs: number; readonly then: readonly string[] };
+  /** Answer after a delay (`answer`, not `then`: an object with `then` would be taken for a promise). */
+  | { readonly delayMs: number; readonly answer: readonly string[] };
 
 /**
  * What a name answers: one outcome for every call, or `{ sequence }` with one outcome per call
@@ -41,7 +41,7 @@ function settle(outcome: StubOutcome, host: string): Promise<string[]> {
     return Promise.reject(err);
   }
   if ('hang' in o) return new Promise<string[]>(() => {});
-  return new Promise((resolve) => setTimeout(() => resolve([...o.then]), o.delayMs));
+  return new Promise((resolve) => setTimeout(() => resolve([...o.answer]), o.delayMs));
 }
 
 /**

@@ -70,9 +70,8 @@ export async function resolveTask(ctx: CommandContext, decision: 'approve' | 'de
     )
   ).task as TaskView;
   out.result({ task: result });
-  out.line(
-    `${decision === 'approve' ? out.style.green('approved') : out.style.yellow('denied')} ${task.id}: ${e(task.agent)} ${e(task.tool)}`,
-  );
+  const verdict = decision === 'approve' ? out.style.green('approved') : out.style.yellow('denied');
+  out.line(`${verdict} ${task.id}: ${e(task.agent)} ${e(task.tool)}`);
   return 0;
 }
 
@@ -80,7 +79,9 @@ export const command: CommandSpec = {
   name: 'agent approve',
   summary: 'approve a pending approval task',
   description:
-    'Answers a restricted tool call that an agent is waiting on, through the control server of the\nrunning `trust studio` (the demo workspace unless --workspace). Without a task id it lists what is\nwaiting. A unique prefix of the id is enough. --args replaces the arguments (re-validated).',
+    'Answers a restricted tool call that an agent is waiting on, through the control server of the\n' +
+    'running `trust studio` (the demo workspace unless --workspace). Without a task id it lists what is\n' +
+    'waiting. A unique prefix of the id is enough. --args replaces the arguments (re-validated).',
   positionals: [
     { name: 'task', description: 'the task id (or a unique prefix of 4+ characters); omit to list', required: false },
   ],
@@ -101,6 +102,7 @@ export const command: CommandSpec = {
     },
   ],
   jsonShape:
-    '{ "task": { "id", "agent", "tool", "args", "reason", "status": "approved" } }  (without a task: { "pending": [task…] })',
+    '{ "task": { "id", "agent", "tool", "args", "reason", "status": ' +
+    '"approved" } }  (without a task: { "pending": [task…] })',
   run: (ctx) => resolveTask(ctx, 'approve'),
 };

@@ -13,7 +13,18 @@ export const command: CommandSpec = {
   name: 'agent chat',
   summary: 'chat with an agent in the terminal, with approval prompts',
   description:
-    "Runs the agent loop on an .adf file in your terminal: each line you type is a message. A restricted\ntool call stops and asks you (y approves, anything else denies); prompts show the exact tool and\narguments, escaped. When stdin is not a terminal, every approval is denied (a non-interactive\nprompt never says yes).\n\nThe provider is the agent's model.provider unless --provider says otherwise. scripted is the\noffline demo brain (no model is called; it asks to save your message with fs_write). openai\n(any OpenAI-compatible server) and anthropic go over HTTPS through the egress policy: the API key\nis read from an environment variable (--api-key-env, else the agent's model.api_key_env, else\nOPENAI_API_KEY / ANTHROPIC_API_KEY) and injected into requests to the model host only, so\nneither the model nor the agent's code ever holds it. A model server on this machine or your LAN\n(http://127.0.0.1:11434/v1, …) needs --allow-local-model; plain http is refused otherwise.",
+    'Runs the agent loop on an .adf file in your terminal: each line you type is a message. A restricted\n' +
+    'tool call stops and asks you (y approves, anything else denies); prompts show the exact tool and\n' +
+    'arguments, escaped. When stdin is not a terminal, every approval is denied (a non-interactive\n' +
+    'prompt never says yes).\n' +
+    '\n' +
+    "The provider is the agent's model.provider unless --provider says otherwise. scripted is the\n" +
+    'offline demo brain (no model is called; it asks to save your message with fs_write). openai\n' +
+    '(any OpenAI-compatible server) and anthropic go over HTTPS through the egress policy: the API key\n' +
+    "is read from an environment variable (--api-key-env, else the agent's model.api_key_env, else\n" +
+    'OPENAI_API_KEY / ANTHROPIC_API_KEY) and injected into requests to the model host only, so\n' +
+    "neither the model nor the agent's code ever holds it. A model server on this machine or your LAN\n" +
+    '(http://127.0.0.1:11434/v1, …) needs --allow-local-model; plain http is refused otherwise.',
   positionals: [{ name: 'file', description: 'the .adf agent file' }],
   options: {
     provider: {
@@ -56,14 +67,18 @@ export const command: CommandSpec = {
     },
     {
       command:
-        'OPENAI_API_KEY=local trust agent chat careful.adf --provider openai --model llama3.2 --base-url http://127.0.0.1:11434/v1 --allow-local-model',
+        'OPENAI_API_KEY=local trust agent chat careful.adf --provider openai --model ' +
+        'llama3.2 --base-url http://127.0.0.1:11434/v1 --allow-local-model',
       explain: 'an OpenAI-compatible server on this machine',
     },
   ],
   jsonShape:
-    '{ "file": string, "provider": "scripted"|"openai-compatible"|"anthropic", "model": string, "turns": [{ "role", "content" }], "approvals": [{ "tool", "args", "decision": "approve"|"deny" }], "egress": AuditEvent[] (one per model request; [] for scripted) }',
+    '{ "file": string, "provider": "scripted"|"openai-compatible"|"anthropic", "model": string, ' +
+    '"turns": [{ "role", "content" }], "approvals": [{ "tool", "args", "decision": ' +
+    '"approve"|"deny" }], "egress": AuditEvent[] (one per model request; [] for scripted) }',
   exitCodes: [
-    '2 the model cannot be set up: no API key in the environment, no model id, a local or clear-text base URL (the code, MODEL_*, says which)',
+    '2 the model cannot be set up: no API key in the environment, no model id, a ' +
+      'local or clear-text base URL (the code, MODEL_*, says which)',
     '126 the egress policy or address guard denied the model request',
   ],
   async run({ io, out, values, positionals }) {
@@ -86,9 +101,11 @@ export const command: CommandSpec = {
         const event = memory.record(input);
         egress.push(event);
         const s = out.style;
+        const rule = event.rule ? ` (rule ${escapeTerminal(event.rule)})` : '';
+        const code = event.code ? ` ${escapeTerminal(event.code)}` : '';
         out.line(
           s.dim(
-            `  egress ${event.decision} ${escapeTerminal(event.action)} ${escapeTerminal(event.target)}${event.rule ? ` (rule ${escapeTerminal(event.rule)})` : ''}${event.code ? ` ${escapeTerminal(event.code)}` : ''}`,
+            `  egress ${event.decision} ${escapeTerminal(event.action)} ${escapeTerminal(event.target)}${rule}${code}`,
           ),
         );
         return event;
@@ -155,7 +172,8 @@ export const command: CommandSpec = {
     const before = agent.adf.loop.list().at(-1)?.seq ?? -1;
     out.line(
       s.dim(
-        `chatting with ${escapeTerminal(agent.adf.config().name)} (provider: ${escapeTerminal(model.describe)}); end with Ctrl-D`,
+        `chatting with ${escapeTerminal(agent.adf.config().name)} ` +
+          `(provider: ${escapeTerminal(model.describe)}); end with Ctrl-D`,
       ),
     );
     try {

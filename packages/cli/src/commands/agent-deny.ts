@@ -5,7 +5,9 @@ export const command: CommandSpec = {
   name: 'agent deny',
   summary: 'deny a pending approval task',
   description:
-    'Refuses a restricted tool call that an agent is waiting on, through the running `trust studio`\n(the demo workspace unless --workspace). The feedback is shown to the model. Without a task id it\nlists what is waiting.',
+    'Refuses a restricted tool call that an agent is waiting on, through the running `trust studio`\n' +
+    '(the demo workspace unless --workspace). The feedback is shown to the model. Without a task id it\n' +
+    'lists what is waiting.',
   positionals: [
     { name: 'task', description: 'the task id (or a unique prefix of 4+ characters); omit to list', required: false },
   ],
@@ -22,6 +24,7 @@ export const command: CommandSpec = {
     { command: 'trust agent deny --json', explain: 'list what is waiting, for a script' },
   ],
   jsonShape:
-    '{ "task": { "id", "agent", "tool", "args", "reason", "status": "denied", "feedback"? } }  (without a task: { "pending": [task…] })',
+    '{ "task": { "id", "agent", "tool", "args", "reason", "status": "denied", ' +
+    '"feedback"? } }  (without a task: { "pending": [task…] })',
   run: (ctx) => resolveTask(ctx, 'deny'),
 };

@@ -7,7 +7,11 @@ export const command: CommandSpec = {
   name: 'agent inspect',
   summary: 'show an agent: tool matrix, locks, restricted tools, triggers, code flags, review status',
   description:
-    'Opens a private copy of an .adf file read-only (nothing is written beside the file), as a foreign file (schema audit and integrity check), and shows what\nthe agent may do before you run it: the tool matrix (enabled, visible, restricted, locked), the\nlocked config fields, triggers, what agent code may call, MCP servers, the audit chain, pending\napprovals, and the review key (content hash and owner) you would accept.',
+    'Opens a private copy of an .adf file read-only (nothing is written beside the file), as a foreign file ' +
+    '(schema audit and integrity check), and shows what\n' +
+    'the agent may do before you run it: the tool matrix (enabled, visible, restricted, locked), the\n' +
+    'locked config fields, triggers, what agent code may call, MCP servers, the audit chain, pending\n' +
+    'approvals, and the review key (content hash and owner) you would accept.',
   positionals: [{ name: 'file', description: 'the .adf agent file' }],
   options: {},
   examples: [
@@ -19,7 +23,11 @@ export const command: CommandSpec = {
     },
   ],
   jsonShape:
-    '{ "file", "name", "description", "schemaVersion": number, "autonomous": boolean, "provider": string, "tools": [{ "name", "enabled", "visible", "restricted", "locked" }], "lockedFields": string[], "triggers": [{ "type", "scope", "lambda"? }], "codeExecution": { [flag]: boolean }, "mcpServers": string[], "pendingApprovals": [{ "id", "tool" }], "audit": { "ok": boolean, "count"?: number, "brokenAt"?: number }, "review": { "contentHash", "ownerDid": string|null, "status": "not-reviewed" } }',
+    '{ "file", "name", "description", "schemaVersion": number, "autonomous": boolean, "provider": string, ' +
+    '"tools": [{ "name", "enabled", "visible", "restricted", "locked" }], "lockedFields": string[], ' +
+    '"triggers": [{ "type", "scope", "lambda"? }], "codeExecution": { [flag]: boolean }, "mcpServers": ' +
+    'string[], "pendingApprovals": [{ "id", "tool" }], "audit": { "ok": boolean, "count"?: number, ' +
+    '"brokenAt"?: number }, "review": { "contentHash", "ownerDid": string|null, "status": "not-reviewed" } }',
   async run({ io, out, positionals }) {
     const file = resolve(io.cwd, positionals[0] as string);
     const rt = await import('@trust/agent-runtime');
@@ -67,14 +75,23 @@ export const command: CommandSpec = {
         );
         out.line('');
         out.line(s.bold('Tools            enabled  visible  restricted  locked'));
-        for (const t of tools)
-          out.line(
-            `  ${e(t.name).padEnd(16)} ${yes(t.enabled).padEnd(s.enabled ? 16 : 8)} ${yes(t.visible).padEnd(s.enabled ? 16 : 8)} ${yes(t.restricted).padEnd(s.enabled ? 19 : 11)} ${yes(t.locked)}`,
-          );
+        // a styled "no" carries 8 characters of escape codes, so its column is wider
+        const wide = s.enabled ? 8 : 0;
+        for (const t of tools) {
+          const flags = [
+            yes(t.enabled).padEnd(8 + wide),
+            yes(t.visible).padEnd(8 + wide),
+            yes(t.restricted).padEnd(11 + wide),
+            yes(t.locked),
+          ];
+          out.line(`  ${e(t.name).padEnd(16)} ${flags.join(' ')}`);
+        }
         out.line('');
         out.line(`${s.bold('Locked fields')}   ${report.lockedFields.map((f) => e(f)).join(', ') || 'none'}`);
+        const trigger = (t: (typeof report.triggers)[number]): string =>
+          e(`${t.type}/${t.scope}${'lambda' in t ? ` → ${t.lambda}` : ''}`);
         out.line(
-          `${s.bold('Triggers')}        ${report.triggers.length ? report.triggers.map((t) => e(`${t.type}/${t.scope}${'lambda' in t ? ` → ${t.lambda}` : ''}`)).join(', ') : 'none'}`,
+          `${s.bold('Triggers')}        ${report.triggers.length ? report.triggers.map(trigger).join(', ') : 'none'}`,
         );
         out.line(
           `${s.bold('Agent code may')}  ${
@@ -85,14 +102,16 @@ export const command: CommandSpec = {
           }`,
         );
         out.line(`${s.bold('MCP servers')}     ${report.mcpServers.map((m) => e(m)).join(', ') || 'none'}`);
+        const pending = report.pendingApprovals.map((t) => `${t.id} (${e(t.tool)})`).join(', ');
+        out.line(`${s.bold('Pending')}         ${pending || 'no approvals waiting'}`);
+        const verdict = chain.ok
+          ? s.green(`intact (${chain.count} events)`)
+          : s.red(`broken at event ${chain.index}: ${e(chain.reason)}`);
+        out.line(`${s.bold('Audit chain')}     ${verdict}`);
         out.line(
-          `${s.bold('Pending')}         ${report.pendingApprovals.length ? report.pendingApprovals.map((t) => `${t.id} (${e(t.tool)})`).join(', ') : 'no approvals waiting'}`,
-        );
-        out.line(
-          `${s.bold('Audit chain')}     ${chain.ok ? s.green(`intact (${chain.count} events)`) : s.red(`broken at event ${chain.index}: ${e(chain.reason)}`)}`,
-        );
-        out.line(
-          `${s.bold('Review')}          ${s.yellow('not reviewed')}: content ${key.contentHash.slice(0, 16)}…, owner ${e(key.ownerDid ?? 'none')}`,
+          `${s.bold('Review')}          ${s.yellow('not reviewed')}: ` +
+            `content ${key.contentHash.slice(0, 16)}…, ` +
+            `owner ${e(key.ownerDid ?? 'none')}`,
         );
         return 0;
       } finally {

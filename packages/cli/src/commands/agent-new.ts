@@ -11,7 +11,10 @@ export const command: CommandSpec = {
   name: 'agent new',
   summary: 'create an agent file (.adf)',
   description:
-    'Creates an .adf agent file (one SQLite file: config, loop, files, tasks, audit). Templates:\n  default     the built-in tools with their safe default flags\n  restricted  like default, but every enabled tool that writes or reaches out needs your approval\n  <file.json> your own config (validated; unknown keys are errors)',
+    'Creates an .adf agent file (one SQLite file: config, loop, files, tasks, audit). Templates:\n' +
+    '  default     the built-in tools with their safe default flags\n' +
+    '  restricted  like default, but every enabled tool that writes or reaches out needs your approval\n' +
+    '  <file.json> your own config (validated; unknown keys are errors)',
   positionals: [{ name: 'file', description: 'the .adf file to create' }],
   options: {
     template: {
@@ -43,10 +46,22 @@ export const command: CommandSpec = {
     if (template === 'default' || template === 'restricted') {
       config = structuredClone(defaultAgentConfig({ name })) as unknown as Record<string, unknown>;
       if (template === 'restricted') {
-        const risky =
-          /^(fs_write|fs_delete|db_execute|sys_fetch|ws_connect|ws_send|sys_code|sys_lambda|adf_shell|msg_send|sys_update_config|sys_set_meta)$/;
+        const risky: ReadonlySet<string> = new Set([
+          'fs_write',
+          'fs_delete',
+          'db_execute',
+          'sys_fetch',
+          'ws_connect',
+          'ws_send',
+          'sys_code',
+          'sys_lambda',
+          'adf_shell',
+          'msg_send',
+          'sys_update_config',
+          'sys_set_meta',
+        ]);
         config.tools = (config.tools as { name: string; enabled: boolean }[]).map((t) =>
-          risky.test(t.name) && t.enabled ? { ...t, restricted: true } : t,
+          risky.has(t.name) && t.enabled ? { ...t, restricted: true } : t,
         );
       }
     } else {
@@ -60,7 +75,9 @@ export const command: CommandSpec = {
     const restricted = created.tools.filter((t) => t.restricted === true).map((t) => t.name);
     out.result({ file, name: created.name, template, tools: created.tools.length, restricted });
     out.line(
-      `${out.style.green('created')} agent ${escapeTerminal(created.name)} in ${escapeTerminal(file)} (${created.tools.length} tool declarations, ${restricted.length} restricted)`,
+      `${out.style.green('created')} agent ${escapeTerminal(created.name)} ` +
+        `in ${escapeTerminal(file)} (${created.tools.length} tool declarations, ${restricted.length} ` +
+        `restricted)`,
     );
     out.line(`next: trust agent inspect ${escapeTerminal(positionals[0] as string)}`);
     return 0;

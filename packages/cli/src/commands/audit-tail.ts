@@ -12,7 +12,10 @@ export function formatAuditLine(e: AuditEvent, out: Pick<Output, 'style'>): stri
   const decision = e.decision === 'allow' ? s.green('allow') : s.red('deny ');
   const who = `${e.principal.kind}:${e.principal.id}${e.principal.agent ? `@${e.principal.agent}` : ''}`;
   const why = [e.rule ? `rule ${e.rule}` : '', e.code ?? ''].filter(Boolean).join(' ');
-  return `${s.dim(escapeTerminal(e.time))}  ${decision}  ${escapeTerminal(who)}  ${escapeTerminal(e.action)}  ${escapeTerminal(e.target)}${why ? `  ${s.dim(escapeTerminal(why))}` : ''}`;
+  return (
+    `${s.dim(escapeTerminal(e.time))}  ${decision}  ${escapeTerminal(who)}  ` +
+    `${escapeTerminal(e.action)}  ${escapeTerminal(e.target)}${why ? `  ${s.dim(escapeTerminal(why))}` : ''}`
+  );
 }
 
 /**
@@ -36,7 +39,9 @@ export const command: CommandSpec = {
   name: 'audit tail',
   summary: 'print the last events of an audit log (JSONL or .adf)',
   description:
-    'Prints the last events, one line each: time, decision, principal, action, target, rule and code.\nWith --follow it keeps printing events as they are appended, until Ctrl-C. A torn last line (a write\ncut short by a crash) is not an event: the intact events before it are printed, with a warning.',
+    'Prints the last events, one line each: time, decision, principal, action, target, rule and code.\n' +
+    'With --follow it keeps printing events as they are appended, until Ctrl-C. A torn last line (a write\n' +
+    'cut short by a crash) is not an event: the intact events before it are printed, with a warning.',
   positionals: [{ name: 'file', description: 'a JSONL audit file or an agent .adf file' }],
   options: {
     lines: {
@@ -56,7 +61,8 @@ export const command: CommandSpec = {
     { command: 'trust audit tail -f audit.jsonl', explain: 'watch decisions as they happen' },
   ],
   jsonShape:
-    '{ "file": string, "total": number, "chain": { "ok": boolean, "brokenAt"?: number }, "tornTail"?: { "line": number }, "events": AuditEvent[] }  (with --follow, each new event follows as one JSON line)',
+    '{ "file": string, "total": number, "chain": { "ok": boolean, "brokenAt"?: number }, "tornTail"?: { ' +
+    '"line": number }, "events": AuditEvent[] }  (with --follow, each new event follows as one JSON line)',
   async run({ io, out, values, positionals }) {
     const path = positionals[0] as string;
     const count = integerOption(values, 'lines', { min: 0, max: 1_000_000, example: 50 }) ?? 20;
@@ -75,12 +81,15 @@ export const command: CommandSpec = {
     for (const e of shown) out.line(formatAuditLine(e, out));
     if (torn !== undefined) {
       out.warn(
-        `the last line (line ${torn}) is torn: a write was interrupted by a crash or a full disk; it was never an acknowledged event and is not shown. \`trust audit verify ${escapeTerminal(path)} --repair\` removes it`,
+        `the last line (line ${torn}) is torn: a write was interrupted by a crash or a ` +
+          `full disk; it was never an acknowledged event and is not shown. \`trust audit ` +
+          `verify ${escapeTerminal(path)} --repair\` removes it`,
       );
     }
     if (!verdict.ok)
       out.warn(
-        `the hash chain breaks at event ${verdict.index} (${verdict.code}); run \`trust audit verify ${escapeTerminal(path)}\``,
+        `the hash chain breaks at event ${verdict.index} (${verdict.code}); ` +
+          `run \`trust audit verify ${escapeTerminal(path)}\``,
       );
     if (values.follow !== true) return 0;
     let seen = events.length;

@@ -11,7 +11,10 @@ interface Broken {
   reason: string;
 }
 
-/** `intact`: the chain verifies; `torn-tail`: only an incomplete last line (a crash or a full disk); `tampered`: anything else. */
+/**
+ * `intact`: the chain verifies; `torn-tail`: only an incomplete last line (a crash or a full disk); `tampered`:
+ * anything else.
+ */
 type State = 'intact' | 'torn-tail' | 'tampered';
 
 interface Result {
@@ -32,7 +35,10 @@ export const command: CommandSpec = {
   name: 'audit verify',
   summary: 'verify an audit hash chain and name the first broken link',
   description:
-    'Every audit event carries the hash of the one before it, so an edited, deleted, inserted or\nreordered event breaks the chain. This recomputes every hash and names the first event (and,\nfor JSONL files, the line) where the chain breaks. An incomplete last line is what a crash or a\nfull disk leaves, not an edit: it is reported as a torn tail, and --repair removes only it.',
+    'Every audit event carries the hash of the one before it, so an edited, deleted, inserted or\n' +
+    'reordered event breaks the chain. This recomputes every hash and names the first event (and,\n' +
+    'for JSONL files, the line) where the chain breaks. An incomplete last line is what a crash or a\n' +
+    'full disk leaves, not an edit: it is reported as a torn tail, and --repair removes only it.',
   positionals: [{ name: 'file', description: 'a JSONL audit file (one event per line) or an agent .adf file' }],
   options: {
     repair: {
@@ -53,7 +59,9 @@ export const command: CommandSpec = {
     },
   ],
   jsonShape:
-    '{ "file": string, "format": "jsonl"|"adf", "ok": boolean, "state": "intact"|"torn-tail"|"tampered", "count": number, "head"?: string, "broken"?: { "index": number, "line"?: number, "code": string, "reason": string }, "repaired"?: { "line": number, "removedBytes": number, "removed": string } }',
+    '{ "file": string, "format": "jsonl"|"adf", "ok": boolean, "state": "intact"|"torn-tail"|"tampered", ' +
+    '"count": number, "head"?: string, "broken"?: { "index": number, "line"?: number, "code": string, ' +
+    '"reason": string }, "repaired"?: { "line": number, "removedBytes": number, "removed": string } }',
   exitCodes: [
     '1 the chain is broken or the last line is torn (the first broken link is named), or the file cannot be read',
   ],
@@ -156,7 +164,8 @@ export const command: CommandSpec = {
     if (result.repaired) {
       const rep = result.repaired;
       out.line(
-        `${s.yellow('repaired')} ${name}: removed the incomplete line ${rep.line} (${rep.removedBytes} byte(s), never acknowledged): ${preview(rep.removed)}`,
+        `${s.yellow('repaired')} ${name}: removed the incomplete line ${rep.line} ` +
+          `(${rep.removedBytes} byte(s), never acknowledged): ${preview(rep.removed)}`,
       );
     }
     if (result.ok) {
@@ -168,7 +177,8 @@ export const command: CommandSpec = {
     const b = result.broken as Broken;
     if (result.state === 'torn-tail') {
       out.line(
-        `${s.red('✗')} ${name}: the last line (line ${b.line}) is incomplete: a write was interrupted by a crash or a full disk`,
+        `${s.red('✗')} ${name}: the last line (line ${b.line}) is ` +
+          `incomplete: a write was interrupted by a crash or a full disk`,
       );
       out.line(`  ${s.red(b.code)}: this is not tampering; the ${result.count} event(s) before it verify`);
       out.line(
@@ -177,7 +187,9 @@ export const command: CommandSpec = {
       return 1;
     }
     out.line(
-      `${s.red('✗')} ${name}: the chain breaks at event ${b.index}${b.line ? ` (line ${b.line})` : ''}: the file was changed after it was written (not what a crash leaves)`,
+      `${s.red('✗')} ${name}: the chain breaks at ` +
+        `event ${b.index}${b.line ? ` (line ${b.line})` : ''}: the file was changed after it was ` +
+        `written (not what a crash leaves)`,
     );
     out.line(`  ${s.red(b.code)}: ${escapeTerminal(b.reason)}`);
     out.line(`  ${s.cyan('hint')}: events before it are intact; keep the file as evidence and find out who changed it`);

@@ -30,7 +30,10 @@ export const command: CommandSpec = {
   name: 'doctor',
   summary: 'check what this machine supports and how to fix what is missing',
   description:
-    'Checks Node.js, bubblewrap with user and network namespaces, seccomp, a C compiler for the sandbox\nlauncher (or its socat/prlimit fallback) (Linux), seatbelt (macOS), Chromium (for the studio browser\ntests) and the SQLite native module. Landlock is shown for information: trust does not apply it.\nEvery item that is missing comes with the command that fixes it (for a source checkout, its scripts).',
+    'Checks Node.js, bubblewrap with user and network namespaces, seccomp, a C compiler for the sandbox\n' +
+    'launcher (or its socat/prlimit fallback) (Linux), seatbelt (macOS), Chromium (for the studio browser\n' +
+    'tests) and the SQLite native module. Landlock is shown for information: trust does not apply it.\n' +
+    'Every item that is missing comes with the command that fixes it (for a source checkout, its scripts).',
   positionals: [],
   options: {
     strict: {
@@ -47,7 +50,8 @@ export const command: CommandSpec = {
     { command: 'trust doctor --strict', explain: 'fail CI when the machine cannot run every test' },
   ],
   jsonShape:
-    '{ "platform": string, "ok": boolean, "checks": [{ "id", "label", "status": "ok"|"missing"|"degraded"|"unknown"|"skipped", "detail", "remedy"? }] }',
+    '{ "platform": string, "ok": boolean, "checks": [{ "id", "label", "status": ' +
+    '"ok"|"missing"|"degraded"|"unknown"|"skipped", "detail", "remedy"? }] }',
   exitCodes: ['1 Node.js is too old (with --strict: anything missing or degraded)'],
   async run({ io, out, values }) {
     const probe = createProbeEnv(io.env, sqlitePath, findCheckout(dirname(fileURLToPath(import.meta.url))));
@@ -86,7 +90,8 @@ export const command: CommandSpec = {
     out.line(
       problems.length === 0
         ? s.green('everything trust uses is available')
-        : `${problems.length} item(s) need attention; ${ok ? 'the commands that do not need them work' : 'see the fixes above'}`,
+        : `${problems.length} item(s) need ` +
+            `attention; ${ok ? 'the commands that do not need them work' : 'see the fixes above'}`,
     );
     if (!nodeOk) return 1;
     if (values.strict === true && problems.length > 0) return 1;

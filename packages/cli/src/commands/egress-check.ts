@@ -14,7 +14,9 @@ export const command: CommandSpec = {
   name: 'egress check',
   summary: 'explain, step by step, whether a URL may be reached',
   description:
-    'Runs the address guard on a URL without connecting: parse (WHATWG), scheme, userinfo, the canonical\nhost, the resolved addresses, the class of each address, the rule and the verdict.\nNothing is sent to the URL; names are resolved (or taken from --resolve).',
+    'Runs the address guard on a URL without connecting: parse (WHATWG), scheme, userinfo, the canonical\n' +
+    'host, the resolved addresses, the class of each address, the rule and the verdict.\n' +
+    'Nothing is sent to the URL; names are resolved (or taken from --resolve).',
   positionals: [{ name: 'url', description: 'the URL to judge, e.g. http://127.1:8080/' }],
   options: {
     mode: {
@@ -77,7 +79,9 @@ export const command: CommandSpec = {
     { command: 'trust egress check https://example.com/ --json | jq .result.allow', explain: 'for scripts' },
   ],
   jsonShape:
-    '{ "url": string, "mode": "default"|"allow-local"|"strict", "allow": boolean, "rule"?: string, "code"?: string, "reason"?: string, "hint"?: string, "policy"?: string, "addresses": string[], "steps": [{ "step", "ok", "detail" }] }',
+    '{ "url": string, "mode": "default"|"allow-local"|"strict", "allow": boolean, ' +
+    '"rule"?: string, "code"?: string, "reason"?: string, "hint"?: string, "policy"?: ' +
+    'string, "addresses": string[], "steps": [{ "step", "ok", "detail" }] }',
   exitCodes: [
     '126 the guard or the policy denies the URL (the explanation is still printed)',
     '2 also: a URL that does not parse, a bad --allow-cidr/--deny-cidr/--resolve/--protect-port value',

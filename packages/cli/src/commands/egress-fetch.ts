@@ -24,7 +24,10 @@ export const command: CommandSpec = {
   name: 'egress fetch',
   summary: 'fetch a URL through the egress policy and print the audit event',
   description:
-    'Performs one guarded request: the policy file decides the destination (and may inject credentials\nyou never see), the address guard judges every address after DNS, the connection is pinned to the\nvetted address, and every redirect hop is checked again. The audit events go to stderr (or into the\nJSON result); the response body goes to stdout or --output.',
+    'Performs one guarded request: the policy file decides the destination (and may inject credentials\n' +
+    'you never see), the address guard judges every address after DNS, the connection is pinned to the\n' +
+    'vetted address, and every redirect hop is checked again. The audit events go to stderr (or into the\n' +
+    'JSON result); the response body goes to stdout or --output.',
   positionals: [{ name: 'url', description: 'the http(s) URL to fetch' }],
   options: {
     policy: {
@@ -72,7 +75,8 @@ export const command: CommandSpec = {
     },
   ],
   jsonShape:
-    '{ "url": string, "status": number, "headers": { [name]: string }, "body": string, "bytes": number, "audit": AuditEvent[] }',
+    '{ "url": string, "status": number, "headers": { [name]: string }, ' +
+    '"body": string, "bytes": number, "audit": AuditEvent[] }',
   exitCodes: ['126 the policy or the address guard denied the request (the audit event says which rule)'],
   async run({ io, out, values, positionals }) {
     const url = positionals[0] as string;

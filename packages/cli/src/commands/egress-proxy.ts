@@ -12,7 +12,10 @@ export const command: CommandSpec = {
   name: 'egress proxy',
   summary: 'run the policy proxy for third-party tools',
   description:
-    'Starts an HTTP forward proxy (plain requests and CONNECT tunnels) on a unix socket or a loopback\nport. Every request is judged by the policy file and the address guard and audited. Point a tool\nat it with HTTP_PROXY/HTTPS_PROXY. Everyone who connects is one principal (--principal), so run\none proxy per tool you want to tell apart. Stops on Ctrl-C.',
+    'Starts an HTTP forward proxy (plain requests and CONNECT tunnels) on a unix socket or a loopback\n' +
+    'port. Every request is judged by the policy file and the address guard and audited. Point a tool\n' +
+    'at it with HTTP_PROXY/HTTPS_PROXY. Everyone who connects is one principal (--principal), so run\n' +
+    'one proxy per tool you want to tell apart. Stops on Ctrl-C.',
   positionals: [],
   options: {
     policy: { type: 'string', valueName: 'file', description: 'the egress policy file (required)' },
@@ -44,7 +47,8 @@ export const command: CommandSpec = {
     },
   ],
   jsonShape:
-    '{ "listen": { "host", "port" } | { "path" }, "url"?: string, "principal": string }  then one JSON line per audit event',
+    '{ "listen": { "host", "port" } | { "path" }, "url"?: string, ' +
+    '"principal": string }  then one JSON line per audit event',
   async run({ io, out, values }) {
     const policyPath = stringOption(values, 'policy');
     if (!policyPath)
@@ -82,7 +86,9 @@ export const command: CommandSpec = {
     out.result({ listen: proxy.address, ...(proxy.url ? { url: proxy.url } : {}), principal: id });
     const where = 'path' in proxy.address ? `unix:${proxy.address.path}` : (proxy.url ?? '');
     out.line(
-      `${out.style.green('egress proxy listening')} on ${escapeTerminal(where)} (principal process:${escapeTerminal(id)})`,
+      `${out.style.green('egress proxy listening')} ` +
+        `on ${escapeTerminal(where)} (principal ` +
+        `process:${escapeTerminal(id)})`,
     );
     if (proxy.url) out.line(`  use it: HTTP_PROXY=${proxy.url} HTTPS_PROXY=${proxy.url} <command>`);
     out.line('  press Ctrl-C to stop');

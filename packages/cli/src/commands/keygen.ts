@@ -10,7 +10,8 @@ export const command: CommandSpec = {
   name: 'keygen',
   summary: 'create an Ed25519 signing key pair for plugin packages',
   description:
-    'Writes <name>.key (the private key, mode 0600: keep it secret) and <name>.pub (give it to\nthe hosts that should trust your packages). Both are versioned trust-key files with a key id.',
+    'Writes <name>.key (the private key, mode 0600: keep it secret) and <name>.pub (give it to\n' +
+    'the hosts that should trust your packages). Both are versioned trust-key files with a key id.',
   positionals: [],
   options: {
     out: {

@@ -10,7 +10,8 @@ export const command: CommandSpec = {
   name: 'package build',
   summary: 'pack a plugin package directory into a .tpkg archive',
   description:
-    'Validates package.toml (unknown keys and bad capabilities are errors) and packs every file of the\ndirectory, package.sig included when present, into one .tpkg archive (tar + gzip).',
+    'Validates package.toml (unknown keys and bad capabilities are errors) and packs every file of the\n' +
+    'directory, package.sig included when present, into one .tpkg archive (tar + gzip).',
   positionals: [
     { name: 'dir', description: 'the package directory (default: the current directory)', required: false },
   ],
@@ -49,7 +50,8 @@ export const command: CommandSpec = {
     const signed = pkg.files.files.has(SIGNATURE_FILE);
     out.result({ dir: pkg.path, out: target, bytes: archive.length, sha256, files, signed });
     out.line(
-      `${out.style.green('built')} ${escapeTerminal(basename(target))} (${archive.length} bytes, ${files.length} files, ${signed ? 'signed' : out.style.yellow('unsigned')})`,
+      `${out.style.green('built')} ${escapeTerminal(basename(target))} (${archive.length} ` +
+        `bytes, ${files.length} files, ${signed ? 'signed' : out.style.yellow('unsigned')})`,
     );
     out.line(`  sha256 ${sha256}`);
     return 0;

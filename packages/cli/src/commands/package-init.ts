@@ -10,7 +10,9 @@ export const command: CommandSpec = {
   name: 'package init',
   summary: 'create a plugin package directory with a package.toml',
   description:
-    'Creates a package directory: package.toml (deny-all capabilities) and plugin.wasm, a small sample\ncomponent that exports add(a, b) and hello(). Replace plugin.wasm with your own component and\nlist the capabilities it needs.',
+    'Creates a package directory: package.toml (deny-all capabilities) and plugin.wasm, a small sample\n' +
+    'component that exports add(a, b) and hello(). Replace plugin.wasm with your own component and\n' +
+    'list the capabilities it needs.',
   positionals: [
     {
       name: 'dir',

@@ -7,7 +7,9 @@ export const command: CommandSpec = {
   name: 'package inspect',
   summary: 'show a package: capabilities first, signature, imports vs grants',
   description:
-    'Reads a package without running it and shows, in this order: what it may do (each capability with\nits risk), who signed it, the component digest, and the imports the component really has, with\nthose its capabilities would not satisfy flagged.',
+    'Reads a package without running it and shows, in this order: what it may do (each capability with\n' +
+    'its risk), who signed it, the component digest, and the imports the component really has, with\n' +
+    'those its capabilities would not satisfy flagged.',
   positionals: [{ name: 'package', description: 'a package directory or .tpkg archive' }],
   options: {
     trusted: {
@@ -29,7 +31,11 @@ export const command: CommandSpec = {
     },
   ],
   jsonShape:
-    '{ "package": string, "capabilities": [{ "capability", "risk" }], "name", "version", "interface"?, "interfaceVersion"?, "signature": { "status": "valid"|"unsigned"|"invalid"|"untrusted-key", "keyId"?, "reason"? }, "component": { "path", "digest", "size", "interfaceHash" }, "imports": string[], "exports": string[], "unsatisfiedImports": [...] }',
+    '{ "package": string, "capabilities": [{ "capability", "risk" }], "name", "version", ' +
+    '"interface"?, "interfaceVersion"?, "signature": { "status": ' +
+    '"valid"|"unsigned"|"invalid"|"untrusted-key", "keyId"?, "reason"? }, "component": { "path", ' +
+    '"digest", "size", "interfaceHash" }, "imports": string[], "exports": string[], ' +
+    '"unsatisfiedImports": [...] }',
   async run({ io, out, values, positionals }) {
     const { inspectPackage } = await import('@trust/wasm-host');
     const pkg = await readPackage(io.cwd, positionals[0] as string);
@@ -38,9 +44,9 @@ export const command: CommandSpec = {
     out.result({ package: pkg.path, ...report });
     const s = out.style;
     const e = escapeTerminal;
-    out.line(
-      `${s.bold(e(report.name))} ${e(report.version)}${report.interface ? s.dim(`  implements ${e(report.interface)}${report.interfaceVersion !== undefined ? ` v${report.interfaceVersion}` : ''}`) : ''}`,
-    );
+    const version = report.interfaceVersion !== undefined ? ` v${report.interfaceVersion}` : '';
+    const implementsText = report.interface ? s.dim(`  implements ${e(report.interface)}${version}`) : '';
+    out.line(`${s.bold(e(report.name))} ${e(report.version)}${implementsText}`);
     out.line('');
     out.line(s.bold('Capabilities (what it may do)'));
     if (report.capabilities.length === 0)
@@ -56,7 +62,8 @@ export const command: CommandSpec = {
           : s.red(`${sig.status}: ${e(sig.reason)}`);
     out.line(`${s.bold('Signature')}  ${sigText}`);
     out.line(
-      `${s.bold('Component')}  ${e(report.component.path)} (${report.component.size} bytes) sha256 ${report.component.digest}`,
+      `${s.bold('Component')}  ${e(report.component.path)} ` +
+        `(${report.component.size} bytes) sha256 ${report.component.digest}`,
     );
     out.line(`${s.bold('Imports')}    ${report.imports.length === 0 ? 'none' : ''}`);
     for (const i of report.imports) out.line(`  ${e(i)}`);

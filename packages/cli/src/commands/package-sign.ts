@@ -10,7 +10,9 @@ export const command: CommandSpec = {
   name: 'package sign',
   summary: 'sign a plugin package with an Ed25519 key',
   description:
-    'Signs the SHA-256 of every file in the package (nothing is skipped, so package.toml and its\ncapabilities cannot change without breaking the signature) and writes package.sig. A directory\ngets package.sig inside it; a .tpkg archive is rewritten with package.sig added.',
+    'Signs the SHA-256 of every file in the package (nothing is skipped, so package.toml and its\n' +
+    'capabilities cannot change without breaking the signature) and writes package.sig. A directory\n' +
+    'gets package.sig inside it; a .tpkg archive is rewritten with package.sig added.',
   positionals: [{ name: 'package', description: 'a package directory or .tpkg archive' }],
   options: {
     key: {

@@ -8,7 +8,8 @@ export const command: CommandSpec = {
   name: 'package verify',
   summary: 'verify a package signature against trusted keys',
   description:
-    'Checks that package.sig was made by one of the trusted keys and that every file matches what was\nsigned: a changed, added or removed file fails, and the failing file is named.',
+    'Checks that package.sig was made by one of the trusted keys and that every file matches what was\n' +
+    'signed: a changed, added or removed file fails, and the failing file is named.',
   positionals: [{ name: 'package', description: 'a package directory or .tpkg archive' }],
   options: {
     trusted: {

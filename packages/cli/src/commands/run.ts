@@ -28,7 +28,11 @@ export const command: CommandSpec = {
   name: 'run',
   summary: 'run a plugin export under the WASM host with explicit grants',
   description:
-    'Loads a plugin (a package directory, a .tpkg archive or a bare component.wasm) into its own worker\nwith a deny-all WASI, checks its signature, grants only the listed capabilities, calls one export\nand prints the result, the guest output and every egress decision. Arguments are checked against\nthe signature of the export (count and type: add(a: u32, b: u32) takes two whole numbers) before\nthe call; a mismatch is a usage error (exit 2). Compound types (lists, records) are written as JSON.',
+    'Loads a plugin (a package directory, a .tpkg archive or a bare component.wasm) into its own worker\n' +
+    'with a deny-all WASI, checks its signature, grants only the listed capabilities, calls one export\n' +
+    'and prints the result, the guest output and every egress decision. Arguments are checked against\n' +
+    'the signature of the export (count and type: add(a: u32, b: u32) takes two whole numbers) before\n' +
+    'the call; a mismatch is a usage error (exit 2). Compound types (lists, records) are written as JSON.',
   positionals: [
     { name: 'plugin', description: 'a package directory, a .tpkg archive or a component .wasm' },
     { name: 'export', description: 'the exported function to call, e.g. add or hello' },
@@ -59,14 +63,17 @@ export const command: CommandSpec = {
     { command: 'trust run hello hello --allow-unsigned', explain: 'try an unsigned package you just created' },
     {
       command:
-        'trust run fetcher.tpkg get \'"https://api.github.com/zen"\' --grant http --policy policy.json --trusted vendor.pub',
+        'trust run fetcher.tpkg get \'"https://api.github.com/zen"\' ' +
+        '--grant http --policy policy.json --trusted vendor.pub',
       explain: 'network only through the egress policy',
     },
   ],
   jsonShape:
-    '{ "plugin": string, "export": string, "result": any, "stdout": string, "stderr": string, "capabilities": string[], "signer"?: string, "digest": string, "audit": AuditEvent[] }',
+    '{ "plugin": string, "export": string, "result": any, "stdout": string, "stderr": string, ' +
+    '"capabilities": string[], "signer"?: string, "digest": string, "audit": AuditEvent[] }',
   exitCodes: [
-    '126 the plugin was refused: unsigned, a bad signature, an untrusted key, imports its grants do not provide, or a network capability without --policy (the code, WASM_*, says which)',
+    '126 the plugin was refused: unsigned, a bad signature, an untrusted key, imports its grants do ' +
+      'not provide, or a network capability without --policy (the code, WASM_*, says which)',
     '1 the plugin could not be loaded or trapped (a broken component, a timeout, a guest error)',
     "2 also: arguments that do not fit the export's signature (count or type)",
   ],
@@ -115,14 +122,15 @@ export const command: CommandSpec = {
         audit: events,
       });
       const s = out.style;
+      const shownArgs = args.map((a) => escapeTerminal(showValue(a))).join(', ');
       out.line(
-        `${s.bold(escapeTerminal(plugin.name))}.${escapeTerminal(exportName)}(${args.map((a) => escapeTerminal(showValue(a))).join(', ')}) → ${escapeTerminal(showValue(result))}`,
+        `${s.bold(escapeTerminal(plugin.name))}.${escapeTerminal(exportName)}(${shownArgs}) ` +
+          `→ ${escapeTerminal(showValue(result))}`,
       );
-      out.line(
-        s.dim(
-          `  capabilities: ${plugin.capabilities.length ? plugin.capabilities.map((c) => escapeTerminal(c)).join(', ') : 'none (deny-all)'}; signer: ${plugin.signer ? plugin.signer.keyId : 'unsigned'}`,
-        ),
-      );
+      const caps = plugin.capabilities.length
+        ? plugin.capabilities.map((c) => escapeTerminal(c)).join(', ')
+        : 'none (deny-all)';
+      out.line(s.dim(`  capabilities: ${caps}; signer: ${plugin.signer ? plugin.signer.keyId : 'unsigned'}`));
       if (output.stdout) out.line(`${s.dim('guest stdout:')}\n${escapeTerminal(output.stdout, { multiline: true })}`);
       if (output.stderr) out.line(`${s.dim('guest stderr:')}\n${escapeTerminal(output.stderr, { multiline: true })}`);
       for (const e of events.filter((x) => x.action.startsWith('egress')))

@@ -33,7 +33,12 @@ export const command: CommandSpec = {
   name: 'sandbox',
   summary: 'run a process under the OS sandbox, passing its exit code through',
   description:
-    'Runs argv under bubblewrap (Linux) or seatbelt (macOS) with nothing but the capabilities you grant:\nno network, no $HOME, a private /tmp and a scrubbed environment. stdout and stderr are granted by\ndefault (pass --cap stdin to pipe your stdin in). http/tcp/udp need an egress policy file (--egress):\nevery request goes through a per-run proxy that judges it. network reaches any public host through\nthat proxy, under a strict address floor. On a terminal, the process output is\nescaped (no control sequences); use --raw to pass it through unchanged.',
+    'Runs argv under bubblewrap (Linux) or seatbelt (macOS) with nothing but the capabilities you grant:\n' +
+    'no network, no $HOME, a private /tmp and a scrubbed environment. stdout and stderr are granted by\n' +
+    'default (pass --cap stdin to pipe your stdin in). http/tcp/udp need an egress policy file (--egress):\n' +
+    'every request goes through a per-run proxy that judges it. network reaches any public host through\n' +
+    'that proxy, under a strict address floor. On a terminal, the process output is\n' +
+    'escaped (no control sequences); use --raw to pass it through unchanged.',
   positionals: [],
   passthrough: {
     name: 'argv',
@@ -86,7 +91,9 @@ export const command: CommandSpec = {
     },
   ],
   jsonShape:
-    '{ "runId": string, "code": number|null, "signal": string|null, "timedOut": boolean, "truncated": boolean, "durationMs": number, "degraded": string[], "violations": [{ "kind", "action", "target", "code"? }], "stdout": string, "stderr": string }',
+    '{ "runId": string, "code": number|null, "signal": string|null, "timedOut": boolean, ' +
+    '"truncated": boolean, "durationMs": number, "degraded": string[], "violations": [{ ' +
+    '"kind", "action", "target", "code"? }], "stdout": string, "stderr": string }',
   exitCodes: [
     'N the exit code of the sandboxed process (124 on timeout, 128+signal when killed)',
     '1 the sandbox could not start (the error says why and how to fix it)',
@@ -158,18 +165,18 @@ export const command: CommandSpec = {
         ...(wantsStdin ? { stdin: io.stdin as never } : {}),
         signal: io.signal,
       });
-      const escape = !values.raw && !out.json;
+      const escapeOutput = !values.raw && !out.json;
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8');
       child.stderr.setEncoding('utf8');
       child.stdout.on('data', (d: string) => {
         if (out.json) stdout += d;
-        else io.stdout.write(escape && io.stdout.isTTY ? escapeTerminal(d, { multiline: true }) : d);
+        else io.stdout.write(escapeOutput && io.stdout.isTTY ? escapeTerminal(d, { multiline: true }) : d);
       });
       child.stderr.on('data', (d: string) => {
         if (out.json) stderr += d;
-        else io.stderr.write(escape && io.stderr.isTTY ? escapeTerminal(d, { multiline: true }) : d);
+        else io.stderr.write(escapeOutput && io.stderr.isTTY ? escapeTerminal(d, { multiline: true }) : d);
       });
       const exit = await child.exit;
       // Every run goes to <TRUST_HOME>/sandbox-runs.jsonl, which the studio's sandbox-runs view reads.

@@ -12,7 +12,10 @@ export function checkEvent(value: unknown): string | undefined {
 
 /** The message of a torn tail: what it is, and how to remove it. */
 export function tornTailMessage(where: string): string {
-  return `${where} is incomplete (no newline): a write was interrupted by a crash or a full disk, which is not an edit; remove it with "trust audit verify --repair"`;
+  return (
+    `${where} is incomplete (no newline): a write was interrupted by a crash or a full disk, which is not an ` +
+    `edit; remove it with "trust audit verify --repair"`
+  );
 }
 
 /** What a JSONL audit file's text holds: its events, the bad lines and the torn tail, if any. */

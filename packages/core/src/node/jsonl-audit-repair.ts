@@ -39,7 +39,9 @@ export function repairJsonlAudit(path: string, options: { readonly dryRun?: bool
   const refuse = (why: string): TrustError =>
     new TrustError('AUDIT_REPAIR_REFUSED', `audit file ${path} was not repaired: ${why}`, {
       problems: others,
-      hint: 'a repair only removes an incomplete last line; this damage is not a crash: keep the file as evidence and find out who changed it',
+      hint:
+        'a repair only removes an incomplete last line; this damage is not a crash: keep the file as evidence ' +
+        'and find out who changed it',
     });
   if (others.length > 0) throw refuse(others.map((p) => p.message).join('; '));
   const verdict = verifyChain(parsed.events);

@@ -35,7 +35,9 @@ const torn = (path: string): TrustError =>
       problems: [
         { code: 'AUDIT_TORN_TAIL', path: 'last line', message: tornTailMessage('the last line'), severity: 'error' },
       ],
-      hint: 'the events before it are intact: "trust audit verify --repair" removes only the incomplete line (or move the file aside to start a new chain; keep it as evidence)',
+      hint:
+        'the events before it are intact: "trust audit verify --repair" removes only the incomplete line (or ' +
+        'move the file aside to start a new chain; keep it as evidence)',
     },
   );
 
@@ -133,7 +135,8 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
         } catch (undo) {
           stuck = new TrustError(
             'AUDIT_WRITE_FAILED',
-            `audit file ${path}: an event could not be written (${why}) and its partial line could not be removed; this sink records nothing more`,
+            `audit file ${path}: an event could not be written (${why}) and its partial line could not be ` +
+              `removed; this sink records nothing more`,
             {
               cause: undo,
               hint: 'free disk space, then run "trust audit verify --repair" on the file and open a new sink',
@@ -143,7 +146,8 @@ export function createJsonlAuditSink(path: string, options: JsonlAuditSinkOption
         }
         throw new TrustError(
           'AUDIT_WRITE_FAILED',
-          `audit file ${path}: the event could not be written (${why}); nothing was recorded and the chain is unchanged`,
+          `audit file ${path}: the event could not be written (${why}); nothing was recorded and the chain ` +
+            `is unchanged`,
           {
             cause,
             hint:

@@ -144,8 +144,7 @@ export interface TrustAsymmetricMatchers {
 }
 
 declare module 'vitest' {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type
-  interface Matchers<T = any> extends TrustMatchers<T> {}
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  // The default of `T` is vitest's own; a merged declaration may leave it out.
+  interface Matchers<T> extends TrustMatchers<T> {}
   interface AsymmetricMatchersContaining extends TrustAsymmetricMatchers {}
 }
