@@ -70,6 +70,8 @@ interface Live {
   exited: Promise<void>;
   pending?: Pending;
   stopped: boolean;
+  /** An interrupt was sent since the last arm: the stop mark must be cleared before the next request. */
+  marked: boolean;
   error?: string;
 }
 
@@ -137,6 +139,7 @@ export function createSqlThreadHost(options: SqlThreadHostOptions): SqlHost & { 
       worker,
       ch: openChannel(buffers, port1),
       tid: 0,
+      marked: false,
       ready: Promise.resolve(),
       exited: Promise.resolve(),
       stopped: false,
@@ -215,6 +218,7 @@ export function createSqlThreadHost(options: SqlThreadHostOptions): SqlHost & { 
 
   function stop(l: Live, p: Pending, reason: StopReason): void {
     p.reason ??= reason;
+    l.marked = true;
     interrupter.interrupt(l.tid);
     p.timers.push(setTimeout(() => terminate(l), stopMarginMs));
   }
@@ -228,7 +232,10 @@ export function createSqlThreadHost(options: SqlThreadHostOptions): SqlHost & { 
     const l = live;
     await l.ready;
     if (l.stopped) throw fail('was stopped before the statement was sent', l);
-    interrupter.arm(l.tid);
+    if (l.marked) {
+      interrupter.arm(l.tid);
+      l.marked = false;
+    }
     const started = performance.now();
     if (request.kind === 'execute') Atomics.add(l.ch.ctl, WRITES_SENT, 1);
     const binary = request.params.some(needsStructuredClone);
@@ -280,7 +287,10 @@ export function createSqlThreadHost(options: SqlThreadHostOptions): SqlHost & { 
       if (!l || Atomics.load(l.ch.ctl, WRITES_SENT) === Atomics.load(l.ch.ctl, WRITES_DONE)) return;
       const p = l.pending;
       if (p?.kind === 'execute') stop(l, p, 'preempt');
-      else interrupter.interrupt(l.tid); // the checkpoint after an answered write: nothing to report
+      else {
+        l.marked = true;
+        interrupter.interrupt(l.tid); // the checkpoint after an answered write: nothing to report
+      }
     },
     pid: () => undefined,
     threadId: () => live?.worker.threadId,
