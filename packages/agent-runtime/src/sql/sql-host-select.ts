@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { TrustError } from '@trust/core';
 import { createSqlHost, type SqlHost, type SqlHostOptions } from './sql-host.js';
 import { ensureSqlInterruptLibrary, openSqlInterrupter, type SqlInterruptBuildOptions } from './sql-interrupt.js';
 import { createSqlThreadHost, type SqlThreadHostOptions } from './sql-thread-host.js';
@@ -6,7 +8,7 @@ import { createSqlThreadHost, type SqlThreadHostOptions } from './sql-thread-hos
  * Where agent SQL runs. `thread`: a worker thread per agent, stopped by `sqlite3_interrupt`
  * (needs the interrupt library, compiled on first use). `process`: a child process per agent,
  * stopped by SIGKILL. `auto` (the default): `thread`, or `process` when the library cannot be
- * built or loaded here (no C compiler, an unsafe cache): it fails closed to the process.
+ * built or loaded here (no C compiler, an unsafe cache, no `/proc/thread-self`): it fails closed to the process.
  */
 export type SqlMechanism = 'auto' | 'thread' | 'process';
 
@@ -40,11 +42,32 @@ export function createSelectedSqlHost(options: SelectedSqlHostOptions): Selected
   async function decide(): Promise<SqlHost> {
     if (mechanism !== 'process') {
       try {
+        // The worker names its connections by OS thread id, read from /proc (Linux).
+        if (!existsSync('/proc/thread-self'))
+          throw new TrustError(
+            'SQL_HOST_FAILED',
+            'no /proc/thread-self here: SQL worker threads cannot be interrupted',
+            {
+              hint: "use mechanism 'process' (or 'auto', which falls back to it)",
+            },
+          );
         const lib = await ensureSqlInterruptLibrary(options.build);
         const interrupter = openSqlInterrupter(lib);
+        const thread = createSqlThreadHost({ ...options, ...options.thread, lib, interrupter });
+        try {
+          // A first statement proves the worker opened the file and registered its connections.
+          await thread.call(
+            { kind: 'check', mode: 'query', sql: 'select 1', params: [], protections: {}, authorized: false },
+            options.startTimeoutMs ?? 15_000,
+          );
+        } catch (e) {
+          await thread.close();
+          interrupter.close();
+          throw e;
+        }
         closeExtra = () => interrupter.close();
         kind = 'thread';
-        host = createSqlThreadHost({ ...options, ...options.thread, lib, interrupter });
+        host = thread;
         return host;
       } catch (e) {
         if (mechanism === 'thread') throw e;
