@@ -2,14 +2,15 @@ import type Database from 'better-sqlite3';
 import { TrustError } from '@trust/core';
 
 /**
- * A writer to the same `.adf` file that the host may stop: the agent's SQL process. The host
+ * A writer to the same `.adf` file that the host may stop: the agent's SQL worker (or process). The host
  * dispatches every one of its statements, so it knows when one may hold the file's write lock.
  */
 export interface PreemptibleWriter {
-  /** True from the moment a write statement is sent until its process reports it idle (statement and checkpoint done). */
+  /** True from the moment a write statement is sent until its worker or process reports it done (statement and checkpoint). */
   mayHoldWriteLock(): boolean;
   /**
-   * Stops the writer at once (SIGKILL), so the OS releases its locks. Its caller gets
+   * Stops the writer at once: `sqlite3_interrupt` of its statement, which rolls back and releases
+   * the lock (the process fallback: SIGKILL, after which the OS releases it). Its caller gets
    * `SQL_PREEMPTED` unless the statement had already committed and answered.
    */
   preempt(): void;
@@ -23,7 +24,7 @@ export interface AdfWriters {
 
 /** How long a host write waits for the lock before it acts: a short agent statement commits within it. */
 export const HOST_WRITE_GRACE_MS = 25;
-/** After preempting, how long the host waits for the killed process's locks to go (the OS frees them on exit). */
+/** After preempting, how long the host waits for the stopped statement's lock to go (its rollback, or the OS on a process's exit). */
 export const PREEMPTED_WAIT_MS = 1_000;
 /** With no preemptible writer in flight, the holder is another process (e.g. a second tool): the old wait. */
 export const FOREIGN_WAIT_MS = 5_000;
@@ -33,7 +34,7 @@ const isBusy = (e: unknown) => String((e as { code?: unknown }).code ?? '').star
 /**
  * Puts every write through the host's connection to an agent file under one rule: wait at most
  * {@link HOST_WRITE_GRACE_MS} for the write lock; if an agent statement holds it, preempt that
- * statement (SIGKILL of its SQL process) and retry, so the host's event loop never waits on a
+ * statement (interrupt its SQL worker's statement; SIGKILL of a SQL process) and retry, so the host's event loop never waits on a
  * time cap the agent chose. A write that still finds the lock held fails loudly with `ADF_BUSY`:
  * nothing is dropped silently. Returns the wrapped connection and the writer registry.
  *

@@ -74,13 +74,17 @@ interface Prepared {
  * Opens the agent's file twice: a read-only `query_only` connection for db_query and a
  * read-write one for db_execute, both with `trusted_schema=OFF`. Every statement is checked
  * from its compiled program (statement-analysis) before it runs, exactly as on the host before.
+ * `onOpen` runs on each connection before anything else.
  */
-export function createSqlEngine(path: string): SqlEngine {
+export function createSqlEngine(path: string, options: { onOpen?: (db: Database.Database) => void } = {}): SqlEngine {
   const ro = new Database(path, { readonly: true, fileMustExist: true });
+  const rw = new Database(path, { fileMustExist: true });
+  // Before any agent statement: e.g. the worker registers both connections for interruption.
+  options.onOpen?.(ro);
+  options.onOpen?.(rw);
   ro.pragma('trusted_schema = OFF');
   ro.pragma('query_only = ON');
   ro.pragma('busy_timeout = 2000');
-  const rw = new Database(path, { fileMustExist: true });
   rw.pragma('trusted_schema = OFF');
   rw.pragma('busy_timeout = 2000');
   rw.pragma('foreign_keys = ON');
@@ -97,6 +101,7 @@ export function createSqlEngine(path: string): SqlEngine {
   const statements = new Map<string, Prepared>();
   const pageSize = rw.pragma('page_size', { simple: true }) as number;
   const pageCount = rw.prepare('PRAGMA page_count').pluck();
+  let busyLowered = false;
 
   function analyze(
     mode: SqlMode,
@@ -200,6 +205,10 @@ export function createSqlEngine(path: string): SqlEngine {
       };
     },
     execute(sql, params, prot, authorized, maxGrowthBytes) {
+      if (busyLowered) {
+        rw.pragma('busy_timeout = 2000');
+        busyLowered = false;
+      }
       const { analysis, decision } = analyze('execute', sql, params, prot, authorized, version.execute.get() as number);
       if (isDenied(decision)) throw deniedError(decision);
       const run = rw.transaction(() => {
@@ -236,16 +245,22 @@ export function createSqlEngine(path: string): SqlEngine {
       // SQLite's auto-checkpoint copies pages back but never shrinks the WAL; after a big write
       // the WAL is truncated here. busy_timeout 0: a reader in the host never makes this wait.
       if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) <= WAL_TRUNCATE_BYTES) return;
-      rw.pragma('busy_timeout = 0');
       // PASSIVE copies the frames back without the writer lock (host writes go on meanwhile);
       // TRUNCATE then holds that lock only for the few frames written since, and the truncation.
+      // An interrupted checkpoint (the host stopped this write) leaves the WAL for the next write.
+      busyLowered = true;
       try {
+        rw.pragma('busy_timeout = 0');
         rw.pragma('wal_checkpoint(PASSIVE)');
         rw.pragma('wal_checkpoint(TRUNCATE)');
       } catch {
-        /* busy: the next write retries */
-      } finally {
+        /* busy or interrupted: the next write retries */
+      }
+      try {
         rw.pragma('busy_timeout = 2000');
+        busyLowered = false;
+      } catch {
+        /* interrupted: restored before the next write */
       }
     },
     close() {

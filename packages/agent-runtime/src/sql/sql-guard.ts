@@ -2,7 +2,7 @@ import type { Decision } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { ExecuteResult, QueryResult } from './sql-engine.js';
 import { toQueryResult, type WireQueryResult } from './sql-host-protocol.js';
-import { createSqlHost, type SqlHost } from './sql-host.js';
+import { createSelectedSqlHost, type SelectedSqlHost, type SqlMechanism } from './sql-host-select.js';
 import type { TableProtection } from './sql-policy.js';
 
 export type { ExecuteResult, QueryResult } from './sql-engine.js';
@@ -20,33 +20,56 @@ export interface SqlGuardOptions {
   readonly maxGrowthBytes?: number;
   /** Wall-clock cap for a check (compiling only); default 5 000 ms. */
   readonly checkTimeoutMs?: number;
+  /**
+   * Where agent SQL runs: `'auto'` (default) a worker thread per agent, stopped by
+   * `sqlite3_interrupt`, or a child process per agent when the interrupt library cannot be built
+   * here; `'thread'` or `'process'` force one (`'thread'` then fails with `SQL_HOST_FAILED`).
+   */
+  readonly mechanism?: SqlMechanism;
+  /** Cache directory for the compiled interrupt library; default `<launcher cache>/sql-interrupt`. */
+  readonly nativeCacheDir?: string;
+  /** C compiler for the interrupt library; default `cc`. */
+  readonly cc?: string;
 }
 
-/** SQL access control for agent SQL, decided from the compiled statement, run in a separate process. */
+/** SQL access control for agent SQL, decided from the compiled statement, run off the host's thread. */
 export interface SqlGuard {
   checkQuery(sql: string, params?: unknown[]): Promise<Decision>;
   checkExecute(sql: string, options?: { authorized?: boolean; params?: unknown[] }): Promise<Decision>;
   runQuery(sql: string, params?: unknown[]): Promise<QueryResult>;
   runExecute(sql: string, options?: { authorized?: boolean; params?: unknown[] }): Promise<ExecuteResult>;
-  /** The SQL process id while one runs (diagnostics and tests). */
+  /** The SQL process id while one runs (process mechanism; diagnostics and tests). */
   hostPid(): number | undefined;
+  /** The SQL worker's thread id while one runs (thread mechanism; diagnostics and tests). */
+  hostThreadId(): number | undefined;
+  /** The mechanism in use, once the first statement decided it. */
+  mechanism(): 'thread' | 'process' | undefined;
   close(): Promise<void>;
 }
 
 /**
  * Creates the guard. Agent SQL never runs on the host's thread or connection: each agent gets
- * one SQL process (started on first use) with its own read-only `query_only` connection for
- * db_query and a read-write one for db_execute, both `trusted_schema=OFF`. There every statement
- * is compiled and judged by what its program touches before it runs. The host enforces each
- * statement's wall-clock cap by killing that process (`SQL_TIMEOUT`); the process enforces the
- * row and byte caps while rows are produced, and the growth cap with `max_page_count`.
+ * one SQL worker thread (started on first use; a child process where the interrupt library
+ * cannot be built) with its own read-only `query_only` connection for db_query and a read-write
+ * one for db_execute, both `trusted_schema=OFF`. There every statement is compiled and judged by
+ * what its program touches before it runs. The host enforces each statement's wall-clock cap by
+ * interrupting it from its own thread (`sqlite3_interrupt`; a worker that does not answer is
+ * terminated; a process is killed): `SQL_TIMEOUT`. The worker enforces the row and byte caps
+ * while rows are produced, and the growth cap with `max_page_count`.
  *
  * @example
  * const sql = createSqlGuard(adf);
  * await sql.checkQuery('select * from [adf_identity]'); // { allow: false, code: 'SQL_TABLE_DENIED', … }
  */
 export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): SqlGuard {
-  const host: SqlHost = createSqlHost({ path: adf.path });
+  const host: SelectedSqlHost = createSelectedSqlHost({
+    path: adf.path,
+    ...(options.mechanism ? { mechanism: options.mechanism } : {}),
+    build: {
+      ...(options.nativeCacheDir ? { cacheDir: options.nativeCacheDir } : {}),
+      ...(options.cc ? { cc: options.cc } : {}),
+    },
+  });
   // The host's own writes to this file preempt a statement of ours that holds its write lock, so
   // the host's event loop never waits on a time cap the agent chose (see adf/write-arbiter.ts).
   const unregister = adf.writers.register(host);
@@ -101,6 +124,8 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
       ) as Promise<ExecuteResult>;
     },
     hostPid: () => host.pid(),
+    hostThreadId: () => host.threadId(),
+    mechanism: () => host.mechanism(),
     close: () => {
       unregister();
       return host.close();

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TrustError } from '@trust/core';
 import { fromWireError, type SqlRequest, type SqlResponse } from './sql-host-protocol.js';
+import { busyError, deathError as stopError, type StopReason } from './sql-stop-errors.js';
 import { createFrameReader, encodeFrame, needsStructuredClone } from './sql-wire.js';
 
 /** Distributive Omit, so each request kind keeps its own fields. */
@@ -50,7 +51,7 @@ interface Pending {
   timer: NodeJS.Timeout;
   timeoutMs: number;
 }
-type KillReason = 'timeout' | 'preempt';
+type KillReason = StopReason;
 interface Live {
   child: ChildProcess;
   exited: Promise<void>;
@@ -91,25 +92,7 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
     );
 
   function deathError(reason: KillReason | undefined, l: Live, p: Pending): TrustError {
-    if (reason === 'timeout') {
-      return new TrustError(
-        'SQL_TIMEOUT',
-        `the statement ran longer than ${p.timeoutMs} ms and was stopped (its SQL process was killed; nothing it wrote was committed)`,
-        {
-          hint: 'narrow the query, add LIMIT or an index, or bound the recursion; the owner can raise limits.sql_timeout_ms / limits.sql_execute_timeout_ms',
-        },
-      );
-    }
-    if (reason === 'preempt') {
-      return new TrustError(
-        'SQL_PREEMPTED',
-        "the statement held the agent file's write lock while the host had to write the file, so it was stopped (its SQL process was killed; nothing it wrote was committed)",
-        {
-          hint: 'retry it; split long writes into smaller statements so each commits quickly',
-        },
-      );
-    }
-    return fail('died during the statement (out of memory?)', l);
+    return reason ? stopError(reason, p.timeoutMs, 'killed') : fail('died during the statement (out of memory?)', l);
   }
 
   function onMessage(l: Live, m: SqlResponse): void {
@@ -256,12 +239,7 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
   return {
     call(request, timeoutMs) {
       if (closed) return Promise.reject(new TrustError('SQL_CLOSED', 'the SQL host is closed'));
-      if (waiting >= maxQueue)
-        return Promise.reject(
-          new TrustError('SQL_BUSY', `${waiting} SQL statements are already waiting for this agent`, {
-            hint: 'wait for earlier statements to finish',
-          }),
-        );
+      if (waiting >= maxQueue) return Promise.reject(busyError(waiting));
       waiting++;
       const run = tail
         .then(() => dispatch(request, timeoutMs))

@@ -204,7 +204,9 @@ export function analyzeStatement(
         const name = String(op.p4 ?? '')
           .replace(/\(.*$/, '')
           .toLowerCase();
-        if (DENIED_FUNCTIONS.has(name))
+        // trust_* are the host's own functions (the interrupt library's, on a host-only
+        // connection): never on an agent connection, and refused should one ever be visible.
+        if (DENIED_FUNCTIONS.has(name) || name.startsWith('trust_'))
           hard.push({ code: 'SQL_FUNCTION_DENIED', reason: `function ${name}() is not allowed` });
         return;
       }

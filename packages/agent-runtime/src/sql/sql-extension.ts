@@ -1,0 +1,10 @@
+import type Database from 'better-sqlite3';
+
+/** Entry points of the interrupt library (`native/sql-interrupt.c`): agent connections, host connection. */
+export const AGENT_ENTRY = 'sqlite3_trustagent_init';
+export const HOST_ENTRY = 'sqlite3_trusthost_init';
+
+/** better-sqlite3 takes the entry point as a second argument; its type declarations omit it. */
+export function loadEntry(db: Database.Database, lib: string, entry: string): void {
+  (db.loadExtension as (this: Database.Database, file: string, entryPoint: string) => unknown).call(db, lib, entry);
+}
