@@ -125,8 +125,19 @@ export const command: CommandSpec = {
     const trusted = await readWorkspaceTrustedKeys(layout);
     // Refusals at the control server's edge (a body nested too deep, a connection over the cap).
     const edgeAudit = (await import('@trust/core/node')).createJsonlAuditSink(controlAuditFile(layout.root));
+    // Plugin actions (load with narrowed grants, call, unload, upload) run here, each plugin in its own worker;
+    // their decisions (plugin.grant, plugin.load, egress.*) join the same hash-chained log, so the timeline shows them.
+    const { createStudioPluginSession } = await import('../studio-plugin-session.js');
+    const pluginSession = await createStudioPluginSession({
+      pluginsDir: layout.plugins,
+      trustedKeyTexts: trusted,
+      audit: edgeAudit,
+      env: io.env,
+      cacheDir: join(trustHome(io.env), 'cache', 'wasm'),
+    });
     const server = await createControlServer({
       agents,
+      pluginActions: pluginSession,
       audit: edgeAudit,
       tokenFile: layout.tokenFile,
       port,
@@ -163,6 +174,7 @@ export const command: CommandSpec = {
     out.progress('stopping the studio');
     await rm(studioStateFile(layout.root), { force: true });
     await server.close();
+    await pluginSession.close();
     edgeAudit.close();
     agents.close();
     await models.close();
