@@ -173,7 +173,7 @@ describe('plugin actions (Chromium, real trust studio)', () => {
       headers: { authorization: `Bearer ${cli.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ source: 'greeter', grants: ['stdout', 'env:HOME'] }),
     });
-    expect(((await wider.json()) as { error: { code: string } }).error.code).toBe('STUDIO_PLUGIN_GRANT_WIDER');
+    expect(((await wider.json()) as { error: { code: string } }).error.code).toBeTrustCode('STUDIO_PLUGIN_GRANT_WIDER');
 
     const bytes = readFileSync(tpkg);
     const corrupt = join(work, 'corrupt.tpkg');

@@ -62,10 +62,10 @@ describe('studio plugin session with real plugins', () => {
     try {
       const { plugin } = await s.pluginLoad({ source: 'tiny', grants: [] });
       const spun = await s.pluginCall(plugin.id, 'spin', []);
-      expect(spun.error).toMatchObject({ code: 'WASM_TIMEOUT' });
-      expect(spun.plugin.dead).toMatchObject({ code: 'WASM_TIMEOUT' });
+      expect(spun.error).toHaveTrustCode('WASM_TIMEOUT');
+      expect(spun.plugin.dead).toHaveTrustCode('WASM_TIMEOUT');
       const after = await s.pluginCall(plugin.id, 'add', [1, 1]);
-      expect(after.error).toMatchObject({ code: 'WASM_PLUGIN_DEAD' });
+      expect(after.error).toHaveTrustCode('WASM_PLUGIN_DEAD');
     } finally {
       await s.close();
     }
@@ -89,7 +89,7 @@ describe('studio plugin session with real plugins', () => {
       const { plugin } = await s.pluginLoad({ source: 'tiny', grants: [] });
       const spinning = s.pluginCall(plugin.id, 'spin', []);
       await expect(s.pluginCall(plugin.id, 'add', [1, 2])).rejects.toThrowTrustError('STUDIO_PLUGIN_BUSY');
-      expect((await spinning).error).toMatchObject({ code: 'WASM_TIMEOUT' });
+      expect((await spinning).error).toHaveTrustCode('WASM_TIMEOUT');
     } finally {
       await s.close();
     }

@@ -103,7 +103,7 @@ describe('plugin routes: the guard', () => {
       expect(list.json()).toEqual({ provided: false, loaded: [] });
       const load = await post('/plugins/load', { source: 'hello', grants: [] }, {}, bare);
       expect(load.status).toBe(501);
-      expect(load.json().error.code).toBe('NOT_IMPLEMENTED');
+      expect(load.json().error.code).toBeTrustCode('NOT_IMPLEMENTED');
     } finally {
       await bare.close();
     }
@@ -125,12 +125,12 @@ describe('plugin routes: bodies and bounds', () => {
     ]) {
       const res = await post('/plugins/load', body);
       expect(res.status).toBe(400);
-      expect(res.json().error.code).toBe('CONTROL_BAD_REQUEST');
+      expect(res.json().error.code).toBeTrustCode('CONTROL_BAD_REQUEST');
     }
     expect(seen.length).toBe(before);
     const wider = await post('/plugins/load', { source: 'hello', grants: ['env:SECRET'] });
     expect(wider.status).toBe(400);
-    expect(wider.json().error.code).toBe('STUDIO_PLUGIN_GRANT_WIDER');
+    expect(wider.json().error.code).toBeTrustCode('STUDIO_PLUGIN_GRANT_WIDER');
   });
 
   it('call: the arguments are a JSON array text, bounded in nesting by checkJsonText before any parse', async () => {
@@ -156,7 +156,7 @@ describe('plugin routes: bodies and bounds', () => {
       export: 'add',
       args: `[${'['.repeat(16)}1${']'.repeat(16)}]`,
     });
-    expect(deep.json().error.code).toBe('INPUT_TOO_DEEP');
+    expect(deep.json().error.code).toBeTrustCode('INPUT_TOO_DEEP');
     for (const name of ['', '../x', 'a b'])
       expect((await post('/plugins/loaded/hello-1/call', { export: name, args: '[]' })).status).toBe(400);
     expect((await post('/plugins/loaded/a%2Fb/call', { export: 'add', args: '[]' })).status).toBe(404);
@@ -177,11 +177,11 @@ describe('plugin routes: bodies and bounds', () => {
     const over = Buffer.alloc(PLUGIN_UPLOAD_MAX_BYTES + 3, 1).toString('base64');
     const tooBig = await post('/plugins/upload', { fileName: 'x.tpkg', data: over });
     expect(tooBig.status).toBe(413);
-    expect(tooBig.json().error.code).toBe('CONTROL_BODY_TOO_LARGE');
+    expect(tooBig.json().error.code).toBeTrustCode('CONTROL_BODY_TOO_LARGE');
     const huge = await post('/plugins/upload', { fileName: 'x.tpkg', data: 'A'.repeat(8 * 1024 * 1024) });
     expect(huge.status).toBe(413);
     for (const data of ['not base64!', '<img src=x>'])
-      expect((await post('/plugins/upload', { fileName: 'x.tpkg', data })).json().error.code).toBe(
+      expect((await post('/plugins/upload', { fileName: 'x.tpkg', data })).json().error.code).toBeTrustCode(
         'CONTROL_BAD_REQUEST',
       );
     expect((await post('/plugins/upload', { fileName: '../x.tpkg', data: 'AA==' })).status).toBe(400);
