@@ -71,6 +71,27 @@ describe('studio plugin session with real plugins', () => {
     }
   });
 
+  it('calls only functions the component exports, never a property of its glue (constructor, add.call)', async () => {
+    const s = await makeSession();
+    try {
+      const { plugin } = await s.pluginLoad({ source: 'tiny', grants: [] });
+      expect((await s.pluginCall(plugin.id, 'envCount', [])).result).toBe(0);
+      for (const name of [
+        'constructor',
+        'toString',
+        '__proto__',
+        'add.call',
+        'add.constructor',
+        'echo.apply',
+        'memory',
+      ])
+        await expect(s.pluginCall(plugin.id, name, ['x'])).rejects.toThrowTrustError('STUDIO_PLUGIN_EXPORT_UNKNOWN');
+      expect((await s.pluginCall(plugin.id, 'add', [1, 2])).result).toBe(3);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('caps how many plugins are loaded at once', async () => {
     const s = await makeSession(1);
     try {

@@ -7,6 +7,7 @@ import { formatKeyFile, generateSigningKey, packPackage, readPackageDir, signPac
 import { sampleComponent, sampleManifest } from './plugin-files.js';
 import { createStudioPluginSession } from './studio-plugin-session.js';
 import { MAX_RESULT_JSON_BYTES, toJsonResult } from './studio-plugin-result.js';
+import { callableNames } from './studio-plugin-exports.js';
 
 // Real signed packages on disk; these cases are refused before any plugin is instantiated.
 const dir = mkdtempSync(join(tmpdir(), 'studio-plugin-session-'));
@@ -120,5 +121,28 @@ describe('toJsonResult', () => {
     const r = toJsonResult('x'.repeat(MAX_RESULT_JSON_BYTES + 10)) as { truncated: boolean; preview: string };
     expect(r.truncated).toBe(true);
     expect(r.preview.length).toBeLessThan(MAX_RESULT_JSON_BYTES);
+  });
+});
+
+describe('callableNames', () => {
+  it('lists exactly the exported functions, by WIT name and camelCase, and interface functions as iface.fn', () => {
+    const names = callableNames({
+      add: 'add: func(a: u32, b: u32) -> u32',
+      'env-count': 'env-count: func() -> u32',
+      'acme:tools/text-ops@1.0.0#to-upper': 'to-upper: func(s: string) -> string',
+      point: 'record point { x: u32 }',
+    });
+    expect([...names].sort()).toEqual(
+      [
+        'add',
+        'env-count',
+        'envCount',
+        'text-ops.to-upper',
+        'text-ops.toUpper',
+        'textOps.to-upper',
+        'textOps.toUpper',
+      ].sort(),
+    );
+    for (const n of ['constructor', 'point', 'add.call', '__proto__', 'toString']) expect(names.has(n)).toBe(false);
   });
 });

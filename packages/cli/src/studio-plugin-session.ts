@@ -10,6 +10,7 @@ import type {
 } from '@trust/agent-runtime';
 import { uploadStudioPlugin } from './studio-plugin-upload.js';
 import { toJsonResult } from './studio-plugin-result.js';
+import { callableNames } from './studio-plugin-exports.js';
 
 type WasmHost = typeof import('@trust/wasm-host');
 type Plugin = import('@trust/wasm-host').Plugin;
@@ -42,6 +43,7 @@ export type StudioPluginSession = Omit<Required<PluginActionHooks>, 'pluginsLoad
 
 interface Entry {
   readonly plugin: Plugin;
+  readonly callable: ReadonlySet<string>;
   readonly view: Omit<LoadedPluginView, 'dead'>;
   readonly out: { stdout: string; stderr: string };
   busy: boolean;
@@ -166,13 +168,17 @@ export async function createStudioPluginSession(o: StudioPluginSessionOptions): 
         exports: [...report.exports],
         ...(plugin.signer === undefined ? {} : { signer: plugin.signer.keyId }),
       };
-      const entry: Entry = { plugin, view, out, busy: false };
+      const entry: Entry = { plugin, callable: callableNames(plugin.interface.items), view, out, busy: false };
       loaded.set(id, entry);
       return { plugin: viewOf(entry), decisions: decisionsOf(id, since) };
     },
 
     async pluginCall(id, exportName, args): Promise<PluginCallView> {
       const e = entryOf(id);
+      if (!e.callable.has(exportName))
+        throw new TrustError('STUDIO_PLUGIN_EXPORT_UNKNOWN', `plugin "${id}" exports no function "${exportName}"`, {
+          hint: `call one of its exports: ${[...e.callable].join(', ') || 'it exports no function'}`,
+        });
       if (e.busy)
         throw new TrustError('STUDIO_PLUGIN_BUSY', `plugin "${id}" is still answering a call`, {
           hint: 'wait for the call to finish (it is stopped at its deadline)',
