@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -89,6 +90,27 @@ describe('studio plugin session: upload', () => {
     await expect(
       s.pluginUpload({ fileName: 'x.tpkg', bytes: new TextEncoder().encode('<img src=x onerror=alert(1)>') }),
     ).rejects.toThrowTrustError('WASM_PACKAGE_MALFORMED');
+    await s.close();
+  });
+
+  it('refuses a package past the upload caps that the package defaults would still take', async () => {
+    const plugins = join(dir, 'p5');
+    const many = await signedPackage('many', '[]');
+    // 300 files of random bytes: under the default 10 000 entries and ratio.
+    for (let i = 0; i < 300; i++) writeFileSync(join(many, `f${i}.bin`), randomBytes(4096));
+    // 40 MiB, 3 % random bytes among zeros: gzip shrinks it some 10-20 times, under the default
+    // ratio (50) and size (256 MiB), and under the 4 MiB the upload route accepts.
+    const big = await signedPackage('big', '[]');
+    const filler = randomBytes(40 * 1024 * 1024);
+    for (let i = 0; i < filler.length; i++) if (filler[i]! >= 8) filler[i] = 0;
+    writeFileSync(join(big, 'filler.bin'), filler);
+    const s = await session(plugins);
+    for (const pkg of [many, big]) {
+      const bytes = await packPackage(await readPackageDir(pkg));
+      expect(bytes.length).toBeLessThan(4 * 1024 * 1024);
+      await expect(s.pluginUpload({ fileName: 'x.tpkg', bytes })).rejects.toThrowTrustError('WASM_PACKAGE_TOO_LARGE');
+    }
+    expect(existsSync(plugins)).toBe(false);
     await s.close();
   });
 

@@ -4,9 +4,12 @@ import type { PluginReport } from '@trust/agent-runtime';
 import type { PublicSigningKey } from '@trust/wasm-host';
 import { toReport } from './studio-plugins.js';
 
+/** What an uploaded package may unpack to: far below the package defaults (256 MiB, 10 000 files). */
+export const UPLOAD_PACKAGE_LIMITS = Object.freeze({ maxEntries: 256, maxTotalBytes: 32 * 1024 * 1024, maxRatio: 50 });
+
 /**
  * Takes an uploaded `.tpkg` into the workspace plugins folder, with the package code only: the
- * archive is read in memory under its caps (entries, size, ratio, unsafe paths), the manifest and
+ * archive is read in memory under tighter caps ({@link UPLOAD_PACKAGE_LIMITS}; unsafe paths refused), the manifest and
  * component are inspected, a signature that does not verify is refused, and the package is
  * unpacked (staged, then renamed) into `<pluginsDir>/<package name>`. An existing entry of that
  * name is never replaced. Every refusal is a coded TrustError (e.g. WASM_PACKAGE_MALFORMED).
@@ -22,7 +25,7 @@ export async function uploadStudioPlugin(
 ): Promise<PluginReport> {
   const { inspectPackage, readPackageArchive, unpackPackage } = await import('@trust/wasm-host');
   const { TrustError } = await import('@trust/core');
-  const files = await readPackageArchive(bytes, {}, fileName);
+  const files = await readPackageArchive(bytes, UPLOAD_PACKAGE_LIMITS, fileName);
   const report = await inspectPackage(files, { trustedKeys });
   if (report.signature.status === 'invalid')
     throw new TrustError(
@@ -42,6 +45,6 @@ export async function uploadStudioPlugin(
       hint: 'remove or rename the existing one in the plugins folder, or bump the package name',
     });
   await mkdir(pluginsDir, { recursive: true });
-  await unpackPackage(bytes, dest);
+  await unpackPackage(bytes, dest, UPLOAD_PACKAGE_LIMITS);
   return toReport(report.name, report);
 }
