@@ -172,6 +172,12 @@ export type {
   TriggerInput,
   WorkspaceAgentsOptions,
 } from './control/index.js';
+export type {
+  LoadedPluginView,
+  PluginActionHooks,
+  PluginCallView,
+  PluginDecisionView,
+} from './control/plugin-routes.js';
 
 // messaging (part 3/3): signed messages, one ingress path, delivery
 export {

@@ -20,6 +20,7 @@ import {
 import { checkPolicyUrl, validatePolicy } from './policy-check.js';
 import { sandboxRoutes, type SandboxControl } from './sandbox-routes.js';
 import { createAgentDetailRoutes } from './agent-detail-routes.js';
+import { pluginRoutes, type PluginActionHooks } from './plugin-routes.js';
 
 /** What a handler gets: path params, the parsed JSON body (for writes) and the acting owner. */
 export interface RouteContext {
@@ -33,10 +34,12 @@ export interface Route {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH';
   readonly pattern: RegExp;
   readonly handler: (ctx: RouteContext) => Promise<unknown>;
+  /** Largest body this route reads, in bytes. Omitted: the server's `maxBodyBytes`. */
+  readonly maxBodyBytes?: number;
 }
 
 /** Host-provided data sources for the plugin inspector and the sandbox-run views. */
-export interface ControlHostData {
+export interface ControlHostData extends PluginActionHooks {
   readonly plugins?: () => PluginReport[] | Promise<PluginReport[]>;
   readonly sandboxRuns?: () => SandboxRunView[] | Promise<SandboxRunView[]>;
   readonly auditLogs?: () => AuditLogView[] | Promise<AuditLogView[]>;
@@ -202,6 +205,7 @@ export function createRoutes(agents: ControlAgents, host: ControlHostData): read
     r('GET', '/csp-reports', async () => ({ reports: host.cspReports() })),
     ...sandboxRoutes(host.sandboxControl),
     ...createAgentDetailRoutes(agents),
+    ...pluginRoutes(host),
   ];
 }
 

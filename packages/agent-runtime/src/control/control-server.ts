@@ -14,6 +14,7 @@ import type { ControlAgents, PluginReport, SandboxRunView } from './agent-regist
 import type { AuditLogView } from './audit-timeline.js';
 import { controlError, toErrorResponse } from './control-error.js';
 import { controlOwner, createRoutes, type Route } from './control-routes.js';
+import type { PluginActionHooks } from './plugin-routes.js';
 import { evaluateBearer, loadOrCreateToken } from './control-token.js';
 import { createEventHub } from './event-hub.js';
 import { createGuardSettings, evaluateControlRequest } from './request-guard.js';
@@ -89,6 +90,8 @@ export interface ControlServerOptions {
    * the cap). Refusals inside an agent go to that agent's own log. Omitted: not recorded.
    */
   readonly audit?: AuditSink;
+  /** The studio's plugin actions (load, call, unload, upload), run by the host. Omitted: NOT_IMPLEMENTED. */
+  readonly pluginActions?: PluginActionHooks;
   /** Called on unexpected handler errors (the client only sees CONTROL_INTERNAL). */
   readonly onError?: (err: unknown) => void;
 }
@@ -143,6 +146,7 @@ export async function createControlServer(options: ControlServerOptions): Promis
     ...(options.policyEnv === undefined ? {} : { policyEnv: options.policyEnv }),
     ...(options.sandboxControl === undefined ? {} : { sandboxControl: options.sandboxControl }),
     cspReports: () => reports.slice(),
+    ...options.pluginActions,
   });
   let guard = createGuardSettings(0);
 
@@ -202,7 +206,7 @@ export async function createControlServer(options: ControlServerOptions): Promis
               'see the route list in the agent-runtime README',
             );
       }
-      const body = method === 'GET' ? undefined : await readJsonBody(req, limit);
+      const body = method === 'GET' ? undefined : await readJsonBody(req, route.maxBodyBytes ?? limit);
       const result = await route.handler({ params, body, by: controlOwner() });
       sendJson(res, 200, result);
       return;

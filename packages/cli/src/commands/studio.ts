@@ -134,8 +134,19 @@ export const command: CommandSpec = {
       protectedPorts: () => (controlPort === undefined ? [] : [controlPort]),
       onRecordError: (e) => out.warn(`a studio sandbox run was not recorded: ${escapeTerminal((e as Error).message)}`),
     });
+    // Plugin actions (load with narrowed grants, call, unload, upload) run here, each plugin in its own worker;
+    // their decisions (plugin.grant, plugin.load, egress.*) join the same hash-chained log, so the timeline shows them.
+    const { createStudioPluginSession } = await import('../studio-plugin-session.js');
+    const pluginSession = await createStudioPluginSession({
+      pluginsDir: layout.plugins,
+      trustedKeyTexts: trusted,
+      audit: edgeAudit,
+      env: io.env,
+      cacheDir: join(trustHome(io.env), 'cache', 'wasm'),
+    });
     const server = await createControlServer({
       agents,
+      pluginActions: pluginSession,
       audit: edgeAudit,
       tokenFile: layout.tokenFile,
       port,
@@ -174,6 +185,7 @@ export const command: CommandSpec = {
     await rm(studioStateFile(layout.root), { force: true });
     await server.close();
     await sandbox.close();
+    await pluginSession.close();
     edgeAudit.close();
     agents.close();
     await models.close();
