@@ -63,12 +63,18 @@ function reader(on) {
   };
 }
 
-/** A child that echoes each frame over stdin/stdout with a blocking write, as the SQL process answers: the hop alone. */
+/**
+ * A child that echoes each frame over stdin/stdout with a blocking write, as the SQL process
+ * answers: the hop alone.
+ */
 function startPipeEcho(dir) {
   const file = join(dir, 'echo-pipe.cjs');
   writeFileSync(
     file,
-    `${frame}\n${reader}\nconst { writeSync } = require('fs');\nprocess.stdin.on('data', reader((m) => { const o = frame(m); let off = 0; while (off < o.length) off += writeSync(1, o, off); }));\nprocess.stdin.on('end', () => process.exit(0));\n`,
+    `${frame}\n${reader}\nconst { writeSync } = require('fs');\n` +
+      "process.stdin.on('data', reader((m) => { const o = frame(m); let off = 0; " +
+      'while (off < o.length) off += writeSync(1, o, off); }));\n' +
+      "process.stdin.on('end', () => process.exit(0));\n",
   );
   const child = spawn(process.execPath, [file], { env: {}, stdio: ['pipe', 'pipe', 'ignore'] });
   let pending;
@@ -99,7 +105,8 @@ function startSabEcho() {
   const ctl = new SharedArrayBuffer(16);
   const data = new SharedArrayBuffer(1 << 20);
   const src = `const { workerData } = require('node:worker_threads');
-const ctl = new Int32Array(workerData.ctl); const data = new Uint8Array(workerData.data); const text = Buffer.from(workerData.data);
+const ctl = new Int32Array(workerData.ctl); const data = new Uint8Array(workerData.data);
+const text = Buffer.from(workerData.data);
 const enc = new TextEncoder(); let seen = Atomics.load(ctl, 0);
 for (;;) { Atomics.wait(ctl, 0, seen, 100); seen = Atomics.load(ctl, 0); if (seen !== 1) continue;
   const m = JSON.parse(text.toString('utf8', 0, ctl[1])); const r = enc.encodeInto(JSON.stringify(m), data);
@@ -174,7 +181,9 @@ export default async function run({ log }) {
       N,
     );
     log(
-      `db_query p50 ${percentile(s.guarded, 50)} ns (thread), ${percentile(s.procGuarded, 50)} ns (process); hops with an 11-row reply p50: shared memory ${percentile(s.sabHop, 50)} ns, pipe ${percentile(s.hop, 50)} ns, Node IPC ${percentile(s.ipcHop, 50)} ns`,
+      `db_query p50 ${percentile(s.guarded, 50)} ns (thread), ${percentile(s.procGuarded, 50)} ns (process); ` +
+        `hops with an 11-row reply p50: shared memory ${percentile(s.sabHop, 50)} ns, ` +
+        `pipe ${percentile(s.hop, 50)} ns, Node IPC ${percentile(s.ipcHop, 50)} ns`,
     );
 
     // A statement that never yields a row, capped at 200 ms: how late the SQL_TIMEOUT answer is,

@@ -6,7 +6,10 @@ import { TrustError } from '@trust/core';
  * dispatches every one of its statements, so it knows when one may hold the file's write lock.
  */
 export interface PreemptibleWriter {
-  /** True from the moment a write statement is sent until its worker or process reports it done (statement and checkpoint). */
+  /**
+   * True from the moment a write statement is sent until its worker or process reports it done
+   * (statement and checkpoint).
+   */
   mayHoldWriteLock(): boolean;
   /**
    * Stops the writer at once: `sqlite3_interrupt` of its statement, which rolls back and releases
@@ -24,7 +27,10 @@ export interface AdfWriters {
 
 /** How long a host write waits for the lock before it acts: a short agent statement commits within it. */
 export const HOST_WRITE_GRACE_MS = 25;
-/** After preempting, how long the host waits for the stopped statement's lock to go (its rollback, or the OS on a process's exit). */
+/**
+ * After preempting, how long the host waits for the stopped statement's lock to go (its rollback,
+ * or the OS on a process's exit).
+ */
 export const PREEMPTED_WAIT_MS = 1_000;
 /** With no preemptible writer in flight, the holder is another process (e.g. a second tool): the old wait. */
 export const FOREIGN_WAIT_MS = 5_000;
@@ -34,9 +40,10 @@ const isBusy = (e: unknown) => String((e as { code?: unknown }).code ?? '').star
 /**
  * Puts every write through the host's connection to an agent file under one rule: wait at most
  * {@link HOST_WRITE_GRACE_MS} for the write lock; if an agent statement holds it, preempt that
- * statement (interrupt its SQL worker's statement; SIGKILL of a SQL process) and retry, so the host's event loop never waits on a
- * time cap the agent chose. A write that still finds the lock held fails loudly with `ADF_BUSY`:
- * nothing is dropped silently. Returns the wrapped connection and the writer registry.
+ * statement (interrupt its SQL worker's statement; SIGKILL of a SQL process) and retry, so the
+ * host's event loop never waits on a time cap the agent chose. A write that still finds the lock
+ * held fails loudly with `ADF_BUSY`: nothing is dropped silently. Returns the wrapped connection
+ * and the writer registry.
  *
  * The wrapped connection is a Proxy over better-sqlite3: `prepare` returns statements whose
  * writes (`run`, and `get`/`all` of a statement that is not read-only, e.g. `RETURNING`) go
@@ -78,7 +85,8 @@ export function arbitrateWrites(raw: Database.Database): { db: Database.Database
         if (!isBusy(second)) throw second;
         throw new TrustError(
           'ADF_BUSY',
-          `the agent file is locked by another writer; the host write was not made (waited ${timeoutMs} ms${preempted > 0 ? ` after stopping ${preempted} agent SQL statement(s)` : ''})`,
+          'the agent file is locked by another writer; the host write was not made ' +
+            `(waited ${timeoutMs} ms${preempted > 0 ? ` after stopping ${preempted} agent SQL statement(s)` : ''})`,
           {
             cause: second,
             hint: 'retry the operation; if it persists, close other programs that have this .adf file open',

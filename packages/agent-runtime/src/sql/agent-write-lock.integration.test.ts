@@ -37,7 +37,8 @@ describe.each(['thread', 'process'] as const)('agent SQL in a %s', (mechanism) =
     adf = createAdf(join(dir, 'a.adf'));
     adf.db.exec(`
       CREATE TABLE local_big (x INTEGER);
-      WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) INSERT INTO local_big SELECT i FROM c;
+      WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000)
+        INSERT INTO local_big SELECT i FROM c;
       CREATE TABLE local_sink (n INTEGER);
     `);
     // The agent may set its execute cap up to 30 s: far longer than any wait the host can afford.
@@ -51,7 +52,8 @@ describe.each(['thread', 'process'] as const)('agent SQL in a %s', (mechanism) =
   });
 
   describe('host writes while an agent db_execute holds the write lock', () => {
-    it('the host writes its log and inbox rows without stalling its event loop; the agent statement is preempted, nothing of it committed', async () => {
+    it('the host writes its log and inbox rows without stalling its event loop; ' +
+      'the agent statement is preempted, nothing of it committed', async () => {
       const threadId = guard.hostThreadId();
       const probe = new Database(adf.path);
       probe.pragma('busy_timeout = 0');

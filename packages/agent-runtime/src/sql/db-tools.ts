@@ -29,7 +29,8 @@ export function createDbQueryTool(guard: SqlGuard): ToolDefinition<SqlArgs, Quer
   return {
     name: 'db_query',
     description:
-      'Run one read-only SQL statement (SELECT/WITH/VALUES) over local_* tables and adf_loop, adf_inbox, adf_outbox, adf_files, adf_timers, adf_audit, adf_logs, adf_tasks.',
+      'Run one read-only SQL statement (SELECT/WITH/VALUES) over local_* tables and adf_loop, adf_inbox, ' +
+      'adf_outbox, adf_files, adf_timers, adf_audit, adf_logs, adf_tasks.',
     inputSchema,
     run: (args) => guard.runQuery(args.sql, bind(args.params)),
   };

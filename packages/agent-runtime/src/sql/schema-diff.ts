@@ -79,7 +79,10 @@ export function checkSchemaDiff(
   return allow('sql-ddl');
 }
 
-/** What a view's or trigger's compiled programs touch: a view through `SELECT * FROM view`, a trigger through the writes that fire it. */
+/**
+ * What a view's or trigger's compiled programs touch: a view through `SELECT * FROM view`, a
+ * trigger through the writes that fire it.
+ */
 export type SchemaObjectAnalysis =
   | { readonly kind: 'ok'; readonly analyses: readonly StatementAnalysis[] }
   | { readonly kind: 'unverifiable'; readonly reason: string };

@@ -71,7 +71,8 @@ function writeInBand(ch: SqlChannel, value: unknown, binary: boolean): boolean {
 
 /**
  * Sends one message and flips the state to `inBand` (or `viaPort` when it does not fit), then
- * wakes the other side; returns the state set. The port message is queued before the state changes, so the reader finds it.
+ * wakes the other side; returns the state set. The port message is queued before the state
+ * changes, so the reader finds it.
  */
 export function send(ch: SqlChannel, value: unknown, binary: boolean, inBand: number, viaPort: number): number {
   let state = inBand;

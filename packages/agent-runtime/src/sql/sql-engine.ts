@@ -233,7 +233,9 @@ export function createSqlEngine(path: string, options: { onOpen?: (db: Database.
             `db_execute would grow the agent file by more than ${maxGrowthBytes} bytes; the statement was rolled back`,
             {
               cause: e,
-              hint: 'write less per statement, delete old rows first, or have the owner raise limits.max_sql_growth_bytes',
+              hint:
+                'write less per statement, delete old rows first, or have the owner raise ' +
+                'limits.max_sql_growth_bytes',
             },
           );
         }

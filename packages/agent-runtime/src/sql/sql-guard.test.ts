@@ -24,7 +24,8 @@ beforeAll(() => {
     CREATE TABLE local_log (x);
     CREATE VIEW local_view_ok AS SELECT body FROM local_notes;
     CREATE TRIGGER local_src_t AFTER INSERT ON local_src BEGIN INSERT INTO local_log VALUES (new.x); END;
-    INSERT INTO local_notes (body, tag) VALUES ('a','t1'),('b','t2'),('c','t3'),('d','t4'),('e','t5'),('f','t6'),('g','t7');
+    INSERT INTO local_notes (body, tag)
+      VALUES ('a','t1'),('b','t2'),('c','t3'),('d','t4'),('e','t5'),('f','t6'),('g','t7');
     INSERT INTO local_ao (v) VALUES ('first');
     INSERT INTO adf_identity (purpose, value) VALUES ('crypto:signing:private_key', x'00112233');
   `);
@@ -83,7 +84,8 @@ const QUERY: Case[] = [
   ['q', 'with recursive r(x) as (select purpose from adf_identity) select * from r', 'SQL_TABLE_DENIED'],
   [
     'x',
-    'insert into local_notes (body) with recursive c(x) as (select 1 union all select x + 1 from c where x < 3) select x from c',
+    'insert into local_notes (body) with recursive c(x) as (select 1 union all select x + 1 from c where x < 3) ' +
+      'select x from c',
     'allow',
   ],
   ['q', 'select (select config_json from adf_config) as c', 'SQL_TABLE_DENIED'],
@@ -230,19 +232,23 @@ describe('running agent SQL', async () => {
     expect((await guard.runQuery('select body from local_notes where id = ?', [2])).rows).toEqual([{ body: 'b' }]);
   });
 
-  it('values JSON cannot carry cross to the host exactly (blobs, ±Infinity, -0, lone surrogates), and repeated column names keep the last value', async () => {
-    const r = await guard.runQuery(
-      "select x'00ff' as b, 1e999 as inf, -1e999 as ninf, -0.0 as z, char(55296) as s, 1 as d, 2 as d",
-    );
-    const row = r.rows[0]!;
-    expect(row['b']).toBeInstanceOf(Uint8Array);
-    expect([...(row['b'] as Uint8Array)]).toEqual([0, 255]);
-    expect(row['inf']).toBe(Number.POSITIVE_INFINITY);
-    expect(row['ninf']).toBe(Number.NEGATIVE_INFINITY);
-    expect(row['s']).toBe(adf.db.prepare('select char(55296)').pluck().get());
-    expect(row['d']).toBe(2);
-    expect(r.columns).toEqual(['b', 'inf', 'ninf', 'z', 's', 'd', 'd']);
-  });
+  it(
+    'values JSON cannot carry cross to the host exactly (blobs, ±Infinity, -0, lone surrogates), ' +
+      'and repeated column names keep the last value',
+    async () => {
+      const r = await guard.runQuery(
+        "select x'00ff' as b, 1e999 as inf, -1e999 as ninf, -0.0 as z, char(55296) as s, 1 as d, 2 as d",
+      );
+      const row = r.rows[0]!;
+      expect(row['b']).toBeInstanceOf(Uint8Array);
+      expect([...(row['b'] as Uint8Array)]).toEqual([0, 255]);
+      expect(row['inf']).toBe(Number.POSITIVE_INFINITY);
+      expect(row['ninf']).toBe(Number.NEGATIVE_INFINITY);
+      expect(row['s']).toBe(adf.db.prepare('select char(55296)').pluck().get());
+      expect(row['d']).toBe(2);
+      expect(r.columns).toEqual(['b', 'inf', 'ninf', 'z', 's', 'd', 'd']);
+    },
+  );
 });
 
 // Regressions for the guard's over-blocking: decided by what a statement references, never by text.
@@ -268,8 +274,10 @@ describe('idempotent DDL and adf_-looking names are not over-blocked', () => {
     'create table local_adf_copy (adf_col text)',
     'create view local_v_adfname as select adf_col from local_adf_copy',
     "create view local_v_literal as select 'adf_identity' as s, 'select * from adf_config' as t",
-    "create trigger local_t_adfname after insert on local_adf_copy begin insert into local_log values ('adf_meta'); end",
-    'create trigger local_t_adfcol after update on local_adf_copy begin update local_adf_copy set adf_col = new.adf_col where 0; end',
+    'create trigger local_t_adfname after insert on local_adf_copy ' +
+      "begin insert into local_log values ('adf_meta'); end",
+    'create trigger local_t_adfcol after update on local_adf_copy ' +
+      'begin update local_adf_copy set adf_col = new.adf_col where 0; end',
   ];
   it.each(ALLOWED)('allows %s', async (sql) => {
     await expect(exec(sql)).resolves.toBeDefined();
@@ -281,12 +289,14 @@ describe('idempotent DDL and adf_-looking names are not over-blocked', () => {
     ['x', 'create view local_rv3 as select (select count(*) from "ADF_IDENTITY") as n', 'SQL_VIEW_PROTECTED'],
     [
       'x',
-      'create trigger local_rt1 after insert on local_adf_copy begin insert into local_log select message from adf_logs; end',
+      'create trigger local_rt1 after insert on local_adf_copy ' +
+        'begin insert into local_log select message from adf_logs; end',
       'SQL_TRIGGER_PROTECTED',
     ],
     [
       'x',
-      'create trigger local_rt2 after insert on local_adf_copy when (select count(*) from adf_config) > 0 begin select 1; end',
+      'create trigger local_rt2 after insert on local_adf_copy ' +
+        'when (select count(*) from adf_config) > 0 begin select 1; end',
       'SQL_TRIGGER_PROTECTED',
     ],
     [

@@ -27,7 +27,10 @@ export interface SqlHost {
   call(request: SqlHostRequest, timeoutMs: number): Promise<unknown>;
   /** True from sending a write statement until its process reports idle: it may hold the file's write lock. */
   mayHoldWriteLock(): boolean;
-  /** Kills the process now if it may hold the write lock; the statement's caller gets `SQL_PREEMPTED` unless it had committed. */
+  /**
+   * Kills the process now if it may hold the write lock; the statement's caller gets
+   * `SQL_PREEMPTED` unless it had committed.
+   */
   preempt(): void;
   /** The current process id, if one runs. */
   pid(): number | undefined;
@@ -87,7 +90,7 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
   const fail = (msg: string, l?: Live) =>
     new TrustError(
       'SQL_HOST_FAILED',
-      `the SQL process ${msg}${l && l.stderr.length ? `: ${l.stderr.join('').slice(-500)}` : ''}`,
+      `the SQL process ${msg}${l?.stderr.length ? `: ${l.stderr.join('').slice(-500)}` : ''}`,
       { hint: 'retry; the next call starts a fresh SQL process' },
     );
 

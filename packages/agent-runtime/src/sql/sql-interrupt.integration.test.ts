@@ -29,7 +29,8 @@ beforeAll(async () => {
   adf = createAdf(join(dir, 'a.adf'));
   adf.db.exec(`
     CREATE TABLE local_big (x INTEGER);
-    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) INSERT INTO local_big SELECT i FROM c;
+    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000)
+      INSERT INTO local_big SELECT i FROM c;
     CREATE TABLE local_sink (n INTEGER);
   `);
 }, 60_000);
@@ -39,27 +40,31 @@ afterAll(() => {
 });
 
 describe('a statement that never yields a row is interrupted, not killed', () => {
-  it('a cross-join aggregate ends with SQL_TIMEOUT within cap + margin while the host answers, and its worker is reused', async () => {
-    const g = createSqlGuard(adf, { mechanism: 'thread', nativeCacheDir: cache, timeoutMs: CAP_MS });
-    try {
-      await g.runQuery('select 1');
-      const threadId = g.hostThreadId();
-      const h = monitorEventLoopDelay({ resolution: 10 });
-      h.enable();
-      const t0 = performance.now();
-      const err = await g.runQuery('select count(*) from local_big a, local_big b, local_big c').catch((e) => e);
-      const elapsed = performance.now() - t0;
-      h.disable();
-      expect(err).toHaveTrustCode('SQL_TIMEOUT');
-      expect(String(err.message)).toMatch(/SQLite interrupted it/);
-      expect(elapsed).toBeLessThan(CAP_MS + MARGIN_MS);
-      expect(h.max / 1e6).toBeLessThan(250);
-      expect(g.hostThreadId()).toBe(threadId);
-      expect((await g.runQuery('select count(*) as n from local_big')).rows).toEqual([{ n: 3000 }]);
-    } finally {
-      await g.close();
-    }
-  });
+  it(
+    'a cross-join aggregate ends with SQL_TIMEOUT within cap + margin while the host answers, ' +
+      'and its worker is reused',
+    async () => {
+      const g = createSqlGuard(adf, { mechanism: 'thread', nativeCacheDir: cache, timeoutMs: CAP_MS });
+      try {
+        await g.runQuery('select 1');
+        const threadId = g.hostThreadId();
+        const h = monitorEventLoopDelay({ resolution: 10 });
+        h.enable();
+        const t0 = performance.now();
+        const err = await g.runQuery('select count(*) from local_big a, local_big b, local_big c').catch((e) => e);
+        const elapsed = performance.now() - t0;
+        h.disable();
+        expect(err).toHaveTrustCode('SQL_TIMEOUT');
+        expect(String(err.message)).toMatch(/SQLite interrupted it/);
+        expect(elapsed).toBeLessThan(CAP_MS + MARGIN_MS);
+        expect(h.max / 1e6).toBeLessThan(250);
+        expect(g.hostThreadId()).toBe(threadId);
+        expect((await g.runQuery('select count(*) as n from local_big')).rows).toEqual([{ n: 3000 }]);
+      } finally {
+        await g.close();
+      }
+    },
+  );
 
   it('a worker that does not answer the interrupt is terminated at the margin and never reused', async () => {
     // An interrupter that reaches nothing: the statement (a few seconds) runs on. The read is answered
@@ -95,7 +100,8 @@ describe('a statement that never yields a row is interrupted, not killed', () =>
 });
 
 describe('host writes preempt an agent write by interrupting it', () => {
-  it('the host write goes through at once; the agent write gets SQL_PREEMPTED, nothing committed, the worker stays', async () => {
+  it('the host write goes through at once; the agent write gets SQL_PREEMPTED, ' +
+    'nothing committed, the worker stays', async () => {
     const g = createSqlGuard(adf, { mechanism: 'thread', nativeCacheDir: cache, executeTimeoutMs: 20_000 });
     try {
       await g.runQuery('select 1');

@@ -43,7 +43,9 @@ function sqliteHeaders(): string {
 const unavailable = (why: string, cause?: unknown): TrustError =>
   new TrustError('SQL_HOST_FAILED', `the SQL interrupt library is unavailable: ${why}`, {
     ...(cause !== undefined ? { cause } : {}),
-    hint: 'install a C compiler (Debian: apt-get install gcc libc6-dev); agent SQL then runs in worker threads. Until then it runs in a separate process per agent',
+    hint:
+      'install a C compiler (Debian: apt-get install gcc libc6-dev); agent SQL then runs in worker threads. ' +
+      'Until then it runs in a separate process per agent',
   });
 
 /** Creates `dir` (0700) or checks it: a real directory of this user that nobody else may write. */
@@ -128,7 +130,10 @@ export async function ensureSqlInterruptLibrary(options: SqlInterruptBuildOption
 
 /** The host's side of the library: a private in-memory connection holding `trust_interrupt`/`trust_arm`. */
 export interface SqlInterrupter {
-  /** Stops what agent SQL on thread `tid` is running now, and any statement it starts until re-armed; returns how many connections were reached. */
+  /**
+   * Stops what agent SQL on thread `tid` is running now, and any statement it starts until
+   * re-armed; returns how many connections were reached.
+   */
   interrupt(tid: number): number;
   /** Clears the stop mark before the host sends thread `tid` its next request. */
   arm(tid: number): void;

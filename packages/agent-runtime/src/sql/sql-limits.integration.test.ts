@@ -50,7 +50,8 @@ describe.each(MECHANISMS)('agent SQL in a %s', (mechanism) => {
     adf = createAdf(join(dir, 'a.adf'));
     adf.db.exec(`
       CREATE TABLE local_big (x INTEGER);
-      WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) INSERT INTO local_big SELECT i FROM c;
+      WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000)
+        INSERT INTO local_big SELECT i FROM c;
       CREATE TABLE local_sink (x);
       CREATE TABLE local_blobs (b BLOB);
     `);
@@ -78,20 +79,23 @@ describe.each(MECHANISMS)('agent SQL in a %s', (mechanism) => {
   describe('db_query wall-clock cap', () => {
     let killedPid: number | undefined;
     let threadId: number | undefined;
-    it('a cross-join aggregate that yields no row ends with SQL_TIMEOUT within cap + margin while the host answers', async () => {
-      expect(guard.mechanism()).toBe(mechanism);
-      killedPid = guard.hostPid();
-      threadId = guard.hostThreadId();
-      expect(mechanism === 'process' ? killedPid : threadId).toBeTypeOf('number');
-      const t0 = performance.now();
-      const r = await whileHostAnswers(guard.runQuery('select count(*) from local_big a, local_big b, local_big c'));
-      const elapsed = performance.now() - t0;
-      expect(r.settled).toMatchObject({ status: 'rejected', reason: { code: expect.toBeTrustCode('SQL_TIMEOUT') } });
-      expect(elapsed).toBeLessThan(CAP_MS + MARGIN_MS);
-      expect(r.otherAgentMs).toBeLessThan(500);
-      expect(r.maxTimerGapMs).toBeLessThan(500);
-      expect(integrity(adf)).toBe('ok');
-    });
+    it(
+      'a cross-join aggregate that yields no row ends with SQL_TIMEOUT ' + 'within cap + margin while the host answers',
+      async () => {
+        expect(guard.mechanism()).toBe(mechanism);
+        killedPid = guard.hostPid();
+        threadId = guard.hostThreadId();
+        expect(mechanism === 'process' ? killedPid : threadId).toBeTypeOf('number');
+        const t0 = performance.now();
+        const r = await whileHostAnswers(guard.runQuery('select count(*) from local_big a, local_big b, local_big c'));
+        const elapsed = performance.now() - t0;
+        expect(r.settled).toMatchObject({ status: 'rejected', reason: { code: expect.toBeTrustCode('SQL_TIMEOUT') } });
+        expect(elapsed).toBeLessThan(CAP_MS + MARGIN_MS);
+        expect(r.otherAgentMs).toBeLessThan(500);
+        expect(r.maxTimerGapMs).toBeLessThan(500);
+        expect(integrity(adf)).toBe('ok');
+      },
+    );
 
     if (mechanism === 'thread')
       it('the worker of the interrupted statement answered and is reused', async () => {
@@ -109,7 +113,8 @@ describe.each(MECHANISMS)('agent SQL in a %s', (mechanism) => {
 
     it('a terminating recursive CTE is allowed', async () => {
       const r = await guard.runQuery(
-        'with recursive c(x) as (select 1 union all select x + 1 from c where x < 10000) select count(*) as n, max(x) as m from c',
+        'with recursive c(x) as (select 1 union all select x + 1 from c where x < 10000) ' +
+          'select count(*) as n, max(x) as m from c',
       );
       expect(r.rows).toEqual([{ n: 10000, m: 10000 }]);
     });
@@ -154,20 +159,24 @@ describe.each(MECHANISMS)('agent SQL in a %s', (mechanism) => {
       ).resolves.toMatchObject({ changes: 3 });
     });
 
-    it('a write that computes past the time cap is killed while it holds the write lock: nothing committed, lock released', async () => {
-      const t0 = performance.now();
-      const r = await whileHostAnswers(
-        guard.runExecute('insert into local_sink select count(*) from local_big a, local_big b, local_big c'),
-      );
-      expect(r.settled).toMatchObject({ status: 'rejected', reason: { code: expect.toBeTrustCode('SQL_TIMEOUT') } });
-      expect(performance.now() - t0).toBeLessThan(CAP_MS + MARGIN_MS);
-      expect(r.otherAgentMs).toBeLessThan(500);
-      expect(r.maxTimerGapMs).toBeLessThan(500);
-      expect(adf.db.prepare('select count(*) from local_sink').pluck().get()).toBe(0);
-      expect(integrity(adf)).toBe('ok');
-      adf.logs.add({ level: 'info', message: 'the host can still write its own file' });
-      await expect(guard.runExecute('insert into local_sink values (1)')).resolves.toMatchObject({ changes: 1 });
-    });
+    it(
+      'a write that computes past the time cap is killed while it holds the write lock: ' +
+        'nothing committed, lock released',
+      async () => {
+        const t0 = performance.now();
+        const r = await whileHostAnswers(
+          guard.runExecute('insert into local_sink select count(*) from local_big a, local_big b, local_big c'),
+        );
+        expect(r.settled).toMatchObject({ status: 'rejected', reason: { code: expect.toBeTrustCode('SQL_TIMEOUT') } });
+        expect(performance.now() - t0).toBeLessThan(CAP_MS + MARGIN_MS);
+        expect(r.otherAgentMs).toBeLessThan(500);
+        expect(r.maxTimerGapMs).toBeLessThan(500);
+        expect(adf.db.prepare('select count(*) from local_sink').pluck().get()).toBe(0);
+        expect(integrity(adf)).toBe('ok');
+        adf.logs.add({ level: 'info', message: 'the host can still write its own file' });
+        await expect(guard.runExecute('insert into local_sink values (1)')).resolves.toMatchObject({ changes: 1 });
+      },
+    );
 
     it('a kill in the middle of writing pages (uncommitted WAL frames) leaves a consistent file', async () => {
       const big = createSqlGuard(adf, { mechanism, executeTimeoutMs: 1_000, maxGrowthBytes: 1024 * 1024 * 1024 });
@@ -177,7 +186,8 @@ describe.each(MECHANISMS)('agent SQL in a %s', (mechanism) => {
         await expect(
           big.runExecute('insert into local_blobs select randomblob(4000) from local_big a, local_big b'),
         ).rejects.toHaveTrustCode('SQL_TIMEOUT');
-        expect(statSync(`${adf.path}-wal`).size).toBeGreaterThan(1_000_000); // it was killed while pages were being written
+        // it was killed while pages were being written
+        expect(statSync(`${adf.path}-wal`).size).toBeGreaterThan(1_000_000);
         expect(adf.db.prepare('select count(*) from local_blobs').pluck().get()).toBe(rows);
         expect(integrity(adf)).toBe('ok');
         await expect(big.runExecute("insert into local_blobs values (x'00')")).resolves.toMatchObject({ changes: 1 });
@@ -197,25 +207,29 @@ describe.each(MECHANISMS)('agent SQL in a %s', (mechanism) => {
       expect(integrity(adf)).toBe('ok');
     });
 
-    it('truncates the WAL after a big write (a checkpoint that finds a reader busy is retried after the next write)', async () => {
-      const big = createSqlGuard(adf, { mechanism, maxGrowthBytes: 64 * 1024 * 1024 });
-      const walSize = (): number => statSync(`${adf.path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
-      try {
-        await big.runExecute('insert into local_blobs select randomblob(500000) from local_big limit 8');
-        await big.runQuery('select 1'); // the checkpoint runs after the answer; the next call queues behind it
-        // Another connection reading at that moment (e.g. the SQL process that replaced one killed in
-        // the test before, opening the file) makes the checkpoint busy: it never waits for readers,
-        // and the next write over the threshold tries again. A bounded number of small writes.
-        for (let i = 0; i < 20 && walSize() >= 64 * 1024; i++) {
-          await big.runExecute("insert into local_blobs values (x'00')");
-          await big.runQuery('select 1');
+    it(
+      'truncates the WAL after a big write ' +
+        '(a checkpoint that finds a reader busy is retried after the next write)',
+      async () => {
+        const big = createSqlGuard(adf, { mechanism, maxGrowthBytes: 64 * 1024 * 1024 });
+        const walSize = (): number => statSync(`${adf.path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+        try {
+          await big.runExecute('insert into local_blobs select randomblob(500000) from local_big limit 8');
+          await big.runQuery('select 1'); // the checkpoint runs after the answer; the next call queues behind it
+          // Another connection reading at that moment (e.g. the SQL process that replaced one killed in
+          // the test before, opening the file) makes the checkpoint busy: it never waits for readers,
+          // and the next write over the threshold tries again. A bounded number of small writes.
+          for (let i = 0; i < 20 && walSize() >= 64 * 1024; i++) {
+            await big.runExecute("insert into local_blobs values (x'00')");
+            await big.runQuery('select 1');
+          }
+          expect(walSize()).toBeLessThan(64 * 1024);
+          expect(integrity(adf)).toBe('ok');
+        } finally {
+          await big.close();
         }
-        expect(walSize()).toBeLessThan(64 * 1024);
-        expect(integrity(adf)).toBe('ok');
-      } finally {
-        await big.close();
-      }
-    });
+      },
+    );
   });
 
   describe('the SQL process or worker as a failure domain', () => {

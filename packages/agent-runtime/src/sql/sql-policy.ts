@@ -20,7 +20,10 @@ export const EXECUTE_VERBS: readonly string[] = Object.freeze([
 
 const isLocal = (t: string) => t.startsWith('local_');
 
-/** May this table be read by agent SQL? The eight adf_* log/state tables, local_*, the schema and sqlite_sequence (counters only). */
+/**
+ * May this table be read by agent SQL? The eight adf_* log/state tables, local_*, the schema and
+ * sqlite_sequence (counters only).
+ */
 export function readable(table: string): boolean {
   return (
     isLocal(table) || ADF_READABLE_TABLES.includes(table) || table === 'sqlite_schema' || table === 'sqlite_sequence'
@@ -58,7 +61,9 @@ export function evaluateSqlAccess(
     if (!readable(t))
       return deny('SQL_TABLE_DENIED', `reading ${t} is not allowed`, {
         rule: 'sql-read',
-        hint: 'agent SQL may read local_* and adf_loop, adf_inbox, adf_outbox, adf_files, adf_timers, adf_audit, adf_logs, adf_tasks',
+        hint:
+          'agent SQL may read local_* and adf_loop, adf_inbox, adf_outbox, adf_files, adf_timers, adf_audit, ' +
+          'adf_logs, adf_tasks',
       });
   }
   if (mode === 'query') {

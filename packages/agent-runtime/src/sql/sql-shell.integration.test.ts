@@ -19,7 +19,8 @@ let gate: ShellGate;
 beforeAll(async () => {
   adf = createAdf(join(mkdtempSync(join(tmpdir(), 'sql-shell-')), 'a.adf'));
   adf.db.exec(
-    'CREATE TABLE local_big (x); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) INSERT INTO local_big SELECT i FROM c',
+    'CREATE TABLE local_big (x); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) ' +
+      'INSERT INTO local_big SELECT i FROM c',
   );
   guard = createSqlGuard(adf, { timeoutMs: 400, executeTimeoutMs: 400 });
   await guard.runQuery('select 1');

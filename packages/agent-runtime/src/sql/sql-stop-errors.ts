@@ -16,13 +16,16 @@ export function deathError(reason: StopReason, timeoutMs: number, how: keyof typ
       'SQL_TIMEOUT',
       `the statement ran longer than ${timeoutMs} ms and was stopped (${HOW[how]}; nothing it wrote was committed)`,
       {
-        hint: 'narrow the query, add LIMIT or an index, or bound the recursion; the owner can raise limits.sql_timeout_ms / limits.sql_execute_timeout_ms',
+        hint:
+          'narrow the query, add LIMIT or an index, or bound the recursion; ' +
+          'the owner can raise limits.sql_timeout_ms / limits.sql_execute_timeout_ms',
       },
     );
   }
   return new TrustError(
     'SQL_PREEMPTED',
-    `the statement held the agent file's write lock while the host had to write the file, so it was stopped (${HOW[how]}; nothing it wrote was committed)`,
+    "the statement held the agent file's write lock while the host had to write the file, " +
+      `so it was stopped (${HOW[how]}; nothing it wrote was committed)`,
     { hint: 'retry it; split long writes into smaller statements so each commits quickly' },
   );
 }
