@@ -114,7 +114,12 @@ function serve(port: MessagePort, init: WorkerInit): void {
     }
     for (const key of [...waiting.keys()]) if (key.startsWith(`${req.id}:`)) waiting.delete(key);
     port.postMessage(done);
-    if (ran) afterRun(ran.engine, ran.release);
+    // After the answer is on its way, and after a next run already waiting (which then makes its
+    // own isolate): the host never waits on this.
+    if (ran) {
+      const { engine: used, release } = ran;
+      setImmediate(() => afterRun(used, release));
+    }
   }
 
   port.on('message', (m: HostToWorker) => {
