@@ -38,16 +38,19 @@ function serve(port: MessagePort, init: WorkerInit): void {
 
   // After a run has reported: free its isolate, then (when idle) make the next run's, so neither
   // sits between a run's request and its answer. The spare is made after the last run's isolate
-  // is disposed and no code runs in it before it is handed to one run. If freeing or making fails,
-  // the instance's state is unknown: the thread ends, and the host replaces it.
+  // is disposed and no code runs in it before it is handed to one run. An engine poisoned by
+  // another run of the tree is left alone (that run reported it; the host retires this worker when
+  // the tree ends). If freeing makes the engine's state unknown, runs still alive here report it;
+  // with none alive, or if making a spare fails, the thread ends and the host replaces it.
   function afterRun(current: Engine, release: (() => void) | undefined): void {
+    if (current.poisoned) return;
     try {
       release?.();
-      if (current.poisoned) process.exit(1);
-      if (active === 0 && !spare) spare = newIsolate(current);
+      if (!current.poisoned && active === 0 && !spare) spare = newIsolate(current);
     } catch {
-      process.exit(1);
+      current.poisoned = true;
     }
+    if (current.poisoned && active === 0) process.exit(1);
   }
 
   async function start(req: RunRequest): Promise<void> {
