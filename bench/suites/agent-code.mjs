@@ -49,7 +49,7 @@ export default async function run({ log }) {
     );
 
   const echo = new Worker(
-    'require("node:worker_threads").parentPort.on("message", (m) => require("node:worker_threads").parentPort.postMessage(m));',
+    'const p = require("node:worker_threads").parentPort; p.on("message", (m) => p.postMessage(m));',
     { eval: true },
   );
   const hop = () =>
@@ -144,7 +144,8 @@ export default async function run({ log }) {
     target: { max: 20 },
   });
   log?.(
-    `event-loop delay max: spinning ${spinning.max.toFixed(1)} ms, idle ${idle.max.toFixed(1)} ms (the in-thread sandbox blocked the loop for the whole ${SPIN_MS} ms timeout per run)`,
+    `event-loop delay max: spinning ${spinning.max.toFixed(1)} ms, idle ${idle.max.toFixed(1)} ms ` +
+      `(the in-thread sandbox blocked the loop for the whole ${SPIN_MS} ms timeout per run)`,
   );
 
   await sandbox.close();

@@ -16,17 +16,15 @@ import { createScriptedProvider } from '../providers/scripted-provider.js';
 const A_TIMEOUT_MS = 1500;
 const ANSWER_BOUND_MS = 500;
 
-type Cfg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 function agent(timeoutMs: number): Agent {
   const path = join(mkdtempSync(join(tmpdir(), 'code-avail-')), 'a.adf');
-  const config = structuredClone(defaultAgentConfig()) as unknown as Cfg;
-  config.limits.execution_timeout_ms = timeoutMs;
+  const base = defaultAgentConfig();
+  const config = { ...base, limits: { ...base.limits, execution_timeout_ms: timeoutMs } };
   createAdf(path, { template: config }).close();
   return openAgent(path, { provider: createScriptedProvider([]) });
 }
 const sysCode = (a: Agent, code: string) =>
   a.gate.call('sys_code', { code }, { origin: 'llm' }) as Promise<{ ok: boolean; value?: unknown; error?: string }>;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * While `hostile` runs on agent A, measures B's trivial sys_code and a timer on this thread, both
@@ -88,7 +86,9 @@ describe('availability: a hostile agent never stalls the host', { timeout: 60_00
 
   it('a flood of bridge calls', async () => {
     const hostile =
-      'const ps = []; for (let i = 0; i < 20000; i++) ps.push(adf.sys_get_meta({ key: "k" + i }).catch((e) => e.code)); for (;;) { await adf.sys_get_meta({ key: "x" }).catch(() => 0); }';
+      'const ps = []; ' +
+      'for (let i = 0; i < 20000; i++) ps.push(adf.sys_get_meta({ key: "k" + i }).catch((e) => e.code)); ' +
+      'for (;;) { await adf.sys_get_meta({ key: "x" }).catch(() => 0); }';
     const { timerMs, second, first } = await whileHostile(a, b, hostile);
     expect(second.r).toMatchObject({ ok: true, value: 42 });
     expect(second.ms).toBeLessThan(ANSWER_BOUND_MS);

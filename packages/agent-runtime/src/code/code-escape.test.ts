@@ -19,7 +19,21 @@ const bridge = async (m: string, a: unknown) => {
 };
 const run = (code: string, extra: { timeoutMs?: number; memoryBytes?: number } = {}) =>
   sandbox.run({ code, bridge, ...extra });
-const HOST_PROBE = `[typeof process, typeof require, typeof fetch, typeof setTimeout, typeof setInterval, typeof Buffer, typeof module, typeof globalThis.process, typeof WebAssembly, typeof XMLHttpRequest, typeof Deno, typeof Bun]`;
+const HOST_NAMES = [
+  'process',
+  'require',
+  'fetch',
+  'setTimeout',
+  'setInterval',
+  'Buffer',
+  'module',
+  'globalThis.process',
+  'WebAssembly',
+  'XMLHttpRequest',
+  'Deno',
+  'Bun',
+];
+const HOST_PROBE = `[${HOST_NAMES.map((n) => `typeof ${n}`).join(', ')}]`;
 const ALL_UNDEFINED = Array(12).fill('undefined');
 
 beforeAll(() => {
@@ -51,7 +65,10 @@ describe('escape suite: no host reachable', () => {
     ['Promise', 'Promise'],
     ['Error', 'Error'],
   ])('constructor chain through %s reaches only the guest realm', async (_label, expr) => {
-    const code = `const f = ${expr}; const F = f.constructor.constructor; const g = F('return this')(); return [F('return ${HOST_PROBE.replace(/'/g, "\\'")}')(), typeof g.process, Object.keys(g).includes('process')];`;
+    const code =
+      `const f = ${expr}; const F = f.constructor.constructor; const g = F('return this')(); ` +
+      `return [F('return ${HOST_PROBE.replace(/'/g, "\\'")}')(), typeof g.process, ` +
+      "Object.keys(g).includes('process')];";
     const r = await run(code);
     expect(r).toMatchObject({ ok: true, value: [ALL_UNDEFINED, 'undefined', false] });
   });
@@ -80,7 +97,8 @@ describe('escape suite: no host reachable', () => {
 
   it('eval and Function produce only guest-realm code', async () => {
     const r = await run(
-      `return [eval('typeof process'), new Function('return typeof require')(), (0, eval)('typeof fetch'), Function('return this')() === globalThis]`,
+      "return [eval('typeof process'), new Function('return typeof require')(), (0, eval)('typeof fetch'), " +
+        "Function('return this')() === globalThis]",
     );
     expect(r).toMatchObject({ ok: true, value: ['undefined', 'undefined', 'undefined', true] });
   });
@@ -98,7 +116,8 @@ describe('escape suite: pollution and forged bridge state', () => {
       Object.prototype.polluted = 1; Array.prototype.map = null;
       const attempts = [];
       try { adf.fs_read = () => 'forged'; attempts.push('assigned'); } catch (e) { attempts.push('set-refused'); }
-      try { Object.setPrototypeOf(adf, { fs_read: () => 'forged' }); attempts.push('proto-set'); } catch (e) { attempts.push('proto-refused'); }
+      try { Object.setPrototypeOf(adf, { fs_read: () => 'forged' }); attempts.push('proto-set'); }
+      catch (e) { attempts.push('proto-refused'); }
       try { globalThis.adf = { fs_read: () => 'forged' }; } catch (e) { attempts.push('global-refused'); }
       attempts.push(Object.getPrototypeOf(adf));
       const r = await adf.fs_read({ path: 'a' });

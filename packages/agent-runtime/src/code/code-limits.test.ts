@@ -115,7 +115,7 @@ describe("nested runs share the outer run's budget", { timeout: 60_000 }, () => 
     const s = sandbox({ workers: 1 });
     const ac = new AbortController();
     const nested: Array<Promise<CodeResult>> = [];
-    const bridge: BridgeHandler = async function b(m, a) {
+    const bridge: BridgeHandler = async function b(_m, a) {
       const p = s.run({ code: (a as { code: string }).code, bridge: b, timeoutMs: 60_000 });
       nested.push(p);
       setTimeout(() => ac.abort(), 100);
@@ -218,7 +218,8 @@ describe('the memory limit holds for the host process', { timeout: 60_000 }, () 
     expect(r).toMatchObject({ ok: false, code: expect.toBeTrustCode('CODE_MEMORY_LIMIT') });
     const overMiB = (peak - base - limit) / (1024 * 1024);
     console.info(
-      `memory bomb, 32 MiB limit: host RSS grew ${((peak - base) / (1024 * 1024)).toFixed(1)} MiB (${overMiB.toFixed(1)} MiB over the limit)`,
+      `memory bomb, 32 MiB limit: host RSS grew ${((peak - base) / (1024 * 1024)).toFixed(1)} MiB ` +
+        `(${overMiB.toFixed(1)} MiB over the limit)`,
     );
     // Generous bound (the design target is 16 MiB over): other threads of this process allocate too.
     expect(overMiB).toBeLessThan(32);

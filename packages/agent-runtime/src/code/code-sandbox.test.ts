@@ -15,7 +15,9 @@ describe('code sandbox basics', () => {
   it('routes adf.* calls through the bridge with JSON args and JSON results', async () => {
     const seen: Array<[string, unknown]> = [];
     const r = await sandbox.run({
-      code: 'const a = await adf.fs_read({ path: "x.txt" }); const b = await adf.db_query({ sql: "select 1" }); return [a.content, b.rows.length];',
+      code:
+        'const a = await adf.fs_read({ path: "x.txt" }); const b = await adf.db_query({ sql: "select 1" }); ' +
+        'return [a.content, b.rows.length];',
       bridge: async (m, a) => {
         seen.push([m, a]);
         return m === 'fs_read' ? { content: 'hello' } : { rows: [1, 2] };

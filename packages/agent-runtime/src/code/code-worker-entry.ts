@@ -1,8 +1,8 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
-import { loadEngine, runGuest } from './quickjs-run.js';
-import type { Engine } from './quickjs-run.js';
+import { loadEngine, newIsolate, runGuest } from './quickjs-run.js';
+import type { Engine, Isolate } from './quickjs-run.js';
 import type { CallRequest, HostToWorker, RunDone, RunRequest, WorkerInit, WorkerReady } from './worker-protocol.js';
 
 // The entry of a code worker thread (built to dist/code-worker.js). The host gives it one
@@ -25,6 +25,8 @@ function serve(port: MessagePort, init: WorkerInit): void {
   let engine: { limit: number; loaded: Promise<Engine> } | undefined;
   let active = 0;
   let nextCall = 0;
+  // The next top-level run's isolate, made while this worker is idle (see afterRun).
+  let spare: Isolate | undefined;
 
   function engineFor(memoryBytes: number): Promise<Engine> {
     // Nested runs share the engine of the tree (its linear memory bounds the whole tree). A new
@@ -34,9 +36,27 @@ function serve(port: MessagePort, init: WorkerInit): void {
     return engine.loaded;
   }
 
+  // After a run has reported: free its isolate, then (when idle) make the next run's, so neither
+  // sits between a run's request and its answer. The spare is made after the last run's isolate
+  // is disposed and no code runs in it before it is handed to one run. An engine poisoned by
+  // another run of the tree is left alone (that run reported it; the host retires this worker when
+  // the tree ends). If freeing makes the engine's state unknown, runs still alive here report it;
+  // with none alive, or if making a spare fails, the thread ends and the host replaces it.
+  function afterRun(current: Engine, release: (() => void) | undefined): void {
+    if (current.poisoned) return;
+    try {
+      release?.();
+      if (!current.poisoned && active === 0 && !spare) spare = newIsolate(current);
+    } catch {
+      current.poisoned = true;
+    }
+    if (current.poisoned && active === 0) process.exit(1);
+  }
+
   async function start(req: RunRequest): Promise<void> {
     active++;
     let done: RunDone;
+    let ran: { engine: Engine; release: (() => void) | undefined } | undefined;
     try {
       const current = await engineFor(req.memoryBytes);
       if (current.poisoned) {
@@ -53,7 +73,10 @@ function serve(port: MessagePort, init: WorkerInit): void {
           },
         };
       } else {
-        const { result, logs } = await runGuest(
+        // A spare of an engine replaced since is dropped with that engine.
+        const isolate = spare?.engine === current ? spare : undefined;
+        spare = undefined;
+        const { result, logs, release } = await runGuest(
           current,
           {
             code: req.code,
@@ -71,8 +94,10 @@ function serve(port: MessagePort, init: WorkerInit): void {
               }),
           },
           init.limits,
+          { ...(isolate ? { isolate } : {}), deferRelease: true },
         );
         done = { t: 'done', id: req.id, result, logs, poisoned: current.poisoned };
+        if (!current.poisoned) ran = { engine: current, release };
       }
     } catch (e) {
       done = {
@@ -92,6 +117,12 @@ function serve(port: MessagePort, init: WorkerInit): void {
     }
     for (const key of [...waiting.keys()]) if (key.startsWith(`${req.id}:`)) waiting.delete(key);
     port.postMessage(done);
+    // After the answer is on its way, and after a next run already waiting (which then makes its
+    // own isolate): the host never waits on this.
+    if (ran) {
+      const { engine: used, release } = ran;
+      setImmediate(() => afterRun(used, release));
+    }
   }
 
   port.on('message', (m: HostToWorker) => {
@@ -110,12 +141,13 @@ function serve(port: MessagePort, init: WorkerInit): void {
   // Then lower this thread's scheduling priority: on Linux the nice value is per thread, so a
   // spinning guest yields the CPU to the host's event loop first. (After the load, so that no thread
   // this one starts for the file read inherits it.) Best effort: refused or unsupported is fine.
-  void engineFor(init.memoryBytes).then(() => {
+  void engineFor(init.memoryBytes).then((loaded) => {
     try {
       setPriority(CODE_WORKER_NICE);
     } catch {
       /* not permitted here */
     }
+    afterRun(loaded, undefined);
     const ready: WorkerReady = { t: 'ready' };
     port.postMessage(ready);
   });

@@ -30,12 +30,16 @@ export function buildGuestSource(code: string, entry: GuestEntry): string {
   if (entry.kind === 'function') {
     if (!isGuestIdentifier(entry.name)) throw new Error(`invalid entry name ${JSON.stringify(entry.name)}`);
     const argsLiteral = JSON.stringify('argsText' in entry ? entry.argsText : JSON.stringify(entry.args ?? null));
-    body = `${code}\n;if (typeof ${entry.name} !== 'function') throw new TypeError('lambda entry ${entry.name} is not a function defined by this file');\nreturn await ${entry.name}(JSON.parse(${argsLiteral}));`;
+    const missing = `lambda entry ${entry.name} is not a function defined by this file`;
+    body =
+      `${code}\n;if (typeof ${entry.name} !== 'function') throw new TypeError('${missing}');\n` +
+      `return await ${entry.name}(JSON.parse(${argsLiteral}));`;
   }
   return `(function (__call, __settle, __log) {
   "use strict";
   const toJson = (v) => { const s = JSON.stringify(v === undefined ? null : v); return s === undefined ? 'null' : s; };
-  const invoke = (method, args) => __call(String(method), toJson(args === undefined ? {} : args)).then((s) => JSON.parse(s));
+  const invoke = (method, args) =>
+    __call(String(method), toJson(args === undefined ? {} : args)).then((s) => JSON.parse(s));
   const bridge = Object.create(null);
   const handler = Object.freeze({
     get(_t, key) { return typeof key === 'string' ? ((args) => invoke(key, args)) : undefined; },
@@ -44,17 +48,35 @@ export function buildGuestSource(code: string, entry: GuestEntry): string {
   });
   Object.freeze(bridge);
   const adf = new Proxy(bridge, handler);
-  const fmt = (a) => { try { return typeof a === 'string' ? a : JSON.stringify(a); } catch (e) { return String(a); } };
+  const fmt = (a) => {
+    try { return typeof a === 'string' ? a : JSON.stringify(a); } catch (e) { return String(a); }
+  };
   const logAt = (level) => (...a) => { __log(level, a.map(fmt).join(' ')); };
-  const cons = Object.freeze({ log: logAt('log'), info: logAt('info'), warn: logAt('warn'), error: logAt('error'), debug: logAt('debug') });
-  Object.defineProperty(globalThis, 'adf', { value: adf, writable: false, configurable: false, enumerable: false });
-  Object.defineProperty(globalThis, 'console', { value: cons, writable: false, configurable: false, enumerable: false });
+  const cons = Object.freeze({
+    log: logAt('log'), info: logAt('info'), warn: logAt('warn'), error: logAt('error'), debug: logAt('debug'),
+  });
+  const fixed = (value) => ({ value, writable: false, configurable: false, enumerable: false });
+  Object.defineProperty(globalThis, 'adf', fixed(adf));
+  Object.defineProperty(globalThis, 'console', fixed(cons));
   const run = (async function (__call, __settle, __log) {
 ${body}
   });
   return run(undefined, undefined, undefined).then(
-    (v) => { let s; try { s = toJson(v); } catch (e) { __settle(false, 'TypeError', 'result is not JSON-serialisable: ' + String(e && e.message)); return; } __settle(true, s, ''); },
-    (e) => { const name = e && typeof e === 'object' && typeof e.name === 'string' ? e.name : 'Error'; const msg = e && typeof e === 'object' && 'message' in e ? String(e.message) : String(e); const code = e && typeof e === 'object' && typeof e.code === 'string' ? e.code + ': ' : ''; __settle(false, name, code + msg); },
+    (v) => {
+      let s;
+      try { s = toJson(v); } catch (e) {
+        __settle(false, 'TypeError', 'result is not JSON-serialisable: ' + String(e && e.message));
+        return;
+      }
+      __settle(true, s, '');
+    },
+    (e) => {
+      const obj = e && typeof e === 'object';
+      const name = obj && typeof e.name === 'string' ? e.name : 'Error';
+      const msg = obj && 'message' in e ? String(e.message) : String(e);
+      const code = obj && typeof e.code === 'string' ? e.code + ': ' : '';
+      __settle(false, name, code + msg);
+    },
   );
 })`;
 }

@@ -1,7 +1,8 @@
 import type { TrustErrorCode } from '@trust/core';
 import { TrustError } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
-import type { CodeRunner } from './code-runner.js';
+import type { CodeRunner, LambdaRef } from './code-runner.js';
+import type { CodeResult } from './code-sandbox.js';
 import { parseLambdaRef } from './code-runner.js';
 
 /** Outcome of a middleware chain: the (possibly rewritten) value, or a rejection. */
@@ -28,7 +29,7 @@ export async function runMiddlewareChain<T>(input: {
   let value = input.value;
   const requireAuth = input.adf.config().security.require_middleware_authorization;
   for (const { lambda } of input.refs) {
-    let ref;
+    let ref: LambdaRef;
     try {
       ref = parseLambdaRef(lambda);
     } catch (e) {
@@ -43,7 +44,7 @@ export async function runMiddlewareChain<T>(input: {
         code: 'MIDDLEWARE_UNAUTHORIZED',
         reason: `${input.kind} middleware ${lambda} is not in an authorized file`,
       };
-    let r;
+    let r: CodeResult;
     try {
       r = await input.runner.runSystemLambda(ref, { kind: input.kind, value }, input.signal);
     } catch (e) {

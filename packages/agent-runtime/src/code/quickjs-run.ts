@@ -1,5 +1,11 @@
 import { RELEASE_SYNC, newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten';
-import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten';
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from 'quickjs-emscripten';
 import { buildGuestSource } from './guest-prelude.js';
 import type { CodeErrorCode, RunRequest, WorkerLimits, WorkerResult } from './worker-protocol.js';
 
@@ -37,6 +43,38 @@ export async function loadEngine(memoryBytes: number): Promise<Engine> {
   return { mod, memory, maxBytes: maximum * 65536, poisoned: false };
 }
 
+/**
+ * A QuickJS runtime and context no code has run in yet. A worker makes the next run's isolate
+ * while it is idle; it is used by exactly one run and then disposed, never reused.
+ */
+export interface Isolate {
+  readonly engine: Engine;
+  readonly runtime: QuickJSRuntime;
+  readonly vm: QuickJSContext;
+}
+
+/** Creates a fresh isolate in `engine` (limits and the interrupt handler are set by the run that takes it). */
+export function newIsolate(engine: Engine): Isolate {
+  const runtime = engine.mod.newRuntime();
+  try {
+    return { engine, runtime, vm: runtime.newContext() };
+  } catch (e) {
+    runtime.dispose();
+    throw e;
+  }
+}
+
+/** How {@link runGuest} gets and gives back its isolate (default: made now, disposed before it returns). */
+export interface IsolateUse {
+  /** A fresh isolate of the same engine, made ahead of the run. */
+  readonly isolate?: Isolate;
+  /**
+   * Return `release` instead of disposing in the run, so a worker can report the result first
+   * and free the isolate after. The caller must call it before it takes another run.
+   */
+  readonly deferRelease?: boolean;
+}
+
 /** One execution as the worker sees it. */
 export interface GuestRun
   extends Pick<RunRequest, 'code' | 'fn' | 'argsText' | 'deadline' | 'timeoutMs' | 'memoryBytes'> {
@@ -51,21 +89,21 @@ export async function runGuest(
   engine: Engine,
   run: GuestRun,
   limits: WorkerLimits,
-): Promise<{ result: WorkerResult; logs: string[] }> {
+  use: IsolateUse = {},
+): Promise<{ result: WorkerResult; logs: string[]; release?: () => void }> {
   const logs: string[] = [];
   let logBytes = 0;
   let calls = 0;
   let overMemory = false;
   const pending = new Set<QuickJSDeferredPromise>();
   const startBytes = engine.memory.buffer.byteLength;
-  const runtime = engine.mod.newRuntime();
+  const { runtime, vm } = use.isolate?.engine === engine ? use.isolate : newIsolate(engine);
   runtime.setMemoryLimit(run.memoryBytes);
   runtime.setMaxStackSize(limits.stackBytes);
   runtime.setInterruptHandler(() => {
     if (engine.memory.buffer.byteLength - startBytes > run.memoryBytes) overMemory = true;
     return overMemory || run.stopRequested() || Date.now() > run.deadline;
   });
-  const vm: QuickJSContext = runtime.newContext();
   let settle!: (r: WorkerResult) => void;
   const done = new Promise<WorkerResult>((resolve) => {
     settle = resolve;
@@ -224,6 +262,22 @@ export async function runGuest(
     logs.push(line);
   });
 
+  const release = () => {
+    // Never free a runtime after a resource failure: freeing can trip QuickJS's own asserts.
+    // The worker (and the whole instance) is retired instead.
+    if (engine.poisoned) return;
+    try {
+      callFn.dispose();
+      settleFn.dispose();
+      logFn.dispose();
+      vm.dispose();
+      runtime.dispose();
+    } catch {
+      engine.poisoned = true;
+    }
+  };
+  let handedOff = false;
+
   // While the guest waits on the bridge no interrupt fires: this timer ends the wait.
   const timer = setTimeout(
     () => {
@@ -270,25 +324,14 @@ export async function runGuest(
       ['CODE_TIMEOUT', 'CODE_MEMORY_LIMIT', 'CODE_STACK_OVERFLOW', 'CODE_ABORTED'].includes(result.code)
     )
       engine.poisoned = true;
-    return { result, logs };
+    handedOff = use.deferRelease === true;
+    return handedOff ? { result, logs, release } : { result, logs };
   } finally {
     clearTimeout(timer);
     for (const d of pending) d.dispose();
     pending.clear();
     queue.length = 0;
-    if (!engine.poisoned) {
-      // Never free a runtime after a resource failure: freeing can trip QuickJS's own asserts.
-      // The worker (and the whole instance) is retired instead.
-      try {
-        callFn.dispose();
-        settleFn.dispose();
-        logFn.dispose();
-        vm.dispose();
-        runtime.dispose();
-      } catch {
-        engine.poisoned = true;
-      }
-    }
+    if (!handedOff) release();
   }
 }
 

@@ -24,18 +24,28 @@ type Totals = Record<string, number>;
 enum Level { Low = 1, High = 10 }
 declare const nothing: unknown;
 abstract class Base<T> { protected constructor(public readonly label: string) {} abstract add(x: T): void }
-class Counter extends Base<number> { private total: number = 0; constructor() { super('counter'); } add(x: number): void { this.total += x; } get value(): number { return this.total; } }
-function sum<T extends { qty: number }>(xs: readonly T[]): number { return xs.reduce((n: number, x: T) => n + x.qty, 0); }
+class Counter extends Base<number> {
+  private total: number = 0;
+  constructor() { super('counter'); }
+  add(x: number): void { this.total += x; }
+  get value(): number { return this.total; }
+}
+function sum<T extends { qty: number }>(xs: readonly T[]): number {
+  return xs.reduce((n: number, x: T) => n + x.qty, 0);
+}
 const first = <T,>(xs: T[]): T | undefined => xs[0];
 export type Unused = never;
-async function handle(order: Order): Promise<{ total: number; level: Level; name: string; first?: string; label: string }> {
+async function handle(
+  order: Order,
+): Promise<{ total: number; level: Level; name: string; first?: string; label: string }> {
   const c = new Counter();
   c.add(sum(order.items));
   const totals: Totals = {};
   for (const it of order.items) totals[it.sku] = (totals[it.sku] ?? 0) + it.qty;
   const big = (c.value as number) > 5 ? Level.High : Level.Low;
   const echoed = (await adf.echo({ n: order.id })) as { echoed: string };
-  return { total: c.value, level: big, name: Level[big]!, first: first(order.items.map((i) => i.sku)), label: c.label + ':' + echoed.echoed + ':' + Object.keys(totals).length };
+  const label = c.label + ':' + echoed.echoed + ':' + Object.keys(totals).length;
+  return { total: c.value, level: big, name: Level[big]!, first: first(order.items.map((i) => i.sku)), label };
 }
 `.replace('export type Unused = never;', 'type Unused = never;');
 
@@ -133,7 +143,8 @@ describe('TypeScript: stripped on the host, run like JavaScript', () => {
 describe('TypeScript: the escape suite basics still hold', () => {
   it('setTimeout.constructor through a TS lambda finds nothing to start from', async () => {
     const code =
-      'function go(_: unknown): string { try { return (setTimeout as any).constructor("return process")(); } catch (e) { return (e as Error).name; } }';
+      'function go(_: unknown): string { ' +
+      'try { return (setTimeout as any).constructor("return process")(); } catch (e) { return (e as Error).name; } }';
     expect(
       await sandbox.run({
         code,
@@ -145,9 +156,11 @@ describe('TypeScript: the escape suite basics still hold', () => {
   });
 
   it('constructor chains from the bridge in TS reach only the guest realm', async () => {
-    const code = `const F = (adf.fs_read as unknown as { constructor: { constructor: FunctionConstructor } }).constructor.constructor;
+    const code = `const F = (adf.fs_read as unknown as { constructor: { constructor: FunctionConstructor } })
+        .constructor.constructor;
       const g: any = F('return this')();
-      return [typeof g.process, typeof (F('return typeof require')() as string), Object.keys(g).includes('process'), typeof (globalThis as any).fetch];`;
+      return [typeof g.process, typeof (F('return typeof require')() as string), Object.keys(g).includes('process'),
+        typeof (globalThis as any).fetch];`;
     expect(await sandbox.run({ code, language: 'typescript', bridge: noBridge })).toMatchObject({
       ok: true,
       value: ['undefined', 'string', false, 'undefined'],
@@ -192,7 +205,8 @@ describe('TypeScript lambdas in an agent', () => {
     const { gate, write, close } = setup();
     write(
       'lib/greet.ts',
-      'interface In { who: string }\nasync function greet(a: In): Promise<string> { await adf.fs_write({ path: "out.txt", mode: "write", content: a.who }); return `hi ${a.who}`; }',
+      'interface In { who: string }\nasync function greet(a: In): Promise<string> { ' +
+        `await adf.fs_write({ path: "out.txt", mode: "write", content: a.who }); return \`hi \${a.who}\`; }`,
     );
     expect(parseLambdaRef('lib/greet.ts:greet')).toEqual({ file: 'lib/greet.ts', fn: 'greet' });
     expect(

@@ -85,9 +85,11 @@ export function createTypeStripper(options: TypeStripperOptions = {}): TypeStrip
         const line = typeof loc?.line === 'number' ? loc.line : undefined;
         const column = typeof loc?.column === 'number' ? loc.column + 1 : undefined;
         const reason = (e instanceof Error ? e.message : String(e)).replace(/\s*\(\d+:\d+\)\s*$/, '');
+        const col = column !== undefined ? `, column ${column}` : '';
+        const at = line !== undefined ? ` at line ${line}${col}` : '';
         result = {
           ok: false,
-          message: `TypeScript syntax error${line !== undefined ? ` at line ${line}${column !== undefined ? `, column ${column}` : ''}` : ''}: ${reason}`,
+          message: `TypeScript syntax error${at}: ${reason}`,
           ...(line !== undefined ? { line } : {}),
           ...(column !== undefined ? { column } : {}),
         };
