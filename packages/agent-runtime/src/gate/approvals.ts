@@ -88,7 +88,7 @@ export function createApprovalDesk(
       if (by !== 'owner' && by !== 'authorized-code')
         throw fail('TASK_RESOLVE_FORBIDDEN', `only the owner or authorized code may resolve approvals, not ${by}`);
       const w = waiters.get(taskId);
-      if (!task || task.status !== 'pending_approval' || !w)
+      if (task?.status !== 'pending_approval' || !w)
         throw fail('TASK_NOT_PENDING', `task ${taskId} is not waiting for approval`);
       if (response.decision === 'approve' && response.always === true && (w.locked || w.reason !== 'restricted')) {
         throw fail(

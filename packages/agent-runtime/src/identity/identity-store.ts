@@ -2,7 +2,7 @@ import type { TrustErrorCode } from '@trust/core';
 import type { KeyObject } from 'node:crypto';
 import { TrustError, deniedError, deny } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
-import { AgentIdentity, createIdentity } from './did-key.js';
+import { type AgentIdentity, createIdentity } from './did-key.js';
 import { openEnvelope, openLegacyPasswordRow, sealEnvelope, type Envelope } from './envelope.js';
 
 /** Purposes that hold key material: never readable or writable from agent code. */

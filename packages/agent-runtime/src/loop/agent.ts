@@ -382,7 +382,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       pendingAsk.resolve(text);
     },
     async connectMcpServers(o) {
-      const out = [];
+      const out: Awaited<ReturnType<Agent['connectMcpServers']>> = [];
       for (const server of adf.config().mcp.servers) {
         const conn = await connectMcpServer({
           server,

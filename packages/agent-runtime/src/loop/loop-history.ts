@@ -75,7 +75,7 @@ export function loadMessages(adf: AdfFile): ModelMessage[] {
 /** Tool calls of the last assistant message that never got a result (a crash or restart in between). */
 export function danglingToolUses(messages: readonly ModelMessage[]): ToolUseBlock[] {
   const last = messages[messages.length - 1];
-  if (!last || last.role !== 'assistant' || typeof last.content === 'string') return [];
+  if (last?.role !== 'assistant' || typeof last.content === 'string') return [];
   return last.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
 }
 

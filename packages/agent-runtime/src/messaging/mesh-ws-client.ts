@@ -17,7 +17,9 @@ import {
 export interface MeshSocket {
   send(data: string): void;
   close(code?: number, reason?: string): void;
-  addEventListener(type: string, listener: (event: any) => void): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+  addEventListener(type: 'close', listener: (event: { code: number; reason: string }) => void): void;
+  addEventListener(type: 'error', listener: (event: unknown) => void): void;
 }
 
 /** Opens sockets; the agent's `@trust/egress` client, so its guard and policy decide every connect. */

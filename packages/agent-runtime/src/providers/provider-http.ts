@@ -109,11 +109,9 @@ export async function sendProviderRequest(
         const after = Number(res.headers.get('retry-after'));
         const wait = Math.min(cap, Number.isFinite(after) && after > 0 ? after * 1000 : base * 2 ** (attempt - 1));
         await sleep(wait, signal);
-        continue;
       }
     } else if (attempt < maxAttempts) {
       await sleep(Math.min(cap, base * 2 ** (attempt - 1)), signal);
-      continue;
     }
   }
   throw new TrustError(

@@ -135,7 +135,7 @@ const isAtForm = (part: ParamExp) => (!part.Index && part.Param?.Value === '@') 
 
 function indexWord(part: ParamExp): string | undefined {
   const ix = part.Index;
-  if (!ix || ix.type !== 'Word' || ix.Parts.length !== 1 || ix.Parts[0]!.type !== 'Lit') return undefined;
+  if (ix?.type !== 'Word' || ix.Parts.length !== 1 || ix.Parts[0]!.type !== 'Lit') return undefined;
   return ix.Parts[0]!.Value;
 }
 

@@ -1,4 +1,6 @@
 import { TrustError, createPrincipal, type Decision, type Principal } from '@trust/core';
+import { checkOptions } from '../options/strict-options.js';
+import { triggerDispatcherOptionsSchema } from './trigger-options.js';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { CodeRunner } from '../code/code-runner.js';
 import { parseLambdaRef } from '../code/code-runner.js';
@@ -99,7 +101,8 @@ export function triggerWakeText(index: number, event: TriggerEvent): string {
  * const triggers = createTriggerDispatcher({ adf, runner, wake: (text) => ({ outcome: 'busy' }) });
  * adf.events.subscribe((e) => { const ev = triggerEventOf(e); if (ev) triggers.emit(ev); });
  */
-export function createTriggerDispatcher(options: TriggerDispatcherOptions): TriggerDispatcher {
+export function createTriggerDispatcher(input: TriggerDispatcherOptions): TriggerDispatcher {
+  const options = checkOptions('createTriggerDispatcher', triggerDispatcherOptionsSchema, input);
   const { adf, runner } = options;
   const clock = options.clock ?? (() => new Date());
   const limits: TriggerLimits = { ...DEFAULT_TRIGGER_LIMITS, ...options.limits };

@@ -222,7 +222,7 @@ class AwkRun {
               ? text.trim().split(/[ \t\n]+/)
               : text.split(typeof sep === 'string' && sep.length > 1 ? posixRegex(sep, true) : sep);
         const a = new Map<string, Val>();
-        parts.forEach((x, i) => a.set(String(i + 1), input(x)));
+        for (const [i, x] of parts.entries()) a.set(String(i + 1), input(x));
         this.arrays.set(target.name, a);
         return parts.length;
       }
