@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import type { agentConfigSchema } from '../config/agent-config-schema.js';
+import type { z } from 'zod';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,11 +56,10 @@ afterAll(async () => {
   peer?.kill('SIGTERM');
 });
 
-function agentFile(mutate: (c: Record<string, any>) => void = () => {}): string {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
+function agentFile(mutate: (c: z.input<typeof agentConfigSchema>) => void = () => {}): string {
   const path = join(mkdtempSync(join(tmpdir(), 'agent-loop-')), 'agent.adf');
-  const config = structuredClone(defaultAgentConfig({ name: 'loop-test' })) as unknown as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  config.tools = config.tools.map((t: { name: string }) => (t.name === 'fs_write' ? { ...t, restricted: true } : t));
+  const config: z.input<typeof agentConfigSchema> = structuredClone(defaultAgentConfig({ name: 'loop-test' }));
+  config.tools = config.tools?.map((t) => (t.name === 'fs_write' ? { ...t, restricted: true } : t));
   mutate(config);
   const adf = createAdf(path, { template: config });
   adf.files.write('notes.md', 'buy milk');
@@ -189,7 +190,7 @@ describe('scripted conversation through the loop', { timeout: 60_000 }, () => {
 
   it('fetch middleware fails closed', async () => {
     const path = agentFile((c) => {
-      c.security.fetch_middleware = [{ lambda: 'mw.js:check' }];
+      c.security!.fetch_middleware = [{ lambda: 'mw.js:check' }];
     });
     const provider = createScriptedProvider([
       use('f1', 'sys_fetch', { url: `http://127.0.0.1:${peerPort}/x` }),
@@ -208,7 +209,7 @@ describe('scripted conversation through the loop', { timeout: 60_000 }, () => {
 
   it('fetch middleware from an unauthorized file is refused, and an authorized one may rewrite', async () => {
     const path = agentFile((c) => {
-      c.security.fetch_middleware = [{ lambda: 'mw.js:check' }];
+      c.security!.fetch_middleware = [{ lambda: 'mw.js:check' }];
     });
     const provider = createScriptedProvider([
       use('f1', 'sys_fetch', { url: `http://127.0.0.1:${peerPort}/original` }),
@@ -247,7 +248,7 @@ describe('loop limits and modes', { timeout: 60_000 }, () => {
     const provider = createScriptedProvider(Array.from({ length: 5 }, (_v, i) => use(`l${i}`, 'fs_list', {})));
     const agent = openAgent(
       agentFile((c) => {
-        c.limits.max_active_turns = 2;
+        c.limits!.max_active_turns = 2;
       }),
       { provider },
     );
@@ -262,7 +263,7 @@ describe('loop limits and modes', { timeout: 60_000 }, () => {
     ]);
     const agent = openAgent(
       agentFile((c) => {
-        c.limits.max_tool_result_tokens = 10;
+        c.limits!.max_tool_result_tokens = 10;
       }),
       { provider },
     );
@@ -332,7 +333,7 @@ describe('loop limits and modes', { timeout: 60_000 }, () => {
 
   it('adf_shell runs through the same gate (disabled tool → 126)', async () => {
     const path = agentFile((c) => {
-      c.tools = c.tools.map((t: { name: string }) =>
+      c.tools = c.tools!.map((t: { name: string }) =>
         t.name === 'adf_shell' ? { name: 'adf_shell', enabled: true, visible: true } : t,
       );
     });

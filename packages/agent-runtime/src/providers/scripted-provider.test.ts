@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createScriptedProvider, SCRIPTED_LABEL } from './scripted-provider.js';
-import { parseSse } from './sse.js';
+import { parseSse, type SseEvent } from './sse.js';
 
 describe('scripted provider', () => {
   it('answers from its queue, infers the stop reason and records requests', async () => {
@@ -40,7 +40,7 @@ describe('SSE parser', () => {
       },
     });
   it('handles split chunks, CRLF, comments, multi-line data and named events; drops an unterminated last event', async () => {
-    const events = [];
+    const events: SseEvent[] = [];
     for await (const e of parseSse(
       stream(['event: a\r\ndata: 1\r\n', '\r\n: comment\n', 'data: x\ndata: y\n\n', 'data: tail']),
     ))

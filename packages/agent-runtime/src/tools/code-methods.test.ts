@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { createAdf } from '../adf/adf-file.js';
 import { defaultAgentConfig } from '../config/agent-config.js';
+import type { agentConfigSchema } from '../config/agent-config-schema.js';
+import type { z } from 'zod';
 import { createCodeRunner, parseLambdaRef } from '../code/code-runner.js';
 import { createCodeSandbox } from '../code/code-sandbox.js';
 import { openAgent } from '../loop/agent.js';
@@ -14,11 +16,12 @@ import { LOOP_NOTE_ROLE } from './code-methods.js';
 
 // The code-only adf.* methods through a real agent: gate, QuickJS sandbox, scripted model.
 
-type Cfg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** A config as written to a file: partial sections are filled with defaults when parsed. */
+type Cfg = z.input<typeof agentConfigSchema>;
 function agentWith(steps: ScriptedStep[] = [], mutate: (c: Cfg) => void = () => {}) {
   const path = join(mkdtempSync(join(tmpdir(), 'code-methods-')), 'a.adf');
-  const config = structuredClone(defaultAgentConfig()) as unknown as Cfg;
-  config.tools = config.tools.map((t: { name: string }) => (t.name === 'fs_write' ? { ...t, restricted: true } : t));
+  const config: Cfg = structuredClone(defaultAgentConfig());
+  config.tools = config.tools?.map((t) => (t.name === 'fs_write' ? { ...t, restricted: true } : t));
   mutate(config);
   createAdf(path, { template: config }).close();
   const provider = createScriptedProvider(steps);
@@ -40,7 +43,7 @@ describe('code-only methods are never tools of the model', () => {
     '%s: refused to the loop and never advertised, even when declared',
     async (name) => {
       const { agent } = agentWith([], (c) => {
-        c.tools.push({ name, enabled: true, visible: true });
+        c.tools!.push({ name, enabled: true, visible: true });
       });
       await expect(agent.gate.call(name, {}, { origin: 'llm' })).rejects.toHaveTrustCode('CODE_ONLY_METHOD');
       expect(agent.gate.visibleTools().map((t) => t.name)).not.toContain(name);
@@ -72,7 +75,7 @@ describe('code-only methods are never tools of the model', () => {
 describe('adf.model_invoke', () => {
   it('makes one tool-less call through the agent provider, audited, with max_tokens capped', async () => {
     const { agent, provider } = agentWith([say('forty-two')], (c) => {
-      c.model.max_tokens = 100;
+      c.model!.max_tokens = 100;
       c.instructions = 'SECRET INSTRUCTIONS';
     });
     const r = await agent.runner.runCode(
@@ -137,7 +140,7 @@ describe('bridge calls end with their execution', () => {
           }),
       ],
       (c) => {
-        c.limits.execution_timeout_ms = 100;
+        c.limits!.execution_timeout_ms = 100;
       },
     );
     const r = await agent.runner.runCode('return await adf.model_invoke({ prompt: "slow" });', {

@@ -126,7 +126,7 @@ describe('trigger dispatch', () => {
       triggerLimits: { maxPerTrigger: 2 },
     });
     agent.adf.files.write('ci.js', 'function run(ev) { return ev.data.payload; }');
-    const outcomes = [];
+    const outcomes: string[] = [];
     for (let i = 0; i < 3; i++)
       outcomes.push(
         ...(await agent.trigger({ source: 'ci', payload: i })).map((f) => f.outcome + (f.code ? `:${f.code}` : '')),
