@@ -222,9 +222,12 @@ export function openAdf(path: string, options: OpenAdfOptions = {}): AdfFile {
       if (!options.reviews.isAccepted(key)) {
         throw new TrustError(
           'ADF_REVIEW_REQUIRED',
-          `this foreign file (content ${key.contentHash.slice(0, 16)}…, owner ${key.ownerDid ?? 'unsigned'}) has not been reviewed`,
+          `this foreign file (content ${key.contentHash.slice(0, 16)}…, ` +
+            `owner ${key.ownerDid ?? 'unsigned'}) has not been reviewed`,
           {
-            hint: 'open it with { readonly: true }, review config, files, triggers and timers, then accept its review key',
+            hint:
+              'open it with { readonly: true }, review config, files, triggers and timers, then accept its ' +
+              'review key',
           },
         );
       }

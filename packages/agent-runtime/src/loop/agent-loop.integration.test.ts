@@ -30,7 +30,9 @@ beforeAll(async () => {
     process.execPath,
     [
       '-e',
-      `require('node:http').createServer((q, s) => { s.setHeader('content-type', 'text/plain'); s.end('peer says hi from ' + q.url); }).listen(0, '127.0.0.1', function () { console.log('PORT ' + this.address().port); })`,
+      `require('node:http').createServer((q, s) => { s.setHeader('content-type', 'text/plain'); s.end('peer ` +
+        `says hi from ' + q.url); }).listen(0, '127.0.0.1', function () { console.log('PORT ' + ` +
+        `this.address().port); })`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -292,7 +294,9 @@ describe('loop limits and modes', { timeout: 60_000 }, () => {
   it('agent code calls tools with origin code: restricted tools are refused, free ones work', async () => {
     const provider = createScriptedProvider([
       use('c1', 'sys_code', {
-        code: 'const n = (await adf.fs_read({ path: "notes.md" })).content; try { await adf.fs_write({ path: "x", mode: "write", content: n }); return "wrote"; } catch (e) { return [n, e.code]; }',
+        code:
+          'const n = (await adf.fs_read({ path: "notes.md" })).content; try { await adf.fs_write({ path: "x", ' +
+          'mode: "write", content: n }); return "wrote"; } catch (e) { return [n, e.code]; }',
       }),
       { content: [{ type: 'text', text: 'ok' }] },
     ]);
@@ -322,7 +326,8 @@ describe('loop limits and modes', { timeout: 60_000 }, () => {
     });
     agent.adf.files.write(
       'admin.js',
-      'async function run(a) { await adf.fs_write({ path: "admin-out.txt", mode: "write", content: a.text }); return "ok"; }',
+      'async function run(a) { await adf.fs_write({ path: "admin-out.txt", mode: "write", content: a.text ' +
+        '}); return "ok"; }',
     );
     agent.adf.files.setAuthorized('admin.js', true, 'owner');
     await agent.send('run admin');

@@ -153,7 +153,8 @@ export function createAgentMessaging(input: AgentMessagingOptions): AgentMessagi
         address: {
           type: 'string',
           description:
-            'base URL of the recipient runtime, for agents elsewhere: http(s):// for the mesh inbox, ws(s):// for the mesh WebSocket',
+            'base URL of the recipient runtime, for agents elsewhere: http(s):// for the mesh inbox, ' +
+            'ws(s):// for the mesh WebSocket',
         },
         encrypt: { type: 'boolean' },
       },

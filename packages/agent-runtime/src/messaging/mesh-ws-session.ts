@@ -80,7 +80,8 @@ export interface MeshWsSession {
  * answer; `ws_remote_did` comes from the handshake, never from a frame.
  *
  * @example
- * const session = createMeshWsSession({ serverDid, ingest, peer: { send: (t) => ws.send(t), close: (c, r) => ws.close(c, r) } });
+ * const session = createMeshWsSession({ serverDid, ingest, peer: { send: (t) => ws.send(t), close: (c, r) =>
+ * ws.close(c, r) } });
  * ws.on('message', (data, binary) => session.receive(data as Buffer, binary));
  * ws.on('close', () => session.closed());
  * session.start();

@@ -50,8 +50,10 @@ function toAnthropicMessages(messages: readonly ModelMessage[]): unknown[] {
  *
  * @example
  * ```ts
- * const egress = createEgressClient({ policy: chain(allowHosts(['api.anthropic.com']), injectHeaders(['api.anthropic.com'], { 'x-api-key': key })) });
- * const provider = createAnthropicProvider({ baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5', egress });
+ * const egress = createEgressClient({ policy: chain(allowHosts(['api.anthropic.com']),
+ * injectHeaders(['api.anthropic.com'], { 'x-api-key': key })) });
+ * const provider = createAnthropicProvider({ baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5', egress
+ * });
  * ```
  */
 export function createAnthropicProvider(input: HttpProviderOptions): ModelProvider {

@@ -57,7 +57,8 @@ function toOpenAiMessages(system: string | undefined, messages: readonly ModelMe
  *
  * @example
  * ```ts
- * const egress = createEgressClient({ policy: chain(allowHosts(['api.openai.com']), injectHeaders(['api.openai.com'], { authorization: `Bearer ${key}` })) });
+ * const egress = createEgressClient({ policy: chain(allowHosts(['api.openai.com']), injectHeaders(['api.openai.com'], {
+ * authorization: `Bearer ${key}` })) });
  * const provider = createOpenAIProvider({ baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', egress });
  * ```
  */

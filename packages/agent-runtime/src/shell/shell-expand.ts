@@ -249,13 +249,10 @@ async function expandPart(
           split: !quoted,
         },
       ];
-    case 'BraceExp':
-      return [
-        {
-          text: `{${(await Promise.all(part.Elems.map((e) => expandString(e, scope, syntax, subst)))).join(part.Sequence ? '..' : ',')}}`,
-          split: false,
-        },
-      ];
+    case 'BraceExp': {
+      const elems = await Promise.all(part.Elems.map((e) => expandString(e, scope, syntax, subst)));
+      return [{ text: `{${elems.join(part.Sequence ? '..' : ',')}}`, split: false }];
+    }
     default:
       throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: ${constructName(part.name)}`, {
         hint: 'use plain words, quotes, $VAR, ${VAR:-default}, ${a[i]}, $(cmd) or $((arithmetic))',

@@ -175,7 +175,9 @@ describe('chat, code and stub tools', () => {
     const r = (await gate.call(
       'sys_code',
       {
-        code: 'const out = []; for (const t of ["say", "ask"]) { try { await adf[t]({ text: "x", question: "x" }); out.push("ran"); } catch (e) { out.push(e.code); } } return out;',
+        code:
+          'const out = []; for (const t of ["say", "ask"]) { try { await adf[t]({ text: "x", question: "x" }); ' +
+          'out.push("ran"); } catch (e) { out.push(e.code); } } return out;',
       },
       { origin: 'llm' },
     )) as { value: string[] };
@@ -193,7 +195,9 @@ describe('chat, code and stub tools', () => {
     const r = (await gate.call(
       'sys_code',
       {
-        code: 'try { await adf.fs_write({ path: "x", mode: "write", content: "y" }); return "wrote"; } catch (e) { return e.code; }',
+        code:
+          'try { await adf.fs_write({ path: "x", mode: "write", content: "y" }); return "wrote"; } catch (e) { ' +
+          'return e.code; }',
       },
       { origin: 'authorized-code' },
     )) as { value: string };

@@ -368,7 +368,9 @@ function arith(op: string, a: number, b: number): number {
 export const awk: ShellCommand = {
   name: 'awk',
   summary:
-    'awk subset: -F SEP, -v VAR=VAL, BEGIN/END, /re/ and expression patterns, $N NF NR, print/printf, if/while/for, arrays, length substr index split sub gsub tolower toupper int sprintf match (files → fs_read)',
+    'awk subset: -F SEP, -v VAR=VAL, BEGIN/END, /re/ and expression patterns, $N NF NR, print/printf, ' +
+    'if/while/for, arrays, length substr index split sub gsub tolower toupper int sprintf match (files → ' +
+    'fs_read)',
   tools: (argv) => (parseArgs(argv, ['F', 'v', 'f']).operands.length > 1 ? ['fs_read'] : []),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv, ['F', 'v', 'f']);
