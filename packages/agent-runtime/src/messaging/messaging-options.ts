@@ -57,3 +57,30 @@ export const replayGuardOptionsSchema = z
   })
   .strict()
   .describe('createReplayGuard options, e.g. { now: Date.now }');
+
+const meshWsLimitsSchema = z
+  .object({
+    maxFrameBytes: count('largest frame in bytes, e.g. 1048576').optional(),
+    framesPerSecond: count('frames per second, e.g. 200').optional(),
+    bytesPerSecond: count('bytes per second, e.g. 4194304').optional(),
+    maxPending: count('messages waiting for ingress, e.g. 32').optional(),
+    authTimeoutMs: count('time to answer the challenge in ms, e.g. 10000').optional(),
+    idleTimeoutMs: count('idle time before the socket is closed in ms, e.g. 120000').optional(),
+    authSkewMs: count('accepted handshake clock skew in ms, e.g. 60000').optional(),
+  })
+  .strict();
+
+/** The strict schema of `createMeshWsSession`'s options, checked once per connection. */
+export const meshWsSessionOptionsSchema = z
+  .object({
+    serverDid: z.string().startsWith('did:').describe('the agent this socket delivers to, e.g. identity.did'),
+    ingest: fn("that agent's ingress, e.g. messaging.ingest"),
+    peer: withMethods('the socket, e.g. { send: (t) => ws.send(t), close: (c, r) => ws.close(c, r) }', 'send', 'close'),
+    audit: audit.optional(),
+    remote: z.string().optional().describe('the remote address for the audit record, e.g. "127.0.0.1"'),
+    limits: meshWsLimitsSchema.optional().describe('connection limits, e.g. { maxFrameBytes: 1048576 }'),
+    now: fn('clock in ms, e.g. Date.now').optional(),
+    nonce: fn('challenge nonce source, e.g. createMeshWsNonce').optional(),
+  })
+  .strict()
+  .describe('createMeshWsSession options, e.g. { serverDid, ingest, peer }');

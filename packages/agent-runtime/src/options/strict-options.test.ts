@@ -11,6 +11,7 @@ import { createTimerClock } from '../loop/timer-clock.js';
 import { createAgentMessaging } from '../messaging/agent-messaging.js';
 import { createIngress } from '../messaging/ingress.js';
 import { DEFAULT_INGRESS_SETTINGS } from '../messaging/ingress-settings.js';
+import { createMeshWsSession } from '../messaging/mesh-ws-session.js';
 import { createReplayGuard } from '../messaging/replay-guard.js';
 import { createAnthropicProvider } from '../providers/anthropic-provider.js';
 import { createOpenAIProvider } from '../providers/openai-provider.js';
@@ -64,6 +65,18 @@ const CASES: ReadonlyArray<readonly [string, Make, string, string]> = [
     'audit',
   ],
   ['createReplayGuard', (x) => createReplayGuard({ now, ...x }), 'maxEntrie', 'maxEntries'],
+  [
+    'createMeshWsSession',
+    (x) =>
+      createMeshWsSession({
+        serverDid: createIdentity().did,
+        ingest: async () => ({ accepted: true }) as never,
+        peer: { send: () => undefined, close: () => undefined },
+        ...x,
+      }),
+    'remot',
+    'remote',
+  ],
   [
     'createTriggerDispatcher',
     (x) =>
