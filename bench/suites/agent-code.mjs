@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { createCodeSandbox } from '@trust/agent-runtime';
+import { createCodeSandbox } from '@trust/agent-runtime/code';
 import { percentile, sampleInterleaved } from '../lib/table.mjs';
 
 const ms = (ns) => ns / 1e6;

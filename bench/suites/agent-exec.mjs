@@ -8,15 +8,10 @@ import { join } from 'node:path';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import { allow } from '@trust/core';
-import {
-  createAdf,
-  createCodeSandbox,
-  createScriptedProvider,
-  createShell,
-  defaultAgentConfig,
-  fsReadTool,
-  openAgent,
-} from '@trust/agent-runtime';
+import { createAdf, createScriptedProvider, defaultAgentConfig, openAgent } from '@trust/agent-runtime';
+import { createCodeSandbox } from '@trust/agent-runtime/code';
+import { createShell } from '@trust/agent-runtime/shell';
+import { fsReadTool } from '@trust/agent-runtime/tools';
 import { percentile, sample } from '../lib/table.mjs';
 
 const ms = (ns) => ns / 1e6;

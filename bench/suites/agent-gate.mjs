@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryAuditSink } from '@trust/core';
-import { createAdf, createToolGate, createToolRegistry } from '@trust/agent-runtime';
+import { createAdf } from '@trust/agent-runtime';
+import { createToolGate, createToolRegistry } from '@trust/agent-runtime/gate';
 import { percentile, sample, sampleInterleaved } from '../lib/table.mjs';
 
 export default async function run({ log }) {

@@ -7,7 +7,8 @@ import { Worker } from 'node:worker_threads';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAdf, createSqlGuard } from '@trust/agent-runtime';
+import { createAdf } from '@trust/agent-runtime';
+import { createSqlGuard } from '@trust/agent-runtime/sql';
 import { percentile, sampleInterleaved } from '../lib/table.mjs';
 
 /** A child that echoes each message over Node's IPC channel (`serialization: 'advanced'`): the previous SQL channel. */

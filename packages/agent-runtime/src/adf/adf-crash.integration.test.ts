@@ -22,7 +22,12 @@ for (let b = 0; ; b++) {
       adf.loop.append({ role: 'tool', content: { batch: b, i } });
       adf.files.write('batch/' + process.pid + '-' + b + '/' + i + '.txt', blob + b);
     }
-    adf.audit.record({ principal: { kind: 'owner', id: 'crash-test' }, action: 'test.batch', target: String(b), decision: 'allow' });
+    adf.audit.record({
+      principal: { kind: 'owner', id: 'crash-test' },
+      action: 'test.batch',
+      target: String(b),
+      decision: 'allow',
+    });
   });
   if (b === 0) process.stdout.write('ready\\n');
 }

@@ -15,7 +15,9 @@ export type AdfEvent =
 
 /** Subscribing to an open file's changes. */
 export interface AdfEvents {
-  /** Adds a listener; returns its unsubscribe. Listeners run synchronously and must not throw (a throw is swallowed). */
+  /**
+   * Adds a listener; returns its unsubscribe. Listeners run synchronously and must not throw (a throw is swallowed).
+   */
   subscribe(listener: (event: AdfEvent) => void): () => void;
 }
 

@@ -154,7 +154,8 @@ describe('createAdf / openAdf', () => {
     const path = fresh();
     tamper(
       path,
-      'CREATE TABLE local_a(x); CREATE INDEX local_ai ON local_a(x); CREATE TABLE local_b(y); CREATE TRIGGER local_t AFTER INSERT ON local_a BEGIN INSERT INTO local_b VALUES (new.x); END',
+      'CREATE TABLE local_a(x); CREATE INDEX local_ai ON local_a(x); CREATE TABLE local_b(y); CREATE TRIGGER ' +
+        'local_t AFTER INSERT ON local_a BEGIN INSERT INTO local_b VALUES (new.x); END',
     );
     openAdf(path).close();
   });
@@ -163,7 +164,9 @@ describe('createAdf / openAdf', () => {
     const path = fresh();
     tamper(
       path,
-      "CREATE TABLE local_adf_copy(adf_col); CREATE TABLE local_b(y); CREATE VIEW local_v AS SELECT adf_col, 'adf_identity' AS s FROM local_adf_copy; CREATE TRIGGER local_t AFTER INSERT ON local_adf_copy BEGIN INSERT INTO local_b VALUES ('adf_config'); END",
+      'CREATE TABLE local_adf_copy(adf_col); CREATE TABLE local_b(y); CREATE VIEW local_v AS SELECT adf_col, ' +
+        "'adf_identity' AS s FROM local_adf_copy; CREATE TRIGGER local_t AFTER INSERT ON local_adf_copy BEGIN " +
+        "INSERT INTO local_b VALUES ('adf_config'); END",
     );
     openAdf(path).close();
   });

@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { checkOptions } from '../options/strict-options.js';
+import { createAdfOptionsSchema } from './adf-options.js';
 import { closeSync, fchmodSync, openSync, unlinkSync } from 'node:fs';
 import { TrustError } from '@trust/core';
 import { createAdfAuditSink, type AdfAuditSink } from '../audit/adf-audit-sink.js';
@@ -105,7 +107,8 @@ function applyPragmas(db: Database.Database, readonly: boolean): void {
  * adf.files.write('notes.md', '# hi');
  * adf.close();
  */
-export function createAdf(path: string, options: CreateAdfOptions = {}): AdfFile {
+export function createAdf(path: string, input: CreateAdfOptions = {}): AdfFile {
+  const options = checkOptions('createAdf', createAdfOptionsSchema, input);
   const config = options.template === undefined ? defaultAgentConfig() : parseAgentConfig(options.template);
   const clock = options.clock ?? sysClock;
   const version = options.schemaVersion ?? ADF_SCHEMA_VERSION;
@@ -219,9 +222,12 @@ export function openAdf(path: string, options: OpenAdfOptions = {}): AdfFile {
       if (!options.reviews.isAccepted(key)) {
         throw new TrustError(
           'ADF_REVIEW_REQUIRED',
-          `this foreign file (content ${key.contentHash.slice(0, 16)}…, owner ${key.ownerDid ?? 'unsigned'}) has not been reviewed`,
+          `this foreign file (content ${key.contentHash.slice(0, 16)}…, ` +
+            `owner ${key.ownerDid ?? 'unsigned'}) has not been reviewed`,
           {
-            hint: 'open it with { readonly: true }, review config, files, triggers and timers, then accept its review key',
+            hint:
+              'open it with { readonly: true }, review config, files, triggers and timers, then accept its ' +
+              'review key',
           },
         );
       }

@@ -102,11 +102,13 @@ export function createAdfFiles(
     });
   const get = db.prepare('SELECT * FROM adf_files WHERE path = ?');
   const insert = db.prepare(
-    "INSERT INTO adf_files (path, content, mime_type, size, protection, authorized, created_at, updated_at) VALUES (?, ?, ?, ?, 'none', 0, ?, ?)",
+    'INSERT INTO adf_files (path, content, mime_type, size, protection, authorized, created_at, updated_at) ' +
+      "VALUES (?, ?, ?, ?, 'none', 0, ?, ?)",
   );
   // The content UPDATE itself clears `authorized`: no code path can write content and keep the flag.
   const update = db.prepare(
-    'UPDATE adf_files SET content = ?, mime_type = COALESCE(?, mime_type), size = ?, authorized = 0, updated_at = ? WHERE path = ?',
+    'UPDATE adf_files SET content = ?, mime_type = COALESCE(?, mime_type), size = ?, authorized = 0, ' +
+      'updated_at = ? WHERE path = ?',
   );
   const read = (path: string) => {
     const r = get.get(normalizeVfsPath(path)) as Row | undefined;
@@ -143,7 +145,8 @@ export function createAdfFiles(
     list(prefix = '') {
       const rows = db
         .prepare(
-          'SELECT path, mime_type, size, protection, authorized, created_at, updated_at FROM adf_files WHERE substr(path, 1, ?) = ? ORDER BY path',
+          'SELECT path, mime_type, size, protection, authorized, created_at, updated_at FROM adf_files WHERE ' +
+            'substr(path, 1, ?) = ? ORDER BY path',
         )
         .all(prefix.length, prefix) as Row[];
       return rows.map((r) => {

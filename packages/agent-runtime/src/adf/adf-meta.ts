@@ -18,7 +18,10 @@ export const RUNTIME_META_KEYS: readonly string[] = Object.freeze([
 export interface AdfMeta {
   get(key: string): string | undefined;
   list(): Array<{ key: string; value: string; protection: MetaProtection }>;
-  /** Sets a value. `readonly` refuses; `increment` accepts only a larger integer. Runtime keys always refuse unless `runtime`. */
+  /**
+   * Sets a value. `readonly` refuses; `increment` accepts only a larger integer. Runtime keys always refuse unless
+   * `runtime`.
+   */
   set(
     key: string,
     value: string,
@@ -50,7 +53,8 @@ export function createAdfMeta(db: Database.Database): AdfMeta {
       }
       const protection = o.protection ?? cur?.protection ?? 'none';
       db.prepare(
-        'INSERT INTO adf_meta (key, value, protection) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, protection = excluded.protection',
+        'INSERT INTO adf_meta (key, value, protection) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value ' +
+          '= excluded.value, protection = excluded.protection',
       ).run(key, String(value), protection);
     },
     delete(key, o = {}) {

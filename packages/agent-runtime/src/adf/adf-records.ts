@@ -63,7 +63,10 @@ export interface AdfLoop {
   list(options?: { afterSeq?: number; limit?: number }): LoopEntry[];
   clear(): number;
 }
-/** Mail API. `list` is oldest first unless `newestFirst`; `setStatus` with `onlyFrom` changes the row only while it has that status (one statement, so no race). */
+/**
+ * Mail API. `list` is oldest first unless `newestFirst`; `setStatus` with `onlyFrom` changes the row only while it has
+ * that status (one statement, so no race).
+ */
 export interface AdfMail {
   insert(mail: MailInput): MailRow;
   list(options?: { status?: string; limit?: number; newestFirst?: boolean }): MailRow[];
@@ -213,7 +216,8 @@ export function createAdfTimers(
       const id = Number(
         db
           .prepare(
-            'INSERT INTO adf_timers (schedule_json, next_wake_at, payload, scope, lambda, locked, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+            'INSERT INTO adf_timers (schedule_json, next_wake_at, payload, scope, lambda, locked, ' +
+              'created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
           )
           .run(
             JSON.stringify(t.schedule),
@@ -250,7 +254,8 @@ export function createAdfTimers(
     },
     markFired(id, next) {
       db.prepare(
-        'UPDATE adf_timers SET run_count = run_count + 1, last_fired_at = ?, next_wake_at = ?, expired = ? WHERE id = ?',
+        'UPDATE adf_timers SET run_count = run_count + 1, last_fired_at = ?, next_wake_at = ?, expired = ? ' +
+          'WHERE id = ?',
       ).run(clock().toISOString(), next, next === null ? 1 : 0, id);
     },
   };

@@ -89,7 +89,8 @@ export function createAdfTasks(
     create(t) {
       const id = randomUUID();
       db.prepare(
-        'INSERT INTO adf_tasks (id, tool, args, status, origin, requires_authorization, executor_managed, approval_meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO adf_tasks (id, tool, args, status, origin, requires_authorization, executor_managed, ' +
+          'approval_meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ).run(
         id,
         t.tool,
@@ -123,7 +124,9 @@ export function createAdfTasks(
       const completed = FINAL.includes(to) ? clock().toISOString() : null;
       const r = db
         .prepare(
-          `UPDATE adf_tasks SET status = ?, result = COALESCE(?, result), error = COALESCE(?, error), args = COALESCE(?, args), completed_at = COALESCE(?, completed_at) WHERE id = ? AND status IN (${froms.map(() => '?').join(',')})`,
+          'UPDATE adf_tasks SET status = ?, result = COALESCE(?, result), error = COALESCE(?, error), ' +
+            'args = COALESCE(?, args), completed_at = COALESCE(?, completed_at) ' +
+            `WHERE id = ? AND status IN (${froms.map(() => '?').join(',')})`,
         )
         .run(
           to,
@@ -142,12 +145,14 @@ export function createAdfTasks(
       const now = clock().toISOString();
       const failed = db
         .prepare(
-          "UPDATE adf_tasks SET status = 'failed', error = 'runtime restarted while running', completed_at = ? WHERE status = 'running'",
+          "UPDATE adf_tasks SET status = 'failed', error = 'runtime restarted while running', completed_at = " +
+            "? WHERE status = 'running'",
         )
         .run(now).changes;
       const cancelled = db
         .prepare(
-          "UPDATE adf_tasks SET status = 'cancelled', error = 'runtime restarted before approval', completed_at = ? WHERE status = 'pending_approval' AND executor_managed = 1",
+          "UPDATE adf_tasks SET status = 'cancelled', error = 'runtime restarted before approval', " +
+            "completed_at = ? WHERE status = 'pending_approval' AND executor_managed = 1",
         )
         .run(now).changes;
       return { failed, cancelled };

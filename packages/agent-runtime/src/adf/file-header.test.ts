@@ -27,8 +27,12 @@ describe('checkSqliteHeader', () => {
     expect(() => checkSqliteHeader(path)).toThrowTrustError('ADF_TRUNCATED');
   });
 
-  it('leaves the size to SQLite recovery while a non-empty write-ahead log lies next to it (a crash mid-checkpoint)', () => {
-    writeFileSync(`${path}-wal`, Buffer.alloc(4096, 1));
-    expect(() => checkSqliteHeader(path)).not.toThrow();
-  });
+  it(
+    'leaves the size to SQLite recovery while a non-empty write-ahead log lies next to it (a crash ' +
+      'mid-checkpoint)',
+    () => {
+      writeFileSync(`${path}-wal`, Buffer.alloc(4096, 1));
+      expect(() => checkSqliteHeader(path)).not.toThrow();
+    },
+  );
 });

@@ -1,3 +1,4 @@
+// `@trust/agent-runtime/adf`: the .adf file (create, open) and the records it holds.
 export { createAdf, openAdf } from './adf-file.js';
 export type { AdfFile, CreateAdfOptions, OpenAdfOptions } from './adf-file.js';
 export type { AdfEvent, AdfEvents } from './adf-events.js';
@@ -18,4 +19,4 @@ export type {
 export { RUNTIME_META_KEYS } from './adf-meta.js';
 export type { AdfMeta, MetaProtection } from './adf-meta.js';
 export { ADF_READABLE_TABLES, ADF_SCHEMA_VERSION, ADF_SECRET_TABLES } from './schema.js';
-export type { AdfWriters, PreemptibleWriter } from './write-arbiter.js';
+export type { AdfAuditSink } from '../audit/adf-audit-sink.js';

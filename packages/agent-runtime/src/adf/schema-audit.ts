@@ -88,7 +88,8 @@ export function auditAdfSchema(
         findings.push({ code: r.type, object: r.name, message: `trigger ${r.name} is on ${r.tbl_name}` });
       else {
         // By what the compiled program touches, not by text: a `local_adf_copy` table or an 'adf_x' literal is fine.
-        const o = analyzeSchemaObject(db, r, (roots ??= buildRootMap(db)));
+        roots ??= buildRootMap(db);
+        const o = analyzeSchemaObject(db, r, roots);
         const adf = adfTableTouchedBy(o);
         if (o.kind !== 'ok') findings.push({ code: r.type, object: r.name, message: o.reason });
         else if (adf) findings.push({ code: r.type, object: r.name, message: `${r.type} ${r.name} touches ${adf}` });

@@ -54,7 +54,8 @@ const codeExecutionSchema = z
       .array(z.enum(CODE_EXECUTION_FLAGS).describe('A code method name.'))
       .default(['attestation_issue'])
       .describe(
-        'Methods only authorized code may call. An explicit list replaces the default ["attestation_issue"]; [] restricts none.',
+        'Methods only authorized code may call. An explicit list replaces the default ["attestation_issue"]; ' +
+          '[] restricts none.',
       ),
   })
   .describe('Which adf.* methods agent code may call.');
@@ -128,7 +129,8 @@ const limitsSchema = z
       .max(30_000)
       .default(2_000)
       .describe(
-        'Wall-clock cap for one db_execute; the SQL process is killed at the cap and nothing is committed (SQL_TIMEOUT).',
+        'Wall-clock cap for one db_execute; the SQL process is killed at the cap and nothing is committed ' +
+          '(SQL_TIMEOUT).',
       ),
     max_sql_result_bytes: z
       .int()
@@ -215,7 +217,8 @@ const triggerSchema = z
     type: z
       .enum(TRIGGER_TYPES)
       .describe(
-        'Event that fires the trigger. on_external: an event a local integration posts to the control API (POST …/trigger), matched on filter "source".',
+        'Event that fires the trigger. on_external: an event a local integration posts to the control API ' +
+          '(POST …/trigger), matched on filter "source".',
       ),
     scope: z.enum(['system', 'agent']).default('agent').describe('system runs a lambda; agent wakes the LLM loop.'),
     lambda: z.string().optional().describe('For system scope: "file.ts:fn" in the VFS.'),
@@ -223,7 +226,8 @@ const triggerSchema = z
       .record(z.string().describe('Filter key.'), z.string().describe('Filter value.'))
       .optional()
       .describe(
-        'Event filters, e.g. { "source": "mesh" } or { "watch": "docs/**" }. Every key must match; a key the event type does not know never matches. Values: alternatives separated by "|", "*" wildcards.',
+        'Event filters, e.g. { "source": "mesh" } or { "watch": "docs/**" }. Every key must match; a key the ' +
+          'event type does not know never matches. Values: alternatives separated by "|", "*" wildcards.',
       ),
     debounce_ms: z
       .int()
@@ -231,7 +235,8 @@ const triggerSchema = z
       .max(86_400_000)
       .optional()
       .describe(
-        'Fire once, with the latest event, after no matching event for this long. At most one of debounce_ms, interval_ms, batch_ms.',
+        'Fire once, with the latest event, after no matching event for this long. At most one of ' +
+          'debounce_ms, interval_ms, batch_ms.',
       ),
     interval_ms: z
       .int()
@@ -239,7 +244,8 @@ const triggerSchema = z
       .max(86_400_000)
       .optional()
       .describe(
-        'Fire at most once per this long: the first event at once, the latest of the rest when the interval ends. At most one of debounce_ms, interval_ms, batch_ms.',
+        'Fire at most once per this long: the first event at once, the latest of the rest when the interval ' +
+          'ends. At most one of debounce_ms, interval_ms, batch_ms.',
       ),
     batch_ms: z
       .int()
@@ -247,7 +253,8 @@ const triggerSchema = z
       .max(86_400_000)
       .optional()
       .describe(
-        'Collect matching events for this long after the first one, then fire once with all of them (data.batch). At most one of debounce_ms, interval_ms, batch_ms.',
+        'Collect matching events for this long after the first one, then fire once with all of them ' +
+          '(data.batch). At most one of debounce_ms, interval_ms, batch_ms.',
       ),
     batch_count: z
       .int()
@@ -262,7 +269,9 @@ const triggerSchema = z
       ctx.addIssue({
         code: 'custom',
         path: [set[1]!],
-        message: `a trigger takes at most one of debounce_ms, interval_ms, batch_ms (got ${set.join(', ')}); e.g. { "type": "on_file_change", "debounce_ms": 500 }`,
+        message:
+          `a trigger takes at most one of debounce_ms, interval_ms, batch_ms (got ${set.join(', ')}); ` +
+          'e.g. { "type": "on_file_change", "debounce_ms": 500 }',
       });
     if (t.batch_count !== undefined && t.batch_ms === undefined)
       ctx.addIssue({
@@ -319,7 +328,8 @@ export const agentConfigSchema = z
       .array(toolDeclarationSchema)
       .default([])
       .describe(
-        'Tool declarations; a tool not listed is unavailable. Duplicates resolve first-wins, and never clear restricted/locked.',
+        'Tool declarations; a tool not listed is unavailable. Duplicates resolve first-wins, and never clear ' +
+          'restricted/locked.',
       ),
     code_execution: codeExecutionSchema.prefault({}),
     security: securitySchema.prefault({}),

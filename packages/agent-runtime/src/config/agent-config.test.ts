@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { agentConfigSchema } from './agent-config-schema.js';
 import { defaultAgentConfig, parseAgentConfig } from './agent-config.js';

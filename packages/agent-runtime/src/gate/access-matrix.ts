@@ -38,7 +38,8 @@ const privileged = (o: ToolOrigin) => o === 'authorized-code' || o === 'owner' |
  * `say`/`ask` (and loop_compact/loop_clear) are refused to code whatever the flags.
  *
  * @example
- * evaluateToolAccess('fs_write', { enabled: true, visible: false, restricted: true, locked: false }, 'llm').kind; // 'approve'
+ * evaluateToolAccess('fs_write', { enabled: true, visible: false, restricted: true, locked: false }, 'llm').kind; //
+ * 'approve'
  */
 export function evaluateToolAccess(name: string, flags: ToolFlags | undefined, origin: ToolOrigin): ToolAccess {
   if (isCode(origin) && (CODE_EXCLUDED_TOOLS.includes(name) || CODE_REFUSED.includes(name))) {

@@ -88,7 +88,7 @@ export function createApprovalDesk(
       if (by !== 'owner' && by !== 'authorized-code')
         throw fail('TASK_RESOLVE_FORBIDDEN', `only the owner or authorized code may resolve approvals, not ${by}`);
       const w = waiters.get(taskId);
-      if (!task || task.status !== 'pending_approval' || !w)
+      if (task?.status !== 'pending_approval' || !w)
         throw fail('TASK_NOT_PENDING', `task ${taskId} is not waiting for approval`);
       if (response.decision === 'approve' && response.always === true && (w.locked || w.reason !== 'restricted')) {
         throw fail(
@@ -148,7 +148,12 @@ export function createApprovalDesk(
         if (input.signal?.aborted) return onAbort();
         input.signal?.addEventListener('abort', onAbort, { once: true });
         if (approver) {
-          const prompt = `Agent wants to run ${escapeForTerminal(input.tool, { singleLine: true, maxLength: 200 })} (${input.reason}${input.detail ? `: ${escapeForTerminal(input.detail, { singleLine: true, maxLength: 300 })}` : ''}) with arguments ${escapeForTerminal(input.args, { maxLength: 1500 })}`;
+          const tool = escapeForTerminal(input.tool, { singleLine: true, maxLength: 200 });
+          const detail = input.detail
+            ? `: ${escapeForTerminal(input.detail, { singleLine: true, maxLength: 300 })}`
+            : '';
+          const args = escapeForTerminal(input.args, { maxLength: 1500 });
+          const prompt = `Agent wants to run ${tool} (${input.reason}${detail}) with arguments ${args}`;
           Promise.resolve()
             .then(() => approver.request({ task, reason: input.reason, prompt, signal: controller.signal }))
             .then((r) => {

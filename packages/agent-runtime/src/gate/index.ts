@@ -1,3 +1,4 @@
+// `@trust/agent-runtime/gate`: the one gate every tool call passes, its registry, access matrix and approvals.
 export {
   CODE_METHODS,
   CODE_ONLY_METHODS,

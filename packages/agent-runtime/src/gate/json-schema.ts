@@ -29,7 +29,8 @@ export function validateJsonSchema(schema: JsonSchema, value: unknown, path = ''
   if (typeof value === 'string' && typeof schema['maxLength'] === 'number' && value.length > schema['maxLength'])
     p(`longer than ${schema['maxLength']}`);
   if (Array.isArray(value) && schema['items'] && typeof schema['items'] === 'object') {
-    value.forEach((v, i) => out.push(...validateJsonSchema(schema['items'] as JsonSchema, v, `${path}[${i}]`)));
+    for (const [i, v] of value.entries())
+      out.push(...validateJsonSchema(schema['items'] as JsonSchema, v, `${path}[${i}]`));
   }
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const obj = value as Record<string, unknown>;

@@ -25,6 +25,8 @@ import {
 } from './access-matrix.js';
 import { createApprovalDesk, type ApprovalResponse, type Approver } from './approvals.js';
 import { validateJsonSchema } from './json-schema.js';
+import { toolGateOptionsSchema } from './tool-gate-options.js';
+import { checkOptions } from '../options/strict-options.js';
 import type { ToolContext, ToolDefinition, ToolOrigin, ToolRegistry } from './tool-definition.js';
 
 /** Options for one call. Everything that confers authority is here, never in `args`. */
@@ -92,7 +94,8 @@ const KIND: Record<ToolOrigin, PrincipalKind> = {
  * const gate = createToolGate({ adf, registry: createToolRegistry([sysGetConfigTool]) });
  * await gate.call('sys_get_config', {}, { origin: 'llm' });
  */
-export function createToolGate(options: ToolGateOptions): ToolGate {
+export function createToolGate(input: ToolGateOptions): ToolGate {
+  const options = checkOptions('createToolGate', toolGateOptionsSchema, input);
   const { adf, registry } = options;
   const audit = options.audit ?? adf.audit;
   const agent = options.agentId ?? adf.meta.get('adf_did') ?? adf.path;

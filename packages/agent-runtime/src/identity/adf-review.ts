@@ -27,7 +27,8 @@ export function computeAdfContentHash(adf: AdfFile): string {
     ) as unknown,
     schema: db
       .prepare(
-        "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name",
+        "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' " +
+          'ORDER BY type, name',
       )
       .all(),
     files: (
@@ -66,7 +67,9 @@ export function signAdfContent(adf: AdfFile, owner: AgentIdentity): string {
   return hash;
 }
 
-/** The review key of a file as it is now. A signature over other content, or by no valid key, gives `ownerDid: null`. */
+/**
+ * The review key of a file as it is now. A signature over other content, or by no valid key, gives `ownerDid: null`.
+ */
 export function reviewKeyOf(adf: AdfFile): AdfReviewKey {
   const contentHash = computeAdfContentHash(adf);
   const did = adf.meta.get('adf_owner_did');

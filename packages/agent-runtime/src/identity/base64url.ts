@@ -33,7 +33,9 @@ export function requireBase64UrlStrict(text: string, field: string): Uint8Array 
   const bytes = decodeBase64UrlStrict(text);
   if (bytes === undefined) {
     throw new TrustError('ENCODING_BASE64URL_INVALID', `${field} is not canonical base64url`, {
-      hint: 'encode the bytes with base64url without padding (A-Z a-z 0-9 - _), exactly as Buffer.toString("base64url") does',
+      hint:
+        'encode the bytes with base64url without padding (A-Z a-z 0-9 - _), exactly as ' +
+        'Buffer.toString("base64url") does',
     });
   }
   return bytes;

@@ -2,7 +2,7 @@ import type { TrustErrorCode } from '@trust/core';
 import type { KeyObject } from 'node:crypto';
 import { TrustError, deniedError, deny } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
-import { AgentIdentity, createIdentity } from './did-key.js';
+import { type AgentIdentity, createIdentity } from './did-key.js';
 import { openEnvelope, openLegacyPasswordRow, sealEnvelope, type Envelope } from './envelope.js';
 
 /** Purposes that hold key material: never readable or writable from agent code. */
@@ -42,7 +42,9 @@ export function provisionIdentity(adf: AdfFile, sealTo: SealTo): AgentIdentity {
   });
   adf.transaction(() => {
     const put = adf.db.prepare(
-      'INSERT INTO adf_identity (purpose, value, encryption_algo, code_access) VALUES (?, ?, ?, 0) ON CONFLICT(purpose) DO UPDATE SET value = excluded.value, encryption_algo = excluded.encryption_algo, salt = NULL, kdf_params = NULL, code_access = 0',
+      'INSERT INTO adf_identity (purpose, value, encryption_algo, code_access) VALUES (?, ?, ?, 0) ON ' +
+        'CONFLICT(purpose) DO UPDATE SET value = excluded.value, encryption_algo = excluded.encryption_algo, ' +
+        'salt = NULL, kdf_params = NULL, code_access = 0',
     );
     put.run('crypto:signing:public_key', Buffer.from(identity.publicKey), 'plain');
     put.run('crypto:signing:private_key', Buffer.from(JSON.stringify(env)), 'env:identity');
@@ -105,7 +107,9 @@ export function storeSecret(
   });
   adf.db
     .prepare(
-      'INSERT INTO adf_identity (purpose, value, encryption_algo, code_access) VALUES (?, ?, ?, ?) ON CONFLICT(purpose) DO UPDATE SET value = excluded.value, encryption_algo = excluded.encryption_algo, salt = NULL, kdf_params = NULL, code_access = excluded.code_access',
+      'INSERT INTO adf_identity (purpose, value, encryption_algo, code_access) VALUES (?, ?, ?, ?) ON ' +
+        'CONFLICT(purpose) DO UPDATE SET value = excluded.value, encryption_algo = excluded.encryption_algo, ' +
+        'salt = NULL, kdf_params = NULL, code_access = excluded.code_access',
     )
     .run(purpose, Buffer.from(JSON.stringify(env)), 'env:credentials', options.codeAccess ? 1 : 0);
 }

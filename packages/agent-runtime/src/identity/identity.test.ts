@@ -152,7 +152,8 @@ describe('identity in the .adf file', () => {
     const ct = Buffer.concat([c.update('legacy-secret'), c.final()]);
     adf.db
       .prepare(
-        "INSERT INTO adf_identity (purpose, value, encryption_algo, salt, kdf_params) VALUES ('mcp:gh:TOKEN', ?, 'aes-256-gcm', ?, '{\"iterations\":100000}')",
+        'INSERT INTO adf_identity (purpose, value, encryption_algo, salt, kdf_params) VALUES ' +
+          "('mcp:gh:TOKEN', ?, 'aes-256-gcm', ?, '{\"iterations\":100000}')",
       )
       .run(Buffer.concat([iv, ct, c.getAuthTag()]), salt);
     expect(new TextDecoder().decode(readSecret(adf, 'mcp:gh:TOKEN', { password: 'pw' }))).toBe('legacy-secret');
@@ -160,45 +161,48 @@ describe('identity in the .adf file', () => {
     adf.close();
   });
 
-  it('get_identity/set_identity: key material is never readable or writable from code; code_access is respected', async () => {
-    const adf = newAdf();
-    provisionIdentity(adf, sealTo);
-    storeSecret(adf, 'mcp:gh:TOKEN', bytes('owner-only'), { sealTo, codeAccess: false });
-    storeSecret(adf, 'api:shared', bytes('code-ok'), { sealTo, codeAccess: true });
-    const gate = createToolGate({
-      adf,
-      registry: createToolRegistry(createIdentityTools({ privateKey: runtime.privateKey, sealTo })),
-    });
-    const call = (name: string, args: unknown, origin: 'code' | 'authorized-code' = 'code') =>
-      gate.call(name, args, { origin });
-    const code = async (p: Promise<unknown>) =>
-      p.then(
-        () => 'ok',
-        (e: { code: string }) => e.code,
+  it(
+    'get_identity/set_identity: key material is never readable or writable from code; ' + 'code_access is respected',
+    async () => {
+      const adf = newAdf();
+      provisionIdentity(adf, sealTo);
+      storeSecret(adf, 'mcp:gh:TOKEN', bytes('owner-only'), { sealTo, codeAccess: false });
+      storeSecret(adf, 'api:shared', bytes('code-ok'), { sealTo, codeAccess: true });
+      const gate = createToolGate({
+        adf,
+        registry: createToolRegistry(createIdentityTools({ privateKey: runtime.privateKey, sealTo })),
+      });
+      const call = (name: string, args: unknown, origin: 'code' | 'authorized-code' = 'code') =>
+        gate.call(name, args, { origin });
+      const code = async (p: Promise<unknown>) =>
+        p.then(
+          () => 'ok',
+          (e: { code: string }) => e.code,
+        );
+      for (const purpose of [
+        'crypto:signing:private_key',
+        'crypto:signing:public_key',
+        'crypto:envelope:identity',
+        'crypto:kdf:salt',
+      ]) {
+        expect(await code(call('get_identity', { purpose }, 'authorized-code'))).toBeTrustCode('IDENTITY_KEY_MATERIAL');
+        expect(await code(call('set_identity', { purpose, value: 'x' }, 'authorized-code'))).toBeTrustCode(
+          'IDENTITY_KEY_MATERIAL',
+        );
+      }
+      expect(await code(call('get_identity', { purpose: 'mcp:gh:TOKEN' }))).toBeTrustCode('IDENTITY_CODE_ACCESS');
+      expect(await code(call('set_identity', { purpose: 'mcp:gh:TOKEN', value: 'overwrite' }))).toBeTrustCode(
+        'IDENTITY_CODE_ACCESS',
       );
-    for (const purpose of [
-      'crypto:signing:private_key',
-      'crypto:signing:public_key',
-      'crypto:envelope:identity',
-      'crypto:kdf:salt',
-    ]) {
-      expect(await code(call('get_identity', { purpose }, 'authorized-code'))).toBeTrustCode('IDENTITY_KEY_MATERIAL');
-      expect(await code(call('set_identity', { purpose, value: 'x' }, 'authorized-code'))).toBeTrustCode(
-        'IDENTITY_KEY_MATERIAL',
+      expect(await call('get_identity', { purpose: 'api:shared' })).toBe('code-ok');
+      await call('set_identity', { purpose: 'mine', value: 'v' });
+      expect(await call('get_identity', { purpose: 'mine' })).toBe('v');
+      expect(await code(gate.call('get_identity', { purpose: 'mine' }, { origin: 'llm' }))).toBeTrustCode(
+        'TOOL_NOT_DECLARED',
       );
-    }
-    expect(await code(call('get_identity', { purpose: 'mcp:gh:TOKEN' }))).toBeTrustCode('IDENTITY_CODE_ACCESS');
-    expect(await code(call('set_identity', { purpose: 'mcp:gh:TOKEN', value: 'overwrite' }))).toBeTrustCode(
-      'IDENTITY_CODE_ACCESS',
-    );
-    expect(await call('get_identity', { purpose: 'api:shared' })).toBe('code-ok');
-    await call('set_identity', { purpose: 'mine', value: 'v' });
-    expect(await call('get_identity', { purpose: 'mine' })).toBe('v');
-    expect(await code(gate.call('get_identity', { purpose: 'mine' }, { origin: 'llm' }))).toBeTrustCode(
-      'TOOL_NOT_DECLARED',
-    );
-    adf.close();
-  });
+      adf.close();
+    },
+  );
 
   it('code_execution.get_identity=false disables the method', async () => {
     const adf = createAdf(join(mkdtempSync(join(tmpdir(), 'id-')), 'a.adf'), {

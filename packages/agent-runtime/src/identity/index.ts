@@ -1,3 +1,4 @@
+// `@trust/agent-runtime/identity`: did:key identities, sealed envelopes, secrets and .adf reviews.
 export {
   AgentIdentity,
   createIdentity,
@@ -6,24 +7,9 @@ export {
   signWithIdentity,
   verifyDidSignature,
 } from './did-key.js';
-export {
-  SCRYPT_PARAMS,
-  createEnvelopeKeyPair,
-  envelopeKeyFromPkcs8,
-  openEnvelope,
-  openLegacyPasswordRow,
-  sealEnvelope,
-} from './envelope.js';
+export { createEnvelopeKeyPair, envelopeKeyFromPkcs8, openEnvelope, sealEnvelope } from './envelope.js';
 export type { Envelope, EnvelopeKeyPair } from './envelope.js';
-export {
-  KEY_MATERIAL,
-  claimSharedAdf,
-  createCodeIdentityAccess,
-  loadIdentity,
-  provisionIdentity,
-  readSecret,
-  storeSecret,
-} from './identity-store.js';
+export { claimSharedAdf, loadIdentity, provisionIdentity, readSecret, storeSecret } from './identity-store.js';
 export type { SealTo } from './identity-store.js';
 export { createIdentityTools } from './identity-tools.js';
 export { computeAdfContentHash, createAdfReviewStore, reviewKeyOf, signAdfContent } from './adf-review.js';

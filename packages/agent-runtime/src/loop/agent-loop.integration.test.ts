@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import type { agentConfigSchema } from '../config/agent-config-schema.js';
+import type { z } from 'zod';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +30,9 @@ beforeAll(async () => {
     process.execPath,
     [
       '-e',
-      `require('node:http').createServer((q, s) => { s.setHeader('content-type', 'text/plain'); s.end('peer says hi from ' + q.url); }).listen(0, '127.0.0.1', function () { console.log('PORT ' + this.address().port); })`,
+      `require('node:http').createServer((q, s) => { s.setHeader('content-type', 'text/plain'); s.end('peer ` +
+        `says hi from ' + q.url); }).listen(0, '127.0.0.1', function () { console.log('PORT ' + ` +
+        `this.address().port); })`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -54,11 +58,10 @@ afterAll(async () => {
   peer?.kill('SIGTERM');
 });
 
-function agentFile(mutate: (c: Record<string, any>) => void = () => {}): string {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
+function agentFile(mutate: (c: z.input<typeof agentConfigSchema>) => void = () => {}): string {
   const path = join(mkdtempSync(join(tmpdir(), 'agent-loop-')), 'agent.adf');
-  const config = structuredClone(defaultAgentConfig({ name: 'loop-test' })) as unknown as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  config.tools = config.tools.map((t: { name: string }) => (t.name === 'fs_write' ? { ...t, restricted: true } : t));
+  const config: z.input<typeof agentConfigSchema> = structuredClone(defaultAgentConfig({ name: 'loop-test' }));
+  config.tools = config.tools?.map((t) => (t.name === 'fs_write' ? { ...t, restricted: true } : t));
   mutate(config);
   const adf = createAdf(path, { template: config });
   adf.files.write('notes.md', 'buy milk');
@@ -189,7 +192,7 @@ describe('scripted conversation through the loop', { timeout: 60_000 }, () => {
 
   it('fetch middleware fails closed', async () => {
     const path = agentFile((c) => {
-      c.security.fetch_middleware = [{ lambda: 'mw.js:check' }];
+      c.security!.fetch_middleware = [{ lambda: 'mw.js:check' }];
     });
     const provider = createScriptedProvider([
       use('f1', 'sys_fetch', { url: `http://127.0.0.1:${peerPort}/x` }),
@@ -208,7 +211,7 @@ describe('scripted conversation through the loop', { timeout: 60_000 }, () => {
 
   it('fetch middleware from an unauthorized file is refused, and an authorized one may rewrite', async () => {
     const path = agentFile((c) => {
-      c.security.fetch_middleware = [{ lambda: 'mw.js:check' }];
+      c.security!.fetch_middleware = [{ lambda: 'mw.js:check' }];
     });
     const provider = createScriptedProvider([
       use('f1', 'sys_fetch', { url: `http://127.0.0.1:${peerPort}/original` }),
@@ -247,7 +250,7 @@ describe('loop limits and modes', { timeout: 60_000 }, () => {
     const provider = createScriptedProvider(Array.from({ length: 5 }, (_v, i) => use(`l${i}`, 'fs_list', {})));
     const agent = openAgent(
       agentFile((c) => {
-        c.limits.max_active_turns = 2;
+        c.limits!.max_active_turns = 2;
       }),
       { provider },
     );
@@ -262,7 +265,7 @@ describe('loop limits and modes', { timeout: 60_000 }, () => {
     ]);
     const agent = openAgent(
       agentFile((c) => {
-        c.limits.max_tool_result_tokens = 10;
+        c.limits!.max_tool_result_tokens = 10;
       }),
       { provider },
     );
@@ -291,7 +294,9 @@ describe('loop limits and modes', { timeout: 60_000 }, () => {
   it('agent code calls tools with origin code: restricted tools are refused, free ones work', async () => {
     const provider = createScriptedProvider([
       use('c1', 'sys_code', {
-        code: 'const n = (await adf.fs_read({ path: "notes.md" })).content; try { await adf.fs_write({ path: "x", mode: "write", content: n }); return "wrote"; } catch (e) { return [n, e.code]; }',
+        code:
+          'const n = (await adf.fs_read({ path: "notes.md" })).content; try { await adf.fs_write({ path: "x", ' +
+          'mode: "write", content: n }); return "wrote"; } catch (e) { return [n, e.code]; }',
       }),
       { content: [{ type: 'text', text: 'ok' }] },
     ]);
@@ -321,7 +326,8 @@ describe('loop limits and modes', { timeout: 60_000 }, () => {
     });
     agent.adf.files.write(
       'admin.js',
-      'async function run(a) { await adf.fs_write({ path: "admin-out.txt", mode: "write", content: a.text }); return "ok"; }',
+      'async function run(a) { await adf.fs_write({ path: "admin-out.txt", mode: "write", content: a.text ' +
+        '}); return "ok"; }',
     );
     agent.adf.files.setAuthorized('admin.js', true, 'owner');
     await agent.send('run admin');
@@ -332,7 +338,7 @@ describe('loop limits and modes', { timeout: 60_000 }, () => {
 
   it('adf_shell runs through the same gate (disabled tool → 126)', async () => {
     const path = agentFile((c) => {
-      c.tools = c.tools.map((t: { name: string }) =>
+      c.tools = c.tools!.map((t: { name: string }) =>
         t.name === 'adf_shell' ? { name: 'adf_shell', enabled: true, visible: true } : t,
       );
     });

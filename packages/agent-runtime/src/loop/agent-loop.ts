@@ -95,7 +95,7 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
       description: t.description,
       inputSchema: t.inputSchema as Record<string, unknown>,
     }));
-    let response;
+    let response: Awaited<ReturnType<ModelProvider['createMessage']>>;
     try {
       response = await provider.createMessage({
         ...(config.instructions ? { system: config.instructions } : {}),

@@ -71,7 +71,10 @@ export interface OpenAgentOptions {
    * `msg_send`; absent, `msg_send` fails with NOT_IMPLEMENTED.
    */
   readonly messaging?: (adf: AdfFile) => AgentMessaging;
-  /** Schedules the timer clock armed by {@link Agent.start} and the releases of timed triggers (default: Node's timers, unref'd). */
+  /**
+   * Schedules the timer clock armed by {@link Agent.start} and the releases of timed triggers (default: Node's timers,
+   * unref'd).
+   */
   readonly scheduler?: TimerScheduler;
   /** Bounds on trigger firings (depth, rates, queue); defaults in DEFAULT_TRIGGER_LIMITS. */
   readonly triggerLimits?: Partial<TriggerLimits>;
@@ -119,7 +122,10 @@ export interface Agent {
   state(): AgentState;
   /** Human input: appends a user message and runs the loop until the model ends its turn. */
   send(text: string): Promise<TurnOutcome>;
-  /** Continues pending work (an unanswered user message, or calls interrupted by a restart). Does nothing when idle and not autonomous. */
+  /**
+   * Continues pending work (an unanswered user message, or calls interrupted by a restart). Does nothing when idle and
+   * not autonomous.
+   */
   run(): Promise<TurnOutcome>;
   /** Answers the pending `ask`. */
   answer(text: string): void;
@@ -166,7 +172,8 @@ export interface Agent {
  *
  * @example
  * ```ts
- * const agent = openAgent('helper.adf', { provider: createScriptedProvider([{ content: [{ type: 'text', text: 'hi' }] }]) });
+ * const agent = openAgent('helper.adf', { provider: createScriptedProvider([{ content: [{ type: 'text', text: 'hi' }]
+ * }]) });
  * const out = await agent.send('hello');
  * agent.close();
  * ```
@@ -382,7 +389,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       pendingAsk.resolve(text);
     },
     async connectMcpServers(o) {
-      const out = [];
+      const out: Awaited<ReturnType<Agent['connectMcpServers']>> = [];
       for (const server of adf.config().mcp.servers) {
         const conn = await connectMcpServer({
           server,
@@ -401,7 +408,9 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
           origin: 'mcp',
           event: 'mcp.connected',
           target: server.name,
-          message: `${server.name} connected (${conn.placement}); ${conn.tools.length} tools${conn.refusedEnv.length ? `; refused env ${conn.refusedEnv.join(', ')}` : ''}`,
+          message:
+            `${server.name} connected (${conn.placement}); ${conn.tools.length} tools` +
+            (conn.refusedEnv.length ? `; refused env ${conn.refusedEnv.join(', ')}` : ''),
         });
         out.push({
           server: conn.server,

@@ -24,7 +24,11 @@ export interface LoadedConversation {
 export function formatLoopNote(content: unknown): string {
   const c = (content ?? {}) as { from?: unknown; text?: unknown };
   const from = typeof c.from === 'string' ? c.from.replace(/[^\w./:-]/g, '_').slice(0, 200) : 'code';
-  return `[runtime note from code ${from}] Injected by agent code through adf.loop_inject; not a message from your owner.\n${typeof c.text === 'string' ? c.text : ''}`;
+  const text = typeof c.text === 'string' ? c.text : '';
+  return (
+    `[runtime note from code ${from}] Injected by agent code through adf.loop_inject; ` +
+    `not a message from your owner.\n${text}`
+  );
 }
 
 const toBlocks = (content: string | readonly ContentBlock[]): ContentBlock[] =>
@@ -75,7 +79,7 @@ export function loadMessages(adf: AdfFile): ModelMessage[] {
 /** Tool calls of the last assistant message that never got a result (a crash or restart in between). */
 export function danglingToolUses(messages: readonly ModelMessage[]): ToolUseBlock[] {
   const last = messages[messages.length - 1];
-  if (!last || last.role !== 'assistant' || typeof last.content === 'string') return [];
+  if (last?.role !== 'assistant' || typeof last.content === 'string') return [];
   return last.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
 }
 
@@ -94,7 +98,9 @@ export function repairDangling(adf: AdfFile, messages: readonly ModelMessage[]):
       type: 'tool_result',
       toolUseId: call.id,
       isError: true,
-      content: `interrupted: the runtime restarted while ${call.name} was in progress; ${what}. Call it again if it is still needed.`,
+      content:
+        `interrupted: the runtime restarted while ${call.name} was in progress; ${what}. ` +
+        'Call it again if it is still needed.',
     };
   });
   adf.loop.append({ role: 'user', content: results });

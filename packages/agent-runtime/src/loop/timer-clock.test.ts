@@ -52,7 +52,8 @@ describe('timer clock', () => {
     const agent = openAgent(file(), { provider: createScriptedProvider(), clock: () => now, scheduler: s.scheduler });
     agent.adf.files.write(
       'jobs.js',
-      'async function tick(ev) { await adf.fs_write({ path: "beats.txt", mode: "append", content: ev.payload + ";" }); }',
+      'async function tick(ev) { await adf.fs_write({ path: "beats.txt", mode: "append", content: ev.payload ' +
+        '+ ";" }); }',
     );
     await agent.gate.call(
       'sys_set_timer',

@@ -1,4 +1,6 @@
 import type { AdfTimers } from '../adf/adf-records.js';
+import { checkOptions } from '../options/strict-options.js';
+import { timerClockOptionsSchema } from '../triggers/trigger-options.js';
 
 /** Schedules one callback; the runtime's only use of host timers, injectable for tests. */
 export interface TimerScheduler {
@@ -55,7 +57,8 @@ export interface TimerClockOptions {
  * const clock = createTimerClock({ timers: adf.timers, clock: () => new Date(), fire: () => agent.fireDueTimers() });
  * clock.arm();
  */
-export function createTimerClock(options: TimerClockOptions): TimerClock {
+export function createTimerClock(input: TimerClockOptions): TimerClock {
+  const options = checkOptions('createTimerClock', timerClockOptionsSchema, input);
   const scheduler = options.scheduler ?? nodeTimerScheduler;
   let armed = false;
   let handle: unknown;

@@ -29,7 +29,8 @@ describe('timer firing', () => {
     });
     agent.adf.files.write(
       'jobs.js',
-      'async function tick(ev) { await adf.fs_write({ path: "log.txt", mode: "append", content: ev.payload + ";" }); return 1; }',
+      'async function tick(ev) { await adf.fs_write({ path: "log.txt", mode: "append", content: ev.payload + ' +
+        '";" }); return 1; }',
     );
     agent.adf.files.write(
       'plain.js',

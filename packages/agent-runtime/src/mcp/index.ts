@@ -1,3 +1,4 @@
+// `@trust/agent-runtime/mcp`: MCP servers connected through the OS sandbox (stdio) or the egress client (HTTP).
 export { connectMcpServer } from './mcp-connector.js';
 export type {
   ConnectMcpOptions,

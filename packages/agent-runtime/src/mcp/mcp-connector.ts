@@ -26,7 +26,10 @@ export interface McpSandboxPolicy {
 /** Options of {@link connectMcpServer}. */
 export interface ConnectMcpOptions {
   readonly server: McpServerConfig;
-  /** Who installed the server: an owner's install may run on the host; an agent's runs sandboxed unless the host gate allows. */
+  /**
+   * Who installed the server: an owner's install may run on the host; an agent's runs sandboxed unless the host gate
+   * allows.
+   */
   readonly installedBy: 'owner' | 'agent';
   /** Requested placement (default `sandbox`). */
   readonly runOn?: McpPlacement;
@@ -74,7 +77,8 @@ interface McpToolInfo {
  *
  * @example
  * ```ts
- * const conn = await connectMcpServer({ server, installedBy: 'agent', createSandbox: (p) => createSandbox(p, { egress }) });
+ * const conn = await connectMcpServer({ server, installedBy: 'agent', createSandbox: (p) => createSandbox(p, { egress
+ * }) });
  * const registry = createToolRegistry(conn.tools);
  * ```
  */

@@ -1,4 +1,6 @@
 import type { AuditSink, Principal } from '@trust/core';
+import { checkOptions } from '../options/strict-options.js';
+import { agentMessagingOptionsSchema } from './messaging-options.js';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { AgentConfig } from '../config/agent-config-schema.js';
 import type { ToolDefinition } from '../gate/tool-definition.js';
@@ -84,7 +86,8 @@ function storeInbox(adf: AdfFile, record: InboxRecord): void {
  * Messaging for one agent: its ingress (stores verified mail in `adf_inbox`) and its sending side
  * (signs with the agent key, records in `adf_outbox`, delivers through the mesh or egress).
  */
-export function createAgentMessaging(options: AgentMessagingOptions): AgentMessaging {
+export function createAgentMessaging(input: AgentMessagingOptions): AgentMessaging {
+  const options = checkOptions('createAgentMessaging', agentMessagingOptionsSchema, input);
   const { adf, identity } = options;
   const now = options.now ?? Date.now;
   const known = adf.db.prepare('SELECT 1 FROM adf_inbox WHERE message_id = ? LIMIT 1');
@@ -150,7 +153,8 @@ export function createAgentMessaging(options: AgentMessagingOptions): AgentMessa
         address: {
           type: 'string',
           description:
-            'base URL of the recipient runtime, for agents elsewhere: http(s):// for the mesh inbox, ws(s):// for the mesh WebSocket',
+            'base URL of the recipient runtime, for agents elsewhere: http(s):// for the mesh inbox, ' +
+            'ws(s):// for the mesh WebSocket',
         },
         encrypt: { type: 'boolean' },
       },

@@ -151,7 +151,7 @@ async function deliverOverWebSocket(
   const signer = options.signer;
   const connector = { webSocket: (url: string, o: { principal: Principal }) => egress.webSocket!(url, o) };
   return withRetries(options, 'ws', async (attempt) => {
-    let session;
+    let session: Awaited<ReturnType<typeof openMeshWsSession>> | undefined;
     try {
       session = await openMeshWsSession(address, {
         egress: connector,

@@ -1,3 +1,5 @@
+// `@trust/agent-runtime/messaging`: signed messages, the one ingress path, delivery and the mesh
+// transports (local, HTTP handler, WebSocket protocol).
 export { composeMessage } from './compose.js';
 export type { ComposeOptions, MessageSigner } from './compose.js';
 export { deliverMessage } from './delivery.js';
@@ -29,29 +31,17 @@ export type { AgentMessage, MessageAttachment, MessagePayload, TrustStamp } from
 export { MESH_INBOX_PREFIX, handleMeshRequest } from './mesh-http.js';
 export { createReplayGuard } from './replay-guard.js';
 export type { ReplayGuard } from './replay-guard.js';
-export { identitySeed } from './seed.js';
 export { createAgentMessaging, ingressSettingsFromConfig } from './agent-messaging.js';
 export type { AgentMessaging, AgentMessagingOptions, SendRequest } from './agent-messaging.js';
-export { isFinalMeshWsError, meshWsUrl, openMeshWsSession } from './mesh-ws-client.js';
+export { openMeshWsSession } from './mesh-ws-client.js';
 export type { MeshSocket, MeshWsClientOptions, MeshWsClientSession, MeshWsConnector } from './mesh-ws-client.js';
 export {
   MESH_WS_CLOSE,
-  MESH_WS_MAX_FRAME_BYTES,
   MESH_WS_PREFIX,
   MESH_WS_VERSION,
-  createMeshWsNonce,
   evaluateMeshWsAuth,
-  meshWsAuthBytes,
   signMeshWsAuth,
 } from './mesh-ws-protocol.js';
-export type {
-  AckFrame,
-  AuthFrame,
-  ChallengeFrame,
-  MeshWsAuthQuery,
-  MeshWsTranscript,
-  MessageFrame,
-  ReadyFrame,
-} from './mesh-ws-protocol.js';
-export { DEFAULT_MESH_WS_LIMITS, createMeshWsSession } from './mesh-ws-session.js';
-export type { MeshWsLimits, MeshWsPeer, MeshWsSession, MeshWsSessionOptions } from './mesh-ws-session.js';
+export type { AckFrame } from './mesh-ws-protocol.js';
+export { DEFAULT_MESH_WS_LIMITS } from './mesh-ws-session.js';
+export type { MeshWsLimits } from './mesh-ws-session.js';

@@ -1,4 +1,6 @@
 import type { TrustErrorCode } from '@trust/core';
+import { checkOptions } from '../options/strict-options.js';
+import { ingressOptionsSchema } from './messaging-options.js';
 import {
   DEFAULT_MAX_JSON_DEPTH,
   checkJsonText,
@@ -73,7 +75,8 @@ export interface IngressOptions {
 export type IngestFunction = (raw: string | Uint8Array, ctx: IngressContext) => Promise<IngressResult>;
 
 /** The one ingress path: mesh HTTP, WebSocket and local delivery all call the function this returns. */
-export function createIngress(options: IngressOptions): IngestFunction {
+export function createIngress(input: IngressOptions): IngestFunction {
+  const options = checkOptions('createIngress', ingressOptionsSchema, input);
   const verify = options.verify ?? verifyDidSignature;
 
   return async function ingest(raw, ctx) {
@@ -292,7 +295,7 @@ export function createIngress(options: IngressOptions): IngestFunction {
 
     // 7. middleware, failing closed
     for (const mw of options.middleware ?? []) {
-      let verdict;
+      let verdict: Awaited<ReturnType<InboxMiddleware>>;
       try {
         verdict = await mw(message, stamps);
       } catch {

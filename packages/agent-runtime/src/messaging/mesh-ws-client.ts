@@ -17,7 +17,9 @@ import {
 export interface MeshSocket {
   send(data: string): void;
   close(code?: number, reason?: string): void;
-  addEventListener(type: string, listener: (event: any) => void): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+  addEventListener(type: 'close', listener: (event: { code: number; reason: string }) => void): void;
+  addEventListener(type: 'error', listener: (event: unknown) => void): void;
 }
 
 /** Opens sockets; the agent's `@trust/egress` client, so its guard and policy decide every connect. */
@@ -84,8 +86,10 @@ export function closedError(code: number, reason: string): TrustError {
  * challenge with a signature over its nonce and both DIDs, and waits for `ready`.
  *
  * @example
- * const session = await openMeshWsSession('ws://127.0.0.1:7385', { egress, principal, signer: identity, serverDid: peerDid });
- * const ack = await session.send(composeMessage(identity, { to: peerDid, payload: { content: 'hi', content_type: 'text/plain' } }));
+ * const session = await openMeshWsSession('ws://127.0.0.1:7385', { egress, principal, signer: identity, serverDid:
+ * peerDid });
+ * const ack = await session.send(composeMessage(identity, { to: peerDid, payload: { content: 'hi', content_type:
+ * 'text/plain' } }));
  * session.close();
  */
 export async function openMeshWsSession(address: string, options: MeshWsClientOptions): Promise<MeshWsClientSession> {

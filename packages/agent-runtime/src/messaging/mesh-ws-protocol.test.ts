@@ -83,7 +83,8 @@ describe('mesh WebSocket handshake', () => {
       meshWsAuthBytes({ nonce: 'n', clientDid: 'did:key:zA', serverDid: 'did:key:zB', timestamp: 't' }),
     );
     expect(text).toBe(
-      'trust-mesh-ws-auth-v1\n{"client_did":"did:key:zA","nonce":"n","purpose":"mesh-ws-auth","server_did":"did:key:zB","timestamp":"t","v":1}',
+      'trust-mesh-ws-auth-v1\n{"client_did":"did:key:zA","nonce":"n","purpose":"mesh-ws-auth",' +
+        '"server_did":"did:key:zB","timestamp":"t","v":1}',
     );
   });
 });

@@ -15,7 +15,8 @@ afterEach(() => {
 
 function setup(limits: Partial<MeshWsLimits> = {}, clock = { t: Date.now() }, middleware: InboxMiddleware[] = []) {
   const rx = createTestReceiver({}, middleware);
-  const sent: any[] = [];
+  // Frames the session sent, parsed; `nonce` is read from the challenge only.
+  const sent: Array<{ readonly type: string; readonly nonce: string; readonly [key: string]: unknown }> = [];
   const closes: Array<{ code: number; reason: string }> = [];
   const audit = createMemoryAuditSink();
   const ingest = vi.fn(rx.ingest);
@@ -28,7 +29,7 @@ function setup(limits: Partial<MeshWsLimits> = {}, clock = { t: Date.now() }, mi
     peer: { send: (t) => sent.push(JSON.parse(t)), close: (code, reason) => closes.push({ code, reason }) },
   });
   session.start();
-  const challenge = sent[0];
+  const challenge = sent[0]!;
   const frame = (o: unknown) => session.receive(Buffer.from(JSON.stringify(o)), false);
   const login = (who: AgentIdentity) => frame(signMeshWsAuth(who, challenge.nonce, rx.identity.did, () => clock.t));
   const acks = async (n: number) => {
@@ -74,7 +75,7 @@ describe('mesh WebSocket session (server side)', () => {
 
   it('refuses a handshake answer larger than a handshake needs', () => {
     const s = setup();
-    s.frame({ ...signMeshWsAuth(createIdentity(), s.challenge.nonce, s.rx.identity.did), pad: 'x'.repeat(4096) });
+    s.frame({ ...signMeshWsAuth(createIdentity(), s.challenge!.nonce, s.rx.identity.did), pad: 'x'.repeat(4096) });
     expect(s.closes[0]).toMatchObject({ code: 4401 });
     expect(s.closes[0]!.reason).toMatch(/^MESH_WS_AUTH_MALFORMED: /);
   });
@@ -88,7 +89,7 @@ describe('mesh WebSocket session (server side)', () => {
     s.frame({ v: 1, type: 'message', message: hello(me, s.rx.identity.did) });
     const [ack] = await s.acks(1);
     expect(ack).toMatchObject({ accepted: false, code: expect.toBeTrustCode('MESSAGE_REFUSED') });
-    expect(ack.reason).toHaveLength(512);
+    expect(ack!.reason).toHaveLength(512);
   });
 
   it('gives one try: after a failed answer nothing more is read', () => {

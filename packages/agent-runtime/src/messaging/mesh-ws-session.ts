@@ -1,4 +1,6 @@
 import { DEFAULT_MAX_JSON_DEPTH, checkJsonText, type AuditSink } from '@trust/core';
+import { checkOptions } from '../options/strict-options.js';
+import { meshWsSessionOptionsSchema } from './messaging-options.js';
 import type { IngestFunction } from './ingress.js';
 import {
   MESH_WS_CLOSE,
@@ -80,12 +82,14 @@ export interface MeshWsSession {
  * answer; `ws_remote_did` comes from the handshake, never from a frame.
  *
  * @example
- * const session = createMeshWsSession({ serverDid, ingest, peer: { send: (t) => ws.send(t), close: (c, r) => ws.close(c, r) } });
+ * const session = createMeshWsSession({ serverDid, ingest, peer: { send: (t) => ws.send(t), close: (c, r) =>
+ * ws.close(c, r) } });
  * ws.on('message', (data, binary) => session.receive(data as Buffer, binary));
  * ws.on('close', () => session.closed());
  * session.start();
  */
-export function createMeshWsSession(options: MeshWsSessionOptions): MeshWsSession {
+export function createMeshWsSession(input: MeshWsSessionOptions): MeshWsSession {
+  const options = checkOptions('createMeshWsSession', meshWsSessionOptionsSchema, input);
   const limits: MeshWsLimits = { ...DEFAULT_MESH_WS_LIMITS, ...options.limits };
   const now = options.now ?? Date.now;
   let nonce: string | undefined = (options.nonce ?? createMeshWsNonce)();

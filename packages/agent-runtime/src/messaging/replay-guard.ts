@@ -1,3 +1,6 @@
+import { checkOptions } from '../options/strict-options.js';
+import { replayGuardOptionsSchema } from './messaging-options.js';
+
 /**
  * Remembers message ids for as long as their timestamp could still pass the skew check. Older
  * ids can go: a replay of them fails the timestamp check. `knownElsewhere` asks durable storage
@@ -12,11 +15,12 @@ export interface ReplayGuard {
   forget(id: string): void;
 }
 
-export function createReplayGuard(options: {
+export function createReplayGuard(input: {
   now: () => number;
   knownElsewhere?: (id: string) => boolean;
   maxEntries?: number;
 }): ReplayGuard {
+  const options = checkOptions('createReplayGuard', replayGuardOptionsSchema, input);
   const ids = new Map<string, number>();
   const max = options.maxEntries ?? 100_000;
   return {

@@ -1,4 +1,6 @@
 import { TrustError } from '@trust/core';
+import { checkOptions } from '../options/strict-options.js';
+import { httpProviderOptionsSchema } from './provider-options.js';
 import type {
   ModelMessage,
   ModelProvider,
@@ -48,11 +50,14 @@ function toAnthropicMessages(messages: readonly ModelMessage[]): unknown[] {
  *
  * @example
  * ```ts
- * const egress = createEgressClient({ policy: chain(allowHosts(['api.anthropic.com']), injectHeaders(['api.anthropic.com'], { 'x-api-key': key })) });
- * const provider = createAnthropicProvider({ baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5', egress });
+ * const egress = createEgressClient({ policy: chain(allowHosts(['api.anthropic.com']),
+ * injectHeaders(['api.anthropic.com'], { 'x-api-key': key })) });
+ * const provider = createAnthropicProvider({ baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5', egress
+ * });
  * ```
  */
-export function createAnthropicProvider(options: HttpProviderOptions): ModelProvider {
+export function createAnthropicProvider(input: HttpProviderOptions): ModelProvider {
+  const options = checkOptions('createAnthropicProvider', httpProviderOptionsSchema, input);
   const label = `anthropic ${options.model} at ${new URL(options.baseUrl).host}`;
   const stream = options.stream ?? true;
   return {
@@ -127,14 +132,39 @@ function fromMessage(json: unknown, model: string, label: string): ModelResponse
   };
 }
 
+/** One stream event as it arrives from the API: any field may be absent. */
+interface StreamEvent {
+  readonly type?: string;
+  readonly index?: number;
+  readonly message?: {
+    readonly model?: string;
+    readonly usage?: { readonly input_tokens?: number; readonly output_tokens?: number };
+  };
+  readonly content_block?: {
+    readonly type?: string;
+    readonly text?: string;
+    readonly id?: string;
+    readonly name?: string;
+  };
+  readonly delta?: {
+    readonly type?: string;
+    readonly text?: string;
+    readonly partial_json?: string;
+    readonly stop_reason?: string;
+  };
+  readonly usage?: { readonly output_tokens?: number };
+  readonly error?: { readonly type?: string; readonly message?: unknown };
+}
+
 async function readStream(
   body: ReadableStream<Uint8Array>,
   request: ModelRequest,
   model: string,
   label: string,
 ): Promise<ModelResponse> {
+  // Keyed by the event's index as received (a malformed event without one keeps `undefined`).
   const blocks = new Map<
-    number,
+    number | undefined,
     { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; json: string }
   >();
   let stop: string | undefined;
@@ -143,7 +173,7 @@ async function readStream(
   let answeredModel = model;
   let ended = false;
   for await (const ev of parseSse(body)) {
-    const d = parseJsonBody(ev.data, label) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const d = parseJsonBody(ev.data, label) as StreamEvent;
     switch (d.type) {
       case 'message_start':
         answeredModel = d.message?.model ?? model;
@@ -153,13 +183,19 @@ async function readStream(
       case 'content_block_start':
         if (d.content_block?.type === 'text') blocks.set(d.index, { type: 'text', text: d.content_block.text ?? '' });
         else if (d.content_block?.type === 'tool_use')
-          blocks.set(d.index, { type: 'tool_use', id: d.content_block.id, name: d.content_block.name, json: '' });
+          blocks.set(d.index, {
+            type: 'tool_use',
+            id: d.content_block.id as string,
+            name: d.content_block.name as string,
+            json: '',
+          });
         break;
       case 'content_block_delta': {
         const b = blocks.get(d.index);
         if (b?.type === 'text' && d.delta?.type === 'text_delta') {
-          b.text += d.delta.text;
-          request.onTextDelta?.(d.delta.text);
+          const text = d.delta.text as string;
+          b.text += text;
+          request.onTextDelta?.(text);
         } else if (b?.type === 'tool_use' && d.delta?.type === 'input_json_delta') b.json += d.delta.partial_json ?? '';
         break;
       }
@@ -182,7 +218,7 @@ async function readStream(
   }
   if (!ended) throw new TrustError('PROVIDER_BAD_RESPONSE', `${label} ended the stream before message_stop`);
   const content: OutputBlock[] = [...blocks.entries()]
-    .sort((a, b) => a[0] - b[0])
+    .sort((a, b) => Number(a[0]) - Number(b[0]))
     .map(([, b]) =>
       b.type === 'text'
         ? { type: 'text', text: b.text }

@@ -99,7 +99,9 @@ export interface ProviderHttpResponse {
   text(): Promise<string>;
 }
 
-/** Retry policy for transient failures (429, 5xx, 529, connection resets). Auth and request errors are never retried. */
+/**
+ * Retry policy for transient failures (429, 5xx, 529, connection resets). Auth and request errors are never retried.
+ */
 export interface RetryOptions {
   /** Attempts in total, including the first (default 3, at most 10). */
   readonly maxAttempts?: number;

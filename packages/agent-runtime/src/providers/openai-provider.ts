@@ -1,4 +1,6 @@
 import { TrustError } from '@trust/core';
+import { checkOptions } from '../options/strict-options.js';
+import { httpProviderOptionsSchema } from './provider-options.js';
 import type {
   ModelMessage,
   ModelProvider,
@@ -55,11 +57,13 @@ function toOpenAiMessages(system: string | undefined, messages: readonly ModelMe
  *
  * @example
  * ```ts
- * const egress = createEgressClient({ policy: chain(allowHosts(['api.openai.com']), injectHeaders(['api.openai.com'], { authorization: `Bearer ${key}` })) });
+ * const egress = createEgressClient({ policy: chain(allowHosts(['api.openai.com']), injectHeaders(['api.openai.com'], {
+ * authorization: `Bearer ${key}` })) });
  * const provider = createOpenAIProvider({ baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', egress });
  * ```
  */
-export function createOpenAIProvider(options: HttpProviderOptions): ModelProvider {
+export function createOpenAIProvider(input: HttpProviderOptions): ModelProvider {
+  const options = checkOptions('createOpenAIProvider', httpProviderOptionsSchema, input);
   const label = `openai-compatible ${options.model} at ${new URL(options.baseUrl).host}`;
   const stream = options.stream ?? true;
   return {

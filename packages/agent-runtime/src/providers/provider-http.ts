@@ -93,7 +93,9 @@ export async function sendProviderRequest(
           'PROVIDER_AUTH',
           `${label} refused the credentials (HTTP ${res.status}): ${excerpt(text)}`,
           {
-            hint: 'check the API key that the egress policy injects for this host; the runtime never retries an auth failure',
+            hint:
+              'check the API key that the egress policy injects for this host; the runtime never retries an ' +
+              'auth failure',
           },
         );
       }
@@ -109,11 +111,9 @@ export async function sendProviderRequest(
         const after = Number(res.headers.get('retry-after'));
         const wait = Math.min(cap, Number.isFinite(after) && after > 0 ? after * 1000 : base * 2 ** (attempt - 1));
         await sleep(wait, signal);
-        continue;
       }
     } else if (attempt < maxAttempts) {
       await sleep(Math.min(cap, base * 2 ** (attempt - 1)), signal);
-      continue;
     }
   }
   throw new TrustError(
@@ -140,7 +140,9 @@ function refuseDeep(text: string, label: string, what: string): void {
     });
 }
 
-/** Parses a JSON body, or fails with PROVIDER_BAD_RESPONSE (INPUT_TOO_DEEP past {@link PROVIDER_RESPONSE_MAX_DEPTH}). */
+/**
+ * Parses a JSON body, or fails with PROVIDER_BAD_RESPONSE (INPUT_TOO_DEEP past {@link PROVIDER_RESPONSE_MAX_DEPTH}).
+ */
 export function parseJsonBody(text: string, label: string): unknown {
   refuseDeep(text, label, 'a body');
   try {
@@ -150,7 +152,10 @@ export function parseJsonBody(text: string, label: string): unknown {
   }
 }
 
-/** Parses tool-call arguments; a model that sends broken JSON gets its raw text back under `invalid_json_arguments` (the tool schema then rejects it). */
+/**
+ * Parses tool-call arguments; a model that sends broken JSON gets its raw text back under `invalid_json_arguments` (the
+ * tool schema then rejects it).
+ */
 export function parseToolArguments(text: string): Record<string, unknown> {
   if (!text.trim()) return {};
   refuseDeep(text, 'the model', 'tool arguments');

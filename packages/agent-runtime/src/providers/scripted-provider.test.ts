@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createScriptedProvider, SCRIPTED_LABEL } from './scripted-provider.js';
-import { parseSse } from './sse.js';
+import { parseSse, type SseEvent } from './sse.js';
 
 describe('scripted provider', () => {
   it('answers from its queue, infers the stop reason and records requests', async () => {
@@ -39,17 +39,20 @@ describe('SSE parser', () => {
         c.close();
       },
     });
-  it('handles split chunks, CRLF, comments, multi-line data and named events; drops an unterminated last event', async () => {
-    const events = [];
-    for await (const e of parseSse(
-      stream(['event: a\r\ndata: 1\r\n', '\r\n: comment\n', 'data: x\ndata: y\n\n', 'data: tail']),
-    ))
-      events.push(e);
-    expect(events).toEqual([
-      { event: 'a', data: '1' },
-      { event: 'message', data: 'x\ny' },
-    ]);
-  });
+  it(
+    'handles split chunks, CRLF, comments, multi-line data and named events; ' + 'drops an unterminated last event',
+    async () => {
+      const events: SseEvent[] = [];
+      for await (const e of parseSse(
+        stream(['event: a\r\ndata: 1\r\n', '\r\n: comment\n', 'data: x\ndata: y\n\n', 'data: tail']),
+      ))
+        events.push(e);
+      expect(events).toEqual([
+        { event: 'a', data: '1' },
+        { event: 'message', data: 'x\ny' },
+      ]);
+    },
+  );
   it('bounds one event', async () => {
     const it = parseSse(stream([`data: ${'x'.repeat(100)}\n\n`]), 10);
     await expect(it.next()).rejects.toThrow(/larger than 10 bytes/);

@@ -23,8 +23,7 @@ export async function* parseSse(
       const { done, value } = await reader.read();
       if (done) break;
       buf += decoder.decode(value, { stream: true });
-      let nl: number;
-      while ((nl = buf.search(/\r\n|\n|\r/)) >= 0) {
+      for (let nl = buf.search(/\r\n|\n|\r/); nl >= 0; nl = buf.search(/\r\n|\n|\r/)) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + (buf[nl] === '\r' && buf[nl + 1] === '\n' ? 2 : 1));
         if (line === '') {

@@ -1,3 +1,4 @@
+// `@trust/agent-runtime/shell`: the virtual shell (parse, preflight through a gate, run) and its commands.
 export { createShell, DEFAULT_REJECTION_CODES } from './shell-interpreter.js';
 export type { Shell, ShellOptions } from './shell-interpreter.js';
 export { createDefaultCommands } from './commands/index.js';

@@ -151,7 +151,9 @@ export async function execCompound(
       if (cmd.Loop.type !== 'WordIter' || cmd.Select)
         throw new TrustError(
           'SHELL_UNSUPPORTED',
-          `adf_shell: unsupported syntax: ${cmd.Select ? 'select loops' : constructName(cmd.Loop.type === 'Unsupported' ? cmd.Loop.name : 'CStyleLoop')}`,
+          `adf_shell: unsupported syntax: ${
+            cmd.Select ? 'select loops' : constructName(cmd.Loop.type === 'Unsupported' ? cmd.Loop.name : 'CStyleLoop')
+          }`,
         );
       const loop = cmd.Loop;
       const subst = ip.subst(io, scope, st);
@@ -231,7 +233,9 @@ export async function execCompound(
       throw new TrustError('SHELL_INTERNAL', 'adf_shell: simple command reached the compound runner');
     default:
       throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: ${constructName(cmd.name)}`, {
-        hint: 'supported: commands, pipelines, && ||, ;, if, while/until, for-in, case, functions, { }, ( ), $(…), here-docs, arrays',
+        hint:
+          'supported: commands, pipelines, && ||, ;, if, while/until, for-in, case, functions, { }, ( ), $(…), ' +
+          'here-docs, arrays',
       });
   }
 }

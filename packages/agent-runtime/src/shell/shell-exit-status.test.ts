@@ -68,7 +68,8 @@ describe('a refusal stops the script: substitutions carry the gate status', () =
 
   it('for-in and case over a refused substitution do not run their body', async () => {
     const r = await run(
-      'for w in $(cat secret.txt); do echo "w=$w"; done; echo $?; case $(cat secret.txt) in *) echo body;; esac; echo $?',
+      'for w in $(cat secret.txt); do echo "w=$w"; done; echo $?; case $(cat secret.txt) in *) echo body;; ' +
+        'esac; echo $?',
       { disabled: ['fs_read'] },
     );
     expect(r.stdout).toBe(`${EXIT_DENIED}\n${EXIT_DENIED}\n`);

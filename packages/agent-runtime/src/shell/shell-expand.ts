@@ -135,7 +135,7 @@ const isAtForm = (part: ParamExp) => (!part.Index && part.Param?.Value === '@') 
 
 function indexWord(part: ParamExp): string | undefined {
   const ix = part.Index;
-  if (!ix || ix.type !== 'Word' || ix.Parts.length !== 1 || ix.Parts[0]!.type !== 'Lit') return undefined;
+  if (ix?.type !== 'Word' || ix.Parts.length !== 1 || ix.Parts[0]!.type !== 'Lit') return undefined;
   return ix.Parts[0]!.Value;
 }
 
@@ -249,13 +249,10 @@ async function expandPart(
           split: !quoted,
         },
       ];
-    case 'BraceExp':
-      return [
-        {
-          text: `{${(await Promise.all(part.Elems.map((e) => expandString(e, scope, syntax, subst)))).join(part.Sequence ? '..' : ',')}}`,
-          split: false,
-        },
-      ];
+    case 'BraceExp': {
+      const elems = await Promise.all(part.Elems.map((e) => expandString(e, scope, syntax, subst)));
+      return [{ text: `{${elems.join(part.Sequence ? '..' : ',')}}`, split: false }];
+    }
     default:
       throw new TrustError('SHELL_UNSUPPORTED', `adf_shell: unsupported syntax: ${constructName(part.name)}`, {
         hint: 'use plain words, quotes, $VAR, ${VAR:-default}, ${a[i]}, $(cmd) or $((arithmetic))',

@@ -36,7 +36,10 @@ export function splitIfs(line: string, ifs: string, max: number): string[] {
   return out;
 }
 
-/** Field splitting of an unquoted expansion: as {@link splitIfs}, but a trailing non-blank separator ends a field instead of adding an empty one. */
+/**
+ * Field splitting of an unquoted expansion: as {@link splitIfs}, but a trailing non-blank separator ends a field
+ * instead of adding an empty one.
+ */
 export function splitFields(text: string, ifs: string): string[] {
   if (ifs === ' \t\n' || ifs === ' ') return text.split(/[ \t\n]+/);
   if (ifs === '') return [text];

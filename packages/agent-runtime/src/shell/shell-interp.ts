@@ -35,7 +35,10 @@ export interface Interp {
   execCompound(cmd: Command, io: Io, scope: ExpandScope, st: RunState): Promise<number>;
   /** A runner for `$( … )` in this scope: a subshell whose status lands in `scope.substStatus`. */
   subst(io: Io, scope: ExpandScope, st: RunState): SubstRunner;
-  /** Pathname expansion through fs_list (preflighted; a refused listing leaves the word as written, as an unreadable directory does in bash). */
+  /**
+   * Pathname expansion through fs_list (preflighted; a refused listing leaves the word as written, as an unreadable
+   * directory does in bash).
+   */
   glob(st: RunState): GlobRunner;
   nested<T>(st: RunState, f: () => Promise<T>): Promise<T>;
   runSource(source: string, io: Io, scope: ExpandScope, st: RunState): Promise<number>;

@@ -41,7 +41,8 @@ describe('adf_shell interpreter', () => {
 
   it('reads and writes virtual files through redirects and commands', async () => {
     const r = await run(
-      'cat notes.md | grep -n TODO > todo.txt; echo more >> todo.txt; wc -l < todo.txt; cp todo.txt copy.txt; mv copy.txt moved.txt; ls',
+      'cat notes.md | grep -n TODO > todo.txt; echo more >> todo.txt; wc -l < todo.txt; cp todo.txt ' +
+        'copy.txt; mv copy.txt moved.txt; ls',
       { 'notes.md': 'a\nTODO one\nb\nTODO two\n' },
     );
     expect(r.stdout).toBe('3\nmoved.txt\nnotes.md\ntodo.txt\n');
@@ -51,7 +52,8 @@ describe('adf_shell interpreter', () => {
 
   it('here-docs expand unless the delimiter is quoted; <<- strips tabs; <<< feeds one word', async () => {
     const r = await run(
-      "X=v; cat <<EOF\nval=$X $(echo sub)\nEOF\ncat <<'EOF'\nraw=$X\nEOF\ncat <<-EOF\n\t\tindented\n\tEOF\ngrep -c o <<< foo",
+      "X=v; cat <<EOF\nval=$X $(echo sub)\nEOF\ncat <<'EOF'\nraw=$X\nEOF\ncat " +
+        '<<-EOF\n\t\tindented\n\tEOF\ngrep -c o <<< foo',
     );
     expect(r.stdout).toBe('val=v sub\nraw=$X\nindented\n1\n');
   });
@@ -65,7 +67,9 @@ describe('adf_shell interpreter', () => {
 
   it('jq subset, curl, sqlite3 and node map to their tools', async () => {
     const r = await run(
-      `echo '{"a":{"b":[1,2]},"s":"x"}' | jq -c .a.b; echo '{"s":"x"}' | jq -r .s; echo '[{"n":1},{"n":2}]' | jq '.[].n'; curl -s http://127.0.0.1:9/x; sqlite3 -json "select 1"; sqlite3 "insert into local_t values (1)"; node -e 'console.log(1)'`,
+      `echo '{"a":{"b":[1,2]},"s":"x"}' | jq -c .a.b; echo '{"s":"x"}' | jq -r .s; echo '[{"n":1},{"n":2}]' ` +
+        `| jq '.[].n'; curl -s http://127.0.0.1:9/x; sqlite3 -json "select 1"; sqlite3 "insert into local_t ` +
+        `values (1)"; node -e 'console.log(1)'`,
     );
     expect(r.stdout).toBe('[1,2]\nx\n1\n2\nfetched http://127.0.0.1:9/x[{"sql":"select 1","n":1}]\nhello from code\n');
     expect(r.gate.calls.map((c) => c.tool)).toEqual(['sys_fetch', 'db_query', 'db_execute', 'sys_code']);

@@ -3,6 +3,8 @@ import { createShellSyntax } from './shell-syntax.js';
 import type { ShellSyntax } from './shell-syntax.js';
 import type { ShellCommand, ShellGate, ShellResult, ShellSink } from './shell-types.js';
 import { createDefaultCommands } from './commands/index.js';
+import { checkOptions } from '../options/strict-options.js';
+import { shellOptionsSchema } from './shell-options.js';
 import {
   ExitSignal,
   ExpansionError,
@@ -75,7 +77,8 @@ export const DEFAULT_REJECTION_CODES: readonly string[] = Object.freeze([
  * const r = await shell.run('cat notes.md | grep TODO > todo.txt');
  * ```
  */
-export function createShell(options: ShellOptions): Shell {
+export function createShell(input: ShellOptions): Shell {
+  const options = checkOptions('createShell', shellOptionsSchema, input);
   const syntax = createShellSyntax();
   const commands = options.commands ?? createDefaultCommands();
   const maxDepth = options.maxDepth ?? 32;

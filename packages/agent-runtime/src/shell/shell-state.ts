@@ -19,7 +19,9 @@ export interface ExpandScope {
   positional: string[];
   lastStatus: number;
   opts: ShellOpts;
-  /** Status of the last command substitution since the statement began (bash: an assignment-only statement's status). */
+  /**
+   * Status of the last command substitution since the statement began (bash: an assignment-only statement's status).
+   */
   substStatus?: number;
   /** Set when a command substitution since the statement began was refused by the gate (126/130). */
   substRefused?: number;

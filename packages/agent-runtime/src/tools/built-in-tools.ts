@@ -1,4 +1,6 @@
 import type { ToolDefinition } from '../gate/tool-definition.js';
+import { checkOptions } from '../options/strict-options.js';
+import { builtInToolDepsSchema } from './tool-deps-options.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { CodeRunner } from '../code/code-runner.js';
 import { fsDeleteTool, fsListTool, fsReadTool, fsWriteTool } from './fs-tools.js';
@@ -39,7 +41,8 @@ export interface BuiltInToolDeps {
  * (task_resolve, loop_inject, model_invoke: the gate refuses them to the model). Database and
  * config tools come from the SQL guard and config modules.
  */
-export function createExecutionTools(deps: BuiltInToolDeps): { tools: ToolDefinition<never>[]; ws?: WsRegistry } {
+export function createExecutionTools(input: BuiltInToolDeps): { tools: ToolDefinition<never>[]; ws?: WsRegistry } {
+  const deps = checkOptions('createExecutionTools', builtInToolDepsSchema, input);
   let n = 0;
   const tools: ToolDefinition<never>[] = [
     fsReadTool,

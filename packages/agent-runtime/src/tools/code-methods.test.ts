@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { createAdf } from '../adf/adf-file.js';
 import { defaultAgentConfig } from '../config/agent-config.js';
+import type { agentConfigSchema } from '../config/agent-config-schema.js';
+import type { z } from 'zod';
 import { createCodeRunner, parseLambdaRef } from '../code/code-runner.js';
 import { createCodeSandbox } from '../code/code-sandbox.js';
 import { openAgent } from '../loop/agent.js';
@@ -14,11 +16,12 @@ import { LOOP_NOTE_ROLE } from './code-methods.js';
 
 // The code-only adf.* methods through a real agent: gate, QuickJS sandbox, scripted model.
 
-type Cfg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** A config as written to a file: partial sections are filled with defaults when parsed. */
+type Cfg = z.input<typeof agentConfigSchema>;
 function agentWith(steps: ScriptedStep[] = [], mutate: (c: Cfg) => void = () => {}) {
   const path = join(mkdtempSync(join(tmpdir(), 'code-methods-')), 'a.adf');
-  const config = structuredClone(defaultAgentConfig()) as unknown as Cfg;
-  config.tools = config.tools.map((t: { name: string }) => (t.name === 'fs_write' ? { ...t, restricted: true } : t));
+  const config: Cfg = structuredClone(defaultAgentConfig());
+  config.tools = config.tools?.map((t) => (t.name === 'fs_write' ? { ...t, restricted: true } : t));
   mutate(config);
   createAdf(path, { template: config }).close();
   const provider = createScriptedProvider(steps);
@@ -40,7 +43,7 @@ describe('code-only methods are never tools of the model', () => {
     '%s: refused to the loop and never advertised, even when declared',
     async (name) => {
       const { agent } = agentWith([], (c) => {
-        c.tools.push({ name, enabled: true, visible: true });
+        c.tools!.push({ name, enabled: true, visible: true });
       });
       await expect(agent.gate.call(name, {}, { origin: 'llm' })).rejects.toHaveTrustCode('CODE_ONLY_METHOD');
       expect(agent.gate.visibleTools().map((t) => t.name)).not.toContain(name);
@@ -72,7 +75,7 @@ describe('code-only methods are never tools of the model', () => {
 describe('adf.model_invoke', () => {
   it('makes one tool-less call through the agent provider, audited, with max_tokens capped', async () => {
     const { agent, provider } = agentWith([say('forty-two')], (c) => {
-      c.model.max_tokens = 100;
+      c.model!.max_tokens = 100;
       c.instructions = 'SECRET INSTRUCTIONS';
     });
     const r = await agent.runner.runCode(
@@ -104,7 +107,8 @@ describe('adf.model_invoke', () => {
   it('refuses bad requests with MODEL_INVOKE_INVALID and over-quota calls with CODE_METHOD_QUOTA', async () => {
     const { agent } = agentWith([say('a'), say('b'), say('c')]);
     const bad = await agent.runner.runCode(
-      'const out = []; for (const a of [{}, { prompt: "x", messages: [] }, { messages: [{ role: "assistant", content: "x" }] }]) { try { await adf.model_invoke(a); } catch (e) { out.push(e.code); } } return out;',
+      'const out = []; for (const a of [{}, { prompt: "x", messages: [] }, { messages: [{ role: "assistant", ' +
+        'content: "x" }] }]) { try { await adf.model_invoke(a); } catch (e) { out.push(e.code); } } return out;',
       { authorized: false, principalId: 'sys_code' },
     );
     expect(bad).toMatchObject({
@@ -118,7 +122,8 @@ describe('adf.model_invoke', () => {
       methodQuotas: { model_invoke: 2 },
     });
     const r = await runner.runCode(
-      'const out = []; for (let i = 0; i < 3; i++) { try { out.push((await adf.model_invoke({ prompt: "p" + i })).text); } catch (e) { out.push(e.code); } } return out;',
+      'const out = []; for (let i = 0; i < 3; i++) { try { out.push((await adf.model_invoke({ prompt: "p" + ' +
+        'i })).text); } catch (e) { out.push(e.code); } } return out;',
       { authorized: false, principalId: 'sys_code' },
     );
     expect(r).toMatchObject({ ok: true, value: ['a', 'b', 'CODE_METHOD_QUOTA'] });
@@ -137,7 +142,7 @@ describe('bridge calls end with their execution', () => {
           }),
       ],
       (c) => {
-        c.limits.execution_timeout_ms = 100;
+        c.limits!.execution_timeout_ms = 100;
       },
     );
     const r = await agent.runner.runCode('return await adf.model_invoke({ prompt: "slow" });', {
@@ -151,37 +156,41 @@ describe('bridge calls end with their execution', () => {
 });
 
 describe('adf.loop_inject', () => {
-  it('a note written during a tool call reaches the model after the tool results, framed as a runtime note', async () => {
-    let seen: ModelRequest | undefined;
-    const { agent } = agentWith([
-      use('t1', 'sys_code', { code: 'await adf.loop_inject({ text: "build 7 failed" }); return 1;' }),
-      (req) => {
-        seen = req;
-        return {
-          content: [{ type: 'text', text: 'noted' }],
-          stopReason: 'end_turn',
-          usage: { inputTokens: 0, outputTokens: 0 },
-          model: 'scripted',
-        };
-      },
-    ]);
-    expect(await agent.send('go')).toMatchObject({ text: 'noted' });
-    const last = seen!.messages[seen!.messages.length - 1]!;
-    expect(last.role).toBe('user');
-    expect(Array.isArray(last.content) && last.content.map((b) => b.type)).toEqual(['tool_result', 'text']);
-    expect(textsOf(seen!)[0]).toMatch(
-      /^\[runtime note from code sys_code\] Injected by agent code through adf\.loop_inject; not a message from your owner\.\nbuild 7 failed$/,
-    );
-    expect(seen!.messages.filter((m) => m.role !== 'user' && m.role !== 'assistant')).toEqual([]);
-    expect(agent.adf.loop.list().map((r) => r.role)).toEqual([
-      'user',
-      'assistant',
-      LOOP_NOTE_ROLE,
-      'user',
-      'assistant',
-    ]);
-    agent.close();
-  });
+  it(
+    'a note written during a tool call reaches the model after the tool results, ' + 'framed as a runtime note',
+    async () => {
+      let seen: ModelRequest | undefined;
+      const { agent } = agentWith([
+        use('t1', 'sys_code', { code: 'await adf.loop_inject({ text: "build 7 failed" }); return 1;' }),
+        (req) => {
+          seen = req;
+          return {
+            content: [{ type: 'text', text: 'noted' }],
+            stopReason: 'end_turn',
+            usage: { inputTokens: 0, outputTokens: 0 },
+            model: 'scripted',
+          };
+        },
+      ]);
+      expect(await agent.send('go')).toMatchObject({ text: 'noted' });
+      const last = seen!.messages[seen!.messages.length - 1]!;
+      expect(last.role).toBe('user');
+      expect(Array.isArray(last.content) && last.content.map((b) => b.type)).toEqual(['tool_result', 'text']);
+      expect(textsOf(seen!)[0]).toBe(
+        '[runtime note from code sys_code] Injected by agent code through adf.loop_inject; ' +
+          'not a message from your owner.\nbuild 7 failed',
+      );
+      expect(seen!.messages.filter((m) => m.role !== 'user' && m.role !== 'assistant')).toEqual([]);
+      expect(agent.adf.loop.list().map((r) => r.role)).toEqual([
+        'user',
+        'assistant',
+        LOOP_NOTE_ROLE,
+        'user',
+        'assistant',
+      ]);
+      agent.close();
+    },
+  );
 
   it('a note written while idle never starts the loop; it joins the next human turn', async () => {
     const { agent, provider } = agentWith([say('ok')]);
@@ -235,7 +244,8 @@ describe('adf.task_resolve', () => {
   it('unauthorized code (anything the model wrote) can never resolve a task', async () => {
     const { agent, turn, taskId } = await pendingWrite();
     const r = await agent.runner.runCode(
-      `try { await adf.task_resolve({ task_id: ${JSON.stringify(taskId)}, decision: "approve" }); } catch (e) { return e.code; }`,
+      `try { await adf.task_resolve({ task_id: ${JSON.stringify(taskId)}, decision: "approve" }); } ` +
+        'catch (e) { return e.code; }',
       { authorized: false, principalId: 'sys_code' },
     );
     expect(r).toMatchObject({ ok: true, value: 'REQUIRES_AUTHORIZED_CODE' });
@@ -290,7 +300,8 @@ describe('adf.task_resolve', () => {
     );
     agent.adf.files.write(
       'gateway.ts',
-      'async function onTask(ev: { data: { id: string; tool: string } }): Promise<unknown> { return await adf.task_resolve({ task_id: ev.data.id, decision: "approve" }); }',
+      'async function onTask(ev: { data: { id: string; tool: string } }): Promise<unknown> { return await ' +
+        'adf.task_resolve({ task_id: ev.data.id, decision: "approve" }); }',
     );
     agent.adf.files.setAuthorized('gateway.ts', true, 'owner');
     expect(await agent.send('write it')).toMatchObject({ text: 'done' });

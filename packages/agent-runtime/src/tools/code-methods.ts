@@ -63,7 +63,7 @@ export function createTaskResolveTool(
         );
       }
       const task = ctx.adf.tasks.get(args.task_id);
-      if (!task || task.status !== 'pending_approval') {
+      if (task?.status !== 'pending_approval') {
         return refuse(
           ctx,
           args.task_id,
@@ -210,7 +210,7 @@ export function createModelInvokeTool(deps: ModelInvokeDeps): ToolDefinition<Mod
       const cap = Math.min(ctx.config.model.max_tokens ?? MAX_MODEL_INVOKE_TOKENS, MAX_MODEL_INVOKE_TOKENS);
       const maxTokens = Math.min(args.max_tokens ?? cap, cap);
       const target = `${provider.kind}:${provider.model}`;
-      let response;
+      let response: Awaited<ReturnType<ModelProvider['createMessage']>>;
       try {
         response = await provider.createMessage({
           messages,

@@ -19,7 +19,10 @@ export function createSysCodeTool(
   return {
     name: 'sys_code',
     description:
-      "Run JavaScript (or TypeScript: types are stripped, not checked) in an isolated sandbox. The code is an async function body: use `return` for the result and `await adf.<tool>(args)` to call your tools. No network, files or timers except through adf. Code started from code (adf.sys_code, adf.sys_lambda) shares this run's time limit and may nest at most 4 levels deep.",
+      'Run JavaScript (or TypeScript: types are stripped, not checked) in an isolated sandbox. The code is ' +
+      'an async function body: use `return` for the result and `await adf.<tool>(args)` to call your tools. ' +
+      'No network, files or timers except through adf. Code started from code (adf.sys_code, adf.sys_lambda) ' +
+      "shares this run's time limit and may nest at most 4 levels deep.",
     inputSchema: {
       type: 'object',
       properties: {
@@ -58,7 +61,8 @@ export function createSysLambdaTool(runner: () => CodeRunner): ToolDefinition<{ 
   return {
     name: 'sys_lambda',
     description:
-      'Call a function from one of your virtual files: target "file.js:fn" (or "file.ts:fn": types are stripped, not checked), args passed as its single argument.',
+      'Call a function from one of your virtual files: target "file.js:fn" (or "file.ts:fn": types are ' +
+      'stripped, not checked), args passed as its single argument.',
     inputSchema: {
       type: 'object',
       properties: {

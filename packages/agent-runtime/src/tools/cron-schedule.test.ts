@@ -21,7 +21,8 @@ const codeOf = (fn: () => unknown): string | undefined => {
 describe('cron schedules', () => {
   it.each([
     ['*/15 * * * *', 'UTC', '2026-12-02T10:07:30Z', '2026-12-02T10:15:00.000Z'],
-    ['0 9 * * 1-5', 'UTC', '2026-12-04T09:00:00Z', '2026-12-07T09:00:00.000Z'], // Friday 09:00 -> Monday (strictly after)
+    // Friday 09:00 -> Monday (strictly after)
+    ['0 9 * * 1-5', 'UTC', '2026-12-04T09:00:00Z', '2026-12-07T09:00:00.000Z'],
     ['0 9 * * *', 'Europe/Berlin', '2026-12-02T10:07:30Z', '2026-12-03T08:00:00.000Z'], // CET is UTC+1 in winter
     ['0 9 * * *', 'Europe/Berlin', '2026-07-02T10:07:30Z', '2026-07-03T07:00:00.000Z'], // CEST is UTC+2 in summer
     ['*/10 * * * * *', 'UTC', '2026-12-02T10:07:30Z', '2026-12-02T10:07:40.000Z'], // six fields: seconds first
@@ -86,7 +87,8 @@ function agentAt(clock: () => Date, scheduler?: TimerScheduler) {
   const agent = openAgent(path, { provider: createScriptedProvider(), clock, ...(scheduler ? { scheduler } : {}) });
   agent.adf.files.write(
     'jobs.ts',
-    'async function tick(ev: { payload: string }): Promise<void> { await adf.fs_write({ path: "ticks.txt", mode: "append", content: ev.payload + ";" }); }',
+    'async function tick(ev: { payload: string }): Promise<void> { await adf.fs_write({ path: "ticks.txt", ' +
+      'mode: "append", content: ev.payload + ";" }); }',
   );
   return agent;
 }

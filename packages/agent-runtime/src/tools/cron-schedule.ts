@@ -3,14 +3,17 @@ import { TrustError } from '@trust/core';
 
 /** A cron schedule as stored in `adf_timers.schedule` (`{ kind: 'cron', cron, tz }`). */
 export interface CronSchedule {
-  /** Five fields (minute hour day-of-month month day-of-week), six with leading seconds, or a macro such as `@daily`. */
+  /**
+   * Five fields (minute hour day-of-month month day-of-week), six with leading seconds, or a macro such as `@daily`.
+   */
   readonly cron: string;
   /** IANA time zone the fields are read in (default `UTC`). */
   readonly tz: string;
 }
 
 const HINT =
-  'use five fields "minute hour day-of-month month day-of-week", e.g. "*/15 * * * *" (every 15 minutes) or "0 9 * * 1-5" (09:00 on weekdays); a sixth leading field is seconds; macros like "@daily" work too';
+  'use five fields "minute hour day-of-month month day-of-week", e.g. "*/15 * * * *" (every 15 minutes) or ' +
+  '"0 9 * * 1-5" (09:00 on weekdays); a sixth leading field is seconds; macros like "@daily" work too';
 const SHORT_FIX = '; write five fields like "*/15 * * * *" or "0 9 * * 1-5"';
 const MACRO = /^@(yearly|annually|monthly|weekly|daily|hourly|midnight)$/i;
 

@@ -1,4 +1,6 @@
 import { mkdtempSync } from 'node:fs';
+import type { agentConfigSchema } from '../config/agent-config-schema.js';
+import type { z } from 'zod';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,14 +19,15 @@ import type { WsClient } from './ws-tools.js';
 
 const sandbox = createCodeSandbox();
 
-function setup(options: { approver?: Approver; mutate?: (c: Record<string, any>) => void; ws?: WsClient } = {}): {
+function setup(
+  options: { approver?: Approver; mutate?: (c: z.input<typeof agentConfigSchema>) => void; ws?: WsClient } = {},
+): {
   adf: AdfFile;
   gate: ToolGate;
   said: string[];
 } {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
-  const config = structuredClone(defaultAgentConfig()) as unknown as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  config.tools = config.tools.map((t: { name: string }) =>
+  const config: z.input<typeof agentConfigSchema> = structuredClone(defaultAgentConfig());
+  config.tools = config.tools?.map((t) =>
     ['fs_delete', 'ws_connect', 'ws_send', 'ws_disconnect'].includes(t.name)
       ? { name: t.name, enabled: true, visible: true }
       : t,
@@ -86,7 +89,7 @@ describe('file tools', () => {
   it('enforces limits.max_file_write_bytes', async () => {
     const { adf, gate } = setup({
       mutate: (c) => {
-        c.limits.max_file_write_bytes = 10;
+        c.limits!.max_file_write_bytes = 10;
       },
     });
     await expect(
@@ -172,7 +175,9 @@ describe('chat, code and stub tools', () => {
     const r = (await gate.call(
       'sys_code',
       {
-        code: 'const out = []; for (const t of ["say", "ask"]) { try { await adf[t]({ text: "x", question: "x" }); out.push("ran"); } catch (e) { out.push(e.code); } } return out;',
+        code:
+          'const out = []; for (const t of ["say", "ask"]) { try { await adf[t]({ text: "x", question: "x" }); ' +
+          'out.push("ran"); } catch (e) { out.push(e.code); } } return out;',
       },
       { origin: 'llm' },
     )) as { value: string[] };
@@ -184,13 +189,15 @@ describe('chat, code and stub tools', () => {
   it('sys_code from authorized code still runs unauthorized (no inherited authority)', async () => {
     const { adf, gate } = setup({
       mutate: (c) => {
-        c.tools = c.tools.map((t: { name: string }) => (t.name === 'fs_write' ? { ...t, restricted: true } : t));
+        c.tools = c.tools!.map((t: { name: string }) => (t.name === 'fs_write' ? { ...t, restricted: true } : t));
       },
     });
     const r = (await gate.call(
       'sys_code',
       {
-        code: 'try { await adf.fs_write({ path: "x", mode: "write", content: "y" }); return "wrote"; } catch (e) { return e.code; }',
+        code:
+          'try { await adf.fs_write({ path: "x", mode: "write", content: "y" }); return "wrote"; } catch (e) { ' +
+          'return e.code; }',
       },
       { origin: 'authorized-code' },
     )) as { value: string };

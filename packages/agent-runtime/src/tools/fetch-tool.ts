@@ -18,11 +18,17 @@ export interface FetchClient {
   }>;
 }
 
-/** Egress clients by guard mode: `default` (loopback allowed except protected ports, private blocked) and, optionally, `allowLocal`. */
+/**
+ * Egress clients by guard mode: `default` (loopback allowed except protected ports, private blocked) and, optionally,
+ * `allowLocal`.
+ */
 export interface FetchClients {
   /** Guard mode `default`, with the control API port in `protectedPorts`. */
   readonly default: FetchClient;
-  /** Guard mode `allow-local`; used only when `security.allow_local_fetch` is true. Absent: the default client is used (stricter). */
+  /**
+   * Guard mode `allow-local`; used only when `security.allow_local_fetch` is true. Absent: the default client is used
+   * (stricter).
+   */
   readonly allowLocal?: FetchClient;
 }
 

@@ -42,7 +42,8 @@ interface FsWriteArgs {
 export const fsWriteTool: ToolDefinition<FsWriteArgs> = {
   name: 'fs_write',
   description:
-    'Write a virtual file. mode "write" replaces, "append" adds to the end, "edit" replaces old_string with new_string (once, or every time with replace_all).',
+    'Write a virtual file. mode "write" replaces, "append" adds to the end, "edit" replaces old_string with ' +
+    'new_string (once, or every time with replace_all).',
   inputSchema: {
     type: 'object',
     properties: {

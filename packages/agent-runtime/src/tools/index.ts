@@ -1,3 +1,4 @@
+// `@trust/agent-runtime/tools`: the built-in tools, each a ToolDefinition for the gate's registry.
 export { createExecutionTools } from './built-in-tools.js';
 export type { BuiltInToolDeps } from './built-in-tools.js';
 export { fsDeleteTool, fsListTool, fsReadTool, fsWriteTool } from './fs-tools.js';
@@ -12,7 +13,6 @@ export type { WsClient, WsRegistry } from './ws-tools.js';
 export { createAskTool, createSayTool, msgSendStubTool } from './chat-tools.js';
 export type { ChatHooks } from './chat-tools.js';
 export { createShellGate, createShellTool, GATE_REJECTION_CODES } from './shell-tool.js';
-export { capText, CHARS_PER_TOKEN } from './tool-support.js';
 export {
   LOOP_NOTE_ROLE,
   MAX_LOOP_NOTE_CHARS,
@@ -24,3 +24,4 @@ export {
 export type { ModelInvokeDeps } from './code-methods.js';
 export { nextCronWake, parseCronSchedule } from './cron-schedule.js';
 export type { CronSchedule } from './cron-schedule.js';
+export { sysGetConfigTool, sysUpdateConfigTool } from '../config/config-tools.js';

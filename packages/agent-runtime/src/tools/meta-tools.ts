@@ -20,7 +20,8 @@ export const sysGetMetaTool: ToolDefinition<{ key?: string }> = {
 export const sysSetMetaTool: ToolDefinition<{ key: string; value: string }> = {
   name: 'sys_set_meta',
   description:
-    'Set an agent metadata value. Protected keys (readonly, increment-only, runtime keys) refuse or need owner approval.',
+    'Set an agent metadata value. Protected keys (readonly, increment-only, runtime keys) refuse or need ' +
+    'owner approval.',
   inputSchema: {
     type: 'object',
     properties: { key, value: { type: 'string', description: 'New value.', maxLength: 65_536 } },

@@ -1,5 +1,7 @@
 // msg_list / msg_read through the real gate over a real .adf file (SQLite).
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { agentConfigSchema } from '../config/agent-config-schema.js';
+import type { z } from 'zod';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,14 +22,22 @@ afterEach(() => {
 });
 
 /** A fresh agent file whose clock advances one second per read, so received_at orders the rows. */
-function setup(mutate: (c: Record<string, any>) => void = () => undefined): { adf: AdfFile; gate: ToolGate } {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
+function setup(mutate: (c: z.input<typeof agentConfigSchema>) => void = () => undefined): {
+  adf: AdfFile;
+  gate: ToolGate;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'msg-inbox-'));
   dirs.push(dir);
-  const config = structuredClone(defaultAgentConfig()) as unknown as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const config: z.input<typeof agentConfigSchema> = structuredClone(defaultAgentConfig());
   mutate(config);
   let t = Date.parse('2026-01-01T00:00:00Z');
-  const adf = createAdf(join(dir, 'a.adf'), { template: config, clock: () => new Date((t += 1000)) });
+  const adf = createAdf(join(dir, 'a.adf'), {
+    template: config,
+    clock: () => {
+      t += 1000;
+      return new Date(t);
+    },
+  });
   open.push(adf);
   const gate = createToolGate({
     adf,
@@ -143,7 +153,7 @@ describe('msg_read', () => {
 
   it('caps long content at limits.max_tool_result_tokens and says so', async () => {
     const { adf, gate } = setup((c) => {
-      c.limits.max_tool_result_tokens = 10;
+      c.limits!.max_tool_result_tokens = 10;
     });
     const row = adf.inbox.insert({ from: 'did:key:zA', content: 'y'.repeat(500) });
     const r = (await gate.call('msg_read', { id: row.id }, llm)) as { content: string; truncated: boolean };

@@ -43,7 +43,10 @@ export function createShellTool(gate: () => ToolGate): ToolDefinition<{ command:
   return {
     name: 'adf_shell',
     description:
-      'Run a bash-like script in a virtual shell over your files and tools (cat, ls, find, grep, sed, awk, cut, sort, diff, jq, tee, curl, sqlite3, node, msg, config, mcp, at, xargs, sh -c, …; run `help`, or `CMD --help`). Exit statuses, set -e/-u/-o pipefail, globs, braces and arrays follow bash; a refused tool gives 126, a rejected approval 130. Not a real shell: no host processes, no working directory.',
+      'Run a bash-like script in a virtual shell over your files and tools (cat, ls, find, grep, sed, awk, ' +
+      'cut, sort, diff, jq, tee, curl, sqlite3, node, msg, config, mcp, at, xargs, sh -c, …; run `help`, or ' +
+      '`CMD --help`). Exit statuses, set -e/-u/-o pipefail, globs, braces and arrays follow bash; a refused ' +
+      'tool gives 126, a rejected approval 130. Not a real shell: no host processes, no working directory.',
     inputSchema: {
       type: 'object',
       properties: {

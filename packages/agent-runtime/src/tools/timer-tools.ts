@@ -25,7 +25,9 @@ export function createSetTimerTool(clock: () => Date): ToolDefinition<SetTimerAr
   return {
     name: 'sys_set_timer',
     description:
-      'Set a timer: kind "once" at an ISO time, "delay" after ms, "interval" every ms (>= 1000), or "cron" on a cron schedule (5 fields, e.g. "*/15 * * * *"; tz default UTC). scope "agent" wakes you with payload; "system" runs lambda "file.js:fn".',
+      'Set a timer: kind "once" at an ISO time, "delay" after ms, "interval" every ms (>= 1000), or "cron" ' +
+      'on a cron schedule (5 fields, e.g. "*/15 * * * *"; tz default UTC). scope "agent" wakes you with ' +
+      'payload; "system" runs lambda "file.js:fn".',
     inputSchema: {
       type: 'object',
       properties: {
@@ -35,7 +37,8 @@ export function createSetTimerTool(clock: () => Date): ToolDefinition<SetTimerAr
         cron: {
           type: 'string',
           description:
-            'cron: "minute hour day-of-month month day-of-week" (a sixth leading field is seconds), or a macro like "@daily".',
+            'cron: "minute hour day-of-month month day-of-week" (a sixth leading field is seconds), or a ' +
+            'macro like "@daily".',
           maxLength: 200,
         },
         tz: { type: 'string', description: 'cron: IANA time zone of the fields (default UTC).', maxLength: 64 },

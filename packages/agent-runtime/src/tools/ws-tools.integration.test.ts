@@ -46,9 +46,11 @@ describe('ws tools over egress', { timeout: 60_000 }, () => {
   it('connects, sends, receives and disconnects', async () => {
     let n = 0;
     const { tools, registry } = createWsTools(egress as unknown as WsClient, () => `ws${++n}`);
-    const [connect, send, disconnect] = tools as unknown as Array<{ run: (a: unknown, ctx: unknown) => Promise<any> }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const [connect, send, disconnect] = tools as unknown as Array<{
+      run: (a: unknown, ctx: unknown) => Promise<unknown>;
+    }>;
     const ctx = { principal: createPrincipal('llm', 'loop', 'agent') };
-    const { id } = await connect!.run({ url: `ws://127.0.0.1:${port}/chat` }, ctx);
+    const { id } = (await connect!.run({ url: `ws://127.0.0.1:${port}/chat` }, ctx)) as { id: string };
     expect(registry.connections.has(id)).toBe(true);
     await waitOpen(registry.connections.get(id)!.socket);
     await send!.run({ id, data: 'hello' }, ctx);

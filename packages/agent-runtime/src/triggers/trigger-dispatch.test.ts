@@ -28,7 +28,8 @@ function agentWith(triggers: Trigger[], o: { autonomous?: boolean } & Partial<Op
 }
 
 const APPEND = (file: string, what: string) =>
-  `async function run(ev) { await adf.fs_write({ path: "${file}", mode: "append", content: ${what} + ";" }); return ev.type; }`;
+  `async function run(ev) { await adf.fs_write({ path: "${file}", mode: "append", content: ${what} + ";" }); ` +
+  'return ev.type; }';
 const triggerLogs = (agent: ReturnType<typeof openAgent>) =>
   agent.adf.logs
     .list()
@@ -38,48 +39,51 @@ const fires = (agent: ReturnType<typeof openAgent>) =>
   agent.adf.audit.list().filter((e) => e.action === 'trigger.fire');
 
 describe('trigger dispatch', () => {
-  it('system triggers run their lambda with their own file’s authorization; each firing is logged and audited', async () => {
-    const agent = agentWith([
-      { type: 'on_file_change', scope: 'system', lambda: 'hooks.js:run', filter: { watch: 'inbox/**' } },
-      {
-        type: 'on_file_change',
-        scope: 'system',
-        lambda: 'plain.js:run',
-        filter: { watch: 'inbox/**', event: 'write' },
-      },
-    ]);
-    agent.adf.files.write('hooks.js', APPEND('seen.txt', 'ev.data.path + ":" + ev.data.change'));
-    agent.adf.files.write('plain.js', APPEND('plain.txt', 'ev.data.path'));
-    agent.adf.files.setAuthorized('hooks.js', true, 'owner');
-    agent.adf.files.write('inbox/a.txt', 'x');
-    agent.adf.files.delete('inbox/a.txt');
-    await agent.idle();
-    expect(agent.adf.files.read('seen.txt')?.content.toString()).toBe('inbox/a.txt:write;inbox/a.txt:delete;');
-    // plain.js is not authorized: the restricted fs_write is refused to it.
-    expect(agent.adf.files.read('plain.txt')).toBeUndefined();
-    expect(triggerLogs(agent)).toEqual([
-      'trigger.ran on_file_change#0',
-      'trigger.failed on_file_change#1',
-      'trigger.ran on_file_change#0',
-    ]);
-    expect(agent.adf.logs.list().find((l) => l.event === 'trigger.failed')?.message).toContain(
-      'REQUIRES_AUTHORIZED_CODE',
-    );
-    expect(
-      fires(agent).map((e) => [
-        e.principal.kind,
-        e.principal.id,
-        e.decision,
-        (e.details as { outcome: string }).outcome,
-      ]),
-    ).toEqual([
-      ['authorized-code', 'hooks.js:run', 'allow', 'ran'],
-      ['code', 'plain.js:run', 'allow', 'failed'],
-      ['authorized-code', 'hooks.js:run', 'allow', 'ran'],
-    ]);
-    expect(agent.adf.audit.verify().ok).toBe(true);
-    agent.close();
-  });
+  it(
+    'system triggers run their lambda with their own file’s authorization; ' + 'each firing is logged and audited',
+    async () => {
+      const agent = agentWith([
+        { type: 'on_file_change', scope: 'system', lambda: 'hooks.js:run', filter: { watch: 'inbox/**' } },
+        {
+          type: 'on_file_change',
+          scope: 'system',
+          lambda: 'plain.js:run',
+          filter: { watch: 'inbox/**', event: 'write' },
+        },
+      ]);
+      agent.adf.files.write('hooks.js', APPEND('seen.txt', 'ev.data.path + ":" + ev.data.change'));
+      agent.adf.files.write('plain.js', APPEND('plain.txt', 'ev.data.path'));
+      agent.adf.files.setAuthorized('hooks.js', true, 'owner');
+      agent.adf.files.write('inbox/a.txt', 'x');
+      agent.adf.files.delete('inbox/a.txt');
+      await agent.idle();
+      expect(agent.adf.files.read('seen.txt')?.content.toString()).toBe('inbox/a.txt:write;inbox/a.txt:delete;');
+      // plain.js is not authorized: the restricted fs_write is refused to it.
+      expect(agent.adf.files.read('plain.txt')).toBeUndefined();
+      expect(triggerLogs(agent)).toEqual([
+        'trigger.ran on_file_change#0',
+        'trigger.failed on_file_change#1',
+        'trigger.ran on_file_change#0',
+      ]);
+      expect(agent.adf.logs.list().find((l) => l.event === 'trigger.failed')?.message).toContain(
+        'REQUIRES_AUTHORIZED_CODE',
+      );
+      expect(
+        fires(agent).map((e) => [
+          e.principal.kind,
+          e.principal.id,
+          e.decision,
+          (e.details as { outcome: string }).outcome,
+        ]),
+      ).toEqual([
+        ['authorized-code', 'hooks.js:run', 'allow', 'ran'],
+        ['code', 'plain.js:run', 'allow', 'failed'],
+        ['authorized-code', 'hooks.js:run', 'allow', 'ran'],
+      ]);
+      expect(agent.adf.audit.verify().ok).toBe(true);
+      agent.close();
+    },
+  );
 
   it('a lambda that writes what it watches does not re-fire itself (regression: trigger storm)', async () => {
     const agent = agentWith([
@@ -106,7 +110,8 @@ describe('trigger dispatch', () => {
     );
     agent.adf.files.write(
       'chain.js',
-      'async function run(ev) { const next = { a: "b", b: "c", c: "d" }[ev.data.path[0]]; await adf.fs_write({ path: next + "/x", mode: "write", content: "1" }); }',
+      'async function run(ev) { const next = { a: "b", b: "c", c: "d" }[ev.data.path[0]]; await ' +
+        'adf.fs_write({ path: next + "/x", mode: "write", content: "1" }); }',
     );
     agent.adf.files.setAuthorized('chain.js', true, 'owner');
     agent.adf.files.write('a/start', 'go');
@@ -126,7 +131,7 @@ describe('trigger dispatch', () => {
       triggerLimits: { maxPerTrigger: 2 },
     });
     agent.adf.files.write('ci.js', 'function run(ev) { return ev.data.payload; }');
-    const outcomes = [];
+    const outcomes: string[] = [];
     for (let i = 0; i < 3; i++)
       outcomes.push(
         ...(await agent.trigger({ source: 'ci', payload: i })).map((f) => f.outcome + (f.code ? `:${f.code}` : '')),
@@ -220,7 +225,8 @@ describe('trigger dispatch', () => {
     agent.adf.files.write('obs.js', APPEND('obs.txt', 'ev.type'));
     agent.adf.files.setAuthorized('obs.js', true, 'owner');
     await agent.gate.call('fs_read', { path: 'obs.js' }, { origin: 'llm' });
-    await expect(agent.gate.call('fs_read', { path: 'missing.txt' }, { origin: 'llm' })).rejects.toThrow(); // status error: no match
+    // status error: no match
+    await expect(agent.gate.call('fs_read', { path: 'missing.txt' }, { origin: 'llm' })).rejects.toThrow();
     await agent.send('hi');
     const task = agent.adf.tasks.create({ tool: 'db_execute', args: {}, origin: 'llm', status: 'pending_approval' });
     agent.adf.tasks.transition(task.id, 'pending_approval', 'denied');
@@ -264,16 +270,21 @@ describe('trigger dispatch', () => {
     agent.close();
   });
 
-  it('a trigger payload nested to the cap fires; one level more is refused with INPUT_TOO_DEEP and audited', async () => {
-    const agent = agentWith([{ type: 'on_external', scope: 'system', lambda: 'obs.js:run', filter: { source: 'ci' } }]);
-    agent.adf.files.write('obs.js', 'async function run(ev) { return ev.type; }');
-    const nested = (n: number): unknown => JSON.parse('['.repeat(n) + ']'.repeat(n));
-    expect((await agent.trigger({ source: 'ci', payload: nested(62) })).map((f) => f.outcome)).toEqual(['ran']);
-    await expect(agent.trigger({ source: 'ci', payload: nested(63) })).rejects.toHaveTrustCode('INPUT_TOO_DEEP');
-    await expect(agent.trigger({ source: 'ci', payload: nested(100_000) })).rejects.toHaveTrustCode('INPUT_TOO_DEEP');
-    expect(
-      agent.adf.audit.list().filter((e) => e.action === 'trigger.receive' && e.code === 'INPUT_TOO_DEEP'),
-    ).toHaveLength(2);
-    agent.close();
-  });
+  it(
+    'a trigger payload nested to the cap fires; ' + 'one level more is refused with INPUT_TOO_DEEP and audited',
+    async () => {
+      const agent = agentWith([
+        { type: 'on_external', scope: 'system', lambda: 'obs.js:run', filter: { source: 'ci' } },
+      ]);
+      agent.adf.files.write('obs.js', 'async function run(ev) { return ev.type; }');
+      const nested = (n: number): unknown => JSON.parse('['.repeat(n) + ']'.repeat(n));
+      expect((await agent.trigger({ source: 'ci', payload: nested(62) })).map((f) => f.outcome)).toEqual(['ran']);
+      await expect(agent.trigger({ source: 'ci', payload: nested(63) })).rejects.toHaveTrustCode('INPUT_TOO_DEEP');
+      await expect(agent.trigger({ source: 'ci', payload: nested(100_000) })).rejects.toHaveTrustCode('INPUT_TOO_DEEP');
+      expect(
+        agent.adf.audit.list().filter((e) => e.action === 'trigger.receive' && e.code === 'INPUT_TOO_DEEP'),
+      ).toHaveLength(2);
+      agent.close();
+    },
+  );
 });

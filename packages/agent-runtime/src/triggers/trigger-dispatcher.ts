@@ -1,4 +1,6 @@
 import { TrustError, createPrincipal, type Decision, type Principal } from '@trust/core';
+import { checkOptions } from '../options/strict-options.js';
+import { triggerDispatcherOptionsSchema } from './trigger-options.js';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { CodeRunner } from '../code/code-runner.js';
 import { parseLambdaRef } from '../code/code-runner.js';
@@ -54,13 +56,19 @@ export interface TriggerDispatcherOptions {
   readonly limits?: Partial<TriggerLimits>;
   /** Agent id for audit principals. */
   readonly agentId?: string;
-  /** Schedules the releases of timed triggers (`debounce_ms`, `interval_ms`, `batch_ms`); default Node's timers, unref'd. */
+  /**
+   * Schedules the releases of timed triggers (`debounce_ms`, `interval_ms`, `batch_ms`); default Node's timers,
+   * unref'd.
+   */
   readonly scheduler?: TimerScheduler;
 }
 
 /** Matches an agent's events against its configured triggers and runs them. */
 export interface TriggerDispatcher {
-  /** Queues an event raised somewhere in the runtime, without waiting. Costs one config read when no trigger of its type exists. */
+  /**
+   * Queues an event raised somewhere in the runtime, without waiting. Costs one config read when no trigger of its type
+   * exists.
+   */
   emit(event: TriggerEvent): void;
   /** Queues an event and resolves with what fired for it (never rejects). */
   dispatch(event: TriggerEvent): Promise<TriggerFiring[]>;
@@ -69,7 +77,9 @@ export interface TriggerDispatcher {
    * payload (see `externalEvent`) is audited (`trigger.receive`, deny) and thrown.
    */
   dispatchExternal(input: { source: string; payload?: unknown }): Promise<TriggerFiring[]>;
-  /** Resolves when every event queued so far has been dispatched (events held by timed triggers wait for their release). */
+  /**
+   * Resolves when every event queued so far has been dispatched (events held by timed triggers wait for their release).
+   */
   idle(): Promise<void>;
   /** Stops dispatching; queued and held events are dropped. */
   close(): void;
@@ -80,7 +90,11 @@ const WAKE_TEXT_CAP = 8000;
 /** The text a trigger wakes the loop with: clearly an automated event, never the owner's words. */
 export function triggerWakeText(index: number, event: TriggerEvent): string {
   const body = JSON.stringify({ type: event.type, fields: event.fields, data: event.data });
-  return `[trigger ${event.type} #${index}] An automated event raised by the runtime, not a message from your owner.\n${body.length > WAKE_TEXT_CAP ? `${body.slice(0, WAKE_TEXT_CAP)}…` : body}`;
+  const shown = body.length > WAKE_TEXT_CAP ? `${body.slice(0, WAKE_TEXT_CAP)}…` : body;
+  return (
+    `[trigger ${event.type} #${index}] An automated event raised by the runtime, ` +
+    `not a message from your owner.\n${shown}`
+  );
 }
 
 /**
@@ -99,7 +113,8 @@ export function triggerWakeText(index: number, event: TriggerEvent): string {
  * const triggers = createTriggerDispatcher({ adf, runner, wake: (text) => ({ outcome: 'busy' }) });
  * adf.events.subscribe((e) => { const ev = triggerEventOf(e); if (ev) triggers.emit(ev); });
  */
-export function createTriggerDispatcher(options: TriggerDispatcherOptions): TriggerDispatcher {
+export function createTriggerDispatcher(input: TriggerDispatcherOptions): TriggerDispatcher {
+  const options = checkOptions('createTriggerDispatcher', triggerDispatcherOptionsSchema, input);
   const { adf, runner } = options;
   const clock = options.clock ?? (() => new Date());
   const limits: TriggerLimits = { ...DEFAULT_TRIGGER_LIMITS, ...options.limits };

@@ -33,7 +33,8 @@ export const TRIGGER_LOG_ORIGIN = 'trigger';
  *
  * @example
  * triggerEventOf({ kind: 'file', path: 'docs/a.md', change: 'write' });
- * // { type: 'on_file_change', fields: { path: 'docs/a.md', event: 'write' }, data: { path: 'docs/a.md', change: 'write' } }
+ * // { type: 'on_file_change', fields: { path: 'docs/a.md', event: 'write' }, data: { path: 'docs/a.md', change:
+ * 'write' } }
  */
 export function triggerEventOf(e: AdfEvent): TriggerEvent | undefined {
   switch (e.kind) {

@@ -37,7 +37,10 @@ export const ROOT_CAUSE: TriggerCause = Object.freeze({ depth: 0, chain: Object.
 
 /** Rate and recursion bookkeeping of one agent's triggers. */
 export interface TriggerGuard {
-  /** Whether trigger `index` may fire for an event with this cause, now. Order: self, depth, per-trigger rate, total rate. */
+  /**
+   * Whether trigger `index` may fire for an event with this cause, now. Order: self, depth, per-trigger rate, total
+   * rate.
+   */
   evaluate(index: number, cause: TriggerCause): Decision;
   /** Counts one firing of `index` (call only after an allow). */
   record(index: number): void;
@@ -71,7 +74,8 @@ export function createTriggerGuard(limits: TriggerLimits, clock: () => Date): Tr
       if (cause.depth >= limits.maxDepth) {
         return deny(
           'TRIGGER_DEPTH',
-          `trigger chain depth ${cause.depth} reached the limit of ${limits.maxDepth} (chain ${cause.chain.map((i) => `#${i}`).join(' → ')})`,
+          `trigger chain depth ${cause.depth} reached the limit of ${limits.maxDepth} ` +
+            `(chain ${cause.chain.map((i) => `#${i}`).join(' → ')})`,
           { rule: 'trigger-depth' },
         );
       }

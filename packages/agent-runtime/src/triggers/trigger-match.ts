@@ -56,7 +56,8 @@ export function matchesFilterValue(pattern: string, value: string, pathLike = fa
  * does not match.
  *
  * @example
- * evaluateTriggerMatch({ type: 'on_inbox', scope: 'system', lambda: 'mail.js:onMail', filter: { source: 'mesh' } }, event);
+ * evaluateTriggerMatch({ type: 'on_inbox', scope: 'system', lambda: 'mail.js:onMail', filter: { source: 'mesh' } },
+ * event);
  * // { allow: true, rule: 'trigger-filter' } or a deny naming the key that did not match
  */
 export function evaluateTriggerMatch(trigger: TriggerConfig, event: TriggerEvent): Decision {

@@ -55,7 +55,10 @@ function agentWith(triggers: Trigger[], t: ReturnType<typeof fakeTime>) {
   const agent = openAgent(path, { provider: createScriptedProvider(), clock: t.clock, scheduler: t.scheduler });
   agent.adf.files.write(
     'hooks.ts',
-    'async function seen(ev: { data: { payload?: unknown; count?: number; batch?: Array<{ data: { payload: unknown } }> } }): Promise<void> { const what = ev.data.batch ? ev.data.count + ":" + ev.data.batch.map((b) => b.data.payload).join(",") : String(ev.data.payload); await adf.fs_write({ path: "seen.txt", mode: "append", content: what + ";" }); }',
+    'async function seen(ev: { data: { payload?: unknown; count?: number; batch?: Array<{ data: { payload: ' +
+      'unknown } }> } }): Promise<void> { const what = ev.data.batch ? ev.data.count + ":" + ' +
+      'ev.data.batch.map((b) => b.data.payload).join(",") : String(ev.data.payload); await adf.fs_write({ ' +
+      'path: "seen.txt", mode: "append", content: what + ";" }); }',
   );
   return agent;
 }
@@ -124,7 +127,8 @@ describe('trigger timing: dispatch', () => {
     await t.advance(1);
     expect(seen(agent)).toBe('a;c;');
     await t.advance(999);
-    expect(await post(agent, 'd')).toMatchObject([{ outcome: 'deferred' }]); // still within the interval of the trailing firing
+    // still within the interval of the trailing firing
+    expect(await post(agent, 'd')).toMatchObject([{ outcome: 'deferred' }]);
     await t.advance(1);
     expect(seen(agent)).toBe('a;c;d;');
     await t.advance(5000);
@@ -185,7 +189,8 @@ describe('trigger timing: dispatch', () => {
     );
     agent.adf.files.write(
       'echo.ts',
-      'async function run(ev: { data: { path: string } }): Promise<void> { await adf.fs_write({ path: "data/echo.txt", mode: "append", content: ev.data.path + ";" }); }',
+      'async function run(ev: { data: { path: string } }): Promise<void> { await adf.fs_write({ path: ' +
+        '"data/echo.txt", mode: "append", content: ev.data.path + ";" }); }',
     );
     agent.adf.files.write('data/in.txt', 'x');
     await agent.idle();

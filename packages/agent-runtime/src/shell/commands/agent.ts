@@ -28,7 +28,8 @@ const MSG_TOOLS: Readonly<Record<string, string>> = { send: 'msg_send', read: 'm
 export const msg: ShellCommand = {
   name: 'msg',
   summary:
-    'mail: msg send DID [--subject S] [--thread T] [TEXT|stdin] (→ msg_send); msg list [--status S] [--limit N] (→ msg_list); msg read ID (→ msg_read)',
+    'mail: msg send DID [--subject S] [--thread T] [TEXT|stdin] (→ msg_send); msg list [--status S] [--limit ' +
+    'N] (→ msg_list); msg read ID (→ msg_read)',
   tools: (argv) => {
     const t = MSG_TOOLS[argv[0] ?? ''];
     return t ? [t] : [];
@@ -176,7 +177,8 @@ export const at: ShellCommand = {
 export const crontab: ShellCommand = {
   name: 'crontab',
   summary:
-    'crontab -l lists timers (→ sys_list_timers); crontab FILE|- adds one cron timer per "m h dom mon dow payload" line (→ sys_set_timer; FILE → fs_read); existing timers are kept',
+    'crontab -l lists timers (→ sys_list_timers); crontab FILE|- adds one cron timer per "m h dom mon dow ' +
+    'payload" line (→ sys_set_timer; FILE → fs_read); existing timers are kept',
   tools: (argv) =>
     argv[0] === '-l'
       ? ['sys_list_timers']

@@ -222,7 +222,7 @@ class AwkRun {
               ? text.trim().split(/[ \t\n]+/)
               : text.split(typeof sep === 'string' && sep.length > 1 ? posixRegex(sep, true) : sep);
         const a = new Map<string, Val>();
-        parts.forEach((x, i) => a.set(String(i + 1), input(x)));
+        for (const [i, x] of parts.entries()) a.set(String(i + 1), input(x));
         this.arrays.set(target.name, a);
         return parts.length;
       }
@@ -368,7 +368,9 @@ function arith(op: string, a: number, b: number): number {
 export const awk: ShellCommand = {
   name: 'awk',
   summary:
-    'awk subset: -F SEP, -v VAR=VAL, BEGIN/END, /re/ and expression patterns, $N NF NR, print/printf, if/while/for, arrays, length substr index split sub gsub tolower toupper int sprintf match (files → fs_read)',
+    'awk subset: -F SEP, -v VAR=VAL, BEGIN/END, /re/ and expression patterns, $N NF NR, print/printf, ' +
+    'if/while/for, arrays, length substr index split sub gsub tolower toupper int sprintf match (files → ' +
+    'fs_read)',
   tools: (argv) => (parseArgs(argv, ['F', 'v', 'f']).operands.length > 1 ? ['fs_read'] : []),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv, ['F', 'v', 'f']);

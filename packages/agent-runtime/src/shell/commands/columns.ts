@@ -174,9 +174,9 @@ export const dirname: ShellCommand = {
     for (const path of argv) {
       const trimmed = path.replace(/\/+$/, '');
       const i = trimmed.lastIndexOf('/');
-      ctx.out.write(
-        `${i < 0 ? (path.startsWith('/') ? '/' : '.') : i === 0 ? '/' : trimmed.slice(0, i).replace(/\/+$/, '') || '/'}\n`,
-      );
+      const parent =
+        i < 0 ? (path.startsWith('/') ? '/' : '.') : i === 0 ? '/' : trimmed.slice(0, i).replace(/\/+$/, '');
+      ctx.out.write(`${parent || '/'}\n`);
     }
     return 0;
   },

@@ -110,7 +110,8 @@ describe('each command declares the tools it resolves to', () => {
 
   it('msg, config, mcp, at and crontab call their tool with the parsed arguments', async () => {
     const r = await run(
-      'msg send did:key:z1 --subject S hi there; config set a.b \'{"x":1}\'; mcp call srv Tool \'{"q":1}\'; echo wake | at now + 2 minutes; echo "*/5 * * * * ping" | crontab -',
+      'msg send did:key:z1 --subject S hi there; config set a.b \'{"x":1}\'; mcp call srv Tool \'{"q":1}\'; ' +
+        'echo wake | at now + 2 minutes; echo "*/5 * * * * ping" | crontab -',
     );
     expect(r.gate.calls).toEqual([
       { tool: 'msg_send', args: { to: 'did:key:z1', content: 'hi there', subject: 'S' } },

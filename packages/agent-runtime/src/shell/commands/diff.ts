@@ -68,7 +68,9 @@ function unified(ops: readonly Op[], nameA: string, nameB: string, ctxLines: num
     const bCount = hunk.filter((o) => o.kind !== '-').length;
     const aStart = hunk[0]!.a + (aCount ? 1 : 0);
     const bStart = hunk[0]!.b + (bCount ? 1 : 0);
-    out += `@@ -${aCount === 1 ? aStart : `${aStart},${aCount}`} +${bCount === 1 ? bStart : `${bStart},${bCount}`} @@\n`;
+    const aRange = aCount === 1 ? `${aStart}` : `${aStart},${aCount}`;
+    const bRange = bCount === 1 ? `${bStart}` : `${bStart},${bCount}`;
+    out += `@@ -${aRange} +${bRange} @@\n`;
     for (const o of hunk) out += `${o.kind === '=' ? ' ' : o.kind}${o.line}\n`;
     start = end;
   }
@@ -78,7 +80,8 @@ function unified(ops: readonly Op[], nameA: string, nameB: string, ctxLines: num
 export const diff: ShellCommand = {
   name: 'diff',
   summary:
-    'compare two files line by line: normal output, -u unified (no timestamps), -q brief; status 1 when they differ (→ fs_read)',
+    'compare two files line by line: normal output, -u unified (no timestamps), -q brief; status 1 when they ' +
+    'differ (→ fs_read)',
   tools: (argv) => readsFiles(parseArgs(argv, ['U']).operands),
   async run(ctx, argv) {
     const { flags, operands } = parseArgs(argv, ['U']);

@@ -19,7 +19,8 @@ export const tee: ShellCommand = {
 export const mkdir: ShellCommand = {
   name: 'mkdir',
   summary:
-    'directories are implicit in the virtual file store (a file path creates them): checks that fs_write is allowed, writes nothing (-p accepted) (→ fs_write)',
+    'directories are implicit in the virtual file store (a file path creates them): checks that fs_write is ' +
+    'allowed, writes nothing (-p accepted) (→ fs_write)',
   tools: () => ['fs_write'],
   async run(ctx, argv) {
     if (argv.filter((a) => !a.startsWith('-')).length === 0) {
@@ -79,7 +80,8 @@ function planFind(argv: readonly string[]): FindPlan {
 export const find: ShellCommand = {
   name: 'find',
   summary:
-    'list virtual files under paths: -name -iname -path -type f|d -maxdepth -print; -delete removes matches (→ fs_list, -delete → fs_delete)',
+    'list virtual files under paths: -name -iname -path -type f|d -maxdepth -print; -delete removes matches ' +
+    '(→ fs_list, -delete → fs_delete)',
   tools: (argv) => (planFind(argv).del ? ['fs_list', 'fs_delete'] : ['fs_list']),
   async run(ctx, argv) {
     const plan = planFind(argv);

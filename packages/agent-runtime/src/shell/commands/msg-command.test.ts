@@ -76,7 +76,9 @@ describe('msg list / msg read in adf_shell', () => {
     const gate = shellGate(adf);
 
     const script =
-      'id=$(msg list --status unread --limit 5 | jq -r ".messages[0].id"); m=$(msg read "$id"); for k in from subject content status verified; do echo "$m" | jq -r ".$k"; done; msg list --status unread | jq ".messages | length"';
+      'id=$(msg list --status unread --limit 5 | jq -r ".messages[0].id"); m=$(msg read "$id"); for k in ' +
+      'from subject content status verified; do echo "$m" | jq -r ".$k"; done; msg list --status unread | jq ' +
+      '".messages | length"';
     const r = (await gate.call('adf_shell', { command: script }, { origin: 'llm' })) as ShellResult;
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);

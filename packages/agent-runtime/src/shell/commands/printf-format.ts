@@ -49,7 +49,7 @@ export function formatPrintf(format: string, args: readonly string[], reuse = fa
     const lead = /^\s*[-+]?\d+/.exec(a);
     return lead ? Number(lead[0]) : 0;
   };
-  do {
+  for (;;) {
     const start = k;
     let stop = false;
     for (let i = 0; i < format.length && !stop; i++) {
@@ -127,7 +127,7 @@ export function formatPrintf(format: string, args: readonly string[], reuse = fa
       out += v;
     }
     if (stop || !reuse || k === start || k >= args.length) break;
-  } while (true);
+  }
   return error === undefined ? { text: out } : { text: out, error };
 }
 

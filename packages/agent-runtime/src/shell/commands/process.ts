@@ -45,7 +45,8 @@ function durationMs(s: string): number | undefined {
 export const timeout: ShellCommand = {
   name: 'timeout',
   summary:
-    'run COMMAND; once DURATION (N[smhd]) has passed it ends at its next command with 124 (a single slow tool call is not interrupted); COMMAND is gated',
+    'run COMMAND; once DURATION (N[smhd]) has passed it ends at its next command with 124 (a single slow ' +
+    'tool call is not interrupted); COMMAND is gated',
   tools: noTools,
   async run(ctx, argv) {
     let i = 0;

@@ -264,7 +264,8 @@ function parseSedArgs(argv: readonly string[]) {
 export const sed: ShellCommand = {
   name: 'sed',
   summary:
-    'stream editor: s///g, y, d, p, q, =, a/i/c, addresses and ranges, -n -E -e; -i edits files (→ fs_read, -i → fs_write)',
+    'stream editor: s///g, y, d, p, q, =, a/i/c, addresses and ranges, -n -E -e; -i edits files (→ fs_read, ' +
+    '-i → fs_write)',
   tools: (argv) => {
     const p = parseSedArgs(argv);
     if ('error' in p) return [];
