@@ -5,6 +5,7 @@ import {
   type AuditSink,
   type CapabilitySet,
   type EgressPolicy,
+  type Principal,
   type TrustError,
 } from '@trust/core';
 import {
@@ -23,7 +24,9 @@ import { composePolicy } from './net-broker.js';
 import { resolvePluginHostOptions, type PluginHostOptions } from './plugin-host-options.js';
 import { readSource, type PluginSource } from './package-source.js';
 import { callFailureError } from './call-error.js';
-import { instantiateRuntime, type CallOutcome } from './plugin-runtime.js';
+import type { CallOutcome } from './plugin-runtime.js';
+import { inThreadRefusal, startInThreadRuntime } from './in-thread-runtime.js';
+import { jspiAsyncExports } from './jspi.js';
 import { SIGNATURE_FILE, verifyPackage, type VerifiedSigner } from './signing.js';
 import { transpileComponent, type TranspiledComponent } from './transpile-cache.js';
 import { startWorkerRuntime, type WorkerOutcome } from './worker-runtime.js';
@@ -218,11 +221,11 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     }
     const isolation = lo.isolation ?? resolved.isolation;
     const network = caps.egressTier() !== 'none';
-    if (network && isolation === 'in-thread') {
-      throw wasmError('WASM_ISOLATION_REQUIRED', `plugin ${id} has network capabilities, which need worker isolation`, {
-        hint: 'the guest blocks its thread on every request while egress runs on the main thread; load it with isolation: "worker"',
-      });
-    }
+    const refusal = isolation === 'in-thread' ? inThreadRefusal(id, caps) : undefined;
+    if (refusal) throw refusal;
+    // in-thread with network (JSPI only, see in-thread-runtime.ts) runs JSPI glue
+    const jspiExports =
+      isolation === 'in-thread' && network ? jspiAsyncExports(Object.keys(info.interface.items)) : undefined;
     for (const cap of caps.toStrings())
       audit({
         principal,
@@ -232,11 +235,12 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         rule: lo.grants ? `load-grants:${lo.grantMode ?? 'replace'}` : 'manifest',
       });
 
-    let t = transpiled.get(info.digest);
+    const glueKey = jspiExports ? `${info.digest}-jspi` : info.digest;
+    let t = transpiled.get(glueKey);
     if (!t) {
-      t = transpileComponent(component, resolved.cacheDir);
-      transpiled.set(info.digest, t);
-      t.catch(() => transpiled.delete(info.digest));
+      t = transpileComponent(component, resolved.cacheDir, jspiExports);
+      transpiled.set(glueKey, t);
+      t.catch(() => transpiled.delete(glueKey));
     }
     const tc = await t;
     const pinned = pinGrantDirs(caps.fsGrants); // opened now: confines the guest for its lifetime
@@ -281,6 +285,18 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     return plugin;
   }
 
+  /** The options of a plugin's network broker (its principal, its composed policy, the host's guard and audit). */
+  function brokerOptions(s: { plan: ImportPlan; policy: EgressPolicy | undefined; principal: Principal }) {
+    return {
+      principal: s.principal,
+      policy: composePolicy(s.plan, s.policy),
+      ...(resolved.guard ? { guard: resolved.guard } : {}),
+      ...(resolved.audit ? { audit: resolved.audit } : {}),
+      httpTimeoutMs: limits.httpTimeoutMs,
+      limits: { maxResponseBytes: limits.maxHttpResponseBytes },
+    };
+  }
+
   async function start(s: {
     id: string;
     name: string;
@@ -317,12 +333,15 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     let shutdown: () => Promise<void>;
 
     if (s.isolation === 'in-thread') {
-      const runtime = await instantiateRuntime({
+      const network = s.plan.http;
+      const runtime = await startInThreadRuntime({
         glueUrl: s.tc.glueUrl,
         modules: s.tc.modules,
         plan: s.plan,
         onOutput,
         maxMemoryBytes: limits.maxMemoryBytes,
+        maxHttpRequestBytes: limits.maxHttpRequestBytes,
+        ...(network ? { broker: brokerOptions(s) } : {}),
       }).catch((cause: unknown) => {
         throw wasmError(
           'WASM_INSTANTIATE_FAILED',
@@ -330,14 +349,17 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
           { cause, hint: 'the component could not be linked or its start function failed' },
         );
       });
-      callSync = (name, args) => {
-        const o = runtime.call(name, args);
+      const settle = (name: string, o: CallOutcome): unknown => {
         if (o.ok) return o.value;
         const err = failureError(o, name);
         if (o.fatal) dead = err;
         throw err;
       };
-      invoke = async (name, args) => callSync!(name, args);
+      const { callSync: sync, callAsync } = runtime;
+      if (sync) callSync = (name, args) => settle(name, sync(name, args));
+      invoke = callAsync
+        ? (name, args) => callAsync(name, args).then((o) => settle(name, o))
+        : async (name, args) => callSync!(name, args);
       shutdown = async () => runtime.close();
     } else {
       const network = s.plan.http || s.plan.tcp || s.plan.udp || s.plan.coarse;
@@ -353,18 +375,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         maxCallBytes: limits.maxCallBytes,
         maxHttpRequestBytes: limits.maxHttpRequestBytes,
         syncWaitMs: limits.syncWaitMs,
-        ...(network
-          ? {
-              broker: {
-                principal: s.principal,
-                policy: composePolicy(s.plan, s.policy),
-                ...(resolved.guard ? { guard: resolved.guard } : {}),
-                ...(resolved.audit ? { audit: resolved.audit } : {}),
-                httpTimeoutMs: limits.httpTimeoutMs,
-                limits: { maxResponseBytes: limits.maxHttpResponseBytes },
-              },
-            }
-          : {}),
+        ...(network ? { broker: brokerOptions(s) } : {}),
         onOutput,
         onDeath: (err) => {
           dead ??= err;
@@ -407,7 +418,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       },
       call(name, ...args) {
         if (dead) return Promise.reject(deadError());
-        // in-thread calls are synchronous: no queue needed
+        // in-thread calls without network are synchronous: no queue needed
         if (callSync) {
           try {
             return Promise.resolve(callSync(name, args));

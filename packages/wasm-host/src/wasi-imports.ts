@@ -24,6 +24,11 @@ export interface WasiImportOptions {
   readonly onOutput: (stream: 'stdout' | 'stderr', data: Uint8Array) => void;
   /** The synchronous bridge to the host's network broker; absent when the plan has no network. */
   readonly bridge?: SyncCall;
+  /**
+   * In-thread under JSPI: the broker itself, answering HTTP calls with promises (the glue suspends
+   * the guest meanwhile). Used instead of `bridge` for HTTP; sockets stay without it.
+   */
+  readonly httpCall?: (op: string, payload: unknown) => Promise<unknown>;
   readonly maxRequestBodyBytes?: number;
 }
 
@@ -119,7 +124,7 @@ export function buildWasiImports(
     'wasi:filesystem/preopens': fs.preopens,
   };
 
-  const bridge = options.bridge;
+  const { bridge, httpCall } = options;
   // Without the http grant the types are present (harmless) and every request is denied; the
   // handler itself is absent (load fails closed before this point if the component imports it).
   const http = createHttpImports({
@@ -128,13 +133,15 @@ export function buildWasiImports(
     IoError,
     ready,
     call:
-      plan.http && bridge
-        ? (op, payload) => bridge(op, payload) as BridgeHttpResult
-        : () => ({ kind: 'error', error: 'denied', message: 'http is not granted' }),
+      plan.http && httpCall
+        ? (op, payload) => httpCall(op, payload) as Promise<BridgeHttpResult>
+        : plan.http && bridge
+          ? (op, payload) => bridge(op, payload) as BridgeHttpResult
+          : () => ({ kind: 'error', error: 'denied', message: 'http is not granted' }),
     maxRequestBodyBytes: plan.http ? (options.maxRequestBodyBytes ?? 16 * 1024 * 1024) : 0,
   });
   imports['wasi:http/types'] = http.types;
-  if (plan.http && bridge) imports['wasi:http/outgoing-handler'] = http.outgoingHandler;
+  if (plan.http && (bridge || httpCall)) imports['wasi:http/outgoing-handler'] = http.outgoingHandler;
   const sockets = createSocketImports({
     InputStream,
     OutputStream,

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const fixture = (name: 'tiny' | 'mini' | 'probe'): Uint8Array =>
+export const fixture = (name: 'tiny' | 'mini' | 'probe' | 'fetcher'): Uint8Array =>
   new Uint8Array(readFileSync(join(pkgDir, '.fixtures', `${name}.wasm`)));
 
 /** A fresh temp dir, removed by the returned cleanup. */
