@@ -19,15 +19,17 @@ import { wasmError } from './errors.js';
 import { checkImports } from './import-requirements.js';
 import { planImports, type ImportPlan } from './import-plan.js';
 import { pinGrantDirs } from './fs/pin-grants.js';
-import { parseManifest, type PackageManifest } from './manifest.js';
+import type { PackageManifest } from './manifest.js';
 import { composePolicy } from './net-broker.js';
 import { resolvePluginHostOptions, type PluginHostOptions } from './plugin-host-options.js';
-import { readSource, type PluginSource } from './package-source.js';
+import type { PluginSource } from './package-source.js';
 import { callFailureError } from './call-error.js';
+import { readPlugin } from './read-plugin.js';
+import { createCallQueue } from './call-queue.js';
 import type { CallOutcome } from './plugin-runtime.js';
 import { inThreadRefusal, startInThreadRuntime } from './in-thread-runtime.js';
 import { jspiAsyncExports } from './jspi.js';
-import { SIGNATURE_FILE, verifyPackage, type VerifiedSigner } from './signing.js';
+import type { VerifiedSigner } from './signing.js';
 import { transpileComponent, type TranspiledComponent } from './transpile-cache.js';
 import { startWorkerRuntime, type WorkerOutcome } from './worker-runtime.js';
 
@@ -117,34 +119,11 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
   }
 
   async function loadInner(source: PluginSource, lo: LoadOptions, setId: (id: string) => void): Promise<Plugin> {
-    const loaded = await readSource(source, limits.package);
-    let signer: VerifiedSigner | undefined;
-    let manifest: PackageManifest | undefined;
-    let component: Uint8Array;
-    if (loaded.kind === 'package') {
-      const hasSig = loaded.pkg.files.has(SIGNATURE_FILE);
-      if (requireSignature || hasSig) signer = verifyPackage(loaded.pkg, trustedKeys);
-      const toml = loaded.pkg.files.get('package.toml');
-      if (!toml)
-        throw wasmError('WASM_MANIFEST_INVALID', `package ${loaded.pkg.source} has no package.toml`, {
-          hint: 'add a package.toml (see the README for the format)',
-        });
-      manifest = parseManifest(Buffer.from(toml).toString('utf8'));
-      const bytes = loaded.pkg.files.get(manifest.component);
-      if (!bytes)
-        throw wasmError(
-          'WASM_MANIFEST_INVALID',
-          `package.toml names component ${JSON.stringify(manifest.component)}, which is not in the package`,
-          { hint: 'fix [wasm].component or add the file' },
-        );
-      component = bytes;
-    } else {
-      if (requireSignature)
-        throw wasmError('WASM_UNSIGNED', `${loaded.source} is a bare component, which cannot carry a signature`, {
-          hint: 'load a signed package, or create the host with requireSignature: false',
-        });
-      component = loaded.bytes;
-    }
+    const { signer, manifest, component } = await readPlugin(source, {
+      limits: limits.package,
+      requireSignature,
+      trustedKeys,
+    });
     const name = manifest?.name ?? 'component';
     const id = lo.id ?? `${name}#${++counter}`;
     setId(id);
@@ -398,13 +377,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       shutdown = () => runtime.terminate();
     }
 
-    // One call at a time per plugin: while one is in flight (or queued), later calls queue.
-    // With nothing in flight a call runs at once, and a synchronous answer (the worker fast
-    // path) settles without a queue turn.
-    let queue: Promise<unknown> = Promise.resolve();
-    let inFlight = 0;
-    const runNow = (name: string, args: unknown[]): unknown | Promise<unknown> =>
-      dead ? Promise.reject(deadError()) : invoke(name, args);
+    const enqueue = createCallQueue({ invoke, callSync, isDead: () => dead !== undefined, deadError });
     const plugin: Plugin = {
       id: s.id,
       name: s.name,
@@ -416,37 +389,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       get dead() {
         return dead;
       },
-      call(name, ...args) {
-        if (dead) return Promise.reject(deadError());
-        // in-thread calls without network are synchronous: no queue needed
-        if (callSync) {
-          try {
-            return Promise.resolve(callSync(name, args));
-          } catch (e) {
-            return Promise.reject(e);
-          }
-        }
-        let r: unknown;
-        if (inFlight === 0) {
-          try {
-            r = runNow(name, args);
-          } catch (e) {
-            return Promise.reject(e);
-          }
-          if (!(r instanceof Promise)) return Promise.resolve(r);
-        } else {
-          r = queue.then(
-            () => runNow(name, args),
-            () => runNow(name, args),
-          );
-        }
-        inFlight++;
-        const p = (r as Promise<unknown>).finally(() => {
-          inFlight--;
-        });
-        queue = p.catch(() => undefined);
-        return p;
-      },
+      call: (name, ...args) => enqueue(name, args),
       output: () => ({ ...out }),
       async dispose() {
         live.delete(plugin);
