@@ -68,7 +68,8 @@ async function prepare() {
   const { register } = await import('node:module');
   const stub = 'export default { decompress() { throw new Error("xz is not available in fixture builds"); } };';
   const loader = `export async function resolve(specifier, context, next) {
-    if (specifier === '@napi-rs/lzma/xz') return { url: 'data:text/javascript,' + encodeURIComponent(${JSON.stringify(stub)}), shortCircuit: true };
+    if (specifier === '@napi-rs/lzma/xz')
+      return { url: 'data:text/javascript,' + encodeURIComponent(${JSON.stringify(stub)}), shortCircuit: true };
     return next(specifier, context);
   }`;
   register(`data:text/javascript,${encodeURIComponent(loader)}`);

@@ -49,7 +49,10 @@ export function createIncomingTypes(deps: IncomingDeps, fields: ReturnType<typeo
       super();
       this.exchange = exchange;
     }
-    /** Waits for at least one byte (the guest's pollable is always ready, so a non-blocking read that returned nothing would spin). */
+    /**
+     * Waits for at least one byte (the guest's pollable is always ready, so a non-blocking read
+     * that returned nothing would spin).
+     */
     override read(len: bigint): MaybePromise<Uint8Array> {
       if (this.done || this.exchange.closed) throw { tag: 'closed' };
       if (len === 0n) return new Uint8Array(0);

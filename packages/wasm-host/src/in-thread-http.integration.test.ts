@@ -18,7 +18,12 @@ import { createPluginHost, type Plugin, type PluginHost } from './plugin-host.js
 const tmp = tempDir('wasm-in-thread-http-');
 const hosts: PluginHost[] = [];
 const events: AuditInput[] = [];
-const audit = { record: (e: AuditInput) => (events.push(e), e as AuditEvent) };
+const audit = {
+  record: (e: AuditInput) => {
+    events.push(e);
+    return e as AuditEvent;
+  },
+};
 let peer: Peer;
 /** A server on this very thread: it can answer only while the thread's event loop runs. */
 let local: Server;

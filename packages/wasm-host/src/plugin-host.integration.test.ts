@@ -18,7 +18,13 @@ afterAll(async () => {
 
 function memoryAudit() {
   const events: AuditInput[] = [];
-  return { events, record: (e: AuditInput) => (events.push(e), e as AuditEvent) };
+  return {
+    events,
+    record: (e: AuditInput) => {
+      events.push(e);
+      return e as AuditEvent;
+    },
+  };
 }
 
 function host(opts: Parameters<typeof createPluginHost>[0] = {}) {

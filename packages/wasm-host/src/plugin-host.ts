@@ -149,7 +149,8 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       const named = (['http', 'tcp', 'udp'] as const).filter((c) => caps.has(c));
       throw wasmError(
         'WASM_EGRESS_POLICY_MISSING',
-        `plugin ${id} declares ${named.join(', ')} but the host has no egress policy; network capabilities need both keys`,
+        `plugin ${id} declares ${named.join(', ')} but the host has no egress policy; ` +
+          'network capabilities need both keys',
         {
           hint: 'pass egress: <EgressPolicy> to createPluginHost() or host.load(), or remove the capability',
         },
@@ -186,7 +187,8 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     if (unsatisfied.length > 0) {
       throw wasmError(
         'WASM_IMPORT_UNSATISFIED',
-        `plugin ${id} imports what its grants do not provide: ${unsatisfied.map((c) => `${c.import} (${c.reason})`).join('; ')}`,
+        `plugin ${id} imports what its grants do not provide: ` +
+          unsatisfied.map((c) => `${c.import} (${c.reason})`).join('; '),
         {
           hint: unsatisfied[0]?.hint,
           problems: unsatisfied.map((c) => ({
