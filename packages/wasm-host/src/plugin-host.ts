@@ -5,7 +5,6 @@ import {
   type AuditSink,
   type CapabilitySet,
   type EgressPolicy,
-  type Principal,
   type TrustError,
 } from '@trust/core';
 import {
@@ -20,7 +19,7 @@ import { checkImports } from './import-requirements.js';
 import { planImports, type ImportPlan } from './import-plan.js';
 import { pinGrantDirs } from './fs/pin-grants.js';
 import type { PackageManifest } from './manifest.js';
-import { composePolicy } from './net-broker.js';
+import { pluginBrokerOptions } from './net-broker.js';
 import { resolvePluginHostOptions, type PluginHostOptions } from './plugin-host-options.js';
 import type { PluginSource } from './package-source.js';
 import { callFailureError } from './call-error.js';
@@ -266,18 +265,6 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     return plugin;
   }
 
-  /** The options of a plugin's network broker (its principal, its composed policy, the host's guard and audit). */
-  function brokerOptions(s: { plan: ImportPlan; policy: EgressPolicy | undefined; principal: Principal }) {
-    return {
-      principal: s.principal,
-      policy: composePolicy(s.plan, s.policy),
-      ...(resolved.guard ? { guard: resolved.guard } : {}),
-      ...(resolved.audit ? { audit: resolved.audit } : {}),
-      httpTimeoutMs: limits.httpTimeoutMs,
-      limits: { maxResponseBytes: limits.maxHttpResponseBytes },
-    };
-  }
-
   async function start(s: {
     id: string;
     name: string;
@@ -322,7 +309,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         onOutput,
         maxMemoryBytes: limits.maxMemoryBytes,
         maxHttpRequestBytes: limits.maxHttpRequestBytes,
-        ...(network ? { broker: brokerOptions(s) } : {}),
+        ...(network ? { broker: pluginBrokerOptions(s, resolved) } : {}),
       }).catch((cause: unknown) => {
         throw wasmError(
           'WASM_INSTANTIATE_FAILED',
@@ -356,7 +343,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         maxCallBytes: limits.maxCallBytes,
         maxHttpRequestBytes: limits.maxHttpRequestBytes,
         syncWaitMs: limits.syncWaitMs,
-        ...(network ? { broker: brokerOptions(s) } : {}),
+        ...(network ? { broker: pluginBrokerOptions(s, resolved) } : {}),
         onOutput,
         onDeath: (err) => {
           dead ??= err;
