@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Builds the test fixtures into .fixtures/ (git-ignored), skipping any whose inputs are unchanged.
 //
-//   node scripts/build-fixtures.mjs [--only tiny,mini,probe]
+//   node scripts/build-fixtures.mjs [--only tiny,mini,probe,fetcher]
 //
 // - tiny, mini: hand-written WAT assembled with jco (parse -> embed -> new), milliseconds each.
-// - probe: a JavaScript guest built with componentize-js (SpiderMonkey inside, ~12 MB, slow).
+// - probe, fetcher: JavaScript guests built with componentize-js (SpiderMonkey inside, ~12 MB, slow).
 //
 // This is build tooling, never host code: jco's WIT reader goes through preview2-shim's
 // process-global preopens, which are empty by default, so this process opens `/` for it. The
@@ -68,7 +68,8 @@ async function prepare() {
   const { register } = await import('node:module');
   const stub = 'export default { decompress() { throw new Error("xz is not available in fixture builds"); } };';
   const loader = `export async function resolve(specifier, context, next) {
-    if (specifier === '@napi-rs/lzma/xz') return { url: 'data:text/javascript,' + encodeURIComponent(${JSON.stringify(stub)}), shortCircuit: true };
+    if (specifier === '@napi-rs/lzma/xz')
+      return { url: 'data:text/javascript,' + encodeURIComponent(${JSON.stringify(stub)}), shortCircuit: true };
     return next(specifier, context);
   }`;
   register(`data:text/javascript,${encodeURIComponent(loader)}`);
@@ -114,7 +115,12 @@ function commit(out, bytes, digest) {
 
 mkdirSync(outDir, { recursive: true });
 await prepare();
-const jobs = { tiny: () => buildWat('tiny'), mini: () => buildWat('mini'), probe: () => buildJs('probe') };
+const jobs = {
+  tiny: () => buildWat('tiny'),
+  mini: () => buildWat('mini'),
+  probe: () => buildJs('probe'),
+  fetcher: () => buildJs('fetcher'),
+};
 for (const [name, job] of Object.entries(jobs)) {
   if (only && !only.has(name)) continue;
   const t0 = Date.now();

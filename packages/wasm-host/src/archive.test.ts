@@ -83,7 +83,7 @@ describe('.tpkg archives', () => {
     await expect(code(readPackageDir(dir))).resolves.toBeTrustCode('WASM_PACKAGE_UNSAFE_PATH');
   });
 
-  it('reports a file that is not gzip, or a cut-short archive, as WASM_PACKAGE_MALFORMED (not an unsafe path)', async () => {
+  it('reports a file that is not gzip, or a cut-short archive, as WASM_PACKAGE_MALFORMED (not unsafe)', async () => {
     const good = await packPackage(createPackageFiles([['package.toml', new TextEncoder().encode('x')]]));
     const cases: [string, Uint8Array, RegExp][] = [
       ['not gzip', new TextEncoder().encode('hello, this is text'), /not a \.tpkg archive/],

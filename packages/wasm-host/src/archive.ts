@@ -20,7 +20,8 @@ const BLOCK = 512;
 
 /** How to get a good archive again: rebuild it from the package directory. */
 const REBUILD_HINT =
-  'rebuild it from the package directory with `trust package build <dir>` (or packPackage()), or download it again if it was cut short';
+  'rebuild it from the package directory with `trust package build <dir>` (or packPackage()), ' +
+  'or download it again if it was cut short';
 
 function tarEntry(path: string, data: Uint8Array): Buffer[] {
   const header = new Header({
@@ -85,7 +86,8 @@ export async function readPackageArchive(
     if (cause instanceof RangeError || (cause as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw wasmError(
         'WASM_PACKAGE_TOO_LARGE',
-        `archive ${source} decompresses beyond the limit (${tarCap} bytes; ratio cap ${max.maxRatio}x, size cap ${max.maxTotalBytes} bytes)`,
+        `archive ${source} decompresses beyond the limit ` +
+          `(${tarCap} bytes; ratio cap ${max.maxRatio}x, size cap ${max.maxTotalBytes} bytes)`,
         {
           cause,
           hint: 'this looks like a compression bomb; raise limits only for archives you trust',
@@ -147,14 +149,16 @@ export async function readPackageArchive(
               hint: 'raise limits.maxEntries only for archives you trust',
             }),
           );
-        } else if (!isDir && (total += entry.size ?? 0) > max.maxTotalBytes) {
+        } else if (!isDir && total + (entry.size ?? 0) > max.maxTotalBytes) {
           fail(
             wasmError('WASM_PACKAGE_TOO_LARGE', `archive ${source} holds more than ${max.maxTotalBytes} bytes`, {
               hint: 'raise limits.maxTotalBytes only for archives you trust',
             }),
           );
         }
+        // after a failure nothing is kept, so the running total no longer matters
         if (failure || isDir) return void entry.resume();
+        total += entry.size ?? 0;
         seen.add(path!);
         const chunks: Buffer[] = [];
         entry.on('data', (c: Buffer) => chunks.push(c));

@@ -5,6 +5,7 @@
 // its build tooling (componentize-js, binaryen, rolldown, TypeScript).
 import { $init as bindgenReady, generate } from '@bytecodealliance/jco-transpile/component';
 import { componentWit } from '@bytecodealliance/jco-transpile/wasm-tools';
+import { JSPI_ASYNC_IMPORTS } from './jspi.js';
 
 /** What one transpile produced: file name -> bytes, the imports and the top-level exports. */
 export interface GeneratedBindings {
@@ -17,12 +18,18 @@ export interface GeneratedBindings {
  * Transpiles a component into instantiation-mode glue (`component.js`, async instantiation: the
  * host passes every import itself, so no WASI shim module is named in the glue) and its core
  * modules. The options are those `jco transpile --instantiation async --no-typescript` uses.
+ * With `jspiExports`, the glue is JSPI glue (`--async-mode jspi`): the imports in
+ * `JSPI_ASYNC_IMPORTS` may return promises and those exports return promises. It runs only where
+ * `hasJspi()` holds.
  */
-export async function generateBindings(bytes: Uint8Array): Promise<GeneratedBindings> {
+export async function generateBindings(bytes: Uint8Array, jspiExports?: readonly string[]): Promise<GeneratedBindings> {
   await bindgenReady;
   const out = generate(bytes, {
     name: 'component',
     instantiation: { tag: 'async' },
+    ...(jspiExports
+      ? { asyncMode: { tag: 'jspi', val: { imports: [...JSPI_ASYNC_IMPORTS], exports: [...jspiExports] } } }
+      : {}),
     map: [],
     noTypescript: true,
     noNodejsCompat: false,

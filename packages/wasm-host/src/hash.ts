@@ -18,5 +18,6 @@ export function canonicalJson(value: unknown): string {
   const keys = Object.keys(value as object)
     .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
     .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  const record = value as Record<string, unknown>;
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
 }

@@ -1,15 +1,21 @@
 import type { BridgeHttpResult } from './net-protocol.js';
 import type { RequestOptions } from './http-request-options.js';
+import { andThen, detach, type MaybePromise } from './maybe-async.js';
 
 /** The largest piece of a body that crosses the bridge in one call. */
 export const HTTP_CHUNK = 64 * 1024;
 
 const dec = new TextDecoder();
 
+/**
+ * A call to the broker (`http.start`, `http.write`, `http.end`, `http.response`, `http.read`,
+ * `http.close`): synchronous through a worker's bridge, a promise in-thread under JSPI.
+ */
+export type BrokerCall = (op: string, payload: unknown) => MaybePromise<BridgeHttpResult>;
+
 /** What an exchange needs of the host: the broker call and the request body cap. */
 export interface ExchangeDeps {
-  /** A synchronous call to the broker (`http.start`, `http.write`, `http.end`, `http.response`, `http.read`, `http.close`). */
-  readonly call: (op: string, payload: unknown) => BridgeHttpResult;
+  readonly call: BrokerCall;
   readonly maxRequestBodyBytes: number;
 }
 
@@ -51,7 +57,7 @@ export class Exchange {
     this.request = request;
     this.options = options;
   }
-  start(end: boolean): void {
+  start(end: boolean): MaybePromise<void> {
     if (this.started) return;
     this.started = true;
     const req = this.request;
@@ -77,7 +83,7 @@ export class Exchange {
     const headers = req.headerFields.entriesList.map(([k, v]) => [k, dec.decode(v)] as const);
     const timeoutMs = this.options?.overallTimeoutMs();
     const body = req.bodyValue.takePending();
-    const r = this.deps.call('http.start', {
+    const started = this.deps.call('http.start', {
       method,
       url: `${scheme}://${req.authorityValue}${req.pathValue || '/'}`,
       headers,
@@ -85,25 +91,28 @@ export class Exchange {
       ...(body ? { body } : {}),
       ...(timeoutMs ? { timeoutMs } : {}),
     });
-    if (r.kind === 'error') this.failure = r;
-    else if (r.kind === 'ok') this.id = r.id;
+    return andThen(started, (r) => {
+      if (r.kind === 'error') this.failure = r;
+      else if (r.kind === 'ok') this.id = r.id;
+    });
   }
   /**
    * Streams body bytes. Once the request has failed (denied, refused, aborted) the rest is
    * dropped and the response reports why: JS guests trap on a failed body write.
    */
-  send(buf: Uint8Array): void {
+  send(buf: Uint8Array): MaybePromise<void> {
     if (this.failure || this.closed || this.sendFailed || !this.id) return;
-    for (let o = 0; o < buf.length; o += HTTP_CHUNK) {
-      const r = this.deps.call('http.write', { id: this.id, data: buf.subarray(o, o + HTTP_CHUNK) });
-      if (r.kind === 'error') {
-        this.sendFailed = true;
-        return;
-      }
-    }
+    const from = (o: number): MaybePromise<void> => {
+      if (o >= buf.length) return;
+      return andThen(this.deps.call('http.write', { id: this.id, data: buf.subarray(o, o + HTTP_CHUNK) }), (r) => {
+        if (r.kind === 'error') this.sendFailed = true;
+        else return from(o + HTTP_CHUNK);
+      });
+    };
+    return from(0);
   }
-  end(): void {
-    if (this.id) this.deps.call('http.end', { id: this.id });
+  end(): MaybePromise<void> {
+    if (this.id) return andThen(this.deps.call('http.end', { id: this.id }), () => undefined);
   }
   abort(): void {
     this.close();
@@ -112,6 +121,7 @@ export class Exchange {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.id) this.deps.call('http.close', { id: this.id });
+    // the broker acts on the call as it arrives; nothing waits for its answer
+    if (this.id) detach(this.deps.call('http.close', { id: this.id }));
   }
 }

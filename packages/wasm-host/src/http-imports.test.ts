@@ -10,6 +10,33 @@ const { InputStream, OutputStream } = shim.io.streams as unknown as {
 const IoError = (shim.io as unknown as { error: { Error: new (p: unknown) => object } }).error.Error;
 
 /** wasi:http imports over a scripted broker that records every call (bodies as sizes). */
+// The wasi:http resources as these tests drive them. The scripted broker answers at once, so
+// every call returns its value (no promise).
+interface OutgoingBody {
+  write(): { blockingWriteAndFlush(buf: Uint8Array): void };
+}
+interface OutgoingRequest {
+  body(): OutgoingBody;
+  setMethod(m: { tag: string }): void;
+  setScheme(s: { tag: string }): void;
+  setAuthority(a: string): void;
+  setPathWithQuery(p: string): void;
+}
+interface IncomingResponse {
+  status(): number;
+  headers(): { get(name: string): Uint8Array[] };
+  consume(): { stream(): { blockingRead(len: bigint): Uint8Array } };
+}
+interface FutureResponse {
+  get(): { tag: string; val: { tag: string; val: IncomingResponse } };
+}
+interface HttpTypes {
+  OutgoingRequest: new (headers: object) => OutgoingRequest;
+  Fields: new () => object;
+  OutgoingBody: { finish(body: OutgoingBody): void };
+  httpErrorCode(err: object): unknown;
+}
+
 function http(script: (op: string, payload: { id?: number; max?: number }) => unknown, maxRequestBodyBytes = 1 << 24) {
   const calls: [string, Record<string, unknown>][] = [];
   const imports = createHttpImports({
@@ -26,7 +53,7 @@ function http(script: (op: string, payload: { id?: number; max?: number }) => un
       return script(op, p) as never;
     },
   });
-  const t = imports.types as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const t = imports.types as unknown as HttpTypes;
   const request = (method = 'post') => {
     const req = new t.OutgoingRequest(new t.Fields());
     req.setMethod({ tag: method });
@@ -35,9 +62,7 @@ function http(script: (op: string, payload: { id?: number; max?: number }) => un
     req.setPathWithQuery('/echo');
     return req;
   };
-  const handle = (
-    imports.outgoingHandler as { handle(r: unknown): { get(): { tag: string; val: { tag: string; val: any } } } }
-  ).handle; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const handle = (imports.outgoingHandler as unknown as { handle(r: OutgoingRequest): FutureResponse }).handle;
   return { calls, t, request, handle };
 }
 

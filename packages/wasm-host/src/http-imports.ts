@@ -1,9 +1,9 @@
-import type { BridgeHttpResult } from './net-protocol.js';
 import { createFieldsClass } from './http-fields.js';
 import { RequestOptions } from './http-request-options.js';
-import { Exchange, HTTP_CHUNK } from './http-exchange.js';
+import { Exchange, HTTP_CHUNK, type BrokerCall } from './http-exchange.js';
 import { createOutgoingTypes } from './http-outgoing.js';
 import { createIncomingTypes } from './http-incoming.js';
+import { andThen, type MaybePromise } from './maybe-async.js';
 
 export { HTTP_CHUNK };
 
@@ -18,6 +18,10 @@ export { HTTP_CHUNK };
  *   `http.read` as the guest reads its stream, and the broker enforces the size cap while it
  *   streams: an oversized response fails the guest's read with `HTTP-response-body-size`.
  * A denial reaches the guest as `error-code::HTTP-request-denied`.
+ *
+ * `call` answers synchronously through a worker's bridge. In-thread under JSPI it answers with a
+ * promise: the import that made the call (`handle`, a body write or read, `finish`, `get`) then
+ * returns a promise too, and the glue suspends the guest until it settles (see jspi.ts).
  */
 export interface HttpImportDeps {
   /** The shim's stream classes, which the body streams extend. */
@@ -29,8 +33,8 @@ export interface HttpImportDeps {
   ) => object;
   /** An always-ready pollable. */
   readonly ready: () => unknown;
-  /** A synchronous call to the broker (`http.start`, `http.write`, `http.end`, `http.response`, `http.read`, `http.close`). */
-  readonly call: (op: string, payload: unknown) => BridgeHttpResult;
+  /** A call to the broker (`http.start`, `http.write`, `http.end`, `http.response`, `http.read`, `http.close`). */
+  readonly call: BrokerCall;
   readonly maxRequestBodyBytes: number;
 }
 
@@ -66,14 +70,17 @@ export function createHttpImports(deps: HttpImportDeps): {
       httpErrorCode: incoming.httpErrorCode,
     },
     outgoingHandler: {
-      handle(request: OutgoingRequest, options?: RequestOptions) {
+      handle(request: OutgoingRequest, options?: RequestOptions): MaybePromise<unknown> {
         const exchange = new Exchange(deps, request, options);
         const body = request.bodyValue;
         body.exchange = exchange;
         // a body finished before handle() goes out with the start; a large one starts streaming now
-        if (body.finished) exchange.start(true);
-        else if (body.pendingBytes > HTTP_CHUNK) exchange.start(false);
-        return new incoming.FutureIncomingResponse(exchange);
+        const started = body.finished
+          ? exchange.start(true)
+          : body.pendingBytes > HTTP_CHUNK
+            ? exchange.start(false)
+            : undefined;
+        return andThen(started, () => new incoming.FutureIncomingResponse(exchange));
       },
     },
   };

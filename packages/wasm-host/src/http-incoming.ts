@@ -2,8 +2,9 @@ import type { BridgeHttpResult } from './net-protocol.js';
 import { TOKEN, errorCode } from './http-fields.js';
 import type { createFieldsClass } from './http-fields.js';
 import { HTTP_CHUNK } from './http-exchange.js';
-import type { Exchange } from './http-exchange.js';
+import type { BrokerCall, Exchange } from './http-exchange.js';
 import { readThroughStream } from './input-stream.js';
+import { andThen, type MaybePromise } from './maybe-async.js';
 
 /** What the incoming-response resources need of the instance. */
 export interface IncomingDeps {
@@ -15,8 +16,8 @@ export interface IncomingDeps {
   ) => object;
   /** An always-ready pollable. */
   readonly ready: () => unknown;
-  /** A synchronous call to the broker (`http.response`, `http.read`). */
-  readonly call: (op: string, payload: unknown) => BridgeHttpResult;
+  /** A call to the broker (`http.response`, `http.read`): synchronous, or a promise under JSPI. */
+  readonly call: BrokerCall;
 }
 
 const enc = new TextEncoder();
@@ -48,11 +49,17 @@ export function createIncomingTypes(deps: IncomingDeps, fields: ReturnType<typeo
       super();
       this.exchange = exchange;
     }
-    /** Waits for at least one byte (the guest's pollable is always ready, so a non-blocking read that returned nothing would spin). */
-    override read(len: bigint): Uint8Array {
+    /**
+     * Waits for at least one byte (the guest's pollable is always ready, so a non-blocking read
+     * that returned nothing would spin).
+     */
+    override read(len: bigint): MaybePromise<Uint8Array> {
       if (this.done || this.exchange.closed) throw { tag: 'closed' };
       if (len === 0n) return new Uint8Array(0);
-      const r = deps.call('http.read', { id: this.exchange.id, max: Math.min(Number(len), HTTP_CHUNK) });
+      const max = Math.min(Number(len), HTTP_CHUNK);
+      return andThen(deps.call('http.read', { id: this.exchange.id, max }), (r) => this.received(r));
+    }
+    received(r: BridgeHttpResult): Uint8Array {
       if (r.kind === 'error') {
         this.done = true;
         this.exchange.close();
@@ -128,8 +135,6 @@ export function createIncomingTypes(deps: IncomingDeps, fields: ReturnType<typeo
 
   class FutureIncomingResponse {
     exchange: Exchange;
-    result: unknown;
-    done = false;
     taken = false;
     constructor(exchange: Exchange) {
       this.exchange = exchange;
@@ -137,22 +142,24 @@ export function createIncomingTypes(deps: IncomingDeps, fields: ReturnType<typeo
     subscribe() {
       return ready();
     }
-    get() {
+    get(): MaybePromise<{ tag: string; val: unknown }> {
       if (this.taken) return { tag: 'err', val: undefined };
-      if (!this.done) {
-        this.result = respond(this.exchange);
-        this.done = true;
-      }
-      this.taken = true;
-      return { tag: 'ok', val: this.result };
+      return andThen(respond(this.exchange), (result) => {
+        this.taken = true;
+        return { tag: 'ok', val: result };
+      });
     }
   }
 
-  function respond(ex: Exchange): unknown {
+  function respond(ex: Exchange): MaybePromise<unknown> {
     // a body the guest never took has nothing to send; one it took but did not finish streams on
     const body = ex.request.bodyValue;
-    ex.start(!body.taken || body.finished);
-    const res = ex.failure ?? deps.call('http.response', { id: ex.id });
+    const started = ex.start(!body.taken || body.finished);
+    const head = andThen(started, () => ex.failure ?? deps.call('http.response', { id: ex.id }));
+    return andThen(head, (res) => toResponse(ex, res));
+  }
+
+  function toResponse(ex: Exchange, res: BridgeHttpResult): unknown {
     if (res.kind === 'head') {
       const fields = new Fields();
       for (const [k, v] of res.headers) if (TOKEN.test(k)) fields.entriesList.push([k, enc.encode(v)]);

@@ -2,6 +2,7 @@ import { writeThroughStream } from './output-stream.js';
 import { TOKEN } from './http-fields.js';
 import { HTTP_CHUNK } from './http-exchange.js';
 import type { Exchange } from './http-exchange.js';
+import type { MaybePromise } from './maybe-async.js';
 
 /** What the outgoing-request resources need of the instance. */
 export interface OutgoingDeps {
@@ -37,9 +38,9 @@ export function createOutgoingTypes(deps: OutgoingDeps, locked: WeakSet<object>)
       if (this.closed) throw { tag: 'closed' };
       return BigInt(HTTP_CHUNK);
     }
-    override write(buf: Uint8Array): void {
+    override write(buf: Uint8Array): MaybePromise<void> {
       if (this.closed) throw { tag: 'closed' };
-      this.body.append(new Uint8Array(buf));
+      return this.body.append(new Uint8Array(buf));
     }
   }
 
@@ -58,7 +59,7 @@ export function createOutgoingTypes(deps: OutgoingDeps, locked: WeakSet<object>)
       this.taken = true;
       return this.sink;
     }
-    append(buf: Uint8Array): void {
+    append(buf: Uint8Array): MaybePromise<void> {
       if (this.oversized) return;
       this.size += buf.length;
       if (this.size > deps.maxRequestBodyBytes) {
@@ -71,13 +72,10 @@ export function createOutgoingTypes(deps: OutgoingDeps, locked: WeakSet<object>)
         this.exchange?.abort();
         return;
       }
-      if (this.exchange?.started) {
-        this.exchange.send(buf);
-        return;
-      }
+      if (this.exchange?.started) return this.exchange.send(buf);
       this.pending.push(buf);
       this.pendingBytes += buf.length;
-      if (this.exchange && this.pendingBytes > HTTP_CHUNK) this.exchange.start(false);
+      if (this.exchange && this.pendingBytes > HTTP_CHUNK) return this.exchange.start(false);
     }
     takePending(): Uint8Array | undefined {
       if (this.pending.length === 0) return undefined;
@@ -86,15 +84,12 @@ export function createOutgoingTypes(deps: OutgoingDeps, locked: WeakSet<object>)
       this.pendingBytes = 0;
       return all;
     }
-    static finish(body: OutgoingBody, trailers?: unknown): void {
+    static finish(body: OutgoingBody, trailers?: unknown): MaybePromise<void> {
       if (trailers) throw { tag: 'internal-error', val: 'trailers are not supported' };
       body.finished = true;
       body.sink.closed = true;
       const ex = body.exchange;
-      if (ex) {
-        if (ex.started) ex.end();
-        else ex.start(true);
-      }
+      if (ex) return ex.started ? ex.end() : ex.start(true);
     }
   }
 

@@ -28,6 +28,7 @@ export class RequestOptions {
   /** The smaller of the connect and first-byte timeouts in ms (at least 1), or `undefined`. */
   overallTimeoutMs(): number | undefined {
     const ns = [this.connect, this.firstByte].filter((x): x is bigint => typeof x === 'bigint');
-    return ns.length > 0 ? Math.max(1, Number(ns.reduce((a, b) => (a < b ? a : b)) / 1_000_000n)) : undefined;
+    // whole milliseconds, rounded down (ns to ms is monotonic, so the smallest stays the smallest)
+    return ns.length > 0 ? Math.max(1, Math.min(...ns.map((n) => Number(n / 1_000_000n)))) : undefined;
   }
 }

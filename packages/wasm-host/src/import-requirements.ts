@@ -13,7 +13,8 @@ export interface ImportCheck {
 
 /** Imports that are always present: the guest gets them, backed by a context that grants nothing. */
 const ALWAYS = [
-  /^wasi:cli\/(environment|exit|stdin|stdout|stderr|terminal-input|terminal-output|terminal-stdin|terminal-stdout|terminal-stderr)$/,
+  /^wasi:cli\/(environment|exit|stdin|stdout|stderr)$/,
+  /^wasi:cli\/(terminal-input|terminal-output|terminal-stdin|terminal-stdout|terminal-stderr)$/,
   /^wasi:clocks\/(monotonic-clock|wall-clock|timezone)$/,
   /^wasi:random\/(random|insecure|insecure-seed)$/,
   /^wasi:io\/(error|poll|streams)$/,

@@ -10,7 +10,8 @@ const tmp = tempDir();
 afterAll(tmp.cleanup);
 
 const toml = (caps: string[]) =>
-  `[package]\nname = "probe"\nversion = "2.0.0"\ninterface = "trust:probe"\n\n[wasm]\ncomponent = "probe.wasm"\ncapabilities = ${JSON.stringify(caps)}\n`;
+  `[package]\nname = "probe"\nversion = "2.0.0"\ninterface = "trust:probe"\n\n` +
+  `[wasm]\ncomponent = "probe.wasm"\ncapabilities = ${JSON.stringify(caps)}\n`;
 
 describe('inspectPackage', () => {
   it('lists capabilities first with risk notes, the signer, the digest and real imports/exports', async () => {

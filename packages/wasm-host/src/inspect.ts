@@ -25,7 +25,10 @@ export interface PackageInspection {
   };
   readonly imports: readonly string[];
   readonly exports: readonly string[];
-  /** Imports the declared capabilities would not satisfy (assuming the host has an egress policy when `hasEgressPolicy`). */
+  /**
+   * Imports the declared capabilities would not satisfy (assuming the host has an egress policy
+   * when `hasEgressPolicy`).
+   */
   readonly unsatisfiedImports: readonly ImportCheck[];
 }
 

@@ -18,7 +18,10 @@ function codeOf(fn: () => unknown): {
 describe('parseManifest', () => {
   it('parses a valid manifest with capabilities, args and metadata', () => {
     const m = parseManifest(
-      `format = 1\n${base('component = "./dist/p.wasm"\ncapabilities = ["env:LOG_LEVEL", "fs:ro:/etc/certs"]\nargs = ["-v"]', 'name = "greeter"\nversion = "1.0.0"\ninterface = "acme:greeter"\ninterface_version = 2')}\n[metadata]\nowner = "a"\n`,
+      `format = 1\n${base(
+        'component = "./dist/p.wasm"\ncapabilities = ["env:LOG_LEVEL", "fs:ro:/etc/certs"]\nargs = ["-v"]',
+        'name = "greeter"\nversion = "1.0.0"\ninterface = "acme:greeter"\ninterface_version = 2',
+      )}\n[metadata]\nowner = "a"\n`,
     );
     expect(m.component).toBe('dist/p.wasm');
     expect(m.capabilitySet.envNames).toEqual(['LOG_LEVEL']);

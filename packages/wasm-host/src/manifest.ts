@@ -12,7 +12,10 @@ export interface PackageManifest {
   readonly format: 1;
   readonly name: string;
   readonly version: string;
-  /** The interface the component claims to implement, e.g. `acme:greeter`. Informational; the host checks the real exports. */
+  /**
+   * The interface the component claims to implement, e.g. `acme:greeter`. Informational; the host
+   * checks the real exports.
+   */
   readonly interface?: string;
   readonly interfaceVersion?: number;
   /** Normalised relative path of the component inside the package. */

@@ -59,6 +59,32 @@ export function composePolicy(
 }
 
 /**
+ * The broker options of one plugin: its principal, its policy composed with its grants, and the
+ * host's guard, audit sink and HTTP limits.
+ */
+export function pluginBrokerOptions(
+  plugin: {
+    plan: { http: boolean; tcp: boolean; udp: boolean; coarse: boolean };
+    policy: EgressPolicy | undefined;
+    principal: Principal;
+  },
+  host: {
+    guard?: GuardOptions | undefined;
+    audit?: AuditSink | undefined;
+    limits: { httpTimeoutMs: number; maxHttpResponseBytes: number };
+  },
+): BrokerOptions {
+  return {
+    principal: plugin.principal,
+    policy: composePolicy(plugin.plan, plugin.policy),
+    ...(host.guard ? { guard: host.guard } : {}),
+    ...(host.audit ? { audit: host.audit } : {}),
+    httpTimeoutMs: host.limits.httpTimeoutMs,
+    limits: { maxResponseBytes: host.limits.maxHttpResponseBytes },
+  };
+}
+
+/**
  * The main-thread side of a plugin's network: answers the worker's bridge calls through an
  * `@trust/egress` client created for this plugin (its principal, its policy, the host's guard
  * and audit). The host never opens a socket itself.

@@ -92,7 +92,8 @@ export async function readPackageDir(dir: string, limits: PackageLimits = {}): P
       } else {
         throw wasmError(
           'WASM_PACKAGE_UNSAFE_PATH',
-          `package entry ${JSON.stringify(relPath)} is not a regular file or directory (symlinks, devices and sockets are refused)`,
+          `package entry ${JSON.stringify(relPath)} is not a regular file or directory ` +
+            '(symlinks, devices and sockets are refused)',
           {
             hint: 'replace the link with a copy of the file',
           },

@@ -3,7 +3,10 @@ import { PACKAGE_EXTENSION, readPackageArchive } from './archive.js';
 import { wasmError } from './errors.js';
 import { readPackageDir, type PackageFiles, type PackageLimits } from './package-files.js';
 
-/** What `host.load` and `inspectPackage` accept: a package dir, a `.tpkg` file, a `.wasm` file, bytes, or in-memory files. */
+/**
+ * What `host.load` and `inspectPackage` accept: a package dir, a `.tpkg` file, a `.wasm` file,
+ * bytes, or in-memory files.
+ */
 export type PluginSource = string | Uint8Array | PackageFiles;
 
 /** A source read into memory once: a package, or a bare component (no manifest, cannot be signed). */

@@ -37,7 +37,10 @@ export interface PluginLimits {
 
 /** Options of `createPluginHost`. */
 export interface PluginHostOptions {
-  /** Host-wide egress policy (the second key of `http`/`tcp`/`udp`). `undefined`: no plugin gets network unless `load` passes one. */
+  /**
+   * Host-wide egress policy (the second key of `http`/`tcp`/`udp`). `undefined`: no plugin gets
+   * network unless `load` passes one.
+   */
   readonly egress?: EgressPolicy;
   /** `@trust/egress` address-guard options; `mode` defaults to `'strict'`. */
   readonly guard?: GuardOptions;
@@ -49,7 +52,10 @@ export interface PluginHostOptions {
   readonly cacheDir?: string;
   readonly audit?: AuditSink;
   readonly limits?: PluginLimits;
-  /** `worker` (default): each plugin in its own worker thread. `in-thread`: on the calling thread, no deadline, no network. */
+  /**
+   * `worker` (default): each plugin in its own worker thread. `in-thread`: on the calling thread,
+   * no deadline; no network (`http` only with JSPI, Node 24+).
+   */
   readonly isolation?: 'worker' | 'in-thread';
   /** Where `env:NAME` values come from (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -119,7 +125,8 @@ const optionsSchema = z
             typeof v.keyId === 'string' &&
             v.publicKey instanceof Uint8Array &&
             v.publicKey.length === 32,
-          'expected a public ed25519 signing key ({ kind: "public", alg: "ed25519", keyId, publicKey }); never pass the private key',
+          'expected a public ed25519 signing key ({ kind: "public", alg: "ed25519", keyId, publicKey }); ' +
+            'never pass the private key',
         ),
       )
       .optional()

@@ -18,13 +18,17 @@ import { wasmError } from './errors.js';
 import { checkImports } from './import-requirements.js';
 import { planImports, type ImportPlan } from './import-plan.js';
 import { pinGrantDirs } from './fs/pin-grants.js';
-import { parseManifest, type PackageManifest } from './manifest.js';
-import { composePolicy } from './net-broker.js';
+import type { PackageManifest } from './manifest.js';
+import { pluginBrokerOptions } from './net-broker.js';
 import { resolvePluginHostOptions, type PluginHostOptions } from './plugin-host-options.js';
-import { readSource, type PluginSource } from './package-source.js';
+import type { PluginSource } from './package-source.js';
 import { callFailureError } from './call-error.js';
-import { instantiateRuntime, type CallOutcome } from './plugin-runtime.js';
-import { SIGNATURE_FILE, verifyPackage, type VerifiedSigner } from './signing.js';
+import { readPlugin } from './read-plugin.js';
+import { createCallQueue } from './call-queue.js';
+import type { CallOutcome } from './plugin-runtime.js';
+import { inThreadRefusal, startInThreadRuntime } from './in-thread-runtime.js';
+import { jspiAsyncExports } from './jspi.js';
+import type { VerifiedSigner } from './signing.js';
 import { transpileComponent, type TranspiledComponent } from './transpile-cache.js';
 import { startWorkerRuntime, type WorkerOutcome } from './worker-runtime.js';
 
@@ -114,34 +118,11 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
   }
 
   async function loadInner(source: PluginSource, lo: LoadOptions, setId: (id: string) => void): Promise<Plugin> {
-    const loaded = await readSource(source, limits.package);
-    let signer: VerifiedSigner | undefined;
-    let manifest: PackageManifest | undefined;
-    let component: Uint8Array;
-    if (loaded.kind === 'package') {
-      const hasSig = loaded.pkg.files.has(SIGNATURE_FILE);
-      if (requireSignature || hasSig) signer = verifyPackage(loaded.pkg, trustedKeys);
-      const toml = loaded.pkg.files.get('package.toml');
-      if (!toml)
-        throw wasmError('WASM_MANIFEST_INVALID', `package ${loaded.pkg.source} has no package.toml`, {
-          hint: 'add a package.toml (see the README for the format)',
-        });
-      manifest = parseManifest(Buffer.from(toml).toString('utf8'));
-      const bytes = loaded.pkg.files.get(manifest.component);
-      if (!bytes)
-        throw wasmError(
-          'WASM_MANIFEST_INVALID',
-          `package.toml names component ${JSON.stringify(manifest.component)}, which is not in the package`,
-          { hint: 'fix [wasm].component or add the file' },
-        );
-      component = bytes;
-    } else {
-      if (requireSignature)
-        throw wasmError('WASM_UNSIGNED', `${loaded.source} is a bare component, which cannot carry a signature`, {
-          hint: 'load a signed package, or create the host with requireSignature: false',
-        });
-      component = loaded.bytes;
-    }
+    const { signer, manifest, component } = await readPlugin(source, {
+      limits: limits.package,
+      requireSignature,
+      trustedKeys,
+    });
     const name = manifest?.name ?? 'component';
     const id = lo.id ?? `${name}#${++counter}`;
     setId(id);
@@ -167,7 +148,8 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       const named = (['http', 'tcp', 'udp'] as const).filter((c) => caps.has(c));
       throw wasmError(
         'WASM_EGRESS_POLICY_MISSING',
-        `plugin ${id} declares ${named.join(', ')} but the host has no egress policy; network capabilities need both keys`,
+        `plugin ${id} declares ${named.join(', ')} but the host has no egress policy; ` +
+          'network capabilities need both keys',
         {
           hint: 'pass egress: <EgressPolicy> to createPluginHost() or host.load(), or remove the capability',
         },
@@ -204,7 +186,8 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     if (unsatisfied.length > 0) {
       throw wasmError(
         'WASM_IMPORT_UNSATISFIED',
-        `plugin ${id} imports what its grants do not provide: ${unsatisfied.map((c) => `${c.import} (${c.reason})`).join('; ')}`,
+        `plugin ${id} imports what its grants do not provide: ` +
+          unsatisfied.map((c) => `${c.import} (${c.reason})`).join('; '),
         {
           hint: unsatisfied[0]?.hint,
           problems: unsatisfied.map((c) => ({
@@ -218,11 +201,11 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     }
     const isolation = lo.isolation ?? resolved.isolation;
     const network = caps.egressTier() !== 'none';
-    if (network && isolation === 'in-thread') {
-      throw wasmError('WASM_ISOLATION_REQUIRED', `plugin ${id} has network capabilities, which need worker isolation`, {
-        hint: 'the guest blocks its thread on every request while egress runs on the main thread; load it with isolation: "worker"',
-      });
-    }
+    const refusal = isolation === 'in-thread' ? inThreadRefusal(id, caps) : undefined;
+    if (refusal) throw refusal;
+    // in-thread with network (JSPI only, see in-thread-runtime.ts) runs JSPI glue
+    const jspiExports =
+      isolation === 'in-thread' && network ? jspiAsyncExports(Object.keys(info.interface.items)) : undefined;
     for (const cap of caps.toStrings())
       audit({
         principal,
@@ -232,11 +215,12 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         rule: lo.grants ? `load-grants:${lo.grantMode ?? 'replace'}` : 'manifest',
       });
 
-    let t = transpiled.get(info.digest);
+    const glueKey = jspiExports ? `${info.digest}-jspi` : info.digest;
+    let t = transpiled.get(glueKey);
     if (!t) {
-      t = transpileComponent(component, resolved.cacheDir);
-      transpiled.set(info.digest, t);
-      t.catch(() => transpiled.delete(info.digest));
+      t = transpileComponent(component, resolved.cacheDir, jspiExports);
+      transpiled.set(glueKey, t);
+      t.catch(() => transpiled.delete(glueKey));
     }
     const tc = await t;
     const pinned = pinGrantDirs(caps.fsGrants); // opened now: confines the guest for its lifetime
@@ -317,12 +301,15 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     let shutdown: () => Promise<void>;
 
     if (s.isolation === 'in-thread') {
-      const runtime = await instantiateRuntime({
+      const network = s.plan.http;
+      const runtime = await startInThreadRuntime({
         glueUrl: s.tc.glueUrl,
         modules: s.tc.modules,
         plan: s.plan,
         onOutput,
         maxMemoryBytes: limits.maxMemoryBytes,
+        maxHttpRequestBytes: limits.maxHttpRequestBytes,
+        ...(network ? { broker: pluginBrokerOptions(s, resolved) } : {}),
       }).catch((cause: unknown) => {
         throw wasmError(
           'WASM_INSTANTIATE_FAILED',
@@ -330,14 +317,17 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
           { cause, hint: 'the component could not be linked or its start function failed' },
         );
       });
-      callSync = (name, args) => {
-        const o = runtime.call(name, args);
+      const settle = (name: string, o: CallOutcome): unknown => {
         if (o.ok) return o.value;
         const err = failureError(o, name);
         if (o.fatal) dead = err;
         throw err;
       };
-      invoke = async (name, args) => callSync!(name, args);
+      const { callSync: sync, callAsync } = runtime;
+      if (sync) callSync = (name, args) => settle(name, sync(name, args));
+      invoke = callAsync
+        ? (name, args) => callAsync(name, args).then((o) => settle(name, o))
+        : async (name, args) => callSync!(name, args);
       shutdown = async () => runtime.close();
     } else {
       const network = s.plan.http || s.plan.tcp || s.plan.udp || s.plan.coarse;
@@ -353,18 +343,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         maxCallBytes: limits.maxCallBytes,
         maxHttpRequestBytes: limits.maxHttpRequestBytes,
         syncWaitMs: limits.syncWaitMs,
-        ...(network
-          ? {
-              broker: {
-                principal: s.principal,
-                policy: composePolicy(s.plan, s.policy),
-                ...(resolved.guard ? { guard: resolved.guard } : {}),
-                ...(resolved.audit ? { audit: resolved.audit } : {}),
-                httpTimeoutMs: limits.httpTimeoutMs,
-                limits: { maxResponseBytes: limits.maxHttpResponseBytes },
-              },
-            }
-          : {}),
+        ...(network ? { broker: pluginBrokerOptions(s, resolved) } : {}),
         onOutput,
         onDeath: (err) => {
           dead ??= err;
@@ -387,13 +366,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       shutdown = () => runtime.terminate();
     }
 
-    // One call at a time per plugin: while one is in flight (or queued), later calls queue.
-    // With nothing in flight a call runs at once, and a synchronous answer (the worker fast
-    // path) settles without a queue turn.
-    let queue: Promise<unknown> = Promise.resolve();
-    let inFlight = 0;
-    const runNow = (name: string, args: unknown[]): unknown | Promise<unknown> =>
-      dead ? Promise.reject(deadError()) : invoke(name, args);
+    const enqueue = createCallQueue({ invoke, callSync, isDead: () => dead !== undefined, deadError });
     const plugin: Plugin = {
       id: s.id,
       name: s.name,
@@ -405,37 +378,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       get dead() {
         return dead;
       },
-      call(name, ...args) {
-        if (dead) return Promise.reject(deadError());
-        // in-thread calls are synchronous: no queue needed
-        if (callSync) {
-          try {
-            return Promise.resolve(callSync(name, args));
-          } catch (e) {
-            return Promise.reject(e);
-          }
-        }
-        let r: unknown;
-        if (inFlight === 0) {
-          try {
-            r = runNow(name, args);
-          } catch (e) {
-            return Promise.reject(e);
-          }
-          if (!(r instanceof Promise)) return Promise.resolve(r);
-        } else {
-          r = queue.then(
-            () => runNow(name, args),
-            () => runNow(name, args),
-          );
-        }
-        inFlight++;
-        const p = (r as Promise<unknown>).finally(() => {
-          inFlight--;
-        });
-        queue = p.catch(() => undefined);
-        return p;
-      },
+      call: (name, ...args) => enqueue(name, args),
       output: () => ({ ...out }),
       async dispose() {
         live.delete(plugin);

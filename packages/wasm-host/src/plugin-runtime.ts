@@ -24,13 +24,15 @@ export interface PluginRuntime {
   close(): void;
 }
 
-const camel = (s: string): string => s.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+/** A component instantiated with JSPI glue (see jspi.ts): a call settles when the guest returns. */
+export interface AsyncPluginRuntime {
+  call(name: string, args: readonly unknown[]): Promise<CallOutcome>;
+  memoryBytes(): number;
+  close(): void;
+}
 
-/**
- * Instantiates transpiled glue with a fresh per-instance import object built from `plan`.
- * Memories are captured through jco's `instantiateCore` hook so the host can enforce a ceiling.
- */
-export async function instantiateRuntime(input: {
+/** What instantiating a component takes. */
+export interface RuntimeInput {
   glueUrl: string;
   modules: ReadonlyMap<string, WebAssembly.Module>;
   plan: ImportPlan;
@@ -39,7 +41,66 @@ export async function instantiateRuntime(input: {
   maxMemoryBytes?: number;
   /** Cap on one guest HTTP request body (default 16 MiB). */
   maxHttpRequestBytes?: number;
-}): Promise<PluginRuntime> {
+}
+
+const camel = (s: string): string => s.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * Instantiates transpiled glue with a fresh per-instance import object built from `plan`.
+ * Memories are captured through jco's `instantiateCore` hook so the host can enforce a ceiling.
+ */
+export async function instantiateRuntime(input: RuntimeInput): Promise<PluginRuntime> {
+  const inst = await instantiate(input, undefined);
+  return {
+    memoryBytes: inst.memoryBytes,
+    close: inst.close,
+    call(name, args) {
+      const fn = inst.enter(name);
+      if (typeof fn !== 'function') return fn;
+      try {
+        return inst.settle(fn(...args));
+      } catch (e) {
+        return classify(e);
+      }
+    },
+  };
+}
+
+/**
+ * Instantiates JSPI glue (only where `hasJspi()` holds): the guest's HTTP requests go to
+ * `httpCall`, which answers with a promise, and the guest is suspended while it is pending. The
+ * caller runs one call at a time per instance.
+ */
+export async function instantiateJspiRuntime(
+  input: RuntimeInput & { httpCall: (op: string, payload: unknown) => Promise<unknown> },
+): Promise<AsyncPluginRuntime> {
+  const inst = await instantiate(input, input.httpCall);
+  return {
+    memoryBytes: inst.memoryBytes,
+    close: inst.close,
+    async call(name, args) {
+      const fn = inst.enter(name);
+      if (typeof fn !== 'function') return fn;
+      try {
+        return inst.settle(await fn(...args));
+      } catch (e) {
+        return classify(e);
+      }
+    },
+  };
+}
+
+async function instantiate(
+  input: RuntimeInput,
+  httpCall: ((op: string, payload: unknown) => Promise<unknown>) | undefined,
+): Promise<{
+  /** The export to call, or the outcome that refuses the call. */
+  enter(name: string): ((...a: unknown[]) => unknown) | CallOutcome;
+  /** The outcome of a call that returned `value` (the memory ceiling applies). */
+  settle(value: unknown): CallOutcome;
+  memoryBytes(): number;
+  close(): void;
+}> {
   const glue = (await import(input.glueUrl)) as {
     instantiate: (
       get: (n: string) => WebAssembly.Module,
@@ -50,6 +111,7 @@ export async function instantiateRuntime(input: {
   const { imports, close } = buildWasiImports(input.plan, {
     onOutput: input.onOutput,
     ...(input.bridge ? { bridge: input.bridge } : {}),
+    ...(httpCall ? { httpCall } : {}),
     ...(input.maxHttpRequestBytes !== undefined ? { maxRequestBodyBytes: input.maxHttpRequestBytes } : {}),
   });
   const memories: WebAssembly.Memory[] = [];
@@ -88,31 +150,28 @@ export async function instantiateRuntime(input: {
       closed = true;
       close();
     },
-    call(name, args) {
+    enter(name) {
       if (closed) return { ok: false, fatal: true, failure: { kind: 'trap', message: 'the plugin was disposed' } };
-      const fn = lookup(name);
-      if (!fn)
-        return {
+      return (
+        lookup(name) ?? {
           ok: false,
           fatal: false,
           failure: { kind: 'unknown-export', message: `the plugin has no export ${JSON.stringify(name)}` },
-        };
-      try {
-        const value = fn(...args);
-        if (input.maxMemoryBytes !== undefined && memoryBytes() > input.maxMemoryBytes) {
-          return {
-            ok: false,
-            fatal: true,
-            failure: {
-              kind: 'memory',
-              message: `linear memory grew to ${memoryBytes()} bytes, above the ceiling of ${input.maxMemoryBytes}`,
-            },
-          };
         }
-        return { ok: true, value };
-      } catch (e) {
-        return classify(e);
+      );
+    },
+    settle(value) {
+      if (input.maxMemoryBytes !== undefined && memoryBytes() > input.maxMemoryBytes) {
+        return {
+          ok: false,
+          fatal: true,
+          failure: {
+            kind: 'memory',
+            message: `linear memory grew to ${memoryBytes()} bytes, above the ceiling of ${input.maxMemoryBytes}`,
+          },
+        };
       }
+      return { ok: true, value };
     },
   };
 }

@@ -21,7 +21,12 @@ let peer: Peer;
 let udpPeer: Awaited<ReturnType<typeof startUdpPeer>>;
 const hosts: PluginHost[] = [];
 const events: AuditInput[] = [];
-const audit = { record: (e: AuditInput) => (events.push(e), e as AuditEvent) };
+const audit = {
+  record: (e: AuditInput) => {
+    events.push(e);
+    return e as AuditEvent;
+  },
+};
 
 /** Allows the loopback peer only, injects a credential, allows TCP/UDP to the peer. */
 const peerPolicy = (): EgressPolicy => ({
@@ -310,7 +315,10 @@ describe('name lookup through the egress guard', () => {
     'meta.test': ['169.254.169.254'],
     'mixed.test': ['127.0.0.1', '169.254.169.254'],
   });
-  /** TCP by name only (HTTP denied, UDP absent = denied): the policy sees the name the guest looked up, with the address as `ip`. */
+  /**
+   * TCP by name only (HTTP denied, UDP absent = denied): the policy sees the name the guest looked
+   * up, with the address as `ip`.
+   */
   const byName = (allowed: string): EgressPolicy => ({
     name: `tcp-${allowed}`,
     authorizeHttp: () => ({ allow: false, code: 'EGRESS_POLICY_DENIED', reason: 'no http' }),

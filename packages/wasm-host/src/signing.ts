@@ -207,7 +207,7 @@ function parseSignatureFile(bytes: Uint8Array): SignatureFile {
   if (doc.context !== SIGNATURE_CONTEXT) throw bad(`wrong context ${JSON.stringify(doc.context)}`);
   if (typeof doc.keyId !== 'string' || typeof doc.signature !== 'string') throw bad('keyId or signature missing');
   const m = doc.manifest;
-  if (!m || m.v !== 1 || !Array.isArray(m.files)) throw bad('manifest missing');
+  if (m?.v !== 1 || !Array.isArray(m.files)) throw bad('manifest missing');
   for (const f of m.files) {
     if (typeof f?.path !== 'string' || typeof f.size !== 'number' || typeof f.sha256 !== 'string')
       throw bad('manifest entry malformed');
@@ -237,7 +237,9 @@ export function verifyPackage(pkg: PackageFiles, trustedKeys: readonly PublicSig
   const key = trustedKeys.find((k) => k.keyId === doc.keyId);
   if (!key) {
     throw wasmError('WASM_KEY_UNTRUSTED', `package ${pkg.source} is signed by key ${doc.keyId}, which is not trusted`, {
-      hint: `add that public key to trustedKeys if you trust its owner (trusted: ${trustedKeys.map((k) => k.keyId).join(', ') || 'none'})`,
+      hint:
+        'add that public key to trustedKeys if you trust its owner ' +
+        `(trusted: ${trustedKeys.map((k) => k.keyId).join(', ') || 'none'})`,
     });
   }
   const manifest: FileManifest = {

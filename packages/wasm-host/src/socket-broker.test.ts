@@ -45,7 +45,10 @@ describe('lookup names', () => {
     const policy: EgressPolicy = {
       name: 'p',
       authorizeHttp: () => ({ allow: true, rule: 'http' }),
-      authorizeTcp: (p) => (seen.push(p), { allow: true, rule: 'tcp' }),
+      authorizeTcp: (p) => {
+        seen.push(p);
+        return { allow: true, rule: 'tcp' };
+      },
     };
     const names = createLookupNames();
     names.remember('svc.test', ['192.0.2.9']);

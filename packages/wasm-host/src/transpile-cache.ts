@@ -8,6 +8,8 @@ import { sha256Hex } from './hash.js';
 
 /** Bump when the transpile options or the glue patch change: old cache entries are then ignored. */
 const CACHE_VERSION = 'jco-transpile-0.15.0-async-v1';
+/** The JSPI glue's entries (`<sha256>-jspi/`); the async exports are part of what the component is. */
+const JSPI_CACHE_VERSION = 'jco-transpile-0.15.0-async-jspi-v1';
 
 /** A transpiled component: its glue (as a loadable URL) and compiled core modules. */
 export interface TranspiledComponent {
@@ -39,10 +41,13 @@ interface Meta {
   modules: string[];
 }
 
-async function fromDisk(dir: string): Promise<{ meta: Meta; files: Map<string, Uint8Array> } | undefined> {
+async function fromDisk(
+  dir: string,
+  version: string,
+): Promise<{ meta: Meta; files: Map<string, Uint8Array> } | undefined> {
   try {
     const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as Meta;
-    if (meta.v !== CACHE_VERSION) return undefined;
+    if (meta.v !== version) return undefined;
     const files = new Map<string, Uint8Array>();
     for (const m of meta.modules) files.set(m, new Uint8Array(await readFile(join(dir, m))));
     return { meta, files };
@@ -56,19 +61,22 @@ async function fromDisk(dir: string): Promise<{ meta: Meta; files: Map<string, U
  * modules. With `cacheDir`, the output is stored under `<cacheDir>/<sha256>/` and reused by
  * any later load of the same bytes, across processes. The cache holds only what this host
  * produced from bytes it already verified; packages can never supply cache entries.
+ * With `jspiExports`, the JSPI glue (see `generateBindings`) is produced and cached apart.
  */
 export async function transpileComponent(
   bytes: Uint8Array,
   cacheDir: string | undefined,
+  jspiExports?: readonly string[],
 ): Promise<TranspiledComponent> {
   const digest = sha256Hex(bytes);
-  const dir = cacheDir ? join(cacheDir, digest) : undefined;
+  const version = jspiExports ? JSPI_CACHE_VERSION : CACHE_VERSION;
+  const dir = cacheDir ? join(cacheDir, jspiExports ? `${digest}-jspi` : digest) : undefined;
   let meta: Meta | undefined;
   let files: Map<string, Uint8Array> | undefined;
   let glueUrl: string | undefined;
   let fromCache = false;
   if (dir) {
-    const cached = await fromDisk(dir);
+    const cached = await fromDisk(dir, version);
     if (cached) {
       ({ meta, files } = cached);
       glueUrl = pathToFileURL(join(dir, 'glue.mjs')).href;
@@ -78,7 +86,7 @@ export async function transpileComponent(
   if (!meta || !files) {
     let out: Awaited<ReturnType<typeof generateBindings>>;
     try {
-      out = await generateBindings(bytes);
+      out = await generateBindings(bytes, jspiExports);
     } catch (cause) {
       throw wasmError(
         'WASM_COMPONENT_INVALID',
@@ -89,7 +97,7 @@ export async function transpileComponent(
     const glue = patchGlue(Buffer.from(out.files['component.js']!).toString('utf8'));
     files = new Map(Object.entries(out.files).filter(([k]) => k.endsWith('.wasm')));
     meta = {
-      v: CACHE_VERSION,
+      v: version,
       imports: [...out.imports],
       exports: out.exports.map(([n]) => n),
       modules: [...files.keys()],

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any */
 import { writeThroughStream } from './output-stream.js';
 import { randomBytes } from 'node:crypto';
 import * as shim from '@bytecodealliance/preview2-shim';
@@ -8,6 +7,29 @@ import type { ImportPlan } from './import-plan.js';
 import type { BridgeHttpResult, BridgeLookupResult, BridgeTcpResult } from './net-protocol.js';
 import { createSocketImports } from './socket-imports.js';
 import type { SyncCall } from './sync-bridge.js';
+
+/**
+ * The parts of preview2-shim this file uses, as the host uses them. The shim's own declarations
+ * type its interfaces for the versioned import object, which the host does not build; here each
+ * interface is an import-object entry and each class only a base the host's classes extend.
+ */
+interface ShimView {
+  readonly io: {
+    readonly streams: Record<string, unknown> & {
+      readonly InputStream: new () => object;
+      readonly OutputStream: new () => object;
+    };
+    readonly error: Record<string, unknown> & { readonly Error: new (payload: unknown) => object };
+    readonly poll: Record<string, unknown>;
+  };
+  readonly clocks: {
+    readonly monotonicClock: Record<string, unknown> & { subscribeDuration(ns: bigint): unknown };
+    readonly wallClock: Record<string, unknown>;
+  };
+  readonly random: { readonly random: Record<string, unknown>; readonly insecure: Record<string, unknown> };
+  readonly cli: { readonly terminalInput: Record<string, unknown>; readonly terminalOutput: Record<string, unknown> };
+}
+const wasi = shim as unknown as ShimView;
 
 /** Thrown by the guest's `wasi:cli/exit` instead of exiting the host process. */
 export class GuestExit extends Error {
@@ -24,6 +46,11 @@ export interface WasiImportOptions {
   readonly onOutput: (stream: 'stdout' | 'stderr', data: Uint8Array) => void;
   /** The synchronous bridge to the host's network broker; absent when the plan has no network. */
   readonly bridge?: SyncCall;
+  /**
+   * In-thread under JSPI: the broker itself, answering HTTP calls with promises (the glue suspends
+   * the guest meanwhile). Used instead of `bridge` for HTTP; sockets stay without it.
+   */
+  readonly httpCall?: (op: string, payload: unknown) => Promise<unknown>;
   readonly maxRequestBodyBytes?: number;
 }
 
@@ -37,8 +64,8 @@ export function buildWasiImports(
   plan: ImportPlan,
   options: WasiImportOptions,
 ): { imports: Record<string, Record<string, unknown>>; close: () => void } {
-  const { InputStream, OutputStream } = shim.io.streams as any;
-  const ready = () => (shim.clocks.monotonicClock as any).subscribeDuration(0n);
+  const { InputStream, OutputStream } = wasi.io.streams;
+  const ready = () => wasi.clocks.monotonicClock.subscribeDuration(0n);
 
   class Sink extends writeThroughStream(OutputStream, ready) {
     stream: 'stdout' | 'stderr';
@@ -76,14 +103,13 @@ export function buildWasiImports(
   const stderr = new Sink('stderr', plan.stderr === 'capture');
   const stdin = new ClosedInput();
 
-  const IoError = (shim.io as any).error.Error;
+  const IoError = wasi.io.error.Error;
   // trust's own wasi:filesystem: guest paths resolve beneath the descriptors pinned at load
   const fs = createGuestFilesystem(plan.preopens, { InputStream, OutputStream, IoError, ready });
 
   const env = plan.env.map(([k, v]) => [k, v] as [string, string]);
   const args = [...plan.args];
   const seed = randomBytes(16);
-  const cli = shim.cli as any;
 
   const imports: Record<string, Record<string, unknown>> = {
     'wasi:cli/environment': {
@@ -102,24 +128,24 @@ export function buildWasiImports(
     'wasi:cli/stdin': { getStdin: () => stdin },
     'wasi:cli/stdout': { getStdout: () => stdout },
     'wasi:cli/stderr': { getStderr: () => stderr },
-    'wasi:cli/terminal-input': cli.terminalInput,
-    'wasi:cli/terminal-output': cli.terminalOutput,
+    'wasi:cli/terminal-input': wasi.cli.terminalInput,
+    'wasi:cli/terminal-output': wasi.cli.terminalOutput,
     'wasi:cli/terminal-stdin': { getTerminalStdin: () => undefined },
     'wasi:cli/terminal-stdout': { getTerminalStdout: () => undefined },
     'wasi:cli/terminal-stderr': { getTerminalStderr: () => undefined },
-    'wasi:clocks/monotonic-clock': (shim.clocks as any).monotonicClock,
-    'wasi:clocks/wall-clock': (shim.clocks as any).wallClock,
-    'wasi:random/random': (shim.random as any).random,
-    'wasi:random/insecure': (shim.random as any).insecure,
+    'wasi:clocks/monotonic-clock': wasi.clocks.monotonicClock,
+    'wasi:clocks/wall-clock': wasi.clocks.wallClock,
+    'wasi:random/random': wasi.random.random,
+    'wasi:random/insecure': wasi.random.insecure,
     'wasi:random/insecure-seed': { insecureSeed: () => [seed.readBigUInt64LE(0), seed.readBigUInt64LE(8)] },
-    'wasi:io/error': (shim.io as any).error,
-    'wasi:io/poll': (shim.io as any).poll,
-    'wasi:io/streams': (shim.io as any).streams,
+    'wasi:io/error': wasi.io.error,
+    'wasi:io/poll': wasi.io.poll,
+    'wasi:io/streams': wasi.io.streams,
     'wasi:filesystem/types': fs.types,
     'wasi:filesystem/preopens': fs.preopens,
   };
 
-  const bridge = options.bridge;
+  const { bridge, httpCall } = options;
   // Without the http grant the types are present (harmless) and every request is denied; the
   // handler itself is absent (load fails closed before this point if the component imports it).
   const http = createHttpImports({
@@ -128,13 +154,15 @@ export function buildWasiImports(
     IoError,
     ready,
     call:
-      plan.http && bridge
-        ? (op, payload) => bridge(op, payload) as BridgeHttpResult
-        : () => ({ kind: 'error', error: 'denied', message: 'http is not granted' }),
+      plan.http && httpCall
+        ? (op, payload) => httpCall(op, payload) as Promise<BridgeHttpResult>
+        : plan.http && bridge
+          ? (op, payload) => bridge(op, payload) as BridgeHttpResult
+          : () => ({ kind: 'error', error: 'denied', message: 'http is not granted' }),
     maxRequestBodyBytes: plan.http ? (options.maxRequestBodyBytes ?? 16 * 1024 * 1024) : 0,
   });
   imports['wasi:http/types'] = http.types;
-  if (plan.http && bridge) imports['wasi:http/outgoing-handler'] = http.outgoingHandler;
+  if (plan.http && (bridge || httpCall)) imports['wasi:http/outgoing-handler'] = http.outgoingHandler;
   const sockets = createSocketImports({
     InputStream,
     OutputStream,

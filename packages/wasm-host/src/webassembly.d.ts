@@ -14,4 +14,7 @@ declare namespace WebAssembly {
   type Imports = Record<string, Record<string, unknown>>;
   function compile(bytes: ArrayBufferView | ArrayBuffer): Promise<Module>;
   function instantiate(module: Module, imports?: Imports): Promise<Instance>;
+  /** JSPI (Node >= 24): absent on older runtimes, so typed as possibly undefined. */
+  const Suspending: (new (fn: (...args: never[]) => unknown) => unknown) | undefined;
+  const promising: ((fn: (...args: never[]) => unknown) => (...args: unknown[]) => Promise<unknown>) | undefined;
 }

@@ -36,7 +36,10 @@ export interface WorkerRuntimeOptions {
 }
 
 export interface WorkerRuntime {
-  /** One call. Resolves (or returns at once, on the fast path) with the outcome; rejects with a TrustError when the worker is lost or the arguments cannot be sent. */
+  /**
+   * One call. Resolves (or returns at once, on the fast path) with the outcome; rejects with a
+   * TrustError when the worker is lost or the arguments cannot be sent.
+   */
   call(name: string, args: readonly unknown[]): WorkerOutcome | Promise<WorkerOutcome>;
   terminate(): Promise<void>;
 }
@@ -233,7 +236,10 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
         const check = (): void => {
           if (pending?.timer !== timer) return;
           const now = Atomics.load(ch.ctl, 0);
-          if (now === CALL_STATE.REPLY) return settle(readPayload<WorkerOutcome>(ch));
+          if (now === CALL_STATE.REPLY) {
+            settle(readPayload<WorkerOutcome>(ch));
+            return;
+          }
           if (now !== CALL_STATE.REQUEST) return; // REPLY_MESSAGE: the message settles it
           const wait = waitAsync(ch.ctl, 0, CALL_STATE.REQUEST, WAIT_SLICE_MS);
           if (wait.async) void wait.value.then(check);

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const fixture = (name: 'tiny' | 'mini' | 'probe'): Uint8Array =>
+export const fixture = (name: 'tiny' | 'mini' | 'probe' | 'fetcher'): Uint8Array =>
   new Uint8Array(readFileSync(join(pkgDir, '.fixtures', `${name}.wasm`)));
 
 /** A fresh temp dir, removed by the returned cleanup. */
@@ -25,7 +25,10 @@ export function writePackage(dir: string, toml: string, files: Record<string, Ui
 }
 
 export function manifestToml(capabilities: string[], extra = ''): string {
-  return `[package]\nname = "tiny"\nversion = "1.0.0"\n\n[wasm]\ncomponent = "tiny.wasm"\ncapabilities = ${JSON.stringify(capabilities)}\n${extra}`;
+  return (
+    '[package]\nname = "tiny"\nversion = "1.0.0"\n\n' +
+    `[wasm]\ncomponent = "tiny.wasm"\ncapabilities = ${JSON.stringify(capabilities)}\n${extra}`
+  );
 }
 
 /** A policy that denies every destination (kept local so tests do not depend on policy helpers). */
@@ -60,8 +63,7 @@ export async function startUdpPeer(): Promise<{ port: number; received: () => st
     child.once('error', reject);
     child.stdout!.on('data', (c: Buffer) => {
       buf += c.toString('utf8');
-      let i: number;
-      while ((i = buf.indexOf('\n')) >= 0) {
+      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
         const line = JSON.parse(buf.slice(0, i)) as { port?: number; data?: string };
         buf = buf.slice(i + 1);
         if (line.port !== undefined) resolve(line.port);
@@ -73,8 +75,10 @@ export async function startUdpPeer(): Promise<{ port: number; received: () => st
     port,
     received: () => [...got],
     close: () =>
-      new Promise<void>((resolve) =>
-        child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGKILL')),
-      ),
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
   };
 }

@@ -9,9 +9,9 @@ const MAX_READ = 4 * 1024 * 1024;
 const WRITE_BUDGET = 1024n * 1024n;
 
 export interface StreamDeps {
-  readonly InputStream: new () => any;
-  readonly OutputStream: new () => any;
-  readonly IoError: new (payload: unknown) => any;
+  readonly InputStream: new () => object;
+  readonly OutputStream: new () => object;
+  readonly IoError: new (payload: unknown) => object;
   readonly ready: () => unknown;
 }
 

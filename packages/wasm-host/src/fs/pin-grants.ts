@@ -37,7 +37,9 @@ export function pinGrantDirs(grants: readonly FsGrantEntry[]): { dirs: PinnedDir
     const why = procFdUnavailable(root);
     if (why) {
       throw wasmError('WASM_FS_UNSUPPORTED', `fs grants cannot be confined on this host: ${why}`, {
-        hint: 'fs:ro/fs:rw grants need Linux with /proc mounted (guest paths are resolved beneath descriptors through /proc/self/fd); remove the fs grants or run the host on Linux',
+        hint:
+          'fs:ro/fs:rw grants need Linux with /proc mounted (guest paths are resolved beneath descriptors ' +
+          'through /proc/self/fd); remove the fs grants or run the host on Linux',
       });
     }
     for (const g of grants) dirs.push({ path: g.path, mode: g.mode, fd: openBeneathRoot(root, g.path) });
@@ -97,7 +99,8 @@ function grantError(grant: string, at: string, dir: number, name: string, cause:
   return wasmError('WASM_FS_GRANT_INVALID', `fs grant ${grant} ${what}`, {
     cause,
     hint: link
-      ? 'grant the real directory the symlink points to (a grant must not pass through a symlink, which could be swapped later)'
+      ? 'grant the real directory the symlink points to ' +
+        '(a grant must not pass through a symlink, which could be swapped later)'
       : 'create the directory before loading the plugin, or remove the grant',
   });
 }
