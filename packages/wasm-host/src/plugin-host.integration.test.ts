@@ -180,6 +180,18 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     await expect(code((await h.load(fixture('tiny'))).call('nope'))).resolves.toBeTrustCode('WASM_EXPORT_UNKNOWN');
   });
 
+  it('calls only the component own exports, never inherited or function properties', async () => {
+    for (const isolation of ['worker', 'in-thread'] as const) {
+      const p = await host({ isolation }).load(fixture('tiny'));
+      const probes = ['constructor', '__proto__', 'toString', 'noop.constructor', 'noop.call', 'noop.bind'];
+      for (const name of probes) {
+        await expect(code(p.call(name, 'globalThis.__pwned = 1'))).resolves.toBeTrustCode('WASM_EXPORT_UNKNOWN');
+      }
+      expect((globalThis as { __pwned?: unknown }).__pwned).toBeUndefined();
+      await expect(p.call('noop')).resolves.toBeUndefined();
+    }
+  });
+
   it('runs in-thread too, with network there only as far as the runtime allows', async () => {
     const h = host({ isolation: 'in-thread', egress: denyAllPolicy });
     const p = await h.load(fixture('tiny'), { grants: ['env:TRUST_A'] });

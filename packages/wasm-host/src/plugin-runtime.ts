@@ -45,6 +45,12 @@ export interface RuntimeInput {
 
 const camel = (s: string): string => s.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
+/** An own property of an export object (a plain object), or undefined. */
+function ownExport(target: unknown, key: string): unknown {
+  if (target === null || typeof target !== 'object' || !Object.hasOwn(target, key)) return undefined;
+  return (target as Record<string, unknown>)[key];
+}
+
 /**
  * Instantiates transpiled glue with a fresh per-instance import object built from `plan`.
  * Memories are captured through jco's `instantiateCore` hook so the host can enforce a ceiling.
@@ -135,10 +141,10 @@ async function instantiate(
     let fn = fns.get(name);
     if (fn) return fn;
     let target: unknown = exports;
-    for (const part of name.split('.'))
-      target =
-        (target as Record<string, unknown> | undefined)?.[camel(part)] ??
-        (target as Record<string, unknown> | undefined)?.[part];
+    // Only the component's own exports: each step is an own property of an export object, never an
+    // inherited one (`constructor`, `__proto__`, `toString`) and never a property of a function
+    // (`add.constructor` would be the Function constructor, able to build code from the caller's text).
+    for (const part of name.split('.')) target = ownExport(target, camel(part)) ?? ownExport(target, part);
     if (typeof target !== 'function') return undefined;
     fn = target as (...a: unknown[]) => unknown;
     fns.set(name, fn);
