@@ -44,7 +44,13 @@ function oursFs(dir) {
       ready: () => shim.clocks.monotonicClock.subscribeDuration(0n),
     },
   );
-  return { fs, close: () => (fs.close(), pinned.close()) };
+  return {
+    fs,
+    close: () => {
+      fs.close();
+      pinned.close();
+    },
+  };
 }
 
 /** The probe on raw jco glue: the shim's sandboxed import object, optionally with our filesystem. */
@@ -149,7 +155,10 @@ export default async function run({ log }) {
       const hRead = await paired({ ours: o.read, shim: s.read }, size);
       const hWrite = await paired({ ours: o.write, shim: s.write }, size);
       log(
-        `${label}: guest read ${(gRead.ours / MB).toFixed(1)} vs ${(gRead.shim / MB).toFixed(1)} MiB/s, write ${(gWrite.ours / MB).toFixed(1)} vs ${(gWrite.shim / MB).toFixed(1)}; host read ${(hRead.ours / MB).toFixed(1)} vs ${(hRead.shim / MB).toFixed(1)}, write ${(hWrite.ours / MB).toFixed(1)} vs ${(hWrite.shim / MB).toFixed(1)}`,
+        `${label}: guest read ${(gRead.ours / MB).toFixed(1)} vs ${(gRead.shim / MB).toFixed(1)} MiB/s, write ` +
+          `${(gWrite.ours / MB).toFixed(1)} vs ${(gWrite.shim / MB).toFixed(1)}; host read ` +
+          `${(hRead.ours / MB).toFixed(1)} vs ${(hRead.shim / MB).toFixed(1)}, write ` +
+          `${(hWrite.ours / MB).toFixed(1)} vs ${(hWrite.shim / MB).toFixed(1)}`,
       );
       const row = (measure, r) => ({
         measure,

@@ -106,7 +106,8 @@ export default async function run({ log }) {
     }
     await syncHost.close();
     const echo = new Worker(
-      `const { parentPort } = require('node:worker_threads'); parentPort.on('message', (m) => parentPort.postMessage(m));`,
+      `const { parentPort } = require('node:worker_threads'); parentPort.on('message', (m) => ` +
+        `parentPort.postMessage(m));`,
       { eval: true },
     );
     const roundTrip = () =>
@@ -121,7 +122,8 @@ export default async function run({ log }) {
     const ctl = new Int32Array(sab);
     const pong = new Worker(
       `const { workerData } = require('node:worker_threads'); const c = new Int32Array(workerData);
-      for (let seen = 0;;) { Atomics.wait(c, 0, seen, 50); seen = Atomics.load(c, 0); if (seen === 1) { Atomics.store(c, 0, seen = 2); Atomics.notify(c, 0); } }`,
+      for (let seen = 0;;) { Atomics.wait(c, 0, seen, 50); seen = Atomics.load(c, 0); ` +
+        'if (seen === 1) { Atomics.store(c, 0, seen = 2); Atomics.notify(c, 0); } }',
       { eval: true, workerData: sab },
     );
     pong.unref();
@@ -165,7 +167,10 @@ export default async function run({ log }) {
       better: 'lower',
     });
     log(
-      `worker p50 ${(percentile(lat, 50) / 1000).toFixed(1)} µs (0.2 ms sync wait ${(percentile(latSync, 50) / 1000).toFixed(1)}), message floor ${(percentile(floor, 50) / 1000).toFixed(1)}, atomics floor ${(percentile(futex, 50) / 1000).toFixed(1)}`,
+      `worker p50 ${(percentile(lat, 50) / 1000).toFixed(1)} µs (0.2 ms sync wait ` +
+        `${(percentile(latSync, 50) / 1000).toFixed(1)}), message floor ` +
+        `${(percentile(floor, 50) / 1000).toFixed(1)}, atomics floor ` +
+        `${(percentile(futex, 50) / 1000).toFixed(1)}`,
     );
 
     for (let i = 0; i < 5; i++) await (await host.load(bytes, { isolation: 'in-thread' })).dispose();

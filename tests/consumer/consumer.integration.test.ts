@@ -37,7 +37,8 @@ beforeAll(() => {
   );
   process.stdout.write(
     `consumer install: ${packs.length} packages, node_modules ${(project.nodeModulesBytes / 1e6).toFixed(1)} MB ` +
-      `(${project.nodeModulesBytes} bytes), npm install ${project.installSeconds.toFixed(0)} s on Node ${process.version}\n`,
+      `(${project.nodeModulesBytes} bytes), npm install ${project.installSeconds.toFixed(0)} s on Node ` +
+      `${process.version}\n`,
   );
   // Tools for the checks below, installed after measuring: they are not part of what a user gets.
   const dev = {
@@ -102,7 +103,9 @@ describe('in a fresh npm project', () => {
 
   it('loads every library entry point', () => {
     const entries = libraryEntries();
-    const script = `for (const e of ${JSON.stringify(entries)}) { const m = await import(e); if (Object.keys(m).length === 0) throw new Error(e + ' exports nothing'); }`;
+    const script =
+      `for (const e of ${JSON.stringify(entries)}) { const m = await import(e); if ` +
+      `(Object.keys(m).length === 0) throw new Error(e + ' exports nothing'); }`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       cwd: project.dir,
       encoding: 'utf8',
@@ -123,8 +126,8 @@ describe('in a fresh npm project', () => {
     const trust = join(project.dir, 'node_modules', '.bin', 'trust');
     const help = spawnSync(trust, ['--help'], { cwd: project.dir, encoding: 'utf8', env: exampleEnv() });
     expect(help.status, help.stderr).toBe(0);
-    expect(help.stdout).toMatch(/^Usage\n  trust <command>/m);
-    expect(help.stdout).toMatch(/^  studio /m);
+    expect(help.stdout).toMatch(/^Usage\n {2}trust <command>/m);
+    expect(help.stdout).toMatch(/^ {2}studio /m);
     const doctor = spawnSync(trust, ['doctor'], { cwd: project.dir, encoding: 'utf8', env: exampleEnv() });
     expect(doctor.status, doctor.stdout + doctor.stderr).toBe(0);
     const json = spawnSync(trust, ['doctor', '--json'], { cwd: project.dir, encoding: 'utf8', env: exampleEnv() });

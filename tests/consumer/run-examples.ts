@@ -3,7 +3,7 @@
  * together with one import of every public entry point, and runs each example in its own empty
  * directory as a user would paste it.
  */
-import { spawnSync } from 'node:child_process';
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReadmeExample } from './readme-examples.js';
@@ -20,7 +20,10 @@ export interface ExampleRun {
   output: string;
 }
 
-/** Writes tsconfig + api.ts + the TS examples, runs tsc (nodenext, skipLibCheck off). Returns tsc's output, '' when clean. */
+/**
+ * Writes tsconfig + api.ts + the TS examples, runs tsc (nodenext, skipLibCheck off). Returns tsc's output,
+ * '' when clean.
+ */
 export function typeCheck(project: string, entryPoints: string[], examples: NamedExample[]): string {
   mkdirSync(join(project, 'examples'), { recursive: true });
   writeFileSync(
@@ -67,7 +70,7 @@ export function runExample(project: string, ex: NamedExample, env: NodeJS.Proces
     killSignal: 'SIGKILL' as const,
     env: { ...env, PATH: `${join(project, 'node_modules', '.bin')}:${env.PATH ?? ''}` },
   };
-  let r;
+  let r: SpawnSyncReturns<string>;
   if (ex.lang === 'ts') r = spawnSync(process.execPath, [join(project, 'out', 'examples', `${ex.id}.js`)], opts);
   else if (ex.lang === 'js') {
     const file = join(project, 'examples', `${ex.id}.mjs`);

@@ -62,7 +62,8 @@ describe('agents flow (Chromium, real control server and agent)', () => {
     await expect.poll(() => editorText(page)).toContain('# Readme');
     // CodeMirror is mounted and styled (its styles are a constructed sheet in its shadow root).
     const styled = await page.evaluate(
-      `(() => { const r = document.querySelector('.code-editor').shadowRoot; return [r.adoptedStyleSheets.length, getComputedStyle(r.querySelector('.cm-editor')).display]; })()`,
+      `(() => { const r = document.querySelector('.code-editor').shadowRoot; return [r.adoptedStyleSheets.length,` +
+        ` getComputedStyle(r.querySelector('.cm-editor')).display]; })()`,
     );
     expect(styled).toEqual([expect.any(Number), 'flex']);
     expect((styled as number[])[0]).toBeGreaterThan(0);
@@ -72,7 +73,7 @@ describe('agents flow (Chromium, real control server and agent)', () => {
     await page.keyboard.type('Edited in the studio.');
     await page.getByRole('button', { name: 'Save (owner, audited)' }).click();
     await page.getByText('notes/readme.md saved').waitFor();
-    const back = await fx.api('GET', '/agents/helper/file-text/notes/readme.md');
+    const back = await fx.api<{ file: { content: string } }>('GET', '/agents/helper/file-text/notes/readme.md');
     expect(back.json.file.content).toBe('# Readme\nEdited in the studio.');
     expect(adf.files.read('notes/readme.md')!.content.toString()).toBe('# Readme\nEdited in the studio.');
 
@@ -167,7 +168,8 @@ describe('agents flow (Chromium, real control server and agent)', () => {
     await page.getByLabel('API key env var').fill('ANTHROPIC_API_KEY');
     await page.getByRole('button', { name: 'Create from template' }).click();
     await page.locator('.detail-head h2', { hasText: 'mailbot' }).waitFor();
-    const cfg = (await fx.api('GET', '/agents/mailbot/config')).json.config;
+    const cfg = (await fx.api<{ config: { model: unknown; triggers: unknown } }>('GET', '/agents/mailbot/config')).json
+      .config;
     expect(cfg.model).toMatchObject({
       provider: 'anthropic',
       model_id: 'claude-test',
@@ -184,7 +186,8 @@ describe('agents flow (Chromium, real control server and agent)', () => {
     await expect.poll(() => editorText(page)).toContain('window.__pwned');
     expect(await page.locator('.file-title').textContent()).toContain(EVIL_NAME);
     const live = await page.evaluate(
-      `[...document.querySelector('.code-editor').shadowRoot.querySelectorAll('.cm-content :is(img, script, iframe, svg, object, embed, style, form, a)')].length`,
+      `[...document.querySelector('.code-editor').shadowRoot.querySelectorAll('.cm-content :is(img, script, ` +
+        `iframe, svg, object, embed, style, form, a)')].length`,
     );
     expect(live).toBe(0);
     expect(await page.locator('.file-editor img, .file-editor script, .file-editor iframe').count()).toBe(0);

@@ -39,7 +39,11 @@ export function createKeywordModel(
         const text = typeof last?.content === 'string' ? last.content : '';
         const rule = rules.find((x) => text.includes(x.when));
         content = rule
-          ? rule.reply.map((b) => (b.type === 'tool_use' ? { ...b, id: `call-${(n += 1)}` } : b))
+          ? rule.reply.map((b) => {
+              if (b.type !== 'tool_use') return b;
+              n += 1;
+              return { ...b, id: `call-${n}` };
+            })
           : [{ type: 'text', text: 'I have nothing to add.' }];
       }
       const stopReason = content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';

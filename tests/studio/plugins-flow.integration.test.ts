@@ -99,99 +99,109 @@ async function expectInert(page: Page): Promise<void> {
       .count(),
   ).toBe(0);
   const handlers = (await page.evaluate(
-    `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
+    `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) ` +
+      `=> n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
   )) as string[];
   expect(handlers).toEqual([]);
 }
 
 describe('plugin actions (Chromium, real trust studio)', () => {
-  it('loads the signed sample plugin, calls add with JSON arguments, sees the result and output, unloads it', async () => {
-    const page = await pluginsPage(cli.url, cli.token);
-    const { problems } = watchPage(page);
-    const load = page.locator('[data-load="hello"]');
-    await load.locator('button.load-plugin').click();
-    await expect.poll(() => load.locator('.load-result').textContent()).toContain('with no capabilities');
-    const loaded = page.locator('article.plugin-loaded').first();
-    await loaded.waitFor();
-    expect(await loaded.getAttribute('data-loaded')).toMatch(/^hello-\d+$/);
-    await loaded.locator('.call-export').fill('add');
-    await loaded.locator('.call-args').fill('[40, 2]');
-    await loaded.locator('button.call-plugin').click();
-    await expect.poll(() => loaded.locator('.call-value').textContent()).toBe('42');
-    expect(await loaded.locator('.call-result').textContent()).toContain('No output');
-    expect(await loaded.locator('.call-result').textContent()).toContain('No egress or other decisions');
-    // A bad argument text is refused by the server with its code, shown in place.
-    await loaded.locator('.call-args').fill('[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]');
-    await loaded.locator('button.call-plugin').click();
-    await expect.poll(() => loaded.locator('.error code').first().textContent()).toBe('INPUT_TOO_DEEP');
-    await screenshot(page, 'plugins-flow');
-    await loaded.locator('button.unload-plugin').click();
-    await expect.poll(() => page.locator('article.plugin-loaded').count()).toBe(0);
-    // The one refusal asked for, and nothing else (no other failed request, no script error).
-    expect(problems).toEqual([
-      expect.stringMatching(/^400 http:\/\/127\.0\.0\.1:\d+\/api\/v1\/plugins\/loaded\/hello-\d+\/call$/),
-      'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
-    ]);
-    await page.context().close();
-  });
+  it(
+    'loads the signed sample plugin, calls add with JSON arguments, sees the result and output, unloads ' + 'it',
+    async () => {
+      const page = await pluginsPage(cli.url, cli.token);
+      const { problems } = watchPage(page);
+      const load = page.locator('[data-load="hello"]');
+      await load.locator('button.load-plugin').click();
+      await expect.poll(() => load.locator('.load-result').textContent()).toContain('with no capabilities');
+      const loaded = page.locator('article.plugin-loaded').first();
+      await loaded.waitFor();
+      expect(await loaded.getAttribute('data-loaded')).toMatch(/^hello-\d+$/);
+      await loaded.locator('.call-export').fill('add');
+      await loaded.locator('.call-args').fill('[40, 2]');
+      await loaded.locator('button.call-plugin').click();
+      await expect.poll(() => loaded.locator('.call-value').textContent()).toBe('42');
+      expect(await loaded.locator('.call-result').textContent()).toContain('No output');
+      expect(await loaded.locator('.call-result').textContent()).toContain('No egress or other decisions');
+      // A bad argument text is refused by the server with its code, shown in place.
+      await loaded.locator('.call-args').fill('[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]');
+      await loaded.locator('button.call-plugin').click();
+      await expect.poll(() => loaded.locator('.error code').first().textContent()).toBe('INPUT_TOO_DEEP');
+      await screenshot(page, 'plugins-flow');
+      await loaded.locator('button.unload-plugin').click();
+      await expect.poll(() => page.locator('article.plugin-loaded').count()).toBe(0);
+      // The one refusal asked for, and nothing else (no other failed request, no script error).
+      expect(problems).toEqual([
+        expect.stringMatching(/^400 http:\/\/127\.0\.0\.1:\d+\/api\/v1\/plugins\/loaded\/hello-\d+\/call$/),
+        'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+      ]);
+      await page.context().close();
+    },
+  );
 
-  it('uploads a .tpkg built by `trust package build`, loads it with a narrowed grant; a corrupt one is refused with its code', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'plugins-flow-pkg-'));
-    const dir = join(work, 'greeter');
-    trust(['package', 'init', dir], work);
-    const toml = join(dir, 'package.toml');
-    writeFileSync(
-      toml,
-      readFileSync(toml, 'utf8').replace('capabilities = []', 'capabilities = ["env:GREETING", "stdout"]'),
-    );
-    trust(['package', 'sign', dir, '--key', join(cli.workspace, 'keys', 'demo-signing.key')], work);
-    const tpkg = join(work, 'greeter.tpkg');
-    trust(['package', 'build', dir, '-o', tpkg], work);
+  it(
+    'uploads a .tpkg built by `trust package build`, loads it with a narrowed grant; a corrupt one is refused ' +
+      'with its code',
+    async () => {
+      const work = mkdtempSync(join(tmpdir(), 'plugins-flow-pkg-'));
+      const dir = join(work, 'greeter');
+      trust(['package', 'init', dir], work);
+      const toml = join(dir, 'package.toml');
+      writeFileSync(
+        toml,
+        readFileSync(toml, 'utf8').replace('capabilities = []', 'capabilities = ["env:GREETING", "stdout"]'),
+      );
+      trust(['package', 'sign', dir, '--key', join(cli.workspace, 'keys', 'demo-signing.key')], work);
+      const tpkg = join(work, 'greeter.tpkg');
+      trust(['package', 'build', dir, '-o', tpkg], work);
 
-    const page = await pluginsPage(cli.url, cli.token);
-    const { problems } = watchPage(page);
-    await page.locator('.upload-input').setInputFiles(tpkg);
-    await expect.poll(() => page.locator('.upload-status').textContent()).toContain('Added greeter (valid)');
-    const load = page.locator('[data-load="greeter"]');
-    await load.waitFor();
-    expect(await load.locator('input[data-grant]').count()).toBe(2);
-    await load.locator('input[data-grant="stdout"]').check();
-    await load.locator('button.load-plugin').click();
-    await expect.poll(() => load.locator('.load-result').textContent()).toContain('with stdout');
-    expect(await load.locator('tr[data-action="plugin.grant"]').allTextContents()).toEqual([
-      expect.stringContaining('stdout'),
-    ]);
-    const loaded = page.locator('article.plugin-loaded[data-loaded^="greeter-"]');
-    expect(await loaded.textContent()).toContain('granted stdout of env:GREETING, stdout');
-    await loaded.locator('.call-export').fill('hello');
-    await loaded.locator('button.call-plugin').click();
-    await expect.poll(() => loaded.locator('.call-value').textContent()).toMatch(/^".+"$/);
+      const page = await pluginsPage(cli.url, cli.token);
+      const { problems } = watchPage(page);
+      await page.locator('.upload-input').setInputFiles(tpkg);
+      await expect.poll(() => page.locator('.upload-status').textContent()).toContain('Added greeter (valid)');
+      const load = page.locator('[data-load="greeter"]');
+      await load.waitFor();
+      expect(await load.locator('input[data-grant]').count()).toBe(2);
+      await load.locator('input[data-grant="stdout"]').check();
+      await load.locator('button.load-plugin').click();
+      await expect.poll(() => load.locator('.load-result').textContent()).toContain('with stdout');
+      expect(await load.locator('tr[data-action="plugin.grant"]').allTextContents()).toEqual([
+        expect.stringContaining('stdout'),
+      ]);
+      const loaded = page.locator('article.plugin-loaded[data-loaded^="greeter-"]');
+      expect(await loaded.textContent()).toContain('granted stdout of env:GREETING, stdout');
+      await loaded.locator('.call-export').fill('hello');
+      await loaded.locator('button.call-plugin').click();
+      await expect.poll(() => loaded.locator('.call-value').textContent()).toMatch(/^".+"$/);
 
-    // The server refuses a grant the manifest does not declare, whatever the page offers.
-    const wider = await fetch(`${cli.url}/api/v1/plugins/load`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${cli.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ source: 'greeter', grants: ['stdout', 'env:HOME'] }),
-    });
-    expect(((await wider.json()) as { error: { code: string } }).error.code).toBeTrustCode('STUDIO_PLUGIN_GRANT_WIDER');
+      // The server refuses a grant the manifest does not declare, whatever the page offers.
+      const wider = await fetch(`${cli.url}/api/v1/plugins/load`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${cli.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ source: 'greeter', grants: ['stdout', 'env:HOME'] }),
+      });
+      expect(((await wider.json()) as { error: { code: string } }).error.code).toBeTrustCode(
+        'STUDIO_PLUGIN_GRANT_WIDER',
+      );
 
-    const bytes = readFileSync(tpkg);
-    const corrupt = join(work, 'corrupt.tpkg');
-    writeFileSync(corrupt, bytes.subarray(0, Math.floor(bytes.length / 2)));
-    await page.locator('.upload-input').setInputFiles(corrupt);
-    await expect.poll(() => page.locator('.upload-status .error code').textContent()).toBe('WASM_PACKAGE_MALFORMED');
-    await page.locator('.upload-input').setInputFiles(tpkg);
-    await expect.poll(() => page.locator('.upload-status .error code').textContent()).toBe('STUDIO_PLUGIN_EXISTS');
-    await screenshot(page, 'plugins-upload');
-    // The two refused uploads, and nothing else.
-    expect(
-      problems.filter(
-        (p) => !p.startsWith('console: Failed to load resource: the server responded with a status of 400'),
-      ),
-    ).toEqual([`400 ${cli.url}/api/v1/plugins/upload`, `400 ${cli.url}/api/v1/plugins/upload`]);
-    expect(problems).toHaveLength(4);
-    await page.context().close();
-  });
+      const bytes = readFileSync(tpkg);
+      const corrupt = join(work, 'corrupt.tpkg');
+      writeFileSync(corrupt, bytes.subarray(0, Math.floor(bytes.length / 2)));
+      await page.locator('.upload-input').setInputFiles(corrupt);
+      await expect.poll(() => page.locator('.upload-status .error code').textContent()).toBe('WASM_PACKAGE_MALFORMED');
+      await page.locator('.upload-input').setInputFiles(tpkg);
+      await expect.poll(() => page.locator('.upload-status .error code').textContent()).toBe('STUDIO_PLUGIN_EXISTS');
+      await screenshot(page, 'plugins-upload');
+      // The two refused uploads, and nothing else.
+      expect(
+        problems.filter(
+          (p) => !p.startsWith('console: Failed to load resource: the server responded with a status of 400'),
+        ),
+      ).toEqual([`400 ${cli.url}/api/v1/plugins/upload`, `400 ${cli.url}/api/v1/plugins/upload`]);
+      expect(problems).toHaveLength(4);
+      await page.context().close();
+    },
+  );
 });
 
 describe('plugin actions with the XSS corpus (Chromium)', () => {

@@ -58,45 +58,53 @@ const output = (page: Page) => page.getByRole('log', { name: 'run output' }).tex
 // Node is on /usr here; elsewhere its install directory must be granted read-only.
 const nodeCaps = process.execPath.startsWith('/usr/') ? [] : [`fs:ro:${dirname(dirname(process.execPath))}`];
 const fetchTwice = (port: number) =>
-  `const u=new URL(process.env.HTTP_PROXY);const get=(url)=>new Promise((r)=>{const s=require('net').connect(+u.port,u.hostname,()=>s.write('GET '+url+' HTTP/1.1\\r\\nHost: '+new URL(url).host+'\\r\\nConnection: close\\r\\n\\r\\n'));let b='';s.on('data',(d)=>(b+=d));s.on('end',()=>r(b.split('\\r\\n')[0]));s.on('error',(e)=>r('error '+e.code))});(async()=>{console.log('allowed:',await get('http://127.0.0.1:${port}/allowed'));console.log('denied:',await get('http://denied.example/denied'))})()`;
+  `const u=new URL(process.env.HTTP_PROXY);const get=(url)=>new Promise((r)=>{const ` +
+  `s=require('net').connect(+u.port,u.hostname,()=>s.write('GET '+url+' HTTP/1.1\\r\\nHost: '+new ` +
+  `URL(url).host+'\\r\\nConnection: close\\r\\n\\r\\n'));let b='';s.on('data',(d)=>(b+=d));s.on('end',` +
+  `()=>r(b.split('\\r\\n')[0]));s.on('error',(e)=>r('error '+e.code))});(async()=>{console.log('allowed:',` +
+  `await get('http://127.0.0.1:${port}/allowed'));console.log('denied:',await ` +
+  `get('http://denied.example/denied'))})()`;
 
 describe('sandbox runs from the studio (Chromium, real bwrap)', () => {
-  it('starts a run from the form and streams its output while it runs; the run is recorded for the audit timeline', async () => {
-    const { page, problems } = await openSandbox();
-    await page.getByLabel('command').fill(`sh -c "echo first-line; sleep 2; echo second-line"`);
-    await page.locator('.policy-editor [data-valid="true"]').waitFor();
-    expect(JSON.parse(await page.getByLabel('run request').inputValue()).argv).toEqual([
-      'sh',
-      '-c',
-      'echo first-line; sleep 2; echo second-line',
-    ]);
-    await page.getByRole('button', { name: 'Start run' }).click();
-    const panel = page.locator('.sandbox-run');
-    await panel.waitFor();
-    // Streamed: the first line is shown while the run is still running.
-    await page.getByRole('log', { name: 'run output' }).getByText('first-line').waitFor();
-    expect(await panel.getAttribute('data-state')).toBe('running');
-    expect(await output(page)).not.toContain('second-line');
-    await page.locator('.sandbox-run[data-state="exited"]').waitFor({ timeout: 20_000 });
-    expect(await output(page)).toBe('first-line\nsecond-line\n');
-    expect(await page.locator('.run-status').textContent()).toContain('exited 0');
-    const id = (await panel.getAttribute('data-run'))!;
-    // Recorded like `trust sandbox` runs, so the recorded-runs table and the audit timeline show it.
-    const records = await api('/sandbox-runs');
-    expect(records.runs.find((r: { id: string }) => r.id === id)).toMatchObject({
-      exitCode: 0,
-      argv: ['sh', '-c', 'echo first-line; sleep 2; echo second-line'],
-    });
-    const audit = await api('/audit');
-    expect(
-      audit.events.some(
-        (e: { action: string; principal: { id: string } }) => e.action === 'sandbox.run' && e.principal.id === id,
-      ),
-    ).toBe(true);
-    await screenshot(page, 'sandbox-run');
-    expect(problems).toEqual([]);
-    await page.context().close();
-  });
+  it(
+    'starts a run from the form and streams its output while it runs; the run is recorded for the audit ' + 'timeline',
+    async () => {
+      const { page, problems } = await openSandbox();
+      await page.getByLabel('command').fill(`sh -c "echo first-line; sleep 2; echo second-line"`);
+      await page.locator('.policy-editor [data-valid="true"]').waitFor();
+      expect(JSON.parse(await page.getByLabel('run request').inputValue()).argv).toEqual([
+        'sh',
+        '-c',
+        'echo first-line; sleep 2; echo second-line',
+      ]);
+      await page.getByRole('button', { name: 'Start run' }).click();
+      const panel = page.locator('.sandbox-run');
+      await panel.waitFor();
+      // Streamed: the first line is shown while the run is still running.
+      await page.getByRole('log', { name: 'run output' }).getByText('first-line').waitFor();
+      expect(await panel.getAttribute('data-state')).toBe('running');
+      expect(await output(page)).not.toContain('second-line');
+      await page.locator('.sandbox-run[data-state="exited"]').waitFor({ timeout: 20_000 });
+      expect(await output(page)).toBe('first-line\nsecond-line\n');
+      expect(await page.locator('.run-status').textContent()).toContain('exited 0');
+      const id = (await panel.getAttribute('data-run'))!;
+      // Recorded like `trust sandbox` runs, so the recorded-runs table and the audit timeline show it.
+      const records = await api('/sandbox-runs');
+      expect(records.runs.find((r: { id: string }) => r.id === id)).toMatchObject({
+        exitCode: 0,
+        argv: ['sh', '-c', 'echo first-line; sleep 2; echo second-line'],
+      });
+      const audit = await api('/audit');
+      expect(
+        audit.events.some(
+          (e: { action: string; principal: { id: string } }) => e.action === 'sandbox.run' && e.principal.id === id,
+        ),
+      ).toBe(true);
+      await screenshot(page, 'sandbox-run');
+      expect(problems).toEqual([]);
+      await page.context().close();
+    },
+  );
 
   it('kills a long run: the whole run ends at once and is shown as killed', async () => {
     const { page, problems } = await openSandbox();
@@ -118,66 +126,69 @@ describe('sandbox runs from the studio (Chromium, real bwrap)', () => {
     await page.context().close();
   });
 
-  it('shows each egress decision as it happens: the allowed loopback peer and a denied host, linked to the rule', async () => {
-    const { page, problems } = await openSandbox();
-    await setRequest(
-      page,
-      {
-        argv: [process.execPath, '-e', fetchTwice(peerPort)],
-        policy: { v: 1, capabilities: ['stdout', 'stderr', 'http', ...nodeCaps] },
-        egress: { v: 1, name: 'studio-test', http: { allow: [`127.0.0.1:${peerPort}`] }, guard: { mode: 'default' } },
-      },
-      true,
-    );
-    // The form reads the JSON it did not write.
-    expect(await page.getByLabel('network').inputValue()).toBe('http');
-    expect(await page.getByLabel('allowed hosts').inputValue()).toBe(`127.0.0.1:${peerPort}`);
-    await page.getByRole('button', { name: 'Start run' }).click();
-    await page.locator('.sandbox-run[data-state="exited"]').waitFor({ timeout: 30_000 });
-    expect(await output(page)).toContain('allowed: HTTP/1.1 200 OK');
-    expect(await output(page)).toContain('denied: HTTP/1.1 403');
-    expect(peerSeen).toContain('/allowed');
-    expect(peerSeen).not.toContain('/denied');
-    const allowed = page.locator('.run-egress tr[data-decision="allow"]');
-    const denied = page.locator('.run-egress tr[data-decision="deny"]');
-    expect(await allowed.count()).toBe(1);
-    expect(await denied.count()).toBe(1);
-    expect(await allowed.locator('.target').textContent()).toContain(`127.0.0.1:${peerPort}/allowed`);
-    expect(await denied.textContent()).toContain('EGRESS_HOST_NOT_ALLOWED');
-    expect(await denied.locator('.target').textContent()).toContain('denied.example');
-    // The denial links to the rule that made it, in the run's own egress policy.
-    const link = denied.locator('[data-rule-link]');
-    expect(await link.textContent()).toBe('studio-test:http.allow');
-    await link.click();
-    const rule = page.locator('.run-policy [data-section="http.allow"]');
-    expect(await rule.getAttribute('class')).toContain('highlight');
-    expect(await rule.textContent()).toContain(`127.0.0.1:${peerPort}`);
-    await screenshot(page, 'sandbox-egress');
-    // And after: reopened from the list, the decisions are all there again.
-    const id = (await page.locator('.sandbox-run').getAttribute('data-run'))!;
-    await page.reload();
-    await page.locator('nav button[data-view=sandbox]').click();
-    await page.locator(`.studio-runs li[data-run="${id}"] button`).click();
-    await page.locator('.sandbox-run[data-state="exited"]').waitFor();
-    expect(await page.locator('.run-egress tr').count()).toBe(3);
-    const record = (await api('/sandbox-runs')).runs.find((r: { id: string }) => r.id === id);
-    expect(record.egressCounts).toEqual({ allowed: 1, denied: 1 });
-    expect(record.violations).toEqual([expect.stringContaining('EGRESS_HOST_NOT_ALLOWED')]);
-    // From the audit timeline: the run's denial links to the same rule of its egress policy.
-    await page.locator('nav button[data-view=audit]').click();
-    const row = page.locator('tr[data-log="sandbox-runs"][data-action="egress.connect"].denied', {
-      hasText: 'denied.example',
-    });
-    await row.first().waitFor();
-    await row.first().locator('[data-rule-link="http.allow"]').click();
-    const fromAudit = row.first().locator('[data-section="http.allow"]');
-    await fromAudit.waitFor();
-    expect(await fromAudit.getAttribute('class')).toContain('highlight');
-    expect(await fromAudit.textContent()).toContain(`127.0.0.1:${peerPort}`);
-    await screenshot(page, 'sandbox-audit-rule');
-    expect(problems).toEqual([]);
-    await page.context().close();
-  });
+  it(
+    'shows each egress decision as it happens: the allowed loopback peer and a denied host, linked to the ' + 'rule',
+    async () => {
+      const { page, problems } = await openSandbox();
+      await setRequest(
+        page,
+        {
+          argv: [process.execPath, '-e', fetchTwice(peerPort)],
+          policy: { v: 1, capabilities: ['stdout', 'stderr', 'http', ...nodeCaps] },
+          egress: { v: 1, name: 'studio-test', http: { allow: [`127.0.0.1:${peerPort}`] }, guard: { mode: 'default' } },
+        },
+        true,
+      );
+      // The form reads the JSON it did not write.
+      expect(await page.getByLabel('network').inputValue()).toBe('http');
+      expect(await page.getByLabel('allowed hosts').inputValue()).toBe(`127.0.0.1:${peerPort}`);
+      await page.getByRole('button', { name: 'Start run' }).click();
+      await page.locator('.sandbox-run[data-state="exited"]').waitFor({ timeout: 30_000 });
+      expect(await output(page)).toContain('allowed: HTTP/1.1 200 OK');
+      expect(await output(page)).toContain('denied: HTTP/1.1 403');
+      expect(peerSeen).toContain('/allowed');
+      expect(peerSeen).not.toContain('/denied');
+      const allowed = page.locator('.run-egress tr[data-decision="allow"]');
+      const denied = page.locator('.run-egress tr[data-decision="deny"]');
+      expect(await allowed.count()).toBe(1);
+      expect(await denied.count()).toBe(1);
+      expect(await allowed.locator('.target').textContent()).toContain(`127.0.0.1:${peerPort}/allowed`);
+      expect(await denied.textContent()).toContain('EGRESS_HOST_NOT_ALLOWED');
+      expect(await denied.locator('.target').textContent()).toContain('denied.example');
+      // The denial links to the rule that made it, in the run's own egress policy.
+      const link = denied.locator('[data-rule-link]');
+      expect(await link.textContent()).toBe('studio-test:http.allow');
+      await link.click();
+      const rule = page.locator('.run-policy [data-section="http.allow"]');
+      expect(await rule.getAttribute('class')).toContain('highlight');
+      expect(await rule.textContent()).toContain(`127.0.0.1:${peerPort}`);
+      await screenshot(page, 'sandbox-egress');
+      // And after: reopened from the list, the decisions are all there again.
+      const id = (await page.locator('.sandbox-run').getAttribute('data-run'))!;
+      await page.reload();
+      await page.locator('nav button[data-view=sandbox]').click();
+      await page.locator(`.studio-runs li[data-run="${id}"] button`).click();
+      await page.locator('.sandbox-run[data-state="exited"]').waitFor();
+      expect(await page.locator('.run-egress tr').count()).toBe(3);
+      const record = (await api('/sandbox-runs')).runs.find((r: { id: string }) => r.id === id);
+      expect(record.egressCounts).toEqual({ allowed: 1, denied: 1 });
+      expect(record.violations).toEqual([expect.stringContaining('EGRESS_HOST_NOT_ALLOWED')]);
+      // From the audit timeline: the run's denial links to the same rule of its egress policy.
+      await page.locator('nav button[data-view=audit]').click();
+      const row = page.locator('tr[data-log="sandbox-runs"][data-action="egress.connect"].denied', {
+        hasText: 'denied.example',
+      });
+      await row.first().waitFor();
+      await row.first().locator('[data-rule-link="http.allow"]').click();
+      const fromAudit = row.first().locator('[data-section="http.allow"]');
+      await fromAudit.waitFor();
+      expect(await fromAudit.getAttribute('class')).toContain('highlight');
+      expect(await fromAudit.textContent()).toContain(`127.0.0.1:${peerPort}`);
+      await screenshot(page, 'sandbox-audit-rule');
+      expect(problems).toEqual([]);
+      await page.context().close();
+    },
+  );
 
   it('shows policy, egress and argv problems in place, from the sandbox validators, and starts nothing', async () => {
     const { page, problems } = await openSandbox();
@@ -239,7 +250,8 @@ describe('sandbox runs from the studio (Chromium, real bwrap)', () => {
         .count(),
     ).toBe(0);
     const handlers = (await page.evaluate(
-      `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
+      `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => ` +
+        `a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
     )) as string[];
     expect(handlers).toEqual([]);
     expect((await api('/csp-reports')).reports).toEqual([]);

@@ -56,58 +56,61 @@ afterAll(async () => {
 });
 
 describe('audit timeline (Chromium)', () => {
-  it('agents, the edge log and sandbox runs in one timeline, filterable by principal, action and decision', async () => {
-    // Real decisions: an owner chat and approval in the agent, a refusal at the server's edge.
-    const sent = await api('POST', '/agents/demo-helper/chat', JSON.stringify({ text: 'remember the milk' }));
-    expect(sent.status).toBe(200);
-    const tasks = (await (await api('GET', '/tasks')).json()) as { tasks: { id: string }[] };
-    expect((await api('POST', `/agents/demo-helper/tasks/${tasks.tasks[0]!.id}/approve`, '{}')).status).toBe(200);
-    expect((await api('POST', '/agents/demo-helper/chat', '['.repeat(200) + ']'.repeat(200))).status).toBe(400);
+  it(
+    'agents, the edge log and sandbox runs in one timeline, filterable by principal, action and ' + 'decision',
+    async () => {
+      // Real decisions: an owner chat and approval in the agent, a refusal at the server's edge.
+      const sent = await api('POST', '/agents/demo-helper/chat', JSON.stringify({ text: 'remember the milk' }));
+      expect(sent.status).toBe(200);
+      const tasks = (await (await api('GET', '/tasks')).json()) as { tasks: { id: string }[] };
+      expect((await api('POST', `/agents/demo-helper/tasks/${tasks.tasks[0]!.id}/approve`, '{}')).status).toBe(200);
+      expect((await api('POST', '/agents/demo-helper/chat', '['.repeat(200) + ']'.repeat(200))).status).toBe(400);
 
-    const page = await openPage(browser);
-    const { problems } = watchPage(page);
-    await page.goto(`${cli.url}/#token=${cli.token}`);
-    await page.locator('nav button[data-view=audit]').click();
-    await page.locator('li[data-log="control-edge"]').waitFor();
-    expect(await page.locator('li[data-log="agent:demo-helper"] [data-chain]').getAttribute('data-chain')).toBe('ok');
-    expect(await page.locator('li[data-log="control-edge"] [data-chain]').getAttribute('data-chain')).toBe('ok');
-    expect(await page.locator('li[data-log="sandbox-runs"] [data-chain]').getAttribute('data-chain')).toBe('none');
-    for (const log of ['agent:demo-helper', 'control-edge', 'sandbox-runs'])
-      await page.locator(`tbody tr[data-log="${log}"]`).first().waitFor();
+      const page = await openPage(browser);
+      const { problems } = watchPage(page);
+      await page.goto(`${cli.url}/#token=${cli.token}`);
+      await page.locator('nav button[data-view=audit]').click();
+      await page.locator('li[data-log="control-edge"]').waitFor();
+      expect(await page.locator('li[data-log="agent:demo-helper"] [data-chain]').getAttribute('data-chain')).toBe('ok');
+      expect(await page.locator('li[data-log="control-edge"] [data-chain]').getAttribute('data-chain')).toBe('ok');
+      expect(await page.locator('li[data-log="sandbox-runs"] [data-chain]').getAttribute('data-chain')).toBe('none');
+      for (const log of ['agent:demo-helper', 'control-edge', 'sandbox-runs'])
+        await page.locator(`tbody tr[data-log="${log}"]`).first().waitFor();
 
-    // Decision: only denials, from several logs.
-    await page.getByLabel('decision filter').selectOption('deny');
-    const denied = page.locator('tbody tr');
-    expect(await page.locator('tbody tr:has(.badge.ok)').count()).toBe(0);
-    expect(await page.locator('tbody tr[data-action="control.request"]').textContent()).toContain('INPUT_TOO_DEEP');
-    expect(await denied.count()).toBeGreaterThan(0);
-    await screenshot(page, 'audit-denials');
+      // Decision: only denials, from several logs.
+      await page.getByLabel('decision filter').selectOption('deny');
+      const denied = page.locator('tbody tr');
+      expect(await page.locator('tbody tr:has(.badge.ok)').count()).toBe(0);
+      expect(await page.locator('tbody tr[data-action="control.request"]').textContent()).toContain('INPUT_TOO_DEEP');
+      expect(await denied.count()).toBeGreaterThan(0);
+      await screenshot(page, 'audit-denials');
 
-    // Principal: the sandbox run's own rows only.
-    await page.getByLabel('decision filter').selectOption('all');
-    const runPrincipal = (await page.locator('tbody tr[data-action="sandbox.run"] td').nth(2).textContent())!;
-    expect(runPrincipal).toMatch(/^process:/);
-    await page.getByLabel('principal filter').selectOption(runPrincipal);
-    const logs = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-log')));
-    expect(logs.length).toBeGreaterThan(0);
-    expect(new Set(logs)).toEqual(new Set(['sandbox-runs']));
-    expect(await page.locator('tbody tr[data-action="sandbox.run"]').textContent()).toContain(
-      '/bin/echo hello from the sandbox',
-    );
+      // Principal: the sandbox run's own rows only.
+      await page.getByLabel('decision filter').selectOption('all');
+      const runPrincipal = (await page.locator('tbody tr[data-action="sandbox.run"] td').nth(2).textContent())!;
+      expect(runPrincipal).toMatch(/^process:/);
+      await page.getByLabel('principal filter').selectOption(runPrincipal);
+      const logs = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-log')));
+      expect(logs.length).toBeGreaterThan(0);
+      expect(new Set(logs)).toEqual(new Set(['sandbox-runs']));
+      expect(await page.locator('tbody tr[data-action="sandbox.run"]').textContent()).toContain(
+        '/bin/echo hello from the sandbox',
+      );
 
-    // Action: text filter across every log.
-    await page.getByLabel('principal filter').selectOption('');
-    await page.getByLabel('action filter').fill('approval');
-    const actions = await page
-      .locator('tbody tr')
-      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
-    expect(actions.length).toBeGreaterThan(0);
-    for (const a of actions) expect(a).toMatch(/approval/);
-    await page.getByLabel('action filter').fill('');
-    await screenshot(page, 'audit-timeline');
-    expect(problems.filter((p) => !p.includes('400'))).toEqual([]);
-    await page.context().close();
-  });
+      // Action: text filter across every log.
+      await page.getByLabel('principal filter').selectOption('');
+      await page.getByLabel('action filter').fill('approval');
+      const actions = await page
+        .locator('tbody tr')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
+      expect(actions.length).toBeGreaterThan(0);
+      for (const a of actions) expect(a).toMatch(/approval/);
+      await page.getByLabel('action filter').fill('');
+      await screenshot(page, 'audit-timeline');
+      expect(problems.filter((p) => !p.includes('400'))).toEqual([]);
+      await page.context().close();
+    },
+  );
 
   it('a tampered edge log shows as NOT verified, where it breaks', async () => {
     const file = join(cli.workspace, 'control-audit.jsonl');
@@ -139,7 +142,8 @@ describe('audit timeline (Chromium)', () => {
         .count(),
     ).toBe(0);
     const handlers = (await page.evaluate(
-      `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
+      `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => ` +
+        `a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
     )) as string[];
     expect(handlers).toEqual([]);
     expect(await page.locator('[data-chain="broken"]').textContent()).toContain(XSS_CORPUS[1]!.payload);

@@ -35,7 +35,8 @@ describe('studio details (Chromium, real control server and agent)', () => {
     const { page, watch } = await open();
     await page.locator('.live.on').waitFor();
     const icon = await page.evaluate(
-      `fetch(document.querySelector('link[rel=icon]').href).then((r) => r.status + ' ' + r.headers.get('content-type'))`,
+      `fetch(document.querySelector('link[rel=icon]').href).then((r) => r.status + ' ' + ` +
+        `r.headers.get('content-type'))`,
     );
     expect(icon).toBe('200 image/svg+xml');
     // Visit every view and wait for what it loads, so any failed request of it has happened.

@@ -17,7 +17,7 @@ import { startStudio } from './studio-harness.js';
 export interface StudioFixture {
   readonly server: ControlServer;
   readonly agents: ReturnType<typeof createWorkspaceAgents>;
-  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }>;
+  api<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }>;
   close(): Promise<void>;
 }
 
@@ -35,13 +35,13 @@ export async function startFixture(
     open: createAgentOpener({ provider: (() => model) as unknown as AgentOpenerOptions['provider'] }),
   });
   const server = await startStudio(agents, extra);
-  const api = async (method: string, path: string, body?: unknown) => {
+  const api = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => {
     const res = await fetch(`${server.url}/api/v1${path}`, {
       method,
       headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: res.status, json: (await res.json()) as any };
+    return { status: res.status, json: (await res.json()) as T };
   };
   const created = await api('POST', '/agents', { name: 'helper', description: 'demo agent' });
   if (created.status !== 200) throw new Error(`creating the agent failed: ${JSON.stringify(created.json)}`);

@@ -44,34 +44,41 @@ afterAll(async () => {
 });
 
 describe('plugin inspector (Chromium)', () => {
-  it('shows the real demo package: capabilities first, signer and trust, digest, interface hash, exports, imports', async () => {
-    const res = await fetch(`${cli.url}/api/v1/plugins`, { headers: { authorization: `Bearer ${cli.token}` } });
-    const { plugins } = (await res.json()) as {
-      plugins: { name: string; signature: { signer: string }; component: { digest: string; interfaceHash: string } }[];
-    };
-    const hello = plugins.find((p) => p.name === 'hello')!;
-    expect(hello.component.digest).toMatch(/^[0-9a-f]{64}$/);
+  it(
+    'shows the real demo package: capabilities first, signer and trust, digest, interface hash, exports, ' + 'imports',
+    async () => {
+      const res = await fetch(`${cli.url}/api/v1/plugins`, { headers: { authorization: `Bearer ${cli.token}` } });
+      const { plugins } = (await res.json()) as {
+        plugins: {
+          name: string;
+          signature: { signer: string };
+          component: { digest: string; interfaceHash: string };
+        }[];
+      };
+      const hello = plugins.find((p) => p.name === 'hello')!;
+      expect(hello.component.digest).toMatch(/^[0-9a-f]{64}$/);
 
-    const page = await openPage(browser);
-    const { problems } = watchPage(page);
-    await page.goto(`${cli.url}/#token=${cli.token}`);
-    await page.locator('nav button[data-view=plugins]').click();
-    const card = page.locator('article.plugin[data-plugin="hello"]');
-    await card.waitFor();
-    const headings = await card.locator('h4').allTextContents();
-    expect(headings[0]).toBe('Capabilities');
-    expect(headings).toEqual(['Capabilities', 'Signature', 'Component', 'Imports against grants']);
-    expect(await card.locator('[data-signature]').getAttribute('data-signature')).toBe('valid');
-    expect(await card.locator('.signature').textContent()).toContain(hello.signature.signer);
-    expect(await card.locator('.signature').textContent()).toContain('signed by a trusted key');
-    expect(await card.locator('.digest').textContent()).toBe(hello.component.digest);
-    expect(await card.locator('.interface-hash').textContent()).toBe(hello.component.interfaceHash);
-    expect((await card.locator('.export').allTextContents()).join(' ')).toContain('add');
-    expect(await card.textContent()).toContain('None declared');
-    await screenshot(page, 'plugins-inspector');
-    expect(problems).toEqual([]);
-    await page.context().close();
-  });
+      const page = await openPage(browser);
+      const { problems } = watchPage(page);
+      await page.goto(`${cli.url}/#token=${cli.token}`);
+      await page.locator('nav button[data-view=plugins]').click();
+      const card = page.locator('article.plugin[data-plugin="hello"]');
+      await card.waitFor();
+      const headings = await card.locator('h4').allTextContents();
+      expect(headings[0]).toBe('Capabilities');
+      expect(headings).toEqual(['Capabilities', 'Signature', 'Component', 'Imports against grants']);
+      expect(await card.locator('[data-signature]').getAttribute('data-signature')).toBe('valid');
+      expect(await card.locator('.signature').textContent()).toContain(hello.signature.signer);
+      expect(await card.locator('.signature').textContent()).toContain('signed by a trusted key');
+      expect(await card.locator('.digest').textContent()).toBe(hello.component.digest);
+      expect(await card.locator('.interface-hash').textContent()).toBe(hello.component.interfaceHash);
+      expect((await card.locator('.export').allTextContents()).join(' ')).toContain('add');
+      expect(await card.textContent()).toContain('None declared');
+      await screenshot(page, 'plugins-inspector');
+      expect(problems).toEqual([]);
+      await page.context().close();
+    },
+  );
 
   it('shows imports a load would refuse, and stays inert with the XSS corpus in every field', async () => {
     const page = await openPage(browser);
@@ -90,7 +97,8 @@ describe('plugin inspector (Chromium)', () => {
         .count(),
     ).toBe(0);
     const handlers = (await page.evaluate(
-      `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
+      `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => ` +
+        `a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
     )) as string[];
     expect(handlers).toEqual([]);
     expect(await page.locator('article.plugin h3').first().textContent()).toContain(XSS_CORPUS[0]!.payload);

@@ -127,7 +127,9 @@ describe('egress policy editor (Chromium, real validator and guard)', () => {
   it('the XSS corpus in a policy (as keys and values) comes back in problems as text only', async () => {
     const { page } = await openPolicy();
     const hostile: Record<string, unknown> = { v: 1 };
-    XSS_CORPUS.forEach((c, i) => (hostile[c.payload] = i));
+    XSS_CORPUS.forEach((c, i) => {
+      hostile[c.payload] = i;
+    });
     hostile['http'] = { allow: XSS_CORPUS.map((c) => c.payload) };
     await page.getByLabel('policy text').fill(JSON.stringify(hostile));
     await page.locator('.policy-editor [role=alert]').waitFor();
@@ -141,7 +143,8 @@ describe('egress policy editor (Chromium, real validator and guard)', () => {
         .count(),
     ).toBe(0);
     const handlers = (await page.evaluate(
-      `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
+      `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => ` +
+        `a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
     )) as string[];
     expect(handlers).toEqual([]);
     expect(server.cspReports()).toEqual([]);

@@ -59,7 +59,8 @@ async function assertInert(page: Page): Promise<void> {
   )) as string[];
   expect(attrs.filter((a) => a.startsWith('on') || a === 'style' || a === 'srcdoc' || a === 'formaction')).toEqual([]);
   const links = (await page.evaluate(
-    `[...document.querySelectorAll('.md a')].map((a) => ({ href: a.getAttribute('href'), rel: a.getAttribute('rel'), target: a.getAttribute('target') }))`,
+    `[...document.querySelectorAll('.md a')].map((a) => ({ href: a.getAttribute('href'), rel: ` +
+      `a.getAttribute('rel'), target: a.getAttribute('target') }))`,
   )) as { href: string | null; rel: string; target: string }[];
   expect(links.length).toBeGreaterThan(0);
   for (const l of links) {

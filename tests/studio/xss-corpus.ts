@@ -31,7 +31,8 @@ export const XSS_CORPUS: readonly { name: string; payload: string }[] = [
   { name: 'base href', payload: `<base href="http://127.0.0.1:9/">` },
   {
     name: 'object and embed',
-    payload: `<object data="javascript:window.__pwned='object'"></object><embed src="javascript:window.__pwned='embed'">`,
+    payload:
+      `<object data="javascript:window.__pwned='object'"></object><embed ` + `src="javascript:window.__pwned='embed'">`,
   },
   { name: 'inline script', payload: `<script>window.__pwned='script'</script>` },
   // Last: its unclosed elements swallow whatever follows.

@@ -85,6 +85,7 @@ export function App() {
           <h1>trust studio</h1>
           {VIEWS.map(([id, label]) => (
             <button
+              type="button"
               key={id}
               className={id === view ? 'nav-item active' : 'nav-item'}
               onClick={() => setView(id)}

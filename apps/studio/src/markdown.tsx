@@ -6,5 +6,6 @@ export const renderMarkdown = createMarkdownRenderer(DOMPurify(window));
 
 /** Renders untrusted markdown safely. */
 export function Markdown({ text }: { text: string }) {
+  // biome-ignore lint/security/noDangerouslySetInnerHtml: renderMarkdown sanitises it with DOMPurify
   return <div className="md" dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }} />;
 }

@@ -8,8 +8,7 @@ import type { LiveEvent } from './types';
 export function parseSseFrames(buffer: string): { events: LiveEvent[]; rest: string } {
   const events: LiveEvent[] = [];
   let rest = buffer;
-  let cut: number;
-  while ((cut = rest.indexOf('\n\n')) >= 0) {
+  for (let cut = rest.indexOf('\n\n'); cut >= 0; cut = rest.indexOf('\n\n')) {
     const frame = rest.slice(0, cut);
     rest = rest.slice(cut + 2);
     const kind = /^event: (.*)$/m.exec(frame)?.[1];

@@ -28,11 +28,16 @@ export function useLoad<T>(path: string | undefined): {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<ApiError>();
   const [n, setN] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: tick and n are the refetch triggers
   useEffect(() => {
     if (path === undefined) return;
     let live = true;
     api.get<T>(path).then(
-      (d) => live && (setData(d), setError(undefined)),
+      (d) => {
+        if (!live) return;
+        setData(d);
+        setError(undefined);
+      },
       (e: unknown) => {
         if (!live) return;
         if (e instanceof ApiError && e.status === 401) onDenied();

@@ -40,7 +40,10 @@ export function confirmationFor(row: ToolRow, flag: ToolFlag): string | undefine
 /** What the owner should know after a change: an enabled tool the model is not shown. */
 export function visibilityNote(row: ToolRow): string | undefined {
   if (row.enabled && !row.visible) {
-    return `${row.name} is enabled but not visible: the model is not shown it and cannot call it; only the agent's code can. Tick "visible" to offer it to the model.`;
+    return (
+      `${row.name} is enabled but not visible: the model is not shown it and cannot call it; only the ` +
+      `agent's code can. Tick "visible" to offer it to the model.`
+    );
   }
   return undefined;
 }

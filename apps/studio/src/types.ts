@@ -103,7 +103,10 @@ export interface LiveEvent {
   data: unknown;
 }
 export type AuditLogKind = 'agent' | 'plugin' | 'sandbox' | 'egress' | 'control';
-/** One row of the audit timeline: an event and the log it belongs to. `hash` is absent for plain (unchained) records. */
+/**
+ * One row of the audit timeline: an event and the log it belongs to. `hash` is absent for plain (unchained)
+ * records.
+ */
 export interface AuditRow {
   log: string;
   kind: AuditLogKind;

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ApiError } from '../api';
+import type { ApiError } from '../api';
 import { ErrorNote, useLoad, useStudio } from '../studio-context';
 import type { AgentSummary } from '../types';
 import { ChatPanel } from './chat-panel';
@@ -18,7 +18,10 @@ export function AgentsView() {
 
   const act = (p: Promise<unknown>) =>
     p.then(
-      () => (setError(undefined), list.reload()),
+      () => {
+        setError(undefined);
+        list.reload();
+      },
       (e: unknown) => setError(e as ApiError),
     );
 
@@ -35,7 +38,7 @@ export function AgentsView() {
         <ul>
           {(list.data?.agents ?? []).map((a) => (
             <li key={a.id}>
-              <button className={a.id === agent ? 'row active' : 'row'} onClick={() => selectAgent(a.id)}>
+              <button type="button" className={a.id === agent ? 'row active' : 'row'} onClick={() => selectAgent(a.id)}>
                 <span className="name">{a.name}</span>
                 <span className={`badge state-${a.state}`}>{a.state}</span>
                 {a.pendingApprovals ? <span className="badge warn">{a.pendingApprovals} to approve</span> : null}
@@ -76,16 +79,22 @@ export function AgentsView() {
             <header className="detail-head">
               <h2>{current.name}</h2>
               <span className={`badge state-${current.state}`}>{current.state}</span>
-              <button onClick={() => act(api.send('POST', `/agents/${encodeURIComponent(current.id)}/start`, {}))}>
+              <button
+                type="button"
+                onClick={() => act(api.send('POST', `/agents/${encodeURIComponent(current.id)}/start`, {}))}
+              >
                 Start
               </button>
-              <button onClick={() => act(api.send('POST', `/agents/${encodeURIComponent(current.id)}/stop`, {}))}>
+              <button
+                type="button"
+                onClick={() => act(api.send('POST', `/agents/${encodeURIComponent(current.id)}/stop`, {}))}
+              >
                 Stop
               </button>
             </header>
             <div className="tabs">
               {(['chat', 'inbox', 'outbox', 'files', ...AGENT_DETAIL_TABS] as const).map((t) => (
-                <button key={t} className={t === tab ? 'tab active' : 'tab'} onClick={() => setTab(t)}>
+                <button type="button" key={t} className={t === tab ? 'tab active' : 'tab'} onClick={() => setTab(t)}>
                   {t}
                 </button>
               ))}

@@ -38,7 +38,11 @@ export function ApprovalsView() {
     const target = e.target instanceof HTMLElement ? e.target : document.body;
     const action = approvalKeyAction(e.key, target, { ctrl: e.ctrlKey, meta: e.metaKey, alt: e.altKey });
     if (action === undefined) return;
-    if (action === 'help') return (e.preventDefault(), setHelp((h) => !h));
+    if (action === 'help') {
+      e.preventDefault();
+      setHelp((h) => !h);
+      return;
+    }
     if (current === undefined) return;
     const card = cards.current.get(key(current));
     e.preventDefault();
@@ -62,7 +66,7 @@ export function ApprovalsView() {
     <section className="approvals">
       <header className="view-head">
         <h2>Approvals</h2>
-        <button className="link" onClick={() => setHelp((h) => !h)} aria-expanded={help}>
+        <button type="button" className="link" onClick={() => setHelp((h) => !h)} aria-expanded={help}>
           Keyboard (?)
         </button>
       </header>

@@ -6,7 +6,7 @@ export function AuditChart({ events }: { events: Pick<AuditEvent, 'time' | 'deci
   const times = events.map((e) => Date.parse(e.time));
   const min = Math.min(...times);
   const span = Math.max(1, Math.max(...times) - min);
-  const buckets = Array.from({ length: 12 }, () => ({ allow: 0, deny: 0 }));
+  const buckets = Array.from({ length: 12 }, (_, slot) => ({ slot, allow: 0, deny: 0 }));
   events.forEach((e, i) => {
     const b = Math.min(11, Math.floor(((times[i]! - min) / span) * 12));
     buckets[b]![e.decision] += 1;
@@ -17,13 +17,13 @@ export function AuditChart({ events }: { events: Pick<AuditEvent, 'time' | 'deci
   return (
     <figure className="chart">
       <svg viewBox={`0 0 ${12 * (w + 4)} ${h + 2}`} role="img" aria-label="decisions over time">
-        {buckets.map((b, i) => {
+        {buckets.map((b) => {
           const ah = (b.allow / top) * h;
           const dh = (b.deny / top) * h;
           return (
-            <g key={i}>
-              <rect className="bar-allow" x={i * (w + 4)} y={h - ah - dh} width={w} height={ah} />
-              <rect className="bar-deny" x={i * (w + 4)} y={h - dh} width={w} height={dh} />
+            <g key={b.slot}>
+              <rect className="bar-allow" x={b.slot * (w + 4)} y={h - ah - dh} width={w} height={ah} />
+              <rect className="bar-deny" x={b.slot * (w + 4)} y={h - dh} width={w} height={dh} />
             </g>
           );
         })}

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ApiError } from '../api';
+import type { ApiError } from '../api';
 import { Markdown } from '../markdown';
 import { ErrorNote, useLoad, useStudio } from '../studio-context';
 import type { LoopTurn } from '../types';

@@ -16,7 +16,11 @@ export function ConfigPanel({ base, view, reload }: { base: string; view: Config
   const update = () => {
     setDone(undefined);
     api.send('PATCH', `${base}/config`, { path, value: parseConfigValue(value) }).then(
-      () => (setError(undefined), setDone(`${path} updated (audited)`), reload()),
+      () => {
+        setError(undefined);
+        setDone(`${path} updated (audited)`);
+        reload();
+      },
       (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0, 'NETWORK', String(e))),
     );
   };
@@ -42,7 +46,13 @@ export function ConfigPanel({ base, view, reload }: { base: string; view: Config
           ))}
         </ul>
         <h4>Change a value</h4>
-        <form className="inline config-form" onSubmit={(e) => (e.preventDefault(), update())}>
+        <form
+          className="inline config-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            update();
+          }}
+        >
           <input
             value={path}
             onChange={(e) => setPath(e.target.value)}

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ApiError } from '../api';
+import type { ApiError } from '../api';
 import { Markdown } from '../markdown';
 import { ErrorNote, useLoad, useStudio } from '../studio-context';
 import type { AgentFile } from '../types';
@@ -19,7 +19,10 @@ export function FilesPanel({ agent }: { agent: string }) {
 
   const toggle = (f: AgentFile) =>
     api.send('PUT', `${base}/authorized/${encodePath(f.path)}`, { authorized: !f.authorized }).then(
-      () => (setErr(undefined), reload()),
+      () => {
+        setErr(undefined);
+        reload();
+      },
       (e: unknown) => setErr(e as ApiError),
     );
 
@@ -45,7 +48,7 @@ export function FilesPanel({ agent }: { agent: string }) {
           {(data?.files ?? []).map((f) => (
             <tr key={f.path}>
               <td>
-                <button className="link" onClick={() => setOpen(f.path)}>
+                <button type="button" className="link" onClick={() => setOpen(f.path)}>
                   {f.path}
                 </button>
               </td>

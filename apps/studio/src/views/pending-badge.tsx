@@ -7,7 +7,7 @@ export function PendingBadge() {
   const n = (data?.tasks ?? []).filter((t) => t.status === 'pending').length;
   if (n === 0) return null;
   return (
-    <span className="badge warn nav-badge" data-pending={n} aria-label={`${n} waiting`}>
+    <span className="badge warn nav-badge" data-pending={n} role="img" aria-label={`${n} waiting`}>
       {n}
     </span>
   );

@@ -17,6 +17,7 @@ export function PluginCard({ plugin: p }: { plugin: PluginReport }) {
   const sig = p.signature ?? { status: 'unsigned' as const };
   const trust = TRUST[sig.status] ?? TRUST['invalid']!;
   const refused = (p.imports ?? []).filter((i) => !i.granted);
+  const refusedWhat = refused.length === 1 ? 'this import' : `${refused.length} imports`;
   return (
     <article className="plugin" data-plugin={p.name}>
       <h3>
@@ -87,8 +88,7 @@ export function PluginCard({ plugin: p }: { plugin: PluginReport }) {
       <h4>Imports against grants</h4>
       {refused.length > 0 ? (
         <p className="error" role="status">
-          A load with these grants would refuse {refused.length === 1 ? 'this import' : `${refused.length} imports`}:{' '}
-          {refused.map((i) => i.name).join(', ')}
+          A load with these grants would refuse {refusedWhat}: {refused.map((i) => i.name).join(', ')}
         </p>
       ) : (p.imports ?? []).length > 0 ? (
         <p className="note">Every import is satisfied by the declared capabilities.</p>

@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { ApiError } from '../api';
+import { withContentKeys } from '../content-keys';
 import { ErrorNote, useStudio } from '../studio-context';
 import type { PolicyCheck, PolicyProblem, PolicyValidation } from '../types';
 
@@ -30,26 +31,32 @@ export function PolicyView() {
   const [validation, setValidation] = useState<PolicyValidation>();
   const [check, setCheck] = useState<PolicyCheck>();
   const [error, setError] = useState<ApiError>();
-  const fail = (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0, 'NETWORK', String(e)));
+  const fail = useCallback(
+    (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0, 'NETWORK', String(e))),
+    [],
+  );
 
   useEffect(() => {
     let live = true;
     const t = setTimeout(() => {
-      api
-        .send<PolicyValidation>('POST', '/policy/validate', { text })
-        .then((v) => live && (setValidation(v), setError(undefined)), fail);
+      api.send<PolicyValidation>('POST', '/policy/validate', { text }).then((v) => {
+        if (!live) return;
+        setValidation(v);
+        setError(undefined);
+      }, fail);
     }, SETTLE_MS);
     return () => {
       live = false;
       clearTimeout(t);
     };
-  }, [api, text]);
+  }, [api, text, fail]);
 
   const run = () => {
     setCheck(undefined);
-    api
-      .send<PolicyCheck>('POST', '/policy/check', { text, url, ...(mode === '' ? {} : { mode }) })
-      .then((c) => (setCheck(c), setError(undefined)), fail);
+    api.send<PolicyCheck>('POST', '/policy/check', { text, url, ...(mode === '' ? {} : { mode }) }).then((c) => {
+      setCheck(c);
+      setError(undefined);
+    }, fail);
   };
 
   return (
@@ -79,7 +86,13 @@ export function PolicyView() {
           <Problems validation={validation} />
         </div>
         <div className="policy-check">
-          <form className="inline" onSubmit={(e) => (e.preventDefault(), run())}>
+          <form
+            className="inline"
+            onSubmit={(e) => {
+              e.preventDefault();
+              run();
+            }}
+          >
             <input
               value={url}
               onChange={(e) => setUrl(e.target.value)}
@@ -125,11 +138,15 @@ function Problems({ validation }: { validation: PolicyValidation | undefined }) 
   }
   return (
     <ul className="problems" role="alert" data-valid="false">
-      {validation.problems.map((p, i) => (
-        <ProblemItem key={i} problem={p} />
+      {withContentKeys(validation.problems, problemText).map(({ key, item }) => (
+        <ProblemItem key={key} problem={item} />
       ))}
     </ul>
   );
+}
+
+function problemText(p: PolicyProblem): string {
+  return `${p.path}|${p.code}|${p.message}`;
 }
 
 function ProblemItem({ problem: p }: { problem: PolicyProblem }) {
@@ -145,8 +162,8 @@ function CheckSteps({ check }: { check: PolicyCheck }) {
   return (
     <div className="check-result" data-allow={check.allow ? 'true' : 'false'}>
       <ol className="steps">
-        {check.steps.map((s, i) => (
-          <li key={i} className={s.ok ? 'step ok' : 'step fail'} data-step={s.step}>
+        {withContentKeys(check.steps, (s) => `${s.step}|${s.detail}`).map(({ key, item: s }) => (
+          <li key={key} className={s.ok ? 'step ok' : 'step fail'} data-step={s.step}>
             <span className="mark">{s.ok ? '✓' : '✗'}</span> <span className="step-name">{s.step}</span>{' '}
             <span className="detail">{s.detail}</span>
           </li>
@@ -162,8 +179,8 @@ function CheckSteps({ check }: { check: PolicyCheck }) {
       )}
       {check.problems ? (
         <ul className="problems">
-          {check.problems.map((p, i) => (
-            <ProblemItem key={i} problem={p} />
+          {withContentKeys(check.problems, problemText).map(({ key, item }) => (
+            <ProblemItem key={key} problem={item} />
           ))}
         </ul>
       ) : null}

@@ -8,6 +8,7 @@ export function RuntimePanels({ agent }: { agent: string }) {
   const rt = useLoad<{ runtime: RuntimeView }>(`/agents/${encodeURIComponent(agent)}/runtime`);
   const mesh = useLoad<MeshView>('/mesh');
   const r = rt.data?.runtime;
+  const reviewBadge = r?.identity.review === 'signed' ? 'badge ok' : 'badge warn';
   return (
     <div className="runtime-panels">
       <ErrorNote error={rt.error} />
@@ -20,7 +21,7 @@ export function RuntimePanels({ agent }: { agent: string }) {
               <dd>{r.identity.did ?? <span className="muted">no identity yet (the runtime provisions one)</span>}</dd>
               <dt>Review</dt>
               <dd>
-                <span className={r.identity.review === 'signed' ? 'badge ok' : 'badge warn'}>{r.identity.review}</span>{' '}
+                <span className={reviewBadge}>{r.identity.review}</span>{' '}
                 {r.identity.ownerDid ? <>by {r.identity.ownerDid}</> : null}
               </dd>
               <dt>Content hash</dt>

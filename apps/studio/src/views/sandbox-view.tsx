@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { withContentKeys } from '../content-keys';
 import { ErrorNote, useLoad } from '../studio-context';
 import type { SandboxLiveRun } from '../sandbox-types';
 import type { SandboxRun } from '../types';
@@ -86,12 +87,14 @@ export function SandboxView() {
                 <td>{r.exitCode ?? '—'}</td>
                 <td>{(r.violations ?? []).join('; ') || 'none'}</td>
                 <td>
-                  {(r.egress ?? []).map((e, i) => (
-                    <div key={i}>
-                      <span className={e.decision === 'allow' ? 'badge ok' : 'badge deny'}>{e.decision}</span>{' '}
-                      {e.target} {e.rule ? <span className="muted">({e.rule})</span> : null}
-                    </div>
-                  ))}
+                  {withContentKeys(r.egress ?? [], (e) => `${e.decision}|${e.target}|${e.rule ?? ''}`).map(
+                    ({ key, item: e }) => (
+                      <div key={key}>
+                        <span className={e.decision === 'allow' ? 'badge ok' : 'badge deny'}>{e.decision}</span>{' '}
+                        {e.target} {e.rule ? <span className="muted">({e.rule})</span> : null}
+                      </div>
+                    ),
+                  )}
                 </td>
               </tr>
             ))}

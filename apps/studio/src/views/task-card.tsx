@@ -63,7 +63,10 @@ export const TaskCard = forwardRef<
     focusArgs: () => argsRef.current?.focus(),
     focusFeedback: () => feedbackRef.current?.focus(),
     focus: () => card.current?.focus(),
-    cancel: () => (setConfirming(false), card.current?.focus()),
+    cancel: () => {
+      setConfirming(false);
+      card.current?.focus();
+    },
   }));
 
   return (
@@ -107,17 +110,25 @@ export const TaskCard = forwardRef<
           <span>
             {task.tool} {risk}. Approve this call{args === original ? '' : ' with your modified arguments'}?
           </span>
-          <button ref={confirmRef} className="approve" onClick={send}>
+          <button type="button" ref={confirmRef} className="approve" onClick={send}>
             Yes, approve (Enter)
           </button>
-          <button onClick={() => (setConfirming(false), card.current?.focus())}>Cancel (Esc)</button>
+          <button
+            type="button"
+            onClick={() => {
+              setConfirming(false);
+              card.current?.focus();
+            }}
+          >
+            Cancel (Esc)
+          </button>
         </div>
       ) : (
         <div className="actions">
-          <button className="approve" onClick={approve} aria-keyshortcuts="a">
+          <button type="button" className="approve" onClick={approve} aria-keyshortcuts="a">
             {args === original ? 'Approve' : 'Approve modified'}
           </button>
-          <button className="deny" onClick={() => void deny()} aria-keyshortcuts="d">
+          <button type="button" className="deny" onClick={() => void deny()} aria-keyshortcuts="d">
             Deny
           </button>
         </div>

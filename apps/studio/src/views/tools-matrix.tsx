@@ -16,7 +16,11 @@ export function ToolsMatrix({ base, tools, reload }: { base: string; tools: Tool
   const send = (row: ToolRow, flag: ToolFlag) => {
     setPending(undefined);
     return api.send('PATCH', `${base}/tools/${encodeURIComponent(row.name)}`, { [flag]: !row[flag] }).then(
-      () => (setRowError(undefined), setChanged(row.name), reload()),
+      () => {
+        setRowError(undefined);
+        setChanged(row.name);
+        reload();
+      },
       (e: unknown) =>
         setRowError({ name: row.name, error: e instanceof ApiError ? e : new ApiError(0, 'NETWORK', String(e)) }),
     );
@@ -66,10 +70,18 @@ export function ToolsMatrix({ base, tools, reload }: { base: string; tools: Tool
                 <td colSpan={6}>
                   <div className="confirm" role="alertdialog" aria-label={`confirm ${t.name}`}>
                     <span>{pending.question}</span>
-                    <button className="deny" autoFocus onClick={() => void send(pending.row, pending.flag)}>
+                    <button
+                      type="button"
+                      className="deny"
+                      // biome-ignore lint/a11y/noAutofocus: an alertdialog must take the focus when it opens
+                      autoFocus
+                      onClick={() => void send(pending.row, pending.flag)}
+                    >
                       Enable anyway
                     </button>
-                    <button onClick={() => setPending(undefined)}>Cancel</button>
+                    <button type="button" onClick={() => setPending(undefined)}>
+                      Cancel
+                    </button>
                   </div>
                 </td>
               </tr>,
