@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { createIdentity, signAdfContent, type AdfFile } from '@trust/agent-runtime';
+import { createIdentity, type AdfFile } from '@trust/agent-runtime';
+import { signAdfContent } from '@trust/agent-runtime/identity';
 import { launchBrowser, openPage, screenshot } from './studio-harness.js';
 import { startFixture, watchPage, type StudioFixture } from './studio-fixture.js';
 import { XSS_DOCUMENT } from './xss-corpus.js';
