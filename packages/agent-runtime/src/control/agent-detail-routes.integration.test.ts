@@ -107,17 +107,20 @@ describe('the file editor routes', () => {
     expect((await api('GET', '/agents/scout/file-text/big.md')).status).toBe(404);
   });
 
-  it('a read_only file is shown not editable with ADF_FILE_PROTECTED and a save is refused with that code', async () => {
-    const adf = await adfOf('scout');
-    adf.files.write('locked.md', 'keep');
-    adf.files.setProtection('locked.md', 'read_only', 'owner');
-    const view = (await api('GET', '/agents/scout/file-text/locked.md')).json().file;
-    expect(view).toMatchObject({ editable: false, refused: { code: 'ADF_FILE_PROTECTED' }, content: 'keep' });
-    const res = await api('PUT', '/agents/scout/file-text/locked.md', { content: 'changed', base: sha('keep') });
-    expect(res.status).toBe(400);
-    expect(res.json().error.code).toBe('ADF_FILE_PROTECTED');
-    expect(adf.files.read('locked.md')!.content.toString()).toBe('keep');
-  });
+  it(
+    'a read_only file is shown not editable with ADF_FILE_PROTECTED ' + 'and a save is refused with that code',
+    async () => {
+      const adf = await adfOf('scout');
+      adf.files.write('locked.md', 'keep');
+      adf.files.setProtection('locked.md', 'read_only', 'owner');
+      const view = (await api('GET', '/agents/scout/file-text/locked.md')).json().file;
+      expect(view).toMatchObject({ editable: false, refused: { code: 'ADF_FILE_PROTECTED' }, content: 'keep' });
+      const res = await api('PUT', '/agents/scout/file-text/locked.md', { content: 'changed', base: sha('keep') });
+      expect(res.status).toBe(400);
+      expect(res.json().error.code).toBe('ADF_FILE_PROTECTED');
+      expect(adf.files.read('locked.md')!.content.toString()).toBe('keep');
+    },
+  );
 
   it('a save clears the authorized flag (content changed under the owner review)', async () => {
     const adf = await adfOf('scout');

@@ -1,7 +1,14 @@
 // Test-only helpers for the control server tests: a raw loopback HTTP client (fetch cannot set
 // Host) and a tiny in-memory agents registry. Not exported from the package.
 import { request } from 'node:http';
-import type { ApprovalTask, ControlAgent, ControlAgents, ControlEvent, LoopTurn } from './agent-registry.js';
+import type {
+  AgentSummary,
+  ApprovalTask,
+  ControlAgent,
+  ControlAgents,
+  ControlEvent,
+  LoopTurn,
+} from './agent-registry.js';
 import { controlError } from './control-error.js';
 
 export interface RawResponse {
@@ -44,16 +51,19 @@ export function createTestAgents(): ControlAgents & { emit(e: ControlEvent): voi
   const listeners = new Set<(e: ControlEvent) => void>();
   const turns: LoopTurn[] = [];
   const tasks: ApprovalTask[] = [];
-  const emit = (e: ControlEvent) => listeners.forEach((l) => l(e));
+  const emit = (e: ControlEvent) => {
+    for (const l of listeners) l(e);
+  };
   const now = () => new Date(0).toISOString();
+  const summary = (): AgentSummary => ({
+    id: 'a1',
+    name: 'a1',
+    state: 'idle',
+    pendingApprovals: tasks.filter((t) => t.status === 'pending').length,
+  });
   const agent: ControlAgent = {
     id: 'a1',
-    summary: () => ({
-      id: 'a1',
-      name: 'a1',
-      state: 'idle',
-      pendingApprovals: tasks.filter((t) => t.status === 'pending').length,
-    }),
+    summary,
     send: (text) => {
       const start = turns.length;
       turns.push({ seq: turns.length, role: 'user', content: text, time: now() });
@@ -81,7 +91,7 @@ export function createTestAgents(): ControlAgents & { emit(e: ControlEvent): voi
     readFile: (path) => ({ path, content: 'hello', authorized: false }),
   };
   return {
-    list: () => [agent.summary() as ReturnType<ControlAgent['summary']> as any],
+    list: () => [summary()],
     open: (id) => {
       if (id !== 'a1') throw controlError('CONTROL_AGENT_NOT_FOUND', `no agent ${id}`);
       return agent;

@@ -35,7 +35,12 @@ afterAll(async () => server.close());
 /** A real chained log (the edge log of a control server) and a plain record (sandbox runs). */
 function hostLogs(): AuditLogView[] {
   let t = Date.parse('2030-01-01T00:00:00Z');
-  const edge = createMemoryAuditSink({ clock: () => new Date((t += 1000)) });
+  const edge = createMemoryAuditSink({
+    clock: () => {
+      t += 1000;
+      return new Date(t);
+    },
+  });
   edge.record({
     principal: createPrincipal('peer', '127.0.0.1'),
     action: 'control.request',
@@ -90,49 +95,52 @@ describe('host data routes', () => {
 });
 
 describe('GET /audit: one timeline', () => {
-  it('merges every agent chain (verified) with the host logs, newest first, each log with its chain status', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'timeline-'));
-    const agents = createWorkspaceAgents({ dir });
-    const s = await createControlServer({ agents, tokenFile: join(dir, 'token'), auditLogs: hostLogs });
-    try {
-      const h = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' };
-      expect(
-        (
-          await call(s.port, {
-            method: 'POST',
-            path: '/api/v1/agents',
-            headers: h,
-            body: JSON.stringify({ name: 'scout' }),
-          })
-        ).status,
-      ).toBe(200);
-      const res = (await call(s.port, { path: '/api/v1/audit', headers: h })).json();
-      expect(res.logs).toEqual([
-        { name: 'agent:scout', kind: 'agent', chain: { ok: true, count: 1 }, count: 1 },
-        { name: 'control-edge', kind: 'control', chain: { ok: true, count: 2 }, count: 2 },
-        { name: 'sandbox-runs', kind: 'sandbox', chain: null, count: 1 },
-      ]);
-      // The host's events are from 2030, the agent's from now: newest first, interleaved by time.
-      expect(res.events.map((e: { log: string; action: string }) => `${e.log} ${e.action}`)).toEqual([
-        'control-edge control.connect',
-        'sandbox-runs egress.connect',
-        'control-edge control.request',
-        'agent:scout agent.create',
-      ]);
-      const denial = res.events[1];
-      expect(denial).toMatchObject({
-        kind: 'sandbox',
-        decision: 'deny',
-        rule: 'block-link-local',
-        principal: { kind: 'process', id: 'r1' },
-      });
-      expect(res.events[0].hash).toMatch(/^[0-9a-f]{64}$/);
-      expect(res.events[0].prev).toBeUndefined();
-    } finally {
-      await s.close();
-      agents.close();
-    }
-  });
+  it(
+    'merges every agent chain (verified) with the host logs, newest first, ' + 'each log with its chain status',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'timeline-'));
+      const agents = createWorkspaceAgents({ dir });
+      const s = await createControlServer({ agents, tokenFile: join(dir, 'token'), auditLogs: hostLogs });
+      try {
+        const h = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' };
+        expect(
+          (
+            await call(s.port, {
+              method: 'POST',
+              path: '/api/v1/agents',
+              headers: h,
+              body: JSON.stringify({ name: 'scout' }),
+            })
+          ).status,
+        ).toBe(200);
+        const res = (await call(s.port, { path: '/api/v1/audit', headers: h })).json();
+        expect(res.logs).toEqual([
+          { name: 'agent:scout', kind: 'agent', chain: { ok: true, count: 1 }, count: 1 },
+          { name: 'control-edge', kind: 'control', chain: { ok: true, count: 2 }, count: 2 },
+          { name: 'sandbox-runs', kind: 'sandbox', chain: null, count: 1 },
+        ]);
+        // The host's events are from 2030, the agent's from now: newest first, interleaved by time.
+        expect(res.events.map((e: { log: string; action: string }) => `${e.log} ${e.action}`)).toEqual([
+          'control-edge control.connect',
+          'sandbox-runs egress.connect',
+          'control-edge control.request',
+          'agent:scout agent.create',
+        ]);
+        const denial = res.events[1];
+        expect(denial).toMatchObject({
+          kind: 'sandbox',
+          decision: 'deny',
+          rule: 'block-link-local',
+          principal: { kind: 'process', id: 'r1' },
+        });
+        expect(res.events[0].hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(res.events[0].prev).toBeUndefined();
+      } finally {
+        await s.close();
+        agents.close();
+      }
+    },
+  );
 
   it('a runtime that cannot list or verify its log is never shown as verified', async () => {
     const res = (await get('/audit')).json();
