@@ -173,7 +173,7 @@ describe('runtime panels, mesh and templates', () => {
     expect(rt.timers).toHaveLength(1);
     expect(rt.timers[0]).toMatchObject({ schedule: { every_ms: 60_000 }, locked: false });
     expect(rt.mcp).toEqual([expect.objectContaining({ name: 'gh', transport: 'stdio', target: 'gh-mcp --ro' })]);
-    expect(rt.mcp[0].status).toContain('no tool enabled');
+    expect(rt.mcp[0]?.status).toContain('no tool enabled');
     expect(rt.identity).toMatchObject({ did: id.did, ownerDid: id.did, review: 'signed' });
     // Any change after the review shows the signature no longer covers the file.
     await api('PUT', '/agents/mailer/file-text/after.md', { content: 'x', base: null });
@@ -201,7 +201,7 @@ describe('runtime panels, mesh and templates', () => {
 
   it('GET /config-schema is the config schema as JSON Schema, with descriptions', async () => {
     const s = (await api('GET', '/config-schema')).json().schema;
-    expect(s.properties.limits.properties.max_sql_rows.description).toMatch(/./);
-    expect(s.properties.model.properties.provider.enum).toEqual(['scripted', 'openai-compatible', 'anthropic']);
+    expect(s.properties?.limits?.properties?.max_sql_rows?.description).toMatch(/./);
+    expect(s.properties?.model?.properties?.provider?.enum).toEqual(['scripted', 'openai-compatible', 'anthropic']);
   });
 });
