@@ -16,8 +16,9 @@ const PUBLIC = {
 };
 
 export default defineConfig({
-  // sql-host-entry runs in each agent's SQL process (the fallback), sql-worker in each agent's SQL worker thread, and code-worker inside each code worker thread;
-  // each must be its own file. quickjs-run is not public API: the agent-code bench loads it to time
+  // sql-host-entry runs in each agent's SQL process (the fallback), sql-worker in each agent's SQL
+  // worker thread, and code-worker inside each code worker thread; each must be its own file.
+  // quickjs-run is not public API: the agent-code bench loads it to time
   // the same execution on the main thread. Every entry sits flat in dist/, next to the shared chunks,
   // so the worker and SQL process scripts are found beside whichever file loads them.
   entry: {

@@ -33,7 +33,7 @@ function schemaAt(
   let description: string | undefined;
   const unwrap = (x: SchemaLike | undefined) => {
     description = x?.description;
-    while (x && x._zod.def.innerType && x._zod.def.type !== 'object') {
+    while (x?._zod.def.innerType && x._zod.def.type !== 'object') {
       x = x._zod.def.innerType;
       description ??= x.description;
     }
@@ -84,7 +84,8 @@ export function checkSandboxPolicy(schema: SafeParser, doc: unknown, source: str
     const meaning = description ? `: ${description}` : '';
     const message =
       issue.code === 'invalid_type' && issue.expected
-        ? `must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}, got ${typeOf(valueAt(doc, issue.path))}`
+        ? `must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}, ` +
+          `got ${typeOf(valueAt(doc, issue.path))}`
         : issue.message.replace(/^Invalid input: /, '');
     problems.push({
       code: 'SANDBOX_POLICY_FIELD',

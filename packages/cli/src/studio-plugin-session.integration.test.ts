@@ -31,31 +31,34 @@ async function makeSession(maxLoaded = 4) {
 }
 
 describe('studio plugin session with real plugins', () => {
-  it('loads with narrowed grants: the guest sees only what was granted, and the grant decisions are returned', async () => {
-    const s = await makeSession();
-    try {
-      const none = await s.pluginLoad({ source: 'tiny', grants: [] });
-      expect(none.plugin).toMatchObject({ name: 'tiny', capabilities: [], requested: ['env:GREETING'] });
-      expect((await s.pluginCall(none.plugin.id, 'env-count', [])).result).toBe(0);
-      const one = await s.pluginLoad({ source: 'tiny', grants: ['env:GREETING'] });
-      expect(one.plugin.capabilities).toEqual(['env:GREETING']);
-      expect(one.decisions).toEqual(
-        expect.arrayContaining([
-          expect.objectContaining({ action: 'plugin.grant', target: 'env:GREETING', decision: 'allow' }),
-        ]),
-      );
-      const called = await s.pluginCall(one.plugin.id, 'env-count', []);
-      expect(called).toMatchObject({ result: 1, output: { stdout: '', stderr: '' }, export: 'env-count' });
-      expect((await s.pluginCall(one.plugin.id, 'add', [2, 3])).result).toBe(5);
-      const xss = '<img src=x onerror=alert(1)>';
-      expect((await s.pluginCall(one.plugin.id, 'echo', [xss])).result).toBe(xss);
-      expect(s.pluginsLoaded().map((p) => p.id)).toEqual([none.plugin.id, one.plugin.id]);
-      await s.pluginUnload(none.plugin.id);
-      expect(s.pluginsLoaded().map((p) => p.id)).toEqual([one.plugin.id]);
-    } finally {
-      await s.close();
-    }
-  });
+  it(
+    'loads with narrowed grants: the guest sees only what was granted, ' + 'and the grant decisions are returned',
+    async () => {
+      const s = await makeSession();
+      try {
+        const none = await s.pluginLoad({ source: 'tiny', grants: [] });
+        expect(none.plugin).toMatchObject({ name: 'tiny', capabilities: [], requested: ['env:GREETING'] });
+        expect((await s.pluginCall(none.plugin.id, 'env-count', [])).result).toBe(0);
+        const one = await s.pluginLoad({ source: 'tiny', grants: ['env:GREETING'] });
+        expect(one.plugin.capabilities).toEqual(['env:GREETING']);
+        expect(one.decisions).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ action: 'plugin.grant', target: 'env:GREETING', decision: 'allow' }),
+          ]),
+        );
+        const called = await s.pluginCall(one.plugin.id, 'env-count', []);
+        expect(called).toMatchObject({ result: 1, output: { stdout: '', stderr: '' }, export: 'env-count' });
+        expect((await s.pluginCall(one.plugin.id, 'add', [2, 3])).result).toBe(5);
+        const xss = '<img src=x onerror=alert(1)>';
+        expect((await s.pluginCall(one.plugin.id, 'echo', [xss])).result).toBe(xss);
+        expect(s.pluginsLoaded().map((p) => p.id)).toEqual([none.plugin.id, one.plugin.id]);
+        await s.pluginUnload(none.plugin.id);
+        expect(s.pluginsLoaded().map((p) => p.id)).toEqual([one.plugin.id]);
+      } finally {
+        await s.close();
+      }
+    },
+  );
 
   it('a spinning export is stopped at the call deadline; the plugin is then dead and says so', async () => {
     const s = await makeSession();

@@ -73,25 +73,29 @@ describe('studio plugin session: refusals before a load', () => {
 });
 
 describe('studio plugin session: upload', () => {
-  it('unpacks a signed .tpkg with the package code and reports it; refuses a corrupt one and a second of the same name', async () => {
-    const plugins = join(dir, 'p3');
-    const bytes = await packPackage(await readPackageDir(await signedPackage('uploaded', '[]')));
-    const s = await session(plugins);
-    const report = await s.pluginUpload({ fileName: 'uploaded.tpkg', bytes });
-    expect(report).toMatchObject({ name: 'uploaded', signature: { status: 'valid', signer: key.publicKey.keyId } });
-    expect(readFileSync(join(plugins, 'uploaded', 'plugin.wasm'))).toEqual(Buffer.from(sampleComponent()));
-    await expect(s.pluginUpload({ fileName: 'uploaded.tpkg', bytes })).rejects.toThrowTrustError(
-      'STUDIO_PLUGIN_EXISTS',
-    );
-    const cut = bytes.slice(0, Math.floor(bytes.length / 2));
-    await expect(s.pluginUpload({ fileName: 'cut.tpkg', bytes: cut })).rejects.toThrowTrustError(
-      'WASM_PACKAGE_MALFORMED',
-    );
-    await expect(
-      s.pluginUpload({ fileName: 'x.tpkg', bytes: new TextEncoder().encode('<img src=x onerror=alert(1)>') }),
-    ).rejects.toThrowTrustError('WASM_PACKAGE_MALFORMED');
-    await s.close();
-  });
+  it(
+    'unpacks a signed .tpkg with the package code and reports it; ' +
+      'refuses a corrupt one and a second of the same name',
+    async () => {
+      const plugins = join(dir, 'p3');
+      const bytes = await packPackage(await readPackageDir(await signedPackage('uploaded', '[]')));
+      const s = await session(plugins);
+      const report = await s.pluginUpload({ fileName: 'uploaded.tpkg', bytes });
+      expect(report).toMatchObject({ name: 'uploaded', signature: { status: 'valid', signer: key.publicKey.keyId } });
+      expect(readFileSync(join(plugins, 'uploaded', 'plugin.wasm'))).toEqual(Buffer.from(sampleComponent()));
+      await expect(s.pluginUpload({ fileName: 'uploaded.tpkg', bytes })).rejects.toThrowTrustError(
+        'STUDIO_PLUGIN_EXISTS',
+      );
+      const cut = bytes.slice(0, Math.floor(bytes.length / 2));
+      await expect(s.pluginUpload({ fileName: 'cut.tpkg', bytes: cut })).rejects.toThrowTrustError(
+        'WASM_PACKAGE_MALFORMED',
+      );
+      await expect(
+        s.pluginUpload({ fileName: 'x.tpkg', bytes: new TextEncoder().encode('<img src=x onerror=alert(1)>') }),
+      ).rejects.toThrowTrustError('WASM_PACKAGE_MALFORMED');
+      await s.close();
+    },
+  );
 
   it('refuses a package past the upload caps that the package defaults would still take', async () => {
     const plugins = join(dir, 'p5');

@@ -142,7 +142,8 @@ export async function createStudioPluginSession(o: StudioPluginSessionOptions): 
       if (wider.length > 0)
         throw new TrustError(
           'STUDIO_PLUGIN_GRANT_WIDER',
-          `grants wider than the manifest of ${report.name} are refused: ${wider.join(', ')} (it asks for ${requested.length === 0 ? 'nothing' : requested.join(', ')})`,
+          `grants wider than the manifest of ${report.name} are refused: ${wider.join(', ')} ` +
+            `(it asks for ${requested.length === 0 ? 'nothing' : requested.join(', ')})`,
           { hint: 'grant a subset of the capabilities the package declares' },
         );
       const id = `${report.name.replace(/^[^a-z0-9]+/, '') || 'plugin'}-${++counter}`;

@@ -121,7 +121,9 @@ export async function checkStartRequest(
     problems.push({
       code: 'EGRESS_NO_POLICY',
       path: 'egress',
-      message: `the ${capabilities.filter((c) => NETWORK_CAPS.has(c)).join('/')} capability needs an egress policy to judge destinations`,
+      message:
+        `the ${capabilities.filter((c) => NETWORK_CAPS.has(c)).join('/')} capability ` +
+        'needs an egress policy to judge destinations',
       hint: 'add allowed hosts, e.g. {"v":1,"http":{"allow":["api.example.com"]}}',
     });
   }

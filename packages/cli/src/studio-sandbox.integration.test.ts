@@ -40,7 +40,10 @@ async function waitExit(id: string) {
 
 // A raw HTTP request through the run's proxy (HTTP_PROXY), printing the status line.
 const viaProxy = (port: number) =>
-  `const u=new URL(process.env.HTTP_PROXY);const s=require('net').connect(+u.port,u.hostname,()=>s.write('GET http://127.0.0.1:${port}/x HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nConnection: close\\r\\n\\r\\n'));let b='';s.on('data',(d)=>(b+=d));s.on('end',()=>console.log(b.split('\\r\\n')[0]))`;
+  "const u=new URL(process.env.HTTP_PROXY);const s=require('net').connect(+u.port,u.hostname,()=>" +
+  `s.write('GET http://127.0.0.1:${port}/x HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\n` +
+  "Connection: close\\r\\n\\r\\n'));" +
+  "let b='';s.on('data',(d)=>(b+=d));s.on('end',()=>console.log(b.split('\\r\\n')[0]))";
 
 describe('studio sandbox host (real bwrap)', () => {
   it("a run allowed 127.0.0.1 still cannot reach the host's protected port (the control server's)", async () => {

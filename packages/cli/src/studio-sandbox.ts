@@ -3,11 +3,16 @@
 // studio's polls, and its record appended to <TRUST_HOME>/sandbox-runs.jsonl at exit, like
 // `trust sandbox` does, so the audit timeline shows it.
 import { finished } from 'node:stream/promises';
-import { controlError, type ControlServerOptions } from '@trust/agent-runtime';
-import { GENESIS_HASH, sealEvent, type AuditEvent, type AuditInput, type AuditSink } from '@trust/core';
+import type { ControlErrorCode, ControlServerOptions } from '@trust/agent-runtime';
+import { GENESIS_HASH, sealEvent, TrustError, type AuditEvent, type AuditInput, type AuditSink } from '@trust/core';
 import { appendSandboxRun, createEgressCollector, sandboxRunRecord } from './sandbox-runs.js';
 import { createRunLog, type RunExit, type RunLog } from './studio-run-log.js';
 import { checkStartRequest, problemsOf, STUDIO_RUN_CAPS, type StudioRunCaps } from './studio-sandbox-request.js';
+
+/** A refusal the control server answers with the status of its control code. */
+function controlError(code: ControlErrorCode, message: string, hint: string): TrustError {
+  return new TrustError(code, message, { hint });
+}
 
 type SandboxControl = NonNullable<ControlServerOptions['sandboxControl']>;
 type LiveRun = ReturnType<SandboxControl['get']>;

@@ -206,7 +206,12 @@ export interface AgentRuntimeView {
  * The agents of one workspace, as the control server sees them.
  *
  * @example
- * const agents: ControlAgents = { list: async () => [], open: async (id) => { throw controlError('CONTROL_AGENT_NOT_FOUND', id); } };
+ * const agents: ControlAgents = {
+ *   list: async () => [],
+ *   open: async (id) => {
+ *     throw controlError('CONTROL_AGENT_NOT_FOUND', id);
+ *   },
+ * };
  */
 export interface ControlAgents {
   list(): Awaitable<readonly AgentSummary[]>;

@@ -115,13 +115,13 @@ describe('control API over the real agent runtime', () => {
       }),
     ]);
     await settle(async () => frames.join('').includes('event: approval'));
-    expect(frames.join('')).toContain(`"id":"${tasks[0].id}"`);
+    expect(frames.join('')).toContain(`"id":"${tasks[0]?.id}"`);
     expect((await api('POST', '/agents/helper/chat', { text: 'again' })).status).toBe(409);
   });
 
   it('approving runs the tool; the history and the audit chain show it', async () => {
     const task = (await api('GET', '/tasks')).json.tasks[0];
-    expect((await api('POST', `/agents/helper/tasks/${task.id}/approve`, {})).json.task).toMatchObject({
+    expect((await api('POST', `/agents/helper/tasks/${task?.id}/approve`, {})).json.task).toMatchObject({
       status: 'approved',
     });
     await settle(async () => (await api('GET', '/agents/helper')).json.agent.state === 'idle');
@@ -135,19 +135,19 @@ describe('control API over the real agent runtime', () => {
     expect(audit.events).toContainEqual(
       expect.objectContaining({ action: 'approval.resolve', target: 'fs_write', decision: 'allow' }),
     );
-    expect((await api('POST', `/agents/helper/tasks/${task.id}/approve`, {})).status).toBe(400);
+    expect((await api('POST', `/agents/helper/tasks/${task?.id}/approve`, {})).status).toBe(400);
   });
 
   it('denying with feedback tells the model and keeps the file unchanged', async () => {
     await api('POST', '/agents/helper/chat', { text: 'add step 2' });
     const task = (await api('GET', '/tasks')).json.tasks.find((t: { status: string }) => t.status === 'pending');
     expect(
-      (await api('POST', `/agents/helper/tasks/${task.id}/deny`, { feedback: 'not now' })).json.task,
+      (await api('POST', `/agents/helper/tasks/${task?.id}/deny`, { feedback: 'not now' })).json.task,
     ).toMatchObject({ status: 'denied', feedback: 'not now' });
     await settle(async () => (await api('GET', '/agents/helper')).json.agent.state === 'idle');
     expect((await api('GET', '/agents/helper/files/plan.md')).json.file.content).toBe('step 1');
     const tasks = (await api('GET', '/agents/helper/tasks')).json.tasks;
-    expect(tasks.find((t: { id: string }) => t.id === task.id)).toMatchObject({
+    expect(tasks.find((t: { id: string }) => t.id === task?.id)).toMatchObject({
       status: 'denied',
       feedback: 'not now',
     });
@@ -156,9 +156,9 @@ describe('control API over the real agent runtime', () => {
   it('approving with modified arguments runs the owner version, re-validated by the gate', async () => {
     await api('POST', '/agents/helper/chat', { text: 'rewrite the plan' });
     const task = (await api('GET', '/tasks')).json.tasks.find((t: { status: string }) => t.status === 'pending');
-    expect(task.args).toEqual({ path: 'plan.md', mode: 'write', content: 'delete everything' });
+    expect(task?.args).toEqual({ path: 'plan.md', mode: 'write', content: 'delete everything' });
     const edited = { path: 'plan.md', mode: 'write', content: 'step 1, edited by the owner' };
-    expect((await api('POST', `/agents/helper/tasks/${task.id}/approve`, { args: edited })).json.task).toMatchObject({
+    expect((await api('POST', `/agents/helper/tasks/${task?.id}/approve`, { args: edited })).json.task).toMatchObject({
       status: 'approved',
       args: edited,
     });

@@ -30,7 +30,10 @@ export interface AgentOpenerOptions {
  * an approval; the rest of the activation runs on and streams its events.
  *
  * @example
- * const agents = createWorkspaceAgents({ dir, open: createAgentOpener({ provider: () => createScriptedProvider(script) }) });
+ * const agents = createWorkspaceAgents({
+ *   dir,
+ *   open: createAgentOpener({ provider: () => createScriptedProvider(script) }),
+ * });
  */
 export function createAgentOpener(
   options: AgentOpenerOptions,
@@ -146,7 +149,7 @@ export function createAgentOpener(
       // External events: on_external triggers whose filter "source" matches. The route already
       // refused the owner's voices; the agent refuses them again (TRIGGER_SOURCE_FORBIDDEN).
       async trigger(input) {
-        let fired;
+        let fired: Awaited<ReturnType<Agent['trigger']>>;
         try {
           fired = await a.trigger(input);
         } catch (e) {

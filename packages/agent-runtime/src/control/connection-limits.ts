@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
@@ -94,7 +94,11 @@ export function limitConnections(server: Server, max: number, onRefuse: (remote:
       },
     });
     socket.end(
-      `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`,
+      'HTTP/1.1 503 Service Unavailable\r\n' +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Retry-After: 1\r\nConnection: close\r\n\r\n' +
+        body,
     );
     setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
   });
@@ -111,7 +115,6 @@ export function limitConnections(server: Server, max: number, onRefuse: (remote:
  */
 export function answerAndDrain(
   req: IncomingMessage,
-  res: ServerResponse,
   send: () => void,
   limits: { maxDrainBytes?: number; maxDrainMs?: number } = {},
 ): void {

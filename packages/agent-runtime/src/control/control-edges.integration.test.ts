@@ -2,7 +2,6 @@
 // Host, the 413 answer, reserved trigger sources, slow-loris deadlines and the connection cap.
 import { createMemoryAuditSink } from '@trust/core';
 import { mkdtempSync } from 'node:fs';
-import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,7 +142,8 @@ describe('request framing', () => {
     const { server } = await start();
     const c = rawClient(server.port);
     c.socket.write(
-      `GET /api/v1/agents HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nHost: evil.test\r\nAuthorization: Bearer ${server.token}\r\nConnection: close\r\n\r\n`,
+      `GET /api/v1/agents HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nHost: evil.test\r\n` +
+        `Authorization: Bearer ${server.token}\r\nConnection: close\r\n\r\n`,
     );
     await c.closed;
     expect(c.text()).toMatch(/^HTTP\/1\.1 400 /);
@@ -172,7 +172,9 @@ describe('request framing', () => {
       const c = rawClient(server.port);
       c.socket.pause();
       c.socket.write(
-        `POST /api/v1/agents/a1/chat HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        `POST /api/v1/agents/a1/chat HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n` +
+          `Authorization: Bearer ${server.token}\r\n` +
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
       );
       const chunk = Buffer.concat([
         Buffer.from(`${(64 * 1024).toString(16)}\r\n`),
@@ -217,7 +219,9 @@ describe('slow and idle clients (small deadlines, real sockets)', () => {
     const { server } = await start({ timeouts });
     const c = rawClient(server.port);
     c.socket.write(
-      `POST /api/v1/agents/a1/chat HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"text":"`,
+      `POST /api/v1/agents/a1/chat HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n` +
+        `Authorization: Bearer ${server.token}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"text":"',
     );
     const drip = setInterval(() => c.socket.write('x'), 100);
     cleanup.push(() => clearInterval(drip));

@@ -1,14 +1,66 @@
 // Test-only helpers for the control server tests: a raw loopback HTTP client (fetch cannot set
 // Host) and a tiny in-memory agents registry. Not exported from the package.
 import { request } from 'node:http';
-import type { ApprovalTask, ControlAgent, ControlAgents, ControlEvent, LoopTurn } from './agent-registry.js';
+import type {
+  AgentSummary,
+  ApprovalTask,
+  ControlAgent,
+  ControlAgents,
+  ControlEvent,
+  LoopTurn,
+} from './agent-registry.js';
 import { controlError } from './control-error.js';
+
+/** A JSON Schema node as the config-schema tests walk it. */
+export interface SchemaView {
+  readonly description?: string;
+  readonly enum?: readonly unknown[];
+  readonly properties?: Readonly<Record<string, SchemaView>>;
+}
+
+/**
+ * A control API answer as the tests read it: the members the routes answer with, each typed as
+ * present. Reading one an answer lacks throws, which fails the test that expected it.
+ */
+export interface ControlAnswer {
+  readonly error: { readonly code: string; readonly message: string; readonly hint?: string };
+  readonly agents: readonly { readonly id: string; readonly state: string }[];
+  readonly agent: { readonly id: string; readonly state: string };
+  readonly file: { readonly path: string; readonly content: string };
+  readonly tasks: readonly { readonly id: string; readonly status: string; readonly args?: unknown }[];
+  readonly turns: readonly { readonly role: string; readonly tool?: { readonly status: string } }[];
+  readonly tools: readonly { readonly name: string; readonly enabled: boolean; readonly locked: boolean }[];
+  readonly chain: { readonly ok: boolean; readonly brokenAt?: number };
+  readonly events: readonly {
+    readonly action: string;
+    readonly target: string;
+    readonly principal: { readonly kind: string };
+  }[];
+  readonly templates: readonly { readonly id: string }[];
+  readonly edges: readonly { readonly from: string; readonly to: string; readonly count: number }[];
+  readonly guardPaths: readonly { readonly path: string }[];
+  readonly lockedFields: readonly { readonly path: string }[];
+  readonly config: {
+    readonly model: Readonly<Record<string, unknown>>;
+    readonly limits: Readonly<Record<string, unknown>>;
+    readonly messaging: Readonly<Record<string, unknown>>;
+  };
+  readonly runtime: {
+    readonly triggers: unknown;
+    readonly timers: readonly unknown[];
+    readonly mcp: readonly { readonly status: string }[];
+    readonly identity: { readonly did: string };
+  };
+  readonly schema: SchemaView;
+  readonly [key: string]: unknown;
+}
 
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-  json: () => any;
+  /** The body parsed as JSON, read as `T` (by default a {@link ControlAnswer}). */
+  json: <T = ControlAnswer>() => T;
 }
 
 export function call(
@@ -29,7 +81,7 @@ export function call(
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
         });
       },
     );
@@ -44,16 +96,19 @@ export function createTestAgents(): ControlAgents & { emit(e: ControlEvent): voi
   const listeners = new Set<(e: ControlEvent) => void>();
   const turns: LoopTurn[] = [];
   const tasks: ApprovalTask[] = [];
-  const emit = (e: ControlEvent) => listeners.forEach((l) => l(e));
+  const emit = (e: ControlEvent) => {
+    for (const l of listeners) l(e);
+  };
   const now = () => new Date(0).toISOString();
+  const summary = (): AgentSummary => ({
+    id: 'a1',
+    name: 'a1',
+    state: 'idle',
+    pendingApprovals: tasks.filter((t) => t.status === 'pending').length,
+  });
   const agent: ControlAgent = {
     id: 'a1',
-    summary: () => ({
-      id: 'a1',
-      name: 'a1',
-      state: 'idle',
-      pendingApprovals: tasks.filter((t) => t.status === 'pending').length,
-    }),
+    summary,
     send: (text) => {
       const start = turns.length;
       turns.push({ seq: turns.length, role: 'user', content: text, time: now() });
@@ -81,7 +136,7 @@ export function createTestAgents(): ControlAgents & { emit(e: ControlEvent): voi
     readFile: (path) => ({ path, content: 'hello', authorized: false }),
   };
   return {
-    list: () => [agent.summary() as ReturnType<ControlAgent['summary']> as any],
+    list: () => [summary()],
     open: (id) => {
       if (id !== 'a1') throw controlError('CONTROL_AGENT_NOT_FOUND', `no agent ${id}`);
       return agent;

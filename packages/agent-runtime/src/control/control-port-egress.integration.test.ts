@@ -14,7 +14,10 @@ beforeAll(async () => {
   const agents = createTestAgents();
   const list = agents.list.bind(agents);
   // Count every request that reaches the registry: a guarded fetch must never get here.
-  agents.list = () => ((seen += 1), list());
+  agents.list = () => {
+    seen += 1;
+    return list();
+  };
   server = await createControlServer({ agents });
 });
 afterAll(async () => server.close());

@@ -43,7 +43,10 @@ export interface ControlHostData extends PluginActionHooks {
   readonly plugins?: () => PluginReport[] | Promise<PluginReport[]>;
   readonly sandboxRuns?: () => SandboxRunView[] | Promise<SandboxRunView[]>;
   readonly auditLogs?: () => AuditLogView[] | Promise<AuditLogView[]>;
-  /** Values for `{ "env": NAME }` headers when a policy is checked. Omitted: none (such a policy reports the missing variable). */
+  /**
+   * Values for `{ "env": NAME }` headers when a policy is checked. Omitted: none (such a policy
+   * reports the missing variable).
+   */
   readonly policyEnv?: () => Readonly<Record<string, string | undefined>>;
   readonly cspReports: () => readonly unknown[];
   /** Starts and follows sandbox runs for the studio (see sandbox-routes.ts). Omitted: those routes answer 501. */

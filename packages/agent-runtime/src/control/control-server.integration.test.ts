@@ -198,7 +198,7 @@ describe('control server: serving', () => {
       headers: { ...auth(), origin: `http://127.0.0.1:${server.port}`, 'sec-fetch-site': 'same-origin' },
     });
     expect(res.status).toBe(200);
-    expect(res.json().agents[0].id).toBe('a1');
+    expect(res.json<{ agents: { id: string }[] }>().agents[0]?.id).toBe('a1');
     const viaLocalhost = await call(server.port, {
       path: '/api/v1/agents',
       headers: { ...auth(), host: `localhost:${server.port}` },
@@ -258,10 +258,12 @@ describe('control server: serving', () => {
   });
 
   it('approves a task with modified arguments', async () => {
-    const tasks = (await call(server.port, { path: '/api/v1/tasks', headers: auth() })).json().tasks;
+    const tasks = (await call(server.port, { path: '/api/v1/tasks', headers: auth() })).json<{
+      tasks: { id: string }[];
+    }>().tasks;
     const res = await call(server.port, {
       method: 'POST',
-      path: `/api/v1/agents/a1/tasks/${tasks[0].id}/approve`,
+      path: `/api/v1/agents/a1/tasks/${tasks[0]?.id}/approve`,
       headers: { ...auth(), 'content-type': 'application/json' },
       body: '{"args":{"path":"y.txt"}}',
     });

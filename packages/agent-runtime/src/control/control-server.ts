@@ -256,7 +256,7 @@ export async function createControlServer(options: ControlServerOptions): Promis
       }
       // A refused oversized body: answer while the rest is read and discarded (bounded), never
       // close on unread bytes, so the client reads the answer instead of a connection reset.
-      if (status === 413) answerAndDrain(req, res, () => sendJson(res, status, body));
+      if (status === 413) answerAndDrain(req, () => sendJson(res, status, body));
       else sendJson(res, status, body);
     });
   });

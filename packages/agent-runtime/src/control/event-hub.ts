@@ -40,7 +40,8 @@ export function createEventHub(options: { heartbeatMs?: number; maxClients?: num
     },
     publish(event) {
       seq += 1;
-      const frame = `id: ${seq}\nevent: ${event.kind}\ndata: ${JSON.stringify({ agent: event.agent, data: event.data })}\n\n`;
+      const data = JSON.stringify({ agent: event.agent, data: event.data });
+      const frame = `id: ${seq}\nevent: ${event.kind}\ndata: ${data}\n\n`;
       for (const [res, agent] of clients) if (agent === undefined || agent === event.agent) res.write(frame);
     },
     size: () => clients.size,

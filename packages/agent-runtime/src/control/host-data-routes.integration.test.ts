@@ -32,10 +32,27 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
+/** The parts of a `GET /audit` answer these tests read. */
+interface TimelineAnswer {
+  readonly logs: unknown[];
+  readonly events: { readonly log: string; readonly action: string; readonly hash: string; readonly prev?: string }[];
+}
+
+/** The parts of a `POST /policy/check` answer these tests read. */
+interface CheckAnswer {
+  readonly allow: boolean;
+  readonly steps: { readonly step: string; readonly ok: boolean }[];
+}
+
 /** A real chained log (the edge log of a control server) and a plain record (sandbox runs). */
 function hostLogs(): AuditLogView[] {
   let t = Date.parse('2030-01-01T00:00:00Z');
-  const edge = createMemoryAuditSink({ clock: () => new Date((t += 1000)) });
+  const edge = createMemoryAuditSink({
+    clock: () => {
+      t += 1000;
+      return new Date(t);
+    },
+  });
   edge.record({
     principal: createPrincipal('peer', '127.0.0.1'),
     action: 'control.request',
@@ -90,49 +107,52 @@ describe('host data routes', () => {
 });
 
 describe('GET /audit: one timeline', () => {
-  it('merges every agent chain (verified) with the host logs, newest first, each log with its chain status', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'timeline-'));
-    const agents = createWorkspaceAgents({ dir });
-    const s = await createControlServer({ agents, tokenFile: join(dir, 'token'), auditLogs: hostLogs });
-    try {
-      const h = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' };
-      expect(
-        (
-          await call(s.port, {
-            method: 'POST',
-            path: '/api/v1/agents',
-            headers: h,
-            body: JSON.stringify({ name: 'scout' }),
-          })
-        ).status,
-      ).toBe(200);
-      const res = (await call(s.port, { path: '/api/v1/audit', headers: h })).json();
-      expect(res.logs).toEqual([
-        { name: 'agent:scout', kind: 'agent', chain: { ok: true, count: 1 }, count: 1 },
-        { name: 'control-edge', kind: 'control', chain: { ok: true, count: 2 }, count: 2 },
-        { name: 'sandbox-runs', kind: 'sandbox', chain: null, count: 1 },
-      ]);
-      // The host's events are from 2030, the agent's from now: newest first, interleaved by time.
-      expect(res.events.map((e: { log: string; action: string }) => `${e.log} ${e.action}`)).toEqual([
-        'control-edge control.connect',
-        'sandbox-runs egress.connect',
-        'control-edge control.request',
-        'agent:scout agent.create',
-      ]);
-      const denial = res.events[1];
-      expect(denial).toMatchObject({
-        kind: 'sandbox',
-        decision: 'deny',
-        rule: 'block-link-local',
-        principal: { kind: 'process', id: 'r1' },
-      });
-      expect(res.events[0].hash).toMatch(/^[0-9a-f]{64}$/);
-      expect(res.events[0].prev).toBeUndefined();
-    } finally {
-      await s.close();
-      agents.close();
-    }
-  });
+  it(
+    'merges every agent chain (verified) with the host logs, newest first, ' + 'each log with its chain status',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'timeline-'));
+      const agents = createWorkspaceAgents({ dir });
+      const s = await createControlServer({ agents, tokenFile: join(dir, 'token'), auditLogs: hostLogs });
+      try {
+        const h = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' };
+        expect(
+          (
+            await call(s.port, {
+              method: 'POST',
+              path: '/api/v1/agents',
+              headers: h,
+              body: JSON.stringify({ name: 'scout' }),
+            })
+          ).status,
+        ).toBe(200);
+        const res = (await call(s.port, { path: '/api/v1/audit', headers: h })).json<TimelineAnswer>();
+        expect(res.logs).toEqual([
+          { name: 'agent:scout', kind: 'agent', chain: { ok: true, count: 1 }, count: 1 },
+          { name: 'control-edge', kind: 'control', chain: { ok: true, count: 2 }, count: 2 },
+          { name: 'sandbox-runs', kind: 'sandbox', chain: null, count: 1 },
+        ]);
+        // The host's events are from 2030, the agent's from now: newest first, interleaved by time.
+        expect(res.events.map((e: { log: string; action: string }) => `${e.log} ${e.action}`)).toEqual([
+          'control-edge control.connect',
+          'sandbox-runs egress.connect',
+          'control-edge control.request',
+          'agent:scout agent.create',
+        ]);
+        const denial = res.events[1];
+        expect(denial).toMatchObject({
+          kind: 'sandbox',
+          decision: 'deny',
+          rule: 'block-link-local',
+          principal: { kind: 'process', id: 'r1' },
+        });
+        expect(res.events[0]?.hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(res.events[0]?.prev).toBeUndefined();
+      } finally {
+        await s.close();
+        agents.close();
+      }
+    },
+  );
 
   it('a runtime that cannot list or verify its log is never shown as verified', async () => {
     const res = (await get('/audit')).json();
@@ -198,7 +218,7 @@ describe('POST /policy/validate and /policy/check', () => {
         expect.objectContaining({ path: 'tcp.allow[0]' }),
       ]),
     );
-    const syntax = (await post('/policy/validate', { text: '{ "v": 1,\n  "http": }' })).json();
+    const syntax = (await post('/policy/validate', { text: '{ "v": 1,\n  "http": }' })).json<{ problems: unknown[] }>();
     expect(syntax.problems[0]).toMatchObject({
       code: expect.toBeTrustCode('POLICY_JSON'),
       message: expect.stringContaining('not valid JSON'),
@@ -213,7 +233,7 @@ describe('POST /policy/validate and /policy/check', () => {
         url: 'https://api.github.com/zen',
         resolve: { 'api.github.com': ['140.82.112.5'] },
       })
-    ).json();
+    ).json<CheckAnswer>();
     expect(allowed).toMatchObject({ allow: true, addresses: ['140.82.112.5'] });
     expect(allowed.steps.map((s: { step: string }) => s.step).slice(-2)).toEqual(['policy', 'verdict']);
     const other = (
@@ -222,12 +242,12 @@ describe('POST /policy/validate and /policy/check', () => {
         url: 'https://example.org/',
         resolve: { 'example.org': ['93.184.215.14'] },
       })
-    ).json();
+    ).json<CheckAnswer>();
     expect(other).toMatchObject({ allow: false, code: expect.stringMatching(/^EGRESS_|^POLICY_/) });
     expect(other.steps.find((s: { step: string }) => s.step === 'policy')).toMatchObject({ ok: false });
     const metadata = (
       await post('/policy/check', { text: policy, url: 'http://169.254.169.254/latest/meta-data/' })
-    ).json();
+    ).json<CheckAnswer>();
     expect(metadata.allow).toBe(false);
     expect(metadata.steps.some((s: { step: string }) => s.step === 'policy')).toBe(false);
   });

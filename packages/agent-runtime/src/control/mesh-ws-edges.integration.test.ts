@@ -88,7 +88,9 @@ describe('mesh WebSocket listener: the server edge', () => {
     socket.on('data', (c: Buffer) => (text += c.toString()));
     const closed = new Promise((resolve) => socket.on('close', resolve));
     socket.write(
-      `GET /mesh/v1/ws/x HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nHost: evil.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      `GET /mesh/v1/ws/x HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nHost: evil.test\r\n` +
+        'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n' +
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
     );
     await closed;
     expect(text).toMatch(/^HTTP\/1\.1 400 /);

@@ -49,7 +49,9 @@ function refuseUpgrade(socket: Duplex, status: number, code: string, message: st
   socket.once('finish', () => socket.destroy());
   const body = JSON.stringify({ error: hint === undefined ? { code, message } : { code, message, hint } });
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
 }

@@ -72,11 +72,11 @@ const principal = { kind: 'llm', id: 'agent' } as const;
 /** A raw client: every frame it receives, and how it ended. */
 function raw(url: string, headers: Record<string, string> = {}) {
   const ws = new WebSocket(url, { headers, perMessageDeflate: false });
-  const frames: any[] = [];
+  const frames: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
   ws.on('message', (d) => {
     frames.push(JSON.parse(String(d)));
-    waiters.splice(0).forEach((w) => w());
+    for (const w of waiters.splice(0)) w();
   });
   const ended = new Promise<{ code?: number; reason?: string; status?: number; body?: string }>((resolve) => {
     ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));
@@ -102,6 +102,7 @@ function raw(url: string, headers: Record<string, string> = {}) {
 async function login(url: string, who: AgentIdentity, serverDid: string) {
   const c = raw(url);
   const challenge = await c.frame(1);
+  if (typeof challenge?.nonce !== 'string') throw new Error(`expected a challenge, got ${JSON.stringify(challenge)}`);
   const auth = signMeshWsAuth(who, challenge.nonce, serverDid);
   await c.sendJson(auth);
   return { ...c, auth };

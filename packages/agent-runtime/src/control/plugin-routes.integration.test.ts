@@ -163,37 +163,41 @@ describe('plugin routes: bodies and bounds', () => {
     expect(seen.length).toBe(before);
   });
 
-  it('upload: base64 bytes reach the host decoded; over the cap is 413 before the host sees it; other routes keep the small cap', async () => {
-    const bytes = Buffer.alloc(200 * 1024, 7);
-    bytes[0] = 0x1f;
-    bytes[1] = 0x8b;
-    const ok = await post('/plugins/upload', { fileName: 'big.tpkg', data: bytes.toString('base64') });
-    expect(ok.status).toBe(200);
-    expect(last()).toEqual({
-      hook: 'upload',
-      input: { fileName: 'big.tpkg', size: bytes.length, head: [0x1f, 0x8b, 7, 7] },
-    });
-    const before = seen.length;
-    const over = Buffer.alloc(PLUGIN_UPLOAD_MAX_BYTES + 3, 1).toString('base64');
-    const tooBig = await post('/plugins/upload', { fileName: 'x.tpkg', data: over });
-    expect(tooBig.status).toBe(413);
-    expect(tooBig.json().error.code).toBeTrustCode('CONTROL_BODY_TOO_LARGE');
-    const huge = await post('/plugins/upload', { fileName: 'x.tpkg', data: 'A'.repeat(8 * 1024 * 1024) });
-    expect(huge.status).toBe(413);
-    for (const data of ['not base64!', '<img src=x>'])
-      expect((await post('/plugins/upload', { fileName: 'x.tpkg', data })).json().error.code).toBeTrustCode(
-        'CONTROL_BAD_REQUEST',
-      );
-    expect((await post('/plugins/upload', { fileName: '../x.tpkg', data: 'AA==' })).status).toBe(400);
-    // The upload's larger cap is that route's alone.
-    const padded = await post('/plugins/load', {
-      source: 'hello',
-      grants: ['x'.repeat(4000)],
-      pad: 'y'.repeat(70_000),
-    });
-    expect(padded.status).toBe(413);
-    expect(seen.length).toBe(before);
-  });
+  it(
+    'upload: base64 bytes reach the host decoded; over the cap is 413 before the host sees it; ' +
+      'other routes keep the small cap',
+    async () => {
+      const bytes = Buffer.alloc(200 * 1024, 7);
+      bytes[0] = 0x1f;
+      bytes[1] = 0x8b;
+      const ok = await post('/plugins/upload', { fileName: 'big.tpkg', data: bytes.toString('base64') });
+      expect(ok.status).toBe(200);
+      expect(last()).toEqual({
+        hook: 'upload',
+        input: { fileName: 'big.tpkg', size: bytes.length, head: [0x1f, 0x8b, 7, 7] },
+      });
+      const before = seen.length;
+      const over = Buffer.alloc(PLUGIN_UPLOAD_MAX_BYTES + 3, 1).toString('base64');
+      const tooBig = await post('/plugins/upload', { fileName: 'x.tpkg', data: over });
+      expect(tooBig.status).toBe(413);
+      expect(tooBig.json().error.code).toBeTrustCode('CONTROL_BODY_TOO_LARGE');
+      const huge = await post('/plugins/upload', { fileName: 'x.tpkg', data: 'A'.repeat(8 * 1024 * 1024) });
+      expect(huge.status).toBe(413);
+      for (const data of ['not base64!', '<img src=x>'])
+        expect((await post('/plugins/upload', { fileName: 'x.tpkg', data })).json().error.code).toBeTrustCode(
+          'CONTROL_BAD_REQUEST',
+        );
+      expect((await post('/plugins/upload', { fileName: '../x.tpkg', data: 'AA==' })).status).toBe(400);
+      // The upload's larger cap is that route's alone.
+      const padded = await post('/plugins/load', {
+        source: 'hello',
+        grants: ['x'.repeat(4000)],
+        pad: 'y'.repeat(70_000),
+      });
+      expect(padded.status).toBe(413);
+      expect(seen.length).toBe(before);
+    },
+  );
 
   it('unload names the plugin by its path segment', async () => {
     expect((await post('/plugins/loaded/hello-1/unload', {})).json()).toEqual({ unloaded: 'hello-1' });

@@ -41,7 +41,10 @@ export function createGuardSettings(port: number, extraHosts: readonly string[] 
  * A missing Origin / Sec-Fetch-Site is allowed: non-browser clients (the CLI) send neither.
  *
  * @example
- * const d = evaluateControlRequest({ method: 'GET', url: '/api/v1/agents', headers: { host: 'evil.test:80' } }, settings);
+ * const d = evaluateControlRequest(
+ *   { method: 'GET', url: '/api/v1/agents', headers: { host: 'evil.test:80' } },
+ *   settings,
+ * );
  * // d.allow === false, d.code === 'CONTROL_HOST_NOT_ALLOWED'
  */
 export function evaluateControlRequest(query: GuardQuery, settings: GuardSettings): Decision {
@@ -65,7 +68,9 @@ export function evaluateControlRequest(query: GuardQuery, settings: GuardSetting
       if (CREDENTIAL_PARAMS.includes(name.toLowerCase())) {
         return deny('CONTROL_TOKEN_IN_QUERY', `credential parameter "${name}" in the query string is refused`, {
           rule: 'no-token-in-query',
-          hint: 'send the token as "Authorization: Bearer <token>"; the studio takes it once in the URL fragment (#token=...)',
+          hint:
+            'send the token as "Authorization: Bearer <token>"; ' +
+            'the studio takes it once in the URL fragment (#token=...)',
         });
       }
     }

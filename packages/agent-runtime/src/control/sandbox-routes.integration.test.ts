@@ -145,7 +145,9 @@ describe('sandbox routes: strict, bounded bodies', () => {
     });
     expect((await req(server, 'POST', '/sandbox/runs', body)).json()).toEqual({ ok: true, run });
     expect((await req(server, 'GET', '/sandbox/runs/r1/events/41')).json().next).toBe(42);
-    expect((await req(server, 'POST', '/sandbox/runs/r1/kill')).json().run.state).toBe('exited');
+    expect((await req(server, 'POST', '/sandbox/runs/r1/kill')).json<{ run: { state: string } }>().run.state).toBe(
+      'exited',
+    );
     expect(seen).toEqual([
       { op: 'validate', arg: body },
       { op: 'start', arg: body },

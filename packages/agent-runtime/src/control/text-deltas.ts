@@ -9,7 +9,9 @@ export const DELTA_MAX_CHARS = 4096;
  * still comes from the provider's complete answer, never from the fragments.
  *
  * @example
- * const provider = withTextDeltas(createAnthropicProvider(opts), (text) => emit({ kind: 'delta', agent: id, data: { text } }));
+ * const provider = withTextDeltas(createAnthropicProvider(opts), (text) =>
+ *   emit({ kind: 'delta', agent: id, data: { text } }),
+ * );
  */
 export function withTextDeltas(inner: ModelProvider, onDelta: (text: string) => void): ModelProvider {
   return {

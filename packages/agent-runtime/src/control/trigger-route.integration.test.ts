@@ -33,7 +33,8 @@ beforeAll(async () => {
   const adf = createAdf(join(dir, 'hooked.adf'), { template: config });
   adf.files.write(
     'hooks.js',
-    'async function onCi(ev) { await adf.fs_write({ path: "builds.txt", mode: "append", content: ev.data.source + ":" + ev.data.payload.build + ";" }); return "ok"; }',
+    'async function onCi(ev) { await adf.fs_write({ path: "builds.txt", mode: "append", ' +
+      'content: ev.data.source + ":" + ev.data.payload.build + ";" }); return "ok"; }',
   );
   adf.timers.add({
     schedule: { kind: 'delay', ms: 0 },

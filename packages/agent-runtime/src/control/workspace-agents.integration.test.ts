@@ -104,20 +104,24 @@ describe('workspace agents over .adf files', () => {
     expect(events.at(-1)).toMatchObject({ action: 'file.authorize', target: 'lib/job.ts', decision: 'allow' });
   });
 
-  it('reads inbox, outbox, loop history and tasks; the runtime routes say NOT_IMPLEMENTED without a runtime', async () => {
-    expect((await api('GET', '/agents/scout/inbox')).json.messages).toEqual([]);
-    expect((await api('GET', '/agents/scout/outbox')).json.messages).toEqual([]);
-    expect((await api('GET', '/agents/scout/chat')).json.turns).toEqual([]);
-    expect((await api('GET', '/agents/scout/tasks')).json.tasks).toEqual([]);
-    const send = await api('POST', '/agents/scout/chat', { text: 'hi' });
-    expect(send).toMatchObject({ status: 501, json: { error: { code: expect.toBeTrustCode('NOT_IMPLEMENTED') } } });
-  });
+  it(
+    'reads inbox, outbox, loop history and tasks; ' + 'the runtime routes say NOT_IMPLEMENTED without a runtime',
+    async () => {
+      expect((await api('GET', '/agents/scout/inbox')).json.messages).toEqual([]);
+      expect((await api('GET', '/agents/scout/outbox')).json.messages).toEqual([]);
+      expect((await api('GET', '/agents/scout/chat')).json.turns).toEqual([]);
+      expect((await api('GET', '/agents/scout/tasks')).json.tasks).toEqual([]);
+      const send = await api('POST', '/agents/scout/chat', { text: 'hi' });
+      expect(send).toMatchObject({ status: 501, json: { error: { code: expect.toBeTrustCode('NOT_IMPLEMENTED') } } });
+    },
+  );
 
   it('reports a tampered audit chain', async () => {
     const adf = openAdf(join(dir, 'scout.adf'), { trust: 'owned' });
     adf.db
       .prepare(
-        "UPDATE adf_audit SET event_json = replace(event_json, 'security.allow_unsigned', 'security.other') WHERE id = (SELECT min(id) FROM adf_audit WHERE event_json LIKE '%allow_unsigned%')",
+        "UPDATE adf_audit SET event_json = replace(event_json, 'security.allow_unsigned', 'security.other') " +
+          "WHERE id = (SELECT min(id) FROM adf_audit WHERE event_json LIKE '%allow_unsigned%')",
       )
       .run();
     adf.close();

@@ -76,7 +76,9 @@ const GUARD_WHY = 'guard path: decides what needs approval; only the owner conso
 export function createWorkspaceAgents(options: WorkspaceAgentsOptions): ControlAgents & { close(): void } {
   const open = new Map<string, ControlAgent & { adf: AdfFile; close(): void }>();
   const listeners = new Set<(e: ControlEvent) => void>();
-  const emit = (e: ControlEvent) => listeners.forEach((l) => l(e));
+  const emit = (e: ControlEvent) => {
+    for (const l of listeners) l(e);
+  };
   const clockOpt = options.clock === undefined ? {} : { clock: options.clock };
 
   const get = (id: string) => {

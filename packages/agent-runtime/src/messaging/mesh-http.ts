@@ -59,7 +59,7 @@ export function handleMeshRequest(
       aborted = true;
       chunks.length = 0;
       // Answer, read and discard the rest (bounded), then close: the sender reads the 413.
-      answerAndDrain(req, res, () =>
+      answerAndDrain(req, () =>
         send(res, 413, { error: { code: 'MESSAGE_TOO_LARGE', message: `messages are limited to ${maxBytes} bytes` } }),
       );
       return;

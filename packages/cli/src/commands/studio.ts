@@ -9,6 +9,7 @@ import {
   demoAnswer,
   ensureDemoWorkspace,
   readWorkspaceTrustedKeys,
+  type WorkspaceLayout,
   workspaceLayout,
 } from '../demo-workspace.js';
 import { openBrowser } from '../open-browser.js';
@@ -34,7 +35,17 @@ export const command: CommandSpec = {
   name: 'studio',
   summary: 'start the web studio (a demo workspace on first run)',
   description:
-    'Starts the control server on 127.0.0.1 (a bearer token is always required) and serves the studio.\nThe URL it prints carries the token in the #fragment, which the browser never sends to a server.\nWithout a workspace it opens the DEMO workspace in $TRUST_HOME/demo (default ~/.trust/demo),\ncreating it on first run: a demo agent driven by a scripted provider (no model is called; it asks\nfor the restricted fs_write, so you can approve or deny it), a signed sample plugin and a sample\nsandbox policy. With a workspace directory, each of its agents/*.adf runs with the provider its\nconfig names (model.provider, model_id, base_url, api_key_env): the API key is read from the\nenvironment (model.api_key_env, else OPENAI_API_KEY / ANTHROPIC_API_KEY) and injected at egress,\nnever given to the model or the agent. An agent whose model cannot be set up (no key, no model\nid) is still listed; its chat answers the reason and the fix. A model server on this machine or\nyour LAN needs --allow-local-model. Ctrl-C stops it.',
+    'Starts the control server on 127.0.0.1 (a bearer token is always required) and serves the studio.\n' +
+    'The URL it prints carries the token in the #fragment, which the browser never sends to a server.\n' +
+    'Without a workspace it opens the DEMO workspace in $TRUST_HOME/demo (default ~/.trust/demo),\n' +
+    'creating it on first run: a demo agent driven by a scripted provider (no model is called; it asks\n' +
+    'for the restricted fs_write, so you can approve or deny it), a signed sample plugin and a sample\n' +
+    'sandbox policy. With a workspace directory, each of its agents/*.adf runs with the provider its\n' +
+    'config names (model.provider, model_id, base_url, api_key_env): the API key is read from the\n' +
+    'environment (model.api_key_env, else OPENAI_API_KEY / ANTHROPIC_API_KEY) and injected at egress,\n' +
+    'never given to the model or the agent. An agent whose model cannot be set up (no key, no model\n' +
+    'id) is still listed; its chat answers the reason and the fix. A model server on this machine or\n' +
+    'your LAN needs --allow-local-model. Ctrl-C stops it.',
   positionals: [
     {
       name: 'workspace',
@@ -72,7 +83,8 @@ export const command: CommandSpec = {
     },
   ],
   jsonShape:
-    '{ "url": string, "port": number, "workspace": string, "demo": boolean, "created": boolean, "agents": string[] }  (printed once the server listens; it runs until interrupted)',
+    '{ "url": string, "port": number, "workspace": string, "demo": boolean, "created": boolean, "agents": string[] }' +
+    '  (printed once the server listens; it runs until interrupted)',
   async run({ io, out, values, positionals }) {
     const port = integerOption(values, 'port', { min: 0, max: 65535 }) ?? 0;
     const dir = studioDir();
@@ -82,7 +94,7 @@ export const command: CommandSpec = {
       });
     }
     const given = positionals[0];
-    let layout;
+    let layout: WorkspaceLayout;
     let created = false;
     if (given === undefined) {
       const home = trustHome(io.env);
@@ -97,7 +109,9 @@ export const command: CommandSpec = {
       const root = resolve(io.cwd, given);
       if (!existsSync(root))
         throw new CliError('CLI_FILE_NOT_FOUND', `workspace ${root} does not exist`, {
-          hint: 'create it with an agents/ folder (trust agent new agents/name.adf), or run `trust studio` for the demo',
+          hint:
+            'create it with an agents/ folder (trust agent new agents/name.adf), ' +
+            'or run `trust studio` for the demo',
         });
       layout = workspaceLayout(root, false);
     }
@@ -160,7 +174,8 @@ export const command: CommandSpec = {
           controlAuditFile(layout.root),
           readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS),
         ),
-      // The policy editor's check resolves { "env": NAME } headers like `trust egress check --policy` (values never leave the server).
+      // The policy editor's check resolves { "env": NAME } headers like `trust egress check --policy`
+      // (values never leave the server).
       policyEnv: () => io.env,
       sandboxControl: sandbox,
     });
@@ -172,7 +187,8 @@ export const command: CommandSpec = {
     out.result({ url, port: server.port, workspace: layout.root, demo: layout.demo, created, agents: ids });
     const s = out.style;
     out.line(
-      `${s.green('trust studio')} is running${layout.demo ? ` with the ${s.yellow('DEMO')} workspace` : ''}: ${escapeTerminal(layout.root)}`,
+      `${s.green('trust studio')} is running` +
+        `${layout.demo ? ` with the ${s.yellow('DEMO')} workspace` : ''}: ${escapeTerminal(layout.root)}`,
     );
     out.line(`  open ${s.bold(url)}`);
     out.line(s.dim('  the token is in the #fragment: it stays in your browser and is never sent in a request line'));
