@@ -9,6 +9,7 @@ import { createWorkspaceAgents, type ControlServer, type PluginActionHooks } fro
 import { launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
 import { startCliStudio, type CliStudio } from './cli-studio.js';
 import { watchPage } from './studio-fixture.js';
+import { expectMainInert } from './expect-inert.js';
 import { XSS_CORPUS } from './xss-corpus.js';
 
 // The plugin actions against a real `trust studio` (demo workspace, its real signed sample plugin):
@@ -89,20 +90,6 @@ async function pluginsPage(url: string, token: string): Promise<Page> {
   await page.goto(`${url}/#token=${token}`);
   await page.locator('nav button[data-view=plugins]').click();
   return page;
-}
-
-async function expectInert(page: Page): Promise<void> {
-  expect(await page.evaluate('window.__pwned')).toBeUndefined();
-  expect(
-    await page
-      .locator('main :is(script, iframe, object, embed, style, svg, math, form, meta, base, img, details)')
-      .count(),
-  ).toBe(0);
-  const handlers = (await page.evaluate(
-    `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) ` +
-      `=> n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
-  )) as string[];
-  expect(handlers).toEqual([]);
 }
 
 describe('plugin actions (Chromium, real trust studio)', () => {
@@ -219,7 +206,7 @@ describe('plugin actions with the XSS corpus (Chromium)', () => {
       .locator('.upload-input')
       .setInputFiles({ name: 'x.tpkg', mimeType: 'application/gzip', buffer: Buffer.from([0x1f, 0x8b]) });
     await expect.poll(() => page.locator('.upload-status').textContent()).toContain(XSS_CORPUS[0]!.payload);
-    await expectInert(page);
+    await expectMainInert(page);
     expect(hostile.cspReports()).toEqual([]);
     await screenshot(page, 'plugins-flow-xss');
     await page.context().close();

@@ -8,6 +8,7 @@ import { createWorkspaceAgents, type ControlServer } from '@trust/agent-runtime'
 import { launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
 import { startCliStudio, type CliStudio } from './cli-studio.js';
 import { watchPage } from './studio-fixture.js';
+import { ACTIVE_ELEMENTS, expectMainInert } from './expect-inert.js';
 import { XSS_CORPUS } from './xss-corpus.js';
 
 // One audit timeline against the real `trust studio`: the demo agent's chain, the control
@@ -133,19 +134,7 @@ describe('audit timeline (Chromium)', () => {
     await page.goto(`${hostile.url}/#token=${hostile.token}`);
     await page.locator('nav button[data-view=audit]').click();
     await expect.poll(async () => page.locator('tbody tr').count()).toBe(XSS_CORPUS.length);
-    expect(await page.evaluate('window.__pwned')).toBeUndefined();
-    expect(
-      await page
-        .locator(
-          'main :is(script, iframe, object, embed, style, svg:not(.chart svg), math, form, meta, base, img, details)',
-        )
-        .count(),
-    ).toBe(0);
-    const handlers = (await page.evaluate(
-      `[...document.querySelectorAll('main *')].flatMap((el) => [...el.attributes].map((a) => ` +
-        `a.name)).filter((n) => n.startsWith('on') || n === 'style' || n === 'srcdoc')`,
-    )) as string[];
-    expect(handlers).toEqual([]);
+    await expectMainInert(page, ACTIVE_ELEMENTS.replace('svg', 'svg:not(.chart svg)'));
     expect(await page.locator('[data-chain="broken"]').textContent()).toContain(XSS_CORPUS[1]!.payload);
     expect(hostile.cspReports()).toEqual([]);
     await page.context().close();

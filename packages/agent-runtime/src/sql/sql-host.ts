@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TrustError } from '@trust/core';
 import { fromWireError, type SqlRequest, type SqlResponse } from './sql-host-protocol.js';
-import { busyError, deathError as stopError, type StopReason } from './sql-stop-errors.js';
+import { createSqlCallQueue } from './sql-call-queue.js';
+import { deathError as stopError, type StopReason } from './sql-stop-errors.js';
 import { createFrameReader, encodeFrame, needsStructuredClone } from './sql-wire.js';
 
 /** Distributive Omit, so each request kind keeps its own fields. */
@@ -79,11 +80,9 @@ interface Live {
  */
 export function createSqlHost(options: SqlHostOptions): SqlHost {
   const startTimeoutMs = options.startTimeoutMs ?? 15_000;
-  const maxQueue = options.maxQueue ?? 32;
+  const enqueue = createSqlCallQueue(options.maxQueue ?? 32);
   let live: Live | undefined;
   let previousExit: Promise<void> = Promise.resolve();
-  let tail: Promise<unknown> = Promise.resolve();
-  let waiting = 0;
   let nextId = 1;
   let closed = false;
 
@@ -242,15 +241,7 @@ export function createSqlHost(options: SqlHostOptions): SqlHost {
   return {
     call(request, timeoutMs) {
       if (closed) return Promise.reject(new TrustError('SQL_CLOSED', 'the SQL host is closed'));
-      if (waiting >= maxQueue) return Promise.reject(busyError(waiting));
-      waiting++;
-      const run = tail
-        .then(() => dispatch(request, timeoutMs))
-        .finally(() => {
-          waiting--;
-        });
-      tail = run.catch(() => undefined);
-      return run;
+      return enqueue(() => dispatch(request, timeoutMs));
     },
     mayHoldWriteLock: () => live?.writing === true,
     preempt() {

@@ -9,7 +9,8 @@ import { STATE, WRITES_DONE, WRITES_SENT, createChannelBuffers, openChannel, rec
 import type { SqlInterrupter } from './sql-interrupt.js';
 import { needsStructuredClone } from './sql-wire.js';
 import type { SqlWorkerData, ThreadReply } from './sql-worker-entry.js';
-import { deathError, busyError, type StopReason } from './sql-stop-errors.js';
+import { createSqlCallQueue } from './sql-call-queue.js';
+import { deathError, type StopReason } from './sql-stop-errors.js';
 
 export interface SqlThreadHostOptions {
   /** The agent's `.adf` file. */
@@ -87,14 +88,12 @@ interface Live {
  */
 export function createSqlThreadHost(options: SqlThreadHostOptions): SqlHost & { threadId(): number | undefined } {
   const startTimeoutMs = options.startTimeoutMs ?? 15_000;
-  const maxQueue = options.maxQueue ?? 32;
+  const enqueue = createSqlCallQueue(options.maxQueue ?? 32);
   const syncWaitMs = options.syncWaitMs ?? 1;
   const stopMarginMs = options.stopMarginMs ?? 1_000;
   const { interrupter } = options;
   let live: Live | undefined;
   let previousExit: Promise<void> = Promise.resolve();
-  let tail: Promise<unknown> = Promise.resolve();
-  let waiting = 0;
   let closed = false;
 
   const fail = (msg: string, l?: Live) =>
@@ -268,15 +267,7 @@ export function createSqlThreadHost(options: SqlThreadHostOptions): SqlHost & { 
   return {
     call(request, timeoutMs) {
       if (closed) return Promise.reject(new TrustError('SQL_CLOSED', 'the SQL host is closed'));
-      if (waiting >= maxQueue) return Promise.reject(busyError(waiting));
-      waiting++;
-      const run = tail
-        .then(() => dispatch(request, timeoutMs))
-        .finally(() => {
-          waiting--;
-        });
-      tail = run.catch(() => undefined);
-      return run;
+      return enqueue(() => dispatch(request, timeoutMs));
     },
     mayHoldWriteLock() {
       const l = live;
