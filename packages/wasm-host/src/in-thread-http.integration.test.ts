@@ -89,7 +89,7 @@ describe('raw sockets need a worker on every runtime', () => {
     'refuses an in-thread plugin granted %j',
     async (grants) => {
       const err = await errorOf(host().load(fixture('probe'), { grants }));
-      expect(err.code).toBe('WASM_ISOLATION_REQUIRED');
+      expect(err.code).toBeTrustCode('WASM_ISOLATION_REQUIRED');
       expect(err.message).toMatch(/socket capabilities/);
     },
   );
@@ -168,7 +168,7 @@ if (hasJspi()) {
   describe('in-thread http without JSPI (this runtime has no WebAssembly.Suspending)', () => {
     it('refuses an in-thread plugin granted http, and says what to do instead', async () => {
       const err = await errorOf(host().load(fixture('fetcher'), { grants: ['http'] }));
-      expect(err.code).toBe('WASM_ISOLATION_REQUIRED');
+      expect(err.code).toBeTrustCode('WASM_ISOLATION_REQUIRED');
       expect(err.message).toMatch(/network capabilities, which need worker isolation/);
     });
   });

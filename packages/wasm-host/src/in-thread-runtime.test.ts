@@ -13,7 +13,7 @@ describe('inThreadRefusal', () => {
 
   it('refuses http without JSPI, naming both ways out', () => {
     const err = refusal(['http'], false);
-    expect(err?.code).toBe('WASM_ISOLATION_REQUIRED');
+    expect(err?.code).toBeTrustCode('WASM_ISOLATION_REQUIRED');
     expect(err?.message).toMatch(/network capabilities, which need worker isolation/);
     expect(err?.hint).toMatch(/isolation: "worker"/);
     expect(err?.hint).toMatch(/Node 24/);
@@ -28,7 +28,7 @@ describe('inThreadRefusal', () => {
     (caps) => {
       for (const jspi of [false, true]) {
         const err = refusal(caps, jspi);
-        expect(err?.code).toBe('WASM_ISOLATION_REQUIRED');
+        expect(err?.code).toBeTrustCode('WASM_ISOLATION_REQUIRED');
         expect(err?.message).toMatch(/socket capabilities/);
       }
     },

@@ -69,13 +69,13 @@ describe('agent detail routes: the guard', () => {
 
 describe('the file editor routes', () => {
   it('creates, reads back with its hash, and saves only over what was read (409 otherwise)', async () => {
-    expect((await api('GET', '/agents/scout/file-text/notes.md')).json().error.code).toBe('CONTROL_NOT_FOUND');
+    expect((await api('GET', '/agents/scout/file-text/notes.md')).json().error.code).toBeTrustCode('CONTROL_NOT_FOUND');
     const made = await api('PUT', '/agents/scout/file-text/notes.md', { content: '# one\n', base: null });
     expect(made.status).toBe(200);
     expect(made.json().file).toMatchObject({ path: 'notes.md', content: '# one\n', sha256: sha('# one\n') });
     expect((await api('PUT', '/agents/scout/file-text/notes.md', { content: 'x', base: null })).status).toBe(409);
     const stale = await api('PUT', '/agents/scout/file-text/notes.md', { content: 'x', base: sha('other') });
-    expect(stale.json().error.code).toBe('CONTROL_CONFLICT');
+    expect(stale.json().error.code).toBeTrustCode('CONTROL_CONFLICT');
     const saved = await api('PUT', '/agents/scout/file-text/notes.md', { content: '# two\n', base: sha('# one\n') });
     expect(saved.json().file.content).toBe('# two\n');
     const back = (await api('GET', '/agents/scout/file-text/notes.md')).json();
@@ -89,7 +89,7 @@ describe('the file editor routes', () => {
     'refuses the path %s with CONTROL_PATH_INVALID and writes nothing',
     async (path) => {
       const res = await api('PUT', `/agents/scout/file-text/${path}`, { content: 'x', base: null });
-      expect(res.json().error.code).toBe('CONTROL_PATH_INVALID');
+      expect(res.json().error.code).toBeTrustCode('CONTROL_PATH_INVALID');
       const files = (await api('GET', '/agents/scout/files')).json().files as { path: string }[];
       expect(files.map((f) => f.path)).not.toContain(decodeURIComponent(path));
     },
@@ -98,9 +98,9 @@ describe('the file editor routes', () => {
   it('caps a save at 48 KiB of UTF-8 (multi-byte text too) and refuses extra or missing keys', async () => {
     const big = await api('PUT', '/agents/scout/file-text/big.md', { content: '€'.repeat(20_000), base: null });
     expect(big.status).toBe(413);
-    expect(big.json().error.code).toBe('CONTROL_BODY_TOO_LARGE');
+    expect(big.json().error.code).toBeTrustCode('CONTROL_BODY_TOO_LARGE');
     const long = await api('PUT', '/agents/scout/file-text/big.md', { content: 'a'.repeat(50_000), base: null });
-    expect(long.json().error.code).toBe('CONTROL_BAD_REQUEST');
+    expect(long.json().error.code).toBeTrustCode('CONTROL_BAD_REQUEST');
     expect((await api('PUT', '/agents/scout/file-text/big.md', { content: 'a' })).status).toBe(400);
     const extra = await api('PUT', '/agents/scout/file-text/big.md', { content: 'a', base: null, authorized: true });
     expect(extra.status).toBe(400);
@@ -114,10 +114,14 @@ describe('the file editor routes', () => {
       adf.files.write('locked.md', 'keep');
       adf.files.setProtection('locked.md', 'read_only', 'owner');
       const view = (await api('GET', '/agents/scout/file-text/locked.md')).json().file;
-      expect(view).toMatchObject({ editable: false, refused: { code: 'ADF_FILE_PROTECTED' }, content: 'keep' });
+      expect(view).toMatchObject({
+        editable: false,
+        refused: { code: expect.toBeTrustCode('ADF_FILE_PROTECTED') },
+        content: 'keep',
+      });
       const res = await api('PUT', '/agents/scout/file-text/locked.md', { content: 'changed', base: sha('keep') });
       expect(res.status).toBe(400);
-      expect(res.json().error.code).toBe('ADF_FILE_PROTECTED');
+      expect(res.json().error.code).toBeTrustCode('ADF_FILE_PROTECTED');
       expect(adf.files.read('locked.md')!.content.toString()).toBe('keep');
     },
   );
@@ -143,14 +147,17 @@ describe('runtime panels, mesh and templates', () => {
     const cfg = (await api('GET', '/agents/mailer/config')).json().config;
     expect(cfg.model).toMatchObject({ provider: 'anthropic', model_id: 'claude-x', api_key_env: 'ANTHROPIC_API_KEY' });
     expect(cfg.messaging.receive).toBe(true);
-    expect((await api('POST', '/agent-templates/mail-responder', body)).json().error.code).toBe('CONTROL_CONFLICT');
+    expect((await api('POST', '/agent-templates/mail-responder', body)).json().error.code).toBeTrustCode(
+      'CONTROL_CONFLICT',
+    );
     const bad = [
       ['/agent-templates/blank', { name: 'x1', provider: 'gpt-magic' }],
       ['/agent-templates/blank', { name: 'x2', provider: 'anthropic', api_key: 'sk-secret' }],
       ['/agent-templates/blank', { name: 'x3', provider: 'openai-compatible', base_url: 'not a url' }],
       ['/agent-templates/blank', { name: '../x4', provider: 'scripted' }],
     ] as const;
-    for (const [path, b] of bad) expect((await api('POST', path, b)).json().error.code).toBe('CONTROL_BAD_REQUEST');
+    for (const [path, b] of bad)
+      expect((await api('POST', path, b)).json().error.code).toBeTrustCode('CONTROL_BAD_REQUEST');
     expect((await api('POST', '/agent-templates/nope', { name: 'x5', provider: 'scripted' })).status).toBe(404);
     const list = (await api('GET', '/agent-templates')).json();
     expect(list.providers).toEqual(['scripted', 'openai-compatible', 'anthropic']);

@@ -123,7 +123,7 @@ describe('sandbox routes: strict, bounded bodies', () => {
     for (const path of ['/sandbox/validate', '/sandbox/runs']) {
       const res = await req(server, 'POST', path, body);
       expect(res.status).toBe(400);
-      expect(res.json().error.code).toBe('CONTROL_BAD_REQUEST');
+      expect(res.json().error.code).toBeTrustCode('CONTROL_BAD_REQUEST');
     }
     expect(seen).toEqual([]);
   });
@@ -141,7 +141,7 @@ describe('sandbox routes: strict, bounded bodies', () => {
     const body = { ...START, cwd: '/w', egress: { v: 1, http: { allow: ['a.test'] } } };
     expect((await req(server, 'POST', '/sandbox/validate', body)).json()).toEqual({
       ok: false,
-      problems: [{ code: 'SANDBOX_POLICY_FIELD', path: 'policy.v', message: 'must be 1' }],
+      problems: [{ code: expect.toBeTrustCode('SANDBOX_POLICY_FIELD'), path: 'policy.v', message: 'must be 1' }],
     });
     expect((await req(server, 'POST', '/sandbox/runs', body)).json()).toEqual({ ok: true, run });
     expect((await req(server, 'GET', '/sandbox/runs/r1/events/41')).json().next).toBe(42);
@@ -163,7 +163,10 @@ describe('sandbox routes: strict, bounded bodies', () => {
   it('without a host sandbox the routes answer 501 with the fix, and the list says none is provided', async () => {
     const res = await req(bare, 'POST', '/sandbox/runs', START);
     expect(res.status).toBe(501);
-    expect(res.json().error).toMatchObject({ code: 'NOT_IMPLEMENTED', hint: expect.stringContaining('trust studio') });
+    expect(res.json().error).toMatchObject({
+      code: expect.toBeTrustCode('NOT_IMPLEMENTED'),
+      hint: expect.stringContaining('trust studio'),
+    });
     expect((await req(bare, 'GET', '/sandbox/runs')).json()).toEqual({ provided: false, runs: [] });
     expect((await req(bare, 'POST', '/sandbox/runs/r1/kill')).status).toBe(501);
   });
