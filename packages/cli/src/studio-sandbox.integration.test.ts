@@ -1,9 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTempHome } from './run-cli.test-helper.js';
 import { createStudioSandbox } from './studio-sandbox.js';
+
+// A Node outside /usr (the Node 24 leg's own build) is visible in the sandbox only with a read grant.
+const nodeCaps = process.execPath.startsWith('/usr/') ? [] : [`fs:ro:${dirname(dirname(process.execPath))}`];
 
 // The studio's sandbox host with real bubblewrap: bounded concurrency, the spawn boundary's
 // refusals before anything starts, kill, close, and the run log record. Fails without bwrap.
@@ -63,7 +66,7 @@ describe('studio sandbox host (real bwrap)', () => {
     try {
       const r = await guarded.start({
         argv: [process.execPath, '-e', viaProxy(port)],
-        policy: { v: 1, capabilities: ['stdout', 'stderr', 'http'] },
+        policy: { v: 1, capabilities: ['stdout', 'stderr', 'http', ...nodeCaps] },
         egress: { v: 1, http: { allow: [`127.0.0.1:${port}`] }, guard: { mode: 'allow-local' } },
       });
       if (!r.ok) throw new Error(JSON.stringify(r.problems));
