@@ -25,7 +25,7 @@ function serve(port: MessagePort, init: WorkerInit): void {
   let engine: { limit: number; loaded: Promise<Engine> } | undefined;
   let active = 0;
   let nextCall = 0;
-  // The next top-level run's isolate, made while this worker is idle (see afterRun).
+  // The next top-level run's isolate, made while this worker is idle (see makeSpare).
   let spare: Isolate | undefined;
 
   function engineFor(memoryBytes: number): Promise<Engine> {
@@ -36,27 +36,22 @@ function serve(port: MessagePort, init: WorkerInit): void {
     return engine.loaded;
   }
 
-  // After a run has reported: free its isolate, then (when idle) make the next run's, so neither
-  // sits between a run's request and its answer. The spare is made after the last run's isolate
-  // is disposed and no code runs in it before it is handed to one run. An engine poisoned by
-  // another run of the tree is left alone (that run reported it; the host retires this worker when
-  // the tree ends). If freeing makes the engine's state unknown, runs still alive here report it;
-  // with none alive, or if making a spare fails, the thread ends and the host replaces it.
-  function afterRun(current: Engine, release: (() => void) | undefined): void {
-    if (current.poisoned) return;
+  // After a run has reported (its isolate already disposed, so a failed disposal is in its answer and
+  // the host retires this worker), make the next top-level run's isolate while idle. No code runs in
+  // it before it is handed to one run. Failing to make one is not fatal: that run makes its own.
+  function makeSpare(current: Engine): void {
+    if (current.poisoned || active !== 0 || spare) return;
     try {
-      release?.();
-      if (!current.poisoned && active === 0 && !spare) spare = newIsolate(current);
+      spare = newIsolate(current);
     } catch {
-      current.poisoned = true;
+      spare = undefined;
     }
-    if (current.poisoned && active === 0) process.exit(1);
   }
 
   async function start(req: RunRequest): Promise<void> {
     active++;
     let done: RunDone;
-    let ran: { engine: Engine; release: (() => void) | undefined } | undefined;
+    let ran: Engine | undefined;
     try {
       const current = await engineFor(req.memoryBytes);
       if (current.poisoned) {
@@ -76,7 +71,7 @@ function serve(port: MessagePort, init: WorkerInit): void {
         // A spare of an engine replaced since is dropped with that engine.
         const isolate = spare?.engine === current ? spare : undefined;
         spare = undefined;
-        const { result, logs, release } = await runGuest(
+        const { result, logs } = await runGuest(
           current,
           {
             code: req.code,
@@ -94,10 +89,10 @@ function serve(port: MessagePort, init: WorkerInit): void {
               }),
           },
           init.limits,
-          { ...(isolate ? { isolate } : {}), deferRelease: true },
+          isolate ? { isolate } : {},
         );
         done = { t: 'done', id: req.id, result, logs, poisoned: current.poisoned };
-        if (!current.poisoned) ran = { engine: current, release };
+        if (!current.poisoned) ran = current;
       }
     } catch (e) {
       done = {
@@ -120,8 +115,8 @@ function serve(port: MessagePort, init: WorkerInit): void {
     // After the answer is on its way, and after a next run already waiting (which then makes its
     // own isolate): the host never waits on this.
     if (ran) {
-      const { engine: used, release } = ran;
-      setImmediate(() => afterRun(used, release));
+      const used = ran;
+      setImmediate(() => makeSpare(used));
     }
   }
 
@@ -147,7 +142,7 @@ function serve(port: MessagePort, init: WorkerInit): void {
     } catch {
       /* not permitted here */
     }
-    afterRun(loaded, undefined);
+    makeSpare(loaded);
     const ready: WorkerReady = { t: 'ready' };
     port.postMessage(ready);
   });
