@@ -68,11 +68,6 @@ export function newIsolate(engine: Engine): Isolate {
 export interface IsolateUse {
   /** A fresh isolate of the same engine, made ahead of the run. */
   readonly isolate?: Isolate;
-  /**
-   * Return `release` instead of disposing in the run, so a worker can report the result first
-   * and free the isolate after. The caller must call it before it takes another run.
-   */
-  readonly deferRelease?: boolean;
 }
 
 /** One execution as the worker sees it. */
@@ -90,7 +85,7 @@ export async function runGuest(
   run: GuestRun,
   limits: WorkerLimits,
   use: IsolateUse = {},
-): Promise<{ result: WorkerResult; logs: string[]; release?: () => void }> {
+): Promise<{ result: WorkerResult; logs: string[] }> {
   const logs: string[] = [];
   let logBytes = 0;
   let calls = 0;
@@ -276,7 +271,6 @@ export async function runGuest(
       engine.poisoned = true;
     }
   };
-  let handedOff = false;
 
   // While the guest waits on the bridge no interrupt fires: this timer ends the wait.
   const timer = setTimeout(
@@ -324,14 +318,13 @@ export async function runGuest(
       ['CODE_TIMEOUT', 'CODE_MEMORY_LIMIT', 'CODE_STACK_OVERFLOW', 'CODE_ABORTED'].includes(result.code)
     )
       engine.poisoned = true;
-    handedOff = use.deferRelease === true;
-    return handedOff ? { result, logs, release } : { result, logs };
+    return { result, logs };
   } finally {
     clearTimeout(timer);
     for (const d of pending) d.dispose();
     pending.clear();
     queue.length = 0;
-    if (!handedOff) release();
+    release();
   }
 }
 
