@@ -16,6 +16,8 @@ export type { Capability, CapabilitySet, EgressTier, FsAccess, FsGrantEntry } fr
 export { parseCapabilities, tryParseCapabilities } from './capability-parse.js';
 export { isPathWithin, normalizeAbsolutePath } from './path.js';
 export { editDistance, suggest } from './suggest.js';
+export { checkOptions, optionProblems } from './options-check.js';
+export type { OptionsCheck } from './options-check.js';
 export { formatHostRule, matchHostRule, parseHostRule, parseHostRules, tryParseHostRule } from './host-rule.js';
 export type { HostRule } from './host-rule.js';
 export { COMMON_PUBLIC_SUFFIXES } from './public-suffix.js';

@@ -1,7 +1,6 @@
 import type { GuardOptions } from '@trust/egress';
-import { suggest, type AuditSink, type EgressPolicy, type Problem } from '@trust/core';
+import { checkOptions, type AuditSink, type EgressPolicy } from '@trust/core';
 import { z } from 'zod';
-import { wasmError } from './errors.js';
 import { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from './package-files.js';
 import type { PublicSigningKey } from './signing.js';
 
@@ -161,13 +160,6 @@ function checkEnv(v: unknown, ctx: z.RefinementCtx): void {
   }
 }
 
-/** Known keys per object path, for "did you mean". */
-const KEYS: Readonly<Record<string, readonly string[]>> = {
-  '': Object.keys(optionsSchema.shape),
-  limits: Object.keys(limitsSchema.shape),
-  'limits.package': Object.keys(packageLimitsSchema.shape),
-};
-
 /** `createPluginHost`'s options with every default applied; immutable. */
 export interface ResolvedPluginHostOptions {
   readonly egress: EgressPolicy | undefined;
@@ -183,42 +175,6 @@ export interface ResolvedPluginHostOptions {
   };
 }
 
-function toProblems(issue: z.core.$ZodIssue): Problem[] {
-  const names = issue.path.map(String);
-  const path = names.join('.');
-  if (issue.code === 'unrecognized_keys') {
-    const known = KEYS[path] ?? [];
-    return issue.keys.map((key) => {
-      const guess = suggest(key, known);
-      return {
-        code: 'WASM_OPTIONS_UNKNOWN_KEY',
-        path: path === '' ? key : `${path}.${key}`,
-        message: `unknown option ${JSON.stringify(key)}${path === '' ? '' : ` in ${path}`}`,
-        hint: guess
-          ? `did you mean "${guess}"? known options: ${known.join(', ')}`
-          : `remove it; known options: ${known.join(', ')}`,
-        severity: 'error' as const,
-      };
-    });
-  }
-  return [
-    { code: 'WASM_OPTIONS_INVALID', path, message: issue.message, hint: describeField(names), severity: 'error' },
-  ];
-}
-
-/** The schema description of the field at `names` (it carries a valid example). */
-function describeField(names: readonly string[]): string | undefined {
-  let schema: z.ZodType = optionsSchema;
-  for (const name of names) {
-    const inner: z.ZodType = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
-    if (!(inner instanceof z.ZodObject)) break;
-    const next = (inner.shape as Record<string, z.ZodType>)[name];
-    if (!next) break;
-    schema = next;
-  }
-  return schema.description;
-}
-
 /**
  * Validates `createPluginHost`'s options once and applies the defaults. Throws
  * `WASM_OPTIONS_INVALID` listing every problem at once: an unknown key (`WASM_OPTIONS_UNKNOWN_KEY`,
@@ -229,20 +185,15 @@ function describeField(names: readonly string[]): string | undefined {
  * resolvePluginHostOptions({ limits: { callTimeoutMs: 1000 } }).limits.callTimeoutMs; // 1000
  */
 export function resolvePluginHostOptions(options: PluginHostOptions): ResolvedPluginHostOptions {
-  const r = optionsSchema.safeParse(options);
-  if (!r.success) {
-    const problems = r.error.issues.flatMap(toProblems);
-    const lines = problems.map((p) => `${p.path || '(root)'}: ${p.message}`).join('; ');
-    throw wasmError(
-      'WASM_OPTIONS_INVALID',
-      `createPluginHost options are invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${lines}`,
-      {
-        problems,
-        hint: problems[0]?.hint ?? 'see PluginHostOptions in the README',
-      },
-    );
-  }
-  const o = r.data;
+  const o = checkOptions(
+    {
+      where: 'createPluginHost',
+      schema: optionsSchema,
+      invalidCode: 'WASM_OPTIONS_INVALID',
+      unknownKeyCode: 'WASM_OPTIONS_UNKNOWN_KEY',
+    },
+    options,
+  );
   const l = o.limits ?? {};
   return Object.freeze({
     egress: o.egress,
