@@ -3,6 +3,7 @@ import { ApiError } from '../api';
 import { ErrorNote, useStudio } from '../studio-context';
 import { callableExports, type LoadedPlugin, type PluginCallResult } from '../plugin-types';
 import { PluginDecisions } from './plugin-decisions';
+import { PluginEgressRules } from './plugin-egress';
 
 /**
  * One loaded plugin: call an export with JSON arguments (checked and parsed by the server), then
@@ -51,6 +52,14 @@ export function PluginCall({ plugin: p, onChanged }: { plugin: LoadedPlugin; onC
         {p.requested.length === 0 ? 'nothing requested' : p.requested.join(', ')} · digest{' '}
         <code>{p.digest.slice(0, 16)}</code>
       </p>
+      {p.egress ? (
+        <details className="plugin-egress-policy">
+          <summary>
+            network under the egress policy <code>{p.egress.file}</code>
+          </summary>
+          <PluginEgressRules egress={p.egress} />
+        </details>
+      ) : null}
       {p.dead ? (
         <p className="error">
           <code>{p.dead.code}</code> {p.dead.message}
@@ -113,7 +122,11 @@ export function PluginCall({ plugin: p, onChanged }: { plugin: LoadedPlugin; onC
             </>
           )}
           <h4>Decisions during the call</h4>
-          <PluginDecisions decisions={answer.decisions} empty="No egress or other decisions were made." />
+          <PluginDecisions
+            decisions={answer.decisions}
+            empty="No egress or other decisions were made."
+            egress={answer.plugin.egress}
+          />
         </div>
       ) : null}
     </article>

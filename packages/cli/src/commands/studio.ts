@@ -150,13 +150,18 @@ export const command: CommandSpec = {
     });
     // Plugin actions (load with narrowed grants, call, unload, upload) run here, each plugin in its own worker;
     // their decisions (plugin.grant, plugin.load, egress.*) join the same hash-chained log, so the timeline shows them.
+    // A plugin granted http/tcp/udp runs under the owner's policy in <workspace>/egress-policy.json, read at
+    // each load (none: such grants are refused); it never reaches this control server's port.
     const { createStudioPluginSession } = await import('../studio-plugin-session.js');
+    const { PLUGIN_EGRESS_POLICY_FILE } = await import('../studio-plugin-egress.js');
     const pluginSession = await createStudioPluginSession({
       pluginsDir: layout.plugins,
       trustedKeyTexts: trusted,
       audit: edgeAudit,
       env: io.env,
       cacheDir: join(trustHome(io.env), 'cache', 'wasm'),
+      egressPolicyFile: join(layout.root, PLUGIN_EGRESS_POLICY_FILE),
+      protectedPorts: () => (controlPort === undefined ? [] : [controlPort]),
     });
     const server = await createControlServer({
       agents,
