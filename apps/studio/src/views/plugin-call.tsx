@@ -18,6 +18,7 @@ export function PluginCall({ plugin: p, onChanged }: { plugin: LoadedPlugin; onC
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
   const [answer, setAnswer] = useState<PluginCallResult>();
+  const [policyOpen, setPolicyOpen] = useState(false);
   const run = async (what: () => Promise<void>) => {
     setBusy(true);
     setError(undefined);
@@ -53,12 +54,15 @@ export function PluginCall({ plugin: p, onChanged }: { plugin: LoadedPlugin; onC
         <code>{p.digest.slice(0, 16)}</code>
       </p>
       {p.egress ? (
-        <details className="plugin-egress-policy">
-          <summary>
-            network under the egress policy <code>{p.egress.file}</code>
-          </summary>
-          <PluginEgressRules egress={p.egress} />
-        </details>
+        <div className="plugin-egress-policy">
+          <p className="muted">
+            network under the egress policy <code>{p.egress.file}</code>{' '}
+            <button type="button" className="link show-egress-policy" onClick={() => setPolicyOpen((o) => !o)}>
+              {policyOpen ? 'hide policy' : 'policy ›'}
+            </button>
+          </p>
+          {policyOpen ? <PluginEgressRules egress={p.egress} /> : null}
+        </div>
       ) : null}
       {p.dead ? (
         <p className="error">
