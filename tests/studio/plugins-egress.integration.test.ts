@@ -2,7 +2,6 @@ import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +20,7 @@ import { XSS_CORPUS } from './xss-corpus.js';
 // allows (the answer reaches the call result), one it denies (the decision links to its rule, in
 // the plugins view and in the audit timeline). Then the XSS corpus through every new field.
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '@trust', 'cli', 'bin', 'trust.cjs');
-const wasmHostDir = join(dirname(createRequire(import.meta.url).resolve('@trust/wasm-host')), '..');
+const wasmHostDir = join(dirname(fileURLToPath(import.meta.resolve('@trust/wasm-host'))), '..');
 const servers: Server[] = [];
 const seen: string[] = [];
 let browser: Browser;
