@@ -45,7 +45,9 @@ export const command: CommandSpec = {
     'environment (model.api_key_env, else OPENAI_API_KEY / ANTHROPIC_API_KEY) and injected at egress,\n' +
     'never given to the model or the agent. An agent whose model cannot be set up (no key, no model\n' +
     'id) is still listed; its chat answers the reason and the fix. A model server on this machine or\n' +
-    'your LAN needs --allow-local-model. Ctrl-C stops it.',
+    'your LAN needs --allow-local-model. A plugin granted http, tcp or udp in the studio runs under the\n' +
+    "workspace's egress-policy.json (the --policy format of `trust egress`); without it such grants are refused.\n" +
+    'Ctrl-C stops it.',
   positionals: [
     {
       name: 'workspace',
