@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bytesToBase64, callableExports } from './plugin-types';
+import { bytesToBase64, callableExports, pluginRuleSection } from './plugin-types';
 
 describe('callableExports', () => {
   it.each([
@@ -21,5 +21,20 @@ describe('bytesToBase64', () => {
       const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 31) & 0xff);
       expect(bytesToBase64(bytes)).toBe(Buffer.from(bytes).toString('base64'));
     }
+  });
+});
+
+describe('pluginRuleSection', () => {
+  it.each([
+    ['egress.http', 'plugins:http.deny', 'http.deny'],
+    ['egress.http', 'plugins:http.allow:127.0.0.1', 'http.allow'],
+    ['egress.http', 'p:http.inject[2]', 'http.inject.2'],
+    ['egress.tcp', 'deny-all', 'tcp.allow'],
+    ['egress.http', 'protected-port', undefined],
+    ['egress.http', 'block-metadata', 'guard'],
+    ['plugin.grant', 'deny-all', undefined],
+    ['egress.http', undefined, undefined],
+  ])('%s %s -> %s', (action, rule, expected) => {
+    expect(pluginRuleSection(action, rule)).toBe(expected);
   });
 });

@@ -12,6 +12,28 @@ export interface LoadedPlugin {
   exports: string[];
   signer?: string;
   dead?: { code: string; message: string };
+  /** The owner's egress policy its network grants run under, as loaded (absent: no network grant). */
+  egress?: PluginEgress;
+}
+
+/** A network-granted plugin's egress policy: the workspace file and its rules (secret header values hidden). */
+export interface PluginEgress {
+  file: string;
+  name?: string;
+  rules: { path: string; value: string }[];
+}
+
+/**
+ * The policy rule a plugin's egress decision names: `plugins:http.deny` gives `http.deny`, a guard
+ * block gives `guard`; `deny-all` (no allow rule matched) points at the allow list of its protocol.
+ */
+export function pluginRuleSection(action: string, rule: string | undefined): string | undefined {
+  if (rule === undefined) return undefined;
+  const m = /(?:^|:)((?:http|tcp|udp)\.(?:allow|deny|methods|inject(?:\[\d+\])?))(?::|$)/.exec(rule);
+  if (m) return m[1]!.replace(/\[(\d+)\]/, '.$1');
+  if (/^(block-|address-guard|guard)/.test(rule)) return 'guard';
+  const proto = /^egress\.(http|tcp|udp)$/.exec(action)?.[1];
+  return rule === 'deny-all' && proto !== undefined ? `${proto}.allow` : undefined;
 }
 
 /** One decision recorded about a plugin: a grant, a load, an egress request. */

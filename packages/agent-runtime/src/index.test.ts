@@ -112,6 +112,7 @@ const TYPES: readonly string[] = [
   'PluginActionHooks',
   'PluginCallView',
   'PluginDecisionView',
+  'PluginEgressView',
   'PluginReport',
   'SandboxRunView',
   'WorkspaceAgentsOptions',

@@ -107,6 +107,7 @@ export type {
   PluginActionHooks,
   PluginCallView,
   PluginDecisionView,
+  PluginEgressView,
 } from './control/plugin-routes.js';
 
 // messaging

@@ -11,9 +11,11 @@ import type {
 import { uploadStudioPlugin } from './studio-plugin-upload.js';
 import { toJsonResult } from './studio-plugin-result.js';
 import { callableNames } from './studio-plugin-exports.js';
+import { pluginEgressFor } from './studio-plugin-egress.js';
 
 type WasmHost = typeof import('@trust/wasm-host');
 type Plugin = import('@trust/wasm-host').Plugin;
+type GuardOptions = import('@trust/egress').GuardOptions;
 
 /** Options of {@link createStudioPluginSession}. Every bound has a default. */
 export interface StudioPluginSessionOptions {
@@ -33,6 +35,13 @@ export interface StudioPluginSessionOptions {
   readonly callTimeoutMs?: number;
   /** Output kept per stream per call, in bytes. Default 64 KiB. */
   readonly maxOutputBytes?: number;
+  /**
+   * The owner's egress policy file for plugins (`<workspace>/egress-policy.json`), read at each load
+   * with network grants. Omitted or absent: every network grant is refused (fail closed).
+   */
+  readonly egressPolicyFile?: string;
+  /** Loopback ports no plugin may reach whatever the policy allows (the control server's own). */
+  readonly protectedPorts?: () => readonly number[];
 }
 
 /** The hooks the control server calls, plus `close` for shutdown. */
@@ -43,6 +52,8 @@ export type StudioPluginSession = Omit<Required<PluginActionHooks>, 'pluginsLoad
 
 interface Entry {
   readonly plugin: Plugin;
+  /** The host of a network-granted plugin (its own: its policy and guard); closed on unload. */
+  readonly own: { close(): Promise<void> } | undefined;
   readonly callable: ReadonlySet<string>;
   readonly view: Omit<LoadedPluginView, 'dead'>;
   readonly out: { stdout: string; stderr: string };
@@ -81,14 +92,17 @@ export async function createStudioPluginSession(o: StudioPluginSessionOptions): 
       return event;
     },
   };
-  const host = wasm.createPluginHost({
+  const hostOptions = {
     trustedKeys,
     requireSignature: true,
     audit,
     env: o.env ?? {},
     ...(o.cacheDir === undefined ? {} : { cacheDir: o.cacheDir }),
     limits: { callTimeoutMs: o.callTimeoutMs ?? 5000, maxOutputBytes: maxOut },
-  });
+  };
+  // Plugins without network grants share this host, which has no egress policy (so it refuses any).
+  const host = wasm.createPluginHost(hostOptions);
+  const owned = new Set<{ close(): Promise<void> }>();
   const fail = (code: 'STUDIO_PLUGIN_NOT_LOADED', message: string, hint: string) =>
     new TrustError(code, message, { hint });
   // Decisions recorded for this plugin since sequence number `since` (kept: the last MAX_DECISIONS).
@@ -146,18 +160,36 @@ export async function createStudioPluginSession(o: StudioPluginSessionOptions): 
             `(it asks for ${requested.length === 0 ? 'nothing' : requested.join(', ')})`,
           { hint: 'grant a subset of the capabilities the package declares' },
         );
+      // Network grants run under the owner's workspace policy, read and validated now (fail closed).
+      const egress = await pluginEgressFor([...kept], o.egressPolicyFile, o.env ?? {});
+      // A network-granted plugin gets a host of its own: the policy's guard, with the control port protected.
+      const own =
+        egress === undefined
+          ? undefined
+          : wasm.createPluginHost({
+              ...hostOptions,
+              egress: egress.policy,
+              guard: guardWith(egress.guard, o.protectedPorts?.() ?? []),
+            });
       const id = `${report.name.replace(/^[^a-z0-9]+/, '') || 'plugin'}-${++counter}`;
       const since = seq;
       const out = { stdout: '', stderr: '' };
-      const plugin = await host.load(files, {
-        grants,
-        grantMode: 'narrow',
-        id,
-        isolation: 'worker',
-        onOutput: (stream, text) => {
-          if (out[stream].length < maxOut) out[stream] = (out[stream] + text).slice(0, maxOut);
-        },
-      });
+      let plugin: Plugin;
+      try {
+        plugin = await (own ?? host).load(files, {
+          grants,
+          grantMode: 'narrow',
+          id,
+          isolation: 'worker',
+          onOutput: (stream, text) => {
+            if (out[stream].length < maxOut) out[stream] = (out[stream] + text).slice(0, maxOut);
+          },
+        });
+      } catch (e) {
+        await own?.close();
+        throw e;
+      }
+      if (own !== undefined) owned.add(own);
       const view = {
         id,
         name: plugin.name,
@@ -168,8 +200,9 @@ export async function createStudioPluginSession(o: StudioPluginSessionOptions): 
         requested,
         exports: [...report.exports],
         ...(plugin.signer === undefined ? {} : { signer: plugin.signer.keyId }),
+        ...(egress === undefined ? {} : { egress: egress.view }),
       };
-      const entry: Entry = { plugin, callable: callableNames(plugin.interface.items), view, out, busy: false };
+      const entry: Entry = { plugin, own, callable: callableNames(plugin.interface.items), view, out, busy: false };
       loaded.set(id, entry);
       return { plugin: viewOf(entry), decisions: decisionsOf(id, since) };
     },
@@ -214,6 +247,10 @@ export async function createStudioPluginSession(o: StudioPluginSessionOptions): 
       const e = entryOf(id);
       loaded.delete(id);
       await e.plugin.dispose();
+      if (e.own !== undefined) {
+        owned.delete(e.own);
+        await e.own.close();
+      }
       return { unloaded: id };
     },
 
@@ -221,8 +258,16 @@ export async function createStudioPluginSession(o: StudioPluginSessionOptions): 
       return uploadStudioPlugin(o.pluginsDir, fileName, bytes, trustedKeys);
     },
 
-    close: () => host.close(),
+    close: async () => {
+      await Promise.all([host.close(), ...[...owned].map((h) => h.close())]);
+    },
   };
+}
+
+/** The policy's guard with `ports` added to its protected ports (a plugin never reaches the control API). */
+function guardWith(guard: GuardOptions, ports: readonly number[]): GuardOptions {
+  const own = guard.protectedPorts ?? [];
+  return ports.length === 0 ? guard : { ...guard, protectedPorts: [...new Set([...own, ...ports])] };
 }
 
 function toDecisionView(e: AuditEvent): PluginDecisionView {

@@ -5,6 +5,7 @@ import type { SandboxLiveRun } from '../sandbox-types';
 import { ErrorNote, useStudio } from '../studio-context';
 import type { AuditRow } from '../types';
 import { PolicyRules } from './sandbox-run';
+import { PluginDenialRule } from './plugin-denial-rule';
 
 /**
  * For a sandbox run's denial in the audit timeline: a link that opens the rule that made it, in
@@ -17,6 +18,7 @@ export function DenialRule({ row }: { row: AuditRow }) {
   const [run, setRun] = useState<SandboxLiveRun | null>();
   const [error, setError] = useState<ApiError>();
   const section = ruleSection(row.rule);
+  if (row.principal.kind === 'plugin') return <PluginDenialRule row={row} />;
   if (row.kind !== 'sandbox' || row.decision !== 'deny' || section === undefined) return null;
   const show = () => {
     setOpen((o) => !o);

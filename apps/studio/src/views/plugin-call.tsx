@@ -3,6 +3,7 @@ import { ApiError } from '../api';
 import { ErrorNote, useStudio } from '../studio-context';
 import { callableExports, type LoadedPlugin, type PluginCallResult } from '../plugin-types';
 import { PluginDecisions } from './plugin-decisions';
+import { PluginEgressRules } from './plugin-egress';
 
 /**
  * One loaded plugin: call an export with JSON arguments (checked and parsed by the server), then
@@ -17,6 +18,7 @@ export function PluginCall({ plugin: p, onChanged }: { plugin: LoadedPlugin; onC
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
   const [answer, setAnswer] = useState<PluginCallResult>();
+  const [policyOpen, setPolicyOpen] = useState(false);
   const run = async (what: () => Promise<void>) => {
     setBusy(true);
     setError(undefined);
@@ -51,6 +53,17 @@ export function PluginCall({ plugin: p, onChanged }: { plugin: LoadedPlugin; onC
         {p.requested.length === 0 ? 'nothing requested' : p.requested.join(', ')} · digest{' '}
         <code>{p.digest.slice(0, 16)}</code>
       </p>
+      {p.egress ? (
+        <div className="plugin-egress-policy">
+          <p className="muted">
+            network under the egress policy <code>{p.egress.file}</code>{' '}
+            <button type="button" className="link show-egress-policy" onClick={() => setPolicyOpen((o) => !o)}>
+              {policyOpen ? 'hide policy' : 'policy ›'}
+            </button>
+          </p>
+          {policyOpen ? <PluginEgressRules egress={p.egress} /> : null}
+        </div>
+      ) : null}
       {p.dead ? (
         <p className="error">
           <code>{p.dead.code}</code> {p.dead.message}
@@ -113,7 +126,11 @@ export function PluginCall({ plugin: p, onChanged }: { plugin: LoadedPlugin; onC
             </>
           )}
           <h4>Decisions during the call</h4>
-          <PluginDecisions decisions={answer.decisions} empty="No egress or other decisions were made." />
+          <PluginDecisions
+            decisions={answer.decisions}
+            empty="No egress or other decisions were made."
+            egress={answer.plugin.egress}
+          />
         </div>
       ) : null}
     </article>

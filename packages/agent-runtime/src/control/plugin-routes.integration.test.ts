@@ -19,6 +19,7 @@ const view: LoadedPluginView = {
   requested: ['env:GREETING'],
   exports: ['add'],
 };
+const egress = { file: '/ws/egress-policy.json', name: 'p', rules: [{ path: 'tcp.allow', value: '["db:5432"]' }] };
 const seen: { hook: string; input: unknown }[] = [];
 const hooks: PluginActionHooks = {
   pluginsLoaded: () => [view],
@@ -26,6 +27,11 @@ const hooks: PluginActionHooks = {
     seen.push({ hook: 'load', input });
     if (input.grants.includes('env:SECRET'))
       throw new TrustError('STUDIO_PLUGIN_GRANT_WIDER', 'grants wider than the manifest: env:SECRET');
+    if (input.grants.includes('http'))
+      throw new TrustError('STUDIO_PLUGIN_EGRESS_POLICY_MISSING', 'http reaches the network; no policy', {
+        hint: 'write the policy to /ws/egress-policy.json',
+      });
+    if (input.grants.includes('tcp')) return { plugin: { ...view, capabilities: ['tcp'], egress }, decisions: [] };
     return { plugin: view, decisions: [] };
   },
   pluginCall: async (id, name, args) => {
@@ -131,6 +137,18 @@ describe('plugin routes: bodies and bounds', () => {
     const wider = await post('/plugins/load', { source: 'hello', grants: ['env:SECRET'] });
     expect(wider.status).toBe(400);
     expect(wider.json().error.code).toBeTrustCode('STUDIO_PLUGIN_GRANT_WIDER');
+  });
+
+  it('load with a network grant: the egress-policy refusal keeps its code and hint; the policy view comes back', async () => {
+    const refused = await post('/plugins/load', { source: 'hello', grants: ['http'] });
+    expect(refused.status).toBe(400);
+    expect(refused.json().error).toMatchObject({
+      code: 'STUDIO_PLUGIN_EGRESS_POLICY_MISSING',
+      hint: 'write the policy to /ws/egress-policy.json',
+    });
+    const ok = await post('/plugins/load', { source: 'hello', grants: ['tcp'] });
+    expect(ok.status).toBe(200);
+    expect(ok.json().plugin.egress).toEqual(egress);
   });
 
   it('call: the arguments are a JSON array text, bounded in nesting by checkJsonText before any parse', async () => {

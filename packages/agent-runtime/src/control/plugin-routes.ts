@@ -32,6 +32,17 @@ export interface LoadedPluginView {
   readonly signer?: string;
   /** Set once a trap, timeout or crash killed it: every later call is refused. */
   readonly dead?: { readonly code: string; readonly message: string };
+  /** The egress policy its network grants run under, as it was when it loaded (absent: no network grant). */
+  readonly egress?: PluginEgressView;
+}
+
+/** The owner's egress policy a network-granted plugin was loaded with: its file and rules (no secret values). */
+export interface PluginEgressView {
+  /** The workspace file it was read from. */
+  readonly file: string;
+  readonly name?: string;
+  /** One row per rule a denial can name: `http.allow`, `http.deny`, `http.inject.0`, `tcp.allow`, `guard`. */
+  readonly rules: readonly { readonly path: string; readonly value: string }[];
 }
 
 /** One decision recorded about a plugin (a grant, a load, an egress request). */

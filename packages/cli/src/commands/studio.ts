@@ -45,7 +45,9 @@ export const command: CommandSpec = {
     'environment (model.api_key_env, else OPENAI_API_KEY / ANTHROPIC_API_KEY) and injected at egress,\n' +
     'never given to the model or the agent. An agent whose model cannot be set up (no key, no model\n' +
     'id) is still listed; its chat answers the reason and the fix. A model server on this machine or\n' +
-    'your LAN needs --allow-local-model. Ctrl-C stops it.',
+    'your LAN needs --allow-local-model. A plugin granted http, tcp or udp in the studio runs under the\n' +
+    "workspace's egress-policy.json (the --policy format of `trust egress`); without it such grants are refused.\n" +
+    'Ctrl-C stops it.',
   positionals: [
     {
       name: 'workspace',
@@ -150,13 +152,18 @@ export const command: CommandSpec = {
     });
     // Plugin actions (load with narrowed grants, call, unload, upload) run here, each plugin in its own worker;
     // their decisions (plugin.grant, plugin.load, egress.*) join the same hash-chained log, so the timeline shows them.
+    // A plugin granted http/tcp/udp runs under the owner's policy in <workspace>/egress-policy.json, read at
+    // each load (none: such grants are refused); it never reaches this control server's port.
     const { createStudioPluginSession } = await import('../studio-plugin-session.js');
+    const { PLUGIN_EGRESS_POLICY_FILE } = await import('../studio-plugin-egress.js');
     const pluginSession = await createStudioPluginSession({
       pluginsDir: layout.plugins,
       trustedKeyTexts: trusted,
       audit: edgeAudit,
       env: io.env,
       cacheDir: join(trustHome(io.env), 'cache', 'wasm'),
+      egressPolicyFile: join(layout.root, PLUGIN_EGRESS_POLICY_FILE),
+      protectedPorts: () => (controlPort === undefined ? [] : [controlPort]),
     });
     const server = await createControlServer({
       agents,
