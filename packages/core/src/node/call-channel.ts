@@ -123,7 +123,7 @@ function writeFrame(ch: CallChannel, value: unknown, codec: CallCodec): void {
   let code: number;
   if (codec === 'json') {
     const text = JSON.stringify(value) ?? 'null';
-    // At most 3 UTF-8 bytes per UTF-16 unit, so a short text is known to fit without a retry.
+    // A text with more UTF-16 units than the buffer has bytes cannot fit; encodeInto says whether a shorter one did.
     if (text.length <= ch.inBandBytes) {
       const r = encoder.encodeInto(text, ch.data.subarray(HEADER_BYTES));
       if (r.read === text.length) {
