@@ -3,7 +3,15 @@
 // better-sqlite3 in the host process; the bare round trips each mechanism pays on every
 // statement; and what a time-cap stop costs (the answer's delay past the cap, the next statement).
 import { fork, spawn } from 'node:child_process';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
+import {
+  awaitReply,
+  createCallChannelBuffers,
+  openCallChannel,
+  postCall,
+  readReply,
+  waitForReply,
+} from '@trust/core/node';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,37 +106,28 @@ function startPipeEcho(dir) {
 }
 
 /**
- * A worker thread that echoes each message over shared memory as the SQL worker answers
- * (JSON text in a SharedArrayBuffer, Atomics.wait/notify; the host waits 1 ms synchronously,
- * then asynchronously): the thread hop alone.
+ * A worker thread that echoes each message over core's shared-memory call channel as the SQL
+ * worker answers (JSON frames; the host waits 1 ms synchronously, then asynchronously): the
+ * thread hop alone.
  */
 function startSabEcho() {
-  const ctl = new SharedArrayBuffer(16);
-  const data = new SharedArrayBuffer(1 << 20);
-  const src = `const { workerData } = require('node:worker_threads');
-const ctl = new Int32Array(workerData.ctl); const data = new Uint8Array(workerData.data);
-const text = Buffer.from(workerData.data);
-const enc = new TextEncoder(); let seen = Atomics.load(ctl, 0);
-for (;;) { Atomics.wait(ctl, 0, seen, 100); seen = Atomics.load(ctl, 0); if (seen !== 1) continue;
-  const m = JSON.parse(text.toString('utf8', 0, ctl[1])); const r = enc.encodeInto(JSON.stringify(m), data);
-  ctl[1] = r.written; Atomics.store(ctl, 0, 3); Atomics.notify(ctl, 0); seen = 3; }`;
-  const worker = new Worker(src, { eval: true, workerData: { ctl, data } });
-  const c = new Int32Array(ctl);
-  const d = new Uint8Array(data);
-  const t = Buffer.from(data);
-  const enc = new TextEncoder();
-  const read = () => JSON.parse(t.toString('utf8', 0, c[1]));
+  const buffers = createCallChannelBuffers(1 << 20);
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(new URL('../lib/call-echo-worker.mjs', import.meta.url), {
+    workerData: { buffers, port: port2 },
+    transferList: [port2],
+  });
+  const ch = openCallChannel(buffers, { overflow: port1 });
   return {
-    ping(m) {
-      c[1] = enc.encodeInto(JSON.stringify(m), d).written;
-      Atomics.store(c, 0, 1);
-      Atomics.notify(c, 0);
-      Atomics.wait(c, 0, 1, 1);
-      if (Atomics.load(c, 0) === 3) return Promise.resolve(read());
-      const w = Atomics.waitAsync(c, 0, 1, 1000);
-      return (w.async ? w.value : Promise.resolve()).then(read);
+    async ping(m) {
+      postCall(ch, m, 'json');
+      if (!waitForReply(ch, { syncWaitMs: 1 })) await awaitReply(ch, () => true);
+      return readReply(ch);
     },
-    close: () => worker.terminate(),
+    close: async () => {
+      await worker.terminate();
+      port1.close();
+    },
   };
 }
 

@@ -84,6 +84,8 @@ export const CORE_ERROR_CODES = Object.freeze([
   'INPUT_TOO_DEEP',
   'INPUT_TOO_LARGE',
   'INPUT_JSON_INVALID',
+  'CHANNEL_MESSAGE_TOO_LARGE',
+  'CHANNEL_FRAME_INVALID',
 ] as const);
 export type CoreErrorCode = (typeof CORE_ERROR_CODES)[number];
 

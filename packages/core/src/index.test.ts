@@ -83,7 +83,25 @@ describe('public API', () => {
   });
 
   it('@trust/core/node exports exactly these names', () => {
-    expect(Object.keys(node).sort()).toEqual(['createJsonlAuditSink', 'readJsonlAudit', 'repairJsonlAudit']);
+    expect(Object.keys(node).sort()).toEqual([
+      'CALL_CHANNEL_VERSION',
+      'CALL_STATE',
+      'CALL_WAIT_SLICE_MS',
+      'MAX_SYNC_WAIT_MS',
+      'awaitReply',
+      'createCallChannelBuffers',
+      'createJsonlAuditSink',
+      'isReplyReady',
+      'nextCall',
+      'openCallChannel',
+      'postCall',
+      'postReply',
+      'readJsonlAudit',
+      'readReply',
+      'repairJsonlAudit',
+      'userWord',
+      'waitForReply',
+    ]);
   });
 
   it('@trust/core/testing exports exactly these names', () => {

@@ -7,7 +7,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { instantiateRuntime, type PluginRuntime } from './plugin-runtime.js';
 import type { ImportPlan } from './import-plan.js';
 import { createSyncCaller } from './sync-bridge.js';
-import { isPlainScalar, openCallChannel, serveCalls } from './call-channel.js';
+import { isPlainScalar, openPluginChannel, serveCalls, type PluginChannelBuffers } from './call-channel.js';
 import type { WorkerOutcome } from './worker-runtime.js';
 
 interface Init {
@@ -20,9 +20,9 @@ interface Init {
   maxHttpRequestBytes?: number;
   /** Guest output kept per call (the host keeps the last `maxOutputBytes` overall). */
   maxOutputBytes: number;
-  /** The call channel (see call-channel.ts): control words and the payload buffer. */
-  callCtl: SharedArrayBuffer;
-  callData: SharedArrayBuffer;
+  /** The call channel (see call-channel.ts): its shared buffers and bounds, and this side's overflow port. */
+  call: PluginChannelBuffers;
+  callPort: MessagePort;
 }
 
 const port = parentPort!;
@@ -53,11 +53,11 @@ try {
   port.postMessage({ type: 'init-error', message: String((e as Error)?.message ?? e) });
 }
 // Serve calls: requests arrive in shared memory and answers go back the same way (see
-// call-channel.ts); an answer too large for the buffer goes back as a message.
+// call-channel.ts); an answer too large for the buffer goes over the channel's port.
 if (runtime) {
   const rt = runtime;
   serveCalls(
-    openCallChannel({ ctl: init.callCtl, data: init.callData }),
+    openPluginChannel(init.call, 'worker', init.callPort),
     (req: { name: string; args: unknown[] }) => {
       inCall = true;
       const outcome = rt.call(req.name, req.args);
@@ -68,7 +68,6 @@ if (runtime) {
       return { ...outcome, output } as WorkerOutcome;
     },
     (reply) => reply.ok && reply.output.length === 0 && (reply.value === undefined || isPlainScalar(reply.value)),
-    (reply) => port.postMessage({ type: 'result', outcome: reply }),
     (): WorkerOutcome => ({
       ok: false,
       fatal: false,

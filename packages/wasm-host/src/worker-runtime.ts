@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, type TransferListItem } from 'node:worker_threads';
-import type { TrustError } from '@trust/core';
-import { CALL_STATE, createCallBuffers, openCallChannel, postRequest, readPayload } from './call-channel.js';
+import { isTrustError, type TrustError } from '@trust/core';
+import { awaitReply, readReply, waitForReply } from '@trust/core/node';
+import { createPluginChannelBuffers, openPluginChannel, postRequest, replyBytesBound } from './call-channel.js';
 import { wasmError } from './errors.js';
 import type { ImportPlan } from './import-plan.js';
 import { createNetworkBroker, type BrokerOptions } from './net-broker.js';
@@ -44,17 +45,6 @@ export interface WorkerRuntime {
   terminate(): Promise<void>;
 }
 
-// Atomics.waitAsync exists on Node 20 (V8 11), but the project's ES2022 lib does not type it.
-type WaitAsync = (
-  a: Int32Array,
-  index: number,
-  value: number,
-  timeoutMs: number,
-) => { async: false; value: string } | { async: true; value: Promise<string> };
-const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync.bind(Atomics);
-/** How long the host waits for a call's answer before it looks at the shared state again. */
-const WAIT_SLICE_MS = 50;
-
 function workerScript(): URL {
   // Built layout: dist/index.js next to dist/worker-entry.js. Source layout (tests): use the build.
   const here = new URL('./worker-entry.js', import.meta.url);
@@ -88,8 +78,10 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
     extra.bridgeFlag = flag;
     transfer.push(channel.port2);
   }
-  const buffers = createCallBuffers(o.maxCallBytes);
-  const ch = openCallChannel(buffers);
+  const call = createPluginChannelBuffers(o.maxCallBytes, replyBytesBound(o));
+  const overflow = new MessageChannel();
+  const ch = openPluginChannel(call, 'host', overflow.port1);
+  transfer.push(overflow.port2);
   const worker = new Worker(workerScript(), {
     workerData: {
       glueUrl: o.glueUrl,
@@ -98,8 +90,8 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
       maxMemoryBytes: o.maxMemoryBytes,
       maxOutputBytes: o.maxOutputBytes,
       maxHttpRequestBytes: o.maxHttpRequestBytes,
-      callCtl: buffers.ctl,
-      callData: buffers.data,
+      call,
+      callPort: overflow.port2,
       ...extra,
     },
     transferList: transfer,
@@ -142,26 +134,16 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
   };
 
   await new Promise<void>((resolve, reject) => {
-    worker.on(
-      'message',
-      (m: {
-        type: string;
-        stream?: 'stdout' | 'stderr';
-        data?: Uint8Array;
-        message?: string;
-        outcome?: WorkerOutcome;
-      }) => {
-        if (m.type === 'ready') resolve();
-        else if (m.type === 'init-error')
-          reject(
-            wasmError('WASM_INSTANTIATE_FAILED', `plugin ${o.id} failed to instantiate: ${m.message}`, {
-              hint: 'the component could not be linked or its start function failed',
-            }),
-          );
-        else if (m.type === 'stdio') o.onOutput(m.stream!, m.data!);
-        else if (m.type === 'result') settle(m.outcome!);
-      },
-    );
+    worker.on('message', (m: { type: string; stream?: 'stdout' | 'stderr'; data?: Uint8Array; message?: string }) => {
+      if (m.type === 'ready') resolve();
+      else if (m.type === 'init-error')
+        reject(
+          wasmError('WASM_INSTANTIATE_FAILED', `plugin ${o.id} failed to instantiate: ${m.message}`, {
+            hint: 'the component could not be linked or its start function failed',
+          }),
+        );
+      else if (m.type === 'stdio') o.onOutput(m.stream!, m.data!);
+    });
     worker.on('error', (e: Error & { code?: string }) => {
       const err =
         e.code === 'ERR_WORKER_OUT_OF_MEMORY'
@@ -179,6 +161,7 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
     worker.on('exit', () => {
       exited = true;
       broker?.close();
+      overflow.port1.close();
       const err = wasmError('WASM_WORKER_CRASHED', `plugin ${o.id}'s worker exited`, { hint: 'load the plugin again' });
       lose(err);
       reject(lost ?? err);
@@ -193,34 +176,53 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
       { hint: 'raise limits.callTimeoutMs, or fix the guest' },
     );
 
+  /** Reads the answer; an unreadable one loses the worker (it is not trusted with another call). */
+  const read = (): WorkerOutcome => {
+    try {
+      return readReply<WorkerOutcome>(ch);
+    } catch (cause) {
+      const err = wasmError('WASM_WORKER_CRASHED', `plugin ${o.id}'s worker sent an unreadable answer`, {
+        cause,
+        hint: 'load the plugin again',
+      });
+      lose(err);
+      void worker.terminate();
+      throw err;
+    }
+  };
+
   return {
     call(name, args) {
       if (lost) return Promise.reject(lost);
       const started = performance.now();
-      let posted: boolean;
       try {
-        posted = postRequest(ch, name, args);
+        postRequest(ch, name, args);
       } catch (cause) {
         return Promise.reject(
-          wasmError('WASM_EXPORT_UNKNOWN', `plugin ${o.id}: the arguments of ${name} cannot be copied to the plugin`, {
-            cause,
-            hint: 'pass plain data: numbers, bigints, strings, arrays, objects, typed arrays',
-          }),
-        );
-      }
-      if (!posted) {
-        return Promise.reject(
-          wasmError(
-            'WASM_EXPORT_UNKNOWN',
-            `plugin ${o.id}: the arguments of ${name} exceed limits.maxCallBytes (${ch.data.length})`,
-            { hint: 'raise limits.maxCallBytes' },
-          ),
+          isTrustError(cause, 'CHANNEL_MESSAGE_TOO_LARGE')
+            ? wasmError(
+                'WASM_EXPORT_UNKNOWN',
+                `plugin ${o.id}: the arguments of ${name} exceed limits.maxCallBytes (${o.maxCallBytes})`,
+                { hint: 'raise limits.maxCallBytes' },
+              )
+            : wasmError(
+                'WASM_EXPORT_UNKNOWN',
+                `plugin ${o.id}: the arguments of ${name} cannot be copied to the plugin`,
+                {
+                  cause,
+                  hint: 'pass plain data: numbers, bigints, strings, arrays, objects, typed arrays',
+                },
+              ),
         );
       }
       // Fast path: a short call answers while this thread waits, without an event-loop turn.
-      if (syncWaitMs > 0) Atomics.wait(ch.ctl, 0, CALL_STATE.REQUEST, syncWaitMs);
-      const state = Atomics.load(ch.ctl, 0);
-      if (state === CALL_STATE.REPLY) return readPayload<WorkerOutcome>(ch);
+      if (waitForReply(ch, { syncWaitMs })) {
+        try {
+          return read();
+        } catch (e) {
+          return Promise.reject(e);
+        }
+      }
       return new Promise<WorkerOutcome>((resolve, reject) => {
         const left = Math.max(1, o.callTimeoutMs - (performance.now() - started));
         const timer = setTimeout(() => {
@@ -229,23 +231,14 @@ export async function startWorkerRuntime(o: WorkerRuntimeOptions): Promise<Worke
           void worker.terminate();
         }, left);
         pending = { resolve, reject, name, timer };
-        if (state === CALL_STATE.REPLY_MESSAGE) return; // the outcome is on its way as a message
-        // Waits in short slices, looking at the state after each: a wake-up that does not reach
-        // this thread (a call once hung until its deadline under heavy load with its answer
-        // already written) then costs one slice, not the call.
-        const check = (): void => {
-          if (pending?.timer !== timer) return;
-          const now = Atomics.load(ch.ctl, 0);
-          if (now === CALL_STATE.REPLY) {
-            settle(readPayload<WorkerOutcome>(ch));
-            return;
+        void awaitReply(ch, () => pending?.timer === timer).then((ready) => {
+          if (!ready) return;
+          try {
+            settle(read());
+          } catch {
+            /* read() lost the worker, which rejected the call */
           }
-          if (now !== CALL_STATE.REQUEST) return; // REPLY_MESSAGE: the message settles it
-          const wait = waitAsync(ch.ctl, 0, CALL_STATE.REQUEST, WAIT_SLICE_MS);
-          if (wait.async) void wait.value.then(check);
-          else check();
-        };
-        check();
+        });
       });
     },
     async terminate() {

@@ -30,6 +30,16 @@ export interface SqlGuardOptions {
   readonly nativeCacheDir?: string;
   /** C compiler for the interrupt library; default `cc`. */
   readonly cc?: string;
+  /**
+   * Tuning of the thread mechanism's channel (see the package README): how long the host waits
+   * for an answer on its own thread (ms, default 1, never more than 2) and how long each side
+   * busy-polls before it sleeps (µs).
+   */
+  readonly channel?: {
+    readonly syncWaitMs?: number;
+    readonly hostSpinMicros?: number;
+    readonly workerSpinMicros?: number;
+  };
 }
 
 /** SQL access control for agent SQL, decided from the compiled statement, run off the host's thread. */
@@ -65,6 +75,7 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
   const host: SelectedSqlHost = createSelectedSqlHost({
     path: adf.path,
     ...(options.mechanism ? { mechanism: options.mechanism } : {}),
+    ...(options.channel ? { thread: options.channel } : {}),
     build: {
       ...(options.nativeCacheDir ? { cacheDir: options.nativeCacheDir } : {}),
       ...(options.cc ? { cc: options.cc } : {}),

@@ -15,7 +15,10 @@ export type SqlMechanism = 'auto' | 'thread' | 'process';
 export interface SelectedSqlHostOptions extends SqlHostOptions {
   readonly mechanism?: SqlMechanism;
   readonly build?: SqlInterruptBuildOptions;
-  readonly thread?: Pick<SqlThreadHostOptions, 'syncWaitMs' | 'stopMarginMs' | 'channelBytes'>;
+  readonly thread?: Pick<
+    SqlThreadHostOptions,
+    'syncWaitMs' | 'stopMarginMs' | 'channelBytes' | 'hostSpinMicros' | 'workerSpinMicros'
+  >;
 }
 
 export interface SelectedSqlHost extends SqlHost {

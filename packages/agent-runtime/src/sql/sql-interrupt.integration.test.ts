@@ -40,6 +40,31 @@ afterAll(() => {
 });
 
 describe('a statement that never yields a row is interrupted, not killed', () => {
+  it('a synchronous wait configured past the 2 ms bound is capped: a long statement never holds the event loop', async () => {
+    const g = createSqlGuard(adf, {
+      mechanism: 'thread',
+      nativeCacheDir: cache,
+      timeoutMs: CAP_MS,
+      channel: { syncWaitMs: 3_000 },
+    });
+    try {
+      await g.runQuery('select 1');
+      let last = performance.now();
+      let maxGap = 0;
+      const tick = setInterval(() => {
+        const n = performance.now();
+        maxGap = Math.max(maxGap, n - last);
+        last = n;
+      }, 20);
+      const r = await g.runQuery('select count(*) from local_big a, local_big b, local_big c').catch((e: unknown) => e);
+      clearInterval(tick);
+      expect(r).toHaveTrustCode('SQL_TIMEOUT');
+      expect(maxGap).toBeLessThan(1_000);
+    } finally {
+      await g.close();
+    }
+  });
+
   it(
     'a cross-join aggregate ends with SQL_TIMEOUT within cap + margin while the host answers, ' +
       'and its worker is reused',

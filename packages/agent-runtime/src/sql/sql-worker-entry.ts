@@ -12,15 +12,8 @@ import { readlinkSync } from 'node:fs';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { createSqlEngine, type SqlEngine } from './sql-engine.js';
 import { toWireError, type SqlRequest } from './sql-host-protocol.js';
-import {
-  STATE,
-  WRITES_DONE,
-  openChannel,
-  receive,
-  send,
-  type SqlChannel,
-  type SqlChannelBuffers,
-} from './sql-channel.js';
+import { nextCall, postReply } from '@trust/core/node';
+import { WRITES_DONE, codecOf, openChannel, type SqlChannel, type SqlChannelBuffers } from './sql-channel.js';
 import { AGENT_ENTRY, loadEntry } from './sql-extension.js';
 
 /** What crosses back for one request. `interrupted`: SQLite reported SQLITE_INTERRUPT. */
@@ -33,6 +26,8 @@ export interface SqlWorkerData {
   readonly lib: string;
   readonly buffers: SqlChannelBuffers;
   readonly port: MessagePort;
+  /** After an answer, how long this thread polls for the next request before it sleeps, in µs. */
+  readonly spinMicros: number;
 }
 
 function isInterrupt(e: unknown): boolean {
@@ -59,20 +54,15 @@ function handle(engine: SqlEngine, m: SqlRequest): { reply: ThreadReply; binary:
   }
 }
 
-function serve(engine: SqlEngine, ch: SqlChannel): never {
-  let seen: number = Atomics.load(ch.ctl, 0);
+function serve(engine: SqlEngine, ch: SqlChannel, spinMicros: number): never {
   for (;;) {
-    // Short slices, so terminate() always lands between two waits.
-    Atomics.wait(ch.ctl, 0, seen, 100);
-    seen = Atomics.load(ch.ctl, 0);
-    if (seen !== STATE.REQUEST && seen !== STATE.REQUEST_PORT) continue;
-    const m = receive<SqlRequest>(ch, seen);
+    // Parked in Atomics.wait slices in between, so terminate() always lands.
+    const m = nextCall<SqlRequest>(ch, { spinMicros });
     const { reply, binary } = handle(engine, m);
-    // Wait on the value written here: a next request posted meanwhile is seen at once.
     try {
-      seen = send(ch, reply, binary, STATE.REPLY, STATE.REPLY_PORT);
+      postReply(ch, reply, codecOf(binary));
     } catch (e) {
-      seen = send(ch, { ok: false, error: toWireError(e), interrupted: false }, false, STATE.REPLY, STATE.REPLY_PORT);
+      postReply(ch, { ok: false, error: toWireError(e), interrupted: false }, 'json');
     }
     if (m.kind === 'execute') {
       // After the answer: a stop during the checkpoint can never turn a commit into a failure.
@@ -100,7 +90,7 @@ function main(): void {
     return;
   }
   parentPort?.postMessage({ kind: 'ready', tid });
-  serve(engine, openChannel(data.buffers, data.port));
+  serve(engine, openChannel(data.buffers, data.port), data.spinMicros);
 }
 
 main();
