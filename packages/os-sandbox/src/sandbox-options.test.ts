@@ -40,6 +40,9 @@ describe('parseSandboxOptions (one strict schema)', () => {
     [{ placeholderLingerMs: 2 ** 31 }, false],
     [{ createProxy: 'proxy' }, false],
     [{ spawnserver: false }, false],
+    [{ guard: { mode: 'strict', protectedPorts: [7385], allowCidrs: ['10.0.0.0/8'] } }, true],
+    [{ guard: { mdoe: 'strict' } }, false],
+    [{ guard: { protectedPorts: [0] } }, false],
   ])('%j → valid: %s', (input, valid) => {
     if (valid) expect(() => parseSandboxOptions(input)).not.toThrow();
     else expect(() => parseSandboxOptions(input)).toThrowTrustError('SANDBOX_POLICY_INVALID');
@@ -57,6 +60,18 @@ describe('parseSandboxOptions (one strict schema)', () => {
       expect(unknown?.hint).toMatch(/did you mean "spawnServer"\? known options: .*spawnServer/);
       expect(problems.find((p) => p.path === 'bridge')?.code).toBeTrustCode('SANDBOX_POLICY_INVALID');
       expect(problems.find((p) => p.path === 'placeholderLingerMs')?.hint).toMatch(/placeholderLingerMs: 3000/);
+    }
+  });
+
+  it("checks guard options with @trust/egress's strict check at creation, each problem at guard.<path>", () => {
+    try {
+      parseSandboxOptions({ guard: { mdoe: 'strict', protectedPorts: [0] } });
+      expect.unreachable();
+    } catch (err) {
+      const problems = (err as { problems: { code: string; path: string; message: string }[] }).problems;
+      expect(problems.map((p) => p.path).sort()).toEqual(['guard.mdoe', 'guard.protectedPorts.0']);
+      expect(problems.find((p) => p.path === 'guard.mdoe')?.message).toMatch(/did you mean "mode"\?/);
+      expect(problems.every((p) => p.code === 'SANDBOX_POLICY_INVALID')).toBe(true);
     }
   });
 });

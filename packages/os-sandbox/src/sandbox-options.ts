@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { checkOptions } from '@trust/core';
+import { checkOptions, isTrustError } from '@trust/core';
+import { createEgressGuard, type GuardOptions } from '@trust/egress';
 import type { CreateSandboxOptions } from './sandbox-types.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
@@ -14,6 +15,26 @@ export const object = (what: string, ...methods: readonly string[]) =>
 export const fn = (what: string) =>
   z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { message: `must be ${what}` });
 
+/**
+ * The guard options are `@trust/egress`'s: its own strict check runs here, at `createSandbox`,
+ * not only when the first networked run starts its proxy. Each of its problems (a misspelt key
+ * with "did you mean", a bad value) becomes one at `guard.<path>`.
+ */
+function checkGuardOptions(guard: object, ctx: z.RefinementCtx): void {
+  try {
+    createEgressGuard(guard as GuardOptions);
+  } catch (err) {
+    if (!isTrustError(err, 'EGRESS_OPTIONS_INVALID')) throw err;
+    for (const p of err.problems ?? []) {
+      ctx.addIssue({
+        code: 'custom',
+        path: p.path === undefined || p.path === '' ? [] : p.path.split('.'),
+        message: p.hint === undefined ? p.message : `${p.message} (${p.hint})`,
+      });
+    }
+  }
+}
+
 /** The one schema of `createSandbox`'s options: strict (an unknown key is a mistake), every field described. */
 const createSandboxOptionsSchema = z
   .object({
@@ -23,6 +44,7 @@ const createSandboxOptionsSchema = z
         'judges every http/tcp/udp request; required for those capabilities; e.g. allowHosts(["api.example.com"])',
       ),
     guard: object('address-guard options ({ mode, resolve, ... })')
+      .superRefine(checkGuardOptions)
       .optional()
       .describe("the per-run proxy's address guard; undefined = the policy's network.guard; e.g. { mode: 'strict' }"),
     audit: object('an AuditSink (an object with record())', 'record')
