@@ -1,8 +1,10 @@
 import { deniedError, type AuditSink, type Deny, type EgressPolicy, type Principal } from '@trust/core';
 import { WebSocket, type Response } from 'undici';
 import type { Socket } from 'node:net';
+import { z } from 'zod';
 import { recordEgress } from './audit.js';
-import { createEgressDispatcher, toGuard } from './dispatcher.js';
+import { createEgressDispatcher, guardField, toGuard } from './dispatcher.js';
+import { auditSchema, checkEgressOptions, duration, fn, policySchema } from './egress-options.js';
 import type { Engine } from './engine.js';
 import type { EgressGuard } from './guard.js';
 import type { GuardOptions } from './guard-options.js';
@@ -13,7 +15,7 @@ import {
   type EgressFetchInit,
   type EgressRawResponse,
 } from './http-fetch.js';
-import { resolveLimits, type EgressLimits } from './limits.js';
+import { limitsSchema, resolveLimits, type EgressLimits } from './limits.js';
 import { authorizeHttp } from './policy-call.js';
 import { redactUrl } from './redact.js';
 import { egressConnectTcp, egressSendUdp, type SocketCallContext } from './sockets.js';
@@ -38,6 +40,18 @@ export interface EgressClientOptions {
    */
   readonly closeGraceMs?: number;
 }
+
+const clientOptionsSchema = z
+  .object({
+    policy: policySchema,
+    guard: guardField,
+    audit: auditSchema.optional(),
+    limits: limitsSchema.optional(),
+    allowDowngrade: z.boolean().optional().describe('follow https→http redirects, e.g. false'),
+    now: fn('clock for durations, e.g. Date.now').optional(),
+    closeGraceMs: duration('grace for requests in flight at close() in ms, e.g. 1000', 0).optional(),
+  })
+  .strict();
 
 export interface WebSocketOptions {
   readonly principal: Principal;
@@ -78,7 +92,9 @@ export interface EgressClient {
 }
 
 /**
- * Creates the guarded egress client.
+ * Creates the guarded egress client. The options are checked once, strictly: an unknown key
+ * (`EGRESS_OPTIONS_UNKNOWN_KEY`, with "did you mean") or a wrong value throws
+ * `EGRESS_OPTIONS_INVALID` listing every problem.
  *
  * @example
  * const client = createEgressClient({
@@ -94,13 +110,10 @@ export interface EgressClient {
  * const res = await client.fetch('https://api.example.com/v1', undefined, { principal: { kind: 'plugin', id: 'p1' } });
  */
 export function createEgressClient(options: EgressClientOptions): EgressClient {
-  if (typeof options?.policy?.authorizeHttp !== 'function')
-    throw new TypeError('createEgressClient: options.policy with authorizeHttp is required');
+  checkEgressOptions('createEgressClient', clientOptionsSchema, options);
   const guard = toGuard(options.guard);
   const limits = resolveLimits(options.limits);
   const closeGraceMs = options.closeGraceMs ?? 1000;
-  if (!(Number.isFinite(closeGraceMs) && closeGraceMs >= 0))
-    throw new RangeError('createEgressClient: closeGraceMs must be a finite number >= 0');
   const dialled = new Map<string, string>();
   const udpSockets = new Set<EgressUdpSocket>();
   const dispatcher = createEgressDispatcher({

@@ -1,8 +1,10 @@
 import { Agent } from 'undici';
+import { z } from 'zod';
 import { createGuardedConnector, type DialRecord } from './connector.js';
+import { checkEgressOptions, fn, isGuard } from './egress-options.js';
 import { createEgressGuard, type EgressGuard } from './guard.js';
-import type { GuardOptions } from './guard-options.js';
-import { resolveLimits, type EgressLimits } from './limits.js';
+import { guardOptionsSchema, type GuardOptions } from './guard-options.js';
+import { limitsSchema, resolveLimits, type EgressLimits } from './limits.js';
 
 export interface EgressDispatcherOptions {
   /** A compiled guard, or options to compile one. */
@@ -11,9 +13,18 @@ export interface EgressDispatcherOptions {
   readonly onDial?: (record: DialRecord) => void;
 }
 
-function isGuard(value: EgressGuard | GuardOptions | undefined): value is EgressGuard {
-  return typeof (value as EgressGuard | undefined)?.resolveHost === 'function';
-}
+/** The `guard` field of every `create*` here: guard options (checked), or a compiled guard (kept). */
+export const guardField = guardOptionsSchema
+  .optional()
+  .describe('address guard: createEgressGuard(...) or its options, e.g. { mode: "strict" }');
+
+const dispatcherOptionsSchema = z
+  .object({
+    guard: guardField,
+    limits: limitsSchema.optional(),
+    onDial: fn('called with every dialled address, e.g. (d) => console.log(d.host, d.ip)').optional(),
+  })
+  .strict();
 
 /** Returns the guard itself, or compiles the options into one. */
 export function toGuard(value: EgressGuard | GuardOptions | undefined): EgressGuard {
@@ -24,7 +35,8 @@ export function toGuard(value: EgressGuard | GuardOptions | undefined): EgressGu
  * An undici `Agent` whose every connection goes through the guarded connector (resolve, judge
  * every address, dial the vetted one). Use it as `dispatcher` for undici's `fetch`, `request` or
  * `WebSocket` when you need the raw undici API; `createEgressClient` adds policy, redirects,
- * limits and audit on top.
+ * limits and audit on top. The options are checked once (strict: an unknown key is
+ * `EGRESS_OPTIONS_UNKNOWN_KEY` with "did you mean", thrown as `EGRESS_OPTIONS_INVALID`).
  *
  * @example
  * import { request } from 'undici';
@@ -32,10 +44,13 @@ export function toGuard(value: EgressGuard | GuardOptions | undefined): EgressGu
  * await request('http://169.254.169.254/', { dispatcher }); // rejects: EGRESS_METADATA
  */
 export function createEgressDispatcher(options: EgressDispatcherOptions = {}): Agent {
-  const guard = toGuard(options.guard);
+  checkEgressOptions('createEgressDispatcher', dispatcherOptionsSchema, options);
   const limits = resolveLimits(options.limits);
   return new Agent({
-    connect: createGuardedConnector(guard, { connectTimeoutMs: limits.connectTimeoutMs, onDial: options.onDial }),
+    connect: createGuardedConnector(toGuard(options.guard), {
+      connectTimeoutMs: limits.connectTimeoutMs,
+      onDial: options.onDial,
+    }),
     headersTimeout: limits.headersTimeoutMs,
     bodyTimeout: limits.bodyTimeoutMs,
     maxHeaderSize: limits.maxHeaderBytes,

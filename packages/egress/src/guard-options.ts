@@ -1,4 +1,6 @@
-import { TrustError, formatCidr, parseCidr, type Cidr, type Problem } from '@trust/core';
+import { formatCidr, parseCidr, type Cidr } from '@trust/core';
+import { z } from 'zod';
+import { checkEgressOptions, duration, fn, port } from './egress-options.js';
 import { systemResolve, type Resolve } from './resolver.js';
 
 /** How much of the local network the guard lets through. */
@@ -45,83 +47,73 @@ export interface CompiledGuardOptions {
   readonly cacheTtlMs: number;
 }
 
-const MODES: readonly GuardMode[] = ['default', 'allow-local', 'strict'];
+const MODES = ['default', 'allow-local', 'strict'] as const satisfies readonly GuardMode[];
 
-/** Validates guard options once, reporting every problem at once (code `EGRESS_OPTIONS_INVALID`). */
+/** A CIDR as text, or a `Cidr` value; `undefined` when it is neither. */
+function toCidr(item: unknown): Cidr | undefined {
+  if (typeof item === 'string') return parseCidr(item);
+  const isCidr =
+    typeof item === 'object' &&
+    item !== null &&
+    typeof (item as Cidr).prefix === 'number' &&
+    (item as Cidr).address?.bytes instanceof Uint8Array;
+  return isCidr ? parseCidr(formatCidr(item as Cidr)) : undefined;
+}
+
+const cidrList = (what: string) =>
+  z
+    .array(z.custom<string | Cidr>((v) => toCidr(v) !== undefined, 'expected a CIDR such as "10.0.0.0/8"'))
+    .optional()
+    .describe(what);
+
+/** The strict schema of `GuardOptions`; every field described with a valid example. */
+export const guardOptionsSchema = z
+  .object({
+    mode: z
+      .enum(MODES)
+      .optional()
+      .describe('how much of the local network is let through: "default", "allow-local" or "strict", e.g. "strict"'),
+    protectedPorts: z
+      .array(port('a port 1-65535, e.g. 7385'))
+      .optional()
+      .describe('ports never reachable on a non-public address, e.g. [7385]'),
+    resolve: fn('resolver for names, e.g. async (host) => ["93.184.216.34"]').optional(),
+    schemes: z
+      .array(z.string().regex(/^[a-z][a-z0-9+.-]*:$/, 'expected a lowercase URL scheme with its colon'))
+      .optional()
+      .describe('URL schemes with the colon, e.g. ["http:", "https:"]'),
+    allowCidrs: cidrList('blocks opened although local, e.g. ["10.0.0.0/8", "10.0.0.5", "fd12::/16"]'),
+    denyCidrs: cidrList('blocks refused in every mode, e.g. ["203.0.113.0/24"]'),
+    resolveTimeoutMs: duration('deadline for one resolution in ms, e.g. 5000').optional(),
+    cacheTtlMs: duration('how long a resolver answer is reused in ms, e.g. 1000 (0 disables)', 0).optional(),
+  })
+  .strict()
+  .describe('address-guard options, e.g. { mode: "strict", protectedPorts: [7385] }');
+
+/**
+ * Validates guard options once (strict: an unknown key is `EGRESS_OPTIONS_UNKNOWN_KEY` with "did
+ * you mean"), reporting every problem at once (code `EGRESS_OPTIONS_INVALID`), and compiles them.
+ *
+ * @example
+ * compileGuardOptions({ mode: 'strict' }).mode; // 'strict'
+ */
 export function compileGuardOptions(options: GuardOptions = {}): CompiledGuardOptions {
-  const problems: Problem[] = [];
-  const mode = options.mode ?? 'default';
-  if (!MODES.includes(mode)) {
-    problems.push({
-      code: 'EGRESS_OPTIONS_INVALID',
-      path: 'mode',
-      message: `unknown mode ${JSON.stringify(mode)}`,
-      hint: `use one of ${MODES.join(', ')}`,
-    });
-  }
-  const ports = options.protectedPorts ?? [];
-  ports.forEach((p, i) => {
-    if (!Number.isInteger(p) || p < 1 || p > 65535) {
-      problems.push({
-        code: 'EGRESS_OPTIONS_INVALID',
-        path: `protectedPorts[${i}]`,
-        message: `${String(p)} is not a port`,
-        hint: 'use an integer 1-65535, e.g. 7385',
-      });
-    }
-  });
-  const cidrs = (key: 'allowCidrs' | 'denyCidrs') =>
-    (options[key] ?? []).flatMap((item, i) => {
-      const isCidr =
-        typeof item === 'object' &&
-        item !== null &&
-        typeof item.prefix === 'number' &&
-        item.address?.bytes instanceof Uint8Array;
-      const cidr = typeof item === 'string' ? parseCidr(item) : isCidr ? parseCidr(formatCidr(item)) : undefined;
-      if (cidr === undefined) {
-        problems.push({
-          code: 'EGRESS_OPTIONS_INVALID',
-          path: `${key}[${i}]`,
-          message: `${JSON.stringify(item)} is not a CIDR`,
-          hint: 'write "10.0.0.0/8", "10.0.0.5" or "fd12::/16"',
-        });
-        return [];
-      }
-      return [{ text: typeof item === 'string' ? item : formatCidr(cidr), cidr }];
-    });
-  const allowCidrs = cidrs('allowCidrs');
-  const denyCidrs = cidrs('denyCidrs');
-  const timeout = options.resolveTimeoutMs ?? 5000;
-  if (!(timeout > 0))
-    problems.push({
-      code: 'EGRESS_OPTIONS_INVALID',
-      path: 'resolveTimeoutMs',
-      message: 'must be > 0',
-      hint: 'e.g. 5000',
-    });
-  const ttl = options.cacheTtlMs ?? 1000;
-  if (!(ttl >= 0))
-    problems.push({
-      code: 'EGRESS_OPTIONS_INVALID',
-      path: 'cacheTtlMs',
-      message: 'must be >= 0',
-      hint: 'e.g. 1000, or 0 to disable',
-    });
-  if (problems.length > 0) {
-    throw new TrustError(
-      'EGRESS_OPTIONS_INVALID',
-      `invalid egress guard options: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
-      { problems },
+  checkEgressOptions('createEgressGuard', guardOptionsSchema, options);
+  const cidrs = (list: readonly (string | Cidr)[] | undefined) =>
+    Object.freeze(
+      (list ?? []).map((item) => {
+        const cidr = toCidr(item) as Cidr;
+        return { text: typeof item === 'string' ? item : formatCidr(cidr), cidr };
+      }),
     );
-  }
   return Object.freeze({
-    mode,
-    protectedPorts: new Set(ports),
+    mode: options.mode ?? 'default',
+    protectedPorts: new Set(options.protectedPorts ?? []),
     resolve: options.resolve ?? systemResolve,
     schemes: Object.freeze([...(options.schemes ?? ['http:', 'https:'])]),
-    allowCidrs: Object.freeze(allowCidrs),
-    denyCidrs: Object.freeze(denyCidrs),
-    resolveTimeoutMs: timeout,
-    cacheTtlMs: ttl,
+    allowCidrs: cidrs(options.allowCidrs),
+    denyCidrs: cidrs(options.denyCidrs),
+    resolveTimeoutMs: options.resolveTimeoutMs ?? 5000,
+    cacheTtlMs: options.cacheTtlMs ?? 1000,
   });
 }

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { duration } from './egress-options.js';
+
 /** Size and time limits of the egress client. Every field has a safe default. */
 export interface EgressLimits {
   /** Redirect hops followed before `EGRESS_TOO_MANY_REDIRECTS` (default 5). */
@@ -28,13 +31,33 @@ export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
   totalTimeoutMs: 60_000,
 });
 
+const count = (what: string) => z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe(what);
+
+/**
+ * The strict schema of `EgressLimits`. Timeouts must be positive: undici reads a 0 timeout as
+ * "no timeout", which would lift the slow-loris bound.
+ */
+export const limitsSchema = z
+  .object({
+    maxRedirects: count('redirect hops followed, e.g. 5 (0 follows none)'),
+    maxResponseBytes: count('decoded response body bytes, e.g. 10485760'),
+    maxHeaderBytes: z
+      .number()
+      .int()
+      .positive()
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .describe('total response header bytes, e.g. 65536'),
+    connectTimeoutMs: duration('TCP + TLS connect deadline in ms, e.g. 10000').optional(),
+    headersTimeoutMs: duration('deadline for complete response headers in ms, e.g. 30000').optional(),
+    bodyTimeoutMs: duration('idle time between body chunks in ms, e.g. 30000').optional(),
+    totalTimeoutMs: duration('deadline for the whole exchange in ms, e.g. 60000').optional(),
+  })
+  .strict()
+  .describe('size and time limits, e.g. { maxResponseBytes: 1048576, totalTimeoutMs: 20000 }');
+
+/** The limits with every default filled in. `limits` has passed `limitsSchema` (at its `create*`). */
 export function resolveLimits(limits: EgressLimits = {}): ResolvedLimits {
-  const out = { ...DEFAULT_LIMITS };
-  for (const [k, v] of Object.entries(limits) as [keyof ResolvedLimits, number | undefined][]) {
-    if (v === undefined) continue;
-    if (!(typeof v === 'number' && v >= 0 && Number.isFinite(v)))
-      throw new RangeError(`egress limit ${k} must be a finite number >= 0`);
-    out[k] = v;
-  }
-  return Object.freeze(out);
+  const given = Object.entries(limits).filter(([, v]) => v !== undefined);
+  return Object.freeze({ ...DEFAULT_LIMITS, ...Object.fromEntries(given) });
 }

@@ -45,7 +45,8 @@ function guardedCreateConnection(guard: EgressGuard, secure: boolean) {
  * A `node:http` Agent whose every new connection is resolved, judged and dialled to the vetted
  * address, for libraries that take an `agent` option (axios, got, node-fetch). Like
  * `createEgressDispatcher`, it applies the guard only: the policy, redirects, limits and audit
- * live in `createEgressClient`.
+ * live in `createEgressClient`. Guard options are checked strictly (`EGRESS_OPTIONS_INVALID`, an
+ * unknown key `EGRESS_OPTIONS_UNKNOWN_KEY`); the other options are Node's own `AgentOptions`.
  *
  * @example
  * const agent = createEgressHttpAgent({ guard: { mode: 'strict' }, keepAlive: true });

@@ -1,15 +1,17 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { TrustError, deny, type AuditSink, type EgressPolicy, type Principal } from '@trust/core';
+import { deny, type AuditSink, type EgressPolicy, type Principal } from '@trust/core';
 import type { Dispatcher } from 'undici';
 import { recordEgress } from './audit.js';
 import { createEgressDispatcher, toGuard } from './dispatcher.js';
+import { checkEgressOptions } from './egress-options.js';
 import type { EgressGuard } from './guard.js';
 import type { GuardOptions } from './guard-options.js';
 import { resolveLimits, type EgressLimits } from './limits.js';
 import { createConnectHandler } from './proxy-connect.js';
 import { createInflight, type ProxyContext } from './proxy-context.js';
+import { proxyOptionsSchema } from './proxy-options.js';
 import { createForwardHandler } from './proxy-forward.js';
 import { malformedRequest, refuseHttp, refuseMalformed } from './proxy-refuse.js';
 import { handleSocks5 } from './socks5.js';
@@ -83,25 +85,10 @@ export interface EgressProxy {
  * await proxy.close();
  */
 export async function createEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
-  if (!('path' in options.listen) && options.listen.host !== '127.0.0.1' && options.listen.host !== '::1') {
-    throw new TrustError(
-      'EGRESS_OPTIONS_INVALID',
-      `egress proxy must listen on loopback or a unix socket, not ${String(options.listen.host)}`,
-      {
-        hint: "use listen: { host: '127.0.0.1', port: 0 } or listen: { path: '/run/…/proxy.sock' }",
-      },
-    );
-  }
+  checkEgressOptions('createEgressProxy', proxyOptionsSchema, options);
   const guard = toGuard(options.guard);
   const limits = resolveLimits(options.limits);
   const closeGraceMs = options.closeGraceMs ?? 1000;
-  if (!(Number.isFinite(closeGraceMs) && closeGraceMs >= 0)) {
-    throw new TrustError(
-      'EGRESS_OPTIONS_INVALID',
-      `egress proxy closeGraceMs must be a finite number >= 0, not ${String(closeGraceMs)}`,
-      { hint: 'e.g. closeGraceMs: 1000' },
-    );
-  }
   const dialled = new Map<string, string>();
   // Made at the first forwarded request: many listeners (one per sandboxed run) never see one.
   // None is made once closing has begun (a request still being judged then fails, as it would on

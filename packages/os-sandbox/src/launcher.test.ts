@@ -1,6 +1,7 @@
 // The launcher's cache location and how a sandbox keeps runs away from it (decisions only; nothing is compiled).
 import { describe, expect, it } from 'vitest';
-import { hideLauncher, launcherCacheDir } from './launcher.js';
+import type { TrustError } from '@trust/core';
+import { ensureLauncher, hideLauncher, launcherCacheDir } from './launcher.js';
 import { parseSandboxPolicy } from './policy.js';
 
 const CACHE = '/nonexistent-home/.cache/trust/launcher';
@@ -38,5 +39,55 @@ describe('hideLauncher', () => {
   it('leaves a read-only grant inside it alone', () => {
     const policy = parseSandboxPolicy({ v: 1, capabilities: [`fs:ro:${CACHE}/abc`] });
     expect(hideLauncher(policy, CACHE)).toBe(policy);
+  });
+});
+
+describe('ensureLauncher options (one strict schema)', () => {
+  /** The error `ensureLauncher(options)` rejects with (fails the test when it does not). */
+  async function refusal(options: unknown): Promise<TrustError> {
+    try {
+      await ensureLauncher(options as never);
+    } catch (e) {
+      return e as TrustError;
+    }
+    throw new Error('ensureLauncher accepted the options');
+  }
+
+  it('refuses an unknown key with "did you mean"', async () => {
+    const e = await refusal({ cachedir: '/var/cache/trust' });
+    expect(e).toHaveTrustCode('SANDBOX_POLICY_INVALID');
+    expect(e.problems).toEqual([
+      expect.objectContaining({
+        code: expect.toBeTrustCode('SANDBOX_POLICY_UNKNOWN_KEY'),
+        path: 'cachedir',
+        hint: expect.stringMatching(/did you mean "cacheDir"\?/),
+      }),
+    ]);
+  });
+
+  it.each([
+    [{ verify: 'trust' }, 'verify', /"manifest"/],
+    [{ cacheDir: '' }, 'cacheDir', /"\/var\/cache\/trust"/],
+    [{ env: 'HOME=/h' }, 'env', /process\.env/],
+  ])('%j: an invalid value is refused with a valid example', async (options, path, hint) => {
+    const e = await refusal(options);
+    expect(e.problems).toEqual([
+      expect.objectContaining({
+        code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID'),
+        path,
+        hint: expect.stringMatching(hint),
+      }),
+    ]);
+  });
+
+  it('passes valid options on (here to the missing source: nothing is compiled)', async () => {
+    const e = await refusal({
+      source: '/nonexistent/launcher.c',
+      cacheDir: CACHE,
+      cc: 'cc',
+      env: {},
+      verify: 'rebuild',
+    });
+    expect(e).toHaveTrustCode('SANDBOX_UNAVAILABLE');
   });
 });

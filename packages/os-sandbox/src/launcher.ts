@@ -16,7 +16,9 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TrustError } from '@trust/core';
+import { z } from 'zod';
 import type { SandboxPolicy } from './policy.js';
+import { checkSandboxOptions } from './sandbox-options.js';
 
 /**
  * Where the launcher's main source ships inside the package (`native/launcher.c`; its other `.c` and `.h` files sit
@@ -93,6 +95,33 @@ function ensurePrivateDir(dir: string): void {
   if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
+/** Options of `ensureLauncher`. */
+export interface EnsureLauncherOptions {
+  /** Where compiled launchers are cached; default the per-user cache (`launcherCacheDir`). */
+  readonly cacheDir?: string;
+  /** The C compiler; default `cc`. */
+  readonly cc?: string;
+  /** The launcher's main source file; default the one shipped with this package. */
+  readonly source?: string;
+  /** Where the per-user cache's location is read from; default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** How the cached binary is trusted: `manifest` (default) or `rebuild`. */
+  readonly verify?: 'manifest' | 'rebuild';
+}
+
+const ensureLauncherOptionsSchema = z
+  .object({
+    cacheDir: z.string().min(1).optional().describe('where compiled launchers are cached, e.g. "/var/cache/trust"'),
+    cc: z.string().min(1).optional().describe('the C compiler, e.g. "cc"'),
+    source: z.string().min(1).optional().describe('the launcher source, e.g. launcherSourcePath()'),
+    env: z
+      .custom<object>((v) => typeof v === 'object' && v !== null, 'expected an object of strings')
+      .optional()
+      .describe('where the cache location is read from, e.g. process.env'),
+    verify: z.enum(['manifest', 'rebuild']).optional().describe('how the cached binary is trusted, e.g. "manifest"'),
+  })
+  .strict();
+
 /**
  * Returns the launcher binary, compiling `native/` (launcher.c and the files next to it) with the
  * system C compiler on first use (linked statically where the C library allows it, else
@@ -112,15 +141,8 @@ function ensurePrivateDir(dir: string): void {
  * @example
  * const l = await ensureLauncher({ cacheDir: '/var/cache/trust' });
  */
-export async function ensureLauncher(
-  options: {
-    cacheDir?: string;
-    cc?: string;
-    source?: string;
-    env?: Readonly<Record<string, string | undefined>>;
-    verify?: 'manifest' | 'rebuild';
-  } = {},
-): Promise<Launcher> {
+export async function ensureLauncher(options: EnsureLauncherOptions = {}): Promise<Launcher> {
+  checkSandboxOptions('ensureLauncher', ensureLauncherOptionsSchema, options);
   const source = options.source ?? launcherSourcePath();
   let sources: { files: string[]; text: string };
   try {

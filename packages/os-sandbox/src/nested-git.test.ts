@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TrustError } from '@trust/core';
 import { createNestedGitScanner } from './nested-git.js';
 import { freshDir } from './test-helpers.js';
 
@@ -78,5 +79,48 @@ describe('createNestedGitScanner', () => {
     s.scan([root]);
     // Everything here was created just now: nothing is trusted from the cache yet.
     expect(s.lastScan.listed).toBe(s.lastScan.visited);
+  });
+});
+
+describe('createNestedGitScanner options (one strict schema)', () => {
+  it('refuses an unknown key with "did you mean"', () => {
+    expect(() => createNestedGitScanner({ racyMS: 0 } as never)).toThrowTrustError('SANDBOX_POLICY_INVALID');
+    try {
+      createNestedGitScanner({ racyMS: 0 } as never);
+    } catch (e) {
+      expect((e as TrustError).problems).toEqual([
+        expect.objectContaining({
+          code: expect.toBeTrustCode('SANDBOX_POLICY_UNKNOWN_KEY'),
+          path: 'racyMS',
+          hint: expect.stringMatching(/did you mean "racyMs"\?/),
+        }),
+      ]);
+    }
+  });
+
+  it.each([
+    [{ racyMs: -1 }, 'racyMs', /e\.g\. 2000/],
+    [{ now: 5 }, 'now', /Date\.now/],
+  ])('%j: an invalid value is refused with a valid example', (options, path, hint) => {
+    let error: TrustError | undefined;
+    try {
+      createNestedGitScanner(options as never);
+    } catch (e) {
+      error = e as TrustError;
+    }
+    expect(error?.problems).toEqual([
+      expect.objectContaining({
+        code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID'),
+        path,
+        hint: expect.stringMatching(hint),
+      }),
+    ]);
+  });
+
+  it('passes valid options: the injected clock is the one used', () => {
+    let calls = 0;
+    const scanner = createNestedGitScanner({ racyMs: 0, now: () => ++calls });
+    expect(scanner.scan(['/nonexistent-root'])).toEqual([]);
+    expect(calls).toBeGreaterThan(0);
   });
 });

@@ -1,4 +1,6 @@
 import { type Dirent, lstatSync, readdirSync } from 'node:fs';
+import { z } from 'zod';
+import { checkSandboxOptions } from './sandbox-options.js';
 
 /** Options of one scan. */
 export interface NestedGitScanOptions {
@@ -30,6 +32,21 @@ interface Listing {
   readonly git: boolean;
 }
 
+const scannerOptionsSchema = z
+  .object({
+    racyMs: z
+      .number()
+      .min(0)
+      .max(2_147_483_647)
+      .optional()
+      .describe('a directory changed this recently (ms) is listed on every scan, e.g. 2000'),
+    now: z
+      .custom<() => number>((v) => typeof v === 'function', 'expected a function')
+      .optional()
+      .describe('the clock in ms, e.g. Date.now'),
+  })
+  .strict();
+
 /**
  * A scanner for `.git` entries of repositories nested below `roots` (not the roots' own `.git`),
  * so a plan can bind them read-only. Bounded: `maxDepth` levels below each root and `maxDirs`
@@ -50,6 +67,7 @@ interface Listing {
  * scanner.scan(['/srv/project'], { skip: ['/root'] }); // ['/srv/project/vendor/lib/.git']
  */
 export function createNestedGitScanner(options: { racyMs?: number; now?: () => number } = {}): NestedGitScanner {
+  checkSandboxOptions('createNestedGitScanner', scannerOptionsSchema, options);
   const racyMs = options.racyMs ?? 2000;
   const now = options.now ?? Date.now;
   let cache = new Map<string, Listing>();

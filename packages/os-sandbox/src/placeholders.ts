@@ -1,8 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { lstatSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { z } from 'zod';
 import type { LinuxPlan } from './bwrap-plan.js';
 import { onProcessExit } from './on-exit.js';
+import { checkSandboxOptions } from './sandbox-options.js';
 
 type Placeholder = LinuxPlan['placeholders'][number];
 
@@ -10,6 +12,17 @@ type Placeholder = LinuxPlan['placeholders'][number];
 export const DEFAULT_PLACEHOLDER_LINGER_MS = 3_000;
 /** How long the sweep at process exit waits for runs it ended to let go of their roots. */
 const EXIT_SWEEP_WAIT_MS = 2_000;
+
+const keeperOptionsSchema = z
+  .object({
+    launcher: z.string().min(1).describe('the launcher binary, e.g. "/opt/trust/launcher"'),
+    lingerMs: z
+      .number()
+      .min(0)
+      .max(2_147_483_647)
+      .describe('how long placeholders stay after the last run in ms, e.g. 3000 (0 = removed by each run)'),
+  })
+  .strict();
 
 /**
  * Keeps the read-only placeholders of one sandbox's runs (empty files and directories at
@@ -35,6 +48,7 @@ const EXIT_SWEEP_WAIT_MS = 2_000;
  * keeper.endRun(plan.placeholders);
  */
 export function createPlaceholderKeeper(options: { launcher: string; lingerMs: number }) {
+  checkSandboxOptions('createPlaceholderKeeper', keeperOptionsSchema, options);
   const kept = new Map<string, Placeholder>();
   // Runs that hold roots but have run nothing (prepared runs): ended at exit, so that the sweep
   // there can remove what they held.

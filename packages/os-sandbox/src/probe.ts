@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { checkSandboxOptions } from './sandbox-options.js';
 
 /** What this host offers a sandbox. Every field is measured, not assumed. */
 export interface SandboxProbe {
@@ -44,6 +46,13 @@ export interface ProbeOptions {
   /** Path of a compiled launcher, used to ask the kernel for the Landlock ABI and what `--pin` needs. */
   readonly launcherPath?: string;
 }
+
+const probeOptionsSchema = z
+  .object({
+    bwrapPath: z.string().min(1).optional().describe('the bubblewrap binary, e.g. "/usr/bin/bwrap"'),
+    launcherPath: z.string().min(1).optional().describe('a compiled launcher, e.g. (await ensureLauncher()).path'),
+  })
+  .strict();
 
 interface RunResult {
   readonly code: number;
@@ -117,6 +126,7 @@ function isWritableDir(dir: string): boolean {
  * if (!p.userns) console.error(p.notes.join('\n'));
  */
 export async function probeSandbox(options: ProbeOptions = {}): Promise<SandboxProbe> {
+  checkSandboxOptions('probeSandbox', probeOptionsSchema, options);
   const notes: string[] = [];
   const platform = process.platform;
   const seatbelt = platform === 'darwin' && existsSync('/usr/bin/sandbox-exec');

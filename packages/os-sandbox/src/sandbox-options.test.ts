@@ -21,7 +21,7 @@ describe('parseSandboxOptions (one strict schema)', () => {
       {
         audit: { record: () => undefined },
         createProxy: async () => undefined,
-        egress: {},
+        egress: { authorizeHttp: () => ({ allow: true, rule: 'test' }) },
         guard: {},
         env: {},
         probe: {},
@@ -36,8 +36,13 @@ describe('parseSandboxOptions (one strict schema)', () => {
     [{ launcher: { path: '/opt/l' } }, false],
     [{ launcher: { path: '/opt/l', sha256: 'ab', extra: 1 } }, false],
     [{ audit: {} }, false],
+    [{ egress: {} }, false],
+    [{ placeholderLingerMs: 2 ** 31 }, false],
     [{ createProxy: 'proxy' }, false],
     [{ spawnserver: false }, false],
+    [{ guard: { mode: 'strict', protectedPorts: [7385], allowCidrs: ['10.0.0.0/8'] } }, true],
+    [{ guard: { mdoe: 'strict' } }, false],
+    [{ guard: { protectedPorts: [0] } }, false],
   ])('%j → valid: %s', (input, valid) => {
     if (valid) expect(() => parseSandboxOptions(input)).not.toThrow();
     else expect(() => parseSandboxOptions(input)).toThrowTrustError('SANDBOX_POLICY_INVALID');
@@ -48,10 +53,25 @@ describe('parseSandboxOptions (one strict schema)', () => {
       parseSandboxOptions({ spawnserver: false, placeholderLingerMs: -1, bridge: 'x' });
       expect.unreachable();
     } catch (err) {
-      const problems = (err as { problems: { path: string; hint: string }[] }).problems;
+      const problems = (err as { problems: { code: string; path: string; hint: string }[] }).problems;
       expect(problems.map((p) => p.path).sort()).toEqual(['bridge', 'placeholderLingerMs', 'spawnserver']);
-      expect(problems.find((p) => p.path === 'spawnserver')?.hint).toMatch(/known options: .*spawnServer/);
+      const unknown = problems.find((p) => p.path === 'spawnserver');
+      expect(unknown?.code).toBeTrustCode('SANDBOX_POLICY_UNKNOWN_KEY');
+      expect(unknown?.hint).toMatch(/did you mean "spawnServer"\? known options: .*spawnServer/);
+      expect(problems.find((p) => p.path === 'bridge')?.code).toBeTrustCode('SANDBOX_POLICY_INVALID');
       expect(problems.find((p) => p.path === 'placeholderLingerMs')?.hint).toMatch(/placeholderLingerMs: 3000/);
+    }
+  });
+
+  it("checks guard options with @trust/egress's strict check at creation, each problem at guard.<path>", () => {
+    try {
+      parseSandboxOptions({ guard: { mdoe: 'strict', protectedPorts: [0] } });
+      expect.unreachable();
+    } catch (err) {
+      const problems = (err as { problems: { code: string; path: string; message: string }[] }).problems;
+      expect(problems.map((p) => p.path).sort()).toEqual(['guard.mdoe', 'guard.protectedPorts.0']);
+      expect(problems.find((p) => p.path === 'guard.mdoe')?.message).toMatch(/did you mean "mode"\?/);
+      expect(problems.every((p) => p.code === 'SANDBOX_POLICY_INVALID')).toBe(true);
     }
   });
 });

@@ -1,5 +1,6 @@
 import { createEgressClient, type EgressClient, type EgressLimits, type GuardOptions } from '@trust/egress';
-import { allow, deny, type AuditSink, type EgressPolicy, type Principal } from '@trust/core';
+import { allow, checkOptions, deny, type AuditSink, type EgressPolicy, type Principal } from '@trust/core';
+import { z } from 'zod';
 import { createHttpBroker } from './http-broker.js';
 import { createLookupNames, createSocketBroker, withLookupNames } from './socket-broker.js';
 
@@ -14,6 +15,44 @@ export interface BrokerOptions {
   readonly limits?: EgressLimits;
   readonly httpTimeoutMs?: number;
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** The strict schema of `BrokerOptions`; guard and limits are checked by `@trust/egress` itself. */
+const brokerOptionsSchema = z
+  .object({
+    principal: z
+      .custom<Principal>(
+        (v) => isObject(v) && typeof v.kind === 'string' && typeof v.id === 'string',
+        'expected a Principal ({ kind, id })',
+      )
+      .describe('the plugin principal, e.g. createPrincipal("plugin", "weather")'),
+    policy: z
+      .custom<EgressPolicy>(
+        (v) => isObject(v) && typeof v.authorizeHttp === 'function',
+        'expected an EgressPolicy (an object with authorizeHttp)',
+      )
+      .describe('the composed policy of the plugin, e.g. allowHosts(["api.example.com"])'),
+    guard: z
+      .custom<GuardOptions>(isObject, 'expected @trust/egress guard options (an object)')
+      .optional()
+      .describe('address-guard options, checked by @trust/egress, e.g. { mode: "strict" }'),
+    audit: z
+      .custom<AuditSink>((v) => isObject(v) && typeof v.record === 'function', 'expected an AuditSink (with record)')
+      .optional()
+      .describe('audit sink, e.g. createMemoryAuditSink()'),
+    limits: z
+      .custom<EgressLimits>(isObject, 'expected @trust/egress limits (an object)')
+      .optional()
+      .describe('egress limits, checked by @trust/egress, e.g. { maxResponseBytes: 10485760 }'),
+    httpTimeoutMs: z
+      .number()
+      .positive()
+      .max(2_147_483_647)
+      .optional()
+      .describe('cap on every brokered HTTP request in ms, e.g. 30000'),
+  })
+  .strict();
 
 /** A policy for the coarse tier (`network`/`sockets`): every destination, so only the address floor applies. */
 export const FLOOR_ONLY_POLICY: EgressPolicy = Object.freeze({
@@ -87,12 +126,28 @@ export function pluginBrokerOptions(
 /**
  * The main-thread side of a plugin's network: answers the worker's bridge calls through an
  * `@trust/egress` client created for this plugin (its principal, its policy, the host's guard
- * and audit). The host never opens a socket itself.
+ * and audit). The host never opens a socket itself. The options are checked once, strictly
+ * (`WASM_OPTIONS_INVALID`; an unknown key is a `WASM_OPTIONS_UNKNOWN_KEY` problem with "did you
+ * mean"); the guard options and limits are then checked by `createEgressClient`
+ * (`EGRESS_OPTIONS_INVALID`).
+ *
+ * @example
+ * const broker = createNetworkBroker({ principal, policy: allowHosts(['api.example.com']) });
+ * broker.close();
  */
 export function createNetworkBroker(options: BrokerOptions): {
   handle(op: string, payload: unknown): Promise<unknown>;
   close(): void;
 } {
+  checkOptions(
+    {
+      where: 'createNetworkBroker',
+      schema: brokerOptionsSchema,
+      invalidCode: 'WASM_OPTIONS_INVALID',
+      unknownKeyCode: 'WASM_OPTIONS_UNKNOWN_KEY',
+    },
+    options,
+  );
   const names = createLookupNames();
   const client: EgressClient = createEgressClient({
     policy: withLookupNames(options.policy, names),

@@ -1,0 +1,41 @@
+import type { TrustError } from '@trust/core';
+import { describe, expect, it } from 'vitest';
+import { createEgressGuard } from './guard.js';
+import { createEgressHttpAgent, createEgressHttpsAgent } from './node-agent.js';
+
+describe('createEgressHttpAgent / createEgressHttpsAgent options', () => {
+  it('checks guard options strictly: an unknown key is refused with "did you mean"', () => {
+    for (const create of [createEgressHttpAgent, createEgressHttpsAgent]) {
+      let error: TrustError | undefined;
+      try {
+        create({ guard: { mdoe: 'strict' } as never });
+      } catch (e) {
+        error = e as TrustError;
+      }
+      expect(error).toHaveTrustCode('EGRESS_OPTIONS_INVALID');
+      expect(error?.problems).toEqual([
+        expect.objectContaining({
+          code: expect.toBeTrustCode('EGRESS_OPTIONS_UNKNOWN_KEY'),
+          path: 'mdoe',
+          hint: expect.stringMatching(/did you mean "mode"\?/),
+        }),
+      ]);
+    }
+  });
+
+  it('refuses an invalid guard value', () => {
+    expect(() => createEgressHttpAgent({ guard: { mode: 'open' as never } })).toThrowTrustError(
+      'EGRESS_OPTIONS_INVALID',
+    );
+  });
+
+  it("passes Node's own agent options through, and takes a compiled guard or guard options", () => {
+    const agents = [
+      createEgressHttpAgent({ guard: createEgressGuard({ mode: 'strict' }), keepAlive: true, maxSockets: 4 }),
+      createEgressHttpsAgent({ guard: { mode: 'strict' }, keepAlive: true }),
+      createEgressHttpAgent(),
+    ];
+    expect(agents[0]?.maxSockets).toBe(4);
+    for (const agent of agents) agent.destroy();
+  });
+});
