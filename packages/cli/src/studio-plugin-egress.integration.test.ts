@@ -125,7 +125,7 @@ describe('studio plugins with network grants (real worker, real egress, real loo
         action: 'egress.http',
         decision: 'deny',
         rule: 'plugins:http.deny',
-        code: 'EGRESS_HOST_DENIED',
+        code: expect.toBeTrustCode('EGRESS_HOST_DENIED'),
       }),
     ]);
     // The same decisions went to the audit sink the studio writes (its hash-chained edge log).
@@ -147,7 +147,7 @@ describe('studio plugins with network grants (real worker, real egress, real loo
       expect.objectContaining({
         action: 'egress.http',
         decision: 'deny',
-        code: 'EGRESS_PROTECTED_PORT',
+        code: expect.toBeTrustCode('EGRESS_PROTECTED_PORT'),
         rule: 'protected-port',
       }),
     ]);

@@ -43,12 +43,12 @@ describe('checkOptions', () => {
     expect(e.message).toMatch(/^createThing options are invalid \(2 problems\)/);
     expect([...e.problems].sort((a, b) => (a.path ?? '').localeCompare(b.path ?? ''))).toEqual([
       expect.objectContaining({
-        code: 'AGENT_OPTIONS_UNKNOWN_KEY',
+        code: expect.toBeTrustCode('AGENT_OPTIONS_UNKNOWN_KEY'),
         path: 'limits.maxByte',
         hint: expect.stringMatching(/did you mean "maxBytes"/),
       }),
       expect.objectContaining({
-        code: 'AGENT_OPTIONS_UNKNOWN_KEY',
+        code: expect.toBeTrustCode('AGENT_OPTIONS_UNKNOWN_KEY'),
         path: 'timeoutMS',
         hint: expect.stringMatching(/did you mean "timeoutMs"/),
       }),

@@ -143,7 +143,7 @@ describe('plugin routes: bodies and bounds', () => {
     const refused = await post('/plugins/load', { source: 'hello', grants: ['http'] });
     expect(refused.status).toBe(400);
     expect(refused.json().error).toMatchObject({
-      code: 'STUDIO_PLUGIN_EGRESS_POLICY_MISSING',
+      code: expect.toBeTrustCode('STUDIO_PLUGIN_EGRESS_POLICY_MISSING'),
       hint: 'write the policy to /ws/egress-policy.json',
     });
     const ok = await post('/plugins/load', { source: 'hello', grants: ['tcp'] });
