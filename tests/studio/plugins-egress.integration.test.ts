@@ -150,7 +150,7 @@ async function pluginsPage(url: string, token: string): Promise<Page> {
 const fetchArgs = (port: number) => JSON.stringify(['fetch', JSON.stringify({ url: `http://127.0.0.1:${port}/` })]);
 
 describe('a plugin with an http grant (Chromium, real trust studio, real loopback peers)', () => {
-  it('is refused without a workspace policy, then runs under it: one request allowed, one denied with its rule', async () => {
+  it('is refused without a workspace policy, then runs under it: one request allowed, one denied', async () => {
     const page = await pluginsPage(cli.url, cli.token);
     const { problems } = watchPage(page);
     const load = page.locator('[data-load="fetcher"]');

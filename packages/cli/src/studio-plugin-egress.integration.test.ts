@@ -41,7 +41,8 @@ beforeAll(async () => {
   writeFileSync(join(pkg, 'fetcher.wasm'), readFileSync(join(wasmHostDir, '.fixtures', 'fetcher.wasm')));
   writeFileSync(
     join(pkg, 'package.toml'),
-    '[package]\nname = "fetcher"\nversion = "1.0.0"\n\n[wasm]\ncomponent = "fetcher.wasm"\ncapabilities = ["http", "tcp"]\n',
+    '[package]\nname = "fetcher"\nversion = "1.0.0"\n\n' +
+      '[wasm]\ncomponent = "fetcher.wasm"\ncapabilities = ["http", "tcp"]\n',
   );
   writeFileSync(join(pkg, 'package.sig'), signPackage(await readPackageDir(pkg), key.privateKey).signature);
   allowedPort = await listen('hello from the allowed peer');

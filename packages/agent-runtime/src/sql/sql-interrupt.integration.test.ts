@@ -40,7 +40,7 @@ afterAll(() => {
 });
 
 describe('a statement that never yields a row is interrupted, not killed', () => {
-  it('a synchronous wait configured past the 2 ms bound is capped: a long statement never holds the event loop', async () => {
+  it('a sync wait set past the 2 ms bound is capped: a long statement never holds the event loop', async () => {
     const g = createSqlGuard(adf, {
       mechanism: 'thread',
       nativeCacheDir: cache,

@@ -34,7 +34,10 @@ export interface SqlThreadHostOptions {
   readonly syncWaitMs?: number;
   /** Of that wait, how long the host polls before it sleeps, in µs; default HOST_SPIN_MICROS. */
   readonly hostSpinMicros?: number;
-  /** After an answer, how long the worker polls for the next request before it sleeps, in µs; default WORKER_SPIN_MICROS. */
+  /**
+   * After an answer, how long the worker polls for the next request before it sleeps, in µs;
+   * default WORKER_SPIN_MICROS.
+   */
   readonly workerSpinMicros?: number;
   /** After an interrupt, how long the worker has to answer before it is terminated; default 1 000 ms. */
   readonly stopMarginMs?: number;

@@ -21,7 +21,10 @@ export const CALL_WAIT_SLICE_MS = 50;
 export const MAX_SYNC_WAIT_MS = 2;
 
 export interface CallWaitOptions {
-  /** How long the caller blocks its own thread for the answer (no event-loop turn), spin included; default 1 ms; 0: not at all. */
+  /**
+   * How long the caller blocks its own thread for the answer (no event-loop turn), spin included;
+   * default 1 ms; 0: not at all.
+   */
   readonly syncWaitMs?: number;
   /**
    * Of that, how long it busy-polls the state word before it sleeps in `Atomics.wait`, in µs;

@@ -111,7 +111,7 @@ describe('call channel', () => {
     close();
   });
 
-  it('waitForReply returns false for an unanswered call and true once answered; awaitReply stops when told', async () => {
+  it('waitForReply is false for an unanswered call and true once answered; awaitReply stops when told', async () => {
     const { caller, worker, close } = pair(64);
     postCall(caller, 1, 'json');
     expect(waitForReply(caller, { syncWaitMs: 1, spinMicros: 100 })).toBe(false);
