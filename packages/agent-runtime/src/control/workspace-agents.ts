@@ -21,6 +21,7 @@ import { setConfigPath } from './config-path.js';
 import { controlError } from './control-error.js';
 import { loopTurns } from './loop-turns.js';
 import { adfDetails } from './agent-details.js';
+import { adfLogs } from './agent-detail-logs.js';
 
 /** What a running agent adds to its file: the loop and the approval desk. */
 export type AgentRuntimeHooks = Pick<ControlAgent, 'start' | 'stop' | 'send' | 'approve' | 'deny' | 'trigger'> & {
@@ -271,6 +272,8 @@ function fromAdf(
     outbox: () => mail(adf.outbox),
     audit: () => adf.audit.list(),
     ...adfDetails(adf, audited),
+    // The Logs tab; each new row also goes out as a live `log` event (the tail lives as long as the file).
+    logs: adfLogs(adf, (row) => emit({ kind: 'log', agent: id, data: row })).logs,
     verifyAudit() {
       const r = adf.audit.verify();
       return r.ok
