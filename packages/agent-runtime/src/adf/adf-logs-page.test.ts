@@ -10,7 +10,10 @@ describe('adf.logs.list filters and cursor', () => {
     let t = Date.parse('2026-01-01T00:00:00.000Z');
     const adf = createAdf(join(mkdtempSync(join(tmpdir(), 'adf-logs-')), 'a.adf'), {
       template: { v: 1 },
-      clock: () => new Date((t += 1000)),
+      clock: () => {
+        t += 1000;
+        return new Date(t);
+      },
     });
     for (let i = 0; i < 10; i++) adf.logs.add({ level: i % 3 === 0 ? 'warn' : 'info', message: `m${i}` });
     return adf;

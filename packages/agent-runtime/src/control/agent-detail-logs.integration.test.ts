@@ -20,7 +20,13 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'detail-logs-'));
   let t = Date.parse('2026-01-01T00:00:00.000Z');
   // Each write is a second later, so `since` splits rows exactly.
-  agents = createWorkspaceAgents({ dir, clock: () => new Date((t += 1000)) });
+  agents = createWorkspaceAgents({
+    dir,
+    clock: () => {
+      t += 1000;
+      return new Date(t);
+    },
+  });
   server = await createControlServer({ agents, tokenFile: join(dir, 'token') });
   if ((await api('POST', '/agents', { name: 'scout' })).status !== 200) throw new Error('create failed');
   adf = ((await agents.open('scout')) as unknown as { adf: AdfFile }).adf;
