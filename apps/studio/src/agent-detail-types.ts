@@ -33,3 +33,23 @@ export interface TemplateList {
   templates: { id: string; title: string; description: string }[];
   providers: string[];
 }
+
+/** One row of an agent's log table. `message` and `data` are untrusted (agent and model text): shown as text only. */
+export interface LogRow {
+  id: number;
+  level: string;
+  origin: string | null;
+  event: string | null;
+  target: string | null;
+  message: string;
+  data: string | null;
+  time: string;
+  truncated: boolean;
+}
+
+/** A page of `GET /agents/:id/logs`: oldest first; `next` is the cursor of the older page. */
+export interface LogPage {
+  logs: LogRow[];
+  next: number | null;
+  limit: number;
+}
