@@ -19,6 +19,8 @@ export interface RuntimeView {
     capabilities: string[];
     enabledTools: string[];
     status: string;
+    /** The live connection, from the running agent (see agent-registry.ts); `detail` is untrusted text. */
+    live: { state: 'connected' | 'failed' | 'disconnected' | 'not-started' | 'agent-not-running'; detail: string };
   }[];
   identity: { did: string | null; ownerDid: string | null; review: string; contentHash: string };
   messaging: { receive: boolean; mode: string; visibility: string; allowList: string[]; blockList: string[] };

@@ -222,7 +222,17 @@ export interface AgentRuntimeView {
     readonly restricted: boolean;
     readonly capabilities: readonly string[];
     readonly enabledTools: readonly string[];
+    /** What the file decides (configured, never started, invalid). */
     readonly status: string;
+    /**
+     * The live connection, from the running agent: `connected`, `failed` (detail: the error),
+     * `disconnected`, `not-started` (the runtime has not tried it), or `agent-not-running` (the
+     * agent is open without its runtime). `detail` is untrusted text.
+     */
+    readonly live: {
+      readonly state: 'connected' | 'failed' | 'disconnected' | 'not-started' | 'agent-not-running';
+      readonly detail: string;
+    };
   }[];
   readonly identity: {
     readonly did: string | null;
