@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,7 @@ import { watchPage } from './studio-fixture.js';
 // The MCP panel shows each server's live connection from the running agent: a real MCP server
 // process (the runtime's echo fixture, owner-installed on the host), a server whose command does
 // not exist (failed, with its error) and one the runtime never reached (not started).
-const echo = realpathSync(
+const fixture = realpathSync(
   join(
     dirname(fileURLToPath(import.meta.url)),
     '..',
@@ -37,6 +37,9 @@ let agents: ReturnType<typeof createWorkspaceAgents>;
 beforeAll(async () => {
   browser = await launchBrowser();
   const dir = mkdtempSync(join(tmpdir(), 'studio-mcp-'));
+  // A copy beside the workspace (it has no dependencies), so the screenshot shows no checkout path.
+  const echo = join(dir, 'echo-mcp-server.mjs');
+  copyFileSync(fixture, echo);
   createAdf(join(dir, 'tooler.adf'), {
     template: {
       v: 1,

@@ -134,7 +134,7 @@ function runtimeView(
           s.command === undefined && s.url === undefined
             ? 'invalid: neither command nor url'
             : enabledTools.length === 0
-              ? 'configured, no tool enabled: never started'
+              ? 'configured, no tool enabled: its tools cannot run'
               : 'configured: started with the agent runtime',
         live: liveState(live, s.name),
       };

@@ -222,7 +222,7 @@ export interface AgentRuntimeView {
     readonly restricted: boolean;
     readonly capabilities: readonly string[];
     readonly enabledTools: readonly string[];
-    /** What the file decides (configured, never started, invalid). */
+    /** What the file decides (configured, no tool enabled, invalid). */
     readonly status: string;
     /**
      * The live connection, from the running agent: `connected`, `failed` (detail: the error),
