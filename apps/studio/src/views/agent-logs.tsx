@@ -31,7 +31,7 @@ export function AgentLogs({ agent }: { agent: string }) {
     const ac = new AbortController();
     let live = true;
     setLoaded(false);
-    // The tail starts first, so no row written while the page loads is missed (duplicates fold away).
+    // The tail starts first, so no row written while the page loads is missed (a row seen twice is kept once).
     api.events((e) => setRows((r) => foldLogEvent(r, e, agent, filter)), ac.signal).catch(() => undefined);
     api.get<LogPage>(base + logQuery(filter, PAGE)).then(
       (p) => {
