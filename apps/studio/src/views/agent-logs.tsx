@@ -31,7 +31,8 @@ export function AgentLogs({ agent }: { agent: string }) {
     const ac = new AbortController();
     let live = true;
     setLoaded(false);
-    // The tail starts first, so no row written while the page loads is missed (a row seen twice is kept once).
+    // The tail is opened before the page is read; a row seen in both is kept once. A row written
+    // before the stream is connected and after the page was read shows on the next load.
     api.events((e) => setRows((r) => foldLogEvent(r, e, agent, filter)), ac.signal).catch(() => undefined);
     api.get<LogPage>(base + logQuery(filter, PAGE)).then(
       (p) => {
