@@ -318,7 +318,8 @@ export function createAdfLogs(
       const used = filters.filter((f): f is [string, string | number] => f[1] !== undefined);
       const where = used.map((f) => f[0]);
       const args = used.map((f) => f[1]);
-      const sql = `SELECT * FROM adf_logs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+      const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+      const sql = `SELECT * FROM adf_logs${filter} ORDER BY id DESC LIMIT ?`;
       const rows = db.prepare(sql).all(...args, o.limit ?? -1) as Array<Record<string, unknown>>;
       return rows.reverse().map((r) => ({
         id: r['id'] as number,
