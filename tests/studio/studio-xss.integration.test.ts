@@ -14,6 +14,7 @@ import {
 import { createKeywordModel } from './keyword-model.js';
 import { launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
 import { XSS_DOCUMENT } from './xss-corpus.js';
+import { watchPage } from './studio-fixture.js';
 
 // The corpus reaches the studio the three ways attackers have: as model output (through the real
 // loop), as an inbound message in adf_inbox, and as a file in the agent's store.
@@ -80,28 +81,20 @@ async function cspReports(): Promise<string[]> {
 }
 
 describe('XSS corpus in the studio (Chromium, real CSP)', () => {
-  it('as LLM output in the chat: inert, and the CSP reports the blocked exfiltration', async () => {
+  it('as LLM output in the chat: inert, images dropped to their alt text, nothing requested', async () => {
     const page = await openPage(browser);
-    // A request the CSP blocks never reaches the network: Chromium fails it with reason "csp".
-    const leaks: string[] = [];
-    page.on('requestfinished', (r) => {
-      if (r.url().includes('127.0.0.1:9/')) leaks.push(r.url());
-    });
-    const blocked: string[] = [];
-    page.on('requestfailed', (r) => {
-      if (r.url().includes('127.0.0.1:9/')) blocked.push(`${r.url()} ${r.failure()?.errorText}`);
-    });
+    const watch = watchPage(page);
+    // Rendered text loads nothing: no image request, to the closed port or to the studio's own origin.
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
     await page.goto(`${server.url}/#token=${server.token}`);
     await page.getByLabel('message').fill('summarise the page');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByText('image exfiltration').waitFor();
     await assertInert(page);
-    await expect
-      .poll(async () => (await cspReports()).some((r) => r.includes('img-src') && r.includes('127.0.0.1:9')))
-      .toBe(true);
-    expect(leaks).toEqual([]);
-    expect(blocked).toContain('http://127.0.0.1:9/img-leak.png csp');
-    for (const b of blocked) expect(b).toMatch(/ csp$/);
+    expect(await page.locator('.md').allTextContents()).toContainEqual(expect.stringContaining('[image: leak]'));
+    expect(requests.filter((u) => u.includes('127.0.0.1:9') || new URL(u).pathname === '/x')).toEqual([]);
+    expect(watch.problems).toEqual([]);
     await screenshot(page, 'xss-chat');
     await page.context().close();
   });
@@ -128,12 +121,17 @@ describe('XSS corpus in the studio (Chromium, real CSP)', () => {
     // (String eval is not tested here: code run through the DevTools protocol is exempt from CSP.)
     await page.evaluate(`
       document.body.insertAdjacentHTML('beforeend', '<img src="/nothing.png" onerror="window.__pwned=\\'handler\\'">');
+      document.body.insertAdjacentHTML('beforeend', '<img src="http://127.0.0.1:9/img-leak.png">');
       const s = document.createElement('script'); s.textContent = "window.__pwned='inline'"; document.body.append(s);
     `);
     await expect.poll(() => server.cspReports().length - before).toBeGreaterThanOrEqual(2);
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     const kinds = (await cspReports()).slice(before).join('\n');
     expect(kinds).toMatch(/script-src/);
+    // A remote image that got past the sanitiser is blocked and reported too.
+    await expect
+      .poll(async () => (await cspReports()).some((r) => r.includes('img-src') && r.includes('127.0.0.1:9')))
+      .toBe(true);
     await page.context().close();
   });
 });

@@ -56,9 +56,10 @@ export function App() {
       {
         connect: (signal) => {
           setTick((t) => t + 1);
-          // Streamed model text (`delta`) is shown by its own view, not a reason to reload every view.
+          // Streamed model text (`delta`) and log rows (`log`) are shown by their own views, not a
+          // reason to reload every view.
           return api.events((e) => {
-            if (e.kind !== 'delta') setTick((t) => t + 1);
+            if (e.kind !== 'delta' && e.kind !== 'log') setTick((t) => t + 1);
           }, signal);
         },
         isDenied: (e) => e instanceof ApiError && e.status === 401,

@@ -5,6 +5,7 @@ import {
   escapeHtml,
   FORBID_ATTR,
   FORBID_TAGS,
+  imageText,
   isSafeHref,
   markdownToHtml,
 } from './markdown-pipeline';
@@ -44,11 +45,31 @@ describe('markdown pipeline', () => {
       expect(FORBID_ATTR).toContain(attr);
   });
 
-  it('renders markdown with raw HTML kept for the sanitiser to judge (it is never inserted unsanitised)', () => {
-    expect(markdownToHtml('**bold** [a](https://example.org)')).toBe(
-      '<p><strong>bold</strong> <a href="https://example.org">a</a></p>\n',
-    );
-    expect(markdownToHtml('<script>x</script>')).toContain('<script>');
+  it('forbids every element and attribute that loads a resource by being there (no request to /x)', () => {
+    for (const tag of ['img', 'picture', 'source', 'video', 'audio', 'track']) expect(FORBID_TAGS).toContain(tag);
+    for (const attr of ['srcset', 'background', 'poster']) expect(FORBID_ATTR).toContain(attr);
+  });
+
+  it.each([
+    ['leak', '[image: leak]'],
+    ['  a\n  chart ', '[image: a chart]'],
+    ['', ''],
+    [null, ''],
+    ['<b>x</b>', '[image: <b>x</b>]'], // inserted as a text node, never parsed
+    ['x'.repeat(300), `[image: ${'x'.repeat(200)}]`],
+  ])('a dropped image with alt %j leaves %j', (alt, text) => {
+    expect(imageText(alt)).toBe(text);
+  });
+
+  it.each([
+    ['**bold** [a](https://example.org)', '<p><strong>bold</strong> <a href="https://example.org">a</a></p>\n'],
+    ['<script>x</script>', '<p>&lt;script&gt;x&lt;/script&gt;</p>'],
+    ['a <img src=x onerror="y"> b', '<p>a &lt;img src=x onerror=&quot;y&quot;&gt; b</p>\n'],
+    ['<base href="http://127.0.0.1:9/">', '<p>&lt;base href=&quot;http://127.0.0.1:9/&quot;&gt;</p>'],
+    ['x <b style="color:red">y</b>', '<p>x &lt;b style=&quot;color:red&quot;&gt;y&lt;/b&gt;</p>\n'],
+    ['`<i>code</i>`', '<p><code>&lt;i&gt;code&lt;/i&gt;</code></p>\n'],
+  ])('renders markdown %j; raw HTML only as text: %j', (md, html) => {
+    expect(markdownToHtml(md)).toBe(html);
   });
 
   it('escapes every markup character', () => {

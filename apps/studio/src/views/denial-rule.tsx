@@ -9,8 +9,10 @@ import { PluginDenialRule } from './plugin-denial-rule';
 
 /**
  * For a sandbox run's denial in the audit timeline: a link that opens the rule that made it, in
- * the egress policy the run was started with (runs started from this studio keep it). Renders
- * nothing for other rows.
+ * the egress policy the run was started with (runs started from this running studio keep it).
+ * Runs recorded by `trust sandbox` keep only the rule's name, not the policy: for those the link
+ * says so ("rule unknown: run not started from this studio") instead of guessing a policy.
+ * Renders nothing for other rows.
  */
 export function DenialRule({ row }: { row: AuditRow }) {
   const { api } = useStudio();
@@ -37,9 +39,11 @@ export function DenialRule({ row }: { row: AuditRow }) {
         <>
           <ErrorNote error={error} />
           {run === null ? (
-            <p className="muted">
-              The policy of this run is not kept here (it was run by <code>trust sandbox</code> or before the studio
-              started); the rule is <code>{row.rule}</code> in its egress policy file, section <code>{section}</code>.
+            <p className="muted" data-rule-unknown="">
+              <strong>rule unknown: run not started from this studio</strong>. Its record (from{' '}
+              <code>trust sandbox</code>, or from before this studio started) keeps the rule's name,{' '}
+              <code>{row.rule}</code>, but not the egress policy it was run with; look for section{' '}
+              <code>{section}</code> in that policy file.
             </p>
           ) : run !== undefined ? (
             <PolicyRules run={run} highlight={section} />

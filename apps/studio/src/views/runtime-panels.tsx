@@ -2,6 +2,8 @@ import { ErrorNote, useLoad } from '../studio-context';
 import type { MeshView, RuntimeView } from '../agent-detail-types';
 
 const json = (v: unknown) => JSON.stringify(v);
+const LIVE_BADGE: Record<string, string> = { connected: 'badge ok', failed: 'badge deny', disconnected: 'badge warn' };
+const LIVE_LABEL: Record<string, string> = { 'not-started': 'not started', 'agent-not-running': 'agent not running' };
 
 /** Read-only: what wakes the agent (triggers, timers), its MCP servers, identity and review, and the mesh. */
 export function RuntimePanels({ agent }: { agent: string }) {
@@ -104,7 +106,8 @@ export function RuntimePanels({ agent }: { agent: string }) {
                     <th>Name</th>
                     <th>Runs</th>
                     <th>Capabilities</th>
-                    <th>Status</th>
+                    <th>Config</th>
+                    <th>Live</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -119,6 +122,12 @@ export function RuntimePanels({ agent }: { agent: string }) {
                       </td>
                       <td>{m.capabilities.length === 0 ? 'none' : m.capabilities.join(', ')}</td>
                       <td>{m.status}</td>
+                      <td data-mcp-live={m.live.state}>
+                        <span className={LIVE_BADGE[m.live.state] ?? 'badge'}>
+                          {LIVE_LABEL[m.live.state] ?? m.live.state}
+                        </span>{' '}
+                        <span className="muted">{m.live.detail}</span>
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -95,7 +95,12 @@ export interface AdfLogs {
     target?: string;
     data?: unknown;
   }): number;
-  list(options?: { limit?: number; level?: string }): LogRow[];
+  /**
+   * Rows oldest first. `limit` keeps the newest that match (omitted: all); `level` keeps one level;
+   * `since` (ISO time) keeps rows created at or after it; `beforeId` keeps rows older than that id
+   * (the cursor of the next older page).
+   */
+  list(options?: { limit?: number; level?: string; since?: string; beforeId?: number }): LogRow[];
 }
 
 /** Builds the loop-history API; `clear` is one transaction. */
@@ -304,11 +309,18 @@ export function createAdfLogs(
       return id;
     },
     list(o = {}) {
-      const rows = (
-        o.level
-          ? db.prepare('SELECT * FROM adf_logs WHERE level = ? ORDER BY id DESC LIMIT ?').all(o.level, o.limit ?? -1)
-          : db.prepare('SELECT * FROM adf_logs ORDER BY id DESC LIMIT ?').all(o.limit ?? -1)
-      ) as Array<Record<string, unknown>>;
+      // One statement; every filter is a bound parameter.
+      const filters: [string, string | number | undefined][] = [
+        ['level = ?', o.level || undefined],
+        ['created_at >= ?', o.since],
+        ['id < ?', o.beforeId],
+      ];
+      const used = filters.filter((f): f is [string, string | number] => f[1] !== undefined);
+      const where = used.map((f) => f[0]);
+      const args = used.map((f) => f[1]);
+      const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+      const sql = `SELECT * FROM adf_logs${filter} ORDER BY id DESC LIMIT ?`;
+      const rows = db.prepare(sql).all(...args, o.limit ?? -1) as Array<Record<string, unknown>>;
       return rows.reverse().map((r) => ({
         id: r['id'] as number,
         level: r['level'] as string,

@@ -43,6 +43,8 @@ describe('agent detail routes: the guard', () => {
     ['GET', '/agents/scout/file-text/notes.md', undefined],
     ['PUT', '/agents/scout/file-text/guard.md', { content: 'x', base: null }],
     ['GET', '/agents/scout/runtime', undefined],
+    ['GET', '/agents/scout/logs', undefined],
+    ['GET', '/agents/scout/logs?level=warn&limit=5', undefined],
     ['GET', '/config-schema', undefined],
     ['GET', '/mesh', undefined],
     ['GET', '/agent-templates', undefined],

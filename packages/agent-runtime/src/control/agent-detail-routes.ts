@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentConfigSchema } from '../config/agent-config-schema.js';
 import type { ControlAgent, ControlAgents } from './agent-registry.js';
 import { FILE_EDIT_MAX_BYTES } from './agent-details.js';
+import { parseLogQuery } from './agent-detail-logs.js';
 import { AGENT_PROVIDERS, agentTemplates, templateConfig } from './agent-templates.js';
 import { controlError } from './control-error.js';
 import type { Route, RouteContext } from './control-routes.js';
@@ -51,7 +52,7 @@ export function createAgentDetailRoutes(agents: ControlAgents): readonly Route[]
     handler,
   });
   const agent = async (ctx: RouteContext) => agents.open(ctx.params['id']!);
-  const need = <K extends 'fileText' | 'writeFile' | 'runtimeView'>(a: ControlAgent, key: K) => {
+  const need = <K extends 'fileText' | 'writeFile' | 'runtimeView' | 'logs'>(a: ControlAgent, key: K) => {
     const fn = a[key];
     if (typeof fn !== 'function')
       throw controlError('NOT_IMPLEMENTED', `this agent runtime does not support "${key}" yet`);
@@ -74,6 +75,11 @@ export function createAgentDetailRoutes(agents: ControlAgents): readonly Route[]
       return { file: await need(await agent(ctx), 'writeFile')(p, body.content, body.base, ctx.by) };
     }),
     r('GET', `/agents/${ID}/runtime`, async (ctx) => ({ runtime: await need(await agent(ctx), 'runtimeView')() })),
+    // Read-only; the query is parsed (and refused when bad) before the agent is opened.
+    r('GET', `/agents/${ID}/logs`, async (ctx) => {
+      const q = parseLogQuery(ctx.query ?? new URLSearchParams());
+      return need(await agent(ctx), 'logs')(q);
+    }),
     r('GET', '/config-schema', async () => ({
       schema: z.toJSONSchema(agentConfigSchema, { io: 'input', unrepresentable: 'any' }),
     })),

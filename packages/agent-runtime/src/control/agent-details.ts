@@ -5,6 +5,7 @@ import { effectiveToolDeclarations } from '../config/agent-config.js';
 import { reviewKeyOf } from '../identity/adf-review.js';
 import type { AgentFileText, AgentRuntimeView, ControlAgent } from './agent-registry.js';
 import { controlError } from './control-error.js';
+import type { McpServerLiveState } from '../mcp/mcp-live-state.js';
 
 /** Largest file the studio editor reads or saves, in UTF-8 bytes (under the 64 KiB request body cap). */
 export const FILE_EDIT_MAX_BYTES = 48 * 1024;
@@ -18,6 +19,7 @@ const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 export function adfDetails(
   adf: AdfFile,
   audited: (by: Principal, action: string, target: string, details?: Record<string, unknown>) => void,
+  mcpLive?: () => readonly McpServerLiveState[] | undefined,
 ): Required<Pick<ControlAgent, 'fileText' | 'writeFile' | 'runtimeView' | 'did'>> {
   const text = (path: string): AgentFileText => {
     const f = adf.files.read(path);
@@ -59,7 +61,7 @@ export function adfDetails(
       audited(by, 'file.write', path, { bytes: bytes.length, sha256: sha256(bytes) });
       return text(path);
     },
-    runtimeView: () => runtimeView(adf),
+    runtimeView: () => runtimeView(adf, mcpLive),
     did: () => adf.meta.get('adf_did') ?? null,
   };
 }
@@ -82,8 +84,12 @@ function tooLarge(size: number) {
   );
 }
 
-function runtimeView(adf: AdfFile): AgentRuntimeView {
+function runtimeView(
+  adf: AdfFile,
+  mcpLive: (() => readonly McpServerLiveState[] | undefined) | undefined,
+): AgentRuntimeView {
   const c = adf.config();
+  const live = mcpLive?.();
   const tools = [...effectiveToolDeclarations(c).values()];
   const review = reviewKeyOf(adf);
   const signed = adf.meta.get('adf_owner_sig') !== undefined;
@@ -128,8 +134,9 @@ function runtimeView(adf: AdfFile): AgentRuntimeView {
           s.command === undefined && s.url === undefined
             ? 'invalid: neither command nor url'
             : enabledTools.length === 0
-              ? 'configured, no tool enabled: never started'
-              : 'configured: started with the agent runtime (live status not reported)',
+              ? 'configured, no tool enabled: its tools cannot run'
+              : 'configured: started with the agent runtime',
+        live: liveState(live, s.name),
       };
     }),
     identity: {
@@ -146,4 +153,18 @@ function runtimeView(adf: AdfFile): AgentRuntimeView {
       blockList: c.messaging.block_list,
     },
   };
+}
+
+/** One server's live state for the panel; `undefined` states means the agent runs without its runtime. */
+function liveState(
+  states: readonly McpServerLiveState[] | undefined,
+  name: string,
+): AgentRuntimeView['mcp'][number]['live'] {
+  if (states === undefined)
+    return { state: 'agent-not-running', detail: 'the agent is not running: start it to connect its MCP servers' };
+  const s = states.find((x) => x.server === name);
+  if (s === undefined) return { state: 'not-started', detail: 'the running agent has not started this server' };
+  if (s.kind === 'connected') return { state: 'connected', detail: `${s.placement}; ${s.tools} tools` };
+  if (s.kind === 'failed') return { state: 'failed', detail: `${s.code}: ${s.message.slice(0, 1000)}` };
+  return { state: 'disconnected', detail: s.message.slice(0, 1000) };
 }

@@ -94,8 +94,11 @@ export interface ChainStatus {
 
 /** What the live stream carries. `data` is JSON-serialisable. */
 export interface ControlEvent {
-  /** `delta`: a fragment of model text while it streams (`data: { text }`); the final turn follows as `turn`. */
-  readonly kind: 'approval' | 'task' | 'turn' | 'audit' | 'state' | 'message' | 'delta';
+  /**
+   * `delta`: a fragment of model text while it streams (`data: { text }`); the final turn follows as `turn`.
+   * `log`: a row the runtime added to the agent's log table (`data`: an {@link AgentLogRow}).
+   */
+  readonly kind: 'approval' | 'task' | 'turn' | 'audit' | 'state' | 'message' | 'delta' | 'log';
   readonly agent: string;
   readonly data: unknown;
 }
@@ -147,6 +150,40 @@ export interface ControlAgent {
   runtimeView?(): Awaitable<AgentRuntimeView>;
   /** The agent's DID (`adf_did`), or null before it has an identity. Cheap: no content hash. */
   did?(): Awaitable<string | null>;
+  /** One page of the agent's log table, newest last (see agent-detail-logs.ts). */
+  logs?(query: AgentLogQuery): Awaitable<AgentLogPage>;
+}
+
+/** Filters of {@link ControlAgent.logs}. Omitted: no filter; `limit` omitted: the default page size. */
+export interface AgentLogQuery {
+  readonly level?: string;
+  /** ISO time: rows written at or after it. */
+  readonly since?: string;
+  /** Row id: rows older than it (the `next` cursor of the page before). */
+  readonly before?: number;
+  readonly limit?: number;
+}
+
+/** One log row as the API shows it. `message` and `data` are untrusted text, cut to a bounded size. */
+export interface AgentLogRow {
+  readonly id: number;
+  readonly level: string;
+  readonly origin: string | null;
+  readonly event: string | null;
+  readonly target: string | null;
+  readonly message: string;
+  /** The row's data as JSON text, or null. */
+  readonly data: string | null;
+  readonly time: string;
+  /** True when `message` or `data` was cut. */
+  readonly truncated: boolean;
+}
+
+/** A page of rows, oldest first; `next` is the `before` cursor of the older page, or null at the start. */
+export interface AgentLogPage {
+  readonly logs: readonly AgentLogRow[];
+  readonly next: number | null;
+  readonly limit: number;
 }
 
 /** A file of the agent as the editor sees it. `editable: false` comes with the code and reason. */
@@ -185,7 +222,17 @@ export interface AgentRuntimeView {
     readonly restricted: boolean;
     readonly capabilities: readonly string[];
     readonly enabledTools: readonly string[];
+    /** What the file decides (configured, no tool enabled, invalid). */
     readonly status: string;
+    /**
+     * The live connection, from the running agent: `connected`, `failed` (detail: the error),
+     * `disconnected`, `not-started` (the runtime has not tried it), or `agent-not-running` (the
+     * agent is open without its runtime). `detail` is untrusted text.
+     */
+    readonly live: {
+      readonly state: 'connected' | 'failed' | 'disconnected' | 'not-started' | 'agent-not-running';
+      readonly detail: string;
+    };
   }[];
   readonly identity: {
     readonly did: string | null;

@@ -1,7 +1,7 @@
 import { TrustError } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { Approver } from '../gate/approvals.js';
-import { openAgent, type Agent, type OpenAgentOptions } from '../loop/agent.js';
+import { openAgent, type Agent, type AgentMcpOptions, type OpenAgentOptions } from '../loop/agent.js';
 import type { ApprovalTask, ControlEvent } from './agent-registry.js';
 import { describeApprovalReason } from './approval-reason.js';
 import { controlError } from './control-error.js';
@@ -21,6 +21,12 @@ export interface AgentOpenerOptions {
   readonly scheduler?: OpenAgentOptions['scheduler'];
   /** Bounds on trigger firings. */
   readonly triggerLimits?: OpenAgentOptions['triggerLimits'];
+  /**
+   * How each agent's MCP servers are placed and sandboxed; given, `POST …/start` connects them
+   * (a failure is recorded, logged and shown in the MCP panel; the agent still starts). Omitted:
+   * MCP servers are not started by the control API.
+   */
+  readonly mcp?: (id: string) => AgentMcpOptions;
 }
 
 /**
@@ -93,6 +99,8 @@ export function createAgentOpener(
     };
     const hooks: AgentRuntimeHooks = {
       state: () => STATES[a.state()] ?? a.state(),
+      // Not started and nothing connected: the panel says the agent is not running.
+      mcpStatus: () => (a.started() || a.mcpStatus().length > 0 ? a.mcpStatus() : undefined),
       async send(text) {
         if (a.state() !== 'idle')
           throw controlError(
@@ -143,7 +151,12 @@ export function createAgentOpener(
         a.stop();
       },
       async start() {
+        const first = !a.started();
         await a.start();
+        // The outcome of each server is kept in a.mcpStatus() and the agent's log.
+        if (first && options.mcp) await a.connectMcpServers(options.mcp(id)).catch(() => undefined);
+        // Started (and its MCP servers tried): views showing runtime state reload.
+        emit({ kind: 'state', agent: id, data: { state: STATES[a.state()] ?? a.state(), started: true } });
         if (a.state() === 'idle') void a.run().catch(() => undefined);
       },
       // External events: on_external triggers whose filter "source" matches. The route already

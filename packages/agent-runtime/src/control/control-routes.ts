@@ -27,6 +27,8 @@ export interface RouteContext {
   readonly params: Readonly<Record<string, string>>;
   readonly body: unknown;
   readonly by: Principal;
+  /** The query string of the request (read-only filters; credentials there are refused by the guard). */
+  readonly query?: URLSearchParams;
 }
 
 /** One API route: method, a pattern over the path after `/api/v1`, and a handler returning JSON. */

@@ -207,7 +207,8 @@ export async function createControlServer(options: ControlServerOptions): Promis
             );
       }
       const body = method === 'GET' ? undefined : await readJsonBody(req, route.maxBodyBytes ?? limit);
-      const result = await route.handler({ params, body, by: controlOwner() });
+      const query = new URLSearchParams(rawUrl.split('?')[1] ?? '');
+      const result = await route.handler({ params, body, by: controlOwner(), query });
       sendJson(res, 200, result);
       return;
     }

@@ -6,6 +6,7 @@ import { cloneConfig, defaultAgentConfig, effectiveToolDeclarations } from '../c
 import { DEFAULT_LOCKED_PATHS, GUARD_PATHS } from '../config/config-update.js';
 import { redactConfig } from '../config/redact-config.js';
 import type { TaskStatus } from '../adf/adf-tasks.js';
+import type { McpServerLiveState } from '../mcp/mcp-live-state.js';
 import type {
   AgentConfigView,
   ApprovalTask,
@@ -21,11 +22,14 @@ import { setConfigPath } from './config-path.js';
 import { controlError } from './control-error.js';
 import { loopTurns } from './loop-turns.js';
 import { adfDetails } from './agent-details.js';
+import { adfLogs } from './agent-detail-logs.js';
 
 /** What a running agent adds to its file: the loop and the approval desk. */
 export type AgentRuntimeHooks = Pick<ControlAgent, 'start' | 'stop' | 'send' | 'approve' | 'deny' | 'trigger'> & {
   /** e.g. `running`, `waiting-approval`; omitted: `idle`. */
   state?(): string;
+  /** The live state of the MCP servers the runtime tried (see `Agent.mcpStatus`); undefined: not running. */
+  mcpStatus?(): readonly McpServerLiveState[] | undefined;
 };
 
 /** An agent file opened together with its runtime. */
@@ -270,7 +274,9 @@ function fromAdf(
     inbox: () => mail(adf.inbox),
     outbox: () => mail(adf.outbox),
     audit: () => adf.audit.list(),
-    ...adfDetails(adf, audited),
+    ...adfDetails(adf, audited, () => hooks?.mcpStatus?.()),
+    // The Logs tab; each new row also goes out as a live `log` event (the tail lives as long as the file).
+    logs: adfLogs(adf, (row) => emit({ kind: 'log', agent: id, data: row })).logs,
     verifyAudit() {
       const r = adf.audit.verify();
       return r.ok

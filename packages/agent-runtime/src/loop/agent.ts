@@ -23,6 +23,7 @@ import { runAgentLoop } from './agent-loop.js';
 import { fireDueTimers } from './timer-firing.js';
 import { connectMcpServer } from '../mcp/mcp-connector.js';
 import type { ConnectMcpOptions, McpConnection, McpPlacement } from '../mcp/mcp-connector.js';
+import { mcpLiveStates, recordMcpFailure, type McpServerLiveState } from '../mcp/mcp-live-state.js';
 import type { TimerFiring } from './timer-firing.js';
 import type { AgentEvent } from './agent-loop.js';
 import type { AgentMessaging } from '../messaging/agent-messaging.js';
@@ -161,6 +162,12 @@ export interface Agent {
   connectMcpServers(
     options: AgentMcpOptions,
   ): Promise<Array<{ server: string; placement: McpPlacement; tools: string[]; refusedEnv: readonly string[] }>>;
+  /**
+   * The live state of each MCP server {@link Agent.connectMcpServers} tried, in config order:
+   * `connected` (with its tools), `failed` (with the error code and message) or `disconnected`
+   * (it was up and its connection ended). A server not listed was never started.
+   */
+  mcpStatus(): readonly McpServerLiveState[];
   /** Stops the current activation cleanly. */
   abort(): void;
   close(): void;
@@ -266,6 +273,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       }
     : undefined;
   const mcp: McpConnection[] = [];
+  const mcpFailed = new Map<string, { code: string; message: string }>();
   // The gate reports every finished call as an `on_tool_call` event (observational).
   const gate = observeGate(createToolGate({ adf, registry, clock, agentId, ...(approver ? { approver } : {}) }), (c) =>
     triggersRef?.emit(toolCallEvent(c)),
@@ -391,16 +399,23 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
     async connectMcpServers(o) {
       const out: Awaited<ReturnType<Agent['connectMcpServers']>> = [];
       for (const server of adf.config().mcp.servers) {
-        const conn = await connectMcpServer({
-          server,
-          installedBy: o.installedBy?.(server.name) ?? 'agent',
-          ...(o.createSandbox ? { createSandbox: o.createSandbox } : {}),
-          ...(o.http ? { http: o.http } : {}),
-          ...(o.runOn ? { runOn: o.runOn(server.name) } : {}),
-          ...(o.hostAllowed ? { hostAllowed: o.hostAllowed(server.name) } : {}),
-          ...(o.readOnlyRoots ? { readOnlyRoots: o.readOnlyRoots } : {}),
-          ...(o.connectTimeoutMs ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
-        });
+        let conn: McpConnection;
+        try {
+          conn = await connectMcpServer({
+            server,
+            installedBy: o.installedBy?.(server.name) ?? 'agent',
+            ...(o.createSandbox ? { createSandbox: o.createSandbox } : {}),
+            ...(o.http ? { http: o.http } : {}),
+            ...(o.runOn ? { runOn: o.runOn(server.name) } : {}),
+            ...(o.hostAllowed ? { hostAllowed: o.hostAllowed(server.name) } : {}),
+            ...(o.readOnlyRoots ? { readOnlyRoots: o.readOnlyRoots } : {}),
+            ...(o.connectTimeoutMs ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
+          });
+        } catch (e) {
+          adf.logs.add(recordMcpFailure(mcpFailed, server.name, e));
+          throw e;
+        }
+        mcpFailed.delete(server.name);
         mcp.push(conn);
         for (const t of conn.tools) if (!registry.has(t.name)) registry.register(t);
         adf.logs.add({
@@ -421,6 +436,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       }
       return out;
     },
+    mcpStatus: () => mcpLiveStates(adf.config().mcp.servers, mcp, mcpFailed),
     fireDueTimers: fireTimers,
     async start() {
       if (state === 'closed') throw new TrustError('AGENT_CLOSED', 'the agent is closed');

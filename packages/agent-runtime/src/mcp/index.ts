@@ -12,3 +12,4 @@ export { SandboxStdioTransport } from './sandbox-stdio-transport.js';
 export type { StdioSandbox } from './sandbox-stdio-transport.js';
 export { createEgressMcpTransport, egressFetchLike } from './egress-http-transport.js';
 export type { McpHttpClient } from './egress-http-transport.js';
+export type { McpServerLiveState } from './mcp-live-state.js';

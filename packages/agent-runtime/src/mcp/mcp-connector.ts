@@ -59,6 +59,8 @@ export interface McpConnection {
   readonly tools: ToolDefinition<never>[];
   /** Env vars removed by the block list. */
   readonly refusedEnv: readonly string[];
+  /** Why the connection ended (the server exited or the transport failed), or null while it is up. */
+  closedReason?(): string | null;
   close(): Promise<void>;
 }
 
@@ -148,6 +150,11 @@ export async function connectMcpServer(options: ConnectMcpOptions): Promise<McpC
       { cause: e },
     );
   }
+  // The SDK reports a transport that ends (a server that exits, a dropped HTTP session).
+  let closedReason: string | null = null;
+  client.onclose = () => {
+    closedReason ??= 'the connection closed (the server exited or the transport ended)';
+  };
   const placementTag = runOn === 'host' ? '[host] ' : runOn === 'remote' ? '[remote] ' : '[sandboxed] ';
   const defs: ToolDefinition<never>[] = tools.map(
     (t) =>
@@ -174,7 +181,9 @@ export async function connectMcpServer(options: ConnectMcpOptions): Promise<McpC
     placement: runOn,
     tools: defs,
     refusedEnv: refused,
+    closedReason: () => closedReason,
     async close() {
+      closedReason ??= 'closed by the runtime';
       await client.close().catch(() => {});
       await sandbox?.close().catch(() => {});
     },
