@@ -28,13 +28,13 @@ describe('MCP live state', () => {
     expect(states).toEqual([
       { server: 'a', kind: 'connected', placement: 'sandbox', tools: 0 },
       { server: 'b', kind: 'disconnected', message: 'the connection closed' },
-      { server: 'c', kind: 'failed', code: 'MCP_CONNECT_FAILED', message: 'spawn ENOENT' },
+      { server: 'c', kind: 'failed', code: expect.toBeTrustCode('MCP_CONNECT_FAILED'), message: 'spawn ENOENT' },
     ]);
   });
 
   it('an error without a code is MCP_CONNECT_FAILED; a non-error is kept as text', () => {
     const failures: McpFailures = new Map();
     recordMcpFailure(failures, 'x', 'boom');
-    expect(failures.get('x')).toEqual({ code: 'MCP_CONNECT_FAILED', message: 'boom' });
+    expect(failures.get('x')).toEqual({ code: expect.toBeTrustCode('MCP_CONNECT_FAILED'), message: 'boom' });
   });
 });
