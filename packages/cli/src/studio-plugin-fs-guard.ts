@@ -56,17 +56,32 @@ const MAX_DEPTH = 4096;
  */
 export function studioFsGuard(control: StudioControlPaths): (root: OpenedRoot) => void {
   return (root) => {
-    const inside = chainOf(root.fd, root.path);
-    const self = inside[0] as string;
-    for (const c of [...control.exposed, ...control.sealed]) {
-      if (controlChain(c.path).includes(self)) throw covers(root.path, c, 'holds');
-    }
-    const above = new Set(inside);
-    for (const c of control.sealed) {
-      const id = idOfExisting(c.path);
-      if (id !== undefined && above.has(id)) throw covers(root.path, c, 'lies inside');
+    try {
+      check(control, root);
+    } catch (e) {
+      if (e instanceof TrustError) throw e;
+      // Fail closed: a folder that cannot be inspected (permissions, /proc) refuses the grant.
+      throw new TrustError(
+        'STUDIO_PLUGIN_GRANT_COVERS_CONTROL',
+        `fs grant ${root.path} cannot be checked against the studio's files: ${(e as Error).message}`,
+        { cause: e, hint: 'make sure the workspace and its folders can be opened by the studio, then load again' },
+      );
     }
   };
+}
+
+/** Throws when the opened grant root holds a control path, or lies inside a sealed folder. */
+function check(control: StudioControlPaths, root: OpenedRoot): void {
+  const inside = chainOf(root.fd, root.path);
+  const self = inside[0] as string;
+  for (const c of [...control.exposed, ...control.sealed]) {
+    if (controlChain(c.path).includes(self)) throw covers(root.path, c, 'holds');
+  }
+  const above = new Set(inside);
+  for (const c of control.sealed) {
+    const id = idOfExisting(c.path);
+    if (id !== undefined && above.has(id)) throw covers(root.path, c, 'lies inside');
+  }
 }
 
 function covers(grant: string, c: StudioControlPath, how: 'holds' | 'lies inside'): TrustError {
