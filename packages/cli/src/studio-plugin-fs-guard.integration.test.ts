@@ -46,7 +46,8 @@ beforeAll(async () => {
   writeFileSync(join(pkg, 'probe.wasm'), readFileSync(join(wasmHostDir, '.fixtures', 'probe.wasm')));
   writeFileSync(
     join(pkg, 'package.toml'),
-    `[package]\nname = "probe"\nversion = "1.0.0"\n\n[wasm]\ncomponent = "probe.wasm"\ncapabilities = ["fs:rw:${dirname(base)}", "http", "tcp", "udp"]\n`,
+    '[package]\nname = "probe"\nversion = "1.0.0"\n\n[wasm]\ncomponent = "probe.wasm"\n' +
+      `capabilities = ["fs:rw:${dirname(base)}", "http", "tcp", "udp"]\n`,
   );
   writeFileSync(join(pkg, 'package.sig'), signPackage(await readPackageDir(pkg), key.privateKey).signature);
 }, 300_000);
@@ -128,7 +129,7 @@ describe('studio plugin fs grants never reach the studio files (real plugin host
     await s.pluginUnload(plugin.id);
   });
 
-  it('a granted folder swapped for a symlink to the workspace while loads run: the plugin never reaches the policy', async () => {
+  it('a granted folder swapped for a symlink to the workspace during loads: the policy is never reached', async () => {
     const s = await session();
     const data = join(ws, 'data');
     mkdirSync(join(data, 'race'));

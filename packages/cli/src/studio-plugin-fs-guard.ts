@@ -52,7 +52,8 @@ const MAX_DEPTH = 4096;
  * folder, and a bind mount of the workspace inside one (its inode differs from the ancestor chain).
  *
  * @example
- * await host.load(files, { grants, fsRootCheck: studioFsGuard({ exposed: [{ label: 'workspace', path: ws }], sealed: [] }) });
+ * const fsRootCheck = studioFsGuard({ exposed: [{ label: 'workspace', path: ws }], sealed: [] });
+ * await host.load(files, { grants, fsRootCheck });
  */
 export function studioFsGuard(control: StudioControlPaths): (root: OpenedRoot) => void {
   return (root) => {
