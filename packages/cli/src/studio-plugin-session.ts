@@ -12,6 +12,7 @@ import { uploadStudioPlugin } from './studio-plugin-upload.js';
 import { toJsonResult } from './studio-plugin-result.js';
 import { callableNames } from './studio-plugin-exports.js';
 import { pluginEgressFor } from './studio-plugin-egress.js';
+import { studioFsGuard, type StudioControlPaths } from './studio-plugin-fs-guard.js';
 
 type WasmHost = typeof import('@trust/wasm-host');
 type Plugin = import('@trust/wasm-host').Plugin;
@@ -42,6 +43,12 @@ export interface StudioPluginSessionOptions {
   readonly egressPolicyFile?: string;
   /** Loopback ports no plugin may reach whatever the policy allows (the control server's own). */
   readonly protectedPorts?: () => readonly number[];
+  /**
+   * The studio's own files and folders (`workspaceControlPaths`), which no fs grant may reach; checked
+   * on each grant's directory as the plugin host opened it. `pluginsDir`, `cacheDir` and
+   * `egressPolicyFile` are always added.
+   */
+  readonly controlPaths?: StudioControlPaths;
 }
 
 /** The hooks the control server calls, plus `close` for shutdown. */
@@ -100,6 +107,18 @@ export async function createStudioPluginSession(o: StudioPluginSessionOptions): 
     ...(o.cacheDir === undefined ? {} : { cacheDir: o.cacheDir }),
     limits: { callTimeoutMs: o.callTimeoutMs ?? 5000, maxOutputBytes: maxOut },
   };
+  // No fs grant may reach the studio's own files: checked on each directory as the host opened it.
+  const fsRootCheck = studioFsGuard({
+    exposed: [
+      ...(o.controlPaths?.exposed ?? []),
+      ...(o.egressPolicyFile === undefined ? [] : [{ label: 'egress policy', path: o.egressPolicyFile }]),
+    ],
+    sealed: [
+      ...(o.controlPaths?.sealed ?? []),
+      { label: 'plugins folder', path: o.pluginsDir },
+      ...(o.cacheDir === undefined ? [] : [{ label: 'plugin cache', path: o.cacheDir }]),
+    ],
+  });
   // Plugins without network grants share this host, which has no egress policy (so it refuses any).
   const host = wasm.createPluginHost(hostOptions);
   const owned = new Set<{ close(): Promise<void> }>();
@@ -179,6 +198,7 @@ export async function createStudioPluginSession(o: StudioPluginSessionOptions): 
         plugin = await (own ?? host).load(files, {
           grants,
           grantMode: 'narrow',
+          fsRootCheck,
           id,
           isolation: 'worker',
           onOutput: (stream, text) => {

@@ -17,7 +17,7 @@ import { sha256Hex } from './hash.js';
 import { wasmError } from './errors.js';
 import { checkImports } from './import-requirements.js';
 import { planImports, type ImportPlan } from './import-plan.js';
-import { pinGrantDirs } from './fs/pin-grants.js';
+import { pinGrantDirs, type PinnedDir } from './fs/pin-grants.js';
 import type { PackageManifest } from './manifest.js';
 import { pluginBrokerOptions } from './net-broker.js';
 import { resolvePluginHostOptions, type PluginHostOptions } from './plugin-host-options.js';
@@ -48,6 +48,11 @@ export interface LoadOptions {
   readonly isolation?: 'worker' | 'in-thread';
   /** Receives captured guest output as it arrives, labelled with the plugin id. */
   readonly onOutput?: (stream: 'stdout' | 'stderr', text: string, pluginId: string) => void;
+  /**
+   * Called with each fs grant's directory as the host opened it (`fd` is the descriptor the guest
+   * will be confined beneath), before the guest starts; throw to refuse the load. See pinGrantDirs.
+   */
+  readonly fsRootCheck?: (dir: PinnedDir) => void;
 }
 
 /** A loaded plugin instance. */
@@ -223,7 +228,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       t.catch(() => transpiled.delete(glueKey));
     }
     const tc = await t;
-    const pinned = pinGrantDirs(caps.fsGrants); // opened now: confines the guest for its lifetime
+    const pinned = pinGrantDirs(caps.fsGrants, lo.fsRootCheck); // opened now: confines the guest for its lifetime
     let plugin: Plugin;
     try {
       const plan = planImports({

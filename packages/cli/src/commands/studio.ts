@@ -156,6 +156,7 @@ export const command: CommandSpec = {
     // each load (none: such grants are refused); it never reaches this control server's port.
     const { createStudioPluginSession } = await import('../studio-plugin-session.js');
     const { PLUGIN_EGRESS_POLICY_FILE } = await import('../studio-plugin-egress.js');
+    const { workspaceControlPaths } = await import('../studio-plugin-fs-guard.js');
     const pluginSession = await createStudioPluginSession({
       pluginsDir: layout.plugins,
       trustedKeyTexts: trusted,
@@ -164,6 +165,17 @@ export const command: CommandSpec = {
       cacheDir: join(trustHome(io.env), 'cache', 'wasm'),
       egressPolicyFile: join(layout.root, PLUGIN_EGRESS_POLICY_FILE),
       protectedPorts: () => (controlPort === undefined ? [] : [controlPort]),
+      // No fs grant may reach the studio's own files: the workspace root, its policies, token, keys,
+      // plugins and agents, the edge log and state file, the run log and caches in the trust home.
+      controlPaths: workspaceControlPaths(layout, {
+        exposed: [
+          { label: 'edge audit log', path: controlAuditFile(layout.root) },
+          { label: 'state file', path: studioStateFile(layout.root) },
+          { label: 'sandbox run log', path: sandboxRunsFile(trustHome(io.env)) },
+          { label: 'trust home', path: trustHome(io.env) },
+        ],
+        sealed: [{ label: 'cache folder', path: join(trustHome(io.env), 'cache') }],
+      }),
     });
     const server = await createControlServer({
       agents,

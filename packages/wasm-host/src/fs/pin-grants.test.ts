@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync, fstatSync, statSync } from 'node:fs';
+import { mkdirSync, renameSync, symlinkSync, writeFileSync, fstatSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/helpers.js';
@@ -39,5 +39,44 @@ describe('pinGrantDirs', () => {
     const e = err(join(tmp.dir, rel));
     expect(e.code).toBeTrustCode('WASM_FS_GRANT_INVALID');
     expect(e.message).toMatch(message);
+  });
+
+  it('calls check with each directory as opened, and a throwing check refuses and closes everything', () => {
+    const seen: { path: string; ino: bigint }[] = [];
+    const fds: number[] = [];
+    const grants = [
+      { mode: 'ro' as const, path: join(tmp.dir, 'real') },
+      { mode: 'rw' as const, path: join(tmp.dir, 'real', 'inner') },
+    ];
+    expect(() =>
+      pinGrantDirs(grants, (d) => {
+        seen.push({ path: d.path, ino: fstatSync(d.fd, { bigint: true }).ino });
+        fds.push(d.fd);
+        if (d.path.endsWith('inner')) throw new Error('refused by the check');
+      }),
+    ).toThrow('refused by the check');
+    expect(seen).toEqual([
+      { path: grants[0]!.path, ino: statSync(grants[0]!.path, { bigint: true }).ino },
+      { path: grants[1]!.path, ino: statSync(grants[1]!.path, { bigint: true }).ino },
+    ]);
+    for (const fd of fds) expect(() => fstatSync(fd)).toThrow(/EBADF/);
+  });
+
+  it('the check sees the directory the guest gets, even when the path is swapped right after the open', () => {
+    const a = join(tmp.dir, 'swap-a');
+    const b = join(tmp.dir, 'swap-b');
+    mkdirSync(a);
+    mkdirSync(b);
+    const inoA = statSync(a, { bigint: true }).ino;
+    let checked = -1n;
+    const p = pinGrantDirs([{ mode: 'rw', path: a }], (d) => {
+      // a rename at this point moves the path string, never the descriptor being checked
+      renameSync(a, join(tmp.dir, 'swap-moved'));
+      renameSync(b, a);
+      checked = fstatSync(d.fd, { bigint: true }).ino;
+    });
+    expect(checked).toBe(inoA);
+    expect(fstatSync(p.dirs[0]!.fd, { bigint: true }).ino).toBe(inoA);
+    p.close();
   });
 });

@@ -22,11 +22,20 @@ export interface PinnedDir {
  * missing, is not a directory, or is reached through a symlink. On error nothing stays open.
  * `[]` pins nothing (and needs no /proc).
  *
+ * `check`, when given, is called with each directory right after it is opened and before the
+ * guest gets it; throwing refuses the load (everything opened is closed). It sees the descriptor
+ * itself, so a caller that inspects the open directory (its device and inode, its parents through
+ * `/proc/self/fd/<fd>/..`) judges exactly what the guest will hold: no rename between a check on
+ * a path string and this open can change it.
+ *
  * @example
  * const pinned = pinGrantDirs(parseCapabilities(['fs:rw:/var/lib/app']).fsGrants);
  * // pinned.dirs[0].fd confines the guest; pinned.close() when the plugin is gone
  */
-export function pinGrantDirs(grants: readonly FsGrantEntry[]): { dirs: PinnedDir[]; close(): void } {
+export function pinGrantDirs(
+  grants: readonly FsGrantEntry[],
+  check?: (dir: PinnedDir) => void,
+): { dirs: PinnedDir[]; close(): void } {
   const dirs: PinnedDir[] = [];
   const close = () => {
     for (const d of dirs.splice(0)) closeSync(d.fd);
@@ -42,7 +51,11 @@ export function pinGrantDirs(grants: readonly FsGrantEntry[]): { dirs: PinnedDir
           'through /proc/self/fd); remove the fs grants or run the host on Linux',
       });
     }
-    for (const g of grants) dirs.push({ path: g.path, mode: g.mode, fd: openBeneathRoot(root, g.path) });
+    for (const g of grants) {
+      const dir = { path: g.path, mode: g.mode, fd: openBeneathRoot(root, g.path) };
+      dirs.push(dir);
+      check?.(dir);
+    }
   } catch (e) {
     close();
     throw e;
