@@ -42,7 +42,7 @@ describe('studioFsGuard', () => {
 
   it('refuses a folder inside a sealed one, however deep', () => {
     mkdirSync(join(layout.plugins, 'a', 'b'), { recursive: true });
-    expect(verdict(join(layout.plugins, 'a', 'b'))).toBe('STUDIO_PLUGIN_GRANT_COVERS_CONTROL');
+    expect(verdict(join(layout.plugins, 'a', 'b'))).toBeTrustCode('STUDIO_PLUGIN_GRANT_COVERS_CONTROL');
   });
 
   it('a control file that does not exist yet is guarded at the folder where it would be created', () => {
@@ -50,7 +50,7 @@ describe('studioFsGuard', () => {
       exposed: [{ label: 'future log', path: join(base, 'elsewhere', 'logs', 'x.jsonl') }],
       sealed: [],
     };
-    expect(verdict(join(base, 'elsewhere'), control)).toBe('STUDIO_PLUGIN_GRANT_COVERS_CONTROL');
+    expect(verdict(join(base, 'elsewhere'), control)).toBeTrustCode('STUDIO_PLUGIN_GRANT_COVERS_CONTROL');
     expect(verdict(join(base, 'elsewhere', 'p'), control)).toBe('allowed');
   });
 
@@ -60,8 +60,8 @@ describe('studioFsGuard', () => {
     mkdirSync(join(base, 'link-dir'));
     symlinkSync(join(base, 'target-dir', 'policy.json'), join(base, 'link-dir', 'policy.json'));
     const control = { exposed: [{ label: 'policy', path: join(base, 'link-dir', 'policy.json') }], sealed: [] };
-    expect(verdict(join(base, 'target-dir'), control)).toBe('STUDIO_PLUGIN_GRANT_COVERS_CONTROL');
-    expect(verdict(join(base, 'link-dir'), control)).toBe('STUDIO_PLUGIN_GRANT_COVERS_CONTROL');
+    expect(verdict(join(base, 'target-dir'), control)).toBeTrustCode('STUDIO_PLUGIN_GRANT_COVERS_CONTROL');
+    expect(verdict(join(base, 'link-dir'), control)).toBeTrustCode('STUDIO_PLUGIN_GRANT_COVERS_CONTROL');
   });
 
   it('names the control path and says to grant a narrower folder', () => {
