@@ -86,3 +86,15 @@ describe('checked control options keep their identity', () => {
     await expect(createControlServer({ agents: {} as never })).rejects.toThrowTrustError('AGENT_OPTIONS_INVALID');
   });
 });
+
+describe('injected hook objects are checked by what they must have, not refused for what else they hold', () => {
+  it('accepts plugin actions with members of their own (a session with close), refuses a hook that is not a function', async () => {
+    const pluginActions = { pluginsLoaded: () => [], close: async () => undefined };
+    const options = { agents: createTestAgents(), token: 't'.repeat(43), pluginActions };
+    expect(checkOptions('createControlServer', controlServerOptionsSchema, options)).toBe(options);
+    const server = await createControlServer(options);
+    await server.close();
+    const wrong = { ...options, pluginActions: { pluginLoad: 'load' } };
+    await expect(createControlServer(wrong as never)).rejects.toThrowTrustError('AGENT_OPTIONS_INVALID');
+  });
+});

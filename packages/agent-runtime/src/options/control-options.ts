@@ -35,7 +35,8 @@ const pluginActionsSchema = z
     pluginUnload: fn('unloads a plugin, e.g. (id) => host.unload(id)').optional(),
     pluginUpload: fn('stores an uploaded package, e.g. (input) => host.upload(input)').optional(),
   })
-  .strict();
+  // An implementation of the hooks, not a settings bag: members of its own (e.g. close) are its business.
+  .loose();
 
 /** The strict schema of `createControlServer`'s options. */
 export const controlServerOptionsSchema = z
