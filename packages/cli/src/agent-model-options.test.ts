@@ -28,6 +28,10 @@ describe('createModelAgentOpener options', () => {
     expect(typeof models.open).toBe('function');
   });
 
+  it('accepts the process environment itself (not a plain object)', () => {
+    expect(thrown(() => createModelAgentOpener(valid({ env: process.env })))).toBeUndefined();
+  });
+
   it('refuses an unknown key with a did-you-mean hint', () => {
     const error = thrown(() => createModelAgentOpener(valid({ scripts: scripted })));
     expect(error).toHaveTrustCode('CLI_OPTIONS_INVALID');

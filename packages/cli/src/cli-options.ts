@@ -9,8 +9,21 @@ import { z } from 'zod';
 export const fn = (what: string) =>
   z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'expected a function').describe(what);
 
-/** An environment: variable names to values (undefined for an unset one). */
-export const envSchema = (what: string) => z.record(z.string(), z.union([z.string(), z.undefined()])).describe(what);
+/**
+ * An environment: variable names to values (undefined for an unset one). A custom check, not
+ * `z.record`: `process.env` is not a plain object, and zod's record refuses it.
+ */
+export const envSchema = (what: string) =>
+  z
+    .custom<Readonly<Record<string, string | undefined>>>(
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        !Array.isArray(v) &&
+        Object.values(v).every((x) => x === undefined || typeof x === 'string'),
+      'expected an environment (names to string values)',
+    )
+    .describe(what);
 
 /**
  * Checks `options` of the function `where` against its strict schema, once, at the boundary.

@@ -28,6 +28,11 @@ describe('createStudioSandbox options', () => {
     await sandbox.close();
   });
 
+  it('accepts the process environment itself (not a plain object)', async () => {
+    const sandbox = createStudioSandbox(valid({ env: process.env }));
+    await sandbox.close();
+  });
+
   it('refuses an unknown key with a did-you-mean hint', () => {
     const error = thrown(() => createStudioSandbox(valid({ maxConcurent: 2 })));
     expect(error).toHaveTrustCode('CLI_OPTIONS_INVALID');
