@@ -88,7 +88,7 @@ describe('checked control options keep their identity', () => {
 });
 
 describe('injected hook objects are checked by what they must have, not refused for what else they hold', () => {
-  it('accepts plugin actions with members of their own (a session with close), refuses a hook that is not a function', async () => {
+  it('accepts plugin actions with members of their own (close), refuses a hook that is no function', async () => {
     const pluginActions = { pluginsLoaded: () => [], close: async () => undefined };
     const options = { agents: createTestAgents(), token: 't'.repeat(43), pluginActions };
     expect(checkOptions('createControlServer', controlServerOptionsSchema, options)).toBe(options);
