@@ -5,6 +5,7 @@ const PUBLIC = {
   index: 'src/index.ts',
   adf: 'src/adf/index.ts',
   code: 'src/code/index.ts',
+  control: 'src/control/index.ts',
   gate: 'src/gate/index.ts',
   identity: 'src/identity/index.ts',
   mcp: 'src/mcp/index.ts',

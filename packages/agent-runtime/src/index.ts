@@ -1,7 +1,7 @@
 // The surface an embedder needs: open and create agents, model providers, the control server,
 // messaging, and the documented tool and config types. The building blocks advanced hosts compose
 // themselves come from the subpaths (`@trust/agent-runtime/adf`, `/gate`, `/tools`, `/shell`, `/sql`,
-// `/code`, `/mcp`, `/triggers`, `/messaging`, `/identity`); everything else is internal. Pinned by
+// `/code`, `/control`, `/mcp`, `/triggers`, `/messaging`, `/identity`); everything else is internal. Pinned by
 // index.test.ts and subpath-exports.test.ts.
 
 // agents: the .adf file and the loop

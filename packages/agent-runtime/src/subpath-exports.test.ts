@@ -4,6 +4,7 @@ import tsup from '../tsup.config.js';
 import { declaredExports } from './export-names.test-helper.js';
 import * as adf from './adf/index.js';
 import * as code from './code/index.js';
+import * as control from './control/index.js';
 import * as gate from './gate/index.js';
 import * as identity from './identity/index.js';
 import * as mcp from './mcp/index.js';
@@ -94,6 +95,59 @@ const SUBPATHS: Readonly<Record<string, Pinned>> = {
       'TypeStripResult',
       'TypeStripper',
       'TypeStripperOptions',
+    ],
+  },
+  control: {
+    values: [
+      'CONTROL_ERROR_STATUS',
+      'controlError',
+      'createAgentOpener',
+      'createControlServer',
+      'createWorkspaceAgents',
+      'generateControlToken',
+      'loadOrCreateToken',
+    ],
+    types: [
+      'AgentConfigView',
+      'AgentFileInfo',
+      'AgentOpenerOptions',
+      'AgentRuntimeHooks',
+      'AgentSummary',
+      'ApprovalTask',
+      'ApprovalTaskStatus',
+      'AuditLogKind',
+      'AuditLogView',
+      'AuditTimelineInput',
+      'Awaitable',
+      'ChainStatus',
+      'ControlAgent',
+      'ControlAgents',
+      'ControlErrorBody',
+      'ControlErrorCode',
+      'ControlEvent',
+      'ControlServer',
+      'ControlServerOptions',
+      'LoadedPluginView',
+      'LoopTurn',
+      'MeshWsServerOptions',
+      'MessageView',
+      'OpenedAgent',
+      'PluginActionHooks',
+      'PluginCallView',
+      'PluginDecisionView',
+      'PluginReport',
+      'SandboxCheck',
+      'SandboxControl',
+      'SandboxEventPage',
+      'SandboxLiveRun',
+      'SandboxProblem',
+      'SandboxRunEvent',
+      'SandboxRunExit',
+      'SandboxRunView',
+      'SandboxStartInput',
+      'ToolRow',
+      'TriggerInput',
+      'WorkspaceAgentsOptions',
     ],
   },
   gate: {
@@ -350,6 +404,7 @@ const SUBPATHS: Readonly<Record<string, Pinned>> = {
 const MODULES: Readonly<Record<string, object>> = {
   adf,
   code,
+  control,
   gate,
   identity,
   mcp,

@@ -2,7 +2,9 @@ import { TrustError, isTrustErrorCode } from '@trust/core';
 import { createAgentOpener, openAdf, SCRIPTED_LABEL } from '@trust/agent-runtime';
 import type { ControlEvent, ModelProvider, OpenedAgent } from '@trust/agent-runtime';
 import type { AuditEvent, AuditInput, AuditSink } from '@trust/core';
+import { modelAgentOpenerOptionsSchema } from './agent-model-options.js';
 import { CliError } from './cli-error.js';
+import { checkCliOptions } from './cli-options.js';
 import { createModelClient, type ModelClientOptions } from './model-client.js';
 import { planModel, type AgentModelSettings, type ModelFlags, type ModelPlanProblem } from './model-plan.js';
 
@@ -103,6 +105,7 @@ export function createModelAgentOpener(options: ModelAgentOpenerOptions): {
   open(path: string, id: string, emit: (event: ControlEvent) => void): OpenedAgent;
   close(): Promise<void>;
 } {
+  checkCliOptions('createModelAgentOpener', modelAgentOpenerOptionsSchema, options);
   const models: AgentModel[] = [];
   return {
     open(path, id, emit) {

@@ -3,16 +3,14 @@
 // studio's polls, and its record appended to <TRUST_HOME>/sandbox-runs.jsonl at exit, like
 // `trust sandbox` does, so the audit timeline shows it.
 import { finished } from 'node:stream/promises';
-import type { ControlErrorCode, ControlServerOptions } from '@trust/agent-runtime';
-import { GENESIS_HASH, sealEvent, TrustError, type AuditEvent, type AuditInput, type AuditSink } from '@trust/core';
+import type { ControlServerOptions } from '@trust/agent-runtime';
+import { controlError } from '@trust/agent-runtime/control';
+import { GENESIS_HASH, sealEvent, type AuditEvent, type AuditInput, type AuditSink } from '@trust/core';
+import { checkCliOptions } from './cli-options.js';
 import { appendSandboxRun, createEgressCollector, sandboxRunRecord } from './sandbox-runs.js';
 import { createRunLog, type RunExit, type RunLog } from './studio-run-log.js';
 import { checkStartRequest, problemsOf, STUDIO_RUN_CAPS, type StudioRunCaps } from './studio-sandbox-request.js';
-
-/** A refusal the control server answers with the status of its control code. */
-function controlError(code: ControlErrorCode, message: string, hint: string): TrustError {
-  return new TrustError(code, message, { hint });
-}
+import { studioSandboxOptionsSchema } from './studio-sandbox-options.js';
 
 type SandboxControl = NonNullable<ControlServerOptions['sandboxControl']>;
 type LiveRun = ReturnType<SandboxControl['get']>;
@@ -55,6 +53,7 @@ interface Entry {
  * await createControlServer({ agents, sandboxControl: sandbox });
  */
 export function createStudioSandbox(options: StudioSandboxOptions): SandboxControl & { close(): Promise<void> } {
+  checkCliOptions('createStudioSandbox', studioSandboxOptionsSchema, options);
   const caps = options.caps ?? STUDIO_RUN_CAPS;
   const maxConcurrent = options.maxConcurrent ?? 4;
   const maxKept = options.maxKept ?? 50;

@@ -49,6 +49,8 @@ export const CLI_ERROR_CODES = Object.freeze([
   'STUDIO_PLUGIN_LIMIT',
   'STUDIO_PLUGIN_NOT_FOUND',
   'STUDIO_PLUGIN_NOT_LOADED',
+  'CLI_OPTIONS_INVALID',
+  'CLI_OPTIONS_UNKNOWN_KEY',
 ] as const);
 /** One of `CLI_ERROR_CODES`. */
 export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];

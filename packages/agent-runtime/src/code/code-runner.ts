@@ -5,6 +5,8 @@ import type { CodeResult, CodeSandbox } from './code-sandbox.js';
 import { isGuestIdentifier } from './guest-prelude.js';
 import { isTypeScriptPath } from './type-strip.js';
 import type { CodeLanguage } from './type-strip.js';
+import { codeRunnerOptionsSchema } from '../options/code-options.js';
+import { checkOptions } from '../options/strict-options.js';
 
 /** A parsed `file.js:fn` reference to a function in the agent's virtual files. */
 export interface LambdaRef {
@@ -84,6 +86,7 @@ export interface CodeRunner {
  * ```
  */
 export function createCodeRunner(options: CodeRunnerOptions): CodeRunner {
+  checkOptions('createCodeRunner', codeRunnerOptionsSchema, options);
   const { adf, sandbox } = options;
   const quotas = options.methodQuotas ?? DEFAULT_CODE_METHOD_QUOTAS;
   const exec = (

@@ -8,6 +8,8 @@ import type { CodeLanguage, TypeStripper } from './type-strip.js';
 import { SLOTS_PER_WORKER, createWorkerPool, defaultCodeWorkers } from './worker-pool.js';
 import type { CodeWorker, CodeWorkerStats } from './worker-pool.js';
 import type { CodeErrorCode, RunRequest, WorkerResult, WorkerToHost } from './worker-protocol.js';
+import { codeSandboxOptionsSchema } from '../options/code-options.js';
+import { checkOptions } from '../options/strict-options.js';
 
 export type { CodeErrorCode } from './worker-protocol.js';
 
@@ -134,6 +136,7 @@ const clampTimeout = (ms: number | undefined): number =>
  * ```
  */
 export function createCodeSandbox(options: CodeSandboxOptions = {}): CodeSandbox {
+  checkOptions('createCodeSandbox', codeSandboxOptionsSchema, options);
   const maxBytes = options.maxMessageBytes ?? 8 * 1024 * 1024;
   const maxNested = Math.min(options.maxNestedRuns ?? DEFAULT_MAX_NESTED_RUNS, SLOTS_PER_WORKER - 1);
   const stripper = options.typeStripper ?? createTypeStripper();

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { transform } from 'sucrase';
+import { typeStripperOptionsSchema } from '../options/code-options.js';
+import { checkOptions } from '../options/strict-options.js';
 
 /** The language of a piece of agent code. */
 export type CodeLanguage = 'javascript' | 'typescript';
@@ -51,6 +53,7 @@ export function isTypeScriptPath(path: string): boolean {
  * ```
  */
 export function createTypeStripper(options: TypeStripperOptions = {}): TypeStripper {
+  checkOptions('createTypeStripper', typeStripperOptionsSchema, options);
   const maxEntries = Math.max(0, options.maxEntries ?? 128);
   const maxBytes = Math.max(0, options.maxBytes ?? 16 * 1024 * 1024);
   // Map iteration order is insertion order: re-inserting on a hit makes it an LRU.

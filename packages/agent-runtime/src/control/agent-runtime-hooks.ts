@@ -8,6 +8,8 @@ import { controlError } from './control-error.js';
 import { loopTurns } from './loop-turns.js';
 import { withTextDeltas } from './text-deltas.js';
 import type { AgentRuntimeHooks, OpenedAgent } from './workspace-agents.js';
+import { agentOpenerOptionsSchema } from '../options/control-options.js';
+import { checkOptions } from '../options/strict-options.js';
 
 /** Options of {@link createAgentOpener}: what {@link openAgent} needs, per agent id. */
 export interface AgentOpenerOptions {
@@ -44,6 +46,7 @@ export interface AgentOpenerOptions {
 export function createAgentOpener(
   options: AgentOpenerOptions,
 ): (path: string, id: string, emit: (e: ControlEvent) => void) => OpenedAgent {
+  checkOptions('createAgentOpener', agentOpenerOptionsSchema, options);
   return (path, id, emit) => {
     let onWaiting: (() => void) | undefined;
     // The approver only waits: the answer comes from the control API through gate.resolveTask,

@@ -25,6 +25,8 @@ import type { SandboxControl } from './sandbox-routes.js';
 import { handleMeshRequest, MESH_INBOX_PREFIX } from '../messaging/mesh-http.js';
 import type { LocalMesh } from '../messaging/local-mesh.js';
 import { createMeshWsServer, type MeshWsServerOptions } from './mesh-ws-server.js';
+import { controlServerOptionsSchema } from '../options/control-options.js';
+import { checkOptions } from '../options/strict-options.js';
 
 const API_PREFIX = '/api/v1';
 
@@ -122,6 +124,7 @@ const LOOPBACK = new Set(['127.0.0.1', '::1']);
  * await server.close();
  */
 export async function createControlServer(options: ControlServerOptions): Promise<ControlServer> {
+  checkOptions('createControlServer', controlServerOptionsSchema, options);
   const bindHost = options.host ?? '127.0.0.1';
   if (!LOOPBACK.has(bindHost) && options.allowLan !== true) {
     throw controlError(

@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ControlEvent } from './agent-registry.js';
+import { eventHubOptionsSchema } from '../options/control-options.js';
+import { checkOptions } from '../options/strict-options.js';
 
 /** Fan-out of live events to server-sent-event clients. One hub per server; no globals. */
 export interface EventHub {
@@ -13,6 +15,7 @@ export interface EventHub {
 
 /** Creates a hub that also sends a comment every `heartbeatMs` so proxies and clients see life. */
 export function createEventHub(options: { heartbeatMs?: number; maxClients?: number } = {}): EventHub {
+  checkOptions('createEventHub', eventHubOptionsSchema, options);
   const clients = new Map<ServerResponse, string | undefined>();
   const max = options.maxClients ?? 32;
   let seq = 0;

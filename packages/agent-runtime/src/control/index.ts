@@ -1,12 +1,11 @@
+// `@trust/agent-runtime/control`: the control server and what a host needs to implement its hooks
+// (the agents registry, sandbox control, plugin actions): the typed control-error constructor whose
+// codes the server answers with their HTTP status, and the views the API answers with.
 export { createControlServer } from './control-server.js';
 export type { ControlServer, ControlServerOptions } from './control-server.js';
 export { CONTROL_ERROR_STATUS, controlError } from './control-error.js';
 export type { ControlErrorBody, ControlErrorCode } from './control-error.js';
-export { evaluateControlRequest, createGuardSettings } from './request-guard.js';
-export type { GuardQuery, GuardSettings } from './request-guard.js';
-export { evaluateBearer, generateControlToken, loadOrCreateToken } from './control-token.js';
-export { evaluateRelativePath } from './safe-path.js';
-export { buildCsp, CSP_REPORT_PATH } from './security-headers.js';
+export { generateControlToken, loadOrCreateToken } from './control-token.js';
 export type {
   AgentConfigView,
   AgentFileInfo,
@@ -27,8 +26,23 @@ export type {
 } from './agent-registry.js';
 export type { AuditLogKind, AuditLogView, AuditTimelineInput } from './audit-timeline.js';
 export { createWorkspaceAgents } from './workspace-agents.js';
-export type { AgentRuntimeHooks, WorkspaceAgentsOptions } from './workspace-agents.js';
+export type { AgentRuntimeHooks, OpenedAgent, WorkspaceAgentsOptions } from './workspace-agents.js';
 export { createAgentOpener } from './agent-runtime-hooks.js';
 export type { AgentOpenerOptions } from './agent-runtime-hooks.js';
-export type { OpenedAgent } from './workspace-agents.js';
 export type { MeshWsServerOptions } from './mesh-ws-server.js';
+export type {
+  LoadedPluginView,
+  PluginActionHooks,
+  PluginCallView,
+  PluginDecisionView,
+} from './plugin-routes.js';
+export type {
+  SandboxCheck,
+  SandboxControl,
+  SandboxEventPage,
+  SandboxLiveRun,
+  SandboxProblem,
+  SandboxRunEvent,
+  SandboxRunExit,
+  SandboxStartInput,
+} from './sandbox-routes.js';

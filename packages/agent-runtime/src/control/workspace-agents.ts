@@ -23,6 +23,8 @@ import { controlError } from './control-error.js';
 import { loopTurns } from './loop-turns.js';
 import { adfDetails } from './agent-details.js';
 import { adfLogs } from './agent-detail-logs.js';
+import { workspaceAgentsOptionsSchema } from '../options/control-options.js';
+import { checkOptions } from '../options/strict-options.js';
 
 /** What a running agent adds to its file: the loop and the approval desk. */
 export type AgentRuntimeHooks = Pick<ControlAgent, 'start' | 'stop' | 'send' | 'approve' | 'deny' | 'trigger'> & {
@@ -78,6 +80,7 @@ const GUARD_WHY = 'guard path: decides what needs approval; only the owner conso
  * const server = await createControlServer({ agents: createWorkspaceAgents({ dir: 'agents' }), tokenFile });
  */
 export function createWorkspaceAgents(options: WorkspaceAgentsOptions): ControlAgents & { close(): void } {
+  checkOptions('createWorkspaceAgents', workspaceAgentsOptionsSchema, options);
   const open = new Map<string, ControlAgent & { adf: AdfFile; close(): void }>();
   const listeners = new Set<(e: ControlEvent) => void>();
   const emit = (e: ControlEvent) => {

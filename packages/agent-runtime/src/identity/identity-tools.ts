@@ -1,6 +1,8 @@
 import type { KeyObject } from 'node:crypto';
 import type { ToolDefinition } from '../gate/tool-definition.js';
 import { createCodeIdentityAccess, type SealTo } from './identity-store.js';
+import { checkOptions } from '../options/strict-options.js';
+import { identityToolsDepsSchema } from '../options/tool-factory-options.js';
 
 /**
  * The `adf.get_identity` / `adf.set_identity` code methods as gate tools. The gate applies the
@@ -16,6 +18,7 @@ export function createIdentityTools(runtime: {
   ToolDefinition<{ purpose: string }, string | null>,
   ToolDefinition<{ purpose: string; value: string }, { ok: true }>,
 ] {
+  checkOptions('createIdentityTools', identityToolsDepsSchema, runtime);
   const purpose = { type: 'string', maxLength: 200 };
   return [
     {

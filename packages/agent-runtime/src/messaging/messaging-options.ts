@@ -58,7 +58,8 @@ export const replayGuardOptionsSchema = z
   .strict()
   .describe('createReplayGuard options, e.g. { now: Date.now }');
 
-const meshWsLimitsSchema = z
+/** The strict schema of a partial `MeshWsLimits` (also the control server's `meshWebSocket.limits`). */
+export const meshWsLimitsSchema = z
   .object({
     maxFrameBytes: count('largest frame in bytes, e.g. 1048576').optional(),
     framesPerSecond: count('frames per second, e.g. 200').optional(),

@@ -4,6 +4,8 @@ import type { ExecuteResult, QueryResult } from './sql-engine.js';
 import { toQueryResult, type WireQueryResult } from './sql-host-protocol.js';
 import { createSelectedSqlHost, type SelectedSqlHost, type SqlMechanism } from './sql-host-select.js';
 import type { TableProtection } from './sql-policy.js';
+import { sqlGuardOptionsSchema } from '../options/sql-guard-options.js';
+import { checkOptions } from '../options/strict-options.js';
 
 export type { ExecuteResult, QueryResult } from './sql-engine.js';
 
@@ -72,6 +74,7 @@ export interface SqlGuard {
  * await sql.checkQuery('select * from [adf_identity]'); // { allow: false, code: 'SQL_TABLE_DENIED', … }
  */
 export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): SqlGuard {
+  checkOptions('createSqlGuard', sqlGuardOptionsSchema, options);
   const host: SelectedSqlHost = createSelectedSqlHost({
     path: adf.path,
     ...(options.mechanism ? { mechanism: options.mechanism } : {}),

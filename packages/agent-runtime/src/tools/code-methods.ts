@@ -4,6 +4,8 @@ import type { ToolContext, ToolDefinition } from '../gate/tool-definition.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import { toolFlags } from '../gate/access-matrix.js';
 import type { ModelMessage, ModelProvider } from '../providers/model-provider.js';
+import { checkOptions } from '../options/strict-options.js';
+import { modelInvokeToolDepsSchema } from '../options/tool-factory-options.js';
 
 // Code-only `adf.*` methods. They are registered as tools so that every call goes through the
 // gate (code_execution flags, restricted_methods, audit), but the gate refuses them to the model
@@ -159,6 +161,7 @@ interface ModelInvokeArgs {
  * code runner also caps invocations per execution.
  */
 export function createModelInvokeTool(deps: ModelInvokeDeps): ToolDefinition<ModelInvokeArgs> {
+  checkOptions('createModelInvokeTool', modelInvokeToolDepsSchema, deps);
   return {
     name: 'model_invoke',
     description: 'Code only: one model call with no tools; returns { text, model, stopReason, usage }.',

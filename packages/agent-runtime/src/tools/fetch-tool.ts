@@ -4,6 +4,8 @@ import type { ToolDefinition } from '../gate/tool-definition.js';
 import type { CodeRunner } from '../code/code-runner.js';
 import { runMiddlewareChain } from '../code/middleware.js';
 import { capText } from './tool-support.js';
+import { checkOptions } from '../options/strict-options.js';
+import { sysFetchToolDepsSchema } from '../options/tool-factory-options.js';
 
 /** The part of the egress client sys_fetch uses (structurally `@trust/egress`'s client). */
 export interface FetchClient {
@@ -89,6 +91,7 @@ export function createSysFetchTool(deps: {
   runner: () => CodeRunner;
   agentId: string;
 }): ToolDefinition<{ url: string; method?: string; headers?: Record<string, string>; body?: string }> {
+  checkOptions('createSysFetchTool', sysFetchToolDepsSchema, deps);
   return {
     name: 'sys_fetch',
     description: 'Fetch an http(s) URL. Private and link-local addresses and the control API are blocked.',

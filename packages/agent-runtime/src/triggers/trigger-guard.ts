@@ -1,4 +1,6 @@
 import { allow, deny, type Decision } from '@trust/core';
+import { checkOptions } from '../options/strict-options.js';
+import { triggerGuardLimitsSchema } from '../options/trigger-guard-options.js';
 
 /** Bounds on trigger firings. Every bound fails closed: the firing is refused, logged and audited. */
 export interface TriggerLimits {
@@ -56,6 +58,7 @@ export interface TriggerGuard {
  * guard.evaluate(0, { depth: 1, chain: [0] }); // deny TRIGGER_SELF
  */
 export function createTriggerGuard(limits: TriggerLimits, clock: () => Date): TriggerGuard {
+  checkOptions('createTriggerGuard', triggerGuardLimitsSchema, limits);
   const perTrigger = new Map<number, number[]>();
   let total: number[] = [];
   const recent = (times: number[], now: number) => times.filter((t) => t > now - limits.windowMs);

@@ -1,0 +1,67 @@
+import { isTrustError } from '@trust/core';
+import { describe, expect, it } from 'vitest';
+import { checkCliOptions } from './cli-options.js';
+import { createStudioSandbox, type StudioSandboxOptions } from './studio-sandbox.js';
+import { studioSandboxOptionsSchema } from './studio-sandbox-options.js';
+
+// createStudioSandbox checks its options once with a strict schema; nothing starts before a run
+// is asked for, so a valid set is checked here without bubblewrap.
+const valid = (extra: Record<string, unknown> = {}) =>
+  ({ runsFile: 'runs.jsonl', env: {}, launcherCacheDir: 'cache', ...extra }) as StudioSandboxOptions;
+
+function thrown(make: () => unknown): unknown {
+  try {
+    make();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+describe('createStudioSandbox options', () => {
+  it('accepts valid options, and the checked object is the one given', async () => {
+    const onRecordError = () => undefined;
+    const options = valid({ maxConcurrent: 2, caps: { maxTimeMs: 1000, maxOutputBytes: 1024 }, onRecordError });
+    expect(checkCliOptions('createStudioSandbox', studioSandboxOptionsSchema, options)).toBe(options);
+    const sandbox = createStudioSandbox(options);
+    expect(sandbox.list()).toEqual([]);
+    await sandbox.close();
+  });
+
+  it('accepts the process environment itself (not a plain object)', async () => {
+    const sandbox = createStudioSandbox(valid({ env: process.env }));
+    await sandbox.close();
+  });
+
+  it('refuses an unknown key with a did-you-mean hint', () => {
+    const error = thrown(() => createStudioSandbox(valid({ maxConcurent: 2 })));
+    expect(error).toHaveTrustCode('CLI_OPTIONS_INVALID');
+    if (!isTrustError(error)) throw new Error('not a TrustError');
+    expect(error.message).toContain('createStudioSandbox');
+    expect(error.problems).toEqual([
+      expect.objectContaining({
+        code: expect.toBeTrustCode('CLI_OPTIONS_UNKNOWN_KEY'),
+        path: 'maxConcurent',
+        hint: expect.stringContaining('did you mean "maxConcurrent"?'),
+      }),
+    ]);
+  });
+
+  it('refuses wrong values with the field example, every problem at once', () => {
+    const error = thrown(() => createStudioSandbox(valid({ maxKept: 0, caps: { maxTimeMs: 1000 } })));
+    expect(error).toHaveTrustCode('CLI_OPTIONS_INVALID');
+    if (!isTrustError(error)) throw new Error('not a TrustError');
+    expect(error.problems.map((p) => p.path).sort()).toEqual(['caps.maxOutputBytes', 'maxKept']);
+    expect(error.problems.find((p) => p.path === 'maxKept')?.hint).toContain('e.g. 50');
+    expect(error.problems.find((p) => p.path === 'caps.maxOutputBytes')?.hint).toContain('e.g. 262144');
+  });
+});
+
+describe('studio sandbox refusals carry control codes', () => {
+  it('an unknown run id is CONTROL_NOT_FOUND with a hint', async () => {
+    const sandbox = createStudioSandbox(valid());
+    expect(() => sandbox.get('nope')).toThrowTrustError('CONTROL_NOT_FOUND');
+    await expect(sandbox.kill('nope')).rejects.toHaveTrustCode('CONTROL_NOT_FOUND');
+    await sandbox.close();
+  });
+});
