@@ -100,6 +100,7 @@ export const agentOpenerOptionsSchema = z
     maxTurns: count('model turns per activation, e.g. 8').optional(),
     scheduler: withMethods('the timer scheduler, e.g. nodeTimerScheduler', 'setTimeout', 'clearTimeout').optional(),
     triggerLimits: triggerLimitsSchema.optional().describe('bounds on trigger firings, e.g. { maxDepth: 3 }'),
+    mcp: fn("how each agent's MCP servers are placed and sandboxed, e.g. (id) => ({ sandbox })").optional(),
   })
   .strict()
   .describe('createAgentOpener options, e.g. { provider: (id) => createScriptedProvider([]) }');

@@ -25,6 +25,20 @@ export const sqlGuardOptionsSchema = z
       .optional()
       .describe('cache directory of the compiled interrupt library, e.g. ".cache/sql-interrupt"'),
     cc: z.string().min(1).optional().describe('C compiler of the interrupt library, e.g. "cc"'),
+    channel: z
+      .object({
+        syncWaitMs: z
+          .number()
+          .min(0)
+          .max(2_147_483_647)
+          .optional()
+          .describe('host-side wait for an answer in ms, capped at 2, e.g. 1'),
+        hostSpinMicros: z.number().int().min(0).max(2000).optional().describe('host busy-poll in µs, e.g. 0'),
+        workerSpinMicros: z.number().int().min(0).max(2000).optional().describe('worker busy-poll in µs, e.g. 0'),
+      })
+      .strict()
+      .optional()
+      .describe('tuning of the thread channel, e.g. { syncWaitMs: 1 }'),
   })
   .strict()
   .describe('createSqlGuard options, e.g. { mechanism: "auto", timeoutMs: 5000 }');
