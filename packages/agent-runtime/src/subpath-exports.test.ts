@@ -226,6 +226,7 @@ const SUBPATHS: Readonly<Record<string, Pinned>> = {
       'McpPlacement',
       'McpSandboxPolicy',
       'McpServerConfig',
+      'McpServerLiveState',
       'StdioSandbox',
     ],
   },
