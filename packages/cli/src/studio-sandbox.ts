@@ -6,6 +6,7 @@ import { finished } from 'node:stream/promises';
 import type { ControlErrorCode, ControlServerOptions } from '@trust/agent-runtime';
 import { GENESIS_HASH, sealEvent, TrustError, type AuditEvent, type AuditInput, type AuditSink } from '@trust/core';
 import { appendSandboxRun, createEgressCollector, sandboxRunRecord } from './sandbox-runs.js';
+import { recordEgressPolicy } from './sandbox-runs-policy.js';
 import { createRunLog, type RunExit, type RunLog } from './studio-run-log.js';
 import { checkStartRequest, problemsOf, STUDIO_RUN_CAPS, type StudioRunCaps } from './studio-sandbox-request.js';
 
@@ -172,6 +173,7 @@ export function createStudioSandbox(options: StudioSandboxOptions): SandboxContr
                 policy: s.policy,
                 exit: x,
                 egress: egress.events,
+                egressPolicy: recordEgressPolicy(input.egress ?? null),
                 startedAt,
               }),
             );
