@@ -1,6 +1,6 @@
 import { TrustError, isTrustErrorCode } from '@trust/core';
 import { createAgentOpener, openAdf, SCRIPTED_LABEL } from '@trust/agent-runtime';
-import type { ControlEvent, ModelProvider, OpenedAgent } from '@trust/agent-runtime';
+import type { AgentMcpOptions, ControlEvent, ModelProvider, OpenedAgent } from '@trust/agent-runtime';
 import type { AuditEvent, AuditInput, AuditSink } from '@trust/core';
 import { modelAgentOpenerOptionsSchema } from './agent-model-options.js';
 import { CliError } from './cli-error.js';
@@ -87,6 +87,8 @@ export interface ModelAgentOpenerOptions {
   readonly scripted: () => ModelProvider;
   /** Read when each agent is opened: ports the model clients must never reach (the control server's). */
   readonly protectedPorts?: () => readonly number[];
+  /** How each agent's MCP servers are connected on start (see `createAgentOpener`); omitted: they are not. */
+  readonly mcp?: (id: string) => AgentMcpOptions;
 }
 
 /**
@@ -107,6 +109,7 @@ export function createModelAgentOpener(options: ModelAgentOpenerOptions): {
 } {
   checkCliOptions('createModelAgentOpener', modelAgentOpenerOptionsSchema, options);
   const models: AgentModel[] = [];
+  const mcp = options.mcp ? { mcp: options.mcp } : {};
   return {
     open(path, id, emit) {
       const settings = readAgentModelSettings(path);
@@ -141,7 +144,7 @@ export function createModelAgentOpener(options: ModelAgentOpenerOptions): {
       }
       if (r.ok) {
         models.push(r.model);
-        const opened = createAgentOpener({ provider: () => r.model.provider })(path, id, emit);
+        const opened = createAgentOpener({ provider: () => r.model.provider, ...mcp })(path, id, emit);
         chain = opened.adf.audit;
         return opened;
       }
@@ -156,7 +159,7 @@ export function createModelAgentOpener(options: ModelAgentOpenerOptions): {
         model: settings.model_id,
         createMessage: () => Promise.reject(refusal()),
       };
-      const opened = createAgentOpener({ provider: () => unavailable })(path, id, emit);
+      const opened = createAgentOpener({ provider: () => unavailable, ...mcp })(path, id, emit);
       const refuse = () => {
         throw refusal();
       };

@@ -5,6 +5,8 @@ import { readInputFile } from './read-input-file.js';
 export interface LoadedEgressPolicy {
   readonly path: string;
   readonly policy: EgressPolicy;
+  /** The policy document as parsed from the file, before compiling (no `{ "env": NAME }` resolved). */
+  readonly document: unknown;
   /** Guard options from the file's `guard` section, in the form `@trust/egress` takes. */
   readonly guard: {
     readonly mode?: 'default' | 'allow-local' | 'strict';
@@ -28,10 +30,12 @@ export async function loadEgressPolicyFile(
 ): Promise<LoadedEgressPolicy> {
   const { compilePolicy, formatCidr, parsePolicyText } = await import('@trust/core');
   const text = await readInputFile(cwd, path, 'egress policy file');
-  const { policy, guard } = compilePolicy(parsePolicyText(text), { env });
+  const document = parsePolicyText(text);
+  const { policy, guard } = compilePolicy(document, { env });
   return {
     path,
     policy,
+    document,
     guard: guard
       ? {
           mode: guard.mode,

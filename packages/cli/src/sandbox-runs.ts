@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 // Types only: this module is loaded with `trust sandbox|studio|agent chat --help`, which must not load @trust/core.
 import type { AuditEvent, AuditInput, AuditSink } from '@trust/core';
 import type { SandboxRunView } from '@trust/agent-runtime';
+import type { RecordedEgressPolicy } from './sandbox-runs-policy.js';
 
 /** How many runs the studio shows (the newest ones). */
 export const MAX_SANDBOX_RUNS = 200;
@@ -22,6 +23,11 @@ export interface SandboxRunRecord extends SandboxRunView {
   readonly violations: readonly string[];
   readonly egress: readonly { readonly target: string; readonly decision: 'allow' | 'deny'; readonly rule?: string }[];
   readonly egressCounts: { readonly allowed: number; readonly denied: number };
+  /**
+   * The egress policy the run ran under (see `recordEgressPolicy`); `null`: it had none. Absent in
+   * records written before policies were recorded: their denials cannot be linked to a rule.
+   */
+  readonly egressPolicy?: RecordedEgressPolicy | null;
   readonly startedAt: string;
   readonly durationMs: number;
 }
@@ -69,6 +75,8 @@ export interface FinishedRun {
     readonly violations: readonly { readonly action: string; readonly target: string; readonly code?: string }[];
   };
   readonly egress: readonly AuditInput[];
+  /** Built with `recordEgressPolicy` from the policy document; omitted: not recorded. */
+  readonly egressPolicy?: RecordedEgressPolicy | null;
   readonly startedAt: Date;
 }
 
@@ -107,6 +115,7 @@ export function sandboxRunRecord(run: FinishedRun): SandboxRunRecord {
       allowed: egress.filter((e) => e.decision === 'allow').length,
       denied: egress.filter((e) => e.decision === 'deny').length,
     },
+    ...(run.egressPolicy === undefined ? {} : { egressPolicy: run.egressPolicy }),
     startedAt: run.startedAt.toISOString(),
     durationMs: run.exit.durationMs,
   };

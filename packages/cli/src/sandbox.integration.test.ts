@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createTempHome, runCli } from './run-cli.test-helper.js';
 import { failureSchema, sandboxSchema } from './json-schemas.js';
+import { recordedPolicyDocument } from './sandbox-runs-policy.js';
 
 // Needs bubblewrap with user namespaces (installed by the bootstrap); fails without it.
 const tmp = createTempHome();
@@ -65,6 +66,8 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
         egressCounts: { allowed: 0, denied: 0 },
       });
       expect(run.policy.capabilities).toEqual(['stdout', 'stderr', 'env:LANG']);
+      // No egress policy: recorded as none (every connection refused), not left unknown.
+      expect(run.egressPolicy).toBeNull();
       expect(run.id).toEqual(expect.any(String));
       expect(Number.isNaN(Date.parse(run.startedAt))).toBe(false);
       expect(run.durationMs).toEqual(expect.any(Number));
@@ -176,6 +179,11 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
       expect.objectContaining({ decision: 'deny', target: expect.stringContaining('/denied') }),
     ]);
     expect(last.violations).toEqual([expect.stringContaining('EGRESS_HOST_NOT_ALLOWED')]);
+    // The record keeps the policy it ran under, so the studio links the denial to its rule.
+    expect(recordedPolicyDocument(last.egressPolicy)?.document).toMatchObject({
+      v: 1,
+      http: { allow: ['example.com'] },
+    });
   });
 
   it('has no network at all without the http capability', async () => {

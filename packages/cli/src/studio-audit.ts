@@ -14,7 +14,8 @@ export async function readStudioAuditLogs(
   controlAuditFile: string,
   runs: readonly SandboxRunRecord[],
 ): Promise<AuditLogView[]> {
-  return [await readChainedLog('control-edge', controlAuditFile), sandboxLog(runs)];
+  const { recordedPolicyDocument } = await import('./sandbox-runs-policy.js');
+  return [await readChainedLog('control-edge', controlAuditFile), sandboxLog(runs, recordedPolicyDocument)];
 }
 
 async function readChainedLog(name: string, file: string): Promise<AuditLogView> {
@@ -42,12 +43,26 @@ async function readChainedLog(name: string, file: string): Promise<AuditLogView>
   }
 }
 
-/** Each run, its violations and its egress decisions as timeline rows (runs are newest first). */
-function sandboxLog(runs: readonly SandboxRunRecord[]): AuditLogView {
+/**
+ * Each run, its violations and its egress decisions as timeline rows (runs are newest first). A
+ * denial of a run whose record keeps its egress policy carries `details.policy`: the policy's
+ * SHA-256, its document in the log's `policies` (or `null`: the run had no egress policy).
+ */
+function sandboxLog(
+  runs: readonly SandboxRunRecord[],
+  policyOf: (recorded: unknown) => { sha256: string; document: unknown } | null | undefined,
+): AuditLogView {
   const events: AuditTimelineInput[] = [];
+  const policies: Record<string, unknown> = {};
   for (const run of [...runs].reverse()) {
     const principal = { kind: 'process' as const, id: run.id };
     const failed = run.violations.length > 0 || run.timedOut;
+    const recorded = 'egressPolicy' in run ? policyOf(run.egressPolicy) : undefined;
+    if (recorded) policies[recorded.sha256] = recorded.document;
+    const policyDetails =
+      recorded === undefined
+        ? undefined
+        : { policy: recorded === null ? null : recorded.sha256, capabilities: run.policy.capabilities };
     events.push({
       time: run.startedAt,
       principal,
@@ -67,7 +82,8 @@ function sandboxLog(runs: readonly SandboxRunRecord[]): AuditLogView {
         target: e.target,
         decision: e.decision,
         ...(e.rule ? { rule: e.rule } : {}),
+        ...(e.decision === 'deny' && policyDetails ? { details: policyDetails } : {}),
       });
   }
-  return { name: 'sandbox-runs', kind: 'sandbox', chain: null, events };
+  return { name: 'sandbox-runs', kind: 'sandbox', chain: null, events, policies };
 }

@@ -8,6 +8,7 @@ import { controlError } from '@trust/agent-runtime/control';
 import { GENESIS_HASH, sealEvent, type AuditEvent, type AuditInput, type AuditSink } from '@trust/core';
 import { checkCliOptions } from './cli-options.js';
 import { appendSandboxRun, createEgressCollector, sandboxRunRecord } from './sandbox-runs.js';
+import { recordEgressPolicy } from './sandbox-runs-policy.js';
 import { createRunLog, type RunExit, type RunLog } from './studio-run-log.js';
 import { checkStartRequest, problemsOf, STUDIO_RUN_CAPS, type StudioRunCaps } from './studio-sandbox-request.js';
 import { studioSandboxOptionsSchema } from './studio-sandbox-options.js';
@@ -171,6 +172,7 @@ export function createStudioSandbox(options: StudioSandboxOptions): SandboxContr
                 policy: s.policy,
                 exit: x,
                 egress: egress.events,
+                egressPolicy: recordEgressPolicy(input.egress ?? null),
                 startedAt,
               }),
             );

@@ -7,7 +7,9 @@ import { DenialRule } from './denial-rule';
 
 /** One timeline across every agent's chain and the host's logs, with chain status per log and filters. */
 export function AuditView() {
-  const { data, error } = useLoad<{ logs: AuditLogInfo[]; events: AuditRow[] }>('/audit');
+  const { data, error } = useLoad<{ logs: AuditLogInfo[]; events: AuditRow[]; policies?: Record<string, unknown> }>(
+    '/audit',
+  );
   const [filter, setFilter] = useState<AuditFilter>(NO_FILTER);
   const set = (change: Partial<AuditFilter>) => setFilter((f) => ({ ...f, ...change }));
   const rows = filterAudit(data?.events ?? [], filter);
@@ -109,7 +111,7 @@ export function AuditView() {
               </td>
               <td className="rule">
                 {[e.rule, e.code].filter(Boolean).join(' · ')}
-                <DenialRule row={e} />
+                <DenialRule row={e} policies={data?.policies} />
               </td>
               <td className="details">{e.details ? JSON.stringify(e.details) : ''}</td>
             </tr>

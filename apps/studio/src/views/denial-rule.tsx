@@ -9,12 +9,13 @@ import { PluginDenialRule } from './plugin-denial-rule';
 
 /**
  * For a sandbox run's denial in the audit timeline: a link that opens the rule that made it, in
- * the egress policy the run was started with (runs started from this running studio keep it).
- * Runs recorded by `trust sandbox` keep only the rule's name, not the policy: for those the link
- * says so ("rule unknown: run not started from this studio") instead of guessing a policy.
- * Renders nothing for other rows.
+ * the egress policy the run was started with: a run this studio is keeping, else the policy its
+ * record keeps (`trust sandbox` and studio runs record it: the row's `details.policy` names it in
+ * the timeline's `policies`, so it holds after a restart). Records from before policies were
+ * recorded keep only the rule's name: for those the link says so ("rule unknown: run not started
+ * from this studio") instead of guessing a policy. Renders nothing for other rows.
  */
-export function DenialRule({ row }: { row: AuditRow }) {
+export function DenialRule({ row, policies }: { row: AuditRow; policies?: Record<string, unknown> }) {
   const { api } = useStudio();
   const [open, setOpen] = useState(false);
   const [run, setRun] = useState<SandboxLiveRun | null>();
@@ -26,7 +27,7 @@ export function DenialRule({ row }: { row: AuditRow }) {
     setOpen((o) => !o);
     if (run !== undefined) return;
     api.get<{ runs: SandboxLiveRun[] }>('/sandbox/runs').then(
-      (r) => setRun(r.runs.find((x) => x.id === row.principal.id) ?? null),
+      (r) => setRun(r.runs.find((x) => x.id === row.principal.id) ?? recordedRun(row, policies)),
       (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0, 'NETWORK', String(e))),
     );
   };
@@ -52,4 +53,26 @@ export function DenialRule({ row }: { row: AuditRow }) {
       ) : null}
     </div>
   );
+}
+
+/** The run as its record describes it, when the record kept its egress policy (null: unknown). */
+function recordedRun(row: AuditRow, policies: Record<string, unknown> | undefined): SandboxLiveRun | null {
+  const key = row.details?.policy;
+  const egress =
+    key === null
+      ? null
+      : typeof key === 'string' && policies && Object.hasOwn(policies, `${row.log} ${key}`)
+        ? policies[`${row.log} ${key}`]
+        : undefined;
+  if (egress === undefined) return null;
+  return {
+    id: row.principal.id,
+    argv: [],
+    startedAt: row.time,
+    state: 'exited',
+    policy: { capabilities: row.details?.capabilities ?? null },
+    egress,
+    limits: { timeMs: 0, outputBytes: 0 },
+    counts: { allowed: 0, denied: 0 },
+  };
 }

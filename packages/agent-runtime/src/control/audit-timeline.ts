@@ -15,6 +15,11 @@ export interface AuditLogView {
   readonly chain: ChainStatus | null;
   /** Events of the log, oldest first. Sealed events keep `hash`; plain records may omit it. */
   readonly events: readonly AuditTimelineInput[];
+  /**
+   * Policies of this log's events by key (e.g. the SHA-256 of a sandbox run's egress policy): an
+   * event whose `details.policy` is a key here was decided under that policy.
+   */
+  readonly policies?: Readonly<Record<string, unknown>>;
 }
 
 /** An event as a log hands it over: an audit event, `prev`/`hash`/`v` optional for plain records. */
@@ -32,6 +37,11 @@ export interface AuditTimeline {
     readonly count: number;
   }[];
   readonly events: readonly AuditTimelineRow[];
+  /**
+   * The policies the returned rows name in `details.policy`, by `<log> <key>`: the studio opens a
+   * denial's rule in the policy its run recorded (also after a restart).
+   */
+  readonly policies: Readonly<Record<string, unknown>>;
 }
 
 /** The most rows the timeline returns (the newest). */
@@ -73,10 +83,25 @@ export async function buildAuditTimeline(
   const rows: AuditTimelineRow[] = [];
   for (const log of logs) for (const e of log.events) rows.push({ ...strip(e), log: log.name, kind: log.kind });
   rows.sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
+  const events = rows.slice(0, max);
   return {
     logs: logs.map((l) => ({ name: l.name, kind: l.kind, chain: l.chain, count: l.events.length })),
-    events: rows.slice(0, max),
+    events,
+    policies: policiesOf(events, logs),
   };
+}
+
+/** The policies the rows name, each looked up in its own row's log only (keys of other logs never match). */
+function policiesOf(rows: readonly AuditTimelineRow[], logs: readonly AuditLogView[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const byName = new Map(logs.map((l) => [l.name, l.policies]));
+  for (const row of rows) {
+    const key = row.details?.policy;
+    if (typeof key !== 'string') continue;
+    const policies = byName.get(row.log);
+    if (policies !== undefined && Object.hasOwn(policies, key)) out[`${row.log} ${key}`] = policies[key];
+  }
+  return out;
 }
 
 /** The fields the timeline shows; `prev` and `v` stay in the log. */

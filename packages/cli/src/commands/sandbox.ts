@@ -183,7 +183,16 @@ export const command: CommandSpec = {
       try {
         appendSandboxRun(
           sandboxRunsFile(trustHome(io.env)),
-          sandboxRunRecord({ runId: exit.runId, argv: rest, policy, exit, egress: collector.events, startedAt }),
+          sandboxRunRecord({
+            runId: exit.runId,
+            argv: rest,
+            policy,
+            exit,
+            egress: collector.events,
+            // The policy document it ran under, so the studio links each denial to its rule.
+            egressPolicy: (await import('../sandbox-runs-policy.js')).recordEgressPolicy(egress?.document ?? null),
+            startedAt,
+          }),
         );
       } catch (e) {
         out.warn(`the run was not recorded for the studio: ${escapeTerminal((e as Error).message)}`);

@@ -127,7 +127,13 @@ export const command: CommandSpec = {
     // Read when an agent is first opened, which happens once the server listens.
     let controlPort: number | undefined;
     const { createModelAgentOpener } = await import('../agent-model.js');
+    // Started agents connect their MCP servers, each stdio server in its own OS sandbox.
+    const mcp = (await import('../studio-mcp.js')).studioMcpOptions({
+      env: io.env,
+      launcherCacheDir: join(trustHome(io.env), 'cache', 'launcher'),
+    });
     const models = createModelAgentOpener({
+      mcp,
       env: io.env,
       flags: { allowLocal: values['allow-local-model'] === true },
       scripted,
@@ -136,7 +142,7 @@ export const command: CommandSpec = {
     const agents = createWorkspaceAgents({
       dir: layout.agents,
       // The demo keeps its scripted provider whatever its config says; a workspace's agents get the provider they name.
-      open: layout.demo ? createAgentOpener({ provider: scripted }) : models.open,
+      open: layout.demo ? createAgentOpener({ provider: scripted, mcp }) : models.open,
     });
     const trusted = await readWorkspaceTrustedKeys(layout);
     // Refusals at the control server's edge (a body nested too deep, a connection over the cap).
