@@ -23,6 +23,7 @@ export const modelAgentOpenerOptionsSchema = z
     flags: flagsSchema.optional().describe('flags for every agent, e.g. { allowLocal: true }'),
     scripted: fn('the provider of scripted agents, e.g. () => createScriptedProvider([])'),
     protectedPorts: fn('ports no model client may reach, e.g. () => [server.port]').optional(),
+    mcp: fn("how each agent's MCP servers are placed and sandboxed, e.g. (id) => ({ sandbox })").optional(),
   })
   .strict()
   .describe('createModelAgentOpener options, e.g. { env: process.env, scripted }');
