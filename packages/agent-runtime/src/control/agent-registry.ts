@@ -1,4 +1,5 @@
 import type { AuditEvent, Principal } from '@trust/core';
+import type { LogRow } from '../adf/adf-records.js';
 
 /** A value or a promise of it: registries may be synchronous (SQLite) or not. */
 export type Awaitable<T> = T | Promise<T>;
@@ -165,13 +166,7 @@ export interface AgentLogQuery {
 }
 
 /** One log row as the API shows it. `message` and `data` are untrusted text, cut to a bounded size. */
-export interface AgentLogRow {
-  readonly id: number;
-  readonly level: string;
-  readonly origin: string | null;
-  readonly event: string | null;
-  readonly target: string | null;
-  readonly message: string;
+export interface AgentLogRow extends Omit<LogRow, 'data' | 'createdAt'> {
   /** The row's data as JSON text, or null. */
   readonly data: string | null;
   readonly time: string;
