@@ -29,7 +29,7 @@ const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8
  */
 export function recordEgressPolicy(document: unknown): RecordedEgressPolicy | null {
   if (document === null || document === undefined) return null;
-  const json = canonicalJson(redactHeaders(document));
+  const json = canonicalJson(redactPolicyHeaders(document));
   const hash = sha256(json);
   return Buffer.byteLength(json, 'utf8') > MAX_RECORDED_POLICY_BYTES
     ? { sha256: hash, json: null }
@@ -57,12 +57,18 @@ export function recordedPolicyDocument(recorded: unknown): { sha256: string; doc
   }
 }
 
-/** A copy of the document with every string header value of every `inject` rule replaced. */
-function redactHeaders(value: unknown, key = ''): unknown {
+/**
+ * A copy of a policy document with every literal header value of every `inject` rule replaced by
+ * {@link REDACTED_HEADER} (`{ env: NAME }` references stay): what a record keeps and what a view shows.
+ *
+ * @example
+ * redactPolicyHeaders({ v: 1, http: { inject: [{ hosts: ['a.example'], headers: { authorization: 'Bearer x' } }] } });
+ */
+export function redactPolicyHeaders(value: unknown, key = ''): unknown {
   if (Array.isArray(value))
-    return value.map((v) => (key === 'inject' && isObject(v) ? redactInjectRule(v) : redactHeaders(v)));
+    return value.map((v) => (key === 'inject' && isObject(v) ? redactInjectRule(v) : redactPolicyHeaders(v)));
   if (!isObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactHeaders(v, k)]));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactPolicyHeaders(v, k)]));
 }
 
 function redactInjectRule(rule: Record<string, unknown>): Record<string, unknown> {

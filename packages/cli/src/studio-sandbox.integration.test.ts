@@ -102,6 +102,24 @@ describe('studio sandbox host (real bwrap)', () => {
     expect(host.get(r.run.id).state).toBe('exited');
   });
 
+  it("never shows or records a policy's literal header value", async () => {
+    const secret = 'Bearer sk-studio-literal-7';
+    const egress = {
+      v: 1,
+      http: {
+        allow: ['api.example.com'],
+        inject: [{ hosts: ['api.example.com'], headers: { authorization: secret } }],
+      },
+    };
+    const r = await host.start({ argv: ['true'], policy: { v: 1, capabilities: ['http'] }, egress });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    await waitExit(r.run.id);
+    const shown = [JSON.stringify(r.run), JSON.stringify(host.get(r.run.id)), JSON.stringify(host.list())];
+    for (const text of shown) expect(text).not.toContain('sk-studio-literal-7');
+    expect(JSON.stringify(host.get(r.run.id).egress)).toContain('"authorization":"[literal value not recorded]"');
+    expect(readFileSync(runsFile, 'utf8')).not.toContain('sk-studio-literal-7');
+  });
+
   it('refuses a NUL byte in argv at the sandbox boundary: nothing starts, nothing is recorded', async () => {
     const before = records().length;
     const r = await host.start({ argv: ['echo', 'x\0--bind'], policy: POLICY });

@@ -8,7 +8,7 @@ import { controlError } from '@trust/agent-runtime/control';
 import { GENESIS_HASH, sealEvent, type AuditEvent, type AuditInput, type AuditSink } from '@trust/core';
 import { checkCliOptions } from './cli-options.js';
 import { appendSandboxRun, createEgressCollector, sandboxRunRecord } from './sandbox-runs.js';
-import { recordEgressPolicy } from './sandbox-runs-policy.js';
+import { recordEgressPolicy, redactPolicyHeaders } from './sandbox-runs-policy.js';
 import { createRunLog, type RunExit, type RunLog } from './studio-run-log.js';
 import { checkStartRequest, problemsOf, STUDIO_RUN_CAPS, type StudioRunCaps } from './studio-sandbox-request.js';
 import { studioSandboxOptionsSchema } from './studio-sandbox-options.js';
@@ -134,7 +134,8 @@ export function createStudioSandbox(options: StudioSandboxOptions): SandboxContr
           startedAt: startedAt.toISOString(),
           state: 'running',
           policy: input.policy,
-          egress: input.egress ?? null,
+          // What the studio shows of the policy: literal header values are secrets, never sent back.
+          egress: input.egress ? redactPolicyHeaders(input.egress) : null,
           limits: s.limits,
           counts: { allowed: 0, denied: 0 },
         },
