@@ -135,6 +135,8 @@ const SUBPATHS: Readonly<Record<string, Pinned>> = {
       'PluginActionHooks',
       'PluginCallView',
       'PluginDecisionView',
+      'PolicyFileStore',
+      'PolicyFileView',
       'PluginReport',
       'SandboxCheck',
       'SandboxControl',

@@ -3,6 +3,7 @@ import { ApiError } from '../api';
 import { withContentKeys } from '../content-keys';
 import { ErrorNote, useStudio } from '../studio-context';
 import type { PolicyCheck, PolicyProblem, PolicyValidation } from '../types';
+import { PolicyFileBar } from './policy-file-bar';
 
 export const EXAMPLE_POLICY = `{
   "v": 1,
@@ -21,7 +22,8 @@ const SETTLE_MS = 300;
 /**
  * The egress policy editor: the text is validated by the core validator on the server as you
  * type (problems in place, under the editor), and a URL is checked against the address guard
- * and the policy, step by step, as `trust egress check --policy` prints it.
+ * and the policy, step by step, as `trust egress check --policy` prints it. The workspace's policy
+ * file can be opened into the editor and saved back (see PolicyFileBar).
  */
 export function PolicyView() {
   const { api } = useStudio();
@@ -64,12 +66,13 @@ export function PolicyView() {
       <header className="view-head">
         <h2>Egress policy</h2>
         <span className="muted">
-          checked by the same validator and guard as <code>trust egress check</code>; nothing is saved or sent to the
-          URL
+          checked by the same validator and guard as <code>trust egress check</code>; nothing is sent to the URL, and
+          the file is saved only when you press Save
         </span>
       </header>
       <div className="policy-grid">
         <div className="policy-editor">
+          <PolicyFileBar text={text} onOpen={setText} />
           <label className="stack" htmlFor="policy-text">
             Policy file (JSON, format v: 1)
           </label>

@@ -21,6 +21,7 @@ import { checkPolicyUrl, validatePolicy } from './policy-check.js';
 import { sandboxRoutes, type SandboxControl } from './sandbox-routes.js';
 import { createAgentDetailRoutes } from './agent-detail-routes.js';
 import { pluginRoutes, type PluginActionHooks } from './plugin-routes.js';
+import { policyFileRoutes, type PolicyFileStore } from './policy-file-routes.js';
 
 /** What a handler gets: path params, the parsed JSON body (for writes) and the acting owner. */
 export interface RouteContext {
@@ -50,6 +51,8 @@ export interface ControlHostData extends PluginActionHooks {
    * reports the missing variable).
    */
   readonly policyEnv?: () => Readonly<Record<string, string | undefined>>;
+  /** The host's egress policy file, read and saved by the policy editor. Omitted: those routes answer 501. */
+  readonly policyFile?: PolicyFileStore;
   readonly cspReports: () => readonly unknown[];
   /** Starts and follows sandbox runs for the studio (see sandbox-routes.ts). Omitted: those routes answer 501. */
   readonly sandboxControl?: SandboxControl;
@@ -207,6 +210,7 @@ export function createRoutes(agents: ControlAgents, host: ControlHostData): read
         host.policyEnv?.() ?? {},
       );
     }),
+    ...policyFileRoutes(host.policyFile),
     r('GET', '/csp-reports', async () => ({ reports: host.cspReports() })),
     ...sandboxRoutes(host.sandboxControl),
     ...createAgentDetailRoutes(agents),

@@ -15,6 +15,7 @@ import type { AuditLogView } from './audit-timeline.js';
 import { controlError, toErrorResponse } from './control-error.js';
 import { controlOwner, createRoutes, type Route } from './control-routes.js';
 import type { PluginActionHooks } from './plugin-routes.js';
+import type { PolicyFileStore } from './policy-file-routes.js';
 import { evaluateBearer, loadOrCreateToken } from './control-token.js';
 import { createEventHub } from './event-hub.js';
 import { createGuardSettings, evaluateControlRequest } from './request-guard.js';
@@ -66,6 +67,11 @@ export interface ControlServerOptions {
    * (`POST /policy/check`); the values are never sent back. Omitted: none.
    */
   readonly policyEnv?: () => Readonly<Record<string, string | undefined>>;
+  /**
+   * The host's egress policy file, read and saved by the studio's policy editor
+   * (`GET`/`PUT /policy/file`, saves hash-checked and validated). Omitted: those routes answer 501.
+   */
+  readonly policyFile?: PolicyFileStore;
   /** Starts and follows sandbox runs for the studio (`/sandbox/…` routes). Omitted: those routes answer 501. */
   readonly sandboxControl?: SandboxControl;
   /**
@@ -147,6 +153,7 @@ export async function createControlServer(options: ControlServerOptions): Promis
     ...(options.sandboxRuns === undefined ? {} : { sandboxRuns: options.sandboxRuns }),
     ...(options.auditLogs === undefined ? {} : { auditLogs: options.auditLogs }),
     ...(options.policyEnv === undefined ? {} : { policyEnv: options.policyEnv }),
+    ...(options.policyFile === undefined ? {} : { policyFile: options.policyFile }),
     ...(options.sandboxControl === undefined ? {} : { sandboxControl: options.sandboxControl }),
     cspReports: () => reports.slice(),
     ...options.pluginActions,

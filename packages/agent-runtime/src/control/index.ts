@@ -36,6 +36,7 @@ export type {
   PluginCallView,
   PluginDecisionView,
 } from './plugin-routes.js';
+export type { PolicyFileStore, PolicyFileView } from './policy-file-routes.js';
 export type {
   SandboxCheck,
   SandboxControl,

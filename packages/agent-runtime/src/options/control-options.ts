@@ -58,6 +58,11 @@ export const controlServerOptionsSchema = z
     sandboxRuns: fn('host data of the sandbox-runs view, e.g. () => []').optional(),
     auditLogs: fn("the host's decision logs, e.g. () => []").optional(),
     policyEnv: fn('values for env header injections, e.g. () => process.env').optional(),
+    policyFile: withMethods(
+      'the egress policy file store, e.g. createPolicyFileStore(path)',
+      'read',
+      'write',
+    ).optional(),
     sandboxControl: withMethods(
       'starts and follows sandbox runs, e.g. createSandboxControl({ … })',
       'validate',

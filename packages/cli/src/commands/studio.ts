@@ -202,6 +202,10 @@ export const command: CommandSpec = {
       // The policy editor's check resolves { "env": NAME } headers like `trust egress check --policy`
       // (values never leave the server).
       policyEnv: () => io.env,
+      // The policy editor opens and saves the plugins' egress policy file (validated, hash-checked saves).
+      policyFile: (await import('../studio-policy-file.js')).createPolicyFileStore(
+        join(layout.root, PLUGIN_EGRESS_POLICY_FILE),
+      ),
       sandboxControl: sandbox,
     });
     controlPort = server.port;
