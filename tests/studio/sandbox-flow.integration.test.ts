@@ -107,6 +107,21 @@ describe('sandbox runs from the studio (Chromium, real bwrap)', () => {
     },
   );
 
+  it('gives a run the standard input typed in the form (the form grants stdin)', async () => {
+    const { page, problems } = await openSandbox();
+    await page.getByLabel('command').fill('cat');
+    await page.getByLabel('standard input').fill('typed into the studio\n');
+    const doc = JSON.parse(await page.getByLabel('run request').inputValue());
+    expect(doc.stdin).toBe('typed into the studio\n');
+    expect(doc.policy.capabilities).toContain('stdin');
+    await page.locator('.policy-editor [data-valid="true"]').waitFor();
+    await page.getByRole('button', { name: 'Start run' }).click();
+    await page.locator('.sandbox-run[data-state="exited"]').waitFor();
+    expect(await output(page)).toContain('typed into the studio');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('kills a long run: the whole run ends at once and is shown as killed', async () => {
     const { page, problems } = await openSandbox();
     await page.getByLabel('command').fill('sleep 30');

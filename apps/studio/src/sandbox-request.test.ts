@@ -56,6 +56,18 @@ describe('the form over the request document', () => {
     expect(off.policy.capabilities).toEqual(['stdout', 'args', 'fs:ro:/opt/node']);
   });
 
+  it('standard input goes into the request with the stdin grant; emptied, both leave', () => {
+    const withInput = applyForm(DEFAULT_DOC, 'stdin', 'line one\n');
+    expect(withInput.stdin).toBe('line one\n');
+    expect(withInput.policy.capabilities).toEqual(['stdout', 'stderr', 'stdin']);
+    expect(readForm(withInput).stdin).toBe('line one\n');
+    const again = applyForm(withInput, 'stdin', 'two');
+    expect(again.policy.capabilities).toEqual(['stdout', 'stderr', 'stdin']);
+    const cleared = applyForm(again, 'stdin', '');
+    expect('stdin' in cleared).toBe(false);
+    expect(cleared.policy.capabilities).toEqual(['stdout', 'stderr']);
+  });
+
   it('a timeout that is not a number goes into the JSON as written, for the server to refuse in place', () => {
     expect((applyForm(DEFAULT_DOC, 'timeoutSeconds', 'soon').policy.limits as { timeMs: unknown }).timeMs).toBe('soon');
   });

@@ -2,12 +2,14 @@
 // owner sees and may edit): the form reads its fields from the document and writes them back, so
 // the JSON is the one source of truth. No shell: a command line is split on spaces and quotes only.
 
-/** The request the control API takes: `{ argv, cwd?, policy, egress? }`. */
+/** The request the control API takes: `{ argv, cwd?, policy, egress?, stdin? }`. */
 export interface StartDoc {
   argv: string[];
   cwd?: string;
   policy: Record<string, unknown>;
   egress?: Record<string, unknown> | null;
+  /** Text given to the run as standard input; the form grants `stdin` with it. */
+  stdin?: string;
 }
 
 export type NetworkMode = 'none' | 'http' | 'tcp';
@@ -22,6 +24,7 @@ export interface StartForm {
   writeDirs: string;
   env: string;
   timeoutSeconds: string;
+  stdin: string;
 }
 
 export const DEFAULT_DOC: StartDoc = {
@@ -106,6 +109,7 @@ export function readForm(doc: StartDoc): StartForm {
       .map((c) => c.slice(4))
       .join('\n'),
     timeoutSeconds: typeof limits?.timeMs === 'number' ? String(limits.timeMs / 1000) : '',
+    stdin: typeof doc.stdin === 'string' ? doc.stdin : '',
   };
 }
 
@@ -113,6 +117,7 @@ export function readForm(doc: StartDoc): StartForm {
 export function applyForm(doc: StartDoc, field: keyof StartForm, value: string): StartDoc {
   const form = { ...readForm(doc), [field]: value } as StartForm;
   if (field === 'command') return { ...doc, argv: splitCommand(value) };
+  if (field === 'stdin') return withStdin(doc, value);
   const others = capsOf(doc).filter(
     (c) => !(c === 'http' || c === 'tcp' || c.startsWith('fs:') || c.startsWith('env:')),
   );
@@ -159,4 +164,12 @@ export function ruleSection(rule: string | undefined): string | undefined {
 /** The problems whose path is `prefix` or lies under it. */
 export function problemsUnder<P extends { path: string }>(problems: readonly P[], prefix: string): P[] {
   return problems.filter((p) => p.path === prefix || p.path.startsWith(`${prefix}.`));
+}
+
+/** The document with `text` as the run's standard input and the `stdin` grant; '' removes both. */
+function withStdin(doc: StartDoc, text: string): StartDoc {
+  const { stdin: _old, ...rest } = doc;
+  const caps = capsOf(doc).filter((c) => c !== 'stdin');
+  const capabilities = text === '' ? caps : [...caps, 'stdin'];
+  return { ...rest, ...(text === '' ? {} : { stdin: text }), policy: { ...doc.policy, capabilities } };
 }

@@ -65,6 +65,21 @@ describe('checkStartRequest (the sandbox and egress validators, every problem in
     if (code !== undefined) expect(hit?.code).toContain(code);
   });
 
+  it('refuses standard input without the stdin grant, in place; with it the request passes', async () => {
+    const without = await checkStartRequest(
+      { argv: ['cat'], policy: { v: 1, capabilities: ['stdout'] }, stdin: 'x' },
+      {},
+    );
+    expect(without.ok ? [] : without.problems).toEqual([
+      expect.objectContaining({ code: expect.toBeTrustCode('SANDBOX_CAPABILITY_MISSING'), path: 'stdin' }),
+    ]);
+    const granted = await checkStartRequest(
+      { argv: ['cat'], policy: { v: 1, capabilities: ['stdout', 'stdin'] }, stdin: 'x' },
+      {},
+    );
+    expect(granted.ok).toBe(true);
+  });
+
   it('reports the policy, the egress policy and argv problems together', async () => {
     const r = await checkStartRequest(
       { argv: ['a\0'], policy: { v: 1, limits: { timeMs: -1 } }, egress: { v: 9 } },

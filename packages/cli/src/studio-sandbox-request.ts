@@ -127,6 +127,17 @@ export async function checkStartRequest(
       hint: 'add allowed hosts, e.g. {"v":1,"http":{"allow":["api.example.com"]}}',
     });
   }
+  if (
+    input.stdin !== undefined &&
+    problems.every((p) => !p.path.startsWith('policy')) &&
+    !capabilities.includes('stdin')
+  )
+    problems.push({
+      code: 'SANDBOX_CAPABILITY_MISSING',
+      path: 'stdin',
+      message: 'standard input was given but the policy does not grant "stdin"',
+      hint: 'add "stdin" to the capabilities, or leave the input empty',
+    });
   // The sandbox's own spawn boundary: NUL bytes in argv, control bytes or dot segments in cwd.
   const spawn = os.evaluateSpawnRequest(input.argv, {
     ...(input.cwd === undefined ? {} : { cwd: input.cwd }),

@@ -120,6 +120,18 @@ describe('studio sandbox host (real bwrap)', () => {
     expect(readFileSync(runsFile, 'utf8')).not.toContain('sk-studio-literal-7');
   });
 
+  it('gives a run its standard input text (the stdin grant), like trust sandbox --cap stdin', async () => {
+    const r = await host.start({
+      argv: ['cat'],
+      policy: { v: 1, capabilities: ['stdout', 'stdin'] },
+      stdin: 'piped in\nsecond line\n',
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    await waitExit(r.run.id);
+    const out = (await host.events(r.run.id, 0, 0)).events.filter((e) => e.kind === 'output');
+    expect(out.map((e) => (e as { text: string }).text).join('')).toBe('piped in\nsecond line\n');
+  });
+
   it('refuses a NUL byte in argv at the sandbox boundary: nothing starts, nothing is recorded', async () => {
     const before = records().length;
     const r = await host.start({ argv: ['echo', 'x\0--bind'], policy: POLICY });

@@ -114,6 +114,7 @@ export function createStudioSandbox(options: StudioSandboxOptions): SandboxContr
       try {
         child = await sandbox.spawn(s.argv, {
           ...(s.cwd === undefined ? {} : { cwd: s.cwd }),
+          ...(input.stdin === undefined ? {} : { stdin: input.stdin }),
           timeoutMs: s.limits.timeMs,
           maxOutputBytes: s.limits.outputBytes,
         });

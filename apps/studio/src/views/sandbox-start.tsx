@@ -150,6 +150,17 @@ export function SandboxStart({ onStarted }: { onStarted(run: SandboxLiveRun): vo
             />
           </label>
           <label className="stack">
+            Standard input (text; grants <code>stdin</code>)
+            <textarea
+              value={value('stdin')}
+              onChange={(e) => set('stdin', e.target.value)}
+              rows={2}
+              aria-label="standard input"
+              spellCheck={false}
+            />
+          </label>
+          <FieldProblems problems={problemsUnder(problems, 'stdin')} />
+          <label className="stack">
             Time limit (seconds)
             <input
               value={value('timeoutSeconds')}

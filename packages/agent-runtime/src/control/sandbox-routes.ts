@@ -18,6 +18,9 @@ export const MAX_SANDBOX_POLL_WAIT_MS = 10_000;
  * validates with the sandbox's and the egress engine's own schemas; argv words are checked for NUL
  * bytes by the sandbox's spawn boundary, not here.
  */
+/** Largest standard input text a studio run takes (the CLI pipes a stream; the studio sends text). */
+export const MAX_SANDBOX_STDIN_CHARS = 64 * 1024;
+
 export const SandboxStartBody = z
   .object({
     argv: z
@@ -34,6 +37,11 @@ export const SandboxStartBody = z
       .nullable()
       .optional()
       .describe('the egress policy file (v: 1) judging http/tcp; omitted or null: none'),
+    stdin: z
+      .string()
+      .max(MAX_SANDBOX_STDIN_CHARS)
+      .optional()
+      .describe('text given to the run as its standard input (needs the "stdin" capability), e.g. "hello\\n"'),
   })
   .strict();
 
