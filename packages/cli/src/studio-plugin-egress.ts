@@ -9,7 +9,7 @@ export const PLUGIN_EGRESS_POLICY_FILE = 'egress-policy.json';
 /** Grants that reach the network: each needs the owner's policy. */
 const NETWORK_GRANTS = ['http', 'tcp', 'udp', 'network', 'sockets'] as const;
 /** Largest policy file read, in bytes (a policy is a few lines). */
-const MAX_POLICY_BYTES = 256 * 1024;
+export const MAX_POLICY_BYTES = 256 * 1024;
 
 /** A compiled workspace policy: what egress runs, the guard it asks for, and what the studio shows of it. */
 export interface PluginEgress {

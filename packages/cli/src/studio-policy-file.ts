@@ -13,9 +13,7 @@ import {
 import { dirname, basename, join } from 'node:path';
 import type { PolicyFileStore, PolicyFileView } from '@trust/agent-runtime/control';
 import { controlError } from '@trust/agent-runtime/control';
-
-/** Largest policy file read or written, in bytes (the plugin egress reader takes the same). */
-const MAX_POLICY_BYTES = 256 * 1024;
+import { MAX_POLICY_BYTES } from './studio-plugin-egress.js';
 
 /** The store as this module makes it: synchronous from the hash check to the rename. */
 export interface SyncPolicyFileStore extends PolicyFileStore {
