@@ -19,6 +19,16 @@
  * The trace hook closes that gap: a statement that starts on a cancelled connection interrupts
  * itself, except ROLLBACK, which must run so the write lock is released.
  *
+ * Entry point `sqlite3_trustlane_init` is loaded into the host's FAST-LANE connection for one
+ * agent (read-only, on the main thread; see src/sql/sql-fast-lane.ts). It registers no SQL function.
+ * It bounds what one statement may cost the thread that runs it:
+ *   - a watchdog thread stops the statement (sqlite3_interrupt) once LANE_BUDGET_NS have passed
+ *     since it started (see below);
+ *   - one value may not exceed LANE_VALUE_BYTES and a program LANE_VDBE_OPS, so no single VM step
+ *     between two interrupt checks (a string function, a sort of what was read in time) runs long,
+ *     and compiling (not clocked) stays small.
+ * Any refusal makes the host run the statement in the agent's SQL worker instead.
+ *
  * The table holds no reference past a connection's life: each entry is the connection's client
  * data, whose destructor (run by sqlite3_close before the handle is freed) removes it under the
  * same mutex trust_interrupt holds while it calls sqlite3_interrupt. Link with -z nodelete so the
@@ -27,6 +37,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "sqlite3ext.h"
@@ -125,5 +136,141 @@ int sqlite3_trusthost_init(sqlite3 *db, char **err, const sqlite3_api_routines *
   int rc = sqlite3_create_function(db, "trust_interrupt", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, 0, fn_interrupt, 0, 0);
   if (rc == SQLITE_OK)
     rc = sqlite3_create_function(db, "trust_arm", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, 0, fn_arm, 0, 0);
+  return rc;
+}
+
+/*
+ * The fast lane. This SQLite is built without progress callbacks, so a statement's clock is kept by
+ * a watchdog thread: the statement's start arms it (SQLITE_TRACE_STMT), its end disarms it
+ * (SQLITE_TRACE_PROFILE), and a statement still armed LANE_BUDGET_NS after its start is stopped
+ * with sqlite3_interrupt(). Arming and the watchdog's decision happen under one lock, so a stop
+ * can only hit the statement it was meant for (or one that had not ended its trace yet). The
+ * watchdog sleeps until the earliest deadline; with nothing armed it sleeps until a statement
+ * starts, and only then is it woken.
+ */
+#define LANE_CLIENT_DATA_KEY "trust.sql-lane"
+#define LANE_BUDGET_NS 1000000LL /* 1 ms: a statement's whole run on the host's thread */
+#define LANE_VALUE_BYTES 8192    /* a larger value (read or computed) is refused: the worker runs it */
+#define LANE_VDBE_OPS 20000      /* a larger program is refused at compile time */
+#define LANE_LIKE_BYTES 64       /* LIKE/GLOB patterns: their match cost is length × pattern */
+
+struct lane {
+  sqlite3 *db;
+  long long start;
+  int armed;
+  struct lane *next;
+};
+
+static pthread_mutex_t lane_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t lane_wake;
+static pthread_once_t lane_once = PTHREAD_ONCE_INIT;
+static int lane_watchdog_ok = 0;
+static int lane_watchdog_idle = 0;
+static struct lane *lane_head = 0;
+
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void *lane_watchdog(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&lane_lock);
+  for (;;) {
+    long long now = now_ns(), next = 0;
+    for (struct lane *l = lane_head; l; l = l->next) {
+      if (!l->armed) continue;
+      long long deadline = l->start + LANE_BUDGET_NS;
+      if (deadline <= now) {
+        sqlite3_interrupt(l->db);
+        l->armed = 0; /* one stop per statement */
+      } else if (!next || deadline < next) {
+        next = deadline;
+      }
+    }
+    if (next) {
+      struct timespec until = {(time_t)(next / 1000000000LL), (long)(next % 1000000000LL)};
+      pthread_cond_timedwait(&lane_wake, &lane_lock, &until);
+    } else {
+      lane_watchdog_idle = 1;
+      pthread_cond_wait(&lane_wake, &lane_lock);
+      lane_watchdog_idle = 0;
+    }
+  }
+  return 0;
+}
+
+static void lane_start_watchdog(void) {
+  pthread_condattr_t attr;
+  pthread_t t;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&lane_wake, &attr);
+  pthread_condattr_destroy(&attr);
+  if (pthread_create(&t, 0, lane_watchdog, 0) == 0) {
+    pthread_detach(t);
+    lane_watchdog_ok = 1;
+  }
+}
+
+static void lane_free(void *p) {
+  struct lane *l = (struct lane *)p;
+  pthread_mutex_lock(&lane_lock);
+  for (struct lane **pp = &lane_head; *pp; pp = &(*pp)->next) {
+    if (*pp == l) {
+      *pp = l->next;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&lane_lock);
+  free(l);
+}
+
+static int lane_trace(unsigned type, void *ctx, void *p, void *x) {
+  struct lane *l = (struct lane *)ctx;
+  (void)p;
+  (void)x;
+  pthread_mutex_lock(&lane_lock);
+  if (type == SQLITE_TRACE_STMT) {
+    l->start = now_ns();
+    l->armed = 1;
+    if (lane_watchdog_idle) pthread_cond_signal(&lane_wake);
+  } else if (type == SQLITE_TRACE_PROFILE) {
+    l->armed = 0;
+  }
+  pthread_mutex_unlock(&lane_lock);
+  return 0;
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_trustlane_init(sqlite3 *db, char **err, const sqlite3_api_routines *api) {
+  SQLITE_EXTENSION_INIT2(api);
+  (void)err;
+  if (sqlite3_get_clientdata(db, LANE_CLIENT_DATA_KEY)) return SQLITE_OK; /* already installed */
+  pthread_once(&lane_once, lane_start_watchdog);
+  if (!lane_watchdog_ok) return SQLITE_ERROR; /* no clock: this connection must not run agent SQL */
+  struct lane *l = (struct lane *)calloc(1, sizeof *l);
+  if (!l) return SQLITE_NOMEM;
+  l->db = db;
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, LANE_VALUE_BYTES);
+  sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, LANE_VDBE_OPS);
+  sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, LANE_LIKE_BYTES);
+  int rc = sqlite3_trace_v2(db, SQLITE_TRACE_STMT | SQLITE_TRACE_PROFILE, lane_trace, l);
+  if (rc != SQLITE_OK) {
+    free(l);
+    return rc;
+  }
+  pthread_mutex_lock(&lane_lock);
+  l->next = lane_head;
+  lane_head = l;
+  pthread_mutex_unlock(&lane_lock);
+  rc = sqlite3_set_clientdata(db, LANE_CLIENT_DATA_KEY, l, lane_free);
+  if (rc != SQLITE_OK) {
+    sqlite3_trace_v2(db, 0, 0, 0);
+    lane_free(l);
+  }
   return rc;
 }

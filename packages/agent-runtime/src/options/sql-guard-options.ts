@@ -39,6 +39,10 @@ export const sqlGuardOptionsSchema = z
       .strict()
       .optional()
       .describe('tuning of the thread channel, e.g. { syncWaitMs: 1 }'),
+    fastLane: z
+      .boolean()
+      .optional()
+      .describe('whether judged, quick db_query statements may run on the bounded host-thread lane, e.g. true'),
   })
   .strict()
   .describe('createSqlGuard options, e.g. { mechanism: "auto", timeoutMs: 5000 }');

@@ -11,7 +11,7 @@ import {
 } from './statement-analysis.js';
 import { evaluateSqlAccess, type SqlMode, type TableProtection } from './sql-policy.js';
 import type { WireQueryResult } from './sql-host-protocol.js';
-import { needsStructuredClone } from './sql-wire.js';
+import { collectRows } from './sql-rows.js';
 
 /** Caps for one db_query, decided by the host from the agent's config. */
 export interface QueryCaps {
@@ -57,13 +57,6 @@ export interface SqlEngine {
 const CACHE_MAX = 512;
 /** A write that leaves the WAL larger than this is folded back and the WAL truncated. */
 const WAL_TRUNCATE_BYTES = 1024 * 1024;
-
-/** Rough size of one value as it crosses to the host: bytes for blobs and text, 8 for numbers. */
-function sizeOf(v: unknown): number {
-  if (typeof v === 'string') return v.length * 2;
-  if (v instanceof Uint8Array) return v.byteLength;
-  return 8;
-}
 
 interface Prepared {
   readonly stmt: Database.Statement;
@@ -171,38 +164,7 @@ export function createSqlEngine(path: string, options: { onOpen?: (db: Database.
         statements.set(skey, prepared);
       }
       const { stmt, columns } = prepared;
-      const rows: unknown[][] = [];
-      let bytes = 0;
-      let binary = false;
-      let truncatedBy: 'rows' | 'bytes' | undefined;
-      const it = stmt.iterate(...(params as never[])) as IterableIterator<unknown[]>;
-      try {
-        for (const row of it) {
-          if (rows.length >= caps.maxRows) {
-            truncatedBy = 'rows';
-            break;
-          }
-          let size = 0;
-          for (let i = 0; i < row.length; i++) {
-            const x = row[i];
-            size += sizeOf(x) + columns[i]!.length;
-            if (!binary && typeof x !== 'string' && x !== null) binary = needsStructuredClone(x);
-          }
-          // Stop before the row that crosses the cap: what the host receives stays under it.
-          if (bytes + size > caps.maxBytes) {
-            truncatedBy = 'bytes';
-            break;
-          }
-          bytes += size;
-          rows.push(row);
-        }
-      } finally {
-        it.return?.();
-      }
-      return {
-        result: truncatedBy ? { columns, rows, truncated: true, truncatedBy } : { columns, rows, truncated: false },
-        binary,
-      };
+      return collectRows(stmt.iterate(...(params as never[])) as IterableIterator<unknown[]>, columns, caps);
     },
     execute(sql, params, prot, authorized, maxGrowthBytes) {
       if (busyLowered) {

@@ -3,6 +3,7 @@ import type { AdfFile } from '../adf/adf-file.js';
 import type { ExecuteResult, QueryResult } from './sql-engine.js';
 import { toQueryResult, type WireQueryResult } from './sql-host-protocol.js';
 import { createSelectedSqlHost, type SelectedSqlHost, type SqlMechanism } from './sql-host-select.js';
+import { openSqlFastLane, type SqlFastLane } from './sql-fast-lane.js';
 import type { TableProtection } from './sql-policy.js';
 import { sqlGuardOptionsSchema } from '../options/sql-guard-options.js';
 import { checkOptions } from '../options/strict-options.js';
@@ -42,6 +43,20 @@ export interface SqlGuardOptions {
     readonly hostSpinMicros?: number;
     readonly workerSpinMicros?: number;
   };
+  /**
+   * Whether a db_query statement the worker already judged and answered quickly may run again on
+   * the bounded host-thread fast lane (thread mechanism only; see the package README); default true.
+   * `false` keeps every statement in the worker.
+   */
+  readonly fastLane?: boolean;
+}
+
+/** Where this guard's queries ran (diagnostics, tests and benchmarks). */
+export interface SqlQueryStats {
+  /** Answered on the host-thread fast lane. */
+  readonly fastLane: number;
+  /** Answered by the SQL worker (or process). */
+  readonly worker: number;
 }
 
 /** SQL access control for agent SQL, decided from the compiled statement, run off the host's thread. */
@@ -56,6 +71,8 @@ export interface SqlGuard {
   hostThreadId(): number | undefined;
   /** The mechanism in use, once the first statement decided it. */
   mechanism(): 'thread' | 'process' | undefined;
+  /** How many queries each lane answered so far. */
+  queryStats(): SqlQueryStats;
   close(): Promise<void>;
 }
 
@@ -68,6 +85,10 @@ export interface SqlGuard {
  * interrupting it from its own thread (`sqlite3_interrupt`; a worker that does not answer is
  * terminated; a process is killed): `SQL_TIMEOUT`. The worker enforces the row and byte caps
  * while rows are produced, and the growth cap with `max_page_count`.
+ *
+ * A statement the worker has judged and answered quickly may then run on the host's thread, on a
+ * fast lane bounded by SQLite's own limits and a watchdog thread (1 ms per statement, 8 KiB per
+ * value; sql-fast-lane.ts): anything it cannot finish there is answered by the worker.
  *
  * @example
  * const sql = createSqlGuard(adf);
@@ -90,14 +111,36 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
   const limits = () => adf.config().limits;
   const protections = () => adf.config().security.table_protections as Readonly<Record<string, TableProtection>>;
   const checkTimeout = options.checkTimeoutMs ?? 5_000;
+  let lane: SqlFastLane | null | undefined = options.fastLane === false ? null : undefined;
+  let inFlight = 0;
+  const stats = { fastLane: 0, worker: 0 };
+  // The lane opens once the worker runs (it needs the worker's interrupt library); never without it.
+  function fastLane(): SqlFastLane | undefined {
+    if (lane === undefined) {
+      const lib = host.library();
+      if (!lib) return undefined;
+      try {
+        lane = openSqlFastLane(adf.path, lib);
+      } catch {
+        lane = null; // every query stays in the worker
+      }
+    }
+    return lane ?? undefined;
+  }
+  const call = (request: Parameters<SelectedSqlHost['call']>[0], timeoutMs: number) => {
+    inFlight++;
+    return host.call(request, timeoutMs).finally(() => {
+      inFlight--;
+    });
+  };
   return {
     checkQuery: (sql, params = []) =>
-      host.call(
+      call(
         { kind: 'check', mode: 'query', sql, params, protections: {}, authorized: false },
         checkTimeout,
       ) as Promise<Decision>,
     checkExecute: (sql, o = {}) =>
-      host.call(
+      call(
         {
           kind: 'check',
           mode: 'execute',
@@ -110,22 +153,27 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
       ) as Promise<Decision>,
     runQuery(sql, params = []) {
       const l = limits();
-      return host
-        .call(
-          {
-            kind: 'query',
-            sql,
-            params,
-            maxRows: options.maxRows ?? l.max_sql_rows,
-            maxBytes: options.maxResultBytes ?? l.max_sql_result_bytes,
-          },
-          options.timeoutMs ?? l.sql_timeout_ms,
-        )
-        .then((w) => toQueryResult(w as WireQueryResult));
+      const caps = {
+        maxRows: options.maxRows ?? l.max_sql_rows,
+        maxBytes: options.maxResultBytes ?? l.max_sql_result_bytes,
+      };
+      // Only while nothing of this agent's is in the worker: answers keep the order they were asked in.
+      const fast = inFlight === 0 ? fastLane() : undefined;
+      const rows = fast?.run(sql, params, caps);
+      if (rows) {
+        stats.fastLane++;
+        return Promise.resolve(toQueryResult(rows));
+      }
+      const candidate = fast?.candidate(sql);
+      stats.worker++;
+      return call({ kind: 'query', sql, params, ...caps }, options.timeoutMs ?? l.sql_timeout_ms).then((w) => {
+        if (candidate) fast?.promote(candidate);
+        return toQueryResult(w as WireQueryResult);
+      });
     },
     runExecute(sql, o = {}) {
       const l = limits();
-      return host.call(
+      return call(
         {
           kind: 'execute',
           sql,
@@ -140,8 +188,11 @@ export function createSqlGuard(adf: AdfFile, options: SqlGuardOptions = {}): Sql
     hostPid: () => host.pid(),
     hostThreadId: () => host.threadId(),
     mechanism: () => host.mechanism(),
+    queryStats: () => ({ ...stats }),
     close: () => {
       unregister();
+      lane?.close();
+      lane = null;
       return host.close();
     },
   };

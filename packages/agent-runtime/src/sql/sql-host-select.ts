@@ -26,6 +26,8 @@ export interface SelectedSqlHost extends SqlHost {
   mechanism(): 'thread' | 'process' | undefined;
   /** The worker thread's id while one runs (thread mechanism). */
   threadId(): number | undefined;
+  /** The compiled interrupt library, once the thread mechanism is in use. */
+  library(): string | undefined;
 }
 
 /**
@@ -40,6 +42,7 @@ export function createSelectedSqlHost(options: SelectedSqlHostOptions): Selected
   let host: (SqlHost & { threadId?: () => number | undefined }) | undefined;
   let kind: 'thread' | 'process' | undefined;
   let closeExtra: (() => void) | undefined;
+  let library: string | undefined;
   let deciding: Promise<SqlHost> | undefined;
 
   async function decide(): Promise<SqlHost> {
@@ -70,6 +73,7 @@ export function createSelectedSqlHost(options: SelectedSqlHostOptions): Selected
         }
         closeExtra = () => interrupter.close();
         kind = 'thread';
+        library = lib;
         host = thread;
         return host;
       } catch (e) {
@@ -92,6 +96,7 @@ export function createSelectedSqlHost(options: SelectedSqlHostOptions): Selected
     pid: () => host?.pid(),
     mechanism: () => kind,
     threadId: () => host?.threadId?.(),
+    library: () => library,
     async close() {
       const h = host ?? (deciding ? await deciding.catch(() => undefined) : undefined);
       await h?.close();
