@@ -187,7 +187,8 @@ export default async function run({ log }) {
     const lanes = guard.queryStats();
     log(
       `db_query answered by the fast lane ${lanes.fastLane}, by the worker ${lanes.worker}; ` +
-        `p50 ${percentile(s.guarded, 50)} ns (default), ${percentile(s.workerOnly, 50)} ns (worker only), ${percentile(s.procGuarded, 50)} ns (process); ` +
+        `p50 ${percentile(s.guarded, 50)} ns (default), ${percentile(s.workerOnly, 50)} ns (worker only), ` +
+        `${percentile(s.procGuarded, 50)} ns (process); ` +
         `hops with an 11-row reply p50: shared memory ${percentile(s.sabHop, 50)} ns, ` +
         `pipe ${percentile(s.hop, 50)} ns, Node IPC ${percentile(s.ipcHop, 50)} ns`,
     );

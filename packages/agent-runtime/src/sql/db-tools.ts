@@ -20,7 +20,8 @@ const bind = (p: unknown[] | undefined) => (p ?? []).map((v) => (typeof v === 'b
 
 /**
  * `db_query`: one read-only statement over local_* and the eight readable adf_* tables, on the
- * read-only connection of the agent's SQL worker, capped in rows, bytes and wall-clock time.
+ * read-only connection of the agent's SQL worker (or, once judged there, the bounded fast lane),
+ * capped in rows, bytes and wall-clock time.
  *
  * @example
  * registry.register(createDbQueryTool(createSqlGuard(adf)));

@@ -65,6 +65,8 @@ export function openSqlFastLane(path: string, lib: string, clock: () => number =
     throw e;
   }
   const schemaVersion = db.prepare('PRAGMA schema_version').pluck();
+  const begin = db.prepare('BEGIN');
+  const end = db.prepare('ROLLBACK'); // it only ever reads
   const known = new Map<string, Promoted>();
 
   function remember(sql: string, v: Promoted): void {
@@ -73,7 +75,10 @@ export function openSqlFastLane(path: string, lib: string, clock: () => number =
   }
 
   function execute(sql: string, p: Promoted, params: unknown[], caps: QueryCaps): WireQueryResult | undefined {
-    // A schema change since the worker judged it: the worker judges it again.
+    // One read transaction: the version checked is the snapshot the statement runs on, so a schema
+    // change committed meanwhile (by another connection) cannot slip in between. A schema change
+    // since the worker judged the statement: the worker judges it again.
+    begin.run();
     if ((schemaVersion.get() as number) !== p.version) {
       known.delete(sql);
       return undefined;
@@ -99,6 +104,12 @@ export function openSqlFastLane(path: string, lib: string, clock: () => number =
         // Stopped, too large, busy or failed: the worker answers, and promotes it again only if quick.
         known.delete(sql);
         return undefined;
+      } finally {
+        try {
+          if (db.inTransaction) end.run();
+        } catch {
+          db.close(); // a read it cannot end: the lane closes, the worker answers everything
+        }
       }
     },
     candidate(sql) {

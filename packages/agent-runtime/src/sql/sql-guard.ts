@@ -59,7 +59,7 @@ export interface SqlQueryStats {
   readonly worker: number;
 }
 
-/** SQL access control for agent SQL, decided from the compiled statement, run off the host's thread. */
+/** SQL access control for agent SQL, decided from the compiled statement off the host's thread. */
 export interface SqlGuard {
   checkQuery(sql: string, params?: unknown[]): Promise<Decision>;
   checkExecute(sql: string, options?: { authorized?: boolean; params?: unknown[] }): Promise<Decision>;
@@ -77,7 +77,7 @@ export interface SqlGuard {
 }
 
 /**
- * Creates the guard. Agent SQL never runs on the host's thread or connection: each agent gets
+ * Creates the guard. Agent SQL is judged and first run off the host's thread and connection: each agent gets
  * one SQL worker thread (started on first use; a child process where the interrupt library
  * cannot be built) with its own read-only `query_only` connection for db_query and a read-write
  * one for db_execute, both `trusted_schema=OFF`. There every statement is compiled and judged by
