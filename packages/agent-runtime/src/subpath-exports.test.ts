@@ -315,7 +315,7 @@ const SUBPATHS: Readonly<Record<string, Pinned>> = {
   },
   sql: {
     values: ['createDbExecuteTool', 'createDbQueryTool', 'createSqlGuard'],
-    types: ['ExecuteResult', 'QueryResult', 'SqlGuard', 'SqlGuardOptions', 'TableProtection'],
+    types: ['ExecuteResult', 'QueryResult', 'SqlGuard', 'SqlGuardOptions', 'SqlQueryStats', 'TableProtection'],
   },
   tools: {
     values: [
