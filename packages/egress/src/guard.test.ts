@@ -54,14 +54,12 @@ describe('operator CIDR overrides', () => {
 
   it('rejects bad options, listing every problem', () => {
     const bad = { mode: 'open' as never, protectedPorts: [0, 70000], allowCidrs: ['10.0.0.0/33', 'nope'] };
-    expect(() => createEgressGuard({ ...bad, resolveTimeoutMs: 0 })).toRefuseOptions('EGRESS_OPTIONS_INVALID', [
-      { code: 'EGRESS_OPTIONS_INVALID', path: 'mode' },
-      { code: 'EGRESS_OPTIONS_INVALID', path: 'protectedPorts.0' },
-      { code: 'EGRESS_OPTIONS_INVALID', path: 'protectedPorts.1' },
-      { code: 'EGRESS_OPTIONS_INVALID', path: 'allowCidrs.0' },
-      { code: 'EGRESS_OPTIONS_INVALID', path: 'allowCidrs.1' },
-      { code: 'EGRESS_OPTIONS_INVALID', path: 'resolveTimeoutMs' },
-    ]);
+    // six problems, each an invalid value (none an unknown key)
+    const paths = ['mode', 'protectedPorts.0', 'protectedPorts.1', 'allowCidrs.0', 'allowCidrs.1', 'resolveTimeoutMs'];
+    expect(() => createEgressGuard({ ...bad, resolveTimeoutMs: 0 })).toRefuseOptions(
+      'EGRESS_OPTIONS_INVALID',
+      paths.map((path) => ({ code: 'EGRESS_OPTIONS_INVALID', path })),
+    );
   });
 });
 
