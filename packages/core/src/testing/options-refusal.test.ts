@@ -5,8 +5,8 @@ import { checkOptionsRefusal, type ExpectedProblem } from './options-refusal.js'
 const unknownKey: Problem = {
   code: 'EGRESS_OPTIONS_UNKNOWN_KEY',
   path: 'mdoe',
-  message: 'unknown option "mdoe"',
-  hint: 'did you mean "mode"? known options: mode, protectedPorts',
+  message: 'unknown "mdoe"',
+  hint: 'did you mean "mode"? (known: mode)',
 };
 const invalid: Problem = {
   code: 'EGRESS_OPTIONS_INVALID',
@@ -44,7 +44,7 @@ describe('toRefuseOptions (checkOptionsRefusal)', () => {
     ['another path', refusal, [{ ...key, path: 'mode' }, port], undefined, false],
     ['a hint that does not fit', refusal, [{ ...key, hint: 'did you mean "mod"?' }, port], undefined, false],
     ['a hint pattern that does not fit', refusal, [key, { ...port, hint: /e\.g\. 5000/ }], undefined, false],
-    ['a problem message that fits', refusal, [{ ...key, message: /unknown option/ }, port], undefined, true],
+    ['a problem message that fits', refusal, [{ ...key, message: /unknown "mdoe"/ }, port], undefined, true],
     ['a problem message that does not', refusal, [{ ...key, message: 'invalid' }, port], undefined, false],
     ['a plain error', new Error('x'), both, undefined, false],
     ['a function that returns', () => 1, both, undefined, false],
@@ -85,10 +85,12 @@ describe('toRefuseOptions (checkOptionsRefusal)', () => {
         'expected TrustError EGRESS_OPTIONS_INVALID with the problems',
         '  EGRESS_OPTIONS_UNKNOWN_KEY at mode, hint ~ "did you mean \\"mode\\"?"',
         'got TrustError EGRESS_OPTIONS_INVALID: "createEgressGuard options are invalid (2 problems)" with the problems',
-        '  EGRESS_OPTIONS_UNKNOWN_KEY at mdoe: "unknown option \\"mdoe\\"", hint "did you mean \\"mode\\"? known options: mode, protectedPorts"',
+        '  EGRESS_OPTIONS_UNKNOWN_KEY at mdoe: "unknown \\"mdoe\\"", hint "did you mean \\"mode\\"? (known: mode)"',
         '  EGRESS_OPTIONS_INVALID at protectedPorts.0: "Too small: expected number to be >0", hint "e.g. [7385]"',
       ].join('\n'),
     );
+    // a passing check explains itself for `.not`
+    expect(checkOptionsRefusal(refusal, 'EGRESS_OPTIONS_INVALID', both).message()).toMatch(/^expected not TrustError/);
     expect(checkOptionsRefusal(() => Promise.resolve(), 'EGRESS_OPTIONS_INVALID', []).message()).toMatch(
       /but the function returned a promise: use `await expect\(promise\)\.rejects\.toRefuseOptions/,
     );

@@ -65,7 +65,8 @@ function showGot(p: Problem): string {
   return `  ${p.code} at ${p.path ?? '(no path)'}: ${JSON.stringify(p.message)}, hint ${JSON.stringify(p.hint)}`;
 }
 
-function received(value: unknown): { error?: TrustError; why?: string } {
+/** The TrustError `value` is or throws, or why there is none. */
+function refusalOf(value: unknown): { error?: TrustError; why?: string } {
   if (typeof value !== 'function') {
     return value instanceof TrustError ? { error: value } : { why: `got ${String(value)}, not a TrustError` };
   }
@@ -94,10 +95,11 @@ export function checkOptionsRefusal(
   problems: readonly ExpectedProblem[],
   message?: TextExpectation,
 ): OptionsRefusalResult {
-  const { error, why } = received(value);
+  const { error, why } = refusalOf(value);
   const wanted = [`TrustError ${code}`, ...(message === undefined ? [] : [`message ~ ${showText(message)}`])];
-  const expected = `expected ${wanted.join(', ')} with the problems\n${problems.map(showWanted).join('\n')}`;
-  if (error === undefined) return { pass: false, message: () => `${expected}\nbut ${why}` };
+  const expected = (not: boolean) =>
+    `expected ${not ? 'not ' : ''}${wanted.join(', ')} with the problems\n${problems.map(showWanted).join('\n')}`;
+  if (error === undefined) return { pass: false, message: () => `${expected(false)}\nbut ${why}` };
   const pass =
     error.code === code &&
     fitsText(error.message, message) &&
@@ -106,8 +108,5 @@ export function checkOptionsRefusal(
   const got = `got TrustError ${error.code}: ${JSON.stringify(error.message)} with the problems\n${error.problems
     .map(showGot)
     .join('\n')}`;
-  return {
-    pass,
-    message: () => (pass ? `${expected.replace('expected', 'expected not')}\n${got}` : `${expected}\n${got}`),
-  };
+  return { pass, message: () => `${expected(pass)}\n${got}` };
 }
