@@ -105,7 +105,13 @@ describe('public API', () => {
   });
 
   it('@trust/core/testing exports exactly these names', () => {
-    expect(Object.keys(testing).sort()).toEqual(['createTestContext', 'createTestRequest', 'trustMatchers']);
+    expect(Object.keys(testing).sort()).toEqual([
+      'createTestContext',
+      'createTestRequest',
+      'rejectionOf',
+      'thrownBy',
+      'trustMatchers',
+    ]);
   });
 
   it('freezes exported constants', () => {

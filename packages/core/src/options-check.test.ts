@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { TrustError } from './error.js';
 import { checkOptions, type OptionsCheck } from './options-check.js';
+import { thrownBy } from './testing/thrown-by.js';
 
 const schema = z
   .object({
@@ -21,15 +21,7 @@ const check: OptionsCheck<'AGENT_OPTIONS_INVALID', 'AGENT_OPTIONS_UNKNOWN_KEY'> 
   unknownKeyCode: 'AGENT_OPTIONS_UNKNOWN_KEY',
 };
 
-function thrown(options: unknown): TrustError {
-  try {
-    checkOptions(check, options);
-  } catch (e) {
-    if (e instanceof TrustError) return e;
-    throw e;
-  }
-  throw new Error('checkOptions accepted the options');
-}
+const thrown = (options: unknown) => thrownBy(() => checkOptions(check, options));
 
 describe('checkOptions', () => {
   it('returns the very options object it was given when they are valid', () => {
@@ -38,21 +30,14 @@ describe('checkOptions', () => {
   });
 
   it('names an unknown key with a did-you-mean hint, at the root and nested', () => {
-    const e = thrown({ timeoutMS: 10, limits: { maxBytes: 1, maxByte: 1 } });
-    expect(e).toHaveTrustCode('AGENT_OPTIONS_INVALID');
-    expect(e.message).toMatch(/^createThing options are invalid \(2 problems\)/);
-    expect([...e.problems].sort((a, b) => (a.path ?? '').localeCompare(b.path ?? ''))).toEqual([
-      expect.objectContaining({
-        code: expect.toBeTrustCode('AGENT_OPTIONS_UNKNOWN_KEY'),
-        path: 'limits.maxByte',
-        hint: expect.stringMatching(/did you mean "maxBytes"/),
-      }),
-      expect.objectContaining({
-        code: expect.toBeTrustCode('AGENT_OPTIONS_UNKNOWN_KEY'),
-        path: 'timeoutMS',
-        hint: expect.stringMatching(/did you mean "timeoutMs"/),
-      }),
-    ]);
+    expect(thrown({ timeoutMS: 10, limits: { maxBytes: 1, maxByte: 1 } })).toRefuseOptions(
+      'AGENT_OPTIONS_INVALID',
+      [
+        { code: 'AGENT_OPTIONS_UNKNOWN_KEY', path: 'limits.maxByte', hint: /did you mean "maxBytes"/ },
+        { code: 'AGENT_OPTIONS_UNKNOWN_KEY', path: 'timeoutMS', hint: /did you mean "timeoutMs"/ },
+      ],
+      /^createThing options are invalid \(2 problems\)/,
+    );
   });
 
   it('reports every invalid field at once, each with its field description as the hint', () => {
@@ -67,15 +52,11 @@ describe('checkOptions', () => {
   it('lets the caller override the hint of a field', () => {
     const e = thrown({ timeoutMs: 0 });
     expect(e.problems[0]?.hint).toBe('a timeout in ms, e.g. 5000');
-    try {
-      checkOptions(
-        { ...check, hintFor: (path) => (path[0] === 'timeoutMs' ? 'use 1000' : undefined) },
-        { timeoutMs: 0 },
-      );
-      expect.unreachable();
-    } catch (e) {
-      expect((e as TrustError).problems[0]?.hint).toBe('use 1000');
-    }
+    const overridden = {
+      ...check,
+      hintFor: (path: readonly string[]) => (path[0] === 'timeoutMs' ? 'use 1000' : undefined),
+    };
+    expect(thrownBy(() => checkOptions(overridden, { timeoutMs: 0 })).problems[0]?.hint).toBe('use 1000');
   });
 
   it('refuses a non-object with the invalid code', () => {

@@ -1,30 +1,25 @@
-import { parseCidr, type TrustError } from '@trust/core';
+import { parseCidr } from '@trust/core';
+import { thrownBy } from '@trust/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createEgressGuard } from './guard.js';
 import { compileGuardOptions, type GuardOptions } from './guard-options.js';
 
 /** The error `createEgressGuard(options)` throws (fails the test when it does not throw). */
-function refusal(options: unknown): TrustError {
-  try {
-    createEgressGuard(options as GuardOptions);
-  } catch (e) {
-    return e as TrustError;
-  }
-  throw new Error('createEgressGuard accepted the options');
-}
+const refusal = (options: unknown) => thrownBy(() => createEgressGuard(options as GuardOptions));
 
 describe('guard options (one strict schema)', () => {
   it('refuses an unknown key with "did you mean" and the known options', () => {
-    const e = refusal({ mdoe: 'strict' });
-    expect(e).toHaveTrustCode('EGRESS_OPTIONS_INVALID');
-    expect(e.problems).toEqual([
-      expect.objectContaining({
-        code: expect.toBeTrustCode('EGRESS_OPTIONS_UNKNOWN_KEY'),
-        path: 'mdoe',
-        hint: expect.stringMatching(/did you mean "mode"\?.*known options: mode, protectedPorts/),
-      }),
-    ]);
-    expect(e.message).toMatch(/^createEgressGuard options are invalid \(1 problem\): mdoe: unknown option "mdoe"/);
+    expect(refusal({ mdoe: 'strict' })).toRefuseOptions(
+      'EGRESS_OPTIONS_INVALID',
+      [
+        {
+          code: 'EGRESS_OPTIONS_UNKNOWN_KEY',
+          path: 'mdoe',
+          hint: /did you mean "mode"\?.*known options: mode, protectedPorts/,
+        },
+      ],
+      /^createEgressGuard options are invalid \(1 problem\): mdoe: unknown option "mdoe"/,
+    );
   });
 
   it.each([
@@ -41,14 +36,8 @@ describe('guard options (one strict schema)', () => {
     [{ cacheTtlMs: -1 }, 'cacheTtlMs', /0 disables/],
     [{ cacheTtlMs: Number.NaN }, 'cacheTtlMs', /0 disables/],
   ])('%j is refused at %s, with a valid example as hint', (options, path, hint) => {
-    const e = refusal(options);
-    expect(e).toHaveTrustCode('EGRESS_OPTIONS_INVALID');
-    expect(e.problems).toEqual([
-      expect.objectContaining({
-        code: expect.toBeTrustCode('EGRESS_OPTIONS_INVALID'),
-        path,
-        hint: expect.stringMatching(hint),
-      }),
+    expect(refusal(options)).toRefuseOptions('EGRESS_OPTIONS_INVALID', [
+      { code: 'EGRESS_OPTIONS_INVALID', path, hint },
     ]);
   });
 
@@ -57,14 +46,16 @@ describe('guard options (one strict schema)', () => {
   });
 
   it('reports every problem at once', () => {
-    const e = refusal({ mode: 'x', protectedPorts: [0, 70000], cacheTtl: 1, allowCidrs: ['nope'] });
-    expect(e.problems?.map((p) => p.path).sort()).toEqual([
-      'allowCidrs.0',
-      'cacheTtl',
-      'mode',
-      'protectedPorts.0',
-      'protectedPorts.1',
-    ]);
+    expect(refusal({ mode: 'x', protectedPorts: [0, 70000], cacheTtl: 1, allowCidrs: ['nope'] })).toRefuseOptions(
+      'EGRESS_OPTIONS_INVALID',
+      [
+        { code: 'EGRESS_OPTIONS_INVALID', path: 'allowCidrs.0' },
+        { code: 'EGRESS_OPTIONS_UNKNOWN_KEY', path: 'cacheTtl' },
+        { code: 'EGRESS_OPTIONS_INVALID', path: 'mode' },
+        { code: 'EGRESS_OPTIONS_INVALID', path: 'protectedPorts.0' },
+        { code: 'EGRESS_OPTIONS_INVALID', path: 'protectedPorts.1' },
+      ],
+    );
   });
 
   it('passes valid options unchanged: the resolver kept, CIDR text and values compiled', () => {

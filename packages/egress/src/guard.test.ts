@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createStubResolver } from '@trust/testing';
-import { isTrustError, parseCidr } from '@trust/core';
+import { parseCidr } from '@trust/core';
 import { createEgressGuard, evaluateUrl, explainUrl } from './guard.js';
 import { redactUrl } from './redact.js';
 
@@ -53,18 +53,13 @@ describe('operator CIDR overrides', () => {
   });
 
   it('rejects bad options, listing every problem', () => {
-    try {
-      createEgressGuard({
-        mode: 'open' as never,
-        protectedPorts: [0, 70000],
-        allowCidrs: ['10.0.0.0/33', 'nope'],
-        resolveTimeoutMs: 0,
-      });
-      expect.unreachable();
-    } catch (e) {
-      expect(isTrustError(e, 'EGRESS_OPTIONS_INVALID')).toBe(true);
-      expect((e as { problems: unknown[] }).problems).toHaveLength(6);
-    }
+    const bad = { mode: 'open' as never, protectedPorts: [0, 70000], allowCidrs: ['10.0.0.0/33', 'nope'] };
+    // six problems, each an invalid value (none an unknown key)
+    const paths = ['mode', 'protectedPorts.0', 'protectedPorts.1', 'allowCidrs.0', 'allowCidrs.1', 'resolveTimeoutMs'];
+    expect(() => createEgressGuard({ ...bad, resolveTimeoutMs: 0 })).toRefuseOptions(
+      'EGRESS_OPTIONS_INVALID',
+      paths.map((path) => ({ code: 'EGRESS_OPTIONS_INVALID', path })),
+    );
   });
 });
 

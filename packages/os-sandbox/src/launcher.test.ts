@@ -1,6 +1,6 @@
 // The launcher's cache location and how a sandbox keeps runs away from it (decisions only; nothing is compiled).
 import { describe, expect, it } from 'vitest';
-import type { TrustError } from '@trust/core';
+import { rejectionOf } from '@trust/core/testing';
 import { ensureLauncher, hideLauncher, launcherCacheDir } from './launcher.js';
 import { parseSandboxPolicy } from './policy.js';
 
@@ -44,24 +44,11 @@ describe('hideLauncher', () => {
 
 describe('ensureLauncher options (one strict schema)', () => {
   /** The error `ensureLauncher(options)` rejects with (fails the test when it does not). */
-  async function refusal(options: unknown): Promise<TrustError> {
-    try {
-      await ensureLauncher(options as never);
-    } catch (e) {
-      return e as TrustError;
-    }
-    throw new Error('ensureLauncher accepted the options');
-  }
+  const refusal = (options: unknown) => rejectionOf(() => ensureLauncher(options as never));
 
   it('refuses an unknown key with "did you mean"', async () => {
-    const e = await refusal({ cachedir: '/var/cache/trust' });
-    expect(e).toHaveTrustCode('SANDBOX_POLICY_INVALID');
-    expect(e.problems).toEqual([
-      expect.objectContaining({
-        code: expect.toBeTrustCode('SANDBOX_POLICY_UNKNOWN_KEY'),
-        path: 'cachedir',
-        hint: expect.stringMatching(/did you mean "cacheDir"\?/),
-      }),
+    expect(await refusal({ cachedir: '/var/cache/trust' })).toRefuseOptions('SANDBOX_POLICY_INVALID', [
+      { code: 'SANDBOX_POLICY_UNKNOWN_KEY', path: 'cachedir', hint: /did you mean "cacheDir"\?/ },
     ]);
   });
 
@@ -70,13 +57,8 @@ describe('ensureLauncher options (one strict schema)', () => {
     [{ cacheDir: '' }, 'cacheDir', /"\/var\/cache\/trust"/],
     [{ env: 'HOME=/h' }, 'env', /process\.env/],
   ])('%j: an invalid value is refused with a valid example', async (options, path, hint) => {
-    const e = await refusal(options);
-    expect(e.problems).toEqual([
-      expect.objectContaining({
-        code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID'),
-        path,
-        hint: expect.stringMatching(hint),
-      }),
+    expect(await refusal(options)).toRefuseOptions('SANDBOX_POLICY_INVALID', [
+      { code: 'SANDBOX_POLICY_INVALID', path, hint },
     ]);
   });
 

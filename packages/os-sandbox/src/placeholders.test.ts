@@ -1,17 +1,11 @@
 // The options of the placeholder keeper (decisions only; no launcher runs).
-import type { TrustError } from '@trust/core';
+import { thrownBy } from '@trust/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createPlaceholderKeeper } from './placeholders.js';
 
 /** The error `createPlaceholderKeeper(options)` throws (fails the test when it does not throw). */
-function refusal(options: unknown): TrustError {
-  try {
-    createPlaceholderKeeper(options as { launcher: string; lingerMs: number });
-  } catch (e) {
-    return e as TrustError;
-  }
-  throw new Error('createPlaceholderKeeper accepted the options');
-}
+const refusal = (options: unknown) =>
+  thrownBy(() => createPlaceholderKeeper(options as { launcher: string; lingerMs: number }));
 
 describe('createPlaceholderKeeper options (one strict schema)', () => {
   it('refuses an unknown key with "did you mean"', () => {
@@ -31,13 +25,8 @@ describe('createPlaceholderKeeper options (one strict schema)', () => {
     [{ launcher: '/l', lingerMs: Number.NaN }, 'lingerMs', /e\.g\. 3000/],
     [{ launcher: '/l', lingerMs: 2 ** 31 }, 'lingerMs', /e\.g\. 3000/],
   ])('%j: an invalid value is refused with a valid example', (options, path, hint) => {
-    const e = refusal(options);
-    expect(e.problems).toEqual([
-      expect.objectContaining({
-        code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID'),
-        path,
-        hint: expect.stringMatching(hint),
-      }),
+    expect(refusal(options)).toRefuseOptions('SANDBOX_POLICY_INVALID', [
+      { code: 'SANDBOX_POLICY_INVALID', path, hint },
     ]);
   });
 

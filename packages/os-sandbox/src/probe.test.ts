@@ -1,28 +1,15 @@
 // The options of probeSandbox: refused before anything runs; valid ones reach the probe.
-import type { TrustError } from '@trust/core';
+import { rejectionOf } from '@trust/core/testing';
 import { describe, expect, it } from 'vitest';
 import { probeSandbox, type ProbeOptions } from './probe.js';
 
 /** The error `probeSandbox(options)` rejects with (fails the test when it does not). */
-async function refusal(options: unknown): Promise<TrustError> {
-  try {
-    await probeSandbox(options as ProbeOptions);
-  } catch (e) {
-    return e as TrustError;
-  }
-  throw new Error('probeSandbox accepted the options');
-}
+const refusal = (options: unknown) => rejectionOf(() => probeSandbox(options as ProbeOptions));
 
 describe('probeSandbox options (one strict schema)', () => {
   it('refuses an unknown key with "did you mean"', async () => {
-    const e = await refusal({ bwrapPth: '/usr/bin/bwrap' });
-    expect(e).toHaveTrustCode('SANDBOX_POLICY_INVALID');
-    expect(e.problems).toEqual([
-      expect.objectContaining({
-        code: expect.toBeTrustCode('SANDBOX_POLICY_UNKNOWN_KEY'),
-        path: 'bwrapPth',
-        hint: expect.stringMatching(/did you mean "bwrapPath"\?/),
-      }),
+    expect(await refusal({ bwrapPth: '/usr/bin/bwrap' })).toRefuseOptions('SANDBOX_POLICY_INVALID', [
+      { code: 'SANDBOX_POLICY_UNKNOWN_KEY', path: 'bwrapPth', hint: /did you mean "bwrapPath"\?/ },
     ]);
   });
 
@@ -30,13 +17,8 @@ describe('probeSandbox options (one strict schema)', () => {
     [{ bwrapPath: '' }, 'bwrapPath', /"\/usr\/bin\/bwrap"/],
     [{ launcherPath: 7 }, 'launcherPath', /ensureLauncher/],
   ])('%j: an invalid value is refused with a valid example', async (options, path, hint) => {
-    const e = await refusal(options);
-    expect(e.problems).toEqual([
-      expect.objectContaining({
-        code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID'),
-        path,
-        hint: expect.stringMatching(hint),
-      }),
+    expect(await refusal(options)).toRefuseOptions('SANDBOX_POLICY_INVALID', [
+      { code: 'SANDBOX_POLICY_INVALID', path, hint },
     ]);
   });
 

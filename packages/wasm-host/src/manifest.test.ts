@@ -1,19 +1,8 @@
+import { thrownBy } from '@trust/core/testing';
 import { describe, expect, it } from 'vitest';
 import { normalizePackagePath, parseManifest } from './manifest.js';
 
 const base = (wasm: string, pkg = 'name = "greeter"\nversion = "1.0.0"') => `[package]\n${pkg}\n\n[wasm]\n${wasm}\n`;
-
-function codeOf(fn: () => unknown): {
-  code: string;
-  problems: readonly { code: string; path?: string; hint?: string }[];
-} {
-  try {
-    fn();
-  } catch (e) {
-    return e as never;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('parseManifest', () => {
   it('parses a valid manifest with capabilities, args and metadata', () => {
@@ -31,7 +20,7 @@ describe('parseManifest', () => {
   });
 
   it('names the line and column of a TOML syntax error', () => {
-    const e = codeOf(() => parseManifest('[package]\nname = "greeter"\nversion = 1.0.0\n')) as unknown as {
+    const e = thrownBy(() => parseManifest('[package]\nname = "greeter"\nversion = 1.0.0\n')) as unknown as {
       code: string;
       message: string;
       hint: string;
@@ -42,7 +31,7 @@ describe('parseManifest', () => {
   });
 
   it('rejects a misspelt key with "did you mean" instead of silently meaning deny-all', () => {
-    const e = codeOf(() => parseManifest(base('component = "p.wasm"\ncapabilites = ["http"]')));
+    const e = thrownBy(() => parseManifest(base('component = "p.wasm"\ncapabilites = ["http"]')));
     expect(e.code).toBeTrustCode('WASM_MANIFEST_INVALID');
     expect(e.problems[0]).toMatchObject({
       code: expect.toBeTrustCode('WASM_MANIFEST_UNKNOWN_KEY'),
@@ -54,7 +43,7 @@ describe('parseManifest', () => {
   it.each([['../x.wasm'], ['/abs/x.wasm'], ['a/../../x.wasm'], ['a\\\\x.wasm'], ['C:/x.wasm']])(
     'keeps the component inside the package: %s',
     (path) => {
-      const e = codeOf(() => parseManifest(base(`component = "${path}"`)));
+      const e = thrownBy(() => parseManifest(base(`component = "${path}"`)));
       expect(e.problems.some((p) => p.code === 'WASM_PACKAGE_UNSAFE_PATH')).toBe(true);
     },
   );
@@ -67,7 +56,7 @@ describe('parseManifest', () => {
     [['tcp', 'network'], 'WASM_CAPABILITY_INVALID', 'CAPABILITY_TIER_CONFLICT'],
     [['udp', 'sockets'], 'WASM_CAPABILITY_INVALID', 'CAPABILITY_TIER_CONFLICT'],
   ])('rejects capabilities %j with %s', (caps, code, problem) => {
-    const e = codeOf(() => parseManifest(base(`component = "p.wasm"\ncapabilities = ${JSON.stringify(caps)}`)));
+    const e = thrownBy(() => parseManifest(base(`component = "p.wasm"\ncapabilities = ${JSON.stringify(caps)}`)));
     expect(e.code).toBe(code);
     expect(e.problems.map((p) => p.code)).toContain(problem);
   });
@@ -83,11 +72,11 @@ describe('parseManifest', () => {
   });
 
   it('reports every problem at once and rejects bad TOML', () => {
-    const e = codeOf(() => parseManifest('[package]\nnmae = "x"\n[wasm]\n'));
+    const e = thrownBy(() => parseManifest('[package]\nnmae = "x"\n[wasm]\n'));
     expect(e.problems.map((p) => p.path)).toEqual(
       expect.arrayContaining(['package.nmae', 'package.name', 'package.version', 'wasm.component']),
     );
-    expect(codeOf(() => parseManifest('[package\n')).code).toBeTrustCode('WASM_MANIFEST_INVALID');
+    expect(thrownBy(() => parseManifest('[package\n')).code).toBeTrustCode('WASM_MANIFEST_INVALID');
   });
 });
 

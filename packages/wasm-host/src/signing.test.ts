@@ -1,3 +1,4 @@
+import { thrownBy } from '@trust/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createPackageFiles } from './package-files.js';
 import {
@@ -20,15 +21,6 @@ const base = () =>
     },
     'pkg',
   );
-
-function thrown(fn: () => unknown): { code: string; problems: readonly { code: string; path?: string }[] } {
-  try {
-    fn();
-  } catch (e) {
-    return e as never;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('package signing', () => {
   const { privateKey, publicKey } = generateSigningKey();
@@ -60,7 +52,7 @@ describe('package signing', () => {
   ])('rejects %s', (_name, path, bytes, problem) => {
     const files = new Map(signPackage(base(), privateKey).package.files);
     files.set(path, bytes);
-    const e = thrown(() => verifyPackage(createPackageFiles(files), [publicKey]));
+    const e = thrownBy(() => verifyPackage(createPackageFiles(files), [publicKey]));
     expect(e.code).toBeTrustCode('WASM_SIGNATURE_INVALID');
     expect(e.problems).toEqual([expect.objectContaining({ code: problem, path })]);
   });
@@ -68,7 +60,7 @@ describe('package signing', () => {
   it('rejects a missing signed file', () => {
     const files = new Map(signPackage(base(), privateKey).package.files);
     files.delete('docs/readme.md');
-    expect(thrown(() => verifyPackage(createPackageFiles(files), [publicKey])).problems[0]).toHaveTrustCode(
+    expect(thrownBy(() => verifyPackage(createPackageFiles(files), [publicKey])).problems[0]).toHaveTrustCode(
       'WASM_FILE_MISSING',
     );
   });
@@ -76,11 +68,11 @@ describe('package signing', () => {
   it('rejects an untrusted key, an unsigned package and a forged signature', () => {
     const other = generateSigningKey();
     const signed = signPackage(base(), privateKey).package;
-    expect(thrown(() => verifyPackage(signed, [other.publicKey])).code).toBeTrustCode('WASM_KEY_UNTRUSTED');
-    expect(thrown(() => verifyPackage(base(), [publicKey])).code).toBeTrustCode('WASM_UNSIGNED');
+    expect(thrownBy(() => verifyPackage(signed, [other.publicKey])).code).toBeTrustCode('WASM_KEY_UNTRUSTED');
+    expect(thrownBy(() => verifyPackage(base(), [publicKey])).code).toBeTrustCode('WASM_UNSIGNED');
     // a signature made by another key but claiming the trusted key's id
     const forged = signPackage(base(), { ...other.privateKey, keyId: publicKey.keyId }).package;
-    expect(thrown(() => verifyPackage(forged, [publicKey])).code).toBeTrustCode('WASM_SIGNATURE_INVALID');
+    expect(thrownBy(() => verifyPackage(forged, [publicKey])).code).toBeTrustCode('WASM_SIGNATURE_INVALID');
   });
 
   it('round-trips versioned key files and refuses tampered ones', () => {
@@ -89,9 +81,9 @@ describe('package signing', () => {
     expect(parseKeyFile(formatKeyFile(publicKeyOf(privateKey)))).toEqual(publicKey);
     const doc = JSON.parse(formatKeyFile(publicKey));
     expect(doc).toMatchObject({ format: 'trust-key', v: 1, alg: 'ed25519', keyId: publicKey.keyId });
-    expect(thrown(() => parseKeyFile(JSON.stringify({ ...doc, keyId: '0000000000000000' }))).code).toBeTrustCode(
+    expect(thrownBy(() => parseKeyFile(JSON.stringify({ ...doc, keyId: '0000000000000000' }))).code).toBeTrustCode(
       'WASM_KEY_INVALID',
     );
-    expect(thrown(() => parseKeyFile(JSON.stringify({ ...doc, v: 2 }))).code).toBeTrustCode('WASM_KEY_INVALID');
+    expect(thrownBy(() => parseKeyFile(JSON.stringify({ ...doc, v: 2 }))).code).toBeTrustCode('WASM_KEY_INVALID');
   });
 });

@@ -1,8 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isTrustError } from '@trust/core';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll } from 'vitest';
 import { createAdf } from '../adf/adf-file.js';
 import { createToolRegistry } from '../gate/tool-definition.js';
 import { createToolGate } from '../gate/tool-gate.js';
@@ -18,6 +17,7 @@ import { createOpenAIProvider } from '../providers/openai-provider.js';
 import { createShell } from '../shell/shell-interpreter.js';
 import { createExecutionTools } from '../tools/built-in-tools.js';
 import { createTriggerDispatcher } from '../triggers/trigger-dispatcher.js';
+import { describeStrictOptions } from './strict-options.test-helper.js';
 
 // Every create* of the package that takes an options object checks it once with a strict schema:
 // an unknown key (here a misspelt one) is refused with a "did you mean" hint, a wrong value with
@@ -110,40 +110,7 @@ const CASES: ReadonlyArray<readonly [string, Make, string, string]> = [
   ],
 ];
 
-function thrown(make: () => unknown): unknown {
-  try {
-    make();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
-
-describe('create* options are checked once with a strict schema', () => {
-  it.each(CASES)('%s accepts its valid options', (_name, make) => {
-    expect(thrown(() => make({}))).toBeUndefined();
-  });
-
-  it.each(CASES)('%s refuses an unknown key with a did-you-mean hint', (name, make, typo, meant) => {
-    const error = thrown(() => make({ [typo]: 1 }));
-    expect(error).toHaveTrustCode('AGENT_OPTIONS_INVALID');
-    if (!isTrustError(error)) throw new Error('not a TrustError');
-    expect(error.message).toContain(name);
-    expect(error.problems).toEqual([
-      expect.objectContaining({
-        code: expect.toBeTrustCode('AGENT_OPTIONS_UNKNOWN_KEY'),
-        path: typo,
-        hint: expect.stringContaining(`did you mean "${meant}"?`),
-      }),
-    ]);
-  });
-
-  it.each(CASES)('%s refuses a wrong value with the field example, every problem at once', (_name, make, _t, key) => {
-    const error = thrown(() => make({ [key]: Symbol('wrong'), extra: true }));
-    expect(error).toHaveTrustCode('AGENT_OPTIONS_INVALID');
-    if (!isTrustError(error)) throw new Error('not a TrustError');
-    const codes = error.problems.map((p) => `${p.code} ${p.path}`).sort();
-    expect(codes).toEqual([`AGENT_OPTIONS_INVALID ${key}`, 'AGENT_OPTIONS_UNKNOWN_KEY extra']);
-    expect(error.problems.find((p) => p.path === key)?.hint).toMatch(/e\.g\. /);
-  });
-});
+describeStrictOptions(
+  'create* options are checked once with a strict schema',
+  CASES.map(([name, make, typo, meant]) => ({ name, make, typo, meant })),
+);

@@ -2,6 +2,7 @@ import type {} from 'vitest';
 import type { Decision } from '../decision.js';
 import { TrustError } from '../error.js';
 import type { TrustErrorCode } from '../trust-error-code.js';
+import { checkOptionsRefusal, type ExpectedProblem, type TextExpectation } from './options-refusal.js';
 
 interface MatcherResult {
   pass: boolean;
@@ -39,6 +40,9 @@ function describeDecision(value: unknown): string {
  *   has `code`; `await expect(promise).rejects.toHaveTrustCode(code)` for any rejected object.
  * - `expect(value.code).toBeTrustCode(code)`, or inside another matcher's object as the asymmetric
  *   `expect.toBeTrustCode(code)`: the value is `code`.
+ * - `expect(fn).toRefuseOptions(code, problems, message?)`: `fn` (or a thrown or rejected value) is
+ *   a `TrustError` with `code` listing exactly `problems`, in any order, each by code and path, with
+ *   a hint and message that contain the string or match the pattern given (see `ExpectedProblem`).
  *
  * Every `code` parameter is a `TrustErrorCode`, so a misspelt code fails to type-check.
  *
@@ -46,6 +50,9 @@ function describeDecision(value: unknown): string {
  * expect.extend(trustMatchers);
  * expect(() => parseCapabilities(['env'])).toThrowTrustError('CAPABILITY_INVALID');
  * expect(policy.authorizeHttp(req, ctx)).toBeDenied('EGRESS_HOST_NOT_ALLOWED');
+ * expect(() => createEgressGuard({ mdoe: 'strict' } as never)).toRefuseOptions('EGRESS_OPTIONS_INVALID', [
+ *   { code: 'EGRESS_OPTIONS_UNKNOWN_KEY', path: 'mdoe', hint: 'did you mean "mode"?' },
+ * ]);
  */
 export const trustMatchers = {
   toThrowTrustError(this: MatcherContext, received: unknown, code: TrustErrorCode): MatcherResult {
@@ -116,6 +123,16 @@ export const trustMatchers = {
     };
   },
 
+  toRefuseOptions(
+    this: MatcherContext,
+    received: unknown,
+    code: TrustErrorCode,
+    problems: readonly ExpectedProblem[],
+    message?: TextExpectation,
+  ): MatcherResult {
+    return checkOptionsRefusal(received, code, problems, message);
+  },
+
   toBeAllowed(this: MatcherContext, received: unknown): MatcherResult {
     const d = received as Decision;
     const pass = typeof d === 'object' && d !== null && d.allow === true;
@@ -136,6 +153,7 @@ export interface TrustMatchers<R = unknown> {
   toBeAllowed(): R;
   toHaveTrustCode(code: TrustErrorCode): R;
   toBeTrustCode(code: TrustErrorCode): R;
+  toRefuseOptions(code: TrustErrorCode, problems: readonly ExpectedProblem[], message?: TextExpectation): R;
 }
 
 /** The matchers usable inside another matcher's expected value (`expect.toBeTrustCode(code)`). */
