@@ -90,7 +90,7 @@ describe('db_query fast lane', () => {
     // 3000 × 3000 × 3000 rows: without the watchdog the host's thread would count for minutes.
     const { ms, answer } = held(() => guard.runQuery(sql, [3000]));
     expect(ms).toBeLessThan(250);
-    await expect(answer).rejects.toMatchObject({ code: 'SQL_TIMEOUT' });
+    await expect(answer).rejects.toHaveTrustCode('SQL_TIMEOUT');
     expect(guard.queryStats().worker).toBe(worker + 1);
     // Demoted: the next run goes to the worker first, and returns to the lane only after a quick answer.
     const { ms: quick } = held(() => guard.runQuery(sql, [0]));
@@ -129,7 +129,7 @@ describe('db_query fast lane', () => {
   it('never runs a statement the worker denied', async () => {
     const before = guard.queryStats();
     for (let i = 0; i < 3; i++)
-      await expect(guard.runQuery('select * from adf_identity')).rejects.toMatchObject({ code: 'SQL_TABLE_DENIED' });
+      await expect(guard.runQuery('select * from adf_identity')).rejects.toHaveTrustCode('SQL_TABLE_DENIED');
     expect(guard.queryStats()).toEqual({ fastLane: before.fastLane, worker: before.worker + 3 });
   });
 
