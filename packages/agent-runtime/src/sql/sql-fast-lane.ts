@@ -5,7 +5,7 @@ import type { WireQueryResult } from './sql-host-protocol.js';
 import { collectRows } from './sql-rows.js';
 
 /** A statement whose answer through the worker took longer than this (ms) is not promoted. */
-export const LANE_PROMOTE_MAX_MS = 0.5;
+const LANE_PROMOTE_MAX_MS = 0.5;
 /** Statements remembered; the memory starts over when full. */
 const MAX_STATEMENTS = 512;
 
@@ -52,7 +52,7 @@ interface Promoted {
  * @example
  * const lane = openSqlFastLane(adf.path, lib);
  */
-export function openSqlFastLane(path: string, lib: string, clock: () => number = () => performance.now()): SqlFastLane {
+export function openSqlFastLane(path: string, lib: string): SqlFastLane {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     loadEntry(db, lib, LANE_ENTRY); // before any statement of the agent's
@@ -114,10 +114,10 @@ export function openSqlFastLane(path: string, lib: string, clock: () => number =
     },
     candidate(sql) {
       if (known.has(sql) || !db.open) return undefined;
-      return { sql, version: schemaVersion.get() as number, start: clock() };
+      return { sql, version: schemaVersion.get() as number, start: performance.now() };
     },
     promote(c) {
-      if (!db.open || known.has(c.sql) || clock() - c.start > LANE_PROMOTE_MAX_MS) return;
+      if (!db.open || known.has(c.sql) || performance.now() - c.start > LANE_PROMOTE_MAX_MS) return;
       if ((schemaVersion.get() as number) !== c.version) return;
       remember(c.sql, { version: c.version });
     },

@@ -77,10 +77,10 @@ export interface SqlGuard {
 }
 
 /**
- * Creates the guard. Agent SQL is judged and first run off the host's thread and connection: each agent gets
- * one SQL worker thread (started on first use; a child process where the interrupt library
- * cannot be built) with its own read-only `query_only` connection for db_query and a read-write
- * one for db_execute, both `trusted_schema=OFF`. There every statement is compiled and judged by
+ * Creates the guard. Agent SQL is judged and first run off the host's thread and connection:
+ * each agent gets one SQL worker thread (started on first use; a child process where the
+ * interrupt library cannot be built) with its own read-only `query_only` connection for db_query
+ * and a read-write one for db_execute, both `trusted_schema=OFF`. There every statement is compiled and judged by
  * what its program touches before it runs. The host enforces each statement's wall-clock cap by
  * interrupting it from its own thread (`sqlite3_interrupt`; a worker that does not answer is
  * terminated; a process is killed): `SQL_TIMEOUT`. The worker enforces the row and byte caps
