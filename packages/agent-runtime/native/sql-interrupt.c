@@ -46,28 +46,42 @@ SQLITE_EXTENSION_INIT1
 #define CLIENT_DATA_KEY "trust.sql-interrupt"
 #define MAX_VALUE_BYTES (64 * 1024 * 1024)
 
-struct entry {
-  sqlite3 *db;
-  long tid;
-  volatile int cancelled;
-  struct entry *next;
+/* Both registries are lists of structs that begin with this link, each guarded by its own lock. */
+struct link {
+  struct link *next;
 };
 
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct entry *table_head = 0;
+static void link_push(pthread_mutex_t *lock, struct link **head, struct link *n) {
+  pthread_mutex_lock(lock);
+  n->next = *head;
+  *head = n;
+  pthread_mutex_unlock(lock);
+}
 
-static void entry_free(void *p) {
-  struct entry *e = (struct entry *)p;
-  pthread_mutex_lock(&table_lock);
-  for (struct entry **pp = &table_head; *pp; pp = &(*pp)->next) {
-    if (*pp == e) {
-      *pp = e->next;
+/* Unlinks `n` under `lock`, then frees it: no reader of the list can see it afterwards. */
+static void link_free(pthread_mutex_t *lock, struct link **head, struct link *n) {
+  pthread_mutex_lock(lock);
+  for (struct link **pp = head; *pp; pp = &(*pp)->next) {
+    if (*pp == n) {
+      *pp = n->next;
       break;
     }
   }
-  pthread_mutex_unlock(&table_lock);
-  free(e);
+  pthread_mutex_unlock(lock);
+  free(n);
 }
+
+struct entry {
+  struct link link; /* first: an entry is a link */
+  sqlite3 *db;
+  long tid;
+  volatile int cancelled;
+};
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct link *table_head = 0;
+
+static void entry_free(void *p) { link_free(&table_lock, &table_head, (struct link *)p); }
 
 static int on_statement(unsigned type, void *ctx, void *p, void *x) {
   struct entry *e = (struct entry *)ctx;
@@ -97,10 +111,7 @@ int sqlite3_trustagent_init(sqlite3 *db, char **err, const sqlite3_api_routines 
     free(e);
     return rc;
   }
-  pthread_mutex_lock(&table_lock);
-  e->next = table_head;
-  table_head = e;
-  pthread_mutex_unlock(&table_lock);
+  link_push(&table_lock, &table_head, &e->link);
   rc = sqlite3_set_clientdata(db, CLIENT_DATA_KEY, e, entry_free);
   if (rc != SQLITE_OK) {
     sqlite3_trace_v2(db, 0, 0, 0);
@@ -114,7 +125,8 @@ static void mark(sqlite3_context *ctx, int argc, sqlite3_value **argv, int cance
   long tid = (long)sqlite3_value_int64(argv[0]);
   int n = 0;
   pthread_mutex_lock(&table_lock);
-  for (struct entry *e = table_head; e; e = e->next) {
+  for (struct link *k = table_head; k; k = k->next) {
+    struct entry *e = (struct entry *)k;
     if (e->tid != tid) continue;
     __atomic_store_n(&e->cancelled, cancel, __ATOMIC_SEQ_CST);
     if (cancel) sqlite3_interrupt(e->db);
@@ -155,10 +167,10 @@ int sqlite3_trusthost_init(sqlite3 *db, char **err, const sqlite3_api_routines *
 #define LANE_LIKE_BYTES 64       /* LIKE/GLOB patterns: their match cost is length × pattern */
 
 struct lane {
+  struct link link; /* first: a lane is a link */
   sqlite3 *db;
   long long start;
   int armed;
-  struct lane *next;
 };
 
 static pthread_mutex_t lane_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -166,7 +178,7 @@ static pthread_cond_t lane_wake;
 static pthread_once_t lane_once = PTHREAD_ONCE_INIT;
 static int lane_watchdog_ok = 0;
 static int lane_watchdog_idle = 0;
-static struct lane *lane_head = 0;
+static struct link *lane_head = 0;
 
 static long long now_ns(void) {
   struct timespec t;
@@ -179,7 +191,8 @@ static void *lane_watchdog(void *arg) {
   pthread_mutex_lock(&lane_lock);
   for (;;) {
     long long now = now_ns(), next = 0;
-    for (struct lane *l = lane_head; l; l = l->next) {
+    for (struct link *k = lane_head; k; k = k->next) {
+      struct lane *l = (struct lane *)k;
       if (!l->armed) continue;
       long long deadline = l->start + LANE_BUDGET_NS;
       if (deadline <= now) {
@@ -214,18 +227,7 @@ static void lane_start_watchdog(void) {
   }
 }
 
-static void lane_free(void *p) {
-  struct lane *l = (struct lane *)p;
-  pthread_mutex_lock(&lane_lock);
-  for (struct lane **pp = &lane_head; *pp; pp = &(*pp)->next) {
-    if (*pp == l) {
-      *pp = l->next;
-      break;
-    }
-  }
-  pthread_mutex_unlock(&lane_lock);
-  free(l);
-}
+static void lane_free(void *p) { link_free(&lane_lock, &lane_head, (struct link *)p); }
 
 static int lane_trace(unsigned type, void *ctx, void *p, void *x) {
   struct lane *l = (struct lane *)ctx;
@@ -263,10 +265,7 @@ int sqlite3_trustlane_init(sqlite3 *db, char **err, const sqlite3_api_routines *
     free(l);
     return rc;
   }
-  pthread_mutex_lock(&lane_lock);
-  l->next = lane_head;
-  lane_head = l;
-  pthread_mutex_unlock(&lane_lock);
+  link_push(&lane_lock, &lane_head, &l->link);
   rc = sqlite3_set_clientdata(db, LANE_CLIENT_DATA_KEY, l, lane_free);
   if (rc != SQLITE_OK) {
     sqlite3_trace_v2(db, 0, 0, 0);
