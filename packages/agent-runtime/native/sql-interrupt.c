@@ -22,8 +22,8 @@
  * Entry point `sqlite3_trustlane_init` is loaded into the host's FAST-LANE connection for one
  * agent (read-only, on the main thread; see src/sql/sql-fast-lane.ts). It registers no SQL function.
  * It bounds what one statement may cost the thread that runs it:
- *   - a watchdog thread stops the statement (sqlite3_interrupt) once LANE_BUDGET_NS have passed
- *     since it started (see below);
+ *   - a watchdog thread stops the statement (sqlite3_interrupt) after about LANE_BUDGET_NS while
+ *     its thread is busy, or LANE_WALL_NS in any case (see below);
  *   - one value may not exceed LANE_VALUE_BYTES and a program LANE_VDBE_OPS, so no single VM step
  *     between two interrupt checks (a string function, a sort of what was read in time) runs long,
  *     and compiling (not clocked) stays small.
@@ -154,14 +154,20 @@ int sqlite3_trusthost_init(sqlite3 *db, char **err, const sqlite3_api_routines *
 /*
  * The fast lane. This SQLite is built without progress callbacks, so a statement's clock is kept by
  * a watchdog thread: the statement's start arms it (SQLITE_TRACE_STMT), its end disarms it
- * (SQLITE_TRACE_PROFILE), and a statement still armed LANE_BUDGET_NS after its start is stopped
- * with sqlite3_interrupt(). Arming and the watchdog's decision happen under one lock, so a stop
- * can only hit the statement it was meant for (or one that had not ended its trace yet). The
- * watchdog sleeps until the earliest deadline; with nothing armed it sleeps until a statement
- * starts, and only then is it woken.
+ * (SQLITE_TRACE_PROFILE). From half its budget on, the watchdog looks at a statement every half
+ * budget and stops it (sqlite3_interrupt) at the first look that finds its thread busy (the
+ * kernel's per-thread CPU clock advanced by at least half the time since the last look): about
+ * LANE_BUDGET_NS for a statement that has the CPU, later for one the scheduler has put aside (the
+ * host's thread was not held by it meanwhile), and at LANE_WALL_NS in any case. The hot path reads
+ * no CPU clock. Arming and the watchdog's decision happen under one lock, so a stop can only hit
+ * the statement it was meant for (or one that had not ended its trace yet). The watchdog sleeps
+ * until its next look; a starting statement wakes it only when it is idle or asleep past that
+ * statement's first look.
  */
 #define LANE_CLIENT_DATA_KEY "trust.sql-lane"
-#define LANE_BUDGET_NS 1000000LL /* 1 ms: a statement's whole run on the host's thread */
+#define LANE_BUDGET_NS 1000000LL /* 1 ms: a statement's whole run on the host's thread, if it has the CPU */
+#define LANE_LOOK_NS (LANE_BUDGET_NS / 2)
+#define LANE_WALL_NS 25000000LL /* 25 ms of wall time, however little CPU it got */
 #define LANE_VALUE_BYTES 8192    /* a larger value (read or computed) is refused: the worker runs it */
 #define LANE_VDBE_OPS 20000      /* a larger program is refused at compile time */
 #define LANE_LIKE_BYTES 64       /* LIKE/GLOB patterns: their match cost is length × pattern */
@@ -169,7 +175,11 @@ int sqlite3_trusthost_init(sqlite3 *db, char **err, const sqlite3_api_routines *
 struct lane {
   struct link link; /* first: a lane is a link */
   sqlite3 *db;
-  long long start;
+  clockid_t cpu;      /* CPU clock of the thread that opened the connection (the one running it) */
+  long long start;    /* wall clock at the statement's start */
+  long long check_at; /* wall time of the watchdog's next look at this statement */
+  long long look_at;  /* wall time of its last look, 0 before the first */
+  long long cpu_at;   /* the thread's CPU clock at that look */
   int armed;
 };
 
@@ -178,13 +188,15 @@ static pthread_cond_t lane_wake;
 static pthread_once_t lane_once = PTHREAD_ONCE_INIT;
 static int lane_watchdog_ok = 0;
 static int lane_watchdog_idle = 0;
+static long long lane_watchdog_until = 0; /* while it sleeps to a time: that time */
 static struct link *lane_head = 0;
 
-static long long now_ns(void) {
+static long long clock_ns(clockid_t c) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  if (clock_gettime(c, &t) != 0) return -1;
   return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
+static long long now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 
 static void *lane_watchdog(void *arg) {
   (void)arg;
@@ -194,17 +206,26 @@ static void *lane_watchdog(void *arg) {
     for (struct link *k = lane_head; k; k = k->next) {
       struct lane *l = (struct lane *)k;
       if (!l->armed) continue;
-      long long deadline = l->start + LANE_BUDGET_NS;
-      if (deadline <= now) {
-        sqlite3_interrupt(l->db);
-        l->armed = 0; /* one stop per statement */
-      } else if (!next || deadline < next) {
-        next = deadline;
+      if (l->check_at <= now) {
+        long long cpu = clock_ns(l->cpu); /* an unreadable clock (-1) stops the statement */
+        int busy = l->look_at && 2 * (cpu - l->cpu_at) >= now - l->look_at;
+        if (cpu < 0 || busy || now - l->start >= LANE_WALL_NS) {
+          sqlite3_interrupt(l->db);
+          l->armed = 0; /* one stop per statement */
+          continue;
+        }
+        l->look_at = now;
+        l->cpu_at = cpu;
+        l->check_at = now + LANE_LOOK_NS;
+        if (l->check_at > l->start + LANE_WALL_NS) l->check_at = l->start + LANE_WALL_NS;
       }
+      if (!next || l->check_at < next) next = l->check_at;
     }
     if (next) {
       struct timespec until = {(time_t)(next / 1000000000LL), (long)(next % 1000000000LL)};
+      lane_watchdog_until = next;
       pthread_cond_timedwait(&lane_wake, &lane_lock, &until);
+      lane_watchdog_until = 0;
     } else {
       lane_watchdog_idle = 1;
       pthread_cond_wait(&lane_wake, &lane_lock);
@@ -236,8 +257,12 @@ static int lane_trace(unsigned type, void *ctx, void *p, void *x) {
   pthread_mutex_lock(&lane_lock);
   if (type == SQLITE_TRACE_STMT) {
     l->start = now_ns();
+    l->check_at = l->start + LANE_LOOK_NS;
+    l->look_at = 0;
     l->armed = 1;
-    if (lane_watchdog_idle) pthread_cond_signal(&lane_wake);
+    /* Woken only when it would otherwise look too late: idle, or asleep past this deadline. */
+    if (lane_watchdog_idle || (lane_watchdog_until && l->check_at < lane_watchdog_until))
+      pthread_cond_signal(&lane_wake);
   } else if (type == SQLITE_TRACE_PROFILE) {
     l->armed = 0;
   }
@@ -257,6 +282,10 @@ int sqlite3_trustlane_init(sqlite3 *db, char **err, const sqlite3_api_routines *
   struct lane *l = (struct lane *)calloc(1, sizeof *l);
   if (!l) return SQLITE_NOMEM;
   l->db = db;
+  if (pthread_getcpuclockid(pthread_self(), &l->cpu) != 0) {
+    free(l);
+    return SQLITE_ERROR; /* no CPU clock for this thread: no lane */
+  }
   sqlite3_limit(db, SQLITE_LIMIT_LENGTH, LANE_VALUE_BYTES);
   sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, LANE_VDBE_OPS);
   sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, LANE_LIKE_BYTES);

@@ -44,7 +44,7 @@ export interface SqlGuardOptions {
     readonly workerSpinMicros?: number;
   };
   /**
-   * Whether a db_query statement the worker already judged and answered quickly may run again on
+   * Whether a db_query statement the worker already judged and answered may run again on
    * the bounded host-thread fast lane (thread mechanism only; see the package README); default true.
    * `false` keeps every statement in the worker.
    */
@@ -86,8 +86,8 @@ export interface SqlGuard {
  * terminated; a process is killed): `SQL_TIMEOUT`. The worker enforces the row and byte caps
  * while rows are produced, and the growth cap with `max_page_count`.
  *
- * A statement the worker has judged and answered quickly may then run on the host's thread, on a
- * fast lane bounded by SQLite's own limits and a watchdog thread (1 ms per statement, 8 KiB per
+ * A statement the worker has judged and answered may then run on the host's thread, on a fast
+ * lane bounded by SQLite's own limits and a watchdog thread (about 1 ms of work per statement, 8 KiB per
  * value; sql-fast-lane.ts): anything it cannot finish there is answered by the worker.
  *
  * @example
