@@ -1,7 +1,9 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { thrownBy } from '@trust/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { TrustError } from '@trust/core';
 import { pinGrantDirs } from '@trust/wasm-host';
 import { workspaceLayout } from './demo-workspace.js';
 import { studioFsGuard, workspaceControlPaths, type StudioControlPaths } from './studio-plugin-fs-guard.js';
@@ -15,13 +17,14 @@ for (const d of [layout.keys, layout.plugins, layout.agents, join(ws, 'data', 'x
   mkdirSync(d, { recursive: true });
 writeFileSync(join(ws, 'egress-policy.json'), '{}');
 
-/** The error code of pinning `dir` under the guard, or 'allowed'. */
+/** The error code of pinning `dir` under the guard, or 'allowed'; anything but a TrustError fails the test. */
 function verdict(dir: string, control: StudioControlPaths = workspaceControlPaths(layout)): string {
   try {
     pinGrantDirs([{ mode: 'rw', path: dir }], studioFsGuard(control)).close();
     return 'allowed';
   } catch (e) {
-    return (e as { code: string }).code;
+    if (e instanceof TrustError) return e.code;
+    throw e;
   }
 }
 
@@ -65,13 +68,10 @@ describe('studioFsGuard', () => {
   });
 
   it('names the control path and says to grant a narrower folder', () => {
-    let err: { message: string; hint?: string } | undefined;
-    try {
-      pinGrantDirs([{ mode: 'rw', path: ws }], studioFsGuard(workspaceControlPaths(layout))).close();
-    } catch (e) {
-      err = e as { message: string; hint?: string };
-    }
-    expect(err?.message).toContain(`fs grant ${ws} holds the studio's workspace`);
-    expect(err?.hint).toMatch(/narrower directory/);
+    const err = thrownBy(() =>
+      pinGrantDirs([{ mode: 'rw', path: ws }], studioFsGuard(workspaceControlPaths(layout))).close(),
+    );
+    expect(err.message).toContain(`fs grant ${ws} holds the studio's workspace`);
+    expect(err.hint).toMatch(/narrower directory/);
   });
 });

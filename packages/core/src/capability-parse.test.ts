@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CAPABILITY_NAMES, CAPABILITY_RISKS } from './capability.js';
 import { parseCapabilities, tryParseCapabilities } from './capability-parse.js';
-import { TrustError } from './error.js';
+import { thrownBy } from './testing/thrown-by.js';
 
 function problemsOf(list: readonly string[]): { code: string; path?: string; hint?: string }[] {
   const r = tryParseCapabilities(list);
@@ -152,15 +152,9 @@ describe('parseCapabilities: every rejection', () => {
   });
 
   it('throws a TrustError from parseCapabilities, escaping the entry in the message', () => {
-    let caught: unknown;
-    try {
-      parseCapabilities(['bad\u001b[31m']);
-    } catch (e) {
-      caught = e;
-    }
-    expect(caught).toBeInstanceOf(TrustError);
-    expect((caught as TrustError).code).toBeTrustCode('CAPABILITY_INVALID');
-    expect((caught as TrustError).message).not.toContain('\u001b');
+    const e = thrownBy(() => parseCapabilities(['bad\u001b[31m']));
+    expect(e.code).toBeTrustCode('CAPABILITY_INVALID');
+    expect(e.message).not.toContain('\u001b');
   });
 
   it('parseCapabilities throws CAPABILITY_INVALID', () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Decision } from './decision.js';
 import type { TrustErrorCode } from './trust-error-code.js';
-import { TrustError } from './error.js';
 import { compilePolicy } from './policy-compile.js';
 import { parsePolicyFile, parsePolicyText } from './policy-file.js';
 import { policyFileSchema } from './policy-file-schema.js';
 import { createTestContext, createTestRequest } from './testing/requests.js';
+import { thrownBy } from './testing/thrown-by.js';
 
 function expectDecision(d: Decision, expected: 'allow' | TrustErrorCode): void {
   if (expected === 'allow') expect(d).toBeAllowed();
@@ -13,15 +13,10 @@ function expectDecision(d: Decision, expected: 'allow' | TrustErrorCode): void {
 }
 
 function problems(doc: unknown): [string, string | undefined][] {
-  try {
-    parsePolicyFile(doc);
-  } catch (e) {
-    expect(e).toBeInstanceOf(TrustError);
-    expect((e as TrustError).code).toBeTrustCode('POLICY_INVALID');
-    for (const p of (e as TrustError).problems) expect(p.hint, p.message).toBeTruthy();
-    return (e as TrustError).problems.map((p) => [p.code, p.path]);
-  }
-  throw new Error('expected POLICY_INVALID');
+  const e = thrownBy(() => parsePolicyFile(doc));
+  expect(e.code).toBeTrustCode('POLICY_INVALID');
+  for (const p of e.problems) expect(p.hint, p.message).toBeTruthy();
+  return e.problems.map((p) => [p.code, p.path]);
 }
 
 describe('parsePolicyFile: valid files', () => {
@@ -99,16 +94,11 @@ describe('parsePolicyFile: every problem at once, with paths', () => {
   });
 
   it('suggests the key that was meant and gives a valid example', () => {
-    try {
-      parsePolicyFile({ v: 1, htpp: { allow: [] }, guard: { protectedPort: [22] }, name: 5 });
-    } catch (e) {
-      const byPath = Object.fromEntries((e as TrustError).problems.map((p) => [p.path, p.hint]));
-      expect(byPath.htpp).toContain('did you mean "http"');
-      expect(byPath['guard.protectedPort']).toContain('did you mean "protectedPorts"');
-      expect(byPath.name).toContain('"name": "github-readonly"');
-      return;
-    }
-    throw new Error('expected an error');
+    const e = thrownBy(() => parsePolicyFile({ v: 1, htpp: { allow: [] }, guard: { protectedPort: [22] }, name: 5 }));
+    const byPath = Object.fromEntries(e.problems.map((p) => [p.path, p.hint]));
+    expect(byPath.htpp).toContain('did you mean "http"');
+    expect(byPath['guard.protectedPort']).toContain('did you mean "protectedPorts"');
+    expect(byPath.name).toContain('"name": "github-readonly"');
   });
 });
 
@@ -119,15 +109,10 @@ describe('parsePolicyText', () => {
   it.each(['{', '{"v":1,', '{"v":1,"http":{"inject":[{"headers":{"a":"TOPSECRET"}}]]}'])(
     '%j is POLICY_JSON without quoting the text',
     (text) => {
-      try {
-        parsePolicyText(text);
-      } catch (e) {
-        expect((e as TrustError).code).toBeTrustCode('POLICY_JSON');
-        expect((e as TrustError).message).not.toContain('TOPSECRET');
-        expect((e as TrustError).cause).toBeUndefined();
-        return;
-      }
-      throw new Error('expected POLICY_JSON');
+      const e = thrownBy(() => parsePolicyText(text));
+      expect(e.code).toBeTrustCode('POLICY_JSON');
+      expect(e.message).not.toContain('TOPSECRET');
+      expect(e.cause).toBeUndefined();
     },
   );
 });
@@ -204,15 +189,9 @@ describe('compilePolicy', () => {
         inject: [{ hosts: ['a.example.com'], headers: { a: { env: 'A' }, b: { env: 'B' }, c: 'SECRETLIT' } }],
       },
     });
-    try {
-      compilePolicy(f, { env: { B: '' } });
-    } catch (e) {
-      const err = e as TrustError;
-      expect(err.code).toBeTrustCode('POLICY_SECRET_MISSING');
-      expect(err.problems.map((p) => p.path)).toEqual(['http.inject[0].headers.a', 'http.inject[0].headers.b']);
-      expect(err.message).not.toContain('SECRETLIT');
-      return;
-    }
-    throw new Error('expected POLICY_SECRET_MISSING');
+    const err = thrownBy(() => compilePolicy(f, { env: { B: '' } }));
+    expect(err.code).toBeTrustCode('POLICY_SECRET_MISSING');
+    expect(err.problems.map((p) => p.path)).toEqual(['http.inject[0].headers.a', 'http.inject[0].headers.b']);
+    expect(err.message).not.toContain('SECRETLIT');
   });
 });

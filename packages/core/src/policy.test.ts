@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { Decision } from './decision.js';
 import type { TrustErrorCode } from './trust-error-code.js';
 import type { EgressPolicy } from './egress-policy.js';
-import { TrustError } from './error.js';
 import { chain, denyAll } from './policy-chain.js';
 import { allowHosts, denyHosts } from './policy-hosts.js';
 import { injectHeaders } from './policy-inject.js';
 import { createTestContext, createTestRequest } from './testing/requests.js';
+import { thrownBy } from './testing/thrown-by.js';
 
 function expectDecision(d: Decision, expected: 'allow' | TrustErrorCode): void {
   if (expected === 'allow') expect(d).toBeAllowed();
@@ -144,14 +144,7 @@ describe('allowHosts', () => {
   });
 
   it('validates every rule and method once, at construction', () => {
-    let caught: unknown;
-    try {
-      allowHosts(['ok.example.com', '*', '*.com'], { methods: ['GET', 'G T'] });
-    } catch (e) {
-      caught = e;
-    }
-    expect(caught).toBeInstanceOf(TrustError);
-    const err = caught as TrustError;
+    const err = thrownBy(() => allowHosts(['ok.example.com', '*', '*.com'], { methods: ['GET', 'G T'] }));
     expect(err.code).toBeTrustCode('POLICY_INVALID');
     expect(err.problems.map((p) => [p.code, p.path])).toEqual([
       ['POLICY_HOST_RULE_INVALID', 'rules[1]'],
@@ -213,13 +206,7 @@ describe('injectHeaders', () => {
     expectDecision(http(chain(custom, allowHosts(['a.example.com'])), 'https://a.example.com/'), 'allow');
   });
   it('rejects bad header names and values without echoing the value', () => {
-    let caught: unknown;
-    try {
-      injectHeaders(['api.example.com'], { 'bad name': 'x', good: 'top-secret\r\nx: y' });
-    } catch (e) {
-      caught = e;
-    }
-    const err = caught as TrustError;
+    const err = thrownBy(() => injectHeaders(['api.example.com'], { 'bad name': 'x', good: 'top-secret\r\nx: y' }));
     expect(err.code).toBeTrustCode('POLICY_INVALID');
     expect(err.problems.map((p) => p.code)).toEqual(['POLICY_HEADER_INVALID', 'POLICY_HEADER_INVALID']);
     expect(JSON.stringify({ m: err.message, p: err.problems })).not.toContain('top-secret');

@@ -1,6 +1,7 @@
+import { rejectionOf } from '@trust/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStubResolver, startPeer, type Peer } from '@trust/testing';
-import { isTrustError, type EgressPolicy } from '@trust/core';
+import type { EgressPolicy } from '@trust/core';
 import { request } from 'undici';
 import { createEgressClient } from './client.js';
 import { createEgressDispatcher } from './dispatcher.js';
@@ -230,13 +231,13 @@ describe('DNS rebinding and resolver failures', () => {
   it('the dispatcher alone (no pre-flight) judges the address it dials', async () => {
     const resolve = createStubResolver({ 'meta.test': ['169.254.169.254'], 'public.test': ['127.0.0.1'] });
     const dispatcher = createEgressDispatcher({ guard: { resolve, cacheTtlMs: 0 } });
-    const err = await request(`http://meta.test:${peer.httpPort}/`, { dispatcher }).catch((e: unknown) => e);
-    expect(isTrustError(err, 'EGRESS_METADATA')).toBe(true);
+    const err = await rejectionOf(() => request(`http://meta.test:${peer.httpPort}/`, { dispatcher }));
+    expect(err).toHaveTrustCode('EGRESS_METADATA');
     const ok = await request(`http://public.test:${peer.httpPort}/echo`, { dispatcher });
     expect(ok.statusCode).toBe(200);
     await ok.body.dump();
-    const literal = await request('http://[::ffff:a9fe:a9fe]:80/', { dispatcher }).catch((e: unknown) => e);
-    expect(isTrustError(literal, 'EGRESS_METADATA')).toBe(true);
+    const literal = await rejectionOf(() => request('http://[::ffff:a9fe:a9fe]:80/', { dispatcher }));
+    expect(literal).toHaveTrustCode('EGRESS_METADATA');
     await dispatcher.close();
   });
 
@@ -400,11 +401,11 @@ describe('secrets stay out of errors', () => {
   it('a failing request with injected credentials does not echo them in the error', async () => {
     const policy = injecting('public.test', { authorization: 'Bearer ERR-SECRET-9' });
     const client = createEgressClient({ policy, guard: { resolve: resolver() }, limits: { headersTimeoutMs: 200 } });
-    const err = await client
-      .fetch(`${origin}/stall`, { headers: { cookie: 'c=COOKIE-ERR' } }, { principal })
-      .catch((e: unknown) => e);
-    expect(isTrustError(err, 'EGRESS_TIMEOUT')).toBe(true);
-    const text = `${String(err)} ${JSON.stringify(err)} ${String((err as Error).cause)} ${(err as Error).stack}`;
+    const err = await rejectionOf(() =>
+      client.fetch(`${origin}/stall`, { headers: { cookie: 'c=COOKIE-ERR' } }, { principal }),
+    );
+    expect(err).toHaveTrustCode('EGRESS_TIMEOUT');
+    const text = `${String(err)} ${JSON.stringify(err)} ${String(err.cause)} ${err.stack}`;
     expect(text).not.toContain('ERR-SECRET-9');
     expect(text).not.toContain('COOKIE-ERR');
     await client.close();

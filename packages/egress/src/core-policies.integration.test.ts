@@ -1,6 +1,7 @@
+import { rejectionOf } from '@trust/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStubResolver, startPeer, type Peer } from '@trust/testing';
-import { allowHosts, chain, injectHeaders, isTrustError } from '@trust/core';
+import { allowHosts, chain, injectHeaders } from '@trust/core';
 import { createEgressClient } from './client.js';
 import { memorySink, principal } from './test-fixtures.js';
 
@@ -26,11 +27,10 @@ describe('core policy blocks through the client', () => {
       const res = await client.fetch(`http://api.test:${peer.httpPort}/echo`, undefined, { principal });
       const echo = (await res.json()) as { headers: Record<string, string> };
       expect(echo.headers.authorization).toBe('Bearer CORE-SECRET-1');
-      const err = await client
-        .fetch(`http://other.test:${peer.httpPort}/echo`, undefined, { principal })
-        .catch((e: unknown) => e);
-      expect(isTrustError(err)).toBe(true);
-      expect((err as { code: string }).code).toMatch(/^EGRESS_/);
+      const err = await rejectionOf(() =>
+        client.fetch(`http://other.test:${peer.httpPort}/echo`, undefined, { principal }),
+      );
+      expect(err.code).toMatch(/^EGRESS_/);
       expect(audit.events.map((e) => e.decision)).toEqual(['allow', 'deny']);
       expect(audit.json()).not.toContain('CORE-SECRET-1');
       await client.close();

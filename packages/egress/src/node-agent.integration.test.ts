@@ -1,7 +1,7 @@
 import { get } from 'node:http';
+import { rejectionOf } from '@trust/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStubResolver, startPeer, type Peer } from '@trust/testing';
-import { isTrustError } from '@trust/core';
 import { createEgressHttpAgent } from './node-agent.js';
 
 let peer: Peer;
@@ -32,8 +32,8 @@ describe('createEgressHttpAgent (node:http)', () => {
       ['http://169.254.169.254/', agent, 'EGRESS_METADATA'],
       ['http://[::ffff:7f00:1]/', protectedAgent, 'EGRESS_PROTECTED_PORT'],
     ] as const) {
-      const err = await fetchText(url, a).catch((e: unknown) => e);
-      expect(isTrustError(err, code)).toBe(true);
+      const err = await rejectionOf(() => fetchText(url, a));
+      expect(err).toHaveTrustCode(code);
     }
     protectedAgent.destroy();
     agent.destroy();

@@ -1,3 +1,4 @@
+import { thrownBy } from '@trust/core/testing';
 import { describe, expect, it } from 'vitest';
 import { planSandbox } from './plan.js';
 import type { HostFacts } from './host-facts.js';
@@ -415,13 +416,11 @@ describe('planSandbox (linux)', () => {
   });
 
   it('refuses an invalid policy with every problem listed', () => {
-    try {
-      planSandbox({ v: 2, capabilities: ['env', 'fs:rw:relative'], extra: 1 } as never, ['/bin/true'], 'linux');
-      expect.unreachable();
-    } catch (err) {
-      expect(err).toHaveTrustCode('SANDBOX_POLICY_INVALID');
-      expect((err as { problems: unknown[] }).problems.length).toBeGreaterThanOrEqual(2);
-    }
+    const err = thrownBy(() =>
+      planSandbox({ v: 2, capabilities: ['env', 'fs:rw:relative'], extra: 1 } as never, ['/bin/true'], 'linux'),
+    );
+    expect(err).toHaveTrustCode('SANDBOX_POLICY_INVALID');
+    expect(err.problems.length).toBeGreaterThanOrEqual(2);
     expect(() =>
       planSandbox({ v: 1, capabilities: ['env', 'fs:rw:relative'] }, ['/bin/true'], 'linux'),
     ).toThrowTrustError('SANDBOX_POLICY_INVALID');

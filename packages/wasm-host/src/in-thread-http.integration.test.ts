@@ -8,10 +8,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { rejectionOf } from '@trust/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeer, type Peer } from '@trust/testing';
 import type { AuditEvent, AuditInput, EgressPolicy } from '@trust/core';
-import { errorOf, fixture, tempDir } from '../test/helpers.js';
+import { fixture, tempDir } from '../test/helpers.js';
 import { hasJspi } from './jspi.js';
 import { createPluginHost, type Plugin, type PluginHost } from './plugin-host.js';
 
@@ -88,7 +89,7 @@ describe('raw sockets need a worker on every runtime', () => {
   it.each([[['http', 'tcp', 'udp']], [['network', 'http']]])(
     'refuses an in-thread plugin granted %j',
     async (grants) => {
-      const err = await errorOf(host().load(fixture('probe'), { grants }));
+      const err = await rejectionOf(() => host().load(fixture('probe'), { grants }));
       expect(err.code).toBeTrustCode('WASM_ISOLATION_REQUIRED');
       expect(err.message).toMatch(/socket capabilities/);
     },
@@ -167,7 +168,7 @@ if (hasJspi()) {
 } else {
   describe('in-thread http without JSPI (this runtime has no WebAssembly.Suspending)', () => {
     it('refuses an in-thread plugin granted http, and says what to do instead', async () => {
-      const err = await errorOf(host().load(fixture('fetcher'), { grants: ['http'] }));
+      const err = await rejectionOf(() => host().load(fixture('fetcher'), { grants: ['http'] }));
       expect(err.code).toBeTrustCode('WASM_ISOLATION_REQUIRED');
       expect(err.message).toMatch(/network capabilities, which need worker isolation/);
     });

@@ -1,8 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { rejectionOf } from '@trust/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditInput } from '@trust/core';
-import { denyAllPolicy, errorOf, fixture, manifestToml, tempDir, writePackage } from '../test/helpers.js';
+import { denyAllPolicy, fixture, manifestToml, tempDir, writePackage } from '../test/helpers.js';
 import { describeComponent } from './component-info.js';
 import { readPackageDir } from './package-files.js';
 import { hasJspi } from './jspi.js';
@@ -37,13 +38,6 @@ function host(opts: Parameters<typeof createPluginHost>[0] = {}) {
   });
   hosts.push(h);
   return h;
-}
-
-async function code(p: Promise<unknown>): Promise<string> {
-  return p.then(
-    () => 'resolved',
-    (e: { code: string }) => e.code,
-  );
 }
 
 describe('plugin host with the WAT fixture (worker threads)', () => {
@@ -90,14 +84,14 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
 
   it('rejects unknown, bare and conflicting capabilities at load', async () => {
     const h = host();
-    await expect(code(h.load(fixture('tiny'), { grants: ['gpu'] }))).resolves.toBeTrustCode('WASM_CAPABILITY_UNKNOWN');
-    await expect(code(h.load(fixture('tiny'), { grants: ['env'] }))).resolves.toBeTrustCode('WASM_CAPABILITY_INVALID');
-    await expect(code(h.load(fixture('tiny'), { grants: ['fs'] }))).resolves.toBeTrustCode('WASM_CAPABILITY_INVALID');
-    await expect(code(h.load(fixture('tiny'), { grants: ['tcp', 'network'] }))).resolves.toBeTrustCode(
+    await expect(h.load(fixture('tiny'), { grants: ['gpu'] })).rejects.toThrowTrustError('WASM_CAPABILITY_UNKNOWN');
+    await expect(h.load(fixture('tiny'), { grants: ['env'] })).rejects.toThrowTrustError('WASM_CAPABILITY_INVALID');
+    await expect(h.load(fixture('tiny'), { grants: ['fs'] })).rejects.toThrowTrustError('WASM_CAPABILITY_INVALID');
+    await expect(h.load(fixture('tiny'), { grants: ['tcp', 'network'] })).rejects.toThrowTrustError(
       'WASM_CAPABILITY_INVALID',
     );
     const dir = writePackage(join(tmp.dir, 'unknown-cap'), manifestToml(['gpu']), { 'tiny.wasm': fixture('tiny') });
-    await expect(code(h.load(dir))).resolves.toBeTrustCode('WASM_CAPABILITY_UNKNOWN');
+    await expect(h.load(dir)).rejects.toThrowTrustError('WASM_CAPABILITY_UNKNOWN');
   });
 
   it('fails closed: network capabilities without a host egress policy, and imports no grant provides', async () => {
@@ -107,7 +101,7 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
       message: expect.stringContaining('http, tcp'),
     });
     const withPolicy = host({ egress: denyAllPolicy });
-    const err = await errorOf(withPolicy.load(fixture('probe'), { grants: [] }));
+    const err = await rejectionOf(() => withPolicy.load(fixture('probe'), { grants: [] }));
     expect(err.code).toBeTrustCode('WASM_IMPORT_UNSATISFIED');
     expect(err.problems.map((p) => p.path)).toEqual(
       expect.arrayContaining(['wasi:http/outgoing-handler@0.2.12', 'wasi:sockets/tcp@0.2.12']),
@@ -120,11 +114,11 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     await expect(h.load(fixture('tiny'), { interface: expected })).resolves.toMatchObject({
       digest: expect.any(String),
     });
-    const err = await errorOf(h.load(fixture('mini'), { interface: expected }));
+    const err = await rejectionOf(() => h.load(fixture('mini'), { interface: expected }));
     expect(err.code).toBeTrustCode('WASM_INTERFACE_MISMATCH');
     expect(err.message).toMatch(/changed add/);
     expect(err.message).toMatch(/missing echo/);
-    await expect(code(h.load(fixture('mini'), { interface: expected.hash }))).resolves.toBeTrustCode(
+    await expect(h.load(fixture('mini'), { interface: expected.hash })).rejects.toThrowTrustError(
       'WASM_INTERFACE_MISMATCH',
     );
   });
@@ -135,18 +129,18 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     const dir = writePackage(join(tmp.dir, 'signed'), manifestToml(['env:TRUST_B']), { 'tiny.wasm': fixture('tiny') });
     const strict = createPluginHost({ trustedKeys: [publicKey], env: { TRUST_B: 'x' } });
     hosts.push(strict);
-    await expect(code(strict.load(dir))).resolves.toBeTrustCode('WASM_UNSIGNED');
-    await expect(code(strict.load(fixture('tiny')))).resolves.toBeTrustCode('WASM_UNSIGNED');
+    await expect(strict.load(dir)).rejects.toThrowTrustError('WASM_UNSIGNED');
+    await expect(strict.load(fixture('tiny'))).rejects.toThrowTrustError('WASM_UNSIGNED');
     const signed = signPackage(await readPackageDir(dir), privateKey).package;
     const plugin = await strict.load(signed);
     expect(plugin.signer?.keyId).toBe(publicKey.keyId);
     expect(await plugin.call('env-count')).toBe(1);
     await expect(
-      code(strict.load(signPackage(await readPackageDir(dir), other.privateKey).package)),
-    ).resolves.toBeTrustCode('WASM_KEY_UNTRUSTED');
+      strict.load(signPackage(await readPackageDir(dir), other.privateKey).package),
+    ).rejects.toThrowTrustError('WASM_KEY_UNTRUSTED');
     const tampered = new Map(signed.files);
     tampered.set('package.toml', new TextEncoder().encode(manifestToml(['env:TRUST_B', 'env:TRUST_A'])));
-    await expect(code(strict.load({ ...signed, files: tampered }))).resolves.toBeTrustCode('WASM_SIGNATURE_INVALID');
+    await expect(strict.load({ ...signed, files: tampered })).rejects.toThrowTrustError('WASM_SIGNATURE_INVALID');
   });
 
   it('kills a spinning guest at its deadline while the host stays responsive; other plugins carry on', async () => {
@@ -155,20 +149,20 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     const bystander = await h.load(fixture('tiny'));
     let ticks = 0;
     const timer = setInterval(() => ticks++, 10);
-    const err = await errorOf(spinner.call('spin'));
+    const err = await rejectionOf(() => spinner.call('spin'));
     clearInterval(timer);
     expect(err.code).toBeTrustCode('WASM_TIMEOUT');
     expect(ticks).toBeGreaterThan(0);
     expect(spinner.dead?.code).toBeTrustCode('WASM_TIMEOUT');
-    await expect(code(spinner.call('noop'))).resolves.toBeTrustCode('WASM_PLUGIN_DEAD');
+    await expect(spinner.call('noop')).rejects.toThrowTrustError('WASM_PLUGIN_DEAD');
     expect(await bystander.call('add', 1, 1)).toBe(2);
   });
 
   it('turns traps, guest exit and memory growth into typed errors and dead plugins', async () => {
     const h = host({ limits: { maxMemoryBytes: 2 * 1024 * 1024 } });
     const trapper = await h.load(fixture('tiny'));
-    await expect(code(trapper.call('boom'))).resolves.toBeTrustCode('WASM_TRAP');
-    await expect(code(trapper.call('noop'))).resolves.toBeTrustCode('WASM_PLUGIN_DEAD');
+    await expect(trapper.call('boom')).rejects.toThrowTrustError('WASM_TRAP');
+    await expect(trapper.call('noop')).rejects.toThrowTrustError('WASM_PLUGIN_DEAD');
     const leaver = await h.load(fixture('tiny'));
     await expect(leaver.call('leave')).rejects.toMatchObject({
       code: expect.toBeTrustCode('WASM_EXIT'),
@@ -176,8 +170,8 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     });
     const grower = await h.load(fixture('tiny'));
     expect(await grower.call('grow', 1)).toBe(1);
-    await expect(code(grower.call('grow', 64))).resolves.toBeTrustCode('WASM_MEMORY_LIMIT');
-    await expect(code((await h.load(fixture('tiny'))).call('nope'))).resolves.toBeTrustCode('WASM_EXPORT_UNKNOWN');
+    await expect(grower.call('grow', 64)).rejects.toThrowTrustError('WASM_MEMORY_LIMIT');
+    await expect((await h.load(fixture('tiny'))).call('nope')).rejects.toThrowTrustError('WASM_EXPORT_UNKNOWN');
   });
 
   it('calls only the component own exports, never inherited or function properties', async () => {
@@ -185,7 +179,7 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
       const p = await host({ isolation }).load(fixture('tiny'));
       const probes = ['constructor', '__proto__', 'toString', 'noop.constructor', 'noop.call', 'noop.bind'];
       for (const name of probes) {
-        await expect(code(p.call(name, 'globalThis.__pwned = 1'))).resolves.toBeTrustCode('WASM_EXPORT_UNKNOWN');
+        await expect(p.call(name, 'globalThis.__pwned = 1')).rejects.toThrowTrustError('WASM_EXPORT_UNKNOWN');
       }
       expect((globalThis as { __pwned?: unknown }).__pwned).toBeUndefined();
       await expect(p.call('noop')).resolves.toBeUndefined();
@@ -196,12 +190,12 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
     const h = host({ isolation: 'in-thread', egress: denyAllPolicy });
     const p = await h.load(fixture('tiny'), { grants: ['env:TRUST_A'] });
     expect(await p.call('env-count')).toBe(1);
-    await expect(code(p.call('leave'))).resolves.toBeTrustCode('WASM_EXIT');
+    await expect(p.call('leave')).rejects.toThrowTrustError('WASM_EXIT');
     // http in-thread needs JSPI (Node 24+, see in-thread-http.integration.test.ts); sockets never run in-thread
     const http = h.load(fixture('tiny'), { grants: ['http'] });
     if (hasJspi()) expect((await http).capabilities).toEqual(['http']);
-    else await expect(code(http)).resolves.toBeTrustCode('WASM_ISOLATION_REQUIRED');
-    await expect(code(h.load(fixture('tiny'), { grants: ['tcp'] }))).resolves.toBeTrustCode('WASM_ISOLATION_REQUIRED');
+    else await expect(http).rejects.toThrowTrustError('WASM_ISOLATION_REQUIRED');
+    await expect(h.load(fixture('tiny'), { grants: ['tcp'] })).rejects.toThrowTrustError('WASM_ISOLATION_REQUIRED');
   });
 
   it('serves the manifest args only with the args capability, never the host argv', async () => {

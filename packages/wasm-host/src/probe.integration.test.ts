@@ -6,10 +6,11 @@
  */
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { rejectionOf } from '@trust/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStubResolver, startPeer, type Peer } from '@trust/testing';
 import type { AuditEvent, AuditInput, EgressPolicy } from '@trust/core';
-import { denyAllPolicy, errorOf, fixture, startUdpPeer, tempDir } from '../test/helpers.js';
+import { denyAllPolicy, fixture, startUdpPeer, tempDir } from '../test/helpers.js';
 import { createPluginHost, type Plugin, type PluginHost } from './plugin-host.js';
 
 const tmp = tempDir('wasm-probe-');
@@ -203,7 +204,7 @@ describe('http through @trust/egress', () => {
   });
 
   it('fails closed at load without a host policy', async () => {
-    const err = await errorOf(host().load(fixture('probe'), { grants: ['http', 'tcp', 'udp'] }));
+    const err = await rejectionOf(() => host().load(fixture('probe'), { grants: ['http', 'tcp', 'udp'] }));
     expect(err.code).toBeTrustCode('WASM_EGRESS_POLICY_MISSING');
   });
 
@@ -359,7 +360,7 @@ describe('name lookup through the egress guard', () => {
 
   it('is refused to a plugin without a socket capability', async () => {
     const h = host({ egress: peerPolicy(), guard: { mode: 'allow-local', resolve } });
-    const err = await errorOf(h.load(fixture('probe'), { grants: ['http'] }));
+    const err = await rejectionOf(() => h.load(fixture('probe'), { grants: ['http'] }));
     expect(err.code).toBeTrustCode('WASM_IMPORT_UNSATISFIED');
     expect(err.message).toContain('wasi:sockets/ip-name-lookup');
   });

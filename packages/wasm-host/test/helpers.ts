@@ -41,18 +41,6 @@ export const denyAllPolicy = Object.freeze({
   }),
 });
 
-/** The error a promise rejects with (fails the test if it resolves). */
-export async function errorOf(
-  p: Promise<unknown>,
-): Promise<{ code: string; message: string; problems: readonly { code: string; path?: string; message: string }[] }> {
-  try {
-    await p;
-  } catch (e) {
-    return e as never;
-  }
-  throw new Error('expected a rejection');
-}
-
 /** Starts test/udp-peer.mjs; resolves with its port and the datagrams it has received so far. */
 export async function startUdpPeer(): Promise<{ port: number; received: () => string[]; close: () => Promise<void> }> {
   const { fork } = await import('node:child_process');

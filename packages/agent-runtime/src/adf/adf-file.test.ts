@@ -2,18 +2,11 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, writeFileSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { thrownBy } from '@trust/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createAdf, openAdf } from './adf-file.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'adf-'));
-const codeOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (e) {
-    return (e as { code?: string }).code;
-  }
-  return 'no error';
-};
 
 function fresh() {
   const path = join(dir(), 'a.adf');
@@ -58,7 +51,7 @@ describe('createAdf / openAdf', () => {
 
   it('never overwrites an existing path', () => {
     const path = fresh();
-    expect(codeOf(() => createAdf(path))).toBeTrustCode('ADF_EXISTS');
+    expect(() => createAdf(path)).toThrowTrustError('ADF_EXISTS');
   });
 
   it.each([
@@ -102,9 +95,9 @@ describe('createAdf / openAdf', () => {
       },
       'ADF_NOT_ADF',
     ],
-  ])('%s gets a typed error', (_n, make, code) => {
+  ] as const)('%s gets a typed error', (_n, make, code) => {
     const path = make(fresh());
-    expect(codeOf(() => openAdf(path))).toBe(code);
+    expect(() => openAdf(path)).toThrowTrustError(code);
   });
 
   it('a corrupt page gets ADF_CORRUPT and the bytes are left untouched', () => {
@@ -117,7 +110,7 @@ describe('createAdf / openAdf', () => {
     const buf = readFileSync(path);
     for (let p = 2; p < 12; p++) buf.fill(0xab, 4096 * p, 4096 * p + 64);
     writeFileSync(path, buf);
-    expect(codeOf(() => openAdf(path))).toBeTrustCode('ADF_CORRUPT');
+    expect(() => openAdf(path)).toThrowTrustError('ADF_CORRUPT');
     expect(readFileSync(path).equals(buf)).toBe(true);
   });
 
@@ -125,7 +118,7 @@ describe('createAdf / openAdf', () => {
     const path = fresh();
     tamper(path, "UPDATE adf_meta SET value = '99' WHERE key = 'adf_schema_version'");
     const before = readFileSync(path);
-    expect(codeOf(() => openAdf(path))).toBeTrustCode('ADF_TOO_NEW');
+    expect(() => openAdf(path)).toThrowTrustError('ADF_TOO_NEW');
     expect(readFileSync(path).equals(before)).toBe(true);
   });
 
@@ -147,7 +140,7 @@ describe('createAdf / openAdf', () => {
   ])('schema audit refuses a file with a %s', (_n, sql) => {
     const path = fresh();
     tamper(path, sql);
-    expect(codeOf(() => openAdf(path))).toBeTrustCode('ADF_SCHEMA_TAMPERED');
+    expect(() => openAdf(path)).toThrowTrustError('ADF_SCHEMA_TAMPERED');
   });
 
   it('accepts agent-made local_* tables, indexes and local-only triggers', () => {
@@ -174,19 +167,15 @@ describe('createAdf / openAdf', () => {
   it('refuses a local view that does not compile (cannot be verified)', () => {
     const path = fresh();
     tamper(path, 'CREATE TABLE local_a(x); CREATE VIEW local_v AS SELECT x FROM local_a; DROP TABLE local_a');
-    expect(codeOf(() => openAdf(path))).toBeTrustCode('ADF_SCHEMA_TAMPERED');
+    expect(() => openAdf(path)).toThrowTrustError('ADF_SCHEMA_TAMPERED');
   });
 
   it('an invalid stored config reports every problem', () => {
     const path = fresh();
     tamper(path, `UPDATE adf_config SET config_json = '{"v":2,"bogus":1,"limits":{"max_sql_rows":"x"}}'`);
-    try {
-      openAdf(path);
-      expect.unreachable();
-    } catch (e) {
-      expect((e as { code: string }).code).toBeTrustCode('ADF_CONFIG_INVALID');
-      expect((e as { problems: unknown[] }).problems.length).toBeGreaterThanOrEqual(3);
-    }
+    const e = thrownBy(() => openAdf(path));
+    expect(e.code).toBeTrustCode('ADF_CONFIG_INVALID');
+    expect(e.problems.length).toBeGreaterThanOrEqual(3);
   });
 
   it('migrates a version-1 file in one step and records the new version', () => {
@@ -217,7 +206,7 @@ describe('virtual files', () => {
     expect(adf.files.isAuthorized('lib/gate.ts')).toBe(true);
     adf.files.write('lib/gate.ts', 'export const x = 2');
     expect(adf.files.isAuthorized('lib/gate.ts')).toBe(false);
-    expect(codeOf(() => adf.files.setAuthorized('lib/gate.ts', true, 'code' as never))).toBeTrustCode(
+    expect(() => adf.files.setAuthorized('lib/gate.ts', true, 'code' as never)).toThrowTrustError(
       'REQUIRES_AUTHORIZED_CODE',
     );
     expect(adf.files.isAuthorized('lib/gate.ts')).toBe(false);
@@ -236,14 +225,14 @@ describe('virtual files', () => {
     adf.files.write('b.md', 'b');
     adf.files.setProtection('a.md', 'read_only', 'owner');
     adf.files.setProtection('b.md', 'no_delete', 'owner');
-    expect(codeOf(() => adf.files.write('a.md', 'x'))).toBeTrustCode('ADF_FILE_PROTECTED');
-    expect(codeOf(() => adf.files.delete('a.md'))).toBeTrustCode('ADF_FILE_PROTECTED');
-    expect(codeOf(() => adf.files.delete('b.md'))).toBeTrustCode('ADF_FILE_PROTECTED');
+    expect(() => adf.files.write('a.md', 'x')).toThrowTrustError('ADF_FILE_PROTECTED');
+    expect(() => adf.files.delete('a.md')).toThrowTrustError('ADF_FILE_PROTECTED');
+    expect(() => adf.files.delete('b.md')).toThrowTrustError('ADF_FILE_PROTECTED');
     adf.files.write('b.md', 'bb');
     expect(adf.files.read('b.md')?.content.toString()).toBe('bb');
     expect(adf.files.delete('b.md', { bypassProtection: true })).toBe(true);
     expect(adf.files.list().map((f) => f.path)).toEqual(['a.md']);
-    expect(codeOf(() => adf.files.read('../etc/passwd'))).toBeTrustCode('ADF_FILE_PATH_INVALID');
+    expect(() => adf.files.read('../etc/passwd')).toThrowTrustError('ADF_FILE_PATH_INVALID');
     adf.close();
   });
 });
@@ -269,9 +258,9 @@ describe('tasks, meta, logs, audit', () => {
 
   it('runtime meta keys are not writable through the normal path', () => {
     const adf = openAdf(fresh());
-    expect(codeOf(() => adf.meta.set('adf_did', 'did:key:zEvil'))).toBeTrustCode('ADF_META_PROTECTED');
+    expect(() => adf.meta.set('adf_did', 'did:key:zEvil')).toThrowTrustError('ADF_META_PROTECTED');
     adf.meta.set('counter', '1', { protection: 'increment' });
-    expect(codeOf(() => adf.meta.set('counter', '0'))).toBeTrustCode('ADF_META_PROTECTED');
+    expect(() => adf.meta.set('counter', '0')).toThrowTrustError('ADF_META_PROTECTED');
     adf.meta.set('counter', '2');
     expect(adf.meta.get('counter')).toBe('2');
     adf.close();

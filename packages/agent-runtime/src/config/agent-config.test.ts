@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { thrownBy } from '@trust/core/testing';
 import { describe, expect, it } from 'vitest';
 import { agentConfigSchema } from './agent-config-schema.js';
 import { defaultAgentConfig, parseAgentConfig } from './agent-config.js';
@@ -38,22 +39,19 @@ describe('agent config schema', () => {
   });
 
   it('is strict and reports every problem at once with paths', () => {
-    try {
+    const err = thrownBy(() =>
       parseAgentConfig({
         v: 2,
         nope: 1,
         limits: { max_sql_rows: 0 },
         tools: [{ name: '' }],
         security: { allow_unsigned: 'yes' },
-      });
-      expect.unreachable();
-    } catch (e) {
-      const err = e as { code: string; problems: Array<{ path: string }> };
-      expect(err.code).toBeTrustCode('ADF_CONFIG_INVALID');
-      expect(err.problems.map((p) => p.path).sort()).toEqual(
-        ['', 'limits.max_sql_rows', 'security.allow_unsigned', 'tools.0.name', 'v'].sort(),
-      );
-    }
+      }),
+    );
+    expect(err.code).toBeTrustCode('ADF_CONFIG_INVALID');
+    expect(err.problems.map((p) => p.path).sort()).toEqual(
+      ['', 'limits.max_sql_rows', 'security.allow_unsigned', 'tools.0.name', 'v'].sort(),
+    );
   });
 
   it('defaults follow the default security posture', () => {

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { rejectionOf } from '@trust/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allow, deny, isTrustError } from '@trust/core';
+import { allow, deny } from '@trust/core';
 import type { EgressHttpRequest, EgressPolicy } from '@trust/core';
 import { createEgressClient } from '@trust/egress';
 import type { EgressClient } from '@trust/egress';
@@ -160,11 +161,9 @@ describe.each(makers)('%s provider over egress', { timeout: 30_000 }, (format, m
 
   it('a bad request is reported with an escaped excerpt and not retried', async () => {
     waits.length = 0;
-    const err = await make(options('badreq'))
-      .createMessage(ask)
-      .catch((e: unknown) => e);
-    expect(isTrustError(err, 'PROVIDER_BAD_REQUEST')).toBe(true);
-    expect((err as Error).message).not.toContain('\u001b');
+    const err = await rejectionOf(() => make(options('badreq')).createMessage(ask));
+    expect(err).toHaveTrustCode('PROVIDER_BAD_REQUEST');
+    expect(err.message).not.toContain('\u001b');
     expect(waits).toEqual([]);
   });
 

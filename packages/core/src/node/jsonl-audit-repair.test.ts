@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditInput } from '../audit-event.js';
 import { verifyChain } from '../audit-chain.js';
-import { TrustError } from '../error.js';
 import { createPrincipal } from '../principal.js';
 import { createJsonlAuditSink } from './jsonl-audit.js';
 import { readJsonlAudit } from './jsonl-audit-read.js';
@@ -32,20 +31,11 @@ function written(n: number): string {
   return readFileSync(file, 'utf8');
 }
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof TrustError ? e.code : 'not-a-trust-error';
-  }
-  return undefined;
-}
-
 describe('repairJsonlAudit', () => {
   it('removes only the torn tail, says what it removed, and the sink opens again', () => {
     const intact = written(3);
     appendFileSync(file, '{"v":1,"time":"2026-');
-    expect(codeOf(() => createJsonlAuditSink(file))).toBeTrustCode('AUDIT_FILE_CORRUPT');
+    expect(() => createJsonlAuditSink(file)).toThrowTrustError('AUDIT_FILE_CORRUPT');
     const r = repairJsonlAudit(file);
     expect(r).toEqual({
       torn: true,
@@ -103,11 +93,11 @@ describe('repairJsonlAudit', () => {
   ])('refuses with AUDIT_REPAIR_REFUSED and changes nothing when the rest shows %s', (_label, damage) => {
     writeFileSync(file, `${damage(written(3))}{"v":1,"ti`);
     const before = readFileSync(file);
-    expect(codeOf(() => repairJsonlAudit(file))).toBeTrustCode('AUDIT_REPAIR_REFUSED');
+    expect(() => repairJsonlAudit(file)).toThrowTrustError('AUDIT_REPAIR_REFUSED');
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
   it('a missing file is AUDIT_FILE_READ', () => {
-    expect(codeOf(() => repairJsonlAudit(join(dir, 'missing.jsonl')))).toBeTrustCode('AUDIT_FILE_READ');
+    expect(() => repairJsonlAudit(join(dir, 'missing.jsonl'))).toThrowTrustError('AUDIT_FILE_READ');
   });
 });

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditInput } from '../audit-event.js';
 import { GENESIS_HASH, verifyChain } from '../audit-chain.js';
-import { TrustError } from '../error.js';
 import { createPrincipal } from '../principal.js';
 import { createJsonlAuditSink } from './jsonl-audit.js';
 import { readJsonlAudit } from './jsonl-audit-read.js';
+import { thrownBy } from '../testing/thrown-by.js';
 
 const input = (n: number): AuditInput => ({
   principal: createPrincipal('process', 'run-1'),
@@ -23,15 +23,6 @@ beforeEach(() => {
   file = join(dir, 'audit.jsonl');
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof TrustError ? e.code : 'not-a-trust-error';
-  }
-  return undefined;
-}
 
 describe('createJsonlAuditSink', () => {
   it('appends one line per event, mode 0600, and the file verifies', () => {
@@ -62,7 +53,7 @@ describe('createJsonlAuditSink', () => {
   it('refuses to record after close', () => {
     const sink = createJsonlAuditSink(file);
     sink.close();
-    expect(codeOf(() => sink.record(input(1)))).toBeTrustCode('AUDIT_SINK_CLOSED');
+    expect(() => sink.record(input(1))).toThrowTrustError('AUDIT_SINK_CLOSED');
   });
 
   it('reads the last event of a file larger than one read chunk', () => {
@@ -87,14 +78,9 @@ describe('createJsonlAuditSink', () => {
     sink.record(input(2));
     sink.close();
     damage(file);
-    let caught: unknown;
-    try {
-      createJsonlAuditSink(file);
-    } catch (e) {
-      caught = e;
-    }
-    expect((caught as TrustError).code).toBeTrustCode('AUDIT_FILE_CORRUPT');
-    expect((caught as TrustError).hint).toContain('move the file aside');
+    const err = thrownBy(() => createJsonlAuditSink(file));
+    expect(err.code).toBeTrustCode('AUDIT_FILE_CORRUPT');
+    expect(err.hint).toContain('move the file aside');
   });
 });
 
@@ -107,13 +93,7 @@ describe('readJsonlAudit', () => {
     // The second event without its newline: a write cut short one byte before the end.
     writeFileSync(file, readFileSync(file, 'utf8').slice(0, -1));
     expect(JSON.parse(readFileSync(file, 'utf8').split('\n')[1] as string).hash).toBe(b.hash);
-    let caught: unknown;
-    try {
-      readJsonlAudit(file);
-    } catch (e) {
-      caught = e;
-    }
-    const err = caught as TrustError;
+    const err = thrownBy(() => readJsonlAudit(file));
     expect(err.code).toBeTrustCode('AUDIT_FILE_CORRUPT');
     expect(err.problems.map((p) => [p.code, p.path])).toEqual([['AUDIT_TORN_TAIL', 'line 2']]);
     expect(err.hint).toContain('--repair');
@@ -134,13 +114,7 @@ describe('readJsonlAudit', () => {
     sink.record(input(1));
     sink.close();
     appendFileSync(file, 'nope\n{"v":2}\n\n');
-    let caught: unknown;
-    try {
-      readJsonlAudit(file);
-    } catch (e) {
-      caught = e;
-    }
-    const err = caught as TrustError;
+    const err = thrownBy(() => readJsonlAudit(file));
     expect(err.code).toBeTrustCode('AUDIT_FILE_CORRUPT');
     expect(err.problems.map((p) => [p.code, p.path])).toEqual([
       ['AUDIT_LINE_INVALID', 'line 2'],
@@ -152,7 +126,7 @@ describe('readJsonlAudit', () => {
   it('reads an empty file as no events, and a missing file as AUDIT_FILE_READ', () => {
     writeFileSync(file, '');
     expect(readJsonlAudit(file)).toEqual([]);
-    expect(codeOf(() => readJsonlAudit(join(dir, 'missing.jsonl')))).toBeTrustCode('AUDIT_FILE_READ');
+    expect(() => readJsonlAudit(join(dir, 'missing.jsonl'))).toThrowTrustError('AUDIT_FILE_READ');
   });
 
   it('lets verifyChain find a deleted line', () => {

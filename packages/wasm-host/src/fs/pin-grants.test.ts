@@ -1,5 +1,6 @@
 import { mkdirSync, renameSync, symlinkSync, writeFileSync, fstatSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { thrownBy } from '@trust/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/helpers.js';
 import { pinGrantDirs } from './pin-grants.js';
@@ -10,14 +11,7 @@ mkdirSync(join(tmp.dir, 'real', 'inner'), { recursive: true });
 writeFileSync(join(tmp.dir, 'file'), 'x');
 symlinkSync(join(tmp.dir, 'real'), join(tmp.dir, 'link'));
 
-const err = (path: string) => {
-  try {
-    pinGrantDirs([{ mode: 'ro', path }]).close();
-  } catch (e) {
-    return e as { code: string; message: string };
-  }
-  return { code: 'no throw', message: '' };
-};
+const err = (path: string) => thrownBy(() => pinGrantDirs([{ mode: 'ro', path }]).close());
 
 describe('pinGrantDirs', () => {
   it('opens each granted directory', () => {
