@@ -6,7 +6,7 @@ import { collectRows } from './sql-rows.js';
 
 /** Statements remembered; the memory starts over when full. */
 const MAX_STATEMENTS = 512;
-/** After its k-th failure in a row on the lane, a statement needs 2^k answers of the worker to return (at most this many). */
+/** After its k-th failure in a row here, a statement needs 2^k answers of the worker to return (at most this many). */
 const MAX_OWED = 1024;
 
 /** A statement the lane does not run now: what the lane must know to promote it after the worker's answer. */
