@@ -4,13 +4,15 @@ import { checkImports, checkManifest, type PackedManifest } from './manifest-che
 const good: PackedManifest = {
   name: '@trust/x',
   version: '0.1.0',
+  license: 'Apache-2.0',
+  keywords: ['sandbox'],
   types: './dist/index.d.ts',
   exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } },
   engines: { node: '>=20.19' },
   bin: { x: './bin/x.cjs' },
   dependencies: { '@trust/core': '0.1.0', zod: '4.6.7' },
 };
-const files = new Set(['dist/index.d.ts', 'dist/index.js', 'bin/x.cjs', 'package.json']);
+const files = new Set(['dist/index.d.ts', 'dist/index.js', 'bin/x.cjs', 'package.json', 'LICENSE']);
 
 describe('checkManifest', () => {
   it('accepts a complete manifest', () => {
@@ -21,6 +23,8 @@ describe('checkManifest', () => {
     const command: PackedManifest = {
       name: '@trust/x',
       version: '0.1.0',
+      license: 'Apache-2.0',
+      keywords: ['cli'],
       engines: { node: '>=20.19' },
       bin: { x: './bin/x.cjs' },
     };
@@ -48,8 +52,15 @@ describe('checkManifest', () => {
     ],
     ['a bin not packed', { ...good, bin: { x: './bin/y.cjs' } }, /bin.x names/],
     ['another engines range', { ...good, engines: { node: '>=18' } }, /engines.node/],
+    ['no license field', { ...good, license: undefined }, /no "license" field/],
+    ['no keywords', { ...good, keywords: [] }, /no "keywords"/],
   ])('reports %s', (_, m, problem) => {
     expect(checkManifest(m, files, '>=20.19')).toEqual([expect.stringMatching(problem)]);
+  });
+
+  it('reports a tarball without its LICENSE text', () => {
+    const unlicensed = new Set([...files].filter((f) => f !== 'LICENSE'));
+    expect(checkManifest(good, unlicensed, '>=20.19')).toEqual(['no LICENSE file in the tarball']);
   });
 });
 

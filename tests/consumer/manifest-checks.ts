@@ -8,6 +8,8 @@ import { posix } from 'node:path';
 export interface PackedManifest {
   name: string;
   version: string;
+  license?: string;
+  keywords?: string[];
   main?: string;
   types?: string;
   exports?: Record<string, unknown> | string;
@@ -21,7 +23,10 @@ export interface PackedManifest {
 
 const DEP_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies', 'devDependencies'] as const;
 
-/** `workspace:` ranges, a missing `types`/`exports` entry, entries naming files not in the tarball. */
+/**
+ * `workspace:` ranges, a missing `types`/`exports` entry, entries naming files not in the tarball, and
+ * what a registry user needs besides code: a `license` with its LICENSE text in the tarball, `keywords`.
+ */
 export function checkManifest(m: PackedManifest, files: ReadonlySet<string>, engines: string): string[] {
   const problems: string[] = [];
   for (const field of DEP_FIELDS) {
@@ -29,6 +34,9 @@ export function checkManifest(m: PackedManifest, files: ReadonlySet<string>, eng
       if (range.startsWith('workspace:')) problems.push(`${field}.${dep} is "${range}"`);
     }
   }
+  if (!m.license) problems.push('no "license" field');
+  if (!files.has('LICENSE')) problems.push('no LICENSE file in the tarball');
+  if (!Array.isArray(m.keywords) || m.keywords.length === 0) problems.push('no "keywords"');
   if (m.engines?.node !== engines)
     problems.push(`engines.node is ${JSON.stringify(m.engines?.node)}, the workspace declares "${engines}"`);
   // A command package (`bin` and no `exports`, like @trust/cli) declares no API: nothing to type.

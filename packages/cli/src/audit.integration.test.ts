@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createJsonlAuditSink } from '@trust/core/node';
 import { createPrincipal } from '@trust/core';
 import { createTempHome, runCli } from './run-cli.test-helper.js';
+import { appendSandboxRun, sandboxRunRecord, sandboxRunsFile } from './sandbox-runs.js';
 import { auditTailSchema, auditVerifySchema, failureSchema } from './json-schemas.js';
 
 const tmp = createTempHome();
@@ -55,6 +56,35 @@ describe('trust audit (built binary)', () => {
     const human = await runCli(['audit', 'verify', 'audit.jsonl'], { home: tmp.home });
     expect(human.stdout).toContain(`breaks at event ${index} (line ${index + 1})`);
     expect(human.stdout).toContain('changed after it was written');
+  });
+
+  it('verify says plainly that the sandbox run log is not a chained log, never that it was changed', async () => {
+    const runs = sandboxRunsFile(tmp.home);
+    rmSync(runs, { force: true });
+    for (const runId of ['r1', 'r2'])
+      appendSandboxRun(
+        runs,
+        sandboxRunRecord({
+          runId,
+          argv: ['echo', 'hi'],
+          policy: { capabilities: ['stdout'] },
+          exit: { code: 0, signal: null, timedOut: false, durationMs: 3, violations: [] },
+          egress: [],
+          startedAt: new Date(0),
+        }),
+      );
+    const r = await runCli(['audit', 'verify', 'sandbox-runs.jsonl', '--json'], { home: tmp.home });
+    expect(r.code).toBe(1);
+    expect(failureSchema.parse(r.json()).error.code).toBe('CLI_AUDIT_NOT_CHAINED');
+    const human = await runCli(['audit', 'verify', 'sandbox-runs.jsonl'], { home: tmp.home });
+    expect(human.stderr + human.stdout).toContain('is not a hash-chained audit log: none of its 2 record(s)');
+    expect(human.stderr + human.stdout).not.toContain('changed after it was written');
+    // An audit log whose hashes were stripped from some events is still tampering, not "unchained".
+    const lines = writeChain(3);
+    writeFileSync(file, `${lines.map((l, i) => (i === 1 ? l.replace(/"hash":"[0-9a-f]+",?/, '') : l)).join('\n')}\n`);
+    const stripped = await runCli(['audit', 'verify', 'audit.jsonl', '--json'], { home: tmp.home });
+    expect(stripped.code).toBe(1);
+    expect(auditVerifySchema.parse(stripped.json()).result.state).toBe('tampered');
   });
 
   it('verify tells a torn tail (a crash) from tampering, and --repair removes only the torn line', async () => {

@@ -8,6 +8,7 @@
  */
 export const CLI_ERROR_CODES = Object.freeze([
   'AGENT_TASK_NOT_FOUND',
+  'CLI_AUDIT_NOT_CHAINED',
   'CLI_FILE_EXISTS',
   'CLI_FILE_INVALID_JSON',
   'CLI_FILE_NOT_FOUND',

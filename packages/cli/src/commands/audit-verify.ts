@@ -1,6 +1,7 @@
 import type { CommandSpec } from '../command.js';
 import { readAuditEvents, auditFormatOf } from '../audit-source.js';
-import { usageError } from '../cli-error.js';
+import { CliError, usageError } from '../cli-error.js';
+import { unchainedRecordCount } from '../unchained-log.js';
 import { escapeTerminal } from '../terminal-text.js';
 import { resolve } from 'node:path';
 
@@ -63,7 +64,8 @@ export const command: CommandSpec = {
     '"count": number, "head"?: string, "broken"?: { "index": number, "line"?: number, "code": string, ' +
     '"reason": string }, "repaired"?: { "line": number, "removedBytes": number, "removed": string } }',
   exitCodes: [
-    '1 the chain is broken or the last line is torn (the first broken link is named), or the file cannot be read',
+    '1 the chain is broken or the last line is torn (the first broken link is named), the file is not a chained ' +
+      'log (CLI_AUDIT_NOT_CHAINED), or it cannot be read',
   ],
   async run({ io, out, positionals, values }) {
     const path = positionals[0] as string;
@@ -75,6 +77,19 @@ export const command: CommandSpec = {
         'CLI_USAGE_INVALID_VALUE',
         '--repair applies to JSONL audit files only',
         'an .adf file is a database; check it with "trust audit verify agent.adf"',
+      );
+    const unchained = format === 'jsonl' ? readableUnchainedCount(full) : undefined;
+    if (unchained !== undefined)
+      throw new CliError(
+        'CLI_AUDIT_NOT_CHAINED',
+        `${full} is not a hash-chained audit log: none of its ${unchained} record(s) carries a hash, so there is ` +
+          'no chain to verify (nothing here says it was changed)',
+        {
+          hint:
+            "trust's sandbox run log (sandbox-runs.jsonl) records runs, not chained events; verify an audit log " +
+            'such as <workspace>/audit.jsonl or an agent .adf file',
+          exitCode: 1,
+        },
       );
     const { verifyChain } = await import('@trust/core');
     let result: Result;
@@ -196,3 +211,12 @@ export const command: CommandSpec = {
     return 1;
   },
 };
+
+/** {@link unchainedRecordCount}, leaving an unreadable file to the reader's own coded error. */
+function readableUnchainedCount(file: string): number | undefined {
+  try {
+    return unchainedRecordCount(file);
+  } catch {
+    return undefined;
+  }
+}
