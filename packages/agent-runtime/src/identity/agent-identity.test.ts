@@ -133,6 +133,7 @@ describe('identity code methods through a real agent', { timeout: 60_000 }, () =
         provisioned: true,
         signingKey: { storage: 'envelope', slots: ['owner', 'runtime'], password: false },
         secrets: { total: 1, codeAccess: 1, sealed: 1 },
+        attestations: 0,
       },
     });
     expect(JSON.stringify(r)).not.toContain('s3cret');
@@ -145,7 +146,8 @@ describe('identity code methods through a real agent', { timeout: 60_000 }, () =
       a,
       'await adf.set_identity({ purpose: "app:token", value: "v1" }); ' +
         'const back = await adf.get_identity({ purpose: "app:token" }); ' +
-        'let km; try { await adf.get_identity({ purpose: "crypto:signing:private_key" }); } catch (e) { km = e.code; } ' +
+        'let km; try { await adf.get_identity({ purpose: "crypto:signing:private_key" }); } ' +
+        'catch (e) { km = e.code; } ' +
         'return { back, km };',
     );
     expect(r).toMatchObject({ ok: true, value: { back: 'v1', km: 'IDENTITY_KEY_MATERIAL' } });

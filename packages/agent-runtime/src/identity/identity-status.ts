@@ -15,6 +15,8 @@ export interface IdentityStatus {
   } | null;
   /** Secret rows besides key material: how many, and how many agent code may read. */
   readonly secrets: { readonly total: number; readonly codeAccess: number; readonly sealed: number };
+  /** Stored attestations (see `adf.attestation_list`). */
+  readonly attestations: number;
 }
 
 interface Row {
@@ -48,7 +50,7 @@ function slotsOf(row: Row): { slots: string[]; password: boolean } {
 export function identityStatusOf(adf: AdfFile): IdentityStatus {
   const rows = adf.db.prepare('SELECT purpose, value, encryption_algo, code_access FROM adf_identity').all() as Row[];
   const signing = rows.find((r) => r.purpose === 'crypto:signing:private_key');
-  const others = rows.filter((r) => !r.purpose.startsWith('crypto:'));
+  const others = rows.filter((r) => !r.purpose.startsWith('crypto:') && !r.purpose.startsWith('attestation:'));
   const signingKey =
     signing === undefined
       ? null
@@ -64,6 +66,7 @@ export function identityStatusOf(adf: AdfFile): IdentityStatus {
       codeAccess: others.filter((r) => r.code_access === 1).length,
       sealed: others.filter((r) => r.encryption_algo !== 'plain').length,
     },
+    attestations: rows.filter((r) => r.purpose.startsWith('attestation:')).length,
   };
 }
 

@@ -22,6 +22,14 @@ export {
 } from './identity-keys.js';
 export type { IdentityKeys } from './identity-keys.js';
 export { identityStatusOf, identityStatusTool } from './identity-status.js';
+export {
+  ATTESTATION_VERSION,
+  MAX_ATTESTATIONS,
+  createAttestationTools,
+  issueAttestation,
+  verifyAttestation,
+} from './attestations.js';
+export type { Attestation } from './attestations.js';
 export type { IdentityStatus } from './identity-status.js';
 export { computeAdfContentHash, createAdfReviewStore, reviewKeyOf, signAdfContent } from './adf-review.js';
 export type { AdfReviewKey, AdfReviewStore } from './adf-review.js';

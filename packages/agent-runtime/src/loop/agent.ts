@@ -34,6 +34,7 @@ import { openAgentIdentity, type AgentIdentityState } from '../identity/agent-id
 import type { IdentityKeys } from '../identity/identity-keys.js';
 import { createIdentityTools } from '../identity/identity-tools.js';
 import { identityStatusTool } from '../identity/identity-status.js';
+import { createAttestationTools } from '../identity/attestations.js';
 import { createEmitEventTool } from '../tools/emit-event-tool.js';
 import {
   createTriggerDispatcher,
@@ -316,6 +317,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
     sysGetConfigTool as unknown as ToolDefinition<never>,
     sysUpdateConfigTool as unknown as ToolDefinition<never>,
     identityStatusTool as unknown as ToolDefinition<never>,
+    ...createAttestationTools({ identity: () => identity, now: () => clock().getTime() }),
     createEmitEventTool((e) => emit({ kind: 'custom', ...e })) as unknown as ToolDefinition<never>,
     ...(options.identityKeys
       ? (createIdentityTools({

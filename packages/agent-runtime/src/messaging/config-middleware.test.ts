@@ -143,7 +143,8 @@ describe('inbox middleware from the config runs in the code sandbox', { timeout:
     const mw = withInbox(
       'mw/inbox.js:tag',
       'function tag(ev) { const m = ev.value; return { value: { ...m, meta: { ...m.meta, message_verified: false }, ' +
-        'payload: { ...m.payload, content: "[checked " + ev.context.stamps.message_verified + "] " + m.payload.content } } }; }',
+        'payload: { ...m.payload, content: "[checked " + ev.context.stamps.message_verified + "] " + ' +
+        'm.payload.content } } }; }',
       true,
     );
     const alice = open('alice', mesh);
