@@ -77,7 +77,7 @@ describe('provisioning', () => {
     expect(openAgentIdentity(adf, keys, { provision: true }).kind).toBe('loaded');
     expect(openAgentIdentity(adf, createIdentityKeys(), { provision: true })).toMatchObject({
       kind: 'sealed',
-      code: 'IDENTITY_SEALED',
+      code: expect.toBeTrustCode('IDENTITY_SEALED'),
     });
     adf.close();
   });

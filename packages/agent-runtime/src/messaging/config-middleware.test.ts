@@ -75,6 +75,25 @@ describe('messages between two agents of one mesh', { timeout: 60_000 }, () => {
     expect(bob.adf.audit.list({ action: 'message.receive' })[0]).toMatchObject({ decision: 'allow' });
   });
 
+  it("the receiver's settings apply: receive off, then a blocked sender, are refused", async () => {
+    const mesh = createLocalMesh();
+    const alice = open('alice', mesh);
+    const deaf = open('deaf', mesh, (c) => {
+      c.messaging = { ...c.messaging, receive: false };
+    });
+    expect(await send(alice, deaf, 'hi')).toMatchObject({
+      status: 'failed',
+      code: expect.toBeTrustCode('MESSAGE_RECEIVE_OFF'),
+    });
+    const bob = open('bob', mesh);
+    bob.adf.setConfig({ ...bob.adf.config(), messaging: { ...bob.adf.config().messaging, block_list: [alice.did!] } });
+    expect(await send(alice, bob, 'hi')).toMatchObject({
+      status: 'failed',
+      code: expect.toBeTrustCode('MESSAGE_SENDER_BLOCKED'),
+    });
+    expect(bob.adf.inbox.list()).toHaveLength(0);
+  });
+
   it('closing an agent takes it off the mesh', () => {
     const mesh = createLocalMesh();
     const bob = open('bob', mesh);
@@ -95,11 +114,11 @@ describe('inbox middleware from the config runs in the code sandbox', { timeout:
     const bob = open('bob', mesh, mw.mutate);
     mw.install(bob);
     const r = await send(alice, bob, 'buy spam now');
-    expect(r).toMatchObject({ status: 'failed', code: 'MIDDLEWARE_REJECTED' });
+    expect(r).toMatchObject({ status: 'failed', code: expect.toBeTrustCode('MIDDLEWARE_REJECTED') });
     expect(bob.adf.inbox.list()).toHaveLength(0);
     expect(bob.adf.audit.list({ action: 'middleware.inbox' })[0]).toMatchObject({
       decision: 'deny',
-      code: 'MIDDLEWARE_REJECTED',
+      code: expect.toBeTrustCode('MIDDLEWARE_REJECTED'),
       principal: { kind: 'authorized-code', id: 'mw/inbox.js' },
     });
     expect(bob.adf.audit.list({ action: 'message.receive' })[0]).toMatchObject({ decision: 'deny' });
@@ -120,7 +139,7 @@ describe('inbox middleware from the config runs in the code sandbox', { timeout:
     expect(bob.adf.inbox.list()[0]).toMatchObject({ content: 'spam' });
     expect(bob.adf.audit.list({ action: 'middleware.inbox' })[0]).toMatchObject({
       decision: 'deny',
-      code: 'MIDDLEWARE_UNAUTHORIZED',
+      code: expect.toBeTrustCode('MIDDLEWARE_UNAUTHORIZED'),
       rule: 'require_middleware_authorization',
       principal: { kind: 'code', id: 'mw/inbox.js' },
     });
@@ -135,7 +154,10 @@ describe('inbox middleware from the config runs in the code sandbox', { timeout:
       c.security = { ...c.security, require_middleware_authorization: false };
     });
     mw.install(bob);
-    expect(await send(alice, bob, 'spam')).toMatchObject({ status: 'failed', code: 'MIDDLEWARE_REJECTED' });
+    expect(await send(alice, bob, 'spam')).toMatchObject({
+      status: 'failed',
+      code: expect.toBeTrustCode('MIDDLEWARE_REJECTED'),
+    });
   });
 
   it('an authorized lambda may rewrite the payload; the stamps stay the runtime’s', async () => {
@@ -167,7 +189,10 @@ describe('inbox middleware from the config runs in the code sandbox', { timeout:
     const alice = open('alice', mesh);
     const bob = open('bob', mesh, mw.mutate);
     mw.install(bob);
-    expect(await send(alice, bob, 'hello')).toMatchObject({ status: 'failed', code: 'MIDDLEWARE_FAILED' });
+    expect(await send(alice, bob, 'hello')).toMatchObject({
+      status: 'failed',
+      code: expect.toBeTrustCode('MIDDLEWARE_FAILED'),
+    });
     expect(bob.adf.inbox.list()).toHaveLength(0);
   });
 });
@@ -189,13 +214,16 @@ describe('outbox middleware from the config', { timeout: 60_000 }, () => {
     const alice = open('alice', mesh, mw.mutate);
     mw.install(alice);
     const bob = open('bob', mesh);
-    expect(await send(alice, bob, 'the secret is 42')).toMatchObject({ status: 'failed', code: 'MIDDLEWARE_REJECTED' });
+    expect(await send(alice, bob, 'the secret is 42')).toMatchObject({
+      status: 'failed',
+      code: expect.toBeTrustCode('MIDDLEWARE_REJECTED'),
+    });
     expect(alice.adf.outbox.list()).toHaveLength(0);
     expect(bob.adf.inbox.list()).toHaveLength(0);
     expect(alice.adf.audit.list({ action: 'middleware.outbox' })[0]).toMatchObject({ decision: 'deny' });
     expect(alice.adf.audit.list({ action: 'message.send' })[0]).toMatchObject({
       decision: 'deny',
-      code: 'MIDDLEWARE_REJECTED',
+      code: expect.toBeTrustCode('MIDDLEWARE_REJECTED'),
     });
   });
 
@@ -220,7 +248,10 @@ describe('outbox middleware from the config', { timeout: 60_000 }, () => {
     const alice = open('alice', mesh, mw.mutate);
     mw.install(alice);
     const bob = open('bob', mesh);
-    expect(await send(alice, bob, 'hi')).toMatchObject({ status: 'failed', code: 'MIDDLEWARE_FAILED' });
+    expect(await send(alice, bob, 'hi')).toMatchObject({
+      status: 'failed',
+      code: expect.toBeTrustCode('MIDDLEWARE_FAILED'),
+    });
     expect(bob.adf.inbox.list()).toHaveLength(0);
   });
 
@@ -233,7 +264,7 @@ describe('outbox middleware from the config', { timeout: 60_000 }, () => {
     expect(await send(alice, bob, 'hi')).toMatchObject({ status: 'delivered' });
     expect(alice.adf.audit.list({ action: 'middleware.outbox' })[0]).toMatchObject({
       decision: 'deny',
-      code: 'MIDDLEWARE_UNAUTHORIZED',
+      code: expect.toBeTrustCode('MIDDLEWARE_UNAUTHORIZED'),
     });
   });
 });
