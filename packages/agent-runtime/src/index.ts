@@ -19,8 +19,17 @@ export type {
   TurnOutcome,
 } from './loop/index.js';
 export type { TriggerFiring, TriggerLimits } from './triggers/index.js';
-export { AgentIdentity, createIdentity, createAdfReviewStore, loadIdentity, reviewKeyOf } from './identity/index.js';
-export type { AdfReviewKey, AdfReviewStore } from './identity/index.js';
+export {
+  AgentIdentity,
+  createAdfReviewStore,
+  createIdentity,
+  createIdentityKeys,
+  loadIdentity,
+  loadOrCreateIdentityKeys,
+  provisionAgentIdentity,
+  reviewKeyOf,
+} from './identity/index.js';
+export type { AdfReviewKey, AdfReviewStore, IdentityKeys } from './identity/index.js';
 
 // config
 export {

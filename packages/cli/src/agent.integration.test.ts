@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { BIN, createTempHome, runCli } from './run-cli.test-helper.js';
 import {
   agentChatSchema,
@@ -25,6 +27,19 @@ describe('trust agent new / inspect / chat (built binary)', () => {
     const again = await cli(['agent', 'new', 'careful.adf', '--json']);
     expect(again.code).toBe(1);
     expect(failureSchema.parse(again.json()).error.code).toBeTrustCode('CLI_FILE_EXISTS');
+  });
+
+  it('new gives the agent its identity at once: inspect shows the same did:key; the key file is 0600', async () => {
+    const made = agentNewSchema.parse((await cli(['agent', 'new', 'ided.adf', '--json'])).json());
+    expect(made.result.did).toMatch(/^did:key:z6Mk/);
+    const doc = agentInspectSchema.parse((await cli(['agent', 'inspect', 'ided.adf', '--json'])).json());
+    expect(doc.result.did).toBe(made.result.did);
+    const human = await cli(['agent', 'inspect', 'ided.adf']);
+    expect(human.stdout).toContain(`identity ${made.result.did}`);
+    expect(statSync(join(tmp.home, '.trust', 'identity-keys.json')).mode & 0o777).toBe(0o600);
+    // a second agent is sealed to the same keys but has its own DID
+    const other = agentNewSchema.parse((await cli(['agent', 'new', 'other.adf', '--json'])).json());
+    expect(other.result.did).not.toBe(made.result.did);
   });
 
   it('inspect shows the tool matrix, locks, code flags, audit chain and review key', async () => {

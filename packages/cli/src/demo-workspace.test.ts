@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { openAdf } from '@trust/agent-runtime';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TrustError } from '@trust/core';
-import { ensureDemoWorkspace } from './demo-workspace.js';
+import { DEMO_AGENT, ensureDemoWorkspace } from './demo-workspace.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'trust-demo-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,5 +27,10 @@ describe('ensureDemoWorkspace', () => {
     expect(existsSync(layout.sandboxPolicy)).toBe(true);
     expect(lines).toContain('  sample sandbox run skipped: bubblewrap is not installed (apt-get install bubblewrap)');
     expect(existsSync(runsFile)).toBe(false);
+    // the demo agent has its identity from its first moment
+    const adf = openAdf(join(layout.agents, `${DEMO_AGENT}.adf`), { readonly: true });
+    expect(adf.meta.get('adf_did')).toMatch(/^did:key:z6Mk/);
+    adf.close();
+    expect(statSync(join(layout.keys, 'identity-keys.json')).mode & 0o777).toBe(0o600);
   });
 });

@@ -180,13 +180,21 @@ export async function ensureDemoWorkspace(
 
   progress('creating the demo workspace (first run)');
   progress(`  demo agent ${DEMO_AGENT} (scripted provider, fs_write restricted)`);
-  const { createAdf, defaultAgentConfig } = await import('@trust/agent-runtime');
+  const { createAdf, defaultAgentConfig, loadOrCreateIdentityKeys, provisionAgentIdentity } = await import(
+    '@trust/agent-runtime'
+  );
   const config = structuredClone(defaultAgentConfig({ name: DEMO_AGENT })) as unknown as Record<string, unknown> & {
     tools: { name: string; restricted?: boolean }[];
   };
   config.tools = config.tools.map((tool) => (tool.name === 'fs_write' ? { ...tool, restricted: true } : tool));
   config.description = 'DEMO agent: answers come from a scripted provider, no model is called';
-  createAdf(join(t.agents, `${DEMO_AGENT}.adf`), { template: config }).close();
+  // The agent has its identity from the start: a did:key sealed to the workspace's keys.
+  const demo = createAdf(join(t.agents, `${DEMO_AGENT}.adf`), { template: config });
+  try {
+    provisionAgentIdentity(demo, loadOrCreateIdentityKeys(join(t.keys, 'identity-keys.json')));
+  } finally {
+    demo.close();
+  }
 
   progress('  signed sample plugin package plugins/hello');
   const { formatKeyFile, generateSigningKey, readPackageDir, signPackage } = await import('@trust/wasm-host');

@@ -308,6 +308,7 @@ export const agentNewSchema = successSchema(
     .object({
       file: z.string(),
       name: z.string(),
+      did: z.string().regex(/^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$/),
       template: z.string(),
       tools: z.number().int(),
       restricted: z.array(z.string()),
@@ -323,6 +324,7 @@ export const agentInspectSchema = successSchema(
       file: z.string(),
       name: z.string(),
       description: z.string(),
+      did: z.string().nullable(),
       schemaVersion: z.number().int(),
       autonomous: z.boolean(),
       provider: z.string(),

@@ -21,6 +21,6 @@ export type { GuestEntry } from './guest-prelude.js';
 export { DEFAULT_CODE_METHOD_QUOTAS, createCodeRunner, parseLambdaRef } from './code-runner.js';
 export type { CodeRunContext, CodeRunner, CodeRunnerOptions, LambdaRef } from './code-runner.js';
 export { runMiddlewareChain } from './middleware.js';
-export type { MiddlewareOutcome } from './middleware.js';
+export type { MiddlewareChainInput, MiddlewareOutcome, MiddlewareStep } from './middleware.js';
 export { createTypeStripper, isTypeScriptPath } from './type-strip.js';
 export type { CodeLanguage, TypeStripper, TypeStripperOptions, TypeStripResult } from './type-strip.js';

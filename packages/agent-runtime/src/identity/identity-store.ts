@@ -7,6 +7,8 @@ import { openEnvelope, openLegacyPasswordRow, sealEnvelope, type Envelope } from
 
 /** Purposes that hold key material: never readable or writable from agent code. */
 export const KEY_MATERIAL = /^crypto:(signing|envelope|kdf):/;
+/** Purposes the runtime keeps for itself (verified attestations): code uses the attestation_* methods. */
+const RUNTIME_ROWS = /^attestation:/;
 
 /** Who an identity is sealed to: the owner's and the runtime's X25519 public keys. */
 export interface SealTo {
@@ -158,6 +160,8 @@ export function createCodeIdentityAccess(adf: AdfFile, runtime: { privateKey: Ke
     set(purpose: string, value: string): void {
       if (KEY_MATERIAL.test(purpose))
         throw refuse('IDENTITY_KEY_MATERIAL', `${purpose} is key material and never writable from code`);
+      if (RUNTIME_ROWS.test(purpose))
+        throw refuse('IDENTITY_CODE_ACCESS', `${purpose} is kept by the runtime; use adf.attestation_add`);
       const r = row(purpose);
       if (r && r.code_access !== 1)
         throw refuse('IDENTITY_CODE_ACCESS', `${purpose} is not writable from code (code_access is off)`);

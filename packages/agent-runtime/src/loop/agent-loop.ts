@@ -20,7 +20,9 @@ export type AgentEvent =
   | { readonly kind: 'tool_result'; readonly name: string; readonly id: string; readonly isError: boolean }
   | { readonly kind: 'approval'; readonly taskId: string; readonly tool: string }
   | { readonly kind: 'say'; readonly text: string }
-  | { readonly kind: 'ask'; readonly question: string };
+  | { readonly kind: 'ask'; readonly question: string }
+  /** `adf.emit_event` from agent code: a `custom.*` event for the host (never from the model). */
+  | { readonly kind: 'custom'; readonly type: string; readonly data: unknown; readonly from: string };
 
 /** Inputs of one activation. */
 export interface LoopInput {

@@ -26,7 +26,16 @@ import type { ConnectMcpOptions, McpConnection, McpPlacement } from '../mcp/mcp-
 import { mcpLiveStates, recordMcpFailure, type McpServerLiveState } from '../mcp/mcp-live-state.js';
 import type { TimerFiring } from './timer-firing.js';
 import type { AgentEvent } from './agent-loop.js';
-import type { AgentMessaging } from '../messaging/agent-messaging.js';
+import { createAgentMessaging, type AgentMessaging } from '../messaging/agent-messaging.js';
+import { createConfigMiddleware } from '../messaging/config-middleware.js';
+import type { DeliveryFetch } from '../messaging/delivery.js';
+import type { LocalMesh } from '../messaging/local-mesh.js';
+import { openAgentIdentity, type AgentIdentityState } from '../identity/agent-identity.js';
+import type { IdentityKeys } from '../identity/identity-keys.js';
+import { createIdentityTools } from '../identity/identity-tools.js';
+import { identityStatusTool } from '../identity/identity-status.js';
+import { createAttestationTools } from '../identity/attestations.js';
+import { createEmitEventTool } from '../tools/emit-event-tool.js';
 import {
   createTriggerDispatcher,
   type TriggerDispatcher,
@@ -67,9 +76,23 @@ export interface OpenAgentOptions {
   /** Passed to openAdf (default `owned`). */
   readonly trust?: OpenAdfOptions['trust'];
   /**
+   * The owner and runtime keys agent identities are sealed to (`loadOrCreateIdentityKeys`). Given:
+   * the agent's signing key is opened with the runtime key (an owned file without an identity is
+   * provisioned first, audited `identity.provision`), and `adf.get_identity` / `adf.set_identity`
+   * are registered. Absent: the agent has no identity in this run and those methods are not registered.
+   */
+  readonly identityKeys?: IdentityKeys;
+  /**
+   * The workspace's in-process mesh. Given with {@link OpenAgentOptions.identityKeys} and an
+   * identity: the agent gets real messaging (its `msg_send` signs and delivers, its ingress is
+   * registered under its DID until close), with the config's inbox/outbox middleware running in
+   * its code sandbox. Remote addresses go through `egress.fetch.default`.
+   */
+  readonly mesh?: LocalMesh;
+  /**
    * Wires messaging once the file is open, e.g.
-   * `(adf) => createAgentMessaging({ adf, identity, mesh, egress })`. It supplies the real
-   * `msg_send`; absent, `msg_send` fails with NOT_IMPLEMENTED.
+   * `(adf) => createAgentMessaging({ adf, identity, mesh, egress })`; it replaces the wiring from
+   * `mesh`. It supplies the real `msg_send`; with neither, `msg_send` fails with NOT_IMPLEMENTED.
    */
   readonly messaging?: (adf: AdfFile) => AgentMessaging;
   /**
@@ -115,6 +138,13 @@ export type AgentState = 'idle' | 'thinking' | 'running_tool' | 'awaiting_approv
 /** An open agent: its file, gate and loop. */
 export interface Agent {
   readonly adf: AdfFile;
+  /** The agent's DID when its identity is open in this run (see {@link OpenAgentOptions.identityKeys}). */
+  readonly did: string | undefined;
+  /**
+   * What opening the identity found: `loaded`, `provisioned`, `missing`, `sealed` (another
+   * runtime's), or `none` (no keys given).
+   */
+  readonly identity: AgentIdentityState | { readonly kind: 'none' };
   /** The agent's messaging (its ingress, for registering with a mesh), when wired. */
   readonly messaging: AgentMessaging | undefined;
   readonly gate: ToolGate;
@@ -187,7 +217,20 @@ export interface Agent {
  */
 export function openAgent(path: string, options: OpenAgentOptions): Agent {
   const clock = options.clock ?? (() => new Date());
-  const adf = openAdf(path, { trust: options.trust ?? 'owned', clock });
+  const trust = options.trust ?? 'owned';
+  const adf = openAdf(path, { trust, clock });
+  let identityState: Agent['identity'] = { kind: 'none' };
+  try {
+    if (options.identityKeys)
+      identityState = openAgentIdentity(adf, options.identityKeys, { provision: trust === 'owned' });
+  } catch (e) {
+    adf.close();
+    throw e;
+  }
+  const identity =
+    identityState.kind === 'loaded' || identityState.kind === 'provisioned' ? identityState.identity : undefined;
+  if (identityState.kind === 'sealed')
+    adf.logs.add({ level: 'warn', origin: 'identity', event: 'identity.sealed', message: identityState.reason });
   const agentId = adf.meta.get('adf_did') ?? adf.config().id ?? path;
   let state: AgentState = 'idle';
   let controller: AbortController | undefined;
@@ -238,7 +281,23 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
   };
   const runner = createCodeRunner({ adf, sandbox, gate: gateOf });
   const sql = createSqlGuard(adf);
-  const messaging = options.messaging?.(adf);
+  const ownMessaging = options.messaging === undefined && identity !== undefined && options.mesh !== undefined;
+  const messaging =
+    options.messaging?.(adf) ??
+    (ownMessaging
+      ? (() => {
+          const mw = createConfigMiddleware({ adf, runner });
+          const delivery = options.egress?.fetch?.default as unknown as DeliveryFetch | undefined;
+          return createAgentMessaging({
+            adf,
+            identity: identity!,
+            mesh: options.mesh!,
+            middleware: [mw.inbox],
+            outboxMiddleware: [mw.outbox],
+            ...(delivery ? { egress: delivery } : {}),
+          });
+        })()
+      : undefined);
   let triggersRef: TriggerDispatcher | undefined;
   const exec = createExecutionTools({
     gate: gateOf,
@@ -257,6 +316,15 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
     createDbExecuteTool(sql) as unknown as ToolDefinition<never>,
     sysGetConfigTool as unknown as ToolDefinition<never>,
     sysUpdateConfigTool as unknown as ToolDefinition<never>,
+    identityStatusTool as unknown as ToolDefinition<never>,
+    ...createAttestationTools({ identity: () => identity, now: () => clock().getTime() }),
+    createEmitEventTool((e) => emit({ kind: 'custom', ...e })) as unknown as ToolDefinition<never>,
+    ...(options.identityKeys
+      ? (createIdentityTools({
+          privateKey: options.identityKeys.runtime.privateKey,
+          sealTo: options.identityKeys.sealTo,
+        }) as unknown as ToolDefinition<never>[])
+      : []),
     ...(options.tools ?? []),
   ]);
   const approver: Approver | undefined = options.approver
@@ -378,8 +446,12 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
     if (ev) triggers.emit(ev);
   });
 
+  if (ownMessaging && messaging) options.mesh!.register(messaging.did, messaging.ingest, { audit: adf.audit });
+
   return {
     adf,
+    did: identity?.did,
+    identity: identityState,
     gate,
     provider: options.provider,
     runner,
@@ -469,6 +541,8 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       pendingWakes.length = 0;
       controller?.abort();
       state = 'closed';
+      if (ownMessaging && messaging && options.mesh!.lookup(messaging.did) === messaging.ingest)
+        options.mesh!.unregister(messaging.did);
       for (const c of mcp.splice(0)) void c.close();
       sql.close();
       adf.close();

@@ -1,4 +1,4 @@
-import type { AuditSink, Principal } from '@trust/core';
+import type { AuditSink, Principal, TrustErrorCode } from '@trust/core';
 import { checkOptions } from '../options/strict-options.js';
 import { agentMessagingOptionsSchema } from './messaging-options.js';
 import type { AdfFile } from '../adf/adf-file.js';
@@ -28,12 +28,32 @@ export function ingressSettingsFromConfig(config: AgentConfig): IngressSettings 
   };
 }
 
+/** What outbox middleware sees of a message before it is signed: the sender's draft. */
+export interface OutboundDraft {
+  readonly to: string;
+  readonly content: string;
+  readonly content_type: string;
+  readonly subject?: string;
+  readonly thread?: string;
+  readonly parent?: string;
+}
+
+/**
+ * Outbox middleware: runs before the message is signed, so a rewrite is what gets signed. It may
+ * change the content, content type and subject, never the recipient or thread. A throw rejects.
+ */
+export type OutboxMiddleware = (
+  draft: OutboundDraft,
+) => Promise<{ action: 'accept'; draft?: OutboundDraft } | { action: 'reject'; code: TrustErrorCode; reason: string }>;
+
 export interface AgentMessagingOptions {
   readonly adf: AdfFile;
   readonly identity: AgentIdentity;
   readonly mesh?: LocalMesh;
   readonly egress?: DeliveryFetch;
   readonly middleware?: readonly InboxMiddleware[];
+  /** Run in order on every message this agent sends, before signing; [] or absent: none. */
+  readonly outboxMiddleware?: readonly OutboxMiddleware[];
   readonly audit?: AuditSink;
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -59,7 +79,8 @@ export interface AgentMessaging {
   readonly did: string;
   /** The agent's ingress; register it with a mesh so local and HTTP deliveries reach it. */
   readonly ingest: IngestFunction;
-  send(request: SendRequest, principal: Principal): Promise<{ message: AgentMessage; delivery: DeliveryResult }>;
+  /** `message` is undefined when outbox middleware refused the message (nothing was signed or stored). */
+  send(request: SendRequest, principal: Principal): Promise<{ message?: AgentMessage; delivery: DeliveryResult }>;
   /** The `msg_send` tool, for the agent's tool registry. */
   readonly msgSendTool: ToolDefinition;
 }
@@ -101,14 +122,62 @@ export function createAgentMessaging(input: AgentMessagingOptions): AgentMessagi
     audit: options.audit ?? adf.audit,
   });
 
+  const audit = options.audit ?? adf.audit;
+  const auditSend = (principal: Principal, to: string, delivery: DeliveryResult, id?: string) =>
+    audit.record({
+      principal,
+      action: 'message.send',
+      target: to,
+      decision: delivery.status === 'delivered' ? 'allow' : 'deny',
+      rule: 'messaging',
+      ...(delivery.code === undefined ? {} : { code: delivery.code }),
+      details: { ...(id === undefined ? {} : { id }), from: identity.did, via: delivery.via, status: delivery.status },
+    });
+
+  /** Outbox middleware, failing closed: a throw or a changed recipient or thread refuses the message. */
+  async function runOutbox(draft: OutboundDraft): Promise<OutboundDraft | { code: TrustErrorCode; reason: string }> {
+    let current = draft;
+    for (const mw of options.outboxMiddleware ?? []) {
+      let verdict: Awaited<ReturnType<OutboxMiddleware>>;
+      try {
+        verdict = await mw(current);
+      } catch {
+        return { code: 'MESSAGE_MIDDLEWARE_FAILED', reason: 'outbox middleware failed, so the message was not sent' };
+      }
+      if (verdict.action === 'reject') return { code: verdict.code, reason: verdict.reason };
+      const next = verdict.draft;
+      if (next === undefined) continue;
+      if (next.to !== draft.to || next.thread !== draft.thread || next.parent !== draft.parent)
+        return {
+          code: 'MESSAGE_MIDDLEWARE_FAILED',
+          reason: 'outbox middleware may change the content, not the recipient or thread',
+        };
+      current = next;
+    }
+    return current;
+  }
+
   async function send(request: SendRequest, principal: Principal) {
-    const payload = {
+    const drafted = await runOutbox({
+      to: request.to,
       content: request.content,
       content_type: request.contentType ?? 'text/plain',
       ...(request.subject !== undefined ? { subject: request.subject } : {}),
       ...(request.thread !== undefined ? { thread: request.thread } : {}),
       ...(request.parent !== undefined ? { parent: request.parent } : {}),
-    };
+    });
+    if ('code' in drafted) {
+      const delivery: DeliveryResult = {
+        status: 'failed',
+        attempts: 0,
+        via: request.address === undefined ? 'local' : request.address.startsWith('ws') ? 'ws' : 'http',
+        code: drafted.code,
+        reason: drafted.reason,
+      };
+      auditSend(principal, request.to, delivery);
+      return { delivery };
+    }
+    const { to: _to, ...payload } = drafted;
     const message = composeMessage(identity, {
       to: request.to,
       payload,
@@ -123,7 +192,7 @@ export function createAgentMessaging(input: AgentMessagingOptions): AgentMessagi
       threadId: payload.thread ?? null,
       parentId: payload.parent ?? null,
       subject: payload.subject ?? null,
-      content: request.content,
+      content: payload.content,
       contentType: payload.content_type,
       originalMessage: JSON.stringify(message),
       ...(request.address !== undefined ? { address: request.address } : {}),
@@ -136,6 +205,7 @@ export function createAgentMessaging(input: AgentMessagingOptions): AgentMessagi
       ...(options.sleep ? { sleep: options.sleep } : {}),
     });
     adf.outbox.setStatus(row.id, delivery.status);
+    auditSend(principal, message.to, delivery, message.id);
     return { message, delivery };
   }
 
@@ -171,7 +241,7 @@ export function createAgentMessaging(input: AgentMessagingOptions): AgentMessagi
         };
       }
       const { message, delivery } = await send(a, ctx.principal);
-      return { id: message.id, ...delivery };
+      return { ...(message ? { id: message.id } : {}), ...delivery };
     },
   };
 

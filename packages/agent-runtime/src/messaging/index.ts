@@ -32,7 +32,15 @@ export { MESH_INBOX_PREFIX, handleMeshRequest } from './mesh-http.js';
 export { createReplayGuard } from './replay-guard.js';
 export type { ReplayGuard } from './replay-guard.js';
 export { createAgentMessaging, ingressSettingsFromConfig } from './agent-messaging.js';
-export type { AgentMessaging, AgentMessagingOptions, SendRequest } from './agent-messaging.js';
+export type {
+  AgentMessaging,
+  AgentMessagingOptions,
+  OutboundDraft,
+  OutboxMiddleware,
+  SendRequest,
+} from './agent-messaging.js';
+export { createConfigMiddleware } from './config-middleware.js';
+export type { ConfigMiddleware } from './config-middleware.js';
 export { openMeshWsSession } from './mesh-ws-client.js';
 export type { MeshSocket, MeshWsClientOptions, MeshWsClientSession, MeshWsConnector } from './mesh-ws-client.js';
 export {

@@ -20,6 +20,10 @@ export const agentMessagingOptionsSchema = z
       'fetch',
     ).optional(),
     middleware,
+    outboxMiddleware: z
+      .array(fn('an outbox middleware, e.g. async (draft) => ({ action: "accept" })'))
+      .optional()
+      .describe('outbox middleware run in order before signing, e.g. [async (draft) => ({ action: "accept" })]'),
     audit: audit.optional(),
     now: fn('clock in ms, e.g. Date.now').optional(),
     sleep: fn('waits between delivery retries, e.g. (ms) => new Promise((r) => setTimeout(r, ms))').optional(),

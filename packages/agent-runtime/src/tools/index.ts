@@ -22,6 +22,8 @@ export {
   loopInjectTool,
 } from './code-methods.js';
 export type { ModelInvokeDeps } from './code-methods.js';
+export { CUSTOM_EVENT_TYPE, MAX_CUSTOM_EVENT_BYTES, createEmitEventTool } from './emit-event-tool.js';
+export type { CustomEvent } from './emit-event-tool.js';
 export { nextCronWake, parseCronSchedule } from './cron-schedule.js';
 export type { CronSchedule } from './cron-schedule.js';
 export { sysGetConfigTool, sysUpdateConfigTool } from '../config/config-tools.js';

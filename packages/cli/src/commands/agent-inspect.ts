@@ -23,7 +23,8 @@ export const command: CommandSpec = {
     },
   ],
   jsonShape:
-    '{ "file", "name", "description", "schemaVersion": number, "autonomous": boolean, "provider": string, ' +
+    '{ "file", "name", "description", "did": string|null, "schemaVersion": number, "autonomous": boolean, ' +
+    '"provider": string, ' +
     '"tools": [{ "name", "enabled", "visible", "restricted", "locked" }], "lockedFields": string[], ' +
     '"triggers": [{ "type", "scope", "lambda"? }], "codeExecution": { [flag]: boolean }, "mcpServers": ' +
     'string[], "pendingApprovals": [{ "id", "tool" }], "audit": { "ok": boolean, "count"?: number, ' +
@@ -49,6 +50,7 @@ export const command: CommandSpec = {
           file,
           name: config.name,
           description: config.description,
+          did: adf.meta.get('adf_did') ?? null,
           schemaVersion: adf.schemaVersion,
           autonomous: config.autonomous,
           provider: config.model.provider,
@@ -73,6 +75,7 @@ export const command: CommandSpec = {
         out.line(
           `  provider ${e(config.model.provider)}, autonomous ${yes(config.autonomous)}, schema v${adf.schemaVersion}`,
         );
+        out.line(`  identity ${report.did === null ? s.yellow('none (this file cannot sign)') : e(report.did)}`);
         out.line('');
         out.line(s.bold('Tools            enabled  visible  restricted  locked'));
         // a styled "no" carries 8 characters of escape codes, so its column is wider
