@@ -75,7 +75,8 @@ describe('the proxy bounds every client connection from its first byte', () => {
   it('a body dripped after a complete head is cut at the request deadline with 408, audited', async () => {
     const audit = memorySink();
     const proxy = await start({ audit, clientLimits: { requestTimeoutMs: 200 } });
-    const head = `POST http://public.test:${up.port}/upload HTTP/1.1\r\nHost: public.test\r\nContent-Length: 1000\r\n\r\n`;
+    const head =
+      `POST http://public.test:${up.port}/upload HTTP/1.1\r\n` + 'Host: public.test\r\nContent-Length: 1000\r\n\r\n';
     const c = await rawClient(proxy.port, head);
     const drip = setInterval(() => {
       if (!c.socket.destroyed) c.socket.write('x');
