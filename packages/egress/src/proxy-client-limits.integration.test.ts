@@ -98,6 +98,19 @@ describe('the proxy bounds every client connection from its first byte', () => {
     expect(statuses(got)).toEqual([200]);
   });
 
+  it('a SOCKS5 handshake that stalls after its greeting is cut at the request deadline, audited', async () => {
+    const audit = memorySink();
+    const proxy = await start({ audit, clientLimits: { requestTimeoutMs: 150 } });
+    const c = await rawClient(proxy.port);
+    c.socket.write(Buffer.from([0x05, 0x01, 0x00]));
+    await c.closed;
+    expect(audit.events.at(-1)).toMatchObject({
+      decision: 'deny',
+      code: expect.toBeTrustCode('EGRESS_CLIENT_TIMEOUT'),
+    });
+    expect(audit.events.at(-1)).toMatchObject({ rule: 'client-deadline', target: '<connection>' });
+  });
+
   it('connections over the listener cap get 503 with the reason, audited', async () => {
     const audit = memorySink();
     const proxy = await start({ audit, clientLimits: { maxConnections: 2, firstByteTimeoutMs: 60_000 } });

@@ -11,7 +11,12 @@ import type { GuardOptions } from './guard-options.js';
 import { resolveLimits, type EgressLimits } from './limits.js';
 import { resolveClientLimits, type ConnectionBudget, type EgressProxyClientLimits } from './proxy-client-limits.js';
 import { createConnectHandler } from './proxy-connect.js';
-import { createClientConnection, type ClientConnection, type ConnectionEvents } from './proxy-connection.js';
+import {
+  createClientConnection,
+  timeoutDeny,
+  type ClientConnection,
+  type ConnectionEvents,
+} from './proxy-connection.js';
 import { createInflight, type ProxyContext } from './proxy-context.js';
 import { proxyOptionsSchema } from './proxy-options.js';
 import { createForwardHandler } from './proxy-forward.js';
@@ -245,8 +250,19 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
       }
       if (first[0] === 0x05) {
         conn.handOff();
+        // The whole SOCKS5 handshake (greeting, request, judging, dialling) has the request deadline.
+        const handshake = setTimeout(() => {
+          ctx.audit(
+            '<connection>',
+            timeoutDeny('the SOCKS5 handshake did not complete', clientLimits.requestTimeoutMs),
+            now(),
+          );
+          socket.destroy();
+        }, clientLimits.requestTimeoutMs);
+        socket.once('close', () => clearTimeout(handshake));
         socket.resume();
         handleSocks5(socket, first, {
+          onEstablished: () => clearTimeout(handshake),
           policy: options.policy,
           guard,
           principal,
