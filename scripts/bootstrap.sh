@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 PNPM_VERSION=12.4.2
 SYSTEM_PACKAGES=(bubblewrap chromium iproute2 socat gcc g++ make libc6-dev curl perl python3 ripgrep)
+# Real clients of the egress proxy tests (wget, git with git-http-backend, openssl for a TLS peer).
+SYSTEM_PACKAGES+=(wget git openssl)
 
 fail() { printf 'bootstrap: %s\n' "$*" >&2; exit 1; }
 say() { printf 'bootstrap: %s\n' "$*"; }

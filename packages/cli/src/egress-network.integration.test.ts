@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, request, type Server } from 'node:http';
 import { spawn } from 'node:child_process';
@@ -136,5 +137,40 @@ describe('trust egress proxy (built binary)', () => {
       .slice(1)
       .map((l) => JSON.parse(l) as { decision: string });
     expect(events.map((e) => e.decision)).toEqual(expect.arrayContaining(['allow', 'deny']));
+  });
+
+  it('takes the client limits as flags: --max-connections 1 refuses a second connection with 503', async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'egress', 'proxy', '--policy', 'allow.json', '--listen', '127.0.0.1:0', '--json', '--max-connections', '1'],
+      {
+        cwd: tmp.home,
+        env: { PATH: process.env.PATH ?? '', HOME: tmp.home, TRUST_HOME: join(tmp.home, '.trust'), PEER_KEY: 'k2' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const first = await new Promise<string>((resolve, reject) => {
+      const check = () => (out.includes('\n') ? resolve(out.split('\n')[0] as string) : undefined);
+      child.stdout.on('data', check);
+      child.on('exit', (c) => reject(new Error(`proxy exited ${c}`)));
+    });
+    const proxyPort = (egressProxySchema.parse(JSON.parse(first)).result.listen as { port: number }).port;
+    const held = connect({ host: '127.0.0.1', port: proxyPort });
+    await new Promise((ok) => held.once('connect', ok));
+    const refused = await new Promise<string>((resolve) => {
+      let got = '';
+      const s = connect({ host: '127.0.0.1', port: proxyPort });
+      s.on('data', (d: Buffer) => (got += d.toString('latin1')));
+      s.on('close', () => resolve(got));
+    });
+    expect(refused).toMatch(/^HTTP\/1\.1 503 /);
+    expect(refused).toContain('x-trust-deny: EGRESS_CONNECTION_LIMIT');
+    held.destroy();
+    await new Promise<void>((resolve) => {
+      child.on('exit', () => resolve());
+      child.kill('SIGINT');
+    });
   });
 });

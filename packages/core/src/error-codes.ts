@@ -141,5 +141,7 @@ export const EGRESS_ERROR_CODES = Object.freeze([
   'EGRESS_DATAGRAM_TOO_LARGE',
   'EGRESS_POLICY_INVALID',
   'EGRESS_REQUEST_MALFORMED',
+  'EGRESS_CLIENT_TIMEOUT',
+  'EGRESS_CONNECTION_LIMIT',
 ] as const);
 export type EgressErrorCode = (typeof EGRESS_ERROR_CODES)[number];

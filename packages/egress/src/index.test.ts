@@ -4,10 +4,12 @@ import * as mod from './index.js';
 describe('@trust/egress public API', () => {
   it('exports exactly these names', () => {
     expect(Object.keys(mod).sort()).toEqual([
+      'DEFAULT_CLIENT_LIMITS',
       'DEFAULT_LIMITS',
       'EGRESS_CODES',
       'MAX_UDP_DATAGRAM',
       'classifyAddress',
+      'createConnectionBudget',
       'createEgressClient',
       'createEgressDispatcher',
       'createEgressGuard',

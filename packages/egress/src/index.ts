@@ -17,6 +17,8 @@ export type { EgressCallContext, EgressFetchInit, EgressRawResponse } from './ht
 export { DEFAULT_LIMITS } from './limits.js';
 export type { EgressLimits } from './limits.js';
 export { createEgressProxy } from './proxy.js';
+export { createConnectionBudget, DEFAULT_CLIENT_LIMITS } from './proxy-client-limits.js';
+export type { ConnectionBudget, EgressProxyClientLimits } from './proxy-client-limits.js';
 export type { EgressProxy, EgressProxyOptions } from './proxy.js';
 export { redactUrl } from './redact.js';
 export type { SocketCallContext } from './sockets.js';

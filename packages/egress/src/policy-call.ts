@@ -49,6 +49,8 @@ export interface HttpAuthorization {
   readonly decision: Decision;
   /** Values of headers the policy added or changed, plus caller credentials: never logged. */
   readonly secrets: readonly string[];
+  /** Whether the policy added or changed a header (e.g. injected a credential). */
+  readonly injected: boolean;
 }
 
 /** Calls `authorizeHttp`, fails closed on throw, and records which header values are secret. */
@@ -72,10 +74,12 @@ export async function authorizeHttp(
     });
   }
   const secrets: string[] = [];
+  let injected = false;
   request.headers.forEach((v, k) => {
+    if (before.get(k) !== v) injected = true;
     if (before.get(k) !== v || SENSITIVE_HEADERS.includes(k)) secrets.push(v);
   });
-  return { decision, secrets };
+  return { decision, secrets, injected };
 }
 
 /** Calls `authorizeTcp`/`authorizeUdp`; an absent method denies, a throw denies. */

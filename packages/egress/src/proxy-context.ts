@@ -5,12 +5,16 @@ import type { Dispatcher } from 'undici';
 import type { EgressAuditFacts } from './audit.js';
 import type { EgressGuard } from './guard.js';
 import type { ResolvedLimits } from './limits.js';
+import type { ResolvedClientLimits } from './proxy-client-limits.js';
 
 /** What the proxy's request and tunnel handlers share. One per proxy; nothing is global. */
 export interface ProxyContext {
   readonly policy: EgressPolicy;
   readonly guard: EgressGuard;
   readonly limits: ResolvedLimits;
+  readonly clientLimits: ResolvedClientLimits;
+  /** Whether `TRACE` may be forwarded (when allowed and nothing was injected). */
+  readonly allowTrace: boolean;
   readonly principal: Principal;
   readonly connectAs: 'http' | 'tcp';
   readonly sink: AuditSink | undefined;

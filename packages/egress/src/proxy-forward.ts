@@ -4,51 +4,30 @@ import type { Dispatcher } from 'undici';
 import { toEgressError } from './errors.js';
 import { authorizeHttp } from './policy-call.js';
 import type { ProxyContext } from './proxy-context.js';
+import type { CurrentRequest } from './proxy-connection.js';
 import { refuseHttp } from './proxy-refuse.js';
+import { checkRequest, finalRecipientAnswer, forwardHeaders, maxForwards, responseHeaders } from './proxy-request.js';
 import { redactUrl } from './redact.js';
 import { hostPort, isDenyResult, parseTarget } from './target.js';
-
-const HOP_BY_HOP = new Set([
-  'connection',
-  'proxy-connection',
-  'keep-alive',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-]);
 
 /** Why the client-side connection ended a request early. */
 class ClientGone extends Error {
   override readonly name = 'AbortError';
 }
 
-/**
- * A request line or framing the proxy refuses before judging anything: a backslash in the
- * target (parsers disagree on it: WHATWG reads it as `/`, others as a literal byte), or a
- * `Transfer-Encoding` other than `chunked` (the peer would frame the body differently).
- */
-function malformed(req: IncomingMessage): Deny | undefined {
-  const hint = 'send one well-formed HTTP/1.1 request (RFC 9112)';
-  if ((req.url ?? '').includes('\\')) {
-    return deny(
-      'EGRESS_REQUEST_MALFORMED',
-      'egress proxy: malformed request: the request target contains a backslash',
-      { rule: 'http-syntax', hint: 'percent-encode it as %5C' },
-    );
+/** The client's request deadline passed before its body ended. */
+class ClientLate extends Error {
+  override readonly name = 'AbortError';
+  constructor(readonly decision: Deny) {
+    super(decision.reason);
   }
-  const te = req.headers['transfer-encoding'];
-  if (te !== undefined && te.trim().toLowerCase() !== 'chunked') {
-    return deny(
-      'EGRESS_REQUEST_MALFORMED',
-      'egress proxy: malformed request: Transfer-Encoding must be exactly "chunked"',
-      { rule: 'http-syntax', hint },
-    );
-  }
-  return undefined;
+}
+
+function traceRefused(reason: string): Deny {
+  return deny('EGRESS_METHOD_NOT_ALLOWED', `egress denied: TRACE ${reason}`, {
+    rule: 'trace',
+    hint: 'TRACE echoes the request, credentials included; use another method',
+  });
 }
 
 /** Waits until `res` can take more, or is gone. */
@@ -70,26 +49,30 @@ function drained(res: ServerResponse): Promise<void> {
  * response bodies included. The client going away aborts the upstream request; the upstream
  * failing destroys the client's response. `close()` aborts what is still in flight.
  */
-export function createForwardHandler(ctx: ProxyContext): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  return async (req, res) => {
+export function createForwardHandler(
+  ctx: ProxyContext,
+): (req: IncomingMessage, res: ServerResponse, current: CurrentRequest) => Promise<void> {
+  return async (req, res, current) => {
     const started = ctx.now();
     const method = (req.method ?? 'GET').toUpperCase();
-    const bad = malformed(req);
+    const bad = checkRequest(req, ctx.clientLimits.maxHeaderCount);
     if (bad) {
-      ctx.audit('<malformed>', bad, started, { method });
-      return refuseHttp(res, bad, 400);
+      ctx.audit('<malformed>', bad.decision, started, { method });
+      return refuseHttp(res, bad.decision, bad.status);
     }
     const target = parseTarget(req.url ?? '', ['http:', 'https:']);
     if (isDenyResult(target)) {
       ctx.audit(redactUrl(req.url ?? ''), target, started, { method });
       return refuseHttp(res, target, target.code === 'EGRESS_URL_INVALID' ? 400 : 403);
     }
-    const headers = new Headers();
-    for (let i = 0; i < req.rawHeaders.length; i += 2) {
-      const name = (req.rawHeaders[i] ?? '').toLowerCase();
-      if (!HOP_BY_HOP.has(name)) headers.append(name, req.rawHeaders[i + 1] ?? '');
-    }
     const where = redactUrl(target.url);
+    if (method === 'TRACE' && !ctx.allowTrace) {
+      const d = traceRefused('is not forwarded by this proxy');
+      ctx.audit(where, d, started, { method });
+      return refuseHttp(res, d, 405, { allow: 'GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS' });
+    }
+    const forwards = maxForwards(req, method);
+    const headers = forwardHeaders(req, forwards);
     // The deadline starts now: judging, dialling, the request body and the response body.
     const controller = new AbortController();
     let timedOut = false;
@@ -101,6 +84,7 @@ export function createForwardHandler(ctx: ProxyContext): (req: IncomingMessage, 
       if (!res.writableFinished) controller.abort(new ClientGone('the client closed the connection'));
     };
     res.once('close', onClientGone);
+    current.onTimeout = (d) => controller.abort(new ClientLate(d));
     ctx.inflight.add(controller);
     try {
       const auth = await authorizeHttp(
@@ -120,11 +104,25 @@ export function createForwardHandler(ctx: ProxyContext): (req: IncomingMessage, 
         ctx.audit(where, auth.decision, started, { method });
         return refuseHttp(res, auth.decision as Deny);
       }
+      if (method === 'TRACE' && auth.injected) {
+        const d = traceRefused('is refused on a route the policy injects headers into');
+        ctx.audit(where, d, started, { method });
+        return refuseHttp(res, d, 405);
+      }
+      if (forwards === 0) {
+        // RFC 9110 §7.6.2: the proxy is the final recipient; nothing goes out.
+        const answer = finalRecipientAnswer(req, method);
+        ctx.audit(where, auth.decision, started, { method, status: 200 });
+        res.writeHead(200, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+        return void res.end(answer.body);
+      }
       const verdict = await ctx.guard.resolveHost(target.host, target.port);
       if (!verdict.allow) {
         ctx.audit(where, verdict, started, { method, addresses: verdict.addresses });
         return refuseHttp(res, verdict);
       }
+      // The body is asked for only once the request is allowed: a refused upload is never sent.
+      if (req.headers.expect !== undefined) res.writeContinue();
       let status: number | undefined;
       try {
         controller.signal.throwIfAborted();
@@ -139,11 +137,7 @@ export function createForwardHandler(ctx: ProxyContext): (req: IncomingMessage, 
           body: hasBody ? req : null,
           signal: controller.signal,
         });
-        const out: string[] = [];
-        for (const [k, v] of Object.entries(up.headers)) {
-          if (HOP_BY_HOP.has(k) || v === undefined) continue;
-          for (const one of Array.isArray(v) ? v : [v]) out.push(k, one);
-        }
+        const out = responseHeaders(up.headers);
         status = up.statusCode;
         ctx.audit(where, auth.decision, started, {
           method,
@@ -165,6 +159,13 @@ export function createForwardHandler(ctx: ProxyContext): (req: IncomingMessage, 
         }
         res.end();
       } catch (e) {
+        // The body failed to parse: refused with 400 and audited as that denial already.
+        if (current.malformed) return void res.destroy();
+        const late = controller.signal.reason instanceof ClientLate ? controller.signal.reason : undefined;
+        if (late) {
+          ctx.audit(where, late.decision, started, { method, addresses: verdict.addresses });
+          return refuseHttp(res, late.decision, 408);
+        }
         const gone = controller.signal.reason instanceof ClientGone || e instanceof ClientGone;
         const err = toEgressError(gone ? new ClientGone('the client closed the connection') : e, {
           where,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { guardField } from './dispatcher.js';
-import { auditSchema, duration, policySchema, port, principalSchema } from './egress-options.js';
+import { auditSchema, duration, policySchema, port, principalSchema, withMethods } from './egress-options.js';
+import { clientLimitsSchema } from './proxy-client-limits.js';
 import { limitsSchema } from './limits.js';
 
 // The options of `createEgressProxy`, checked once at its start (see `checkEgressOptions`).
@@ -36,6 +37,9 @@ export const proxyOptionsSchema = z
     principal: principalSchema,
     listen: listenSchema,
     limits: limitsSchema.optional(),
+    clientLimits: clientLimitsSchema.optional(),
+    connectionBudget: withMethods('a budget shared by proxies, e.g. createConnectionBudget()', 'tryAcquire').optional(),
+    allowTrace: z.boolean().optional().describe('forward TRACE when the policy allows it, e.g. false'),
     connectAs: z.enum(['http', 'tcp']).optional().describe('how CONNECT tunnels are judged, e.g. "http"'),
     closeGraceMs: duration('grace for forwarded requests at close() in ms, e.g. 1000', 0).optional(),
     udp: z

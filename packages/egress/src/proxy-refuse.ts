@@ -5,9 +5,12 @@ import { deny, type Deny } from '@trust/core';
 const PHRASES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   403: 'Forbidden',
+  405: 'Method Not Allowed',
   408: 'Request Timeout',
+  417: 'Expectation Failed',
   431: 'Request Header Fields Too Large',
   502: 'Bad Gateway',
+  503: 'Service Unavailable',
   504: 'Gateway Timeout',
 };
 
@@ -30,10 +33,11 @@ function rawAnswer(status: number, d: Deny): string {
 /**
  * Answers a forwarded request with `status`, `x-trust-deny` and the reason; destroys it if the answer already began.
  */
-export function refuseHttp(res: ServerResponse, d: Deny, status = 403): void {
+export function refuseHttp(res: ServerResponse, d: Deny, status = 403, extra: Record<string, string> = {}): void {
   if (res.headersSent) return void res.destroy();
   const text = denyBody(d);
   res.writeHead(status, {
+    ...extra,
     'content-type': 'text/plain; charset=utf-8',
     'x-trust-deny': d.code,
     'content-length': Buffer.byteLength(text),

@@ -1,4 +1,4 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { deny, type AuditSink, type EgressPolicy, type Principal } from '@trust/core';
@@ -9,7 +9,14 @@ import { checkEgressOptions } from './egress-options.js';
 import type { EgressGuard } from './guard.js';
 import type { GuardOptions } from './guard-options.js';
 import { resolveLimits, type EgressLimits } from './limits.js';
+import { resolveClientLimits, type ConnectionBudget, type EgressProxyClientLimits } from './proxy-client-limits.js';
 import { createConnectHandler } from './proxy-connect.js';
+import {
+  createClientConnection,
+  timeoutDeny,
+  type ClientConnection,
+  type ConnectionEvents,
+} from './proxy-connection.js';
 import { createInflight, type ProxyContext } from './proxy-context.js';
 import { proxyOptionsSchema } from './proxy-options.js';
 import { createForwardHandler } from './proxy-forward.js';
@@ -31,6 +38,22 @@ export interface EgressProxyOptions {
    * request and response bodies included (a peer dripping bytes is cut there).
    */
   readonly limits?: EgressLimits;
+  /**
+   * Limits of the client side (the sandboxed process): deadlines from the first byte, the open
+   * connections of this listener, header lines per request, requests parsed ahead. Defaults in
+   * `EgressProxyClientLimits`.
+   */
+  readonly clientLimits?: EgressProxyClientLimits;
+  /**
+   * A budget shared by every proxy of this process (see `createConnectionBudget`): the total cap
+   * on open client connections across runs. `undefined`: only this listener's `maxConnections`.
+   */
+  readonly connectionBudget?: ConnectionBudget;
+  /**
+   * Forwards `TRACE` when the policy allows the request (default false: `405`). Never on a
+   * request the policy injected a header into: the echo would hand the credential to the client.
+   */
+  readonly allowTrace?: boolean;
   /**
    * How CONNECT tunnels are judged: `'http'` (default) asks `authorizeHttp` about
    * `https://host:port/` with method CONNECT, and opens the tunnel only to port 443 or to a port
@@ -88,6 +111,7 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   checkEgressOptions('createEgressProxy', proxyOptionsSchema, options);
   const guard = toGuard(options.guard);
   const limits = resolveLimits(options.limits);
+  const clientLimits = resolveClientLimits(options.clientLimits);
   const closeGraceMs = options.closeGraceMs ?? 1000;
   const dialled = new Map<string, string>();
   // Made at the first forwarded request: many listeners (one per sandboxed run) never see one.
@@ -108,6 +132,8 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
     policy: options.policy,
     guard,
     limits,
+    clientLimits,
+    allowTrace: options.allowTrace ?? false,
     principal,
     connectAs,
     sink: options.audit,
@@ -142,25 +168,45 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   };
   const onRequest = createForwardHandler(ctx);
   const onConnect = createConnectHandler(ctx);
-  // Sockets with a response in progress: a parse error there cannot be answered in-band.
-  const answering = new WeakSet<Duplex>();
+  const conns = new WeakMap<Duplex, ClientConnection>();
 
-  const server = createServer({ maxHeaderSize: 64 * 1024 }, (req, res: ServerResponse) => {
-    const socket = res.socket;
-    if (socket) {
-      answering.add(socket);
-      res.once('close', () => answering.delete(socket));
-    }
-    onRequest(req, res).catch(() => refuseHttp(res, deny('EGRESS_PROTOCOL', 'egress proxy failed'), 502));
-  });
-  server.on('connect', (req, socket, head) => {
+  const server = createServer({ maxHeaderSize: 64 * 1024 });
+  // Every deadline is the proxy's own (`proxy-connection.ts`); Node's would never fire on a
+  // server that does not listen, and its keep-alive timer would race ours.
+  server.keepAliveTimeout = 0;
+  server.headersTimeout = 0;
+  server.requestTimeout = 0;
+  // Keep every header line (a truncated head could lose its framing); more than
+  // `maxHeaderCount` is refused with 431 by the forward handler. `maxHeaderSize` bounds the bytes.
+  server.maxHeadersCount = 0;
+  const onHttp = (req: IncomingMessage, res: ServerResponse): void => {
+    const conn = conns.get(req.socket);
+    if (!conn) return void res.destroy();
+    conn.enqueue(req, res, (current) =>
+      onRequest(req, res, current).catch(() => refuseHttp(res, deny('EGRESS_PROTOCOL', 'egress proxy failed'), 502)),
+    );
+  };
+  server.on('request', onHttp);
+  // `Expect` is answered by the forward handler: `100 Continue` once the request is allowed,
+  // `417` for any other expectation (audited).
+  server.on('checkContinue', onHttp);
+  server.on('checkExpectation', onHttp);
+  server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    conns.get(socket)?.handOff();
     onConnect(req, socket, head).catch(() => socket.destroy());
   });
-  // A request the parser refuses gets a 400 (or 408/431) with a short reason, audited, instead
-  // of a silent close; a socket that is already answering or gone is just destroyed.
+  // A request the parser refuses gets a 400 (or 431) with a short reason, audited, instead of a
+  // silent close. A body that fails to parse under a request not yet answered is refused the same
+  // way, and that request is audited as this denial, not as an aborted allow.
   server.on('clientError', (e: Error & { code?: string }, s: Duplex) => {
-    if (e.code === 'ECONNRESET' || !s.writable || answering.has(s)) return void s.destroy();
+    const conn = conns.get(s);
+    const current = conn?.current;
+    // Bytes after a request that closes the connection (RFC 9112 §9.6): never read, never judged;
+    // the answer under way finishes and the connection closes.
+    if (e.code === 'HPE_CLOSED_CONNECTION') return;
+    if (e.code === 'ECONNRESET' || !s.writable || current?.res.headersSent) return void s.destroy();
     const { status, decision } = malformedRequest(e);
+    if (current) current.malformed = decision;
     ctx.audit('<malformed>', decision, now());
     refuseMalformed(s, status, decision);
   });
@@ -169,19 +215,54 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   };
+  const clients = new Set<Socket>();
+  const events: ConnectionEvents = {
+    timedOut(socket, d) {
+      ctx.audit('<connection>', d, now());
+      const current = conns.get(socket)?.current;
+      if (current?.res.headersSent) return void socket.destroy();
+      refuseMalformed(socket, 408, d);
+    },
+  };
   // One listener speaks both HTTP (forward + CONNECT) and SOCKS5: the first byte decides
   // (0x05 is never the start of an HTTP request line).
   const front = createNetServer((socket) => {
     track(socket);
+    socket.on('error', () => socket.destroy());
+    const own = clients.size >= clientLimits.maxConnections;
+    const budget = options.connectionBudget;
+    const release = own ? undefined : budget ? budget.tryAcquire() : () => undefined;
+    if (!release) return void refuseBusy(socket, own);
+    clients.add(socket);
+    const conn = createClientConnection(socket, clientLimits, events, now);
+    conns.set(socket, conn);
+    socket.on('close', () => {
+      clients.delete(socket);
+      release();
+      conn.dispose();
+    });
     socket.once('data', (first: Buffer) => {
       socket.pause();
       if (first[0] === 0x00 && udpRelay) {
+        conn.handOff();
         udpRelay.channel(socket, first.subarray(1));
         return;
       }
       if (first[0] === 0x05) {
+        conn.handOff();
+        // The whole SOCKS5 handshake (greeting, request, judging, dialling) has the request deadline.
+        const handshake = setTimeout(() => {
+          ctx.audit(
+            '<connection>',
+            timeoutDeny('the SOCKS5 handshake did not complete', clientLimits.requestTimeoutMs),
+            now(),
+          );
+          socket.destroy();
+        }, clientLimits.requestTimeoutMs);
+        socket.once('close', () => clearTimeout(handshake));
         socket.resume();
         handleSocks5(socket, first, {
+          onEstablished: () => clearTimeout(handshake),
           policy: options.policy,
           guard,
           principal,
@@ -206,12 +287,26 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
         });
         return;
       }
+      conn.bytes();
       socket.unshift(first);
       server.emit('connection', socket);
+      // Before the parser's listener: bytes are counted before the request they complete is parsed.
+      socket.prependListener('data', () => conn.bytes());
       socket.resume();
     });
-    socket.on('error', () => socket.destroy());
   });
+  // A connection over a cap gets a 503 with the reason (audited) and is closed at once.
+  const refuseBusy = (socket: Socket, own: boolean): void => {
+    const d = deny(
+      'EGRESS_CONNECTION_LIMIT',
+      own
+        ? `egress proxy: this run already holds ${clientLimits.maxConnections} open connections`
+        : `egress proxy: the host's ${options.connectionBudget?.max} connections for all runs are in use`,
+      { rule: 'connection-limit', hint: 'reuse connections (keep-alive) and close the ones you no longer need' },
+    );
+    ctx.audit('<connection>', d, now());
+    refuseMalformed(socket, 503, d);
+  };
 
   await new Promise<void>((resolve, reject) => {
     front.once('error', reject);

@@ -15,6 +15,8 @@ export interface Socks5Deps {
   readonly principal: Principal;
   readonly connectTimeoutMs: number;
   readonly track: (s: Socket) => void;
+  /** Called once the session is established (a tunnel, or a UDP association): the handshake is over. */
+  readonly onEstablished?: () => void;
   readonly audit: (
     target: string,
     decision: Decision,
@@ -116,6 +118,7 @@ export function handleSocks5(socket: Socket, first: Buffer, deps: Socks5Deps): v
       // UDP ASSOCIATE: the datagrams arrive through the listener's datagram channels and are
       // judged one destination at a time by the relay. The client's announced port binds it.
       deps.udp.relay.associate(socket, req.port);
+      deps.onEstablished?.();
       reply(socket, REP_OK, false, deps.udp.announce);
       return;
     }
@@ -164,6 +167,7 @@ export function handleSocks5(socket: Socket, first: Buffer, deps: Socks5Deps): v
     });
     upstream.once('connect', () => {
       upstream.setTimeout(0);
+      deps.onEstablished?.();
       deps.audit(label, decision, started, { addresses: verdict.addresses, dialled: ip });
       reply(socket, REP_OK, false);
       if (buf.length > 0) upstream.write(buf);

@@ -1,6 +1,6 @@
 import type { AuditEvent, AuditInput, AuditSink } from '@trust/core';
 import type { CommandSpec } from '../command.js';
-import { stringOption } from '../args.js';
+import { integerOption, stringOption } from '../args.js';
 import { loadEgressPolicyFile } from '../egress-policy-file.js';
 import { parseListenAddress } from '../listen-address.js';
 import { usageError } from '../cli-error.js';
@@ -34,6 +34,36 @@ export const command: CommandSpec = {
       valueName: 'file',
       description: 'append the audit events to this JSONL file (hash-chained)',
     },
+    'max-connections': {
+      type: 'string',
+      valueName: 'n',
+      description: 'open client connections at once; more get 503 (default 64)',
+    },
+    'first-byte-timeout': {
+      type: 'string',
+      valueName: 'ms',
+      description: 'a new connection must send its first byte within this; else 408 (default 10000)',
+    },
+    'header-timeout': {
+      type: 'string',
+      valueName: 'ms',
+      description: 'a request head must arrive complete within this of its first byte; else 408 (default 10000)',
+    },
+    'request-timeout': {
+      type: 'string',
+      valueName: 'ms',
+      description: 'a whole request (head and body) must arrive within this; else 408 (default 60000)',
+    },
+    'idle-timeout': {
+      type: 'string',
+      valueName: 'ms',
+      description: 'a kept-alive connection with no request is closed after this (default 5000)',
+    },
+    'max-header-count': {
+      type: 'string',
+      valueName: 'n',
+      description: 'header lines of one request; more get 431 (default 200)',
+    },
   },
   examples: [
     { command: 'trust egress proxy --policy policy.json --listen 127.0.0.1:3128', explain: 'a proxy on a fixed port' },
@@ -57,6 +87,16 @@ export const command: CommandSpec = {
         'trust egress proxy needs --policy <file>',
         'for example --policy policy.json',
       );
+    const ms = (name: string): number | undefined =>
+      integerOption(values, name, { min: 1, max: 2_147_483_647, example: 10_000 });
+    const clientLimits = {
+      maxConnections: integerOption(values, 'max-connections', { min: 1, max: 65_535, example: 64 }),
+      firstByteTimeoutMs: ms('first-byte-timeout'),
+      headerTimeoutMs: ms('header-timeout'),
+      requestTimeoutMs: ms('request-timeout'),
+      idleTimeoutMs: ms('idle-timeout'),
+      maxHeaderCount: integerOption(values, 'max-header-count', { min: 1, max: 10_000, example: 200 }),
+    };
     const listen = parseListenAddress(stringOption(values, 'listen') ?? '127.0.0.1:0', io.cwd);
     const { policy, guard } = await loadEgressPolicyFile(io.cwd, policyPath, io.env);
     const [{ createEgressProxy }, { createMemoryAuditSink, createPrincipal }] = await Promise.all([
@@ -82,6 +122,7 @@ export const command: CommandSpec = {
       audit: sink,
       principal: createPrincipal('process', id),
       listen,
+      clientLimits,
     });
     out.result({ listen: proxy.address, ...(proxy.url ? { url: proxy.url } : {}), principal: id });
     const where = 'path' in proxy.address ? `unix:${proxy.address.path}` : (proxy.url ?? '');
