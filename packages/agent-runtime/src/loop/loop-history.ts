@@ -7,6 +7,7 @@ import type {
   ToolUseBlock,
 } from '../providers/model-provider.js';
 import { LOOP_NOTE_ROLE } from '../tools/code-methods.js';
+import { LOOP_SUMMARY_ROLE, estimateTokens, formatSummary, parseSummary } from './compaction.js';
 
 /** The conversation as the model sees it, rebuilt from `adf_loop`. */
 export interface LoadedConversation {
@@ -15,6 +16,10 @@ export interface LoadedConversation {
   readonly lastSeq: number;
   /** The last message holds only runtime notes (nothing the owner or the runtime asked the loop to answer). */
   readonly notesOnlyTail: boolean;
+  /** The seq of the row each message starts at (a summary head: the summary row's own seq). */
+  readonly seqs: number[];
+  /** Estimated tokens of `messages` (see compaction.ts). */
+  readonly tokens: number;
 }
 
 /**
@@ -35,19 +40,50 @@ const toBlocks = (content: string | readonly ContentBlock[]): ContentBlock[] =>
   typeof content === 'string' ? [{ type: 'text', text: content }] : [...content];
 
 /**
- * Rebuilds the provider-neutral conversation from `adf_loop`. User and assistant rows are the
- * conversation; runtime notes are attached, as text blocks after the existing content, to the next
- * user message (so a tool_use is always answered first by its tool_result). Notes with no user
- * message after them join the last user message, or form their own user message after a final
- * assistant answer; after an assistant's unanswered tool calls they wait for the results.
+ * Rebuilds the provider-neutral conversation from `adf_loop`, reading only the window: the rows
+ * from the latest compaction summary's boundary on, headed by that summary (older rows are never
+ * read). User and assistant rows are the conversation; runtime notes are attached, as text blocks
+ * after the existing content, to the next user message (so a tool_use is always answered first by
+ * its tool_result). Notes with no user message after them join the last user message, or form their
+ * own user message after a final assistant answer; after an assistant's unanswered tool calls they
+ * wait for the results.
  */
 export function loadConversation(adf: AdfFile): LoadedConversation {
   const out: ModelMessage[] = [];
+  const seqs: number[] = [];
   let notes: TextBlock[] = [];
+  let notesSeq = 0; // the first row of the notes waiting for a message
   let lastSeq = 0;
-  for (const row of adf.loop.list()) {
-    lastSeq = row.seq;
+  // The latest summary, found from the end of the table (rowid order), so the scan stops at it.
+  const head = adf.db
+    .prepare('SELECT seq, content_json FROM adf_loop WHERE role = ? ORDER BY seq DESC LIMIT 1')
+    .get(LOOP_SUMMARY_ROLE) as { seq: number; content_json: string } | undefined;
+  const summary = head ? parseSummary(JSON.parse(head.content_json) as unknown) : undefined;
+  let prefix: TextBlock[] = [];
+  let prefixSeq = 0;
+  if (head && summary) {
+    prefix = [{ type: 'text', text: formatSummary(summary) }];
+    prefixSeq = head.seq;
+  }
+  const push = (m: ModelMessage, seq: number) => {
+    if (prefix.length > 0) {
+      // The summary stands first: as its own user message before an assistant row, or in front of a user row.
+      if (m.role === 'user') m = { role: 'user', content: [...prefix, ...toBlocks(m.content)] };
+      else {
+        out.push({ role: 'user', content: prefix });
+        seqs.push(prefixSeq);
+      }
+      prefix = [];
+      if (m.role === 'user') seq = prefixSeq;
+    }
+    out.push(m);
+    seqs.push(seq);
+  };
+  for (const row of adf.loop.list(summary ? { afterSeq: summary.keepFromSeq - 1 } : {})) {
+    lastSeq = Math.max(lastSeq, row.seq);
+    if (row.role === LOOP_SUMMARY_ROLE) continue;
     if (row.role === LOOP_NOTE_ROLE) {
+      if (notes.length === 0) notesSeq = row.seq;
       notes.push({ type: 'text', text: formatLoopNote(row.content) });
       continue;
     }
@@ -55,20 +91,25 @@ export function loadConversation(adf: AdfFile): LoadedConversation {
     const content = row.content as string | ContentBlock[];
     if (typeof content !== 'string' && !Array.isArray(content)) continue;
     if (row.role === 'user' && notes.length > 0) {
-      out.push({ role: 'user', content: [...toBlocks(content), ...notes] });
+      push({ role: 'user', content: [...toBlocks(content), ...notes] }, notesSeq);
       notes = [];
-    } else out.push({ role: row.role, content });
+    } else push({ role: row.role, content }, row.seq);
   }
   let notesOnlyTail = false;
   if (notes.length > 0) {
     const last = out[out.length - 1];
     if (last?.role === 'user') out[out.length - 1] = { role: 'user', content: [...toBlocks(last.content), ...notes] };
     else if (danglingToolUses(out).length === 0) {
-      out.push({ role: 'user', content: notes });
+      push({ role: 'user', content: notes }, notesSeq);
       notesOnlyTail = true;
     }
   }
-  return { messages: out, lastSeq, notesOnlyTail };
+  if (prefix.length > 0) {
+    out.push({ role: 'user', content: prefix });
+    seqs.push(prefixSeq);
+  }
+  const tokens = out.reduce((n, m) => n + estimateTokens(m), 0);
+  return { messages: out, lastSeq, notesOnlyTail, seqs, tokens };
 }
 
 /** Rebuilds the provider-neutral conversation from `adf_loop` (see {@link loadConversation}). */
