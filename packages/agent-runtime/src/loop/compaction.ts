@@ -60,8 +60,16 @@ export function formatSummary(s: SummaryContent): string {
 
 /** A rough, provider-neutral token estimate (4 characters a token) of one message. */
 export function estimateTokens(m: ModelMessage | string): number {
-  const text = typeof m === 'string' ? m : typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
-  return Math.ceil(text.length / 4) + 4;
+  if (typeof m === 'string') return Math.ceil(m.length / 4) + 4;
+  if (typeof m.content === 'string') return Math.ceil(m.content.length / 4) + 4;
+  // Text blocks by their length (no serialisation: this runs over the whole window every turn).
+  let chars = 0;
+  for (const b of m.content) {
+    if (b.type === 'text') chars += b.text.length + 16;
+    else if (b.type === 'tool_result') chars += (typeof b.content === 'string' ? b.content.length : 0) + 48;
+    else chars += JSON.stringify(b).length;
+  }
+  return Math.ceil(chars / 4) + 4;
 }
 
 /**
