@@ -12,7 +12,7 @@ import type {
 import { capText } from '../tools/tool-support.js';
 import { compactWindow, estimateTokens, historyBudget } from './compaction.js';
 import { loadConversation, repairDangling } from './loop-history.js';
-import type { LoadedConversation } from './loop-history.js';
+import type { LoadedConversation, WindowCache } from './loop-history.js';
 import type { AgentState, TurnOutcome } from './agent.js';
 
 /** What the loop reports while it runs (for UIs and logs). */
@@ -36,6 +36,8 @@ export interface LoopInput {
   readonly maxTurns: number;
   readonly emit: (e: AgentEvent) => void;
   readonly setState: (s: AgentState) => void;
+  /** The agent's window cache (see loop-history.ts): a turn then reads only the rows added since. */
+  readonly window?: WindowCache;
   /** Told after every model call (for `on_llm_call` triggers); never sees the messages. */
   readonly onModelCall?: (call: {
     provider: string;
@@ -61,11 +63,11 @@ const textOf = (content: readonly OutputBlock[]) =>
  */
 export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
   const { adf, gate, provider, signal } = l;
-  let loaded = loadConversation(adf);
-  if (repairDangling(adf, loaded.messages).length > 0) loaded = loadConversation(adf);
+  let loaded = loadConversation(adf, l.window);
+  if (repairDangling(adf, loaded.messages).length > 0) loaded = loadConversation(adf, l.window);
   if (l.input !== undefined) {
     adf.loop.append({ role: 'user', content: l.input });
-    loaded = loadConversation(adf);
+    loaded = loadConversation(adf, l.window);
   } else {
     const last = loaded.messages[loaded.messages.length - 1];
     // Notes from code (adf.loop_inject) never start the loop on their own.
@@ -91,7 +93,7 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
       summariser: config.model.compaction,
       signal,
     });
-    return compacted ? loadConversation(adf) : view;
+    return compacted ? loadConversation(adf, l.window) : view;
   };
   let messages = loaded.messages;
   let windowTokens = loaded.tokens;
@@ -113,7 +115,7 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
       return { stopReason: 'turn_limit', text: lastText, turns: turn - 1 };
     }
     if (windowTokens > budget) {
-      loaded = await fit(turn === 1 ? loaded : loadConversation(adf));
+      loaded = await fit(turn === 1 ? loaded : loadConversation(adf, l.window));
       messages = loaded.messages;
       windowTokens = loaded.tokens;
       seenSeq = loaded.lastSeq;
@@ -179,7 +181,7 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
     }
     const resultsSeq = adf.loop.append({ role: 'user', content: results });
     if (injectedBefore || resultsSeq !== assistantSeq + 1) {
-      const reloaded = loadConversation(adf);
+      const reloaded = loadConversation(adf, l.window);
       messages = reloaded.messages;
       windowTokens = reloaded.tokens;
       seenSeq = reloaded.lastSeq;

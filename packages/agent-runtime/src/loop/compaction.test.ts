@@ -76,6 +76,8 @@ describe('a long conversation at a flat cost', () => {
     // A turn reads only its window: no read ever returns more than the window's rows (the old
     // loader read every row: 3,999 at the last turn).
     expect(Math.max(...reads)).toBeLessThan(80);
+    // Between compactions a turn reads only the rows appended since its last read.
+    expect([...reads].sort((a, b) => a - b)[Math.floor(reads.length / 2)]).toBeLessThanOrEqual(2);
     expect(agent.adf.logs.list({ limit: 10_000 }).some((l) => l.event === 'loop_compacted')).toBe(true);
     agent.close();
   }, 120_000);
@@ -115,6 +117,29 @@ describe('a long conversation at a flat cost', () => {
     expect(agent.adf.logs.list({ limit: 1_000 }).some((l) => l.event === 'compaction_model_failed')).toBe(true);
     agent.close();
   }, 60_000);
+});
+
+describe('the window cache', () => {
+  it('a cleared loop is read afresh: nothing of the old window reaches the model', async () => {
+    const { agent, provider } = agentWith({}, () => answer('ok'));
+    await agent.send('before the clear: secret plan');
+    await agent.send('second');
+    agent.adf.loop.clear();
+    await agent.send('after the clear');
+    const last = provider.requests.at(-1)!;
+    expect(JSON.stringify(last.messages)).not.toContain('secret plan');
+    expect(last.messages).toHaveLength(1);
+    agent.close();
+  });
+
+  it('rows written by others between turns (a note from code, a restart repair) are picked up', async () => {
+    const { agent, provider } = agentWith({}, () => answer('ok'));
+    await agent.send('one');
+    agent.adf.loop.append({ role: 'runtime', content: { from: 'lib.js', text: 'note from code' } });
+    await agent.send('two');
+    expect(JSON.stringify(provider.requests.at(-1)!.messages)).toContain('note from code');
+    agent.close();
+  });
 });
 
 describe('chooseCut', () => {

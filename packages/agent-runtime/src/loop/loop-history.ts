@@ -1,4 +1,5 @@
 import type { AdfFile } from '../adf/adf-file.js';
+import type { LoopEntry } from '../adf/adf-records.js';
 import type {
   ContentBlock,
   ModelMessage,
@@ -48,17 +49,68 @@ const toBlocks = (content: string | readonly ContentBlock[]): ContentBlock[] =>
  * own user message after a final assistant answer; after an assistant's unanswered tool calls they
  * wait for the results.
  */
-export function loadConversation(adf: AdfFile): LoadedConversation {
+/**
+ * The window's rows as last read, kept by one agent between activations so that a turn reads only
+ * the rows appended since (`adf_loop` is append-only and its seqs are never reused: AUTOINCREMENT).
+ * Create one per agent with {@link createWindowCache}; never shared between files.
+ */
+export interface WindowCache {
+  rows: readonly LoopEntry[];
+  lastSeq: number;
+  /** The latest summary row's seq when the rows were read (0: none). */
+  summarySeq: number;
+}
+
+/** An empty {@link WindowCache}. */
+export function createWindowCache(): WindowCache {
+  return { rows: [], lastSeq: 0, summarySeq: 0 };
+}
+
+const latestSummary = (adf: AdfFile) =>
+  adf.db
+    .prepare('SELECT seq, content_json FROM adf_loop WHERE role = ? ORDER BY seq DESC LIMIT 1')
+    .get(LOOP_SUMMARY_ROLE) as { seq: number; content_json: string } | undefined;
+
+/**
+ * The rows of the window: from the cache plus what was appended since, or read afresh from the
+ * latest summary's boundary when the cache cannot be trusted (first read, a new summary, a cleared
+ * loop: the cached last row is gone).
+ */
+function windowRows(adf: AdfFile, cache: WindowCache | undefined): { rows: readonly LoopEntry[]; head?: LoopEntry } {
+  if (cache && cache.lastSeq > 0) {
+    const still = adf.db.prepare('SELECT 1 FROM adf_loop WHERE seq = ?').get(cache.lastSeq) !== undefined;
+    if (still) {
+      const added = adf.loop.list({ afterSeq: cache.lastSeq });
+      if (!added.some((r) => r.role === LOOP_SUMMARY_ROLE)) {
+        const rows = added.length > 0 ? [...cache.rows, ...added] : cache.rows;
+        cache.rows = rows;
+        cache.lastSeq = rows.at(-1)?.seq ?? cache.lastSeq;
+        const head = cache.summarySeq > 0 ? rows.find((r) => r.seq === cache.summarySeq) : undefined;
+        return head ? { rows, head } : { rows };
+      }
+    }
+  }
+  const h = latestSummary(adf);
+  const summary = h ? parseSummary(JSON.parse(h.content_json) as unknown) : undefined;
+  const rows = adf.loop.list(summary ? { afterSeq: summary.keepFromSeq - 1 } : {});
+  if (cache) {
+    cache.rows = rows;
+    cache.lastSeq = rows.at(-1)?.seq ?? 0;
+    cache.summarySeq = summary && h ? h.seq : 0;
+  }
+  const head = summary && h ? rows.find((r) => r.seq === h.seq) : undefined;
+  return head ? { rows, head } : { rows };
+}
+
+export function loadConversation(adf: AdfFile, cache?: WindowCache): LoadedConversation {
   const out: ModelMessage[] = [];
   const seqs: number[] = [];
   let notes: TextBlock[] = [];
   let notesSeq = 0; // the first row of the notes waiting for a message
   let lastSeq = 0;
-  // The latest summary, found from the end of the table (rowid order), so the scan stops at it.
-  const head = adf.db
-    .prepare('SELECT seq, content_json FROM adf_loop WHERE role = ? ORDER BY seq DESC LIMIT 1')
-    .get(LOOP_SUMMARY_ROLE) as { seq: number; content_json: string } | undefined;
-  const summary = head ? parseSummary(JSON.parse(head.content_json) as unknown) : undefined;
+  // The latest summary is found from the end of the table (rowid order), so the scan stops at it.
+  const { rows, head } = windowRows(adf, cache);
+  const summary = head ? parseSummary(head.content) : undefined;
   let prefix: TextBlock[] = [];
   let prefixSeq = 0;
   if (head && summary) {
@@ -79,7 +131,7 @@ export function loadConversation(adf: AdfFile): LoadedConversation {
     out.push(m);
     seqs.push(seq);
   };
-  for (const row of adf.loop.list(summary ? { afterSeq: summary.keepFromSeq - 1 } : {})) {
+  for (const row of rows) {
     lastSeq = Math.max(lastSeq, row.seq);
     if (row.role === LOOP_SUMMARY_ROLE) continue;
     if (row.role === LOOP_NOTE_ROLE) {
