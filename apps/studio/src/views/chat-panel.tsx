@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { ApiError } from '../api';
+import { compactionOf } from '../compaction-marker';
 import { Markdown } from '../markdown';
 import { ErrorNote, useLoad, useStudio } from '../studio-context';
 import type { LoopTurn } from '../types';
@@ -36,28 +37,43 @@ export function ChatPanel({ agent }: { agent: string }) {
         </p>
       ) : null}
       <ol className="turns">
-        {(history.data?.turns ?? []).map((t) => (
-          <li key={t.seq} className={`turn ${t.role}`} data-role={t.role}>
-            <div className="turn-head">
-              <span className="role">{t.role}</span>
-              {t.tool ? (
-                <code className="tool">
-                  {t.tool.name}
-                  {t.tool.status ? ` · ${t.tool.status}` : ''}
-                </code>
+        {(history.data?.turns ?? []).map((t) => {
+          const compaction = compactionOf(t);
+          // Where the window was compacted: the model is sent this summary instead of the turns before it.
+          return compaction ? (
+            <li key={t.seq} className="turn compaction" data-role="compaction">
+              <div className="turn-head">
+                <span className="role">
+                  compacted · {compaction.messages} earlier messages{' '}
+                  {compaction.kind === 'model' ? 'summarised by the model' : 'truncated'}
+                </span>
+                <time>{t.time.slice(11, 19)}</time>
+              </div>
+              <p className="plain">{compaction.text}</p>
+            </li>
+          ) : (
+            <li key={t.seq} className={`turn ${t.role}`} data-role={t.role}>
+              <div className="turn-head">
+                <span className="role">{t.role}</span>
+                {t.tool ? (
+                  <code className="tool">
+                    {t.tool.name}
+                    {t.tool.status ? ` · ${t.tool.status}` : ''}
+                  </code>
+                ) : null}
+                <time>{t.time.slice(11, 19)}</time>
+              </div>
+              {t.role === 'user' ? (
+                <p className="plain">{t.content}</p>
+              ) : t.content !== '' ? (
+                <Markdown text={t.content} />
               ) : null}
-              <time>{t.time.slice(11, 19)}</time>
-            </div>
-            {t.role === 'user' ? (
-              <p className="plain">{t.content}</p>
-            ) : t.content !== '' ? (
-              <Markdown text={t.content} />
-            ) : null}
-            {t.tool?.args !== undefined ? (
-              <pre className="plain args">{JSON.stringify(t.tool.args, null, 2)}</pre>
-            ) : null}
-          </li>
-        ))}
+              {t.tool?.args !== undefined ? (
+                <pre className="plain args">{JSON.stringify(t.tool.args, null, 2)}</pre>
+              ) : null}
+            </li>
+          );
+        })}
       </ol>
       <ErrorNote error={error ?? history.error} />
       <form

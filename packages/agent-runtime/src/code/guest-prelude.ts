@@ -8,6 +8,9 @@
  * pleasant (promises, JSON values) and hard to confuse (frozen bridge, no prototype to pollute).
  */
 
+import { GUEST_NODE_MODULES, GUEST_UNSUPPORTED_MODULES } from './stdlib/index.js';
+import { rewriteImports } from './guest-imports.js';
+
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** How the agent code is entered: a script body, or a named function defined by the file. */
@@ -26,16 +29,16 @@ export function isGuestIdentifier(name: string): boolean {
  * (call, settle, log). The host calls it once with its three bridge functions.
  */
 export function buildGuestSource(code: string, entry: GuestEntry): string {
-  let body = code;
+  let body = rewriteImports(code);
   if (entry.kind === 'function') {
     if (!isGuestIdentifier(entry.name)) throw new Error(`invalid entry name ${JSON.stringify(entry.name)}`);
     const argsLiteral = JSON.stringify('argsText' in entry ? entry.argsText : JSON.stringify(entry.args ?? null));
     const missing = `lambda entry ${entry.name} is not a function defined by this file`;
     body =
-      `${code}\n;if (typeof ${entry.name} !== 'function') throw new TypeError('${missing}');\n` +
+      `${body}\n;if (typeof ${entry.name} !== 'function') throw new TypeError('${missing}');\n` +
       `return await ${entry.name}(JSON.parse(${argsLiteral}));`;
   }
-  return `(function (__call, __settle, __log) {
+  return `(function (__call, __settle, __log, __std, __sleep) {
   "use strict";
   const toJson = (v) => { const s = JSON.stringify(v === undefined ? null : v); return s === undefined ? 'null' : s; };
   const invoke = (method, args) =>
@@ -58,10 +61,18 @@ export function buildGuestSource(code: string, entry: GuestEntry): string {
   const fixed = (value) => ({ value, writable: false, configurable: false, enumerable: false });
   Object.defineProperty(globalThis, 'adf', fixed(adf));
   Object.defineProperty(globalThis, 'console', fixed(cons));
-  const run = (async function (__call, __settle, __log) {
+  const reportError = (e) => {
+    const obj = e && typeof e === 'object';
+    const name = obj && typeof e.name === 'string' ? e.name : 'Error';
+    const msg = obj && 'message' in e ? String(e.message) : String(e);
+    const code = obj && typeof e.code === 'string' ? e.code + ': ' : '';
+    __settle(false, name, code + msg);
+  };
+${STDLIB_PRELUDE}
+  const run = (async function (__call, __settle, __log, __std, __sleep) {
 ${body}
   });
-  return run(undefined, undefined, undefined).then(
+  return run(undefined, undefined, undefined, undefined, undefined).then(
     (v) => {
       let s;
       try { s = toJson(v); } catch (e) {
@@ -70,13 +81,55 @@ ${body}
       }
       __settle(true, s, '');
     },
-    (e) => {
-      const obj = e && typeof e === 'object';
-      const name = obj && typeof e.name === 'string' ? e.name : 'Error';
-      const msg = obj && 'message' in e ? String(e.message) : String(e);
-      const code = obj && typeof e.code === 'string' ? e.code + ': ' : '';
-      __settle(false, name, code + msg);
-    },
+    reportError,
   );
 })`;
 }
+
+// The standard library's eager part: lazy globals (each module is compiled into the isolate on its
+// first use, by the host, from ./stdlib), queueMicrotask and require. Errors thrown by a timer or
+// microtask callback end the run, as an uncaught exception ends a Node process.
+const STDLIB_PRELUDE = `  const loaded = Object.create(null);
+  const lib = Object.freeze({
+    std: __std,
+    sleep: __sleep,
+    fail: (e) => reportError(e),
+    load: (name) => {
+      if (!(name in loaded)) loaded[name] = __std('module', name)(lib);
+      return loaded[name];
+    },
+  });
+  const own = (name, value) =>
+    Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+  const lazy = (name, mod, key) => Object.defineProperty(globalThis, name, {
+    configurable: true, enumerable: false,
+    get() { const v = lib.load(mod)[key]; own(name, v); return v; },
+    set(v) { own(name, v); },
+  });
+  for (const n of ['TextEncoder', 'TextDecoder', 'atob', 'btoa']) lazy(n, 'web:encoding', n);
+  for (const n of ['URL', 'URLSearchParams']) lazy(n, 'web:url', n);
+  for (const n of ['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate'])
+    lazy(n, 'web:timers', n);
+  lazy('crypto', 'web:crypto', 'crypto');
+  lazy('structuredClone', 'web:clone', 'structuredClone');
+  lazy('Buffer', 'node:buffer', 'Buffer');
+  own('queueMicrotask', (fn) => {
+    if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function');
+    Promise.resolve().then(() => { try { fn(); } catch (e) { reportError(e); } });
+  });
+  const MODULES = ${JSON.stringify(GUEST_NODE_MODULES)};
+  const UNSUPPORTED = ${JSON.stringify(GUEST_UNSUPPORTED_MODULES)};
+  const require = (id) => {
+    if (typeof id !== 'string') throw new TypeError('The "id" argument must be of type string');
+    let name = id.startsWith('node:') ? id.slice(5) : id;
+    if (name === 'assert/strict') return lib.load('node:assert').strict;
+    if (name === 'path/posix') name = 'path';
+    if (MODULES.includes(name)) return lib.load('node:' + name);
+    const unsupported = UNSUPPORTED.includes(name);
+    const e = new Error('require(' + JSON.stringify(id).slice(0, 80) + '): ' + (unsupported
+      ? 'this module is on the ADF allowlist but cannot run inside the code sandbox'
+      : 'this module is not available to agent code') + '; available: ' + MODULES.join(', '));
+    e.code = unsupported ? 'CODE_MODULE_UNSUPPORTED' : 'CODE_MODULE_DENIED';
+    throw e;
+  };
+  Object.defineProperty(globalThis, 'require', fixed(require));`;

@@ -7,6 +7,7 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import { buildGuestSource } from './guest-prelude.js';
+import { createHostStd } from './stdlib-host.js';
 import type { CodeErrorCode, RunRequest, WorkerLimits, WorkerResult } from './worker-protocol.js';
 
 // Runs inside a code worker thread: one QuickJS execution. The host (main thread) holds the
@@ -257,14 +258,19 @@ export async function runGuest(
     logs.push(line);
   });
 
+  // The standard library's host half; its timer waits wake the guest's pending jobs.
+  const hostStd = createHostStd(vm, () => pump());
+
   const release = () => {
     // Never free a runtime after a resource failure: freeing can trip QuickJS's own asserts.
     // The worker (and the whole instance) is retired instead.
+    hostStd.cancel(); // no timer of this run may fire after it, whatever happens below
     if (engine.poisoned) return;
     try {
       callFn.dispose();
       settleFn.dispose();
       logFn.dispose();
+      hostStd.dispose();
       vm.dispose();
       runtime.dispose();
     } catch {
@@ -298,7 +304,7 @@ export async function runGuest(
     } else if (compiled) {
       let started: ReturnType<typeof vm.callFunction> | undefined;
       try {
-        started = vm.callFunction(compiled.value, vm.undefined, callFn, settleFn, logFn);
+        started = vm.callFunction(compiled.value, vm.undefined, callFn, settleFn, logFn, hostStd.std, hostStd.sleep);
       } catch (e) {
         hostFault(e);
       }

@@ -194,6 +194,22 @@ const modelSchema = z
     api_key: z.string().optional().describe('An inline API key. Discouraged; always redacted by sys_get_config.'),
     temperature: z.number().min(0).max(2).optional().describe('Sampling temperature.'),
     max_tokens: z.int().min(1).optional().describe('Output token cap per turn.'),
+    context_window: z
+      .int()
+      .min(1_000)
+      .max(10_000_000)
+      .optional()
+      .describe(
+        'Tokens the model is sent at most per call (history, system prompt, tools and the answer). ' +
+          'Older turns are compacted into a summary past it. Default: the provider context size.',
+      ),
+    compaction: z
+      .enum(['model', 'truncate'])
+      .default('model')
+      .describe(
+        'How older turns are compacted: "model" asks the agent model for a summary (a plain truncation ' +
+          'with a marker if it fails); "truncate" only marks what was removed.',
+      ),
   })
   .describe('The LLM model.');
 

@@ -2,6 +2,7 @@ import { TrustError } from '@trust/core';
 import type { AdfFile } from '../adf/adf-file.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type {
+  ModelMessage,
   ModelProvider,
   ModelTool,
   OutputBlock,
@@ -9,7 +10,9 @@ import type {
   ToolUseBlock,
 } from '../providers/model-provider.js';
 import { capText } from '../tools/tool-support.js';
+import { compactWindow, estimateTokens, historyBudget } from './compaction.js';
 import { loadConversation, repairDangling } from './loop-history.js';
+import type { LoadedConversation, WindowCache } from './loop-history.js';
 import type { AgentState, TurnOutcome } from './agent.js';
 
 /** What the loop reports while it runs (for UIs and logs). */
@@ -35,6 +38,8 @@ export interface LoopInput {
   readonly maxTurns: number;
   readonly emit: (e: AgentEvent) => void;
   readonly setState: (s: AgentState) => void;
+  /** The agent's window cache (see loop-history.ts): a turn then reads only the rows added since. */
+  readonly window?: WindowCache;
   /** Told after every model call (for `on_llm_call` triggers); never sees the messages. */
   readonly onModelCall?: (call: {
     provider: string;
@@ -60,22 +65,43 @@ const textOf = (content: readonly OutputBlock[]) =>
  */
 export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
   const { adf, gate, provider, signal } = l;
-  let loaded = loadConversation(adf);
-  if (repairDangling(adf, loaded.messages).length > 0) loaded = loadConversation(adf);
+  let loaded = loadConversation(adf, l.window);
+  if (repairDangling(adf, loaded.messages).length > 0) loaded = loadConversation(adf, l.window);
   if (l.input !== undefined) {
     adf.loop.append({ role: 'user', content: l.input });
-    loaded = loadConversation(adf);
+    loaded = loadConversation(adf, l.window);
   } else {
     const last = loaded.messages[loaded.messages.length - 1];
     // Notes from code (adf.loop_inject) never start the loop on their own.
     const pending = last !== undefined && last.role === 'user' && !loaded.notesOnlyTail;
     if (!pending) return { stopReason: 'idle', text: '', turns: 0 };
   }
+  const config = adf.config();
+  const toolsOf = (): ModelTool[] =>
+    gate.visibleTools().map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema as Record<string, unknown>,
+    }));
+  const overhead = estimateTokens(config.instructions ?? '') + estimateTokens(JSON.stringify(toolsOf()));
+  const budget = historyBudget(config, provider, overhead);
+  // The window sent to the model stays within budget: older turns become one summary row.
+  const fit = async (view: LoadedConversation): Promise<LoadedConversation> => {
+    const compacted = await compactWindow({
+      adf,
+      provider,
+      view,
+      budget,
+      summariser: config.model.compaction,
+      signal,
+    });
+    return compacted ? loadConversation(adf, l.window) : view;
+  };
   let messages = loaded.messages;
+  let windowTokens = loaded.tokens;
   // adf_loop seq of the last row the in-memory history reflects: a gap after an append means a
   // note was injected meanwhile (adf.loop_inject from code), so the history is re-read.
   let seenSeq = loaded.lastSeq;
-  const config = adf.config();
   const limit = Math.min(l.maxTurns, config.limits.max_active_turns ?? Number.POSITIVE_INFINITY);
   const resultBudget = config.limits.max_tool_result_tokens;
   let lastText = '';
@@ -90,13 +116,15 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
       });
       return { stopReason: 'turn_limit', text: lastText, turns: turn - 1 };
     }
+    if (windowTokens > budget) {
+      loaded = await fit(turn === 1 ? loaded : loadConversation(adf, l.window));
+      messages = loaded.messages;
+      windowTokens = loaded.tokens;
+      seenSeq = loaded.lastSeq;
+    }
     l.setState('thinking');
     l.emit({ kind: 'turn', turn, provider: provider.label });
-    const tools: ModelTool[] = gate.visibleTools().map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema as Record<string, unknown>,
-    }));
+    const tools = toolsOf();
     let response: Awaited<ReturnType<ModelProvider['createMessage']>>;
     try {
       response = await provider.createMessage({
@@ -155,12 +183,18 @@ export async function runAgentLoop(l: LoopInput): Promise<TurnOutcome> {
     }
     const resultsSeq = adf.loop.append({ role: 'user', content: results });
     if (injectedBefore || resultsSeq !== assistantSeq + 1) {
-      const reloaded = loadConversation(adf);
+      const reloaded = loadConversation(adf, l.window);
       messages = reloaded.messages;
+      windowTokens = reloaded.tokens;
       seenSeq = reloaded.lastSeq;
     } else {
       // Keep the in-memory history in step with adf_loop instead of re-reading every row per turn.
-      messages = [...messages, { role: 'assistant', content: response.content }, { role: 'user', content: results }];
+      const added: ModelMessage[] = [
+        { role: 'assistant', content: response.content },
+        { role: 'user', content: results },
+      ];
+      messages = [...messages, ...added];
+      windowTokens += added.reduce((n, m) => n + estimateTokens(m), 0);
       seenSeq = resultsSeq;
     }
     if (signal.aborted) return { stopReason: 'aborted', text: lastText, turns: turn };

@@ -20,6 +20,7 @@ import type { WsClient } from '../tools/ws-tools.js';
 import type { ChatHooks } from '../tools/chat-tools.js';
 import type { ModelProvider, StopReason } from '../providers/model-provider.js';
 import { runAgentLoop } from './agent-loop.js';
+import { createWindowCache } from './loop-history.js';
 import { fireDueTimers } from './timer-firing.js';
 import { connectMcpServer } from '../mcp/mcp-connector.js';
 import type { ConnectMcpOptions, McpConnection, McpPlacement } from '../mcp/mcp-connector.js';
@@ -216,6 +217,8 @@ export interface Agent {
  * ```
  */
 export function openAgent(path: string, options: OpenAgentOptions): Agent {
+  // The window's rows as last read, so that each turn reads only what was appended since.
+  const window = createWindowCache();
   const clock = options.clock ?? (() => new Date());
   const trust = options.trust ?? 'owned';
   const adf = openAdf(path, { trust, clock });
@@ -407,6 +410,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
           state = s;
         },
         onModelCall: (c) => triggers.emit(llmCallEvent(c)),
+        window,
       });
     } finally {
       controller = undefined;

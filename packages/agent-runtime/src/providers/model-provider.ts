@@ -76,6 +76,8 @@ export interface ModelProvider {
   /** Human-facing label; the scripted provider always says it is scripted. */
   readonly label: string;
   readonly model: string;
+  /** The model's context size in tokens, when the provider knows it (the loop's default window). */
+  readonly contextTokens?: number;
   createMessage(request: ModelRequest): Promise<ModelResponse>;
 }
 

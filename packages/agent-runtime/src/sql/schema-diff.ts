@@ -63,12 +63,6 @@ export function checkSchemaDiff(
     }
     if (!a.has(key(r))) continue;
     const sql = r.sql ?? '';
-    if (r.type === 'table' && /\bAUTOINCREMENT\b/i.test(sql))
-      return deny(
-        'SQL_DDL_DENIED',
-        'AUTOINCREMENT is not supported in local_* tables (it writes the shared sqlite_sequence)',
-        { rule: 'sql-ddl', hint: 'use INTEGER PRIMARY KEY without AUTOINCREMENT' },
-      );
     if (r.type === 'table' && /^\s*CREATE\s+VIRTUAL\b/i.test(sql))
       return deny('SQL_VIRTUAL_TABLE', 'virtual tables are not supported', { rule: 'sql-ddl' });
     if (r.type === 'view' || r.type === 'trigger') {

@@ -94,6 +94,10 @@ export function createSqlEngine(path: string, options: { onOpen?: (db: Database.
   const statements = new Map<string, Prepared>();
   const pageSize = rw.pragma('page_size', { simple: true }) as number;
   const pageCount = rw.prepare('PRAGMA page_count').pluck();
+  // The counters of every table that is not the agent's (local_* by its exact prefix), in a stable order.
+  const foreignCounters = rw
+    .prepare("SELECT name, seq FROM sqlite_sequence WHERE lower(substr(name, 1, 6)) <> 'local_' ORDER BY name, seq")
+    .raw(true);
   let busyLowered = false;
 
   function analyze(
@@ -179,7 +183,19 @@ export function createSqlEngine(path: string, options: { onOpen?: (db: Database.
         const start = pageCount.get() as number;
         rw.pragma(`max_page_count = ${start + Math.max(1, Math.floor(maxGrowthBytes / pageSize))}`);
         const before = analysis?.ddl ? schemaSnapshot(rw) : undefined;
+        const counters = analysis?.writes.has('sqlite_sequence') ? foreignCounters.all() : undefined;
         const r = rw.prepare(sql).run(...(params as never[]));
+        if (counters && JSON.stringify(counters) !== JSON.stringify(foreignCounters.all()))
+          throw deniedError(
+            deny(
+              'SQL_WRITE_DENIED',
+              'the statement changes the sqlite_sequence counter of a table that is not local_*',
+              {
+                rule: 'sql-sequence',
+                hint: 'only the counters of local_* tables (AUTOINCREMENT) may change; the statement was rolled back',
+              },
+            ),
+          ); // rolls the whole statement back
         if (before) {
           const d = checkSchemaDiff(rw, before, schemaSnapshot(rw), prot, authorized);
           if (isDenied(d)) throw deniedError(d); // rolls the whole statement back

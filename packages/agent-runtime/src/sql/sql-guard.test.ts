@@ -94,7 +94,15 @@ const QUERY: Case[] = [
   ['q', 'select count(*) from adf_meta', 'SQL_TABLE_DENIED'],
   ['q', "select * from pragma_table_info('adf_identity')", 'SQL_VIRTUAL_TABLE'],
   ['q', 'select * from pragma_database_list', 'SQL_VIRTUAL_TABLE'],
-  ['q', "select * from json_each('[1]')", 'SQL_VIRTUAL_TABLE'],
+  ['q', "select * from json_each('[1]')", 'allow'],
+  ['q', 'select key, value, type from json_tree(\'{"a":[1,{"b":2}]}\')', 'allow'],
+  ['q', "select j.value from local_notes, json_each('[' || local_notes.id || ']') as j", 'allow'],
+  ['q', 'select count(*) from adf_loop, json_each(adf_loop.content_json) where json_valid(content_json)', 'allow'],
+  ['q', 'select * from json_each((select config_json from adf_config))', 'SQL_TABLE_DENIED'],
+  ['q', 'select j.* from adf_identity i, json_tree(i.value) j', 'SQL_TABLE_DENIED'],
+  ['q', "select * from json_each('[1]') where value in (select length(value) from adf_meta)", 'SQL_TABLE_DENIED'],
+  ['q', 'select * from dbstat', 'SQL_VIRTUAL_TABLE'],
+  ['q', "select * from json_each('[1]'), pragma_table_info('adf_identity')", 'SQL_VIRTUAL_TABLE'],
   ['q', "select load_extension('/tmp/x.so')", 'SQL_FUNCTION_DENIED'],
   ['q', 'pragma table_info(adf_identity)', 'SQL_VERB_DENIED'],
   ['q', 'PRAGMA writable_schema = 1', 'SQL_VERB_DENIED'],
@@ -127,7 +135,7 @@ const EXECUTE: Case[] = [
   ['x', 'update local_notes set body = (select config_json from adf_config)', 'SQL_TABLE_DENIED'],
   ['x', 'alter table local_notes add column extra text', 'allow'],
   ['x', 'alter table local_src rename to local_src2', 'allow'],
-  ['x', "update sqlite_sequence set seq = 0 where name = 'adf_audit'", 'SQL_WRITE_DENIED'],
+  ['x', "update sqlite_sequence set seq = 0 where name = 'adf_logs'", 'SQL_WRITE_DENIED'],
   ['x', "update [adf_tasks] set status = 'completed'", 'SQL_WRITE_DENIED'],
   ['x', 'delete from `adf_audit`', 'SQL_WRITE_DENIED'],
   ['x', 'delete from main."adf_loop"', 'SQL_WRITE_DENIED'],
@@ -146,7 +154,12 @@ const EXECUTE: Case[] = [
   ['x', 'create temp table local_tmp (a)', 'SQL_OTHER_DATABASE'],
   ['x', 'create temp trigger local_tt after insert on local_notes begin select 1; end', 'SQL_OTHER_DATABASE'],
   ['x', 'create virtual table local_fts using fts5(a)', 'SQL_VIRTUAL_TABLE'],
-  ['x', 'create table local_ai (id integer primary key autoincrement)', 'SQL_DDL_DENIED'],
+  ['x', 'create table local_ai (id integer primary key autoincrement, v text)', 'allow'],
+  ['x', 'insert into local_notes (body) select value from json_each(\'["p","q"]\')', 'allow'],
+  ['x', 'insert into local_notes (body) select j.value from adf_config, json_each(config_json) j', 'SQL_TABLE_DENIED'],
+  ['x', "update sqlite_sequence set seq = 9223372036854775807 where name = 'adf_logs'", 'SQL_WRITE_DENIED'],
+  ['x', "insert into sqlite_sequence (name, seq) values ('adf_timers', 1)", 'SQL_WRITE_DENIED'],
+  ['x', "delete from sqlite_sequence where name = 'adf_logs'", 'SQL_WRITE_DENIED'],
   ['x', 'alter table local_notes rename to adf_x', 'SQL_DDL_DENIED'],
   ['x', "update local_ao set v = 'changed'", 'SQL_APPEND_ONLY'],
   ['x', 'delete from local_ao', 'SQL_APPEND_ONLY'],
@@ -320,5 +333,64 @@ describe('idempotent DDL and adf_-looking names are not over-blocked', () => {
     expect(a.hard).toContainEqual(expect.objectContaining({ code: expect.toBeTrustCode('SQL_OPERATION_DENIED') }));
     const q = analyzeStatement(adf.db, 'create table if not exists local_notes (x)', buildRootMap(adf.db));
     expect(q.hard).toEqual([]);
+  });
+});
+
+describe('json_each/json_tree and AUTOINCREMENT (issue 40)', () => {
+  it('json_each and json_tree answer over values and over readable tables', async () => {
+    const each = await guard.runQuery("select key, value from json_each('[10, 20]') order by key");
+    expect(each.rows).toEqual([
+      { key: 0, value: 10 },
+      { key: 1, value: 20 },
+    ]);
+    const tree = await guard.runQuery(`select fullkey from json_tree('{"a":{"b":1}}') where type = 'integer'`);
+    expect(tree.rows).toEqual([{ fullkey: '$.a.b' }]);
+    const joined = await guard.runQuery(
+      "select n.body, j.value from local_notes n, json_each('[1,2]') j where n.id = j.value order by 2",
+    );
+    expect(joined.rows).toEqual([
+      { body: 'a', value: 1 },
+      { body: 'b', value: 2 },
+    ]);
+  });
+
+  it('json_each cannot reach a forbidden table: the read of its argument is judged', async () => {
+    await expect(
+      guard.runQuery('select value from json_each((select config_json from adf_config))'),
+    ).rejects.toHaveTrustCode('SQL_TABLE_DENIED');
+    await expect(
+      guard.runQuery('select j.value from adf_meta m, json_each(json_array(m.value)) j'),
+    ).rejects.toHaveTrustCode('SQL_TABLE_DENIED');
+    await expect(guard.runQuery("select * from pragma_table_info('adf_identity')")).rejects.toHaveTrustCode(
+      'SQL_VIRTUAL_TABLE',
+    );
+  });
+
+  it('a local_* table with AUTOINCREMENT gets ids that are never reused', async () => {
+    await guard.runExecute('create table local_seq (id integer primary key autoincrement, v text)');
+    await guard.runExecute("insert into local_seq (v) values ('a'), ('b')");
+    await guard.runExecute('delete from local_seq where id = 2');
+    const r = await guard.runExecute("insert into local_seq (v) values ('c')");
+    expect(r.lastInsertRowid).toBe(3);
+    const seq = await guard.runQuery("select seq from sqlite_sequence where name = 'local_seq'");
+    expect(seq.rows).toEqual([{ seq: 3 }]);
+    // Its own counter is the agent's to set.
+    await guard.runExecute("update sqlite_sequence set seq = 100 where name = 'local_seq'");
+    expect((await guard.runExecute("insert into local_seq (v) values ('d')")).lastInsertRowid).toBe(101);
+  });
+
+  it("another table's counter stays untouched, also through a trigger, and the statement rolls back", async () => {
+    const loopSeq = () => adf.db.prepare("select seq from sqlite_sequence where name = 'adf_loop'").pluck().get();
+    adf.loop.append({ role: 'user', content: [{ type: 'text', text: 'hi' }] });
+    const before = loopSeq();
+    await guard.runExecute(
+      'create trigger local_seq_t after insert on local_seq ' +
+        "begin update sqlite_sequence set seq = 0 where name = 'adf_loop'; end",
+    );
+    await expect(guard.runExecute("insert into local_seq (v) values ('x')")).rejects.toHaveTrustCode(
+      'SQL_WRITE_DENIED',
+    );
+    expect(loopSeq()).toBe(before);
+    expect(adf.db.prepare("select count(*) from local_seq where v = 'x'").pluck().get()).toBe(0);
   });
 });

@@ -76,8 +76,10 @@ export function evaluateSqlAccess(
   }
   for (const t of a.writes) {
     if (t === 'sqlite_schema' && a.ddl) continue;
-    // ALTER TABLE … RENAME renames the table's sqlite_sequence row; local tables have none (no AUTOINCREMENT).
-    if (t === 'sqlite_sequence' && a.verb === 'ALTER') continue;
+    // AUTOINCREMENT on local_* tables (and ALTER … RENAME, DROP of them) writes sqlite_sequence;
+    // the engine checks the rows themselves: a change to a counter that is not a local_* table's
+    // rolls the statement back (SQL_WRITE_DENIED).
+    if (t === 'sqlite_sequence') continue;
     if (!isLocal(t))
       return deny('SQL_WRITE_DENIED', `writing ${t} is not allowed; db_execute writes only local_* tables`, {
         rule: 'sql-write',
@@ -94,5 +96,6 @@ export function evaluateSqlAccess(
         rule: 'table-protection',
       });
   }
-  return allow(a.ddl ? 'sql-ddl-provisional' : 'sql-execute');
+  if (a.ddl) return allow('sql-ddl-provisional');
+  return allow(a.writes.has('sqlite_sequence') ? 'sql-sequence-provisional' : 'sql-execute');
 }

@@ -76,19 +76,31 @@ const DENIED_OPCODES = new Map<string, string>([
   ['LoadAnalysis', 'ANALYZE'],
   ['SqlExec', 'nested SQL execution'],
 ]);
-const VIRTUAL_OPCODES = new Set([
-  'VOpen',
-  'VCreate',
-  'VDestroy',
-  'VFilter',
-  'VUpdate',
-  'VBegin',
-  'VRename',
-  'VCheck',
-  'VInitIn',
-]);
+/**
+ * The table-valued functions agent SQL may use: JSON over a value (whose source the rest of the
+ * program is judged on like any other read). Anything else virtual stays refused.
+ */
+export const ALLOWED_TABLE_FUNCTIONS: readonly string[] = Object.freeze(['json_each', 'json_tree']);
+// Cursor opcodes of a virtual table that was opened by an allowed VOpen (they touch nothing else).
+const VIRTUAL_CURSOR_OPCODES = new Set(['VFilter', 'VColumn', 'VNext', 'VRowid', 'VInitIn']);
+const VIRTUAL_OPCODES = new Set(['VOpen', 'VCreate', 'VDestroy', 'VFilter', 'VUpdate', 'VBegin', 'VRename', 'VCheck']);
 const OPFLAG_ISUPDATE = 0x04;
 const OPFLAG_P2ISREG = 0x10;
+
+/**
+ * The instances of the allowed table-valued functions on `db`, as EXPLAIN prints them in VOpen's
+ * P4 (`vtab:<address>`). An eponymous virtual table is one object per connection for the
+ * connection's life, so an identical P4 is that very table; any other virtual table (pragma_*,
+ * dbstat, a module of the file) has another address and stays refused.
+ */
+function tableFunctionIds(db: Database.Database): ReadonlySet<string> {
+  const ids = new Set<string>();
+  for (const name of ALLOWED_TABLE_FUNCTIONS) {
+    const ops = db.prepare(`EXPLAIN SELECT * FROM ${name}('[]')`).all() as Op[];
+    for (const op of ops) if (op.opcode === 'VOpen') ids.add(String(op.p4));
+  }
+  return ids;
+}
 
 interface Op {
   addr: number;
@@ -118,6 +130,14 @@ export function analyzeStatement(
   // Recursive CTEs are allowed: agent SQL runs in a separate process whose wall-clock cap is
   // enforced by killing it (sql-host.ts), so an unbounded recursion ends at the time cap.
   const tableOf = (root: number) => roots.get(root) ?? `#root${root}`;
+  let functionIds: ReadonlySet<string> | undefined;
+  const vtabDenied = () =>
+    hard.push({
+      code: 'SQL_VIRTUAL_TABLE',
+      reason:
+        `virtual tables and table-valued functions other than ${ALLOWED_TABLE_FUNCTIONS.join(', ')} ` +
+        '(including pragma_*) are not allowed',
+    });
   ops.forEach((op, i) => {
     if (op.addr === 0) cursors = new Map(); // a sub-program starts: new cursor space
     switch (op.opcode) {
@@ -210,12 +230,14 @@ export function analyzeStatement(
           hard.push({ code: 'SQL_FUNCTION_DENIED', reason: `function ${name}() is not allowed` });
         return;
       }
+      case 'VOpen':
+        // Probed after the statement compiled (its program holds the table), on the same connection.
+        functionIds ??= tableFunctionIds(db);
+        if (!functionIds.has(String(op.p4))) vtabDenied();
+        return;
       default:
-        if (VIRTUAL_OPCODES.has(op.opcode))
-          hard.push({
-            code: 'SQL_VIRTUAL_TABLE',
-            reason: 'virtual tables and table-valued functions (including pragma_*) are not allowed',
-          });
+        if (VIRTUAL_CURSOR_OPCODES.has(op.opcode)) return;
+        if (VIRTUAL_OPCODES.has(op.opcode)) vtabDenied();
         else if (DENIED_OPCODES.has(op.opcode))
           hard.push({ code: 'SQL_OPERATION_DENIED', reason: `${DENIED_OPCODES.get(op.opcode)} is not allowed` });
     }
