@@ -8,13 +8,18 @@ const VALUES: readonly string[] = [
   // agents: the .adf file, the loop, identities and reviews
   'ADF_SCHEMA_VERSION',
   'AgentIdentity',
+  'acceptAdfReview',
   'createAdf',
   'createAdfReviewStore',
   'createIdentity',
+  'describeAdfReview',
+  'diffAdfReviews',
   'loadIdentity',
   'openAdf',
   'openAgent',
   'reviewKeyOf',
+  'signAdfContent',
+  'withAdfSnapshot',
   // config
   'BUILT_IN_TOOLS',
   'DEFAULT_LOCKED_PATHS',
@@ -46,9 +51,12 @@ const VALUES: readonly string[] = [
 
 const TYPES: readonly string[] = [
   // agents
+  'AcceptAdfReviewOptions',
   'AdfFile',
+  'AdfReviewChange',
   'AdfReviewKey',
   'AdfReviewStore',
+  'AdfReviewSurface',
   'Agent',
   'AgentEgress',
   'AgentEvent',

@@ -5,7 +5,7 @@
 // index.test.ts and subpath-exports.test.ts.
 
 // agents: the .adf file and the loop
-export { ADF_SCHEMA_VERSION, createAdf, openAdf } from './adf/index.js';
+export { ADF_SCHEMA_VERSION, createAdf, openAdf, withAdfSnapshot } from './adf/index.js';
 export type { AdfFile, CreateAdfOptions, OpenAdfOptions } from './adf/index.js';
 export { openAgent } from './loop/index.js';
 export type {
@@ -19,7 +19,18 @@ export type {
   TurnOutcome,
 } from './loop/index.js';
 export type { TriggerFiring, TriggerLimits } from './triggers/index.js';
-export { AgentIdentity, createIdentity, createAdfReviewStore, loadIdentity, reviewKeyOf } from './identity/index.js';
+export {
+  AgentIdentity,
+  acceptAdfReview,
+  createIdentity,
+  createAdfReviewStore,
+  describeAdfReview,
+  diffAdfReviews,
+  loadIdentity,
+  reviewKeyOf,
+  signAdfContent,
+} from './identity/index.js';
+export type { AcceptAdfReviewOptions, AdfReviewChange, AdfReviewSurface } from './identity/index.js';
 export type { AdfReviewKey, AdfReviewStore } from './identity/index.js';
 
 // config

@@ -31,6 +31,7 @@ const SUBPATHS: Readonly<Record<string, Pinned>> = {
       'createAdf',
       'normalizeVfsPath',
       'openAdf',
+      'withAdfSnapshot',
     ],
     types: [
       'AdfAuditSink',
@@ -187,13 +188,16 @@ const SUBPATHS: Readonly<Record<string, Pinned>> = {
   identity: {
     values: [
       'AgentIdentity',
+      'acceptAdfReview',
       'claimSharedAdf',
       'computeAdfContentHash',
       'createAdfReviewStore',
       'createEnvelopeKeyPair',
       'createIdentity',
       'createIdentityTools',
+      'describeAdfReview',
       'didKeyFromPublicKey',
+      'diffAdfReviews',
       'envelopeKeyFromPkcs8',
       'loadIdentity',
       'openEnvelope',
@@ -207,7 +211,16 @@ const SUBPATHS: Readonly<Record<string, Pinned>> = {
       'storeSecret',
       'verifyDidSignature',
     ],
-    types: ['AdfReviewKey', 'AdfReviewStore', 'Envelope', 'EnvelopeKeyPair', 'SealTo'],
+    types: [
+      'AcceptAdfReviewOptions',
+      'AdfReviewChange',
+      'AdfReviewKey',
+      'AdfReviewStore',
+      'AdfReviewSurface',
+      'Envelope',
+      'EnvelopeKeyPair',
+      'SealTo',
+    ],
   },
   mcp: {
     values: [

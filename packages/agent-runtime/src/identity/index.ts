@@ -14,3 +14,5 @@ export type { SealTo } from './identity-store.js';
 export { createIdentityTools } from './identity-tools.js';
 export { computeAdfContentHash, createAdfReviewStore, reviewKeyOf, signAdfContent } from './adf-review.js';
 export type { AdfReviewKey, AdfReviewStore } from './adf-review.js';
+export { acceptAdfReview, describeAdfReview, diffAdfReviews } from './adf-review-surface.js';
+export type { AcceptAdfReviewOptions, AdfReviewChange, AdfReviewSurface } from './adf-review-surface.js';
