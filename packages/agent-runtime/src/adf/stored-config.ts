@@ -30,7 +30,7 @@ export function parseStoredConfig(text: string): AgentConfig {
   return parseAgentConfig(doc);
 }
 
-/** Like {@link parseStoredConfig} for a value a host hands over (`setConfig`, a template): bounded before validation. */
+/** Like {@link parseStoredConfig} for a value a host hands over (`setConfig`, a template): bounded first. */
 export function parseConfigValue(value: unknown): AgentConfig {
   const d = checkJsonValue(value, { maxDepth: MAX_CONFIG_DEPTH });
   if (!d.allow) throw refuse(d, 'the config is out of bounds');

@@ -34,7 +34,7 @@ describe('review before anything acts', () => {
     expect(() => open(path, owner)).toThrowTrustError('ADF_REVIEW_REQUIRED');
   });
 
-  it('the review lists what can act; accepting clears unticked authorized lambdas and signs it as the owner', async () => {
+  it('the review lists what can act; accepting clears unticked authorized lambdas and signs it', async () => {
     const path = authorsFile();
     const owner = createIdentity();
     const ro = openAdf(path, { trust: 'foreign', readonly: true });
