@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { CommandSpec } from '../command.js';
+import { loadOrCreateOwnerIdentity } from '../owner-identity.js';
 import { stringOption } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { parseJsonFile, readInputFile } from '../read-input-file.js';
@@ -39,7 +40,7 @@ export const command: CommandSpec = {
       throw new CliError('CLI_FILE_EXISTS', `${file} already exists`, {
         hint: 'choose another file name; an agent file is never overwritten',
       });
-    const { createAdf, defaultAgentConfig } = await import('@trust/agent-runtime');
+    const { createAdf, defaultAgentConfig, signAdfContent } = await import('@trust/agent-runtime');
     const name = stringOption(values, 'name') ?? basename(file).replace(/\.adf$/i, '');
     const template = stringOption(values, 'template') ?? 'default';
     let config: Record<string, unknown>;
@@ -71,7 +72,12 @@ export const command: CommandSpec = {
     await mkdir(dirname(file), { recursive: true });
     const adf = createAdf(file, { template: config });
     const created = adf.config();
-    adf.close();
+    try {
+      // The file is the owner's from the start: signed by them, so chat runs it without a review.
+      signAdfContent(adf, await loadOrCreateOwnerIdentity(io.env));
+    } finally {
+      adf.close();
+    }
     const restricted = created.tools.filter((t) => t.restricted === true).map((t) => t.name);
     out.result({ file, name: created.name, template, tools: created.tools.length, restricted });
     out.line(
