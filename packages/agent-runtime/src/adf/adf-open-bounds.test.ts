@@ -64,13 +64,19 @@ describe('openAdf: a bounded, typed open of a hostile path', () => {
     expect(e.message).toContain('deeper than 64');
   });
 
-  it('refuses a file whose own CHECK makes the integrity check too costly, past the time budget', () => {
+  it('refuses a file whose own index expression makes the integrity check too costly, past the time budget', () => {
     const path = fresh();
+    const costly = "length(replace(hex(zeroblob(400000 + a)), '0', 'ab'))";
     raw(path, (db) => {
-      db.exec("CREATE TABLE local_slow (a INTEGER CHECK (length(replace(hex(zeroblob(400000)), '0', 'ab')) > 0 OR a))");
-      db.pragma('ignore_check_constraints = ON');
+      db.exec('CREATE TABLE local_slow (a INTEGER); CREATE INDEX local_slow_i ON local_slow (a)');
       const ins = db.prepare('INSERT INTO local_slow VALUES (?)');
       for (let i = 0; i < 400; i++) ins.run(i);
+      // The attacker swaps in a costly expression (building it honestly would cost the same as checking it).
+      db.unsafeMode(true);
+      db.pragma('writable_schema = ON');
+      db.prepare("UPDATE sqlite_schema SET sql = ? WHERE name = 'local_slow_i'").run(
+        `CREATE INDEX local_slow_i ON local_slow (${costly})`,
+      );
     });
     const e = thrownBy(() => openAdf(path, { integrityBudgetMs: 300 }));
     expect(e.code).toBeTrustCode('ADF_TOO_COSTLY');
