@@ -118,27 +118,28 @@ function printSurface(
 ): void {
   const e = (t: string) => escapeTerminal(t);
   const st = out.style;
-  const list = (items: readonly string[]) => (items.length ? items.map(e).join(', ') : st.dim('none'));
+  // Items are escaped where they are built, so styling added around them survives.
+  const list = (items: readonly string[]) => (items.length ? items.join(', ') : st.dim('none'));
   out.line(`${st.bold(e(s.name))}  ${status === 'accepted' ? st.green('accepted') : st.yellow('not reviewed')}`);
   out.line(`  content ${s.contentHash.slice(0, 16)}…, signed by ${e(s.ownerDid ?? 'nobody valid')}`);
   out.line(`  autonomous ${s.autonomous ? st.red('yes') : 'no'}`);
-  const flags = (t: AdfReviewSurface['tools'][number]) =>
-    `${t.name}${t.restricted ? '' : st.yellow(' (runs without asking)')}${t.locked ? ' locked' : ''}`;
-  out.line(`${st.bold('Enabled tools')}  ${list(s.tools.map(flags))}`);
-  out.line(
-    `${st.bold('Triggers')}       ${list(s.triggers.map((t) => `${t.type}/${t.scope}${t.lambda ? ` → ${t.lambda}` : ''}`))}`,
+  const arrow = (lambda: string | null) => (lambda ? ` → ${e(lambda)}` : '');
+  const tools = s.tools.map(
+    (t) => `${e(t.name)}${t.restricted ? '' : st.yellow(' (runs without asking)')}${t.locked ? ' locked' : ''}`,
   );
-  out.line(
-    `${st.bold('Timers')}         ${list(s.timers.map((t) => `#${t.id} ${t.scope.join('+')}${t.lambda ? ` → ${t.lambda}` : ''}`))}`,
-  );
-  out.line(
-    `${st.bold('Code files')}     ${list(s.lambdas.map((l) => `${l.path}${l.authorized ? st.red(' AUTHORIZED by the file') : ''}`))}`,
-  );
-  const mw = [...s.middleware.inbox, ...s.middleware.outbox, ...s.middleware.fetch];
+  out.line(`${st.bold('Enabled tools')}  ${list(tools)}`);
+  const triggers = s.triggers.map((t) => `${e(t.type)}/${e(t.scope)}${arrow(t.lambda)}`);
+  out.line(`${st.bold('Triggers')}       ${list(triggers)}`);
+  const timers = s.timers.map((t) => `#${t.id} ${e(t.scope.join('+'))}${arrow(t.lambda)}`);
+  out.line(`${st.bold('Timers')}         ${list(timers)}`);
+  const code = s.lambdas.map((l) => `${e(l.path)}${l.authorized ? st.red(' AUTHORIZED by the file') : ''}`);
+  out.line(`${st.bold('Code files')}     ${list(code)}`);
+  const mw = [...s.middleware.inbox, ...s.middleware.outbox, ...s.middleware.fetch].map(e);
   out.line(`${st.bold('Middleware')}     ${list(mw)}`);
-  out.line(
-    `${st.bold('MCP servers')}    ${list(s.mcpServers.map((m) => `${m.name}: ${m.command ? [m.command, ...m.args].join(' ') : (m.url ?? '?')}`))}`,
+  const mcp = s.mcpServers.map(
+    (m) => `${e(m.name)}: ${e(m.command ? [m.command, ...m.args].join(' ') : (m.url ?? '?'))}`,
   );
+  out.line(`${st.bold('MCP servers')}    ${list(mcp)}`);
   out.line(
     `${st.bold('Model')}          ${e(s.model.provider)}${s.model.modelId ? ` ${e(s.model.modelId)}` : ''}` +
       (s.model.baseUrl ? st.red(` at ${e(s.model.baseUrl)} (needs --confirm-base-url)`) : ''),
@@ -146,7 +147,7 @@ function printSurface(
   const m = s.messaging;
   out.line(
     `${st.bold('Messaging')}      receive ${m.receive ? 'yes' : 'no'}, ${e(m.mode)}, visible ${e(m.visibility)}, ` +
-      `allow ${list(m.allowList)}`,
+      `allow ${list(m.allowList.map(e))}`,
   );
-  out.line(`${st.bold('Changed since')}  ${list(changes.map((c) => c.section))}`);
+  out.line(`${st.bold('Changed since')}  ${list(changes.map((c) => e(c.section)))}`);
 }
