@@ -1,8 +1,12 @@
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, realpathSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { openAdf } from '@trust/agent-runtime';
 import { afterAll, describe, expect, it } from 'vitest';
-import { agentReviewSchema, failureSchema } from './json-schemas.js';
+import { agentInspectSchema, agentReviewSchema, failureSchema } from './json-schemas.js';
 import { createTempHome, runCli } from './run-cli.test-helper.js';
 
 // Two people: the author, who makes and shares a file, and the owner, who receives it.
@@ -68,5 +72,35 @@ describe('trust agent review (built binary): a foreign file never acts before it
     const doc = agentReviewSchema.parse((await as(owner, ['agent', 'review', 'shared.adf', '--json'])).json());
     expect(doc.result.status).toBe('not-reviewed');
     expect(doc.result.changes.map((c) => c.section)).toEqual(['lambdas']);
+  });
+});
+
+describe('inspect and review read what an open would load (built binary)', () => {
+  it('a hot -journal beside the file: both show the config that would run, not the one in the file', async () => {
+    const template = join(author.home, 'auto.json');
+    writeFileSync(template, JSON.stringify({ v: 1, autonomous: true }));
+    expect((await as(author, ['agent', 'new', 'hot.adf', '--template', template])).code).toBe(0);
+    const path = join(author.home, 'hot.adf');
+    // The attacker's raw SQLite: the file says "not autonomous", its hot journal restores "autonomous".
+    const runtime = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '@trust', 'agent-runtime');
+    const lib = createRequire(join(realpathSync(runtime), 'package.json')).resolve('better-sqlite3');
+    const child = `
+      const Database = require(process.argv[1]);
+      const db = new Database(process.argv[2]);
+      db.pragma('journal_mode = DELETE');
+      db.pragma('cache_size = 1');
+      db.exec('BEGIN IMMEDIATE');
+      db.prepare("UPDATE adf_config SET config_json = json_set(config_json, '$.autonomous', json('false'))").run();
+      const ins = db.prepare("INSERT INTO adf_logs (level, message, created_at) VALUES ('info', ?, '')");
+      for (let i = 0; i < 400; i++) ins.run('x'.repeat(2000));
+      process.kill(process.pid, 'SIGKILL');
+    `;
+    spawnSync(process.execPath, ['-e', child, lib, path], { cwd: dirname(lib) });
+    expect(existsSync(`${path}-journal`)).toBe(true);
+    const inspect = agentInspectSchema.parse((await as(author, ['agent', 'inspect', 'hot.adf', '--json'])).json());
+    expect(inspect.result.autonomous).toBe(true);
+    const review = agentReviewSchema.parse((await as(author, ['agent', 'review', 'hot.adf', '--json'])).json());
+    expect(review.result.surface.autonomous).toBe(true);
+    expect(existsSync(`${path}-journal`)).toBe(true); // the user's directory is left as it was
   });
 });
