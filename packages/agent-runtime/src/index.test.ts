@@ -8,16 +8,21 @@ const VALUES: readonly string[] = [
   // agents: the .adf file, the loop, identities and reviews
   'ADF_SCHEMA_VERSION',
   'AgentIdentity',
+  'acceptAdfReview',
   'createAdf',
   'createAdfReviewStore',
   'createIdentity',
   'createIdentityKeys',
+  'describeAdfReview',
+  'diffAdfReviews',
   'loadIdentity',
   'loadOrCreateIdentityKeys',
   'openAdf',
   'openAgent',
   'provisionAgentIdentity',
   'reviewKeyOf',
+  'signAdfContent',
+  'withAdfSnapshot',
   // config
   'BUILT_IN_TOOLS',
   'DEFAULT_LOCKED_PATHS',
@@ -49,9 +54,12 @@ const VALUES: readonly string[] = [
 
 const TYPES: readonly string[] = [
   // agents
+  'AcceptAdfReviewOptions',
   'AdfFile',
+  'AdfReviewChange',
   'AdfReviewKey',
   'AdfReviewStore',
+  'AdfReviewSurface',
   'Agent',
   'AgentEgress',
   'AgentEvent',

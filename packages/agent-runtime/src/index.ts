@@ -5,7 +5,7 @@
 // index.test.ts and subpath-exports.test.ts.
 
 // agents: the .adf file and the loop
-export { ADF_SCHEMA_VERSION, createAdf, openAdf } from './adf/index.js';
+export { ADF_SCHEMA_VERSION, createAdf, openAdf, withAdfSnapshot } from './adf/index.js';
 export type { AdfFile, CreateAdfOptions, OpenAdfOptions } from './adf/index.js';
 export { openAgent } from './loop/index.js';
 export type {
@@ -21,14 +21,19 @@ export type {
 export type { TriggerFiring, TriggerLimits } from './triggers/index.js';
 export {
   AgentIdentity,
+  acceptAdfReview,
   createAdfReviewStore,
   createIdentity,
   createIdentityKeys,
+  describeAdfReview,
+  diffAdfReviews,
   loadIdentity,
   loadOrCreateIdentityKeys,
   provisionAgentIdentity,
   reviewKeyOf,
+  signAdfContent,
 } from './identity/index.js';
+export type { AcceptAdfReviewOptions, AdfReviewChange, AdfReviewSurface } from './identity/index.js';
 export type { AdfReviewKey, AdfReviewStore, IdentityKeys } from './identity/index.js';
 
 // config

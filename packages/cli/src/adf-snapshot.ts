@@ -1,6 +1,5 @@
-import { copyFileSync, mkdtempSync, openSync, readSync, closeSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { closeSync, constants, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { CliError } from './cli-error.js';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
@@ -8,8 +7,8 @@ const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 /**
  * Checks that `file` can be an agent file before SQLite sees it: it exists, is a regular file
  * (a directory is `CLI_NOT_A_FILE`, naming the .adf files inside it) and starts like an SQLite
- * database (anything else, however short, is `ADF_NOT_SQLITE`; a file that is a cut-short
- * SQLite header is left for the runtime to call truncated).
+ * database (anything else, however short, is `ADF_NOT_SQLITE`; an empty file is `ADF_TRUNCATED`,
+ * as in the runtime; a cut-short SQLite header is left for the runtime to call truncated).
  */
 export function checkAdfFile(file: string): void {
   const st = statSync(file, { throwIfNoEntry: false });
@@ -31,18 +30,22 @@ export function checkAdfFile(file: string): void {
   if (!st.isFile())
     throw new CliError('CLI_NOT_A_FILE', `${file} is not a regular file`, { hint: 'pass the path of an .adf file' });
   const head = Buffer.alloc(SQLITE_MAGIC.length);
-  const fd = openSync(file, 'r');
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   let n: number;
   try {
     n = readSync(fd, head, 0, head.length, 0);
   } finally {
     closeSync(fd);
   }
-  if (n === 0 || !head.subarray(0, n).equals(SQLITE_MAGIC.subarray(0, n))) {
+  if (n === 0)
+    throw new CliError('ADF_TRUNCATED', `${file} is empty (0 bytes), shorter than an SQLite header`, {
+      hint: 'the copy is incomplete; copy the file again',
+    });
+  if (!head.subarray(0, n).equals(SQLITE_MAGIC.subarray(0, n))) {
     throw new CliError(
       'ADF_NOT_SQLITE',
       `${file} is not an SQLite file, so not an .adf agent file ` +
-        `(${n === 0 ? 'it is empty' : `it starts with ${JSON.stringify(head.subarray(0, n).toString('latin1'))}`})`,
+        `(it starts with ${JSON.stringify(head.subarray(0, n).toString('latin1'))})`,
       {
         hint: 'an .adf agent file is an SQLite 3 database; check that you picked the right file',
       },
@@ -51,20 +54,12 @@ export function checkAdfFile(file: string): void {
 }
 
 /**
- * Runs `use` on a private copy of an agent file (and of its `-wal`, when one holds committed
- * pages), then deletes the copy. Opening a WAL database, even read-only, makes SQLite create
- * `-shm`/`-wal` files beside it; reading a copy leaves the user's directory exactly as it was.
+ * Runs `use` on a private copy of an agent file holding exactly what an open of it would load:
+ * the runtime's one snapshot function (every side file SQLite would replay, `-wal` and a hot
+ * `-journal`, comes along; an unsafe side file is refused). The user's directory is left as it was.
  */
 export async function withAdfSnapshot<T>(file: string, use: (copy: string) => T | Promise<T>): Promise<T> {
   checkAdfFile(file);
-  const dir = mkdtempSync(join(tmpdir(), 'trust-adf-'));
-  try {
-    const copy = join(dir, basename(file));
-    copyFileSync(file, copy);
-    const wal = statSync(`${file}-wal`, { throwIfNoEntry: false });
-    if (wal?.isFile() && wal.size > 0) copyFileSync(`${file}-wal`, `${copy}-wal`);
-    return await use(copy);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const rt = await import('@trust/agent-runtime');
+  return rt.withAdfSnapshot(file, use);
 }

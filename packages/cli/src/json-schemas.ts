@@ -347,9 +347,93 @@ export const agentInspectSchema = successSchema(
       audit: z
         .object({ ok: z.boolean(), count: z.number().int().optional(), brokenAt: z.number().int().optional() })
         .strict(),
+      timers: z.array(
+        z.object({ id: z.number().int(), scope: z.array(z.string()), lambda: z.string().nullable() }).strict(),
+      ),
+      lambdas: z.array(z.object({ path: z.string(), authorized: z.boolean() }).strict()),
+      baseUrl: z.string().nullable(),
       review: z
-        .object({ contentHash: z.string(), ownerDid: z.string().nullable(), status: z.literal('not-reviewed') })
+        .object({
+          contentHash: z.string(),
+          ownerDid: z.string().nullable(),
+          status: z.enum(['accepted', 'not-reviewed']),
+        })
         .strict(),
+    })
+    .strict(),
+);
+
+/** `trust agent review --json`. */
+export const agentReviewSchema = successSchema(
+  'agent review',
+  z
+    .object({
+      file: z.string(),
+      status: z.enum(['accepted', 'not-reviewed']),
+      ownerDid: z.string().nullable(),
+      surface: z
+        .object({
+          v: z.literal(1),
+          contentHash: z.string(),
+          ownerDid: z.string().nullable(),
+          agentDid: z.string().nullable(),
+          name: z.string(),
+          autonomous: z.boolean(),
+          tools: z.array(
+            z.object({ name: z.string(), visible: z.boolean(), restricted: z.boolean(), locked: z.boolean() }).strict(),
+          ),
+          triggers: z.array(
+            z
+              .object({ type: z.string(), scope: z.string(), lambda: z.string().nullable(), filter: z.unknown() })
+              .strict(),
+          ),
+          timers: z.array(
+            z
+              .object({
+                id: z.number().int(),
+                schedule: z.unknown(),
+                scope: z.array(z.string()),
+                lambda: z.string().nullable(),
+              })
+              .strict(),
+          ),
+          lambdas: z.array(z.object({ path: z.string(), authorized: z.boolean() }).strict()),
+          middleware: z.object({ inbox: z.array(z.string()), outbox: z.array(z.string()), fetch: z.array(z.string()) }),
+          mcpServers: z.array(
+            z
+              .object({
+                name: z.string(),
+                command: z.string().nullable(),
+                args: z.array(z.string()),
+                url: z.string().nullable(),
+              })
+              .strict(),
+          ),
+          model: z
+            .object({
+              provider: z.string(),
+              modelId: z.string().nullable(),
+              baseUrl: z.string().nullable(),
+              apiKeyEnv: z.string().nullable(),
+            })
+            .strict(),
+          messaging: z
+            .object({
+              receive: z.boolean(),
+              mode: z.string(),
+              visibility: z.string(),
+              allowList: z.array(z.string()),
+              blockList: z.array(z.string()),
+            })
+            .strict(),
+          codeExecution: z.record(z.string(), z.unknown()),
+        })
+        .strict(),
+      changes: z.array(z.object({ section: z.string(), before: z.unknown(), after: z.unknown() }).strict()),
+      accepted: z
+        .object({ contentHash: z.string(), deauthorized: z.array(z.string()), authorized: z.array(z.string()) })
+        .strict()
+        .optional(),
     })
     .strict(),
 );

@@ -115,6 +115,7 @@ describe('COMMANDS', () => {
       'sandbox',
       'agent new',
       'agent inspect',
+      'agent review',
       'agent chat',
       'agent approve',
       'agent deny',

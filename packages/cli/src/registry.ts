@@ -83,6 +83,11 @@ export const COMMANDS: readonly CommandEntry[] = Object.freeze([
     load: () => import('./commands/agent-inspect.js'),
   },
   {
+    name: 'agent review',
+    summary: 'review what an agent file can do before it may run; --accept makes it yours',
+    load: () => import('./commands/agent-review.js'),
+  },
+  {
     name: 'agent chat',
     summary: 'chat with an agent in the terminal, with approval prompts',
     load: () => import('./commands/agent-chat.js'),

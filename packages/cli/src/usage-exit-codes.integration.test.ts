@@ -57,6 +57,7 @@ const ROWS: readonly Row[] = [
   ],
   ['agent new', ['agent', 'new'], 'CLI_USAGE_MISSING_ARGUMENT'],
   ['agent inspect', ['agent', 'inspect', 'a.adf', 'b.adf'], 'CLI_USAGE_UNEXPECTED_ARGUMENT'],
+  ['agent review', ['agent', 'review', 'a.adf', 'b.adf'], 'CLI_USAGE_UNEXPECTED_ARGUMENT'],
   [
     'agent chat',
     ['agent', 'chat', 'missing.adf', '--provider', 'opneai'],

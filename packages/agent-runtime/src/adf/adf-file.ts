@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
 import { checkOptions } from '../options/strict-options.js';
 import { createAdfOptionsSchema } from './adf-options.js';
-import { closeSync, fchmodSync, openSync, unlinkSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, openSync, unlinkSync } from 'node:fs';
 import { TrustError } from '@trust/core';
 import { createAdfAuditSink, type AdfAuditSink } from '../audit/adf-audit-sink.js';
 import type { AgentConfig } from '../config/agent-config-schema.js';
-import { defaultAgentConfig, parseAgentConfig } from '../config/agent-config.js';
+import { defaultAgentConfig } from '../config/agent-config.js';
 import { createAdfEventHub, type AdfEvents } from './adf-events.js';
 import { createAdfFiles, type AdfFiles } from './adf-files.js';
 import { createAdfMeta, type AdfMeta } from './adf-meta.js';
@@ -20,7 +20,10 @@ import {
   type AdfTimers,
 } from './adf-records.js';
 import { createAdfTasks, type AdfTasks } from './adf-tasks.js';
-import { checkSqliteHeader } from './file-header.js';
+import { assertSameFile, checkSqliteHeader, type FileIdentity } from './file-header.js';
+import { checkAdfIntegrity } from './integrity-check.js';
+import { CREATE_SQLITE_SEQUENCE } from './schema-reference.js';
+import { parseConfigValue, parseStoredConfig } from './stored-config.js';
 import { auditAdfSchema } from './schema-audit.js';
 import { ADF_FORMAT, ADF_MIGRATIONS, ADF_SCHEMA_VERSION, schemaStatements } from './schema.js';
 import { arbitrateWrites, type AdfWriters } from './write-arbiter.js';
@@ -76,9 +79,18 @@ export interface OpenAdfOptions {
   /**
    * For `trust: 'foreign'`: reviews the owner accepted. When given, a file whose review key
    * (content hash + verified owner signature, never a self-declared id) is not accepted is refused
-   * with `ADF_REVIEW_REQUIRED`, unless opened `readonly` for reviewing. Undefined means no review gate.
+   * with `ADF_REVIEW_REQUIRED`, unless opened `readonly` for reviewing. The gate runs before
+   * anything is written (no migration, no reconciliation, no journal-mode change).
    */
   readonly reviews?: { isAccepted(key: { contentHash: string; ownerDid: string | null }): boolean };
+  /**
+   * The DID of the owner opening the file. With it, a foreign file opened writable must carry this
+   * owner's valid signature over its current content hash (or be in `reviews`), else
+   * `ADF_REVIEW_REQUIRED`. Undefined: only `reviews` decides (no gate when both are absent).
+   */
+  readonly ownerDid?: string;
+  /** Time budget of a foreign file's full integrity check (default 10 s); past it: `ADF_TOO_COSTLY`. */
+  readonly integrityBudgetMs?: number;
   /** Computes the review key; injected to keep the file layer free of crypto (see reviewKeyOf). */
   readonly reviewKeyOf?: (adf: AdfFile) => { contentHash: string; ownerDid: string | null };
   /** Open without writing anything: no migrations, no reconciliation. */
@@ -88,9 +100,22 @@ export interface OpenAdfOptions {
 
 const sysClock = () => new Date();
 
-function applyPragmas(db: Database.Database, readonly: boolean): void {
-  // Schema-defined SQL (views, triggers, defaults) may not call functions with side effects.
+/**
+ * SQLite's defences for a file that may come from anyone, set explicitly: defensive mode (no
+ * writes to the schema or to shadow tables, even with `writable_schema`), `trusted_schema=OFF`
+ * (schema-defined SQL may not call functions with side effects), no writable schema, cell-size
+ * checks on every page read.
+ */
+function hardenConnection(db: Database.Database): void {
+  db.unsafeMode(false);
   db.pragma('trusted_schema = OFF');
+  db.pragma('writable_schema = OFF');
+  db.pragma('cell_size_check = ON');
+  db.pragma('foreign_keys = ON');
+}
+
+function applyPragmas(db: Database.Database, readonly: boolean): void {
+  hardenConnection(db);
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   if (!readonly) {
@@ -109,18 +134,25 @@ function applyPragmas(db: Database.Database, readonly: boolean): void {
  */
 export function createAdf(path: string, input: CreateAdfOptions = {}): AdfFile {
   const options = checkOptions('createAdf', createAdfOptionsSchema, input);
-  const config = options.template === undefined ? defaultAgentConfig() : parseAgentConfig(options.template);
+  const config = options.template === undefined ? defaultAgentConfig() : parseConfigValue(options.template);
   const clock = options.clock ?? sysClock;
   const version = options.schemaVersion ?? ADF_SCHEMA_VERSION;
   // The file holds config, history, files and sealed keys: it is created owner-only (0600) in
   // one exclusive step (never over an existing file or through a symlink), whatever the umask.
   // SQLite gives its -wal and -shm files the mode of the database file.
-  createOwnerOnlyFile(path);
+  const seen = createOwnerOnlyFile(path);
   let db: Database.Database;
   try {
     db = new Database(path);
   } catch (e) {
     unlinkSync(path);
+    throw e;
+  }
+  try {
+    // SQLite reopens the path by name: it must still be the file just created (same rule as openAdf).
+    assertSameFile(path, seen);
+  } catch (e) {
+    db.close();
     throw e;
   }
   try {
@@ -135,6 +167,9 @@ export function createAdf(path: string, input: CreateAdfOptions = {}): AdfFile {
         JSON.stringify(config),
         clock().toISOString(),
       );
+      // SQLite adds sqlite_sequence at the first AUTOINCREMENT insert; create it now, so the schema
+      // (which the content hash covers) does not change on the agent's first log line.
+      db.exec(CREATE_SQLITE_SEQUENCE);
     }).immediate();
   } catch (e) {
     db.close();
@@ -144,7 +179,7 @@ export function createAdf(path: string, input: CreateAdfOptions = {}): AdfFile {
   return assemble(path, db, { readonly: false, clock, version });
 }
 
-function createOwnerOnlyFile(path: string): void {
+function createOwnerOnlyFile(path: string): FileIdentity {
   let fd: number;
   try {
     fd = openSync(path, 'wx', 0o600);
@@ -159,6 +194,8 @@ function createOwnerOnlyFile(path: string): void {
   }
   try {
     fchmodSync(fd, 0o600);
+    const st = fstatSync(fd);
+    return { dev: st.dev, ino: st.ino };
   } finally {
     closeSync(fd);
   }
@@ -175,7 +212,7 @@ function createOwnerOnlyFile(path: string): void {
  * const adf = openAdf('agent.adf', { trust: 'foreign' });
  */
 export function openAdf(path: string, options: OpenAdfOptions = {}): AdfFile {
-  checkSqliteHeader(path);
+  const seen = checkSqliteHeader(path);
   const readonly = options.readonly === true;
   let db: Database.Database;
   try {
@@ -184,72 +221,82 @@ export function openAdf(path: string, options: OpenAdfOptions = {}): AdfFile {
     throw classify(cause, path);
   }
   try {
-    db.pragma('trusted_schema = OFF');
-    let version: number;
-    try {
-      version = auditAdfSchema(db, { integrity: options.trust === 'owned' ? 'quick' : 'full' }).version;
-    } catch (e) {
-      throw e instanceof TrustError ? e : classify(e, path);
-    }
-    const configJson = db.prepare('SELECT config_json FROM adf_config WHERE id = 1').pluck().get() as
-      | string
-      | undefined;
-    if (configJson === undefined)
+    assertSameFile(path, seen);
+    hardenConnection(db);
+    // Every SQLite error from here on (a planted object that fails to load, a corrupt page, an
+    // unsafe function) becomes a stable ADF_* code.
+    let version = auditAdfSchema(db).version;
+    checkAdfIntegrity(db, path, {
+      mode: options.trust === 'owned' ? 'quick' : 'full',
+      ...(options.integrityBudgetMs !== undefined ? { budgetMs: options.integrityBudgetMs } : {}),
+    });
+    const configJson = db.prepare('SELECT config_json FROM adf_config WHERE id = 1').pluck().get() as unknown;
+    if (typeof configJson !== 'string')
       throw new TrustError('ADF_CONFIG_INVALID', 'adf_config has no row', { hint: 'the owner must set a config' });
-    let doc: unknown;
-    try {
-      doc = JSON.parse(configJson);
-    } catch (cause) {
-      throw new TrustError('ADF_CONFIG_INVALID', 'adf_config is not JSON', { cause });
-    }
-    parseAgentConfig(doc);
-    applyPragmas(db, readonly);
+    parseStoredConfig(configJson);
     const clock = options.clock ?? sysClock;
+    let adf = assemble(path, db, { readonly, clock, version });
+    if (options.trust !== 'owned' && !readonly) reviewGate(adf, options);
+    applyPragmas(db, readonly);
     if (!readonly && version < ADF_SCHEMA_VERSION) {
       db.transaction(() => {
         for (const m of ADF_MIGRATIONS) if (m.to > version) for (const sql of m.sql) db.exec(sql);
         db.prepare("UPDATE adf_meta SET value = ? WHERE key = 'adf_schema_version'").run(String(ADF_SCHEMA_VERSION));
       }).immediate();
       version = ADF_SCHEMA_VERSION;
-    }
-    const adf = assemble(path, db, { readonly, clock, version });
-    if (options.trust !== 'owned' && options.reviews && !readonly) {
-      if (!options.reviewKeyOf)
-        throw new TrustError('ADF_REVIEW_REQUIRED', 'a review gate needs reviewKeyOf', {
-          hint: 'pass reviewKeyOf from @trust/agent-runtime',
-        });
-      const key = options.reviewKeyOf(adf);
-      if (!options.reviews.isAccepted(key)) {
-        throw new TrustError(
-          'ADF_REVIEW_REQUIRED',
-          `this foreign file (content ${key.contentHash.slice(0, 16)}…, ` +
-            `owner ${key.ownerDid ?? 'unsigned'}) has not been reviewed`,
-          {
-            hint:
-              'open it with { readonly: true }, review config, files, triggers and timers, then accept its ' +
-              'review key',
-          },
-        );
-      }
+      adf = assemble(path, db, { readonly, clock, version });
     }
     if (!readonly) adf.tasks.reconcile();
     return adf;
   } catch (e) {
     db.close();
-    throw e;
+    throw e instanceof TrustError ? e : classify(e, path);
   }
+}
+
+/** Refuses a foreign file its owner has not accepted (see OpenAdfOptions.reviews and ownerDid). */
+function reviewGate(adf: AdfFile, options: OpenAdfOptions): void {
+  if (!options.reviews && options.ownerDid === undefined) return;
+  if (!options.reviewKeyOf)
+    throw new TrustError('ADF_REVIEW_REQUIRED', 'a review gate needs reviewKeyOf', {
+      hint: 'pass reviewKeyOf from @trust/agent-runtime',
+    });
+  const key = options.reviewKeyOf(adf);
+  const signed = key.ownerDid !== null && key.ownerDid === options.ownerDid;
+  if (signed || options.reviews?.isAccepted(key) === true) return;
+  throw new TrustError(
+    'ADF_REVIEW_REQUIRED',
+    `this foreign file (content ${key.contentHash.slice(0, 16)}…, ` +
+      `signed by ${key.ownerDid ?? 'nobody valid'}) has not been reviewed by its owner`,
+    {
+      hint:
+        'review what it can do (`trust agent review <file>`, or open it with { readonly: true }), then accept ' +
+        'the review, which signs it as yours',
+    },
+  );
 }
 
 function classify(cause: unknown, path: string): TrustError {
   const code = (cause as { code?: string }).code ?? '';
   if (code === 'SQLITE_NOTADB')
     return new TrustError('ADF_NOT_SQLITE', `"${path}" is not an SQLite database`, { cause });
-  if (code.startsWith('SQLITE_CORRUPT'))
+  if (code.startsWith('SQLITE_CORRUPT') || /malformed database schema/i.test((cause as Error).message ?? ''))
     return new TrustError('ADF_CORRUPT', `"${path}" is corrupt: ${(cause as Error).message}`, {
       cause,
       hint: 'restore the file from a backup',
     });
   if (code === 'SQLITE_CANTOPEN') return new TrustError('ADF_NOT_FOUND', `cannot open "${path}"`, { cause });
+  if (code === 'SQLITE_READONLY_ROLLBACK' || code === 'SQLITE_READONLY_RECOVERY')
+    return new TrustError(
+      'ADF_SIDE_FILE_UNSAFE',
+      `"${path}" has an unfinished journal that a read-only open cannot replay`,
+      {
+        cause,
+        hint: 'open a private copy writable (the snapshot function does), so what you read is what would run',
+      },
+    );
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
+    return new TrustError('ADF_BUSY', `"${path}" is locked by another connection`, { cause, hint: 'try again' });
   return new TrustError('ADF_OPEN_FAILED', `cannot open "${path}": ${(cause as Error).message}`, { cause });
 }
 
@@ -269,8 +316,7 @@ function assemble(
     const dv = dataVersion.get();
     if (cached && cached.dv === dv && cached.gen === generation) return cached.config;
     const row = getConfig.get() as { config_json: string; updated_at: string };
-    const parsed =
-      cached && cached.json === row.config_json ? cached.config : parseAgentConfig(JSON.parse(row.config_json));
+    const parsed = cached && cached.json === row.config_json ? cached.config : parseStoredConfig(row.config_json);
     cached = { json: row.config_json, config: parsed, dv, gen: generation };
     return parsed;
   };
@@ -285,7 +331,7 @@ function assemble(
     schemaVersion: o.version,
     config,
     setConfig(next) {
-      const parsed = parseAgentConfig(next);
+      const parsed = parseConfigValue(next);
       generation++;
       db.prepare('UPDATE adf_config SET config_json = ?, updated_at = ? WHERE id = 1').run(
         JSON.stringify(parsed),

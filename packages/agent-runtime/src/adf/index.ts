@@ -1,5 +1,6 @@
 // `@trust/agent-runtime/adf`: the .adf file (create, open) and the records it holds.
 export { createAdf, openAdf } from './adf-file.js';
+export { withAdfSnapshot } from './adf-snapshot.js';
 export type { AdfFile, CreateAdfOptions, OpenAdfOptions } from './adf-file.js';
 export type { AdfEvent, AdfEvents } from './adf-events.js';
 export { normalizeVfsPath } from './adf-files.js';

@@ -25,12 +25,8 @@ export function computeAdfContentHash(adf: AdfFile): string {
     config: JSON.parse(
       db.prepare('SELECT config_json FROM adf_config WHERE id = 1').pluck().get() as string,
     ) as unknown,
-    schema: db
-      .prepare(
-        "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' " +
-          'ORDER BY type, name',
-      )
-      .all(),
+    // Every row, whatever its name: an object SQLite would load is behaviour (rootpage aside: VACUUM renumbers).
+    schema: db.prepare('SELECT type, name, tbl_name, sql FROM main.sqlite_schema ORDER BY type, name, tbl_name').all(),
     files: (
       db.prepare('SELECT path, content, protection, authorized FROM adf_files ORDER BY path').all() as Array<{
         path: string;

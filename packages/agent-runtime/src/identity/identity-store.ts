@@ -56,8 +56,22 @@ export function provisionIdentity(adf: AdfFile, sealTo: SealTo): AgentIdentity {
   return identity;
 }
 
-/** A recipient claims a shared file: same as provisioning, under the recipient's own keys. */
-export const claimSharedAdf = provisionIdentity;
+/**
+ * A recipient claims a shared file: every earlier identity row (keys, envelope slots, sealed
+ * secrets and credentials, anything planted there), the agent DID and the owner DID and
+ * signature are removed, then a fresh identity is provisioned under the recipient's own keys, all
+ * in one transaction. Nothing of the author's identity survives to be used or impersonated.
+ *
+ * @example
+ * const identity = claimSharedAdf(adf, { owner: me.publicKey, runtime: runtime.publicKey });
+ */
+export function claimSharedAdf(adf: AdfFile, sealTo: SealTo): AgentIdentity {
+  return adf.transaction(() => {
+    adf.db.prepare('DELETE FROM adf_identity').run();
+    adf.db.prepare("DELETE FROM adf_meta WHERE key IN ('adf_did', 'adf_owner_did', 'adf_owner_sig')").run();
+    return provisionIdentity(adf, sealTo);
+  });
+}
 
 /**
  * Opens the agent's identity with the runtime's (or owner's) X25519 private key. A file sealed for

@@ -143,6 +143,29 @@ describe('identity in the .adf file', () => {
     adf.close();
   });
 
+  it("claiming removes every earlier identity row, the agent DID and the author's owner DID and signature", () => {
+    const adf = newAdf();
+    provisionIdentity(adf, sealTo);
+    signAdfContent(adf, createIdentity());
+    // What an author leaves behind (or plants) with raw SQL: a credential and a fake envelope slot.
+    adf.db
+      .prepare("INSERT INTO adf_identity (purpose, value, encryption_algo) VALUES ('mcp:gh:TOKEN', x'01', 'plain')")
+      .run();
+    adf.db
+      .prepare(
+        "INSERT INTO adf_identity (purpose, value, encryption_algo) VALUES ('crypto:envelope:author', x'02', 'plain')",
+      )
+      .run();
+    const recipient = createEnvelopeKeyPair();
+    const claimed = claimSharedAdf(adf, { owner: recipient.publicKey, runtime: recipient.publicKey });
+    const purposes = adf.db.prepare('SELECT purpose FROM adf_identity ORDER BY purpose').pluck().all();
+    expect(purposes).toEqual(['crypto:signing:private_key', 'crypto:signing:public_key']);
+    expect(adf.meta.get('adf_owner_did')).toBeUndefined();
+    expect(adf.meta.get('adf_owner_sig')).toBeUndefined();
+    expect(adf.meta.get('adf_did')).toBe(claimed.did);
+    adf.close();
+  });
+
   it('reads legacy PBKDF2-SHA512 password rows', () => {
     const adf = newAdf();
     const salt = randomBytes(32);

@@ -33,3 +33,5 @@ export type { Attestation } from './attestations.js';
 export type { IdentityStatus } from './identity-status.js';
 export { computeAdfContentHash, createAdfReviewStore, reviewKeyOf, signAdfContent } from './adf-review.js';
 export type { AdfReviewKey, AdfReviewStore } from './adf-review.js';
+export { acceptAdfReview, describeAdfReview, diffAdfReviews } from './adf-review-surface.js';
+export type { AcceptAdfReviewOptions, AdfReviewChange, AdfReviewSurface } from './adf-review-surface.js';

@@ -48,6 +48,8 @@ import type { TriggerLimits } from '../triggers/trigger-guard.js';
 import { chatEvent, llmCallEvent, startupEvent, timerEvent, toolCallEvent } from '../triggers/runtime-events.js';
 import { observeGate } from './observed-gate.js';
 import { createTimerClock, type TimerScheduler } from './timer-clock.js';
+import { reviewKeyOf, signAdfContent, type AdfReviewStore } from '../identity/adf-review.js';
+import type { AgentIdentity } from '../identity/did-key.js';
 
 /** Egress for the agent's tools: the `@trust/egress` client(s) built by the host. */
 export interface AgentEgress {
@@ -74,7 +76,7 @@ export interface OpenAgentOptions {
   /** Hard cap of model turns per activation, whatever the config says (default 50). */
   readonly maxTurns?: number;
   readonly onEvent?: (event: AgentEvent) => void;
-  /** Passed to openAdf (default `owned`). */
+  /** Passed to openAdf (default `owned`, or `foreign` when `owner` is given). */
   readonly trust?: OpenAdfOptions['trust'];
   /**
    * The owner and runtime keys agent identities are sealed to (`loadOrCreateIdentityKeys`). Given:
@@ -90,6 +92,16 @@ export interface OpenAgentOptions {
    * its code sandbox. Remote addresses go through `egress.fetch.default`.
    */
   readonly mesh?: LocalMesh;
+  /**
+   * The owner running the agent. Given, the file is foreign unless it carries this owner's valid
+   * signature over its current content hash (or its review key is in `reviews`): such a file is
+   * refused with `ADF_REVIEW_REQUIRED` before anything can act (no trigger, timer, lambda, model
+   * call or MCP server). The owner re-signs the file when the agent closes, so its own changes
+   * keep it accepted while an outside change needs a new review.
+   */
+  readonly owner?: AgentIdentity;
+  /** Reviews the owner accepted (see `createAdfReviewStore`); used with `owner` or `trust: 'foreign'`. */
+  readonly reviews?: AdfReviewStore;
   /**
    * Wires messaging once the file is open, e.g.
    * `(adf) => createAgentMessaging({ adf, identity, mesh, egress })`; it replaces the wiring from
@@ -220,12 +232,20 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
   // The window's rows as last read, so that each turn reads only what was appended since.
   const window = createWindowCache();
   const clock = options.clock ?? (() => new Date());
-  const trust = options.trust ?? 'owned';
-  const adf = openAdf(path, { trust, clock });
+  const gated = options.owner !== undefined || options.reviews !== undefined;
+  const trust = options.trust ?? (gated ? 'foreign' : 'owned');
+  const adf = openAdf(path, {
+    trust,
+    clock,
+    ...(gated ? { reviewKeyOf } : {}),
+    ...(options.owner ? { ownerDid: options.owner.did } : {}),
+    ...(options.reviews ? { reviews: options.reviews } : {}),
+  });
   let identityState: Agent['identity'] = { kind: 'none' };
   try {
+    // A gated file that opened is one its owner accepted: it may get its identity like an owned one.
     if (options.identityKeys)
-      identityState = openAgentIdentity(adf, options.identityKeys, { provision: trust === 'owned' });
+      identityState = openAgentIdentity(adf, options.identityKeys, { provision: trust === 'owned' || gated });
   } catch (e) {
     adf.close();
     throw e;
@@ -549,6 +569,13 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
         options.mesh!.unregister(messaging.did);
       for (const c of mcp.splice(0)) void c.close();
       sql.close();
+      if (options.owner) {
+        try {
+          signAdfContent(adf, options.owner);
+        } catch {
+          /* unsigned: the next open asks for a review (fails closed) */
+        }
+      }
       adf.close();
       if (!options.codeSandbox) void sandbox.close();
     },

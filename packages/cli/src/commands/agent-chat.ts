@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { CommandSpec } from '../command.js';
+import { loadOrCreateOwnerIdentity } from '../owner-identity.js';
 import { choiceOption, stringOption } from '../args.js';
 import type { OptionValues } from '../command.js';
 import type { AuditEvent, AuditSink } from '@trust/core';
@@ -93,6 +94,22 @@ export const command: CommandSpec = {
       import('../agent-model.js'),
       import('@trust/core'),
     ]);
+    // Review first: a foreign file's config (its model, its base_url) is not used before its owner accepted it.
+    const owner = await loadOrCreateOwnerIdentity(io.env);
+    const probe = rt.openAdf(file, { trust: 'foreign', readonly: true });
+    let key: { contentHash: string; ownerDid: string | null };
+    try {
+      key = rt.reviewKeyOf(probe);
+    } finally {
+      probe.close();
+    }
+    if (key.ownerDid !== owner.did)
+      throw new CliError(
+        'ADF_REVIEW_REQUIRED',
+        `${file} is foreign: it does not carry your signature over its current content ` +
+          `(content ${key.contentHash.slice(0, 16)}…, signed by ${key.ownerDid ?? 'nobody valid'})`,
+        { hint: `review what it can do, then accept it: trust agent review ${positionals[0] as string} --accept` },
+      );
     // Every decision of the model client (one per request) is shown as it happens and returned in --json.
     const memory = createMemoryAuditSink();
     const egress: AuditEvent[] = [];
@@ -144,6 +161,8 @@ export const command: CommandSpec = {
     const s = out.style;
     const agent = rt.openAgent(file, {
       provider: model.provider,
+      // A file without this owner's signature over its current content is refused (ADF_REVIEW_REQUIRED).
+      owner,
       approver: {
         async request(req) {
           const task = req.task;

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { CommandSpec } from '../command.js';
 import { withAdfSnapshot } from '../adf-snapshot.js';
 import { escapeTerminal } from '../terminal-text.js';
+import { loadOwnerIdentity } from '../owner-identity.js';
 
 export const command: CommandSpec = {
   name: 'agent inspect',
@@ -28,10 +29,13 @@ export const command: CommandSpec = {
     '"tools": [{ "name", "enabled", "visible", "restricted", "locked" }], "lockedFields": string[], ' +
     '"triggers": [{ "type", "scope", "lambda"? }], "codeExecution": { [flag]: boolean }, "mcpServers": ' +
     'string[], "pendingApprovals": [{ "id", "tool" }], "audit": { "ok": boolean, "count"?: number, ' +
-    '"brokenAt"?: number }, "review": { "contentHash", "ownerDid": string|null, "status": "not-reviewed" } }',
+    '"brokenAt"?: number }, "timers": [{ "id", "scope", "lambda" }], "lambdas": [{ "path", "authorized" }], ' +
+    '"baseUrl": string|null, "review": { "contentHash", "ownerDid": string|null, ' +
+    '"status": "accepted"|"not-reviewed" } }',
   async run({ io, out, positionals }) {
     const file = resolve(io.cwd, positionals[0] as string);
     const rt = await import('@trust/agent-runtime');
+    const owner = await loadOwnerIdentity(io.env);
     return withAdfSnapshot(file, (copy) => {
       const adf = rt.openAdf(copy, { trust: 'foreign', readonly: true });
       try {
@@ -46,6 +50,8 @@ export const command: CommandSpec = {
         }));
         const chain = adf.audit.verify();
         const key = rt.reviewKeyOf(adf);
+        const surface = rt.describeAdfReview(adf);
+        const reviewed = owner !== undefined && key.ownerDid === owner.did;
         const report = {
           file,
           name: config.name,
@@ -65,7 +71,14 @@ export const command: CommandSpec = {
           mcpServers: config.mcp.servers.map((s) => s.name),
           pendingApprovals: adf.tasks.list({ status: 'pending' }).map((t) => ({ id: t.id, tool: t.tool })),
           audit: chain.ok ? { ok: true, count: chain.count } : { ok: false, brokenAt: chain.index },
-          review: { contentHash: key.contentHash, ownerDid: key.ownerDid, status: 'not-reviewed' },
+          timers: surface.timers.map((t) => ({ id: t.id, scope: t.scope, lambda: t.lambda })),
+          lambdas: surface.lambdas,
+          baseUrl: surface.model.baseUrl,
+          review: {
+            contentHash: key.contentHash,
+            ownerDid: key.ownerDid,
+            status: reviewed ? ('accepted' as const) : ('not-reviewed' as const),
+          },
         };
         out.result(report);
         const s = out.style;
@@ -111,8 +124,15 @@ export const command: CommandSpec = {
           ? s.green(`intact (${chain.count} events)`)
           : s.red(`broken at event ${chain.index}: ${e(chain.reason)}`);
         out.line(`${s.bold('Audit chain')}     ${verdict}`);
+        const timers = report.timers.map((t) => `#${t.id} ${t.scope.join('+')}${t.lambda ? ` → ${e(t.lambda)}` : ''}`);
+        out.line(`${s.bold('Timers')}          ${timers.join(', ') || 'none'}`);
+        const code = report.lambdas.map((l) => `${e(l.path)}${l.authorized ? s.red(' (authorized)') : ''}`);
+        out.line(`${s.bold('Code files')}      ${code.join(', ') || 'none'}`);
         out.line(
-          `${s.bold('Review')}          ${s.yellow('not reviewed')}: ` +
+          `${s.bold('Model at')}        ${report.baseUrl ? s.red(e(report.baseUrl)) : "the provider's public API"}`,
+        );
+        out.line(
+          `${s.bold('Review')}          ${reviewed ? s.green('accepted') : s.yellow('not reviewed')}: ` +
             `content ${key.contentHash.slice(0, 16)}…, ` +
             `owner ${e(key.ownerDid ?? 'none')}`,
         );

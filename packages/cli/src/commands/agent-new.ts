@@ -2,6 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { CommandSpec } from '../command.js';
+import { loadOrCreateOwnerIdentity } from '../owner-identity.js';
 import { stringOption } from '../args.js';
 import { CliError } from '../cli-error.js';
 import { parseJsonFile, readInputFile } from '../read-input-file.js';
@@ -45,11 +46,11 @@ export const command: CommandSpec = {
       throw new CliError('CLI_FILE_EXISTS', `${file} already exists`, {
         hint: 'choose another file name; an agent file is never overwritten',
       });
-    const { createAdf, defaultAgentConfig, loadOrCreateIdentityKeys, provisionAgentIdentity } = await import(
-      '@trust/agent-runtime'
-    );
+    const { createAdf, defaultAgentConfig, loadOrCreateIdentityKeys, provisionAgentIdentity, signAdfContent } =
+      await import('@trust/agent-runtime');
     // Read (or create) the keys first: a bad key file stops here, before any agent file exists.
     const keys = loadOrCreateIdentityKeys(join(trustHome(io.env), 'identity-keys.json'));
+    const owner = await loadOrCreateOwnerIdentity(io.env);
     const name = stringOption(values, 'name') ?? basename(file).replace(/\.adf$/i, '');
     const template = stringOption(values, 'template') ?? 'default';
     let config: Record<string, unknown>;
@@ -89,7 +90,12 @@ export const command: CommandSpec = {
       throw e;
     }
     const created = adf.config();
-    adf.close();
+    try {
+      // The file is the owner's from the start: signed by them, so chat runs it without a review.
+      signAdfContent(adf, owner);
+    } finally {
+      adf.close();
+    }
     const restricted = created.tools.filter((t) => t.restricted === true).map((t) => t.name);
     out.result({ file, name: created.name, did, template, tools: created.tools.length, restricted });
     out.line(
