@@ -52,6 +52,11 @@ export interface ToolDefinition<A = Record<string, unknown>, R = unknown> {
    * asked to approve a call that would be refused anyway (sys_update_config on a guard path).
    */
   precheck?(args: A, adf: AdfFile): Deny | undefined;
+  /**
+   * For MCP tools: the configured server that registered the tool. The gate takes the server's
+   * flags (e.g. `restricted`) from this server, never from a name prefix. Undefined: not an MCP tool.
+   */
+  readonly mcpServer?: string;
 }
 
 /** A name → definition registry, one per runtime instance. */
@@ -75,8 +80,13 @@ export function createToolRegistry(tools: ReadonlyArray<ToolDefinition<never, un
     register(tool) {
       if (!/^[a-z][a-z0-9_]*$/.test(tool.name))
         throw new TrustError('TOOL_NAME_INVALID', `tool name "${tool.name}" must be lower snake_case`);
-      if (map.has(tool.name))
-        throw new TrustError('TOOL_ALREADY_REGISTERED', `tool "${tool.name}" is already registered`);
+      const had = map.get(tool.name);
+      if (had) {
+        const by = had.mcpServer !== undefined ? ` by MCP server ${had.mcpServer}` : '';
+        throw new TrustError('TOOL_ALREADY_REGISTERED', `tool "${tool.name}" is already registered${by}`, {
+          hint: 'tool names are unique per agent; rename the server or the tool',
+        });
+      }
       map.set(tool.name, tool as unknown as ToolDefinition);
     },
     get: (name) => map.get(name),
