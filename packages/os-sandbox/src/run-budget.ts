@@ -15,7 +15,7 @@ export interface RunBudget {
  * open-file and file-size limits apply to both alike.
  *
  * @example
- * runBudget({}, { timeoutMs: undefined, maxOutputBytes: undefined }, true); // { timeoutMs: Infinity, maxOutput: Infinity }
+ * runBudget({}, {}, true); // { timeoutMs: Infinity, maxOutput: Infinity }
  */
 export function runBudget(
   limits: { readonly timeMs?: number | undefined; readonly outputBytes?: number | undefined },

@@ -62,6 +62,11 @@ export interface ToolDefinition<A = Record<string, unknown>, R = unknown> {
 /** A name → definition registry, one per runtime instance. */
 export interface ToolRegistry {
   register(tool: ToolDefinition<never, unknown>): void;
+  /**
+   * Removes `tool` if it is the one registered under its name (an MCP server's tool that its
+   * server no longer lists). Returns whether it was removed; another tool of that name stays.
+   */
+  unregister?(tool: ToolDefinition<never, unknown>): boolean;
   get(name: string): ToolDefinition | undefined;
   has(name: string): boolean;
   list(): ToolDefinition[];
@@ -88,6 +93,10 @@ export function createToolRegistry(tools: ReadonlyArray<ToolDefinition<never, un
         });
       }
       map.set(tool.name, tool as unknown as ToolDefinition);
+    },
+    unregister(tool) {
+      if (map.get(tool.name) !== (tool as unknown)) return false;
+      return map.delete(tool.name);
     },
     get: (name) => map.get(name),
     has: (name) => map.has(name),
