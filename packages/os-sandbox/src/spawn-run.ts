@@ -199,8 +199,10 @@ export function createSpawner(ctx: SpawnContext) {
           capabilities: caps.toStrings(),
           degraded,
           cwd,
-          timeoutMs,
-          maxOutput,
+          // A service run has no budget: null (audit records are JSON, which has no Infinity).
+          timeoutMs: Number.isFinite(timeoutMs) ? timeoutMs : null,
+          maxOutput: Number.isFinite(maxOutput) ? maxOutput : null,
+          service: opts.service === true,
           placeholders: placeholders.length,
           prepared: child !== undefined,
         },
