@@ -176,8 +176,8 @@ export interface Agent {
   ): Promise<Array<{ server: string; placement: McpPlacement; tools: string[]; refusedEnv: readonly string[] }>>;
   /**
    * The live state of each MCP server {@link Agent.connectMcpServers} started, in config order:
-   * `connected` (ready), `failed` (given up, with the error code and message) or `disconnected`
-   * (starting, or degraded until its restart), each with its `health`: state, reason, stderr
+   * `connected` (ready), `failed` (degraded until its restart, or given up; with the code and message) or
+   * `disconnected` (starting), each with its `health`: state, reason, stderr
    * tail, restarts, and its tools with their risk. A server not listed was never started.
    */
   mcpStatus(): readonly McpServerLiveState[];

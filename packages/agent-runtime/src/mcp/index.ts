@@ -31,3 +31,5 @@ export { createMcpServers } from './mcp-servers.js';
 export type { McpServers, McpServersOptions, McpStarted } from './mcp-servers.js';
 export { mcpLiveState } from './mcp-live-state.js';
 export type { McpRefusedTool, McpServerHealth, McpServerLiveState, McpToolStatus } from './mcp-live-state.js';
+export { describeMcpServers } from './mcp-describe.js';
+export type { McpServerReport } from './mcp-describe.js';

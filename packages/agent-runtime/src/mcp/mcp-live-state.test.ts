@@ -27,7 +27,7 @@ describe('MCP live state', () => {
     [
       'degraded',
       { state: 'degraded', reason: { code: 'MCP_SERVER_EXITED', message: 'exited' } },
-      { kind: 'disconnected', message: 'degraded: a restart is scheduled (MCP_SERVER_EXITED: exited)' },
+      { kind: 'failed', code: 'MCP_SERVER_EXITED', message: 'exited (a restart is scheduled)' },
     ],
   ] as const)('%s', (_label, over, expected) => {
     const h = health(over as Partial<McpServerHealth>);

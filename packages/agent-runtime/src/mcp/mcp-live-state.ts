@@ -27,8 +27,9 @@ export interface McpServerHealth extends McpServiceHealth {
 }
 
 /**
- * One entry of `Agent.mcpStatus()`: `connected` (ready), `failed` (given up, with the code and
- * message) or `disconnected` (starting, or degraded while a restart is scheduled), each with the
+ * One entry of `Agent.mcpStatus()`: `connected` (ready), `failed` (degraded — its last start
+ * failed or it ended, and a restart is scheduled — or given up, with the code and message) or
+ * `disconnected` (starting), each with the
  * server's full {@link McpServerHealth}. Messages are the connector's and the server's text (untrusted).
  */
 export type McpServerLiveState =
@@ -56,7 +57,7 @@ export type McpServerLiveState =
 const STATE_TEXT: Record<McpHealthState, string> = {
   starting: 'starting',
   ready: 'ready',
-  degraded: 'degraded: a restart is scheduled',
+  degraded: 'degraded',
   failed: 'failed',
 };
 
@@ -70,12 +71,13 @@ export function mcpLiveState(health: McpServerHealth): McpServerLiveState {
   const { server } = health;
   if (health.state === 'ready')
     return { server, kind: 'connected', placement: health.placement ?? 'sandbox', tools: health.tools.length, health };
-  if (health.state === 'failed')
+  // degraded: its last start failed or it ended, and a restart is scheduled; failed: given up.
+  if (health.state === 'failed' || health.state === 'degraded')
     return {
       server,
       kind: 'failed',
       code: health.reason?.code ?? 'MCP_CONNECT_FAILED',
-      message: health.reason?.message ?? 'failed',
+      message: (health.reason?.message ?? 'failed') + (health.state === 'degraded' ? ' (a restart is scheduled)' : ''),
       health,
     };
   const why = health.reason ? ` (${health.reason.code}: ${health.reason.message})` : '';

@@ -152,7 +152,7 @@ export function startMcpService(options: McpServiceOptions): McpService {
     safeLog({
       level: 'error',
       origin: 'mcp',
-      event: 'mcp.degraded',
+      event: 'mcp.failed',
       target: name,
       message: `${message}; restart ${failures}/${maxAttempts} in ${delay} ms`,
     });
