@@ -5,7 +5,9 @@ import { createMcpLineReader } from './mcp-line-reader.js';
 const collect = (maxLineBytes?: number) => {
   const messages: JSONRPCMessage[] = [];
   const errors: Array<{ code: string; fatal: boolean }> = [];
+  // No time slicing here: these tests are about framing (slicing has its own test below).
   const reader = createMcpLineReader({
+    sliceMs: Number.POSITIVE_INFINITY,
     ...(maxLineBytes !== undefined ? { maxLineBytes } : {}),
     onMessage: (m) => messages.push(m),
     onError: (e, fatal) => errors.push({ code: e.code, fatal }),
@@ -60,5 +62,25 @@ describe('the bounded MCP line reader', () => {
       },
     });
     expect(() => reader.push(Buffer.from(`${line(1)}[[[[\n`))).not.toThrow();
+  });
+});
+
+describe('the line reader under a flood', () => {
+  it('parses a slice per turn of the event loop and says when it is busy', async () => {
+    const ids: number[] = [];
+    const busy: boolean[] = [];
+    const reader = createMcpLineReader({
+      sliceMs: 0,
+      onMessage: (m) => ids.push((m as { id: number }).id),
+      onError: () => undefined,
+      onBusy: (b) => busy.push(b),
+    });
+    reader.push(Buffer.from(line(1) + line(2) + line(3)));
+    expect(ids).toEqual([1]);
+    expect(busy).toEqual([true]);
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(ids).toEqual([1, 2, 3]);
+    expect(busy).toEqual([true, false]);
   });
 });

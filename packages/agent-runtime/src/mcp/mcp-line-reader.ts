@@ -2,6 +2,8 @@ import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { TrustError } from '@trust/core';
 
+const EMPTY = Buffer.alloc(0);
+
 /** The longest JSON-RPC line a server may send by default (8 MiB). */
 export const DEFAULT_MCP_MAX_LINE_BYTES = 8 * 1024 * 1024;
 
@@ -16,6 +18,13 @@ export interface McpLineReaderOptions {
    * should be restarted. Otherwise (a line that is no JSON-RPC) the line was skipped.
    */
   onError(error: TrustError, fatal: boolean): void;
+  /**
+   * Called with true when parsing was deferred to the next turn of the event loop (the caller
+   * should pause its source), and with false once the queue is drained. Messages are parsed for
+   * at most `sliceMs` (default 4 ms) per turn, so a flood of messages cannot hold the event loop.
+   */
+  onBusy?(busy: boolean): void;
+  readonly sliceMs?: number;
 }
 
 /** Feeds a server's stdout in; see {@link createMcpLineReader}. */
@@ -41,9 +50,40 @@ export interface McpLineReader {
  */
 export function createMcpLineReader(options: McpLineReaderOptions): McpLineReader {
   const max = options.maxLineBytes ?? DEFAULT_MCP_MAX_LINE_BYTES;
+  const slice = options.sliceMs ?? 4;
   let parts: Buffer[] = [];
   let size = 0;
   let stopped = false;
+  // Complete lines not yet parsed (at most what one paused source sent), and where the next one is.
+  let queue: Buffer[] = [];
+  let head = 0;
+  let busy = false;
+  let scheduled: NodeJS.Immediate | undefined;
+  const setBusy = (b: boolean): void => {
+    if (busy === b) return;
+    busy = b;
+    try {
+      options.onBusy?.(b);
+    } catch {
+      /* a caller's hook must not break the stream */
+    }
+  };
+  const work = (): void => {
+    scheduled = undefined;
+    const start = performance.now();
+    while (head < queue.length && !stopped) {
+      deliver(queue[head]!);
+      queue[head++] = EMPTY;
+      if (head < queue.length && performance.now() - start >= slice) {
+        setBusy(true);
+        scheduled = setImmediate(work);
+        return;
+      }
+    }
+    queue = [];
+    head = 0;
+    setBusy(false);
+  };
   const report = (e: TrustError, fatal: boolean): void => {
     try {
       options.onError(e, fatal);
@@ -82,6 +122,8 @@ export function createMcpLineReader(options: McpLineReaderOptions): McpLineReade
     stopped = true;
     parts = [];
     size = 0;
+    queue = [];
+    head = 0;
     report(
       new TrustError('MCP_LINE_TOO_LONG', `the server sent a line longer than ${max} bytes; the server is restarted`, {
         hint: 'a server must keep each JSON-RPC message under the line limit (maxLineBytes)',
@@ -102,7 +144,7 @@ export function createMcpLineReader(options: McpLineReaderOptions): McpLineReade
             parts.push(chunk.subarray(start));
             size += rest;
           }
-          return;
+          break;
         }
         if (size + (nl - start) > max) return tooLong();
         const piece = chunk.subarray(start, nl);
@@ -110,13 +152,18 @@ export function createMcpLineReader(options: McpLineReaderOptions): McpLineReade
         parts = [];
         size = 0;
         start = nl + 1;
-        deliver(line);
+        queue.push(line);
       }
+      if (scheduled === undefined) work();
     },
     clear() {
       stopped = true;
       parts = [];
       size = 0;
+      queue = [];
+      head = 0;
+      if (scheduled !== undefined) clearImmediate(scheduled);
+      scheduled = undefined;
     },
     pending: () => size,
   };

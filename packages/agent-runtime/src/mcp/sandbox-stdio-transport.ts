@@ -68,6 +68,8 @@ export class SandboxStdioTransport implements Transport {
     const reader = createMcpLineReader({
       ...(this.options.maxLineBytes !== undefined ? { maxLineBytes: this.options.maxLineBytes } : {}),
       onMessage: (m) => this.onmessage?.(m),
+      // A flood is parsed a few ms per turn; meanwhile stdout is paused, so the pipe holds the rest.
+      onBusy: (busy) => (busy ? p.stdout.pause() : p.stdout.resume()),
       onError: (e, fatal) => {
         if (fatal) {
           this.fault = e;
