@@ -343,6 +343,23 @@ export const agentInspectSchema = successSchema(
       triggers: z.array(z.object({ type: z.string(), scope: z.string(), lambda: z.string().optional() }).strict()),
       codeExecution: z.record(z.string(), z.unknown()),
       mcpServers: z.array(z.string()),
+      mcp: z.array(
+        z
+          .object({
+            name: z.string(),
+            transport: z.enum(['stdio', 'http']),
+            target: z.string(),
+            grants: z.array(z.string()),
+            network: z.enum(['none', 'egress-policy']),
+            restricted: z.boolean(),
+            tools: z.array(z.object({ name: z.string(), risk: z.enum(['disabled', 'approval', 'runs']) }).strict()),
+            lastSeen: z
+              .object({ event: z.string(), level: z.string(), message: z.string(), at: z.string() })
+              .strict()
+              .nullable(),
+          })
+          .strict(),
+      ),
       pendingApprovals: z.array(z.object({ id: z.string(), tool: z.string() }).strict()),
       audit: z
         .object({ ok: z.boolean(), count: z.number().int().optional(), brokenAt: z.number().int().optional() })

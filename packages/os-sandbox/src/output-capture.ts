@@ -32,7 +32,12 @@ export function capOutput(source: Readable | null, limit: number): CappedOutput 
       const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
       if (piece.length < chunk.length) cut = true;
       kept += piece.length;
-      out.write(piece);
+      // Without a cap (a service run, whose reader consumes as it goes) a reader that pauses holds
+      // the process back: the pipe fills and the server waits, instead of this buffer growing.
+      if (!out.write(piece) && limit === Infinity) {
+        source.pause();
+        out.once('drain', () => source.resume());
+      }
     });
     source.on('end', () => out.end());
     source.on('error', (err) => out.destroy(err));

@@ -65,10 +65,13 @@ export function superviseRun(run: SupervisedRun): SandboxProcess {
     forceTimer ??= setTimeout(forceKill, FORCE_KILL_AFTER_MS);
     forceTimer.unref();
   };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    killTree();
-  }, run.timeoutMs);
+  // A service run (no wall-clock budget) has no timer: setTimeout would fire an Infinity at once.
+  const timer = Number.isFinite(run.timeoutMs)
+    ? setTimeout(() => {
+        timedOut = true;
+        killTree();
+      }, run.timeoutMs)
+    : undefined;
   const onAbort = (): void => killTree();
   abort?.addEventListener('abort', onAbort, { once: true });
   if (abort?.aborted) killTree();

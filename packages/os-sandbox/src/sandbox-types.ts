@@ -94,6 +94,13 @@ export interface SpawnOptions {
   readonly maxOutputBytes?: number;
   /** Aborting kills the whole run. */
   readonly signal?: AbortSignal;
+  /**
+   * A long-lived service (e.g. an MCP server that bounds each message itself): no default
+   * wall-clock limit and no default output cap; the policy's explicit `limits.timeMs` and
+   * `limits.outputBytes` and this spawn's `timeoutMs`/`maxOutputBytes` still apply, and so do the
+   * memory, process and file limits. Undefined/false: an ordinary run (60 s, 1 MiB by default).
+   */
+  readonly service?: boolean;
 }
 
 /** How a run ended. */

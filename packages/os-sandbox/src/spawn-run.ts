@@ -9,8 +9,8 @@ import type { Launched } from './launched.js';
 import type { createLinuxPlanner } from './linux-run.js';
 import { proxyEnv } from './network.js';
 import type { createPlaceholderKeeper } from './placeholders.js';
-import { DEFAULT_OUTPUT_BYTES, DEFAULT_TIME_MS } from './policy.js';
 import type { PreparedRuns } from './prepared-runs.js';
+import { runBudget } from './run-budget.js';
 import { superviseRun } from './run-handle.js';
 import type { RunServer } from './run-server.js';
 import type { RunSlots } from './run-slots.js';
@@ -125,8 +125,7 @@ export function createSpawner(ctx: SpawnContext) {
         ...(proxyPort !== undefined ? { proxy: proxyEnv(proxyPort) } : {}),
       });
 
-      const timeoutMs = Math.min(request.timeoutMs ?? Infinity, policy.limits.timeMs ?? DEFAULT_TIME_MS);
-      const maxOutput = Math.min(request.maxOutputBytes ?? Infinity, policy.limits.outputBytes ?? DEFAULT_OUTPUT_BYTES);
+      const { timeoutMs, maxOutput } = runBudget(policy.limits, request, opts.service === true);
       const firstRw = caps.fsGrants.find((g) => g.mode === 'rw')?.path;
       const cwd = request.cwd ?? firstRw ?? home;
       if (cwd !== home && caps.fsGrant(cwd).access === 'none') {
@@ -200,8 +199,10 @@ export function createSpawner(ctx: SpawnContext) {
           capabilities: caps.toStrings(),
           degraded,
           cwd,
-          timeoutMs,
-          maxOutput,
+          // A service run has no budget: null (audit records are JSON, which has no Infinity).
+          timeoutMs: Number.isFinite(timeoutMs) ? timeoutMs : null,
+          maxOutput: Number.isFinite(maxOutput) ? maxOutput : null,
+          service: opts.service === true,
           placeholders: placeholders.length,
           prepared: child !== undefined,
         },

