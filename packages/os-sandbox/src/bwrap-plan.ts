@@ -231,6 +231,14 @@ function launcherMissing(): TrustError {
 }
 
 export const fact = (facts: HostFacts, path: string): PathFact => facts.paths[path] ?? { kind: 'missing' };
+const denySymlink = (path: string) =>
+  new TrustError(
+    'SANDBOX_GRANT_SYMLINK',
+    `the deny entry fs:none:${path} is a symlink; a mount would land on its target`,
+    {
+      hint: `name the real path in "fs:none:..." (or remove the symlink at ${path})`,
+    },
+  );
 const within = (root: string, path: string): boolean => root === '/' || path === root || path.startsWith(`${root}/`);
 export const depthSort = (a: string, b: string): number =>
   a.split('/').length - b.split('/').length || a.localeCompare(b);
@@ -349,9 +357,12 @@ export function planBwrap(
     );
   }
 
-  // Grants, parents before children. A sensitive root strictly inside a grant is hidden again
-  // after that grant, and grants inside it are re-applied on top.
-  const grants = [...caps.fsGrants].sort((x, y) => depthSort(x.path, y.path));
+  // Grants, parents before children, so the most specific entry wins. A sensitive root strictly
+  // inside a grant is hidden again after that grant, and grants inside it are re-applied on top;
+  // a deny entry on a directory (fs:none) is hidden the same way (an empty, read-only tmpfs, with
+  // the grants inside it re-applied), a deny entry on a file is covered by an empty file last.
+  const entries = [...caps.fsGrants].sort((x, y) => depthSort(x.path, y.path));
+  const grants = entries.filter((g) => g.mode !== 'none') as { mode: 'ro' | 'rw'; path: string }[];
   const sensitive = [
     ...SENSITIVE_ROOTS.filter((r) => r !== '/run' && r !== '/var/run'),
     ...(ctx.facts.home ? [ctx.facts.home] : []),
@@ -359,6 +370,14 @@ export function planBwrap(
   const hideAfter = new Set<string>();
   for (const g of grants) {
     for (const s of sensitive) if (s !== g.path && within(g.path, s)) hideAfter.add(s);
+  }
+  const deniedFiles: string[] = [];
+  for (const d of entries) {
+    if (d.mode !== 'none') continue;
+    const f = fact(ctx.facts, d.path);
+    if (f.kind === 'symlink') throw denySymlink(d.path);
+    if (f.kind === 'dir') hideAfter.add(d.path);
+    else if (f.kind !== 'missing') deniedFiles.push(d.path); // missing: nothing to hide at spawn
   }
   const mountGrant = (g: { mode: 'ro' | 'rw'; path: string }): void => {
     a.push(g.mode === 'rw' ? '--bind' : '--ro-bind', g.path, g.path);
@@ -370,6 +389,7 @@ export function planBwrap(
     for (const g of grants) if (g.path !== s && within(s, g.path)) mountGrant(g);
     a.push('--remount-ro', s);
   }
+  for (const file of deniedFiles) a.push('--ro-bind', ctx.empty.file, file);
 
   // Protected paths inside writable roots: bwrap options, or pins for the launcher.
   const { placeholders, pins, options: protectOptions, overlays } = planProtected(policy, ctx, grants);

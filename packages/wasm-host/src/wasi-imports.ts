@@ -105,7 +105,7 @@ export function buildWasiImports(
 
   const IoError = wasi.io.error.Error;
   // trust's own wasi:filesystem: guest paths resolve beneath the descriptors pinned at load
-  const fs = createGuestFilesystem(plan.preopens, { InputStream, OutputStream, IoError, ready });
+  const fs = createGuestFilesystem(plan.preopens, { InputStream, OutputStream, IoError, ready }, new Map(plan.fsRoots));
 
   const env = plan.env.map(([k, v]) => [k, v] as [string, string]);
   const args = [...plan.args];
