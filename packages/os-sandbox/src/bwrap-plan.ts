@@ -244,6 +244,29 @@ export const depthSort = (a: string, b: string): number =>
   a.split('/').length - b.split('/').length || a.localeCompare(b);
 
 /**
+ * The writable directories between an outer fs entry and a nested one (`/a/x` for `fs:rw:/a` with
+ * `fs:none:/a/x/s`). Each is bound over itself so that it is a mount point (rename and rmdir get
+ * EBUSY): a run that could rename it away and put a decoy in its place would move the next run's
+ * nested entry onto the decoy (a deny entry then hiding the decoy, the real directory visible
+ * under the new name).
+ */
+function pinnedBetween(policy: SandboxPolicy): string[] {
+  const caps = policy.capabilities;
+  const entries = new Set(caps.fsGrants.map((g) => g.path));
+  const out = new Set<string>();
+  for (const e of caps.fsGrants) {
+    const segs = e.path.split('/');
+    for (let i = 2; i < segs.length; i++) {
+      const p = segs.slice(0, i).join('/');
+      if (entries.has(p)) continue;
+      const inside = caps.fsGrants.some((o) => o.path !== p && within(o.path, p));
+      if (inside && caps.fsGrant(p).access === 'rw') out.add(p);
+    }
+  }
+  return [...out];
+}
+
+/**
  * The host paths whose facts a Linux plan for `policy` reads.
  *
  * @example
@@ -257,6 +280,7 @@ export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): stri
     ...policy.unixSockets,
     ...(home ? [home] : []),
   ];
+  out.push(...pinnedBetween(policy));
   for (const g of policy.capabilities.fsGrants) {
     out.push(g.path);
     if (g.mode !== 'rw') continue;
@@ -362,7 +386,13 @@ export function planBwrap(
   // a deny entry on a directory (fs:none) is hidden the same way (an empty, read-only tmpfs, with
   // the grants inside it re-applied), a deny entry on a file is covered by an empty file last.
   const entries = [...caps.fsGrants].sort((x, y) => depthSort(x.path, y.path));
-  const grants = entries.filter((g) => g.mode !== 'none') as { mode: 'ro' | 'rw'; path: string }[];
+  const between = pinnedBetween(policy)
+    .filter((p) => fact(ctx.facts, p).kind === 'dir')
+    .map((path) => ({ mode: 'rw' as const, path }));
+  const grants = [
+    ...(entries.filter((g) => g.mode !== 'none') as { mode: 'ro' | 'rw'; path: string }[]),
+    ...between,
+  ].sort((x, y) => depthSort(x.path, y.path));
   const sensitive = [
     ...SENSITIVE_ROOTS.filter((r) => r !== '/run' && r !== '/var/run'),
     ...(ctx.facts.home ? [ctx.facts.home] : []),
@@ -392,7 +422,16 @@ export function planBwrap(
   for (const file of deniedFiles) a.push('--ro-bind', ctx.empty.file, file);
 
   // Protected paths inside writable roots: bwrap options, or pins for the launcher.
-  const { placeholders, pins, options: protectOptions, overlays } = planProtected(policy, ctx, grants);
+  const {
+    placeholders,
+    pins,
+    options: protectOptions,
+    overlays,
+  } = planProtected(
+    policy,
+    ctx,
+    grants.filter((g) => !between.some((b) => b.path === g.path)),
+  );
   a.push(...protectOptions);
 
   for (const hidden of [...policy.hiddenPaths].sort(depthSort)) {

@@ -1,6 +1,6 @@
 import type { CapabilitySet } from '@trust/core';
 import { wasmError } from './errors.js';
-import type { EntryMode } from './fs/grant-roots.js';
+import type { RootMode } from './fs/grant-roots.js';
 
 /** One directory the guest sees, at the same path as on the host, pinned by descriptor at load. */
 export interface PreopenPlan {
@@ -27,7 +27,7 @@ export interface ImportPlan {
    * path reached through an outer preopen takes the rights of the innermost entry it passes.
    * `[]` when no entry lies inside another.
    */
-  readonly fsRoots: readonly (readonly [string, EntryMode])[];
+  readonly fsRoots: readonly (readonly [string, RootMode])[];
   /** `capture` hands output to the host (labelled with the plugin id); `discard` drops it. */
   readonly stdout: 'capture' | 'discard';
   readonly stderr: 'capture' | 'discard';
@@ -56,7 +56,7 @@ export function planImports(input: {
   args?: readonly string[];
   pinnedDirs?: readonly { readonly path: string; readonly fd: number }[];
   skippedDirs?: readonly { readonly path: string }[];
-  fsRoots?: ReadonlyMap<string, EntryMode>;
+  fsRoots?: ReadonlyMap<string, RootMode>;
   brokeredNetwork: boolean;
 }): ImportPlan {
   const { caps } = input;

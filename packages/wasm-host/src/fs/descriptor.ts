@@ -247,7 +247,7 @@ export function createDescriptorClass(table: FdTable, deps: StreamDeps, roots: G
           // and after it, on what was opened: a nested entry swapped in meanwhile is judged as itself
           const entry = end.name === undefined ? undefined : rootOfFd(roots, fd);
           if (entry === 'none') throw 'access';
-          const mode = entry ?? end.mode;
+          const mode = entry === undefined || entry === 'keep' ? end.mode : entry;
           if (writes && mode !== 'rw') throw 'read-only';
           return Descriptor.wrap(ref, type, mode, { ...f }, false);
         } catch (e) {

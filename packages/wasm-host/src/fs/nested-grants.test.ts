@@ -188,3 +188,30 @@ describe('deny entries (fs:none)', () => {
     expect(text(open(outer, 'pub/x.txt'))).toBe('x');
   });
 });
+
+describe('the directories between an outer entry and a nested one', () => {
+  const a = join(tmp.dir, 'between');
+  mkdirSync(join(a, 'x', 'y', 'secrets'), { recursive: true });
+  writeFileSync(join(a, 'x', 'y', 'secrets', 'key'), 'SECRET');
+  writeFileSync(join(a, 'x', 'y', 'free.txt'), 'free');
+  const fs = guestFs([
+    { mode: 'rw', path: a },
+    { mode: 'none', path: join(a, 'x', 'y', 'secrets') },
+  ]);
+  afterAll(fs.dispose);
+  const outer = fs.dir(a);
+
+  it('cannot be renamed or replaced (a decoy there would take the deny entry at the next load)', () => {
+    expect(codeOf(() => outer.renameAt!('x', outer, 'moved'))).toBe('busy');
+    expect(codeOf(() => outer.renameAt!('x/y', outer, 'moved'))).toBe('busy');
+    mkdirSync(join(a, 'decoy'));
+    expect(codeOf(() => outer.renameAt!('decoy', outer, 'x'))).toBe('busy');
+    expect(existsSync(join(a, 'x', 'y', 'secrets', 'key'))).toBe(true);
+  });
+
+  it('keep the rights of their surroundings', () => {
+    write(outer, 'x/y/new.txt', 'new');
+    expect(text(open(outer, 'x/y/free.txt'))).toBe('free');
+    expect(codeOf(() => open(outer, 'x/y/secrets/key'))).toBe('access');
+  });
+});

@@ -49,7 +49,7 @@ export function checkEnd(end: WalkEnd, need: Need): void {
   if (entry === 'none') throw 'access';
   if (need === 'read') return;
   if (need === 'write') {
-    if ((entry ?? end.mode) !== 'rw') throw 'read-only';
+    if ((entry === undefined || entry === 'keep' ? end.mode : entry) !== 'rw') throw 'read-only';
     return;
   }
   if (end.mode !== 'rw') throw 'read-only';

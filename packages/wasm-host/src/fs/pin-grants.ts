@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, lstatSync, openSync } from 'node:fs';
 import { isPathWithin, type FsGrantEntry } from '@trust/core';
 import { wasmError } from '../errors.js';
-import { identityOf, type EntryMode, type GrantRoots } from './grant-roots.js';
+import { identityOf, type EntryMode, type GrantRoots, type RootMode } from './grant-roots.js';
 import { fdPath, OPEN, procFdUnavailable } from './proc-fd.js';
 
 /** `O_PATH`: a handle to hold and stat, not to read (a deny entry is never given to the guest). */
@@ -56,7 +56,9 @@ export function pinGrantDirs(
 ): { dirs: PinnedDir[]; skipped: SkippedGrant[]; roots: GrantRoots; close(): void } {
   const dirs: PinnedDir[] = [];
   const skipped: SkippedGrant[] = [];
-  const roots = new Map<string, EntryMode>();
+  const roots = new Map<string, RootMode>();
+  // the directories walked through on the way to each entry, by path (see RootMode's `keep`)
+  const between = new Map<string, string>();
   const close = () => {
     for (const d of dirs.splice(0)) closeSync(d.fd);
   };
@@ -72,7 +74,9 @@ export function pinGrantDirs(
       });
     }
     for (const g of grants) {
-      const opened = openBeneathRoot(root, g.path, g.mode === 'none');
+      const opened = openBeneathRoot(root, g.path, g.mode === 'none', (path, fd) => {
+        if (!between.has(path)) between.set(path, identityOf(fstatSync(fd, { bigint: true })));
+      });
       if (typeof opened === 'string') {
         skipped.push({ path: g.path, mode: g.mode, reason: opened });
         continue;
@@ -82,8 +86,13 @@ export function pinGrantDirs(
       if (g.mode !== 'none') check?.(dir);
     }
     for (const d of dirs) {
-      const nested = dirs.some((o) => o !== d && isPathWithin(o.path, d.path));
-      if (nested) roots.set(identityOf(fstatSync(d.fd, { bigint: true })), d.mode);
+      const outer = dirs.filter((o) => o !== d && isPathWithin(o.path, d.path));
+      if (outer.length === 0) continue;
+      roots.set(identityOf(fstatSync(d.fd, { bigint: true })), d.mode);
+      for (const [path, id] of between) {
+        const inside = outer.some((o) => o.path !== path && isPathWithin(o.path, path));
+        if (inside && isPathWithin(path, d.path) && !roots.has(id)) roots.set(id, 'keep');
+      }
     }
   } catch (e) {
     close();
@@ -95,7 +104,12 @@ export function pinGrantDirs(
 }
 
 /** The descriptor of `path`, or why it was skipped (it, or a directory on its way, is missing). */
-function openBeneathRoot(root: number, path: string, any: boolean): number | string {
+function openBeneathRoot(
+  root: number,
+  path: string,
+  any: boolean,
+  onBetween: (path: string, fd: number) => void,
+): number | string {
   const segs = path.split('/').slice(1);
   let cur = root;
   let walked = '';
@@ -115,6 +129,7 @@ function openBeneathRoot(root: number, path: string, any: boolean): number | str
       if (cur !== root) closeSync(cur);
       cur = next;
       walked += `/${seg}`;
+      if (!last) onBetween(walked, cur);
     }
   } catch (e) {
     if (cur !== root) closeSync(cur);

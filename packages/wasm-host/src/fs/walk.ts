@@ -1,6 +1,6 @@
 import { closeSync, openSync, readlinkSync } from 'node:fs';
 import { toErrorCode } from './fs-error.js';
-import { rootOfFd, rootOfName, type EntryMode, type WalkScope } from './grant-roots.js';
+import { rootOfFd, rootOfName, type RootMode, type WalkScope } from './grant-roots.js';
 import { fdPath, OPEN } from './proc-fd.js';
 
 /** Symlinks followed in one walk before the guest gets `loop` (Linux's own limit is 40). */
@@ -24,7 +24,7 @@ export interface WalkEnd {
    */
   readonly mode: 'ro' | 'rw';
   /** The nested entry the final name itself is (`undefined` when none, or when `name` is). */
-  finalRoot(): EntryMode | undefined;
+  finalRoot(): RootMode | undefined;
   /** The guest path ended in `/`: the final component must be a directory. */
   readonly mustBeDir: boolean;
   /**
@@ -87,7 +87,7 @@ export function walkBeneath(base: number, path: string, followFinal: boolean, sc
     }
   };
   const push = (fd: number) => {
-    let entry: EntryMode | undefined;
+    let entry: RootMode | undefined;
     try {
       entry = rootOfFd(scope.roots, fd);
     } catch (e) {
@@ -99,7 +99,7 @@ export function walkBeneath(base: number, path: string, followFinal: boolean, sc
       throw 'access';
     }
     stack.push(fd);
-    modes.push(entry ?? (modes[modes.length - 1] as 'ro' | 'rw'));
+    modes.push(entry === undefined || entry === 'keep' ? (modes[modes.length - 1] as 'ro' | 'rw') : entry);
   };
   const expand = (target: string, rest: string[]): string[] => {
     if (++links > MAX_LINKS) throw 'loop';
