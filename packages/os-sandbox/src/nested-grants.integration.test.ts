@@ -3,14 +3,15 @@
 // readable project, deny entries inside a writable root) and its reverse, with renames across the
 // boundary and a symlink planted to reach a hidden path.
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from './sandbox.js';
 import { freshDir, runIn } from './test-helpers.js';
 
-async function sh(capabilities: string[], script: string) {
+async function sh(capabilities: string[], script: string, unixSockets: string[] = []) {
   const sb = await createSandbox(
-    { v: 1, capabilities: [...capabilities, 'stdout', 'stderr'] },
+    { v: 1, capabilities: [...capabilities, 'stdout', 'stderr'], unixSockets },
     { env: { PATH: '/usr/bin:/bin' } },
   );
   try {
@@ -140,5 +141,32 @@ describe('deny entries (bubblewrap)', () => {
     expect(readFileSync(join(w, 'x', 'deep', 'key'), 'utf8')).toBe('SECRET');
     expect(readFileSync(join(w, 'secrets', 'key'), 'utf8')).toBe('SECRET');
     expect(readFileSync(join(w, '.env'), 'utf8')).toBe('TOKEN=1');
+  });
+});
+
+describe('nested entries under the overlays a unix-socket policy uses (bubblewrap)', () => {
+  it('a deny entry and a writable root inside a read-only grant hold when read-only roots are overlaid', async () => {
+    const repo = freshDir('trust-nested-sock-');
+    mkdirSync(join(repo, 'dist'));
+    writeFileSync(join(repo, '.env'), 'TOKEN=1');
+    writeFileSync(join(repo, 'src.txt'), 'src');
+    const sock = join(freshDir('trust-nested-sockdir-'), 's.sock');
+    const server = createServer((c) => c.end('hi')).listen(sock);
+    await new Promise((ok) => server.once('listening', ok));
+    try {
+      const r = await sh(
+        [`fs:ro:${repo}`, `fs:rw:${repo}/dist`, `fs:none:${repo}/.env`],
+        [
+          tryIt('read .env', `grep -q TOKEN ${repo}/.env`),
+          tryIt('write dist', `echo built > ${repo}/dist/a.js`),
+          tryIt('write src', `echo x > ${repo}/src.txt`),
+        ].join('; '),
+        [sock],
+      );
+      expect(r.stdout.split('\n'), r.stderr).toEqual(['read .env refused', 'write dist ok', 'write src refused', '']);
+      expect(readFileSync(join(repo, 'dist', 'a.js'), 'utf8')).toBe('built\n');
+    } finally {
+      server.close();
+    }
   });
 });
