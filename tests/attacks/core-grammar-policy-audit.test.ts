@@ -123,7 +123,7 @@ describe('attack: capability grammar smuggling', () => {
 });
 
 describe('attack: fs grant prefix confusion and traversal', () => {
-  // Nested grants are refused at parse (CAPABILITY_FS_OVERLAP), so the rw cache is a sibling.
+  // Siblings here; nested grants (the most specific wins) are pinned in capability-parse.test.ts.
   const set = parseCapabilities(['fs:ro:/data', 'fs:rw:/cache', 'fs:ro:/etc/certs']);
   it.each([
     '/database',

@@ -2,7 +2,16 @@
 // /proc and /dev views, abstract and IPv6 loopback sockets, argv/cwd/env injection, and a
 // double-forked daemon that tries to outlive the timeout. Fails (never skips) without bwrap.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,20 +174,32 @@ describe('attack: sandbox escapes (bubblewrap)', () => {
   });
 
   it(
-    'a read-only grant nested in a writable one is refused before any run ' +
-      '(the rename-then-symlink swap has nothing to aim at)',
+    'a read-only grant nested in a writable one cannot be renamed away and replaced by a symlink ' +
+      '(directly or through the directory above it), so the next run binds the real directory',
     async () => {
-      // Nested grants were accepted once; a run could then rename the read-only subdirectory away and
-      // put a symlink in its place for the next run's bind to follow. The grammar now refuses overlap.
+      // Nested grants were accepted once and then refused: a run could rename the read-only
+      // subdirectory away and put a symlink in its place for the next run's bind to follow. Now every
+      // nested entry, and every writable directory between it and the outer grant, is a mount point.
       const root = realpathSync(mkdtempSync(join(tmpdir(), 'trust-attack-nested-')));
       try {
         mkdirSync(join(root, 'ro'));
-        await expect(
-          createSandbox({ v: 1, capabilities: [`fs:rw:${root}`, `fs:ro:${root}/ro`, 'stdout'] }),
-        ).rejects.toMatchObject({
-          code: expect.toBeTrustCode('SANDBOX_POLICY_INVALID'),
-          message: expect.stringMatching(/nested grants are not allowed/),
-        });
+        mkdirSync(join(root, 'x', 'deep'), { recursive: true });
+        const caps = [`fs:rw:${root}`, `fs:ro:${root}/ro`, `fs:ro:${root}/x/deep`, 'stdout', 'stderr'];
+        const sb = await createSandbox({ v: 1, capabilities: caps }, { env: { PATH: '/usr/bin:/bin' } });
+        try {
+          const p = await sb.spawn([
+            '/bin/sh',
+            '-c',
+            `mv ${root}/ro ${root}/ro2 2>/dev/null && ln -s /etc ${root}/ro; ` +
+              `mv ${root}/x ${root}/x2 2>/dev/null && mkdir ${root}/x && ln -s /etc ${root}/x/deep; echo done`,
+          ]);
+          expect((await p.exit).code).toBe(0);
+        } finally {
+          await sb.close();
+        }
+        expect(lstatSync(join(root, 'ro')).isDirectory()).toBe(true);
+        expect(lstatSync(join(root, 'x', 'deep')).isDirectory()).toBe(true);
+        expect(existsSync(join(root, 'ro2')) || existsSync(join(root, 'x2'))).toBe(false);
       } finally {
         rmSync(root, { recursive: true, force: true });
       }

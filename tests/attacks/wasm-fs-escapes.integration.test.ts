@@ -1,8 +1,8 @@
 // Filesystem escapes against @trust/wasm-host with real jco guests (the componentize-js probe in
-// worker threads): symlink swaps raced by a second plugin and by a host process, the nested-grant
-// rename attack, rename-then-symlink inside one grant, every mutating call under fs:ro, symlink
-// creation, and an ordinary guest that must keep working. Linux only (fs grants need
-// /proc/self/fd); fails, never skips, when the fixture cannot be built.
+// worker threads): symlink swaps raced by a second plugin and by a host process, nested grants and
+// deny entries (through .., renamed, and raced by host renames), rename-then-symlink inside one
+// grant, every mutating call under fs:ro, symlink creation, and an ordinary guest that must keep
+// working. Linux only (fs grants need /proc/self/fd); fails, never skips, when the fixture cannot be built.
 import { execFileSync, spawn } from 'node:child_process';
 import {
   existsSync,
@@ -136,16 +136,73 @@ describe('attack: symlink swap raced against reads and writes', () => {
   });
 });
 
-describe('attack: nested grants and rename-then-symlink', () => {
-  it('a grant inside another grant is refused at parse', async () => {
-    const dir = fresh('nested');
+describe('attack: nested grants, deny entries and rename-then-symlink', () => {
+  it('fs:rw:<d> with fs:ro:<d>/ro: the outer preopen cannot write the inner grant, by .. or renamed', async () => {
+    const dir = fresh('nested-rw', { 'free.txt': 'free' });
+    const ro = fresh('nested-rw/ro', { 'locked.txt': 'locked' });
     mkdirSync(join(dir, 'sub'));
-    const err = await load([`fs:rw:${dir}`, `fs:ro:${dir}/sub`], 'nested').then(
-      () => undefined,
-      (e: { code: string; problems: { code: string }[] }) => e,
-    );
-    expect(err?.code).toBeTrustCode('WASM_CAPABILITY_INVALID');
-    expect(err?.problems.map((p) => p.code)).toContain('CAPABILITY_FS_OVERLAP');
+    const p = await load([`fs:rw:${dir}`, `fs:ro:${ro}`], 'nested-rw');
+    expect(await run(p, 'preopens')).toBe(`${dir},${ro}`);
+    // the probe picks the longest preopen whose path prefixes the string: "sub/../ro" goes through the outer one
+    expect(await run(p, 'write', `${join(dir, 'sub')}/../ro/locked.txt\npwned`)).toBe('ERROR: read-only');
+    expect(await run(p, 'write', `${join(dir, 'sub')}/../ro/new.txt\npwned`)).toBe('ERROR: read-only');
+    expect(await run(p, 'rename', `${dir}/sub/../ro\n${join(dir, 'moved')}`)).toBe('ERROR: busy');
+    expect(await run(p, 'write', `${join(dir, 'sub')}/../free.txt\nmine`)).toBe('ok');
+    expect(await run(p, 'read', `${join(dir, 'sub')}/../ro/locked.txt`)).toBe('locked');
+    expect(readFileSync(join(ro, 'locked.txt'), 'utf8')).toBe('locked');
+    expect(readdirSync(ro)).toEqual(['locked.txt']);
+  });
+
+  it('fs:ro:<d> with fs:rw:<d>/dist: writable inside readable, reached through the outer preopen too', async () => {
+    const dir = fresh('nested-ro', { 'src.txt': 'src' });
+    const dist = fresh('nested-ro/dist');
+    mkdirSync(join(dir, 'sub'));
+    const p = await load([`fs:ro:${dir}`, `fs:rw:${dist}`], 'nested-ro');
+    expect(await run(p, 'write', `${join(dist, 'a.js')}\nbuilt`)).toBe('ok');
+    expect(await run(p, 'write', `${join(dir, 'sub')}/../dist/b.js\nbuilt`)).toBe('ok');
+    expect(await run(p, 'write', `${join(dir, 'sub')}/../src.txt\npwned`)).toBe('ERROR: read-only');
+    // through the inner preopen, .. never climbs into the outer grant
+    expect(await run(p, 'write', `${join(dir, 'dist')}/../src.txt\npwned`)).toBe('ERROR: not-permitted');
+    expect(readFileSync(join(dist, 'b.js'), 'utf8')).toBe('built');
+    expect(readFileSync(join(dir, 'src.txt'), 'utf8')).toBe('src');
+  });
+
+  it('fs:none hides a directory from every path; a missing grant is skipped with a warning', async () => {
+    const dir = fresh('deny-w');
+    const secrets = fresh('deny-w/secrets', { 'key.txt': SECRET });
+    const missing = join(tmp, 'no-such-dir');
+    const p = await load([`fs:rw:${dir}`, `fs:none:${secrets}`, `fs:ro:${missing}`], 'deny-w');
+    expect(await run(p, 'preopens')).toBe(dir);
+    expect(p.warnings.map((w) => [w.code, w.path])).toEqual([['WASM_FS_GRANT_MISSING', `fs:ro:${missing}`]]);
+    expect(await run(p, 'read', join(secrets, 'key.txt'))).toBe('ERROR: access');
+    expect(await run(p, 'ls', secrets)).toBe('ERROR: access');
+    expect(await run(p, 'rename', `${secrets}\n${join(dir, 'open')}`)).toBe('ERROR: access');
+    expect(await run(p, 'read', join(missing, 'x'))).toBe('ERROR: no-preopen');
+    expect(await run(p, 'write', `${join(dir, 'mine.txt')}\nok`)).toBe('ok');
+  });
+
+  it('10,000 outer-preopen writes while the host swaps the ro grant under their name: none lands', async () => {
+    const dir = fresh('nested-race');
+    const ro = fresh('nested-race/ro', { 'locked.txt': 'locked' });
+    fresh('nested-race/other');
+    const p = await load([`fs:rw:${dir}`, `fs:ro:${ro}`], 'nested-race');
+    // "other" alternates between a plain directory and the read-only grant (renamed by the host)
+    const script = `const fs = require('fs'); const d = ${JSON.stringify(dir)};
+      for (;;) { fs.renameSync(d + '/other', d + '/tmp'); fs.renameSync(d + '/ro', d + '/other');
+        fs.renameSync(d + '/other', d + '/ro'); fs.renameSync(d + '/tmp', d + '/other'); }`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    let tally: Record<string, number>;
+    try {
+      tally = JSON.parse(await run(p, 'write-many', `${join(dir, 'other', 'x.txt')}\n10000\npwned`));
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(total(tally)).toBe(10_000);
+    expect(tally.ok, JSON.stringify(tally)).toBeGreaterThan(0);
+    // wherever the host left it, the read-only grant's directory holds only its own file
+    const held = ['ro', 'other', 'tmp'].map((n) => join(dir, n)).filter((d) => existsSync(join(d, 'locked.txt')));
+    expect(held).toHaveLength(1);
+    expect(readdirSync(held[0] as string)).toEqual(['locked.txt']);
   });
 
   it('inside one rw grant, renaming a directory away and linking its name outside reaches nothing', async () => {

@@ -237,6 +237,16 @@ export const packageInspectSchema = successSchema(
     .object({
       package: z.string(),
       capabilities: z.array(z.object({ capability: z.string(), risk: z.string() }).strict()),
+      filesystem: z.array(
+        z
+          .object({
+            path: z.string(),
+            access: z.enum(['ro', 'rw', 'none']),
+            within: z.string().optional(),
+            onHost: z.enum(['dir', 'file', 'symlink', 'missing', 'other']),
+          })
+          .strict(),
+      ),
       name: z.string(),
       version: z.string(),
       interface: z.string().optional(),

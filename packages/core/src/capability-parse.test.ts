@@ -177,14 +177,14 @@ describe('duplicates', () => {
     expect(set.warnings.map((w) => [w.code, w.path, w.severity])).toEqual([['CAPABILITY_DUPLICATE', '[2]', 'warning']]);
   });
 
-  it('refuses a duplicate fs grant', () => {
-    expect(problemsOf(['fs:ro:/a', 'env:A', 'fs:ro:/a']).map((p) => [p.code, p.path])).toEqual([
-      ['CAPABILITY_DUPLICATE', '[2]'],
-    ]);
+  it('collapses an exact duplicate fs grant with a warning', () => {
+    const set = parseCapabilities(['fs:ro:/a', 'env:A', 'fs:ro:/a']);
+    expect(set.toStrings()).toEqual(['fs:ro:/a', 'env:A']);
+    expect(set.warnings.map((w) => [w.code, w.path, w.severity])).toEqual([['CAPABILITY_DUPLICATE', '[2]', 'warning']]);
   });
 });
 
-describe('fs grants are canonical and disjoint', () => {
+describe('fs grants are canonical and nest', () => {
   it('accepts a path of exactly PATH_MAX bytes and refuses one byte more', () => {
     const at = `/${'a'.repeat(4095)}`;
     expect(parseCapabilities([`fs:ro:${at}`]).fsGrants[0]?.path).toBe(at);
@@ -198,19 +198,64 @@ describe('fs grants are canonical and disjoint', () => {
   });
 
   it.each([
-    [['fs:rw:/data', 'fs:ro:/data/sub'], '[1]'],
-    [['fs:ro:/data/sub', 'fs:rw:/data'], '[0]'],
-    [['fs:ro:/data', 'fs:ro:/data/a/b'], '[1]'],
-  ])('refuses a grant inside another: %j', (list, path) => {
-    const problems = problemsOf(list);
-    expect(problems.map((p) => [p.code, p.path])).toEqual([['CAPABILITY_FS_OVERLAP', path]]);
-    expect(problems[0]?.hint).toContain('sibling');
+    [
+      ['fs:rw:/data', 'fs:ro:/data/sub'],
+      ['/data/x', 'rw'],
+      ['/data/sub/x', 'ro'],
+    ],
+    [
+      ['fs:ro:/data/sub', 'fs:rw:/data'],
+      ['/data/x', 'rw'],
+      ['/data/sub/x', 'ro'],
+    ],
+    [
+      ['fs:ro:/repo', 'fs:rw:/repo/dist'],
+      ['/repo/src/a.ts', 'ro'],
+      ['/repo/dist/a.js', 'rw'],
+    ],
+    [
+      ['fs:rw:/w', 'fs:none:/w/.git/hooks'],
+      ['/w/.git/config', 'rw'],
+      ['/w/.git/hooks/pre-commit', 'none'],
+    ],
+    [
+      ['fs:ro:/a', 'fs:rw:/a/b', 'fs:none:/a/b/s'],
+      ['/a/b/t', 'rw'],
+      ['/a/b/s/k', 'none'],
+    ],
+    [
+      ['fs:ro:/a', 'fs:none:/a/b', 'fs:rw:/a/b/c'],
+      ['/a/b/x', 'none'],
+      ['/a/b/c/x', 'rw'],
+    ],
+  ])('accepts nested entries, the most specific winning: %j', (list, [p1, a1], [p2, a2]) => {
+    const set = parseCapabilities(list);
+    expect(set.fsGrants).toHaveLength(list.length);
+    expect(set.fsGrant(p1 as string).access).toBe(a1);
+    expect(set.fsGrant(p2 as string).access).toBe(a2);
   });
 
-  it('refuses one directory in two modes', () => {
-    expect(problemsOf(['fs:rw:/d', 'fs:ro:/d']).map((p) => [p.code, p.path])).toEqual([
-      ['CAPABILITY_FS_MODE_CONFLICT', '[1]'],
-    ]);
+  it.each([
+    [['fs:rw:/d', 'fs:ro:/d'], '[1]'],
+    [['fs:ro:/d', 'fs:none:/d'], '[1]'],
+    [['fs:none:/d/x', 'fs:rw:/d', 'fs:ro:/d/x'], '[2]'],
+  ])('refuses one path in two modes: %j', (list, path) => {
+    expect(problemsOf(list).map((p) => [p.code, p.path])).toEqual([['CAPABILITY_FS_MODE_CONFLICT', path]]);
+  });
+
+  it.each([[['fs:none:/etc/shadow']], [['fs:ro:/data', 'fs:none:/database/x']], [['fs:rw:/a/b', 'fs:none:/a']]])(
+    'refuses a deny entry inside no grant: %j',
+    (list) => {
+      const problems = problemsOf(list);
+      expect(problems.map((p) => p.code)).toEqual(['CAPABILITY_FS_DENY_UNCOVERED']);
+      expect(problems[0]?.hint).toMatch(/fs:ro:\//);
+    },
+  );
+
+  it('parses fs:none with the same path rules as a grant', () => {
+    expect(problemsOf(['fs:ro:/a', 'fs:none:/a/../b'])[0]?.code).toBeTrustCode('CAPABILITY_FS_PATH');
+    expect(problemsOf(['fs:ro:/a', 'fs:none:a/b'])[0]?.code).toBeTrustCode('CAPABILITY_FS_RELATIVE');
+    expect(problemsOf(['fs:NONE:/a'])[0]?.hint).toContain('"fs:none:/a"');
   });
 
   it('accepts siblings and prefix-sharing names', () => {

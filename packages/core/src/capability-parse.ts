@@ -27,7 +27,8 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Linux PATH_MAX, in bytes: a longer grant could never be opened. */
 const FS_PATH_MAX = 4096;
 const FORMS =
-  'args, stdin, stdout, stderr, http, tcp, udp, network, sockets, clocks, random, env:NAME, fs:ro:<dir>, fs:rw:<dir>';
+  'args, stdin, stdout, stderr, http, tcp, udp, network, sockets, clocks, random, env:NAME, fs:ro:<dir>, ' +
+  'fs:rw:<dir>, fs:none:<path>';
 
 type Result = { ok: true; cap: Capability } | { ok: false; problem: Omit<Problem, 'path'> };
 
@@ -62,18 +63,18 @@ function parseFs(entry: string): Result {
   const rest = entry.slice(3);
   const colon = rest.indexOf(':');
   const mode = colon < 0 ? '' : rest.slice(0, colon);
-  if (mode !== 'ro' && mode !== 'rw') {
+  if (mode !== 'ro' && mode !== 'rw' && mode !== 'none') {
     const lower = mode.toLowerCase();
     const example =
-      lower === 'ro' || lower === 'rw'
+      lower === 'ro' || lower === 'rw' || lower === 'none'
         ? `fs:${lower}:${rest.slice(colon + 1)}`
         : rest.startsWith('/')
           ? `fs:ro:${rest}`
           : 'fs:ro:/etc/myapp';
     return fail(
       'CAPABILITY_FS_MODE',
-      `capability ${JSON.stringify(entry)} has no valid mode: use ro or rw`,
-      `write "${example}" (read-only) or "fs:rw:..." (read-write)`,
+      `capability ${JSON.stringify(entry)} has no valid mode: use ro, rw or none`,
+      `write "${example}" (read-only), "fs:rw:..." (read-write) or "fs:none:..." (hide a path inside a grant)`,
     );
   }
   const raw = rest.slice(colon + 1);
@@ -186,18 +187,24 @@ function parseEntry(entry: unknown): Result {
  * `CAPABILITY_NUL`, `CAPABILITY_FS_MODE`, `CAPABILITY_FS_RELATIVE` (fs paths must be absolute:
  * a relative path would silently depend on the host's working directory), `CAPABILITY_FS_PATH`
  * (a `..`, empty or `.` segment, a trailing slash, a control byte, or longer than PATH_MAX 4096:
- * fs grants must be canonical and are refused, never rewritten), `CAPABILITY_FS_OVERLAP` (one
- * grant inside another: grant siblings instead), `CAPABILITY_FS_MODE_CONFLICT` (one directory
- * granted both ro and rw),
+ * fs grants must be canonical and are refused, never rewritten), `CAPABILITY_FS_MODE_CONFLICT` (one
+ * path named in two modes), `CAPABILITY_FS_DENY_UNCOVERED` (a deny entry `fs:none:<path>` inside
+ * no grant),
  * `CAPABILITY_ENV_NAME` (`[A-Za-z_][A-Za-z0-9_]*`) and `CAPABILITY_TIER_CONFLICT`
- * (`tcp`/`udp` with `network`/`sockets`). A duplicate fs grant is an error
- * (`CAPABILITY_DUPLICATE`); other duplicates are kept once and reported in `set.warnings` with
- * the same code.
+ * (`tcp`/`udp` with `network`/`sockets`). Exact duplicates are kept once and reported in
+ * `set.warnings` (`CAPABILITY_DUPLICATE`).
+ *
+ * fs entries nest: `fs:ro:/a` with `fs:rw:/a/b` (a writable directory inside a readable one), the
+ * reverse, and `fs:none:<path>` (a deny entry hiding a directory or file inside a grant). The most
+ * specific entry covering a path wins (`set.fsGrant`).
  *
  * @example
  * const set = parseCapabilities(['env:LOG_LEVEL', 'fs:ro:/etc/certs', 'http']);
  * set.fsGrant('/etc/certs/ca.pem'); // { access: 'ro', root: '/etc/certs' }
  * set.egressTier();                 // 'brokered'
+ * const repo = parseCapabilities(['fs:ro:/repo', 'fs:rw:/repo/dist', 'fs:none:/repo/.env']);
+ * repo.fsGrant('/repo/dist/a.js').access; // 'rw'
+ * repo.fsGrant('/repo/.env').access;      // 'none'
  */
 export function parseCapabilities(list: readonly string[] | undefined): CapabilitySet {
   const result = tryParseCapabilities(list);
@@ -243,16 +250,6 @@ export function tryParseCapabilities(
     }
     const canonical = formatCapability(r.cap);
     const first = seen.get(canonical);
-    if (first !== undefined && r.cap.kind === 'fs') {
-      problems.push({
-        code: 'CAPABILITY_DUPLICATE',
-        message: `capability "${canonical}" is listed more than once (first at [${first}])`,
-        hint: 'remove the duplicate: each directory is granted once',
-        path: `[${index}]`,
-        severity: 'error',
-      });
-      return;
-    }
     if (first !== undefined) {
       warnings.push({
         code: 'CAPABILITY_DUPLICATE',

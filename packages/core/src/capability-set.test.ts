@@ -110,5 +110,16 @@ describe('CapabilitySet', () => {
     it('with an empty set is empty', () => {
       expect(parseCapabilities(['http', 'fs:rw:/d']).narrow(parseCapabilities([])).entries).toEqual([]);
     });
+
+    it('keeps a deny entry of either side where a kept grant covers it', () => {
+      const a = parseCapabilities(['fs:rw:/w', 'fs:none:/w/secret']);
+      const b = parseCapabilities(['fs:ro:/w', 'fs:rw:/w/out']);
+      const n = a.narrow(b);
+      expect(n.toStrings()).toEqual(['fs:ro:/w', 'fs:rw:/w/out', 'fs:none:/w/secret']);
+      expect(n.fsGrant('/w/secret/k').access).toBe('none');
+      expect(n.fsGrant('/w/out/x').access).toBe('rw');
+      expect(n.fsGrant('/w/x').access).toBe('ro');
+      expect(b.narrow(a).toStrings()).toEqual(n.toStrings());
+    });
   });
 });

@@ -19,13 +19,8 @@ function lookupFs(grants: readonly FsGrantEntry[], path: string): FsAccess {
   let best: FsGrantEntry | undefined;
   for (const grant of grants) {
     if (!isPathWithin(grant.path, query)) continue;
-    if (
-      !best ||
-      grant.path.length > best.path.length ||
-      (grant.path.length === best.path.length && RANK[grant.mode] > RANK[best.mode])
-    ) {
-      best = grant;
-    }
+    // one entry per path (the parser refuses two modes), so the longest is the most specific
+    if (!best || grant.path.length > best.path.length) best = grant;
   }
   return best ? { access: best.mode, root: best.path } : { access: 'none' };
 }
@@ -66,16 +61,22 @@ export function createCapabilitySet(entries: readonly Capability[], warnings: re
       const otherStrings = new Set(other.toStrings());
       const kept: Capability[] = frozenEntries.filter((e) => e.kind !== 'fs' && otherStrings.has(formatCapability(e)));
       // The intersection of two longest-prefix maps is fixed by the union of their roots: at each
-      // root take the weaker access of the two sets; roots where either grants nothing drop out.
+      // root take the weaker access of the two sets. A root where the intersection grants nothing
+      // is kept as a deny entry when a kept grant above it would otherwise cover it.
       const seen = new Set<string>();
-      for (const root of [...fsGrants, ...other.fsGrants].map((g) => g.path)) {
+      const roots = [...fsGrants, ...other.fsGrants].map((g) => g.path).sort((x, y) => x.length - y.length);
+      const fs: FsGrantEntry[] = [];
+      for (const root of roots) {
         if (seen.has(root)) continue;
         seen.add(root);
         const a = lookupFs(fsGrants, root).access;
         const b = other.fsGrant(root).access;
         const access = RANK[a] < RANK[b] ? a : b;
-        if (access !== 'none') kept.push({ kind: 'fs', mode: access, path: root });
+        const above = lookupFs(fs, root).access;
+        if (access === above) continue; // already what the entries above say
+        fs.push({ mode: access, path: root });
       }
+      for (const g of fs) kept.push({ kind: 'fs', mode: g.mode, path: g.path });
       return createCapabilitySet(kept);
     },
   };

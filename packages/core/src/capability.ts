@@ -8,12 +8,18 @@ import type { Problem } from './error.js';
  */
 export type Capability =
   | { readonly kind: 'env'; readonly name: string }
-  | { readonly kind: 'fs'; readonly mode: 'ro' | 'rw'; readonly path: string }
+  | { readonly kind: 'fs'; readonly mode: FsMode; readonly path: string }
   | { readonly kind: Exclude<CapabilityName, 'env' | 'fs'> };
 
-/** One directory grant of a set. */
+/**
+ * The mode of one fs entry: `ro` and `rw` grant a directory, `none` is a deny entry that hides a
+ * path (a directory or a file) inside a grant. The most specific entry covering a path wins.
+ */
+export type FsMode = 'ro' | 'rw' | 'none';
+
+/** One fs entry of a set: a directory grant (`ro`/`rw`) or a deny entry (`none`). */
 export interface FsGrantEntry {
-  readonly mode: 'ro' | 'rw';
+  readonly mode: FsMode;
   readonly path: string;
 }
 
@@ -39,7 +45,10 @@ export interface CapabilitySet {
   readonly warnings: readonly Problem[];
   /** The granted environment variable names, in order. */
   readonly envNames: readonly string[];
-  /** The granted directories, in order. */
+  /**
+   * The fs entries, in order: granted directories (`ro`/`rw`) and deny entries (`none`). A backend
+   * must honour `none` (hide the path) or refuse the set.
+   */
   readonly fsGrants: readonly FsGrantEntry[];
   /** True when the set holds a capability of this kind (`has('env')` is true for any `env:NAME`). */
   has(kind: CapabilityName): boolean;
@@ -47,8 +56,10 @@ export interface CapabilitySet {
   allowsEnv(name: string): Decision;
   /**
    * The access to an absolute path. The query is normalised purely (`.`, `..`, repeated and
-   * trailing slashes); a relative query is `none`. The longest grant that contains the path on a
-   * segment boundary wins (`/data` does not grant `/database`); `rw` wins a tie with `ro`.
+   * trailing slashes); a relative query is `none`. The longest entry that contains the path on a
+   * segment boundary wins (`/data` does not grant `/database`), so `fs:ro:/a` with `fs:rw:/a/b`
+   * makes `/a/b/x` writable, and a deny entry `fs:none:/a/b/s` makes `/a/b/s/x` `none` (with `root`
+   * set to the deny entry).
    */
   fsGrant(path: string): FsAccess;
   /** `coarse` with `network`/`sockets`, else `brokered` with `http`/`tcp`/`udp`, else `none`. */
@@ -89,7 +100,7 @@ export const CAPABILITY_NAMES: readonly CapabilityName[] = Object.freeze([
  */
 export const CAPABILITY_RISKS: Readonly<Record<CapabilityName, string>> = Object.freeze({
   env: 'may read the named host environment variable, which may hold a secret',
-  fs: 'may read (ro) or also write (rw) every file below the granted directory',
+  fs: 'may read (ro) or also write (rw) every file below the granted directory (a nested entry overrides)',
   args: 'may read the process arguments, which may contain secrets passed on a command line',
   stdin: 'may read the host standard input',
   stdout: 'may write to the host standard output, which a terminal or log shows',

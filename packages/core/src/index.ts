@@ -12,7 +12,7 @@ export type { IpAddress, ZonedIpAddress } from './address.js';
 export { cidrContains, formatCidr, parseCidr } from './cidr.js';
 export type { Cidr } from './cidr.js';
 export { CAPABILITY_NAMES, CAPABILITY_RISKS, formatCapability } from './capability.js';
-export type { Capability, CapabilitySet, EgressTier, FsAccess, FsGrantEntry } from './capability.js';
+export type { Capability, CapabilitySet, EgressTier, FsAccess, FsGrantEntry, FsMode } from './capability.js';
 export { parseCapabilities, tryParseCapabilities } from './capability-parse.js';
 export { isPathWithin, normalizeAbsolutePath } from './path.js';
 export { editDistance, suggest } from './suggest.js';

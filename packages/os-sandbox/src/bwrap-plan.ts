@@ -231,9 +231,40 @@ function launcherMissing(): TrustError {
 }
 
 export const fact = (facts: HostFacts, path: string): PathFact => facts.paths[path] ?? { kind: 'missing' };
+const denySymlink = (path: string) =>
+  new TrustError(
+    'SANDBOX_GRANT_SYMLINK',
+    `the deny entry fs:none:${path} is a symlink; a mount would land on its target`,
+    {
+      hint: `name the real path in "fs:none:..." (or remove the symlink at ${path})`,
+    },
+  );
 const within = (root: string, path: string): boolean => root === '/' || path === root || path.startsWith(`${root}/`);
 export const depthSort = (a: string, b: string): number =>
   a.split('/').length - b.split('/').length || a.localeCompare(b);
+
+/**
+ * The writable directories between an outer fs entry and a nested one (`/a/x` for `fs:rw:/a` with
+ * `fs:none:/a/x/s`). Each is bound over itself so that it is a mount point (rename and rmdir get
+ * EBUSY): a run that could rename it away and put a decoy in its place would move the next run's
+ * nested entry onto the decoy (a deny entry then hiding the decoy, the real directory visible
+ * under the new name).
+ */
+function pinnedBetween(policy: SandboxPolicy): string[] {
+  const caps = policy.capabilities;
+  const entries = new Set(caps.fsGrants.map((g) => g.path));
+  const out = new Set<string>();
+  for (const e of caps.fsGrants) {
+    const segs = e.path.split('/');
+    for (let i = 2; i < segs.length; i++) {
+      const p = segs.slice(0, i).join('/');
+      if (entries.has(p)) continue;
+      const inside = caps.fsGrants.some((o) => o.path !== p && within(o.path, p));
+      if (inside && caps.fsGrant(p).access === 'rw') out.add(p);
+    }
+  }
+  return [...out];
+}
 
 /**
  * The host paths whose facts a Linux plan for `policy` reads.
@@ -249,6 +280,7 @@ export function linuxPathsOfInterest(policy: SandboxPolicy, home?: string): stri
     ...policy.unixSockets,
     ...(home ? [home] : []),
   ];
+  out.push(...pinnedBetween(policy));
   for (const g of policy.capabilities.fsGrants) {
     out.push(g.path);
     if (g.mode !== 'rw') continue;
@@ -349,9 +381,18 @@ export function planBwrap(
     );
   }
 
-  // Grants, parents before children. A sensitive root strictly inside a grant is hidden again
-  // after that grant, and grants inside it are re-applied on top.
-  const grants = [...caps.fsGrants].sort((x, y) => depthSort(x.path, y.path));
+  // Grants, parents before children, so the most specific entry wins. A sensitive root strictly
+  // inside a grant is hidden again after that grant, and grants inside it are re-applied on top;
+  // a deny entry on a directory (fs:none) is hidden the same way (an empty, read-only tmpfs, with
+  // the grants inside it re-applied), a deny entry on a file is covered by an empty file last.
+  const entries = [...caps.fsGrants].sort((x, y) => depthSort(x.path, y.path));
+  const between = pinnedBetween(policy)
+    .filter((p) => fact(ctx.facts, p).kind === 'dir')
+    .map((path) => ({ mode: 'rw' as const, path }));
+  const grants = [
+    ...(entries.filter((g) => g.mode !== 'none') as { mode: 'ro' | 'rw'; path: string }[]),
+    ...between,
+  ].sort((x, y) => depthSort(x.path, y.path));
   const sensitive = [
     ...SENSITIVE_ROOTS.filter((r) => r !== '/run' && r !== '/var/run'),
     ...(ctx.facts.home ? [ctx.facts.home] : []),
@@ -359,6 +400,14 @@ export function planBwrap(
   const hideAfter = new Set<string>();
   for (const g of grants) {
     for (const s of sensitive) if (s !== g.path && within(g.path, s)) hideAfter.add(s);
+  }
+  const deniedFiles: string[] = [];
+  for (const d of entries) {
+    if (d.mode !== 'none') continue;
+    const f = fact(ctx.facts, d.path);
+    if (f.kind === 'symlink') throw denySymlink(d.path);
+    if (f.kind === 'dir') hideAfter.add(d.path);
+    else if (f.kind !== 'missing') deniedFiles.push(d.path); // missing: nothing to hide at spawn
   }
   const mountGrant = (g: { mode: 'ro' | 'rw'; path: string }): void => {
     a.push(g.mode === 'rw' ? '--bind' : '--ro-bind', g.path, g.path);
@@ -370,9 +419,19 @@ export function planBwrap(
     for (const g of grants) if (g.path !== s && within(s, g.path)) mountGrant(g);
     a.push('--remount-ro', s);
   }
+  for (const file of deniedFiles) a.push('--ro-bind', ctx.empty.file, file);
 
   // Protected paths inside writable roots: bwrap options, or pins for the launcher.
-  const { placeholders, pins, options: protectOptions, overlays } = planProtected(policy, ctx, grants);
+  const {
+    placeholders,
+    pins,
+    options: protectOptions,
+    overlays,
+  } = planProtected(
+    policy,
+    ctx,
+    grants.filter((g) => !between.some((b) => b.path === g.path)),
+  );
   a.push(...protectOptions);
 
   for (const hidden of [...policy.hiddenPaths].sort(depthSort)) {

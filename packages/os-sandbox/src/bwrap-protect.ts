@@ -54,7 +54,11 @@ export function planProtected(
     if (ctx.pinProtected) pins.push({ kind, path });
     else options.push('--ro-bind', kind === 'f' ? ctx.empty.file : kind === 'd' ? ctx.empty.dir : path, path);
   };
+  // A protected path inside a deny entry is hidden already: binding it over itself would show it again.
+  const denied = policy.capabilities.fsGrants.filter((g) => g.mode === 'none').map((g) => g.path);
+  const hidden = (path: string) => denied.some((d) => path === d || path.startsWith(`${d}/`));
   const protect = (root: string, path: string, type: 'file' | 'dir'): void => {
+    if (hidden(path)) return;
     const f = fact(ctx.facts, path);
     if (f.kind === 'symlink') {
       // A mount lands on the symlink's target and the link itself stays replaceable: refuse.
@@ -85,12 +89,14 @@ export function planProtected(
     // code (commondir/worktrees redirects, info/, modules/*/hooks, objects/info/alternates), and
     // git's lock-then-rename writes cannot be allowed per file. Committing happens on the host.
     // Being a mount point also pins it against `mv .git x && mkdir -p .git/hooks`.
+    if (hidden(`${g.path}/.git`)) continue;
     if (git.kind === 'dir') bindReadOnly('D', `${g.path}/.git`);
     else protect(g.path, `${g.path}/.git`, git.kind === 'missing' ? 'dir' : 'file');
   }
   // Repositories nested in writable roots that existed at spawn (found by a bounded scan).
   for (const nested of [...(ctx.nestedGit ?? [])].sort(depthSort)) {
     const f = fact(ctx.facts, nested);
+    if (hidden(nested)) continue;
     if (f.kind === 'dir' || f.kind === 'file') bindReadOnly('s', nested);
   }
   return { placeholders, pins, options, overlays };

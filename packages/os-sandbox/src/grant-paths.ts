@@ -11,7 +11,8 @@ const within = (root: string, path: string): boolean => root === '/' || path ===
  * planted by an earlier run (`ln -s /root/x $ws/cache`) would redirect a later `fs:rw:$ws/cache`.
  * Such grants are denied with `SANDBOX_GRANT_SYMLINK`; the reason says when the target lies
  * under a sensitive root (/root, /home, /run, /var/run, the host $HOME). A grant that does not
- * exist is denied with `SANDBOX_GRANT_MISSING` (naming it), so that nothing starts. Linux only:
+ * exist is denied with `SANDBOX_GRANT_MISSING` (naming it), so that nothing starts; a deny entry
+ * (`fs:none`) that does not exist is fine (there is nothing to hide). Linux only:
  * seatbelt matches real paths itself.
  *
  * @example
@@ -32,6 +33,8 @@ export function evaluateGrantRealPaths(
       // noise): refused before anything starts, naming it.
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') continue;
+      // a deny entry with nothing at its path hides nothing at spawn: the plan leaves it out
+      if (g.mode === 'none') continue;
       return deny('SANDBOX_GRANT_MISSING', `the grant fs:${g.mode}:${g.path} names a path that does not exist`, {
         rule: 'grant-exists',
         hint: `create it first (mkdir -p ${g.path}), or remove "fs:${g.mode}:${g.path}" from the capabilities`,

@@ -136,7 +136,8 @@ export function planSeatbelt(policy: SandboxPolicy, argv: readonly string[], ctx
     });
   const lines: string[] = [BASE];
   const caps = policy.capabilities;
-  const grants = caps.fsGrants;
+  const grants = caps.fsGrants as readonly { readonly mode: 'ro' | 'rw'; readonly path: string }[];
+  refuseNested(caps.fsGrants);
   const writeRoots = grants.filter((g) => g.mode === 'rw').map((g) => g.path);
 
   const sys = ref('SYSTEM_ROOT', [...SYSTEM_READ, ...policy.systemRoots]);
@@ -221,4 +222,18 @@ export function planSeatbelt(policy: SandboxPolicy, argv: readonly string[], ctx
     args: Object.freeze(args),
     env: ctx.env,
   });
+}
+
+/**
+ * Seatbelt profiles here grant each root by subpath, so a nested entry would be overruled by its
+ * parent's rule: refused until the profile orders entries most specific last.
+ */
+function refuseNested(entries: readonly { readonly mode: string; readonly path: string }[]): void {
+  const inner = entries.find((e) => e.mode === 'none' || entries.some((o) => o !== e && within(o.path, e.path)));
+  if (!inner) return;
+  throw new TrustError(
+    'SANDBOX_NESTED_UNSUPPORTED',
+    `fs:${inner.mode}:${inner.path}: nested grants and deny entries are not implemented for the macOS sandbox yet`,
+    { hint: 'grant sibling directories on macOS; nested entries work in the Linux sandbox and the WASM host' },
+  );
 }

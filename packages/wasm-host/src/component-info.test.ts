@@ -51,16 +51,9 @@ describe('checkImports (fail closed)', () => {
     'wasi:io/streams@0.3.0',
   ];
   it.each([
-    [
-      [],
-      true,
-      [
-        'wasi:http/outgoing-handler@0.2.12',
-        'wasi:sockets/tcp@0.2.12',
-        'acme:custom/api@1.0.0',
-        'wasi:io/streams@0.3.0',
-      ],
-    ],
+    // WASI present, zero grants: http and sockets link deny-all; only what trust lacks is refused
+    [[], true, ['acme:custom/api@1.0.0', 'wasi:io/streams@0.3.0']],
+    [[], false, ['acme:custom/api@1.0.0', 'wasi:io/streams@0.3.0']],
     [['http', 'tcp'], true, ['acme:custom/api@1.0.0', 'wasi:io/streams@0.3.0']],
     [
       ['http', 'tcp'],
@@ -72,8 +65,10 @@ describe('checkImports (fail closed)', () => {
         'wasi:io/streams@0.3.0',
       ],
     ],
-    [['network'], false, ['wasi:http/outgoing-handler@0.2.12', 'acme:custom/api@1.0.0', 'wasi:io/streams@0.3.0']],
+    [['network'], false, ['acme:custom/api@1.0.0', 'wasi:io/streams@0.3.0']],
   ])('grants %j, policy %s -> unsatisfied %j', (caps, policy, unsatisfied) => {
+    for (const c of checkImports(imports, parseCapabilities(caps), policy))
+      if (c.providedBy === 'deny-all') expect(c.import).toMatch(/^wasi:(http\/outgoing-handler|sockets\/)/);
     expect(
       checkImports(imports, parseCapabilities(caps), policy)
         .filter((c) => !c.satisfied)

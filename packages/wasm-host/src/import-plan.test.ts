@@ -17,6 +17,7 @@ describe('planImports', () => {
         "args": [],
         "coarse": false,
         "env": [],
+        "fsRoots": [],
         "http": false,
         "pluginId": "p",
         "preopens": [],

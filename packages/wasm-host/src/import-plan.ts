@@ -1,5 +1,6 @@
 import type { CapabilitySet } from '@trust/core';
 import { wasmError } from './errors.js';
+import type { RootMode } from './fs/grant-roots.js';
 
 /** One directory the guest sees, at the same path as on the host, pinned by descriptor at load. */
 export interface PreopenPlan {
@@ -21,6 +22,12 @@ export interface ImportPlan {
   /** The manifest's `args`, only with the `args` capability; otherwise `[]`. */
   readonly args: readonly string[];
   readonly preopens: readonly PreopenPlan[];
+  /**
+   * The nested fs entries by identity (`"<dev>:<ino>"`, mode), from `pinGrantDirs(...).roots`: a
+   * path reached through an outer preopen takes the rights of the innermost entry it passes.
+   * `[]` when no entry lies inside another.
+   */
+  readonly fsRoots: readonly (readonly [string, RootMode])[];
   /** `capture` hands output to the host (labelled with the plugin id); `discard` drops it. */
   readonly stdout: 'capture' | 'discard';
   readonly stderr: 'capture' | 'discard';
@@ -36,7 +43,8 @@ export interface ImportPlan {
 /**
  * Turns a capability set into an import plan. `hostEnv` is read only for granted names.
  * `pinnedDirs` holds the descriptor the host opened for each fs grant (`pinGrantDirs`); a grant
- * without one is an error, never skipped or resolved by path later.
+ * without one is an error unless it is in `skippedDirs` (missing at load: no preopen), never
+ * resolved by path later. Each `ro`/`rw` grant is its own preopen; deny entries are none.
  *
  * @example
  * planImports({ pluginId: 'p1', caps: parseCapabilities(['env:A']), hostEnv: { A: '1', B: '2' } }).env; // [['A', '1']]
@@ -47,6 +55,8 @@ export function planImports(input: {
   hostEnv: Readonly<Record<string, string | undefined>>;
   args?: readonly string[];
   pinnedDirs?: readonly { readonly path: string; readonly fd: number }[];
+  skippedDirs?: readonly { readonly path: string }[];
+  fsRoots?: ReadonlyMap<string, RootMode>;
   brokeredNetwork: boolean;
 }): ImportPlan {
   const { caps } = input;
@@ -55,20 +65,23 @@ export function planImports(input: {
     const value = input.hostEnv[name];
     if (value !== undefined) env.push([name, value]);
   }
-  const preopens = caps.fsGrants.map((g) => {
+  const preopens: PreopenPlan[] = [];
+  for (const g of caps.fsGrants) {
     const pinned = input.pinnedDirs?.find((d) => d.path === g.path);
+    if (!pinned && input.skippedDirs?.some((d) => d.path === g.path)) continue;
     if (!pinned)
       throw wasmError('WASM_FS_GRANT_INVALID', `fs grant ${g.path} was not opened at load`, {
         hint: 'pin every granted directory with pinGrantDirs before planning imports',
       });
-    return { guestPath: g.path, hostPath: g.path, mode: g.mode, fd: pinned.fd };
-  });
+    if (g.mode !== 'none') preopens.push({ guestPath: g.path, hostPath: g.path, mode: g.mode, fd: pinned.fd });
+  }
   const net = input.brokeredNetwork;
   return Object.freeze({
     pluginId: input.pluginId,
     env,
     args: caps.has('args') ? [...(input.args ?? [])] : [],
     preopens,
+    fsRoots: [...(input.fsRoots ?? [])],
     stdout: caps.has('stdout') ? 'capture' : 'discard',
     stderr: caps.has('stderr') ? 'capture' : 'discard',
     stdin: 'closed',

@@ -5,7 +5,10 @@ export interface ImportCheck {
   /** The import as the component names it, e.g. `wasi:http/outgoing-handler@0.2.12`. */
   readonly import: string;
   readonly satisfied: boolean;
-  /** `always` (WASI present, zero grants) or the capability that provides it. */
+  /**
+   * `always` (WASI present, zero grants), `deny-all` (linked, but every call fails as denied: no
+   * capability grants it), or the capability that provides it.
+   */
   readonly providedBy?: string;
   readonly reason?: string;
   readonly hint?: string;
@@ -39,13 +42,17 @@ export function splitImport(name: string): { base: string; version: string | und
 }
 
 /**
- * Checks each import of a component against the granted capabilities. Fails closed: an import
- * that nothing grants (a custom host interface, `wasi:http/outgoing-handler` without `http` and a
- * host egress policy, sockets without a network capability, a WASI version other than 0.2.x) is
- * unsatisfied.
+ * Checks each import of a component against the granted capabilities. WASI present, zero grants:
+ * every WASI 0.2 interface trust implements links, and one no capability grants
+ * (`wasi:http/outgoing-handler` without `http`, `wasi:sockets/*` without a network capability)
+ * links against a deny-all implementation (`providedBy: 'deny-all'`): standard toolchains import
+ * interfaces a plugin never calls, and a call fails as denied. Unsatisfied, and so refused at load:
+ * an interface trust does not implement (a custom host interface, a WASI version other than
+ * 0.2.x), and a network grant that cannot work because the host has no egress policy (two keys).
  *
  * @example
  * checkImports(['wasi:http/outgoing-handler@0.2.12'], parseCapabilities(['http']), false)[0].satisfied; // false
+ * checkImports(['wasi:sockets/tcp@0.2.12'], parseCapabilities([]), false)[0].providedBy; // 'deny-all'
  */
 export function checkImports(imports: readonly string[], caps: CapabilitySet, hasEgressPolicy: boolean): ImportCheck[] {
   return imports.map((name): ImportCheck => {
@@ -60,13 +67,7 @@ export function checkImports(imports: readonly string[], caps: CapabilitySet, ha
     }
     if (ALWAYS.some((re) => re.test(base))) return { import: name, satisfied: true, providedBy: 'always' };
     if (base === 'wasi:http/outgoing-handler') {
-      if (!caps.has('http'))
-        return {
-          import: name,
-          satisfied: false,
-          reason: 'the plugin imports wasi:http but has no "http" capability',
-          hint: 'add "http" to the capabilities (and give the host an egress policy)',
-        };
+      if (!caps.has('http')) return { import: name, satisfied: true, providedBy: 'deny-all' };
       if (!hasEgressPolicy)
         return {
           import: name,
@@ -79,13 +80,7 @@ export function checkImports(imports: readonly string[], caps: CapabilitySet, ha
     const needs = SOCKET_NEEDS[base];
     if (needs) {
       const by = needs.find((c) => caps.has(c));
-      if (!by)
-        return {
-          import: name,
-          satisfied: false,
-          reason: `the plugin imports ${base} but has none of: ${needs.join(', ')}`,
-          hint: `add "${needs[0]}" to the capabilities if the plugin should reach the network`,
-        };
+      if (!by) return { import: name, satisfied: true, providedBy: 'deny-all' };
       if ((by === 'tcp' || by === 'udp') && !hasEgressPolicy) {
         return {
           import: name,

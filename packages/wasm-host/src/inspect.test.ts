@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixture, tempDir, writePackage } from '../test/helpers.js';
@@ -28,8 +29,8 @@ describe('inspectPackage', () => {
     expect(report.component.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(report.exports).toEqual(['run: func(cmd: string, arg: string) -> string']);
     expect(report.imports).toContain('wasi:http/outgoing-handler@0.2.12');
-    // `network` does not provide wasi:http: flagged before anyone runs the plugin
-    expect(report.unsatisfiedImports.map((c) => c.import)).toEqual(['wasi:http/outgoing-handler@0.2.12']);
+    // `network` does not provide wasi:http: it links deny-all (WASI present, zero grants)
+    expect(report.unsatisfiedImports).toEqual([]);
   });
 
   it('reports an unsigned package, an untrusted signer and an archive', async () => {
@@ -41,5 +42,20 @@ describe('inspectPackage', () => {
     });
     expect(fromArchive.signature.status).toBe('untrusted-key');
     expect(fromArchive.capabilities).toEqual([]);
+    expect(fromArchive.filesystem).toEqual([]);
+  });
+
+  it('shows the effective rights per fs entry, what each is nested in, and what is on this host', async () => {
+    const repo = join(tmp.dir, 'repo');
+    mkdirSync(join(repo, 'dist'), { recursive: true });
+    writeFileSync(join(repo, '.env'), 'T=1');
+    const caps = [`fs:rw:${repo}/dist`, `fs:ro:${repo}`, `fs:none:${repo}/.env`, `fs:ro:${repo}/gone`];
+    const dir = writePackage(join(tmp.dir, 'r'), toml(caps), { 'probe.wasm': fixture('tiny') });
+    expect((await inspectPackage(dir)).filesystem).toEqual([
+      { path: repo, access: 'ro', onHost: 'dir' },
+      { path: `${repo}/.env`, access: 'none', within: `fs:ro:${repo}`, onHost: 'file' },
+      { path: `${repo}/dist`, access: 'rw', within: `fs:ro:${repo}`, onHost: 'dir' },
+      { path: `${repo}/gone`, access: 'ro', within: `fs:ro:${repo}`, onHost: 'missing' },
+    ]);
   });
 });

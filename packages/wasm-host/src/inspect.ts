@@ -1,4 +1,5 @@
-import { CAPABILITY_RISKS, parseCapabilities, type CapabilityName } from '@trust/core';
+import { lstatSync } from 'node:fs';
+import { CAPABILITY_RISKS, parseCapabilities, type CapabilityName, type CapabilitySet } from '@trust/core';
 import { describeComponent } from './component-info.js';
 import { checkImports, type ImportCheck } from './import-requirements.js';
 import { parseManifest } from './manifest.js';
@@ -9,6 +10,13 @@ import { SIGNATURE_FILE, verifyPackage, type PublicSigningKey } from './signing.
 export interface PackageInspection {
   /** Capabilities first: what the plugin may do, each with a one-line risk note. */
   readonly capabilities: readonly { readonly capability: string; readonly risk: string }[];
+  /**
+   * The effective rights per fs entry, outermost first: `access` is what the plugin gets at and
+   * below `path` (up to a more specific entry), `within` the entry it is nested in, and `onHost`
+   * what is at the path on this host now (`missing`: the load skips it with `WASM_FS_GRANT_MISSING`;
+   * `symlink`, or a `file` for ro/rw: the load refuses it). `[]` without fs entries.
+   */
+  readonly filesystem: readonly FsRightsRow[];
   readonly name: string;
   readonly version: string;
   readonly interface: string | undefined;
@@ -32,6 +40,32 @@ export interface PackageInspection {
   readonly unsatisfiedImports: readonly ImportCheck[];
 }
 
+/** One row of `PackageInspection.filesystem`. */
+export interface FsRightsRow {
+  readonly path: string;
+  readonly access: 'ro' | 'rw' | 'none';
+  readonly within?: string;
+  readonly onHost: 'dir' | 'file' | 'symlink' | 'missing' | 'other';
+}
+
+function fsRows(caps: CapabilitySet): FsRightsRow[] {
+  const entries = [...caps.fsGrants].sort((a, b) => a.path.length - b.path.length || a.path.localeCompare(b.path));
+  return entries.map((g) => {
+    const outer = entries.filter((o) => o.path !== g.path && g.path.startsWith(`${o.path}/`)).pop();
+    const st = lstatSync(g.path, { throwIfNoEntry: false });
+    const onHost = !st
+      ? 'missing'
+      : st.isSymbolicLink()
+        ? 'symlink'
+        : st.isDirectory()
+          ? 'dir'
+          : st.isFile()
+            ? 'file'
+            : 'other';
+    return { path: g.path, access: g.mode, ...(outer ? { within: `fs:${outer.mode}:${outer.path}` } : {}), onHost };
+  });
+}
+
 function kindOf(cap: string): CapabilityName {
   return (cap.startsWith('env:') ? 'env' : cap.startsWith('fs:') ? 'fs' : cap) as CapabilityName;
 }
@@ -43,6 +77,7 @@ function kindOf(cap: string): CapabilityName {
  * @example
  * const report = await inspectPackage('./greeter', { trustedKeys: [publicKey] });
  * for (const c of report.capabilities) console.log(`${c.capability}: ${c.risk}`);
+ * for (const f of report.filesystem) console.log(`${f.path}: ${f.access}`); // effective rights
  */
 export async function inspectPackage(
   source: PluginSource,
@@ -68,6 +103,7 @@ export async function inspectPackage(
   const caps = parseCapabilities(manifest.capabilities);
   return Object.freeze({
     capabilities: caps.toStrings().map((c) => ({ capability: c, risk: CAPABILITY_RISKS[kindOf(c)] })),
+    filesystem: fsRows(caps),
     name: manifest.name,
     version: manifest.version,
     interface: manifest.interface,

@@ -100,12 +100,12 @@ describe('plugin host with the WAT fixture (worker threads)', () => {
       code: expect.toBeTrustCode('WASM_EGRESS_POLICY_MISSING'),
       message: expect.stringContaining('http, tcp'),
     });
+    // WASI present, zero grants: the probe imports wasi:http and wasi:sockets and loads without
+    // any grant; each call fails as denied (probe.integration.test.ts calls them)
     const withPolicy = host({ egress: denyAllPolicy });
-    const err = await rejectionOf(() => withPolicy.load(fixture('probe'), { grants: [] }));
-    expect(err.code).toBeTrustCode('WASM_IMPORT_UNSATISFIED');
-    expect(err.problems.map((p) => p.path)).toEqual(
-      expect.arrayContaining(['wasi:http/outgoing-handler@0.2.12', 'wasi:sockets/tcp@0.2.12']),
-    );
+    const p = await withPolicy.load(fixture('probe'), { grants: [] });
+    expect(await p.call('run', 'fetch', 'http://127.0.0.1:9/')).toMatch(/^ERROR: /);
+    expect(await p.call('run', 'tcp', '127.0.0.1:9\nping')).toBe('ERROR: access-denied');
   });
 
   it('refuses a component whose interface differs, naming the functions', async () => {

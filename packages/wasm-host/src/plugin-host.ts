@@ -5,6 +5,7 @@ import {
   type AuditSink,
   type CapabilitySet,
   type EgressPolicy,
+  type Problem,
   type TrustError,
 } from '@trust/core';
 import {
@@ -63,6 +64,12 @@ export interface Plugin {
   /** SHA-256 of the component bytes. */
   readonly digest: string;
   readonly capabilities: readonly string[];
+  /**
+   * What loaded but not as written: duplicate capabilities (`CAPABILITY_DUPLICATE`) and fs entries
+   * whose path does not exist on this host (`WASM_FS_GRANT_MISSING`: the guest has no such preopen).
+   * `[]` when there are none.
+   */
+  readonly warnings: readonly Problem[];
   readonly signer: VerifiedSigner | undefined;
   readonly interface: ComponentInterface;
   /** Calls an export (`'env-count'` or `'envCount'`; `iface.fn` for interface exports). */
@@ -229,6 +236,26 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     }
     const tc = await t;
     const pinned = pinGrantDirs(caps.fsGrants, lo.fsRootCheck); // opened now: confines the guest for its lifetime
+    const warnings: Problem[] = [...caps.warnings];
+    for (const skip of pinned.skipped) {
+      const cap = `fs:${skip.mode}:${skip.path}`;
+      warnings.push({
+        code: 'WASM_FS_GRANT_MISSING',
+        severity: 'warning',
+        path: cap,
+        message: `${cap} is skipped: ${skip.reason} on this host, so the plugin sees no such directory`,
+        hint: `create ${skip.path} before loading the plugin if it should have it`,
+      });
+      audit({
+        principal,
+        action: 'plugin.grant.skip',
+        target: cap,
+        decision: 'deny',
+        rule: 'grant-exists',
+        code: 'WASM_FS_GRANT_MISSING',
+        details: { reason: skip.reason },
+      });
+    }
     let plugin: Plugin;
     try {
       const plan = planImports({
@@ -237,6 +264,8 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         hostEnv,
         args: manifest?.args ?? [],
         pinnedDirs: pinned.dirs,
+        skippedDirs: pinned.skipped,
+        fsRoots: pinned.roots,
         brokeredNetwork: network,
       });
       plugin = await start({
@@ -252,6 +281,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
         principal,
         isolation,
         lo,
+        warnings,
         releaseFs: pinned.close,
       });
     } catch (e) {
@@ -283,6 +313,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
     principal: ReturnType<typeof createPrincipal>;
     isolation: 'worker' | 'in-thread';
     lo: LoadOptions;
+    warnings: readonly Problem[];
     releaseFs: () => void;
   }): Promise<Plugin> {
     const out = { stdout: '', stderr: '' };
@@ -378,6 +409,7 @@ export function createPluginHost(options: PluginHostOptions = {}): PluginHost {
       version: s.manifest?.version,
       digest: s.info.digest,
       capabilities: s.caps.toStrings(),
+      warnings: Object.freeze([...s.warnings]),
       signer: s.signer,
       interface: s.info.interface,
       get dead() {

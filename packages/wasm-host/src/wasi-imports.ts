@@ -105,7 +105,7 @@ export function buildWasiImports(
 
   const IoError = wasi.io.error.Error;
   // trust's own wasi:filesystem: guest paths resolve beneath the descriptors pinned at load
-  const fs = createGuestFilesystem(plan.preopens, { InputStream, OutputStream, IoError, ready });
+  const fs = createGuestFilesystem(plan.preopens, { InputStream, OutputStream, IoError, ready }, new Map(plan.fsRoots));
 
   const env = plan.env.map(([k, v]) => [k, v] as [string, string]);
   const args = [...plan.args];
@@ -146,8 +146,8 @@ export function buildWasiImports(
   };
 
   const { bridge, httpCall } = options;
-  // Without the http grant the types are present (harmless) and every request is denied; the
-  // handler itself is absent (load fails closed before this point if the component imports it).
+  // Without the http grant (or without a bridge to the broker) the interface is still linked and
+  // every request is denied: WASI present, zero grants.
   const http = createHttpImports({
     InputStream,
     OutputStream,
@@ -162,7 +162,7 @@ export function buildWasiImports(
     maxRequestBodyBytes: plan.http ? (options.maxRequestBodyBytes ?? 16 * 1024 * 1024) : 0,
   });
   imports['wasi:http/types'] = http.types;
-  if (plan.http && (bridge || httpCall)) imports['wasi:http/outgoing-handler'] = http.outgoingHandler;
+  imports['wasi:http/outgoing-handler'] = http.outgoingHandler;
   const sockets = createSocketImports({
     InputStream,
     OutputStream,

@@ -54,19 +54,21 @@ export function guestFs(grants: FsGrantEntry[]) {
   const io = shim.io as unknown as ShimIo;
   const clock = shim.clocks.monotonicClock as unknown as { subscribeDuration(ns: bigint): unknown };
   const gfs = createGuestFilesystem(
-    pinned.dirs.map((d) => ({ guestPath: d.path, mode: d.mode, fd: d.fd })),
+    pinned.dirs.flatMap((d) => (d.mode === 'none' ? [] : [{ guestPath: d.path, mode: d.mode, fd: d.fd }])),
     {
       InputStream: io.streams.InputStream,
       OutputStream: io.streams.OutputStream,
       IoError: io.error.Error,
       ready: () => clock.subscribeDuration(0n),
     },
+    pinned.roots,
   );
   const dirs = gfs.preopens.getDirectories() as [D, string][];
   const dir = (path: string) => dirs.find(([, p]) => p === path)?.[0] as D;
   return {
     gfs,
     dir,
+    skipped: pinned.skipped,
     dispose() {
       gfs.close();
       pinned.close();

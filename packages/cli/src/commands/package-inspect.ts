@@ -52,6 +52,21 @@ export const command: CommandSpec = {
     if (report.capabilities.length === 0)
       out.line(`  ${s.green('none')}: deny-all, it can only compute on its arguments`);
     for (const c of report.capabilities) out.line(`  ${s.yellow(e(c.capability).padEnd(24))} ${e(c.risk)}`);
+    if (report.filesystem.length > 0) {
+      out.line('');
+      out.line(s.bold('Filesystem (effective rights; the most specific entry wins)'));
+      for (const f of report.filesystem) {
+        const access = f.access === 'rw' ? s.yellow('read-write') : f.access === 'ro' ? 'read-only' : s.green('hidden');
+        const within = f.within ? s.dim(` inside ${e(f.within)}`) : '';
+        const host =
+          f.onHost === 'missing'
+            ? s.yellow(' (missing on this host: skipped at load)')
+            : f.onHost === 'symlink' || (f.onHost === 'file' && f.access !== 'none')
+              ? s.red(` (a ${f.onHost} on this host: the load refuses it)`)
+              : '';
+        out.line(`  ${e(f.path)}  ${access}${within}${host}`);
+      }
+    }
     out.line('');
     const sig = report.signature;
     const sigText =

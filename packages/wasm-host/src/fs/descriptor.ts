@@ -4,7 +4,17 @@ import type { FdRef, FdTable } from './fd-ref.js';
 import { fsCall, toErrorCode } from './fs-error.js';
 import { createFileStreams, readAt, writeAllAt, type StreamDeps } from './fs-streams.js';
 import { fdPath, OPEN } from './proc-fd.js';
-import { atPath, pathOps, setTimesEnd, statEnd, toDescriptorStat, type Timestamp } from './path-ops.js';
+import { rootOfFd, type GrantRoots } from './grant-roots.js';
+import {
+  atPath,
+  checkEnd,
+  pathOps,
+  setTimesEnd,
+  statEnd,
+  toDescriptorStat,
+  type At,
+  type Timestamp,
+} from './path-ops.js';
 import { walkBeneath } from './walk.js';
 
 type Flags = {
@@ -23,10 +33,12 @@ type Mode = 'ro' | 'rw';
  * The `wasi:filesystem/types` `descriptor` class of ONE plugin instance (a fresh class per
  * instance: jco checks `instanceof` against the class in that instance's imports, so no object
  * crosses between plugins). Each object holds a host descriptor and the mode of the grant it
- * came from; children inherit the mode, and every mutating call checks it, on both descriptors
- * for `rename-at`/`link-at`. Paths resolve beneath the object's own descriptor (walk.ts).
+ * came from. A call on the object itself checks that mode; a call on a path checks the rights
+ * where the walk ends (on both ends for `rename-at`/`link-at`), which a nested grant on the way
+ * may change (`roots`, see grant-roots.ts). A child takes the rights of where it was opened.
+ * Paths resolve beneath the object's own descriptor (walk.ts).
  */
-export function createDescriptorClass(table: FdTable, deps: StreamDeps) {
+export function createDescriptorClass(table: FdTable, deps: StreamDeps, roots: GrantRoots = new Map()) {
   const DirectoryEntryStream = createDirectoryStreamClass();
   const streams = createFileStreams(deps);
   const dispose = Symbol.dispose ?? Symbol.for('dispose');
@@ -67,6 +79,10 @@ export function createDescriptorClass(table: FdTable, deps: StreamDeps) {
     }
     #writable(): void {
       if (this.#mode !== 'rw') throw 'read-only';
+    }
+    /** This directory as the start of a walk. */
+    #at(): At {
+      return { fd: this.#dir(), scope: { mode: this.#mode, roots } };
     }
     /** The other descriptor of a two-descriptor call, which must be one of this instance's. */
     static #other(d: unknown): Descriptor {
@@ -141,44 +157,33 @@ export function createDescriptorClass(table: FdTable, deps: StreamDeps) {
       return fsCall(() => toDescriptorStat(fstatSync(fd, { bigint: true })));
     }
     statAt(pathFlags: PathFlags, path: string) {
-      return atPath(this.#dir(), path, Boolean(pathFlags?.symlinkFollow), (e) => toDescriptorStat(statEnd(e)));
+      return atPath(this.#at(), path, Boolean(pathFlags?.symlinkFollow), 'read', (e) => toDescriptorStat(statEnd(e)));
     }
     setTimesAt(pathFlags: PathFlags, path: string, atime: Timestamp, mtime: Timestamp): void {
-      this.#writable();
-      atPath(this.#dir(), path, Boolean(pathFlags?.symlinkFollow), (e) => setTimesEnd(e, atime, mtime));
+      atPath(this.#at(), path, Boolean(pathFlags?.symlinkFollow), 'write', (e) => setTimesEnd(e, atime, mtime));
     }
     linkAt(oldPathFlags: PathFlags, oldPath: string, newDescriptor: unknown, newPath: string): void {
       const other = Descriptor.#other(newDescriptor);
-      // both ends: a hard link from a read-only tree into a writable one would make the
-      // read-only file writable through its new name
-      this.#writable();
-      other.#writable();
-      pathOps.link(this.#dir(), oldPath, Boolean(oldPathFlags?.symlinkFollow), other.#dir(), newPath);
+      pathOps.link(this.#at(), oldPath, Boolean(oldPathFlags?.symlinkFollow), other.#at(), newPath);
     }
     renameAt(oldPath: string, newDescriptor: unknown, newPath: string): void {
       const other = Descriptor.#other(newDescriptor);
-      this.#writable();
-      other.#writable();
-      pathOps.rename(this.#dir(), oldPath, other.#dir(), newPath);
+      pathOps.rename(this.#at(), oldPath, other.#at(), newPath);
     }
     symlinkAt(target: string, path: string): void {
-      this.#writable();
-      pathOps.symlink(this.#dir(), target, path);
+      pathOps.symlink(this.#at(), target, path);
     }
     readlinkAt(path: string): string {
-      return pathOps.readlink(this.#dir(), path);
+      return pathOps.readlink(this.#at(), path);
     }
     createDirectoryAt(path: string): void {
-      this.#writable();
-      pathOps.createDirectory(this.#dir(), path);
+      pathOps.createDirectory(this.#at(), path);
     }
     removeDirectoryAt(path: string): void {
-      this.#writable();
-      pathOps.removeDirectory(this.#dir(), path);
+      pathOps.removeDirectory(this.#at(), path);
     }
     unlinkFileAt(path: string): void {
-      this.#writable();
-      pathOps.unlinkFile(this.#dir(), path);
+      pathOps.unlinkFile(this.#at(), path);
     }
     isSameObject(other: unknown): boolean {
       if (!(other instanceof Descriptor) || !(#mode in other)) return false;
@@ -191,17 +196,17 @@ export function createDescriptorClass(table: FdTable, deps: StreamDeps) {
       return { upper: s.dev, lower: s.ino };
     }
     metadataHashAt(pathFlags: PathFlags, path: string) {
-      return atPath(this.#dir(), path, Boolean(pathFlags?.symlinkFollow), (e) => {
+      return atPath(this.#at(), path, Boolean(pathFlags?.symlinkFollow), 'read', (e) => {
         const s = statEnd(e);
         return { upper: s.dev, lower: s.ino };
       });
     }
 
     openAt(pathFlags: PathFlags, path: string, openFlags: OpenFlags, flags: Flags): Descriptor {
-      const base = this.#dir();
+      const at = this.#at();
       const o = openFlags ?? {};
       const f = flags ?? {};
-      if (o.create || o.truncate || f.write || f.mutateDirectory) this.#writable();
+      const writes = Boolean(o.create || o.truncate || f.write || f.mutateDirectory);
       if (f.requestedWriteSync || f.fileIntegritySync || f.dataIntegritySync) throw 'unsupported';
       let oflags =
         OPEN.nofollow |
@@ -211,10 +216,12 @@ export function createDescriptorClass(table: FdTable, deps: StreamDeps) {
       if (o.exclusive) oflags |= constants.O_EXCL;
       if (o.truncate) oflags |= constants.O_TRUNC;
       if (o.directory) oflags |= constants.O_DIRECTORY;
-      let end = walkBeneath(base, path, false);
+      let end = walkBeneath(at.fd, path, false, at.scope);
       try {
         let fd: number | undefined;
         for (let tries = 0; fd === undefined; tries++) {
+          // before the open (O_TRUNC and O_CREAT act in it): the rights where the path ends
+          checkEnd(end, writes ? 'write' : 'read');
           if (end.name === undefined) {
             // the path names a directory the walk already holds ("." or "a/.."): open it again
             if (f.write) throw 'is-directory';
@@ -237,7 +244,12 @@ export function createDescriptorClass(table: FdTable, deps: StreamDeps) {
         try {
           const type = typeOf(fstatSync(fd));
           if (type === 'directory' && f.write) throw 'is-directory';
-          return Descriptor.wrap(ref, type, this.#mode, { ...f }, false);
+          // and after it, on what was opened: a nested entry swapped in meanwhile is judged as itself
+          const entry = end.name === undefined ? undefined : rootOfFd(roots, fd);
+          if (entry === 'none') throw 'access';
+          const mode = entry === undefined || entry === 'keep' ? end.mode : entry;
+          if (writes && mode !== 'rw') throw 'read-only';
+          return Descriptor.wrap(ref, type, mode, { ...f }, false);
         } catch (e) {
           ref.release();
           throw e;

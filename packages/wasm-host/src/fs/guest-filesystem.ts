@@ -1,6 +1,7 @@
 import { createDescriptorClass } from './descriptor.js';
 import { createFdTable, type FdRef } from './fd-ref.js';
 import type { StreamDeps } from './fs-streams.js';
+import type { GrantRoots } from './grant-roots.js';
 
 /** One preopen as the instance receives it: a directory descriptor the host pinned at load. */
 export interface PinnedPreopen {
@@ -26,18 +27,27 @@ function pinnedRef(fd: number): FdRef {
  *
  * `close()` closes what the guest still holds (in a worker, Node also closes every descriptor the
  * worker opened when it exits: `trackUnmanagedFds`). `deps` are the `wasi:io` classes of the import object the result
- * joins (jco checks streams with `instanceof` against them).
+ * joins (jco checks streams with `instanceof` against them). `roots` are the plugin's nested entries
+ * (`pinned.roots`): each grant is its own preopen, and a path reached through an outer one takes the
+ * rights of the innermost entry it passes (empty: no entry lies inside another).
  *
  * @example
  * const pinned = pinGrantDirs(parseCapabilities(['fs:ro:/srv/data']).fsGrants);
- * const fs = createGuestFilesystem(pinned.dirs.map((d) => ({ guestPath: d.path, mode: d.mode, fd: d.fd })), deps);
+ * const preopens = pinned.dirs.flatMap((d) =>
+ *   d.mode === 'none' ? [] : [{ guestPath: d.path, mode: d.mode, fd: d.fd }],
+ * );
+ * const fs = createGuestFilesystem(preopens, deps, pinned.roots);
  * imports['wasi:filesystem/types'] = fs.types;
  * imports['wasi:filesystem/preopens'] = fs.preopens;
  * // when the instance is gone: fs.close(); pinned.close();
  */
-export function createGuestFilesystem(preopens: readonly PinnedPreopen[], deps: StreamDeps) {
+export function createGuestFilesystem(
+  preopens: readonly PinnedPreopen[],
+  deps: StreamDeps,
+  roots: GrantRoots = new Map(),
+) {
   const table = createFdTable();
-  const { Descriptor, DirectoryEntryStream } = createDescriptorClass(table, deps);
+  const { Descriptor, DirectoryEntryStream } = createDescriptorClass(table, deps, roots);
   const dirs = preopens.map(
     (p) =>
       [

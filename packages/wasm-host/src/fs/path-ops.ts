@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { typeOf } from './directory-stream.js';
 import { toErrorCode } from './fs-error.js';
+import type { WalkScope } from './grant-roots.js';
 import { fdPath } from './proc-fd.js';
 import { walkBeneath, type WalkEnd } from './walk.js';
 
@@ -24,7 +25,36 @@ import { walkBeneath, type WalkEnd } from './walk.js';
  * does not follow it (lstat, lutimes, mkdir, rmdir, unlink, rename, link, symlink, readlink);
  * where WASI asks to follow a final symlink, the walk resolves it beneath the base first. So no
  * call resolves more than one name, and none resolves a symlink the guest planted.
+ *
+ * Rights are checked where the walk ends, not on the descriptor the call came from: with nested
+ * grants a path through a read-only directory may end in a writable one, and the reverse.
  */
+
+/** A directory descriptor to walk from, with its rights and the plugin's nested entries. */
+export interface At {
+  readonly fd: number;
+  readonly scope: WalkScope;
+}
+
+/**
+ * What a call does at the end of its walk: `read` it, `write` the entry itself (its times), or
+ * change the `name` in its directory (create, remove, rename, link). A deny entry is `access`
+ * for all three; a nested grant's own name cannot be changed (`busy`, as a mount point).
+ */
+export type Need = 'read' | 'write' | 'name';
+
+/** Throws the error-code for `need` at `end`, if the rights there do not allow it. */
+export function checkEnd(end: WalkEnd, need: Need): void {
+  const entry = end.finalRoot();
+  if (entry === 'none') throw 'access';
+  if (need === 'read') return;
+  if (need === 'write') {
+    if ((entry === undefined || entry === 'keep' ? end.mode : entry) !== 'rw') throw 'read-only';
+    return;
+  }
+  if (end.mode !== 'rw') throw 'read-only';
+  if (entry !== undefined) throw 'busy';
+}
 
 export type Timestamp =
   | { tag: 'no-change' }
@@ -45,10 +75,11 @@ export function toDescriptorStat(s: BigIntStats) {
   };
 }
 
-/** Walks, runs `fn` on the end, releases the walk; failures become error codes. */
-export function atPath<T>(base: number, path: string, follow: boolean, fn: (end: WalkEnd) => T): T {
-  const end = walkBeneath(base, path, follow);
+/** Walks, checks `need` at the end, runs `fn` on it, releases the walk; failures become error codes. */
+export function atPath<T>(at: At, path: string, follow: boolean, need: Need, fn: (end: WalkEnd) => T): T {
+  const end = walkBeneath(at.fd, path, follow, at.scope);
   try {
+    checkEnd(end, need);
     return fn(end);
   } catch (e) {
     throw toErrorCode(e);
@@ -88,28 +119,30 @@ export function setTimesEnd(end: WalkEnd, atime: Timestamp, mtime: Timestamp): v
 }
 
 export const pathOps = {
-  createDirectory: (base: number, path: string) =>
-    atPath(base, path, false, (e) => mkdirSync(fdPath(e.fd, named(e, 'exist')))),
-  removeDirectory: (base: number, path: string) =>
-    atPath(base, path, false, (e) => rmdirSync(fdPath(e.fd, named(e, 'busy')))),
-  unlinkFile: (base: number, path: string) =>
-    atPath(base, path, false, (e) => {
+  createDirectory: (at: At, path: string) =>
+    atPath(at, path, false, 'name', (e) => mkdirSync(fdPath(e.fd, named(e, 'exist')))),
+  removeDirectory: (at: At, path: string) =>
+    atPath(at, path, false, 'name', (e) => rmdirSync(fdPath(e.fd, named(e, 'busy')))),
+  unlinkFile: (at: At, path: string) =>
+    atPath(at, path, false, 'name', (e) => {
       const name = named(e, 'is-directory');
       if (e.mustBeDir) throw lstatSync(fdPath(e.fd, name)).isDirectory() ? 'is-directory' : 'not-directory';
       unlinkSync(fdPath(e.fd, name));
     }),
-  readlink: (base: number, path: string) =>
-    atPath(base, path, false, (e) => readlinkSync(fdPath(e.fd, named(e, 'invalid')))),
-  rename(base: number, oldPath: string, newBase: number, newPath: string): void {
-    atPath(base, oldPath, false, (from) =>
-      atPath(newBase, newPath, false, (to) =>
+  readlink: (at: At, path: string) =>
+    atPath(at, path, false, 'read', (e) => readlinkSync(fdPath(e.fd, named(e, 'invalid')))),
+  rename(at: At, oldPath: string, newAt: At, newPath: string): void {
+    atPath(at, oldPath, false, 'name', (from) =>
+      atPath(newAt, newPath, false, 'name', (to) =>
         renameSync(fdPath(from.fd, named(from, 'busy')), fdPath(to.fd, named(to, 'busy'))),
       ),
     );
   },
-  link(base: number, oldPath: string, follow: boolean, newBase: number, newPath: string): void {
-    atPath(base, oldPath, follow, (from) =>
-      atPath(newBase, newPath, false, (to) =>
+  link(at: At, oldPath: string, follow: boolean, newAt: At, newPath: string): void {
+    // both ends change a name: a hard link from a read-only tree into a writable one would make
+    // the read-only file writable through its new name
+    atPath(at, oldPath, follow, 'name', (from) =>
+      atPath(newAt, newPath, false, 'name', (to) =>
         linkSync(fdPath(from.fd, named(from, 'not-permitted')), fdPath(to.fd, named(to, 'exist'))),
       ),
     );
@@ -120,10 +153,10 @@ export const pathOps = {
    * link. (Following links is confined anyway; this keeps the guest from leaving a link that
    * points outside for anyone else on the host to follow.)
    */
-  symlink(base: number, target: string, path: string): void {
+  symlink(at: At, target: string, path: string): void {
     if (target === '' || target.includes('\0')) throw 'invalid';
     if (target.startsWith('/')) throw 'not-permitted';
-    atPath(base, path, false, (e) => {
+    atPath(at, path, false, 'name', (e) => {
       const name = named(e, 'exist');
       let depth = e.depth;
       for (const seg of target.split('/')) {

@@ -25,7 +25,52 @@ describe('pinGrantDirs', () => {
   });
 
   it.each([
-    ['missing', /does not exist/],
+    ['missing', 'does not exist'],
+    ['real/gone', 'does not exist'],
+    ['gone/deeper', expect.stringMatching(/\/gone is missing$/)],
+  ])('skips a grant that does not exist (%s), with the reason, and opens the rest', (rel, reason) => {
+    const p = pinGrantDirs([
+      { mode: 'ro', path: join(tmp.dir, rel) },
+      { mode: 'rw', path: join(tmp.dir, 'real') },
+    ]);
+    expect(p.skipped).toEqual([{ mode: 'ro', path: join(tmp.dir, rel), reason }]);
+    expect(p.dirs.map((d) => d.path)).toEqual([join(tmp.dir, 'real')]);
+    p.close();
+  });
+
+  it('pins a deny entry (directory or file) by identity, and records nested entries in roots', () => {
+    writeFileSync(join(tmp.dir, 'real', 'inner', 'key'), 'k');
+    const p = pinGrantDirs([
+      { mode: 'rw', path: join(tmp.dir, 'real') },
+      { mode: 'ro', path: join(tmp.dir, 'real', 'inner') },
+      { mode: 'none', path: join(tmp.dir, 'real', 'inner', 'key') },
+      { mode: 'none', path: join(tmp.dir, 'real', 'nothing-here') },
+    ]);
+    expect(p.dirs.map((d) => d.mode)).toEqual(['rw', 'ro', 'none']);
+    expect(p.skipped.map((s) => s.mode)).toEqual(['none']);
+    const id = (path: string) => {
+      const s = statSync(path, { bigint: true });
+      return `${s.dev}:${s.ino}`;
+    };
+    expect([...p.roots]).toEqual([
+      [id(join(tmp.dir, 'real', 'inner')), 'ro'],
+      [id(join(tmp.dir, 'real', 'inner', 'key')), 'none'],
+    ]);
+    p.close();
+  });
+
+  it('refuses a deny entry that is a symlink', () => {
+    const e = thrownBy(() =>
+      pinGrantDirs([
+        { mode: 'rw', path: tmp.dir },
+        { mode: 'none', path: join(tmp.dir, 'link') },
+      ]).close(),
+    );
+    expect(e.code).toBeTrustCode('WASM_FS_GRANT_INVALID');
+    expect(e.message).toMatch(/is a symlink/);
+  });
+
+  it.each([
     ['file', /is not a directory/],
     ['link', /through a symlink/],
     ['link/inner', /through a symlink/],

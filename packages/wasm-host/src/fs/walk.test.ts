@@ -17,17 +17,18 @@ symlinkSync(join(tmp.dir, 'secret.txt'), join(root, 'abs'));
 symlinkSync('loop1', join(root, 'loop2'));
 symlinkSync('loop2', join(root, 'loop1'));
 const base = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
+const scope = { mode: 'rw', roots: new Map() } as const;
 afterAll(() => closeSync(base));
 
 function end(path: string, follow = false) {
-  const e = walkBeneath(base, path, follow);
+  const e = walkBeneath(base, path, follow, scope);
   const out = { name: e.name, depth: e.depth };
   e.release();
   return out;
 }
 const fails = (path: string, follow = false) => {
   try {
-    walkBeneath(base, path, follow).release();
+    walkBeneath(base, path, follow, scope).release();
   } catch (e) {
     return e;
   }

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readlinkSync } from 'node:fs';
 import { toErrorCode } from './fs-error.js';
+import { rootOfFd, rootOfName, type RootMode, type WalkScope } from './grant-roots.js';
 import { fdPath, OPEN } from './proc-fd.js';
 
 /** Symlinks followed in one walk before the guest gets `loop` (Linux's own limit is 40). */
@@ -17,6 +18,13 @@ export interface WalkEnd {
   readonly fd: number;
   readonly name: string | undefined;
   readonly depth: number;
+  /**
+   * The rights in the directory `fd`: the scope's mode, or that of the innermost nested grant the
+   * walk passed through on its way there (never `none`: entering a deny entry stops the walk).
+   */
+  readonly mode: 'ro' | 'rw';
+  /** The nested entry the final name itself is (`undefined` when none, or when `name` is). */
+  finalRoot(): RootMode | undefined;
   /** The guest path ended in `/`: the final component must be a directory. */
   readonly mustBeDir: boolean;
   /**
@@ -63,15 +71,35 @@ function readLinkAt(fd: number, name: string): string | undefined {
  * symlink's target, never `..` (the kernel is never asked to resolve `..`).
  * `followFinal` also resolves a symlink in the last component (for calls that follow links).
  */
-export function walkBeneath(base: number, path: string, followFinal: boolean): WalkEnd {
+export function walkBeneath(base: number, path: string, followFinal: boolean, scope: WalkScope): WalkEnd {
   if (path === '') throw 'no-entry';
   if (path.includes('\0')) throw 'invalid';
   if (path.startsWith('/')) throw 'not-permitted';
   const mustBeDir = path.endsWith('/');
   const stack = [base];
+  // the rights at each level of the stack: a nested grant's mode from where the walk entered it
+  const modes: ('ro' | 'rw')[] = [scope.mode];
   let links = 0;
   const release = () => {
-    while (stack.length > 1) closeSync(stack.pop() as number);
+    while (stack.length > 1) {
+      modes.pop();
+      closeSync(stack.pop() as number);
+    }
+  };
+  const push = (fd: number) => {
+    let entry: RootMode | undefined;
+    try {
+      entry = rootOfFd(scope.roots, fd);
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+    if (entry === 'none') {
+      closeSync(fd);
+      throw 'access';
+    }
+    stack.push(fd);
+    modes.push(entry === undefined || entry === 'keep' ? (modes[modes.length - 1] as 'ro' | 'rw') : entry);
   };
   const expand = (target: string, rest: string[]): string[] => {
     if (++links > MAX_LINKS) throw 'loop';
@@ -86,6 +114,7 @@ export function walkBeneath(base: number, path: string, followFinal: boolean): W
         if (seg === '..') {
           pending.shift();
           if (stack.length === 1) throw 'not-permitted';
+          modes.pop();
           closeSync(stack.pop() as number);
           continue;
         }
@@ -113,7 +142,7 @@ export function walkBeneath(base: number, path: string, followFinal: boolean): W
           continue;
         }
         pending.shift();
-        stack.push(fd);
+        push(fd);
       }
     } catch (e) {
       release();
@@ -124,6 +153,8 @@ export function walkBeneath(base: number, path: string, followFinal: boolean): W
       fd: stack[stack.length - 1] as number,
       name,
       depth: stack.length - 1,
+      mode: modes[modes.length - 1] as 'ro' | 'rw',
+      finalRoot: () => (name === undefined ? undefined : rootOfName(scope.roots, end.fd, name)),
       mustBeDir,
       followFinal() {
         if (name === undefined) return undefined;
