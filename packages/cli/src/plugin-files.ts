@@ -4,8 +4,6 @@ import type { PackageFiles, PrivateSigningKey, PublicSigningKey } from '@trust/w
 import { CliError } from './cli-error.js';
 import { readInputFile } from './read-input-file.js';
 
-export { sampleComponent, sampleManifest } from '@trust/workspace';
-
 /** A package read into memory, and whether it came from a directory or a `.tpkg` archive. */
 export interface LoadedPackage {
   readonly path: string;

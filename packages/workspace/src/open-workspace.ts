@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ModelProvider } from '@trust/agent-runtime';
 import { createScriptedProvider } from '@trust/agent-runtime';
+import { type AuditSink, createMemoryAuditSink } from '@trust/core';
 import { createJsonlAuditSink } from '@trust/core/node';
 import {
   type ControlAgents,
@@ -106,8 +107,22 @@ export async function openWorkspace(dir: string, options: OpenWorkspaceOptions):
     // Refusals at the control server's edge, and plugin decisions: one hash-chained log.
     const edgeAudit = createJsonlAuditSink(controlAuditFile(layout.root));
     closers.push(() => edgeAudit.close());
-    const egressLog = createJsonlAuditSink(egressAuditFile(layout.root));
-    closers.push(() => egressLog.close());
+    const egressFile = createJsonlAuditSink(egressAuditFile(layout.root));
+    // Sandboxes of MCP servers report their exit after the agents closed; by then the log may be
+    // closed too: such a late event is told to onWarning (never thrown into the sandbox's exit path).
+    let egressOpen = true;
+    const late = createMemoryAuditSink();
+    const egressLog: AuditSink = {
+      record(input) {
+        if (egressOpen) return egressFile.record(input);
+        warn(`an audit event arrived after the workspace closed: ${input.action} ${input.target} (${input.decision})`);
+        return late.record(input);
+      },
+    };
+    closers.push(() => {
+      egressOpen = false;
+      egressFile.close();
+    });
     const router = createAuditRouter(egressLog);
     const policyFile = join(layout.root, PLUGIN_EGRESS_POLICY_FILE);
     const egress = createWorkspaceEgress({

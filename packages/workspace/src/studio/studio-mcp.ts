@@ -1,8 +1,8 @@
-// How `trust studio` connects an agent's MCP servers when the agent is started: every stdio
-// server runs inside the OS sandbox (the runtime's own connector, with the capabilities the
-// server's config declares plus stdin/stdout/stderr), never on the host. No egress policy is
-// given to these sandboxes, so a server asking for http/tcp is refused when it starts, and `url`
-// servers are refused (MCP_HTTP_NO_EGRESS): the studio has no per-server egress policy yet.
+// How a workspace connects an agent's MCP servers when the agent is started: every stdio server
+// runs inside the OS sandbox (the runtime's own connector, with the capabilities the server's
+// config declares plus stdin/stdout/stderr), never on the host. `openWorkspace` adds the
+// workspace egress engine on top (`mcpUnderEgress`): `url` servers and stdio servers granted
+// http/tcp/udp reach the network only through it.
 import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AgentMcpOptions } from '@trust/agent-runtime';
