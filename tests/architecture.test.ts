@@ -13,8 +13,16 @@ const ALLOWED: Record<string, readonly string[]> = {
   '@trust/egress': ['@trust/core'],
   '@trust/wasm-host': ['@trust/core', '@trust/egress'],
   '@trust/os-sandbox': ['@trust/core', '@trust/egress'],
-  '@trust/agent-runtime': ['@trust/core', '@trust/egress', '@trust/os-sandbox', '@trust/wasm-host'],
-  '@trust/cli': ['@trust/core', '@trust/egress', '@trust/os-sandbox', '@trust/wasm-host', '@trust/agent-runtime'],
+  '@trust/agent-runtime': ['@trust/core', '@trust/egress', '@trust/os-sandbox'],
+  '@trust/workspace': ['@trust/core', '@trust/egress', '@trust/wasm-host', '@trust/os-sandbox', '@trust/agent-runtime'],
+  '@trust/cli': [
+    '@trust/core',
+    '@trust/egress',
+    '@trust/os-sandbox',
+    '@trust/wasm-host',
+    '@trust/agent-runtime',
+    '@trust/workspace',
+  ],
   '@trust/testing': ['@trust/core'],
 };
 

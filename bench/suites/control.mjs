@@ -3,7 +3,7 @@
 // checks. Each measure is a fixed number of requests (bounded; stops by itself). Both servers
 // listen on 127.0.0.1 only.
 import { createServer, request, Agent } from 'node:http';
-import { createControlServer } from '@trust/agent-runtime';
+import { createControlServer } from '@trust/workspace';
 import { percentile } from '../lib/table.mjs';
 
 const CLIENTS = 50;

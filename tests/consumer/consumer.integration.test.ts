@@ -63,6 +63,7 @@ describe('packed manifests', () => {
       '@trust/egress',
       '@trust/os-sandbox',
       '@trust/wasm-host',
+      '@trust/workspace',
     ]);
   });
   it('have no workspace: range, their types/exports/bin files and the workspace engines range', () => {

@@ -8,7 +8,7 @@ import {
   createWorkspaceAgents,
   type AgentOpenerOptions,
   type ControlServer,
-} from '@trust/agent-runtime';
+} from '@trust/workspace';
 import { launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
 import { watchPage } from './studio-fixture.js';
 

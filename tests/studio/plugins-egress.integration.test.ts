@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { createWorkspaceAgents, type ControlServer, type PluginActionHooks } from '@trust/agent-runtime';
+import { createWorkspaceAgents, type ControlServer, type PluginActionHooks } from '@trust/workspace';
 import { launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
 import { startCliStudio, type CliStudio } from './cli-studio.js';
 import { watchPage } from './studio-fixture.js';

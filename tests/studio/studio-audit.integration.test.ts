@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { createWorkspaceAgents, type ControlServer } from '@trust/agent-runtime';
+import { createWorkspaceAgents, type ControlServer } from '@trust/workspace';
 import { launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
 import { startCliStudio, type CliStudio } from './cli-studio.js';
 import { watchPage } from './studio-fixture.js';

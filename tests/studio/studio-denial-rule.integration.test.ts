@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import {
   appendSandboxRun,
+  recordEgressPolicy,
   sandboxRunRecord,
   sandboxRunsFile,
   type FinishedRun,
-} from '../../packages/cli/src/sandbox-runs.js';
-import { recordEgressPolicy } from '../../packages/cli/src/sandbox-runs-policy.js';
+} from '@trust/workspace';
 import { startCliStudio, type CliStudio } from './cli-studio.js';
 import { launchBrowser, openPage, screenshot } from './studio-harness.js';
 import { watchPage } from './studio-fixture.js';

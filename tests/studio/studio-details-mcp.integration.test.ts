@@ -4,13 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import {
-  createAdf,
-  createAgentOpener,
-  createScriptedProvider,
-  createWorkspaceAgents,
-  type ControlServer,
-} from '@trust/agent-runtime';
+import { createAdf, createScriptedProvider } from '@trust/agent-runtime';
+import { createAgentOpener, createWorkspaceAgents, type ControlServer } from '@trust/workspace';
 import { launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
 import { watchPage } from './studio-fixture.js';
 

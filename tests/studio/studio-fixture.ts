@@ -10,7 +10,7 @@ import {
   type AgentOpenerOptions,
   type ControlServer,
   type ControlServerOptions,
-} from '@trust/agent-runtime';
+} from '@trust/workspace';
 import { createKeywordModel, type KeywordRule } from './keyword-model.js';
 import { startStudio } from './studio-harness.js';
 

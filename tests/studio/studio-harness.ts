@@ -10,7 +10,7 @@ import {
   type ControlAgents,
   type ControlServer,
   type ControlServerOptions,
-} from '@trust/agent-runtime';
+} from '@trust/workspace';
 
 export const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { createWorkspaceAgents, type ControlServer } from '@trust/agent-runtime';
+import { createWorkspaceAgents, type ControlServer } from '@trust/workspace';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

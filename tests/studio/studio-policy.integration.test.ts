@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { createWorkspaceAgents, type ControlServer } from '@trust/agent-runtime';
+import { createWorkspaceAgents, type ControlServer } from '@trust/workspace';
 import { launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
 import { watchPage } from './studio-fixture.js';
 import { ACTIVE_ELEMENTS, expectMainInert } from './expect-inert.js';

@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { createAdf, defaultAgentConfig } from '@trust/agent-runtime';
 import {
-  createAdf,
   createAgentOpener,
   createWorkspaceAgents,
-  defaultAgentConfig,
   type AgentOpenerOptions,
   type ControlServer,
-} from '@trust/agent-runtime';
+} from '@trust/workspace';
 import { createKeywordModel } from './keyword-model.js';
 import { launchBrowser, openPage, screenshot, startStudio } from './studio-harness.js';
 import { XSS_DOCUMENT } from './xss-corpus.js';

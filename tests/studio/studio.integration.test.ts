@@ -8,7 +8,7 @@ import {
   createWorkspaceAgents,
   type AgentOpenerOptions,
   type ControlServer,
-} from '@trust/agent-runtime';
+} from '@trust/workspace';
 import { createKeywordModel } from './keyword-model.js';
 import { launchBrowser, openPage, screenshot, startStudio, indexHtml } from './studio-harness.js';
 

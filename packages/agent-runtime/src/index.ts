@@ -1,7 +1,7 @@
-// The surface an embedder needs: open and create agents, model providers, the control server,
+// The surface an embedder needs: open and create agents, model providers,
 // messaging, and the documented tool and config types. The building blocks advanced hosts compose
 // themselves come from the subpaths (`@trust/agent-runtime/adf`, `/gate`, `/tools`, `/shell`, `/sql`,
-// `/code`, `/control`, `/mcp`, `/triggers`, `/messaging`, `/identity`); everything else is internal. Pinned by
+// `/code`, `/host`, `/mcp`, `/triggers`, `/messaging`, `/identity`); everything else is internal. Pinned by
 // index.test.ts and subpath-exports.test.ts.
 
 // agents: the .adf file and the loop
@@ -89,40 +89,6 @@ export type {
   ToolUseBlock,
   Usage,
 } from './providers/index.js';
-
-// the control server
-export {
-  createAgentOpener,
-  createControlServer,
-  createWorkspaceAgents,
-  generateControlToken,
-  loadOrCreateToken,
-} from './control/index.js';
-export type {
-  AgentOpenerOptions,
-  AgentRuntimeHooks,
-  AuditLogKind,
-  AuditLogView,
-  AuditTimelineInput,
-  ControlAgent,
-  ControlAgents,
-  ControlErrorBody,
-  ControlErrorCode,
-  ControlEvent,
-  ControlServer,
-  ControlServerOptions,
-  OpenedAgent,
-  PluginReport,
-  SandboxRunView,
-  WorkspaceAgentsOptions,
-} from './control/index.js';
-export type {
-  LoadedPluginView,
-  PluginActionHooks,
-  PluginCallView,
-  PluginDecisionView,
-  PluginEgressView,
-} from './control/plugin-routes.js';
 
 // messaging
 export {

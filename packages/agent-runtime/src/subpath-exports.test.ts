@@ -4,8 +4,8 @@ import tsup from '../tsup.config.js';
 import { declaredExports } from './export-names.test-helper.js';
 import * as adf from './adf/index.js';
 import * as code from './code/index.js';
-import * as control from './control/index.js';
 import * as gate from './gate/index.js';
+import * as host from './host/index.js';
 import * as identity from './identity/index.js';
 import * as mcp from './mcp/index.js';
 import * as messaging from './messaging/index.js';
@@ -100,61 +100,6 @@ const SUBPATHS: Readonly<Record<string, Pinned>> = {
       'TypeStripperOptions',
     ],
   },
-  control: {
-    values: [
-      'CONTROL_ERROR_STATUS',
-      'controlError',
-      'createAgentOpener',
-      'createControlServer',
-      'createWorkspaceAgents',
-      'generateControlToken',
-      'loadOrCreateToken',
-    ],
-    types: [
-      'AgentConfigView',
-      'AgentFileInfo',
-      'AgentOpenerOptions',
-      'AgentRuntimeHooks',
-      'AgentSummary',
-      'ApprovalTask',
-      'ApprovalTaskStatus',
-      'AuditLogKind',
-      'AuditLogView',
-      'AuditTimelineInput',
-      'Awaitable',
-      'ChainStatus',
-      'ControlAgent',
-      'ControlAgents',
-      'ControlErrorBody',
-      'ControlErrorCode',
-      'ControlEvent',
-      'ControlServer',
-      'ControlServerOptions',
-      'LoadedPluginView',
-      'LoopTurn',
-      'MeshWsServerOptions',
-      'MessageView',
-      'OpenedAgent',
-      'PluginActionHooks',
-      'PluginCallView',
-      'PluginDecisionView',
-      'PolicyFileStore',
-      'PolicyFileView',
-      'PluginReport',
-      'SandboxCheck',
-      'SandboxControl',
-      'SandboxEventPage',
-      'SandboxLiveRun',
-      'SandboxProblem',
-      'SandboxRunEvent',
-      'SandboxRunExit',
-      'SandboxRunView',
-      'SandboxStartInput',
-      'ToolRow',
-      'TriggerInput',
-      'WorkspaceAgentsOptions',
-    ],
-  },
   gate: {
     values: [
       'CODE_METHODS',
@@ -186,6 +131,20 @@ const SUBPATHS: Readonly<Record<string, Pinned>> = {
       'ToolRegistry',
       'VisibleTool',
     ],
+  },
+  host: {
+    values: [
+      'GUARD_PATHS',
+      'answerAndDrain',
+      'cloneConfig',
+      'createMeshWsSession',
+      'envelopeSigningBytes',
+      'evaluateTriggerSource',
+      'formatLoopNote',
+      'meshWsLimitsSchema',
+      'triggerLimitsSchema',
+    ],
+    types: ['MeshWsSession', 'MeshWsSessionOptions'],
   },
   identity: {
     values: [
@@ -476,8 +435,8 @@ const SUBPATHS: Readonly<Record<string, Pinned>> = {
 const MODULES: Readonly<Record<string, object>> = {
   adf,
   code,
-  control,
   gate,
+  host,
   identity,
   mcp,
   messaging,

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Build tooling (not shipped): assembles assets/sample-plugin.wat into a WebAssembly component
 // with jco (parse -> embed -> new) and writes it, base64-encoded, to
-// src/sample-plugin-component.ts. Run it after changing the WAT or WIT:
+// packages/workspace/src/demo/sample-plugin-component.ts (the demo and `trust package init` use it).
+// Run it after changing the WAT or WIT:
 //
 //   node packages/cli/scripts/build-sample-plugin.mjs
 //
@@ -42,7 +43,7 @@ export const SAMPLE_COMPONENT_SHA256 = '${sha}';
 export const SAMPLE_COMPONENT_BASE64 =
 ${base64.map((line) => `  '${line}'`).join(' +\n')};
 `;
-  writeFileSync(join(pkg, 'src', 'sample-plugin-component.ts'), out);
+  writeFileSync(join(pkg, '..', 'workspace', 'src', 'demo', 'sample-plugin-component.ts'), out);
   process.stdout.write(`sample plugin component: ${component.length} bytes, sha256 ${sha}\n`);
 } finally {
   rmSync(witDir, { recursive: true, force: true });

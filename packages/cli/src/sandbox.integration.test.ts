@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createTempHome, runCli } from './run-cli.test-helper.js';
 import { failureSchema, sandboxSchema } from './json-schemas.js';
-import { recordedPolicyDocument } from './sandbox-runs-policy.js';
+import { recordedPolicyDocument } from '@trust/workspace';
 
 // Needs bubblewrap with user namespaces (installed by the bootstrap); fails without it.
 const tmp = createTempHome();

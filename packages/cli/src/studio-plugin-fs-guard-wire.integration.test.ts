@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatKeyFile, generateSigningKey, readPackageDir, signPackage } from '@trust/wasm-host';
 import { BIN, createTempHome } from './run-cli.test-helper.js';
 import { studioSchema } from './json-schemas.js';
-import { sampleComponent, sampleManifest } from './plugin-files.js';
+import { sampleComponent, sampleManifest } from '@trust/workspace';
 
 // The built `trust studio <workspace>`: the fs guard is wired with the workspace's control paths
 // and the trust home. A signed package in plugins/ declares fs:rw over the whole temp home; each

@@ -1,5 +1,6 @@
 /**
- * Stable error codes of `@trust/cli`: usage errors, input files, the model setup and the studio commands.
+ * Stable error codes of `@trust/cli` and `@trust/workspace`: usage errors, input files, the model setup,
+ * the studio commands and the workspace host.
  * The list is data: `@trust/core` collects every package's codes so that `TrustError` accepts only
  * known ones. A package that adds a code adds it here, one per line.
  *
@@ -54,6 +55,9 @@ export const CLI_ERROR_CODES = Object.freeze([
   'STUDIO_PLUGIN_NOT_LOADED',
   'CLI_OPTIONS_INVALID',
   'CLI_OPTIONS_UNKNOWN_KEY',
+  'WORKSPACE_OPTIONS_INVALID',
+  'WORKSPACE_OPTIONS_UNKNOWN_KEY',
+  'WORKSPACE_POLICY_INVALID',
 ] as const);
 /** One of `CLI_ERROR_CODES`. */
 export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];

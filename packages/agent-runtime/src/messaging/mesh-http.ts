@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerAndDrain } from '../control/connection-limits.js';
+import { answerAndDrain } from './answer-and-drain.js';
 import { MAX_MESSAGE_BYTES } from './message.js';
 import type { LocalMesh } from './local-mesh.js';
 

@@ -7,7 +7,6 @@ import { choiceOption, stringOption } from '../args.js';
 import type { OptionValues } from '../command.js';
 import type { AuditEvent, AuditSink } from '@trust/core';
 import { CliError } from '../cli-error.js';
-import { demoAnswer } from '../demo-workspace.js';
 import { escapeTerminal } from '../terminal-text.js';
 
 export const command: CommandSpec = {
@@ -89,9 +88,9 @@ export const command: CommandSpec = {
       throw new CliError('CLI_FILE_NOT_FOUND', `${file} does not exist`, {
         hint: 'create one with `trust agent new <file.adf>`',
       });
-    const [rt, { openModel }, { createMemoryAuditSink }] = await Promise.all([
+    const [rt, { demoAnswer, openModel }, { createMemoryAuditSink }] = await Promise.all([
       import('@trust/agent-runtime'),
-      import('../agent-model.js'),
+      import('@trust/workspace'),
       import('@trust/core'),
     ]);
     // Review first: a foreign file's config (its model, its base_url) is not used before its owner accepted it.

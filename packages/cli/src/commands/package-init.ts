@@ -3,7 +3,6 @@ import { basename, join, resolve } from 'node:path';
 import type { CommandSpec } from '../command.js';
 import { stringOption } from '../args.js';
 import { CliError, usageError } from '../cli-error.js';
-import { sampleComponent, sampleManifest } from '../plugin-files.js';
 import { escapeTerminal } from '../terminal-text.js';
 
 export const command: CommandSpec = {
@@ -53,6 +52,7 @@ export const command: CommandSpec = {
         hint: 'choose a new directory: trust package init <dir>',
       });
     }
+    const { sampleComponent, sampleManifest } = await import('@trust/workspace');
     await writeFile(join(dir, 'package.toml'), sampleManifest(name));
     await writeFile(join(dir, 'plugin.wasm'), sampleComponent());
     const files = ['package.toml', 'plugin.wasm'];

@@ -7,9 +7,7 @@ import { escapeTerminal } from '../terminal-text.js';
 import { CliError, usageError } from '../cli-error.js';
 import { join, resolve } from 'node:path';
 import { checkCapabilityFlag } from '../flag-values.js';
-import { checkSandboxPolicy } from '../sandbox-policy-check.js';
 import { didYouMean } from '../did-you-mean.js';
-import { appendSandboxRun, createEgressCollector, sandboxRunRecord, sandboxRunsFile } from '../sandbox-runs.js';
 
 const SIGNALS: Record<string, number> = {
   SIGHUP: 1,
@@ -101,6 +99,8 @@ export const command: CommandSpec = {
   async run({ io, out, values, rest }) {
     await checkCapabilityFlag('cap', listOption(values, 'cap'));
     const { createSandbox, sandboxPolicySchema, DEGRADED_MODES } = await import('@trust/os-sandbox');
+    const { appendSandboxRun, checkSandboxPolicy, createEgressCollector, sandboxRunRecord, sandboxRunsFile } =
+      await import('@trust/workspace');
     for (const mode of listOption(values, 'allow-degraded')) {
       const s = didYouMean(mode, DEGRADED_MODES);
       if (!(DEGRADED_MODES as readonly string[]).includes(mode)) {
@@ -190,7 +190,7 @@ export const command: CommandSpec = {
             exit,
             egress: collector.events,
             // The policy document it ran under, so the studio links each denial to its rule.
-            egressPolicy: (await import('../sandbox-runs-policy.js')).recordEgressPolicy(egress?.document ?? null),
+            egressPolicy: (await import('@trust/workspace')).recordEgressPolicy(egress?.document ?? null),
             startedAt,
           }),
         );

@@ -4,27 +4,12 @@ import { fileURLToPath } from 'node:url';
 import type { CommandSpec } from '../command.js';
 import { integerOption } from '../args.js';
 import { CliError } from '../cli-error.js';
-import {
-  DEMO_AGENT,
-  demoAnswer,
-  ensureDemoWorkspace,
-  readWorkspaceTrustedKeys,
-  type WorkspaceLayout,
-  workspaceLayout,
-} from '../demo-workspace.js';
 import { openBrowser } from '../open-browser.js';
-import { readStudioPlugins } from '../studio-plugins.js';
-import { readStudioAuditLogs } from '../studio-audit.js';
 import { trustHome } from '../trust-home.js';
 import { escapeTerminal } from '../terminal-text.js';
 import { assertNoLiveStudio, studioStateFile, writeStudioState } from '../studio-state.js';
+import type { WorkspaceLayout } from '@trust/workspace';
 import { rm } from 'node:fs/promises';
-import { MAX_SANDBOX_RUNS, readSandboxRuns, sandboxRunsFile } from '../sandbox-runs.js';
-
-/** Where `trust studio` records refusals at its control server's edge (JSONL, hash-chained, 0600). */
-export function controlAuditFile(workspace: string): string {
-  return join(workspace, 'control-audit.jsonl');
-}
 
 /** The built studio shipped inside the CLI (dist/studio), next to the bundled entry. */
 export function studioDir(): string {
@@ -95,6 +80,9 @@ export const command: CommandSpec = {
         hint: 'rebuild the CLI: pnpm turbo run build --filter=@trust/cli (it copies the built studio into dist/studio)',
       });
     }
+    const { DEMO_AGENT, ensureDemoWorkspace, openWorkspace, sandboxRunsFile, workspaceLayout } = await import(
+      '@trust/workspace'
+    );
     const given = positionals[0];
     let layout: WorkspaceLayout;
     let created = false;
@@ -119,96 +107,19 @@ export const command: CommandSpec = {
     }
     // A state file is believed only if its studio is alive and answers; a stale one is replaced.
     await assertNoLiveStudio(layout.root);
-    const { createAgentOpener, createControlServer, createScriptedProvider, createWorkspaceAgents } = await import(
-      '@trust/agent-runtime'
-    );
     out.progress('starting the control server');
-    const scripted = () => createScriptedProvider(Array.from({ length: 10_000 }, () => demoAnswer));
-    // Read when an agent is first opened, which happens once the server listens.
-    let controlPort: number | undefined;
-    const { createModelAgentOpener } = await import('../agent-model.js');
-    // Started agents connect their MCP servers, each stdio server in its own OS sandbox.
-    const mcp = (await import('../studio-mcp.js')).studioMcpOptions({
+    // The workspace runs everything: agents, MCP servers, plugins, sandbox runs, one egress engine, the control server.
+    const workspace = await openWorkspace(layout.root, {
       env: io.env,
-      launcherCacheDir: join(trustHome(io.env), 'cache', 'launcher'),
-    });
-    const models = createModelAgentOpener({
-      mcp,
-      env: io.env,
-      flags: { allowLocal: values['allow-local-model'] === true },
-      scripted,
-      protectedPorts: () => (controlPort === undefined ? [] : [controlPort]),
-    });
-    const agents = createWorkspaceAgents({
-      dir: layout.agents,
-      // The demo keeps its scripted provider whatever its config says; a workspace's agents get the provider they name.
-      open: layout.demo ? createAgentOpener({ provider: scripted, mcp }) : models.open,
-    });
-    const trusted = await readWorkspaceTrustedKeys(layout);
-    // Refusals at the control server's edge (a body nested too deep, a connection over the cap).
-    const edgeAudit = (await import('@trust/core/node')).createJsonlAuditSink(controlAuditFile(layout.root));
-    // Runs started from the studio, each under the OS sandbox and recorded in the run log like `trust sandbox`.
-    const sandbox = (await import('../studio-sandbox.js')).createStudioSandbox({
-      runsFile: sandboxRunsFile(trustHome(io.env)),
-      env: io.env,
-      launcherCacheDir: join(trustHome(io.env), 'cache', 'launcher'),
-      // A run allowed to reach loopback still cannot reach the control API that started it.
-      protectedPorts: () => (controlPort === undefined ? [] : [controlPort]),
-      onRecordError: (e) => out.warn(`a studio sandbox run was not recorded: ${escapeTerminal((e as Error).message)}`),
-    });
-    // Plugin actions (load with narrowed grants, call, unload, upload) run here, each plugin in its own worker;
-    // their decisions (plugin.grant, plugin.load, egress.*) join the same hash-chained log, so the timeline shows them.
-    // A plugin granted http/tcp/udp runs under the owner's policy in <workspace>/egress-policy.json, read at
-    // each load (none: such grants are refused); it never reaches this control server's port.
-    const { createStudioPluginSession } = await import('../studio-plugin-session.js');
-    const { PLUGIN_EGRESS_POLICY_FILE } = await import('../studio-plugin-egress.js');
-    const { workspaceControlPaths } = await import('../studio-plugin-fs-guard.js');
-    const pluginSession = await createStudioPluginSession({
-      pluginsDir: layout.plugins,
-      trustedKeyTexts: trusted,
-      audit: edgeAudit,
-      env: io.env,
-      cacheDir: join(trustHome(io.env), 'cache', 'wasm'),
-      egressPolicyFile: join(layout.root, PLUGIN_EGRESS_POLICY_FILE),
-      protectedPorts: () => (controlPort === undefined ? [] : [controlPort]),
-      // No fs grant may reach the studio's own files: the workspace root, its policies, token, keys,
-      // plugins and agents, the edge log and state file, the run log and caches in the trust home.
-      controlPaths: workspaceControlPaths(layout, {
-        exposed: [
-          { label: 'edge audit log', path: controlAuditFile(layout.root) },
-          { label: 'state file', path: studioStateFile(layout.root) },
-          { label: 'sandbox run log', path: sandboxRunsFile(trustHome(io.env)) },
-          { label: 'trust home', path: trustHome(io.env) },
-        ],
-        sealed: [{ label: 'cache folder', path: join(trustHome(io.env), 'cache') }],
-      }),
-    });
-    const server = await createControlServer({
-      agents,
-      pluginActions: pluginSession,
-      audit: edgeAudit,
-      tokenFile: layout.tokenFile,
+      home: trustHome(io.env),
+      demo: layout.demo,
       port,
       studioDir: dir,
-      plugins: () => readStudioPlugins(layout.plugins, trusted),
-      // `trust sandbox` records every run in <TRUST_HOME>/sandbox-runs.jsonl; newest first, corrupt lines skipped.
-      sandboxRuns: () => readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS),
-      // The audit timeline: the edge log (hash-chained, verified) and the sandbox runs, beside every agent's chain.
-      auditLogs: () =>
-        readStudioAuditLogs(
-          controlAuditFile(layout.root),
-          readSandboxRuns(sandboxRunsFile(trustHome(io.env)), MAX_SANDBOX_RUNS),
-        ),
-      // The policy editor's check resolves { "env": NAME } headers like `trust egress check --policy`
-      // (values never leave the server).
-      policyEnv: () => io.env,
-      // The policy editor opens and saves the plugins' egress policy file (validated, hash-checked saves).
-      policyFile: (await import('../studio-policy-file.js')).createPolicyFileStore(
-        join(layout.root, PLUGIN_EGRESS_POLICY_FILE),
-      ),
-      sandboxControl: sandbox,
+      allowLocalModel: values['allow-local-model'] === true,
+      onWarning: (m) => out.warn(escapeTerminal(m)),
     });
-    controlPort = server.port;
+    const server = workspace.server;
+    const agents = workspace.agents;
     const url = `http://127.0.0.1:${server.port}/#token=${server.token}`;
     // `trust agent approve|deny` find the running studio through this file (the token stays in .control-token).
     writeStudioState(layout.root, { port: server.port, pid: process.pid });
@@ -228,12 +139,7 @@ export const command: CommandSpec = {
     await new Promise<void>((done) => io.signal.addEventListener('abort', () => done(), { once: true }));
     out.progress('stopping the studio');
     await rm(studioStateFile(layout.root), { force: true });
-    await server.close();
-    await sandbox.close();
-    await pluginSession.close();
-    edgeAudit.close();
-    agents.close();
-    await models.close();
+    await workspace.close();
     return 0;
   },
 };
