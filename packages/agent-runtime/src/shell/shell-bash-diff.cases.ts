@@ -383,6 +383,22 @@ const control = [
   'f() { echo fn; }; command -v f',
 ];
 
+/** The whole-script check and find's expressions (issue 40, item 3): where bash agrees, it must match. */
+const wholeScript = [
+  'find . -name "w*.txt" -exec cat {} \\;',
+  'find . -name "[ab].txt" -exec wc -l {} + | sort',
+  'find . \\( -name "a*" -o -name "n*" \\) -type f | sort',
+  'find . -iregex ".*/[AW].*" | sort',
+  'find . -type f ! -name "*.txt" | sort',
+  'find . -name "*.txt" -exec cat {} \\; | sort | uniq -c',
+  'find . -maxdepth 1 -name "*.md" -print',
+  'find . -name "*.csv" -exec grep -c widget {} \\; -print',
+  'case ab in a*) echo 1;;& *b) echo 2;& zz) echo 3;; *) echo 4;; esac',
+  'case x in y) echo no;& x) echo yes;& z) echo fell;; esac',
+  'case q in a) echo a;;& *) echo any;;& q) echo q;; esac',
+  'f() { echo "in $1"; }; f one; command -v nosuch || echo none',
+];
+
 /**
  * Scripts whose output is meant to differ from bash, with the reason. The test checks that
  * each still differs, so a fixed one has to leave this list.
@@ -400,6 +416,11 @@ export const DELIBERATE: Readonly<Record<string, string>> = {
   'x=abcdef; echo ${x:1:3}': 'substring expansion is not supported and says so',
   'cd / && echo ok': 'no working directory and no cd: exit 127 with a message',
   'echo $RANDOM | wc -c': 'RANDOM is not provided (an unset variable expands to nothing)',
+  'echo first; nosuchcmd; echo $?':
+    'an unknown command refuses the whole script before it runs (126, nothing printed); bash runs the rest',
+  'echo first; if false; then python3 x.py; fi; echo done':
+    'an unknown command in a branch not taken still refuses the whole script; bash never reaches it',
+  'echo first; cat <(echo x)': 'process substitution refuses the whole script before it runs (126)',
 };
 
 /** Every script of the table, in order. */
@@ -410,5 +431,6 @@ export const SCRIPTS: readonly string[] = [
   ...statuses,
   ...errexit,
   ...control,
+  ...wholeScript,
   ...Object.keys(DELIBERATE),
 ];

@@ -52,6 +52,15 @@ export interface ShellCommand {
    * choke point preflights each; the command can use no other.
    */
   tools(argv: readonly string[]): readonly string[];
+  /**
+   * The commands (argv) and scripts this invocation runs through the choke point, as far as its
+   * argv tells (`find -exec`, `xargs`, `env`, `sh -c`, `eval`): the whole-script check looks into
+   * them before anything runs. A word known only at run time is {@link DYNAMIC_WORD}.
+   */
+  nested?(argv: readonly string[]): {
+    readonly commands?: ReadonlyArray<readonly string[]>;
+    readonly scripts?: readonly string[];
+  };
   run(ctx: CommandContext, argv: readonly string[]): Promise<number>;
 }
 
@@ -77,3 +86,6 @@ export const EXIT_DENIED = 126;
 export const EXIT_NOT_FOUND = 127;
 /** Exit status of a command whose approval a human rejected. */
 export const EXIT_REJECTED = 130;
+
+/** Stands for a word the whole-script check cannot know before the run (`$x`, `*.txt`, `$(…)`). */
+export const DYNAMIC_WORD = '\u0000';
