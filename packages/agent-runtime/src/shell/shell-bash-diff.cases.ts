@@ -383,6 +383,70 @@ const control = [
   'f() { echo fn; }; command -v f',
 ];
 
+/** Options that were ignored or misread (issue 47): each must now match GNU. */
+const options = [
+  "echo hello123 | tr -c 'a-z' 'X'",
+  "echo hello123 | tr -C 'a-z\\n' '_'",
+  "echo hello123 | tr -cd '0-9'; echo",
+  "echo aabbccdd | tr -s 'a-c'",
+  "echo 'a  b   c' | tr -s ' ' '_'",
+  'echo abc | tr; echo $?',
+  'echo abc | tr a; echo $?',
+  'tail -n +3 words.txt',
+  'tail -n +1 a.txt',
+  'head -n -2 words.txt',
+  'head -3 words.txt',
+  'sort words.txt | uniq -u',
+  'sort words.txt | uniq -d',
+  'sort words.txt | uniq -ci',
+  "printf 'A\\na\\nb\\n' | uniq -i",
+  "printf 'x 3\\ny 10\\nz 2\\n' | sort -k2n",
+  "printf 'x 3\\ny 10\\nz 2\\n' | sort -k2,2nr",
+  "printf 'b,2\\na,10\\nc,1\\n' | sort -t, -k2n",
+  "printf 'b,2\\na,10\\nc,1\\n' | sort -t, -k1,1",
+  "printf '1K\\n3M\\n20\\n2G\\n' | sort -h",
+  "printf 'Mar\\nJan\\nDec\\nfeb\\n' | sort -M",
+  'sort -c words.txt; echo $?',
+  'sort words.txt | sort -c; echo $?',
+  'sort -ur words.txt',
+  'sort -rnu nums.txt',
+  "printf 'B\\na\\nC\\n' | sort -f",
+  'sort -t, -k3 -k1 data.csv',
+  'cat -n words.txt',
+  'cat -b spaces.txt notes.md',
+  "printf 'a\\n\\nb\\n' | cat -b",
+  "printf 'a\\n\\n\\n\\nb\\n' | cat -s",
+  'cat -E a.txt',
+  "printf 'a\\nb' | cat -n",
+  'diff -i a.txt a.txt; echo $?',
+  "printf 'X\\ny\\n' > u.txt; diff -i u.txt a.txt; echo $?",
+  'diff -s a.txt a.txt; echo $?',
+  'diff -q a.txt b.txt; echo $?',
+  'basename -s .txt a/b/words.txt',
+  'basename -a x/one y/two',
+  'basename --suffix=.md notes.md other.md',
+  'basename a/b.txt .txt',
+  'nl -n ln words.txt',
+  'nl -n rz -w 3 a.txt',
+  'nl -s ": " -v 10 a.txt',
+  "printf 'a\\n\\nb\\n' | nl",
+  "printf 'a\\n\\nb\\n' | nl -b a -i 5",
+];
+
+/** GNU error wording and inputs without a final newline (issue 47). */
+const endings = [
+  "printf 'a\\nb' | head -n 5",
+  "printf 'a\\nb' | head -n 1",
+  "printf 'a\\nb' | tail -n 1",
+  "printf 'a\\nb' | tail -n +2",
+  "printf 'a\\nb' | nl",
+  "printf 'a\\nb' | cat -E",
+  'cat missing.txt; echo $?',
+  'head missing.txt; echo $?',
+  'wc -l missing.txt; echo $?',
+  'sort missing.txt; echo $?',
+];
+
 /** The whole-script check and find's expressions (issue 40, item 3): where bash agrees, it must match. */
 const wholeScript = [
   'find . -name "w*.txt" -exec cat {} \\;',
@@ -432,5 +496,7 @@ export const SCRIPTS: readonly string[] = [
   ...errexit,
   ...control,
   ...wholeScript,
+  ...options,
+  ...endings,
   ...Object.keys(DELIBERATE),
 ];

@@ -80,10 +80,11 @@ export async function checkScript(
       }
       if (isDenied(d)) {
         const rejected = config.rejection.has(d.code);
+        const verdict = rejected ? 'was not approved' : 'is not allowed';
         return {
           kind: 'refused',
           status: rejected ? EXIT_REJECTED : EXIT_DENIED,
-          message: `${REFUSED}: ${use.where}: ${use.command}: ${tool} ${rejected ? 'was not approved' : 'is not allowed'}: ${d.reason}\n`,
+          message: `${REFUSED}: ${use.where}: ${use.command}: ${tool} ${verdict}: ${d.reason}\n`,
           trace: { command: use.command, tools: use.tools, outcome: rejected ? 'rejected' : 'disabled' },
         };
       }

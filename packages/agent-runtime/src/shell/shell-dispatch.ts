@@ -14,7 +14,7 @@ import {
 import type { ExpandScope, Io, RunState } from './shell-state.js';
 import type { Interp } from './shell-interp.js';
 import { normalizeToolArgs } from './shell-path.js';
-import { UsageError } from './commands/options.js';
+import { UsageError, parseOptions } from './commands/options.js';
 
 /** What the choke point needs from the shell's options (already defaulted). */
 export interface DispatchConfig {
@@ -71,6 +71,7 @@ export function createDispatcher(config: DispatchConfig, interp: () => Interp): 
     }
     let own: readonly string[] = [];
     try {
+      if (command?.options) parseOptions(name, command.options, argv.slice(1));
       own = command ? command.tools(argv.slice(1)) : [];
     } catch (e) {
       // a command line its command cannot read (a bad option): refused before anything runs
@@ -170,6 +171,10 @@ export function createDispatcher(config: DispatchConfig, interp: () => Interp): 
       )
         throw e;
       if (e instanceof TrustError && (e.code === 'SHELL_LIMIT' || e.code === 'SHELL_ABORTED')) throw e;
+      if (e instanceof UsageError) {
+        io.err.write(`${e.message}\n`);
+        return e.status;
+      }
       io.err.write(`${name}: ${(e as Error)?.message ?? String(e)}\n`);
       return e instanceof TrustError && config.rejection.has(e.code) ? EXIT_REJECTED : 1;
     }

@@ -1,4 +1,5 @@
 import type { Decision } from '@trust/core';
+import type { OptionTable } from './commands/options.js';
 
 /**
  * The gate as the shell sees it. `preflight` is asked once per tool before a command runs
@@ -61,6 +62,12 @@ export interface ShellCommand {
     readonly commands?: ReadonlyArray<readonly string[]>;
     readonly scripts?: readonly string[];
   };
+  /**
+   * The options it implements. The choke point reads argv by this table first and refuses any
+   * other option with exit 2, naming it; `undefined` means the command reads its argv itself
+   * (a program, a command to run, or bash's own rules, as for echo and test).
+   */
+  readonly options?: OptionTable;
   run(ctx: CommandContext, argv: readonly string[]): Promise<number>;
 }
 
