@@ -447,6 +447,29 @@ const endings = [
   'sort missing.txt; echo $?',
 ];
 
+/** Commands added for issue 47 (breadth). */
+const breadth = [
+  'tac a.txt',
+  "printf 'a\\nb' | tac",
+  'tac words.txt nums.txt',
+  'export X=5; printenv X',
+  'printenv NOPE_NOT_SET; echo $?',
+  "echo 'the quick brown fox jumps' | fold -w 10",
+  "echo 'the quick brown fox jumps' | fold -s -w 10",
+  'fold -w 3 a.txt',
+  'expr 1 + 2 \\* 3',
+  'expr 7 / 2; expr 7 % 2; expr -7 / 2',
+  'expr 3 \\< 10; expr abc \\< abd; expr 5 = 5',
+  'expr 0; echo $?',
+  'expr length hello; expr substr hello 2 3; expr index hello lo',
+  "expr hello.txt : '.*\\.\\(.*\\)'",
+  "expr abc123 : '[a-z]*'",
+  'expr 1 / 0; echo $?',
+  'expr \\( 1 + 2 \\) \\* 4',
+  'expr 0 \\| 5; expr 3 \\& 0',
+  'x=$(expr 10 - 3); echo $x',
+];
+
 /** The whole-script check and find's expressions (issue 40, item 3): where bash agrees, it must match. */
 const wholeScript = [
   'find . -name "w*.txt" -exec cat {} \\;',
@@ -498,5 +521,6 @@ export const SCRIPTS: readonly string[] = [
   ...wholeScript,
   ...options,
   ...endings,
+  ...breadth,
   ...Object.keys(DELIBERATE),
 ];
