@@ -468,6 +468,10 @@ const breadth = [
   'expr \\( 1 + 2 \\) \\* 4',
   'expr 0 \\| 5; expr 3 \\& 0',
   'x=$(expr 10 - 3); echo $x',
+  'grep --count apple words.txt',
+  'grep --ignore-case -e TODO notes.md',
+  'wc --lines a.txt',
+  'grep -j x a.txt; echo $?',
 ];
 
 /** The whole-script check and find's expressions (issue 40, item 3): where bash agrees, it must match. */

@@ -179,12 +179,33 @@ export const cat: ShellCommand = {
   },
 };
 
+const GREP_OPTIONS: OptionTable = {
+  flags: 'ivncqoFE',
+  values: 'e',
+  long: {
+    'ignore-case': { key: 'i' },
+    'invert-match': { key: 'v' },
+    'line-number': { key: 'n' },
+    count: { key: 'c' },
+    quiet: { key: 'q' },
+    'only-matching': { key: 'o' },
+    'fixed-strings': { key: 'F' },
+    'extended-regexp': { key: 'E' },
+    regexp: { key: 'e', value: true },
+  },
+};
+
 export const grep: ShellCommand = {
   name: 'grep',
   summary: 'match lines (-i -v -n -c -q -o -F -E; files → fs_read)',
-  tools: (argv) => readsFiles(parseArgs(argv, ['e']).operands.slice(parseArgs(argv, ['e']).flags.has('e') ? 0 : 1)),
+  options: GREP_OPTIONS,
+  tools(argv) {
+    const { flags, operands } = parseOptions('grep', GREP_OPTIONS, argv);
+    return readsFiles(operands.slice(flags.has('e') ? 0 : 1));
+  },
   async run(ctx, argv) {
-    const { flags, operands } = parseArgs(argv, ['e']);
+    const { flags, operands: words } = parseOptions('grep', GREP_OPTIONS, argv);
+    const operands = [...words];
     const pattern = flags.get('e') ?? operands.shift();
     if (pattern === undefined) {
       ctx.err.write('usage: grep [-ivncqoFE] PATTERN [FILE...]\n');
@@ -249,12 +270,18 @@ const headTail = (name: 'head' | 'tail'): ShellCommand => ({
 export const head = headTail('head');
 export const tail = headTail('tail');
 
+const WC_OPTIONS: OptionTable = {
+  flags: 'lwc',
+  long: { lines: { key: 'l' }, words: { key: 'w' }, bytes: { key: 'c' } },
+};
+
 export const wc: ShellCommand = {
   name: 'wc',
   summary: 'count lines, words, bytes (-l -w -c), with GNU column widths and a total (files → fs_read)',
-  tools: (argv) => readsFiles(parseArgs(argv).operands),
+  options: WC_OPTIONS,
+  tools: (argv) => readsFiles(parseOptions('wc', WC_OPTIONS, argv).operands),
   async run(ctx, argv) {
-    const { flags, operands } = parseArgs(argv);
+    const { flags, operands } = parseOptions('wc', WC_OPTIONS, argv);
     const names = operands.length ? operands : [undefined];
     const chosen = (['l', 'w', 'c'] as const).filter((k) => flags.has(k));
     const keys = chosen.length ? chosen : (['l', 'w', 'c'] as const);
