@@ -102,6 +102,9 @@ export interface Stmt {
   readonly Redirs: readonly Redirect[];
   readonly Negated: boolean;
   readonly Background: boolean;
+  readonly Coprocess: boolean;
+  /** The line the statement starts on (1-based), for messages that say where. */
+  readonly Line: number;
 }
 export interface CallExpr {
   readonly type: 'CallExpr';
@@ -154,6 +157,8 @@ export interface CaseItem {
   readonly type: 'CaseItem';
   readonly Patterns: readonly Word[];
   readonly Stmts: readonly Stmt[];
+  /** The terminator: `;;`, `;&` (fall through) or `;;&` (test the next patterns), see ShellOps.caseOp. */
+  readonly Op: number;
 }
 export interface CaseClause {
   readonly type: 'CaseClause';

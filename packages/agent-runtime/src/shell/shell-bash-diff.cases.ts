@@ -383,6 +383,113 @@ const control = [
   'f() { echo fn; }; command -v f',
 ];
 
+/** Options that were ignored or misread (issue 47): each must now match GNU. */
+const options = [
+  "echo hello123 | tr -c 'a-z' 'X'",
+  "echo hello123 | tr -C 'a-z\\n' '_'",
+  "echo hello123 | tr -cd '0-9'; echo",
+  "echo aabbccdd | tr -s 'a-c'",
+  "echo 'a  b   c' | tr -s ' ' '_'",
+  'echo abc | tr; echo $?',
+  'echo abc | tr a; echo $?',
+  'tail -n +3 words.txt',
+  'tail -n +1 a.txt',
+  'head -n -2 words.txt',
+  'head -3 words.txt',
+  'sort words.txt | uniq -u',
+  'sort words.txt | uniq -d',
+  'sort words.txt | uniq -ci',
+  "printf 'A\\na\\nb\\n' | uniq -i",
+  "printf 'x 3\\ny 10\\nz 2\\n' | sort -k2n",
+  "printf 'x 3\\ny 10\\nz 2\\n' | sort -k2,2nr",
+  "printf 'b,2\\na,10\\nc,1\\n' | sort -t, -k2n",
+  "printf 'b,2\\na,10\\nc,1\\n' | sort -t, -k1,1",
+  "printf '1K\\n3M\\n20\\n2G\\n' | sort -h",
+  "printf 'Mar\\nJan\\nDec\\nfeb\\n' | sort -M",
+  'sort -c words.txt; echo $?',
+  'sort words.txt | sort -c; echo $?',
+  'sort -ur words.txt',
+  'sort -rnu nums.txt',
+  "printf 'B\\na\\nC\\n' | sort -f",
+  'sort -t, -k3 -k1 data.csv',
+  'cat -n words.txt',
+  'cat -b spaces.txt notes.md',
+  "printf 'a\\n\\nb\\n' | cat -b",
+  "printf 'a\\n\\n\\n\\nb\\n' | cat -s",
+  'cat -E a.txt',
+  "printf 'a\\nb' | cat -n",
+  'diff -i a.txt a.txt; echo $?',
+  "printf 'X\\ny\\n' > u.txt; diff -i u.txt a.txt; echo $?",
+  'diff -s a.txt a.txt; echo $?',
+  'diff -q a.txt b.txt; echo $?',
+  'basename -s .txt a/b/words.txt',
+  'basename -a x/one y/two',
+  'basename --suffix=.md notes.md other.md',
+  'basename a/b.txt .txt',
+  'nl -n ln words.txt',
+  'nl -n rz -w 3 a.txt',
+  'nl -s ": " -v 10 a.txt',
+  "printf 'a\\n\\nb\\n' | nl",
+  "printf 'a\\n\\nb\\n' | nl -b a -i 5",
+];
+
+/** GNU error wording and inputs without a final newline (issue 47). */
+const endings = [
+  "printf 'a\\nb' | head -n 5",
+  "printf 'a\\nb' | head -n 1",
+  "printf 'a\\nb' | tail -n 1",
+  "printf 'a\\nb' | tail -n +2",
+  "printf 'a\\nb' | nl",
+  "printf 'a\\nb' | cat -E",
+  'cat missing.txt; echo $?',
+  'head missing.txt; echo $?',
+  'wc -l missing.txt; echo $?',
+  'sort missing.txt; echo $?',
+];
+
+/** Commands added for issue 47 (breadth). */
+const breadth = [
+  'tac a.txt',
+  "printf 'a\\nb' | tac",
+  'tac words.txt nums.txt',
+  'export X=5; printenv X',
+  'printenv NOPE_NOT_SET; echo $?',
+  "echo 'the quick brown fox jumps' | fold -w 10",
+  "echo 'the quick brown fox jumps' | fold -s -w 10",
+  'fold -w 3 a.txt',
+  'expr 1 + 2 \\* 3',
+  'expr 7 / 2; expr 7 % 2; expr -7 / 2',
+  'expr 3 \\< 10; expr abc \\< abd; expr 5 = 5',
+  'expr 0; echo $?',
+  'expr length hello; expr substr hello 2 3; expr index hello lo',
+  "expr hello.txt : '.*\\.\\(.*\\)'",
+  "expr abc123 : '[a-z]*'",
+  'expr 1 / 0; echo $?',
+  'expr \\( 1 + 2 \\) \\* 4',
+  'expr 0 \\| 5; expr 3 \\& 0',
+  'x=$(expr 10 - 3); echo $x',
+  'grep --count apple words.txt',
+  'grep --ignore-case -e TODO notes.md',
+  'wc --lines a.txt',
+  'grep -j x a.txt; echo $?',
+];
+
+/** The whole-script check and find's expressions (issue 40, item 3): where bash agrees, it must match. */
+const wholeScript = [
+  'find . -name "w*.txt" -exec cat {} \\;',
+  'find . -name "[ab].txt" -exec wc -l {} + | sort',
+  'find . \\( -name "a*" -o -name "n*" \\) -type f | sort',
+  'find . -iregex ".*/[AW].*" | sort',
+  'find . -type f ! -name "*.txt" | sort',
+  'find . -name "*.txt" -exec cat {} \\; | sort | uniq -c',
+  'find . -maxdepth 1 -name "*.md" -print',
+  'find . -name "*.csv" -exec grep -c widget {} \\; -print',
+  'case ab in a*) echo 1;;& *b) echo 2;& zz) echo 3;; *) echo 4;; esac',
+  'case x in y) echo no;& x) echo yes;& z) echo fell;; esac',
+  'case q in a) echo a;;& *) echo any;;& q) echo q;; esac',
+  'f() { echo "in $1"; }; f one; command -v nosuch || echo none',
+];
+
 /**
  * Scripts whose output is meant to differ from bash, with the reason. The test checks that
  * each still differs, so a fixed one has to leave this list.
@@ -400,6 +507,11 @@ export const DELIBERATE: Readonly<Record<string, string>> = {
   'x=abcdef; echo ${x:1:3}': 'substring expansion is not supported and says so',
   'cd / && echo ok': 'no working directory and no cd: exit 127 with a message',
   'echo $RANDOM | wc -c': 'RANDOM is not provided (an unset variable expands to nothing)',
+  'echo first; nosuchcmd; echo $?':
+    'an unknown command refuses the whole script before it runs (126, nothing printed); bash runs the rest',
+  'echo first; if false; then python3 x.py; fi; echo done':
+    'an unknown command in a branch not taken still refuses the whole script; bash never reaches it',
+  'echo first; cat <(echo x)': 'process substitution refuses the whole script before it runs (126)',
 };
 
 /** Every script of the table, in order. */
@@ -410,5 +522,9 @@ export const SCRIPTS: readonly string[] = [
   ...statuses,
   ...errexit,
   ...control,
+  ...wholeScript,
+  ...options,
+  ...endings,
+  ...breadth,
   ...Object.keys(DELIBERATE),
 ];

@@ -48,7 +48,7 @@ const bypasses: Array<[string, string, number | null]> = [
   ['escaped command name', '\\rm a.txt', EXIT_DENIED],
   ['brace group', '{ rm a.txt; }', EXIT_DENIED],
   ['subshell', '(rm a.txt)', EXIT_DENIED],
-  ['negation', '! rm a.txt', 0],
+  ['negation', '! rm a.txt', EXIT_DENIED],
   ['mv (declares fs_delete)', 'mv a.txt b.txt', EXIT_DENIED],
   ['env prefix', 'X=1 rm a.txt', EXIT_DENIED],
   ['[[ ]] operand substitution', '[[ -n "$(rm a.txt)" ]]', null],
@@ -98,7 +98,8 @@ describe('restricted tools ask at the choke point', () => {
     const r = await createShell({ gate }).run('echo hi > out.txt');
     expect(r.exitCode).toBe(0);
     expect(gate.files.get('out.txt')).toBe('hi\n');
-    expect(gate.preflights).toEqual(['fs_write']);
+    // once by the whole-script check, once at the choke point
+    expect(gate.preflights).toEqual(['fs_write', 'fs_write']);
   });
 
   it('[[ -f ]] reads through fs_read and is refused when fs_read is disabled', async () => {
@@ -128,13 +129,20 @@ describe('unknown commands never reach a host shell', () => {
     './s.sh',
     'nohup /bin/rm a.txt',
     'timeout 1 /bin/rm a.txt',
-  ])('%s is exit 127 with no tool call', async (script) => {
+  ])('%s refuses the whole script (126) with no tool call', async (script) => {
     const gate = createFakeShellGate({ files });
-    const r = await createShell({ gate }).run(script);
-    expect(r.exitCode).toBe(EXIT_NOT_FOUND);
+    const r = await createShell({ gate }).run(`echo first; ${script}`);
+    expect([r.exitCode, r.stdout]).toEqual([EXIT_DENIED, '']);
     expect(gate.calls).toEqual([]);
     expect(gate.files.get('a.txt')).toBe('keep me');
     expect(r.stderr).toMatch(/command not found/);
+  });
+
+  it('a name known only at run time is exit 127 at the choke point', async () => {
+    const gate = createFakeShellGate({ files });
+    const r = await createShell({ gate }).run('c=python3; echo first; $c -c 1');
+    expect([r.exitCode, r.stdout]).toEqual([EXIT_NOT_FOUND, 'first\n']);
+    expect(r.stderr).toMatch(/python3: command not found/);
   });
 });
 

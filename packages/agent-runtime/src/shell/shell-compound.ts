@@ -71,7 +71,11 @@ async function pipeline(
   st: RunState,
 ): Promise<number> {
   const stages: Stage[] = [];
-  pipelineStages(ip, { type: 'Stmt', Cmd: cmd, Redirs: [], Negated: false, Background: false }, stages);
+  pipelineStages(
+    ip,
+    { type: 'Stmt', Cmd: cmd, Redirs: [], Negated: false, Background: false, Coprocess: false, Line: 0 },
+    stages,
+  );
   let input = io.stdin;
   let status = 0;
   let failing = 0;
@@ -182,12 +186,24 @@ export async function execCompound(
       const value = await expandString(cmd.Word, scope, ip.syntax, subst);
       const refused = refusedSubst(io, scope);
       if (refused !== undefined) return refused;
+      // `;;` ends the case, `;&` runs the next item's body without testing it, `;;&` goes on
+      // testing the items after this one (bash semantics for both).
+      let status = 0;
+      let fallInto = false;
       for (const item of cmd.Items) {
-        for (const p of item.Patterns)
-          if (matchCasePattern(value, await expandPattern(p, scope, ip.syntax, subst)))
-            return ip.execStmts(item.Stmts, io, scope, st);
+        let hit = fallInto;
+        for (const p of item.Patterns) {
+          if (hit) break;
+          hit = matchCasePattern(value, await expandPattern(p, scope, ip.syntax, subst));
+        }
+        fallInto = false;
+        if (!hit) continue;
+        status = await ip.execStmts(item.Stmts, io, scope, st);
+        const op = ip.syntax.ops.caseOp.get(item.Op);
+        if (op === ';&') fallInto = true;
+        else if (op !== ';;&') return status;
       }
-      return 0;
+      return status;
     }
     case 'TestClause':
       return evalTestClause(ip, cmd, io, scope, st);

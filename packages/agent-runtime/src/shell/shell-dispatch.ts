@@ -14,6 +14,7 @@ import {
 import type { ExpandScope, Io, RunState } from './shell-state.js';
 import type { Interp } from './shell-interp.js';
 import { normalizeToolArgs } from './shell-path.js';
+import { UsageError, parseOptions } from './commands/options.js';
 
 /** What the choke point needs from the shell's options (already defaulted). */
 export interface DispatchConfig {
@@ -68,7 +69,17 @@ export function createDispatcher(config: DispatchConfig, interp: () => Interp): 
       io.out.write(`${name}: ${command.summary}\n`);
       return 0;
     }
-    const tools = [...new Set([...(command ? command.tools(argv.slice(1)) : []), ...extraTools])];
+    let own: readonly string[] = [];
+    try {
+      if (command?.options) parseOptions(name, command.options, argv.slice(1));
+      own = command ? command.tools(argv.slice(1)) : [];
+    } catch (e) {
+      // a command line its command cannot read (a bad option): refused before anything runs
+      st.trace.push({ command: name, tools: [], outcome: 'ran' });
+      io.err.write(`${e instanceof UsageError ? '' : `${name}: `}${(e as Error)?.message ?? String(e)}\n`);
+      return e instanceof UsageError ? e.status : 2;
+    }
+    const tools = [...new Set([...own, ...extraTools])];
     const allowed = await preflight(name, tools, io, st);
     if (allowed !== 0) return allowed;
     if (prepare) {
@@ -160,6 +171,10 @@ export function createDispatcher(config: DispatchConfig, interp: () => Interp): 
       )
         throw e;
       if (e instanceof TrustError && (e.code === 'SHELL_LIMIT' || e.code === 'SHELL_ABORTED')) throw e;
+      if (e instanceof UsageError) {
+        io.err.write(`${e.message}\n`);
+        return e.status;
+      }
       io.err.write(`${name}: ${(e as Error)?.message ?? String(e)}\n`);
       return e instanceof TrustError && config.rejection.has(e.code) ? EXIT_REJECTED : 1;
     }

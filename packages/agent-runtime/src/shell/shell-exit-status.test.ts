@@ -11,15 +11,17 @@ async function run(script: string, gateOptions: Parameters<typeof createFakeShel
   return { ...r, gate };
 }
 
+// A command named only at run time (`$c`) passes the whole-script check and is refused by the
+// choke point when it runs: these pin how that refusal travels out of substitutions.
 describe('a refusal stops the script: substitutions carry the gate status', () => {
-  it('x=$(cat secret.txt) && echo ok does not print ok when fs_read is disabled', async () => {
-    const r = await run('x=$(cat secret.txt) && echo ok', { disabled: ['fs_read'] });
+  it('x=$($c secret.txt) && echo ok does not print ok when fs_read is disabled', async () => {
+    const r = await run('c=cat; f=curl; x=$($c secret.txt) && echo ok', { disabled: ['fs_read'] });
     expect(r.stdout).toBe('');
     expect(r.exitCode).toBe(EXIT_DENIED);
   });
 
   it('x=$(curl …) || exit 1 exits after a person rejected the fetch', async () => {
-    const r = await run('x=$(curl -s http://127.0.0.1:9/) || exit 1; echo after', {
+    const r = await run('c=cat; f=curl; x=$($f -s http://127.0.0.1:9/) || exit 1; echo after', {
       restricted: { sys_fetch: 'reject' },
     });
     expect(r.stdout).toBe('');
@@ -27,62 +29,64 @@ describe('a refusal stops the script: substitutions carry the gate status', () =
   });
 
   it.each([
-    ['backticks', 'x=`cat secret.txt`; echo $?', `${EXIT_DENIED}\n`],
-    ['${x:-$(…)}', 'x=${u:-$(cat secret.txt)}; echo $?', `${EXIT_DENIED}\n`],
-    ['quoted', 'x="pre $(cat secret.txt)"; echo $?', `${EXIT_DENIED}\n`],
-    ['nested', 'x=$(echo $(cat secret.txt)); echo $?', `${EXIT_DENIED}\n`],
-    ['refusal then success inside', 'x=$(cat secret.txt; echo fine); echo $?', `${EXIT_DENIED}\n`],
+    ['backticks', 'c=cat; x=`$c secret.txt`; echo $?', `${EXIT_DENIED}\n`],
+    ['${x:-$(…)}', 'c=cat; x=${u:-$($c secret.txt)}; echo $?', `${EXIT_DENIED}\n`],
+    ['quoted', 'c=cat; x="pre $($c secret.txt)"; echo $?', `${EXIT_DENIED}\n`],
+    ['nested', 'c=cat; x=$(echo $($c secret.txt)); echo $?', `${EXIT_DENIED}\n`],
+    ['refusal then success inside', 'c=cat; x=$($c secret.txt; echo fine); echo $?', `${EXIT_DENIED}\n`],
   ])('%s: $? after the assignment is 126', async (_label, script, out) => {
     const r = await run(script, { disabled: ['fs_read'] });
     expect(r.stdout).toBe(out);
   });
 
   it('a rejected approval inside $(…) gives 130', async () => {
-    const r = await run('x=$(curl -s http://127.0.0.1:9/); echo $?', { restricted: { sys_fetch: 'reject' } });
+    const r = await run('c=cat; f=curl; x=$($f -s http://127.0.0.1:9/); echo $?', {
+      restricted: { sys_fetch: 'reject' },
+    });
     expect(r.stdout).toBe(`${EXIT_REJECTED}\n`);
   });
 
   it('a command whose argument substitution was refused does not run', async () => {
-    const r = await run('echo "body: $(cat secret.txt)" > out.txt; echo $?', { disabled: ['fs_read'] });
+    const r = await run('c=cat; f=curl; echo "body: $($c secret.txt)" > out.txt; echo $?', { disabled: ['fs_read'] });
     expect(r.gate.files.has('out.txt')).toBe(false);
     expect(r.stdout).toBe(`${EXIT_DENIED}\n`);
   });
 
   it('a redirect target built from a refused substitution is not written', async () => {
-    const r = await run('echo data > "out-$(cat secret.txt).txt"; echo $?', { disabled: ['fs_read'] });
+    const r = await run('c=cat; f=curl; echo data > "out-$($c secret.txt).txt"; echo $?', { disabled: ['fs_read'] });
     expect([...r.gate.files.keys()].filter((k) => k.startsWith('out'))).toEqual([]);
     expect(r.gate.calls.some((c) => c.tool === 'fs_write')).toBe(false);
     expect(r.stdout).toBe(`${EXIT_DENIED}\n`);
   });
 
   it('a redirect target built from a failed substitution is not written', async () => {
-    const r = await run('echo data > "out-$(false).txt"; echo $?');
+    const r = await run('c=cat; f=curl; echo data > "out-$(false).txt"; echo $?');
     expect(r.gate.calls.some((c) => c.tool === 'fs_write')).toBe(false);
     expect(r.stdout).toBe('1\n');
   });
 
   it('a pipeline with a refused stage has the refusal status', async () => {
-    const r = await run('cat secret.txt | grep -c x; echo $?', { disabled: ['fs_read'] });
+    const r = await run('c=cat; f=curl; $c secret.txt | grep -c x; echo $?', { disabled: ['fs_read'] });
     expect(r.stdout).toBe(`0\n${EXIT_DENIED}\n`);
   });
 
   it('for-in and case over a refused substitution do not run their body', async () => {
     const r = await run(
-      'for w in $(cat secret.txt); do echo "w=$w"; done; echo $?; case $(cat secret.txt) in *) echo body;; ' +
-        'esac; echo $?',
+      'c=cat; for w in $($c secret.txt); do echo "w=$w"; done; echo $?; ' +
+        'case $($c secret.txt) in *) echo body;; esac; echo $?',
       { disabled: ['fs_read'] },
     );
     expect(r.stdout).toBe(`${EXIT_DENIED}\n${EXIT_DENIED}\n`);
   });
 
   it('set -e ends the script at the first refusal', async () => {
-    const r = await run('set -e; cat secret.txt; echo after', { disabled: ['fs_read'] });
+    const r = await run('c=cat; f=curl; set -e; $c secret.txt; echo after', { disabled: ['fs_read'] });
     expect(r.stdout).toBe('');
     expect(r.exitCode).toBe(EXIT_DENIED);
   });
 
   it('set -e ends the script at a refused substitution in an assignment', async () => {
-    const r = await run('set -e; x=$(cat secret.txt); echo after', { disabled: ['fs_read'] });
+    const r = await run('c=cat; f=curl; set -e; x=$($c secret.txt); echo after', { disabled: ['fs_read'] });
     expect(r.stdout).toBe('');
     expect(r.exitCode).toBe(EXIT_DENIED);
   });

@@ -59,7 +59,7 @@ describe('adf_shell interpreter', () => {
   });
 
   it('/dev/null discards without a tool; 2>&1 and >&2 move streams', async () => {
-    const r = await run('echo gone > /dev/null; nosuch 2>&1; echo err >&2');
+    const r = await run('echo gone > /dev/null; n=nosuch; $n 2>&1; echo err >&2');
     expect(r.gate.calls).toEqual([]);
     expect(r.stdout).toMatch(/nosuch: command not found/);
     expect(r.stderr).toBe('err\n');
@@ -110,8 +110,8 @@ describe('adf_shell interpreter', () => {
   });
 
   it('unsupported syntax fails clearly instead of guessing', async () => {
-    const r = await run('for ((i=0; i<3; i++)); do echo $i; done');
-    expect(r.exitCode).toBe(2);
+    const r = await run('echo a; for ((i=0; i<3; i++)); do echo $i; done');
+    expect([r.exitCode, r.stdout]).toEqual([126, '']);
     expect(r.stderr).toMatch(/unsupported syntax: C-style for loops/);
   });
 });

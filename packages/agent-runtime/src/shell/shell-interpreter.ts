@@ -23,6 +23,7 @@ import { execCompound } from './shell-compound.js';
 import { normalizeToolArgs } from './shell-path.js';
 import { literalPrefix, matchGlob } from './shell-glob.js';
 import { listedFiles } from './commands/files.js';
+import { checkScript } from './shell-check.js';
 
 /** Options of {@link createShell}. */
 export interface ShellOptions {
@@ -105,6 +106,7 @@ export function createShell(input: ShellOptions): Shell {
   };
   const nullSink: ShellSink = { write() {} };
 
+  const checkConfig = { syntax, commands, gate, rejection, maxDepth };
   const { dispatch, preflight, nested } = createDispatcher(
     { gate, commands, maxCommands, maxDepth, rejection },
     () => ip,
@@ -156,7 +158,19 @@ export function createShell(input: ShellOptions): Shell {
       }
     },
     nested,
-    runSource: (source, io, scope, st) => execStmts(ip, syntax.parse(source).Stmts, io, scope, st),
+    runSource: async (source, io, scope, st) => {
+      const file = syntax.parse(source);
+      // The whole script is checked before any of it runs (and again for each script run later).
+      const check = await checkScript(checkConfig, file, new Set(st.functions.keys()));
+      if (check.kind === 'refused') {
+        st.trace.push(check.trace);
+        io.err.write(check.message);
+        st.refusals += 1;
+        st.lastRefusal = check.status;
+        return check.status;
+      }
+      return execStmts(ip, file.Stmts, io, scope, st);
+    },
   };
 
   return {

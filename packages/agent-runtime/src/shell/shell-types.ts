@@ -1,4 +1,5 @@
 import type { Decision } from '@trust/core';
+import type { OptionTable } from './commands/options.js';
 
 /**
  * The gate as the shell sees it. `preflight` is asked once per tool before a command runs
@@ -52,6 +53,21 @@ export interface ShellCommand {
    * choke point preflights each; the command can use no other.
    */
   tools(argv: readonly string[]): readonly string[];
+  /**
+   * The commands (argv) and scripts this invocation runs through the choke point, as far as its
+   * argv tells (`find -exec`, `xargs`, `env`, `sh -c`, `eval`): the whole-script check looks into
+   * them before anything runs. A word known only at run time is {@link DYNAMIC_WORD}.
+   */
+  nested?(argv: readonly string[]): {
+    readonly commands?: ReadonlyArray<readonly string[]>;
+    readonly scripts?: readonly string[];
+  };
+  /**
+   * The options it implements. The choke point reads argv by this table first and refuses any
+   * other option with exit 2, naming it; `undefined` means the command reads its argv itself
+   * (a program, a command to run, or bash's own rules, as for echo and test).
+   */
+  readonly options?: OptionTable;
   run(ctx: CommandContext, argv: readonly string[]): Promise<number>;
 }
 
@@ -77,3 +93,6 @@ export const EXIT_DENIED = 126;
 export const EXIT_NOT_FOUND = 127;
 /** Exit status of a command whose approval a human rejected. */
 export const EXIT_REJECTED = 130;
+
+/** Stands for a word the whole-script check cannot know before the run (`$x`, `*.txt`, `$(…)`). */
+export const DYNAMIC_WORD = '\u0000';

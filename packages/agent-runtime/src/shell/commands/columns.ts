@@ -1,5 +1,7 @@
 import type { ShellCommand } from '../shell-types.js';
 import { inputText, lines, noTools, parseArgs, readsFiles } from './text.js';
+import { UsageError, parseOptions } from './options.js';
+import type { OptionTable } from './options.js';
 
 /** Parses a cut list like `1,3-5,7-`: returns a predicate over 1-based positions. */
 function cutList(spec: string): ((n: number) => boolean) | undefined {
@@ -113,19 +115,61 @@ export const comm: ShellCommand = {
   },
 };
 
+const NL_OPTIONS: OptionTable = {
+  values: 'bnsvwi',
+  long: {
+    'body-numbering': { key: 'b', value: true },
+    'number-format': { key: 'n', value: true },
+    'number-separator': { key: 's', value: true },
+    'starting-line-number': { key: 'v', value: true },
+    'number-width': { key: 'w', value: true },
+    'line-increment': { key: 'i', value: true },
+  },
+};
+
+const integer = (name: string, what: string, v: string | undefined, fallback: number, min: number): number => {
+  if (v === undefined) return fallback;
+  if (!/^-?[0-9]+$/.test(v) || Number(v) < min) throw new UsageError(`${name}: invalid ${what}: '${v}'`, 1);
+  return Number(v);
+};
+
 export const nl: ShellCommand = {
   name: 'nl',
-  summary: 'number non-empty lines (-b a: all lines) (files → fs_read)',
-  tools: (argv) => readsFiles(parseArgs(argv, ['b']).operands),
+  summary:
+    'number lines: -b a|t|n (all, non-empty, none), -n ln|rn|rz, -s SEP, -v START, -i STEP, -w WIDTH (files → fs_read)',
+  options: NL_OPTIONS,
+  tools: (argv) => readsFiles(parseOptions('nl', NL_OPTIONS, argv).operands),
   async run(ctx, argv) {
-    const { flags, operands } = parseArgs(argv, ['b']);
-    const all = flags.get('b') === 'a';
-    let n = 0;
-    ctx.out.write(
-      lines(await inputText(ctx, operands))
-        .map((l) => (l === '' && !all ? `${' '.repeat(7)}\n` : `${String(++n).padStart(6)}\t${l}\n`))
-        .join(''),
-    );
+    const { flags, operands } = parseOptions('nl', NL_OPTIONS, argv);
+    const body = flags.get('b') ?? 't';
+    if (body !== 'a' && body !== 't' && body !== 'n')
+      throw new UsageError(
+        `nl: invalid body numbering style: '${body}' (a, t or n; regular expressions are not supported)`,
+        1,
+      );
+    const format = flags.get('n') ?? 'rn';
+    if (format !== 'ln' && format !== 'rn' && format !== 'rz')
+      throw new UsageError(`nl: invalid line numbering format: '${format}'`, 1);
+    const sep = flags.get('s') ?? '\t';
+    const width = integer('nl', 'line number field width', flags.get('w'), 6, 1);
+    let n = integer('nl', 'starting line number', flags.get('v'), 1, -Infinity);
+    const step = integer('nl', 'line number increment', flags.get('i'), 1, -Infinity);
+    const num = (k: number) =>
+      format === 'ln'
+        ? String(k).padEnd(width)
+        : format === 'rz'
+          ? (k < 0 ? '-' : '') + String(Math.abs(k)).padStart(width - (k < 0 ? 1 : 0), '0')
+          : String(k).padStart(width);
+    let out = '';
+    for (const line of lines(await inputText(ctx, operands))) {
+      const numbered = body === 'a' || (body === 't' && line !== '');
+      const nl = '\n'; // GNU nl ends every line, the last one too
+      if (numbered) {
+        out += `${num(n)}${sep}${line}${nl}`;
+        n += step;
+      } else out += `${' '.repeat(width + sep.length)}${line}${nl}`;
+    }
+    ctx.out.write(out);
     return 0;
   },
 };
@@ -144,20 +188,31 @@ export const rev: ShellCommand = {
   },
 };
 
+const BASENAME_OPTIONS: OptionTable = {
+  flags: 'az',
+  values: 's',
+  long: { multiple: { key: 'a' }, suffix: { key: 's', value: true }, zero: { key: 'z' } },
+};
+
 export const basename: ShellCommand = {
   name: 'basename',
-  summary: 'last component of a path, minus an optional SUFFIX',
+  summary: 'last component of a path, minus an optional SUFFIX; -a NAME…: each; -s SUF: each, minus SUF',
+  options: BASENAME_OPTIONS,
   tools: noTools,
   async run(ctx, argv) {
-    const [path, suffix] = argv;
-    if (path === undefined) {
-      ctx.err.write('basename: missing operand\n');
-      return 1;
+    const { flags, operands } = parseOptions('basename', BASENAME_OPTIONS, argv);
+    if (operands.length === 0) throw new UsageError('basename: missing operand', 1);
+    const multiple = flags.has('a') || flags.has('s');
+    if (!multiple && operands.length > 2) throw new UsageError(`basename: extra operand '${operands[2]}'`, 1);
+    const suffix = flags.get('s') ?? (multiple ? undefined : operands[1]);
+    const names = multiple ? operands : operands.slice(0, 1);
+    const end = flags.has('z') ? '\0' : '\n';
+    for (const path of names) {
+      const trimmed = path.replace(/\/+$/, '');
+      let base = trimmed === '' ? (path.startsWith('/') ? '/' : '') : trimmed.slice(trimmed.lastIndexOf('/') + 1);
+      if (suffix && base !== suffix && base.endsWith(suffix)) base = base.slice(0, -suffix.length);
+      ctx.out.write(`${base}${end}`);
     }
-    const trimmed = path.replace(/\/+$/, '');
-    let base = trimmed === '' ? (path.startsWith('/') ? '/' : '') : trimmed.slice(trimmed.lastIndexOf('/') + 1);
-    if (suffix && base !== suffix && base.endsWith(suffix)) base = base.slice(0, -suffix.length);
-    ctx.out.write(`${base}\n`);
     return 0;
   },
 };

@@ -6,6 +6,7 @@ const shellCmd = (name: string): ShellCommand => ({
   name,
   summary: `${name} -c SCRIPT, or ${name} FILE (→ fs_read); runs in the virtual shell`,
   tools: (argv) => (argv[0] === '-c' ? [] : ['fs_read']),
+  nested: (argv) => (argv[0] === '-c' && argv[1] !== undefined ? { scripts: [argv[1]] } : {}),
   async run(ctx, argv) {
     if (argv[0] === '-c') return ctx.script(argv[1] ?? '', { child: true, args: argv.slice(3) });
     if (!argv[0]) return ctx.script(ctx.stdin, { child: true });
@@ -19,6 +20,7 @@ export const evalCmd: ShellCommand = {
   name: 'eval',
   summary: 'run words as shell source in this shell (each command gated)',
   tools: () => [],
+  nested: (argv) => ({ scripts: [argv.join(' ')] }),
   run: (ctx, argv) => ctx.script(argv.join(' '), { child: false }),
 };
 
@@ -41,6 +43,7 @@ export const xargs: ShellCommand = {
   name: 'xargs',
   summary: 'run a command with stdin words as arguments (-n N, -I R); the command is gated',
   tools: () => [],
+  nested: (argv) => ({ commands: [xargsCommand(argv)] }),
   async run(ctx, argv) {
     let i = 0;
     let perCall = Infinity;
@@ -87,3 +90,10 @@ export const xargs: ShellCommand = {
     return status;
   },
 };
+
+/** The command xargs runs (its options skipped; `echo` when there is none). */
+function xargsCommand(argv: readonly string[]): readonly string[] {
+  let i = 0;
+  while (i < argv.length && argv[i]!.startsWith('-')) i += argv[i] === '-n' || argv[i] === '-I' ? 2 : 1;
+  return argv.length > i ? argv.slice(i) : ['echo'];
+}

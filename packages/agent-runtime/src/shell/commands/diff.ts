@@ -1,22 +1,37 @@
 import type { ShellCommand } from '../shell-types.js';
-import { inputText, lines, parseArgs, readsFiles } from './text.js';
+import { inputText, lines, readsFiles } from './text.js';
+import { parseOptions } from './options.js';
+import type { OptionTable } from './options.js';
+
+const DIFF_OPTIONS: OptionTable = {
+  flags: 'uqsi',
+  values: 'U',
+  long: {
+    brief: { key: 'q' },
+    'report-identical-files': { key: 's' },
+    'ignore-case': { key: 'i' },
+    unified: { key: 'u' },
+  },
+};
 
 type Op = { kind: '=' | '-' | '+'; line: string; a: number; b: number };
 
 /** Line diff by longest common subsequence (at most 4 million line pairs). */
-export function diffLines(a: readonly string[], b: readonly string[]): Op[] {
+export function diffLines(a: readonly string[], b: readonly string[], key: (line: string) => string = (l) => l): Op[] {
+  const ka = a.map(key);
+  const kb = b.map(key);
   if (a.length * b.length > 4_000_000) throw new Error('inputs too large to compare (more than 4 million line pairs)');
   const n = a.length;
   const m = b.length;
   const L: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
   for (let i = n - 1; i >= 0; i--)
     for (let j = m - 1; j >= 0; j--)
-      L[i]![j] = a[i] === b[j] ? L[i + 1]![j + 1]! + 1 : Math.max(L[i + 1]![j]!, L[i]![j + 1]!);
+      L[i]![j] = ka[i] === kb[j] ? L[i + 1]![j + 1]! + 1 : Math.max(L[i + 1]![j]!, L[i]![j + 1]!);
   const ops: Op[] = [];
   let i = 0;
   let j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) {
+    if (i < n && j < m && ka[i] === kb[j]) {
       ops.push({ kind: '=', line: a[i]!, a: i++, b: j++ });
     } else if (i < n && (j >= m || L[i + 1]![j]! >= L[i]![j + 1]!)) ops.push({ kind: '-', line: a[i]!, a: i++, b: j });
     else ops.push({ kind: '+', line: b[j]!, a: i, b: j++ });
@@ -80,24 +95,29 @@ function unified(ops: readonly Op[], nameA: string, nameB: string, ctxLines: num
 export const diff: ShellCommand = {
   name: 'diff',
   summary:
-    'compare two files line by line: normal output, -u unified (no timestamps), -q brief; status 1 when they ' +
-    'differ (→ fs_read)',
-  tools: (argv) => readsFiles(parseArgs(argv, ['U']).operands),
+    'compare two files line by line: normal output, -u/-U N unified (no timestamps), -q brief, -s report ' +
+    'identical files, -i ignore case; status 1 when they differ (→ fs_read)',
+  options: DIFF_OPTIONS,
+  tools: (argv) => readsFiles(parseOptions('diff', DIFF_OPTIONS, argv).operands),
   async run(ctx, argv) {
-    const { flags, operands } = parseArgs(argv, ['U']);
+    const { flags, operands } = parseOptions('diff', DIFF_OPTIONS, argv);
     if (operands.length !== 2) {
-      ctx.err.write('usage: diff [-u] [-q] FILE1 FILE2\n');
+      ctx.err.write(`diff: ${operands.length < 2 ? 'missing' : 'extra'} operand\n`);
       return 2;
     }
     const [fa, fb] = operands as [string, string];
     const a = await inputText(ctx, [fa]);
     const b = await inputText(ctx, [fb]);
-    if (a === b) return 0;
+    const key = flags.has('i') ? (l: string) => l.toLowerCase() : (l: string) => l;
+    if (key(a) === key(b)) {
+      if (flags.has('s')) ctx.out.write(`Files ${fa} and ${fb} are identical\n`);
+      return 0;
+    }
     if (flags.has('q')) {
       ctx.out.write(`Files ${fa} and ${fb} differ\n`);
       return 1;
     }
-    const ops = diffLines(lines(a), lines(b));
+    const ops = diffLines(lines(a), lines(b), key);
     ctx.out.write(
       flags.has('u') || flags.has('U')
         ? unified(ops, fa, fb, flags.has('U') ? Number(flags.get('U')) || 0 : 3)

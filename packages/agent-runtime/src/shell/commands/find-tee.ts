@@ -1,5 +1,7 @@
-import type { ShellCommand } from '../shell-types.js';
-import { matchCasePattern } from '../shell-expand.js';
+import type { CommandContext, ShellCommand } from '../shell-types.js';
+import { DYNAMIC_WORD } from '../shell-types.js';
+import { FindSyntaxError, planFind } from './find-expr.js';
+import type { FindEntry, FindExpr } from './find-expr.js';
 import { normalizeShellPath } from '../shell-path.js';
 import { listedFiles } from './files.js';
 
@@ -31,112 +33,126 @@ export const mkdir: ShellCommand = {
   },
 };
 
-interface FindPlan {
-  roots: string[];
-  name?: string;
-  iname?: string;
-  path?: string;
-  type?: 'f' | 'd';
-  maxdepth?: number;
-  del: boolean;
-  error?: string;
-}
-
-function planFind(argv: readonly string[]): FindPlan {
-  const plan: FindPlan = { roots: [], del: false };
-  let i = 0;
-  for (; i < argv.length && !argv[i]!.startsWith('-'); i++) plan.roots.push(argv[i]!);
-  for (; i < argv.length; i++) {
-    const a = argv[i]!;
-    const v = argv[i + 1];
-    if (a === '-name' && v !== undefined) {
-      plan.name = v;
-      i++;
-    } else if (a === '-iname' && v !== undefined) {
-      plan.iname = v;
-      i++;
-    } else if (a === '-path' && v !== undefined) {
-      plan.path = v;
-      i++;
-    } else if (a === '-type' && (v === 'f' || v === 'd')) {
-      plan.type = v;
-      i++;
-    } else if (a === '-maxdepth' && v !== undefined && /^[0-9]+$/.test(v)) {
-      plan.maxdepth = Number(v);
-      i++;
-    } else if (a === '-delete') plan.del = true;
-    else if (a === '-print') {
-      /* the default */
-    } else
-      return {
-        ...plan,
-        error: `find: ${a} is not supported (supported: -name -iname -path -type f|d -maxdepth -delete -print)`,
-      };
-  }
-  if (plan.roots.length === 0) plan.roots.push('.');
-  return plan;
-}
-
 export const find: ShellCommand = {
   name: 'find',
   summary:
-    'list virtual files under paths: -name -iname -path -type f|d -maxdepth -print; -delete removes matches ' +
-    '(→ fs_list, -delete → fs_delete)',
-  tools: (argv) => (planFind(argv).del ? ['fs_list', 'fs_delete'] : ['fs_list']),
+    'list virtual files under paths: ( ) ! -a -o, -name -iname -path -ipath -regex -iregex -type f|d -empty ' +
+    '-maxdepth -mindepth, -print, -delete (→ fs_delete), -exec CMD {} ; and -exec CMD {} + (CMD is gated) (→ fs_list)',
+  tools(argv) {
+    try {
+      return planFind(argv).deletes ? ['fs_list', 'fs_delete'] : ['fs_list'];
+    } catch {
+      return ['fs_list']; // refused with its message when it runs
+    }
+  },
+  nested: (argv) => ({ commands: planFind(argv).execs.map((c) => c.map((w) => (w === '{}' ? DYNAMIC_WORD : w))) }),
   async run(ctx, argv) {
-    const plan = planFind(argv);
-    if (plan.error) {
-      ctx.err.write(`${plan.error}\n`);
+    let plan: ReturnType<typeof planFind>;
+    try {
+      plan = planFind(argv);
+    } catch (e) {
+      if (!(e instanceof FindSyntaxError)) throw e;
+      ctx.err.write(`${e.message}\n`);
       return 1;
     }
     let status = 0;
-    for (const root of plan.roots) {
-      const base = normalizeShellPath(root).replace(/\/+$/, '');
-      const all = base === '' || base === '.';
-      const files = listedFiles(await ctx.tool('fs_list', all ? {} : { prefix: `${base}/` })).map((f) => f.path);
-      const exact = all
-        ? []
-        : listedFiles(await ctx.tool('fs_list', { prefix: base }))
-            .filter((f) => f.path === base)
-            .map((f) => f.path);
-      if (files.length === 0 && exact.length === 0) {
-        ctx.err.write(`find: '${root}': No such file or directory\n`);
-        status = 1;
-        continue;
-      }
-      const display = (p: string) =>
-        all
-          ? (root.endsWith('/') ? root : `${root}/`) + p
-          : p === base
-            ? root
-            : root.replace(/\/+$/, '') + p.slice(base.length);
-      const entries: Array<{ path: string; dir: boolean }> = [];
-      if (files.length > 0) entries.push({ path: all ? '' : base, dir: true });
-      const dirs = new Set<string>();
-      for (const f of files) {
-        const parts = f.split('/');
-        for (let k = 1; k < parts.length; k++) dirs.add(parts.slice(0, k).join('/'));
-      }
-      for (const d of [...dirs].sort()) if (all || d.startsWith(`${base}/`)) entries.push({ path: d, dir: true });
-      for (const f of [...exact, ...files]) entries.push({ path: f, dir: false });
-      entries.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
-      for (const e of entries) {
-        const shown = e.path === '' ? root : display(e.path);
-        const depth =
-          e.path === (all ? '' : base) ? 0 : (all ? e.path : e.path.slice(base.length + 1)).split('/').length;
-        if (plan.maxdepth !== undefined && depth > plan.maxdepth) continue;
-        const leaf = shown.replace(/\/+$/, '').split('/').pop() ?? shown;
-        if (plan.type && (plan.type === 'd') !== e.dir) continue;
-        if (plan.name !== undefined && !matchCasePattern(leaf, plan.name)) continue;
-        if (plan.iname !== undefined && !matchCasePattern(leaf.toLowerCase(), plan.iname.toLowerCase())) continue;
-        if (plan.path !== undefined && !matchCasePattern(shown, plan.path)) continue;
-        if (plan.del) {
+    const batches = new Map<FindExpr, string[]>();
+    const evaluate = async (x: FindExpr, e: FindEntry): Promise<boolean> => {
+      switch (x.kind) {
+        case 'and':
+          return (await evaluate(x.x, e)) && evaluate(x.y, e);
+        case 'or':
+          return (await evaluate(x.x, e)) || evaluate(x.y, e);
+        case 'not':
+          return !(await evaluate(x.x, e));
+        case 'test':
+          return x.test(e);
+        case 'print':
+          ctx.out.write(`${e.shown}\n`);
+          return true;
+        case 'delete':
           if (!e.dir) await ctx.tool('fs_delete', { path: e.path });
+          return true;
+        case 'exec': {
+          if (x.batch) {
+            batches.set(x, [...(batches.get(x) ?? []), e.shown]);
+            return true;
+          }
+          const s = await ctx.command(x.argv.map((w) => w.split('{}').join(e.shown)));
+          if (s === 126 || s === 130) throw new FindRefused(s);
+          return s === 0;
+        }
+      }
+    };
+    try {
+      for (const root of plan.roots) {
+        const entries = await findEntries(ctx, root);
+        if (entries === undefined) {
+          ctx.err.write(`find: '${root}': No such file or directory\n`);
+          status = 1;
           continue;
         }
-        ctx.out.write(`${shown}\n`);
+        for (const e of entries) {
+          if (plan.maxdepth !== undefined && e.depth > plan.maxdepth) continue;
+          if (plan.mindepth !== undefined && e.depth < plan.mindepth) continue;
+          if ((await evaluate(plan.expr, e)) && !plan.acts) ctx.out.write(`${e.shown}\n`);
+        }
       }
+      for (const [x, paths] of batches) {
+        if (x.kind !== 'exec') continue;
+        const at = x.argv.lastIndexOf('{}');
+        const s = await ctx.command([...x.argv.slice(0, at), ...paths, ...x.argv.slice(at + 1)]);
+        if (s === 126 || s === 130) return s;
+        if (s !== 0) status = 1;
+      }
+    } catch (e) {
+      if (e instanceof FindRefused) return e.status;
+      throw e;
     }
     return status;
   },
 };
+
+/** A command of `-exec` the gate refused: find stops with its status. */
+class FindRefused extends Error {
+  constructor(readonly status: number) {
+    super('refused');
+  }
+}
+
+/** The entries under a root, sorted, or `undefined` when nothing is there. */
+async function findEntries(ctx: CommandContext, root: string): Promise<FindEntry[] | undefined> {
+  const base = normalizeShellPath(root).replace(/\/+$/, '');
+  const all = base === '' || base === '.';
+  const listing = listedFiles(await ctx.tool('fs_list', all ? {} : { prefix: `${base}/` }));
+  const files = listing.map((f) => f.path);
+  const exact = all
+    ? []
+    : listedFiles(await ctx.tool('fs_list', { prefix: base }))
+        .filter((f) => f.path === base)
+        .map((f) => f.path);
+  if (files.length === 0 && exact.length === 0) return undefined;
+  const display = (p: string) =>
+    all
+      ? (root.endsWith('/') ? root : `${root}/`) + p
+      : p === base
+        ? root
+        : root.replace(/\/+$/, '') + p.slice(base.length);
+  const raw: Array<{ path: string; dir: boolean }> = [];
+  if (files.length > 0) raw.push({ path: all ? '' : base, dir: true });
+  const dirs = new Set<string>();
+  for (const f of files) {
+    const parts = f.split('/');
+    for (let k = 1; k < parts.length; k++) dirs.add(parts.slice(0, k).join('/'));
+  }
+  for (const d of [...dirs].sort()) if (all || d.startsWith(`${base}/`)) raw.push({ path: d, dir: true });
+  for (const f of [...exact, ...files]) raw.push({ path: f, dir: false });
+  raw.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  return raw.map((e) => ({
+    path: e.path,
+    dir: e.dir,
+    shown: e.path === '' ? root : display(e.path),
+    depth: e.path === (all ? '' : base) ? 0 : (all ? e.path : e.path.slice(base.length + 1)).split('/').length,
+    empty: false,
+  }));
+}

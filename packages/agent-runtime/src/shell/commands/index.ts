@@ -1,22 +1,8 @@
 import type { ShellCommand } from '../shell-types.js';
-import {
-  bracket,
-  cat,
-  colon,
-  echo,
-  falseCmd,
-  grep,
-  head,
-  printf,
-  seq,
-  sort,
-  tail,
-  test,
-  tr,
-  trueCmd,
-  uniq,
-  wc,
-} from './text.js';
+import { bracket, cat, colon, echo, falseCmd, grep, head, printf, seq, tail, test, trueCmd, wc } from './text.js';
+import { sort, uniq } from './sort.js';
+import { tr } from './tr.js';
+import { expr, fold, printenv, tac } from './more-text.js';
 import { cp, ls, mv, rm, touch } from './files.js';
 import { curl, node, sqlite3 } from './tools.js';
 import { bash, dot, evalCmd, sh, source, xargs } from './control.js';
@@ -97,6 +83,10 @@ export function createDefaultCommands(): ReadonlyMap<string, ShellCommand> {
     command,
     date,
     jq,
+    tac,
+    fold,
+    printenv,
+    expr,
     ...builtinCommands(),
   ];
   const map = new Map<string, ShellCommand>(all.map((c) => [c.name, c]));

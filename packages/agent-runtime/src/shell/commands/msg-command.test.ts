@@ -98,7 +98,9 @@ describe('msg list / msg read in adf_shell', () => {
       },
       { origin: 'llm' },
     )) as ShellResult;
-    expect(r.stdout).toBe('1\nstatus 126\n');
+    // the whole script is refused before its first command runs
+    expect([r.stdout, r.exitCode]).toEqual(['', 126]);
+    expect(r.stderr).toMatch(/line 1: msg: msg_read is not allowed/);
     expect(adf.inbox.list()[0]?.status).toBe('unread');
 
     const open = shellGate(agentFile());

@@ -10,6 +10,11 @@ export const env: ShellCommand = {
   name: 'env',
   summary: 'print variables, or run COMMAND with NAME=VALUE added (-i: only those); COMMAND is gated',
   tools: noTools,
+  nested(argv) {
+    let i = 0;
+    while (i < argv.length && (argv[i]!.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[i]!))) i++;
+    return i < argv.length ? { commands: [argv.slice(i)] } : {};
+  },
   async run(ctx, argv) {
     let i = 0;
     let clearEnv = false;
@@ -48,6 +53,11 @@ export const timeout: ShellCommand = {
     'run COMMAND; once DURATION (N[smhd]) has passed it ends at its next command with 124 (a single slow ' +
     'tool call is not interrupted); COMMAND is gated',
   tools: noTools,
+  nested(argv) {
+    let i = 0;
+    while (argv[i]?.startsWith('-')) i += argv[i] === '-s' || argv[i] === '-k' ? 2 : 1;
+    return argv.length > i + 1 ? { commands: [argv.slice(i + 1)] } : {};
+  },
   async run(ctx, argv) {
     let i = 0;
     while (argv[i]?.startsWith('-')) i += argv[i] === '-s' || argv[i] === '-k' ? 2 : 1;
@@ -64,6 +74,7 @@ export const nohup: ShellCommand = {
   name: 'nohup',
   summary: 'run COMMAND (there are no hangups in the virtual shell); COMMAND is gated',
   tools: noTools,
+  nested: (argv) => (argv.length > 0 ? { commands: [argv] } : {}),
   async run(ctx, argv) {
     if (argv.length === 0) {
       ctx.err.write('nohup: missing operand\n');
@@ -77,6 +88,7 @@ export const exec: ShellCommand = {
   name: 'exec',
   summary: 'run COMMAND, then end the shell with its status; COMMAND is gated',
   tools: noTools,
+  nested: (argv) => (argv.length > 0 ? { commands: [argv] } : {}),
   async run(ctx, argv) {
     if (argv.length === 0) return 0;
     throw new ExitSignal(await ctx.command(argv));
@@ -87,6 +99,11 @@ export const command: ShellCommand = {
   name: 'command',
   summary: 'command -v NAME: say whether NAME exists; command CMD ARGS: run CMD (gated), skipping functions',
   tools: noTools,
+  nested(argv) {
+    if (argv[0] === '-v' || argv[0] === '-V') return {};
+    const args = argv[0] === '-p' || argv[0] === '--' ? argv.slice(1) : argv;
+    return args.length > 0 ? { commands: [args] } : {};
+  },
   async run(ctx, argv) {
     if (argv[0] === '-v' || argv[0] === '-V') {
       let status = 0;

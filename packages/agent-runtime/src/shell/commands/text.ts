@@ -2,6 +2,8 @@ import type { CommandContext, ShellCommand } from '../shell-types.js';
 import { fileContent } from '../file-content.js';
 import { compareIntegers } from '../integer-compare.js';
 import { formatPrintf, printfEscapes } from './printf-format.js';
+import { UsageError, parseOptions } from './options.js';
+import type { OptionTable } from './options.js';
 
 /** Splits `-abc` style flags from operands; `--` ends flags. Flags in `withValue` take the next word. */
 export function parseArgs(
@@ -35,12 +37,33 @@ export function parseArgs(
   return { flags, operands };
 }
 
+/** A file a command could not read, worded as GNU tools word it. */
+export class InputError extends Error {}
+
+const MISSING = new Set(['ADF_NOT_FOUND', 'FS_NOT_FOUND']);
+
+/** Reads one file through fs_read; a missing file is `PATH: No such file or directory`. */
+export async function readInput(ctx: CommandContext, path: string): Promise<string> {
+  try {
+    return fileContent(await ctx.tool('fs_read', { path }));
+  } catch (e) {
+    if (MISSING.has(String((e as { code?: unknown })?.code)))
+      throw new InputError(`${path}: No such file or directory`);
+    throw e;
+  }
+}
+
 /** Reads the named files through fs_read, or stdin when there are none (or `-`). */
 export async function inputText(ctx: CommandContext, files: readonly string[]): Promise<string> {
   if (files.length === 0) return ctx.stdin;
   let s = '';
-  for (const f of files) s += f === '-' ? ctx.stdin : fileContent(await ctx.tool('fs_read', { path: f }));
+  for (const f of files) s += f === '-' ? ctx.stdin : await readInput(ctx, f);
   return s;
+}
+
+/** Lines of a text with whether each ended in a newline (only the last may not). */
+export function linesWithEnds(text: string): Array<{ line: string; end: boolean }> {
+  return lines(text).map((line, i, l) => ({ line, end: i < l.length - 1 || text.endsWith('\n') }));
 }
 
 /** Lines of a text, without the empty string after a final newline. */
@@ -105,22 +128,84 @@ export const trueCmd: ShellCommand = { name: 'true', summary: 'exit 0', tools: n
 export const colon: ShellCommand = { name: ':', summary: 'exit 0', tools: noTools, run: async () => 0 };
 export const falseCmd: ShellCommand = { name: 'false', summary: 'exit 1', tools: noTools, run: async () => 1 };
 
+const CAT_OPTIONS: OptionTable = {
+  flags: 'nbEsA',
+  long: {
+    number: { key: 'n' },
+    'number-nonblank': { key: 'b' },
+    'show-ends': { key: 'E' },
+    'squeeze-blank': { key: 's' },
+  },
+};
+
 export const cat: ShellCommand = {
   name: 'cat',
-  summary: 'print files or stdin (→ fs_read)',
-  tools: (argv) => readsFiles(parseArgs(argv).operands),
+  summary:
+    'print files or stdin: -n number lines, -b number non-blank lines, -E show $ at ends, -s squeeze (→ fs_read)',
+  options: CAT_OPTIONS,
+  tools: (argv) => readsFiles(parseOptions('cat', CAT_OPTIONS, argv).operands),
   async run(ctx, argv) {
-    ctx.out.write(await inputText(ctx, parseArgs(argv).operands));
-    return 0;
+    const { flags, operands } = parseOptions('cat', CAT_OPTIONS, argv);
+    if (flags.has('A')) throw new UsageError('cat: -A (show all) is not supported; use -E');
+    // as GNU cat: a missing file is reported and skipped, the others are still printed
+    let text = '';
+    let status = 0;
+    for (const f of operands.length ? operands : ['-']) {
+      try {
+        text += f === '-' ? ctx.stdin : await readInput(ctx, f);
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        ctx.err.write(`cat: ${e.message}\n`);
+        status = 1;
+      }
+    }
+    if (flags.size === 0) {
+      ctx.out.write(text);
+      return status;
+    }
+    let n = 0;
+    let out = '';
+    let blank = false;
+    for (const { line, end } of linesWithEnds(text)) {
+      if (flags.has('s') && line === '' && end) {
+        if (blank) continue;
+        blank = true;
+      } else blank = false;
+      const numbered = flags.has('b') ? line !== '' : flags.has('n');
+      out += `${numbered ? `${String(++n).padStart(6)}\t` : ''}${line}${end ? (flags.has('E') ? '$\n' : '\n') : ''}`;
+    }
+    ctx.out.write(out);
+    return status;
+  },
+};
+
+const GREP_OPTIONS: OptionTable = {
+  flags: 'ivncqoFE',
+  values: 'e',
+  long: {
+    'ignore-case': { key: 'i' },
+    'invert-match': { key: 'v' },
+    'line-number': { key: 'n' },
+    count: { key: 'c' },
+    quiet: { key: 'q' },
+    'only-matching': { key: 'o' },
+    'fixed-strings': { key: 'F' },
+    'extended-regexp': { key: 'E' },
+    regexp: { key: 'e', value: true },
   },
 };
 
 export const grep: ShellCommand = {
   name: 'grep',
   summary: 'match lines (-i -v -n -c -q -o -F -E; files → fs_read)',
-  tools: (argv) => readsFiles(parseArgs(argv, ['e']).operands.slice(parseArgs(argv, ['e']).flags.has('e') ? 0 : 1)),
+  options: GREP_OPTIONS,
+  tools(argv) {
+    const { flags, operands } = parseOptions('grep', GREP_OPTIONS, argv);
+    return readsFiles(operands.slice(flags.has('e') ? 0 : 1));
+  },
   async run(ctx, argv) {
-    const { flags, operands } = parseArgs(argv, ['e']);
+    const { flags, operands: words } = parseOptions('grep', GREP_OPTIONS, argv);
+    const operands = [...words];
     const pattern = flags.get('e') ?? operands.shift();
     if (pattern === undefined) {
       ctx.err.write('usage: grep [-ivncqoFE] PATTERN [FILE...]\n');
@@ -156,28 +241,47 @@ export const grep: ShellCommand = {
   },
 };
 
+const HEAD_TAIL_OPTIONS: OptionTable = { values: 'n', numeric: 'n', long: { lines: { key: 'n', value: true } } };
+
 const headTail = (name: 'head' | 'tail'): ShellCommand => ({
   name,
-  summary: `${name === 'head' ? 'first' : 'last'} lines (-n N; files → fs_read)`,
-  tools: (argv) => readsFiles(parseArgs(argv, ['n']).operands),
+  summary:
+    name === 'head'
+      ? 'first lines (-n N; -n -N: all but the last N) (files → fs_read)'
+      : 'last lines (-n N; -n +N: from line N on) (files → fs_read)',
+  options: HEAD_TAIL_OPTIONS,
+  tools: (argv) => readsFiles(parseOptions(name, HEAD_TAIL_OPTIONS, argv).operands),
   async run(ctx, argv) {
-    const { flags, operands } = parseArgs(argv, ['n']);
-    const n = Number(flags.get('n') ?? 10);
-    const l = lines(await inputText(ctx, operands));
-    const pick = name === 'head' ? l.slice(0, n) : n === 0 ? [] : l.slice(-n);
-    ctx.out.write(pick.map((x) => `${x}\n`).join(''));
+    const { flags, operands } = parseOptions(name, HEAD_TAIL_OPTIONS, argv);
+    const spec = flags.get('n') ?? '10';
+    const m = /^([+-]?)([0-9]+)$/.exec(spec);
+    if (!m) throw new UsageError(`${name}: invalid number of lines: '${spec}'`, 1);
+    const count = Number(m[2]);
+    const all = linesWithEnds(await inputText(ctx, operands));
+    let pick: typeof all;
+    if (name === 'head') pick = m[1] === '-' ? all.slice(0, Math.max(0, all.length - count)) : all.slice(0, count);
+    else if (m[1] === '+') pick = all.slice(Math.max(0, count - 1));
+    else pick = count === 0 ? [] : all.slice(-count);
+    // a last line without a newline keeps its ending, as in GNU
+    ctx.out.write(pick.map((l) => (l.end ? `${l.line}\n` : l.line)).join(''));
     return 0;
   },
 });
 export const head = headTail('head');
 export const tail = headTail('tail');
 
+const WC_OPTIONS: OptionTable = {
+  flags: 'lwc',
+  long: { lines: { key: 'l' }, words: { key: 'w' }, bytes: { key: 'c' } },
+};
+
 export const wc: ShellCommand = {
   name: 'wc',
   summary: 'count lines, words, bytes (-l -w -c), with GNU column widths and a total (files → fs_read)',
-  tools: (argv) => readsFiles(parseArgs(argv).operands),
+  options: WC_OPTIONS,
+  tools: (argv) => readsFiles(parseOptions('wc', WC_OPTIONS, argv).operands),
   async run(ctx, argv) {
-    const { flags, operands } = parseArgs(argv);
+    const { flags, operands } = parseOptions('wc', WC_OPTIONS, argv);
     const names = operands.length ? operands : [undefined];
     const chosen = (['l', 'w', 'c'] as const).filter((k) => flags.has(k));
     const keys = chosen.length ? chosen : (['l', 'w', 'c'] as const);
@@ -214,71 +318,6 @@ export const wc: ShellCommand = {
         )
         .join(''),
     );
-    return 0;
-  },
-};
-
-export const sort: ShellCommand = {
-  name: 'sort',
-  summary: 'sort lines (-r -n -u; files → fs_read)',
-  tools: (argv) => readsFiles(parseArgs(argv).operands),
-  async run(ctx, argv) {
-    const { flags, operands } = parseArgs(argv);
-    let l = lines(await inputText(ctx, operands));
-    l = flags.has('n') ? l.sort((a, b) => parseFloat(a) - parseFloat(b)) : l.sort();
-    if (flags.has('r')) l.reverse();
-    if (flags.has('u')) l = [...new Set(l)];
-    ctx.out.write(l.map((x) => `${x}\n`).join(''));
-    return 0;
-  },
-};
-
-export const uniq: ShellCommand = {
-  name: 'uniq',
-  summary: 'drop adjacent duplicate lines (-c)',
-  tools: (argv) => readsFiles(parseArgs(argv).operands),
-  async run(ctx, argv) {
-    const { flags, operands } = parseArgs(argv);
-    const out: Array<[string, number]> = [];
-    for (const l of lines(await inputText(ctx, operands))) {
-      const last = out[out.length - 1];
-      if (last && last[0] === l) last[1]++;
-      else out.push([l, 1]);
-    }
-    ctx.out.write(out.map(([l, c]) => (flags.has('c') ? `${String(c).padStart(7)} ${l}\n` : `${l}\n`)).join(''));
-    return 0;
-  },
-};
-
-export const tr: ShellCommand = {
-  name: 'tr',
-  summary: 'translate or delete characters (-d)',
-  tools: noTools,
-  async run(ctx, argv) {
-    const { flags, operands } = parseArgs(argv);
-    const expand = (set: string) =>
-      printfEscapes(set)
-        .text.replace(
-          /\[:(alpha|digit|alnum|upper|lower|space):\]/g,
-          (_m, c: string) =>
-            ({ alpha: 'a-zA-Z', digit: '0-9', alnum: 'a-zA-Z0-9', upper: 'A-Z', lower: 'a-z', space: ' \t\n\r\f\v' })[
-              c
-            ] ?? '',
-        )
-        .replace(/(.)-(.)/gs, (_m, a: string, b: string) => {
-          let s = '';
-          for (let c = a.charCodeAt(0); c <= b.charCodeAt(0); c++) s += String.fromCharCode(c);
-          return s;
-        });
-    const from = expand(operands[0] ?? '');
-    const to = expand(operands[1] ?? '');
-    let s = '';
-    for (const ch of ctx.stdin) {
-      const i = from.indexOf(ch);
-      if (i < 0) s += ch;
-      else if (!flags.has('d')) s += to[Math.min(i, to.length - 1)] ?? '';
-    }
-    ctx.out.write(s);
     return 0;
   },
 };
