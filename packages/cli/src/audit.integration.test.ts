@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createJsonlAuditSink } from '@trust/core/node';
 import { createPrincipal } from '@trust/core';
 import { createTempHome, runCli } from './run-cli.test-helper.js';
-import { appendSandboxRun, sandboxRunRecord, sandboxRunsFile } from './sandbox-runs.js';
+import { appendSandboxRun, sandboxRunRecord, sandboxRunsFile } from '@trust/workspace';
 import { auditTailSchema, auditVerifySchema, failureSchema } from './json-schemas.js';
 
 const tmp = createTempHome();

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ModelProvider } from '@trust/agent-runtime';
-import { createScriptedProvider } from '@trust/agent-runtime';
+import { createLocalMesh, createScriptedProvider, loadOrCreateIdentityKeys } from '@trust/agent-runtime';
 import { type AuditSink, createMemoryAuditSink } from '@trust/core';
 import { createJsonlAuditSink } from '@trust/core/node';
 import {
@@ -149,6 +149,9 @@ export async function openWorkspace(dir: string, options: OpenWorkspaceOptions):
         return createSandbox(policy as never, { env, launcherCacheDir, ...extra } as never);
       });
     const agentEgress = () => agentEgressOf(egress);
+    // Every agent has its identity (sealed to the workspace's keys) and messages the others over one mesh.
+    const identityKeys = loadOrCreateIdentityKeys(join(layout.keys, 'identity-keys.json'));
+    const mesh = createLocalMesh();
     const models = createModelAgentOpener({
       mcp,
       egress: agentEgress,
@@ -156,9 +159,13 @@ export async function openWorkspace(dir: string, options: OpenWorkspaceOptions):
       flags: { allowLocal: options.allowLocalModel === true },
       scripted,
       protectedPorts,
+      identityKeys,
+      mesh,
     });
     closers.push(() => models.close());
-    const base = layout.demo ? createAgentOpener({ provider: scripted, mcp, egress: agentEgress }) : models.open;
+    const base = layout.demo
+      ? createAgentOpener({ provider: scripted, mcp, egress: agentEgress, identityKeys, mesh })
+      : models.open;
     const agents = createWorkspaceAgents({
       dir: layout.agents,
       // Each open agent's decisions go to its own chain, found by its id or its DID.
@@ -213,6 +220,7 @@ export async function openWorkspace(dir: string, options: OpenWorkspaceOptions):
     const store = createPolicyFileStore(policyFile);
     const server = await createControlServer({
       agents,
+      mesh,
       pluginActions: pluginSession,
       audit: edgeAudit,
       tokenFile: layout.tokenFile,

@@ -68,14 +68,15 @@ describe('MCP servers: live state of a running agent', () => {
     expect((await live()).map((m) => m.state)).toEqual(['agent-not-running', 'agent-not-running', 'agent-not-running']);
   });
 
-  it('after start: connected (a real server), failed with its error, and not started', async () => {
+  it('after start: connected (a real server), failed with its error, and the next one connected anyway', async () => {
     expect((await api('POST', '/agents/tooler/start', {})).status).toBe(200);
     const [echo, broken, later] = await live();
     expect(echo).toMatchObject({ name: 'echo', state: 'connected' });
     expect(echo?.detail).toMatch(/^host; [1-9]\d* tools$/);
     expect(broken).toMatchObject({ name: 'broken', state: 'failed' });
     expect(broken?.detail).toMatch(/^MCP_CONNECT_FAILED: could not connect MCP server broken/);
-    expect(later).toMatchObject({ name: 'later', state: 'not-started' });
+    // Every server starts on its own: one that fails never keeps the next from connecting.
+    expect(later).toMatchObject({ name: 'later', state: 'connected' });
     // The failure is in the agent's log too, for the Logs tab.
     const logs = (await api('GET', '/agents/tooler/logs?level=error')).json<{ logs: { event: string }[] }>().logs;
     expect(logs.map((l) => l.event)).toContain('mcp.failed');

@@ -29,6 +29,13 @@ export interface AgentOpenerOptions {
    * MCP servers are not started by the control API.
    */
   readonly mcp?: (id: string) => AgentMcpOptions;
+  /**
+   * The keys agents' identities are sealed to: each agent opens with its signing key (an owned file
+   * without an identity gets one) and `get_identity`/`set_identity`. Omitted: agents run without one.
+   */
+  readonly identityKeys?: OpenAgentOptions['identityKeys'];
+  /** The workspace's mesh: with identities, `msg_send` signs and delivers, inbound mail runs the ingress. */
+  readonly mesh?: OpenAgentOptions['mesh'];
 }
 
 /**
@@ -84,6 +91,8 @@ export function createAgentOpener(
       ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
       ...(options.triggerLimits ? { triggerLimits: options.triggerLimits } : {}),
+      ...(options.identityKeys ? { identityKeys: options.identityKeys } : {}),
+      ...(options.mesh ? { mesh: options.mesh } : {}),
       onEvent: (e) => {
         if (e.kind === 'approval') {
           emit({ kind: 'approval', agent: id, data: taskView(e.taskId) ?? { id: e.taskId, tool: e.tool } });

@@ -106,6 +106,18 @@ export const agentOpenerOptionsSchema = z
     scheduler: withMethods('the timer scheduler, e.g. nodeTimerScheduler', 'setTimeout', 'clearTimeout').optional(),
     triggerLimits: triggerLimitsSchema.optional().describe('bounds on trigger firings, e.g. { maxDepth: 3 }'),
     mcp: fn("how each agent's MCP servers are placed and sandboxed, e.g. (id) => ({ sandbox })").optional(),
+    identityKeys: z
+      .custom<object>(
+        (v) => typeof v === 'object' && v !== null && 'owner' in v && 'runtime' in v && 'sealTo' in v,
+        'expected identity keys ({ owner, runtime, sealTo })',
+      )
+      .optional()
+      .describe("the keys agents' identities are sealed to, e.g. loadOrCreateIdentityKeys(file)"),
+    mesh: withMethods(
+      'the workspace mesh agents message over, e.g. createLocalMesh()',
+      'register',
+      'lookup',
+    ).optional(),
   })
   .strict()
   .describe('createAgentOpener options, e.g. { provider: (id) => createScriptedProvider([]) }');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withMethods } from '../control/strict-options.js';
 import { envSchema, fn } from '../options.js';
 
 // The strict schema of `createModelAgentOpener`'s options, checked once at its boundary.
@@ -25,6 +26,18 @@ export const modelAgentOpenerOptionsSchema = z
     protectedPorts: fn('ports no model client may reach, e.g. () => [server.port]').optional(),
     egress: fn('the sys_fetch and ws_* clients of each agent, e.g. (id) => ({ fetch, ws })').optional(),
     mcp: fn("how each agent's MCP servers are placed and sandboxed, e.g. (id) => ({ sandbox })").optional(),
+    identityKeys: z
+      .custom<object>(
+        (v) => typeof v === 'object' && v !== null && 'owner' in v && 'runtime' in v && 'sealTo' in v,
+        'expected identity keys ({ owner, runtime, sealTo })',
+      )
+      .optional()
+      .describe("the keys agents' identities are sealed to, e.g. loadOrCreateIdentityKeys(file)"),
+    mesh: withMethods(
+      'the workspace mesh agents message over, e.g. createLocalMesh()',
+      'register',
+      'lookup',
+    ).optional(),
   })
   .strict()
   .describe('createModelAgentOpener options, e.g. { env: process.env, scripted }');

@@ -2,7 +2,7 @@ import { TrustError, isTrustErrorCode } from '@trust/core';
 import { openAdf, SCRIPTED_LABEL } from '@trust/agent-runtime';
 import { createAgentOpener } from '../control/index.js';
 import type { AgentEgress, AgentMcpOptions, ModelProvider } from '@trust/agent-runtime';
-import type { ControlEvent, OpenedAgent } from '../control/index.js';
+import type { AgentOpenerOptions, ControlEvent, OpenedAgent } from '../control/index.js';
 import type { AuditEvent, AuditInput, AuditSink } from '@trust/core';
 import { modelAgentOpenerOptionsSchema } from './agent-model-options.js';
 import { checkWorkspaceOptions } from '../options.js';
@@ -95,6 +95,10 @@ export interface ModelAgentOpenerOptions {
   readonly mcp?: (id: string) => AgentMcpOptions;
   /** The sys_fetch and ws_* clients of each agent (see `createAgentOpener`); omitted: those tools fail closed. */
   readonly egress?: (id: string) => AgentEgress;
+  /** The keys agents' identities are sealed to (see `createAgentOpener`). */
+  readonly identityKeys?: AgentOpenerOptions['identityKeys'];
+  /** The workspace's mesh (see `createAgentOpener`). */
+  readonly mesh?: AgentOpenerOptions['mesh'];
 }
 
 /**
@@ -115,7 +119,12 @@ export function createModelAgentOpener(options: ModelAgentOpenerOptions): {
 } {
   checkWorkspaceOptions('createModelAgentOpener', modelAgentOpenerOptionsSchema, options);
   const models: AgentModel[] = [];
-  const mcp = { ...(options.mcp ? { mcp: options.mcp } : {}), ...(options.egress ? { egress: options.egress } : {}) };
+  const mcp = {
+    ...(options.mcp ? { mcp: options.mcp } : {}),
+    ...(options.egress ? { egress: options.egress } : {}),
+    ...(options.identityKeys ? { identityKeys: options.identityKeys } : {}),
+    ...(options.mesh ? { mesh: options.mesh } : {}),
+  };
   return {
     open(path, id, emit) {
       const settings = readAgentModelSettings(path);
