@@ -39,7 +39,7 @@ const req = (host: string): EgressHttpRequest => ({
 const ctx: EgressContext = { principal: createPrincipal('llm', 'llm', 'a'), capability: 'http' };
 
 describe('createWorkspaceEgress', () => {
-  it('without a file runs the ADF default: any http destination by policy, tcp denied, the control port protected', async () => {
+  it('without a file runs the ADF default: any http destination, tcp denied, the control port protected', async () => {
     const { engine } = setup();
     expect(engine.status()).toMatchObject({ source: 'default', sha256: null });
     expect(engine.policy.authorizeHttp(req('example.com'), ctx)).toMatchObject({ allow: true, rule: 'adf-default' });
@@ -52,7 +52,7 @@ describe('createWorkspaceEgress', () => {
     await engine.close();
   });
 
-  it('a file replaces the default at the next decision; a refused file keeps the previous policy and says why', async () => {
+  it('a file replaces the default at the next decision; a refused file keeps the old policy and says why', async () => {
     const { file, engine, problems } = setup();
     writeFileSync(file, JSON.stringify({ v: 1, http: { allow: ['api.example.com'] } }));
     expect(engine.policy.authorizeHttp(req('other.example'), ctx)).toMatchObject({ allow: false });
