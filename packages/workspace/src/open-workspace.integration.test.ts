@@ -79,6 +79,10 @@ beforeAll(async () => {
   createAdf(join(dir, 'agents', 'mcp-user.adf'), {
     template: { ...withMcp, mcp: { servers: [{ name: 'web', url: `http://mcp.test:${mcpPort}/mcp` }] } },
   }).close();
+  const listener = defaultAgentConfig({ name: 'listener' });
+  createAdf(join(dir, 'agents', 'listener.adf'), {
+    template: { ...listener, messaging: { ...listener.messaging, receive: true } },
+  }).close();
   writeFileSync(join(dir, 'egress-policy.json'), policy(['allowed.test', 'mcp.test']));
   const resolve = createStubResolver({
     'allowed.test': [peer.host],
@@ -210,5 +214,32 @@ describe('openWorkspace: one egress engine for the workspace', () => {
     expect(rows.some((r) => r.decision === 'allow' && r.target.startsWith(`http://mcp.test:${mcpPort}/mcp`))).toBe(
       true,
     );
+  });
+});
+
+describe('openWorkspace: identities and messages between its agents', () => {
+  const didOf = async (agent: string): Promise<string> =>
+    (await api('GET', `/agents/${agent}/runtime`)).json.runtime.identity.did as string;
+
+  it('every agent has a did:key from its first open, sealed to the workspace keys', async () => {
+    const [a, b] = [await didOf('fetcher'), await didOf('listener')];
+    expect(a).toMatch(/^did:key:z6Mk/);
+    expect(b).toMatch(/^did:key:z6Mk/);
+    expect(a).not.toBe(b);
+  });
+
+  it('msg_send delivers a signed message over the workspace mesh; both sides audit it', async () => {
+    const to = await didOf('listener');
+    const from = await didOf('fetcher');
+    const answer = await toolCall('fetcher', 'msg_send', { to, content: 'hello listener' });
+    expect(answer).toMatch(/^OK/);
+    expect(answer).toContain('delivered');
+    const sent = (await api('GET', '/agents/fetcher/audit')).json.events as Row[];
+    expect(sent.some((e) => e.action === 'message.send' && e.decision === 'allow' && e.target === to)).toBe(true);
+    const received = (await api('GET', '/agents/listener/audit')).json.events as Row[];
+    const rows = received.filter((e) => e.action === 'message.receive');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((e) => e.decision === 'allow')).toBe(true);
+    expect(JSON.stringify(rows)).toContain(from);
   });
 });
