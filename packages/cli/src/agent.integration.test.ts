@@ -71,6 +71,9 @@ describe('trust agent new / inspect / chat (built binary)', () => {
     expect(JSON.stringify(doc.result.turns)).toContain('did not happen');
     const human = await cli(['agent', 'chat', 'careful.adf'], 'again\n');
     expect(human.stdout).toContain('approval needed');
+    // The tool and its arguments are shown once, in the prompt, not again on a line of their own.
+    expect(human.stdout).toMatch(/approval needed: .*fs_write.*notes\.md/);
+    expect(human.stdout).not.toMatch(/^\s+tool fs_write args/m);
     expect(human.stdout).toContain('stdin is not a terminal: denied');
   });
 

@@ -91,6 +91,28 @@ describe('parseCommandArgs', () => {
     expect(parseCommandArgs(spec, ['--', '-weird']).positionals).toEqual(['-weird']);
   });
 
+  it('reads a negative number as a value, never as short flags (run calc add 2 -1)', () => {
+    const variadic: CommandSpec = {
+      ...spec,
+      name: 'run',
+      positionals: [
+        { name: 'export', description: 'e' },
+        { name: 'args', description: 'a', required: false, variadic: true },
+      ],
+    };
+    expect(parseCommandArgs(variadic, ['add', '2', '-1', '-0.5', '-3e2']).positionals).toEqual([
+      'add',
+      '2',
+      '-1',
+      '-0.5',
+      '-3e2',
+    ]);
+    expect(parseCommandArgs(spec, ['u', '--mode', '-1']).values.mode).toBe('-1');
+    expect(parseCommandArgs(spec, ['u', '--cap', '-2', '--cap', 'x']).values.cap).toEqual(['-2', 'x']);
+    // A dash word that is not a number is still a flag, and an unknown one is refused.
+    expect(codeOf(() => parseCommandArgs(variadic, ['add', '-x']))).toBeTrustCode('CLI_USAGE_UNKNOWN_OPTION');
+  });
+
   it('marks --no-color as colour off', () => {
     expect(parseCommandArgs(spec, ['u', '--no-color']).color).toBe(false);
   });

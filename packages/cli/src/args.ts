@@ -29,6 +29,9 @@ function flagNames(options: Readonly<Record<string, OptionSpec>>): string[] {
   return names;
 }
 
+/** A word that is a negative number (an integer or a decimal, with an optional exponent). */
+const NEGATIVE_NUMBER = /^-\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
 /** `parseArgs` in strict mode with tokens; its errors become usage errors. */
 function parseStrictly(spec: CommandSpec, argv: readonly string[], options: NonNullable<ParseArgsConfig['options']>) {
   try {
@@ -53,16 +56,30 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   for (const [name, o] of Object.entries(all)) {
     options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
   }
-  const parsed = parseStrictly(spec, argv, options);
+  // A negative number (`trust run calc add 2 -1`) is a value, never a cluster of short flags: it
+  // is hidden from the parser behind a key that no argument can spell, and put back afterwards.
+  const negatives = new Map<string, string>();
+  const words = argv.map((w, i) => {
+    if (!NEGATIVE_NUMBER.test(w)) return w;
+    const key = `\u0000${i}`;
+    negatives.set(key, w);
+    return key;
+  });
+  const back = (w: string): string => negatives.get(w) ?? w;
+  const parsed = parseStrictly(spec, words, options);
   const terminator = parsed.tokens.find((t) => t.kind === 'option-terminator');
   const positionals: string[] = [];
   const rest: string[] = [];
   for (const t of parsed.tokens) {
     if (t.kind !== 'positional') continue;
-    if (terminator && t.index > terminator.index) rest.push(t.value);
-    else positionals.push(t.value);
+    if (terminator && t.index > terminator.index) rest.push(back(t.value));
+    else positionals.push(back(t.value));
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  for (const [k, v] of Object.entries(values)) {
+    if (typeof v === 'string') values[k] = back(v);
+    else if (Array.isArray(v)) values[k] = v.map(back);
+  }
   const help = values.help === true;
   if (!help) {
     if (!spec.passthrough && rest.length > 0) {

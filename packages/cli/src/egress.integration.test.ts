@@ -25,6 +25,21 @@ describe('trust egress check (built binary)', () => {
     expect(doc.result.steps.at(-1)).toMatchObject({ step: 'verdict', ok: false });
   });
 
+  it('a name that does not resolve is no verdict: exit 1, "not judged", never the denial exit 126', async () => {
+    const r = await runCli(
+      ['egress', 'check', 'https://missing.test/', '--resolve', 'other.test=93.184.215.14', '--json'],
+      { home: tmp.home },
+    );
+    expect(r.code).toBe(1);
+    expect(egressCheckSchema.parse(r.json()).result).toMatchObject({ allow: false, code: 'EGRESS_DNS_FAILED' });
+    const human = await runCli(['egress', 'check', 'https://missing.test/', '--resolve', 'other.test=93.184.215.14'], {
+      home: tmp.home,
+    });
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain('not judged');
+    expect(human.stdout).not.toMatch(/^denied \[/m);
+  });
+
   it('allows a public address and a private one in allow-local mode (exit 0)', async () => {
     const pub = await runCli(['egress', 'check', 'https://93.184.215.14/', '--json'], { home: tmp.home });
     expect(pub.code).toBe(0);

@@ -17,6 +17,20 @@ describe('printError', () => {
     expect(m.stdout()).toBe('');
   });
 
+  it('prints a hint once when the message ends with it (the egress denial text does)', () => {
+    const m = createMemoryIo();
+    const hint = 'add "example.org" to the allow list of policy-file:http.allow to permit it';
+    const message = `egress denied: example.org:80 is not on the allow list (rule policy-file:http.allow); ${hint}`;
+    printError(m.io, new CliError('EGRESS_HOST_NOT_ALLOWED', message, { hint }), { json: false, command: 'c' });
+    expect(m.stderr()).toBe(
+      'error[EGRESS_HOST_NOT_ALLOWED]: egress denied: example.org:80 is not on the allow list ' +
+        `(rule policy-file:http.allow)\n  hint: ${hint}\n`,
+    );
+    const json = createMemoryIo();
+    printError(json.io, new CliError('EGRESS_HOST_NOT_ALLOWED', message, { hint }), { json: true, command: 'c' });
+    expect(failureSchema.parse(JSON.parse(json.stdout())).error.message).toBe(message);
+  });
+
   it('colours on a TTY unless NO_COLOR is set', () => {
     const tty = createMemoryIo({ tty: true });
     printError(tty.io, new CliError('CLI_INTERNAL', 'y'), { json: false, command: 'c' });

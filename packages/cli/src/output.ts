@@ -103,6 +103,15 @@ export function toJsonError(error: unknown): JsonError {
 }
 
 /**
+ * The message without a closing clause that repeats the hint (`…; add "x" to the allow list` is
+ * printed once, on the hint line). The JSON document keeps the whole message.
+ */
+function withoutHint(message: string, hint: string | undefined): string {
+  if (!hint || !message.endsWith(hint) || message.length === hint.length) return message;
+  return message.slice(0, -hint.length).replace(/[\s;:,.—-]+$/, '');
+}
+
+/**
  * Prints an error: in json mode one `{ v, ok: false, command, error }` document on stdout;
  * otherwise `error[CODE]: reason` plus `hint:` lines on stderr, red only on a TTY. Every part
  * is escaped, since messages may quote untrusted input. Returns the exit code.
@@ -118,9 +127,8 @@ export function printError(
     return e.exitCode;
   }
   const s = createStyle(shouldColor({ env: io.env, isTTY: io.stderr.isTTY === true, flag: options.color }));
-  const lines = [
-    `${s.red(s.bold(`error[${escapeTerminal(e.code)}]`))}: ${escapeTerminal(e.message, { multiline: true })}`,
-  ];
+  const message = escapeTerminal(withoutHint(e.message, e.hint), { multiline: true });
+  const lines = [`${s.red(s.bold(`error[${escapeTerminal(e.code)}]`))}: ${message}`];
   for (const p of e.problems ?? []) {
     const where = p.path ? ` (at ${escapeTerminal(p.path)})` : '';
     lines.push(`  - ${escapeTerminal(p.code)}${where}: ${escapeTerminal(p.message)}`);

@@ -93,6 +93,14 @@ describe('plugin packages (built binary)', () => {
     expect(hello.stdout).toContain('"hello from a sandboxed plugin"');
   });
 
+  it('run of an export the plugin does not have is a usage error (exit 2) that lists the exports', async () => {
+    const r = await cli(['run', 'hello', 'nope', '--trusted', 'signing.pub', '--json']);
+    expect(r.code).toBe(2);
+    const err = failureSchema.parse(r.json()).error;
+    expect(err.code).toBeTrustCode('WASM_EXPORT_UNKNOWN');
+    expect(JSON.stringify(err)).toContain('add');
+  });
+
   it('run refuses an untrusted signer, and a tampered package fails verify naming the file', async () => {
     const untrusted = await cli(['run', 'hello', 'add', '1', '2', '--json']);
     expect(untrusted.code).toBe(126);

@@ -165,8 +165,8 @@ export const command: CommandSpec = {
       approver: {
         async request(req) {
           const task = req.task;
+          // The prompt names the tool and its exact arguments (escaped); printed once.
           out.line(`${s.yellow('approval needed')}: ${escapeTerminal(req.prompt, { multiline: true })}`);
-          out.line(`  tool ${escapeTerminal(task.tool)} args ${escapeTerminal(JSON.stringify(task.args))}`);
           let decision: 'approve' | 'deny' = 'deny';
           if (interactive) {
             io.stdout.write('  approve? [y/N] ');

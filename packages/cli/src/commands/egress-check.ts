@@ -10,6 +10,9 @@ import { cliHint } from '../cli-hints.js';
 
 const MODES = ['default', 'allow-local', 'strict'] as const;
 
+/** Codes of a name that could not be resolved: the guard judged no address, so they are no denial. */
+const UNRESOLVED_CODES: ReadonlySet<string> = new Set(['EGRESS_DNS_FAILED', 'EGRESS_DNS_EMPTY', 'EGRESS_DNS_TIMEOUT']);
+
 export const command: CommandSpec = {
   name: 'egress check',
   summary: 'explain, step by step, whether a URL may be reached',
@@ -84,6 +87,7 @@ export const command: CommandSpec = {
     'string, "addresses": string[], "steps": [{ "step", "ok", "detail" }] }',
   exitCodes: [
     '126 the guard or the policy denies the URL (the explanation is still printed)',
+    '1 the name could not be resolved (EGRESS_DNS_*): no address was judged, so this is no verdict',
     '2 also: a URL that does not parse, a bad --allow-cidr/--deny-cidr/--resolve/--protect-port value',
   ],
   async run({ io, out, values, positionals }) {
@@ -181,8 +185,15 @@ export const command: CommandSpec = {
       out.line(s.green(`allowed (rule ${verdict.rule ?? 'public'})`));
       return 0;
     }
-    out.line(`${s.red('denied')} [${escapeTerminal(verdict.code ?? '')}]: ${escapeTerminal(verdict.reason ?? '')}`);
+    // A name that does not resolve was never judged: a script must not read it as a denial.
+    const unresolved = UNRESOLVED_CODES.has(verdict.code ?? '');
+    out.line(
+      `${unresolved ? s.yellow('not judged') : s.red('denied')} [${escapeTerminal(verdict.code ?? '')}]: ` +
+        escapeTerminal(verdict.reason ?? ''),
+    );
     if (verdict.hint) out.line(`  ${s.cyan('hint')}: ${escapeTerminal(cliHint(verdict.hint))}`);
-    return 126;
+    if (unresolved && !verdict.hint)
+      out.line(`  ${s.cyan('hint')}: no address was found to judge; pass --resolve name=address to check an address`);
+    return unresolved ? 1 : 126;
   },
 };

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { resolve } from 'node:path';
 import type { CommandSpec } from '../command.js';
 import { listOption, stringOption } from '../args.js';
+import { CliError } from '../cli-error.js';
 import { loadEgressPolicyFile } from '../egress-policy-file.js';
 import { readTrustedKeys } from '../plugin-files.js';
 import { trustHome } from '../trust-home.js';
@@ -75,7 +76,7 @@ export const command: CommandSpec = {
     '126 the plugin was refused: unsigned, a bad signature, an untrusted key, imports its grants do ' +
       'not provide, or a network capability without --policy (the code, WASM_*, says which)',
     '1 the plugin could not be loaded or trapped (a broken component, a timeout, a guest error)',
-    "2 also: arguments that do not fit the export's signature (count or type)",
+    "2 also: arguments that do not fit the export's signature (count or type), an export the plugin does not have",
   ],
   async run({ io, out, values, positionals }) {
     const [source, exportName, ...rawArgs] = positionals as [string, string, ...string[]];
@@ -107,7 +108,16 @@ export const command: CommandSpec = {
       const wit = findExportWit(plugin.interface.items, exportName);
       const params = wit === undefined ? undefined : parseWitParams(wit);
       const args = params ? convertExportArgs(exportName, params, rawArgs) : rawArgs.map(parsePluginArg);
-      const result = await plugin.call(exportName, ...args);
+      const result = await plugin.call(exportName, ...args).catch((e: unknown) => {
+        // Naming an export the plugin does not have is a mistake on the command line (exit 2), not a failure.
+        const err = e as { code?: unknown; message?: string; hint?: string };
+        if (err.code !== 'WASM_EXPORT_UNKNOWN') throw e;
+        throw new CliError('WASM_EXPORT_UNKNOWN', err.message ?? `no export ${exportName}`, {
+          ...(err.hint ? { hint: err.hint } : {}),
+          exitCode: 2,
+          cause: e,
+        });
+      });
       const output = plugin.output();
       const events = audit.events();
       out.result({
