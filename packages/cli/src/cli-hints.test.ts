@@ -22,6 +22,11 @@ describe('cliHint', () => {
       'pass its public key file with --trusted <key.pub> if you trust its owner (trusted: none)',
     ],
     [
+      'pass egress: <EgressPolicy> to createPluginHost() or host.load(), or remove the capability',
+      'pass --policy <egress-policy.json> (the file format of `trust egress`; see `trust egress check --help`), ' +
+        'or remove the capability',
+    ],
+    [
       'add "api.example.com" to the allow list of policy:http.allow to permit it',
       'add "api.example.com" to the allow list of policy:http.allow to permit it',
     ],

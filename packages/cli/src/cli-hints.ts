@@ -15,6 +15,10 @@ const REWRITES: readonly (readonly [RegExp, string])[] = [
   ],
   [/remove "([^"]+)" from denyCidrs/g, 'drop --deny-cidr $1 (in a policy file: remove "$1" from guard.denyCidrs)'],
   [/add that public key to trustedKeys/g, 'pass its public key file with --trusted <key.pub>'],
+  [
+    /pass egress: <EgressPolicy> to createPluginHost\(\) or host\.load\(\)/g,
+    'pass --policy <egress-policy.json> (the file format of `trust egress`; see `trust egress check --help`)',
+  ],
   [/\btrustedKeys\b/g, '--trusted <key.pub>'],
 ];
 

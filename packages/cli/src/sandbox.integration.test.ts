@@ -20,6 +20,7 @@ beforeAll(async () => {
   peerPort = (peer.address() as { port: number }).port;
   // A capability that does not parse inside a policy file: the file is wrong (exit 1), not the command line.
   writeFileSync(join(tmp.home, 'bad-cap.json'), '{"v":1,"capabilities":["netwrok"]}');
+  writeFileSync(join(tmp.home, 'egress-policy.json'), '{"v":1,"http":{"allow":["api.example.com"]}}');
 });
 afterAll(async () => {
   await new Promise<void>((r) => peer.close(() => r()));
@@ -218,9 +219,13 @@ describe('trust sandbox (built binary, real bubblewrap)', () => {
     [['sandbox', '--cap', 'netwrok', '--', 'true'], 2, 'CLI_USAGE_INVALID_VALUE'],
     [['sandbox', '--policy', 'bad-cap.json', '--', 'true'], 1, 'SANDBOX_POLICY_INVALID'],
     [['sandbox', '--policy', 'missing.json', '--', 'true'], 1, 'CLI_FILE_NOT_FOUND'],
+    // An egress policy given as the sandbox policy: a usage mistake, with the flag it belongs to.
+    [['sandbox', '--policy', 'egress-policy.json', '--', 'true'], 2, 'CLI_USAGE_INVALID_VALUE'],
   ])('%j exits %i with %s', async (argv, exit, code) => {
     const r = await runCli([argv[0] as string, '--json', ...argv.slice(1)], { home: tmp.home });
     expect(r.code).toBe(exit);
-    expect(failureSchema.parse(r.json()).error.code).toBe(code);
+    const error = failureSchema.parse(r.json()).error;
+    expect(error.code).toBe(code);
+    if (argv.includes('egress-policy.json')) expect(error.hint).toMatch(/did you mean --egress egress-policy\.json/);
   });
 });

@@ -125,6 +125,15 @@ export const command: CommandSpec = {
         });
       }
       base = doc as Record<string, unknown>;
+      // The egress policy file goes to --egress here (--policy is the sandbox's own policy).
+      const egressKey = ['http', 'tcp', 'udp', 'guard'].find((k) => k in base);
+      if (egressKey !== undefined)
+        throw usageError(
+          'CLI_USAGE_INVALID_VALUE',
+          `${policyPath} looks like an egress policy (it has "${egressKey}"), not a sandbox policy`,
+          `did you mean --egress ${policyPath}? --policy takes a sandbox policy such as ` +
+            '{"v":1,"capabilities":["stdout"]}',
+        );
     }
     const seconds = integerOption(values, 'timeout', { min: 1, max: 86_400, example: 30 });
     const baseCaps = Array.isArray(base.capabilities) ? (base.capabilities as unknown[]) : [];
