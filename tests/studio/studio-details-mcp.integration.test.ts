@@ -64,7 +64,7 @@ afterAll(async () => {
 });
 
 describe('MCP live state (Chromium, real control server, real MCP server)', () => {
-  it('agent not running, then connected / failed with its error / not started after Start', async () => {
+  it('agent not running, then connected / failed with its error / connected anyway after Start', async () => {
     const page = await openPage(browser);
     const watch = watchPage(page);
     await page.goto(`${server.url}/#token=${server.token}`);
@@ -80,7 +80,8 @@ describe('MCP live state (Chromium, real control server, real MCP server)', () =
     expect(await cell(0).textContent()).toMatch(/connected host; [1-9]\d* tools/);
     expect(await cell(1).getAttribute('data-mcp-live')).toBe('failed');
     expect(await cell(1).textContent()).toContain('MCP_CONNECT_FAILED');
-    expect(await cell(2).getAttribute('data-mcp-live')).toBe('not-started');
+    // Every server starts on its own: the one after a failed server still connects.
+    await expect.poll(() => cell(2).getAttribute('data-mcp-live')).toBe('connected');
     // The hostile command comes back in the error as text only.
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(await page.locator('[data-panel=mcp] img').count()).toBe(0);

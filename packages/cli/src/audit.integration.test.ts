@@ -75,7 +75,7 @@ describe('trust audit (built binary)', () => {
       );
     const r = await runCli(['audit', 'verify', 'sandbox-runs.jsonl', '--json'], { home: tmp.home });
     expect(r.code).toBe(1);
-    expect(failureSchema.parse(r.json()).error.code).toBe('CLI_AUDIT_NOT_CHAINED');
+    expect(failureSchema.parse(r.json()).error.code).toBeTrustCode('CLI_AUDIT_NOT_CHAINED');
     const human = await runCli(['audit', 'verify', 'sandbox-runs.jsonl'], { home: tmp.home });
     expect(human.stderr + human.stdout).toContain('is not a hash-chained audit log: none of its 2 record(s)');
     expect(human.stderr + human.stdout).not.toContain('changed after it was written');

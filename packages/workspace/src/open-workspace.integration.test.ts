@@ -183,7 +183,7 @@ describe('openWorkspace: one egress engine for the workspace', () => {
     });
     const refused = await api('PUT', '/policy/file', { text: bad, sha256: saved.json.sha256 });
     expect(refused.status).toBe(200);
-    expect(refused.json.engine.problem).toMatchObject({ code: 'WORKSPACE_POLICY_INVALID' });
+    expect(refused.json.engine.problem).toHaveTrustCode('WORKSPACE_POLICY_INVALID');
     expect(refused.json.engine.sha256).toBe(saved.json.sha256);
     expect(warnings.join('\n')).toMatch(/previous one keeps running/);
     expect(await toolCall('fetcher', 'sys_fetch', { url })).toContain('hello from the peer');

@@ -68,7 +68,8 @@ function fullCheck(path: string, budgetMs: number): string[] {
     env: { PATH: process.env['PATH'] ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  if (r.error && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
+  // Killed at the budget: spawnSync reports ETIMEDOUT, and the child ends by the kill signal given.
+  if ((r.error && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') || r.signal === 'SIGKILL') {
     throw new TrustError(
       'ADF_TOO_COSTLY',
       `the integrity check of "${path}" did not finish within ${budgetMs} ms: the file's own CHECK or index ` +
@@ -81,14 +82,11 @@ function fullCheck(path: string, budgetMs: number): string[] {
     );
   }
   if (r.status !== 0 || r.error) {
-    const why = (r.stderr || r.error?.message || `exit ${r.status}`).split('\n').find((l) => /Error/.test(l));
-    throw new TrustError(
-      'ADF_CORRUPT',
-      `the file failed SQLite's integrity check: ${(why ?? 'it failed').slice(0, 300)}`,
-      {
-        hint: 'restore the file from a backup',
-      },
-    );
+    const ended = `the check ended with ${r.error ? (r.error as NodeJS.ErrnoException).code : `exit ${r.status}`}`;
+    const why = (r.stderr ?? '').split('\n').find((l) => /Error/.test(l)) ?? `${ended} (signal ${r.signal ?? 'none'})`;
+    throw new TrustError('ADF_CORRUPT', `the file failed SQLite's integrity check: ${why.slice(0, 300)}`, {
+      hint: 'restore the file from a backup',
+    });
   }
   try {
     const rows = JSON.parse(r.stdout) as unknown;

@@ -63,7 +63,7 @@ describe('createWorkspaceEgress', () => {
     expect(engine.reload()).toMatchObject({
       source: 'file',
       sha256: good,
-      problem: { code: 'WORKSPACE_POLICY_INVALID' },
+      problem: { code: expect.toBeTrustCode('WORKSPACE_POLICY_INVALID') },
     });
     expect(problems).toEqual(['WORKSPACE_POLICY_INVALID']);
     expect(engine.policy.authorizeHttp(req('api.example.com'), ctx)).toMatchObject({ allow: true });
