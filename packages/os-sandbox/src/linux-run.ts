@@ -117,7 +117,11 @@ export function createLinuxPlanner(ctx: LinuxPlannerContext) {
 
   const rlimits = (): Rlimit[] => {
     const rl: Rlimit[] = [];
-    if (policy.limits.memoryBytes !== undefined) rl.push(['as', policy.limits.memoryBytes]);
+    // Where the run's memory cgroup holds the limit (its creation fails the run otherwise), no
+    // RLIMIT_AS: address space is not memory, and runtimes that reserve large virtual regions at
+    // start (Node 24's V8) cannot even start under an address-space cap of real memory's size.
+    const cgroupHoldsMemory = launcher && probe.cgroups.memory !== undefined;
+    if (policy.limits.memoryBytes !== undefined && !cgroupHoldsMemory) rl.push(['as', policy.limits.memoryBytes]);
     if (policy.limits.files !== undefined) rl.push(['nofile', policy.limits.files]);
     if (policy.limits.pids !== undefined) rl.push(['nproc', policy.limits.pids]);
     if (policy.limits.fileSizeBytes !== undefined) rl.push(['fsize', policy.limits.fileSizeBytes]);

@@ -60,7 +60,7 @@ const limitsSchema = z
       .int()
       .positive()
       .optional()
-      .describe('address-space limit (RLIMIT_AS), plus a cgroup limit when one is writable; undefined = none'),
+      .describe("memory limit: the run's memory cgroup where one is writable, else RLIMIT_AS; undefined = none"),
     pids: z
       .number()
       .int()
